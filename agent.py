@@ -1,0 +1,281 @@
+"""planloop: one loop, a map of tools, and hooks around them.
+
+    user input
+        |
+        v
+    +---------+  reply   +-----------------------+  results   +----------+
+    |  model  | -------> | tool_use blocks?      | ---------> | messages |
+    +---------+          |  {name: tool} lookup  |            +----------+
+        ^                +-----------------------+                 |
+        |                        no: the turn is done              |
+        +----------------------------------------------------------+
+
+Call the model, append its reply, run the tools it asked for, append the results, repeat.
+Everything else lives elsewhere and is called by name: tools in `tools/`, policies and
+the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli.py`.
+
+    from agent import Agent
+    agent = Agent()                         # model, key and endpoint from the environment
+    answer = await agent.run("add a test for the parser")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from conversation import (
+    INTERRUPTED,
+    append_user_content,
+    close_unanswered_calls,
+    final_text,
+    text_block,
+    tool_calls,
+    tool_result,
+)
+from middleware import (
+    AfterToolCallContext,
+    AgentContext,
+    BeforeToolCallContext,
+    Middleware,
+    MiddlewareStack,
+    ShouldStopAfterTurnContext,
+    ToolResult,
+    TurnLimit,
+)
+from model import DEFAULT_MODEL, make_client, stream_reply, with_cache_breakpoints
+from prompts import load_prompt
+from tools import Tool, ToolError, call_handler, default_tools, validate_input
+
+DEFAULT_MAX_TOKENS = 16_000
+T = TypeVar("T")
+
+
+class Interrupted(Exception):
+    """The user (or a caller of `Agent.cancel`) stopped the current turn."""
+
+
+class QuietUI:
+    """What the loop tells a UI. This one shows nothing; cli.py has the terminal versions."""
+
+    def stream_event(self, event: Any) -> None: ...
+    def notice(self, text: str) -> None: ...
+    def tool_started(self, call: dict) -> None: ...
+    def tool_finished(self, call: dict, result: ToolResult) -> None: ...
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        workspace: str | Path | None = None,
+        tools: list[Tool] | None = None,
+        middleware: list[Middleware] | None = None,
+        client: Any = None,
+        system_prompt: str | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_turns: int | None = 200,
+        ui: Any = None,
+        checkpoint: Callable[[Agent], None] | None = None,
+    ) -> None:
+        self.model = model or os.environ.get("MODEL_ID") or DEFAULT_MODEL
+        self.workspace = Path(workspace or os.getcwd()).resolve()
+        self.client = client or make_client()
+        self.max_tokens = max_tokens
+        middleware = list(middleware or [])
+        if max_turns is not None:
+            middleware.append(TurnLimit(max_turns))
+        self.hooks = MiddlewareStack(middleware)
+        all_tools = list(default_tools() if tools is None else tools)
+        all_tools += [tool for m in middleware for tool in m.tools]
+        self.tools = {tool.name: tool for tool in all_tools}  # the dispatch map
+        self.ui = ui or QuietUI()
+        self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
+        self.messages: list[dict] = []
+        system_prompt = system_prompt or load_prompt("system").replace(
+            "{workspace}", str(self.workspace)
+        )
+        self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
+
+    @property
+    def extra(self) -> dict:
+        """Checkpointed state of the middlewares (the todo list lives under "todos")."""
+        return self.context.extra
+
+    @property
+    def signal(self) -> asyncio.Event:
+        return self.context.signal
+
+    def cancel(self) -> None:
+        """Stop the current turn at the next safe point; a running model call or tool is killed."""
+        self.signal.set()
+
+    # ---- the loop -------------------------------------------------------------------------
+
+    async def run(self, prompt: str) -> str:
+        """Run one user input to the end and return the final text of the model."""
+        self.start_input(prompt)
+        reply: dict | None = None
+        try:
+            while True:
+                reply = await self.call_model()
+                action = await self.hooks.after_model_response(reply, self.context, self.signal)
+                reply = action.response
+                self.messages.append({"role": "assistant", "content": reply["content"]})
+                calls = tool_calls(reply)
+                if action.decision in ("stop", "loop_to_model"):
+                    results, terminate = skipped_results(calls, action.decision), False
+                else:
+                    results, terminate = await self.run_tools(reply, calls)
+                append_user_content(self.messages, results)
+                for message in action.inject_messages:  # after the results, never before
+                    append_user_content(self.messages, message["content"])
+                self.save()
+                if self.signal.is_set():
+                    raise Interrupted
+                if action.decision == "stop" or terminate:
+                    break
+                if action.decision == "loop_to_model":
+                    continue
+                if not calls:
+                    if reply["stop_reason"] != "pause_turn":
+                        break
+                    append_user_content(self.messages, "Continue.")  # a paused turn goes on
+                    continue
+                turn = ShouldStopAfterTurnContext(self.context, reply, results)
+                if await self.hooks.should_stop_after_turn(turn):
+                    break
+        except Interrupted:
+            self.context.stop_reason = "Interrupted by the user."
+        finally:
+            close_unanswered_calls(
+                self.messages
+            )  # also after a crash: the next request stays valid
+            self.save()
+        return final_text(reply)
+
+    # ---- the steps the loop calls by name -------------------------------------------------
+
+    def start_input(self, prompt: str) -> None:
+        self.signal.clear()
+        self.context.run_id = uuid.uuid4().hex
+        self.context.turn = 0
+        self.context.stop_reason = None
+        close_unanswered_calls(self.messages)  # e.g. a session saved by a process that died
+        append_user_content(self.messages, [text_block(prompt)])
+
+    async def call_model(self) -> dict:
+        """Let the middlewares shape the request, then stream one reply."""
+        self.context.turn += 1
+        messages = await self.hooks.transform_context(list(self.messages), self.signal)
+        system = await self.hooks.transform_system_prompt(self.context.system_prompt, self.signal)
+        messages = await self.hooks.convert_to_llm(messages)
+        system_blocks, messages = with_cache_breakpoints(system, messages)
+        request = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": system_blocks,
+            "messages": messages,
+            "tools": [tool.schema() for tool in self.tools.values()],
+        }
+        reply = await self.until_cancelled(stream_reply(self.client, request, self.ui))
+        self.report_stop_reason(reply)
+        return reply
+
+    async def run_tools(self, reply: dict, calls: list[dict]) -> tuple[list[dict], bool]:
+        """Run each call in order; return one result block per call and the terminate flag."""
+        results, terminate = [], False
+        for call in calls:
+            if self.signal.is_set():
+                result = ToolResult(INTERRUPTED, is_error=True)
+            elif reply["stop_reason"] == "max_tokens" and call is reply["content"][-1]:
+                result = ToolResult(truncated_call_message(call), is_error=True)
+            else:
+                self.ui.tool_started(call)
+                result, stop = await self.run_tool(reply, call)
+                terminate = terminate or stop
+                self.ui.tool_finished(call, result)
+            results.append(tool_result(call["id"], result.content, result.is_error))
+        return results, terminate
+
+    async def run_tool(self, reply: dict, call: dict) -> tuple[ToolResult, bool]:
+        """Validate, ask the middlewares, run the handler; every failure becomes an error result."""
+        tool = self.tools.get(call["name"])
+        if tool is None:
+            names = ", ".join(self.tools)
+            return ToolResult(f"Unknown tool {call['name']!r}. Use one of: {names}.", True), False
+        try:
+            args = validate_input(tool, call.get("input"))
+        except ToolError as err:
+            return ToolResult(str(err), is_error=True), False
+        before = BeforeToolCallContext(reply, call, args, self.context)
+        verdict = await self.hooks.before_tool_call(before, self.signal)
+        if verdict is not None:
+            return ToolResult(verdict.reason or f"{tool.name} was blocked.", is_error=True), False
+        try:
+            result = ToolResult(
+                await self.until_cancelled(call_handler(tool, self.workspace, args))
+            )
+        except Interrupted:
+            result = ToolResult(INTERRUPTED, is_error=True)
+        except ToolError as err:
+            result = ToolResult(str(err), is_error=True)
+        except Exception as err:  # a bug in a handler must not end the session
+            result = ToolResult(f"{tool.name} failed: {type(err).__name__}: {err}", is_error=True)
+        after = AfterToolCallContext(reply, call, args, self.context, result, result.is_error)
+        return await self.hooks.after_tool_call(after, self.signal)
+
+    async def until_cancelled(self, work: Awaitable[T]) -> T:
+        """Await `work`, but give up (and cancel it) as soon as the cancel signal is set."""
+        task = asyncio.ensure_future(work)
+        waiter = asyncio.ensure_future(self.signal.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)  # let it clean up (kill bash)
+        if task.cancelled():
+            raise Interrupted
+        return task.result()
+
+    def report_stop_reason(self, reply: dict) -> None:
+        if reply["stop_reason"] == "refusal":
+            self.ui.notice("The model declined to continue with this request.")
+        elif reply["stop_reason"] == "max_tokens" and not tool_calls(reply):
+            self.ui.notice(
+                f"The answer was cut off at the output limit ({self.max_tokens} tokens)."
+            )
+
+    def save(self) -> None:
+        if self.checkpoint is not None:
+            self.checkpoint(self)
+
+
+def skipped_results(calls: list[dict], decision: str) -> list[dict]:
+    why = "the run was stopped" if decision == "stop" else "the agent asked the model again first"
+    return [tool_result(c["id"], f"Not run: {why}.", is_error=True) for c in calls]
+
+
+def truncated_call_message(call: dict) -> str:
+    return (
+        f"This {call['name']} call was cut off at the output token limit before its input was "
+        "complete, so it was not run. Send it again with a smaller input (for a large file, "
+        "write a first part with write_file and add the rest with edit_file)."
+    )
+
+
+def main() -> None:
+    from cli import main as cli_main  # the terminal front end is loaded only when run as a program
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Building the message list so that every request is one the Messages API accepts.
+
+The rules kept here, whatever happened before (an error, Ctrl-C, a crash):
+
+- every `tool_use` is answered by exactly one `tool_result` in the next user message,
+  in the order of the calls, with the results first and any text after them;
+- no text block is empty or only whitespace;
+- two user messages never follow each other: new user content joins the last one.
+
+Messages stay plain dicts in the API's own format, so what you read is what is sent.
+"""
+
+from __future__ import annotations
+
+INTERRUPTED = "Interrupted by the user before this call finished; it may not have run."
+
+
+def text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content or "(no output)"}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def tool_calls(message: dict) -> list[dict]:
+    """The `tool_use` blocks of an assistant message (or reply), in order."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if block.get("type") == "tool_use"]
+
+
+def as_blocks(content: str | list[dict]) -> list[dict]:
+    """Content as a list of blocks, with empty or whitespace-only text blocks dropped."""
+    blocks = [text_block(content)] if isinstance(content, str) else list(content)
+    return [
+        b for b in blocks if not (b.get("type") == "text" and not str(b.get("text", "")).strip())
+    ]
+
+
+def append_user_content(messages: list[dict], content: str | list[dict]) -> None:
+    """Add user content at the end: joined to a trailing user message, else as a new message.
+
+    Joining keeps tool results first (they were added first) and avoids two user messages
+    in a row. Nothing is added when all the content is empty text.
+    """
+    blocks = as_blocks(content)
+    if not blocks:
+        return
+    if messages and messages[-1]["role"] == "user":
+        last = messages[-1]
+        messages[-1] = {"role": "user", "content": as_blocks(last["content"]) + blocks}
+    else:
+        messages.append({"role": "user", "content": blocks})
+
+
+def unanswered_calls(messages: list[dict]) -> list[dict]:
+    """Tool calls of a trailing assistant message that have no results yet."""
+    if messages and messages[-1]["role"] == "assistant":
+        return tool_calls(messages[-1])
+    return []
+
+
+def close_unanswered_calls(messages: list[dict], reason: str = INTERRUPTED) -> None:
+    """Answer any dangling tool calls with an error result, so the next request is valid."""
+    calls = unanswered_calls(messages)
+    if calls:
+        append_user_content(messages, [tool_result(c["id"], reason, is_error=True) for c in calls])
+
+
+def final_text(message: dict | None) -> str:
+    """The text of an assistant message, blocks joined by blank lines."""
+    if not message or not isinstance(message.get("content"), list):
+        return ""
+    texts = [b["text"] for b in message["content"] if b.get("type") == "text"]
+    return "\n\n".join(t for t in texts if t.strip())

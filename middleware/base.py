@@ -1,0 +1,145 @@
+"""The middleware contract: seven optional hooks and the small types they exchange.
+
+A middleware is a class that overrides only the hooks it needs. The loop in
+agent.py calls each hook at one fixed point of a turn:
+
+    user input
+      -> transform_context      (the message list, before each model call)
+      -> transform_system_prompt(the system prompt, before each model call)
+      -> convert_to_llm         (the final messages, just before sending)
+      <- model reply
+      -> after_model_response   (the reply, before any tool runs)
+      -> before_tool_call       (each call, after its input was validated)
+      -> after_tool_call        (each result, after the handler returned)
+      -> should_stop_after_turn (after each tool batch)
+
+How several middlewares combine is the job of `stack.py`. Messages are plain
+dicts in the Messages API format, the same ones the loop sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Decision = Literal["natural", "stop", "loop_to_model"]
+
+
+@dataclass
+class AgentContext:
+    """What a run knows about itself; hooks read it and may write `extra` and `stop_reason`."""
+
+    messages: list[dict]
+    system_prompt: str
+    tools: dict[str, Any]
+    workspace: Path
+    # Checkpointed state under stable keys (the todo list lives here); saved with the session.
+    extra: dict[str, Any] = field(default_factory=dict)
+    # A new id for every user input, so that state tied to "this input" can tell when it went stale.
+    run_id: str = ""
+    # Model calls made for the current user input.
+    turn: int = 0
+    # Set by whoever ends a run early, so the user is told why.
+    stop_reason: str | None = None
+    signal: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one tool call. `details` is for the host (UI, logs) and never sent."""
+
+    content: str
+    is_error: bool = False
+    details: Any = None
+
+
+@dataclass
+class BeforeToolCallContext:
+    assistant_message: dict
+    tool_call: dict
+    args: dict
+    context: AgentContext
+
+
+@dataclass
+class AfterToolCallContext(BeforeToolCallContext):
+    result: ToolResult = field(default_factory=lambda: ToolResult(""))
+    is_error: bool = False
+
+
+@dataclass
+class ShouldStopAfterTurnContext:
+    context: AgentContext
+    assistant_message: dict
+    tool_results: list[dict]
+
+
+@dataclass
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+
+
+@dataclass
+class AfterToolCallResult:
+    """Fields left as None keep the previous value; `terminate` ends the run after this batch."""
+
+    content: str | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+@dataclass
+class TurnAction:
+    """What after_model_response wants: a replaced reply, extra messages, and a decision.
+
+    `decision=None` means "no opinion", so it never overrides an earlier middleware's choice.
+    """
+
+    response: dict | None = None
+    inject_messages: list[dict] = field(default_factory=list)
+    decision: Decision | None = None
+
+
+class Middleware:
+    """Base class. Override any of the seven hooks; the others are never called.
+
+    A middleware may also bring tools of its own (the todo list brings `todo_write`):
+    the agent registers everything in `tools` next to its built-in tools.
+    """
+
+    tools: tuple = ()
+
+    async def transform_context(
+        self, messages: list[dict], *, signal: asyncio.Event | None = None
+    ) -> list[dict]:
+        raise NotImplementedError
+
+    async def convert_to_llm(self, messages: list[dict]) -> list[dict]:
+        raise NotImplementedError
+
+    async def transform_system_prompt(
+        self, system_prompt: str, *, signal: asyncio.Event | None = None
+    ) -> str:
+        raise NotImplementedError
+
+    async def before_tool_call(
+        self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
+    ) -> BeforeToolCallResult | None:
+        raise NotImplementedError
+
+    async def after_tool_call(
+        self, ctx: AfterToolCallContext, *, signal: asyncio.Event | None = None
+    ) -> AfterToolCallResult | None:
+        raise NotImplementedError
+
+    async def should_stop_after_turn(self, ctx: ShouldStopAfterTurnContext) -> bool:
+        raise NotImplementedError
+
+    async def after_model_response(
+        self, response: dict, ctx: AgentContext, *, signal: asyncio.Event | None = None
+    ) -> TurnAction | None:
+        raise NotImplementedError

@@ -1,0 +1,113 @@
+"""One model call: stream a reply from the Messages API and return it as a plain dict.
+
+    request dict --stream--> events (shown live by the UI) --> final message --> reply dict
+
+The SDK already retries rate limits, 5xx and 529 answers before a stream starts. What it
+cannot retry is an `overloaded_error` that arrives *inside* a stream, after some events;
+that is retried here, a bounded number of times with growing waits. Errors a person must
+act on (bad key, bad request, unreachable endpoint) become a `ModelError` with one clear line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+from typing import Any, Protocol
+
+import anthropic
+
+DEFAULT_MODEL = "claude-sonnet-4-6"
+STREAM_RETRIES = 3
+RETRY_BASE_DELAY = 1.0  # seconds; doubles on each try
+EPHEMERAL = {"type": "ephemeral"}
+
+
+class ModelError(Exception):
+    """A failure of the model call that a person must fix; str() is one line saying what to do."""
+
+
+class StreamListener(Protocol):
+    def stream_event(self, event: Any) -> None: ...
+    def notice(self, text: str) -> None: ...
+
+
+def make_client(**overrides: Any) -> anthropic.AsyncAnthropic:
+    """A client configured from the environment (key or token, ANTHROPIC_BASE_URL)."""
+    if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+        raise ModelError(
+            "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment "
+            "or in a .env file in this folder (see .env.example)."
+        )
+    return anthropic.AsyncAnthropic(**overrides)
+
+
+def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Mark the system prompt and the newest block as cacheable (2 of the 4 allowed marks).
+
+    The prefix up to the system prompt (tools + system) and the whole conversation so far are
+    then read from the cache on the next call. The stored messages are not touched: the last
+    message is copied before it is marked.
+    """
+    system_blocks = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+    if not messages or not isinstance(messages[-1]["content"], list):
+        return system_blocks, messages
+    last = copy.copy(messages[-1])
+    last["content"] = [*last["content"][:-1], {**last["content"][-1], "cache_control": EPHEMERAL}]
+    return system_blocks, [*messages[:-1], last]
+
+
+def reply_to_dict(message: Any) -> dict:
+    """The SDK's final message as a plain dict; content blocks exactly as the API sent them."""
+    return {
+        "role": "assistant",
+        "content": [block.to_dict(mode="json") for block in message.content],
+        "stop_reason": message.stop_reason,
+        "usage": message.usage.to_dict(mode="json"),
+    }
+
+
+def is_overloaded_mid_stream(err: anthropic.APIStatusError) -> bool:
+    body = err.body if isinstance(err.body, dict) else {}
+    kind = (body.get("error") or {}).get("type")
+    # A mid-stream error event arrives on a response that started with status 200.
+    return err.status_code < 400 and kind in ("overloaded_error", "api_error")
+
+
+async def stream_reply(
+    client: anthropic.AsyncAnthropic, request: dict, listener: StreamListener
+) -> dict:
+    """Send one request, stream the events to `listener`, and return the reply dict."""
+    for attempt in range(STREAM_RETRIES + 1):
+        try:
+            async with client.messages.stream(**request) as stream:
+                async for event in stream:
+                    listener.stream_event(event)
+                return reply_to_dict(await stream.get_final_message())
+        except anthropic.APIStatusError as err:
+            if not is_overloaded_mid_stream(err) or attempt == STREAM_RETRIES:
+                raise ModelError(describe_api_error(err, client)) from err
+            delay = RETRY_BASE_DELAY * 2**attempt
+            listener.notice(f"The API is overloaded; retrying in {delay:.0f} s.")
+            await asyncio.sleep(delay)
+        except anthropic.APIConnectionError as err:
+            raise ModelError(
+                f"Cannot reach the API at {client.base_url} ({err}). "
+                "Check ANTHROPIC_BASE_URL and your network."
+            ) from err
+    raise AssertionError("unreachable")
+
+
+def describe_api_error(err: anthropic.APIStatusError, client: anthropic.AsyncAnthropic) -> str:
+    """One line for a person: what the API said and what to do about it."""
+    body = err.body if isinstance(err.body, dict) else {}
+    detail = (body.get("error") or {}).get("message") or str(err)
+    if isinstance(err, anthropic.AuthenticationError):
+        return f"The API rejected the key ({detail}). Check ANTHROPIC_API_KEY."
+    if isinstance(err, anthropic.PermissionDeniedError):
+        return f"The key may not use this model or endpoint ({detail})."
+    if isinstance(err, anthropic.NotFoundError):
+        return f"Not found at {client.base_url} ({detail}). Check MODEL_ID and ANTHROPIC_BASE_URL."
+    if isinstance(err, anthropic.BadRequestError):
+        return f"The API rejected the request: {detail}"
+    return f"API error {err.status_code}: {detail}"

@@ -1,0 +1,94 @@
+"""Shared fixtures: a strict fake Messages API on 127.0.0.1 and agents wired to it.
+
+Every loop test goes through the real `anthropic` SDK to the fake, which rejects any
+request the real API would reject, so a test that passes has sent only valid requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from agent import Agent
+from fakeapi import FakeMessagesAPI
+
+API_KEY = "test-key"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    """Sessions and history go to a temporary folder, never to the real home."""
+    home = tmp_path_factory.mktemp("planloop-home")
+    monkeypatch.setenv("PLANLOOP_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    fake = FakeMessagesAPI(script=[], api_key=API_KEY)
+    with fake:
+        yield fake
+    # Whatever the test asserted, no request it caused may have been rejected.
+    assert fake.rejections == [], fake.rejections
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+class RecordingUI:
+    """Collects what the loop tells the user, so tests can check it."""
+
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+        self.started: list[str] = []
+        self.finished: list[tuple[str, bool]] = []
+
+    def stream_event(self, event) -> None: ...
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+
+    def tool_started(self, call: dict) -> None:
+        self.started.append(call["name"])
+
+    def tool_finished(self, call: dict, result) -> None:
+        self.finished.append((call["name"], result.is_error))
+
+
+@pytest.fixture
+def make_agent(api: FakeMessagesAPI, workspace: Path):
+    """Build an Agent that talks to the fake API through the real SDK."""
+
+    def build(**kwargs) -> Agent:
+        client = anthropic.AsyncAnthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0)
+        kwargs.setdefault("ui", RecordingUI())
+        return Agent(client=client, workspace=workspace, model="test-model", **kwargs)
+
+    return build
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def user_messages(request: dict) -> list[dict]:
+    return [m for m in request["messages"] if m["role"] == "user"]
+
+
+def last_user_blocks(request: dict) -> list[dict]:
+    return request["messages"][-1]["content"]
+
+
+def results_by_id(request: dict) -> dict[str, dict]:
+    """The tool_result blocks of the last user message of a request, by tool_use_id."""
+    return {
+        b["tool_use_id"]: b for b in last_user_blocks(request) if b.get("type") == "tool_result"
+    }
