@@ -96,15 +96,15 @@ def positive_int(text: str) -> int:
 
 
 def checklist(items: list[dict] | None) -> Panel:
-    lines = [
-        f"[{STYLES[item['status']]}]{MARKS[item['status']]} {escape(item['content'])}[/]"
-        if STYLES[item["status"]]
-        else f"{MARKS[item['status']]} {escape(item['content'])}"
-        for item in items or []
-    ]
-    done = sum(item["status"] == "completed" for item in items or [])
+    items = items or []
+    lines = []
+    for item in items:
+        line = escape(f"{MARKS[item['status']]} {item['content']}")
+        style = STYLES[item["status"]]
+        lines.append(f"[{style}]{line}[/]" if style else line)
+    done = sum(item["status"] == "completed" for item in items)
     body = "\n".join(lines) or "(no plan yet)"
-    return Panel(body, title=f"todos {done}/{len(items or [])}", title_align="left", expand=False)
+    return Panel(body, title=f"todos {done}/{len(items)}", title_align="left", expand=False)
 
 
 def describe_call(call: dict) -> str:

@@ -1,0 +1,207 @@
+"""End to end: `python agent.py` as a subprocess, through the real SDK, to the strict fake API."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY, results_by_id
+
+from fakeapi import text, tool_use
+
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+
+
+@pytest.fixture
+def env(api, isolated_home) -> dict:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    return {
+        **clean,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "ANTHROPIC_BASE_URL": api.base_url,
+        "PLANLOOP_HOME": str(isolated_home),
+        "MODEL_ID": "test-model",
+    }
+
+
+def agent(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(AGENT), *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def saved_sessions(home: Path) -> list[Path]:
+    return sorted((home / "sessions").glob("*/*.json"))
+
+
+def test_headless_multi_step_file_and_shell_task(api, env, workspace):
+    plan = {
+        "todos": [
+            {"content": "Write the script", "status": "in_progress"},
+            {"content": "Run it", "status": "pending"},
+        ]
+    }
+    done = {
+        "todos": [
+            {"content": "Write the script", "status": "completed"},
+            {"content": "Run it", "status": "completed"},
+        ]
+    }
+    script = "print('hello from planloop')\n"
+    api.add({"content": [text("I'll plan first."), tool_use("todo_write", plan)]})
+    api.add({"content": [tool_use("write_file", {"path": "hello.py", "content": script})]})
+    api.add(
+        {
+            "content": [
+                tool_use(
+                    "edit_file", {"path": "hello.py", "old_text": "hello", "new_text": "greetings"}
+                )
+            ]
+        }
+    )
+    api.add({"content": [tool_use("bash", {"command": "python3 hello.py > out.txt"})]})
+    api.add({"content": [tool_use("read_file", {"path": "out.txt"}), tool_use("todo_write", done)]})
+    api.add({"content": [text("The script prints a greeting.")]})
+    result = agent("-p", "write and run a greeting script", "--yes", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The script prints a greeting.\n"
+    assert (workspace / "out.txt").read_text() == "greetings from planloop\n"
+    read_result = list(results_by_id(api.accepted[5]).values())[0]
+    assert "greetings from planloop" in read_result["content"]
+    assert "[x] Run it" in result.stderr  # the checklist went to stderr as it changed
+    assert len(api.accepted) == 6
+    assert api.headers[0]["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_headless_bash_without_yes_is_refused_with_how_to_allow_it(api, env, workspace):
+    call = tool_use("bash", {"command": "touch should-not-exist"})
+    api.add({"content": [call]})
+    api.add({"content": [text("I could not run it.")]})
+    result = agent("-p", "touch a file", cwd=workspace, env=env)
+    assert result.returncode == 0
+    assert not (workspace / "should-not-exist").exists()
+    refusal = results_by_id(api.accepted[1])[call["id"]]
+    assert refusal["is_error"] is True and "--yes" in refusal["content"]
+
+
+def test_missing_key_is_one_line_and_non_zero(env, workspace):
+    env = {k: v for k, v in env.items() if not k.startswith("ANTHROPIC_")}
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_key_from_dotenv_file_in_the_workspace(api, env, workspace):
+    env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
+    (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\nMODEL_ID=from-dotenv\n")
+    env["MODEL_ID"] = "from-environment"  # variables already set win over .env
+    api.add({"content": [text("hi")]})
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert api.accepted[0]["model"] == "from-environment"
+
+
+def test_model_flag_overrides_the_environment(api, env, workspace):
+    api.add({"content": [text("hi")]})
+    agent("-p", "hi", "--model", "claude-opus-4-1", cwd=workspace, env=env)
+    assert api.accepted[0]["model"] == "claude-opus-4-1"
+
+
+@pytest.mark.parametrize(
+    "args", [["--bogus"], ["--max-turns", "zero"], ["--max-turns", "0"], ["-p", "   "]]
+)
+def test_bad_flags_are_one_line_and_exit_2(env, workspace, args):
+    result = agent(*args, cwd=workspace, env=env)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("planloop: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_endpoint_is_one_line(env, workspace):
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 1
+    assert "Cannot reach the API at http://127.0.0.1:9" in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_api_error_is_one_line_and_the_session_is_saved(api, env, workspace, isolated_home):
+    api.add({"content": [tool_use("bash", {"command": "echo step one"})]})
+    api.add({"status": 401, "error": {"type": "authentication_error", "message": "invalid key"}})
+    result = agent("-p", "do it", "--yes", cwd=workspace, env=env)
+    assert result.returncode == 1
+    assert "The API rejected the key (invalid key)" in result.stderr
+    [error_line] = [line for line in result.stderr.splitlines() if line.startswith("planloop:")]
+    assert error_line == result.stderr.splitlines()[-1] and "--resume" in error_line
+    [session] = saved_sessions(isolated_home)
+    messages = json.loads(session.read_text())["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+
+
+def test_resume_continues_the_saved_conversation_and_plan(api, env, workspace, isolated_home):
+    plan = {"todos": [{"content": "Only step", "status": "in_progress"}]}
+    api.add({"content": [tool_use("todo_write", plan)]})
+    api.add({"content": [text("First part done.")]})
+    api.add({"content": [text("Still on it.")]})  # the guard's forced turn
+    assert agent("-p", "start", cwd=workspace, env=env).returncode == 0
+    api.add({"content": [text("Picking up where we left off.")]})
+    api.add({"content": [text("ok")]})
+    result = agent("-p", "continue", "--resume", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    resumed = api.accepted[3]["messages"]
+    assert resumed[0]["content"][0]["text"] == "start"
+    assert resumed[-1]["content"][-1]["text"] == "continue"
+    [session] = saved_sessions(isolated_home)
+    assert json.loads(session.read_text())["extra"]["todos"] == plan["todos"]
+
+
+def test_resume_of_an_unknown_session_is_one_line(env, workspace):
+    result = agent("-p", "x", "--resume", "nope", cwd=workspace, env=env)
+    assert result.returncode == 1 and "No session 'nope'" in result.stderr
+
+
+def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
+    for _ in range(2):
+        api.add({"content": [tool_use("read_file", {"path": "."})]})
+    result = agent("-p", "loop", "--max-turns", "2", cwd=workspace, env=env)
+    assert result.returncode == 3
+    assert "Stopped after 2 model calls" in result.stderr
+
+
+def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
+    api, env, workspace, isolated_home
+):
+    api.add({"content": [tool_use("bash", {"command": "sleep 30 && touch finished"})]})
+    proc = subprocess.Popen(
+        [sys.executable, str(AGENT), "-p", "wait", "--yes"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while len(api.accepted) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # let the command start
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130, stderr
+    assert "Interrupted by the user" in stderr and "Traceback" not in stderr
+    assert not (workspace / "finished").exists()
+    [session] = saved_sessions(isolated_home)
+    last = json.loads(session.read_text())["messages"][-1]
+    assert last["role"] == "user" and last["content"][0]["is_error"] is True
