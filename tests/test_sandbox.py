@@ -1,0 +1,87 @@
+"""safe_path keeps file tools inside the workspace."""
+
+from pathlib import Path
+
+import pytest
+
+from tools import ToolError, safe_path
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hi')\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("secret\n")
+    return root
+
+
+def escape_message(workspace: Path, path: str) -> str:
+    with pytest.raises(ToolError) as caught:
+        safe_path(workspace, path)
+    return str(caught.value)
+
+
+def test_relative_path_resolves_inside_the_workspace(workspace: Path):
+    assert safe_path(workspace, "src/app.py") == workspace.resolve() / "src" / "app.py"
+
+
+def test_path_that_does_not_exist_yet_is_allowed(workspace: Path):
+    assert safe_path(workspace, "new/dir/file.txt") == workspace.resolve() / "new/dir/file.txt"
+
+
+def test_absolute_path_inside_the_workspace_is_allowed(workspace: Path):
+    inside = str(workspace / "src" / "app.py")
+    assert safe_path(workspace, inside) == workspace.resolve() / "src" / "app.py"
+
+
+def test_dot_dot_that_stays_inside_is_allowed(workspace: Path):
+    assert safe_path(workspace, "src/../src/app.py") == workspace.resolve() / "src" / "app.py"
+
+
+def test_dot_dot_escape_is_refused_and_names_the_workspace(workspace: Path):
+    message = escape_message(workspace, "../outside/secret.txt")
+    assert "escapes the workspace" in message
+    assert str(workspace.resolve()) in message
+    assert "relative to the workspace" in message
+
+
+def test_absolute_path_elsewhere_is_refused(workspace: Path):
+    assert "escapes the workspace" in escape_message(workspace, "/etc/passwd")
+
+
+def test_symlinked_file_pointing_out_is_refused(workspace: Path):
+    (workspace / "link.txt").symlink_to(workspace.parent / "outside" / "secret.txt")
+    assert "escapes the workspace" in escape_message(workspace, "link.txt")
+
+
+def test_symlinked_directory_pointing_out_is_refused(workspace: Path):
+    (workspace / "linked").symlink_to(workspace.parent / "outside")
+    assert "escapes the workspace" in escape_message(workspace, "linked/secret.txt")
+    assert "escapes the workspace" in escape_message(workspace, "linked/new.txt")
+
+
+def test_symlink_that_stays_inside_is_allowed(workspace: Path):
+    (workspace / "alias.py").symlink_to(workspace / "src" / "app.py")
+    assert safe_path(workspace, "alias.py") == workspace.resolve() / "src" / "app.py"
+
+
+def test_workspace_given_through_a_symlink_still_works(workspace: Path, tmp_path: Path):
+    (tmp_path / "ws-link").symlink_to(workspace)
+    assert safe_path(tmp_path / "ws-link", "src/app.py") == workspace.resolve() / "src/app.py"
+
+
+def test_nul_byte_is_refused(workspace: Path):
+    assert "NUL byte" in escape_message(workspace, "src/app.py\0.txt")
+
+
+def test_empty_path_is_refused(workspace: Path):
+    assert "path is empty" in escape_message(workspace, "")
+    assert "path is empty" in escape_message(workspace, "   ")
+
+
+def test_symlink_loop_is_refused_rather_than_crashing(workspace: Path):
+    (workspace / "loop").symlink_to(workspace / "loop")
+    with pytest.raises(ToolError):
+        safe_path(workspace, "loop/file.txt")

@@ -1,0 +1,189 @@
+"""The bash tool: run a shell command in the workspace and report its output and exit code.
+
+The command runs as `/bin/bash -c COMMAND` in its own process group, with stdin closed and
+stdout and stderr merged into one pipe. Output is read as it is produced, keeping only the first
+and last few kilobytes, so a command that prints gigabytes costs little memory and the model
+still sees how the output began and ended. On a timeout, or when the call is cancelled, the whole
+process group is killed, so children the command started do not outlive it.
+"""
+
+import asyncio
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from tools.base import Tool, ToolError
+
+DEFAULT_TIMEOUT_SECONDS = 120
+MIN_TIMEOUT_SECONDS = 1
+MAX_TIMEOUT_SECONDS = 600
+
+# How much of the output the model sees: the beginning and the end, each this many bytes.
+HEAD_BYTES = 16 * 1024
+TAIL_BYTES = 16 * 1024
+
+# After bash exits, a background child may still hold the output pipe open. Wait this long for
+# the pipe to close before killing the group, so that output already written is not lost.
+EXIT_GRACE_SECONDS = 0.5
+
+# After the group is killed, how long to wait for the pipe to close and the process to be
+# reaped. SIGKILL acts at once; this only covers the event loop noticing.
+CLEANUP_WAIT_SECONDS = 2.0
+
+
+class _CommandOutput(asyncio.SubprocessProtocol):
+    """Collects the command's merged output and notices when bash exits.
+
+    The event loop calls `pipe_data_received` as data arrives; each chunk is folded into a
+    bounded head and tail at once, so the pipe is drained as fast as it is filled.
+
+    A protocol is used rather than `asyncio.create_subprocess_exec` because `Process.wait()`
+    only returns once the output pipe is closed too, and a background child holding the pipe
+    would then keep the call waiting past the command's own exit.
+    """
+
+    def __init__(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.exited = loop.create_future()  # bash itself has exited
+        self.output_closed = loop.create_future()  # every writer has closed the pipe
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total_bytes = 0
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.total_bytes += len(data)
+        room_in_head = HEAD_BYTES - len(self.head)
+        if room_in_head > 0:
+            self.head += data[:room_in_head]
+            data = data[room_in_head:]
+        if data:
+            self.tail += data[-TAIL_BYTES:]
+            del self.tail[:-TAIL_BYTES]
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.output_closed.done():
+            self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def text(self) -> str:
+        """The output as text, with a marker where the middle was cut out."""
+        cut_bytes = self.total_bytes - len(self.head) - len(self.tail)
+        if cut_bytes == 0:
+            # Head and tail are contiguous: decode them together so a character split
+            # between them survives.
+            return (self.head + self.tail).decode("utf-8", errors="replace")
+        # Decoding each part separately turns a character cut at a boundary into one U+FFFD.
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        return f"{head}\n... [{cut_bytes} bytes cut from the middle of the output] ...\n{tail}"
+
+    @property
+    def was_cut(self) -> bool:
+        return self.total_bytes > len(self.head) + len(self.tail)
+
+
+async def run_bash(workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS) -> str:
+    """Run `command` with bash in the workspace and return its output and exit code."""
+    if not MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS:
+        raise ToolError(
+            f"bash: timeout must be a whole number of seconds from {MIN_TIMEOUT_SECONDS} to "
+            f"{MAX_TIMEOUT_SECONDS}, got {timeout}."
+        )
+
+    loop = asyncio.get_running_loop()
+    transport, output = await loop.subprocess_exec(
+        _CommandOutput,
+        "/bin/bash",
+        "-c",
+        command,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        # A new session makes bash the leader of its own process group, so the group id is
+        # bash's pid and one killpg reaches every child it started.
+        start_new_session=True,
+    )
+    timed_out = False
+    stopped_background = False
+    try:
+        done, _ = await asyncio.wait({output.exited}, timeout=timeout)
+        timed_out = not done
+        if not timed_out:
+            await asyncio.wait({output.output_closed}, timeout=EXIT_GRACE_SECONDS)
+    finally:
+        # Runs on success, timeout and cancellation alike (e.g. the user pressed Ctrl-C):
+        # background children must not outlive the call.
+        stopped_background = _kill_process_group(transport.get_pid())
+        try:
+            # Pick up output written just before the kill, and let the exit be recorded.
+            await asyncio.wait({output.output_closed, output.exited}, timeout=CLEANUP_WAIT_SECONDS)
+        finally:
+            transport.close()
+
+    parts = [output.text().rstrip("\n") or "(no output)"]
+    if output.was_cut:
+        parts.append(
+            "[The output was too long and its middle was cut. To see all of it, redirect it to "
+            "a file (command > out.txt 2>&1) and read that with read_file.]"
+        )
+    if timed_out:
+        parts.append(f"[timed out after {timeout} s; the command and its children were killed]")
+    elif stopped_background:
+        parts.append("[processes the command left running in the background were stopped]")
+    parts.append(f"[exit code: {_describe_exit(transport.get_returncode())}]")
+    return "\n".join(parts)
+
+
+def _kill_process_group(process_group_id: int) -> bool:
+    """SIGKILL every process in the group; return whether any was still there."""
+    try:
+        os.killpg(process_group_id, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        # The group is gone: everything in it has already exited.
+        return False
+    return True
+
+
+def _describe_exit(returncode: int | None) -> str:
+    """Exit code as a shell reports it: a process killed by signal N exits with 128 + N."""
+    if returncode is None:
+        return "unknown (the process did not report its exit)"
+    if returncode < 0:
+        signal_number = -returncode
+        try:
+            signal_name = signal.Signals(signal_number).name
+        except ValueError:
+            signal_name = f"signal {signal_number}"
+        return f"{128 + signal_number} (killed by {signal_name})"
+    return str(returncode)
+
+
+BASH = Tool(
+    name="bash",
+    description=(
+        "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
+        "stderr together, then the exit code. stdin is closed, and background processes are "
+        "killed when the command finishes. Long output keeps only its start and end."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command to run."},
+            "timeout": {
+                "type": "integer",
+                "minimum": MIN_TIMEOUT_SECONDS,
+                "maximum": MAX_TIMEOUT_SECONDS,
+                "description": f"Seconds before the command is killed "
+                f"(default {DEFAULT_TIMEOUT_SECONDS}).",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    handler=run_bash,
+)
