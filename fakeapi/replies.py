@@ -1,0 +1,300 @@
+"""Script entries: what the fake answers, one entry per accepted request.
+
+A test scripts the model's side of a conversation as a list of entries. Three kinds exist:
+
+* a message reply ``{"content": [blocks...], "stop_reason": ..., "usage": {...}}``, built
+  from the block builders :func:`text`, :func:`tool_use` and :func:`thinking`;
+* an HTTP error ``{"status": 529, "error": {"type": "overloaded_error", "message": ...}}``,
+  optionally with ``"headers"`` (for example ``{"retry-after": "0"}``);
+* an error in the middle of a stream ``{"mid_stream_error": {"type": ..., "message": ...},
+  "content": [...]}``: HTTP 200, the given blocks, then an ``error`` event.
+
+A callable ``fn(body) -> reply`` is an entry too, for replies that depend on the request (the
+last tool_result, say). It is called with the accepted body; if it raises, the request is
+answered with a 500 that tells the SDK not to retry, and the failure is kept in ``rejections``.
+
+Entries are checked when they are added, so a typo in a test's script fails at the line that
+wrote it rather than as a puzzling response later. This module also renders a message reply
+as the complete, non-streamed Message object; :mod:`fakeapi.sse` renders it as a stream.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Block = dict[str, Any]
+ReplyDict = dict[str, Any]
+ScriptEntry = ReplyDict | Callable[[dict[str, Any]], ReplyDict]
+
+STOP_REASONS = frozenset(
+    {"end_turn", "tool_use", "max_tokens", "refusal", "pause_turn", "stop_sequence"}
+)
+
+# The HTTP status the real API pairs with each error type, used when a scripted stream
+# error has to be delivered to a request that did not ask for a stream.
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+_BLOCK_KEYS = {
+    "text": {"type", "text"},
+    "thinking": {"type", "thinking"},
+    "tool_use": {"type", "id", "name", "input", "partial_json"},
+}
+
+
+class ScriptError(ValueError):
+    """A script entry that the fake cannot serve; raised where the entry is added."""
+
+
+def text(value: str) -> Block:
+    """A text block for a scripted reply."""
+    return {"type": "text", "text": value}
+
+
+def tool_use(
+    name: str,
+    input: dict[str, Any] | None = None,
+    id: str | None = None,
+    *,
+    partial_json: str | None = None,
+) -> Block:
+    """A tool_use block for a scripted reply, with a fresh ``toolu_`` id unless one is given.
+
+    With ``partial_json`` the block streams only that raw, unfinished JSON as its input, as a
+    call cut off by ``max_tokens`` does; the reply's stop_reason then defaults to max_tokens.
+    """
+    block: Block = {
+        "type": "tool_use",
+        "id": id if id is not None else new_tool_use_id(),
+        "name": name,
+        "input": dict(input or {}),
+    }
+    if partial_json is not None:
+        block["partial_json"] = partial_json
+    return block
+
+
+def thinking(value: str) -> Block:
+    """A thinking block for a scripted reply; the server signs it when it sends it."""
+    return {"type": "thinking", "thinking": value}
+
+
+def new_tool_use_id() -> str:
+    return f"toolu_{uuid.uuid4().hex[:24]}"
+
+
+def new_message_id() -> str:
+    return f"msg_{uuid.uuid4().hex[:24]}"
+
+
+@dataclass(frozen=True)
+class MessageReply:
+    """A scripted assistant message."""
+
+    content: list[Block]
+    stop_reason: str
+    stop_sequence: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HTTPErrorReply:
+    """A scripted HTTP error response."""
+
+    status: int
+    error: dict[str, str]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StreamErrorReply:
+    """A scripted stream that starts normally and then breaks off with an error event."""
+
+    error: dict[str, str]
+    content: list[Block] = field(default_factory=list)
+
+    @property
+    def status(self) -> int:
+        """The HTTP status to use when the request was not streamed."""
+        return ERROR_STATUS.get(self.error["type"], 500)
+
+
+Reply = MessageReply | HTTPErrorReply | StreamErrorReply
+
+
+def check_entry(entry: object) -> None:
+    """Raise :class:`ScriptError` if `entry` is neither a servable reply nor a callable."""
+    if not callable(entry):
+        parse_reply(entry)
+
+
+def parse_reply(entry: object) -> Reply:
+    """Turn a reply dict into a typed reply, filling in defaults; :class:`ScriptError` if bad."""
+    if not isinstance(entry, dict):
+        raise ScriptError(f"a script entry must be a dict or a callable, got {entry!r}")
+    entry = copy.deepcopy(entry)
+    if "status" in entry:
+        return _parse_http_error(entry)
+    if "mid_stream_error" in entry:
+        return _parse_stream_error(entry)
+    return _parse_message(entry)
+
+
+def _parse_http_error(entry: ReplyDict) -> HTTPErrorReply:
+    _only_keys(entry, {"status", "error", "headers"}, "HTTP error entry")
+    status = entry["status"]
+    if not isinstance(status, int) or isinstance(status, bool) or not 400 <= status <= 599:
+        raise ScriptError(f"HTTP error entry: status must be an int in 400..599, got {status!r}")
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise ScriptError("HTTP error entry: headers must map str to str")
+    return HTTPErrorReply(status, _check_error(entry.get("error")), headers)
+
+
+def _parse_stream_error(entry: ReplyDict) -> StreamErrorReply:
+    _only_keys(entry, {"mid_stream_error", "content"}, "mid_stream_error entry")
+    content = _check_blocks(entry.get("content", []), allow_empty=True)
+    return StreamErrorReply(_check_error(entry["mid_stream_error"]), content)
+
+
+def _parse_message(entry: ReplyDict) -> MessageReply:
+    _only_keys(entry, {"content", "stop_reason", "stop_sequence", "usage"}, "reply")
+    if "content" not in entry:
+        raise ScriptError("reply: 'content' is required (a list of blocks)")
+    content = _check_blocks(entry["content"], allow_empty=False)
+    cut_off = any("partial_json" in block for block in content)
+    if "stop_reason" in entry:
+        stop_reason = entry["stop_reason"]
+    elif cut_off:
+        stop_reason = "max_tokens"
+    elif any(block["type"] == "tool_use" for block in content):
+        stop_reason = "tool_use"
+    else:
+        stop_reason = "end_turn"
+    if stop_reason not in STOP_REASONS:
+        raise ScriptError(f"reply: stop_reason must be one of {sorted(STOP_REASONS)}")
+    if cut_off and stop_reason != "max_tokens":
+        raise ScriptError("reply: a block with partial_json is a cut-off call; use max_tokens")
+    stop_sequence = entry.get("stop_sequence")
+    if stop_sequence is not None and stop_reason != "stop_sequence":
+        raise ScriptError("reply: stop_sequence is only meaningful with stop_reason stop_sequence")
+    usage = entry.get("usage", {})
+    if not isinstance(usage, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in usage.values()
+    ):
+        raise ScriptError("reply: usage must map field names to ints")
+    return MessageReply(content, stop_reason, stop_sequence, usage)
+
+
+def _check_error(error: object) -> dict[str, str]:
+    if (
+        not isinstance(error, dict)
+        or set(error) != {"type", "message"}
+        or not all(isinstance(v, str) for v in error.values())
+    ):
+        raise ScriptError(f"error must be {{'type': str, 'message': str}}, got {error!r}")
+    return error
+
+
+def _check_blocks(content: object, *, allow_empty: bool) -> list[Block]:
+    if not isinstance(content, list) or (not content and not allow_empty):
+        raise ScriptError("reply: content must be a non-empty list of blocks")
+    for index, block in enumerate(content):
+        where = f"reply block {index}"
+        if not isinstance(block, dict) or block.get("type") not in _BLOCK_KEYS:
+            raise ScriptError(f"{where}: expected a text, tool_use or thinking block: {block!r}")
+        _only_keys(block, _BLOCK_KEYS[block["type"]], where)
+        kind = block["type"]
+        if kind == "text" and not isinstance(block.get("text"), str):
+            raise ScriptError(f"{where}: text must be a str")
+        if kind == "thinking" and not isinstance(block.get("thinking"), str):
+            raise ScriptError(f"{where}: thinking must be a str")
+        if kind == "tool_use":
+            for key in ("id", "name"):
+                if not isinstance(block.get(key), str) or not block[key]:
+                    raise ScriptError(f"{where}: {key} must be a non-empty str")
+            block.setdefault("input", {})
+            if not isinstance(block["input"], dict):
+                raise ScriptError(f"{where}: input must be a dict")
+            if "partial_json" in block and not isinstance(block["partial_json"], str):
+                raise ScriptError(f"{where}: partial_json must be a str")
+    return content
+
+
+def _only_keys(entry: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = set(entry) - allowed
+    if extra:
+        raise ScriptError(f"{where}: unknown keys {sorted(extra)} (allowed: {sorted(allowed)})")
+
+
+def output_block(block: Block, sign: Callable[[str], str]) -> Block:
+    """A scripted block as the API returns it in a complete message."""
+    if block["type"] == "thinking":
+        return {
+            "type": "thinking",
+            "thinking": block["thinking"],
+            "signature": sign(block["thinking"]),
+        }
+    if block["type"] == "tool_use":
+        tool_input = block["input"]
+        if "partial_json" in block:
+            # A call cut off mid-input has no complete JSON; the SDK's own partial parser
+            # would keep what it could, the fake keeps it simple and sends what parses.
+            try:
+                tool_input = json.loads(block["partial_json"])
+            except json.JSONDecodeError:
+                tool_input = {}
+        return {"type": "tool_use", "id": block["id"], "name": block["name"], "input": tool_input}
+    return {"type": "text", "text": block["text"]}
+
+
+def estimate_output_tokens(content: list[Block]) -> int:
+    """A rough token count (four characters a token) so usage looks plausible."""
+    chars = 0
+    for block in content:
+        if block["type"] == "tool_use":
+            chars += len(block.get("partial_json") or json.dumps(block["input"]))
+        else:
+            chars += len(block.get("text") or block.get("thinking") or "")
+    return max(1, chars // 4)
+
+
+def render_message(
+    reply: MessageReply,
+    *,
+    message_id: str,
+    model: str,
+    input_tokens: int,
+    sign: Callable[[str], str],
+) -> dict[str, Any]:
+    """The complete Message object the API returns when the request did not stream."""
+    usage = {
+        "input_tokens": input_tokens,
+        "output_tokens": estimate_output_tokens(reply.content),
+        **reply.usage,
+    }
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [output_block(block, sign) for block in reply.content],
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": reply.stop_sequence,
+        "usage": usage,
+    }
