@@ -14,10 +14,11 @@ import json
 import os
 import re
 import secrets
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from tools.files import write_atomically
 
 FORMAT_VERSION = 1
 
@@ -57,15 +58,9 @@ class Session:
             "messages": agent.messages,
             "extra": agent.extra,
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.id}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Conversations can hold secrets from the project: keep the folder private.
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomically(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
     def load_into(self, agent: Any) -> None:
         """Replace the agent's conversation and state with the saved ones."""

@@ -256,33 +256,6 @@ def test_default_tools_are_the_four_workspace_tools():
     assert [t.name for t in default_tools()] == ["bash", "read_file", "write_file", "edit_file"]
 
 
-def test_adding_a_tool_is_one_handler_and_one_schema(api, make_agent, workspace):
-    """The README's example: a word counter registered next to the default tools."""
-
-    def count_words(workspace, path: str) -> str:
-        from tools import safe_path
-
-        return f"{len(safe_path(workspace, path).read_text().split())} words"
-
-    word_count = Tool(
-        name="word_count",
-        description="Count the words in a text file.",
-        input_schema={
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        },
-        handler=count_words,
-    )
-    (workspace / "essay.txt").write_text("one two three four")
-    call = tool_use("word_count", {"path": "essay.txt"})
-    api.add({"content": [call]})
-    api.add({"content": [text("Four words.")]})
-    run(make_agent(tools=[*default_tools(), word_count]).run("count"))
-    assert "word_count" in [t["name"] for t in api.accepted[0]["tools"]]
-    assert results_by_id(api.accepted[1])[call["id"]]["content"] == "4 words"
-
-
 def test_checkpoint_is_called_with_a_valid_conversation(api, make_agent):
     snapshots = []
     api.add({"content": [tool_use("bash", {"command": "true"})]})

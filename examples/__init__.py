@@ -1,0 +1,1 @@
+"""Small, tested examples of extending planloop; the README shows them verbatim."""
