@@ -1,0 +1,167 @@
+"""The interactive session in a real terminal (a pseudo-terminal), typed into like a person."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY, results_by_id
+
+from fakeapi import text, tool_use
+
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class Terminal:
+    """agent.py on a pseudo-terminal: type keys, wait for text on the screen."""
+
+    def __init__(self, cwd: Path, env: dict) -> None:
+        self.master, replica = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(AGENT)],
+            cwd=cwd,
+            env=env,
+            stdin=replica,
+            stdout=replica,
+            stderr=replica,
+            start_new_session=True,
+        )
+        os.close(replica)
+        self.screen = ""
+        self.cursor = 0
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def ctrl_c(self) -> None:
+        # The terminal turns the key into SIGINT for the foreground process; send it directly.
+        self.proc.send_signal(2)
+
+    def wait_for(self, pattern: str, timeout: float = 15) -> str:
+        """Wait until `pattern` appears after the previous match; return the text up to it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.screen.find(pattern, self.cursor)
+            if found >= 0:
+                seen, self.cursor = self.screen[self.cursor : found], found + len(pattern)
+                return seen
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536).decode(errors="replace")
+                except OSError:
+                    break
+                self.screen += ANSI.sub("", chunk).replace("\r", "")
+        raise AssertionError(f"{pattern!r} did not appear; screen so far:\n{self.screen}")
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=15)
+        finally:
+            if self.master >= 0:
+                os.close(self.master)
+                self.master = -1
+
+
+@pytest.fixture
+def terminal(api, workspace, isolated_home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="test-model",
+        PLANLOOP_HOME=str(isolated_home),
+        TERM="dumb",
+        NO_COLOR="1",
+        COLUMNS="100",
+    )
+    term = Terminal(workspace, env)
+    yield term
+    if term.proc.poll() is None:
+        term.proc.kill()
+        term.close()
+
+
+def test_ctrl_c_cancels_the_turn_and_the_session_goes_on(api, terminal, workspace):
+    slow = tool_use("bash", {"command": "sleep 30; touch finished"})
+    api.add({"content": [text("Running it."), slow]})
+    api.add({"content": [text("Hi again.")]})
+    terminal.wait_for("› ")
+    terminal.type("run the slow thing\n")
+    terminal.wait_for("[a]lways for this session:")
+    terminal.type("y\n")
+    time.sleep(1.0)  # the command is running now
+    terminal.ctrl_c()
+    terminal.wait_for("Interrupted by the user.")
+    terminal.wait_for("› ")
+    terminal.type("hello\n")
+    terminal.wait_for("Hi again.")
+    terminal.wait_for("› ")
+    terminal.type("\x04")  # Ctrl-D at the prompt
+    terminal.wait_for("Resume with: python agent.py --resume")
+    assert terminal.close() == 0
+    assert not (workspace / "finished").exists()
+    result = results_by_id(api.accepted[1])[slow["id"]]
+    assert result["is_error"] is True and "Interrupted by the user" in result["content"]
+
+
+def test_declined_command_sends_the_reason_and_always_stops_asking(api, terminal, workspace):
+    first = tool_use("bash", {"command": "rm -rf build"})
+    second = tool_use("bash", {"command": "touch made-1"})
+    third = tool_use("bash", {"command": "touch made-2"})
+    api.add({"content": [first]})
+    api.add({"content": [second]})
+    api.add({"content": [third]})
+    api.add({"content": [text("All set.")]})
+    terminal.wait_for("› ")
+    terminal.type("clean up\n")
+    terminal.wait_for("rm -rf build")
+    terminal.wait_for("for this session:")
+    terminal.type("n\n")
+    terminal.wait_for("Reason for the model (optional):")
+    terminal.type("keep the build folder\n")
+    terminal.wait_for("for this session:")
+    terminal.type("a\n")
+    terminal.wait_for("All set.")  # the third command ran without a question
+    terminal.wait_for("› ")
+    terminal.type("/todos\n")
+    terminal.wait_for("(no plan yet)")
+    terminal.wait_for("› ")
+    terminal.type("/exit\n")
+    assert terminal.close() == 0
+    declined = results_by_id(api.accepted[1])[first["id"]]
+    assert declined["is_error"] is True
+    assert (
+        declined["content"]
+        == "The user declined this command. The user said: keep the build folder"
+    )
+    assert (workspace / "made-1").exists() and (workspace / "made-2").exists()
+    assert terminal.screen.count("for this session:") == 2
+
+
+def test_checklist_is_shown_when_the_plan_changes(api, terminal):
+    plan = {
+        "todos": [
+            {"content": "Read the code", "status": "completed"},
+            {"content": "Write the fix", "status": "in_progress"},
+        ]
+    }
+    api.add({"content": [tool_use("todo_write", plan)]})
+    api.add({"content": [text("Working on the fix.")]})
+    api.add({"content": [text("Still working on it.")]})  # the guard's one correction
+    terminal.wait_for("› ")
+    terminal.type("fix it\n")
+    shown = terminal.wait_for("Still working on it.")
+    assert "todos 1/2" in shown
+    assert "[x] Read the code" in shown and "[>] Write the fix" in shown
+    terminal.wait_for("› ")
+    terminal.type("\x04")
+    assert terminal.close() == 0
