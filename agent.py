@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from conversation import (
     INTERRUPTED,
+    append_assistant_content,
     append_user_content,
     close_unanswered_calls,
     final_text,
@@ -126,7 +127,7 @@ class Agent:
                 reply = await self.call_model()
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
                 reply = action.response
-                self.messages.append({"role": "assistant", "content": reply["content"]})
+                append_assistant_content(self.messages, reply["content"])
                 calls = tool_calls(reply)
                 if action.decision in ("stop", "loop_to_model"):
                     results, terminate = skipped_results(calls, action.decision), False

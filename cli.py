@@ -167,12 +167,30 @@ class TerminalUI:
 
 
 class HeadlessUI(TerminalUI):
-    """Headless output: progress to stderr, the final answer is printed by the caller."""
+    """Headless output: progress to stderr; the final answer is printed to stdout by the caller.
+
+    Text is held back until it is clear it was not the final answer (a tool call or another
+    model call follows), so the answer does not show up twice.
+    """
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.held_text: list[str] = []
 
     def stream_event(self, event: Any) -> None:
-        # Text between tool calls is progress; the final answer goes to stdout at the end.
-        if event.type == "content_block_stop" and event.content_block.type == "text":
-            self.console.print(f"[dim]{escape(event.content_block.text)}[/]")
+        if event.type == "message_start":
+            self.show_held_text()
+        elif event.type == "content_block_stop" and event.content_block.type == "text":
+            self.held_text.append(event.content_block.text)
+
+    def tool_started(self, call: dict) -> None:
+        self.show_held_text()
+        super().tool_started(call)
+
+    def show_held_text(self) -> None:
+        for text in self.held_text:
+            self.console.print(f"[dim]{escape(text)}[/]")
+        self.held_text.clear()
 
 
 # ---- running ----------------------------------------------------------------------------------

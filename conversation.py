@@ -58,6 +58,17 @@ def append_user_content(messages: list[dict], content: str | list[dict]) -> None
         messages.append({"role": "user", "content": blocks})
 
 
+def append_assistant_content(messages: list[dict], content: list[dict]) -> None:
+    """Add a model reply as received, minus empty text blocks the API would refuse back.
+
+    Thinking blocks and their signatures are kept untouched. A reply with nothing left
+    (an empty answer) adds no message at all: an empty assistant message is invalid too.
+    """
+    blocks = as_blocks(content)
+    if blocks:
+        messages.append({"role": "assistant", "content": blocks})
+
+
 def unanswered_calls(messages: list[dict]) -> list[dict]:
     """Tool calls of a trailing assistant message that have no results yet."""
     if messages and messages[-1]["role"] == "assistant":

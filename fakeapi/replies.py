@@ -168,7 +168,7 @@ def _parse_http_error(entry: ReplyDict) -> HTTPErrorReply:
 
 def _parse_stream_error(entry: ReplyDict) -> StreamErrorReply:
     _only_keys(entry, {"mid_stream_error", "content"}, "mid_stream_error entry")
-    content = _check_blocks(entry.get("content", []), allow_empty=True)
+    content = _check_blocks(entry.get("content", []))
     return StreamErrorReply(_check_error(entry["mid_stream_error"]), content)
 
 
@@ -176,7 +176,8 @@ def _parse_message(entry: ReplyDict) -> MessageReply:
     _only_keys(entry, {"content", "stop_reason", "stop_sequence", "usage"}, "reply")
     if "content" not in entry:
         raise ScriptError("reply: 'content' is required (a list of blocks)")
-    content = _check_blocks(entry["content"], allow_empty=False)
+    # An empty list is allowed: the real API can end a turn with no content blocks at all.
+    content = _check_blocks(entry["content"])
     cut_off = any("partial_json" in block for block in content)
     if "stop_reason" in entry:
         stop_reason = entry["stop_reason"]
@@ -211,9 +212,9 @@ def _check_error(error: object) -> dict[str, str]:
     return error
 
 
-def _check_blocks(content: object, *, allow_empty: bool) -> list[Block]:
-    if not isinstance(content, list) or (not content and not allow_empty):
-        raise ScriptError("reply: content must be a non-empty list of blocks")
+def _check_blocks(content: object) -> list[Block]:
+    if not isinstance(content, list):
+        raise ScriptError("reply: content must be a list of blocks")
     for index, block in enumerate(content):
         where = f"reply block {index}"
         if not isinstance(block, dict) or block.get("type") not in _BLOCK_KEYS:

@@ -81,6 +81,8 @@ def test_headless_multi_step_file_and_shell_task(api, env, workspace):
     read_result = list(results_by_id(api.accepted[5]).values())[0]
     assert "greetings from planloop" in read_result["content"]
     assert "[x] Run it" in result.stderr  # the checklist went to stderr as it changed
+    assert "I'll plan first." in result.stderr  # progress text, shown once
+    assert "The script prints a greeting." not in result.stderr
     assert len(api.accepted) == 6
     assert api.headers[0]["authorization"] == f"Bearer {API_KEY}"
 

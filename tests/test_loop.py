@@ -264,3 +264,22 @@ def test_checkpoint_is_called_with_a_valid_conversation(api, make_agent):
     run(agent.run("go"))
     assert ["user", "assistant", "user"] in snapshots
     assert snapshots[-1] == ["user", "assistant", "user", "assistant"]
+
+
+def test_empty_or_blank_replies_never_make_an_invalid_request(api, make_agent):
+    api.add({"content": []})
+    api.add({"content": [text("\n\n"), tool_use("bash", {"command": "true"})]})
+    api.add({"content": [text("  ")]})
+    api.add({"content": [text("Now with words.")]})
+    agent = make_agent()
+
+    async def three_inputs():
+        await agent.run("first")
+        await agent.run("second")
+        return await agent.run("third")
+
+    assert run(three_inputs()) == "Now with words."
+    sent = api.accepted[-1]["messages"]
+    assert all(m["content"] for m in sent)
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert [b["type"] for b in sent[1]["content"]] == ["tool_use"]
