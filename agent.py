@@ -33,6 +33,7 @@ from conversation import (
     append_assistant_content,
     append_user_content,
     close_unanswered_calls,
+    end_with_user_turn,
     final_text,
     text_block,
     tool_calls,
@@ -70,6 +71,8 @@ class QuietUI:
 
 
 class Agent:
+    """A model, a workspace, a tool map and middlewares; `run` plays one user input."""
+
     def __init__(
         self,
         *,
@@ -98,9 +101,8 @@ class Agent:
         self.ui = ui or QuietUI()
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.messages: list[dict] = []
-        system_prompt = system_prompt or load_prompt("system").replace(
-            "{workspace}", str(self.workspace)
-        )
+        if system_prompt is None:
+            system_prompt = load_prompt("system").replace("{workspace}", str(self.workspace))
         self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
 
     @property
@@ -146,17 +148,15 @@ class Agent:
                 if not calls:
                     if reply["stop_reason"] != "pause_turn":
                         break
-                    append_user_content(self.messages, "Continue.")  # a paused turn goes on
-                    continue
+                    continue  # a paused turn goes on where it stopped
                 turn = ShouldStopAfterTurnContext(self.context, reply, results)
                 if await self.hooks.should_stop_after_turn(turn):
                     break
         except Interrupted:
             self.context.stop_reason = "Interrupted by the user."
         finally:
-            close_unanswered_calls(
-                self.messages
-            )  # also after a crash: the next request stays valid
+            # Also after a crash: answer any open calls so the next request stays valid.
+            close_unanswered_calls(self.messages)
             self.save()
         return final_text(reply)
 
@@ -173,6 +173,7 @@ class Agent:
     async def call_model(self) -> dict:
         """Let the middlewares shape the request, then stream one reply."""
         self.context.turn += 1
+        end_with_user_turn(self.messages)
         messages = await self.hooks.transform_context(list(self.messages), self.signal)
         system = await self.hooks.transform_system_prompt(self.context.system_prompt, self.signal)
         messages = await self.hooks.convert_to_llm(messages)

@@ -69,6 +69,12 @@ def append_assistant_content(messages: list[dict], content: list[dict]) -> None:
         messages.append({"role": "assistant", "content": blocks})
 
 
+def end_with_user_turn(messages: list[dict]) -> None:
+    """Current models refuse a conversation that ends with the assistant (prefill): nudge it."""
+    if messages and messages[-1]["role"] == "assistant" and not tool_calls(messages[-1]):
+        messages.append({"role": "user", "content": [text_block("Continue.")]})
+
+
 def unanswered_calls(messages: list[dict]) -> list[dict]:
     """Tool calls of a trailing assistant message that have no results yet."""
     if messages and messages[-1]["role"] == "assistant":
