@@ -213,6 +213,10 @@ def interactive(agent: Agent, session: Session, ui: TerminalUI) -> int:
         f"[dim]session {session.id} · /todos shows the plan · Ctrl-C cancels a turn, "
         "Ctrl-D exits[/]"
     )
+    if agent.messages:
+        console.print(f"[dim]resumed: {len(agent.messages)} messages so far[/]")
+        if agent.extra.get("todos"):
+            console.print(checklist(agent.extra["todos"]))
     history = load_history()
     with asyncio.Runner() as runner:
         while True:

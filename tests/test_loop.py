@@ -283,3 +283,30 @@ def test_empty_or_blank_replies_never_make_an_invalid_request(api, make_agent):
     assert all(m["content"] for m in sent)
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert [b["type"] for b in sent[1]["content"]] == ["tool_use"]
+
+
+def test_agent_with_no_arguments_takes_everything_from_the_environment(
+    api, workspace, monkeypatch
+):
+    from agent import Agent
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    monkeypatch.setenv("MODEL_ID", "model-from-env")
+    monkeypatch.chdir(workspace)
+    api.add({"content": [tool_use("write_file", {"path": "here.txt", "content": "x"})]})
+    api.add({"content": [text("Written.")]})
+    agent = Agent()
+    assert run(agent.run("write here")) == "Written."
+    assert api.accepted[0]["model"] == "model-from-env"
+    assert (workspace / "here.txt").read_text() == "x"
+    assert agent.messages[-1] == {"role": "assistant", "content": [text("Written.")]}
+
+
+def test_agent_without_a_key_says_how_to_set_one(monkeypatch):
+    from agent import Agent
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    with pytest.raises(ModelError, match="set ANTHROPIC_API_KEY"):
+        Agent()
