@@ -163,7 +163,9 @@ class Agent:
     # ---- the steps the loop calls by name -------------------------------------------------
 
     def start_input(self, prompt: str) -> None:
-        self.signal.clear()
+        # A fresh signal per input: a cancel meant for the last turn must not stop this one,
+        # and the event must belong to the event loop that runs this input.
+        self.context.signal = asyncio.Event()
         self.context.run_id = uuid.uuid4().hex
         self.context.turn = 0
         self.context.stop_reason = None

@@ -310,3 +310,13 @@ def test_agent_without_a_key_says_how_to_set_one(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     with pytest.raises(ModelError, match="set ANTHROPIC_API_KEY"):
         Agent()
+
+
+def test_each_input_can_run_in_its_own_event_loop(api, make_agent):
+    """Scripts call asyncio.run(agent.run(...)) once per input; the agent must allow it."""
+    api.add({"content": [text("one")]})
+    api.add({"content": [text("two")]})
+    agent = make_agent()
+    assert run(agent.run("first")) == "one"
+    agent.cancel()  # a stray cancel between inputs must not stop the next one
+    assert run(agent.run("second")) == "two"
