@@ -131,6 +131,9 @@ class TerminalUI:
             self.in_text = False
 
     def notice(self, text: str) -> None:
+        if self.in_text:  # a stream cut short (Ctrl-C, a retry) left the line open
+            self.console.out("")
+            self.in_text = False
         self.console.print(f"[yellow]! {escape(text)}[/]")
 
     def tool_started(self, call: dict) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import pty
 import re
@@ -37,6 +38,8 @@ class Terminal:
         os.close(replica)
         self.screen = ""
         self.cursor = 0
+        # A read can end inside a multi-byte character (the prompt's "›"); decode across reads.
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
@@ -56,7 +59,7 @@ class Terminal:
             ready, _, _ = select.select([self.master], [], [], 0.1)
             if ready:
                 try:
-                    chunk = os.read(self.master, 65536).decode(errors="replace")
+                    chunk = self.decoder.decode(os.read(self.master, 65536))
                 except OSError:
                     break
                 self.screen += ANSI.sub("", chunk).replace("\r", "")

@@ -285,9 +285,7 @@ def test_empty_or_blank_replies_never_make_an_invalid_request(api, make_agent):
     assert [b["type"] for b in sent[1]["content"]] == ["tool_use"]
 
 
-def test_agent_with_no_arguments_takes_everything_from_the_environment(
-    api, workspace, monkeypatch
-):
+def test_agent_with_no_arguments_takes_everything_from_the_environment(api, workspace, monkeypatch):
     from agent import Agent
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
