@@ -31,9 +31,9 @@ from middleware.policies import Approval
 from model import ModelError
 from session import Session, SessionError, planloop_home
 from todo import TodoListMiddleware
+from todo.manager import MARKS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 STYLES = {"pending": "", "in_progress": "bold yellow", "completed": "green"}
 PREVIEW_LINES = 6
 
