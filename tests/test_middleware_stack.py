@@ -43,7 +43,7 @@ class AppendToContext(Middleware):
         return [*messages, {"role": "user", "content": self.tag}]
 
 
-def test_transform_context_is_chained_and_never_mutates_its_input():
+def test_transform_context_is_chained_and_leaves_the_callers_list_alone():
     stack = MiddlewareStack([AppendToContext("a"), AppendToContext("b")])
     original = [{"role": "user", "content": "hi"}]
     out = run(stack.transform_context(original, SIGNAL))

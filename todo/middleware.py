@@ -38,7 +38,7 @@ from middleware import (
     TurnAction,
 )
 from prompts import load_prompt
-from todo.manager import MAX_ITEMS, TodoManager
+from todo.manager import MAX_ITEMS, TodoError, TodoManager
 from tools import Tool, ToolError
 
 TOOL_NAME = "todo_write"
@@ -113,7 +113,7 @@ class TodoListMiddleware(Middleware):
             )
         try:
             summary = self.manager.update(todos)
-        except ValueError as err:  # TodoError: the old list is untouched
+        except TodoError as err:  # the old list is untouched
             raise ToolError(f"todo_write rejected, the list is unchanged: {err}") from None
         self.state()["todo_task_wait"] = None  # a plain update clears any wait declaration
         if self.on_change is not None:
