@@ -236,6 +236,12 @@ class Agent:
 
     async def until_cancelled(self, work: Awaitable[T]) -> T:
         """Await `work`, but give up (and cancel it) as soon as the cancel signal is set."""
+        if self.signal.is_set():
+            # Already cancelled: do not start the work at all. Started side by side with the
+            # waiter, a tool could spawn its process before the wait noticed the signal.
+            if asyncio.iscoroutine(work):
+                work.close()
+            raise Interrupted
         task = asyncio.ensure_future(work)
         waiter = asyncio.ensure_future(self.signal.wait())
         try:

@@ -15,6 +15,7 @@ from middleware import (
     ToolCallLog,
     TurnAction,
 )
+from tools import Tool
 
 
 def user_text(value: str) -> dict:
@@ -178,3 +179,20 @@ def test_cancellation_signal_reaches_hooks_and_stops_at_the_next_safe_point(
     assert not (workspace / "a").exists() and not (workspace / "b").exists()
     results = [b for b in agent.messages[-1]["content"] if b["type"] == "tool_result"]
     assert len(results) == 2 and all("Interrupted" in r["content"] for r in results)
+
+
+def test_a_cancel_set_before_a_tool_starts_means_the_handler_never_runs(api, make_agent):
+    started = []
+
+    async def record(workspace):
+        started.append(True)  # the first step of the handler, before any await
+        return "ran"
+
+    probe = Tool("probe", "Records that it ran.", {"type": "object", "properties": {}}, record)
+    api.add({"content": [tool_use("probe", {})]})
+    agent = make_agent(tools=[probe], middleware=[CancelOnFirstCall()])
+
+    run(agent.run("go"))
+    assert started == []
+    [result] = [b for b in agent.messages[-1]["content"] if b["type"] == "tool_result"]
+    assert result["is_error"] and "Interrupted" in result["content"]
