@@ -7,6 +7,7 @@ request the real API would reject, so a test that passes has sent only valid req
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,6 +78,14 @@ def make_agent(api: FakeMessagesAPI, workspace: Path):
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def wait_for_file(path: Path, seconds: float = 20) -> None:
+    """Wait until a command under test has written `path`, i.e. it is surely running."""
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
 
 
 def user_messages(request: dict) -> list[dict]:

@@ -7,11 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, results_by_id
+from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
 
@@ -186,7 +185,8 @@ def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
 def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
     api, env, workspace, isolated_home
 ):
-    api.add({"content": [tool_use("bash", {"command": "sleep 30 && touch finished"})]})
+    command = "touch started && sleep 30 && touch finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
     proc = subprocess.Popen(
         [sys.executable, str(AGENT), "-p", "wait", "--yes"],
         cwd=workspace,
@@ -195,10 +195,7 @@ def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 20
-    while len(api.accepted) < 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)  # let the command start
+    wait_for_file(workspace / "started")
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=20)
     assert proc.returncode == 130, stderr

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, results_by_id
+from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
 
@@ -94,14 +94,14 @@ def terminal(api, workspace, isolated_home):
 
 
 def test_ctrl_c_cancels_the_turn_and_the_session_goes_on(api, terminal, workspace):
-    slow = tool_use("bash", {"command": "sleep 30; touch finished"})
+    slow = tool_use("bash", {"command": "touch started; sleep 30; touch finished"})
     api.add({"content": [text("Running it."), slow]})
     api.add({"content": [text("Hi again.")]})
     terminal.wait_for("› ")
     terminal.type("run the slow thing\n")
     terminal.wait_for("[a]lways for this session:")
     terminal.type("y\n")
-    time.sleep(1.0)  # the command is running now
+    wait_for_file(workspace / "started")
     terminal.ctrl_c()
     terminal.wait_for("Interrupted by the user.")
     terminal.wait_for("› ")

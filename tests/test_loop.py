@@ -183,7 +183,7 @@ def test_turn_limit_stops_a_runaway_loop_with_a_reason(api, make_agent):
 def test_cancel_kills_a_running_command_and_keeps_the_conversation_valid(
     api, make_agent, workspace
 ):
-    slow = tool_use("bash", {"command": "sleep 30; touch finished"})
+    slow = tool_use("bash", {"command": "touch started; sleep 30; touch finished"})
     never = tool_use("bash", {"command": "touch never"})
     api.add({"content": [slow, never]})
     api.add({"content": [text("Back again.")]})
@@ -191,7 +191,8 @@ def test_cancel_kills_a_running_command_and_keeps_the_conversation_valid(
 
     async def scenario():
         task = asyncio.ensure_future(agent.run("slow"))
-        await asyncio.sleep(0.5)
+        while not (workspace / "started").exists():
+            await asyncio.sleep(0.02)
         started = time.monotonic()
         agent.cancel()
         await task
