@@ -143,12 +143,11 @@ class Agent:
                     raise Interrupted
                 if action.decision == "stop" or terminate:
                     break
-                if action.decision == "loop_to_model":
-                    continue
-                if not calls:
-                    if reply["stop_reason"] != "pause_turn":
-                        break
-                    continue  # a paused turn goes on where it stopped
+                # Another model call follows tool results, a hook's loop_to_model, or a turn
+                # the server paused (it goes on where it stopped); otherwise the input is done.
+                goes_on = calls or action.decision == "loop_to_model"
+                if not (goes_on or reply["stop_reason"] == "pause_turn"):
+                    break
                 turn = ShouldStopAfterTurnContext(self.context, reply, results)
                 if await self.hooks.should_stop_after_turn(turn):
                     break

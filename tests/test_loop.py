@@ -10,6 +10,7 @@ from conftest import results_by_id, run
 
 import model
 from fakeapi import text, thinking, tool_use
+from middleware import Middleware, TurnAction
 from model import ModelError
 from tools import Tool, ToolError, default_tools
 
@@ -178,6 +179,29 @@ def test_turn_limit_stops_a_runaway_loop_with_a_reason(api, make_agent):
     assert len(api.accepted) == 3
     assert "Stopped after 3 model calls" in agent.context.stop_reason
     assert agent.messages[-1]["role"] == "user"  # the last calls were answered
+
+
+def test_turn_limit_also_counts_paused_turns(api, make_agent):
+    for _ in range(4):
+        api.add({"content": [text("Still searching…")], "stop_reason": "pause_turn"})
+    agent = make_agent(max_turns=3)
+    run(agent.run("search"))
+    assert len(api.accepted) == 3
+    assert "Stopped after 3 model calls" in agent.context.stop_reason
+
+
+def test_turn_limit_also_counts_turns_a_hook_sends_back_to_the_model(api, make_agent):
+    class AlwaysAgain(Middleware):
+        async def after_model_response(self, response, ctx, *, signal=None):
+            note = {"role": "user", "content": [{"type": "text", "text": "Once more."}]}
+            return TurnAction(inject_messages=[note], decision="loop_to_model")
+
+    for _ in range(4):
+        api.add({"content": [text("Done, I think.")]})
+    agent = make_agent(max_turns=3, middleware=[AlwaysAgain()])
+    run(agent.run("go"))
+    assert len(api.accepted) == 3
+    assert "Stopped after 3 model calls" in agent.context.stop_reason
 
 
 def test_cancel_kills_a_running_command_and_keeps_the_conversation_valid(
