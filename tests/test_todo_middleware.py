@@ -104,6 +104,21 @@ def test_two_todo_writes_in_one_reply_apply_neither_but_other_tools_run(api, tod
     assert len(changes) == 1
 
 
+def test_two_todo_writes_alone_in_one_reply_apply_neither(api, todo_agent):
+    first, second = tool_use("todo_write", DONE), tool_use("todo_write", DONE)
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add({"content": [first, second]})
+    api.add({"content": [text("ok")]})
+    api.add({"content": [text("ok")]})  # the guard's forced turn: the plan is still open
+    agent, changes = todo_agent()
+    run(agent.run("go"))
+    results = results_by_id(api.accepted[2])
+    assert [r["is_error"] for r in results.values()] == [True, True]
+    assert all("none was applied" in r["content"] for r in results.values())
+    assert agent.extra["todos"] == PLAN["todos"]
+    assert len(changes) == 1
+
+
 def test_rejected_todo_write_explains_and_keeps_the_old_list(api, todo_agent):
     bad = tool_use("todo_write", todos(("a", "in_progress"), ("b", "in_progress")))
     api.add({"content": [tool_use("todo_write", PLAN)]})
@@ -172,6 +187,34 @@ def test_a_rejected_todo_write_does_not_reset_the_count(api, todo_agent):
     agent, _ = todo_agent()
     run(agent.run("go"))
     assert [bool(reminders(r)) for r in api.accepted[:5]] == [False, False, False, False, True]
+
+
+def test_a_rejected_todo_write_in_the_due_round_still_gets_the_reminder(api, todo_agent):
+    two_in_progress = todos(("Read the code", "in_progress"), ("Fix the bug", "in_progress"))
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add(bash())
+    api.add(bash())
+    api.add({"content": [tool_use("todo_write", two_in_progress)]})  # round 3: due, refused
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    agent, _ = todo_agent()
+    run(agent.run("go"))
+    last = last_user_blocks(api.accepted[4])
+    assert [b["type"] for b in last] == ["tool_result", "text"]
+    assert last[0]["is_error"] and "exactly one" in last[0]["content"]
+    assert reminders(api.accepted[4])
+
+
+def test_two_todo_writes_in_the_due_round_still_get_the_reminder(api, todo_agent):
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add(bash())
+    api.add(bash())
+    api.add({"content": [tool_use("todo_write", PLAN), tool_use("todo_write", PLAN)]})
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    agent, _ = todo_agent()
+    run(agent.run("go"))
+    assert reminders(api.accepted[4])
 
 
 def test_a_plain_text_reply_ends_the_streak(api, todo_agent):

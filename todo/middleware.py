@@ -139,7 +139,9 @@ class TodoListMiddleware(Middleware):
             state["todo_stale_iterations"] = 0  # a plain-text reply ends the streak
             return self.finalization_guard(response, state)
         state["todo_stale_iterations"] += 1
-        if todo_calls or not self.reminder_due(state["todo_stale_iterations"]):
+        # A todo_write about to succeed resets the count, so a reminder would be out of date
+        # before it is read. One that will be refused leaves the reminder due.
+        if self.will_apply(todo_calls) or not self.reminder_due(state["todo_stale_iterations"]):
             return None
         return TurnAction(inject_messages=[self.reminder(state["todo_stale_iterations"])])
 
@@ -175,6 +177,19 @@ class TodoListMiddleware(Middleware):
             extra["todo_guard_blocked"] = None
             extra["todo_guard_suppressed"] = False
         return extra
+
+    def will_apply(self, todo_calls: list[dict]) -> bool:
+        """Whether the todo_write calls of one reply will change the list (one valid call)."""
+        if len(todo_calls) != 1:
+            return False
+        args = todo_calls[0].get("input")
+        if not isinstance(args, dict) or args.get("wait_for_tasks"):
+            return False
+        try:
+            self.manager.validate(args.get("todos"))
+        except TodoError:
+            return False
+        return True
 
     def reminder_due(self, stale_rounds: int) -> bool:
         """Due after `reminder_after` rounds without a plan update, then every `cooldown` rounds."""
