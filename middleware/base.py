@@ -96,6 +96,7 @@ class AfterToolCallResult:
 class TurnAction:
     """What after_model_response wants: a replaced reply, extra messages, and a decision.
 
+    `inject_messages` are user messages; the loop adds them after the reply's tool results.
     `decision=None` means "no opinion", so it never overrides an earlier middleware's choice.
     """
 

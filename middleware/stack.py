@@ -109,6 +109,12 @@ class MiddlewareStack:
                 continue
             if action.response is not None:
                 combined.response = action.response
+            for message in action.inject_messages:
+                if message.get("role") != "user":
+                    raise ValueError(
+                        f"{type(m).__name__} injected a message with role {message.get('role')!r}; "
+                        "inject_messages are user messages, added after the tool results."
+                    )
             combined.inject_messages += action.inject_messages
             if action.decision is not None:
                 combined.decision = action.decision

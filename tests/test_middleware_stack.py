@@ -3,6 +3,8 @@
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from middleware import (
     AfterToolCallContext,
     AfterToolCallResult,
@@ -193,6 +195,13 @@ def test_after_model_response_threads_the_reply_and_concatenates_injections():
     assert first.saw == [original] and second.saw == [edited]
     assert action.response == edited
     assert [m["content"][0]["text"] for m in action.inject_messages] == ["one", "two", "three"]
+
+
+def test_injecting_a_message_that_is_not_from_the_user_is_a_clear_error():
+    note = {"role": "assistant", "content": [{"type": "text", "text": "As I said…"}]}
+    stack = MiddlewareStack([Decide(inject=[user("fine")]), Decide(inject=[note])])
+    with pytest.raises(ValueError, match="Decide injected a message with role 'assistant'"):
+        run(stack.after_model_response({}, context(), SIGNAL))
 
 
 def test_hooks_that_no_middleware_overrides_are_never_called():
