@@ -166,5 +166,9 @@ def test_checklist_is_shown_when_the_plan_changes(api, terminal):
     assert "todos 1/2" in shown
     assert "[x] Read the code" in shown and "[>] Write the fix" in shown
     terminal.wait_for("› ")
+    terminal.type("/todos\n")  # the same list again, on demand
+    shown = terminal.wait_for("› ")
+    assert "todos 1/2" in shown
+    assert "[x] Read the code" in shown and "[>] Write the fix" in shown
     terminal.type("\x04")
     assert terminal.close() == 0

@@ -11,14 +11,15 @@ from examples import no_push, word_count
 from examples.no_push import NoPush
 from examples.word_count import WORD_COUNT
 from fakeapi import text, tool_use
+from middleware import TurnLimit
 from tools import default_tools
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_shows_the_examples_verbatim():
-    for module in (word_count, no_push):
-        assert inspect.getsource(module).strip() in README, module.__name__
+    for example in (word_count, no_push, TurnLimit):
+        assert inspect.getsource(example).strip() in README, example.__name__
 
 
 def test_adding_a_tool_is_one_handler_and_one_schema(api, make_agent, workspace):
