@@ -1,5 +1,6 @@
 """The file tools: read_file, write_file and edit_file."""
 
+import codecs
 import os
 import stat
 import time
@@ -7,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tools import ToolError
+from tools import ToolError, files
 from tools.files import MAX_OUTPUT_CHARS, edit_file, read_file, write_file
+
+UTF16_BOMS = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}
 
 
 def numbered(*lines: str, start: int = 1) -> str:
@@ -128,6 +131,25 @@ def test_read_file_on_an_empty_file(tmp_path: Path):
 def test_read_file_replaces_bytes_that_are_not_utf8_and_hides_crlf(tmp_path: Path):
     (tmp_path / "old.txt").write_bytes(b"caf\xe9\r\nnext\r\n")
     assert read_file(tmp_path, "old.txt") == numbered("caf\ufffd", "next")
+
+
+@pytest.mark.parametrize("codec", UTF16_BOMS)
+def test_read_file_shows_utf16_text_with_a_bom(tmp_path: Path, codec: str):
+    text = "alpha\r\ncafé\r\nlast\r\n"
+    (tmp_path / "win.txt").write_bytes(UTF16_BOMS[codec] + text.encode(codec))
+    assert read_file(tmp_path, "win.txt") == numbered("alpha", "café", "last")
+    assert read_file(tmp_path, "win.txt", offset=2, limit=1) == (
+        numbered("café", start=2)
+        + "\n[showing lines 2-2 of 3; call read_file with offset=3 to read more]"
+    )
+
+
+def test_read_file_sends_large_utf16_files_to_bash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(files, "MAX_UTF16_READ_BYTES", 100)
+    (tmp_path / "big.txt").write_bytes(codecs.BOM_UTF16_LE + "line\n".encode("utf-16-le") * 20)
+    result = read_file(tmp_path, "big.txt")
+    assert result.startswith("This is a UTF-16 text file (202 bytes), too large for read_file.")
+    assert "iconv" in result
 
 
 def test_read_file_refuses_paths_outside_the_workspace(tmp_path: Path):
@@ -262,6 +284,33 @@ def test_edit_keeps_bytes_of_a_latin1_file(tmp_path: Path):
     (tmp_path / "legacy.txt").write_bytes(b"caf\xe9\nold value\n\xff\xfe end\n")
     edit_file(tmp_path, "legacy.txt", "old value", "new été")
     assert (tmp_path / "legacy.txt").read_bytes() == b"caf\xe9\nnew \xe9t\xe9\n\xff\xfe end\n"
+
+
+def test_edit_keeps_a_latin1_file_latin1_when_a_byte_pair_looks_like_utf8(tmp_path: Path):
+    # "\xc2\xa9" (Â©) happens to be valid UTF-8, but the three other accented letters are not.
+    (tmp_path / "legacy.txt").write_bytes(b"\xc2\xa9 \xe0 la cr\xe8me br\xfbl\xe9e\n")
+    edit_file(tmp_path, "legacy.txt", "crème", "crêpe")
+    assert (tmp_path / "legacy.txt").read_bytes() == b"\xc2\xa9 \xe0 la cr\xeape br\xfbl\xe9e\n"
+
+
+def test_edit_of_utf8_with_a_stray_byte_keeps_the_byte_and_writes_utf8(tmp_path: Path):
+    (tmp_path / "mixed.txt").write_bytes(b"caf\xc3\xa9 na\xc3\xafve\n\xff\n")
+    edit_file(tmp_path, "mixed.txt", "naïve", "café")
+    assert (tmp_path / "mixed.txt").read_bytes() == b"caf\xc3\xa9 caf\xc3\xa9\n\xff\n"
+
+
+def test_edit_next_to_a_stray_byte_in_utf8_keeps_the_byte(tmp_path: Path):
+    (tmp_path / "mixed.txt").write_bytes(b"caf\xc3\xa9 \xe9t\xc3\xa9\nend\n")
+    edit_file(tmp_path, "mixed.txt", "té\nend", "té\nfin")
+    assert (tmp_path / "mixed.txt").read_bytes() == b"caf\xc3\xa9 \xe9t\xc3\xa9\nfin\n"
+
+
+@pytest.mark.parametrize("codec", UTF16_BOMS)
+def test_edit_keeps_utf16_its_bom_and_crlf(tmp_path: Path, codec: str):
+    bom = UTF16_BOMS[codec]
+    (tmp_path / "win.txt").write_bytes(bom + "one\r\ntwo\r\nthree\r\n".encode(codec))
+    edit_file(tmp_path, "win.txt", "one\ntwo\n", "uno\ndós\n")
+    assert (tmp_path / "win.txt").read_bytes() == bom + "uno\r\ndós\r\nthree\r\n".encode(codec)
 
 
 def test_edit_refuses_characters_a_latin1_file_cannot_hold(tmp_path: Path):

@@ -4,10 +4,14 @@ All three take a path relative to the workspace and pass it through `safe_path`,
 touch anything outside it. read_file shows numbered lines and reads only the window it shows, so
 large files are cheap to look at. write_file and edit_file replace files atomically: a crash or
 a full disk leaves either the old file or the new one, never a half-written mix.
+
+edit_file writes a file back in the encoding it found: UTF-8 (stray invalid bytes kept as they
+were), UTF-16 with its byte order mark, or Latin-1 for legacy 8-bit files.
 """
 
 import codecs
 import contextlib
+import io
 import os
 import re
 import stat
@@ -35,8 +39,15 @@ SCAN_CHUNK_BYTES = 1024 * 1024
 COUNT_REMAINING_LIMIT_BYTES = 8 * 1024 * 1024
 # A directory given to read_file or edit_file is listed, up to this many entries.
 DIRECTORY_LISTING_LIMIT = 50
+# read_file cannot find line breaks in UTF-16 by scanning bytes, so it decodes such a file
+# whole; above this size it asks for a UTF-8 copy instead of filling memory.
+MAX_UTF16_READ_BYTES = 8 * 1024 * 1024
 
 LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
+NON_ASCII_BYTE = re.compile(rb"[\x80-\xff]")
+# Decoding with errors="surrogateescape" turns each byte that is not valid UTF-8 into one
+# character in this range, and encoding turns it back into the same byte.
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_LINE_LIMIT) -> str:
@@ -48,40 +59,26 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
     target = _existing_file(workspace, path, "read_file")
 
     size = target.stat().st_size
-    if size == 0:
-        return "(empty file)"
-
     with open(target, "rb") as file:
-        if b"\0" in file.read(BINARY_CHECK_BYTES):
+        head = file.read(BINARY_CHECK_BYTES)
+        utf16_codec = _utf16_codec(head)
+        if utf16_codec:
+            if size > MAX_UTF16_READ_BYTES:
+                return (
+                    f"This is a UTF-16 text file ({size} bytes), too large for read_file. "
+                    f"Make a UTF-8 copy with bash (iconv -f UTF-16 -t UTF-8 {path} > copy.txt) "
+                    "and read that."
+                )
+            # Transcoded to UTF-8, the file goes through the same line-by-line code as any other.
+            file.seek(0)
+            text = file.read()[2:].decode(utf16_codec, errors="replace")
+            return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit)
+        if b"\0" in head:
             return (
                 f"This is a binary file ({size} bytes); read_file shows text only. "
                 "Use bash (e.g. file, xxd | head) to inspect it."
             )
-        file.seek(0)
-
-        lines_skipped = _skip_lines(file, offset - 1)
-        if lines_skipped < offset - 1:
-            raise _past_end_error(path, offset, total_lines=lines_skipped)
-
-        shown, more_remains, window_end = _read_window(file, offset, limit)
-        if not shown:
-            # The file ends with a line break right before the requested line.
-            raise _past_end_error(path, offset, total_lines=offset - 1)
-
-        if not more_remains:
-            return "\n".join(shown)
-
-        last_shown = offset + len(shown) - 1
-        total_lines = None
-        if size - window_end <= COUNT_REMAINING_LIMIT_BYTES:
-            file.seek(window_end)
-            total_lines = last_shown + _count_lines(file.read())
-        total = str(total_lines) if total_lines is not None else f"more than {last_shown}"
-        note = (
-            f"[showing lines {offset}-{last_shown} of {total}; "
-            f"call read_file with offset={last_shown + 1} to read more]"
-        )
-        return "\n".join([*shown, note])
+        return _show_lines(file, path, offset, limit)
 
 
 def write_file(workspace: Path, path: str, content: str) -> str:
@@ -135,7 +132,7 @@ def edit_file(
 
     count = text.count(old)
     if count == 0:
-        raise _not_found_error(path, old_text, encoding)
+        raise _not_found_error(path, old_text, text)
     if count > 1 and not replace_all:
         lines = ", ".join(str(number) for number in _line_numbers_of(text, old))
         raise ToolError(
@@ -144,9 +141,9 @@ def edit_file(
             f"or set replace_all to true to replace all {count}."
         )
 
-    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     try:
-        data = bom + updated.encode(encoding)
+        # Strict, so that only bytes read from the file can come back as escaped bytes below.
+        new.encode(encoding)
     except UnicodeEncodeError as exc:
         character = exc.object[exc.start]
         if encoding == "latin-1":
@@ -156,9 +153,12 @@ def edit_file(
                 "Use only Latin-1 characters in new_text."
             ) from exc
         raise ToolError(
-            f"edit_file: new_text contains {character!r}, which cannot be written as UTF-8. "
-            "Send plain text."
+            f"edit_file: new_text contains {character!r}, which cannot be written as "
+            f"{encoding.upper()}. Send plain text."
         ) from exc
+    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    # surrogateescape writes the stray bytes of a mostly-UTF-8 file back as they were.
+    data = bom + updated.encode(encoding, errors="surrogateescape")
     try:
         write_atomically(target, data)
     except OSError as exc:
@@ -240,6 +240,38 @@ def _list_directory(directory: Path) -> str:
     return listing
 
 
+def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
+    """The numbered lines read_file shows, read from `file` (UTF-8 or close to it)."""
+    size = file.seek(0, os.SEEK_END)
+    file.seek(0)
+    if size == 0:
+        return "(empty file)"
+
+    lines_skipped = _skip_lines(file, offset - 1)
+    if lines_skipped < offset - 1:
+        raise _past_end_error(path, offset, total_lines=lines_skipped)
+
+    shown, more_remains, window_end = _read_window(file, offset, limit)
+    if not shown:
+        # The file ends with a line break right before the requested line.
+        raise _past_end_error(path, offset, total_lines=offset - 1)
+
+    if not more_remains:
+        return "\n".join(shown)
+
+    last_shown = offset + len(shown) - 1
+    total_lines = None
+    if size - window_end <= COUNT_REMAINING_LIMIT_BYTES:
+        file.seek(window_end)
+        total_lines = last_shown + _count_lines(file.read())
+    total = str(total_lines) if total_lines is not None else f"more than {last_shown}"
+    note = (
+        f"[showing lines {offset}-{last_shown} of {total}; "
+        f"call read_file with offset={last_shown + 1} to read more]"
+    )
+    return "\n".join([*shown, note])
+
+
 def _skip_lines(file: BinaryIO, count: int) -> int:
     """Move past `count` lines and return how many there were (fewer if the file ended).
 
@@ -318,15 +350,41 @@ def _past_end_error(path: str, offset: int, total_lines: int) -> ToolError:
     )
 
 
+def _utf16_codec(head: bytes) -> str | None:
+    """The codec of a file that starts with a UTF-16 byte order mark, else None."""
+    if head.startswith(codecs.BOM_UTF32_LE):
+        return None  # FF FE 00 00 starts UTF-32, which we leave to bash like other binaries.
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le"
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be"
+    return None
+
+
 def _decode_for_editing(raw: bytes) -> tuple[str, str, bytes]:
-    """Return (text, encoding, byte order mark) so that encoding the text gives `raw` back."""
+    """Return (text, encoding, byte order mark) of a file's bytes, for edit_file.
+
+    `bom + text.encode(encoding, errors="surrogateescape")` gives `raw` back exactly.
+    """
+    utf16_codec = _utf16_codec(raw)
+    if utf16_codec:
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw[2:].decode(utf16_codec), utf16_codec, raw[:2]
+
     bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
-    try:
-        return raw[len(bom) :].decode("utf-8"), "utf-8", bom
-    except UnicodeDecodeError:
-        # Latin-1 maps every byte to one character and back, so the bytes around the edit
-        # are written back exactly as they were.
-        return raw.decode("latin-1"), "latin-1", b""
+    body = raw[len(bom) :]
+    text = body.decode("utf-8", errors="surrogateescape")
+    stray_bytes = len(ESCAPED_BYTE.findall(text))
+    utf8_bytes = len(NON_ASCII_BYTE.findall(body)) - stray_bytes
+    # A file is edited as UTF-8 if it has a UTF-8 BOM or if more of its non-ASCII bytes form
+    # valid UTF-8 characters than not: a UTF-8 file with a stray byte (a pasted Latin-1
+    # character, a cut-off write) passes. A legacy 8-bit file does not: its accented letters
+    # are single bytes, and one is almost never followed by the continuation bytes UTF-8 needs.
+    if bom or stray_bytes == 0 or utf8_bytes > stray_bytes:
+        return text, "utf-8", bom
+    # Latin-1 maps every byte to one character and back, so the bytes around the edit
+    # are written back exactly as they were.
+    return raw.decode("latin-1"), "latin-1", b""
 
 
 def _match_file_newlines(text: str, old_text: str, new_text: str) -> tuple[str, str]:
@@ -353,7 +411,7 @@ def _line_numbers_of(text: str, needle: str, limit: int = 10) -> list[int]:
     return numbers
 
 
-def _not_found_error(path: str, old_text: str, encoding: str) -> ToolError:
+def _not_found_error(path: str, old_text: str, file_text: str) -> ToolError:
     message = (
         f"edit_file: old_text was not found in {path}. Call read_file on that region and copy "
         "the text exactly, including indentation and blank lines."
@@ -363,10 +421,10 @@ def _not_found_error(path: str, old_text: str, encoding: str) -> ToolError:
             " old_text seems to include read_file's line-number prefixes (a number and a tab); "
             "leave those out."
         )
-    if encoding == "latin-1" and "\ufffd" in old_text:
+    if "\ufffd" in old_text and "\ufffd" not in file_text:
         message += (
-            " The file is not UTF-8: read_file shows its undecodable bytes as \ufffd, which "
-            "cannot be matched. Choose old_text that avoids those characters."
+            " old_text contains \ufffd, which read_file shows in place of bytes that are not "
+            "valid UTF-8; it cannot be matched. Choose old_text that avoids those characters."
         )
     return ToolError(message)
 
