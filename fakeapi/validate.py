@@ -74,6 +74,8 @@ TOOL_RESULT_ITEM_KEYS = {
     "image": None,
 }
 
+# The patterns are written as the API prints them in its errors. Check them with fullmatch:
+# with re.match, `$` also matches before a trailing newline, so "bash\n" would pass.
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 MAX_CACHE_BREAKPOINTS = 4
@@ -232,7 +234,7 @@ def _check_tools(body: dict[str, Any], breakpoints: list[str]) -> set[str]:
             raise _reject(f"{path}.type", "only custom tools are supported by this server")
         _only_keys(tool, TOOL_KEYS, path)
         name = tool.get("name")
-        if not isinstance(name, str) or not TOOL_NAME.match(name):
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
             raise _reject(f"{path}.name", f"String should match pattern '{TOOL_NAME.pattern}'")
         if name in names:
             raise _reject("tools", f"Tool names must be unique. Duplicate: {name}")
@@ -497,9 +499,9 @@ def _check_tool_use(block: dict[str, Any], path: str) -> None:
     for key in ("id", "name", "input"):
         if key not in block:
             raise _reject(f"{path}.{key}", "Field required")
-    if not isinstance(block["id"], str) or not TOOL_USE_ID.match(block["id"]):
+    if not isinstance(block["id"], str) or not TOOL_USE_ID.fullmatch(block["id"]):
         raise _reject(f"{path}.id", f"String should match pattern '{TOOL_USE_ID.pattern}'")
-    if not isinstance(block["name"], str) or not TOOL_NAME.match(block["name"]):
+    if not isinstance(block["name"], str) or not TOOL_NAME.fullmatch(block["name"]):
         raise _reject(f"{path}.name", f"String should match pattern '{TOOL_NAME.pattern}'")
     if not isinstance(block["input"], dict):
         raise _reject(f"{path}.input", "Input should be a valid dictionary")

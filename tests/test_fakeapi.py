@@ -485,6 +485,22 @@ REJECTED = {
         body([user()], tools=[{"name": "run shell", "input_schema": {"type": "object"}}]),
         "tools.0.name: String should match pattern",
     ),
+    # `$` in the API's patterns does not let a trailing newline through.
+    "tool name with a trailing newline": (
+        body([user()], tools=[{"name": "bash\n", "input_schema": {"type": "object"}}]),
+        "tools.0.name: String should match pattern",
+    ),
+    "tool_use id with a trailing newline": (
+        body([user(), assistant([call("toolu_a\n")]), user([result("toolu_a\n")])], tools=TOOLS),
+        "messages.1.content.0.id: String should match pattern",
+    ),
+    "tool_use name with a trailing newline": (
+        body(
+            [user(), assistant([{**call("toolu_a"), "name": "bash\n"}]), user([result("toolu_a")])],
+            tools=TOOLS,
+        ),
+        "messages.1.content.0.name: String should match pattern",
+    ),
     "duplicate tool names": (
         body([user()], tools=[*TOOLS, *TOOLS]),
         "tools: Tool names must be unique",
