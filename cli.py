@@ -178,13 +178,18 @@ class HeadlessUI(TerminalUI):
 
     def __init__(self, console: Console) -> None:
         super().__init__(console)
-        self.held_text: list[str] = []
+        self.held_text: list[str] = []  # text of complete replies, not yet shown
+        self.streaming_text: list[str] = []  # text of the reply on its way in
 
     def stream_event(self, event: Any) -> None:
         if event.type == "message_start":
+            self.streaming_text.clear()  # a retried stream starts over: drop the partial text
             self.show_held_text()
         elif event.type == "content_block_stop" and event.content_block.type == "text":
-            self.held_text.append(event.content_block.text)
+            self.streaming_text.append(event.content_block.text)
+        elif event.type == "message_stop":
+            self.held_text.extend(self.streaming_text)
+            self.streaming_text.clear()
 
     def tool_started(self, call: dict) -> None:
         self.show_held_text()
