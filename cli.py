@@ -214,7 +214,7 @@ async def run_input(agent: Agent, prompt: str) -> str:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-def interactive(agent: Agent, session: Session, ui: TerminalUI) -> int:
+def interactive(agent: Agent, session: Session, ui: TerminalUI, autosave: Autosave) -> int:
     console = ui.console
     console.print(f"[bold]planloop[/] · {agent.model} · {agent.workspace}")
     console.print(
@@ -240,11 +240,19 @@ def interactive(agent: Agent, session: Session, ui: TerminalUI) -> int:
             if line == "/todos":
                 console.print(checklist(agent.extra.get("todos")))
                 continue
-            runner.run(run_input(agent, line))
+            try:
+                runner.run(run_input(agent, line))
+            except ModelError as err:
+                if not err.temporary:
+                    raise  # a bad key or a rejected request: one line and exit
+                ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
+                continue
             if agent.context.stop_reason:
                 ui.notice(agent.context.stop_reason)
     save_history(history)
-    console.print(f"[dim]Session saved. Resume with: python agent.py --resume {session.id}[/]")
+    note = autosave.closing_note(agent)
+    if note:  # nothing to say when nothing was asked
+        console.print(f"[dim]{escape(note)}[/]")
     return EXIT_OK
 
 
@@ -302,10 +310,10 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_cli(argv: list[str] | None = None) -> int:
     workspace = Path.cwd().resolve()
-    load_dotenv(workspace / ".env", override=False)  # variables already set win
-    session: Session | None = None
+    autosave: Autosave | None = None
     agent: Agent | None = None
     try:
+        load_env_file(workspace / ".env")
         args = parse_args(argv)
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
@@ -323,31 +331,75 @@ def run_cli(argv: list[str] | None = None) -> int:
             session.load_into(agent)
         else:
             session = Session(workspace)
-        agent.checkpoint = session.save
+        autosave = Autosave(session, ui)
+        agent.checkpoint = autosave
         if is_headless:
             return headless(agent, prompt)
-        return interactive(agent, session, ui)
+        return interactive(agent, session, ui, autosave)
     except UsageError as err:
         print(f"planloop: {err}", file=sys.stderr)
         return EXIT_USAGE
     except (ModelError, SessionError) as err:
-        print(f"planloop: {err}{saved_note(session, agent)}", file=sys.stderr)
+        print(f"planloop: {err}{closing_note(autosave, agent)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"planloop: interrupted.{saved_note(session, agent)}", file=sys.stderr)
+        print(f"planloop: interrupted.{closing_note(autosave, agent)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as err:  # one line, no traceback; PLANLOOP_DEBUG=1 shows it
         if os.environ.get("PLANLOOP_DEBUG"):
             raise
         print(
-            f"planloop: unexpected error: {type(err).__name__}: {err}{saved_note(session, agent)}",
+            f"planloop: unexpected error: {type(err).__name__}: {err}"
+            f"{closing_note(autosave, agent)}",
             file=sys.stderr,
         )
         return EXIT_ERROR
 
 
-def saved_note(session: Session | None, agent: Agent | None) -> str:
-    if session is None or agent is None or not agent.messages:
+def load_env_file(path: Path) -> None:
+    """Read the workspace's .env; variables already set in the environment win."""
+    try:
+        load_dotenv(path, override=False)
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
+
+
+def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:
+    """The tail of a one-line error: where the session is, if there is one."""
+    if autosave is None or agent is None:
         return ""
-    session.save(agent)
-    return f" Session saved; resume with: python agent.py --resume {session.id}"
+    note = autosave.closing_note(agent)
+    return f" {note}" if note else ""
+
+
+class Autosave:
+    """The agent's checkpoint: save the session after every step.
+
+    A failed save (a full disk, a read-only home) is reported once and the run goes on:
+    stopping would lose the work in flight, which is worse than an unsaved session.
+    """
+
+    def __init__(self, session: Session, ui: TerminalUI) -> None:
+        self.session = session
+        self.ui = ui
+        self.failing = False
+
+    def __call__(self, agent: Agent) -> None:
+        try:
+            self.session.save(agent)
+        except SessionError as err:
+            if not self.failing:
+                self.ui.notice(f"{err} Going on without saving.")
+            self.failing = True
+        else:
+            self.failing = False
+
+    def closing_note(self, agent: Agent) -> str:
+        """Save one last time; say how to resume, or why that will not work."""
+        if not agent.messages:
+            return ""
+        try:
+            self.session.save(agent)
+        except SessionError as err:
+            return f"The session was not saved: {err}"
+        return f"Session saved. Resume with: python agent.py --resume {self.session.id}"

@@ -24,7 +24,15 @@ EPHEMERAL = {"type": "ephemeral"}
 
 
 class ModelError(Exception):
-    """A failure of the model call that a person must fix; str() is one line saying what to do."""
+    """A failed model call; str() is one line saying what to do.
+
+    `temporary` marks a failure that may pass by itself (no connection, overloaded, rate
+    limited), unlike one a person must fix (a bad key, a rejected request).
+    """
+
+    def __init__(self, message: str, *, temporary: bool = False) -> None:
+        super().__init__(message)
+        self.temporary = temporary
 
 
 class StreamListener(Protocol):
@@ -86,14 +94,19 @@ async def stream_reply(
                 return reply_to_dict(await stream.get_final_message())
         except anthropic.APIStatusError as err:
             if not is_overloaded_mid_stream(err) or attempt == STREAM_RETRIES:
-                raise ModelError(describe_api_error(err, client)) from err
+                temporary = err.status_code == 429 or err.status_code >= 500
+                raise ModelError(
+                    describe_api_error(err, client),
+                    temporary=temporary or is_overloaded_mid_stream(err),
+                ) from err
             delay = RETRY_BASE_DELAY * 2**attempt
             listener.notice(f"The API is overloaded; retrying in {delay:.0f} s.")
             await asyncio.sleep(delay)
         except anthropic.APIConnectionError as err:
             raise ModelError(
                 f"Cannot reach the API at {client.base_url} ({err}). "
-                "Check ANTHROPIC_BASE_URL and your network."
+                "Check ANTHROPIC_BASE_URL and your network.",
+                temporary=True,
             ) from err
     raise AssertionError("unreachable")
 

@@ -38,7 +38,7 @@ def new_session_id() -> str:
 
 
 class SessionError(Exception):
-    """A session that cannot be found or read; str() says what to do."""
+    """A session that cannot be found, read or written; str() says what to do."""
 
 
 class Session:
@@ -48,7 +48,10 @@ class Session:
         self.path = sessions_dir(workspace) / f"{self.id}.json"
 
     def save(self, agent: Any) -> None:
-        """Write messages and extra to disk atomically (temporary file, then rename)."""
+        """Write messages and extra to disk atomically (temporary file, then rename).
+
+        Raises SessionError when the folder cannot be written.
+        """
         data = {
             "version": FORMAT_VERSION,
             "id": self.id,
@@ -58,9 +61,15 @@ class Session:
             "messages": agent.messages,
             "extra": agent.extra,
         }
-        # Conversations can hold secrets from the project: keep the folder private.
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_atomically(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+        try:
+            # Conversations can hold secrets from the project: keep the folder private.
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_atomically(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+        except OSError as err:
+            raise SessionError(
+                f"Cannot save the session in {self.path.parent} ({err.strerror or err}). "
+                "Set PLANLOOP_HOME to a folder you can write."
+            ) from None
 
     def load_into(self, agent: Any) -> None:
         """Replace the agent's conversation and state with the saved ones."""

@@ -115,6 +115,23 @@ def test_key_from_dotenv_file_in_the_workspace(api, env, workspace):
     assert api.accepted[0]["model"] == "from-environment"
 
 
+def test_auth_token_alone_is_sent_as_a_bearer_token(api, env, workspace):
+    env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
+    env["ANTHROPIC_AUTH_TOKEN"] = API_KEY  # what gateways and compatible providers use
+    api.add({"content": [text("hi")]})
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert api.headers[0]["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_a_dotenv_file_that_is_not_utf8_is_one_line(env, workspace):
+    (workspace / ".env").write_bytes(b"ANTHROPIC_API_KEY=\xff\n")
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert ".env" in result.stderr and "UTF-8" in result.stderr
+
+
 def test_model_flag_overrides_the_environment(api, env, workspace):
     api.add({"content": [text("hi")]})
     agent("-p", "hi", "--model", "claude-opus-4-1", cwd=workspace, env=env)
@@ -150,6 +167,35 @@ def test_api_error_is_one_line_and_the_session_is_saved(api, env, workspace, iso
     [session] = saved_sessions(isolated_home)
     messages = json.loads(session.read_text())["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+
+
+def test_a_session_folder_that_cannot_be_written_is_reported_once_and_the_run_goes_on(
+    api, env, workspace, tmp_path
+):
+    not_a_folder = tmp_path / "home-file"
+    not_a_folder.write_text("")
+    env["PLANLOOP_HOME"] = str(not_a_folder)
+    api.add({"content": [tool_use("write_file", {"path": "a.txt", "content": "one"})]})
+    api.add({"content": [tool_use("write_file", {"path": "b.txt", "content": "two"})]})
+    api.add({"content": [text("Both written.")]})
+    result = agent("-p", "write two files", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Both written.\n"
+    assert (workspace / "b.txt").read_text() == "two"
+    assert result.stderr.count("Cannot save the session") == 1
+    assert "PLANLOOP_HOME" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_headless_progress_never_shows_text_from_a_stream_that_failed(api, env, workspace):
+    overloaded = {"type": "overloaded_error", "message": "Overloaded"}
+    api.add({"mid_stream_error": overloaded, "content": [text("Half a thought")]})
+    api.add({"content": [text("Let me look."), tool_use("read_file", {"path": "."})]})
+    api.add({"content": [text("Nothing here.")]})
+    result = agent("-p", "look around", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Let me look." in result.stderr and "retrying" in result.stderr
+    assert "Half a thought" not in result.stderr + result.stdout
+    assert result.stdout == "Nothing here.\n"
 
 
 def test_resume_continues_the_saved_conversation_and_plan(api, env, workspace, isolated_home):

@@ -172,3 +172,31 @@ def test_checklist_is_shown_when_the_plan_changes(api, terminal):
     assert "[x] Read the code" in shown and "[>] Write the fix" in shown
     terminal.type("\x04")
     assert terminal.close() == 0
+
+
+def test_a_temporary_api_error_returns_to_the_prompt_with_nothing_lost(api, terminal):
+    overloaded = {
+        "status": 529,
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+        "headers": {"retry-after-ms": "1"},  # keep the SDK's own retries quick
+    }
+    for _ in range(3):  # the first try and the SDK's two retries
+        api.add(overloaded)
+    api.add({"content": [text("Back online.")]})
+    terminal.wait_for("› ")
+    terminal.type("hello\n")
+    terminal.wait_for("type 'continue' to try again")
+    terminal.wait_for("› ")
+    terminal.type("continue\n")
+    terminal.wait_for("Back online.")
+    terminal.wait_for("› ")
+    terminal.type("\x04")
+    assert terminal.close() == 0
+    [message] = api.accepted[-1]["messages"]
+    assert [b["text"] for b in message["content"]] == ["hello", "continue"]
+
+
+def test_ctrl_c_at_an_empty_prompt_exits_cleanly(terminal):
+    terminal.wait_for("› ")
+    terminal.ctrl_c()
+    assert terminal.close() == 0
