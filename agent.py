@@ -162,6 +162,8 @@ class Agent:
     # ---- the steps the loop calls by name -------------------------------------------------
 
     def start_input(self, prompt: str) -> None:
+        if not prompt.strip():  # the API refuses blank text; fail here, before any request
+            raise ValueError("The prompt is empty: give the agent something to do.")
         # A fresh signal per input: a cancel meant for the last turn must not stop this one,
         # and the event must belong to the event loop that runs this input.
         self.context.signal = asyncio.Event()

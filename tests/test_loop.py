@@ -122,6 +122,13 @@ def test_refusal_ends_the_turn_with_a_note(api, make_agent):
     assert any("declined" in n for n in agent.ui.notices)
 
 
+def test_a_blank_prompt_is_refused_before_any_request(api, make_agent):
+    agent = make_agent()
+    with pytest.raises(ValueError, match="The prompt is empty"):
+        run(agent.run("  \n "))
+    assert api.requests == [] and agent.messages == []
+
+
 def test_pause_turn_sends_the_content_back_and_continues(api, make_agent):
     api.add({"content": [text("Searching…")], "stop_reason": "pause_turn"})
     api.add({"content": [text("Found it.")]})
