@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,34 @@ def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
     result = agent("-p", "loop", "--max-turns", "2", cwd=workspace, env=env)
     assert result.returncode == 3
     assert "Stopped after 2 model calls" in result.stderr
+
+
+def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
+    api, env, workspace, isolated_home
+):
+    def slow_reply(body):
+        time.sleep(2)
+        return {"content": [text("too late")]}
+
+    api.add(slow_reply)
+    proc = subprocess.Popen(
+        [sys.executable, str(AGENT), "-p", "think hard"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not api.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Interrupted by the user" in stderr and "Traceback" not in stderr
+    [session] = saved_sessions(isolated_home)
+    messages = json.loads(session.read_text())["messages"]
+    assert messages == [{"role": "user", "content": [{"type": "text", "text": "think hard"}]}]
 
 
 def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(

@@ -196,6 +196,26 @@ def test_a_temporary_api_error_returns_to_the_prompt_with_nothing_lost(api, term
     assert [b["text"] for b in message["content"]] == ["hello", "continue"]
 
 
+def test_ctrl_c_at_the_approval_question_cancels_the_turn(api, terminal, workspace):
+    call = tool_use("bash", {"command": "touch never"})
+    api.add({"content": [call]})
+    api.add({"content": [text("Understood.")]})
+    terminal.wait_for("› ")
+    terminal.type("make a file\n")
+    terminal.wait_for("for this session:")
+    terminal.ctrl_c()
+    terminal.wait_for("Interrupted by the user.")
+    terminal.wait_for("› ")
+    terminal.type("never mind\n")
+    terminal.wait_for("Understood.")
+    terminal.wait_for("› ")
+    terminal.type("/exit\n")
+    assert terminal.close() == 0
+    assert not (workspace / "never").exists()
+    result = results_by_id(api.accepted[1])[call["id"]]
+    assert result["is_error"] is True and "Interrupted by the user" in result["content"]
+
+
 def test_ctrl_c_at_an_empty_prompt_exits_cleanly(terminal):
     terminal.wait_for("› ")
     terminal.ctrl_c()

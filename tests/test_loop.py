@@ -122,6 +122,13 @@ def test_refusal_ends_the_turn_with_a_note(api, make_agent):
     assert any("declined" in n for n in agent.ui.notices)
 
 
+def test_a_stop_sequence_ends_the_turn_like_end_turn(api, make_agent):
+    api.add({"content": [text("Here is the list")], "stop_reason": "stop_sequence"})
+    agent = make_agent()
+    assert run(agent.run("list")) == "Here is the list"
+    assert len(api.accepted) == 1 and agent.context.stop_reason is None
+
+
 def test_a_blank_prompt_is_refused_before_any_request(api, make_agent):
     agent = make_agent()
     with pytest.raises(ValueError, match="The prompt is empty"):
