@@ -214,11 +214,11 @@ async def run_input(agent: Agent, prompt: str) -> str:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-def interactive(agent: Agent, session: Session, ui: TerminalUI, autosave: Autosave) -> int:
+def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     console = ui.console
     console.print(f"[bold]planloop[/] · {agent.model} · {agent.workspace}")
     console.print(
-        f"[dim]session {session.id} · /todos shows the plan · Ctrl-C cancels a turn, "
+        f"[dim]session {autosave.session.id} · /todos shows the plan · Ctrl-C cancels a turn, "
         "Ctrl-D exits[/]"
     )
     if agent.messages:
@@ -335,7 +335,7 @@ def run_cli(argv: list[str] | None = None) -> int:
         agent.checkpoint = autosave
         if is_headless:
             return headless(agent, prompt)
-        return interactive(agent, session, ui, autosave)
+        return interactive(agent, ui, autosave)
     except UsageError as err:
         print(f"planloop: {err}", file=sys.stderr)
         return EXIT_USAGE

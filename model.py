@@ -82,6 +82,11 @@ def is_overloaded_mid_stream(err: anthropic.APIStatusError) -> bool:
     return err.status_code < 400 and kind in ("overloaded_error", "api_error")
 
 
+def is_temporary(err: anthropic.APIStatusError) -> bool:
+    """Worth another try later: rate limits, trouble on the server's side, an overload."""
+    return err.status_code == 429 or err.status_code >= 500 or is_overloaded_mid_stream(err)
+
+
 async def stream_reply(
     client: anthropic.AsyncAnthropic, request: dict, listener: StreamListener
 ) -> dict:
@@ -94,10 +99,8 @@ async def stream_reply(
                 return reply_to_dict(await stream.get_final_message())
         except anthropic.APIStatusError as err:
             if not is_overloaded_mid_stream(err) or attempt == STREAM_RETRIES:
-                temporary = err.status_code == 429 or err.status_code >= 500
                 raise ModelError(
-                    describe_api_error(err, client),
-                    temporary=temporary or is_overloaded_mid_stream(err),
+                    describe_api_error(err, client), temporary=is_temporary(err)
                 ) from err
             delay = RETRY_BASE_DELAY * 2**attempt
             listener.notice(f"The API is overloaded; retrying in {delay:.0f} s.")
