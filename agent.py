@@ -12,7 +12,7 @@
 
 Call the model, append its reply, run the tools it asked for, append the results, repeat.
 Everything else lives elsewhere and is called by name: tools in `tools/`, policies and
-the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli.py`.
+the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli/`.
 
     from agent import Agent
     agent = Agent()                         # model, key and endpoint from the environment

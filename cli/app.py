@@ -1,0 +1,210 @@
+"""Flags, building the agent, and running it interactive or headless.
+
+Errors a person reads are one line that says what to do; exit codes: 0 done, 1 error,
+2 bad usage, 3 stopped early (turn limit), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from dotenv import load_dotenv
+from rich.console import Console
+
+from agent import Agent
+from cli.prompt import interactive, run_input
+from cli.render import HeadlessUI, TerminalUI
+from middleware import BashApproval
+from model import ModelError
+from session import Session, SessionError
+from todo import TodoListMiddleware
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+class UsageError(Exception):
+    pass
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one line saying what to do (no usage block)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see: python agent.py --help)")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = OneLineParser(prog="agent.py", description="A small coding agent with a plan.")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one task headless ('-' reads it from stdin) and print the answer",
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="allow bash commands without asking (needed for bash in headless mode)",
+    )
+    parser.add_argument("--model", help="model id (default: $MODEL_ID or claude-sonnet-4-6)")
+    parser.add_argument(
+        "--max-turns",
+        type=positive_int,
+        default=200,
+        metavar="N",
+        help="model calls allowed per user input (default: 200)",
+    )
+    parser.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="ID",
+        help="continue the latest (or the given) session of this folder",
+    )
+    return parser.parse_args(argv)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+
+def headless(agent: Agent, prompt: str) -> int:
+    answer = asyncio.run(run_input(agent, prompt))
+    if answer:
+        print(answer)
+    if agent.context.stop_reason:
+        print(f"planloop: {agent.context.stop_reason}", file=sys.stderr)
+        interrupted = agent.signal.is_set()
+        return EXIT_INTERRUPTED if interrupted else EXIT_STOPPED
+    return EXIT_OK
+
+
+def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
+    agent: Agent | None = None
+    middleware: list = [TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos)]
+    if not args.yes:
+        middleware.append(BashApproval(ask=None if headless else ui.ask_bash_approval))
+    agent = Agent(
+        model=args.model,
+        workspace=workspace,
+        middleware=middleware,
+        max_turns=args.max_turns,
+        ui=ui,
+    )
+    return agent
+
+
+def main(argv: list[str] | None = None) -> None:
+    sys.exit(run_cli(argv))
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    workspace = Path.cwd().resolve()
+    autosave: Autosave | None = None
+    agent: Agent | None = None
+    try:
+        load_env_file(workspace / ".env")
+        args = parse_args(argv)
+        prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+        if args.prompt is not None and not (prompt or "").strip():
+            raise UsageError("the prompt is empty (give a task after -p)")
+        is_headless = prompt is not None
+        ui_class = HeadlessUI if is_headless else TerminalUI
+        ui = ui_class(Console(stderr=is_headless, highlight=False))
+        agent = build_agent(args, workspace, ui, is_headless)
+        if args.resume:
+            session = (
+                Session.latest(workspace)
+                if args.resume == "latest"
+                else Session(workspace, args.resume)
+            )
+            session.load_into(agent)
+        else:
+            session = Session(workspace)
+        autosave = Autosave(session, ui)
+        agent.checkpoint = autosave
+        if is_headless:
+            return headless(agent, prompt)
+        return interactive(agent, ui, autosave)
+    except UsageError as err:
+        print(f"planloop: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ModelError, SessionError) as err:
+        print(f"planloop: {err}{closing_note(autosave, agent)}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"planloop: interrupted.{closing_note(autosave, agent)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as err:  # one line, no traceback; PLANLOOP_DEBUG=1 shows it
+        if os.environ.get("PLANLOOP_DEBUG"):
+            raise
+        print(
+            f"planloop: unexpected error: {type(err).__name__}: {err}"
+            f"{closing_note(autosave, agent)}",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def load_env_file(path: Path) -> None:
+    """Read the workspace's .env; variables already set in the environment win."""
+    try:
+        load_dotenv(path, override=False)
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
+
+
+def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:
+    """The tail of a one-line error: where the session is, if there is one."""
+    if autosave is None or agent is None:
+        return ""
+    note = autosave.closing_note(agent)
+    return f" {note}" if note else ""
+
+
+class Autosave:
+    """The agent's checkpoint: save the session after every step.
+
+    A failed save (a full disk, a read-only home) is reported once and the run goes on:
+    stopping would lose the work in flight, which is worse than an unsaved session.
+    """
+
+    def __init__(self, session: Session, ui: TerminalUI) -> None:
+        self.session = session
+        self.ui = ui
+        self.failing = False
+
+    def __call__(self, agent: Agent) -> None:
+        try:
+            self.session.save(agent)
+        except SessionError as err:
+            if not self.failing:
+                self.ui.notice(f"{err} Going on without saving.")
+            self.failing = True
+        else:
+            self.failing = False
+
+    def closing_note(self, agent: Agent) -> str:
+        """Save one last time; say how to resume, or why that will not work."""
+        if not agent.messages:
+            return ""
+        try:
+            self.session.save(agent)
+        except SessionError as err:
+            return f"The session was not saved: {err}"
+        return f"Session saved. Resume with: python agent.py --resume {self.session.id}"

@@ -1,0 +1,111 @@
+"""The interactive prompt: read a line, run it as one user input, repeat.
+
+Lines starting with a slash are commands for planloop itself (see SLASH_COMMANDS); every
+other line goes to the model. Ctrl-C during a turn cancels only that turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+
+from cli.render import TerminalUI, checklist
+from model import ModelError
+from session import planloop_home
+
+if TYPE_CHECKING:
+    from agent import Agent
+    from cli.app import Autosave
+
+EXIT_OK = 0
+
+
+def show_todos(agent: Agent, ui: TerminalUI, line: str) -> None:
+    ui.console.print(checklist(agent.extra.get("todos")))
+
+
+async def run_input(agent: Agent, prompt: str) -> str:
+    """One user input, with Ctrl-C cancelling just this turn."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, agent.cancel)
+    try:
+        return await agent.run(prompt)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+# Slash commands: name -> handler(agent, ui, line). Add a command by adding an entry.
+SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], None]] = {
+    "/todos": show_todos,
+}
+
+
+def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
+    console = ui.console
+    console.print(f"[bold]planloop[/] · {agent.model} · {agent.workspace}")
+    console.print(
+        f"[dim]session {autosave.session.id} · /todos shows the plan · Ctrl-C cancels a turn, "
+        "Ctrl-D exits[/]"
+    )
+    if agent.messages:
+        console.print(f"[dim]resumed: {len(agent.messages)} messages so far[/]")
+        if agent.extra.get("todos"):
+            console.print(checklist(agent.extra["todos"]))
+    history = load_history()
+    with asyncio.Runner() as runner:
+        while True:
+            try:
+                line = input("\n› ").strip()
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                break
+            if not line:
+                continue
+            if line in ("/exit", "/quit"):
+                break
+            command = SLASH_COMMANDS.get(line.split()[0]) if line.startswith("/") else None
+            if command is not None:
+                command(agent, ui, line)
+                continue
+            try:
+                runner.run(run_input(agent, line))
+            except ModelError as err:
+                if not err.temporary:
+                    raise  # a bad key or a rejected request: one line and exit
+                ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
+                continue
+            if agent.context.stop_reason:
+                ui.notice(agent.context.stop_reason)
+    save_history(history)
+    note = autosave.closing_note(agent)
+    if note:  # nothing to say when nothing was asked
+        console.print(f"[dim]{escape(note)}[/]")
+    return EXIT_OK
+
+
+def load_history() -> Path | None:
+    try:
+        import readline  # line editing and ↑ history for input(), where available
+    except ImportError:
+        return None
+    path = planloop_home() / "history"
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    return path
+
+
+def save_history(path: Path | None) -> None:
+    if path is None:
+        return
+    import readline
+
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        readline.set_history_length(1000)
+        readline.write_history_file(path)
