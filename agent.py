@@ -62,7 +62,7 @@ class Interrupted(Exception):
 
 
 class QuietUI:
-    """What the loop tells a UI. This one shows nothing; cli.py has the terminal versions."""
+    """What the loop tells a UI. This one shows nothing; cli/render.py has the terminal versions."""
 
     def stream_event(self, event: Any) -> None: ...
     def notice(self, text: str) -> None: ...
@@ -168,6 +168,7 @@ class Agent:
         # and the event must belong to the event loop that runs this input.
         self.context.signal = asyncio.Event()
         self.context.run_id = uuid.uuid4().hex
+        self.context.input_seq += 1
         self.context.turn = 0
         self.context.stop_reason = None
         close_unanswered_calls(self.messages)  # e.g. a session saved by a process that died

@@ -39,6 +39,10 @@ class AgentContext:
     extra: dict[str, Any] = field(default_factory=dict)
     # A new id for every user input, so that state tied to "this input" can tell when it went stale.
     run_id: str = ""
+    # Counts input boundaries: each user input, each internal input (a delivered task result)
+    # and each answer a person gives to an approval question moves it on. Automatic approvals
+    # (--yes, "always") do not. State bound to "the current input" compares against it.
+    input_seq: int = 0
     # Model calls made for the current user input.
     turn: int = 0
     # Set by whoever ends a run early, so the user is told why.
