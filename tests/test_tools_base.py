@@ -37,6 +37,7 @@ SAMPLE = Tool(
             "mode": {"type": "string", "enum": ["fast", "slow"]},
         },
         "required": ["path"],
+        "additionalProperties": False,
     },
     handler=echo,
 )
@@ -90,6 +91,63 @@ def test_unknown_argument_is_refused_with_the_accepted_names():
     message = error_for({"path": "a", "file_path": "a"})
     assert "unknown argument 'file_path'" in message
     assert "'path', 'count', 'ratio', 'force', 'items', 'options', 'mode'" in message
+
+
+def test_unknown_argument_is_accepted_but_not_passed_on_where_the_schema_allows_it():
+    lenient = Tool(
+        "lenient", "", {"type": "object", "properties": {"path": {"type": "string"}}}, echo
+    )
+    assert validate_input(lenient, {"path": "a", "file_path": "b"}) == {"path": "a"}
+
+
+NESTED = Tool(
+    name="plan",
+    description="A nested schema like todo_write's.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "todos": {
+                "type": "array",
+                "maxItems": 2,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "minLength": 1},
+                        "status": {"type": "string", "enum": ["pending", "completed"]},
+                    },
+                    "required": ["content", "status"],
+                },
+            }
+        },
+        "required": ["todos"],
+    },
+    handler=echo,
+)
+
+
+def nested_error(raw_input: object) -> str:
+    with pytest.raises(ToolError) as caught:
+        validate_input(NESTED, raw_input)
+    return str(caught.value)
+
+
+def test_nested_items_are_checked_against_their_declared_shape():
+    item = {"content": "a", "status": "pending"}
+    assert "todos[1].status must be one of" in nested_error(
+        {"todos": [item, {"content": "b", "status": "done"}]}
+    )
+    assert "todos[0].content is required (a string of at least 1 character)" in nested_error(
+        {"todos": [{"status": "pending"}]}
+    )
+    assert "todos[0].content must be a string of at least 1 character, got 0" in nested_error(
+        {"todos": [{"content": "", "status": "pending"}]}
+    )
+    assert "argument 'todos' must be an array of at most 2 items, got 3 items" in nested_error(
+        {"todos": [item, item, item]}
+    )
+    # Keys an item's schema does not forbid pass through untouched.
+    checked = validate_input(NESTED, {"todos": [{**item, "note": "x"}]})
+    assert checked == {"todos": [{**item, "note": "x"}]}
 
 
 def test_input_that_is_not_an_object_is_refused():

@@ -41,6 +41,9 @@ class ToolError(Exception):
     """A failure the model should read; str(exc) becomes the is_error tool result text."""
 
 
+# What a string's and an array's length bounds count.
+_UNITS = {"string": "characters", "array": "items"}
+
 # How each JSON schema type is named in messages to the model.
 _TYPE_NAMES = {
     "string": "a string",
@@ -55,45 +58,100 @@ _TYPE_NAMES = {
 def validate_input(tool: Tool, raw_input: object) -> dict:
     """Check the model's input against `tool.input_schema` and return the arguments to use.
 
-    Only the top level is checked: the input must be an object, required arguments must be
-    present, unknown ones are refused, and each argument must have its declared type (plus
-    `enum` for strings and `minimum`/`maximum` for numbers). Nested content is left to the
-    handler. Raises ToolError with a message for the model. `raw_input` is never modified.
+    What the schema declares is what is checked, nested arrays and objects included: `type`,
+    `required`, `properties`, `additionalProperties`, `items`, `enum`, `minimum`/`maximum`,
+    `minLength`/`maxLength` and `minItems`/`maxItems`. Two leniencies, because models send
+    them: an array or object encoded as a JSON string is decoded once, and a null for an
+    optional argument leaves it out. Raises ToolError with a message for the model;
+    `raw_input` is never modified.
     """
-    properties: dict = tool.input_schema.get("properties", {})
-    required: list = tool.input_schema.get("required", [])
-
     if not isinstance(raw_input, dict):
         raise ToolError(
             f"{tool.name}: the input must be a JSON object of named arguments, "
             f"got {_describe_value(raw_input)}. Send {_example_call(tool)}"
         )
+    try:
+        arguments = _checked(raw_input, tool.input_schema, "")
+    except _Mismatch as mismatch:
+        raise ToolError(f"{tool.name}: {mismatch}. Send {_example_call(tool)}") from None
+    declared = tool.input_schema.get("properties")
+    if declared is None:
+        return arguments
+    # Arguments the schema allows but does not name have no parameter in the handler.
+    return {name: value for name, value in arguments.items() if name in declared}
 
-    unknown = [name for name in raw_input if name not in properties]
-    if unknown:
-        listed = ", ".join(f"'{name}'" for name in unknown)
-        accepted = ", ".join(f"'{name}'" for name in properties) or "none"
-        raise ToolError(
-            f"{tool.name}: unknown argument {listed}. Accepted arguments: {accepted}. "
-            f"Send {_example_call(tool)}"
+
+class _Mismatch(Exception):
+    """Where the input differs from the schema; becomes the text of a ToolError."""
+
+
+def _label(where: str) -> str:
+    """How a place in the input is named: 'argument 'path'' at the top, 'todos[2].status' below."""
+    if not where:
+        return "the input"
+    return where if "[" in where or "." in where else f"argument '{where}'"
+
+
+def _checked(value: object, schema: dict, where: str) -> object:
+    """`value` checked against `schema` (converted where allowed), or raise _Mismatch.
+
+    `where` is the path to the value, e.g. "todos[2].status" ("" for the whole input).
+    """
+    expected = schema.get("type")
+    # Some Anthropic-compatible models send nested arguments as a JSON string. Decode it once,
+    # and only keep the result if it is the declared type, so "[1, 2]" becomes a list but a
+    # doubly encoded string is still refused.
+    if expected in ("array", "object") and isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            decoded = None
+        if _has_type(decoded, expected):
+            value = decoded
+    # 30.0 is how some clients serialise an integer; it means 30.
+    if expected == "integer" and isinstance(value, float) and value.is_integer():
+        value = int(value)
+
+    if not _has_type(value, expected) or ("enum" in schema and value not in schema["enum"]):
+        raise _Mismatch(
+            f"{_label(where)} must be {_describe_expected(schema)}, got {_describe_value(value)}"
         )
+    low, high = _bounds(schema)
+    if low is not None or high is not None:
+        size = len(value) if expected in _UNITS else value
+        if (low is not None and size < low) or (high is not None and size > high):
+            shown = _count(size, expected)
+            raise _Mismatch(f"{_label(where)} must be {_describe_expected(schema)}, got {shown}")
+    if isinstance(value, list) and "items" in schema:
+        return [_checked(item, schema["items"], f"{where}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, dict) and expected == "object":
+        return _checked_object(value, schema, where)
+    return value
 
-    # A null for a required argument counts as missing; see the loop below for optional ones.
+
+def _checked_object(value: dict, schema: dict, where: str) -> dict:
+    properties: dict = schema.get("properties", {})
+    prefix = f"{where}." if where else ""
+    if schema.get("additionalProperties") is False:
+        unknown = [name for name in value if name not in properties]
+        if unknown:
+            listed = ", ".join(f"'{prefix}{name}'" for name in unknown)
+            accepted = ", ".join(f"'{name}'" for name in properties) or "none"
+            raise _Mismatch(f"unknown argument {listed}. Accepted arguments: {accepted}")
+    required = schema.get("required", [])
     for name in required:
-        if raw_input.get(name) is None:
-            raise ToolError(
-                f"{tool.name}: argument '{name}' is required "
-                f"({_describe_expected(properties.get(name, {}))}). Send {_example_call(tool)}"
-            )
-
-    arguments = {}
-    for name, value in raw_input.items():
-        if value is None:
-            # Some models send null for an optional argument they mean to leave out; leaving it
+        if value.get(name) is None:  # a null for a required argument counts as missing
+            expected = _describe_expected(properties.get(name, {}))
+            raise _Mismatch(f"{_label(prefix + name)} is required ({expected})")
+    checked = {}
+    for name, item in value.items():
+        if item is None and name not in required:
+            # Models send null for an optional argument they mean to leave out; leaving it
             # out lets the handler use its default.
             continue
-        arguments[name] = _check_argument(tool, name, properties[name], value)
-    return arguments
+        spec = properties.get(name)
+        checked[name] = item if spec is None else _checked(item, spec, prefix + name)
+    return checked
 
 
 async def call_handler(tool: Tool, workspace: Path, args: dict) -> str:
@@ -107,51 +165,6 @@ async def call_handler(tool: Tool, workspace: Path, args: dict) -> str:
     if not isinstance(result, str):
         raise TypeError(f"handler of tool {tool.name!r} returned {type(result).__name__}, not str")
     return result
-
-
-def _check_argument(tool: Tool, name: str, spec: dict, value: object) -> object:
-    """Return `value` (converted where the schema allows it) or raise ToolError."""
-    expected = spec.get("type")
-
-    # Some Anthropic-compatible models send nested arguments as a JSON string. Decode it once,
-    # and only accept the result if it is the declared type, so "[1, 2]" becomes a list but a
-    # doubly encoded string is still refused below.
-    if expected in ("array", "object") and isinstance(value, str):
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            decoded = None
-        if _has_type(decoded, expected):
-            value = decoded
-
-    # 30.0 is how some clients serialise an integer; it means 30.
-    if expected == "integer" and isinstance(value, float) and value.is_integer():
-        value = int(value)
-
-    if not _has_type(value, expected):
-        raise ToolError(
-            f"{tool.name}: argument '{name}' must be {_describe_expected(spec)}, "
-            f"got {_describe_value(value)}. Send {_example_call(tool)}"
-        )
-
-    allowed = spec.get("enum")
-    if expected == "string" and allowed is not None and value not in allowed:
-        choices = ", ".join(json.dumps(choice) for choice in allowed)
-        raise ToolError(
-            f"{tool.name}: argument '{name}' must be one of {choices}, "
-            f"got {_describe_value(value)}."
-        )
-
-    if expected in ("integer", "number"):
-        minimum, maximum = spec.get("minimum"), spec.get("maximum")
-        too_small = minimum is not None and value < minimum
-        too_large = maximum is not None and value > maximum
-        if too_small or too_large:
-            raise ToolError(
-                f"{tool.name}: argument '{name}' must be {_describe_expected(spec)}, got {value}."
-            )
-
-    return value
 
 
 def _has_type(value: object, expected: str | None) -> bool:
@@ -175,20 +188,38 @@ def _has_type(value: object, expected: str | None) -> bool:
 
 
 def _describe_expected(spec: dict) -> str:
-    """E.g. 'a string', 'an integer from 1 to 600', 'one of "a", "b"'."""
+    """E.g. 'a string', 'an integer from 1 to 600', 'one of "a", "b"', 'an array of at most 20
+    items'."""
     expected = spec.get("type")
+    if spec.get("enum") is not None:
+        return "one of " + ", ".join(json.dumps(choice) for choice in spec["enum"])
     text = _TYPE_NAMES.get(expected, "a value")
-    if expected in ("integer", "number"):
-        minimum, maximum = spec.get("minimum"), spec.get("maximum")
-        if minimum is not None and maximum is not None:
-            text += f" from {minimum} to {maximum}"
-        elif minimum is not None:
-            text += f" of at least {minimum}"
-        elif maximum is not None:
-            text += f" of at most {maximum}"
-    if expected == "string" and spec.get("enum") is not None:
-        text = "one of " + ", ".join(json.dumps(choice) for choice in spec["enum"])
+    low, high = _bounds(spec)
+    if low is not None and high is not None:
+        text += f" from {low} to {_count(high, expected)}"
+    elif low is not None:
+        text += f" of at least {_count(low, expected)}"
+    elif high is not None:
+        text += f" of at most {_count(high, expected)}"
     return text
+
+
+def _count(number: float, expected: str | None) -> str:
+    """'3', or '3 items' / '1 character' for the length of an array or string."""
+    unit = _UNITS.get(expected)
+    if unit is None:
+        return str(number)
+    return f"{number} {unit if number != 1 else unit[:-1]}"
+
+
+def _bounds(spec: dict) -> tuple[int | float | None, int | float | None]:
+    """The declared lower and upper bound: of the value, its length, or its item count."""
+    expected = spec.get("type")
+    if expected == "string":
+        return spec.get("minLength"), spec.get("maxLength")
+    if expected == "array":
+        return spec.get("minItems"), spec.get("maxItems")
+    return spec.get("minimum"), spec.get("maximum")
 
 
 def _describe_value(value: object) -> str:
