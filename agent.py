@@ -101,6 +101,7 @@ class Agent:
         self.ui = ui or QuietUI()
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.messages: list[dict] = []
+        self.last_usage: dict | None = None  # the usage of the latest reply
         if system_prompt is None:
             system_prompt = load_prompt("system").replace("{workspace}", str(self.workspace))
         self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
@@ -130,12 +131,13 @@ class Agent:
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
                 reply = action.response
                 append_assistant_content(self.messages, reply["content"])
+                self.save()  # the reply is kept before any tool runs or any question is asked
                 calls = tool_calls(reply)
                 if action.decision in ("stop", "loop_to_model"):
                     results, terminate = skipped_results(calls, action.decision), False
-                else:
+                    append_user_content(self.messages, results)
+                else:  # each result joins the messages (and is saved) as its call finishes
                     results, terminate = await self.run_tools(reply, calls)
-                append_user_content(self.messages, results)
                 for message in action.inject_messages:  # after the results, never before
                     append_user_content(self.messages, message["content"])
                 self.save()
@@ -190,6 +192,7 @@ class Agent:
             "tools": [tool.schema() for tool in self.tools.values()],
         }
         reply = await self.until_cancelled(stream_reply(self.client, request, self.ui))
+        self.last_usage = reply.get("usage")  # saved with the reply, for the session log
         self.report_stop_reason(reply)
         return reply
 
@@ -207,6 +210,8 @@ class Agent:
                 terminate = terminate or stop
                 self.ui.tool_finished(call, result)
             results.append(tool_result(call["id"], result.content, result.is_error))
+            append_user_content(self.messages, results[-1:])
+            self.save()
         return results, terminate
 
     async def run_tool(self, reply: dict, call: dict) -> tuple[ToolResult, bool]:

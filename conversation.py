@@ -76,17 +76,35 @@ def end_with_user_turn(messages: list[dict]) -> None:
 
 
 def unanswered_calls(messages: list[dict]) -> list[dict]:
-    """Tool calls of a trailing assistant message that have no results yet."""
+    """Calls of the last assistant message that have no result yet (all, or the rest of a batch).
+
+    Results join the conversation one by one as their calls finish, so a run that stopped
+    mid-batch leaves a user message holding the first results only.
+    """
     if messages and messages[-1]["role"] == "assistant":
         return tool_calls(messages[-1])
-    return []
+    if len(messages) < 2 or messages[-2]["role"] != "assistant":
+        return []
+    answered = {b.get("tool_use_id") for b in as_blocks(messages[-1]["content"])}
+    return [call for call in tool_calls(messages[-2]) if call["id"] not in answered]
 
 
 def close_unanswered_calls(messages: list[dict], reason: str = INTERRUPTED) -> None:
-    """Answer any dangling tool calls with an error result, so the next request is valid."""
+    """Answer any dangling tool calls with an error result, so the next request is valid.
+
+    The new results go right after the results already there, before any text.
+    """
     calls = unanswered_calls(messages)
-    if calls:
-        append_user_content(messages, [tool_result(c["id"], reason, is_error=True) for c in calls])
+    if not calls:
+        return
+    missing = [tool_result(c["id"], reason, is_error=True) for c in calls]
+    if messages[-1]["role"] == "assistant":
+        append_user_content(messages, missing)
+        return
+    blocks = as_blocks(messages[-1]["content"])
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    others = [b for b in blocks if b.get("type") != "tool_result"]
+    messages[-1] = {"role": "user", "content": results + missing + others}
 
 
 def final_text(message: dict | None) -> str:

@@ -1,26 +1,49 @@
-"""Sessions: the conversation and the middlewares' state, saved after every step.
+"""Sessions: the conversation as an append-only log, one JSON Lines file per session.
 
-A session is one JSON file holding `messages` (exactly what the API saw) and `extra` (the
-checkpointed state, such as the todo list). It is rewritten atomically after each turn, so
-a crash or Ctrl-C loses at most the step in flight, and `--resume` picks it up again.
+    agent.messages --sync--> only what is new --> <sessions folder>/<id>.jsonl
+                                                  {"v": 1, "type": "start", ...}
+                                                  {"v": 1, "type": "message", "message": ...}
+                                                  {"v": 1, "type": "blocks", "blocks": [...]}
+                                                  {"v": 1, "type": "extra", "extra": {...}}
+                                                  {"v": 1, "type": "note", "text": "..."}
+
+Each record is written and flushed to the operating system as soon as it exists, so a killed
+process loses nothing that had finished; `sync_to_disk` (fsync) runs at the end of a run,
+not per record. Replaying `message` and `blocks` records in order rebuilds the messages
+exactly; the last `extra` record is the checkpointed state. Saving a step costs the same at
+step 10 and at step 1,000, because nothing already written is written again.
 
 Files live outside the project, in ~/.planloop/sessions/<workspace>/ (PLANLOOP_HOME moves
-the root), so they never show up in the user's repository.
+the root). One process writes a session at a time (an advisory lock); API keys are redacted
+from every record. Sessions in the older single-JSON format (<id>.json) still load.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import secrets
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.files import write_atomically
+from conversation import close_unanswered_calls, unanswered_calls
+from todo.manager import STATUSES
 
 FORMAT_VERSION = 1
+LEGACY_VERSION = 1  # the single-JSON format (<id>.json) written before the log
+SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
+SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+REDACTED = "[redacted]"
+STOPPED_MID_CALL = (
+    "The planloop process stopped before this call finished; it may or may not have run. "
+    "Check its effects before repeating it."
+)
 
 
 def planloop_home() -> Path:
@@ -38,55 +61,465 @@ def new_session_id() -> str:
 
 
 class SessionError(Exception):
-    """A session that cannot be found, read or written; str() says what to do."""
+    """A session that cannot be found, read, locked or written; str() says what to do."""
 
 
 class Session:
+    """One session's log file: lock it, load it, then `sync` the agent's state after each step."""
+
     def __init__(self, workspace: Path, session_id: str | None = None) -> None:
+        if session_id is not None and not SESSION_ID.fullmatch(session_id):
+            raise SessionError(
+                f"No session {session_id!r} for this folder: session ids look like "
+                f"{new_session_id()}.{recent_ids_hint(workspace)}"
+            )
         self.workspace = workspace
         self.id = session_id or new_session_id()
-        self.path = sessions_dir(workspace) / f"{self.id}.json"
+        folder = sessions_dir(workspace)
+        self.path = folder / f"{self.id}.jsonl"
+        self.legacy_path = folder / f"{self.id}.json"
+        self.notes: list[str] = []  # what loading found worth telling the user
+        self._file: Any = None  # the append handle, opened on the first write
+        self._lock: Any = None
+        self._good_size: int | None = None  # bytes of whole records; a torn tail is cut off
+        self._written_messages = 0
+        self._last_blocks: list = []  # the written blocks of the last written message
+        self._written_extra: str | None = None
 
-    def save(self, agent: Any) -> None:
-        """Write messages and extra to disk atomically (temporary file, then rename).
+    # ---- one writer -----------------------------------------------------------------------
 
-        Raises SessionError when the folder cannot be written.
-        """
-        data = {
-            "version": FORMAT_VERSION,
-            "id": self.id,
-            "workspace": str(self.workspace),
-            "model": agent.model,
-            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "messages": agent.messages,
-            "extra": agent.extra,
-        }
+    def lock(self) -> None:
+        """Take the session's advisory lock, or raise SessionError naming the process holding it."""
+        lock_path = self.path.with_suffix(".lock")
         try:
-            # Conversations can hold secrets from the project: keep the folder private.
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomically(self.path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+            handle = open(lock_path, "a+")  # noqa: SIM115 (held until close())
         except OSError as err:
+            raise self._write_error(err) from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
             raise SessionError(
-                f"Cannot save the session in {self.path.parent} ({err.strerror or err}). "
-                "Set PLANLOOP_HOME to a folder you can write."
+                f"Session {self.id} is in use by another planloop process (pid {holder}); "
+                "close that one first, or start a new session without --resume."
             ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._lock = handle
+
+    def close(self) -> None:
+        """Flush to disk and let go of the file and the lock."""
+        if self._file is not None:
+            self.sync_to_disk()
+            self._file.close()
+            self._file = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    # ---- loading --------------------------------------------------------------------------
 
     def load_into(self, agent: Any) -> None:
-        """Replace the agent's conversation and state with the saved ones."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise SessionError(f"No session {self.id!r} for this folder.") from None
-        except (OSError, ValueError) as err:
-            raise SessionError(f"Session file {self.path} cannot be read: {err}") from None
-        agent.messages[:] = data.get("messages", [])  # in place: the agent context shares the list
+        """Lock the session, then replace the agent's conversation and state with the saved ones.
+
+        Calls left without a result by a process that died get an error result saying so,
+        so the first request after a crash is valid. Raises SessionError for a missing file
+        or one planloop did not write as it expects; such a file is never written to.
+        """
+        if not (self.path.exists() or self.legacy_path.exists()):
+            raise SessionError(
+                f"No session {self.id!r} for this folder.{recent_ids_hint(self.workspace)}"
+            )
+        if self._lock is None:
+            self.lock()  # before reading: another writer could be appending right now
+        if self.path.exists():
+            messages, extra = self._replay()
+        else:
+            messages, extra = read_legacy(self.legacy_path)
+        check_state(messages, extra, self.path if self.path.exists() else self.legacy_path)
+        if self._good_size is not None:  # the log goes on from where it is
+            self._remember(messages, extra)
+        agent.messages[:] = messages  # in place: the agent context shares the list
         agent.extra.clear()
-        agent.extra.update(data.get("extra", {}))
+        agent.extra.update(extra)
+        open_calls = len(unanswered_calls(messages))
+        if open_calls:
+            close_unanswered_calls(agent.messages, STOPPED_MID_CALL)
+            self.notes.append(
+                f"The last run stopped during {open_calls} tool call(s); the model is told "
+                "they may or may not have run."
+            )
+
+    def _replay(self) -> tuple[list[dict], dict]:
+        try:
+            data = self.path.read_bytes()
+        except OSError as err:
+            raise SessionError(f"Session file {self.path} cannot be read: {err}") from None
+        messages, extra, self._good_size = replay(data, self.path)
+        if self._good_size < len(data):
+            self.notes.append(
+                f"The last record of session {self.id} was cut short by a crash while "
+                "writing; it was skipped."
+            )
+        return messages, extra
+
+    # ---- writing --------------------------------------------------------------------------
+
+    def sync(
+        self, messages: list[dict], extra: dict, *, model: str = "", usage: dict | None = None
+    ) -> None:
+        """Append to the log what is new since the last sync.
+
+        Messages only grow at the end and the last message only grows by blocks, so this
+        writes a few records per step. Anything else (a rewritten history) rewrites the
+        file once. `usage` goes with the newest assistant message written now.
+        """
+        if not messages:
+            return
+        try:
+            if self._file is None:
+                self._open(messages, extra, model)
+            records = self._new_records(messages, extra, usage)
+            if records is None:  # the history changed behind the log: write it whole
+                self._rewrite(messages, extra, model)
+                return
+            self._append(records)
+        except OSError as err:
+            # What reached the file is unknown now: the next sync writes the whole log again.
+            self._file, self._good_size = None, None
+            raise self._write_error(err) from None
+
+    def save(self, agent: Any) -> None:
+        """Sync the agent's messages and extra (see `sync`)."""
+        usage = getattr(agent, "last_usage", None)
+        self.sync(agent.messages, agent.extra, model=agent.model, usage=usage)
+
+    def note(self, text: str) -> None:
+        """Record a harness event (interrupted, compacted) in the log, if the log exists."""
+        if self._file is not None:
+            self._append([record("note", text=text)])
+
+    def sync_to_disk(self) -> None:
+        """fsync the log: call at the end of a run and after a compaction."""
+        if self._file is not None:
+            self._file.flush()
+            with contextlib.suppress(OSError):
+                os.fsync(self._file.fileno())
+
+    def _open(self, messages: list[dict], extra: dict, model: str) -> None:
+        if self._lock is None:
+            self.lock()
+        if self._good_size is None:  # a new session, or one continued from the old format
+            self._rewrite(messages, extra, model)
+        else:
+            self._file = open(self.path, "r+b")  # noqa: SIM115 (held for the whole session)
+            self._file.truncate(self._good_size)  # drop a torn last record before appending
+            self._file.seek(0, os.SEEK_END)
+        for text in self.notes:
+            self.note(text)
+
+    def _new_records(
+        self, messages: list[dict], extra: dict, usage: dict | None
+    ) -> list[dict] | None:
+        written = self._written_messages
+        if len(messages) < written:
+            return None
+        records = []
+        if written:
+            content, known = messages[written - 1]["content"], self._last_blocks
+            if isinstance(content, str) or isinstance(known, str):
+                if content != known:
+                    return None
+            elif content[: len(known)] != known:
+                return None
+            elif len(content) > len(known):
+                records.append(record("blocks", blocks=content[len(known) :]))
+        newest_reply = max(
+            (i for i in range(written, len(messages)) if messages[i]["role"] == "assistant"),
+            default=None,
+        )
+        for index in range(written, len(messages)):
+            fields: dict = {"message": messages[index]}
+            if index == newest_reply and usage:
+                fields["usage"] = usage
+            records.append(record("message", **fields))
+        snapshot = json.dumps(extra, sort_keys=True)
+        if snapshot != self._written_extra:
+            records.append(record("extra", extra=extra))
+        self._remember(messages, extra, snapshot)
+        return records
+
+    def _remember(self, messages: list[dict], extra: dict, snapshot: str | None = None) -> None:
+        """Note what the file holds now, so the next sync writes only what comes after it."""
+        content = messages[-1]["content"] if messages else []
+        self._written_messages = len(messages)
+        self._last_blocks = content if isinstance(content, str) else list(content)
+        self._written_extra = snapshot or json.dumps(extra, sort_keys=True)
+
+    def _rewrite(self, messages: list[dict], extra: dict, model: str) -> None:
+        """Write the whole session as a fresh log (temporary file, then rename)."""
+        start = record(
+            "start",
+            id=self.id,
+            workspace=str(self.workspace),
+            model=model,
+            created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )
+        lines = [start] + [record("message", message=m) for m in messages]
+        lines.append(record("extra", extra=extra))
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor, temp_name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(descriptor, "wb") as temp:
+                temp.write(b"".join(encode(line) for line in lines))
+                temp.flush()
+                os.fsync(temp.fileno())
+            os.replace(temp_name, self.path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp_name)
+            raise
+        if self._file is not None:
+            self._file.close()
+        self._file = open(self.path, "ab")  # noqa: SIM115 (held for the whole session)
+        self._good_size = self.path.stat().st_size
+        self._remember(messages, extra)
+
+    def _append(self, records: list[dict]) -> None:
+        # One write per record and a flush to the OS: a killed process loses nothing written.
+        for entry in records:
+            self._file.write(encode(entry))
+            self._file.flush()
+
+    def _write_error(self, err: OSError) -> SessionError:
+        return SessionError(
+            f"Cannot save the session in {self.path.parent} ({err.strerror or err}). "
+            "Set PLANLOOP_HOME to a folder you can write."
+        )
 
     @classmethod
     def latest(cls, workspace: Path) -> Session:
-        """The most recently saved session of this workspace."""
-        files = sorted(sessions_dir(workspace).glob("*.json"), key=lambda p: p.stat().st_mtime)
+        """The most recently saved session of this workspace, in either format."""
+        files = session_files(workspace)
         if not files:
             raise SessionError("There is no saved session for this folder yet.")
-        return cls(workspace, files[-1].stem)
+        return cls(workspace, files[0][1].stem)
+
+
+# ---- records ----------------------------------------------------------------------------------
+
+
+def record(kind: str, **fields: Any) -> dict:
+    return {"v": FORMAT_VERSION, "type": kind, **fields}
+
+
+def encode(entry: dict) -> bytes:
+    """One JSON line, with the values of the API key and auth token replaced."""
+    line = json.dumps(entry, ensure_ascii=False)
+    for secret in secret_values():
+        line = line.replace(secret, REDACTED)
+    return (line + "\n").encode("utf-8")
+
+
+def secret_values() -> list[str]:
+    values = []
+    for name in SECRET_VARIABLES:
+        value = os.environ.get(name, "")
+        if len(value) >= 8:  # a shorter value would blank out ordinary words
+            values += [value, json.dumps(value, ensure_ascii=False)[1:-1]]
+    return values
+
+
+def read_session(path: Path) -> tuple[list[dict], dict]:
+    """The messages and extra saved in a session file of either format (no lock, no repair)."""
+    if path.suffix == ".json":
+        return read_legacy(path)
+    messages, extra, _ = replay(path.read_bytes(), path)
+    return messages, extra
+
+
+def replay(data: bytes, path: Path) -> tuple[list[dict], dict, int]:
+    """Replay a log's records; also return the size of its whole records.
+
+    A last line without its newline was cut short by a crash: it is left out (and the size
+    tells the writer where to cut it off). Any other line that is not a record is an error.
+    """
+    messages: list[dict] = []
+    extra: dict = {}
+    good_size = 0
+    lines = data.split(b"\n")
+    for number, line in enumerate(lines[:-1], start=1):  # lines[-1] has no newline after it
+        if line.strip():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                raise not_planloop(path, f"line {number} is not JSON") from None
+            apply_record(entry, messages, extra, path, number)
+        good_size += len(line) + 1
+    return messages, extra, good_size
+
+
+def apply_record(entry: Any, messages: list[dict], extra: dict, path: Path, number: int) -> None:
+    """Replay one record into `messages` and `extra`; unknown record types are skipped."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("v"), int):
+        raise not_planloop(path, f"line {number} is not a session record")
+    if entry["v"] > FORMAT_VERSION:
+        raise newer_format(path, entry["v"])
+    kind = entry.get("type")
+    if kind == "message":
+        messages.append(entry.get("message"))
+    elif kind == "blocks":
+        if not messages or not isinstance(entry.get("blocks"), list):
+            raise not_planloop(path, f"line {number} adds blocks to no message")
+        last = messages[-1]
+        content = last.get("content") if isinstance(last, dict) else None
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            raise not_planloop(path, f"line {number} adds blocks to a malformed message")
+        messages[-1] = {**last, "content": content + entry["blocks"]}
+    elif kind == "extra":
+        if not isinstance(entry.get("extra"), dict):
+            raise not_planloop(path, f"line {number} holds an extra that is not an object")
+        extra.clear()
+        extra.update(entry["extra"])
+
+
+def read_legacy(path: Path) -> tuple[list[dict], dict]:
+    """A session in the single-JSON format: {"version": 1, "messages": [...], "extra": {...}}."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise SessionError(f"Session file {path} cannot be read: {err}") from None
+    if not isinstance(data, dict):
+        raise not_planloop(path, "it is not a JSON object")
+    version = data.get("version", LEGACY_VERSION)
+    if not isinstance(version, int):
+        raise not_planloop(path, "its version is not a number")
+    if version > LEGACY_VERSION:
+        raise newer_format(path, version)
+    return data.get("messages", []), data.get("extra", {})
+
+
+def check_state(messages: Any, extra: Any, path: Path) -> None:
+    """The loaded state has the shape the loop and the todo list rely on, or SessionError."""
+    if not isinstance(messages, list):
+        raise not_planloop(path, "its messages are not a list")
+    for index, message in enumerate(messages):
+        if (
+            not isinstance(message, dict)
+            or message.get("role") not in ("user", "assistant")
+            or not isinstance(message.get("content"), str | list)
+            or (
+                isinstance(message["content"], list)
+                and not all(isinstance(b, dict) for b in message["content"])
+            )
+        ):
+            raise not_planloop(path, f"message {index} is not a user or assistant message")
+    if not isinstance(extra, dict):
+        raise not_planloop(path, "its extra is not an object")
+    todos = extra.get("todos")
+    if todos is None:
+        return
+    if not isinstance(todos, list) or not all(isinstance(item, dict) for item in todos):
+        raise not_planloop(path, "its todo list is not a list of items")
+    for item in todos:
+        if item.get("status") not in STATUSES or not isinstance(item.get("content"), str):
+            raise not_planloop(path, f"a todo item has the unknown status {item.get('status')!r}")
+
+
+def not_planloop(path: Path, why: str) -> SessionError:
+    return SessionError(
+        f"Session file {path} was not written by this planloop ({why}); it was left unchanged. "
+        "Start a new session, or move the file away."
+    )
+
+
+def newer_format(path: Path, version: int) -> SessionError:
+    return SessionError(
+        f"Session file {path} uses format version {version}, newer than this planloop reads "
+        f"({FORMAT_VERSION}); it was left unchanged. Update planloop to continue it."
+    )
+
+
+# ---- listing ----------------------------------------------------------------------------------
+
+
+@dataclass
+class SessionSummary:
+    """What /sessions and --resume show about a saved session."""
+
+    id: str
+    modified: float
+    first_prompt: str
+    messages: int
+    todos_done: int
+    todos_total: int
+
+
+def list_sessions(workspace: Path, limit: int = 20) -> list[SessionSummary]:
+    """This folder's sessions, newest first; unreadable files are left out."""
+    summaries = []
+    for modified, path in session_files(workspace)[:limit]:
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
+            summaries.append(summarize(path, modified))
+    return summaries
+
+
+def session_files(workspace: Path) -> list[tuple[float, Path]]:
+    """(modified time, path) of each session of this folder, newest first, either format."""
+    newest: dict[str, Path] = {}
+    for path in sessions_dir(workspace).glob("*.json*"):
+        if not (SESSION_ID.fullmatch(path.stem) and path.suffix in (".json", ".jsonl")):
+            continue
+        if path.stem not in newest or path.suffix == ".jsonl":  # the log wins over the old file
+            newest[path.stem] = path
+    dated = []
+    for path in newest.values():
+        with contextlib.suppress(OSError):
+            dated.append((path.stat().st_mtime, path))
+    return sorted(dated, reverse=True)
+
+
+def summarize(path: Path, modified: float) -> SessionSummary:
+    """Cheap: one read, counting record prefixes, parsing only the first prompt and last extra."""
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+        messages, extra = data.get("messages", []), data.get("extra", {})
+        count, first = len(messages), messages[0] if messages else None
+    else:
+        data = path.read_bytes()
+        marker = b'{"v": 1, "type": "message"'
+        count = data.count(b"\n" + marker) + data.startswith(marker)
+        at = data.find(marker)
+        first = json.loads(data[at : data.index(b"\n", at)])["message"] if at >= 0 else None
+        at = data.rfind(b'{"v": 1, "type": "extra"')
+        extra = json.loads(data[at : data.index(b"\n", at)])["extra"] if at >= 0 else {}
+    todos = extra.get("todos") or []
+    return SessionSummary(
+        id=path.stem,
+        modified=modified,
+        first_prompt=first_text(first),
+        messages=count,
+        todos_done=sum(1 for item in todos if item.get("status") == "completed"),
+        todos_total=len(todos),
+    )
+
+
+def first_text(message: dict | None) -> str:
+    if not message:
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return next((b.get("text", "") for b in content if b.get("type") == "text"), "")
+
+
+def recent_ids_hint(workspace: Path) -> str:
+    ids = [summary.id for summary in list_sessions(workspace, limit=5)]
+    return f" Recent sessions: {', '.join(ids)}." if ids else ""

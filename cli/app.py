@@ -83,8 +83,11 @@ def positive_int(text: str) -> int:
 # ---- running ----------------------------------------------------------------------------------
 
 
-def headless(agent: Agent, prompt: str) -> int:
-    answer = asyncio.run(run_input(agent, prompt))
+def headless(agent: Agent, prompt: str, autosave: Autosave) -> int:
+    try:
+        answer = asyncio.run(run_input(agent, prompt))
+    finally:
+        autosave.end_of_run()
     if answer:
         print(answer)
     if agent.context.stop_reason:
@@ -134,12 +137,14 @@ def run_cli(argv: list[str] | None = None) -> int:
                 else Session(workspace, args.resume)
             )
             session.load_into(agent)
+            for note in session.notes:
+                ui.notice(note)
         else:
             session = Session(workspace)
         autosave = Autosave(session, ui)
         agent.checkpoint = autosave
         if is_headless:
-            return headless(agent, prompt)
+            return headless(agent, prompt, autosave)
         return interactive(agent, ui, autosave)
     except UsageError as err:
         print(f"planloop: {err}", file=sys.stderr)
@@ -199,12 +204,24 @@ class Autosave:
         else:
             self.failing = False
 
+    def end_of_run(self) -> None:
+        """Make what the run wrote durable (fsync): once per run, not per step."""
+        self.session.sync_to_disk()
+
+    def start_new(self, agent: Agent) -> None:
+        """Go on in a fresh session; the current one stays on disk as it is."""
+        self.session.close()
+        self.session = Session(self.session.workspace)
+        agent.messages.clear()
+        agent.extra.clear()
+
     def closing_note(self, agent: Agent) -> str:
         """Save one last time; say how to resume, or why that will not work."""
         if not agent.messages:
             return ""
         try:
             self.session.save(agent)
+            self.session.close()
         except SessionError as err:
             return f"The session was not saved: {err}"
         return f"Session saved. Resume with: python agent.py --resume {self.session.id}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from rich.markup import escape
 
 from cli.render import TerminalUI, checklist
 from model import ModelError
-from session import planloop_home
+from session import list_sessions, planloop_home
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -40,9 +41,37 @@ async def run_input(agent: Agent, prompt: str) -> str:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
+    current = getattr(agent.checkpoint, "session", None)
+    summaries = list_sessions(agent.workspace)
+    if not summaries:
+        ui.console.print("[dim](no saved sessions for this folder yet)[/]")
+    for summary in summaries:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.modified))
+        plan = f" · todos {summary.todos_done}/{summary.todos_total}" if summary.todos_total else ""
+        mark = "*" if current is not None and current.id == summary.id else " "
+        prompt = " ".join(summary.first_prompt.split())[:60]
+        ui.console.print(
+            f"{mark} {summary.id}  {when}  {summary.messages} messages{plan}  {prompt}",
+            markup=False,
+        )
+
+
+def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
+    autosave = agent.checkpoint
+    old_id = autosave.session.id
+    autosave.start_new(agent)
+    ui.console.print(
+        f"[dim]New session {autosave.session.id}; {old_id} stays on disk "
+        f"(python agent.py --resume {old_id}).[/]"
+    )
+
+
 # Slash commands: name -> handler(agent, ui, line). Add a command by adding an entry.
 SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], None]] = {
     "/todos": show_todos,
+    "/sessions": show_sessions,
+    "/clear": clear_session,
 }
 
 
@@ -50,7 +79,8 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     console = ui.console
     console.print(f"[bold]planloop[/] · {agent.model} · {agent.workspace}")
     console.print(
-        f"[dim]session {autosave.session.id} · /todos shows the plan · Ctrl-C cancels a turn, "
+        f"[dim]session {autosave.session.id} · /todos shows the plan · /sessions, /clear · "
+        "Ctrl-C cancels a turn, "
         "Ctrl-D exits[/]"
     )
     if agent.messages:
@@ -80,6 +110,8 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                     raise  # a bad key or a rejected request: one line and exit
                 ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
                 continue
+            finally:
+                autosave.end_of_run()
             if agent.context.stop_reason:
                 ui.notice(agent.context.stop_reason)
     save_history(history)

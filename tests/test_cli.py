@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
+from session import read_session
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 
@@ -43,7 +43,7 @@ def agent(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.Compl
 
 
 def saved_sessions(home: Path) -> list[Path]:
-    return sorted((home / "sessions").glob("*/*.json"))
+    return sorted((home / "sessions").glob("*/*.jsonl"))
 
 
 def test_headless_multi_step_file_and_shell_task(api, env, workspace):
@@ -166,7 +166,7 @@ def test_api_error_is_one_line_and_the_session_is_saved(api, env, workspace, iso
     [error_line] = [line for line in result.stderr.splitlines() if line.startswith("planloop:")]
     assert error_line == result.stderr.splitlines()[-1] and "--resume" in error_line
     [session] = saved_sessions(isolated_home)
-    messages = json.loads(session.read_text())["messages"]
+    messages = read_session(session)[0]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
 
 
@@ -213,7 +213,7 @@ def test_resume_continues_the_saved_conversation_and_plan(api, env, workspace, i
     assert resumed[0]["content"][0]["text"] == "start"
     assert resumed[-1]["content"][-1]["text"] == "continue"
     [session] = saved_sessions(isolated_home)
-    assert json.loads(session.read_text())["extra"]["todos"] == plan["todos"]
+    assert read_session(session)[1]["todos"] == plan["todos"]
 
 
 def test_resume_of_an_unknown_session_is_one_line(env, workspace):
@@ -253,7 +253,7 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Interrupted by the user" in stderr and "Traceback" not in stderr
     [session] = saved_sessions(isolated_home)
-    messages = json.loads(session.read_text())["messages"]
+    messages = read_session(session)[0]
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "think hard"}]}]
 
 
@@ -277,5 +277,5 @@ def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
     assert "Interrupted by the user" in stderr and "Traceback" not in stderr
     assert not (workspace / "finished").exists()
     [session] = saved_sessions(isolated_home)
-    last = json.loads(session.read_text())["messages"][-1]
+    last = read_session(session)[0][-1]
     assert last["role"] == "user" and last["content"][0]["is_error"] is True
