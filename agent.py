@@ -175,6 +175,7 @@ class Agent:
         self.context.stop_reason = None
         close_unanswered_calls(self.messages)  # e.g. a session saved by a process that died
         append_user_content(self.messages, [text_block(prompt)])
+        self.save()  # the input is kept even if the process dies during the model call
 
     async def call_model(self) -> dict:
         """Let the middlewares shape the request, then stream one reply."""
