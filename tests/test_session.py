@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run
+from test_interactive import Terminal
 
 from agent import Agent
 from conversation import close_unanswered_calls, tool_result
@@ -144,6 +145,9 @@ def env(api, isolated_home) -> dict:
         "ANTHROPIC_BASE_URL": api.base_url,
         "PLANLOOP_HOME": str(isolated_home),
         "MODEL_ID": "test-model",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "COLUMNS": "150",
     }
 
 
@@ -248,3 +252,34 @@ def test_the_key_and_token_never_reach_the_sessions_folder(env, workspace, isola
         assert key.encode() not in data and token.encode() not in data, path
     [log] = [p for p in files if p.suffix == ".jsonl"]
     assert "[redacted]" in log.read_text()
+
+
+def test_clear_starts_a_fresh_session_and_sessions_lists_both(api, env, workspace):
+    plan = {"todos": [{"content": "Say hi", "status": "completed"}]}
+    api.add({"content": [tool_use("todo_write", plan)]})
+    api.add({"content": [text("One.")]})
+    api.add({"content": [text("Two.")]})
+    terminal = Terminal(workspace, env)
+    terminal.wait_for("› ")
+    terminal.type("first task\n")
+    terminal.wait_for("One.")
+    terminal.wait_for("› ")
+    terminal.type("/clear\n")
+    terminal.wait_for("stays on disk")
+    terminal.wait_for("› ")
+    terminal.type("second task\n")
+    terminal.wait_for("Two.")
+    terminal.wait_for("› ")
+    terminal.type("/sessions\n")
+    listing = terminal.wait_for("› ")
+    terminal.type("/exit\n")
+    assert terminal.close() == 0
+    [second] = api.accepted[2]["messages"]  # the fresh session starts from nothing
+    assert second["content"][0]["text"] == "second task"
+    ids = {p.stem for p in sessions_dir(workspace).glob("*.jsonl")}
+    lines = [line for line in listing.splitlines() if line[2:].split(" ")[0] in ids]
+    assert len(lines) == 2 and len(ids) == 2
+    [old] = [line for line in lines if "first task" in line]
+    assert "4 messages" in old and "todos 1/1" in old and not old.startswith("*")
+    [new] = [line for line in lines if "second task" in line]
+    assert new.startswith("*") and "2 messages" in new
