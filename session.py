@@ -191,6 +191,9 @@ class Session:
             self._append(records)
         except OSError as err:
             # What reached the file is unknown now: the next sync writes the whole log again.
+            with contextlib.suppress(OSError):
+                if self._file is not None:
+                    self._file.close()
             self._file, self._good_size = None, None
             raise self._write_error(err) from None
 

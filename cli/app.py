@@ -87,7 +87,7 @@ def headless(agent: Agent, prompt: str, autosave: Autosave) -> int:
     try:
         answer = asyncio.run(run_input(agent, prompt))
     finally:
-        autosave.end_of_run()
+        autosave.end_of_run(agent)
     if answer:
         print(answer)
     if agent.context.stop_reason:
@@ -204,8 +204,10 @@ class Autosave:
         else:
             self.failing = False
 
-    def end_of_run(self) -> None:
-        """Make what the run wrote durable (fsync): once per run, not per step."""
+    def end_of_run(self, agent: Agent) -> None:
+        """Note why a run stopped early, then make what it wrote durable (once per run)."""
+        if agent.context.stop_reason:
+            self.session.note(agent.context.stop_reason)
         self.session.sync_to_disk()
 
     def start_new(self, agent: Agent) -> None:

@@ -111,7 +111,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                 ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
                 continue
             finally:
-                autosave.end_of_run()
+                autosave.end_of_run(agent)
             if agent.context.stop_reason:
                 ui.notice(agent.context.stop_reason)
     save_history(history)

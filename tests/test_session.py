@@ -283,3 +283,24 @@ def test_clear_starts_a_fresh_session_and_sessions_lists_both(api, env, workspac
     assert "4 messages" in old and "todos 1/1" in old and not old.startswith("*")
     [new] = [line for line in lines if "second task" in line]
     assert new.startswith("*") and "2 messages" in new
+
+
+def test_a_history_changed_behind_the_log_is_written_whole_once(api, make_agent, workspace):
+    saved, session = saved_agent(api, make_agent, workspace)
+    resumed = Session(workspace, session.id)
+    agent = fresh_agent(make_agent)
+    resumed.load_into(agent)
+    agent.messages[-1] = {"role": "user", "content": [{"type": "text", "text": "replaced"}]}
+    resumed.save(agent)
+    resumed.close()
+    assert read_session(resumed.path)[0] == agent.messages
+
+
+def test_an_interrupted_run_leaves_a_note_in_the_log(api, env, workspace):
+    api.add({"content": [tool_use("bash", {"command": "touch made"})]})
+    api.add({"content": [text("ok")]})
+    result = agent_cli("-p", "make it", "--max-turns", "1", cwd=workspace, env=env)
+    assert result.returncode == 3
+    [log] = sessions_dir(workspace).glob("*.jsonl")
+    notes = [r for r in map(json.loads, log.read_text().splitlines()) if r["type"] == "note"]
+    assert len(notes) == 1 and "Stopped after 1 model call" in notes[0]["text"]
