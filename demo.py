@@ -79,11 +79,11 @@ def said(line: str) -> Callable[[dict], str]:
 
 
 def reminder_added(body: dict) -> str:
+    # The API wants tool results first in a user message; a reminder can only come after them.
     blocks = body["messages"][-1]["content"]
     kinds = [b["type"] if b["type"] != "text" else added_kind(b["text"]) for b in blocks]
     if "reminder" not in kinds:
         return "↳ (no reminder arrived in this request)"
-    # The API wants tool results first in a user message; text after them is allowed.
     return (
         "↳ three calls without a plan update: the reminder was added after the tool results "
         f"({' + '.join(kinds)}): todo/middleware.py"
@@ -249,7 +249,8 @@ def run_demo(console: Console) -> int:
         return 1
     narrate(
         f"✓ {len(api.accepted)} model calls, all accepted by the strict fake API. "
-        f"Session and trace: {session.path.parent}"
+        f"Session and trace: {session.path.parent}. (Token figures are the fake's estimates, "
+        "four characters a token.)"
     )
     console.print(f"See it as a page:  python agent.py --view {session.path}", soft_wrap=True)
     return 0

@@ -330,8 +330,9 @@ def render_chart(usages: list[dict | None]) -> str:
     return (
         f'<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
         f'height="{height + 16}" role="img" aria-label="tokens per model call">'
-        f"{''.join(shapes)}</svg><figcaption>Tokens per model call (the bar below the output "
-        f"is the context size): {legend}; largest {top:,}</figcaption></figure>"
+        f"{''.join(shapes)}</svg><figcaption>Tokens per model call: the context sent (cache "
+        f"read, cache write, new input) topped by the output. {legend}; largest {top:,}"
+        "</figcaption></figure>"
     )
 
 
