@@ -100,6 +100,7 @@ class Agent:
         self.tools = {tool.name: tool for tool in all_tools}  # the dispatch map
         self.ui = ui or QuietUI()
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
+        self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
         self.messages: list[dict] = []
         self.last_usage: dict | None = None  # the usage of the latest reply
         if system_prompt is None:
@@ -192,8 +193,12 @@ class Agent:
             "messages": messages,
             "tools": [tool.schema() for tool in self.tools.values()],
         }
+        if self.trace:
+            self.trace.request(request)
         reply = await self.until_cancelled(stream_reply(self.client, request, self.ui))
         self.last_usage = reply.get("usage")  # saved with the reply, for the session log
+        if self.trace:
+            self.trace.reply(reply)
         self.report_stop_reason(reply)
         return reply
 

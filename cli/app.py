@@ -22,6 +22,8 @@ from middleware import BashApproval
 from model import ModelError
 from session import Session, SessionError
 from todo import TodoListMiddleware
+from view import find_session, write_view
+from wiretrace import Trace, trace_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -67,6 +69,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="ID",
         help="continue the latest (or the given) session of this folder",
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="write every request and reply to <session id>.trace.jsonl beside the session",
+    )
+    parser.add_argument(
+        "--view",
+        nargs="?",
+        const="latest",
+        metavar="SESSION",
+        help="write an HTML page of the latest (or given) session and print its path",
+    )
+    parser.add_argument("--demo", action="store_true", help="play a scripted session offline")
     return parser.parse_args(argv)
 
 
@@ -123,6 +138,8 @@ def run_cli(argv: list[str] | None = None) -> int:
     try:
         load_env_file(workspace / ".env")
         args = parse_args(argv)
+        if args.view or args.demo:  # tools for learning: no key, no agent of this folder
+            return learning_tool(args, workspace)
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
             raise UsageError("the prompt is empty (give a task after -p)")
@@ -143,6 +160,9 @@ def run_cli(argv: list[str] | None = None) -> int:
             session = Session(workspace)
         autosave = Autosave(session, ui)
         agent.checkpoint = autosave
+        if args.trace:
+            secrets = [agent.client.api_key, getattr(agent.client, "auth_token", None)]
+            agent.trace = Trace(trace_path(session.path, session.id), secrets)
         if is_headless:
             return headless(agent, prompt, autosave)
         return interactive(agent, ui, autosave)
@@ -164,6 +184,16 @@ def run_cli(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
+    """--view writes a session's page and prints its path; --demo plays the offline demo."""
+    if args.demo:
+        from demo import run_demo
+
+        return run_demo(Console(highlight=False))
+    print(write_view(find_session(workspace, args.view)))
+    return EXIT_OK
 
 
 def load_env_file(path: Path) -> None:

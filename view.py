@@ -1,0 +1,405 @@
+"""A session as one self-contained HTML page: `python agent.py --view [SESSION]`.
+
+    <id>.jsonl (or the older <id>.json) --+
+                                          +--> read_session --> render_page --> <id>.html
+    <id>.trace.jsonl, when there is one --+
+
+The page shows a timeline of the model calls. Each call shows the model's text, its tool calls
+folded with their results, the reminders and corrections planloop added after the results
+(highlighted), and the plan as a checklist whenever todo_write changed it. A small chart plots
+tokens, cache reads and the context size per call.
+
+Everything in a session came from a model, a tool or a file, so every value is escaped, the
+page runs no script at all (its Content-Security-Policy forbids one), and it loads nothing
+from the network: it opens the same with or without a connection.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+from session import SessionError, sessions_dir
+from wiretrace import read_trace, trace_path
+
+HARNESS_TAG = "<reminder>"  # how planloop marks the text it adds (todo/middleware.py)
+MARKS = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
+
+
+@dataclass
+class SessionLog:
+    """What the page needs from a session log (and its trace)."""
+
+    id: str
+    path: Path
+    workspace: str = ""
+    model: str = ""
+    messages: list[dict] = field(default_factory=list)
+    usages: list[dict | None] = field(default_factory=list)  # one per assistant message
+    final_extra: dict = field(default_factory=dict)
+    notes: list[tuple[int, str]] = field(default_factory=list)  # (messages before it, text)
+    requests: list[dict] = field(default_factory=list)  # trace: bodies as sent
+
+
+# ---- finding and reading -----------------------------------------------------------------------
+
+
+def find_session(workspace: Path, name: str) -> Path:
+    """A session file: a path, an id of this folder's sessions, or "latest"."""
+    given = Path(name).expanduser()
+    if name != "latest" and given.is_file():
+        return given
+    folder = sessions_dir(workspace)
+    if name == "latest":
+        logs = [p for p in folder.glob("*.json*") if is_session_log(p)]
+        if not logs:
+            raise SessionError("There is no saved session for this folder yet.")
+        return max(logs, key=lambda p: p.stat().st_mtime)
+    for suffix in (".jsonl", ".json"):
+        if (folder / f"{name}{suffix}").is_file():
+            return folder / f"{name}{suffix}"
+    raise SessionError(f"No session {name!r} for this folder (give an id or a file path).")
+
+
+def is_session_log(path: Path) -> bool:
+    return path.suffix in (".json", ".jsonl") and not path.name.endswith(".trace.jsonl")
+
+
+def read_session(path: Path) -> SessionLog:
+    """Read a JSON Lines session log, or the single-JSON format that came before it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise SessionError(f"Session file {path} cannot be read: {err}") from None
+    session_id = path.name.split(".")[0]
+    if path.suffix == ".json":
+        log = read_single_json(text, path, session_id)
+    else:
+        log = read_json_lines(text, path, session_id)
+    trace_file = trace_path(path, session_id)
+    if trace_file.is_file():
+        records = read_trace(trace_file)
+        log.requests = [r["body"] for r in records if r.get("type") == "request"]
+        replies = [r.get("reply") or {} for r in records if r.get("type") == "reply"]
+        for index, reply in enumerate(replies[: len(log.usages)]):
+            log.usages[index] = log.usages[index] or reply.get("usage")
+    return log
+
+
+def read_single_json(text: str, path: Path, session_id: str) -> SessionLog:
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise SessionError(f"Session file {path} is not JSON: {err}") from None
+    log = SessionLog(session_id, path, str(data.get("workspace", "")), str(data.get("model", "")))
+    for message in data.get("messages", []):
+        add_message(log, message, message.get("usage"))
+    log.final_extra = data.get("extra") or {}
+    return log
+
+
+def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
+    """Replay the records in order; unknown types and torn lines are skipped."""
+    log = SessionLog(session_id, path)
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        kind = record.get("type") if isinstance(record, dict) else None
+        if kind == "start":
+            log.id = str(record.get("id") or session_id)
+            log.workspace, log.model = (
+                str(record.get("workspace", "")),
+                str(record.get("model", "")),
+            )
+        elif kind == "message":
+            add_message(log, record.get("message") or {}, record.get("usage"))
+        elif kind == "blocks" and log.messages:
+            log.messages[-1]["content"].extend(record.get("blocks") or [])
+        elif kind == "extra":
+            log.final_extra = record.get("extra") or {}
+        elif kind == "note":
+            log.notes.append((len(log.messages), str(record.get("text", ""))))
+    return log
+
+
+def add_message(log: SessionLog, message: dict, usage: dict | None) -> None:
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    log.messages.append({"role": message.get("role"), "content": list(content or [])})
+    if message.get("role") == "assistant":
+        log.usages.append(usage)
+
+
+# ---- the page ----------------------------------------------------------------------------------
+
+
+def write_view(session_file: Path) -> Path:
+    """Write the page beside the session log and return its path."""
+    log = read_session(session_file)
+    page = session_file.parent / f"{log.id}.html"
+    page.write_text(render_page(log), encoding="utf-8")
+    return page
+
+
+def render_page(log: SessionLog) -> str:
+    results = {
+        block.get("tool_use_id"): block
+        for message in log.messages
+        if message["role"] == "user"
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    }
+    items: list[str] = []
+    call = 0
+    plan_shown: list | None = None
+    for index, message in enumerate(log.messages):
+        items += [f'<li class="note">{esc(text)}</li>' for at, text in log.notes if at == index]
+        if message["role"] == "assistant":
+            usage = log.usages[call] if call < len(log.usages) else None
+            request = log.requests[call] if call < len(log.requests) else None
+            call += 1
+            body, plan = render_call(message["content"], results, plan_shown)
+            if plan is not None:
+                plan_shown = plan
+            items.append(
+                f'<li class="call" id="call-{call}"><h2>Model call {call}</h2>'
+                f"{render_usage(usage, request)}{body}"
+            )
+            continue
+        has_results = any(b.get("type") == "tool_result" for b in message["content"])
+        for block in message["content"]:
+            if block.get("type") != "text":
+                continue
+            text = block.get("text", "")
+            if text.lstrip().startswith(HARNESS_TAG):
+                kind = "correction" if "about to finish" in text else "reminder"
+                items.append(
+                    f'<li class="added {kind}"><h3>planloop added a {kind}</h3>'
+                    f"<pre>{esc(text)}</pre></li>"
+                )
+            elif has_results:
+                items.append(f'<li class="added"><pre>{esc(text)}</pre></li>')
+            else:
+                items.append(f'<li class="input"><h3>User</h3><pre>{esc(text)}</pre></li>')
+    items += [f'<li class="note">{esc(t)}</li>' for at, t in log.notes if at >= len(log.messages)]
+    final_plan = log.final_extra.get("todos")
+    if isinstance(final_plan, list) and final_plan and final_plan != plan_shown:
+        items.append(
+            f'<li class="plan"><h3>Plan at the end</h3>{render_checklist(final_plan)}</li>'
+        )
+    title = f"planloop session {log.id}"
+    return PAGE.format(
+        title=esc(title),
+        style=STYLE,
+        summary=render_summary(log, call),
+        chart=render_chart(log.usages),
+        setup=render_setup(log.requests),
+        timeline="\n".join(items),
+    )
+
+
+def render_call(content: list[dict], results: dict, plan_shown: list | None) -> tuple[str, list]:
+    """One assistant message: text, thinking, tool calls with results; and the new plan."""
+    parts, plan = [], None
+    for block in content:
+        kind = block.get("type")
+        if kind == "text" and block.get("text", "").strip():
+            parts.append(f'<div class="say"><pre>{esc(block["text"])}</pre></div>')
+        elif kind == "thinking":
+            parts.append(
+                f'<details class="thinking"><summary>thinking</summary>'
+                f"<pre>{esc(block.get('thinking', ''))}</pre></details>"
+            )
+        elif kind == "tool_use":
+            result = results.get(block.get("id")) or {}
+            parts.append(render_tool(block, result))
+            todos = (block.get("input") or {}).get("todos")
+            applied = result and not result.get("is_error") and block.get("name") == "todo_write"
+            if applied and isinstance(todos, list) and todos != plan_shown:
+                plan = todos
+    if plan is not None:
+        parts.append(f'<div class="plan"><h3>The plan changed</h3>{render_checklist(plan)}</div>')
+    return "\n".join(parts), plan
+
+
+def render_tool(call: dict, result: dict) -> str:
+    args = call.get("input") or {}
+    headline = args.get("command") or args.get("path") if isinstance(args, dict) else None
+    summary = f"{call.get('name', '?')} {headline or ''}".strip()
+    output = result.get("content", "(no result)")
+    if isinstance(output, list):  # a result may be a list of text blocks
+        output = "\n".join(str(part.get("text", "")) for part in output if isinstance(part, dict))
+    state = " error" if result.get("is_error") else ""
+    return (
+        f'<details class="tool{state}"><summary>{esc(summary)}</summary>'
+        f'<pre class="args">{esc(json.dumps(args, indent=2, ensure_ascii=False))}</pre>'
+        f'<pre class="result">{esc(output)}</pre></details>'
+    )
+
+
+def render_checklist(todos: list) -> str:
+    rows = []
+    for item in todos:
+        item = item if isinstance(item, dict) else {}
+        status = str(item.get("status", "pending"))
+        mark = MARKS.get(status, "?")
+        rows.append(f'<li class="{esc(status)}">{mark} {esc(item.get("content", ""))}</li>')
+    return f'<ul class="checklist">{"".join(rows)}</ul>'
+
+
+def tokens(usage: dict | None) -> dict[str, int]:
+    """The figures of one call; missing fields count as 0."""
+    usage = usage or {}
+
+    def number(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    fresh, read = number("input_tokens"), number("cache_read_input_tokens")
+    written = number("cache_creation_input_tokens")
+    return {
+        "input": fresh,
+        "cache_read": read,
+        "cache_write": written,
+        "output": number("output_tokens"),
+        "context": fresh + read + written,
+    }
+
+
+def render_usage(usage: dict | None, request: dict | None) -> str:
+    if usage is None and request is None:
+        return ""
+    parts = []
+    if usage is not None:
+        t = tokens(usage)
+        parts.append(
+            f"context {t['context']:,} tokens (cache read {t['cache_read']:,}, "
+            f"written {t['cache_write']:,}, new {t['input']:,}) · output {t['output']:,}"
+        )
+    if request is not None:
+        marks = json.dumps(request).count('"cache_control"')
+        parts.append(f"sent {len(request.get('messages') or [])} messages, {marks} cache marks")
+    return f'<p class="usage">{esc(" · ".join(parts))}</p>'
+
+
+def render_summary(log: SessionLog, calls: int) -> str:
+    totals = [tokens(u) for u in log.usages]
+    output = sum(t["output"] for t in totals)
+    read = sum(t["cache_read"] for t in totals)
+    facts = [
+        f"workspace {log.workspace}" if log.workspace else "",
+        f"model {log.model}" if log.model else "",
+        f"{calls} model calls",
+        f"{output:,} output tokens, {read:,} read from the cache" if any(log.usages) else "",
+        "with a trace of every request" if log.requests else "",
+    ]
+    return f'<p class="summary">{esc(" · ".join(f for f in facts if f))}</p>'
+
+
+def render_chart(usages: list[dict | None]) -> str:
+    """Stacked bars per call (cache read, cache written, new input, output), inline SVG."""
+    if not any(usages):
+        return '<p class="chart none">No token figures in this session.</p>'
+    figures = [tokens(u) for u in usages]
+    top = max(max(t["context"] + t["output"] for t in figures), 1)
+    bar, gap, height = 18, 6, 120
+    width = len(figures) * (bar + gap) + gap
+    colours = [("cache_read", "#4c78a8"), ("cache_write", "#9ecae9"), ("input", "#f58518")]
+    colours.append(("output", "#54a24b"))
+    shapes = []
+    for index, figure in enumerate(figures):
+        x, y = gap + index * (bar + gap), height
+        for key, colour in colours:
+            size = figure[key] * height / top
+            y -= size
+            shapes.append(
+                f'<rect x="{x}" y="{y:.1f}" width="{bar}" height="{size:.1f}" fill="{colour}">'
+                f"<title>call {index + 1}: {key} {figure[key]:,}</title></rect>"
+            )
+        shapes.append(
+            f'<text x="{x + bar / 2}" y="{height + 12}" text-anchor="middle">{index + 1}</text>'
+        )
+    legend = " ".join(
+        f'<span style="color:{colour}">■</span> {key.replace("_", " ")}' for key, colour in colours
+    )
+    return (
+        f'<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{height + 16}" role="img" aria-label="tokens per model call">'
+        f"{''.join(shapes)}</svg><figcaption>Tokens per model call: the context sent (cache "
+        f"read, cache write, new input) topped by the output. {legend}; largest {top:,}"
+        "</figcaption></figure>"
+    )
+
+
+def render_setup(requests: list[dict]) -> str:
+    """From the trace: the system prompt and tools of the first request, folded."""
+    if not requests:
+        return ""
+    first = requests[0]
+    system = "\n\n".join(
+        str(b.get("text", "")) for b in first.get("system") or [] if isinstance(b, dict)
+    )
+    tools = "\n".join(
+        f"{t.get('name')}: {t.get('description', '')}"
+        for t in first.get("tools") or []
+        if isinstance(t, dict)
+    )
+    return (
+        '<details class="setup"><summary>What the model was given: system prompt and tools '
+        f"(from the trace)</summary><h3>System prompt</h3><pre>{esc(system)}</pre>"
+        f"<h3>Tools</h3><pre>{esc(tools)}</pre></details>"
+    )
+
+
+def esc(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+pre { white-space: pre-wrap; word-break: break-word; margin: .3em 0; font-size: 13px; }
+ol.timeline { list-style: none; padding: 0; border-left: 3px solid #ccc; }
+ol.timeline > li { margin: .6em 0 .6em 1em; padding: .4em .8em; border-radius: 6px; }
+li.input { background: #eef3fb; }
+li.call { background: #f7f7f7; }
+li.call h2 { font-size: 15px; margin: 0 0 .2em; }
+li h3 { font-size: 13px; margin: 0; }
+li.added { background: #fff3c4; border-left: 5px solid #e0a800; }
+li.correction { background: #ffe0d6; border-left-color: #d9480f; }
+li.note { color: #666; font-style: italic; }
+p.usage, p.summary { color: #555; margin: .2em 0; }
+details.tool { margin: .3em 0; background: #fff; border: 1px solid #ddd; padding: .2em .5em; }
+details.tool.error summary { color: #b00020; }
+details summary { cursor: pointer; font-family: monospace; }
+pre.result { background: #fafafa; border-top: 1px dashed #ccc; }
+ul.checklist { list-style: none; padding-left: .5em; margin: .2em 0; }
+ul.checklist li.completed { color: #2b8a3e; }
+ul.checklist li.in_progress { color: #b7791f; font-weight: bold; }
+div.plan, li.plan { background: #eefbea; padding: .3em .6em; border-radius: 6px; }
+figure.chart text { font-size: 10px; fill: #555; }
+"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>{title}</title>
+<style>{style}</style>
+</head>
+<body>
+<h1>{title}</h1>
+{summary}
+{chart}
+{setup}
+<ol class="timeline">
+{timeline}
+</ol>
+</body>
+</html>
+"""
