@@ -49,7 +49,7 @@ from middleware import (
     ToolResult,
     TurnLimit,
 )
-from model import DEFAULT_MODEL, make_client, stream_reply, with_cache_breakpoints
+from model import DEFAULT_MODEL, ContextOverflow, make_client, stream_reply, with_cache_breakpoints
 from prompts import load_prompt
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 
@@ -182,24 +182,47 @@ class Agent:
         """Let the middlewares shape the request, then stream one reply."""
         self.context.turn += 1
         end_with_user_turn(self.messages)
+        try:
+            reply = await self.stream(await self.request())
+        except ContextOverflow as overflow:
+            # Too long for the model: the context middleware compacts the next request. Once.
+            self.context.overflow = str(overflow)
+            reply = await self.stream(await self.request())
+        self.last_usage = reply.get("usage")  # saved with the reply, for the session log
+        self.report_stop_reason(reply)
+        return reply
+
+    async def request(self) -> dict:
+        """The next request, as the middlewares shape it from the messages."""
         messages = await self.hooks.transform_context(list(self.messages), self.signal)
         system = await self.hooks.transform_system_prompt(self.context.system_prompt, self.signal)
         messages = await self.hooks.convert_to_llm(messages)
         system_blocks, messages = with_cache_breakpoints(system, messages)
-        request = {
+        return {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": system_blocks,
             "messages": messages,
             "tools": [tool.schema() for tool in self.tools.values()],
         }
+
+    async def ask_model(self, system: str, prompt: str) -> str:
+        """One model call outside the conversation (compaction uses it): same client, retries."""
+        request = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": system,
+            "messages": [{"role": "user", "content": [text_block(prompt)]}],
+        }
+        return final_text(await self.stream(request, QuietUI()))
+
+    async def stream(self, request: dict, ui: Any = None) -> dict:
+        """Stream one reply (to the UI, unless another listener is given); Ctrl-C stops it."""
         if self.trace:
             self.trace.request(request)
-        reply = await self.until_cancelled(stream_reply(self.client, request, self.ui))
-        self.last_usage = reply.get("usage")  # saved with the reply, for the session log
+        reply = await self.until_cancelled(stream_reply(self.client, request, ui or self.ui))
         if self.trace:
             self.trace.reply(reply)
-        self.report_stop_reason(reply)
         return reply
 
     async def run_tools(self, reply: dict, calls: list[dict]) -> tuple[list[dict], bool]:

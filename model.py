@@ -35,6 +35,13 @@ class ModelError(Exception):
         self.temporary = temporary
 
 
+class ContextOverflow(ModelError):
+    """The API refused the request because the prompt does not fit the model's context window.
+
+    Not a dead end: the loop compacts the conversation and tries once more.
+    """
+
+
 class StreamListener(Protocol):
     def stream_event(self, event: Any) -> None: ...
     def notice(self, text: str) -> None: ...
@@ -82,6 +89,13 @@ def is_overloaded_mid_stream(err: anthropic.APIStatusError) -> bool:
     return err.status_code < 400 and kind in ("overloaded_error", "api_error")
 
 
+def is_prompt_too_long(err: anthropic.APIStatusError) -> bool:
+    """The 400 the API sends for an over-long prompt: 'prompt is too long: N tokens > M maximum'."""
+    body = err.body if isinstance(err.body, dict) else {}
+    message = (body.get("error") or {}).get("message") or ""
+    return err.status_code == 400 and message.startswith("prompt is too long")
+
+
 def is_temporary(err: anthropic.APIStatusError) -> bool:
     """Worth another try later: rate limits, trouble on the server's side, an overload."""
     return err.status_code == 429 or err.status_code >= 500 or is_overloaded_mid_stream(err)
@@ -98,6 +112,8 @@ async def stream_reply(
                     listener.stream_event(event)
                 return reply_to_dict(await stream.get_final_message())
         except anthropic.APIStatusError as err:
+            if is_prompt_too_long(err):
+                raise ContextOverflow(describe_api_error(err, client)) from err
             if not is_overloaded_mid_stream(err) or attempt == STREAM_RETRIES:
                 raise ModelError(
                     describe_api_error(err, client), temporary=is_temporary(err)

@@ -19,6 +19,7 @@ from agent import Agent
 from cli.prompt import interactive, run_input
 from cli.render import HeadlessUI, TerminalUI
 from middleware import BashApproval
+from middleware.context import ContextManager, context_window
 from model import ModelError
 from session import Session, SessionError
 from todo import TodoListMiddleware
@@ -60,6 +61,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=200,
         metavar="N",
         help="model calls allowed per user input (default: 200)",
+    )
+    parser.add_argument(
+        "--context-window",
+        type=positive_int,
+        metavar="N",
+        help="the model's context window in tokens (default: known per model, else 200000)",
     )
     parser.add_argument(
         "-r",
@@ -117,6 +124,13 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     middleware: list = [TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos)]
     if not args.yes:
         middleware.append(BashApproval(ask=None if headless else ui.ask_bash_approval))
+    context = ContextManager(
+        lambda: agent.context,
+        lambda system, prompt: agent.ask_model(system, prompt),
+        save=lambda: agent.save(),
+        notice=ui.notice,
+    )
+    middleware.append(context)  # last, so it shapes the final request
     agent = Agent(
         model=args.model,
         workspace=workspace,
@@ -124,6 +138,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         max_turns=args.max_turns,
         ui=ui,
     )
+    context.window = args.context_window or context_window(agent.model)
     return agent
 
 

@@ -12,11 +12,13 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
+from agent import Interrupted
 from cli.render import TerminalUI, checklist
+from middleware.context import context_status, find_context_manager
 from model import ModelError
 from session import list_sessions, planloop_home
 
@@ -29,6 +31,27 @@ EXIT_OK = 0
 
 def show_todos(agent: Agent, ui: TerminalUI, line: str) -> None:
     ui.console.print(checklist(agent.extra.get("todos")))
+
+
+async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
+    """/compact [focus]: replace the conversation so far with notes, now."""
+    manager = find_context_manager(agent)
+    if manager is None:
+        ui.notice("This agent has no context management.")
+        return
+    focus = line.removeprefix("/compact").strip()
+    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier turn must not stop this one
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, agent.cancel)
+    try:
+        compacted = await manager.compact(list(agent.messages), focus)
+    except (ModelError, Interrupted) as err:
+        ui.notice(f"Not compacted: {err or 'interrupted'}. Nothing is lost.")
+        return
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    if not compacted:
+        ui.notice("Nothing to compact yet.")
 
 
 async def run_input(agent: Agent, prompt: str) -> str:
@@ -67,11 +90,13 @@ def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     )
 
 
-# Slash commands: name -> handler(agent, ui, line). Add a command by adding an entry.
-SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], None]] = {
+# Slash commands: name -> handler(agent, ui, line). Add a command by adding an entry;
+# a handler may be async (it then runs on the prompt's event loop).
+SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], Any]] = {
     "/todos": show_todos,
     "/sessions": show_sessions,
     "/clear": clear_session,
+    "/compact": compact,
 }
 
 
@@ -101,7 +126,9 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                 break
             command = SLASH_COMMANDS.get(line.split()[0]) if line.startswith("/") else None
             if command is not None:
-                command(agent, ui, line)
+                outcome = command(agent, ui, line)
+                if asyncio.iscoroutine(outcome):
+                    runner.run(outcome)
                 continue
             try:
                 runner.run(run_input(agent, line))
@@ -114,11 +141,18 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                 autosave.end_of_run(agent)
             if agent.context.stop_reason:
                 ui.notice(agent.context.stop_reason)
+            show_context_status(agent, ui)
     save_history(history)
     note = autosave.closing_note(agent)
     if note:  # nothing to say when nothing was asked
         console.print(f"[dim]{escape(note)}[/]")
     return EXIT_OK
+
+
+def show_context_status(agent: Agent, ui: TerminalUI) -> None:
+    status = context_status(agent)
+    if status:
+        ui.console.print(f"[dim]{escape(status)}[/]")
 
 
 def load_history() -> Path | None:

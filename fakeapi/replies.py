@@ -32,7 +32,15 @@ ReplyDict = dict[str, Any]
 ScriptEntry = ReplyDict | Callable[[dict[str, Any]], ReplyDict]
 
 STOP_REASONS = frozenset(
-    {"end_turn", "tool_use", "max_tokens", "refusal", "pause_turn", "stop_sequence"}
+    {
+        "end_turn",
+        "tool_use",
+        "max_tokens",
+        "refusal",
+        "pause_turn",
+        "stop_sequence",
+        "model_context_window_exceeded",
+    }
 )
 
 # The HTTP status the real API pairs with each error type, used when a scripted stream

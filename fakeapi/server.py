@@ -57,10 +57,21 @@ class FakeMessagesAPI:
     * ``headers``: that request's headers with lower-cased names, index for index;
     * ``accepted``: the bodies that passed validation and were given a script entry;
     * ``rejections``: the error message of every request the fake refused.
+
+    With ``context_limit`` (tokens) a prompt longer than that is refused as the real API
+    refuses it: HTTP 400, ``invalid_request_error``, ``prompt is too long: N tokens > M
+    maximum``. The count is the same one reported as ``usage.input_tokens`` (four bytes of
+    request body a token), so a harness that watches its usage sees the limit coming.
     """
 
-    def __init__(self, script: Iterable[ScriptEntry] = (), api_key: str = "test-key") -> None:
+    def __init__(
+        self,
+        script: Iterable[ScriptEntry] = (),
+        api_key: str = "test-key",
+        context_limit: int | None = None,
+    ) -> None:
         self.api_key = api_key
+        self.context_limit = context_limit
         self.requests: list[Any] = []
         self.headers: list[dict[str, str]] = []
         self.accepted: list[dict[str, Any]] = []
@@ -147,6 +158,11 @@ class FakeMessagesAPI:
                 raise RequestRejected("fake script exhausted: no reply left for this request")
             self.accepted.append(body)
             return self._script.popleft()
+
+    def _check_context_limit(self, input_tokens: int) -> None:
+        limit = self.context_limit
+        if limit is not None and input_tokens > limit:
+            raise RequestRejected(f"prompt is too long: {input_tokens} tokens > {limit} maximum")
 
     def _check_headers(self, headers: dict[str, str]) -> None:
         if (
@@ -240,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
             if parse_error is not None:
                 raise RequestRejected(f"body: the request body is not valid JSON: {parse_error}")
             validate_request(body, api._signer.verify)
+            input_tokens = count_input_tokens(raw)
+            api._check_context_limit(input_tokens)
             entry = api._take(body)
         except RequestRejected as err:
             api._record_rejection(err.message)
@@ -257,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         else:
             reply = parse_reply(entry)
-        self._send_reply(reply, body, input_tokens=max(1, len(raw) // 4))
+        self._send_reply(reply, body, input_tokens=input_tokens)
 
     def _read_body(self) -> bytes | None:
         """The request body, or None after refusing a body the fake cannot frame."""
@@ -354,6 +372,11 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             # The client stopped reading (a harness may abandon a stream); nothing to do.
             pass
+
+
+def count_input_tokens(raw: bytes) -> int:
+    """The fake's token count of a request: about four bytes of JSON body a token."""
+    return max(1, len(raw) // 4)
 
 
 def _request_id() -> str:

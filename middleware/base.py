@@ -47,6 +47,9 @@ class AgentContext:
     turn: int = 0
     # Set by whoever ends a run early, so the user is told why.
     stop_reason: str | None = None
+    # Set by the loop when the API refused a request as too long for the model's context
+    # window; a context middleware (middleware/context.py) shrinks the next one and clears it.
+    overflow: str | None = None
     signal: asyncio.Event = field(default_factory=asyncio.Event)
 
 

@@ -563,3 +563,22 @@ def test_invalid_json_is_rejected_and_recorded(api: FakeMessagesAPI) -> None:
     assert status == 400
     assert "not valid JSON" in payload["error"]["message"]
     assert api.requests == ["{not json"]
+
+
+def test_context_limit_refuses_a_long_prompt_as_the_real_api_does(api: FakeMessagesAPI) -> None:
+    api.add({"content": [text("fits")]})
+
+    async def ask() -> Any:
+        async with client(api) as c:
+            return await c.messages.create(model=MODEL, max_tokens=100, messages=[user("x" * 400)])
+
+    counted = asyncio.run(ask()).usage.input_tokens
+    api.context_limit = counted - 1  # the same request is now one token too long
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        asyncio.run(ask())
+    assert caught.value.status_code == 400
+    assert caught.value.body["error"] == {
+        "type": "invalid_request_error",
+        "message": f"prompt is too long: {counted} tokens > {counted - 1} maximum",
+    }
+    assert api.remaining == 0 and len(api.accepted) == 1

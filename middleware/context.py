@@ -1,0 +1,371 @@
+"""Keeping every request inside the model's context window: clear old tool output, then compact.
+
+    agent.messages (complete, saved)  --transform_context-->  the request (fits the window)
+
+    size of the next request = what the API reported for the last one (usage: input + cache
+                               reads + cache writes) + what was added since (characters / 4)
+      above 60% of the window:  old tool results are sent as one-line placeholders
+      above 85% after that:     one model call writes hand-over notes, and the request becomes
+                                notes + plan + the last round
+
+Only the *request* changes: `agent.messages` keeps every message, so the session on disk
+stays complete and append-only. What this middleware decided lives in the checkpointed
+`extra`, so a resumed session sends the same request again:
+
+    context_usage       {"tokens", "chars"}: the reported size of the last request, and its
+                        length in characters (the base of the next estimate)
+    context_clearing    {"cut": i}: tool results of messages before index i are placeholders
+    context_compaction  {"upto": i, "summary", "plan", "tokens_before", "created"}: messages
+                        before index i are replaced by the notes
+
+Clearing moves its cut point in large steps, because everything after a changed message
+misses the prompt cache (bench/context.py measures it). When the API still refuses a request
+as too long (a 400, or the stop reason `model_context_window_exceeded`), the loop marks
+`AgentContext.overflow` and the next request is compacted: a session is never stuck.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from conversation import text_block, tool_calls
+from middleware.base import AgentContext, Middleware, TurnAction
+from prompts import load_prompt
+from todo.manager import TodoManager
+
+# Context windows by model id prefix, first match wins. Source: the model overview pages of
+# platform.claude.com, checked 2026-11. All current models have 200K by default; the 1M
+# variants (Sonnet 4.x with the context-1m beta header) need a header planloop does not send,
+# so they are not assumed here: use --context-window for them.
+CONTEXT_WINDOWS = {
+    "claude-opus-4": 200_000,
+    "claude-sonnet-4": 200_000,
+    "claude-haiku-4-5": 200_000,
+    "claude-3": 200_000,
+}
+DEFAULT_WINDOW = 200_000  # an unknown model (another provider, a test) counts as 200K
+
+CHARS_PER_TOKEN = 4  # a rough, slightly generous rate for English, code and JSON
+CLEAR_AT = 0.60  # of the window: clear old tool output
+COMPACT_AT = 0.85  # of the window, after clearing: compact
+MIN_CLEAR_STEP = 0.10  # of the window: move the cut only when it frees at least this much
+KEEP_ROUNDS = 3  # the last rounds (assistant message + results) are never cleared
+KEEP_RESULT_CHARS = 300  # results this short stay: a placeholder would save nothing
+TRANSCRIPT_SHARE = 0.5  # of the window: the most the compaction call may send
+RESULT_CHARS_IN_TRANSCRIPT = 1_500  # head and tail of each tool result shown to the summarizer
+
+AskModel = Callable[[str, str], Awaitable[str]]
+
+
+def context_window(model: str) -> int:
+    """The context window of a model id, in tokens (200K when the model is not known)."""
+    for prefix, window in CONTEXT_WINDOWS.items():
+        if model.startswith(prefix):
+            return window
+    return DEFAULT_WINDOW
+
+
+def short_tokens(count: int) -> str:
+    """200000 -> '200K', 1000000 -> '1M'."""
+    if count >= 1_000_000 and count % 1_000_000 == 0:
+        return f"{count // 1_000_000}M"
+    return f"{round(count / 1000)}K" if count >= 1000 else str(count)
+
+
+def request_chars(messages: list[dict]) -> int:
+    """Characters of the messages as JSON: what the estimate counts."""
+    return len(json.dumps(messages, ensure_ascii=False))
+
+
+class ContextManager(Middleware):
+    """Shapes each request so it fits the window; the complete history stays in agent.messages.
+
+    `context_ref` returns the agent's context (extra, system prompt, tools, overflow flag);
+    `ask_model(system, prompt)` is the agent's own model call (Agent.ask_model), so compaction
+    uses the same client, retries and trace as the loop. `save` is called right after a
+    compaction (the agent's checkpoint); `notice` tells the user what happened.
+    """
+
+    def __init__(
+        self,
+        context_ref: Callable[[], AgentContext],
+        ask_model: AskModel,
+        *,
+        window: int = DEFAULT_WINDOW,
+        save: Callable[[], None] | None = None,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.context_ref = context_ref
+        self.ask_model = ask_model
+        self.window = window
+        self.save = save
+        self.notice = notice
+        self.sent_chars: int | None = None  # length of the last request this middleware shaped
+
+    @property
+    def extra(self) -> dict:
+        return self.context_ref().extra
+
+    # ---- the hooks -------------------------------------------------------------------------
+
+    async def transform_context(
+        self, messages: list[dict], *, signal: asyncio.Event | None = None
+    ) -> list[dict]:
+        context = self.context_ref()
+        request = self.build_request(messages)
+        size = self.estimate(request)
+        if size > CLEAR_AT * self.window:
+            cut = self.choose_cut(messages, size)
+            if cut != self.cut:
+                self.extra["context_clearing"] = {"cut": cut}
+                request = self.build_request(messages)
+                size = self.estimate(request)
+        crowded = size > COMPACT_AT * self.window or context.overflow is not None
+        if crowded and await self.compact(messages):
+            request = self.build_request(messages)
+            size = self.estimate(request)
+        if size > COMPACT_AT * self.window:
+            # The last round alone is too long (a huge tool output): clear its results too,
+            # rather than send a request the API will refuse.
+            self.extra["context_clearing"] = {"cut": len(messages)}
+            request = self.build_request(messages)
+        self.sent_chars = request_chars(request)
+        return request
+
+    async def after_model_response(
+        self, response: dict, ctx: AgentContext, *, signal: asyncio.Event | None = None
+    ) -> TurnAction | None:
+        usage = response.get("usage") or {}
+        tokens = sum(
+            usage.get(key) or 0
+            for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
+        if tokens and self.sent_chars is not None:
+            ctx.extra["context_usage"] = {"tokens": tokens, "chars": self.sent_chars}
+        if response.get("stop_reason") == "model_context_window_exceeded":
+            # The reply was cut off by the window: compact, and ask again without running
+            # its tool calls (they may be incomplete).
+            ctx.overflow = "The reply reached the end of the model's context window."
+            return TurnAction(decision="loop_to_model")
+        return None
+
+    # ---- size ------------------------------------------------------------------------------
+
+    def estimate(self, request: list[dict]) -> int:
+        """Tokens the request will count: the last reported size plus the change since."""
+        chars = request_chars(request)
+        usage = self.extra.get("context_usage")
+        if usage:
+            return usage["tokens"] + (chars - usage["chars"]) // CHARS_PER_TOKEN
+        context = self.context_ref()  # no usage yet (a first call, a resume): count it all
+        tools = json.dumps([tool.schema() for tool in context.tools.values()])
+        return (chars + len(context.system_prompt) + len(tools)) // CHARS_PER_TOKEN
+
+    def status(self) -> str:
+        """A short line such as 'context 41% of 200K', from the last reported usage."""
+        usage = self.extra.get("context_usage")
+        share = round(100 * usage["tokens"] / self.window) if usage else 0
+        return f"context {share}% of {short_tokens(self.window)}"
+
+    # ---- building the request --------------------------------------------------------------
+
+    @property
+    def cut(self) -> int:
+        return (self.extra.get("context_clearing") or {}).get("cut", 0)
+
+    def start(self, messages: list[dict]) -> int:
+        """Index of the first message sent as it is (0 until the first compaction)."""
+        compaction = self.extra.get("context_compaction")
+        if not compaction:
+            return 0
+        upto = compaction["upto"]
+        # Notes that do not fit these messages (another session's state) are not used.
+        fits = upto < len(messages) and messages[upto]["role"] == "assistant"
+        return upto if fits else 0
+
+    def build_request(self, messages: list[dict]) -> list[dict]:
+        """The messages to send: notes of a compaction, then the rest with old results cleared."""
+        start = self.start(messages)
+        request = [self.notes_message()] if start else []
+        calls = {call["id"]: call for m in messages for call in tool_calls(m)}
+        for index in range(start, len(messages)):
+            message = messages[index]
+            if index < self.cut and message["role"] == "user":
+                message = with_results_cleared(message, calls)
+            request.append(message)
+        return request
+
+    def notes_message(self) -> dict:
+        compaction = self.extra["context_compaction"]
+        notes = (
+            load_prompt("compact_resume")
+            .replace("{plan}", compaction["plan"])
+            .replace("{summary}", compaction["summary"])
+        )
+        return {"role": "user", "content": [text_block(notes)]}
+
+    def choose_cut(self, messages: list[dict], size: int) -> int:
+        """Where clearing should end now: before the last rounds, in one large step.
+
+        Everything up to the new cut is cleared at once and then left alone until the request
+        grows again, so the cached prefix changes rarely. A step that would free little is
+        not worth a cache miss: wait until it frees MIN_CLEAR_STEP of the window.
+        """
+        rounds = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+        if len(rounds) <= KEEP_ROUNDS:
+            return self.cut
+        cut = max(rounds[-KEEP_ROUNDS], self.cut)
+        calls = {call["id"]: call for m in messages for call in tool_calls(m)}
+        freed = sum(
+            request_chars([m]) - request_chars([with_results_cleared(m, calls)])
+            for m in messages[max(self.cut, self.start(messages)) : cut]
+            if m["role"] == "user"
+        )
+        crowded = size > COMPACT_AT * self.window
+        if freed // CHARS_PER_TOKEN < MIN_CLEAR_STEP * self.window and not crowded:
+            return self.cut
+        return cut
+
+    # ---- compaction ------------------------------------------------------------------------
+
+    async def compact(self, messages: list[dict], focus: str = "") -> bool:
+        """Replace everything before the last round with notes from one model call.
+
+        Returns False when there is nothing to compact (no earlier round than the last).
+        """
+        self.context_ref().overflow = None
+        start = self.start(messages)
+        upto = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+        if upto <= start:
+            return False
+        before = self.estimate(self.build_request(messages))
+        # The summarizer reads the full tool output (head and tail), not the placeholders.
+        earlier = [self.notes_message()] if start else []
+        transcript = render_transcript(
+            earlier + messages[start:upto],
+            max_chars=int(TRANSCRIPT_SHARE * self.window * CHARS_PER_TOKEN),
+        )
+        prompt = f"<transcript>\n{transcript}\n</transcript>"
+        if focus.strip():
+            prompt += f"\n\nFocus the notes on: {focus.strip()}"
+        summary = await self.ask_model(load_prompt("compact"), prompt)
+        self.extra["context_compaction"] = {
+            "upto": upto,
+            "summary": summary.strip() or "(The notes came back empty.)",
+            "plan": TodoManager(lambda: self.extra).render(),
+            "tokens_before": before,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        if self.save is not None:
+            self.save()
+        if self.notice is not None:
+            share = round(100 * before / self.window)
+            self.notice(
+                f"Context was at {share}% of {short_tokens(self.window)}: compacted "
+                f"{upto} messages into notes (the full history stays saved)."
+            )
+        return True
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+
+def with_results_cleared(message: dict, calls: dict[str, dict]) -> dict:
+    """A copy of a user message whose long tool results are one-line placeholders.
+
+    The result blocks stay (each tool_use keeps its one tool_result); only their content
+    changes. The stored message is not touched.
+    """
+    if not isinstance(message["content"], list):
+        return message
+    blocks = []
+    for block in message["content"]:
+        if block.get("type") == "tool_result":
+            size = len(json.dumps(block.get("content", ""), ensure_ascii=False))
+            if size > KEEP_RESULT_CHARS:
+                placeholder = cleared_placeholder(calls.get(block["tool_use_id"]), size)
+                block = {**block, "content": placeholder}
+        blocks.append(block)
+    return {**message, "content": blocks}
+
+
+def cleared_placeholder(call: dict | None, size: int) -> str:
+    if call is None:
+        return (
+            f"[Output cleared to save context: {size:,} characters. Run the tool again if needed.]"
+        )
+    args = json.dumps(call.get("input"), ensure_ascii=False)
+    if len(args) > 200:
+        args = args[:200] + "…"
+    return (
+        f"[Output cleared to save context: {call['name']} {args} returned {size:,} characters. "
+        "Run the tool again if you need it.]"
+    )
+
+
+def render_transcript(messages: list[dict], max_chars: int) -> str:
+    """The conversation as plain text for the summarizer, at most about `max_chars` long.
+
+    Tool results keep their head and tail. When the whole is still too long, the middle goes
+    (the first entries hold the goal, the last ones the current state).
+    """
+    entries = []
+    for message in messages:
+        content = message["content"]
+        for block in [text_block(content)] if isinstance(content, str) else content:
+            kind = block.get("type")
+            if kind == "text":
+                entries.append(f"[{message['role']}] {block['text']}")
+            elif kind == "tool_use":
+                args = json.dumps(block.get("input"), ensure_ascii=False)
+                entries.append(f"[tool call] {block['name']} {head_and_tail(args, 500)}")
+            elif kind == "tool_result":
+                output = block.get("content")
+                if not isinstance(output, str):
+                    output = json.dumps(output, ensure_ascii=False)
+                error = " (error)" if block.get("is_error") else ""
+                entries.append(
+                    f"[tool result{error}] {head_and_tail(output, RESULT_CHARS_IN_TRANSCRIPT)}"
+                )
+    total = sum(len(entry) + 1 for entry in entries)
+    if total <= max_chars:
+        return "\n".join(entries)
+    head, tail, budget = [], [], max_chars // 2
+    for entry in entries:  # the first half of the budget from the front...
+        if budget - len(entry) < 0:
+            break
+        head.append(entry)
+        budget -= len(entry) + 1
+    budget = max_chars // 2
+    for entry in reversed(entries[len(head) :]):  # ...and the second half from the end
+        if budget - len(entry) < 0:
+            break
+        tail.append(entry)
+        budget -= len(entry) + 1
+    left_out = len(entries) - len(head) - len(tail)
+    return "\n".join([*head, f"[... {left_out} entries left out ...]", *reversed(tail)])
+
+
+def head_and_tail(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} [... {len(text) - limit:,} characters ...] {text[-half:]}"
+
+
+def find_context_manager(agent: Any) -> ContextManager | None:
+    """The agent's ContextManager, if it has one (for the CLI's /compact and status line)."""
+    for middleware in agent.hooks.middlewares:
+        if isinstance(middleware, ContextManager):
+            return middleware
+    return None
+
+
+def context_status(agent: Any) -> str | None:
+    """'context 41% of 200K' for an agent with a ContextManager, else None."""
+    manager = find_context_manager(agent)
+    return manager.status() if manager is not None else None
