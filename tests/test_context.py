@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import API_KEY, run
 from test_cli import agent as run_agent
+from test_interactive import Terminal
 
 from cli.prompt import compact
 from fakeapi import text, tool_use
@@ -318,4 +319,47 @@ def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace):
     assert resumed.stdout == "Picked up again.\n"
     assert "compacted" in resumed.stderr
     assert len(model.compaction_calls) == 1
+    assert starts_from_notes(model.requests[-1])
+
+
+def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, isolated_home):
+    write_files(workspace, count=1, chars=2_000)
+    model = ScriptedModel(
+        api,
+        [
+            {"content": [tool_use("read_file", {"path": "f0.txt"})]},
+            {"content": [text("Read it.")], "usage": {"input_tokens": 82_000}},
+            {"content": [text("Going on from the notes.")]},
+        ],
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="claude-haiku-4-5",
+        PLANLOOP_HOME=str(isolated_home),
+        TERM="dumb",
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    terminal = Terminal(workspace, env)
+    try:
+        terminal.wait_for("› ")
+        terminal.type("read the file\n")
+        terminal.wait_for("Read it.")
+        terminal.wait_for("context 41% of 200K")
+        terminal.wait_for("› ")
+        terminal.type("/compact the file contents\n")
+        terminal.wait_for("compacted 3 messages into notes")
+        terminal.wait_for("› ")
+        terminal.type("go on\n")
+        terminal.wait_for("Going on from the notes.")
+        terminal.wait_for("› ")
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert "Focus the notes on: the file contents" in json.dumps(model.compaction_calls[0])
     assert starts_from_notes(model.requests[-1])
