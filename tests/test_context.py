@@ -234,6 +234,14 @@ def test_second_overflow_in_a_row_is_a_clear_error_not_a_loop(api, make_agent, w
     assert agent.messages[-1]["content"][-1]["text"] == "and now?"  # nothing lost
 
 
+def test_without_context_management_an_overflow_is_one_clear_error(api, make_agent):
+    api.add(TOO_LONG)
+    api.add(TOO_LONG)  # the one retry meets the same refusal
+    with pytest.raises(ContextOverflow, match="The API rejected the request: prompt is too long"):
+        run(make_agent().run("hello"))
+    assert len(api.requests) == 2
+
+
 def test_reply_cut_by_the_window_compacts_and_asks_again(api, make_agent, workspace):
     write_files(workspace, count=3, chars=2_000)
     cut = {"content": [text("Partial")], "stop_reason": "model_context_window_exceeded"}

@@ -178,10 +178,11 @@ def test_overloaded_mid_stream_gives_up_after_bounded_retries(api, make_agent, m
 
 
 def test_bad_request_becomes_one_clear_model_error(api, make_agent):
-    api.add(
-        {"status": 400, "error": {"type": "invalid_request_error", "message": "prompt is too long"}}
-    )
-    with pytest.raises(ModelError, match="The API rejected the request: prompt is too long"):
+    message = "max_tokens: Field required"
+    api.add({"status": 400, "error": {"type": "invalid_request_error", "message": message}})
+    with pytest.raises(
+        ModelError, match="The API rejected the request: max_tokens: Field required"
+    ):
         run(make_agent().run("go"))
 
 
