@@ -124,13 +124,14 @@ class ContextManager(Middleware):
                 self.extra["context_clearing"] = {"cut": cut}
                 request = self.build_request(messages)
                 size = self.estimate(request)
-        crowded = size > COMPACT_AT * self.window or context.overflow is not None
-        if crowded and await self.compact(messages):
+        overflowed = context.overflow is not None
+        compacted = (size > COMPACT_AT * self.window or overflowed) and await self.compact(messages)
+        if compacted:
             request = self.build_request(messages)
             size = self.estimate(request)
-        if size > COMPACT_AT * self.window:
+        if size > COMPACT_AT * self.window or (overflowed and not compacted):
             # The last round alone is too long (a huge tool output): clear its results too,
-            # rather than send a request the API will refuse.
+            # rather than send a request the API will refuse again.
             self.extra["context_clearing"] = {"cut": len(messages)}
             request = self.build_request(messages)
         self.sent_chars = request_chars(request)

@@ -209,6 +209,17 @@ def test_compaction_continues_from_notes_plan_and_last_round(api, make_agent, wo
     assert len(agent.messages) > 20  # the history is complete
 
 
+def test_one_output_larger_than_the_window_is_cleared_rather_than_refused(
+    api, make_agent, workspace
+):
+    write_files(workspace, count=1, chars=60_000)  # ~15K tokens; window 10K
+    api.context_limit = 10_000
+    model = ScriptedModel(api, read_steps(1))
+    agent, _ = with_context(make_agent, window=10_000)
+    assert run(agent.run("read the file")) == "All files read."
+    assert 'read_file {"path": "f0.txt"}' in placeholders(model.requests[-1])[0]
+
+
 def test_prompt_too_long_compacts_and_retries_once(api, make_agent, workspace):
     write_files(workspace, count=3, chars=2_000)
     model = ScriptedModel(api, read_steps(3))
