@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -124,11 +125,16 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     middleware: list = [TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos)]
     if not args.yes:
         middleware.append(BashApproval(ask=None if headless else ui.ask_bash_approval))
+
+    def compacted(text: str) -> None:
+        ui.notice(text)
+        if isinstance(agent.checkpoint, Autosave):
+            agent.checkpoint.compacted(agent, text)
+
     context = ContextManager(
         lambda: agent.context,
         lambda system, prompt: agent.ask_model(system, prompt),
-        save=lambda: agent.save(),
-        notice=ui.notice,
+        on_compact=compacted,
     )
     middleware.append(context)  # last, so it shapes the final request
     agent = Agent(
@@ -254,6 +260,14 @@ class Autosave:
         if agent.context.stop_reason:
             self.session.note(agent.context.stop_reason)
         self.session.sync_to_disk()
+
+    def compacted(self, agent: Agent, text: str) -> None:
+        """Save the compaction (it lives in extra), note it in the log, make it durable."""
+        self(agent)
+        if not self.failing:
+            with contextlib.suppress(OSError, SessionError):
+                self.session.note(text)
+                self.session.sync_to_disk()
 
     def start_new(self, agent: Agent) -> None:
         """Go on in a fresh session; the current one stays on disk as it is."""

@@ -86,8 +86,8 @@ class ContextManager(Middleware):
 
     `context_ref` returns the agent's context (extra, system prompt, tools, overflow flag);
     `ask_model(system, prompt)` is the agent's own model call (Agent.ask_model), so compaction
-    uses the same client, retries and trace as the loop. `save` is called right after a
-    compaction (the agent's checkpoint); `notice` tells the user what happened.
+    uses the same client, retries and trace as the loop. `on_compact(text)` is called right
+    after a compaction with a one-line account of it: to save the session and tell the user.
     """
 
     def __init__(
@@ -96,14 +96,12 @@ class ContextManager(Middleware):
         ask_model: AskModel,
         *,
         window: int = DEFAULT_WINDOW,
-        save: Callable[[], None] | None = None,
-        notice: Callable[[str], None] | None = None,
+        on_compact: Callable[[str], None] | None = None,
     ) -> None:
         self.context_ref = context_ref
         self.ask_model = ask_model
         self.window = window
-        self.save = save
-        self.notice = notice
+        self.on_compact = on_compact
         self.sent_chars: int | None = None  # length of the last request this middleware shaped
 
     @property
@@ -261,11 +259,9 @@ class ContextManager(Middleware):
             "tokens_before": before,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
-        if self.save is not None:
-            self.save()
-        if self.notice is not None:
+        if self.on_compact is not None:
             share = round(100 * before / self.window)
-            self.notice(
+            self.on_compact(
                 f"Context was at {share}% of {short_tokens(self.window)}: compacted "
                 f"{upto} messages into notes (the full history stays saved)."
             )

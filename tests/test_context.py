@@ -322,7 +322,7 @@ def test_240k_token_task_with_a_200k_model_finishes(api, env, workspace):
     assert placeholders(model.requests[-1])
 
 
-def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace):
+def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace, isolated_home):
     write_files(workspace, count=3, chars=40_000)  # ~30K tokens of reads
     model = ScriptedModel(api, read_steps(3))
     first = run_agent(
@@ -339,6 +339,13 @@ def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace):
     assert "compacted" in resumed.stderr
     assert len(model.compaction_calls) == 1
     assert starts_from_notes(model.requests[-1])
+    # The log keeps every message and records the compaction: a note, and the notes in extra.
+    (log,) = (isolated_home / "sessions").glob("*/*.jsonl")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert any(r["type"] == "note" and "compacted" in r["text"] for r in records)
+    extras = [r["extra"] for r in records if r["type"] == "extra"]
+    assert extras[-1]["context_compaction"]["summary"] == NOTES
+    assert sum(r["type"] == "message" for r in records) >= 10
 
 
 def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, isolated_home):
