@@ -10,12 +10,15 @@ To add a tool, write a handler `def my_tool(workspace: Path, **arguments) -> str
 async), wrap it in a `Tool` with a short description and an input schema, and add it to the list
 returned by `default_tools()`. Resolve any path argument with `safe_path` so the tool stays in
 the workspace.
+
+bash spawns its commands through a sandbox (tools/sandbox.py); `default_tools(sandbox)` passes
+one in, and without one commands run directly.
 """
 
 from tools.base import Tool, ToolError, call_handler, validate_input
-from tools.bash import BASH
+from tools.bash import BASH, make_bash
 from tools.files import EDIT_FILE, READ_FILE, WRITE_FILE
-from tools.sandbox import safe_path
+from tools.paths import protected_reason, safe_path
 
 __all__ = [
     "BASH",
@@ -26,11 +29,17 @@ __all__ = [
     "ToolError",
     "call_handler",
     "default_tools",
+    "make_bash",
+    "protected_reason",
     "safe_path",
     "validate_input",
 ]
 
 
-def default_tools() -> list[Tool]:
-    """The tools a new agent starts with: bash, read_file, write_file and edit_file."""
-    return [BASH, READ_FILE, WRITE_FILE, EDIT_FILE]
+def default_tools(sandbox: object = None) -> list[Tool]:
+    """The tools a new agent starts with: bash, read_file, write_file and edit_file.
+
+    `sandbox` is where bash runs its commands (tools/sandbox.py); None runs them directly.
+    """
+    bash = BASH if sandbox is None else make_bash(sandbox)
+    return [bash, READ_FILE, WRITE_FILE, EDIT_FILE]

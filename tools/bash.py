@@ -1,19 +1,28 @@
 """The bash tool: run a shell command in the workspace and report its output and exit code.
 
-The command runs as `/bin/bash -c COMMAND` in its own process group, with stdin closed and
-stdout and stderr merged into one pipe. Output is read as it is produced, keeping only the first
-and last few kilobytes, so a command that prints gigabytes costs little memory and the model
-still sees how the output began and ended. On a timeout, or when the call is cancelled, the whole
-process group is killed, so children the command started do not outlive it.
+The command runs as `/bin/bash -c COMMAND`, spawned through a sandbox object (tools/sandbox.py:
+directly, or inside bubblewrap), in its own process group, with stdin closed and stdout and
+stderr merged into one pipe. Output is read as it is produced, keeping only the first and last
+few kilobytes, so a command that prints gigabytes costs little memory and the model still sees
+how the output began and ended.
+
+When the command ends, times out or is cancelled, everything it started is killed: its process
+group, and every process that still carries the command's marker variable in its environment,
+which also finds children that left the group with `setsid`.
 """
 
 import asyncio
+import contextlib
+import functools
 import os
 import signal
 import subprocess
+import uuid
 from pathlib import Path
 
 from tools.base import Tool, ToolError
+from tools.paths import existing_protected_paths
+from tools.sandbox import NoSandbox, new_env_files
 
 DEFAULT_TIMEOUT_SECONDS = 120
 MIN_TIMEOUT_SECONDS = 1
@@ -30,6 +39,12 @@ EXIT_GRACE_SECONDS = 0.5
 # After the group is killed, how long to wait for the pipe to close and the process to be
 # reaped. SIGKILL acts at once; this only covers the event loop noticing.
 CLEANUP_WAIT_SECONDS = 2.0
+
+# Every process a command starts inherits this variable with a value unique to the command,
+# so its leftovers can be found in /proc even after they left the process group.
+MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
+# A process may fork while we kill; sweep /proc again until a sweep finds nothing.
+MAX_KILL_SWEEPS = 10
 
 
 class _CommandOutput(asyncio.SubprocessProtocol):
@@ -86,21 +101,36 @@ class _CommandOutput(asyncio.SubprocessProtocol):
         return self.total_bytes > len(self.head) + len(self.tail)
 
 
-async def run_bash(workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS) -> str:
-    """Run `command` with bash in the workspace and return its output and exit code."""
+async def run_bash(
+    workspace: Path,
+    command: str,
+    timeout: int = DEFAULT_TIMEOUT_SECONDS,
+    *,
+    sandbox: object = None,
+) -> str:
+    """Run `command` with bash in the workspace and return its output and exit code.
+
+    `sandbox` is anything with `wrap(workspace, command) -> (argv, env)`; None runs the command
+    directly (NoSandbox), still without the API key in its environment.
+    """
     if not MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS:
         raise ToolError(
             f"bash: timeout must be a whole number of seconds from {MIN_TIMEOUT_SECONDS} to "
             f"{MAX_TIMEOUT_SECONDS}, got {timeout}."
         )
+    sandbox = sandbox or NoSandbox()
+    confined = getattr(sandbox, "confines_writes", False)
+    protected_before = existing_protected_paths(workspace) if confined else []
+    argv, env = sandbox.wrap(workspace, command)
+    marker = uuid.uuid4().hex
+    env = {**env, MARKER_VARIABLE: marker}
 
     loop = asyncio.get_running_loop()
     transport, output = await loop.subprocess_exec(
         _CommandOutput,
-        "/bin/bash",
-        "-c",
-        command,
+        *argv,
         cwd=workspace,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -117,8 +147,9 @@ async def run_bash(workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT
             await asyncio.wait({output.output_closed}, timeout=EXIT_GRACE_SECONDS)
     finally:
         # Runs on success, timeout and cancellation alike (e.g. the user pressed Ctrl-C):
-        # background children must not outlive the call.
+        # background children must not outlive the call, not even those that called setsid.
         stopped_background = _kill_process_group(transport.get_pid())
+        stopped_background = _kill_marked_processes(marker) or stopped_background
         try:
             # Pick up output written just before the kill, and let the exit be recorded.
             await asyncio.wait({output.output_closed, output.exited}, timeout=CLEANUP_WAIT_SECONDS)
@@ -135,8 +166,51 @@ async def run_bash(workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT
         parts.append(f"[timed out after {timeout} s; the command and its children were killed]")
     elif stopped_background:
         parts.append("[processes the command left running in the background were stopped]")
+    if confined:
+        parts += _remove_new_env_files(workspace, protected_before)
     parts.append(f"[exit code: {_describe_exit(transport.get_returncode())}]")
     return "\n".join(parts)
+
+
+def _remove_new_env_files(workspace: Path, before: list[Path]) -> list[str]:
+    """Undo .env* files a sandboxed command created; a note for the model about each."""
+    notes = []
+    for path in new_env_files(workspace, before):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        notes.append(
+            f"[{path.relative_to(workspace.resolve())} was removed: .env files are protected and "
+            "commands may not create them. Use write_file, which asks the user.]"
+        )
+    return notes
+
+
+def _kill_marked_processes(marker: str) -> bool:
+    """SIGKILL every process whose environment carries this command's marker.
+
+    This finds what the process group misses: children that called setsid. A process that
+    replaced its environment (env -i) is not found; nothing short of a sandbox finds that one.
+    Returns whether any process was killed.
+    """
+    needle = f"{MARKER_VARIABLE}={marker}".encode()
+    killed_any = False
+    for _ in range(MAX_KILL_SWEEPS):
+        killed = 0
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    if needle not in environ.read().split(b"\0"):
+                        continue
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+            except (OSError, ValueError):
+                continue  # gone already, or not ours to read
+        killed_any = killed_any or killed > 0
+        if killed == 0:
+            break
+    return killed_any
 
 
 def _kill_process_group(process_group_id: int) -> bool:
@@ -163,27 +237,32 @@ def _describe_exit(returncode: int | None) -> str:
     return str(returncode)
 
 
-BASH = Tool(
-    name="bash",
-    description=(
-        "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
-        "stderr together, then the exit code. stdin is closed, and background processes are "
-        "killed when the command finishes. Long output keeps only its start and end."
-    ),
-    input_schema={
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The shell command to run."},
-            "timeout": {
-                "type": "integer",
-                "minimum": MIN_TIMEOUT_SECONDS,
-                "maximum": MAX_TIMEOUT_SECONDS,
-                "description": f"Seconds before the command is killed "
-                f"(default {DEFAULT_TIMEOUT_SECONDS}).",
+def make_bash(sandbox: object = None) -> Tool:
+    """The bash tool, spawning its commands through `sandbox` (None: NoSandbox)."""
+    return Tool(
+        name="bash",
+        description=(
+            "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
+            "stderr together, then the exit code. stdin is closed, and background processes are "
+            "killed when the command finishes. Long output keeps only its start and end."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The shell command to run."},
+                "timeout": {
+                    "type": "integer",
+                    "minimum": MIN_TIMEOUT_SECONDS,
+                    "maximum": MAX_TIMEOUT_SECONDS,
+                    "description": f"Seconds before the command is killed "
+                    f"(default {DEFAULT_TIMEOUT_SECONDS}).",
+                },
             },
+            "required": ["command"],
+            "additionalProperties": False,
         },
-        "required": ["command"],
-        "additionalProperties": False,
-    },
-    handler=run_bash,
-)
+        handler=functools.partial(run_bash, sandbox=sandbox),
+    )
+
+
+BASH = make_bash()

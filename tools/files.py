@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tools.base import Tool, ToolError
-from tools.sandbox import safe_path
+from tools.paths import safe_path
 
 # read_file shows at most this many lines per call.
 DEFAULT_LINE_LIMIT = 2000

@@ -1,44 +1,126 @@
-"""Keeping file tools inside the workspace.
+"""Where shell commands run: directly, or inside a bubblewrap sandbox.
 
-Every path the model gives a file tool goes through `safe_path`, which turns it into an absolute
-path and refuses it unless it lies inside the workspace. Symlinks are followed before the check,
-so a link inside the workspace that points elsewhere cannot be used to read or write outside it.
+A sandbox is any object with one method, `wrap(workspace, command) -> (argv, env)`: the argv to
+spawn and the environment to give it. The bash tool and background tasks both spawn through it.
 
-This guards the file tools only; the bash tool runs arbitrary commands and is not sandboxed.
+    NoSandbox()                 /bin/bash -c COMMAND, with a clean environment
+    Bubblewrap(allow_network)   the same command inside bwrap (https://github.com/containers/bubblewrap):
+
+        /                   read-only         the system is there to use, not to change
+        the workspace       writable          ... except its protected paths (tools/paths.py):
+          .git/config, .git/hooks, .env*      read-only, so no command can plant a hook
+        /tmp                private, empty    a tmpfs only this command sees
+        /proc, /dev         fresh, minimal    a new pid namespace: the tree dies with planloop
+        network             none              unless allow_network (--allow-network)
+
+The environment is clean either way: no `ANTHROPIC_*` variable (the key, an auth token, the base
+URL) reaches a command, so `env` cannot leak the key into the conversation.
+
+`bubblewrap_works()` is the start-up probe: it runs `true` in the same sandbox once.
 """
 
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
-from tools.base import ToolError
+from tools.paths import ENV_FILE_PREFIX, GIT_DIR_NAME, existing_protected_paths
+
+# Variables a command never sees: the API key, the auth token, the endpoint, and the rest.
+SECRET_PREFIXES = ("ANTHROPIC_",)
+
+INSTALL_HINT = "install it with: apt-get install bubblewrap"
 
 
-def safe_path(workspace: Path, path: str) -> Path:
-    """Resolve `path` against the workspace and return it, or raise ToolError if it escapes.
+def clean_environment() -> dict[str, str]:
+    """planloop's environment without the variables that hold or steer the API key."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not name.upper().startswith(SECRET_PREFIXES)
+    }
 
-    Relative paths are taken relative to the workspace; absolute paths are accepted when they
-    point inside it. The returned path is fully resolved (symlinks followed), and need not exist.
+
+class NoSandbox:
+    """Run the command directly with bash; only the environment is cleaned."""
+
+    confines_writes = False
+
+    def wrap(self, workspace: Path, command: str) -> tuple[list[str], dict[str, str]]:
+        return ["/bin/bash", "-c", command], clean_environment()
+
+
+class Bubblewrap:
+    """Run the command in bubblewrap: read-only system, writable workspace, no network."""
+
+    confines_writes = True
+
+    def __init__(self, allow_network: bool = False) -> None:
+        self.allow_network = allow_network
+
+    def wrap(self, workspace: Path, command: str) -> tuple[list[str], dict[str, str]]:
+        root = str(Path(workspace).resolve())
+        argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        # The tmpfs comes before the workspace: a workspace under /tmp is then mounted on top of
+        # the empty /tmp instead of being hidden by it.
+        argv += ["--tmpfs", "/tmp", "--bind", root, root]
+        for path in self._read_only_inside(Path(root)):
+            argv += ["--ro-bind", str(path), str(path)]
+        # A new pid namespace (its init's death kills everything in it, setsid or not), the
+        # command dies with planloop, and a new session so it cannot push keys into our terminal.
+        argv += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+        if not self.allow_network:
+            argv.append("--unshare-net")
+        argv += ["--chdir", root, "--", "/bin/bash", "-c", command]
+        return argv, clean_environment()
+
+    @staticmethod
+    def _read_only_inside(root: Path) -> list[Path]:
+        """The protected paths to bind read-only, creating an empty .git/hooks if it is missing.
+
+        A missing hooks folder cannot be bound, and a command could then create it with a hook
+        in it; an empty one is what `git init` makes anyway.
+        """
+        git_dir = root / GIT_DIR_NAME
+        if git_dir.is_dir() and not (git_dir / "hooks").exists():
+            (git_dir / "hooks").mkdir()
+        return existing_protected_paths(root)
+
+
+def new_env_files(workspace: Path, before: list[Path]) -> list[Path]:
+    """The `.env*` files that exist now but were not in `before` (a list from before a command).
+
+    Bind mounts keep existing protected files read-only, but cannot stop a new name from being
+    created; the bash tool removes these after a sandboxed command instead.
     """
-    if not path.strip():
-        raise ToolError(
-            "The path is empty. Send a path relative to the workspace, e.g. 'src/main.py'."
-        )
-    if "\0" in path:
-        raise ToolError(
-            f"The path {path!r} contains a NUL byte, which no file name can contain. "
-            "Send a plain path relative to the workspace."
-        )
+    existed = set(before)
+    return [
+        path
+        for path in existing_protected_paths(workspace)
+        if path.name.startswith(ENV_FILE_PREFIX) and path not in existed
+    ]
 
-    root = Path(workspace).resolve()
+
+@functools.cache
+def bubblewrap_works() -> bool | str:
+    """True if bwrap can start a sandbox here, else a one-line reason (test it with `is True`).
+
+    bwrap may be missing, or present but refused by the system (no user namespaces in a
+    container, for example); both are found by running `true` inside it once.
+    """
+    if shutil.which("bwrap") is None:
+        return f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
     try:
-        # Joining with an absolute path yields that absolute path, which is then checked below.
-        resolved = (root / path).resolve(strict=False)
-    except (OSError, RuntimeError) as exc:
-        # A symlink loop, for example (RuntimeError before Python 3.13, OSError after).
-        raise ToolError(f"The path {path!r} cannot be resolved: {exc}.") from exc
-
-    if not resolved.is_relative_to(root):
-        raise ToolError(
-            f"The path {path!r} escapes the workspace {root} (it resolves to {resolved}). "
-            "Paths must be relative to the workspace and stay inside it."
-        )
-    return resolved
+        with tempfile.TemporaryDirectory() as empty_workspace:
+            argv, env = Bubblewrap().wrap(Path(empty_workspace), "true")
+            probe = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"bubblewrap cannot start ({err})"
+    if probe.returncode != 0:
+        first_line = (probe.stderr.strip().splitlines() or ["no message"])[0]
+        return f"bubblewrap cannot start a sandbox here ({first_line})"
+    return True
