@@ -54,6 +54,9 @@ from prompts import load_prompt
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 
 DEFAULT_MAX_TOKENS = 16_000
+# Stop reasons that mean the reply was cut off mid-way: by the output limit, or by a full
+# context window. Either way the last block may be incomplete.
+CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
 T = TypeVar("T")
 
 
@@ -231,7 +234,7 @@ class Agent:
         for call in calls:
             if self.signal.is_set():
                 result = ToolResult(INTERRUPTED, is_error=True)
-            elif reply["stop_reason"] == "max_tokens" and call is reply["content"][-1]:
+            elif reply["stop_reason"] in CUT_OFF_STOP_REASONS and call is reply["content"][-1]:
                 result = ToolResult(truncated_call_message(call), is_error=True)
             else:
                 self.ui.tool_started(call)
@@ -294,10 +297,11 @@ class Agent:
     def report_stop_reason(self, reply: dict) -> None:
         if reply["stop_reason"] == "refusal":
             self.ui.notice("The model declined to continue with this request.")
-        elif reply["stop_reason"] == "max_tokens" and not tool_calls(reply):
-            self.ui.notice(
-                f"The answer was cut off at the output limit ({self.max_tokens} tokens)."
-            )
+        elif reply["stop_reason"] in CUT_OFF_STOP_REASONS and not tool_calls(reply):
+            limit = f"the output limit ({self.max_tokens} tokens)"
+            if reply["stop_reason"] == "model_context_window_exceeded":
+                limit = "the end of the model's context window"
+            self.ui.notice(f"The answer was cut off at {limit}.")
 
     def save(self) -> None:
         if self.checkpoint is not None:
@@ -311,9 +315,10 @@ def skipped_results(calls: list[dict], decision: str) -> list[dict]:
 
 def truncated_call_message(call: dict) -> str:
     return (
-        f"This {call['name']} call was cut off at the output token limit before its input was "
-        "complete, so it was not run. Send it again with a smaller input (for a large file, "
-        "write a first part with write_file and add the rest with edit_file)."
+        f"This {call['name']} call was cut off at the output token limit (or a full context "
+        "window) before its input was complete, so it was not run. Send it again with a smaller "
+        "input (for a large file, write a first part with write_file and add the rest with "
+        "edit_file)."
     )
 
 

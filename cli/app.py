@@ -19,11 +19,13 @@ from rich.console import Console
 from agent import Agent
 from cli.prompt import interactive, run_input
 from cli.render import HeadlessUI, TerminalUI
-from middleware import BashApproval
+from middleware import PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from model import ModelError
 from session import Session, SessionError
 from todo import TodoListMiddleware
+from tools import default_tools
+from tools.sandbox import choose_sandbox
 from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
@@ -53,7 +55,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--yes",
         action="store_true",
-        help="allow bash commands without asking (needed for bash in headless mode)",
+        help="allow everything that would ask first (bash without the sandbox, protected paths)",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_false",
+        help="run bash without the bubblewrap sandbox (commands then ask first)",
+    )
+    parser.add_argument(
+        "--allow-network",
+        action="store_true",
+        help="let sandboxed commands use the network",
     )
     parser.add_argument("--model", help="model id (default: $MODEL_ID or claude-sonnet-4-6)")
     parser.add_argument(
@@ -122,9 +135,23 @@ def headless(agent: Agent, prompt: str, autosave: Autosave) -> int:
 
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
     agent: Agent | None = None
-    middleware: list = [TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos)]
-    if not args.yes:
-        middleware.append(BashApproval(ask=None if headless else ui.ask_bash_approval))
+    sandbox, no_sandbox_reason = choose_sandbox(args.sandbox, args.allow_network)
+    if no_sandbox_reason:
+        fallback = "bash needs --yes" if headless else "commands ask before they run"
+        ui.notice(
+            f"bash runs without a sandbox: {no_sandbox_reason}; {fallback}. "
+            "For the sandbox: apt-get install bubblewrap"
+        )
+    permissions = PermissionPolicy(
+        ask=None if headless else ui.ask_approval,
+        sandboxed=getattr(sandbox, "confines_writes", False),
+        allow_all=args.yes,
+    )
+    middleware: list = [
+        TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos),
+        StaleWriteGuard(),  # before the permission question: no point asking, then refusing
+        permissions,
+    ]
 
     def compacted(text: str) -> None:
         ui.notice(text)
@@ -140,6 +167,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     agent = Agent(
         model=args.model,
         workspace=workspace,
+        tools=default_tools(sandbox),
         middleware=middleware,
         max_turns=args.max_turns,
         ui=ui,

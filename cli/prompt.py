@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 
 from agent import Interrupted
-from cli.render import TerminalUI, checklist
+from cli.render import TerminalUI, checklist, permission_table
+from middleware import PermissionPolicy
 from middleware.context import context_status, find_context_manager
 from model import ModelError
 from session import list_sessions, planloop_home
@@ -52,6 +53,14 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         loop.remove_signal_handler(signal.SIGINT)
     if not compacted:
         ui.notice("Nothing to compact yet.")
+
+
+def show_permissions(agent: Agent, ui: TerminalUI, line: str) -> None:
+    policies = [m for m in agent.hooks.middlewares if isinstance(m, PermissionPolicy)]
+    if not policies:
+        ui.console.print("No permission policy: every tool call runs.")
+        return
+    ui.console.print(permission_table(policies[0].rules()))
 
 
 async def run_input(agent: Agent, prompt: str) -> str:
@@ -97,6 +106,7 @@ SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], Any]] = {
     "/sessions": show_sessions,
     "/clear": clear_session,
     "/compact": compact,
+    "/permissions": show_permissions,
 }
 
 

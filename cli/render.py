@@ -13,9 +13,10 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
+from rich.table import Table
 
 from middleware import ToolResult
-from middleware.policies import Approval
+from middleware.permissions import Approval, Rule
 from todo.manager import MARKS
 
 STYLES = {"pending": "", "in_progress": "bold yellow", "completed": "green"}
@@ -32,6 +33,16 @@ def checklist(items: list[dict] | None) -> Panel:
     done = sum(item["status"] == "completed" for item in items)
     body = "\n".join(lines) or "(no plan yet)"
     return Panel(body, title=f"todos {done}/{len(items)}", title_align="left", expand=False)
+
+
+def permission_table(rules: list[Rule]) -> Table:
+    """The permission policy as /permissions shows it: what, what happens, why."""
+    table = Table(title="permissions", title_justify="left", show_lines=False)
+    for column in ("what", "", "why"):
+        table.add_column(column)
+    for rule in rules:
+        table.add_row(escape(rule.what), rule.verdict, escape(rule.why))
+    return table
 
 
 def describe_call(call: dict) -> str:
@@ -78,9 +89,13 @@ class TerminalUI:
     def show_todos(self, items: list[dict]) -> None:
         self.console.print(checklist(items))
 
-    def ask_bash_approval(self, command: str) -> Approval:
-        """yes / no (with a reason for the model) / always; Ctrl-C here cancels the turn."""
-        self.console.print(Panel(escape(command), title="run this command?", title_align="left"))
+    def ask_approval(self, question: str) -> Approval:
+        """yes / no (with a reason for the model) / always; Ctrl-C here cancels the turn.
+
+        `question`'s first line asks (the box title), the rest is the command or the path.
+        """
+        title, _, details = question.partition("\n")
+        self.console.print(Panel(escape(details), title=escape(title), title_align="left"))
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             answer = input("[y]es / [n]o / [a]lways for this session: ").strip().lower()

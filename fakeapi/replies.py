@@ -197,8 +197,11 @@ def _parse_message(entry: ReplyDict) -> MessageReply:
         stop_reason = "end_turn"
     if stop_reason not in STOP_REASONS:
         raise ScriptError(f"reply: stop_reason must be one of {sorted(STOP_REASONS)}")
-    if cut_off and stop_reason != "max_tokens":
-        raise ScriptError("reply: a block with partial_json is a cut-off call; use max_tokens")
+    if cut_off and stop_reason not in ("max_tokens", "model_context_window_exceeded"):
+        raise ScriptError(
+            "reply: a block with partial_json is a cut-off call; use max_tokens or "
+            "model_context_window_exceeded"
+        )
     stop_sequence = entry.get("stop_sequence")
     if stop_sequence is not None and stop_reason != "stop_sequence":
         raise ScriptError("reply: stop_sequence is only meaningful with stop_reason stop_sequence")

@@ -9,7 +9,9 @@
     Agent(middleware=[Shout()])
 
 `base` holds the seven hooks and their types, `stack` the rules for combining several
-middlewares, and `policies` a few ready-made ones.
+middlewares, `permissions` the one permission policy (what asks, what is refused),
+`stale_writes` the guard against overwriting changes the model has not seen, and `policies`
+a few small ready-made ones.
 """
 
 from middleware.base import (
@@ -23,19 +25,24 @@ from middleware.base import (
     ToolResult,
     TurnAction,
 )
-from middleware.policies import BashApproval, ToolCallLog, TurnLimit
+from middleware.permissions import Approval, PermissionPolicy, Rule
+from middleware.policies import ToolCallLog, TurnLimit
 from middleware.stack import MiddlewareStack
+from middleware.stale_writes import StaleWriteGuard
 
 __all__ = [
     "AfterToolCallContext",
     "AfterToolCallResult",
     "AgentContext",
-    "BashApproval",
+    "Approval",
     "BeforeToolCallContext",
     "BeforeToolCallResult",
     "Middleware",
     "MiddlewareStack",
+    "PermissionPolicy",
+    "Rule",
     "ShouldStopAfterTurnContext",
+    "StaleWriteGuard",
     "ToolCallLog",
     "ToolResult",
     "TurnAction",

@@ -1,26 +1,22 @@
-"""Small policies written as middlewares: a turn limit, bash approval, and a tool-call log.
+"""Small policies written as middlewares: a turn limit and a tool-call log.
 
 Each one is a complete example of "a new behaviour is one middleware": it overrides one
-hook and the loop never learns it exists.
+hook and the loop never learns it exists. The permission policy (what asks, what is refused)
+has its own module, permissions.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from typing import Literal, TextIO
+from typing import TextIO
 
 from middleware.base import (
     AfterToolCallContext,
     AfterToolCallResult,
-    BeforeToolCallContext,
-    BeforeToolCallResult,
     Middleware,
     ShouldStopAfterTurnContext,
 )
-
-Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
 
 
 class TurnLimit(Middleware):
@@ -37,42 +33,6 @@ class TurnLimit(Middleware):
             "Say 'continue' to go on, or raise --max-turns."
         )
         return True
-
-
-HEADLESS_BASH_REFUSAL = (
-    "bash is disabled: this agent runs without a person to approve commands. Do the work "
-    "with read_file, write_file and edit_file, or tell the user to rerun with --yes to allow bash."
-)
-
-
-class BashApproval(Middleware):
-    """Ask before every bash command; `ask` is None when nobody can answer (headless).
-
-    `ask(command)` returns ("yes", ""), ("no", reason), ("always", "") or ("interrupt", "").
-    "always" allows bash for the rest of this session.
-    """
-
-    def __init__(self, ask: Callable[[str], Approval] | None) -> None:
-        self.ask = ask
-        self.always = False
-
-    async def before_tool_call(
-        self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
-    ) -> BeforeToolCallResult | None:
-        if ctx.tool_call["name"] != "bash" or self.always:
-            return None
-        if self.ask is None:
-            return BeforeToolCallResult(block=True, reason=HEADLESS_BASH_REFUSAL)
-        answer, reason = self.ask(ctx.args["command"])
-        if answer == "always":
-            self.always = True
-        if answer in ("yes", "always"):
-            return None
-        if answer == "interrupt" and signal is not None:
-            signal.set()  # Ctrl-C at the question cancels the whole turn
-            return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
-        why = f" The user said: {reason}" if reason else ""
-        return BeforeToolCallResult(block=True, reason=f"The user declined this command.{why}")
 
 
 class ToolCallLog(Middleware):

@@ -87,11 +87,11 @@ def test_headless_multi_step_file_and_shell_task(api, env, workspace):
     assert api.headers[0]["authorization"] == f"Bearer {API_KEY}"
 
 
-def test_headless_bash_without_yes_is_refused_with_how_to_allow_it(api, env, workspace):
+def test_headless_bash_without_sandbox_or_yes_is_refused_with_how_to_allow_it(api, env, workspace):
     call = tool_use("bash", {"command": "touch should-not-exist"})
     api.add({"content": [call]})
     api.add({"content": [text("I could not run it.")]})
-    result = agent("-p", "touch a file", cwd=workspace, env=env)
+    result = agent("-p", "touch a file", "--no-sandbox", cwd=workspace, env=env)
     assert result.returncode == 0
     assert not (workspace / "should-not-exist").exists()
     refusal = results_by_id(api.accepted[1])[call["id"]]

@@ -24,10 +24,10 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 class Terminal:
     """agent.py on a pseudo-terminal: type keys, wait for text on the screen."""
 
-    def __init__(self, cwd: Path, env: dict) -> None:
+    def __init__(self, cwd: Path, env: dict, *args: str) -> None:
         self.master, replica = pty.openpty()
         self.proc = subprocess.Popen(
-            [sys.executable, str(AGENT)],
+            [sys.executable, str(AGENT), *args],
             cwd=cwd,
             env=env,
             stdin=replica,
@@ -86,7 +86,8 @@ def terminal(api, workspace, isolated_home):
         NO_COLOR="1",
         COLUMNS="100",
     )
-    term = Terminal(workspace, env)
+    # Without the sandbox, so that bash asks first: these tests answer the question.
+    term = Terminal(workspace, env, "--no-sandbox")
     yield term
     if term.proc.poll() is None:
         term.proc.kill()

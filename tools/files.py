@@ -42,6 +42,9 @@ DIRECTORY_LISTING_LIMIT = 50
 # read_file cannot find line breaks in UTF-16 by scanning bytes, so it decodes such a file
 # whole; above this size it asks for a UTF-8 copy instead of filling memory.
 MAX_UTF16_READ_BYTES = 8 * 1024 * 1024
+# edit_file holds a file several times over (bytes, text, the edited text, bytes again), so
+# above this size it refuses, before reading anything, and points to bash instead.
+MAX_EDIT_BYTES = 10 * 1024 * 1024
 
 LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
 NON_ASCII_BYTE = re.compile(rb"[\x80-\xff]")
@@ -125,6 +128,13 @@ def edit_file(
     if old_text == new_text:
         raise ToolError("edit_file: old_text and new_text are identical, so nothing would change.")
     target = _existing_file(workspace, path, "edit_file")
+    size = target.stat().st_size
+    if size > MAX_EDIT_BYTES:
+        raise ToolError(
+            f"edit_file: {path} is {size} bytes, over edit_file's limit of {MAX_EDIT_BYTES} "
+            f"bytes. Change it with bash instead (e.g. sed -i 's/old/new/' {path}, or a short "
+            "python script), then check the result with read_file."
+        )
 
     raw = target.read_bytes()
     text, encoding, bom = _decode_for_editing(raw)

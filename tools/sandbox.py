@@ -124,3 +124,17 @@ def bubblewrap_works() -> bool | str:
         first_line = (probe.stderr.strip().splitlines() or ["no message"])[0]
         return f"bubblewrap cannot start a sandbox here ({first_line})"
     return True
+
+
+def choose_sandbox(wanted: bool, allow_network: bool = False) -> tuple[object, str | None]:
+    """The sandbox to use, and why there is none when one was wanted but cannot run here.
+
+    Returns (Bubblewrap, None) when it works, else (NoSandbox, reason); with `wanted` False
+    (--no-sandbox), (NoSandbox, None).
+    """
+    if not wanted:
+        return NoSandbox(), None
+    works = bubblewrap_works()
+    if works is True:
+        return Bubblewrap(allow_network=allow_network), None
+    return NoSandbox(), str(works)
