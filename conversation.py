@@ -5,12 +5,16 @@ The rules kept here, whatever happened before (an error, Ctrl-C, a crash):
 - every `tool_use` is answered by exactly one `tool_result` in the next user message,
   in the order of the calls, with the results first and any text after them;
 - no text block is empty or only whitespace;
-- two user messages never follow each other: new user content joins the last one.
+- two user messages never follow each other: new user content joins the last one;
+- tool output is valid UTF-8: a lone surrogate (a file name that is not UTF-8, listed by a
+  tool) becomes U+FFFD instead of making every later request fail to encode.
 
 Messages stay plain dicts in the API's own format, so what you read is what is sent.
 """
 
 from __future__ import annotations
+
+import re
 
 INTERRUPTED = "Interrupted by the user before this call finished; it may not have run."
 
@@ -19,8 +23,13 @@ def text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+# A Python string holds surrogates only when something decoded bytes with surrogateescape.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
-    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content or "(no output)"}
+    content = LONE_SURROGATE.sub("\ufffd", content) or "(no output)"
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block

@@ -13,6 +13,7 @@ which also finds children that left the group with `setsid`.
 
 import asyncio
 import contextlib
+import errno
 import functools
 import os
 import signal
@@ -126,18 +127,27 @@ async def run_bash(
     env = {**env, MARKER_VARIABLE: marker}
 
     loop = asyncio.get_running_loop()
-    transport, output = await loop.subprocess_exec(
-        _CommandOutput,
-        *argv,
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        # A new session makes bash the leader of its own process group, so the group id is
-        # bash's pid and one killpg reaches every child it started.
-        start_new_session=True,
-    )
+    try:
+        transport, output = await loop.subprocess_exec(
+            _CommandOutput,
+            *argv,
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            # A new session makes bash the leader of its own process group, so the group id
+            # is bash's pid and one killpg reaches every child it started.
+            start_new_session=True,
+        )
+    except OSError as err:
+        if err.errno != errno.E2BIG:
+            raise
+        raise ToolError(
+            f"bash: the command is too long to run ({len(command)} characters; the system takes "
+            "about 128 KB in one argument). Write it to a script file with write_file and run "
+            "that file with bash."
+        ) from None
     timed_out = False
     stopped_background = False
     try:
