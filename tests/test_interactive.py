@@ -221,3 +221,32 @@ def test_ctrl_c_at_an_empty_prompt_exits_cleanly(terminal):
     terminal.wait_for("› ")
     terminal.ctrl_c()
     assert terminal.close() == 0
+
+
+def test_permissions_command_shows_the_policy(terminal):
+    terminal.wait_for("› ")
+    terminal.type("/permissions\n")
+    shown = terminal.wait_for("› ")
+    assert "bash" in shown and "asks" in shown and "no sandbox" in shown
+    assert ".git/" in shown and ".env*" in shown
+    terminal.type("\x04")
+    assert terminal.close() == 0
+
+
+def test_a_protected_write_asks_first_and_a_no_writes_nothing(api, terminal, workspace):
+    call = tool_use("write_file", {"path": ".env", "content": "ANTHROPIC_BASE_URL=http://x.test\n"})
+    api.add({"content": [call]})
+    api.add({"content": [text("Left it alone.")]})
+    terminal.wait_for("› ")
+    terminal.type("change the endpoint\n")
+    terminal.wait_for("Allow write_file on a protected path?")
+    terminal.wait_for("for this session:")
+    terminal.type("n\n")
+    terminal.wait_for("Reason for the model (optional):")
+    terminal.type("\n")
+    terminal.wait_for("Left it alone.")
+    terminal.wait_for("› ")
+    terminal.type("\x04")
+    assert terminal.close() == 0
+    assert not (workspace / ".env").exists()
+    assert results_by_id(api.accepted[1])[call["id"]]["is_error"] is True

@@ -1,10 +1,11 @@
-"""safe_path keeps file tools inside the workspace."""
+"""safe_path keeps file tools inside the workspace; protected_reason names the special paths."""
 
 from pathlib import Path
 
 import pytest
 
-from tools import ToolError, safe_path
+from tools import ToolError, protected_reason, safe_path
+from tools.paths import existing_protected_paths
 
 
 @pytest.fixture
@@ -85,3 +86,52 @@ def test_symlink_loop_is_refused_rather_than_crashing(workspace: Path):
     (workspace / "loop").symlink_to(workspace / "loop")
     with pytest.raises(ToolError):
         safe_path(workspace, "loop/file.txt")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".git",
+        "vendor/lib/.git/config",
+        ".env",
+        ".env.local",
+        "deploy/.envrc",
+        "./src/../.env",
+    ],
+)
+def test_git_and_env_paths_are_protected(workspace: Path, path: str):
+    assert protected_reason(workspace, path) is not None
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "gitignore", "my.env", ".gitignore", "env/x"])
+def test_ordinary_paths_are_not_protected(workspace: Path, path: str):
+    assert protected_reason(workspace, path) is None
+
+
+def test_a_link_to_a_protected_file_is_protected(workspace: Path):
+    (workspace / ".git").mkdir()
+    (workspace / "notes").symlink_to(workspace / ".git")
+    assert "git" in protected_reason(workspace, "notes/config")
+
+
+def test_a_dotenv_link_to_an_ordinary_file_is_protected(workspace: Path):
+    (workspace / ".env").symlink_to(workspace / "src" / "app.py")
+    assert "ANTHROPIC_BASE_URL" in protected_reason(workspace, ".env")
+
+
+def test_planloop_home_inside_the_workspace_is_protected(workspace: Path, monkeypatch):
+    monkeypatch.setenv("PLANLOOP_HOME", str(workspace / ".planloop"))
+    assert "planloop" in protected_reason(workspace, ".planloop/sessions/x/1.json")
+    assert protected_reason(workspace, "src/app.py") is None
+
+
+def test_the_sandbox_finds_every_existing_protected_file(workspace: Path):
+    (workspace / ".git" / "hooks").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text("")
+    (workspace / "deep" / "er").mkdir(parents=True)
+    (workspace / "deep" / "er" / ".env.test").write_text("")
+    (workspace / ".env").write_text("")
+    found = {str(p.relative_to(workspace)) for p in existing_protected_paths(workspace)}
+    assert found == {".git/config", ".git/hooks", "deep/er/.env.test", ".env"}
