@@ -50,3 +50,13 @@ def test_adding_a_behaviour_is_one_middleware(api, make_agent, workspace):
     }
     assert "is_error" not in results[status["id"]]
     assert (workspace / "status.txt").read_text() == "clean\n"
+
+
+def test_readme_permission_section_names_every_protected_path_and_sandbox_flag():
+    from tools.paths import PROTECTED_PATHS
+
+    section = README.split("### Permissions and the sandbox")[1].split("\n## ")[0]
+    for path, _ in PROTECTED_PATHS:
+        assert path in section, path
+    for flag in ("--no-sandbox", "--allow-network", "--yes"):
+        assert flag in README, flag
