@@ -22,7 +22,6 @@ import uuid
 from pathlib import Path
 
 from tools.base import Tool, ToolError
-from tools.paths import existing_protected_paths
 from tools.sandbox import NoSandbox, new_env_files
 
 DEFAULT_TIMEOUT_SECONDS = 120
@@ -121,8 +120,12 @@ async def run_bash(
         )
     sandbox = sandbox or NoSandbox()
     confined = getattr(sandbox, "confines_writes", False)
-    protected_before = existing_protected_paths(workspace) if confined else []
-    argv, env = sandbox.wrap(workspace, command)
+    if confined:
+        # One scan serves twice: the paths to make read-only, and what existed before.
+        protected_before = sandbox.protected_paths(workspace)
+        argv, env = sandbox.wrap(workspace, command, protected=protected_before)
+    else:
+        argv, env = sandbox.wrap(workspace, command)
     marker = uuid.uuid4().hex
     env = {**env, MARKER_VARIABLE: marker}
 

@@ -106,9 +106,13 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     return None
 
 
-# The sandbox looks for .env* files by walking the workspace; it stops after this many folders,
-# so a huge tree (node_modules) costs a bounded time per command.
+# The sandbox looks for .env* files by walking the workspace before each command. Installed
+# packages and caches are skipped (nothing loads a .env from there, and a virtualenv alone can
+# hold thousands of folders), and the walk stops after this many folders in any case.
 PROTECTED_SCAN_DIRECTORY_LIMIT = 20_000
+UNSCANNED_FOLDERS = frozenset(
+    {"node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"}
+)
 
 
 def existing_protected_paths(workspace: Path) -> list[Path]:
@@ -116,12 +120,18 @@ def existing_protected_paths(workspace: Path) -> list[Path]:
 
     `.git/config` and `.git/hooks` of every repository found (or a `.git` file, which points to
     a repository elsewhere), every file named `.env*`, and planloop's home if it lies inside.
-    Symlinks are listed as themselves, never followed.
+    Symlinks are listed as themselves, never followed. Virtualenvs, node_modules and caches
+    are not searched (see UNSCANNED_FOLDERS).
     """
     root = Path(workspace).resolve()
     found: list[Path] = []
     for folders_seen, (folder, subfolders, files) in enumerate(os.walk(root), start=1):
         here = Path(folder)
+        subfolders[:] = [
+            name
+            for name in subfolders
+            if name not in UNSCANNED_FOLDERS and not (here / name / "pyvenv.cfg").exists()
+        ]
         if GIT_DIR_NAME in subfolders:
             subfolders.remove(GIT_DIR_NAME)  # its insides are not the project's files
             found += [p for p in (here / ".git/config", here / ".git/hooks") if p.exists()]

@@ -62,13 +62,18 @@ class Bubblewrap:
     def __init__(self, allow_network: bool = False) -> None:
         self.allow_network = allow_network
 
-    def wrap(self, workspace: Path, command: str) -> tuple[list[str], dict[str, str]]:
+    def wrap(
+        self, workspace: Path, command: str, protected: list[Path] | None = None
+    ) -> tuple[list[str], dict[str, str]]:
+        """The bwrap argv and environment; `protected` is a scan the caller already made."""
         root = str(Path(workspace).resolve())
         argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         # The tmpfs comes before the workspace: a workspace under /tmp is then mounted on top of
         # the empty /tmp instead of being hidden by it.
         argv += ["--tmpfs", "/tmp", "--bind", root, root]
-        for path in self._read_only_inside(Path(root)):
+        if protected is None:
+            protected = self.protected_paths(Path(root))
+        for path in protected:
             argv += ["--ro-bind", str(path), str(path)]
         # A new pid namespace (its init's death kills everything in it, setsid or not), the
         # command dies with planloop, and a new session so it cannot push keys into our terminal.
@@ -79,7 +84,7 @@ class Bubblewrap:
         return argv, clean_environment()
 
     @staticmethod
-    def _read_only_inside(root: Path) -> list[Path]:
+    def protected_paths(root: Path) -> list[Path]:
         """The protected paths to bind read-only, creating an empty .git/hooks if it is missing.
 
         A missing hooks folder cannot be bound, and a command could then create it with a hook
