@@ -123,7 +123,7 @@ def test_killed_during_a_tool_keeps_the_reply_and_finished_results(api, env, wor
 def test_killed_at_the_approval_question_keeps_the_reply(api, env, workspace):
     call = tool_use("bash", {"command": "touch never"})
     api.add({"content": [text("I need to run something."), call]})
-    terminal = Terminal(workspace, env)
+    terminal = Terminal(workspace, env, "--no-sandbox")  # so that bash asks first
     try:
         terminal.wait_for("› ")
         terminal.type("make a file\n")
