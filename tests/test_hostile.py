@@ -425,3 +425,13 @@ def test_permission_policy_is_the_one_that_refuses_protected_writes(api, make_ag
     api.add({"content": [text("Done.")]})
     run(make_agent(middleware=[PermissionPolicy(ask=None, sandboxed=True)]).run("again"))
     assert (workspace / ".env").read_text() == "A=1\n"
+
+
+@needs_bwrap
+def test_env_links_protect_their_target_and_a_dangling_one_breaks_nothing(workspace):
+    (workspace / "settings.txt").write_text("A=1\n")
+    (workspace / ".env").symlink_to("settings.txt")
+    (workspace / ".env.old").symlink_to("missing.txt")
+    result = bash(workspace, "echo B=2 >> .env; echo ran", Bubblewrap())
+    assert "ran" in result and "Read-only file system" in result
+    assert (workspace / "settings.txt").read_text() == "A=1\n"

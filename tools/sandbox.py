@@ -74,7 +74,10 @@ class Bubblewrap:
         if protected is None:
             protected = self.protected_paths(Path(root))
         for path in protected:
-            argv += ["--ro-bind", str(path), str(path)]
+            # A link is protected by binding what it points to; -try skips a dangling one
+            # instead of failing every command.
+            target = str(path.resolve())
+            argv += ["--ro-bind-try", target, target]
         # A new pid namespace (its init's death kills everything in it, setsid or not), the
         # command dies with planloop, and a new session so it cannot push keys into our terminal.
         argv += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
