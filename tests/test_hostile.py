@@ -435,3 +435,13 @@ def test_env_links_protect_their_target_and_a_dangling_one_breaks_nothing(worksp
     result = bash(workspace, "echo B=2 >> .env; echo ran", Bubblewrap())
     assert "ran" in result and "Read-only file system" in result
     assert (workspace / "settings.txt").read_text() == "A=1\n"
+
+
+def test_the_bash_tool_tells_the_model_what_the_sandbox_allows():
+    [sandboxed, *_] = default_tools(Bubblewrap())
+    [networked, *_] = default_tools(Bubblewrap(allow_network=True))
+    [plain, *_] = default_tools()
+    assert "only the workspace is writable" in sandboxed.description
+    assert "no network" in sandboxed.description
+    assert "no network" not in networked.description
+    assert "sandbox" not in plain.description

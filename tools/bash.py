@@ -258,6 +258,7 @@ def make_bash(sandbox: object = None) -> Tool:
             "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
             "stderr together, then the exit code. stdin is closed, and background processes are "
             "killed when the command finishes. Long output keeps only its start and end."
+            + getattr(sandbox, "description", "")
         ),
         input_schema={
             "type": "object",

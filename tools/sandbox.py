@@ -62,6 +62,15 @@ class Bubblewrap:
     def __init__(self, allow_network: bool = False) -> None:
         self.allow_network = allow_network
 
+    @property
+    def description(self) -> str:
+        """What the model is told, so a read-only error does not surprise it."""
+        network = "" if self.allow_network else " There is no network."
+        return (
+            " Commands run in a sandbox: only the workspace is writable (not .git/config, "
+            f".git/hooks or .env files), and /tmp is private and empty.{network}"
+        )
+
     def wrap(
         self, workspace: Path, command: str, protected: list[Path] | None = None
     ) -> tuple[list[str], dict[str, str]]:
