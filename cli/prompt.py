@@ -54,6 +54,13 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.notice("Nothing to compact yet.")
 
 
+def show_cost(agent: Agent, ui: TerminalUI, line: str) -> None:
+    if ui.usage.replies:
+        ui.show_totals()
+    else:
+        ui.print_line("No model calls yet in this session.", "dim")
+
+
 async def run_input(agent: Agent, prompt: str) -> str:
     """One user input, with Ctrl-C cancelling just this turn."""
     loop = asyncio.get_running_loop()
@@ -62,6 +69,8 @@ async def run_input(agent: Agent, prompt: str) -> str:
         return await agent.run(prompt)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        if isinstance(agent.ui, TerminalUI):
+            agent.ui.stop_progress()  # also after an error, before it is printed
 
 
 def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
@@ -97,6 +106,7 @@ SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], Any]] = {
     "/sessions": show_sessions,
     "/clear": clear_session,
     "/compact": compact,
+    "/cost": show_cost,
 }
 
 
@@ -143,9 +153,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                 ui.notice(agent.context.stop_reason)
             show_context_status(agent, ui)
     save_history(history)
-    note = autosave.closing_note(agent)
-    if note:  # nothing to say when nothing was asked
-        console.print(f"[dim]{escape(note)}[/]")
+    ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
     return EXIT_OK
 
 
