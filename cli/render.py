@@ -85,8 +85,10 @@ def split_finished_blocks(text: str) -> tuple[str, str]:
     """
     cut, offset, in_fence, after_blank = 0, 0, False, False
     for line in text.splitlines(keepends=True):
-        if not line.endswith("\n"):
-            break  # the last line is still coming in
+        if not line.endswith("\n"):  # the last line is still coming in; its start is known
+            if after_blank and not in_fence and BLOCK_START.match(line):
+                cut = offset
+            break
         if FENCE.match(line):
             if in_fence:
                 cut = offset + len(line)  # the closing fence ends the block
