@@ -23,15 +23,18 @@ import re
 import select
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.spinner import Spinner
+from rich.style import Style
 from rich.text import Text
 
 from cli.diffs import diff_lines, render_diff, snapshot
@@ -44,11 +47,18 @@ from todo.manager import MARKS
 STYLES = {"pending": "", "in_progress": "bold yellow", "completed": "green"}
 PREVIEW_LINES = 6
 DIFFED_TOOLS = ("edit_file", "write_file")
+SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
 STREAM_PREVIEW_LINES = 8  # of the paragraph still coming in, shown under the spinner
 # A new Markdown block starts after a blank line, at a line that is not indented and is not a
 # list item (a loose list or a list item's second paragraph stays in one block).
 BLOCK_START = re.compile(r"[^\s\-*+\d>|]")
 FENCE = re.compile(r" {0,3}(```|~~~)")
+# Text without any of these is plain prose, printed without the (slow) Markdown parser.
+MARKDOWN_SYNTAX = re.compile(r"[#*_`\[\]<>|~\\&]|^\s*(?:[-+]|\d+[.)])\s|^ {4}|^[=-]+\s*$", re.M)
+
+
+def fits_on_one_line(text: str, width: int) -> bool:
+    return "\n" not in text and "\t" not in text and cell_len(text) < width
 
 
 def checklist(items: list[dict] | None) -> Panel:
@@ -109,13 +119,17 @@ def split_finished_blocks(text: str) -> tuple[str, str]:
 class Progress:
     """A spinner with the seconds elapsed, on the last line, while planloop waits.
 
-    It is shown only on a real terminal (not a pipe, not TERM=dumb). rich draws it from a
-    thread and keeps it below anything printed meanwhile; `stop` erases it.
+    It is shown only on a real terminal (not a pipe, not TERM=dumb), and only once a wait has
+    lasted SPINNER_DELAY seconds: a quick tool call or reply draws nothing, which keeps each
+    turn cheap and the screen still. rich draws it from a thread and keeps it below anything
+    printed meanwhile; `stop` erases it.
     """
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.enabled = console.is_interactive
+        self.lock = threading.Lock()  # the ticker and the printing thread share the screen
+        self.ticker: threading.Thread | None = None
         self.live: Live | None = None
         self.spinner = Spinner("dots", style="cyan")
         self.label = ""
@@ -125,25 +139,37 @@ class Progress:
     def show(self, label: str, preview: str = "") -> None:
         if not self.enabled:
             return
-        if label != self.label:
-            self.label, self.started = label, time.monotonic()
-        self.preview = preview
-        if self.live is None:
-            self.live = Live(
-                self,
-                console=self.console,
-                transient=True,
-                refresh_per_second=8,
-                redirect_stdout=False,
-                redirect_stderr=False,
-            )
-            self.live.start()
+        with self.lock:
+            if label != self.label:
+                self.label, self.started = label, time.monotonic()
+            self.preview = preview
+        if self.ticker is None:
+            self.ticker = threading.Thread(target=self.tick, daemon=True)
+            self.ticker.start()
+
+    def tick(self) -> None:
+        """Start the spinner once the current wait is old enough (runs for good, in a thread)."""
+        while True:
+            time.sleep(0.1)
+            with self.lock:
+                waited = time.monotonic() - self.started
+                if self.label and self.live is None and waited >= SPINNER_DELAY:
+                    self.live = Live(
+                        self,
+                        console=self.console,
+                        transient=True,
+                        refresh_per_second=8,
+                        redirect_stdout=False,
+                        redirect_stderr=False,
+                    )
+                    self.live.start()
 
     def stop(self) -> None:
-        if self.live is not None:
-            self.live.stop()
-            self.live = None
-        self.label, self.preview = "", ""
+        with self.lock:
+            if self.live is not None:
+                self.live.stop()
+                self.live = None
+            self.label, self.preview = "", ""
 
     def __rich__(self) -> Any:
         seconds = time.monotonic() - self.started
@@ -165,7 +191,9 @@ class TerminalUI:
         self.progress = Progress(console)
         self.model = ""
         self.text = ""  # streamed text not yet printed (the paragraph still coming in)
+        self.blocks_in_text = 0  # Markdown blocks printed so far of the text block streaming in
         self.usage = Usage()  # the session so far
+        self.styles: dict[str, Style] = {}  # parsed once, for the fast path of print_line
         self.before: dict[str, str] = {}  # call id -> the file's text before an edit
 
     # ---- the loop's UI protocol -------------------------------------------------------------
@@ -177,6 +205,8 @@ class TerminalUI:
         if event.type == "message_start":
             self.model = event.message.model
             self.text = ""  # a retried stream starts over
+        elif event.type == "content_block_start" and event.content_block.type == "text":
+            self.blocks_in_text = 0
         elif event.type == "text":
             self.text += event.text
             finished, self.text = split_finished_blocks(self.text)
@@ -238,10 +268,35 @@ class TerminalUI:
 
     def print_line(self, text: str, style: str = "") -> None:
         """Untrusted text, made visible, wrapped at word boundaries, never read as markup."""
-        self.console.print(Text(visible(text), style=style))
+        shown = visible(text)
+        if fits_on_one_line(shown, self.console.width):
+            # Fast path for the short lines of every turn (tool line, preview, cost line):
+            # rich's layout costs about 0.3 ms a line, writing the styled line a few µs.
+            with self.progress.lock:
+                if self.progress.live is None:  # else rich must draw it above the spinner
+                    self.console.file.write(self.styled(shown, style) + "\n")
+                    self.console.file.flush()
+                    return
+        self.console.print(Text(shown, style=style))
+
+    def styled(self, text: str, style: str) -> str:
+        rich_style = self.styles.get(style)
+        if rich_style is None:
+            rich_style = Style.parse(style)
+            if self.console.no_color:
+                rich_style = rich_style.without_color
+            self.styles[style] = rich_style
+        return rich_style.render(text, color_system=self.console._color_system)
 
     def print_markdown(self, text: str) -> None:
-        if text.strip():
+        if not text.strip():
+            return
+        if self.blocks_in_text:  # the blank line rich puts between blocks of one document
+            self.console.print()
+        self.blocks_in_text += 1
+        if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
+            self.print_line(" ".join(text.split("\n")).strip())
+        else:
             self.console.print(Markdown(visible(text), hyperlinks=False))
 
     def flush_text(self) -> None:
@@ -273,6 +328,7 @@ class TerminalUI:
         Ctrl-C (or Ctrl-D) here cancels the turn. Control characters in `subject` are shown as
         symbols, with a warning: they could otherwise hide part of the command on screen.
         """
+        waiting_for = self.progress.label  # shown again once the answer is in
         self.stop_progress()
         self.console.print(
             Panel(Text(visible(subject)), title=Text(question), title_align="left", style="yellow")
@@ -288,10 +344,10 @@ class TerminalUI:
         try:
             while True:
                 answer = read_answer("[y]es / [n]o / [a]lways for this session: ").lower()
-                if answer in ("a", "always"):
-                    return "always", ""
-                if answer in ("y", "yes"):
-                    return "yes", ""
+                if answer in ("y", "yes", "a", "always"):
+                    if waiting_for:
+                        self.progress.show(waiting_for)
+                    return ("always" if answer.startswith("a") else "yes"), ""
                 if answer in ("n", "no"):
                     return "no", read_answer("Reason for the model (optional): ")
                 self.print_line(f"Please type y, n or a (not {answer!r}).", "yellow")
