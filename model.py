@@ -99,9 +99,7 @@ def is_temporary(err: anthropic.APIStatusError) -> bool:
     return err.status_code == 429 or err.status_code >= 500 or is_overloaded_mid_stream(err)
 
 
-async def stream_reply(
-    client: anthropic.AsyncAnthropic, request: dict, listener: UI
-) -> dict:
+async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener: UI) -> dict:
     """Send one request, stream the events to `listener`, and return the reply dict."""
     for attempt in range(STREAM_RETRIES + 1):
         try:
