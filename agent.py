@@ -26,7 +26,7 @@ import os
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from conversation import (
     INTERRUPTED,
@@ -64,13 +64,23 @@ class Interrupted(Exception):
     """The user (or a caller of `Agent.cancel`) stopped the current turn."""
 
 
-class QuietUI:
-    """What the loop tells a UI. This one shows nothing; cli/render.py has the terminal versions."""
+class UI(Protocol):
+    """Everything the loop tells a front end, in the order it happens in a turn.
 
-    def stream_event(self, event: Any) -> None: ...
-    def notice(self, text: str) -> None: ...
+    The loop never prints; cli/render.py shows these events in a terminal, QuietUI drops them.
+    """
+
+    def model_started(self) -> None: ...  # a request is on its way; the reply is awaited
+    def stream_event(self, event: Any) -> None: ...  # an SDK stream event of the reply
+    def reply_finished(self, reply: dict) -> None: ...  # the whole reply, with its usage
     def tool_started(self, call: dict) -> None: ...
     def tool_finished(self, call: dict, result: ToolResult) -> None: ...
+    def harness_message(self, text: str) -> None: ...  # text planloop added for the model
+    def notice(self, text: str) -> None: ...  # something the user should know
+
+
+class QuietUI(UI):
+    """A UI that shows nothing: the default when the agent runs as a library."""
 
 
 class Agent:
@@ -87,7 +97,7 @@ class Agent:
         system_prompt: str | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         max_turns: int | None = 200,
-        ui: Any = None,
+        ui: UI | None = None,
         checkpoint: Callable[[Agent], None] | None = None,
     ) -> None:
         self.model = model or os.environ.get("MODEL_ID") or DEFAULT_MODEL
@@ -101,7 +111,7 @@ class Agent:
         all_tools = list(default_tools() if tools is None else tools)
         all_tools += [tool for m in middleware for tool in m.tools]
         self.tools = {tool.name: tool for tool in all_tools}  # the dispatch map
-        self.ui = ui or QuietUI()
+        self.ui: UI = ui or QuietUI()
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
         self.messages: list[dict] = []
@@ -144,6 +154,7 @@ class Agent:
                     results, terminate = await self.run_tools(reply, calls)
                 for message in action.inject_messages:  # after the results, never before
                     append_user_content(self.messages, message["content"])
+                    self.ui.harness_message(final_text(message))
                 self.save()
                 if self.signal.is_set():
                     raise Interrupted
@@ -219,13 +230,19 @@ class Agent:
         }
         return final_text(await self.stream(request, QuietUI()))
 
-    async def stream(self, request: dict, ui: Any = None) -> dict:
-        """Stream one reply (to the UI, unless another listener is given); Ctrl-C stops it."""
+    async def stream(self, request: dict, listener: UI | None = None) -> dict:
+        """Stream one reply (to the UI, unless another listener is given); Ctrl-C stops it.
+
+        The UI hears that a call started and ended (spinner, tokens) even when the text goes
+        to another listener, so every call counts in the session's cost.
+        """
         if self.trace:
             self.trace.request(request)
-        reply = await self.until_cancelled(stream_reply(self.client, request, ui or self.ui))
+        self.ui.model_started()
+        reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))
         if self.trace:
             self.trace.reply(reply)
+        self.ui.reply_finished(reply)
         return reply
 
     async def run_tools(self, reply: dict, calls: list[dict]) -> tuple[list[dict], bool]:
@@ -297,11 +314,14 @@ class Agent:
     def report_stop_reason(self, reply: dict) -> None:
         if reply["stop_reason"] == "refusal":
             self.ui.notice("The model declined to continue with this request.")
-        elif reply["stop_reason"] in CUT_OFF_STOP_REASONS and not tool_calls(reply):
+        elif reply["stop_reason"] in CUT_OFF_STOP_REASONS:
             limit = f"the output limit ({self.max_tokens} tokens)"
             if reply["stop_reason"] == "model_context_window_exceeded":
                 limit = "the end of the model's context window"
-            self.ui.notice(f"The answer was cut off at {limit}.")
+            last = reply["content"][-1] if reply["content"] else {}
+            cut_call = last.get("type") == "tool_use"  # run_tools answers it with an error
+            what = f"; its {last['name']} call was incomplete and was not run" if cut_call else ""
+            self.ui.notice(f"The answer was cut off at {limit}{what}.")
 
     def save(self) -> None:
         if self.checkpoint is not None:

@@ -228,7 +228,7 @@ def run_demo(console: Console) -> int:
     def narrate(line: str) -> None:
         console.print(f"[dim]{escape(line)}[/]")
 
-    ui = TerminalUI(console)
+    ui = TerminalUI(console, workspace)  # diffs read the files of the demo folder
     with FakeMessagesAPI(scripted_model(narrate, pause), api_key=DEMO_KEY) as api:
         client = anthropic.AsyncAnthropic(api_key=DEMO_KEY, base_url=api.base_url, max_retries=0)
         agent: Agent | None = None

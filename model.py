@@ -13,9 +13,12 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import anthropic
+
+if TYPE_CHECKING:
+    from agent import UI  # the loop's one UI protocol; only its stream_event and notice are used
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 STREAM_RETRIES = 3
@@ -40,11 +43,6 @@ class ContextOverflow(ModelError):
 
     Not a dead end: the loop compacts the conversation and tries once more.
     """
-
-
-class StreamListener(Protocol):
-    def stream_event(self, event: Any) -> None: ...
-    def notice(self, text: str) -> None: ...
 
 
 def make_client(**overrides: Any) -> anthropic.AsyncAnthropic:
@@ -101,9 +99,7 @@ def is_temporary(err: anthropic.APIStatusError) -> bool:
     return err.status_code == 429 or err.status_code >= 500 or is_overloaded_mid_stream(err)
 
 
-async def stream_reply(
-    client: anthropic.AsyncAnthropic, request: dict, listener: StreamListener
-) -> dict:
+async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener: UI) -> dict:
     """Send one request, stream the events to `listener`, and return the reply dict."""
     for attempt in range(STREAM_RETRIES + 1):
         try:

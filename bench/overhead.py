@@ -12,6 +12,10 @@ through the fake Messages API twice in one run, side by side:
 The difference per turn is the loop's own overhead. The fake answers instantly, so the
 figures are dominated by local work, which is the point.
 
+Terminal drawing: the UI calls of the same run are recorded once, then replayed into the
+interactive TerminalUI (Markdown, tool lines, previews, cost lines, with and without the
+spinner) drawing into a string. That is what the terminal adds to each turn.
+
 Start-up: wall time of `python -c pass`, `python -c "import agent"` and
 `python agent.py --help`, best of --repeat runs.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import subprocess
 import sys
@@ -32,8 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import anthropic  # noqa: E402
+from rich.console import Console  # noqa: E402
 
-from agent import Agent  # noqa: E402
+from agent import Agent, QuietUI  # noqa: E402
+from cli.render import TerminalUI  # noqa: E402
 from fakeapi import FakeMessagesAPI, text, tool_use  # noqa: E402
 from session import Session  # noqa: E402
 from tools import Tool  # noqa: E402
@@ -116,6 +123,47 @@ def per_turn(turns: int, workspace: Path) -> None:
         )
 
 
+class RecordingUI(QuietUI):
+    """Keeps every call the loop makes on its UI, to replay them later."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple]] = []
+
+    def __getattribute__(self, name: str):
+        if name in ("calls", "__dict__") or name.startswith("__"):
+            return object.__getattribute__(self, name)
+        return lambda *args: self.calls.append((name, args))
+
+
+def terminal_drawing(turns: int, workspace: Path) -> None:
+    recorder = RecordingUI()
+    api = FakeMessagesAPI(script=script(turns), api_key="bench")
+    with api:
+        agent = Agent(
+            client=client_for(api),
+            workspace=workspace,
+            model="claude-sonnet-4-6",
+            tools=[NOOP],
+            max_turns=turns + 1,
+            ui=recorder,
+        )
+        asyncio.run(agent.run("go"))
+    print(f"terminal drawing per turn ({len(recorder.calls)} UI calls replayed)")
+    for spinner in (False, True):
+        console = Console(
+            file=io.StringIO(), width=100, force_terminal=True, force_interactive=spinner
+        )
+        ui = TerminalUI(console, workspace)
+        started = time.perf_counter()
+        for name, args in recorder.calls:
+            getattr(ui, name)(*args)
+        ui.stop_progress()
+        ms = (time.perf_counter() - started) / turns * 1000
+        print(
+            f"  {'with the spinner' if spinner else 'no spinner (pipe, TERM=dumb)':30} {ms:6.2f} ms"
+        )
+
+
 def best_of(command: list[str], repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -154,6 +202,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PLANLOOP_HOME"] = tmp
         per_turn(args.turns, Path(tmp))
+        print()
+        terminal_drawing(args.turns, Path(tmp))
     print()
     startup(args.repeat)
 

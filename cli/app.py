@@ -18,7 +18,8 @@ from rich.console import Console
 
 from agent import Agent
 from cli.prompt import interactive, run_input
-from cli.render import HeadlessUI, TerminalUI
+from cli.render import HeadlessUI, TerminalUI, print_error
+from cli.sanitize import visible
 from middleware import PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from model import ModelError
@@ -119,15 +120,16 @@ def positive_int(text: str) -> int:
 # ---- running ----------------------------------------------------------------------------------
 
 
-def headless(agent: Agent, prompt: str, autosave: Autosave) -> int:
+def headless(agent: Agent, ui: HeadlessUI, prompt: str, autosave: Autosave) -> int:
     try:
         answer = asyncio.run(run_input(agent, prompt))
     finally:
         autosave.end_of_run(agent)
     if answer:
-        print(answer)
+        print(visible(answer))
+    ui.show_totals()
     if agent.context.stop_reason:
-        print(f"planloop: {agent.context.stop_reason}", file=sys.stderr)
+        print_error(agent.context.stop_reason)
         interrupted = agent.signal.is_set()
         return EXIT_INTERRUPTED if interrupted else EXIT_STOPPED
     return EXIT_OK
@@ -213,25 +215,21 @@ def run_cli(argv: list[str] | None = None) -> int:
             secrets = [agent.client.api_key, getattr(agent.client, "auth_token", None)]
             agent.trace = Trace(trace_path(session.path, session.id), secrets)
         if is_headless:
-            return headless(agent, prompt, autosave)
+            return headless(agent, ui, prompt, autosave)
         return interactive(agent, ui, autosave)
     except UsageError as err:
-        print(f"planloop: {err}", file=sys.stderr)
+        print_error(str(err))
         return EXIT_USAGE
     except (ModelError, SessionError) as err:
-        print(f"planloop: {err}{closing_note(autosave, agent)}", file=sys.stderr)
+        print_error(f"{err}{closing_note(autosave, agent)}")
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"planloop: interrupted.{closing_note(autosave, agent)}", file=sys.stderr)
+        print_error(f"interrupted.{closing_note(autosave, agent)}")
         return EXIT_INTERRUPTED
     except Exception as err:  # one line, no traceback; PLANLOOP_DEBUG=1 shows it
         if os.environ.get("PLANLOOP_DEBUG"):
             raise
-        print(
-            f"planloop: unexpected error: {type(err).__name__}: {err}"
-            f"{closing_note(autosave, agent)}",
-            file=sys.stderr,
-        )
+        print_error(f"unexpected error: {type(err).__name__}: {err}{closing_note(autosave, agent)}")
         return EXIT_ERROR
 
 

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from agent import Interrupted
 from cli.render import TerminalUI, checklist, permission_table
 from middleware import PermissionPolicy
@@ -58,9 +56,16 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
 def show_permissions(agent: Agent, ui: TerminalUI, line: str) -> None:
     policies = [m for m in agent.hooks.middlewares if isinstance(m, PermissionPolicy)]
     if not policies:
-        ui.console.print("No permission policy: every tool call runs.")
+        ui.print_line("No permission policy: every tool call runs.")
         return
     ui.console.print(permission_table(policies[0].rules()))
+
+
+def show_cost(agent: Agent, ui: TerminalUI, line: str) -> None:
+    if ui.usage.replies:
+        ui.show_totals()
+    else:
+        ui.print_line("No model calls yet in this session.", "dim")
 
 
 async def run_input(agent: Agent, prompt: str) -> str:
@@ -71,31 +76,31 @@ async def run_input(agent: Agent, prompt: str) -> str:
         return await agent.run(prompt)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        if isinstance(agent.ui, TerminalUI):
+            agent.ui.stop_progress()  # also after an error, before it is printed
 
 
 def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
     current = getattr(agent.checkpoint, "session", None)
     summaries = list_sessions(agent.workspace)
     if not summaries:
-        ui.console.print("[dim](no saved sessions for this folder yet)[/]")
+        ui.print_line("(no saved sessions for this folder yet)", "dim")
     for summary in summaries:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(summary.modified))
         plan = f" · todos {summary.todos_done}/{summary.todos_total}" if summary.todos_total else ""
         mark = "*" if current is not None and current.id == summary.id else " "
         prompt = " ".join(summary.first_prompt.split())[:60]
-        ui.console.print(
-            f"{mark} {summary.id}  {when}  {summary.messages} messages{plan}  {prompt}",
-            markup=False,
-        )
+        ui.print_line(f"{mark} {summary.id}  {when}  {summary.messages} messages{plan}  {prompt}")
 
 
 def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     autosave = agent.checkpoint
     old_id = autosave.session.id
     autosave.start_new(agent)
-    ui.console.print(
-        f"[dim]New session {autosave.session.id}; {old_id} stays on disk "
-        f"(python agent.py --resume {old_id}).[/]"
+    ui.print_line(
+        f"New session {autosave.session.id}; {old_id} stays on disk "
+        f"(python agent.py --resume {old_id}).",
+        "dim",
     )
 
 
@@ -107,19 +112,20 @@ SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], Any]] = {
     "/clear": clear_session,
     "/compact": compact,
     "/permissions": show_permissions,
+    "/cost": show_cost,
 }
 
 
 def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     console = ui.console
-    console.print(f"[bold]planloop[/] · {agent.model} · {agent.workspace}")
+    ui.print_line(f"planloop · {agent.model} · {agent.workspace}", "bold")
     console.print(
         f"[dim]session {autosave.session.id} · /todos shows the plan · /sessions, /clear · "
         "Ctrl-C cancels a turn, "
         "Ctrl-D exits[/]"
     )
     if agent.messages:
-        console.print(f"[dim]resumed: {len(agent.messages)} messages so far[/]")
+        ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
         if agent.extra.get("todos"):
             console.print(checklist(agent.extra["todos"]))
     history = load_history()
@@ -153,16 +159,14 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
                 ui.notice(agent.context.stop_reason)
             show_context_status(agent, ui)
     save_history(history)
-    note = autosave.closing_note(agent)
-    if note:  # nothing to say when nothing was asked
-        console.print(f"[dim]{escape(note)}[/]")
+    ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
     return EXIT_OK
 
 
 def show_context_status(agent: Agent, ui: TerminalUI) -> None:
     status = context_status(agent)
     if status:
-        ui.console.print(f"[dim]{escape(status)}[/]")
+        ui.print_line(status, "dim")
 
 
 def load_history() -> Path | None:

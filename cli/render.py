@@ -1,37 +1,78 @@
-"""What the user sees: streamed text, tool lines and previews, the checklist, approvals.
+"""What the user sees: answers as Markdown, tool lines, diffs, the checklist, costs, approvals.
 
 `TerminalUI` is the interactive output; `HeadlessUI` sends progress to stderr and leaves the
-final answer to the caller. Both implement the loop's UI protocol (see `agent.QuietUI`).
+final answer to the caller. Both implement the loop's UI protocol (`agent.UI`).
+
+    model_started  -> spinner "waiting for the model 3s"
+    stream_event   -> text, rendered as Markdown one finished paragraph at a time;
+                      the paragraph still coming in is shown under the spinner
+    reply_finished -> a dim line with tokens and cost
+    tool_started   -> "> bash ls", spinner "running bash 2s"
+    tool_finished  -> a short preview of the result, or a diff for an edit
+    harness_message, notice -> one line each
+
+Everything printed that planloop did not write itself goes through `cli.sanitize.visible`
+first, and is printed as rich `Text` (never parsed as markup), so no escape sequence from a
+model, a command or a file reaches the terminal.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import select
 import signal
+import sys
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
+from rich.cells import cell_len
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markdown import Markdown
 from rich.panel import Panel
+from rich.spinner import Spinner
+from rich.style import Style
 from rich.table import Table
+from rich.text import Text
 
+from cli.diffs import diff_lines, render_diff, snapshot
+from cli.sanitize import has_hidden_characters, visible
+from cli.usage import Usage
 from middleware import ToolResult
 from middleware.permissions import Approval, Rule
 from todo.manager import MARKS
 
 STYLES = {"pending": "", "in_progress": "bold yellow", "completed": "green"}
 PREVIEW_LINES = 6
+DIFFED_TOOLS = ("edit_file", "write_file")
+SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
+STREAM_PREVIEW_LINES = 8  # of the paragraph still coming in, shown under the spinner
+# A new Markdown block starts after a blank line, at a line that is not indented and is not a
+# list item (a loose list or a list item's second paragraph stays in one block).
+BLOCK_START = re.compile(r"[^\s\-*+\d>|]")
+FENCE = re.compile(r" {0,3}(```|~~~)")
+# Text without any of these is plain prose, printed without the (slow) Markdown parser.
+MARKDOWN_SYNTAX = re.compile(r"[#*_`\[\]<>|~\\&]|^\s*(?:[-+]|\d+[.)])\s|^ {4}|^[=-]+\s*$", re.M)
+
+
+def fits_on_one_line(text: str, width: int) -> bool:
+    return "\n" not in text and "\t" not in text and cell_len(text) < width
 
 
 def checklist(items: list[dict] | None) -> Panel:
     items = items or []
-    lines = []
-    for item in items:
-        line = escape(f"{MARKS[item['status']]} {item['content']}")
-        style = STYLES[item["status"]]
-        lines.append(f"[{style}]{line}[/]" if style else line)
+    body = Text()
+    for number, item in enumerate(items):
+        if number:
+            body.append("\n")
+        line = visible(f"{MARKS[item['status']]} {item['content']}")
+        body.append(line, style=STYLES[item["status"]])
     done = sum(item["status"] == "completed" for item in items)
-    body = "\n".join(lines) or "(no plan yet)"
+    if not items:
+        body = Text("(no plan yet)")
     return Panel(body, title=f"todos {done}/{len(items)}", title_align="left", expand=False)
 
 
@@ -41,7 +82,7 @@ def permission_table(rules: list[Rule]) -> Table:
     for column in ("what", "", "why"):
         table.add_column(column)
     for rule in rules:
-        table.add_row(escape(rule.what), rule.verdict, escape(rule.why))
+        table.add_row(Text(rule.what), Text(rule.verdict), Text(rule.why))
     return table
 
 
@@ -50,60 +91,279 @@ def describe_call(call: dict) -> str:
     main = args.get("command") or args.get("path") if isinstance(args, dict) else None
     if call["name"] == "todo_write":
         return "todo_write"
-    return f"{call['name']} {main}" if main else f"{call['name']} {json.dumps(args)[:80]}"
+    if not main:
+        return f"{call['name']} {json.dumps(args)[:80]}"
+    lines = str(main).splitlines() or [""]
+    more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return f"{call['name']} {lines[0]}{more}"
 
 
-class TerminalUI:
-    """Interactive output: streamed text, tool calls with a short preview, the checklist."""
+def split_finished_blocks(text: str) -> tuple[str, str]:
+    """Split streamed Markdown into the blocks that are complete and the rest still coming.
+
+    A block is complete once a blank line outside a code fence is followed by the first line
+    of a new block; a code fence is complete at its closing line.
+    """
+    cut, offset, in_fence, after_blank = 0, 0, False, False
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):  # the last line is still coming in; its start is known
+            if after_blank and not in_fence and BLOCK_START.match(line):
+                cut = offset
+            break
+        if FENCE.match(line):
+            if in_fence:
+                cut = offset + len(line)  # the closing fence ends the block
+            elif after_blank:
+                cut = offset
+            in_fence, after_blank = not in_fence, False
+        elif not in_fence:
+            if not line.strip():
+                after_blank = True
+            elif after_blank and BLOCK_START.match(line):
+                cut, after_blank = offset, False
+            else:
+                after_blank = False
+        offset += len(line)
+    return text[:cut], text[cut:]
+
+
+class Progress:
+    """A spinner with the seconds elapsed, on the last line, while planloop waits.
+
+    It is shown only on a real terminal (not a pipe, not TERM=dumb), and only once a wait has
+    lasted SPINNER_DELAY seconds: a quick tool call or reply draws nothing, which keeps each
+    turn cheap and the screen still. rich draws it from a thread and keeps it below anything
+    printed meanwhile; `stop` erases it.
+    """
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.in_text = False
+        self.enabled = console.is_interactive
+        self.lock = threading.Lock()  # the ticker and the printing thread share the screen
+        self.ticker: threading.Thread | None = None
+        self.live: Live | None = None
+        self.spinner = Spinner("dots", style="cyan")
+        self.label = ""
+        self.started = 0.0
+        self.preview = ""
+
+    def show(self, label: str, preview: str = "") -> None:
+        if not self.enabled:
+            return
+        with self.lock:
+            if label != self.label:
+                self.label, self.started = label, time.monotonic()
+            self.preview = preview
+        if self.ticker is None:
+            self.ticker = threading.Thread(target=self.tick, daemon=True)
+            self.ticker.start()
+
+    def tick(self) -> None:
+        """Start the spinner once the current wait is old enough (runs for good, in a thread)."""
+        while True:
+            time.sleep(0.1)
+            with self.lock:
+                waited = time.monotonic() - self.started
+                if self.label and self.live is None and waited >= SPINNER_DELAY:
+                    self.live = Live(
+                        self,
+                        console=self.console,
+                        transient=True,
+                        refresh_per_second=8,
+                        redirect_stdout=False,
+                        redirect_stderr=False,
+                    )
+                    self.live.start()
+
+    def stop(self) -> None:
+        with self.lock:
+            if self.live is not None:
+                self.live.stop()
+                self.live = None
+            self.label, self.preview = "", ""
+
+    def __rich__(self) -> Any:
+        seconds = time.monotonic() - self.started
+        self.spinner.text = Text(f"{self.label} {seconds:.0f}s", style="dim")
+        if not self.preview:
+            return self.spinner
+        tail = "\n".join(self.preview.splitlines()[-STREAM_PREVIEW_LINES:])
+        return Group(Text(tail), self.spinner)
+
+
+class TerminalUI:
+    """Interactive output: Markdown answers, tool calls with a preview or a diff, costs."""
+
+    show_diffs = True
+
+    def __init__(self, console: Console, workspace: Path | None = None) -> None:
+        self.console = console
+        self.workspace = (workspace or Path.cwd()).resolve()
+        self.progress = Progress(console)
+        self.model = ""
+        self.text = ""  # streamed text not yet printed (the paragraph still coming in)
+        self.blocks_in_text = 0  # Markdown blocks printed so far of the text block streaming in
+        self.usage = Usage()  # the session so far
+        self.styles: dict[str, Style] = {}  # parsed once, for the fast path of print_line
+        self.before: dict[str, str] = {}  # call id -> the file's text before an edit
+
+    # ---- the loop's UI protocol -------------------------------------------------------------
+
+    def model_started(self) -> None:
+        self.progress.show("waiting for the model")
 
     def stream_event(self, event: Any) -> None:
-        if event.type == "text":
-            self.console.out(event.text, end="", highlight=False)
-            self.in_text = True
-        elif event.type == "content_block_stop" and self.in_text:
-            self.console.out("")
-            self.in_text = False
+        if event.type == "message_start":
+            self.model = event.message.model
+            self.text = ""  # a retried stream starts over
+        elif event.type == "content_block_start" and event.content_block.type == "text":
+            self.blocks_in_text = 0
+        elif event.type == "text":
+            self.text += event.text
+            finished, self.text = split_finished_blocks(self.text)
+            if finished:
+                self.print_markdown(finished)
+            self.progress.show("writing", visible(self.text))
+        elif event.type == "content_block_start" and event.content_block.type == "tool_use":
+            self.progress.show(f"writing a {visible(event.content_block.name)} call")
+        elif event.type == "content_block_stop" and event.content_block.type == "text":
+            self.flush_text()
+            self.progress.show("waiting for the model")
 
-    def notice(self, text: str) -> None:
-        if self.in_text:  # a stream cut short (Ctrl-C, a retry) left the line open
-            self.console.out("")
-            self.in_text = False
-        self.console.print(f"[yellow]! {escape(text)}[/]")
+    def reply_finished(self, reply: dict) -> None:
+        self.progress.stop()
+        usage = Usage.of_reply(self.model, reply.get("usage") or {})
+        self.usage.add(usage)
+        self.print_line(usage.line(), "dim")
 
     def tool_started(self, call: dict) -> None:
-        self.console.print(f"[cyan]> {escape(describe_call(call))}[/]")
+        self.flush_text()
+        self.print_line(f"> {describe_call(call)}", "cyan")
+        args = call.get("input")
+        if self.show_diffs and call["name"] in DIFFED_TOOLS and isinstance(args, dict):
+            before = snapshot(self.workspace, args.get("path"))
+            if before is not None:
+                self.before[call["id"]] = before
+        self.progress.show(f"running {visible(call['name'])}")
 
     def tool_finished(self, call: dict, result: ToolResult) -> None:
+        self.progress.stop()
+        before = self.before.pop(call["id"], None)
         if call["name"] == "todo_write" and not result.is_error:
             return  # the checklist panel shows it
+        if before is not None and not result.is_error:
+            after = snapshot(self.workspace, call["input"].get("path"))
+            lines = diff_lines(before, after) if after is not None else []
+            if lines:
+                self.print_line(result.content, "dim")
+                self.console.print(render_diff(lines))
+                return
         lines = result.content.splitlines()
         shown = "\n".join(lines[:PREVIEW_LINES])
         more = f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else ""
-        style = "red" if result.is_error else "dim"
-        self.console.print(f"[{style}]{escape(shown + more)}[/]")
+        self.print_line(shown + more, "red" if result.is_error else "dim")
+
+    def harness_message(self, text: str) -> None:
+        first = re.sub(r"</?\w+>", "", text).strip().splitlines()
+        summary = first[0] if first else ""
+        if len(summary) > 100:
+            summary = summary[:99] + "…"
+        self.print_line(f"↻ planloop added a note for the model: {summary}", "dim")
+
+    def notice(self, text: str) -> None:
+        self.flush_text()  # a stream cut short (Ctrl-C, a retry) may have left text unprinted
+        self.progress.stop()
+        self.print_line(f"! {text}", "yellow")
+
+    # ---- more for the front end -------------------------------------------------------------
+
+    def print_line(self, text: str, style: str = "") -> None:
+        """Untrusted text, made visible, wrapped at word boundaries, never read as markup."""
+        shown = visible(text)
+        if fits_on_one_line(shown, self.console.width):
+            # Fast path for the short lines of every turn (tool line, preview, cost line):
+            # rich's layout costs about 0.3 ms a line, writing the styled line a few µs.
+            with self.progress.lock:
+                if self.progress.live is None:  # else rich must draw it above the spinner
+                    self.console.file.write(self.styled(shown, style) + "\n")
+                    self.console.file.flush()
+                    return
+        self.console.print(Text(shown, style=style))
+
+    def styled(self, text: str, style: str) -> str:
+        rich_style = self.styles.get(style)
+        if rich_style is None:
+            rich_style = Style.parse(style)
+            if self.console.no_color:
+                rich_style = rich_style.without_color
+            self.styles[style] = rich_style
+        return rich_style.render(text, color_system=self.console._color_system)
+
+    def print_markdown(self, text: str) -> None:
+        if not text.strip():
+            return
+        if self.blocks_in_text:  # the blank line rich puts between blocks of one document
+            self.console.print()
+        self.blocks_in_text += 1
+        if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
+            self.print_line(" ".join(text.split("\n")).strip())
+        else:
+            self.console.print(Markdown(visible(text), hyperlinks=False))
+
+    def flush_text(self) -> None:
+        text, self.text = self.text, ""
+        self.print_markdown(text)
+
+    def stop_progress(self) -> None:
+        """Erase the spinner and print any text still held: the input is over."""
+        self.flush_text()
+        self.progress.stop()
 
     def show_todos(self, items: list[dict]) -> None:
+        self.flush_text()
         self.console.print(checklist(items))
 
-    def ask_approval(self, question: str) -> Approval:
-        """yes / no (with a reason for the model) / always; Ctrl-C here cancels the turn.
+    def show_totals(self) -> None:
+        if self.usage.replies:
+            self.print_line(self.usage.total_line(), "dim")
 
-        `question`'s first line asks (the box title), the rest is the command or the path.
+    def show_closing(self, note: str) -> None:
+        """The last lines of a session: its total cost, and how to resume it."""
+        self.show_totals()
+        if note:
+            self.print_line(note, "dim")
+
+    def ask_approval(self, question: str) -> Approval:
+        """Show the subject exactly, ask yes / no (with a reason) / always; re-ask on anything else.
+
+        `question`'s first line asks (the box title); the rest is the subject: the command or
+        the path. Ctrl-C (or Ctrl-D) here cancels the turn. Control characters in the subject
+        are shown as symbols, with a warning: they could otherwise hide part of it on screen.
         """
-        title, _, details = question.partition("\n")
-        self.console.print(Panel(escape(details), title=escape(title), title_align="left"))
+        question, _, subject = question.partition("\n")
+        waiting_for = self.progress.label  # shown again once the answer is in
+        self.stop_progress()
+        self.console.print(
+            Panel(Text(visible(subject)), title=Text(question), title_align="left", style="yellow")
+        )
+        if has_hidden_characters(subject):
+            self.print_line(
+                "! This contains control characters (shown as ␛, ␍ and the like) that a "
+                "terminal would hide or act on. Read it carefully before you answer.",
+                "bold red",
+            )
+        self.print_line("Answer y, n or a; there is no default.", "dim")
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            answer = input("[y]es / [n]o / [a]lways for this session: ").strip().lower()
-            if answer in ("a", "always"):
-                return "always", ""
-            if answer in ("y", "yes"):
-                return "yes", ""
-            return "no", input("Reason for the model (optional): ").strip()
+            while True:
+                answer = read_answer("[y]es / [n]o / [a]lways for this session: ").lower()
+                if answer in ("y", "yes", "a", "always"):
+                    if waiting_for:
+                        self.progress.show(waiting_for)
+                    return ("always" if answer.startswith("a") else "yes"), ""
+                if answer in ("n", "no"):
+                    return "no", read_answer("Reason for the model (optional): ")
+                self.print_line(f"Please type y, n or a (not {answer!r}).", "yellow")
         except (KeyboardInterrupt, EOFError):
             self.console.print()
             return "interrupt", ""
@@ -111,20 +371,46 @@ class TerminalUI:
             signal.signal(signal.SIGINT, previous)
 
 
+def read_answer(prompt: str) -> str:
+    """One line typed at a question (not input(): it stays out of the prompt's ↑ history).
+
+    The wait is a select() that wakes up every 0.2 s, so a Ctrl-C that arrives just as the
+    question appears is acted on at once instead of after the next Enter.
+    """
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    while not select.select([sys.stdin], [], [], 0.2)[0]:
+        pass
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.strip()
+
+
+def print_error(text: str) -> None:
+    """A one-line error for a person on stderr: made visible, wrapped only at word boundaries."""
+    console = Console(stderr=True, highlight=False)
+    console.print(Text(f"planloop: {visible(text)}"), soft_wrap=not console.is_terminal)
+
+
 class HeadlessUI(TerminalUI):
     """Headless output: progress to stderr; the final answer is printed to stdout by the caller.
 
     Text is held back until it is clear it was not the final answer (a tool call or another
-    model call follows), so the answer does not show up twice.
+    model call follows), so the answer does not show up twice. No per-reply cost lines: the
+    totals are printed once at the end (`show_totals`).
     """
 
-    def __init__(self, console: Console) -> None:
-        super().__init__(console)
+    show_diffs = False
+
+    def __init__(self, console: Console, workspace: Path | None = None) -> None:
+        super().__init__(console, workspace)
         self.held_text: list[str] = []  # text of complete replies, not yet shown
         self.streaming_text: list[str] = []  # text of the reply on its way in
 
     def stream_event(self, event: Any) -> None:
         if event.type == "message_start":
+            self.model = event.message.model
             self.streaming_text.clear()  # a retried stream starts over: drop the partial text
             self.show_held_text()
         elif event.type == "content_block_stop" and event.content_block.type == "text":
@@ -133,11 +419,15 @@ class HeadlessUI(TerminalUI):
             self.held_text.extend(self.streaming_text)
             self.streaming_text.clear()
 
+    def reply_finished(self, reply: dict) -> None:
+        self.progress.stop()
+        self.usage.add(Usage.of_reply(self.model, reply.get("usage") or {}))
+
     def tool_started(self, call: dict) -> None:
         self.show_held_text()
         super().tool_started(call)
 
     def show_held_text(self) -> None:
         for text in self.held_text:
-            self.console.print(f"[dim]{escape(text)}[/]")
+            self.print_line(text, "dim")
         self.held_text.clear()

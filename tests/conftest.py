@@ -14,7 +14,7 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from agent import Agent
+from agent import Agent, QuietUI
 from fakeapi import FakeMessagesAPI
 
 API_KEY = "test-key"
@@ -44,15 +44,21 @@ def workspace(tmp_path: Path) -> Path:
     return path
 
 
-class RecordingUI:
+class RecordingUI(QuietUI):
     """Collects what the loop tells the user, so tests can check it."""
 
     def __init__(self) -> None:
         self.notices: list[str] = []
         self.started: list[str] = []
         self.finished: list[tuple[str, bool]] = []
+        self.harness: list[str] = []
+        self.replies: list[dict] = []
 
-    def stream_event(self, event) -> None: ...
+    def reply_finished(self, reply: dict) -> None:
+        self.replies.append(reply)
+
+    def harness_message(self, text: str) -> None:
+        self.harness.append(text)
 
     def notice(self, text: str) -> None:
         self.notices.append(text)

@@ -279,3 +279,15 @@ def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
     [session] = saved_sessions(isolated_home)
     last = read_session(session)[0][-1]
     assert last["role"] == "user" and last["content"][0]["is_error"] is True
+
+
+def test_headless_shows_escapes_as_symbols_and_ends_with_the_token_totals(api, env, workspace):
+    (workspace / "evil.txt").write_text("\x1b]52;c;cGF3bmVk\x07 clipboard\n")
+    api.add({"content": [text("Reading\x1b[2J."), tool_use("read_file", {"path": "evil.txt"})]})
+    api.add({"content": [text("Answer \x1b]0;title\x07.")], "usage": {"output_tokens": 9}})
+    result = agent("-p", "read it", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Answer ␛]0;title␇.\n"
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "Reading␛[2J." in result.stderr and "␛]52;c;cGF3bmVk␇ clipboard" in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("session total: 2 model calls")

@@ -37,6 +37,7 @@ class Terminal:
         )
         os.close(replica)
         self.screen = ""
+        self.raw = ""  # everything written to the terminal, escape sequences included
         self.cursor = 0
         # A read can end inside a multi-byte character (the prompt's "›"); decode across reads.
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -62,6 +63,7 @@ class Terminal:
                     chunk = self.decoder.decode(os.read(self.master, 65536))
                 except OSError:
                     break
+                self.raw += chunk
                 self.screen += ANSI.sub("", chunk).replace("\r", "")
         raise AssertionError(f"{pattern!r} did not appear; screen so far:\n{self.screen}")
 
@@ -250,3 +252,77 @@ def test_a_protected_write_asks_first_and_a_no_writes_nothing(api, terminal, wor
     assert terminal.close() == 0
     assert not (workspace / ".env").exists()
     assert results_by_id(api.accepted[1])[call["id"]]["is_error"] is True
+
+
+ESCAPES = "\x1b]0;pwned\x07 \x1b]52;c;cGF3bmVk\x07 \x1b[2J"  # title, clipboard, clear screen
+SHOWN = "␛]0;pwned␇ ␛]52;c;cGF3bmVk␇ ␛[2J"
+
+
+def test_escape_sequences_from_model_bash_and_files_are_shown_not_obeyed(api, terminal, workspace):
+    (workspace / "notes.txt").write_text(f"file says {ESCAPES}\n")
+    api.add(
+        {"content": [text(f"model says {ESCAPES}"), tool_use("read_file", {"path": "notes.txt"})]}
+    )
+    api.add({"content": [tool_use("bash", {"command": "cat notes.txt | sed s/file/bash/"})]})
+    api.add({"content": [text("Done.")]})
+    terminal.wait_for("› ")
+    terminal.type("show me\n")
+    terminal.wait_for(f"model says {SHOWN}")
+    terminal.wait_for(f"file says {SHOWN}")
+    terminal.wait_for("for this session:")
+    terminal.type("y\n")
+    terminal.wait_for(f"bash says {SHOWN}")
+    terminal.wait_for("Done.")
+    terminal.wait_for("› ")
+    terminal.type("\x04")
+    assert terminal.close() == 0
+    for sequence in ("\x1b]", "\x07", "\x1b[2J"):
+        assert sequence not in terminal.raw
+
+
+def test_a_spoofed_command_is_shown_in_full_and_vague_answers_are_asked_again(
+    api, terminal, workspace
+):
+    spoof = "touch HIDDEN_RAN #\x1b[2K\x1b[G│ ls -la"
+    call = tool_use("bash", {"command": spoof})
+    api.add({"content": [call]})
+    api.add({"content": [text("Not run, then.")]})
+    terminal.wait_for("› ")
+    terminal.type("list files\n")
+    shown = terminal.wait_for("for this session:")
+    assert "touch HIDDEN_RAN #␛[2K␛[G│ ls -la" in shown
+    assert "control characters" in shown and "no default" in shown
+    terminal.type("yes please\n")
+    terminal.wait_for("Please type y, n or a")
+    terminal.wait_for("for this session:")
+    terminal.type("\n")  # a bare Enter is not an answer either
+    terminal.wait_for("Please type y, n or a")
+    terminal.wait_for("for this session:")
+    terminal.type("no\n")
+    terminal.wait_for("Reason for the model (optional):")
+    terminal.type("looks odd\n")
+    terminal.wait_for("Not run, then.")
+    terminal.wait_for("› ")
+    terminal.type("/exit\n")
+    assert terminal.close() == 0
+    assert not (workspace / "HIDDEN_RAN").exists()
+    result = results_by_id(api.accepted[1])[call["id"]]
+    assert result["content"] == "The user declined this command. The user said: looks odd"
+
+
+def test_cost_command_and_closing_line_show_the_session_totals(api, terminal):
+    api.add({"content": [text("Hello.")], "usage": {"input_tokens": 1200, "output_tokens": 30}})
+    terminal.wait_for("› ")
+    terminal.type("/cost\n")
+    terminal.wait_for("No model calls yet")
+    terminal.type("hi\n")
+    terminal.wait_for("Hello.")
+    terminal.wait_for("1,200 in · 0 cache read · 0 cache write · 30 out")
+    terminal.wait_for("› ")
+    terminal.type("/cost\n")
+    terminal.wait_for("session total: 1 model call · 1,200 in")
+    terminal.wait_for("› ")
+    terminal.type("\x04")
+    terminal.wait_for("session total: 1 model call · 1,200 in")
+    terminal.wait_for("Resume with: python agent.py --resume")
+    assert terminal.close() == 0

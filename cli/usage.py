@@ -1,0 +1,92 @@
+"""Tokens and cost: one line per reply and a running total for the session.
+
+Each reply's `usage` holds four counts: fresh input, input read from the prompt cache, input
+written to the cache, and output. The cost is the sum of each count times its price. The
+prices come from a small table by model family; a model that is not in it shows tokens only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# US dollars per million tokens: (input, cache write (5 minutes), cache read, output).
+# Source: Anthropic's pricing page, platform.claude.com/docs/en/about-claude/pricing, checked
+# 2026-11-30 (Sonnet 5.5 cache reads cut to $0.10 on 2026-10-07). Haiku 5.5 is priced by
+# prompt length; its row is the lower band (prompts up to 100,000 tokens).
+# The first prefix of the model id that matches wins, so narrower prefixes come first.
+PRICES: list[tuple[str, tuple[float, float, float, float]]] = [
+    ("claude-fable-5-1", (10.0, 12.5, 0.25, 50.0)),
+    ("claude-fable-5", (10.0, 12.5, 1.0, 50.0)),
+    ("claude-opus-4-0", (15.0, 18.75, 1.5, 75.0)),
+    ("claude-opus-4-1", (15.0, 18.75, 1.5, 75.0)),
+    ("claude-opus-4-2025", (15.0, 18.75, 1.5, 75.0)),  # Opus 4, dated id
+    ("claude-opus-5-5", (4.0, 5.0, 0.4, 20.0)),
+    ("claude-opus", (5.0, 6.25, 0.5, 25.0)),  # Opus 4.5 to 4.8 and Opus 5
+    ("claude-sonnet-5-5", (2.0, 2.5, 0.1, 10.0)),
+    ("claude-sonnet-5", (2.0, 2.5, 0.2, 10.0)),
+    ("claude-sonnet", (3.0, 3.75, 0.3, 15.0)),  # Sonnet 4, 4.5, 4.6
+    ("claude-haiku-5-5", (0.1, 0.125, 0.01, 0.5)),
+    ("claude-haiku-4", (1.0, 1.25, 0.1, 5.0)),
+    ("claude-3-5-haiku", (0.8, 1.0, 0.08, 4.0)),
+]
+
+
+def prices_for(model: str) -> tuple[float, float, float, float] | None:
+    for prefix, prices in PRICES:
+        if model.startswith(prefix):
+            return prices
+    return None
+
+
+@dataclass
+class Usage:
+    """Token counts of one reply or of many added up, and their cost when it is known."""
+
+    input: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+    cost: float | None = 0.0  # None once any part came from a model without a price
+    replies: int = 0
+
+    @classmethod
+    def of_reply(cls, model: str, usage: dict) -> Usage:
+        counts = cls(
+            input=usage.get("input_tokens") or 0,
+            cache_read=usage.get("cache_read_input_tokens") or 0,
+            cache_write=usage.get("cache_creation_input_tokens") or 0,
+            output=usage.get("output_tokens") or 0,
+            replies=1,
+        )
+        prices = prices_for(model)
+        if prices is None:
+            counts.cost = None
+        else:
+            tokens = (counts.input, counts.cache_write, counts.cache_read, counts.output)
+            counts.cost = sum(n * price for n, price in zip(tokens, prices, strict=True)) / 1e6
+        return counts
+
+    def add(self, other: Usage) -> None:
+        self.input += other.input
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.output += other.output
+        self.replies += other.replies
+        both_known = self.cost is not None and other.cost is not None
+        self.cost = self.cost + other.cost if both_known else None  # type: ignore[operator]
+
+    def line(self) -> str:
+        """`1,204 in · 18,330 cache read · 512 cache write · 230 out · $0.0123`"""
+        parts = [
+            f"{self.input:,} in",
+            f"{self.cache_read:,} cache read",
+            f"{self.cache_write:,} cache write",
+            f"{self.output:,} out",
+        ]
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}")
+        return " · ".join(parts)
+
+    def total_line(self) -> str:
+        calls = "1 model call" if self.replies == 1 else f"{self.replies} model calls"
+        return f"session total: {calls} · {self.line()}"
