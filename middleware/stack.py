@@ -7,8 +7,11 @@ The rules (one per hook):
 - before_tool_call: in order; the first `block=True` short-circuits the rest.
 - after_tool_call: in order; each non-None field of a result replaces the previous value.
 - should_stop_after_turn: logical OR, and every middleware is asked (so counters stay honest).
-- after_model_response: the reply is threaded through; injected messages are concatenated;
-  the last middleware that states a decision wins, and "no decision" never cancels one.
+- after_model_response: the reply is threaded through; injected messages are concatenated.
+  A `stop` from any middleware wins, whatever the order: a guard that wants one more model
+  call must not undo another middleware's decision to end the run (the messages a lost
+  `loop_to_model` injected go with it, since the model call they were for never comes).
+  Otherwise the last middleware that states a decision wins; "no decision" never cancels one.
 
 Only middlewares that override a hook are called for it, so a hook nobody uses costs nothing.
 """
@@ -103,6 +106,7 @@ class MiddlewareStack:
         self, response: dict, ctx: AgentContext, signal: asyncio.Event
     ) -> TurnAction:
         combined = TurnAction(response=response, decision=None)
+        overruled: list[dict] = []  # injected by a loop_to_model that a stop may overrule
         for m in self.by_hook["after_model_response"]:
             action = await m.after_model_response(combined.response, ctx, signal=signal)
             if action is None:
@@ -116,8 +120,13 @@ class MiddlewareStack:
                         "inject_messages are user messages, added after the tool results."
                     )
             combined.inject_messages += action.inject_messages
-            if action.decision is not None:
+            if action.decision == "loop_to_model":
+                overruled += action.inject_messages
+            if action.decision is not None and combined.decision != "stop":
                 combined.decision = action.decision
+        if combined.decision == "stop":
+            kept = [m for m in combined.inject_messages if not any(m is o for o in overruled)]
+            combined.inject_messages = kept
         return combined
 
 

@@ -179,11 +179,24 @@ def test_after_model_response_later_no_decision_does_not_cancel_an_earlier_stop(
     assert run(stack.after_model_response({}, context(), SIGNAL)).decision == "stop"
 
 
-def test_after_model_response_last_stated_decision_wins():
-    stack = MiddlewareStack([Decide("stop"), Decide("loop_to_model"), Decide(None)])
-    assert run(stack.after_model_response({}, context(), SIGNAL)).decision == "loop_to_model"
+def test_after_model_response_last_stated_decision_wins_unless_someone_stops():
     stack = MiddlewareStack([Decide("loop_to_model"), Decide("natural")])
     assert run(stack.after_model_response({}, context(), SIGNAL)).decision == "natural"
+    stack = MiddlewareStack([Decide("natural"), Decide("loop_to_model"), Decide(None)])
+    assert run(stack.after_model_response({}, context(), SIGNAL)).decision == "loop_to_model"
+
+
+@pytest.mark.parametrize("stop_first", [True, False])
+def test_a_stop_wins_over_loop_to_model_in_either_order(stop_first):
+    correction = user("finish your list")
+    guard = Decide("loop_to_model", inject=[correction])
+    note = user("kept: stated with the stop")
+    stopper = Decide("stop", inject=[note])
+    order = [stopper, guard] if stop_first else [guard, stopper]
+    action = run(MiddlewareStack(order).after_model_response({}, context(), SIGNAL))
+    assert action.decision == "stop"
+    # The correction was written for a model call that will not happen: it goes too.
+    assert action.inject_messages == [note]
 
 
 def test_after_model_response_threads_the_reply_and_concatenates_injections():
