@@ -87,13 +87,17 @@ class TodoManager:
 
     def render(self) -> str:
         """The list as plain text, one line per item, and a done count."""
-        items = self.items
-        if not items:
-            return "(no todo list)"
-        lines = [f"{MARKS[item['status']]} {item['content']}" for item in items]
-        done = sum(item["status"] == COMPLETED for item in items)
-        lines.append(f"({done}/{len(items)} done)")
-        return "\n".join(lines)
+        return render_items(self.items)
+
+
+def render_items(items: list[dict]) -> str:
+    """A list of items as plain text, one line per item, and a done count."""
+    if not items:
+        return "(no todo list)"
+    lines = [f"{MARKS[item['status']]} {item['content']}" for item in items]
+    done = sum(item["status"] == COMPLETED for item in items)
+    lines.append(f"({done}/{len(items)} done)")
+    return "\n".join(lines)
 
 
 def decode_json_list(text: str) -> object:

@@ -37,8 +37,8 @@ from middleware import (
     Middleware,
     TurnAction,
 )
-from prompts import load_prompt
-from todo.manager import MAX_ITEMS, TodoError, TodoManager
+from prompts import escape_tags, load_prompt
+from todo.manager import MAX_ITEMS, TodoError, TodoManager, render_items
 from tools import Tool, ToolError
 
 TOOL_NAME = "todo_write"
@@ -200,9 +200,8 @@ class TodoListMiddleware(Middleware):
 
     def reminder(self, stale_rounds: int) -> dict:
         if self.manager.items:
-            text = load_prompt("todo_reminder").format(
-                rounds=stale_rounds, todos=self.manager.render()
-            )
+            listing = render_items([escaped_item(item) for item in self.manager.items])
+            text = load_prompt("todo_reminder").format(rounds=stale_rounds, todos=listing)
         else:
             text = load_prompt("todo_no_plan").format(rounds=stale_rounds)
         return {"role": "user", "content": [text_block(text)]}
@@ -221,9 +220,16 @@ class TodoListMiddleware(Middleware):
             return None
         retries[FINALIZATION] = retries.get(FINALIZATION, 0) + 1
         state["todo_finalization_correction"] = True
-        listing = "\n".join(f"- [{item['status']}] {item['content']}" for item in unfinished)
+        listing = "\n".join(
+            f"- [{item['status']}] {escape_tags(item['content'])}" for item in unfinished
+        )
         correction = load_prompt("todo_finalize").format(unfinished=listing)
         return TurnAction(
             inject_messages=[{"role": "user", "content": [text_block(correction)]}],
             decision="loop_to_model",
         )
+
+
+def escaped_item(item: dict) -> dict:
+    """The item with its text escaped, to be shown inside the harness's own tags."""
+    return {**item, "content": escape_tags(item["content"])}
