@@ -16,7 +16,6 @@ def load_prompt(name: str) -> str:
     return (PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8").rstrip("\n")
 
 
-
 def escape_tags(text: str) -> str:
     """Text from the model or a file, made safe to place inside planloop's own tags.
 
