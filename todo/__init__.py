@@ -6,5 +6,13 @@ agent = Agent(middleware=[TodoListMiddleware(extra_ref=lambda: agent.extra)])
 
 from todo.manager import TodoError, TodoManager
 from todo.middleware import TodoListMiddleware
+from todo.taskwait import TaskWaitBinding, TaskWaitValidation, TaskWaitValidator
 
-__all__ = ["TodoError", "TodoListMiddleware", "TodoManager"]
+__all__ = [
+    "TaskWaitBinding",
+    "TaskWaitValidation",
+    "TaskWaitValidator",
+    "TodoError",
+    "TodoListMiddleware",
+    "TodoManager",
+]

@@ -8,6 +8,8 @@ Why each part exists:
   Appending the current list *after* the tool results brings it back where attention is.
 - The finalization guard: models often finish the work but forget to tick the boxes, or
   stop early. One correction per user input lists what is open; it can never loop.
+- The task wait (todo/taskwait.py): with a host validator, `wait_for_tasks` lets a run end
+  with open items while background tasks go on. Without one the field is not offered.
 
 All state lives in the agent's checkpointed `extra` under these stable keys:
 
@@ -17,8 +19,9 @@ All state lives in the agent's checkpointed `extra` under these stable keys:
     todo_guard_blocked             the unfinished items when the guard gave up, else None
     todo_guard_suppressed          True from then until the next user input
     todo_finalization_correction   True on the turn a correction was injected
-    todo_task_wait                 validated background-task wait (not supported yet: None)
-    todo_task_wait_outcome         last outcome of such a wait (None)
+    todo_task_wait                 the validated wait: task ids, the list, run, input boundary
+                                   and the host's evidence (a TaskWaitBinding as JSON), or None
+    todo_task_wait_outcome         the last wait that ended a run: valid or cancelled (+ reason)
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from middleware import (
 )
 from prompts import escape_tags, load_prompt
 from todo.manager import MAX_ITEMS, TodoError, TodoManager, render_items
+from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidator, is_json
 from tools import Tool, ToolError
 
 TOOL_NAME = "todo_write"
@@ -56,7 +60,7 @@ FINALIZATION = "finalization"  # the guard's name in todo_guard_retries
 MAX_CORRECTIONS = 1
 
 
-def todo_schema(max_items: int) -> dict:
+def todo_schema(max_items: int, offer_wait: bool) -> dict:
     item = {
         "type": "object",
         "properties": {
@@ -65,18 +69,17 @@ def todo_schema(max_items: int) -> dict:
         },
         "required": ["content", "status"],
     }
-    return {
-        "type": "object",
-        "properties": {
-            "todos": {"type": "array", "maxItems": max_items, "items": item},
-            "wait_for_tasks": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Background task ids to wait for (only where the host supports it).",
-            },
-        },
-        "required": ["todos"],
-    }
+    properties: dict = {"todos": {"type": "array", "maxItems": max_items, "items": item}}
+    if offer_wait:  # only a host that can check tasks offers the field
+        properties["wait_for_tasks"] = {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "description": (
+                "Ids of running background tasks (bg-1, ...) whose results you are waiting for. "
+                "With them you may end your turn while items are open; the results come later."
+            ),
+        }
+    return {"type": "object", "properties": properties, "required": ["todos"]}
 
 
 class TodoListMiddleware(Middleware):
@@ -90,6 +93,7 @@ class TodoListMiddleware(Middleware):
         reminder_after: int = 3,
         reminder_cooldown: int = 3,
         on_change: Callable[[list[dict]], None] | None = None,
+        validate_task_wait: TaskWaitValidator | None = None,
     ) -> None:
         self.extra_ref = extra_ref
         self.manager = TodoManager(extra_ref, max_items)
@@ -98,27 +102,73 @@ class TodoListMiddleware(Middleware):
         self.reminder_cooldown = reminder_cooldown
         self.on_change = on_change
         self.refused_call_ids: set[str] = set()  # todo_write calls of a reply that had several
+        self.validate_task_wait = validate_task_wait
+        # The run and the call a todo_write belongs to, noted by before_tool_call for a wait.
+        self.context: AgentContext | None = None
+        self.call_id = ""
         description = tool_description or load_prompt("todo_tool")
-        self.tools = (Tool(TOOL_NAME, description, todo_schema(max_items), self.write_todos),)
+        schema = todo_schema(max_items, offer_wait=validate_task_wait is not None)
+        self.tools = (Tool(TOOL_NAME, description, schema, self.write_todos),)
 
     # ---- the tool --------------------------------------------------------------------------
 
-    def write_todos(
-        self, workspace: Path, todos: object, wait_for_tasks: list | None = None
+    async def write_todos(
+        self, workspace: Path, todos: object, wait_for_tasks: list[str] | None = None
     ) -> str:
-        if wait_for_tasks:
-            raise ToolError(
-                "wait_for_tasks is not available here: this agent has no background tasks. "
-                "Call todo_write again without it."
-            )
         try:
-            summary = self.manager.update(todos)
+            validated = self.manager.validate(todos)
         except TodoError as err:  # the old list is untouched
             raise ToolError(f"todo_write rejected, the list is unchanged: {err}") from None
-        self.state()["todo_task_wait"] = None  # a plain update clears any wait declaration
+        # Checked before anything changes: a wait that does not hold refuses the whole call.
+        binding = await self.checked_wait(validated, wait_for_tasks) if wait_for_tasks else None
+        summary = self.manager.update(validated)
+        # A plain update clears any wait; one with task ids replaces it.
+        self.state()["todo_task_wait"] = binding.to_json() if binding else None
         if self.on_change is not None:
             self.on_change(self.manager.items)
-        return summary
+        if binding is None:
+            return summary
+        return (
+            f"{summary}\nWaiting for {', '.join(binding.task_ids)}: you may end your turn with "
+            "the open items. The results come as a new input; finish the plan then."
+        )
+
+    async def checked_wait(self, todos: list[dict], task_ids: list[str]) -> TaskWaitBinding:
+        """Ask the host whether `task_ids` can be waited for; raise ToolError if not."""
+        task_ids = list(dict.fromkeys(task_ids))  # each id once, in the order given
+        listed = ", ".join(task_ids)
+        refused = f"todo_write rejected, the list is unchanged: wait_for_tasks [{listed}]"
+        ctx = self.context
+        if self.validate_task_wait is None or ctx is None:
+            raise ToolError(f"{refused} cannot be used here. Call todo_write without it.")
+        prior = self.live_wait(ctx, self.state())
+        try:
+            verdict = await self.validate_task_wait(task_ids, ctx, prior)
+        except Exception as err:  # a lookup that failed is a wait that does not hold
+            raise ToolError(
+                f"{refused} could not be checked ({type(err).__name__}: {err}). Call todo_write "
+                "without wait_for_tasks and keep working, or check the tasks with task_output."
+            ) from None
+        if verdict.status != VALID:
+            bad = ", ".join(verdict.bad_task_ids or task_ids)
+            why = verdict.reason or "they have no result left to deliver"
+            if verdict.status == CANCELLED:
+                why = f"they were cancelled ({why}); cancelled work cannot be waited for"
+            raise ToolError(
+                f"{refused}: cannot wait for {bad}: {why}. Send only ids of background tasks "
+                "that are still running or have an unread result, or call todo_write without "
+                "wait_for_tasks."
+            )
+        if not is_json(verdict.validation):
+            raise ToolError(f"{refused}: the task check returned evidence that cannot be saved.")
+        return TaskWaitBinding(
+            task_ids=task_ids,
+            todos=[dict(item) for item in todos],
+            tool_use_id=self.call_id,
+            run_id=ctx.run_id,
+            input_seq=ctx.input_seq,
+            validation=verdict.validation,
+        )
 
     # ---- hooks -----------------------------------------------------------------------------
 
@@ -132,12 +182,13 @@ class TodoListMiddleware(Middleware):
     ) -> TurnAction | None:
         state = self.state(ctx.run_id)
         state["todo_finalization_correction"] = None
+        self.live_wait(ctx, state)  # drops a wait that new input has made stale
         calls = tool_calls(response)
         todo_calls = [call for call in calls if call["name"] == TOOL_NAME]
         self.refused_call_ids = {c["id"] for c in todo_calls} if len(todo_calls) > 1 else set()
         if not calls:
             state["todo_stale_iterations"] = 0  # a plain-text reply ends the streak
-            return self.finalization_guard(response, state)
+            return await self.finalization_guard(response, ctx, state)
         state["todo_stale_iterations"] += 1
         # A todo_write about to succeed resets the count, so a reminder would be out of date
         # before it is read. One that will be refused leaves the reminder due.
@@ -148,8 +199,11 @@ class TodoListMiddleware(Middleware):
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
     ) -> BeforeToolCallResult | None:
-        if ctx.tool_call["id"] not in self.refused_call_ids:
+        if ctx.tool_call["name"] != TOOL_NAME:
             return None
+        self.context, self.call_id = ctx.context, ctx.tool_call["id"]
+        if ctx.tool_call["id"] not in self.refused_call_ids:
+            return self.refuse_unoffered_wait(ctx.tool_call)
         return BeforeToolCallResult(
             block=True,
             reason=(
@@ -166,6 +220,67 @@ class TodoListMiddleware(Middleware):
         return None
 
     # ---- helpers ---------------------------------------------------------------------------
+
+    def refuse_unoffered_wait(self, call: dict) -> BeforeToolCallResult | None:
+        """Without a validator the schema has no wait_for_tasks; one sent anyway is refused."""
+        raw = call.get("input")
+        if self.validate_task_wait is not None or not isinstance(raw, dict):
+            return None
+        if not raw.get("wait_for_tasks"):
+            return None
+        return BeforeToolCallResult(
+            block=True,
+            reason=(
+                "todo_write rejected, the list is unchanged: wait_for_tasks is not available "
+                "here, this agent has no background tasks. Call todo_write again without it."
+            ),
+        )
+
+    def live_wait(self, ctx: AgentContext, state: dict) -> TaskWaitBinding | None:
+        """The stored wait if it still holds; a stale one is dropped.
+
+        It holds while the run and the input boundary it was declared in are still the current
+        ones (a new user input, a delivered task result or a person's answer to an approval
+        question moves `input_seq`) and the list is the one that update left.
+        """
+        binding = TaskWaitBinding.from_json(state["todo_task_wait"])
+        current = (
+            binding is not None
+            and binding.run_id == ctx.run_id
+            and binding.input_seq == ctx.input_seq
+            and binding.todos == self.manager.items
+        )
+        if not current:
+            state["todo_task_wait"] = None
+            return None
+        return binding
+
+    async def wait_ends_the_run(self, ctx: AgentContext, state: dict) -> bool:
+        """Ask the host again about the declared wait; True lets the run end with open items."""
+        binding = self.live_wait(ctx, state)
+        if binding is None or self.validate_task_wait is None:
+            return False
+        try:
+            verdict = await self.validate_task_wait(list(binding.task_ids), ctx, binding)
+        except Exception:  # a failed lookup proves nothing: the ordinary guard runs
+            verdict = None
+        status = verdict.status if verdict is not None else "error"
+        reason = verdict.reason.strip() if verdict is not None else ""
+        outcome = {
+            "task_ids": binding.task_ids,
+            "unfinished": [dict(item) for item in self.manager.unfinished()],
+            "input_seq": ctx.input_seq,
+        }
+        if status == VALID:
+            if is_json(verdict.validation) and verdict.validation:
+                state["todo_task_wait"] = {**binding.to_json(), "validation": verdict.validation}
+            state["todo_task_wait_outcome"] = {"status": VALID, **outcome}
+            return True
+        state["todo_task_wait"] = None  # cancelled or no longer provable: the wait is over
+        if status == CANCELLED and reason:
+            state["todo_task_wait_outcome"] = {"status": CANCELLED, "reason": reason, **outcome}
+            return True
+        return False
 
     def state(self, run_id: str | None = None) -> dict:
         """The live `extra` mapping with every todo key present; a new input resets the guard."""
@@ -206,13 +321,20 @@ class TodoListMiddleware(Middleware):
             text = load_prompt("todo_no_plan").format(rounds=stale_rounds)
         return {"role": "user", "content": [text_block(text)]}
 
-    def finalization_guard(self, response: dict, state: dict) -> TurnAction | None:
-        """On a final answer with open items: one correction per input, then stand aside."""
+    async def finalization_guard(
+        self, response: dict, ctx: AgentContext, state: dict
+    ) -> TurnAction | None:
+        """On a final answer with open items: one correction per input, then stand aside.
+
+        A declared task wait the host still confirms lets the run end without one.
+        """
         unfinished = self.manager.unfinished()
         if not unfinished or state["todo_guard_suppressed"]:
             return None
         if response.get("stop_reason") in ("refusal", "pause_turn"):
             return None  # not a final answer to argue with
+        if await self.wait_ends_the_run(ctx, state):
+            return None
         retries = state["todo_guard_retries"]
         if retries.get(FINALIZATION, 0) >= MAX_CORRECTIONS:
             state["todo_guard_blocked"] = {"unfinished": [dict(item) for item in unfinished]}
