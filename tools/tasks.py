@@ -1,0 +1,469 @@
+"""Background tasks: shell commands that outlive a turn, their output kept in a file.
+
+    bash {command, run_in_background: true} --> start_in_background --> "bg-1 started ..."
+        the command runs in its own session and process group, through the sandbox
+        its output --> <folder>/bg-1.out: the first 4 MiB, then only the last 1 MiB
+    task_output {task_id, wait?}  --> the status and the output that is new since the last read
+    task_stop {task_id}           --> SIGKILL the task's whole process group
+    shutdown()                    --> planloop exits: kill what still runs, say which
+
+One `TaskManager` per session numbers its tasks bg-1, bg-2, ... in the order they start. It
+also is planloop's host for the task wait of the todo list (todo/taskwait.py):
+`validate_task_wait` says whether the tasks a model wants to wait for still have a result to
+deliver.
+
+The manager's watchers run on the event loop that started the tasks, so the front end keeps
+one loop for the whole session (asyncio.Runner) and calls `shutdown()` on it before it closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
+from tools.base import Tool, ToolError
+
+# The bash tool's bounded head-and-tail view, exit wording and group kill: a background task's
+# output reads exactly like a foreground command's.
+from tools.bash import (
+    CLEANUP_WAIT_SECONDS,
+    EXIT_GRACE_SECONDS,
+    _CommandOutput,
+    _describe_exit,
+    _kill_process_group,
+)
+
+DEFAULT_TIMEOUT_SECONDS = 30 * 60
+MIN_TIMEOUT_SECONDS = 1
+MAX_TIMEOUT_SECONDS = 24 * 60 * 60
+MAX_RUNNING = 8
+MAX_WAIT_SECONDS = 600
+
+# What the output file keeps: the beginning as it was written, then a rolling window of the
+# end (held in memory while the task runs, appended to the file when it ends). A task that
+# prints gigabytes costs at most about 5 MiB of disk and 1 MiB of memory.
+FILE_HEAD_BYTES = 4 * 1024 * 1024
+FILE_TAIL_BYTES = 1 * 1024 * 1024
+READ_CHUNK_BYTES = 64 * 1024
+
+RUNNING, EXITED, KILLED, TIMED_OUT = "running", "exited", "killed", "timed out"
+
+# Who stopped a task: the person (/tasks stop), the model (task_stop), or planloop exiting.
+BY_USER, BY_MODEL, BY_SHUTDOWN = "user", "model", "shutdown"
+
+
+class OutputFile:
+    """A task's output on disk, bounded: the first FILE_HEAD_BYTES, then the last FILE_TAIL_BYTES.
+
+    Positions are counted in the stream the command wrote (`total` bytes so far), so a reader
+    can ask for "everything from position P" and learn how much of it was not kept.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "wb", buffering=0)  # noqa: SIM115 (closed in finish)
+        self.total = 0
+        self.tail = bytearray()  # the end of the stream past the head, at most FILE_TAIL_BYTES
+        self.tail_size = 0  # len(tail), still known once finish() has moved the tail to the file
+        self.tail_in_file_at: int | None = None  # where finish() put the tail in the file
+
+    @property
+    def head_size(self) -> int:
+        return min(self.total, FILE_HEAD_BYTES)
+
+    @property
+    def tail_start(self) -> int:
+        """The stream position of the first byte of the kept tail."""
+        return self.total - self.tail_size
+
+    def write(self, data: bytes) -> None:
+        room = FILE_HEAD_BYTES - self.total
+        if room > 0:
+            self.file.write(data[:room])
+            self.total += min(room, len(data))
+            data = data[room:]
+        if data:
+            self.total += len(data)
+            self.tail += data[-FILE_TAIL_BYTES:]
+            del self.tail[:-FILE_TAIL_BYTES]
+            self.tail_size = len(self.tail)
+
+    def finish(self) -> None:
+        """The task ended: put the kept end into the file after a note on what was dropped."""
+        if self.file.closed:
+            return
+        if self.tail:
+            dropped = self.tail_start - FILE_HEAD_BYTES
+            if dropped:
+                self.file.write(f"\n... [{dropped} bytes not kept] ...\n".encode())
+            self.tail_in_file_at = self.file.tell()
+            self.file.write(self.tail)
+            self.tail = bytearray()  # read from the file from now on
+        self.file.close()
+
+    def dropped_since(self, position: int) -> int:
+        """How many bytes from `position` on were in neither the head nor the tail."""
+        return max(0, self.tail_start - max(position, FILE_HEAD_BYTES))
+
+    def chunks_since(self, position: int) -> Iterator[bytes]:
+        """The kept bytes from stream position `position` to the end, in bounded chunks."""
+        tail_from = max(position, self.tail_start)
+        with open(self.path, "rb") as reader:
+            reader.seek(position)
+            left = self.head_size - position
+            while left > 0:
+                chunk = reader.read(min(left, READ_CHUNK_BYTES))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                yield chunk
+            if tail_from >= self.total:
+                return
+            if self.tail_in_file_at is None:  # still running: the tail is in memory
+                yield bytes(self.tail[tail_from - self.tail_start :])
+                return
+            reader.seek(self.tail_in_file_at + tail_from - self.tail_start)
+            while chunk := reader.read(READ_CHUNK_BYTES):
+                yield chunk
+
+
+class _TaskProtocol(asyncio.SubprocessProtocol):
+    """Streams the command's output into its OutputFile and notices when it exits."""
+
+    def __init__(self, output: OutputFile) -> None:
+        loop = asyncio.get_running_loop()
+        self.output = output
+        self.exited = loop.create_future()
+        self.output_closed = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.output.write(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.output_closed.done():
+            self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+@dataclass
+class BackgroundTask:
+    """One command running (or run) in the background, and what is known about it."""
+
+    id: str
+    command: str
+    output: OutputFile
+    timeout: int
+    pid: int
+    started: float = field(default_factory=time.time)  # wall clock, kept as evidence
+    started_at: float = field(default_factory=time.monotonic)
+    ended_at: float | None = None
+    status: str = RUNNING
+    returncode: int | None = None
+    stopped_by: str | None = None
+    stop_event: int = 0  # the manager's event number when it was stopped
+    read_position: int = 0  # stream position up to which the model has read the output
+    delivered: bool = False  # the model has read the final result
+    waiters: int = 0  # task_output calls waiting for it to end right now
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    watcher: asyncio.Task | None = None
+
+    def describe(self) -> str:
+        """The status in words: 'running for 12 s', 'exited with code 0 after 40 s', ..."""
+        seconds = round((self.ended_at or time.monotonic()) - self.started_at)
+        if self.status == RUNNING:
+            return f"running for {seconds} s"
+        if self.status == EXITED:
+            return f"exited with code {_describe_exit(self.returncode)} after {seconds} s"
+        if self.status == TIMED_OUT:
+            return f"timed out after {self.timeout} s and was killed"
+        how = {BY_USER: " by the user", BY_MODEL: " with task_stop", BY_SHUTDOWN: " on exit"}
+        return f"killed{how.get(self.stopped_by or '', '')} after {seconds} s"
+
+
+class TaskManager:
+    """The background tasks of one session: start, read, stop, shut down, validate waits.
+
+    `folder` receives one output file per task (the session's folder); `sandbox` is anything
+    with `wrap(workspace, command) -> (argv, env)`, the same object the bash tool spawns with.
+    """
+
+    def __init__(self, folder: Path, sandbox: Any) -> None:
+        self.folder = Path(folder)
+        self.sandbox = sandbox
+        self.tasks: dict[str, BackgroundTask] = {}
+        self.numbers = itertools.count(1)
+        # Orders starts, validations and stops, so a stop can be told apart as "after the wait
+        # was validated". The token tells this manager's evidence from an earlier process's.
+        self.events = itertools.count(1)
+        self.token = uuid.uuid4().hex
+
+    # ---- starting ------------------------------------------------------------------------
+
+    async def start(
+        self, workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS
+    ) -> BackgroundTask:
+        """Start `command` in the background; raise ToolError (for the model) if it cannot."""
+        if not MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS:
+            raise ToolError(
+                f"timeout for a background task must be {MIN_TIMEOUT_SECONDS} to "
+                f"{MAX_TIMEOUT_SECONDS} seconds (24 hours), got {timeout}."
+            )
+        running = self.running()
+        if len(running) >= MAX_RUNNING:
+            names = ", ".join(task.id for task in running)
+            raise ToolError(
+                f"{MAX_RUNNING} background tasks are already running ({names}), the most at "
+                "once. Stop one with task_stop, or wait for one with task_output and wait."
+            )
+        self.folder.mkdir(parents=True, exist_ok=True)
+        task_id = f"bg-{next(self.numbers)}"
+        argv, env = self.sandbox.wrap(workspace, command)
+        output = OutputFile(self.folder / f"{task_id}.out")
+        loop = asyncio.get_running_loop()
+        try:
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _TaskProtocol(output),
+                *argv,
+                cwd=workspace,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                # Its own session and process group: one killpg reaches everything it starts,
+                # and it never reads from or signals our terminal.
+                start_new_session=True,
+            )
+        except OSError as err:
+            output.finish()
+            raise ToolError(f"The background task could not start: {err}.") from None
+        task = BackgroundTask(task_id, command, output, timeout, transport.get_pid())
+        self.tasks[task_id] = task
+        task.watcher = asyncio.ensure_future(self._watch(task, transport, protocol))
+        return task
+
+    async def start_in_background(
+        self, workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS
+    ) -> str:
+        """What bash with `run_in_background: true` does: start, and tell the model how to go on."""
+        task = await self.start(workspace, command, timeout)
+        return (
+            f"Started background task {task.id}; it keeps running while you work "
+            f"(it is killed after {task.timeout} s).\n"
+            f'Read its new output with task_output {{"task_id": "{task.id}"}}, adding '
+            '"wait": SECONDS to wait for it to end first.\n'
+            f'Stop it with task_stop {{"task_id": "{task.id}"}}.'
+        )
+
+    async def _watch(self, task: BackgroundTask, transport: Any, protocol: _TaskProtocol) -> None:
+        """Wait for the task to end, time it out, and clean up after it (as bash does)."""
+        try:
+            finished, _ = await asyncio.wait({protocol.exited}, timeout=task.timeout)
+            if not finished and task.status == RUNNING:
+                task.status = TIMED_OUT
+            if finished:
+                # Output a child wrote just before the end may still be in the pipe.
+                await asyncio.wait({protocol.output_closed}, timeout=EXIT_GRACE_SECONDS)
+        finally:
+            # Also when the loop shuts down: nothing the task started outlives it.
+            _kill_process_group(task.pid)
+            try:
+                await asyncio.wait(
+                    {protocol.exited, protocol.output_closed}, timeout=CLEANUP_WAIT_SECONDS
+                )
+            finally:
+                transport.close()
+                task.returncode = transport.get_returncode()
+                if task.status == RUNNING:
+                    task.status = EXITED
+                task.ended_at = task.ended_at or time.monotonic()
+                task.output.finish()
+                task.done.set()
+
+    # ---- looking and stopping ------------------------------------------------------------
+
+    def running(self) -> list[BackgroundTask]:
+        return [task for task in self.tasks.values() if task.status == RUNNING]
+
+    def get(self, task_id: str) -> BackgroundTask:
+        task = self.tasks.get(task_id)
+        if task is None:
+            known = ", ".join(self.tasks) or "none yet"
+            raise ToolError(
+                f"There is no background task {task_id!r} in this session (tasks: {known}). "
+                "Start one with bash and run_in_background: true."
+            )
+        return task
+
+    def stop(self, task_id: str, by: str = BY_USER) -> BackgroundTask:
+        """Kill the task's whole process group now; the watcher records the end."""
+        task = self.get(task_id)
+        if task.status == RUNNING:
+            task.status, task.stopped_by = KILLED, by
+            task.stop_event = next(self.events)
+            task.ended_at = time.monotonic()
+            _kill_process_group(task.pid)
+        return task
+
+    async def shutdown(self) -> list[BackgroundTask]:
+        """Kill every task still running and wait for their ends; return those tasks."""
+        still_running = self.running()
+        for task in still_running:
+            self.stop(task.id, by=BY_SHUTDOWN)
+        watchers = [task.watcher for task in self.tasks.values() if task.watcher is not None]
+        if watchers:
+            await asyncio.wait(watchers, timeout=CLEANUP_WAIT_SECONDS * 2)
+        return still_running
+
+    async def read_output(self, task: BackgroundTask) -> str:
+        """The status and the output new since the last read (head and tail, as bash keeps)."""
+        start, end = task.read_position, task.output.total
+        final = task.done.is_set()
+        view = _CommandOutput()
+        for chunk in task.output.chunks_since(start):
+            view.pipe_data_received(1, chunk)
+        dropped = task.output.dropped_since(start)
+        task.read_position = end
+        if final and task.read_position == task.output.total:
+            task.delivered = True  # the model has now seen how it ended
+        parts = [f"[{task.id}: {task.describe()}]"]
+        new = view.text().rstrip("\n")
+        parts.append(new if new else "(no new output)")
+        if dropped:
+            parts.append(
+                f"[{dropped} bytes in the middle were not kept: the output file holds the first "
+                f"{FILE_HEAD_BYTES // 2**20} MiB and the last {FILE_TAIL_BYTES // 2**20} MiB.]"
+            )
+        if view.was_cut:
+            parts.append(
+                "[The new output was long and its middle was cut. To keep all of it, redirect it "
+                "to a file in the workspace (command > out.txt 2>&1) and read that file.]"
+            )
+        if not final:
+            parts.append("[still running: call task_output again for what comes next]")
+        return "\n".join(parts)
+
+    # ---- the tools -----------------------------------------------------------------------
+
+    async def task_output(self, workspace: Path, task_id: str, wait: int = 0) -> str:
+        task = self.get(task_id)
+        if wait > 0 and not task.done.is_set():
+            # Cancelling this call (Ctrl-C) cancels only the waiting; the task runs on.
+            waiter = asyncio.ensure_future(task.done.wait())
+            task.waiters += 1
+            try:
+                await asyncio.wait({waiter}, timeout=wait)
+            finally:
+                task.waiters -= 1
+                waiter.cancel()
+        return await self.read_output(task)
+
+    async def task_stop(self, workspace: Path, task_id: str) -> str:
+        task = self.stop(task_id, by=BY_MODEL)
+        waiter = asyncio.ensure_future(task.done.wait())
+        try:
+            await asyncio.wait({waiter}, timeout=CLEANUP_WAIT_SECONDS * 2)
+        finally:
+            waiter.cancel()
+        return await self.read_output(task)
+
+    def tools(self) -> list[Tool]:
+        """task_output and task_stop, bound to this manager."""
+        task_id = {"type": "string", "description": "The task's id, e.g. bg-1."}
+        return [
+            Tool(
+                "task_output",
+                "Read a background task's status (running, exited with its code, killed, timed "
+                "out) and the output that is new since your last read. With wait, first wait up "
+                "to that many seconds for the task to end.",
+                {
+                    "type": "object",
+                    "properties": {
+                        "task_id": task_id,
+                        "wait": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "maximum": MAX_WAIT_SECONDS,
+                            "description": "Seconds to wait for the task to end (default 0).",
+                        },
+                    },
+                    "required": ["task_id"],
+                    "additionalProperties": False,
+                },
+                self.task_output,
+            ),
+            Tool(
+                "task_stop",
+                "Stop a background task: kill it and every process it started.",
+                {
+                    "type": "object",
+                    "properties": {"task_id": task_id},
+                    "required": ["task_id"],
+                    "additionalProperties": False,
+                },
+                self.task_stop,
+            ),
+        ]
+
+    # ---- the host of the task wait -------------------------------------------------------
+
+    async def validate_task_wait(
+        self, task_ids: list[str], ctx: Any, prior: TaskWaitBinding | None
+    ) -> TaskWaitValidation:
+        """Whether each task exists in this session and still has a result to deliver.
+
+        cancelled: a task the wait was validated for was stopped by the user since.
+        The evidence holds the task ids, start times and an event number: nothing secret.
+        """
+        unknown = [task_id for task_id in task_ids if task_id not in self.tasks]
+        if unknown:
+            known = ", ".join(self.tasks) or "none"
+            return invalid(unknown, f"no such background task in this session (tasks: {known})")
+        evidence = prior.validation if prior is not None else {}
+        if prior is not None and evidence.get("manager") != self.token:
+            return invalid(task_ids, "the wait was declared before planloop restarted")
+        tasks = [self.tasks[task_id] for task_id in task_ids]
+        seen = evidence.get("started", {})
+        reused = [t.id for t in tasks if t.id in seen and seen[t.id] != t.started]
+        if reused:
+            return invalid(reused, "these ids now name other tasks")
+        validated_at = evidence.get("event", 0)
+        cancelled = [
+            t.id
+            for t in tasks
+            if t.id in seen and t.stopped_by == BY_USER and t.stop_event > validated_at
+        ]
+        if cancelled:
+            return TaskWaitValidation(
+                CANCELLED,
+                reason=f"the user stopped {', '.join(cancelled)} after the wait was declared",
+                bad_task_ids=cancelled,
+            )
+        stopped = [t.id for t in tasks if t.stopped_by is not None]
+        if stopped:
+            return invalid(stopped, "they were stopped, so no result is coming")
+        delivered = [t.id for t in tasks if t.delivered]
+        if delivered:
+            return invalid(delivered, "they ended and their result was already read")
+        return TaskWaitValidation(
+            VALID,
+            validation={
+                "manager": self.token,
+                "event": next(self.events),
+                "started": {t.id: t.started for t in tasks},
+            },
+        )
+
+
+def invalid(task_ids: list[str], reason: str) -> TaskWaitValidation:
+    return TaskWaitValidation("invalid", reason=reason, bad_task_ids=list(task_ids))
