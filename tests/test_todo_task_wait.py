@@ -128,7 +128,7 @@ def test_a_wait_that_does_not_hold_refuses_the_whole_update(api, wait_agent, ans
     result = results_by_id(api.accepted[2])[declare["id"]]
     assert result["is_error"] is True
     assert result["content"].startswith("todo_write rejected, the list is unchanged")
-    assert "[bg-1, bg-7]" in result["content"] and expected in result["content"]
+    assert "(wait_for_tasks: bg-1, bg-7)" in result["content"] and expected in result["content"]
     assert agent.extra["todos"] == PLAN["todos"]
     assert agent.extra["todo_task_wait"] is None
     assert is_correction(api.accepted[3])

@@ -136,18 +136,22 @@ class TodoListMiddleware(Middleware):
     async def checked_wait(self, todos: list[dict], task_ids: list[str]) -> TaskWaitBinding:
         """Ask the host whether `task_ids` can be waited for; raise ToolError if not."""
         task_ids = list(dict.fromkeys(task_ids))  # each id once, in the order given
-        listed = ", ".join(task_ids)
-        refused = f"todo_write rejected, the list is unchanged: wait_for_tasks [{listed}]"
+        refused = (
+            f"todo_write rejected, the list is unchanged (wait_for_tasks: {', '.join(task_ids)})"
+        )
         ctx = self.context
         if self.validate_task_wait is None or ctx is None:
-            raise ToolError(f"{refused} cannot be used here. Call todo_write without it.")
+            raise ToolError(
+                f"{refused}: waiting is not available here. Call todo_write without it."
+            )
         prior = self.live_wait(ctx, self.state())
         try:
             verdict = await self.validate_task_wait(task_ids, ctx, prior)
         except Exception as err:  # a lookup that failed is a wait that does not hold
             raise ToolError(
-                f"{refused} could not be checked ({type(err).__name__}: {err}). Call todo_write "
-                "without wait_for_tasks and keep working, or check the tasks with task_output."
+                f"{refused}: the tasks could not be checked ({type(err).__name__}: {err}). Call "
+                "todo_write without wait_for_tasks and keep working, or look at the tasks with "
+                "task_output."
             ) from None
         if verdict.status != VALID:
             bad = ", ".join(verdict.bad_task_ids or task_ids)

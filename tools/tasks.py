@@ -69,7 +69,7 @@ class OutputFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.file = open(path, "wb", buffering=0)  # noqa: SIM115 (closed in finish)
+        self.file = open(path, "wb")  # noqa: SIM115 (closed in finish)
         self.total = 0
         self.tail = bytearray()  # the end of the stream past the head, at most FILE_TAIL_BYTES
         self.tail_size = 0  # len(tail), still known once finish() has moved the tail to the file
@@ -88,6 +88,7 @@ class OutputFile:
         room = FILE_HEAD_BYTES - self.total
         if room > 0:
             self.file.write(data[:room])
+            self.file.flush()  # a reader opens the file on its own
             self.total += min(room, len(data))
             data = data[room:]
         if data:
@@ -207,6 +208,7 @@ class TaskManager:
         # was validated". The token tells this manager's evidence from an earlier process's.
         self.events = itertools.count(1)
         self.token = uuid.uuid4().hex
+        self.starting = 0  # starts under way, counted against the limit before they run
 
     # ---- starting ------------------------------------------------------------------------
 
@@ -220,7 +222,7 @@ class TaskManager:
                 f"{MAX_TIMEOUT_SECONDS} seconds (24 hours), got {timeout}."
             )
         running = self.running()
-        if len(running) >= MAX_RUNNING:
+        if len(running) + self.starting >= MAX_RUNNING:
             names = ", ".join(task.id for task in running)
             raise ToolError(
                 f"{MAX_RUNNING} background tasks are already running ({names}), the most at "
@@ -231,6 +233,7 @@ class TaskManager:
         argv, env = self.sandbox.wrap(workspace, command)
         output = OutputFile(self.folder / f"{task_id}.out")
         loop = asyncio.get_running_loop()
+        self.starting += 1
         try:
             transport, protocol = await loop.subprocess_exec(
                 lambda: _TaskProtocol(output),
@@ -247,6 +250,8 @@ class TaskManager:
         except OSError as err:
             output.finish()
             raise ToolError(f"The background task could not start: {err}.") from None
+        finally:
+            self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, transport.get_pid())
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(self._watch(task, transport, protocol))
@@ -349,7 +354,7 @@ class TaskManager:
                 "[The new output was long and its middle was cut. To keep all of it, redirect it "
                 "to a file in the workspace (command > out.txt 2>&1) and read that file.]"
             )
-        if not final:
+        if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
         return "\n".join(parts)
 
