@@ -21,7 +21,14 @@ from fakeapi import text, tool_use
 from todo import TaskWaitBinding, TodoListMiddleware
 from tools import ToolError, default_tools
 from tools.bash import HEAD_BYTES, TAIL_BYTES
-from tools.tasks import FILE_HEAD_BYTES, FILE_TAIL_BYTES, MAX_RUNNING, MAX_WAIT_SECONDS, TaskManager
+from tools.tasks import (
+    FILE_HEAD_BYTES,
+    FILE_TAIL_BYTES,
+    MAX_RUNNING,
+    MAX_WAIT_SECONDS,
+    TaskManager,
+    still_running_note,
+)
 
 MAX_WAIT = MAX_WAIT_SECONDS
 
@@ -95,6 +102,17 @@ def test_task_output_returns_only_what_is_new_since_the_last_read(manager, works
     assert second.startswith("[bg-1: exited with code 3 after ")
     assert second.split("\n")[1:] == ["two"]  # not "one" again
     assert third.split("\n")[1:] == ["(no new output)"]
+
+
+def test_a_finished_result_is_undelivered_until_the_model_reads_how_it_ended(manager, workspace):
+    async def scenario():
+        task = await manager.start(workspace, "echo hi")
+        await task.done.wait()
+        before = [t.id for t in manager.undelivered()]
+        await manager.task_output(workspace, "bg-1")
+        return before, [t.id for t in manager.undelivered()]
+
+    assert run(scenario()) == (["bg-1"], [])
 
 
 def test_the_task_gets_the_sandbox_environment_without_the_api_key(manager, workspace, monkeypatch):
@@ -196,6 +214,11 @@ def test_shutdown_kills_what_still_runs_and_reports_it(manager, workspace):
     stopped = run(scenario())
     assert [task.id for task in stopped] == ["bg-2", "bg-3"]
     assert all(task.describe().startswith("killed on exit") for task in stopped)
+    assert still_running_note(stopped) == (
+        "Background tasks still running were stopped: bg-2 (echo $$ > a.pid; sleep 300), "
+        "bg-3 (sleep 300 & echo $! > b.pid; wait)."
+    )
+    assert still_running_note([]) is None
     for name in ("a.pid", "b.pid"):
         assert run(gone(int((workspace / name).read_text())))
 

@@ -300,6 +300,14 @@ class TaskManager:
     def running(self) -> list[BackgroundTask]:
         return [task for task in self.tasks.values() if task.status == RUNNING]
 
+    def undelivered(self) -> list[BackgroundTask]:
+        """Tasks that ended on their own and whose result the model has not read yet."""
+        return [
+            task
+            for task in self.tasks.values()
+            if task.done.is_set() and task.stopped_by is None and not task.delivered
+        ]
+
     def get(self, task_id: str) -> BackgroundTask:
         task = self.tasks.get(task_id)
         if task is None:
@@ -472,3 +480,11 @@ class TaskManager:
 
 def invalid(task_ids: list[str], reason: str) -> TaskWaitValidation:
     return TaskWaitValidation("invalid", reason=reason, bad_task_ids=list(task_ids))
+
+
+def still_running_note(stopped: list[BackgroundTask]) -> str | None:
+    """The closing line for the tasks `shutdown` had to kill, or None if there were none."""
+    if not stopped:
+        return None
+    listed = ", ".join(f"{task.id} ({task.command})" for task in stopped)
+    return f"Background tasks still running were stopped: {listed}."
