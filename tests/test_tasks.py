@@ -62,6 +62,11 @@ async def until(condition, seconds: float = 20, what: str = "the state") -> None
         await asyncio.sleep(0.02)
 
 
+def written(path: Path) -> bool:
+    """True once a command has written its whole line to `path` (it may exist still empty)."""
+    return path.exists() and path.read_text().endswith("\n")
+
+
 async def gone(pid: int) -> bool:
     await until(lambda: not is_running(pid), what=f"the end of process {pid}")
     return True
@@ -128,12 +133,12 @@ def test_the_task_gets_the_sandbox_environment_without_the_api_key(manager, work
 
 def test_a_task_that_runs_past_its_timeout_is_killed_and_says_so(manager, workspace):
     async def scenario():
-        await manager.start(workspace, "echo $$ > pid; sleep 300", timeout=1)
-        return await manager.task_output(workspace, "bg-1", wait=60)
+        task = await manager.start(workspace, "sleep 300", timeout=1)
+        return task, await manager.task_output(workspace, "bg-1", wait=60)
 
-    output = run(scenario())
+    task, output = run(scenario())
     assert output.startswith("[bg-1: timed out after 1 s and was killed]")
-    assert run(gone(int((workspace / "pid").read_text())))
+    assert run(gone(task.pid))
 
 
 @pytest.mark.parametrize("timeout", [0, 24 * 60 * 60 + 1])
@@ -193,7 +198,7 @@ def test_task_stop_kills_the_task_and_its_children(manager, workspace):
 
     async def scenario():
         await manager.start(workspace, command)
-        await until(lambda: (workspace / "task.pid").exists(), what="task.pid")
+        await until(lambda: written(workspace / "task.pid"), what="task.pid")
         return await manager.task_stop(workspace, "bg-1")
 
     output = run(scenario())
@@ -208,7 +213,7 @@ def test_shutdown_kills_what_still_runs_and_reports_it(manager, workspace):
         await quick.done.wait()
         await manager.start(workspace, "echo $$ > a.pid; sleep 300")
         await manager.start(workspace, "sleep 300 & echo $! > b.pid; wait")
-        await until(lambda: (workspace / "a.pid").exists() and (workspace / "b.pid").exists())
+        await until(lambda: written(workspace / "a.pid") and written(workspace / "b.pid"))
         return await manager.shutdown()
 
     stopped = run(scenario())
