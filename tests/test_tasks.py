@@ -21,6 +21,7 @@ from fakeapi import text, tool_use
 from todo import TaskWaitBinding, TodoListMiddleware
 from tools import ToolError, default_tools
 from tools.bash import HEAD_BYTES, TAIL_BYTES
+from tools.sandbox import NoSandbox
 from tools.tasks import (
     FILE_HEAD_BYTES,
     FILE_TAIL_BYTES,
@@ -120,8 +121,12 @@ def test_a_finished_result_is_undelivered_until_the_model_reads_how_it_ended(man
     assert run(scenario()) == (["bg-1"], [])
 
 
-def test_the_task_gets_the_sandbox_environment_without_the_api_key(manager, workspace, monkeypatch):
+@pytest.mark.parametrize("sandbox", [StandInSandbox(), NoSandbox()], ids=["stand-in", "NoSandbox"])
+def test_the_task_gets_the_sandbox_environment_without_the_api_key(
+    tmp_path, workspace, monkeypatch, sandbox
+):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-do-not-leak")
+    manager = TaskManager(tmp_path / "session-tasks", sandbox)
 
     async def scenario():
         await manager.start(workspace, "env; echo done")
@@ -193,8 +198,11 @@ def test_a_gigabyte_of_output_stays_bounded_in_memory_and_on_disk(manager, works
 # ---- stopping --------------------------------------------------------------------------------
 
 
-def test_task_stop_kills_the_task_and_its_children(manager, workspace):
-    command = "sleep 300 & echo $! > child.pid; echo $$ > task.pid; wait"
+def test_task_stop_kills_the_task_and_its_children_setsid_included(manager, workspace):
+    command = (
+        "(setsid sleep 300 & echo $! > escaped.pid); "
+        "sleep 300 & echo $! > child.pid; echo $$ > task.pid; wait"
+    )
 
     async def scenario():
         await manager.start(workspace, command)
@@ -205,6 +213,7 @@ def test_task_stop_kills_the_task_and_its_children(manager, workspace):
     assert output.startswith("[bg-1: killed with task_stop after ")
     assert run(gone(int((workspace / "task.pid").read_text())))
     assert run(gone(int((workspace / "child.pid").read_text())))
+    assert run(gone(int((workspace / "escaped.pid").read_text())))
 
 
 def test_shutdown_kills_what_still_runs_and_reports_it(manager, workspace):

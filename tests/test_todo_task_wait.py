@@ -12,7 +12,8 @@ import pytest
 from conftest import results_by_id, run
 
 from fakeapi import text, tool_use
-from middleware import AgentContext, BeforeToolCallResult, Middleware, TurnAction
+from middleware import AgentContext, Middleware, TurnAction
+from middleware.permissions import PermissionPolicy
 from todo import TaskWaitBinding, TaskWaitValidation, TodoListMiddleware
 
 
@@ -229,34 +230,42 @@ def test_a_new_input_invalidates_the_wait(api, wait_agent):
     assert len(api.accepted) == 4 and is_correction(api.accepted[3])
 
 
-class Approval(Middleware):
-    """Approves bash; a person's answer moves the input boundary, an automatic one does not."""
-
-    def __init__(self, by_a_person: bool) -> None:
-        self.by_a_person = by_a_person
-
-    async def before_tool_call(self, ctx, *, signal=None) -> BeforeToolCallResult | None:
-        if ctx.tool_call["name"] == "bash" and self.by_a_person:
-            ctx.context.input_seq += 1
-        return None
+def bash() -> dict:
+    return {"content": [tool_use("bash", {"command": "true"})]}
 
 
-@pytest.mark.parametrize("by_a_person", [True, False], ids=["person", "automatic"])
-def test_a_persons_approval_answer_invalidates_the_wait_an_automatic_one_does_not(
-    api, wait_agent, by_a_person
-):
+@pytest.mark.parametrize("answer", ["yes", "no"])
+def test_a_persons_approval_answer_invalidates_the_wait(api, wait_agent, answer):
     api.add({"content": [tool_use("todo_write", WAIT)]})
-    api.add({"content": [tool_use("bash", {"command": "true"})]})
+    api.add(bash())
     api.add({"content": [text("Waiting.")]})
     api.add({"content": [text("Still open.")]})
-    agent = wait_agent(Host(valid(), valid()), before=[Approval(by_a_person)])
+    questions = []
+    policy = PermissionPolicy(
+        ask=lambda question: questions.append(question) or (answer, ""), sandboxed=False
+    )
+    agent = wait_agent(Host(valid(), valid()), before=[policy])
     run(agent.run("go"))
-    if by_a_person:
-        assert len(api.accepted) == 4 and is_correction(api.accepted[3])
-        assert agent.extra["todo_task_wait"] is None
+    assert len(questions) == 1
+    assert len(api.accepted) == 4 and is_correction(api.accepted[3])
+    assert agent.extra["todo_task_wait"] is None
+
+
+@pytest.mark.parametrize("how", ["--yes", "always, said earlier"])
+def test_an_automatic_approval_keeps_the_wait(api, wait_agent, how):
+    if how == "--yes":
+        policy = PermissionPolicy(ask=None, sandboxed=False, allow_all=True)
     else:
-        assert len(api.accepted) == 3
-        assert agent.extra["todo_task_wait_outcome"]["status"] == "valid"
+        policy = PermissionPolicy(ask=lambda question: ("always", ""), sandboxed=False)
+        api.add(bash())  # asked once, before the wait: "always"
+    api.add({"content": [tool_use("todo_write", WAIT)]})
+    api.add(bash())  # approved without asking anyone
+    api.add({"content": [text("Waiting.")]})
+    agent = wait_agent(Host(valid(), valid()), before=[policy])
+    run(agent.run("go"))
+    assert not is_correction(api.accepted[-1])
+    assert agent.extra["todo_task_wait_outcome"]["status"] == "valid"
+    assert agent.extra["todo_task_wait"]["task_ids"] == ["bg-1"]
 
 
 # ---- what it never bypasses ----------------------------------------------------------------

@@ -31,13 +31,15 @@ from typing import Any
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 
-# The bash tool's bounded head-and-tail view, exit wording and group kill: a background task's
-# output reads exactly like a foreground command's.
+# The bash tool's bounded head-and-tail view, exit wording and kills: a background task's
+# output reads exactly like a foreground command's, and it is stopped just as thoroughly.
 from tools.bash import (
     CLEANUP_WAIT_SECONDS,
     EXIT_GRACE_SECONDS,
+    MARKER_VARIABLE,
     _CommandOutput,
     _describe_exit,
+    _kill_marked_processes,
     _kill_process_group,
 )
 
@@ -166,6 +168,7 @@ class BackgroundTask:
     output: OutputFile
     timeout: int
     pid: int
+    marker: str  # in the environment of everything it starts, so setsid cannot hide a child
     started: float = field(default_factory=time.time)  # wall clock, kept as evidence
     started_at: float = field(default_factory=time.monotonic)
     ended_at: float | None = None
@@ -231,6 +234,8 @@ class TaskManager:
         self.folder.mkdir(parents=True, exist_ok=True)
         task_id = f"bg-{next(self.numbers)}"
         argv, env = self.sandbox.wrap(workspace, command)
+        marker = uuid.uuid4().hex
+        env = {**env, MARKER_VARIABLE: marker}
         output = OutputFile(self.folder / f"{task_id}.out")
         loop = asyncio.get_running_loop()
         self.starting += 1
@@ -252,7 +257,7 @@ class TaskManager:
             raise ToolError(f"The background task could not start: {err}.") from None
         finally:
             self.starting -= 1
-        task = BackgroundTask(task_id, command, output, timeout, transport.get_pid())
+        task = BackgroundTask(task_id, command, output, timeout, transport.get_pid(), marker)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(self._watch(task, transport, protocol))
         return task
@@ -281,7 +286,7 @@ class TaskManager:
                 await asyncio.wait({protocol.output_closed}, timeout=EXIT_GRACE_SECONDS)
         finally:
             # Also when the loop shuts down: nothing the task started outlives it.
-            _kill_process_group(task.pid)
+            kill_everything(task)
             try:
                 await asyncio.wait(
                     {protocol.exited, protocol.output_closed}, timeout=CLEANUP_WAIT_SECONDS
@@ -325,7 +330,7 @@ class TaskManager:
             task.status, task.stopped_by = KILLED, by
             task.stop_event = next(self.events)
             task.ended_at = time.monotonic()
-            _kill_process_group(task.pid)
+            kill_everything(task)
         return task
 
     async def shutdown(self) -> list[BackgroundTask]:
@@ -476,6 +481,12 @@ class TaskManager:
                 "started": {t.id: t.started for t in tasks},
             },
         )
+
+
+def kill_everything(task: BackgroundTask) -> None:
+    """SIGKILL the task's process group and every process carrying its marker."""
+    _kill_process_group(task.pid)
+    _kill_marked_processes(task.marker)
 
 
 def invalid(task_ids: list[str], reason: str) -> TaskWaitValidation:
