@@ -49,7 +49,14 @@ from middleware import (
     ToolResult,
     TurnLimit,
 )
-from model import DEFAULT_MODEL, ContextOverflow, make_client, stream_reply, with_cache_breakpoints
+from model import (
+    DEFAULT_MODEL,
+    ContextOverflow,
+    make_client,
+    require_credentials,
+    stream_reply,
+    with_cache_breakpoints,
+)
 from prompts import load_prompt
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 
@@ -102,7 +109,9 @@ class Agent:
     ) -> None:
         self.model = model or os.environ.get("MODEL_ID") or DEFAULT_MODEL
         self.workspace = Path(workspace or os.getcwd()).resolve()
-        self.client = client or make_client()
+        if client is None:
+            require_credentials()  # a missing key is reported now, not at the first call
+        self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
         middleware = list(middleware or [])
         if max_turns is not None:
@@ -238,6 +247,7 @@ class Agent:
         """
         if self.trace:
             self.trace.request(request)
+        self.client = self.client or make_client()  # the SDK is imported here, at the first call
         self.ui.model_started()
         reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))
         if self.trace:

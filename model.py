@@ -6,18 +6,24 @@ The SDK already retries rate limits, 5xx and 529 answers before a stream starts.
 cannot retry is an `overloaded_error` that arrives *inside* a stream, after some events;
 that is retried here, a bounded number of times with growing waits. Errors a person must
 act on (bad key, bad request, unreachable endpoint) become a `ModelError` with one clear line.
+
+The SDK takes about a second to import, most of planloop's start-up, so it is imported only
+where a call needs it: `--help` never loads it, and `preload_sdk` loads it in the background
+while a person types the first prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import os
+import threading
 from typing import TYPE_CHECKING, Any
 
-import anthropic
-
 if TYPE_CHECKING:
+    import anthropic
+
     from agent import UI  # the loop's one UI protocol; only its stream_event and notice are used
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -45,13 +51,29 @@ class ContextOverflow(ModelError):
     """
 
 
-def make_client(**overrides: Any) -> anthropic.AsyncAnthropic:
-    """A client configured from the environment (key or token, ANTHROPIC_BASE_URL)."""
+def preload_sdk() -> None:
+    """Start importing the SDK in a background thread; the first call then finds it loaded.
+
+    Python's import lock makes this safe: an `import anthropic` that comes while the thread
+    is still importing waits for it instead of starting over.
+    """
+    threading.Thread(target=importlib.import_module, args=("anthropic",), daemon=True).start()
+
+
+def require_credentials() -> None:
+    """Fail now, with what to do, when no key or token is set."""
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         raise ModelError(
             "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment "
             "or in a .env file in this folder (see .env.example)."
         )
+
+
+def make_client(**overrides: Any) -> anthropic.AsyncAnthropic:
+    """A client configured from the environment (key or token, ANTHROPIC_BASE_URL)."""
+    require_credentials()
+    import anthropic
+
     return anthropic.AsyncAnthropic(**overrides)
 
 
@@ -101,6 +123,8 @@ def is_temporary(err: anthropic.APIStatusError) -> bool:
 
 async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener: UI) -> dict:
     """Send one request, stream the events to `listener`, and return the reply dict."""
+    import anthropic
+
     for attempt in range(STREAM_RETRIES + 1):
         try:
             async with client.messages.stream(**request) as stream:
@@ -128,6 +152,8 @@ async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener
 
 def describe_api_error(err: anthropic.APIStatusError, client: anthropic.AsyncAnthropic) -> str:
     """One line for a person: what the API said and what to do about it."""
+    import anthropic
+
     body = err.body if isinstance(err.body, dict) else {}
     detail = (body.get("error") or {}).get("message") or str(err)
     if isinstance(err, anthropic.AuthenticationError):

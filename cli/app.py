@@ -1,7 +1,8 @@
 """Flags, building the agent, and running it interactive or headless.
 
 Errors a person reads are one line that says what to do; exit codes: 0 done, 1 error,
-2 bad usage, 3 stopped early (turn limit), 130 interrupted.
+2 bad usage, 3 stopped early (turn limit), 130 interrupted (Ctrl-C), 143 and 129 ended by
+SIGTERM and SIGHUP (see cli/signals.py).
 """
 
 from __future__ import annotations
@@ -9,20 +10,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from dotenv import load_dotenv
 from rich.console import Console
 
 from agent import Agent
-from cli.prompt import interactive, run_input
+from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
-from middleware import PermissionPolicy, StaleWriteGuard
+from cli.signals import (
+    Terminated,
+    blocking_read,
+    exit_status,
+    install_fallback_handlers,
+    turn_signals,
+)
+from middleware import Approval, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
-from model import ModelError
+from model import ModelError, preload_sdk
 from session import Session, SessionError
 from todo import TodoListMiddleware
 from tools import default_tools
@@ -37,15 +47,20 @@ class UsageError(Exception):
     pass
 
 
+def command_name() -> str:
+    """How the user started planloop, for the hints: the installed command or the script."""
+    return "python agent.py" if Path(sys.argv[0]).name == "agent.py" else "planloop"
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad flag is one line saying what to do (no usage block)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see: python agent.py --help)")
+        raise UsageError(f"{message} (see: {command_name()} --help)")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = OneLineParser(prog="agent.py", description="A small coding agent with a plan.")
+    parser = OneLineParser(prog=command_name(), description="A small coding agent with a plan.")
     parser.add_argument(
         "-p",
         "--print",
@@ -104,6 +119,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="write an HTML page of the latest (or given) session and print its path",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted session offline")
+    parser.add_argument(
+        "--output-format",
+        choices=["text", "json"],
+        default="text",
+        help="headless: the answer as plain text, or one JSON object with the answer, the "
+        "session id, the stop reason, turns, tokens and the plan",
+    )
     return parser.parse_args(argv)
 
 
@@ -120,19 +142,79 @@ def positive_int(text: str) -> int:
 # ---- running ----------------------------------------------------------------------------------
 
 
-def headless(agent: Agent, ui: HeadlessUI, prompt: str, autosave: Autosave) -> int:
+async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
+    """One headless input: Ctrl-C, SIGTERM and SIGHUP cancel it; return the answer and the
+    ending signal (SIGTERM or SIGHUP), if one came."""
+    ending: list[int] = []
+
+    def end(signum: int) -> None:
+        ending.append(signum)
+        agent.cancel()
+
+    with turn_signals(agent.cancel, end):
+        answer = await agent.run(prompt)
+    return answer, (ending[0] if ending else None)
+
+
+def headless(
+    agent: Agent, ui: HeadlessUI, prompt: str, autosave: Autosave, output_format: str
+) -> int:
+    """Progress on stderr, the answer (or one JSON object) on stdout, a closing line on stderr."""
+    print(f"session {autosave.session.id}", file=sys.stderr)  # to resume it even after a crash
     try:
-        answer = asyncio.run(run_input(agent, prompt))
+        answer, ending = asyncio.run(run_input(agent, prompt))
     finally:
         autosave.end_of_run(agent)
-    if answer:
+    interrupted = agent.signal.is_set()  # a partial answer is no answer: stdout stays empty
+    if ending is not None:
+        status, reason = exit_status(ending), f"{Terminated(ending)}."
+    elif interrupted:
+        status, reason = EXIT_INTERRUPTED, agent.context.stop_reason
+    elif agent.context.stop_reason:
+        status, reason = EXIT_STOPPED, agent.context.stop_reason
+    else:
+        status, reason = EXIT_OK, "done."
+    if output_format == "json":
+        answer_or_none = None if interrupted else answer
+        print(json.dumps(run_summary(agent, ui, autosave, answer_or_none, reason)))
+    elif answer and not interrupted:
         print(visible(answer))
     ui.show_totals()
-    if agent.context.stop_reason:
-        print_error(agent.context.stop_reason)
-        interrupted = agent.signal.is_set()
-        return EXIT_INTERRUPTED if interrupted else EXIT_STOPPED
-    return EXIT_OK
+    # A session that could not be saved was reported when it happened: do not say it twice.
+    note = " The session was not saved." if autosave.failing else closing_note(autosave, agent)
+    print_error(f"{reason}{note}")
+    return status
+
+
+def run_summary(
+    agent: Agent, ui: HeadlessUI, autosave: Autosave, answer: str | None, reason: str
+) -> dict:
+    """What `--output-format json` prints: enough for a script to go on from here."""
+    usage = ui.usage  # this run's replies added up; the cost is None for an unknown model
+    return {
+        "answer": answer,
+        "session_id": autosave.session.id,
+        "stop_reason": reason,
+        "turns": agent.context.turn,
+        "usage": {
+            "input_tokens": usage.input,
+            "cache_read_input_tokens": usage.cache_read,
+            "cache_creation_input_tokens": usage.cache_write,
+            "output_tokens": usage.output,
+        },
+        "cost_usd": usage.cost,
+        "plan": agent.extra.get("todos") or [],
+    }
+
+
+def ask_with_plain_ctrl_c(ask: Callable[[str], Approval]) -> Callable[[str], Approval]:
+    """The approval question is a blocking read: let Ctrl-C and SIGTERM reach it at once."""
+
+    def ask_blocking(question: str) -> Approval:
+        with blocking_read():
+            return ask(question)
+
+    return ask_blocking
 
 
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
@@ -145,7 +227,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
             "For the sandbox: apt-get install bubblewrap"
         )
     permissions = PermissionPolicy(
-        ask=None if headless else ui.ask_approval,
+        ask=None if headless else ask_with_plain_ctrl_c(ui.ask_approval),
         sandboxed=getattr(sandbox, "confines_writes", False),
         allow_all=args.yes,
     )
@@ -187,10 +269,12 @@ def run_cli(argv: list[str] | None = None) -> int:
     autosave: Autosave | None = None
     agent: Agent | None = None
     try:
+        install_fallback_handlers()
         load_env_file(workspace / ".env")
         args = parse_args(argv)
         if args.view or args.demo:  # tools for learning: no key, no agent of this folder
             return learning_tool(args, workspace)
+        preload_sdk()  # loads while the agent is built, or while the user types
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
             raise UsageError("the prompt is empty (give a task after -p)")
@@ -212,10 +296,10 @@ def run_cli(argv: list[str] | None = None) -> int:
         autosave = Autosave(session, ui)
         agent.checkpoint = autosave
         if args.trace:
-            secrets = [agent.client.api_key, getattr(agent.client, "auth_token", None)]
+            secrets = [os.environ.get("ANTHROPIC_API_KEY"), os.environ.get("ANTHROPIC_AUTH_TOKEN")]
             agent.trace = Trace(trace_path(session.path, session.id), secrets)
         if is_headless:
-            return headless(agent, ui, prompt, autosave)
+            return headless(agent, ui, prompt, autosave, args.output_format)
         return interactive(agent, ui, autosave)
     except UsageError as err:
         print_error(str(err))
@@ -226,6 +310,11 @@ def run_cli(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print_error(f"interrupted.{closing_note(autosave, agent)}")
         return EXIT_INTERRUPTED
+    except Terminated as ended:
+        note = closing_note(autosave, agent)  # saves first: the terminal may be gone (SIGHUP)
+        with contextlib.suppress(OSError):
+            print_error(f"{ended}.{note}")
+        return exit_status(ended.signum)
     except Exception as err:  # one line, no traceback; PLANLOOP_DEBUG=1 shows it
         if os.environ.get("PLANLOOP_DEBUG"):
             raise
@@ -311,4 +400,4 @@ class Autosave:
             self.session.close()
         except SessionError as err:
             return f"The session was not saved: {err}"
-        return f"Session saved. Resume with: python agent.py --resume {self.session.id}"
+        return f"Session saved. Resume with: {command_name()} --resume {self.session.id}"

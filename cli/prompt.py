@@ -1,21 +1,32 @@
-"""The interactive prompt: read a line, run it as one user input, repeat.
+"""The interactive session: read a prompt, run it as one user input, repeat.
 
-Lines starting with a slash are commands for planloop itself (see SLASH_COMMANDS); every
-other line goes to the model. Ctrl-C during a turn cancels only that turn.
+    › prompt ──> a slash command? ──yes──> run it here (/help lists them)
+                       │ no
+                       v
+                  agent.run(prompt)        Ctrl-C cancels just this turn
+
+In a terminal the prompt is prompt_toolkit's: a paste is one prompt however many lines it
+has (bracketed paste), Alt-Enter (or Esc, then Enter) starts a new line, and ↑ recalls
+earlier prompts, kept in planloop's home (approval answers are read elsewhere and never
+enter it). Piped stdin is read a line at a time.
+
+Ctrl-C at the prompt clears the line; a second one within 2 seconds leaves. Every signal is
+handled on the event loop (cli/signals.py), so one that comes just as the prompt appears is
+not lost: it reaches the prompt, or the turn, whichever is running.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
+import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.render import TerminalUI, checklist, permission_table
+from cli.signals import Terminated, blocking_read, turn_signals
 from middleware import PermissionPolicy
 from middleware.context import context_status, find_context_manager
 from model import ModelError
@@ -26,6 +37,32 @@ if TYPE_CHECKING:
     from cli.app import Autosave
 
 EXIT_OK = 0
+PROMPT = "› "
+SECOND_CTRL_C_SECONDS = 2.0
+NEWLINE_KEY = "Alt-Enter"
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """A command for planloop itself: a one-line description for /help, and what it does."""
+
+    description: str
+    run: Callable[[Agent, TerminalUI, str], Any]  # may be async: it then runs as a turn
+
+
+class EndSession(Exception):
+    """Raised by /exit: leave the prompt, save the session, say how to resume."""
+
+
+def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
+    width = max(len(name) for name in SLASH_COMMANDS)
+    for name, command in SLASH_COMMANDS.items():
+        ui.print_line(f"  {name:{width}}  {command.description}")
+    ui.print_line(
+        f"{NEWLINE_KEY} (or Esc, then Enter) starts a new line · ↑ recalls a prompt · "
+        "Ctrl-C cancels a turn; twice at the prompt leaves",
+        "dim",
+    )
 
 
 def show_todos(agent: Agent, ui: TerminalUI, line: str) -> None:
@@ -40,15 +77,11 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         return
     focus = line.removeprefix("/compact").strip()
     agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier turn must not stop this one
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, agent.cancel)
-    try:
+    try:  # an async command runs as a turn: Ctrl-C reaches agent.cancel (see SignalRouter)
         compacted = await manager.compact(list(agent.messages), focus)
     except (ModelError, Interrupted) as err:
         ui.notice(f"Not compacted: {err or 'interrupted'}. Nothing is lost.")
         return
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
     if not compacted:
         ui.notice("Nothing to compact yet.")
 
@@ -66,18 +99,6 @@ def show_cost(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.show_totals()
     else:
         ui.print_line("No model calls yet in this session.", "dim")
-
-
-async def run_input(agent: Agent, prompt: str) -> str:
-    """One user input, with Ctrl-C cancelling just this turn."""
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, agent.cancel)
-    try:
-        return await agent.run(prompt)
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        if isinstance(agent.ui, TerminalUI):
-            agent.ui.stop_progress()  # also after an error, before it is printed
 
 
 def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
@@ -104,88 +125,211 @@ def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     )
 
 
-# Slash commands: name -> handler(agent, ui, line). Add a command by adding an entry;
-# a handler may be async (it then runs on the prompt's event loop).
-SLASH_COMMANDS: dict[str, Callable[[Agent, TerminalUI, str], Any]] = {
-    "/todos": show_todos,
-    "/sessions": show_sessions,
-    "/clear": clear_session,
-    "/compact": compact,
-    "/permissions": show_permissions,
-    "/cost": show_cost,
+def end_session(agent: Agent, ui: TerminalUI, line: str) -> None:
+    raise EndSession
+
+
+# Slash commands: name -> SlashCommand(description, handler(agent, ui, line)).
+# Add a command by adding an entry; /help lists them in this order.
+SLASH_COMMANDS: dict[str, SlashCommand] = {
+    "/help": SlashCommand("list these commands", show_help),
+    "/todos": SlashCommand("show the plan", show_todos),
+    "/sessions": SlashCommand("list the saved sessions of this folder", show_sessions),
+    "/clear": SlashCommand("start a new session; the old one stays on disk", clear_session),
+    "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
+    "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
+    "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
+    "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
+    "/quit": SlashCommand("the same as /exit", end_session),
 }
 
 
+# ---- where a signal goes ------------------------------------------------------------------
+
+
+class SignalRouter:
+    """Sends each signal to what is running: the turn, the prompt, or the next prompt."""
+
+    def __init__(self) -> None:
+        self.turn: Agent | None = None  # set while a turn runs
+        self.prompt_app: Any = None  # prompt_toolkit's Application while it reads a prompt
+        self.pending_ctrl_c = False  # came between a turn and the prompt
+        self.ending: int | None = None  # SIGTERM or SIGHUP: end the session
+        self.last_ctrl_c_at_prompt = float("-inf")
+
+    def ctrl_c(self) -> None:
+        if self.turn is not None:
+            self.turn.cancel()
+        elif self.prompt_is_reading():
+            self.prompt_app.key_processor.send_sigint()  # its Ctrl-C key: clears the line
+        else:
+            self.pending_ctrl_c = True
+
+    def end(self, signum: int) -> None:
+        self.ending = signum
+        if self.turn is not None:
+            self.turn.cancel()
+        elif self.prompt_is_reading():
+            self.prompt_app.exit(exception=EOFError())
+
+    def prompt_is_reading(self) -> bool:
+        app = self.prompt_app
+        return app is not None and app.is_running and not app.future.done()
+
+    def second_ctrl_c_at_prompt(self) -> bool:
+        """Count a Ctrl-C at the prompt; True when it is the second within 2 seconds."""
+        now = time.monotonic()
+        second = now - self.last_ctrl_c_at_prompt < SECOND_CTRL_C_SECONDS
+        self.last_ctrl_c_at_prompt = now
+        return second
+
+
+# ---- reading a prompt ---------------------------------------------------------------------
+
+
+class TerminalInput:
+    """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only."""
+
+    def __init__(self, signals: SignalRouter) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        self.signals = signals
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")  # what Alt-Enter sends in most terminals
+        def _newline(event: Any) -> None:
+            event.current_buffer.insert_text("\n")
+
+        history_file = planloop_home() / "prompt-history"
+        try:
+            history_file.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(history_file))
+        except OSError:  # a read-only home: history for this session only
+            history = InMemoryHistory()
+        self.session: Any = PromptSession(
+            history=history, key_bindings=bindings, prompt_continuation="  "
+        )
+
+    async def read(self) -> str:
+        """The next prompt; KeyboardInterrupt for Ctrl-C, EOFError to leave."""
+        if self.signals.pending_ctrl_c:
+            self.signals.pending_ctrl_c = False
+            raise KeyboardInterrupt
+        self.signals.prompt_app = self.session.app
+        try:
+            # The signals stay with SignalRouter, which passes a Ctrl-C on to the prompt.
+            return await self.session.prompt_async(PROMPT, handle_sigint=False)
+        finally:
+            self.signals.prompt_app = None
+
+
+class PipedInput:
+    """stdin that is not a terminal (a script, a test): one prompt per line."""
+
+    def __init__(self, signals: SignalRouter) -> None:
+        self.signals = signals
+
+    async def read(self) -> str:
+        if self.signals.pending_ctrl_c:
+            self.signals.pending_ctrl_c = False
+            raise KeyboardInterrupt
+        with blocking_read():
+            return input(f"\n{PROMPT}")
+
+
+# ---- the session --------------------------------------------------------------------------
+
+
 def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
-    console = ui.console
+    """Run prompts until the user leaves; return the exit status."""
     ui.print_line(f"planloop · {agent.model} · {agent.workspace}", "bold")
-    console.print(
-        f"[dim]session {autosave.session.id} · /todos shows the plan · /sessions, /clear · "
-        "Ctrl-C cancels a turn, "
-        "Ctrl-D exits[/]"
+    ui.print_line(
+        f"session {autosave.session.id} · /help lists the commands · {NEWLINE_KEY} for a new "
+        "line · Ctrl-C cancels a turn, twice at the prompt leaves · Ctrl-D exits",
+        "dim",
     )
     if agent.messages:
         ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
         if agent.extra.get("todos"):
-            console.print(checklist(agent.extra["todos"]))
-    history = load_history()
-    with asyncio.Runner() as runner:
-        while True:
-            try:
-                line = input("\n› ").strip()
-            except (EOFError, KeyboardInterrupt):
-                console.print()
-                break
-            if not line:
-                continue
-            if line in ("/exit", "/quit"):
-                break
-            command = SLASH_COMMANDS.get(line.split()[0]) if line.startswith("/") else None
-            if command is not None:
-                outcome = command(agent, ui, line)
-                if asyncio.iscoroutine(outcome):
-                    runner.run(outcome)
-                continue
-            try:
-                runner.run(run_input(agent, line))
-            except ModelError as err:
-                if not err.temporary:
-                    raise  # a bad key or a rejected request: one line and exit
-                ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
-                continue
-            finally:
-                autosave.end_of_run(agent)
-            if agent.context.stop_reason:
-                ui.notice(agent.context.stop_reason)
-            show_context_status(agent, ui)
-    save_history(history)
+            ui.console.print(checklist(agent.extra["todos"]))
+    signals = SignalRouter()
+    ending = asyncio.run(prompt_loop(agent, ui, signals))
+    if ending is not None:
+        raise Terminated(ending)  # run_cli prints the closing note and exits 128 + the signal
     ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
     return EXIT_OK
 
 
-def show_context_status(agent: Agent, ui: TerminalUI) -> None:
+async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> int | None:
+    """Read and run prompts; return the signal that ended the session, if one did."""
+    in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
+    with turn_signals(signals.ctrl_c, signals.end):
+        while signals.ending is None:
+            try:
+                line = (await reader.read()).strip()
+            except KeyboardInterrupt:
+                if signals.second_ctrl_c_at_prompt():
+                    break
+                ui.print_line("Ctrl-C again to leave (or Ctrl-D)", "dim")
+                continue
+            except EOFError:
+                break
+            signals.last_ctrl_c_at_prompt = float("-inf")  # only two Ctrl-C in a row leave
+            if not line:
+                continue
+            if line.startswith("/"):
+                if await run_slash_command(agent, ui, signals, line):
+                    break
+                continue
+            await run_turn(agent, ui, signals, line)
+    ui.console.print()
+    return signals.ending
+
+
+async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:
+    """Run a slash command here; an unknown one is refused, never sent to the model.
+
+    An async command (one that calls the model, like /compact) runs as a turn: Ctrl-C
+    cancels it. Returns True when the command ends the session.
+    """
+    name = line.split()[0]
+    command = SLASH_COMMANDS.get(name)
+    if command is None:
+        ui.notice(f"Unknown command {name}; /help lists the commands.")
+        return False
+    try:
+        outcome = command.run(agent, ui, line)
+        if asyncio.iscoroutine(outcome):
+            signals.turn = agent
+            try:
+                await outcome
+            finally:
+                signals.turn = None
+    except EndSession:
+        return True
+    return False
+
+
+async def run_turn(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: str) -> None:
+    """One user input; a temporary API error returns to the prompt with nothing lost."""
+    autosave = agent.checkpoint  # the Autosave of cli/app.py
+    signals.turn = agent
+    try:
+        await agent.run(prompt)
+    except ModelError as err:
+        if not err.temporary:
+            raise  # a bad key or a rejected request: one line and exit
+        ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
+        return
+    finally:
+        signals.turn = None
+        ui.stop_progress()  # also after an error, before it is printed
+        autosave.end_of_run(agent)
+    if agent.context.stop_reason and signals.ending is None:
+        ui.notice(agent.context.stop_reason)
     status = context_status(agent)
     if status:
         ui.print_line(status, "dim")
-
-
-def load_history() -> Path | None:
-    try:
-        import readline  # line editing and ↑ history for input(), where available
-    except ImportError:
-        return None
-    path = planloop_home() / "history"
-    with contextlib.suppress(OSError):
-        readline.read_history_file(path)
-    return path
-
-
-def save_history(path: Path | None) -> None:
-    if path is None:
-        return
-    import readline
-
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        readline.set_history_length(1000)
-        readline.write_history_file(path)

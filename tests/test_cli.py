@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -153,8 +154,10 @@ def test_unreachable_endpoint_is_one_line(env, workspace):
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
     result = agent("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 1
-    assert "Cannot reach the API at http://127.0.0.1:9" in result.stderr
-    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+    session_line, error_line = result.stderr.splitlines()  # the id comes first, then one line
+    assert session_line.startswith("session ")
+    assert "Cannot reach the API at http://127.0.0.1:9" in error_line
+    assert "Traceback" not in result.stderr
 
 
 def test_api_error_is_one_line_and_the_session_is_saved(api, env, workspace, isolated_home):
@@ -290,4 +293,99 @@ def test_headless_shows_escapes_as_symbols_and_ends_with_the_token_totals(api, e
     assert result.stdout == "Answer ␛]0;title␇.\n"
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert "Reading␛[2J." in result.stderr and "␛]52;c;cGF3bmVk␇ clipboard" in result.stderr
-    assert result.stderr.strip().splitlines()[-1].startswith("session total: 2 model calls")
+    *_, totals, closing = result.stderr.strip().splitlines()
+    assert totals.startswith("session total: 2 model calls") and "--resume" in closing
+
+
+def test_headless_prints_the_session_id_at_the_start_and_at_the_end(api, env, workspace):
+    api.add({"content": [text("hi")]})
+    result = agent("-p", "hi", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    first, *_, last = result.stderr.splitlines()
+    session_id = first.removeprefix("session ")
+    assert session_id != first and f"--resume {session_id}" in last
+
+
+def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
+    api, env, workspace, isolated_home
+):
+    command = "touch started && sleep 30 && touch finished"
+    api.add({"content": [text("Working on it."), tool_use("bash", {"command": command})]})
+    proc = subprocess.Popen(
+        [sys.executable, str(AGENT), "-p", "wait", "--yes"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_file(workspace / "started")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 143, stderr
+    assert stdout == ""  # "Working on it." is no answer
+    assert "ended by SIGTERM" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    assert not (workspace / "finished").exists()
+    [session] = saved_sessions(isolated_home)
+    last = read_session(session)[0][-1]
+    assert last["role"] == "user" and last["content"][0]["is_error"] is True
+
+
+def test_ctrl_c_in_headless_prints_no_partial_answer(api, env, workspace):
+    command = "touch started && sleep 30"
+    api.add({"content": [text("Let me check."), tool_use("bash", {"command": command})]})
+    proc = subprocess.Popen(
+        [sys.executable, str(AGENT), "-p", "wait", "--yes"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_file(workspace / "started")
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Let me check." in stderr
+
+
+def test_json_output_is_one_object_with_answer_session_usage_and_plan(api, env, workspace):
+    plan = {"todos": [{"content": "Say hello", "status": "completed"}]}
+    api.add({"content": [tool_use("todo_write", plan)], "usage": {"output_tokens": 7}})
+    api.add({"content": [text("Hello.")], "usage": {"output_tokens": 3}})
+    result = agent("-p", "greet", "--output-format", "json", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["answer"] == "Hello."
+    assert summary["session_id"] in result.stderr
+    assert summary["stop_reason"] == "done." and summary["turns"] == 2
+    assert summary["usage"]["output_tokens"] == 10 and summary["usage"]["input_tokens"] > 0
+    assert summary["plan"] == plan["todos"]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--bogus"]])
+def test_help_and_flag_errors_never_load_the_sdk(args, workspace):
+    code = (
+        "import sys, agent\n"
+        f"sys.argv = ['agent.py', *{args!r}]\n"
+        "try:\n    agent.main()\nexcept SystemExit:\n    pass\n"
+        "print('sdk loaded' if 'anthropic' in sys.modules else 'sdk not loaded')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=AGENT.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.splitlines()[-1] == "sdk not loaded", result.stderr
+
+
+def test_interactive_mode_reads_piped_prompts_a_line_at_a_time(api, env, workspace):
+    api.add({"content": [text("First answer.")]})
+    api.add({"content": [text("Second answer.")]})
+    result = agent(cwd=workspace, env=env, stdin="one\n/nonsense\ntwo\n")
+    assert result.returncode == 0, result.stderr
+    assert "First answer." in result.stdout and "Second answer." in result.stdout
+    assert "Unknown command /nonsense" in result.stdout
+    assert [m["content"][-1]["text"] for m in api.accepted[1]["messages"][::2]] == ["one", "two"]

@@ -7,6 +7,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -16,9 +17,21 @@ import pytest
 from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
+from session import read_session
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Escape sequences: CSI (colours, cursor moves), OSC (titles), and the short two-byte ones.
+ANSI = re.compile(
+    r"\x1b\[[0-9;?<=>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]"
+)
+# prompt_toolkit turns bracketed paste on each time it draws the prompt, once the terminal is
+# in raw mode and keys reach it: the moment a person can type.
+PROMPT_READY = "\x1b[?2004h"
+PROMPT_MARK = "[prompt]"
+TERMINAL_ENV = {
+    "TERM": "xterm",  # a real terminal: the prompt is drawn only once it reads keys
+    "PROMPT_TOOLKIT_NO_CPR": "1",  # this test terminal does not answer cursor-position queries
+}
 
 
 class Terminal:
@@ -29,15 +42,15 @@ class Terminal:
         self.proc = subprocess.Popen(
             [sys.executable, str(AGENT), *args],
             cwd=cwd,
-            env=env,
+            env={**env, **TERMINAL_ENV},
             stdin=replica,
             stdout=replica,
             stderr=replica,
             start_new_session=True,
         )
         os.close(replica)
-        self.screen = ""
-        self.raw = ""  # everything written to the terminal, escape sequences included
+        self.raw = ""  # everything the program wrote, escape sequences included
+        self.screen = ""  # the same as text: escape sequences removed, the prompt marked
         self.cursor = 0
         # A read can end inside a multi-byte character (the prompt's "›"); decode across reads.
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -63,9 +76,15 @@ class Terminal:
                     chunk = self.decoder.decode(os.read(self.master, 65536))
                 except OSError:
                     break
+                # A read can also end inside an escape sequence: strip the whole text again.
                 self.raw += chunk
-                self.screen += ANSI.sub("", chunk).replace("\r", "")
+                marked = self.raw.replace(PROMPT_READY, PROMPT_MARK)
+                self.screen = ANSI.sub("", marked).replace("\r", "")
         raise AssertionError(f"{pattern!r} did not appear; screen so far:\n{self.screen}")
+
+    def wait_for_prompt(self) -> str:
+        """Wait until the prompt is drawn and reads keys; return the text before it."""
+        return self.wait_for(PROMPT_MARK)
 
     def close(self) -> int:
         try:
@@ -84,7 +103,6 @@ def terminal(api, workspace, isolated_home):
         ANTHROPIC_BASE_URL=api.base_url,
         MODEL_ID="test-model",
         PLANLOOP_HOME=str(isolated_home),
-        TERM="dumb",
         NO_COLOR="1",
         COLUMNS="100",
     )
@@ -100,17 +118,17 @@ def test_ctrl_c_cancels_the_turn_and_the_session_goes_on(api, terminal, workspac
     slow = tool_use("bash", {"command": "touch started; sleep 30; touch finished"})
     api.add({"content": [text("Running it."), slow]})
     api.add({"content": [text("Hi again.")]})
-    terminal.wait_for("› ")
-    terminal.type("run the slow thing\n")
+    terminal.wait_for_prompt()
+    terminal.type("run the slow thing\r")
     terminal.wait_for("[a]lways for this session:")
-    terminal.type("y\n")
+    terminal.type("y\r")
     wait_for_file(workspace / "started")
     terminal.ctrl_c()
     terminal.wait_for("Interrupted by the user.")
-    terminal.wait_for("› ")
-    terminal.type("hello\n")
+    terminal.wait_for_prompt()
+    terminal.type("hello\r")
     terminal.wait_for("Hi again.")
-    terminal.wait_for("› ")
+    terminal.wait_for_prompt()
     terminal.type("\x04")  # Ctrl-D at the prompt
     terminal.wait_for("Resume with: python agent.py --resume")
     assert terminal.close() == 0
@@ -127,21 +145,21 @@ def test_declined_command_sends_the_reason_and_always_stops_asking(api, terminal
     api.add({"content": [second]})
     api.add({"content": [third]})
     api.add({"content": [text("All set.")]})
-    terminal.wait_for("› ")
-    terminal.type("clean up\n")
+    terminal.wait_for_prompt()
+    terminal.type("clean up\r")
     terminal.wait_for("rm -rf build")
     terminal.wait_for("for this session:")
-    terminal.type("n\n")
+    terminal.type("n\r")
     terminal.wait_for("Reason for the model (optional):")
-    terminal.type("keep the build folder\n")
+    terminal.type("keep the build folder\r")
     terminal.wait_for("for this session:")
-    terminal.type("a\n")
+    terminal.type("a\r")
     terminal.wait_for("All set.")  # the third command ran without a question
-    terminal.wait_for("› ")
-    terminal.type("/todos\n")
+    terminal.wait_for_prompt()
+    terminal.type("/todos\r")
     terminal.wait_for("(no plan yet)")
-    terminal.wait_for("› ")
-    terminal.type("/exit\n")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
     assert terminal.close() == 0
     declined = results_by_id(api.accepted[1])[first["id"]]
     assert declined["is_error"] is True
@@ -163,14 +181,14 @@ def test_checklist_is_shown_when_the_plan_changes(api, terminal):
     api.add({"content": [tool_use("todo_write", plan)]})
     api.add({"content": [text("Working on the fix.")]})
     api.add({"content": [text("Still working on it.")]})  # the guard's one correction
-    terminal.wait_for("› ")
-    terminal.type("fix it\n")
+    terminal.wait_for_prompt()
+    terminal.type("fix it\r")
     shown = terminal.wait_for("Still working on it.")
     assert "todos 1/2" in shown
     assert "[x] Read the code" in shown and "[>] Write the fix" in shown
-    terminal.wait_for("› ")
-    terminal.type("/todos\n")  # the same list again, on demand
-    shown = terminal.wait_for("› ")
+    terminal.wait_for_prompt()
+    terminal.type("/todos\r")  # the same list again, on demand
+    shown = terminal.wait_for_prompt()
     assert "todos 1/2" in shown
     assert "[x] Read the code" in shown and "[>] Write the fix" in shown
     terminal.type("\x04")
@@ -186,13 +204,13 @@ def test_a_temporary_api_error_returns_to_the_prompt_with_nothing_lost(api, term
     for _ in range(3):  # the first try and the SDK's two retries
         api.add(overloaded)
     api.add({"content": [text("Back online.")]})
-    terminal.wait_for("› ")
-    terminal.type("hello\n")
+    terminal.wait_for_prompt()
+    terminal.type("hello\r")
     terminal.wait_for("type 'continue' to try again")
-    terminal.wait_for("› ")
-    terminal.type("continue\n")
+    terminal.wait_for_prompt()
+    terminal.type("continue\r")
     terminal.wait_for("Back online.")
-    terminal.wait_for("› ")
+    terminal.wait_for_prompt()
     terminal.type("\x04")
     assert terminal.close() == 0
     [message] = api.accepted[-1]["messages"]
@@ -203,32 +221,164 @@ def test_ctrl_c_at_the_approval_question_cancels_the_turn(api, terminal, workspa
     call = tool_use("bash", {"command": "touch never"})
     api.add({"content": [call]})
     api.add({"content": [text("Understood.")]})
-    terminal.wait_for("› ")
-    terminal.type("make a file\n")
+    terminal.wait_for_prompt()
+    terminal.type("make a file\r")
     terminal.wait_for("for this session:")
     terminal.ctrl_c()
     terminal.wait_for("Interrupted by the user.")
-    terminal.wait_for("› ")
-    terminal.type("never mind\n")
+    terminal.wait_for_prompt()
+    terminal.type("never mind\r")
     terminal.wait_for("Understood.")
-    terminal.wait_for("› ")
-    terminal.type("/exit\n")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
     assert terminal.close() == 0
     assert not (workspace / "never").exists()
     result = results_by_id(api.accepted[1])[call["id"]]
     assert result["is_error"] is True and "Interrupted by the user" in result["content"]
 
 
-def test_ctrl_c_at_an_empty_prompt_exits_cleanly(terminal):
-    terminal.wait_for("› ")
+def test_two_ctrl_c_at_the_prompt_leave_and_one_only_clears_the_line(api, terminal):
+    api.add({"content": [text("Fresh start.")]})
+    terminal.wait_for_prompt()
+    terminal.type("half a thought")
+    terminal.wait_for("half a thought")
     terminal.ctrl_c()
+    terminal.wait_for("Ctrl-C again to leave")
+    terminal.wait_for_prompt()
+    terminal.type("hello\r")
+    terminal.wait_for("Fresh start.")
+    terminal.wait_for_prompt()
+    terminal.ctrl_c()
+    terminal.wait_for("Ctrl-C again to leave")
+    terminal.wait_for_prompt()
+    terminal.ctrl_c()
+    assert terminal.close() == 0
+    [message] = api.accepted[0]["messages"]
+    assert message["content"][0]["text"] == "hello"  # the cleared line was never sent
+
+
+def test_a_pasted_multi_line_prompt_is_one_prompt(api, terminal):
+    api.add({"content": [text("Got all three.")]})
+    terminal.wait_for_prompt()
+    terminal.type("\x1b[200~first line\rsecond line\rthird line\x1b[201~")  # a bracketed paste
+    terminal.wait_for("third line")
+    terminal.type("\r")
+    terminal.wait_for("Got all three.")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
+    assert terminal.close() == 0
+    assert len(api.accepted) == 1
+    [message] = api.accepted[0]["messages"]
+    assert message["content"][0]["text"] == "first line\nsecond line\nthird line"
+
+
+def test_alt_enter_starts_a_new_line_in_the_same_prompt(api, terminal):
+    api.add({"content": [text("Two lines received.")]})
+    terminal.wait_for_prompt()
+    terminal.type("line one\x1b\r")  # Alt-Enter: Esc, then Enter
+    terminal.type("line two")
+    terminal.wait_for("line two")
+    terminal.type("\r")
+    terminal.wait_for("Two lines received.")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
+    assert terminal.close() == 0
+    [message] = api.accepted[0]["messages"]
+    assert message["content"][0]["text"] == "line one\nline two"
+
+
+def test_help_lists_the_commands_and_an_unknown_one_is_refused_locally(api, terminal):
+    terminal.wait_for_prompt()
+    terminal.type("/help\r")
+    shown = terminal.wait_for_prompt()
+    assert "/todos" in shown and "show the plan" in shown and "/exit" in shown
+    terminal.type("/frobnicate now\r")
+    shown = terminal.wait_for_prompt()
+    assert "Unknown command /frobnicate" in shown and "/help" in shown
+    terminal.type("/exit\r")
+    assert terminal.close() == 0
+    assert api.requests == []  # nothing went to the model
+
+
+def test_up_arrow_recalls_prompts_but_never_approval_answers(api, terminal, isolated_home):
+    api.add({"content": [tool_use("bash", {"command": "echo hi"})]})
+    api.add({"content": [text("Ran it.")]})
+    api.add({"content": [text("Again.")]})
+    terminal.wait_for_prompt()
+    terminal.type("say hi\r")
+    terminal.wait_for("for this session:")
+    terminal.type("y\r")
+    terminal.wait_for("Ran it.")
+    terminal.wait_for_prompt()
+    terminal.type("\x1b[A")  # ↑ brings back the last prompt, not the "y"
+    terminal.wait_for("say hi")
+    terminal.type("\r")
+    terminal.wait_for("Again.")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
+    assert terminal.close() == 0
+    assert api.accepted[2]["messages"][-1]["content"][-1]["text"] == "say hi"
+    history = (isolated_home / "prompt-history").read_text()
+    assert "+say hi" in history and "+y" not in history
+
+
+def test_a_second_ctrl_c_right_after_a_cancelled_turn_does_not_leave(api, terminal, workspace):
+    slow = tool_use("bash", {"command": "touch started; sleep 30"})
+    api.add({"content": [slow]})
+    api.add({"content": [text("Still here.")]})
+    terminal.wait_for_prompt()
+    terminal.type("run it\r")
+    terminal.wait_for("for this session:")
+    terminal.type("y\r")
+    wait_for_file(workspace / "started")
+    terminal.ctrl_c()  # cancels the turn
+    terminal.wait_for("Interrupted by the user.")
+    terminal.ctrl_c()  # right after: at most clears the (empty) line
+    terminal.wait_for("Ctrl-C again to leave")
+    terminal.wait_for_prompt()
+    terminal.type("are you there\r")
+    terminal.wait_for("Still here.")
+    terminal.wait_for_prompt()
+    terminal.type("\x04")
     assert terminal.close() == 0
 
 
+def test_sighup_in_a_turn_kills_the_command_saves_and_exits_129(
+    api, terminal, workspace, isolated_home
+):
+    slow = tool_use("bash", {"command": "touch started; sleep 30; touch finished"})
+    api.add({"content": [slow]})
+    terminal.wait_for_prompt()
+    terminal.type("run it\r")
+    terminal.wait_for("for this session:")
+    terminal.type("y\r")
+    wait_for_file(workspace / "started")
+    terminal.proc.send_signal(signal.SIGHUP)  # what closing the terminal window sends
+    terminal.wait_for("ended by SIGHUP")
+    terminal.wait_for("Resume with:")
+    assert terminal.close() == 129
+    assert not (workspace / "finished").exists()
+    [session] = sorted((isolated_home / "sessions").glob("*/*.jsonl"))
+    last = read_session(session)[0][-1]
+    assert last["role"] == "user" and last["content"][0]["is_error"] is True
+
+
+def test_sigterm_at_the_prompt_saves_and_exits_143(api, terminal):
+    api.add({"content": [text("Hello.")]})
+    terminal.wait_for_prompt()
+    terminal.type("hi\r")
+    terminal.wait_for("Hello.")
+    terminal.wait_for_prompt()
+    terminal.proc.send_signal(signal.SIGTERM)
+    terminal.wait_for("ended by SIGTERM")
+    terminal.wait_for("Resume with:")
+    assert terminal.close() == 143
+
+
 def test_permissions_command_shows_the_policy(terminal):
-    terminal.wait_for("› ")
-    terminal.type("/permissions\n")
-    shown = terminal.wait_for("› ")
+    terminal.wait_for_prompt()
+    terminal.type("/permissions\r")
+    shown = terminal.wait_for_prompt()
     assert "bash" in shown and "asks" in shown and "no sandbox" in shown
     assert ".git/" in shown and ".env*" in shown
     terminal.type("\x04")
@@ -239,15 +389,15 @@ def test_a_protected_write_asks_first_and_a_no_writes_nothing(api, terminal, wor
     call = tool_use("write_file", {"path": ".env", "content": "ANTHROPIC_BASE_URL=http://x.test\n"})
     api.add({"content": [call]})
     api.add({"content": [text("Left it alone.")]})
-    terminal.wait_for("› ")
-    terminal.type("change the endpoint\n")
+    terminal.wait_for_prompt()
+    terminal.type("change the endpoint\r")
     terminal.wait_for("Allow write_file on a protected path?")
     terminal.wait_for("for this session:")
-    terminal.type("n\n")
+    terminal.type("n\r")
     terminal.wait_for("Reason for the model (optional):")
-    terminal.type("\n")
+    terminal.type("\r")
     terminal.wait_for("Left it alone.")
-    terminal.wait_for("› ")
+    terminal.wait_for_prompt()
     terminal.type("\x04")
     assert terminal.close() == 0
     assert not (workspace / ".env").exists()
@@ -265,15 +415,15 @@ def test_escape_sequences_from_model_bash_and_files_are_shown_not_obeyed(api, te
     )
     api.add({"content": [tool_use("bash", {"command": "cat notes.txt | sed s/file/bash/"})]})
     api.add({"content": [text("Done.")]})
-    terminal.wait_for("› ")
-    terminal.type("show me\n")
+    terminal.wait_for_prompt()
+    terminal.type("show me\r")
     terminal.wait_for(f"model says {SHOWN}")
     terminal.wait_for(f"file says {SHOWN}")
     terminal.wait_for("for this session:")
-    terminal.type("y\n")
+    terminal.type("y\r")
     terminal.wait_for(f"bash says {SHOWN}")
     terminal.wait_for("Done.")
-    terminal.wait_for("› ")
+    terminal.wait_for_prompt()
     terminal.type("\x04")
     assert terminal.close() == 0
     for sequence in ("\x1b]", "\x07", "\x1b[2J"):
@@ -287,23 +437,23 @@ def test_a_spoofed_command_is_shown_in_full_and_vague_answers_are_asked_again(
     call = tool_use("bash", {"command": spoof})
     api.add({"content": [call]})
     api.add({"content": [text("Not run, then.")]})
-    terminal.wait_for("› ")
-    terminal.type("list files\n")
+    terminal.wait_for_prompt()
+    terminal.type("list files\r")
     shown = terminal.wait_for("for this session:")
     assert "touch HIDDEN_RAN #␛[2K␛[G│ ls -la" in shown
     assert "control characters" in shown and "no default" in shown
-    terminal.type("yes please\n")
+    terminal.type("yes please\r")
     terminal.wait_for("Please type y, n or a")
     terminal.wait_for("for this session:")
-    terminal.type("\n")  # a bare Enter is not an answer either
+    terminal.type("\r")  # a bare Enter is not an answer either
     terminal.wait_for("Please type y, n or a")
     terminal.wait_for("for this session:")
-    terminal.type("no\n")
+    terminal.type("no\r")
     terminal.wait_for("Reason for the model (optional):")
-    terminal.type("looks odd\n")
+    terminal.type("looks odd\r")
     terminal.wait_for("Not run, then.")
-    terminal.wait_for("› ")
-    terminal.type("/exit\n")
+    terminal.wait_for_prompt()
+    terminal.type("/exit\r")
     assert terminal.close() == 0
     assert not (workspace / "HIDDEN_RAN").exists()
     result = results_by_id(api.accepted[1])[call["id"]]
@@ -312,16 +462,16 @@ def test_a_spoofed_command_is_shown_in_full_and_vague_answers_are_asked_again(
 
 def test_cost_command_and_closing_line_show_the_session_totals(api, terminal):
     api.add({"content": [text("Hello.")], "usage": {"input_tokens": 1200, "output_tokens": 30}})
-    terminal.wait_for("› ")
-    terminal.type("/cost\n")
+    terminal.wait_for_prompt()
+    terminal.type("/cost\r")
     terminal.wait_for("No model calls yet")
-    terminal.type("hi\n")
+    terminal.type("hi\r")
     terminal.wait_for("Hello.")
     terminal.wait_for("1,200 in · 0 cache read · 0 cache write · 30 out")
-    terminal.wait_for("› ")
-    terminal.type("/cost\n")
+    terminal.wait_for_prompt()
+    terminal.type("/cost\r")
     terminal.wait_for("session total: 1 model call · 1,200 in")
-    terminal.wait_for("› ")
+    terminal.wait_for_prompt()
     terminal.type("\x04")
     terminal.wait_for("session total: 1 model call · 1,200 in")
     terminal.wait_for("Resume with: python agent.py --resume")

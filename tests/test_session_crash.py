@@ -125,8 +125,8 @@ def test_killed_at_the_approval_question_keeps_the_reply(api, env, workspace):
     api.add({"content": [text("I need to run something."), call]})
     terminal = Terminal(workspace, env, "--no-sandbox")  # so that bash asks first
     try:
-        terminal.wait_for("› ")
-        terminal.type("make a file\n")
+        terminal.wait_for_prompt()
+        terminal.type("make a file\r")
         terminal.wait_for("for this session:")
         kill(terminal.proc)
     finally:

@@ -1,0 +1,87 @@
+"""Signals: Ctrl-C (SIGINT), a closed terminal (SIGHUP), and `kill` or `timeout` (SIGTERM).
+
+Each one ends the running turn the same way: the running command is killed, the open calls
+are answered and the session is saved. Then Ctrl-C goes back to the prompt (interactive) or
+exits 130 (headless). SIGTERM and SIGHUP end planloop, with the closing note and the exit
+status a shell reports for a process ended by that signal: 128 + its number (143, 129).
+
+While the event loop runs, the signals are handled on the loop (`TurnSignals`), so a turn is
+cancelled at a safe point. Outside it, SIGTERM and SIGHUP raise `Terminated`, as SIGINT raises
+KeyboardInterrupt, and `run_cli` turns either into the closing note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable, Iterator
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
+
+
+class Terminated(Exception):
+    """SIGTERM or SIGHUP arrived while no turn was running."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"ended by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def exit_status(signum: int) -> int:
+    """What a shell reports for a process ended by `signum`."""
+    return 128 + signum
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def install_fallback_handlers() -> None:
+    """Outside the event loop: SIGTERM and SIGHUP raise Terminated, SIGINT KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in ENDING_SIGNALS:
+        signal.signal(signum, raise_terminated)
+
+
+@contextlib.contextmanager
+def turn_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) -> Iterator[None]:
+    """Handle the three signals on the running event loop while the block runs."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+    for signum in ENDING_SIGNALS:
+        loop.add_signal_handler(signum, on_end, signum)
+    try:
+        yield
+    finally:
+        for signum in (signal.SIGINT, *ENDING_SIGNALS):
+            loop.remove_signal_handler(signum)
+        install_fallback_handlers()  # the loop resets them to the defaults, which kill at once
+
+
+@contextlib.contextmanager
+def blocking_read() -> Iterator[None]:
+    """Around a blocking read (input()) inside the event loop: signals raise at once.
+
+    The loop's handlers run only when the loop gets control, which a blocking read never
+    gives it: a Ctrl-C would wait for Enter. Here it raises KeyboardInterrupt inside the
+    read instead, and the loop is not told about it a second time later.
+
+    One gap is left by Python itself: a signal that arrives after input() has printed its
+    question but before the read has started is noticed only when the read is interrupted,
+    i.e. after Enter. A timer interrupts the read a few times a second to close that gap.
+    """
+    handled = (signal.SIGINT, signal.SIGALRM, *ENDING_SIGNALS)
+    previous = {signum: signal.getsignal(signum) for signum in handled}
+    wakeup_fd = signal.set_wakeup_fd(-1)
+    install_fallback_handlers()
+    signal.signal(signal.SIGALRM, lambda signum, frame: None)  # only to interrupt the read
+    signal.setitimer(signal.ITIMER_REAL, READ_WAKE_UP_SECONDS, READ_WAKE_UP_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(wakeup_fd, warn_on_full_buffer=False)  # as asyncio sets it
