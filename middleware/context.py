@@ -259,6 +259,7 @@ class ContextManager(Middleware):
             "tokens_before": before,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
+        drop_unprovable_task_wait(self.extra, messages[:upto])
         if self.on_compact is not None:
             share = round(100 * before / self.window)
             self.on_compact(
@@ -269,6 +270,20 @@ class ContextManager(Middleware):
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def drop_unprovable_task_wait(extra: dict, summarized: list[dict]) -> None:
+    """Drop a task wait declared by a todo_write that is now only in the notes.
+
+    The design documents bind a wait to the update that declared it; once that update is
+    compacted away, the boundary can no longer be shown, so the model must declare it again.
+    """
+    wait = extra.get("todo_task_wait")
+    if not isinstance(wait, dict):
+        return
+    declared_by = wait.get("tool_use_id")
+    if any(call["id"] == declared_by for message in summarized for call in tool_calls(message)):
+        extra["todo_task_wait"] = None
 
 
 def with_results_cleared(message: dict, calls: dict[str, dict]) -> dict:

@@ -24,6 +24,7 @@ from middleware.context import (
     ContextManager,
     context_status,
     context_window,
+    drop_unprovable_task_wait,
 )
 from model import ContextOverflow
 from todo import TodoListMiddleware
@@ -293,6 +294,21 @@ def test_compact_with_nothing_before_the_last_round_says_so(api, make_agent):
 
     asyncio.run(compact(agent, UI(), "/compact"))
     assert notices == ["Nothing to compact yet."]
+
+
+def test_a_task_wait_declared_in_the_compacted_part_is_dropped_and_a_later_one_kept():
+    declare = tool_use("todo_write", {"todos": [], "wait_for_tasks": ["bg-1"]})
+    summarized = [
+        {"role": "user", "content": [text("run the suite")]},
+        {"role": "assistant", "content": [declare]},
+    ]
+    extra = {"todo_task_wait": {"tool_use_id": declare["id"], "task_ids": ["bg-1"]}}
+    drop_unprovable_task_wait(extra, summarized)
+    assert extra["todo_task_wait"] is None
+
+    later = {"todo_task_wait": {"tool_use_id": "toolu_kept", "task_ids": ["bg-1"]}}
+    drop_unprovable_task_wait(later, summarized)
+    assert later["todo_task_wait"]["task_ids"] == ["bg-1"]
 
 
 # ---- end to end -----------------------------------------------------------------------------
