@@ -12,7 +12,8 @@ returned by `default_tools()`. Resolve any path argument with `safe_path` so the
 the workspace.
 
 bash spawns its commands through a sandbox (tools/sandbox.py); `default_tools(sandbox)` passes
-one in, and without one commands run directly.
+one in, and without one commands run directly. `default_tools(sandbox, tasks)` adds background
+tasks (tools/tasks.py): bash's `run_in_background`, task_output and task_stop.
 """
 
 from tools.base import Tool, ToolError, call_handler, validate_input
@@ -36,10 +37,14 @@ __all__ = [
 ]
 
 
-def default_tools(sandbox: object = None) -> list[Tool]:
+def default_tools(sandbox: object = None, tasks: object = None) -> list[Tool]:
     """The tools a new agent starts with: bash, read_file, write_file and edit_file.
 
     `sandbox` is where bash runs its commands (tools/sandbox.py); None runs them directly.
+    With `tasks` (a TaskManager, tools/tasks.py) bash can start background tasks, and
+    task_output and task_stop come too.
     """
-    bash = BASH if sandbox is None else make_bash(sandbox)
-    return [bash, READ_FILE, WRITE_FILE, EDIT_FILE]
+    if tasks is None:
+        bash = BASH if sandbox is None else make_bash(sandbox)
+        return [bash, READ_FILE, WRITE_FILE, EDIT_FILE]
+    return [make_bash(sandbox, tasks), READ_FILE, WRITE_FILE, EDIT_FILE, *tasks.tools()]

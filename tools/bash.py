@@ -20,6 +20,7 @@ import signal
 import subprocess
 import uuid
 from pathlib import Path
+from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.sandbox import NoSandbox, new_env_files
@@ -250,33 +251,78 @@ def _describe_exit(returncode: int | None) -> str:
     return str(returncode)
 
 
-def make_bash(sandbox: object = None) -> Tool:
-    """The bash tool, spawning its commands through `sandbox` (None: NoSandbox)."""
+def make_bash(sandbox: object = None, tasks: object = None) -> Tool:
+    """The bash tool, spawning its commands through `sandbox` (None: NoSandbox).
+
+    With `tasks` (a TaskManager, tools/tasks.py) the tool also offers `run_in_background`:
+    the command then starts as a background task and the call returns at once with its id.
+    """
+    description = (
+        "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
+        "stderr together, then the exit code. stdin is closed, and background processes are "
+        "killed when the command finishes. Long output keeps only its start and end."
+        + getattr(sandbox, "description", "")
+    )
+    properties: dict = {
+        "command": {"type": "string", "description": "The shell command to run."},
+        "timeout": {
+            "type": "integer",
+            "minimum": MIN_TIMEOUT_SECONDS,
+            "maximum": MAX_TIMEOUT_SECONDS,
+            "description": f"Seconds before the command is killed "
+            f"(default {DEFAULT_TIMEOUT_SECONDS}).",
+        },
+    }
+    handler = functools.partial(run_bash, sandbox=sandbox)
+    if tasks is not None:
+        # Imported here: tools/tasks.py builds on this module.
+        from tools import tasks as background
+
+        description += (
+            " With run_in_background, the command runs on while you work (a test suite, a "
+            "build, a server): you get a task id at once, to use with task_output and task_stop."
+        )
+        properties["timeout"] = {
+            **properties["timeout"],
+            "maximum": background.MAX_TIMEOUT_SECONDS,
+            "description": f"Seconds before the command is killed (default "
+            f"{DEFAULT_TIMEOUT_SECONDS}, at most {MAX_TIMEOUT_SECONDS}; in the background "
+            f"default {background.DEFAULT_TIMEOUT_SECONDS}, at most "
+            f"{background.MAX_TIMEOUT_SECONDS}).",
+        }
+        properties["run_in_background"] = {
+            "type": "boolean",
+            "description": "Start the command as a background task and return at once.",
+        }
+        handler = functools.partial(run_bash_or_start, sandbox=sandbox, tasks=tasks)
     return Tool(
         name="bash",
-        description=(
-            "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
-            "stderr together, then the exit code. stdin is closed, and background processes are "
-            "killed when the command finishes. Long output keeps only its start and end."
-            + getattr(sandbox, "description", "")
-        ),
+        description=description,
         input_schema={
             "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The shell command to run."},
-                "timeout": {
-                    "type": "integer",
-                    "minimum": MIN_TIMEOUT_SECONDS,
-                    "maximum": MAX_TIMEOUT_SECONDS,
-                    "description": f"Seconds before the command is killed "
-                    f"(default {DEFAULT_TIMEOUT_SECONDS}).",
-                },
-            },
+            "properties": properties,
             "required": ["command"],
             "additionalProperties": False,
         },
-        handler=functools.partial(run_bash, sandbox=sandbox),
+        handler=handler,
     )
+
+
+async def run_bash_or_start(
+    workspace: Path,
+    command: str,
+    timeout: int | None = None,
+    run_in_background: bool = False,
+    *,
+    sandbox: object,
+    tasks: Any,
+) -> str:
+    """bash with `run_in_background`: a background task of `tasks`, else `run_bash`."""
+    if run_in_background:
+        if timeout is None:
+            return await tasks.start_in_background(workspace, command)
+        return await tasks.start_in_background(workspace, command, timeout)
+    return await run_bash(workspace, command, timeout or DEFAULT_TIMEOUT_SECONDS, sandbox=sandbox)
 
 
 BASH = make_bash()

@@ -41,6 +41,7 @@ from tools.bash import (
     _describe_exit,
     _kill_marked_processes,
     _kill_process_group,
+    _remove_new_env_files,
 )
 
 DEFAULT_TIMEOUT_SECONDS = 30 * 60
@@ -179,6 +180,7 @@ class BackgroundTask:
     read_position: int = 0  # stream position up to which the model has read the output
     delivered: bool = False  # the model has read the final result
     waiters: int = 0  # task_output calls waiting for it to end right now
+    notes: list[str] = field(default_factory=list)  # for the model, once it has ended
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watcher: asyncio.Task | None = None
 
@@ -233,7 +235,14 @@ class TaskManager:
             )
         self.folder.mkdir(parents=True, exist_ok=True)
         task_id = f"bg-{next(self.numbers)}"
-        argv, env = self.sandbox.wrap(workspace, command)
+        # As bash does: a sandbox that confines writes binds the protected paths read-only,
+        # and the .env files the command creates anyway are removed when it ends.
+        protected_before = None
+        if getattr(self.sandbox, "confines_writes", False):
+            protected_before = self.sandbox.protected_paths(workspace)
+            argv, env = self.sandbox.wrap(workspace, command, protected=protected_before)
+        else:
+            argv, env = self.sandbox.wrap(workspace, command)
         marker = uuid.uuid4().hex
         env = {**env, MARKER_VARIABLE: marker}
         output = OutputFile(self.folder / f"{task_id}.out")
@@ -259,7 +268,9 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, transport.get_pid(), marker)
         self.tasks[task_id] = task
-        task.watcher = asyncio.ensure_future(self._watch(task, transport, protocol))
+        task.watcher = asyncio.ensure_future(
+            self._watch(task, transport, protocol, workspace, protected_before)
+        )
         return task
 
     async def start_in_background(
@@ -275,7 +286,14 @@ class TaskManager:
             f'Stop it with task_stop {{"task_id": "{task.id}"}}.'
         )
 
-    async def _watch(self, task: BackgroundTask, transport: Any, protocol: _TaskProtocol) -> None:
+    async def _watch(
+        self,
+        task: BackgroundTask,
+        transport: Any,
+        protocol: _TaskProtocol,
+        workspace: Path,
+        protected_before: list[Path] | None,
+    ) -> None:
         """Wait for the task to end, time it out, and clean up after it (as bash does)."""
         try:
             finished, _ = await asyncio.wait({protocol.exited}, timeout=task.timeout)
@@ -297,6 +315,8 @@ class TaskManager:
                 if task.status == RUNNING:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
+                if protected_before is not None:
+                    task.notes = _remove_new_env_files(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
 
@@ -369,6 +389,8 @@ class TaskManager:
             )
         if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
+        elif final:
+            parts += task.notes
         return "\n".join(parts)
 
     # ---- the tools -----------------------------------------------------------------------
@@ -481,6 +503,13 @@ class TaskManager:
                 "started": {t.id: t.started for t in tasks},
             },
         )
+
+
+def find_task_manager(agent: Any) -> TaskManager | None:
+    """The TaskManager behind the agent's task tools, if it has them (for the front end)."""
+    tool = agent.tools.get("task_output")
+    manager = getattr(tool.handler, "__self__", None) if tool is not None else None
+    return manager if isinstance(manager, TaskManager) else None
 
 
 def kill_everything(task: BackgroundTask) -> None:
