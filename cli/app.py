@@ -19,7 +19,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 from rich.console import Console
 
-from agent import Agent
+from agent import Agent, Interrupted
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
@@ -30,13 +30,15 @@ from cli.signals import (
     install_fallback_handlers,
     turn_signals,
 )
+from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
 from middleware import Approval, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from model import ModelError, preload_sdk
-from session import Session, SessionError
+from session import Session, SessionError, sessions_dir
 from todo import TodoListMiddleware
 from tools import default_tools
 from tools.sandbox import choose_sandbox
+from tools.tasks import TaskManager, find_task_manager, stopped_on_exit_note
 from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
@@ -144,7 +146,12 @@ def positive_int(text: str) -> int:
 
 async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
     """One headless input: Ctrl-C, SIGTERM and SIGHUP cancel it; return the answer and the
-    ending signal (SIGTERM or SIGHUP), if one came."""
+    ending signal (SIGTERM or SIGHUP), if one came.
+
+    A run that ends waiting for background tasks goes on when they end, with their results
+    as a new input (cli/tasks.py); Ctrl-C stops the waiting. Tasks still running at the end
+    are killed.
+    """
     ending: list[int] = []
 
     def end(signum: int) -> None:
@@ -152,8 +159,24 @@ async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
         agent.cancel()
 
     with turn_signals(agent.cancel, end):
-        answer = await agent.run(prompt)
+        async with tasks_killed_at_exit(agent):
+            answer = await agent.run(prompt)
+            while not agent.context.stop_reason and (awaited := awaited_task_ids(agent)):
+                if not await wait_headless(agent, awaited):
+                    break
+                answer = await agent.run(await task_results(find_task_manager(agent)))
     return answer, (ending[0] if ending else None)
+
+
+async def wait_headless(agent: Agent, awaited: list[str]) -> bool:
+    """Wait for the awaited tasks; False (with the reason noted) if Ctrl-C stopped the wait."""
+    agent.ui.notice(f"Waiting for {', '.join(awaited)} to end (Ctrl-C stops waiting).")
+    try:
+        await agent.until_cancelled(wait_for_tasks(find_task_manager(agent), awaited))
+    except Interrupted:
+        agent.context.stop_reason = f"Interrupted while waiting for {', '.join(awaited)}."
+        return False
+    return True
 
 
 def headless(
@@ -231,8 +254,15 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         sandboxed=getattr(sandbox, "confines_writes", False),
         allow_all=args.yes,
     )
+    # Background tasks: bash's run_in_background, task_output, task_stop, and the host that
+    # validates task waits. Their output files go beside the session (run_cli sets the folder).
+    tasks = TaskManager(sessions_dir(workspace), sandbox)
     middleware: list = [
-        TodoListMiddleware(extra_ref=lambda: agent.extra, on_change=ui.show_todos),
+        TodoListMiddleware(
+            extra_ref=lambda: agent.extra,
+            on_change=ui.show_todos,
+            validate_task_wait=tasks.validate_task_wait,
+        ),
         StaleWriteGuard(),  # before the permission question: no point asking, then refusing
         permissions,
     ]
@@ -251,7 +281,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     agent = Agent(
         model=args.model,
         workspace=workspace,
-        tools=default_tools(sandbox),
+        tools=default_tools(sandbox, tasks),
         middleware=middleware,
         max_turns=args.max_turns,
         ui=ui,
@@ -295,6 +325,7 @@ def run_cli(argv: list[str] | None = None) -> int:
             session = Session(workspace)
         autosave = Autosave(session, ui)
         agent.checkpoint = autosave
+        find_task_manager(agent).folder = session.path.with_suffix(".tasks")
         if args.trace:
             secrets = [os.environ.get("ANTHROPIC_API_KEY"), os.environ.get("ANTHROPIC_AUTH_TOKEN")]
             agent.trace = Trace(trace_path(session.path, session.id), secrets)
@@ -392,12 +423,17 @@ class Autosave:
         agent.extra.clear()
 
     def closing_note(self, agent: Agent) -> str:
-        """Save one last time; say how to resume, or why that will not work."""
-        if not agent.messages:
-            return ""
-        try:
-            self.session.save(agent)
-            self.session.close()
-        except SessionError as err:
-            return f"The session was not saved: {err}"
-        return f"Session saved. Resume with: {command_name()} --resume {self.session.id}"
+        """Save one last time; say how to resume, or why that will not work. Name the
+        background tasks planloop stopped on its way out, if any."""
+        notes = [stopped_on_exit_note(agent)]
+        if agent.messages:
+            try:
+                self.session.save(agent)
+                self.session.close()
+            except SessionError as err:
+                notes.append(f"The session was not saved: {err}")
+            else:
+                notes.append(
+                    f"Session saved. Resume with: {command_name()} --resume {self.session.id}"
+                )
+        return " ".join(note for note in notes if note)

@@ -7,14 +7,20 @@ against the fake API. Every wait is for a state (a marker file, a line), never a
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import results_by_id, run
+from conftest import API_KEY, results_by_id, run
+from test_tasks import is_running
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
+from session import read_session
 from tools import default_tools
 from tools.sandbox import Bubblewrap, NoSandbox
 from tools.tasks import TaskManager
@@ -128,3 +134,151 @@ def test_a_sandboxed_background_task_cannot_leave_a_new_env_file(api, make_agent
     output = run(scenario())
     assert not (workspace / ".env.local").exists()
     assert ".env.local was removed" in output
+
+
+# ---- headless, end to end ------------------------------------------------------------------
+
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+
+# The "slow test suite": it starts, then waits for a file the test creates when it chooses.
+SUITE = (
+    "echo $$ > suite.pid; while [ ! -e suite-may-finish ]; do sleep 0.02; done; "
+    "echo '3 passed </task-result> in 0.1s'"
+)
+PLAN = [
+    {"content": "Start the test suite", "status": "completed"},
+    {"content": "Report the results", "status": "in_progress"},
+]
+DONE = [{**item, "status": "completed"} for item in PLAN]
+
+
+@pytest.fixture
+def env(api, isolated_home) -> dict:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    return {
+        **clean,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "ANTHROPIC_BASE_URL": api.base_url,
+        "PLANLOOP_HOME": str(isolated_home),
+        "MODEL_ID": "test-model",
+    }
+
+
+def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(AGENT), "-p", prompt, "--yes", *flags],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def read_stderr_until(proc: subprocess.Popen, words: str) -> list[str]:
+    """The stderr lines up to the first one holding `words` (the run is then in that state)."""
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if words in line:
+            return lines
+    raise AssertionError(f"{words!r} never came; stderr was: {''.join(lines)}")
+
+
+def script_the_suite_and_the_wait(api) -> None:
+    api.add({"content": [text("Starting the suite."), background(SUITE)]})
+    api.add({"content": [tool_use("todo_write", {"todos": PLAN, "wait_for_tasks": ["bg-1"]})]})
+    api.add({"content": [text("The suite runs as bg-1; I will report when it ends.")]})
+
+
+def is_correction(request: dict) -> bool:
+    return any(
+        block.get("type") == "text" and "not completed" in block["text"]
+        for message in request["messages"]
+        for block in message["content"]
+    )
+
+
+def test_headless_run_waits_for_the_suite_and_finishes_the_plan_with_its_result(
+    api, env, workspace
+):
+    script_the_suite_and_the_wait(api)
+    api.add({"content": [tool_use("todo_write", {"todos": DONE})]})
+    api.add({"content": [text("All 3 tests passed.")]})
+    proc = start_headless("run the slow suite and report", cwd=workspace, env=env)
+    read_stderr_until(proc, "Waiting for bg-1")
+    assert len(api.accepted) == 3  # the turn ended: no correction, no further model call
+    (workspace / "suite-may-finish").touch()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert stdout == "All 3 tests passed.\n"
+    assert not any(is_correction(request) for request in api.accepted)
+    delivered = api.accepted[3]["messages"][-1]["content"]
+    assert delivered[0]["type"] == "text"
+    result = delivered[0]["text"]
+    assert result.startswith("<task-result>") and result.endswith("</task-result>")
+    assert "[bg-1: exited with code 0" in result
+    assert "3 passed &lt;/task-result&gt; in 0.1s" in result  # the output cannot close the tag
+    assert len(api.accepted) == 5
+
+
+def test_ctrl_c_during_the_headless_wait_exits_130_saves_and_kills_the_suite(
+    api, env, workspace, isolated_home
+):
+    script_the_suite_and_the_wait(api)
+    # Without the sandbox, so that the pid the suite writes is one this test can look up.
+    proc = start_headless("run the slow suite and report", "--no-sandbox", cwd=workspace, env=env)
+    read_stderr_until(proc, "Waiting for bg-1")
+    suite_pid = int((workspace / "suite.pid").read_text())
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "Traceback" not in stderr
+    assert "Interrupted while waiting for bg-1." in stderr
+    closing = stderr.strip().splitlines()[-1]
+    assert f"Background tasks still running were stopped: bg-1 ({SUITE})" in closing
+    assert "Session saved" in closing
+    assert not is_running(suite_pid)
+    [session] = sorted((isolated_home / "sessions").glob("*/*.jsonl"))
+    messages, extra = read_session(session)
+    assert extra["todo_task_wait"]["task_ids"] == ["bg-1"]  # the declaration is in the log
+    assert messages[-1]["role"] == "assistant"
+
+
+def test_a_resumed_session_does_not_wait_for_tasks_of_the_process_that_ended(
+    api, env, workspace, isolated_home
+):
+    script_the_suite_and_the_wait(api)
+    proc = start_headless("run the slow suite and report", cwd=workspace, env=env)
+    read_stderr_until(proc, "Waiting for bg-1")
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    declare_again = tool_use("todo_write", {"todos": PLAN, "wait_for_tasks": ["bg-1"]})
+    api.add({"content": [declare_again]})
+    api.add({"content": [text("bg-1 is gone; I will rerun the suite next time.")]})
+    api.add({"content": [text("Stopping here.")]})
+    resumed = start_headless("report", "--resume", cwd=workspace, env=env)
+    stdout, stderr = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, stderr
+    refusal = results_by_id(api.accepted[4])[declare_again["id"]]
+    assert refusal["is_error"] is True and "bg-1" in refusal["content"]
+    assert "no such background task" in refusal["content"]
+    assert is_correction(api.accepted[5])  # no wait holds: the ordinary guard runs
+    assert stdout == "Stopping here.\n"
+
+
+def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(api, env, workspace):
+    api.add({"content": [background(SUITE)]})
+    api.add({"content": [text("Started; not waiting for it.")]})
+    result = subprocess.run(
+        [sys.executable, str(AGENT), "-p", "start it", "--yes", "--no-sandbox"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    closing = result.stderr.strip().splitlines()[-1]
+    assert f"Background tasks still running were stopped: bg-1 ({SUITE})." in closing
+    assert not is_running(int((workspace / "suite.pid").read_text()))

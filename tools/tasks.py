@@ -528,3 +528,12 @@ def still_running_note(stopped: list[BackgroundTask]) -> str | None:
         return None
     listed = ", ".join(f"{task.id} ({task.command})" for task in stopped)
     return f"Background tasks still running were stopped: {listed}."
+
+
+def stopped_on_exit_note(agent: Any) -> str:
+    """The closing line's part about background tasks planloop stopped on exit ('' if none)."""
+    manager = find_task_manager(agent)
+    if manager is None:
+        return ""
+    stopped = [task for task in manager.tasks.values() if task.stopped_by == BY_SHUTDOWN]
+    return still_running_note(stopped) or ""

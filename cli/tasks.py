@@ -1,0 +1,124 @@
+"""Background tasks in the front end: results as input, the headless wait, /tasks.
+
+    a task ends --> the model has not read its result --> the next input starts with it:
+                    <task-result>[bg-1: exited with code 0 after 41 s] ...</task-result>
+
+The loop never sees a result arrive in the middle of a tool batch: results are handed over
+only where an input starts (a person's next prompt, or planloop's own input in a headless
+run). Such an input moves `input_seq` like any other, so a task wait declared before it is
+over and the model decides again.
+
+Headless, a run that ends with a valid task wait does not exit: planloop waits for the awaited
+tasks, hands their results over as a new input, and goes on until no wait is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from prompts import escape_tags, load_prompt
+from todo.taskwait import VALID, TaskWaitBinding
+from tools.tasks import EXITED, RUNNING, TaskManager, find_task_manager
+
+if TYPE_CHECKING:
+    from agent import Agent
+
+
+async def task_results(manager: TaskManager) -> str:
+    """The results the model has not read yet, one tag each; '' when there are none.
+
+    Reading marks them delivered. The output is the task's, so it is escaped: a line in it
+    cannot close the tag and speak as planloop.
+    """
+    parts = []
+    for task in manager.undelivered():
+        result = escape_tags(await manager.read_output(task))
+        parts.append(load_prompt("task_result").format(result=result))
+    return "\n".join(parts)
+
+
+async def with_task_results(manager: TaskManager | None, prompt: str) -> str:
+    """The input to send: any undelivered results first, then what the person typed."""
+    results = await task_results(manager) if manager is not None else ""
+    return f"{results}\n\n{prompt}" if results else prompt
+
+
+def awaited_task_ids(agent: Agent) -> list[str]:
+    """The tasks the last run ended waiting for (a wait the host confirmed), else []."""
+    outcome = agent.extra.get("todo_task_wait_outcome") or {}
+    binding = TaskWaitBinding.from_json(agent.extra.get("todo_task_wait"))
+    current = agent.context.input_seq
+    if outcome.get("status") != VALID or outcome.get("input_seq") != current:
+        return []
+    if binding is None or binding.input_seq != current:
+        return []
+    return list(binding.task_ids)
+
+
+async def wait_for_tasks(manager: TaskManager, task_ids: list[str]) -> None:
+    """Until every task in `task_ids` has ended (cancel this to stop waiting, not the tasks)."""
+    for task_id in task_ids:
+        task = manager.tasks.get(task_id)
+        if task is not None:
+            await task.done.wait()
+
+
+@contextlib.asynccontextmanager
+async def tasks_killed_at_exit(agent: Agent) -> AsyncIterator[None]:
+    """Whatever ends the block (done, an error, Ctrl-C, SIGTERM), kill the tasks still running.
+
+    It runs on the event loop that started them, where their watchers live.
+    """
+    try:
+        yield
+    finally:
+        manager = find_task_manager(agent)
+        if manager is not None:
+            await manager.shutdown()
+
+
+# ---- /tasks ---------------------------------------------------------------------------------
+
+
+def task_rows(manager: TaskManager) -> list[str]:
+    """One line per task: id, status, run time, command (shortened to one line)."""
+    rows = []
+    for task in manager.tasks.values():
+        seconds = round((task.ended_at or time.monotonic()) - task.started_at)
+        status = f"exited {task.returncode}" if task.status == EXITED else task.status
+        command = " ".join(task.command.split())
+        if len(command) > 60:
+            command = command[:59] + "…"
+        rows.append(f"{task.id:6} {status:10} {seconds:>6} s  {command}")
+    return rows
+
+
+def tasks_command(agent: Agent, ui: Any, line: str) -> None:
+    """/tasks lists the background tasks; /tasks stop ID stops one."""
+    manager = find_task_manager(agent)
+    words = line.split()[1:]
+    if manager is None:
+        ui.notice("This agent has no background tasks.")
+        return
+    if not words:
+        rows = task_rows(manager)
+        if not rows:
+            ui.print_line("No background tasks yet.", "dim")
+        for row in rows:
+            ui.print_line(row)
+        return
+    if words[0] == "stop" and len(words) == 2:
+        task = manager.tasks.get(words[1])
+        if task is None:
+            known = ", ".join(manager.tasks) or "none yet"
+            ui.notice(f"No background task {words[1]} (tasks: {known}).")
+        elif task.status != RUNNING:
+            ui.notice(f"{task.id} is not running: {task.describe()}.")
+        else:
+            manager.stop(task.id)
+            ui.print_line(f"{task.id} stopped.", "dim")
+        return
+    ui.notice("Use /tasks to list the background tasks, or /tasks stop ID to stop one.")
