@@ -27,10 +27,18 @@ from typing import TYPE_CHECKING, Any
 from agent import Interrupted
 from cli.render import TerminalUI, checklist, permission_table
 from cli.signals import Terminated, blocking_read, turn_signals
+from cli.tasks import (
+    IdleWatch,
+    killing_tasks_at_exit,
+    read_unless_results_come,
+    tasks_command,
+    with_task_results,
+)
 from middleware import PermissionPolicy
 from middleware.context import context_status, find_context_manager
 from model import ModelError
 from session import list_sessions, planloop_home
+from tools.tasks import find_task_manager
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -139,6 +147,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
     "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
+    "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),
 }
@@ -211,18 +220,34 @@ class TerminalInput:
         self.session: Any = PromptSession(
             history=history, key_bindings=bindings, prompt_continuation="  "
         )
+        self.draft = ""  # a prompt put aside while a task's result went to the model
 
-    async def read(self) -> str:
-        """The next prompt; KeyboardInterrupt for Ctrl-C, EOFError to leave."""
+    async def read(self) -> str | None:
+        """The next prompt; None if put aside; KeyboardInterrupt for Ctrl-C, EOFError to leave."""
         if self.signals.pending_ctrl_c:
             self.signals.pending_ctrl_c = False
             raise KeyboardInterrupt
         self.signals.prompt_app = self.session.app
+        draft, self.draft = self.draft, ""
         try:
             # The signals stay with SignalRouter, which passes a Ctrl-C on to the prompt.
-            return await self.session.prompt_async(PROMPT, handle_sigint=False)
+            return await self.session.prompt_async(PROMPT, handle_sigint=False, default=draft)
         finally:
             self.signals.prompt_app = None
+
+    def is_reading(self) -> bool:
+        return self.signals.prompt_is_reading()
+
+    async def show_above(self, show: Callable[[], None]) -> None:
+        """Print above the prompt being read, which is then drawn again as it was."""
+        from prompt_toolkit.application import run_in_terminal
+
+        await run_in_terminal(show)
+
+    def put_aside(self) -> None:
+        """End the read with None; what was typed comes back at the next read."""
+        self.draft = self.session.default_buffer.text
+        self.session.app.exit(result=None)
 
 
 class PipedInput:
@@ -237,6 +262,16 @@ class PipedInput:
             raise KeyboardInterrupt
         with blocking_read():
             return input(f"\n{PROMPT}")
+
+    # The read blocks the event loop: nothing can end it early or print above it.
+    def is_reading(self) -> bool:
+        return True
+
+    async def show_above(self, show: Callable[[], None]) -> None:
+        show()
+
+    def put_aside(self) -> None:
+        pass
 
 
 # ---- the session --------------------------------------------------------------------------
@@ -255,7 +290,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
         if agent.extra.get("todos"):
             ui.console.print(checklist(agent.extra["todos"]))
     signals = SignalRouter()
-    ending = asyncio.run(prompt_loop(agent, ui, signals))
+    ending = asyncio.run(killing_tasks_at_exit(agent, prompt_loop(agent, ui, signals)))
     if ending is not None:
         raise Terminated(ending)  # run_cli prints the closing note and exits 128 + the signal
     ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
@@ -266,10 +301,11 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
     """Read and run prompts; return the signal that ended the session, if one did."""
     in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
+    idle = IdleWatch(agent)
     with turn_signals(signals.ctrl_c, signals.end):
         while signals.ending is None:
             try:
-                line = (await reader.read()).strip()
+                line = await read_unless_results_come(reader, idle, ui)
             except KeyboardInterrupt:
                 if signals.second_ctrl_c_at_prompt():
                     break
@@ -278,6 +314,10 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
             except EOFError:
                 break
             signals.last_ctrl_c_at_prompt = float("-inf")  # only two Ctrl-C in a row leave
+            if line is None:  # the tasks the model waits for have ended: it goes on
+                await run_turn(agent, ui, signals, "")
+                continue
+            line = line.strip()
             if not line:
                 continue
             if line.startswith("/"):
@@ -318,7 +358,8 @@ async def run_turn(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: 
     autosave = agent.checkpoint  # the Autosave of cli/app.py
     signals.turn = agent
     try:
-        await agent.run(prompt)
+        # Results of background tasks the model has not read yet come first (cli/tasks.py).
+        await agent.run(await with_task_results(find_task_manager(agent), prompt))
     except ModelError as err:
         if not err.temporary:
             raise  # a bad key or a rejected request: one line and exit

@@ -14,10 +14,11 @@ tasks, hands their results over as a new input, and goes on until no wait is lef
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompts import escape_tags, load_prompt
 from todo.taskwait import VALID, TaskWaitBinding
@@ -25,6 +26,8 @@ from tools.tasks import EXITED, RUNNING, TaskManager, find_task_manager
 
 if TYPE_CHECKING:
     from agent import Agent
+
+T = TypeVar("T")
 
 
 async def task_results(manager: TaskManager) -> str:
@@ -41,9 +44,9 @@ async def task_results(manager: TaskManager) -> str:
 
 
 async def with_task_results(manager: TaskManager | None, prompt: str) -> str:
-    """The input to send: any undelivered results first, then what the person typed."""
+    """The input to send: any undelivered results first, then what the person typed (if any)."""
     results = await task_results(manager) if manager is not None else ""
-    return f"{results}\n\n{prompt}" if results else prompt
+    return "\n\n".join(part for part in (results, prompt) if part)
 
 
 def awaited_task_ids(agent: Agent) -> list[str]:
@@ -78,6 +81,100 @@ async def tasks_killed_at_exit(agent: Agent) -> AsyncIterator[None]:
         manager = find_task_manager(agent)
         if manager is not None:
             await manager.shutdown()
+
+
+# ---- while the prompt waits for the person -------------------------------------------------
+
+
+class IdleWatch:
+    """What the interactive prompt tells the person about tasks that end, and when the model's
+    wait is over (every awaited task ended, with a result to hand over)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.told: set[str] = set()
+
+    @property
+    def manager(self) -> TaskManager | None:
+        return find_task_manager(self.agent)
+
+    def notices(self) -> list[str]:
+        """One line for each task that ended on its own since the last call, unread yet."""
+        if self.manager is None:
+            return []
+        awaited = awaited_task_ids(self.agent)
+        lines = []
+        for task in self.manager.undelivered():
+            if task.id in self.told:
+                continue
+            self.told.add(task.id)
+            goes = "now: the model waits for it" if task.id in awaited else "with your next message"
+            lines.append(f"{task.id} {task.describe()}; its result goes to the model {goes}.")
+        return lines
+
+    def wait_is_over(self) -> bool:
+        """True when the last run ended waiting for tasks that have all ended now."""
+        awaited = awaited_task_ids(self.agent)
+        if not awaited or self.manager is None:
+            return False
+        tasks = [self.manager.tasks.get(task_id) for task_id in awaited]
+        if any(task is None or not task.done.is_set() for task in tasks):
+            return False
+        return any(task in self.manager.undelivered() for task in tasks)
+
+    async def next_end(self) -> None:
+        """Until one of the tasks running now ends (forever if none runs)."""
+        running = self.manager.running() if self.manager is not None else []
+        if not running:
+            await asyncio.Event().wait()
+        waiters = {asyncio.ensure_future(task.done.wait()) for task in running}
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+
+
+async def read_unless_results_come(reader: Any, idle: IdleWatch, ui: Any) -> str | None:
+    """The person's next prompt, or None when the tasks the model waits for have ended.
+
+    Tasks that ended during the last turn are noticed first; one that ends while the prompt
+    waits gets its line above the prompt. The prompt is put aside for the awaited results,
+    what was typed so far kept for the next read.
+    """
+    for line in idle.notices():
+        ui.notice(line)
+    if idle.wait_is_over():
+        return None
+    watcher = asyncio.ensure_future(watch_while_idle(reader, idle, ui))
+    try:
+        return await reader.read()
+    finally:
+        watcher.cancel()
+
+
+async def watch_while_idle(reader: Any, idle: IdleWatch, ui: Any) -> None:
+    while True:
+        await idle.next_end()
+        lines = idle.notices()
+        if lines:
+
+            def show(lines: list[str] = lines) -> None:
+                for line in lines:
+                    ui.notice(line)
+
+            await reader.show_above(show)
+        if idle.wait_is_over():
+            while not reader.is_reading():  # the read may be starting: let it draw first
+                await asyncio.sleep(0.01)
+            reader.put_aside()
+            return
+
+
+async def killing_tasks_at_exit(agent: Agent, work: Awaitable[T]) -> T:
+    """Await `work` (the interactive session); then kill the tasks still running."""
+    async with tasks_killed_at_exit(agent):
+        return await work
 
 
 # ---- /tasks ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, results_by_id, run
+from conftest import API_KEY, results_by_id, run, wait_for_file
+from test_interactive import Terminal
 from test_tasks import is_running
 
 from fakeapi import text, tool_use
@@ -282,3 +283,108 @@ def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(ap
     closing = result.stderr.strip().splitlines()[-1]
     assert f"Background tasks still running were stopped: bg-1 ({SUITE})." in closing
     assert not is_running(int((workspace / "suite.pid").read_text()))
+
+
+# ---- interactive, in a pseudo-terminal -----------------------------------------------------
+
+
+@pytest.fixture
+def terminal(env, workspace):
+    # Without the sandbox, so that the pids the commands write can be looked up here.
+    term = Terminal(workspace, {**env, "NO_COLOR": "1", "COLUMNS": "100"}, "--no-sandbox")
+    yield term
+    if term.proc.poll() is None:
+        term.proc.kill()
+        term.close()
+
+
+def test_tasks_command_lists_and_stops_tasks_and_exit_kills_the_rest(api, terminal, workspace):
+    first = "echo $$ > first.pid; while [ ! -e never ]; do sleep 0.02; done"
+    second = "echo $$ > second.pid; while [ ! -e never ]; do sleep 0.02; done"
+    api.add({"content": [background(first), background(second)]})
+    api.add({"content": [text("Both run.")]})
+    terminal.wait_for_prompt()
+    terminal.type("start two servers\r")
+    terminal.wait_for("for this session:")
+    terminal.type("a\r")  # always: the second command runs without a question
+    terminal.wait_for("Both run.")
+    terminal.wait_for_prompt()
+    wait_for_file(workspace / "second.pid")
+    terminal.type("/tasks\r")
+    listing = terminal.wait_for_prompt()
+    assert "bg-1   running" in listing and "echo $$ > first.pid" in listing
+    assert "bg-2   running" in listing
+    terminal.type("/tasks stop bg-1\r")
+    terminal.wait_for("bg-1 stopped.")
+    terminal.wait_for_prompt()
+    terminal.type("/tasks\r")
+    listing = terminal.wait_for_prompt()
+    assert "bg-1   killed" in listing and "bg-2   running" in listing
+    terminal.type("/tasks stop bg-9\r")
+    terminal.wait_for("No background task bg-9 (tasks: bg-1, bg-2).")
+    terminal.wait_for_prompt()
+    terminal.type("\x04")
+    closing = " ".join(terminal.wait_for("Resume with").split())  # as one line, unwrapped
+    assert terminal.close() == 0
+    assert f"Background tasks still running were stopped: bg-2 ({second})." in closing
+    assert "bg-1 (" not in closing
+    for pid_file in ("first.pid", "second.pid"):
+        assert not is_running(int((workspace / pid_file).read_text()))
+
+
+def test_an_awaited_task_that_ends_at_the_prompt_is_noticed_and_goes_to_the_model(
+    api, terminal, workspace
+):
+    api.add({"content": [background(SUITE)]})
+    api.add({"content": [tool_use("todo_write", {"todos": PLAN, "wait_for_tasks": ["bg-1"]})]})
+    api.add({"content": [text("The suite runs as bg-1; I will report when it ends.")]})
+    api.add({"content": [tool_use("todo_write", {"todos": DONE})]})
+    api.add({"content": [text("All 3 tests passed.")]})
+    api.add({"content": [text("Noted.")]})
+    terminal.wait_for_prompt()
+    terminal.type("run the slow suite and report\r")
+    terminal.wait_for("for this session:")
+    terminal.type("y\r")
+    terminal.wait_for("I will report when it ends.")
+    terminal.wait_for_prompt()
+    terminal.type("half a thou")  # typing when the suite ends
+    (workspace / "suite-may-finish").touch()
+    terminal.wait_for("bg-1 exited with code 0")
+    terminal.wait_for("its result goes to the model now: the model waits for it.")
+    terminal.wait_for("All 3 tests passed.")
+    terminal.wait_for_prompt()
+    terminal.type("ght\r")  # the draft came back with the prompt
+    terminal.wait_for("Noted.")
+    terminal.wait_for_prompt()
+    terminal.type("\x04")
+    assert terminal.close() == 0
+    delivered = api.accepted[3]["messages"][-1]["content"]
+    assert delivered[0]["text"].startswith("<task-result>")
+    assert "3 passed" in delivered[0]["text"]
+    assert api.accepted[5]["messages"][-1]["content"][-1]["text"] == "half a thought"
+    assert not any(is_correction(request) for request in api.accepted)
+
+
+def test_a_task_that_ends_unawaited_is_noticed_and_its_result_starts_the_next_input(
+    api, terminal, workspace
+):
+    api.add({"content": [background(SUITE)]})
+    api.add({"content": [text("Started.")]})
+    api.add({"content": [text("It passed.")]})
+    terminal.wait_for_prompt()
+    terminal.type("start the suite\r")
+    terminal.wait_for("for this session:")
+    terminal.type("y\r")
+    terminal.wait_for("Started.")
+    terminal.wait_for_prompt()
+    (workspace / "suite-may-finish").touch()
+    terminal.wait_for("its result goes to the model with your next message.")
+    terminal.type("how did it go?\r")
+    terminal.wait_for("It passed.")
+    terminal.wait_for_prompt()
+    terminal.type("\x04")
+    assert terminal.close() == 0
+    [sent] = api.accepted[2]["messages"][-1]["content"]
+    result, typed = sent["text"].split("\n\n")
+    assert result.startswith("<task-result>") and "[bg-1: exited with code 0" in result
+    assert typed == "how did it go?"
