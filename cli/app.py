@@ -170,12 +170,17 @@ async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
 
 async def wait_headless(agent: Agent, awaited: list[str]) -> bool:
     """Wait for the awaited tasks; False (with the reason noted) if Ctrl-C stopped the wait."""
+    if isinstance(agent.ui, HeadlessUI):
+        agent.ui.show_held_text()  # the run's last words come before the wait, not after it
     agent.ui.notice(f"Waiting for {', '.join(awaited)} to end (Ctrl-C stops waiting).")
+    manager = find_task_manager(agent)
     try:
-        await agent.until_cancelled(wait_for_tasks(find_task_manager(agent), awaited))
+        await agent.until_cancelled(wait_for_tasks(manager, awaited))
     except Interrupted:
         agent.context.stop_reason = f"Interrupted while waiting for {', '.join(awaited)}."
         return False
+    for task in manager.undelivered():
+        agent.ui.notice(f"{task.id} {task.describe()}; its result goes to the model.")
     return True
 
 

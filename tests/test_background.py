@@ -207,11 +207,13 @@ def test_headless_run_waits_for_the_suite_and_finishes_the_plan_with_its_result(
     api.add({"content": [tool_use("todo_write", {"todos": DONE})]})
     api.add({"content": [text("All 3 tests passed.")]})
     proc = start_headless("run the slow suite and report", cwd=workspace, env=env)
-    read_stderr_until(proc, "Waiting for bg-1")
+    before_the_wait = "".join(read_stderr_until(proc, "Waiting for bg-1"))
+    assert "I will report when it ends." in before_the_wait  # the run's last words, then the wait
     assert len(api.accepted) == 3  # the turn ended: no correction, no further model call
     (workspace / "suite-may-finish").touch()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
+    assert "bg-1 exited with code 0" in stderr and "its result goes to the model." in stderr
     assert stdout == "All 3 tests passed.\n"
     assert not any(is_correction(request) for request in api.accepted)
     delivered = api.accepted[3]["messages"][-1]["content"]
