@@ -372,6 +372,7 @@ class TaskManager:
             view.pipe_data_received(1, chunk)
         dropped = task.output.dropped_since(start)
         task.read_position = end
+        first_final_read = final and not task.delivered
         if final and task.read_position == task.output.total:
             task.delivered = True  # the model has now seen how it ended
         parts = [f"[{task.id}: {task.describe()}]"]
@@ -389,8 +390,8 @@ class TaskManager:
             )
         if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
-        elif final:
-            parts += task.notes
+        elif first_final_read:
+            parts += task.notes  # e.g. a .env file the sandboxed command left was removed
         return "\n".join(parts)
 
     # ---- the tools -----------------------------------------------------------------------
