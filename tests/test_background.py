@@ -225,19 +225,26 @@ def test_headless_run_waits_for_the_suite_and_finishes_the_plan_with_its_result(
     assert len(api.accepted) == 5
 
 
-def test_ctrl_c_during_the_headless_wait_exits_130_saves_and_kills_the_suite(
-    api, env, workspace, isolated_home
+@pytest.mark.parametrize(
+    ("signum", "status", "why"),
+    [
+        (signal.SIGINT, 130, "Interrupted while waiting for bg-1."),
+        (signal.SIGTERM, 143, "ended by SIGTERM."),
+    ],
+)
+def test_ctrl_c_or_sigterm_during_the_headless_wait_saves_and_kills_the_suite(
+    api, env, workspace, isolated_home, signum, status, why
 ):
     script_the_suite_and_the_wait(api)
     # Without the sandbox, so that the pid the suite writes is one this test can look up.
     proc = start_headless("run the slow suite and report", "--no-sandbox", cwd=workspace, env=env)
     read_stderr_until(proc, "Waiting for bg-1")
     suite_pid = int((workspace / "suite.pid").read_text())
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == status, stderr
     assert stdout == "" and "Traceback" not in stderr
-    assert "Interrupted while waiting for bg-1." in stderr
+    assert why in stderr
     closing = stderr.strip().splitlines()[-1]
     assert f"Background tasks still running were stopped: bg-1 ({SUITE})" in closing
     assert "Session saved" in closing
