@@ -67,8 +67,14 @@ CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
 T = TypeVar("T")
 
 
+INTERRUPTED_BY_USER = "Interrupted by the user."
+
+
 class Interrupted(Exception):
-    """The user (or a caller of `Agent.cancel`) stopped the current turn."""
+    """The user (or a caller of `Agent.cancel`) stopped the current turn; the message says so."""
+
+    def __init__(self, message: str = INTERRUPTED_BY_USER) -> None:
+        super().__init__(message)
 
 
 class UI(Protocol):
@@ -149,36 +155,25 @@ class Agent:
         self.start_input(prompt)
         reply: dict | None = None
         try:
-            while True:
+            last_turn = False
+            while not last_turn:
+                # 1. Call the model; the middlewares shape the request (middleware/base.py).
                 reply = await self.call_model()
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
+                # 2. Append the reply: as received, unless a middleware replaced it in
+                #    after_model_response (the design documents allow that). It is saved
+                #    before any tool runs or any question is asked.
                 reply = action.response
                 append_assistant_content(self.messages, reply["content"])
-                self.save()  # the reply is kept before any tool runs or any question is asked
-                calls = tool_calls(reply)
-                if action.decision in ("stop", "loop_to_model"):
-                    results, terminate = skipped_results(calls, action.decision), False
-                    append_user_content(self.messages, results)
-                else:  # each result joins the messages (and is saved) as its call finishes
-                    results, terminate = await self.run_tools(reply, calls)
-                for message in action.inject_messages:  # after the results, never before
-                    append_user_content(self.messages, message["content"])
-                    self.ui.harness_message(final_text(message))
                 self.save()
-                if self.signal.is_set():
-                    raise Interrupted
-                if action.decision == "stop" or terminate:
-                    break
-                # Another model call follows tool results, a hook's loop_to_model, or a turn
-                # the server paused (it goes on where it stopped); otherwise the input is done.
-                goes_on = calls or action.decision == "loop_to_model"
-                if not (goes_on or reply["stop_reason"] == "pause_turn"):
-                    break
-                turn = ShouldStopAfterTurnContext(self.context, reply, results)
-                if await self.hooks.should_stop_after_turn(turn):
-                    break
-        except Interrupted:
-            self.context.stop_reason = "Interrupted by the user."
+                # 3. Run the tools it asked for; each result is appended as its call finishes.
+                results, terminate = await self.run_tools(reply, action.decision)
+                # 4. Append what the middlewares injected: after the results, never before.
+                self.append_injected(action.inject_messages)
+                # 5. Repeat, or stop.
+                last_turn = await self.turn_is_last(reply, action.decision, results, terminate)
+        except Interrupted as stop:  # Ctrl-C or agent.cancel(): see `cancel`
+            self.context.stop_reason = str(stop)
         finally:
             # Also after a crash: answer any open calls so the next request stays valid.
             close_unanswered_calls(self.messages)
@@ -255,8 +250,16 @@ class Agent:
         self.ui.reply_finished(reply)
         return reply
 
-    async def run_tools(self, reply: dict, calls: list[dict]) -> tuple[list[dict], bool]:
-        """Run each call in order; return one result block per call and the terminate flag."""
+    async def run_tools(self, reply: dict, decision: str) -> tuple[list[dict], bool]:
+        """Run each call in order; return one result block per call and the terminate flag.
+
+        A `stop` or `loop_to_model` decision runs none of them: each gets a "not run" result.
+        """
+        calls = tool_calls(reply)
+        if decision in ("stop", "loop_to_model"):
+            results = skipped_results(calls, decision)
+            append_user_content(self.messages, results)
+            return results, False
         results, terminate = [], False
         for call in calls:
             if self.signal.is_set():
@@ -272,6 +275,32 @@ class Agent:
             append_user_content(self.messages, results[-1:])
             self.save()
         return results, terminate
+
+    def append_injected(self, messages: list[dict]) -> None:
+        """Add the middlewares' messages (reminders, corrections) to the last user message."""
+        for message in messages:
+            append_user_content(self.messages, message["content"])
+            self.ui.harness_message(final_text(message))
+        self.save()
+
+    async def turn_is_last(
+        self, reply: dict, decision: str, results: list[dict], terminate: bool
+    ) -> bool:
+        """Whether this turn ends the input; raises Interrupted if the user cancelled it.
+
+        Another model call follows tool results, a `loop_to_model` decision, or a turn the
+        server paused (it goes on where it stopped), unless a middleware stops the run: a
+        `stop` decision, a tool result with `terminate`, or should_stop_after_turn.
+        """
+        if self.signal.is_set():
+            raise Interrupted
+        if decision == "stop" or terminate:
+            return True
+        goes_on = tool_calls(reply) or decision == "loop_to_model"
+        if not (goes_on or reply["stop_reason"] == "pause_turn"):
+            return True
+        turn = ShouldStopAfterTurnContext(self.context, reply, results)
+        return await self.hooks.should_stop_after_turn(turn)
 
     async def run_tool(self, reply: dict, call: dict) -> tuple[ToolResult, bool]:
         """Validate, ask the middlewares, run the handler; every failure becomes an error result."""

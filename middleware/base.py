@@ -104,7 +104,8 @@ class TurnAction:
     """What after_model_response wants: a replaced reply, extra messages, and a decision.
 
     `inject_messages` are user messages; the loop adds them after the reply's tool results.
-    `decision=None` means "no opinion", so it never overrides an earlier middleware's choice.
+    `decision=None` means "no opinion", so it never overrides an earlier middleware's choice;
+    the stack starts from "natural" (go on after tool calls, end after a plain answer).
     """
 
     response: dict | None = None
