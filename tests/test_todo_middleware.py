@@ -403,7 +403,7 @@ def test_tool_description_and_system_prompt_can_be_overridden(api, todo_agent):
 
 
 def test_plan_drift_and_early_finish_scenario(api, todo_agent, workspace):
-    """Plans, works, forgets the list for several rounds, then tries to finish early."""
+    """Plans, works, forgets the list for several turns, then tries to finish early."""
     step1 = todos(
         ("Create app.py", "in_progress"), ("Add a test", "pending"), ("Run the test", "pending")
     )
