@@ -97,7 +97,11 @@ class QuietUI(UI):
 
 
 class Agent:
-    """A model, a workspace, a tool map and middlewares; `run` plays one user input."""
+    """A model, a workspace, a tool map and middlewares; `run` plays one user input.
+
+    Without `tools` the agent gets the registered ones (`TOOLS` in tools/__init__.py, where a
+    new tool is added so that `python agent.py` has it too); middlewares add their own.
+    """
 
     def __init__(
         self,

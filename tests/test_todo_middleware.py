@@ -140,7 +140,7 @@ def test_wait_for_tasks_is_refused_without_a_task_validator(api, todo_agent):
     agent, _ = todo_agent()
     run(agent.run("go"))
     result = results_by_id(api.accepted[1])[call["id"]]
-    assert result["is_error"] is True and "wait_for_tasks is not available" in result["content"]
+    assert result["is_error"] is True and "unknown argument 'wait_for_tasks'" in result["content"]
     assert agent.extra["todos"] is None
 
 

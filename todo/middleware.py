@@ -78,7 +78,13 @@ def todo_schema(max_items: int, offer_wait: bool) -> dict:
                 "With them you may end your turn while items are open; the results come later."
             ),
         }
-    return {"type": "object", "properties": properties, "required": ["todos"]}
+    # Without a validator wait_for_tasks is not declared, so one sent anyway is refused.
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["todos"],
+        "additionalProperties": False,
+    }
 
 
 class TodoListMiddleware(Middleware):
@@ -216,7 +222,7 @@ class TodoListMiddleware(Middleware):
             return None
         self.context, self.call_id = ctx.context, ctx.tool_call["id"]
         if ctx.tool_call["id"] not in self.refused_call_ids:
-            return self.refuse_unoffered_wait(ctx.tool_call)
+            return None
         return BeforeToolCallResult(
             block=True,
             reason=(
@@ -226,21 +232,6 @@ class TodoListMiddleware(Middleware):
         )
 
     # ---- helpers ---------------------------------------------------------------------------
-
-    def refuse_unoffered_wait(self, call: dict) -> BeforeToolCallResult | None:
-        """Without a validator the schema has no wait_for_tasks; one sent anyway is refused."""
-        raw = call.get("input")
-        if self.validate_task_wait is not None or not isinstance(raw, dict):
-            return None
-        if not raw.get("wait_for_tasks"):
-            return None
-        return BeforeToolCallResult(
-            block=True,
-            reason=(
-                "todo_write rejected, the list is unchanged: wait_for_tasks is not available "
-                "here, this agent has no background tasks. Call todo_write again without it."
-            ),
-        )
 
     def live_wait(self, ctx: AgentContext, state: dict) -> TaskWaitBinding | None:
         """The stored wait if it still holds; a stale one is dropped.
