@@ -43,11 +43,13 @@ from middleware import (
     AfterToolCallContext,
     AgentContext,
     BeforeToolCallContext,
+    Interrupted,
     Middleware,
     MiddlewareStack,
     ShouldStopAfterTurnContext,
     ToolResult,
     TurnLimit,
+    until_cancelled,
 )
 from model import (
     DEFAULT_MODEL,
@@ -65,16 +67,6 @@ DEFAULT_MAX_TOKENS = 16_000
 # context window. Either way the last block may be incomplete.
 CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
 T = TypeVar("T")
-
-
-INTERRUPTED_BY_USER = "Interrupted by the user."
-
-
-class Interrupted(Exception):
-    """The user (or a caller of `Agent.cancel`) stopped the current turn; the message says so."""
-
-    def __init__(self, message: str = INTERRUPTED_BY_USER) -> None:
-        super().__init__(message)
 
 
 class UI(Protocol):
@@ -149,7 +141,20 @@ class Agent:
         return self.context.signal
 
     def cancel(self) -> None:
-        """Stop the current turn at the next safe point; a running model call or tool is killed."""
+        """Stop the current turn: the one way every interruption goes.
+
+        Ctrl-C, SIGTERM and SIGHUP (cli/signals.py hands them to this method) and any caller
+        of `agent.cancel()` do the same thing: set the input's one cancel signal,
+        `context.signal`. Everything that waits during a turn waits through
+        `until_cancelled` (middleware/base.py), which races the wait against that signal and
+        cancels the loser: the model stream, each tool (bash kills its process group as it
+        is cancelled; a task wait simply ends), and the approval question (PermissionPolicy
+        awaits `ask` the same way, so the terminal never blocks the event loop to read the
+        answer). Then the loop keeps the conversation valid: the cancelled call gets the
+        INTERRUPTED result, calls not yet run get it without running, `turn_is_last` raises
+        Interrupted, `run` notes it as the stop reason, and `close_unanswered_calls` answers
+        anything still open. Each input starts with a fresh signal (`start_input`).
+        """
         self.signal.set()
 
     # ---- the loop -------------------------------------------------------------------------
@@ -334,25 +339,8 @@ class Agent:
         return await self.hooks.after_tool_call(after, self.signal)
 
     async def until_cancelled(self, work: Awaitable[T]) -> T:
-        """Await `work`, but give up (and cancel it) as soon as the cancel signal is set."""
-        if self.signal.is_set():
-            # Already cancelled: do not start the work at all. Started side by side with the
-            # waiter, a tool could spawn its process before the wait noticed the signal.
-            if asyncio.iscoroutine(work):
-                work.close()
-            raise Interrupted
-        task = asyncio.ensure_future(work)
-        waiter = asyncio.ensure_future(self.signal.wait())
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)  # let it clean up (kill bash)
-        if task.cancelled():
-            raise Interrupted
-        return task.result()
+        """Await `work` unless the turn is cancelled first (see `cancel`)."""
+        return await until_cancelled(work, self.signal)
 
     def report_stop_reason(self, reply: dict) -> None:
         if reply["stop_reason"] == "refusal":
