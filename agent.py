@@ -179,9 +179,9 @@ class Agent:
                 results, terminate = await self.run_tools(reply, action.decision)
                 # 4. Append what the middlewares injected: after the results, never before.
                 self.append_injected(action.inject_messages)
-                # 5. Repeat, or stop.
+                # 5. Repeat, or stop: the one way out of the loop (exceptions aside).
                 last_turn = await self.turn_is_last(reply, action.decision, results, terminate)
-        except Interrupted as stop:  # Ctrl-C or agent.cancel(): see `cancel`
+        except Interrupted as stop:  # Ctrl-C, SIGTERM or agent.cancel(): see `cancel`
             self.context.stop_reason = str(stop)
         finally:
             # Also after a crash: answer any open calls so the next request stays valid.
