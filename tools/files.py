@@ -9,6 +9,7 @@ it found. The plumbing for all that is in tools/textio.py; this module is what t
 import io
 import re
 from pathlib import Path
+from typing import BinaryIO
 
 from tools.base import Tool, ToolError
 from tools.paths import safe_path
@@ -199,7 +200,7 @@ def _list_directory(directory: Path) -> str:
     return listing
 
 
-def _show_lines(file: io.BufferedIOBase, path: str, offset: int, limit: int) -> str:
+def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
     """The numbered lines read_file shows, with a note on how to read more."""
     try:
         window = read_window(file, offset, limit)
