@@ -43,11 +43,13 @@ from middleware import (
     AfterToolCallContext,
     AgentContext,
     BeforeToolCallContext,
+    Interrupted,
     Middleware,
     MiddlewareStack,
     ShouldStopAfterTurnContext,
     ToolResult,
     TurnLimit,
+    until_cancelled,
 )
 from model import (
     DEFAULT_MODEL,
@@ -65,10 +67,6 @@ DEFAULT_MAX_TOKENS = 16_000
 # context window. Either way the last block may be incomplete.
 CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
 T = TypeVar("T")
-
-
-class Interrupted(Exception):
-    """The user (or a caller of `Agent.cancel`) stopped the current turn."""
 
 
 class UI(Protocol):
@@ -91,7 +89,11 @@ class QuietUI(UI):
 
 
 class Agent:
-    """A model, a workspace, a tool map and middlewares; `run` plays one user input."""
+    """A model, a workspace, a tool map and middlewares; `run` plays one user input.
+
+    Without `tools` the agent gets the registered ones (`TOOLS` in tools/__init__.py, where a
+    new tool is added so that `python agent.py` has it too); middlewares add their own.
+    """
 
     def __init__(
         self,
@@ -139,7 +141,20 @@ class Agent:
         return self.context.signal
 
     def cancel(self) -> None:
-        """Stop the current turn at the next safe point; a running model call or tool is killed."""
+        """Stop the current turn: the one way every interruption goes.
+
+        Ctrl-C, SIGTERM and SIGHUP (cli/signals.py hands them to this method) and any caller
+        of `agent.cancel()` do the same thing: set the input's one cancel signal,
+        `context.signal`. Everything that waits during a turn waits through
+        `until_cancelled` (middleware/base.py), which races the wait against that signal and
+        cancels the loser: the model stream, each tool (bash kills its process group as it
+        is cancelled; a task wait simply ends), and the approval question (PermissionPolicy
+        awaits `ask` the same way, so the terminal never blocks the event loop to read the
+        answer). Then the loop keeps the conversation valid: the cancelled call gets the
+        INTERRUPTED result, calls not yet run get it without running, `turn_is_last` raises
+        Interrupted, `run` notes it as the stop reason, and `close_unanswered_calls` answers
+        anything still open. Each input starts with a fresh signal (`start_input`).
+        """
         self.signal.set()
 
     # ---- the loop -------------------------------------------------------------------------
@@ -149,36 +164,25 @@ class Agent:
         self.start_input(prompt)
         reply: dict | None = None
         try:
-            while True:
+            last_turn = False
+            while not last_turn:
+                # 1. Call the model; the middlewares shape the request (middleware/base.py).
                 reply = await self.call_model()
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
+                # 2. Append the reply: as received, unless a middleware replaced it in
+                #    after_model_response (the design documents allow that). It is saved
+                #    before any tool runs or any question is asked.
                 reply = action.response
                 append_assistant_content(self.messages, reply["content"])
-                self.save()  # the reply is kept before any tool runs or any question is asked
-                calls = tool_calls(reply)
-                if action.decision in ("stop", "loop_to_model"):
-                    results, terminate = skipped_results(calls, action.decision), False
-                    append_user_content(self.messages, results)
-                else:  # each result joins the messages (and is saved) as its call finishes
-                    results, terminate = await self.run_tools(reply, calls)
-                for message in action.inject_messages:  # after the results, never before
-                    append_user_content(self.messages, message["content"])
-                    self.ui.harness_message(final_text(message))
                 self.save()
-                if self.signal.is_set():
-                    raise Interrupted
-                if action.decision == "stop" or terminate:
-                    break
-                # Another model call follows tool results, a hook's loop_to_model, or a turn
-                # the server paused (it goes on where it stopped); otherwise the input is done.
-                goes_on = calls or action.decision == "loop_to_model"
-                if not (goes_on or reply["stop_reason"] == "pause_turn"):
-                    break
-                turn = ShouldStopAfterTurnContext(self.context, reply, results)
-                if await self.hooks.should_stop_after_turn(turn):
-                    break
-        except Interrupted:
-            self.context.stop_reason = "Interrupted by the user."
+                # 3. Run the tools it asked for; each result is appended as its call finishes.
+                results, terminate = await self.run_tools(reply, action.decision)
+                # 4. Append what the middlewares injected: after the results, never before.
+                self.append_injected(action.inject_messages)
+                # 5. Repeat, or stop: the one way out of the loop (exceptions aside).
+                last_turn = await self.turn_is_last(reply, action.decision, results, terminate)
+        except Interrupted as stop:  # Ctrl-C, SIGTERM or agent.cancel(): see `cancel`
+            self.context.stop_reason = str(stop)
         finally:
             # Also after a crash: answer any open calls so the next request stays valid.
             close_unanswered_calls(self.messages)
@@ -255,8 +259,16 @@ class Agent:
         self.ui.reply_finished(reply)
         return reply
 
-    async def run_tools(self, reply: dict, calls: list[dict]) -> tuple[list[dict], bool]:
-        """Run each call in order; return one result block per call and the terminate flag."""
+    async def run_tools(self, reply: dict, decision: str) -> tuple[list[dict], bool]:
+        """Run each call in order; return one result block per call and the terminate flag.
+
+        A `stop` or `loop_to_model` decision runs none of them: each gets a "not run" result.
+        """
+        calls = tool_calls(reply)
+        if decision in ("stop", "loop_to_model"):
+            results = skipped_results(calls, decision)
+            append_user_content(self.messages, results)
+            return results, False
         results, terminate = [], False
         for call in calls:
             if self.signal.is_set():
@@ -272,6 +284,32 @@ class Agent:
             append_user_content(self.messages, results[-1:])
             self.save()
         return results, terminate
+
+    def append_injected(self, messages: list[dict]) -> None:
+        """Add the middlewares' messages (reminders, corrections) to the last user message."""
+        for message in messages:
+            append_user_content(self.messages, message["content"])
+            self.ui.harness_message(final_text(message))
+        self.save()
+
+    async def turn_is_last(
+        self, reply: dict, decision: str, results: list[dict], terminate: bool
+    ) -> bool:
+        """Whether this turn ends the input; raises Interrupted if the user cancelled it.
+
+        Another model call follows tool results, a `loop_to_model` decision, or a turn the
+        server paused (it goes on where it stopped), unless a middleware stops the run: a
+        `stop` decision, a tool result with `terminate`, or should_stop_after_turn.
+        """
+        if self.signal.is_set():
+            raise Interrupted
+        if decision == "stop" or terminate:
+            return True
+        goes_on = tool_calls(reply) or decision == "loop_to_model"
+        if not (goes_on or reply["stop_reason"] == "pause_turn"):
+            return True
+        turn = ShouldStopAfterTurnContext(self.context, reply, results)
+        return await self.hooks.should_stop_after_turn(turn)
 
     async def run_tool(self, reply: dict, call: dict) -> tuple[ToolResult, bool]:
         """Validate, ask the middlewares, run the handler; every failure becomes an error result."""
@@ -301,25 +339,8 @@ class Agent:
         return await self.hooks.after_tool_call(after, self.signal)
 
     async def until_cancelled(self, work: Awaitable[T]) -> T:
-        """Await `work`, but give up (and cancel it) as soon as the cancel signal is set."""
-        if self.signal.is_set():
-            # Already cancelled: do not start the work at all. Started side by side with the
-            # waiter, a tool could spawn its process before the wait noticed the signal.
-            if asyncio.iscoroutine(work):
-                work.close()
-            raise Interrupted
-        task = asyncio.ensure_future(work)
-        waiter = asyncio.ensure_future(self.signal.wait())
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)  # let it clean up (kill bash)
-        if task.cancelled():
-            raise Interrupted
-        return task.result()
+        """Await `work` unless the turn is cancelled first (see `cancel`)."""
+        return await until_cancelled(work, self.signal)
 
     def report_stop_reason(self, reply: dict) -> None:
         if reply["stop_reason"] == "refusal":

@@ -1,8 +1,8 @@
 """What clearing in large steps does to the prompt cache, over a long scripted run.
 
-    python bench/context.py [--rounds 120] [--output-tokens 4000] [--window 200000]
+    python bench/context.py [--turns 120] [--output-tokens 4000] [--window 200000]
 
-One scripted task (each round one tool call whose output is about --output-tokens) is played
+One scripted task (each turn one tool call whose output is about --output-tokens) is played
 through the fake Messages API, with the context limit of the window, under three policies:
 
   large steps   ContextManager as shipped: past 60% of the window, clear every old result
@@ -38,7 +38,7 @@ from fakeapi import FakeMessagesAPI, text, tool_use  # noqa: E402
 from middleware.context import (  # noqa: E402
     CHARS_PER_TOKEN,
     CLEAR_AT,
-    KEEP_ROUNDS,
+    KEEP_TURNS,
     ContextManager,
 )
 from tools import Tool  # noqa: E402
@@ -48,14 +48,14 @@ class EveryTurn(ContextManager):
     """Clear just enough, oldest result first: the smallest change each time."""
 
     def choose_cut(self, messages: list[dict], size: int) -> int:
-        rounds = [i for i, m in enumerate(messages) if m["role"] == "assistant"][:-KEEP_ROUNDS]
+        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"][:-KEEP_TURNS]
         saved = self.extra.get("context_clearing")
         try:
-            for cut in (r for r in rounds if r > self.cut):
+            for cut in (r for r in turns if r > self.cut):
                 self.extra["context_clearing"] = {"cut": cut}
                 if self.estimate(self.build_request(messages)) <= CLEAR_AT * self.window:
                     return cut
-            return max(rounds, default=self.cut)
+            return max(turns, default=self.cut)
         finally:
             self.extra["context_clearing"] = saved
 
@@ -77,8 +77,8 @@ def output_tool(tokens: int) -> Tool:
     return Tool("produce", "Print the output of a step.", schema, produce)
 
 
-def script(rounds: int) -> list[dict]:
-    calls = [{"content": [tool_use("produce", {"step": i})]} for i in range(rounds)]
+def script(turns: int) -> list[dict]:
+    calls = [{"content": [tool_use("produce", {"step": i})]} for i in range(turns)]
     return [*calls, {"content": [text("done")]}]
 
 
@@ -113,10 +113,10 @@ def strip_marks(value: object) -> object:
     return value
 
 
-async def play(policy: type[ContextManager], rounds: int, tokens: int, window: int) -> dict:
+async def play(policy: type[ContextManager], turns: int, tokens: int, window: int) -> dict:
     requests: list[dict] = []
     compactions = 0
-    steps = script(rounds)
+    steps = script(turns)
 
     def reply(body: dict) -> dict:
         nonlocal compactions
@@ -127,7 +127,7 @@ async def play(policy: type[ContextManager], rounds: int, tokens: int, window: i
         return steps.pop(0)
 
     with FakeMessagesAPI(api_key="bench", context_limit=window) as api:
-        for _ in range(2 * rounds + 5):
+        for _ in range(2 * turns + 5):
             api.add(reply)
         client = anthropic.AsyncAnthropic(api_key="bench", base_url=api.base_url, max_retries=0)
         agent: Agent | None = None
@@ -155,18 +155,18 @@ async def play(policy: type[ContextManager], rounds: int, tokens: int, window: i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=120)
+    parser.add_argument("--turns", type=int, default=120)
     parser.add_argument("--output-tokens", type=int, default=4_000)
     parser.add_argument("--window", type=int, default=200_000)
     args = parser.parse_args()
     print(
-        f"{args.rounds} rounds of ~{args.output_tokens:,} output tokens, "
-        f"window {args.window:,} ({args.rounds * args.output_tokens:,} tokens of output in all)"
+        f"{args.turns} turns of ~{args.output_tokens:,} output tokens, "
+        f"window {args.window:,} ({args.turns * args.output_tokens:,} tokens of output in all)"
     )
     header = ("policy", "requests", "compactions", "largest", "input", "cache read", "billed")
     print("{:<14}{:>9}{:>12}{:>9}{:>12}{:>12}{:>12}".format(*header))
     for name, policy in POLICIES.items():
-        r = asyncio.run(play(policy, args.rounds, args.output_tokens, args.window))
+        r = asyncio.run(play(policy, args.turns, args.output_tokens, args.window))
         share = 100 * r["read"] / r["total"]
         # Billed like input tokens: a cache write costs 1.25x, a cache read 0.1x.
         billed = 1.25 * (r["total"] - r["read"]) + 0.1 * r["read"]

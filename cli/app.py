@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from dotenv import load_dotenv
@@ -25,13 +24,12 @@ from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
 from cli.signals import (
     Terminated,
-    blocking_read,
     exit_status,
     install_fallback_handlers,
     turn_signals,
 )
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
-from middleware import Approval, PermissionPolicy, StaleWriteGuard
+from middleware import PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from model import ModelError, preload_sdk
 from session import Session, SessionError, sessions_dir
@@ -235,16 +233,6 @@ def run_summary(
     }
 
 
-def ask_with_plain_ctrl_c(ask: Callable[[str], Approval]) -> Callable[[str], Approval]:
-    """The approval question is a blocking read: let Ctrl-C and SIGTERM reach it at once."""
-
-    def ask_blocking(question: str) -> Approval:
-        with blocking_read():
-            return ask(question)
-
-    return ask_blocking
-
-
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
     agent: Agent | None = None
     sandbox, no_sandbox_reason = choose_sandbox(args.sandbox, args.allow_network)
@@ -255,7 +243,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
             "For the sandbox: apt-get install bubblewrap"
         )
     permissions = PermissionPolicy(
-        ask=None if headless else ask_with_plain_ctrl_c(ui.ask_approval),
+        ask=None if headless else ui.ask_approval,
         sandboxed=getattr(sandbox, "confines_writes", False),
         allow_all=args.yes,
     )

@@ -18,10 +18,9 @@ model, a command or a file reaches the terminal.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-import select
-import signal
 import sys
 import threading
 import time
@@ -333,12 +332,14 @@ class TerminalUI:
         if note:
             self.print_line(note, "dim")
 
-    def ask_approval(self, question: str) -> Approval:
+    async def ask_approval(self, question: str) -> Approval:
         """Show the subject exactly, ask yes / no (with a reason) / always; re-ask on anything else.
 
         `question`'s first line asks (the box title); the rest is the subject: the command or
-        the path. Ctrl-C (or Ctrl-D) here cancels the turn. Control characters in the subject
-        are shown as symbols, with a warning: they could otherwise hide part of it on screen.
+        the path. The answer is read without blocking the event loop, so a Ctrl-C or SIGTERM
+        while it waits cancels the turn like anywhere else (`Agent.cancel` in agent.py);
+        Ctrl-D answers "interrupt". Control characters in the subject are shown as symbols,
+        with a warning: they could otherwise hide part of it on screen.
         """
         question, _, subject = question.partition("\n")
         waiting_for = self.progress.label  # shown again once the answer is in
@@ -353,34 +354,42 @@ class TerminalUI:
                 "bold red",
             )
         self.print_line("Answer y, n or a; there is no default.", "dim")
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             while True:
-                answer = read_answer("[y]es / [n]o / [a]lways for this session: ").lower()
+                answer = (await read_answer("[y]es / [n]o / [a]lways for this session: ")).lower()
                 if answer in ("y", "yes", "a", "always"):
                     if waiting_for:
                         self.progress.show(waiting_for)
                     return ("always" if answer.startswith("a") else "yes"), ""
                 if answer in ("n", "no"):
-                    return "no", read_answer("Reason for the model (optional): ")
+                    return "no", await read_answer("Reason for the model (optional): ")
                 self.print_line(f"Please type y, n or a (not {answer!r}).", "yellow")
-        except (KeyboardInterrupt, EOFError):
+        except EOFError:
             self.console.print()
             return "interrupt", ""
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        except asyncio.CancelledError:  # the turn was cancelled while the question waited
+            self.console.print()
+            raise
 
 
-def read_answer(prompt: str) -> str:
+async def read_answer(prompt: str) -> str:
     """One line typed at a question (not input(): it stays out of the prompt's ↑ history).
 
-    The wait is a select() that wakes up every 0.2 s, so a Ctrl-C that arrives just as the
-    question appears is acted on at once instead of after the next Enter.
+    The event loop waits for the line to be ready, so its signal handlers keep running.
     """
     sys.stdout.write(prompt)
     sys.stdout.flush()
-    while not select.select([sys.stdin], [], [], 0.2)[0]:
-        pass
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    try:
+        loop.add_reader(sys.stdin.fileno(), lambda: ready.done() or ready.set_result(None))
+    except (PermissionError, ValueError):  # a regular file: a read never waits
+        ready.set_result(None)
+    else:
+        try:
+            await ready
+        finally:
+            loop.remove_reader(sys.stdin.fileno())
     line = sys.stdin.readline()
     if not line:
         raise EOFError

@@ -5,8 +5,9 @@ are answered and the session is saved. Then Ctrl-C goes back to the prompt (inte
 exits 130 (headless). SIGTERM and SIGHUP end planloop, with the closing note and the exit
 status a shell reports for a process ended by that signal: 128 + its number (143, 129).
 
-While the event loop runs, the signals are handled on the loop (`TurnSignals`), so a turn is
-cancelled at a safe point. Outside it, SIGTERM and SIGHUP raise `Terminated`, as SIGINT raises
+While the event loop runs, the signals are handled on the loop (`turn_signals`): in a turn
+each one calls `agent.cancel()`, the one way a turn is cancelled (its docstring in agent.py
+explains what happens next). Outside it, SIGTERM and SIGHUP raise `Terminated`, as SIGINT raises
 KeyboardInterrupt, and `run_cli` turns either into the closing note.
 """
 
@@ -62,7 +63,7 @@ def turn_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) -
 
 @contextlib.contextmanager
 def blocking_read() -> Iterator[None]:
-    """Around a blocking read (input()) inside the event loop: signals raise at once.
+    """Around a blocking read (input() of a piped prompt) in the event loop: signals raise at once.
 
     The loop's handlers run only when the loop gets control, which a blocking read never
     gives it: a Ctrl-C would wait for Enter. Here it raises KeyboardInterrupt inside the

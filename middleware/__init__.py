@@ -20,10 +20,12 @@ from middleware.base import (
     AgentContext,
     BeforeToolCallContext,
     BeforeToolCallResult,
+    Interrupted,
     Middleware,
     ShouldStopAfterTurnContext,
     ToolResult,
     TurnAction,
+    until_cancelled,
 )
 from middleware.permissions import Approval, PermissionPolicy, Rule
 from middleware.policies import ToolCallLog, TurnLimit
@@ -37,6 +39,7 @@ __all__ = [
     "Approval",
     "BeforeToolCallContext",
     "BeforeToolCallResult",
+    "Interrupted",
     "Middleware",
     "MiddlewareStack",
     "PermissionPolicy",
@@ -47,4 +50,5 @@ __all__ = [
     "ToolResult",
     "TurnAction",
     "TurnLimit",
+    "until_cancelled",
 ]

@@ -20,11 +20,47 @@ dicts in the Messages API format, the same ones the loop sends.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 Decision = Literal["natural", "stop", "loop_to_model"]
+INTERRUPTED_BY_USER = "Interrupted by the user."
+T = TypeVar("T")
+
+
+class Interrupted(Exception):
+    """The cancel signal was set (Ctrl-C, SIGTERM, `Agent.cancel`); the message says so."""
+
+    def __init__(self, message: str = INTERRUPTED_BY_USER) -> None:
+        super().__init__(message)
+
+
+async def until_cancelled(work: Awaitable[T], signal: asyncio.Event) -> T:
+    """Await `work`, but give up (and cancel it) as soon as `signal` is set: raise Interrupted.
+
+    Everything that waits during a turn waits through this, so one signal stops all of them;
+    `Agent.cancel` in agent.py explains the whole mechanism.
+    """
+    if signal.is_set():
+        # Already cancelled: do not start the work at all. Started side by side with the
+        # waiter, a tool could spawn its process before the wait noticed the signal.
+        if asyncio.iscoroutine(work):
+            work.close()
+        raise Interrupted
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)  # let it clean up (kill bash)
+    if task.cancelled():
+        raise Interrupted
+    return task.result()
 
 
 @dataclass
@@ -50,6 +86,7 @@ class AgentContext:
     # Set by the loop when the API refused a request as too long for the model's context
     # window; a context middleware (middleware/context.py) shrinks the next one and clears it.
     overflow: str | None = None
+    # The one cancel signal of the current input (see `Agent.cancel` in agent.py).
     signal: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -104,7 +141,8 @@ class TurnAction:
     """What after_model_response wants: a replaced reply, extra messages, and a decision.
 
     `inject_messages` are user messages; the loop adds them after the reply's tool results.
-    `decision=None` means "no opinion", so it never overrides an earlier middleware's choice.
+    `decision=None` means "no opinion", so it never overrides an earlier middleware's choice;
+    the stack starts from "natural" (go on after tool calls, end after a plain answer).
     """
 
     response: dict | None = None

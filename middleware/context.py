@@ -6,7 +6,7 @@
                                reads + cache writes) + what was added since (characters / 4)
       above 60% of the window:  old tool results are sent as one-line placeholders
       above 85% after that:     one model call writes hand-over notes, and the request becomes
-                                notes + plan + the last round
+                                notes + plan + the last turn
 
 Only the *request* changes: `agent.messages` keeps every message, so the session on disk
 stays complete and append-only. What this middleware decided lives in the checkpointed
@@ -53,7 +53,7 @@ CHARS_PER_TOKEN = 4  # a rough, slightly generous rate for English, code and JSO
 CLEAR_AT = 0.60  # of the window: clear old tool output
 COMPACT_AT = 0.85  # of the window, after clearing: compact
 MIN_CLEAR_STEP = 0.10  # of the window: move the cut only when it frees at least this much
-KEEP_ROUNDS = 3  # the last rounds (assistant message + results) are never cleared
+KEEP_TURNS = 3  # the last turns (assistant message + results) are never cleared
 KEEP_RESULT_CHARS = 300  # results this short stay: a placeholder would save nothing
 TRANSCRIPT_SHARE = 0.5  # of the window: the most the compaction call may send
 RESULT_CHARS_IN_TRANSCRIPT = 1_500  # head and tail of each tool result shown to the summarizer
@@ -128,7 +128,7 @@ class ContextManager(Middleware):
             request = self.build_request(messages)
             size = self.estimate(request)
         if size > COMPACT_AT * self.window or (overflowed and not compacted):
-            # The last round alone is too long (a huge tool output): clear its results too,
+            # The last turn alone is too long (a huge tool output): clear its results too,
             # rather than send a request the API will refuse again.
             self.extra["context_clearing"] = {"cut": len(messages)}
             request = self.build_request(messages)
@@ -208,16 +208,16 @@ class ContextManager(Middleware):
         return {"role": "user", "content": [text_block(notes)]}
 
     def choose_cut(self, messages: list[dict], size: int) -> int:
-        """Where clearing should end now: before the last rounds, in one large step.
+        """Where clearing should end now: before the last turns, in one large step.
 
         Everything up to the new cut is cleared at once and then left alone until the request
         grows again, so the cached prefix changes rarely. A step that would free little is
         not worth a cache miss: wait until it frees MIN_CLEAR_STEP of the window.
         """
-        rounds = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
-        if len(rounds) <= KEEP_ROUNDS:
+        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+        if len(turns) <= KEEP_TURNS:
             return self.cut
-        cut = max(rounds[-KEEP_ROUNDS], self.cut)
+        cut = max(turns[-KEEP_TURNS], self.cut)
         calls = {call["id"]: call for m in messages for call in tool_calls(m)}
         freed = sum(
             request_chars([m]) - request_chars([with_results_cleared(m, calls)])
@@ -232,9 +232,9 @@ class ContextManager(Middleware):
     # ---- compaction ------------------------------------------------------------------------
 
     async def compact(self, messages: list[dict], focus: str = "") -> bool:
-        """Replace everything before the last round with notes from one model call.
+        """Replace everything before the last turn with notes from one model call.
 
-        Returns False when there is nothing to compact (no earlier round than the last).
+        Returns False when there is nothing to compact (no earlier turn than the last).
         """
         self.context_ref().overflow = None
         start = self.start(messages)

@@ -14,27 +14,37 @@ the workspace is refused by the file tools themselves, whatever the answer.
 
 The question goes through an injected function, so the front end decides how it looks:
 
-    ask(question: str) -> (answer, reason)
+    async ask(question: str) -> (answer, reason)
 
 `question` is plain text: a first line that asks (e.g. "Run this command?"), then the details
 (the exact command, or the path and why it is protected). `answer` is "yes", "no", "always"
-(yes, and do not ask again for this kind of call in this session) or "interrupt" (Ctrl-C:
-cancel the turn); `reason` is what the person wants the model to know after a "no".
+(yes, and do not ask again for this kind of call in this session) or "interrupt" (Ctrl-D:
+cancel the turn); `reason` is what the person wants the model to know after a "no". The
+question is awaited against the turn's cancel signal, like a tool (`Agent.cancel` in agent.py):
+a Ctrl-C or SIGTERM while it waits cancels the question and the turn. A plain function that
+returns the answer at once works too (tests, scripts).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from middleware.base import BeforeToolCallContext, BeforeToolCallResult, Middleware
+from middleware.base import (
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    Interrupted,
+    Middleware,
+    until_cancelled,
+)
 from tools.base import ToolError
 from tools.paths import PROTECTED_PATHS, protected_reason, safe_path
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
-AskFunction = Callable[[str], Approval]
+AskFunction = Callable[[str], Awaitable[Approval] | Approval]
 
 FILE_WRITING_TOOLS = ("write_file", "edit_file")
 
@@ -80,10 +90,12 @@ class PermissionPolicy(Middleware):
             return None
         if self.ask is None:
             return BeforeToolCallResult(block=True, reason=refusal)
-        answer, reason = self.ask(question)
+        try:
+            answer, reason = await self.answer(question, ctx.context.signal)
+        except Interrupted as stop:  # the turn was cancelled while the question waited
+            return BeforeToolCallResult(block=True, reason=str(stop))
         if answer == "interrupt":
-            if signal is not None:
-                signal.set()  # Ctrl-C at the question cancels the whole turn
+            ctx.context.signal.set()  # Ctrl-D at the question cancels the whole turn
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
         ctx.context.input_seq += 1  # a person answered: that is an input boundary
         if answer == "always":
@@ -93,6 +105,13 @@ class PermissionPolicy(Middleware):
         what = "command" if kind == "bash" else "change"
         why = f" The user said: {reason}" if reason else ""
         return BeforeToolCallResult(block=True, reason=f"The user declined this {what}.{why}")
+
+    async def answer(self, question: str, cancel: asyncio.Event) -> Approval:
+        """The person's answer, awaited against the turn's cancel signal."""
+        asking = self.ask(question)
+        if inspect.isawaitable(asking):
+            return await until_cancelled(asking, cancel)
+        return asking
 
     def _needs_approval(self, ctx: BeforeToolCallContext) -> tuple[str, str, str] | None:
         """(kind, question, headless refusal) for a call that needs a yes, else None."""

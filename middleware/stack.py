@@ -11,7 +11,9 @@ The rules (one per hook):
   A `stop` from any middleware wins, whatever the order: a guard that wants one more model
   call must not undo another middleware's decision to end the run (the messages a lost
   `loop_to_model` injected go with it, since the model call they were for never comes).
-  Otherwise the last middleware that states a decision wins; "no decision" never cancels one.
+  Otherwise the last middleware that states a decision wins; "no decision" (None) never
+  cancels one. With no decision stated at all the result is "natural": the turn goes on
+  if the reply asked for tools and ends if it did not.
 
 Only middlewares that override a hook are called for it, so a hook nobody uses costs nothing.
 """
@@ -105,7 +107,7 @@ class MiddlewareStack:
     async def after_model_response(
         self, response: dict, ctx: AgentContext, signal: asyncio.Event
     ) -> TurnAction:
-        combined = TurnAction(response=response, decision=None)
+        combined = TurnAction(response=response, decision="natural")
         overruled: list[dict] = []  # injected by a loop_to_model that a stop may overrule
         for m in self.by_hook["after_model_response"]:
             action = await m.after_model_response(combined.response, ctx, signal=signal)

@@ -389,3 +389,28 @@ def test_interactive_mode_reads_piped_prompts_a_line_at_a_time(api, env, workspa
     assert "First answer." in result.stdout and "Second answer." in result.stdout
     assert "Unknown command /nonsense" in result.stdout
     assert [m["content"][-1]["text"] for m in api.accepted[1]["messages"][::2]] == ["one", "two"]
+
+
+def test_a_tool_added_to_the_registry_is_offered_by_python_agent_py(api, env, workspace):
+    (workspace / "essay.txt").write_text("one two three four")
+    call = tool_use("word_count", {"path": "essay.txt"})
+    api.add({"content": [call]})
+    api.add({"content": [text("Four words.")]})
+    # What adding WORD_COUNT to TOOLS in tools/__init__.py does, then `python agent.py -p`.
+    register_and_run = (
+        f"import runpy, sys; sys.path.insert(0, {str(AGENT.parent)!r}); "
+        "import tools; from examples.word_count import WORD_COUNT; tools.TOOLS.append(WORD_COUNT); "
+        f"sys.argv = ['agent.py', '-p', 'count the words', '--yes']; "
+        f"runpy.run_path({str(AGENT)!r}, run_name='__main__')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", register_and_run],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "word_count" in [t["name"] for t in api.accepted[0]["tools"]]
+    assert results_by_id(api.accepted[1])[call["id"]]["content"] == "4 words"

@@ -20,7 +20,7 @@ from test_interactive import Terminal
 from cli.prompt import compact
 from fakeapi import text, tool_use
 from middleware.context import (
-    KEEP_ROUNDS,
+    KEEP_TURNS,
     ContextManager,
     context_status,
     context_window,
@@ -147,7 +147,7 @@ def test_long_task_clears_old_output_and_every_request_fits(api, make_agent, wor
     for request in model.requests:
         assert_pairs_intact(request)
     last = model.requests[-1]["messages"]
-    untouched = [m for m in last if m["role"] == "user"][-KEEP_ROUNDS:]
+    untouched = [m for m in last if m["role"] == "user"][-KEEP_TURNS:]
     assert all("Output cleared" not in json.dumps(m) for m in untouched)
     # The history itself keeps every file's full text.
     assert all(f"file {i} says hello" in json.dumps(agent.messages) for i in range(30))
@@ -203,7 +203,7 @@ def test_compaction_continues_from_notes_plan_and_last_round(api, make_agent, wo
     notes = after["messages"][0]["content"][0]["text"]
     assert "[>] Read the files" in notes and "[ ] Report" in notes
     assert after["messages"][1]["role"] == "assistant"
-    assert len(after["messages"]) <= 4  # notes, the last round (and a reminder at most)
+    assert len(after["messages"]) <= 4  # notes, the last turn (and a reminder at most)
     for request in model.requests:
         assert_pairs_intact(request)
     assert agent.extra["context_compaction"]["summary"] == NOTES

@@ -97,10 +97,10 @@ def test_read_file_near_the_end_of_a_large_file_is_fast_and_right(tmp_path: Path
 
 
 def test_read_file_does_not_count_a_large_remainder(tmp_path: Path):
-    (tmp_path / "big.log").write_bytes(b"filler line 123\n" * 1_000_000)  # 16 MB
+    (tmp_path / "big.log").write_bytes(b"filler line 123\n" * 20_000)  # 320 KB
     result = read_file(tmp_path, "big.log", limit=2)
     assert result.endswith(
-        "[showing lines 1-2 of more than 2; call read_file with offset=3 to read more]"
+        "[showing lines 1-2, more lines follow; call read_file with offset=3 to read more]"
     )
 
 

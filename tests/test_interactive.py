@@ -363,6 +363,24 @@ def test_sighup_in_a_turn_kills_the_command_saves_and_exits_129(
     assert last["role"] == "user" and last["content"][0]["is_error"] is True
 
 
+def test_sigterm_at_the_approval_question_cancels_saves_and_exits_143(
+    api, terminal, workspace, isolated_home
+):
+    call = tool_use("bash", {"command": "touch never"})
+    api.add({"content": [call]})
+    terminal.wait_for_prompt()
+    terminal.type("make a file\r")
+    terminal.wait_for("for this session:")
+    terminal.proc.send_signal(signal.SIGTERM)
+    terminal.wait_for("ended by SIGTERM")
+    assert terminal.close() == 143
+    assert not (workspace / "never").exists()
+    [session] = sorted((isolated_home / "sessions").glob("*/*.jsonl"))
+    last = read_session(session)[0][-1]
+    assert last["role"] == "user" and last["content"][0]["tool_use_id"] == call["id"]
+    assert last["content"][0]["is_error"] is True
+
+
 def test_sigterm_at_the_prompt_saves_and_exits_143(api, terminal):
     api.add({"content": [text("Hello.")]})
     terminal.wait_for_prompt()

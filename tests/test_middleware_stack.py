@@ -186,6 +186,16 @@ def test_after_model_response_last_stated_decision_wins_unless_someone_stops():
     assert run(stack.after_model_response({}, context(), SIGNAL)).decision == "loop_to_model"
 
 
+def test_after_model_response_reports_natural_when_nobody_decides():
+    assert run(MiddlewareStack([]).after_model_response({}, context(), SIGNAL)).decision == (
+        "natural"
+    )
+    stack = MiddlewareStack([Decide(None, inject=[user("a note")]), Decide(None)])
+    action = run(stack.after_model_response({}, context(), SIGNAL))
+    assert action.decision == "natural"
+    assert action.inject_messages == [user("a note")]
+
+
 @pytest.mark.parametrize("stop_first", [True, False])
 def test_a_stop_wins_over_loop_to_model_in_either_order(stop_first):
     correction = user("finish your list")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tracemalloc
 from pathlib import Path
@@ -99,6 +100,36 @@ def test_a_declined_protected_write_passes_the_reason_to_the_model(api, make_age
     assert result["is_error"] is True
     assert result["content"] == "The user declined this change. The user said: leave git alone"
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
+
+
+def test_cancel_at_the_approval_question_ends_the_question_and_the_turn(api, make_agent, repo):
+    """agent.cancel() (what Ctrl-C and SIGTERM call) stops a question that is still waiting."""
+    call = tool_use("bash", {"command": "touch never"})
+    later = tool_use("bash", {"command": "touch never-either"})
+    api.add({"content": [call, later]})
+    api.add({"content": [text("Understood.")]})
+    agent = None
+    question_ended = []
+
+    async def ask_and_wait(question: str) -> tuple[str, str]:
+        agent.cancel()  # as the signal handler would, while the person has not answered yet
+        try:
+            await asyncio.Event().wait()  # nobody ever answers
+        finally:
+            question_ended.append(question)
+        return "yes", ""
+
+    agent = make_agent(middleware=[PermissionPolicy(ask=ask_and_wait, sandboxed=False)])
+    run(agent.run("make a file"))
+    assert question_ended == ["Run this command?\ntouch never"]  # cancelled, then asked no more
+    assert agent.context.stop_reason == "Interrupted by the user."
+    assert agent.context.input_seq == 1  # nobody answered: no input boundary
+    assert not (repo / "never").exists() and not (repo / "never-either").exists()
+    results = [b for b in agent.messages[-1]["content"] if b["type"] == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == [call["id"], later["id"]]
+    assert all(r["is_error"] and "Interrupted by the user" in r["content"] for r in results)
+    api.add({"content": [text("Understood.")]})
+    assert run(agent.run("never mind")) == "Understood."  # the next request is valid
 
 
 def test_always_stops_asking_and_later_approvals_are_not_input_boundaries(api, make_agent, repo):

@@ -28,13 +28,13 @@ def bash(command: str = "true") -> dict:
 def todo_agent(make_agent):
     """An agent with the todo middleware; returns (agent, changes seen by the UI callback)."""
 
-    def build(**options):
+    def build(max_turns: int = 200, **options):
         changes: list[list[dict]] = []
         agent = None
         middleware = TodoListMiddleware(
             extra_ref=lambda: agent.extra, on_change=changes.append, **options
         )
-        agent = make_agent(middleware=[middleware])
+        agent = make_agent(middleware=[middleware], max_turns=max_turns)
         return agent, changes
 
     return build
@@ -140,11 +140,11 @@ def test_wait_for_tasks_is_refused_without_a_task_validator(api, todo_agent):
     agent, _ = todo_agent()
     run(agent.run("go"))
     result = results_by_id(api.accepted[1])[call["id"]]
-    assert result["is_error"] is True and "wait_for_tasks is not available" in result["content"]
+    assert result["is_error"] is True and "unknown argument 'wait_for_tasks'" in result["content"]
     assert agent.extra["todos"] is None
 
 
-def test_reminder_comes_after_tool_results_on_the_third_stale_round(api, todo_agent):
+def test_reminder_comes_after_tool_results_on_the_third_stale_turn(api, todo_agent):
     api.add({"content": [tool_use("todo_write", PLAN)]})
     for _ in range(3):
         api.add(bash())
@@ -153,12 +153,12 @@ def test_reminder_comes_after_tool_results_on_the_third_stale_round(api, todo_ag
     agent, _ = todo_agent()
     run(agent.run("go"))
     assert [len(reminders(r)) for r in api.accepted[:4]] == [0, 0, 0, 0]
-    request = api.accepted[4]  # after the third round without todo_write
+    request = api.accepted[4]  # after the third turn without todo_write
     blocks = last_user_blocks(request)
     assert blocks[0]["type"] == "tool_result"
     assert blocks[-1]["type"] == "text"
     [reminder] = reminders(request)
-    assert "for 3 rounds" in reminder
+    assert "for 3 turns" in reminder
     assert "[>] Read the code\n[ ] Fix the bug\n[ ] Run tests" in reminder
 
 
@@ -173,7 +173,7 @@ def test_reminder_cooldown_and_reset_after_a_successful_update(api, todo_agent):
     agent, _ = todo_agent(reminder_after=2, reminder_cooldown=3)
     run(agent.run("go"))
     with_reminder = [i for i, r in enumerate(api.accepted) if reminders(r)]
-    # stale rounds 2 and 5 (requests 3 and 6); after the update everything is completed
+    # stale turns 2 and 5 (requests 3 and 6); after the update everything is completed
     assert with_reminder == [3, 6]
 
 
@@ -189,32 +189,106 @@ def test_a_rejected_todo_write_does_not_reset_the_count(api, todo_agent):
     assert [bool(reminders(r)) for r in api.accepted[:5]] == [False, False, False, False, True]
 
 
-def test_a_rejected_todo_write_in_the_due_round_still_gets_the_reminder(api, todo_agent):
+def test_a_rejected_todo_write_in_the_due_turn_moves_the_reminder_to_the_next_turn(api, todo_agent):
     two_in_progress = todos(("Read the code", "in_progress"), ("Fix the bug", "in_progress"))
     api.add({"content": [tool_use("todo_write", PLAN)]})
     api.add(bash())
     api.add(bash())
-    api.add({"content": [tool_use("todo_write", two_in_progress)]})  # round 3: due, refused
+    api.add({"content": [tool_use("todo_write", two_in_progress)]})  # turn 3: due, refused
+    api.add(bash())
     api.add({"content": [text("stop")]})
     api.add({"content": [text("stop")]})
     agent, _ = todo_agent()
     run(agent.run("go"))
-    last = last_user_blocks(api.accepted[4])
-    assert [b["type"] for b in last] == ["tool_result", "text"]
-    assert last[0]["is_error"] and "exactly one" in last[0]["content"]
-    assert reminders(api.accepted[4])
+    # The refusal speaks for the plan on its own turn: it says what to fix, with no reminder.
+    refused = last_user_blocks(api.accepted[4])
+    assert [b["type"] for b in refused] == ["tool_result"]
+    assert refused[0]["is_error"] and "exactly one" in refused[0]["content"]
+    # It did not update the plan, so the reminder comes one turn later, not a cooldown later.
+    assert "for 4 turns" in reminders(api.accepted[5])[0]
 
 
-def test_two_todo_writes_in_the_due_round_still_get_the_reminder(api, todo_agent):
+def test_two_todo_writes_in_the_due_turn_move_the_reminder_to_the_next_turn(api, todo_agent):
     api.add({"content": [tool_use("todo_write", PLAN)]})
     api.add(bash())
     api.add(bash())
     api.add({"content": [tool_use("todo_write", PLAN), tool_use("todo_write", PLAN)]})
+    api.add(bash())
     api.add({"content": [text("stop")]})
     api.add({"content": [text("stop")]})
     agent, _ = todo_agent()
     run(agent.run("go"))
-    assert reminders(api.accepted[4])
+    assert [bool(reminders(r)) for r in api.accepted[:6]] == [False] * 5 + [True]
+
+
+def test_a_rejected_write_after_a_reminder_waits_only_for_the_cooldown(api, todo_agent):
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    for _ in range(4):
+        api.add(bash())
+    api.add({"content": [tool_use("todo_write", {"todos": "not a list"})]})  # due, refused
+    api.add(bash())
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    agent, _ = todo_agent(reminder_after=2, reminder_cooldown=3)
+    run(agent.run("go"))
+    with_reminder = [i for i, r in enumerate(api.accepted) if reminders(r)]
+    assert with_reminder == [3, 7]  # stale turns 2 and 6: the refused write only delayed it
+
+
+def test_a_reply_that_writes_the_plan_gets_no_reminder_and_ends_the_streak(api, todo_agent):
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add(bash())
+    api.add(bash())
+    api.add({"content": [tool_use("todo_write", PLAN), tool_use("bash", {"command": "true"})]})
+    api.add(bash())
+    api.add(bash())
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    agent, _ = todo_agent()
+    run(agent.run("go"))
+    assert not any(reminders(r) for r in api.accepted)
+    assert agent.extra["todo_stale_iterations"] == 0  # the final answer ended the streak
+
+
+def test_the_stale_turns_are_counted_from_the_transcript(api, todo_agent):
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add(bash())
+    api.add(bash())
+    agent, _ = todo_agent(max_turns=3)  # the turn limit ends the first input here
+    run(agent.run("go"))
+    assert agent.extra["todo_stale_iterations"] == 2
+    agent.extra["todo_stale_iterations"] = 0  # a stored count is not what decides
+    api.add(bash())
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    run(agent.run("go on"))
+    assert not reminders(api.accepted[3])  # the request with the new input
+    assert "for 3 turns" in reminders(api.accepted[4])[0]
+
+
+def test_a_resumed_session_keeps_counting_stale_turns(api, todo_agent, workspace):
+    from session import Session
+
+    api.add({"content": [tool_use("todo_write", PLAN)]})
+    api.add(bash())
+    api.add(bash())
+    session = Session(workspace)
+    first, _ = todo_agent(max_turns=3)
+    first.checkpoint = session.save
+    run(first.run("go"))
+    session.close()
+
+    resumed = Session(workspace, session.id)
+    agent, _ = todo_agent()
+    resumed.load_into(agent)
+    agent.checkpoint = resumed.save
+    api.add(bash())
+    api.add({"content": [text("stop")]})
+    api.add({"content": [text("stop")]})
+    run(agent.run("go on"))
+    resumed.close()
+    [reminder] = reminders(api.accepted[4])
+    assert "for 3 turns" in reminder and "[>] Read the code" in reminder
 
 
 def test_a_plain_text_reply_ends_the_streak(api, todo_agent):
@@ -329,7 +403,7 @@ def test_tool_description_and_system_prompt_can_be_overridden(api, todo_agent):
 
 
 def test_plan_drift_and_early_finish_scenario(api, todo_agent, workspace):
-    """Plans, works, forgets the list for several rounds, then tries to finish early."""
+    """Plans, works, forgets the list for several turns, then tries to finish early."""
     step1 = todos(
         ("Create app.py", "in_progress"), ("Add a test", "pending"), ("Run the test", "pending")
     )
@@ -344,7 +418,7 @@ def test_plan_drift_and_early_finish_scenario(api, todo_agent, workspace):
     api.add({"content": [tool_use("todo_write", step2)]})
     api.add({"content": [tool_use("write_file", {"path": "test_app.py", "content": "ok\n"})]})
     api.add(bash("ls"))
-    api.add(bash("cat app.py"))  # third round without todo_write: reminder
+    api.add(bash("cat app.py"))  # third turn without todo_write: reminder
     api.add({"content": [text("All done.")]})  # early finish: correction
     api.add(
         {

@@ -154,7 +154,7 @@ def test_wait_for_tasks_without_a_validator_is_refused(api, wait_agent):
     agent = wait_agent(None)
     run(agent.run("go"))
     result = results_by_id(api.accepted[1])[declare["id"]]
-    assert result["is_error"] is True and "wait_for_tasks is not available" in result["content"]
+    assert result["is_error"] is True and "unknown argument 'wait_for_tasks'" in result["content"]
     assert agent.extra["todos"] is None
 
 

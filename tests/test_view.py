@@ -21,7 +21,7 @@ HOSTILE = (
     "<script>document.body.setAttribute('data-pwned', 'script')</script>"
     "<img src=x onerror=\"document.body.setAttribute('data-pwned', 'img')\">"
 )
-REMINDER = "<reminder>You have not updated your todo list for 3 rounds.</reminder>"
+REMINDER = "<reminder>You have not updated your todo list for 3 turns.</reminder>"
 
 
 def find_chromium() -> str | None:

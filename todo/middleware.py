@@ -4,7 +4,7 @@ Why each part exists:
 
 - The plan is state outside the model (TodoManager), so it can be checked, shown and saved.
 - One todo_write per reply: two calls in one message would race; neither is applied.
-- The reminder: after a few tool rounds the plan has drifted far back in the context.
+- The reminder: after a few tool turns the plan has drifted far back in the context.
   Appending the current list *after* the tool results brings it back where attention is.
 - The finalization guard: models often finish the work but forget to tick the boxes, or
   stop early. One correction per user input lists what is open; it can never loop.
@@ -14,7 +14,8 @@ Why each part exists:
 All state lives in the agent's checkpointed `extra` under these stable keys:
 
     todos                          the current list (or None)
-    todo_stale_iterations          tool rounds since the last successful todo_write
+    todo_stale_iterations          tool turns in a row without a successful todo_write
+                                   (counted from the transcript at each reply)
     todo_guard_retries             corrections sent for the current input ({"input": id, ...})
     todo_guard_blocked             the unfinished items when the guard gave up, else None
     todo_guard_suppressed          True from then until the next user input
@@ -32,8 +33,6 @@ from pathlib import Path
 
 from conversation import text_block, tool_calls
 from middleware import (
-    AfterToolCallContext,
-    AfterToolCallResult,
     AgentContext,
     BeforeToolCallContext,
     BeforeToolCallResult,
@@ -79,7 +78,13 @@ def todo_schema(max_items: int, offer_wait: bool) -> dict:
                 "With them you may end your turn while items are open; the results come later."
             ),
         }
-    return {"type": "object", "properties": properties, "required": ["todos"]}
+    # Without a validator wait_for_tasks is not declared, so one sent anyway is refused.
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["todos"],
+        "additionalProperties": False,
+    }
 
 
 class TodoListMiddleware(Middleware):
@@ -193,12 +198,22 @@ class TodoListMiddleware(Middleware):
         if not calls:
             state["todo_stale_iterations"] = 0  # a plain-text reply ends the streak
             return await self.finalization_guard(response, ctx, state)
-        state["todo_stale_iterations"] += 1
-        # A todo_write about to succeed resets the count, so a reminder would be out of date
-        # before it is read. One that will be refused leaves the reminder due.
-        if self.will_apply(todo_calls) or not self.reminder_due(state["todo_stale_iterations"]):
+        # The reminder: after `reminder_after` turns in a row without a successful todo_write,
+        # the current list comes back after this turn's tool results, where the model looks
+        # next; then at most once every `reminder_cooldown` turns. The turns are counted from
+        # the transcript, so a resumed session counts the same. A reply that calls todo_write
+        # gets none: its own result speaks for the plan (success updates it, an error says what
+        # to fix). A rejected write still counts, so the reminder comes on the next turn.
+        finished, since_reminder = self.stale_streak(ctx.messages)
+        if todo_calls:
+            state["todo_stale_iterations"] = finished
             return None
-        return TurnAction(inject_messages=[self.reminder(state["todo_stale_iterations"])])
+        turns = state["todo_stale_iterations"] = finished + 1
+        cooling_down = since_reminder is not None and since_reminder + 1 < self.reminder_cooldown
+        all_done = bool(self.manager.items) and not self.manager.unfinished()
+        if turns < self.reminder_after or cooling_down or all_done:
+            return None
+        return TurnAction(inject_messages=[self.reminder(turns)])
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
@@ -207,7 +222,7 @@ class TodoListMiddleware(Middleware):
             return None
         self.context, self.call_id = ctx.context, ctx.tool_call["id"]
         if ctx.tool_call["id"] not in self.refused_call_ids:
-            return self.refuse_unoffered_wait(ctx.tool_call)
+            return None
         return BeforeToolCallResult(
             block=True,
             reason=(
@@ -216,29 +231,7 @@ class TodoListMiddleware(Middleware):
             ),
         )
 
-    async def after_tool_call(
-        self, ctx: AfterToolCallContext, *, signal: asyncio.Event | None = None
-    ) -> AfterToolCallResult | None:
-        if ctx.tool_call["name"] == TOOL_NAME and not ctx.is_error:
-            self.state()["todo_stale_iterations"] = 0
-        return None
-
     # ---- helpers ---------------------------------------------------------------------------
-
-    def refuse_unoffered_wait(self, call: dict) -> BeforeToolCallResult | None:
-        """Without a validator the schema has no wait_for_tasks; one sent anyway is refused."""
-        raw = call.get("input")
-        if self.validate_task_wait is not None or not isinstance(raw, dict):
-            return None
-        if not raw.get("wait_for_tasks"):
-            return None
-        return BeforeToolCallResult(
-            block=True,
-            reason=(
-                "todo_write rejected, the list is unchanged: wait_for_tasks is not available "
-                "here, this agent has no background tasks. Call todo_write again without it."
-            ),
-        )
 
     def live_wait(self, ctx: AgentContext, state: dict) -> TaskWaitBinding | None:
         """The stored wait if it still holds; a stale one is dropped.
@@ -297,32 +290,39 @@ class TodoListMiddleware(Middleware):
             extra["todo_guard_suppressed"] = False
         return extra
 
-    def will_apply(self, todo_calls: list[dict]) -> bool:
-        """Whether the todo_write calls of one reply will change the list (one valid call)."""
-        if len(todo_calls) != 1:
-            return False
-        args = todo_calls[0].get("input")
-        if not isinstance(args, dict) or args.get("wait_for_tasks"):
-            return False
-        try:
-            self.manager.validate(args.get("todos"))
-        except TodoError:
-            return False
-        return True
+    def stale_streak(self, messages: list[dict]) -> tuple[int, int | None]:
+        """The finished turns in a row without a successful todo_write, newest first.
 
-    def reminder_due(self, stale_rounds: int) -> bool:
-        """Due after `reminder_after` rounds without a plan update, then every `cooldown` rounds."""
-        if self.manager.items and not self.manager.unfinished():
-            return False  # everything is done: nothing to remind of
-        past = stale_rounds - self.reminder_after
-        return past >= 0 and past % self.reminder_cooldown == 0
+        Returns their number, and how many of them came after the latest reminder among them
+        (None if none had one). A plain-text reply ends the streak, and so does a todo_write
+        whose result is not an error; any other turn with tool calls counts.
+        """
+        turns, since_reminder = 0, None
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index]["role"] != "assistant":
+                continue
+            calls = tool_calls(messages[index])
+            answer = messages[index + 1]["content"] if index + 1 < len(messages) else []
+            answer = answer if isinstance(answer, list) else []
+            failed = {
+                block["tool_use_id"]: bool(block.get("is_error"))
+                for block in answer
+                if block.get("type") == "tool_result"
+            }
+            writes = [c for c in calls if c["name"] == TOOL_NAME]
+            if not calls or any(not failed.get(c["id"], True) for c in writes):
+                break
+            if since_reminder is None and any(is_reminder(block) for block in answer):
+                since_reminder = turns
+            turns += 1
+        return turns, since_reminder
 
-    def reminder(self, stale_rounds: int) -> dict:
+    def reminder(self, stale_turns: int) -> dict:
         if self.manager.items:
             listing = render_items([escaped_item(item) for item in self.manager.items])
-            text = load_prompt("todo_reminder").format(rounds=stale_rounds, todos=listing)
+            text = load_prompt("todo_reminder").format(turns=stale_turns, todos=listing)
         else:
-            text = load_prompt("todo_no_plan").format(rounds=stale_rounds)
+            text = load_prompt("todo_no_plan").format(turns=stale_turns)
         return {"role": "user", "content": [text_block(text)]}
 
     async def finalization_guard(
@@ -359,3 +359,11 @@ class TodoListMiddleware(Middleware):
 def escaped_item(item: dict) -> dict:
     """The item with its text escaped, to be shown inside the harness's own tags."""
     return {**item, "content": escape_tags(item["content"])}
+
+
+def is_reminder(block: dict) -> bool:
+    """Whether a content block is a stale-plan reminder (either wording), as written above."""
+    if block.get("type") != "text":
+        return False
+    openings = (load_prompt(name).split("{", 1)[0] for name in ("todo_reminder", "todo_no_plan"))
+    return any(block["text"].startswith(opening) for opening in openings)

@@ -7,9 +7,10 @@ input with `validate_input` and runs the handler with `call_handler`. A `ToolErr
 handler is shown to the model as an error result it can react to.
 
 To add a tool, write a handler `def my_tool(workspace: Path, **arguments) -> str` (it may be
-async), wrap it in a `Tool` with a short description and an input schema, and add it to the list
-returned by `default_tools()`. Resolve any path argument with `safe_path` so the tool stays in
-the workspace.
+async), wrap it in a `Tool` with a short description and an input schema (examples/word_count.py
+is one), and add it to `TOOLS` below: `Agent()` and `python agent.py` both start from that list.
+Resolve any path argument with `safe_path` so the tool stays in the workspace. Tools that hold
+per-session state come with what holds it: todo_write with TodoListMiddleware (todo/).
 
 bash spawns its commands through a sandbox (tools/sandbox.py); `default_tools(sandbox)` passes
 one in, and without one commands run directly. `default_tools(sandbox, tasks)` adds background
@@ -25,6 +26,7 @@ __all__ = [
     "BASH",
     "EDIT_FILE",
     "READ_FILE",
+    "TOOLS",
     "WRITE_FILE",
     "Tool",
     "ToolError",
@@ -37,14 +39,18 @@ __all__ = [
 ]
 
 
+# The tools every agent starts with, `python agent.py` included. To add a tool, add it here
+# (e.g. `from examples.word_count import WORD_COUNT` above, then WORD_COUNT in the list).
+TOOLS: list[Tool] = [BASH, READ_FILE, WRITE_FILE, EDIT_FILE]
+
+
 def default_tools(sandbox: object = None, tasks: object = None) -> list[Tool]:
-    """The tools a new agent starts with: bash, read_file, write_file and edit_file.
+    """The registered tools (`TOOLS`), with bash running its commands in `sandbox`.
 
     `sandbox` is where bash runs its commands (tools/sandbox.py); None runs them directly.
     With `tasks` (a TaskManager, tools/tasks.py) bash can start background tasks, and
     task_output and task_stop come too.
     """
-    if tasks is None:
-        bash = BASH if sandbox is None else make_bash(sandbox)
-        return [bash, READ_FILE, WRITE_FILE, EDIT_FILE]
-    return [make_bash(sandbox, tasks), READ_FILE, WRITE_FILE, EDIT_FILE, *tasks.tools()]
+    bash = BASH if sandbox is None and tasks is None else make_bash(sandbox, tasks)
+    extra = tasks.tools() if tasks is not None else []
+    return [bash if tool is BASH else tool for tool in TOOLS] + extra

@@ -1,42 +1,35 @@
 """The file tools: read_file, write_file and edit_file.
 
 All three take a path relative to the workspace and pass it through `safe_path`, so they cannot
-touch anything outside it. read_file shows numbered lines and reads only the window it shows, so
-large files are cheap to look at. write_file and edit_file replace files atomically: a crash or
-a full disk leaves either the old file or the new one, never a half-written mix.
-
-edit_file writes a file back in the encoding it found: UTF-8 (stray invalid bytes kept as they
-were), UTF-16 with its byte order mark, or Latin-1 for legacy 8-bit files.
+touch anything outside it. read_file shows numbered lines and reads only the window it shows;
+write_file and edit_file replace files atomically; edit_file writes a file back in the encoding
+it found. The plumbing for all that is in tools/textio.py; this module is what the model sees.
 """
 
-import codecs
-import contextlib
 import io
-import os
 import re
-import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
 from tools.base import Tool, ToolError
 from tools.paths import safe_path
+from tools.textio import (
+    BINARY_CHECK_BYTES,
+    MAX_OUTPUT_CHARS,
+    PastEnd,
+    decode_for_editing,
+    line_numbers_of,
+    match_file_newlines,
+    read_window,
+    utf16_codec,
+    write_atomically,
+)
+
+__all__ = ["EDIT_FILE", "MAX_EDIT_BYTES", "MAX_OUTPUT_CHARS", "READ_FILE", "WRITE_FILE"]
 
 # read_file shows at most this many lines per call.
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_LIMIT = 2000
-# Longer lines are cut, so one minified line cannot fill the model's context.
-MAX_LINE_CHARS = 2000
-# A UTF-8 character takes at most 4 bytes, so this many bytes always hold MAX_LINE_CHARS.
-MAX_LINE_BYTES = MAX_LINE_CHARS * 4
-# The whole read_file result stays under this many characters.
-MAX_OUTPUT_CHARS = 100_000
-# A NUL byte in this many leading bytes marks a file as binary.
-BINARY_CHECK_BYTES = 8 * 1024
-# Files are scanned for line breaks in chunks of this size.
-SCAN_CHUNK_BYTES = 1024 * 1024
-# When more lines remain after the window, count them only if the rest is at most this big.
-COUNT_REMAINING_LIMIT_BYTES = 8 * 1024 * 1024
 # A directory given to read_file or edit_file is listed, up to this many entries.
 DIRECTORY_LISTING_LIMIT = 50
 # read_file cannot find line breaks in UTF-16 by scanning bytes, so it decodes such a file
@@ -47,10 +40,6 @@ MAX_UTF16_READ_BYTES = 8 * 1024 * 1024
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 
 LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
-NON_ASCII_BYTE = re.compile(rb"[\x80-\xff]")
-# Decoding with errors="surrogateescape" turns each byte that is not valid UTF-8 into one
-# character in this range, and encoding turns it back into the same byte.
-ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_LINE_LIMIT) -> str:
@@ -64,8 +53,8 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
     size = target.stat().st_size
     with open(target, "rb") as file:
         head = file.read(BINARY_CHECK_BYTES)
-        utf16_codec = _utf16_codec(head)
-        if utf16_codec:
+        codec = utf16_codec(head)
+        if codec:
             if size > MAX_UTF16_READ_BYTES:
                 return (
                     f"This is a UTF-16 text file ({size} bytes), too large for read_file. "
@@ -74,7 +63,7 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 )
             # Transcoded to UTF-8, the file goes through the same line-by-line code as any other.
             file.seek(0)
-            text = file.read()[2:].decode(utf16_codec, errors="replace")
+            text = file.read()[2:].decode(codec, errors="replace")
             return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit)
         if b"\0" in head:
             return (
@@ -137,14 +126,14 @@ def edit_file(
         )
 
     raw = target.read_bytes()
-    text, encoding, bom = _decode_for_editing(raw)
-    old, new = _match_file_newlines(text, old_text, new_text)
+    text, encoding, bom = decode_for_editing(raw)
+    old, new = match_file_newlines(text, old_text, new_text)
 
     count = text.count(old)
     if count == 0:
         raise _not_found_error(path, old_text, text)
     if count > 1 and not replace_all:
-        lines = ", ".join(str(number) for number in _line_numbers_of(text, old))
+        lines = ", ".join(str(number) for number in line_numbers_of(text, old))
         raise ToolError(
             f"edit_file: old_text was found {count} times in {path} (starting on lines {lines}), "
             "but must match exactly once. Add surrounding lines to old_text to make it unique, "
@@ -176,45 +165,6 @@ def edit_file(
 
     plural = "" if count == 1 else "s"
     return f"Replaced {count} occurrence{plural} in {path}."
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Replace the content of `target` with `data` so that it is never seen half-written.
-
-    The data goes to a temporary file in the same directory (a rename is only atomic within
-    one file system), is flushed to disk, and is then renamed over the target. An existing
-    file keeps its permission bits; a new one gets the usual ones for this process's umask.
-    """
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
-
-    # The name is shortened so prefix + name + random part stay within file name limits.
-    descriptor, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as temp_file:
-            temp_file.write(data)
-            temp_file.flush()
-            os.fsync(temp_file.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-
-
-def _current_umask() -> int:
-    # The umask can only be read by setting it, so set it back straight away.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _current_umask()
 
 
 def _existing_file(workspace: Path, path: str, tool_name: str) -> Path:
@@ -251,106 +201,22 @@ def _list_directory(directory: Path) -> str:
 
 
 def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
-    """The numbered lines read_file shows, read from `file` (UTF-8 or close to it)."""
-    size = file.seek(0, os.SEEK_END)
-    file.seek(0)
-    if size == 0:
+    """The numbered lines read_file shows, with a note on how to read more."""
+    try:
+        window = read_window(file, offset, limit)
+    except PastEnd as end:
+        raise _past_end_error(path, offset, end.total_lines) from None
+    if not window.lines:
         return "(empty file)"
-
-    lines_skipped = _skip_lines(file, offset - 1)
-    if lines_skipped < offset - 1:
-        raise _past_end_error(path, offset, total_lines=lines_skipped)
-
-    shown, more_remains, window_end = _read_window(file, offset, limit)
-    if not shown:
-        # The file ends with a line break right before the requested line.
-        raise _past_end_error(path, offset, total_lines=offset - 1)
-
-    if not more_remains:
-        return "\n".join(shown)
-
-    last_shown = offset + len(shown) - 1
-    total_lines = None
-    if size - window_end <= COUNT_REMAINING_LIMIT_BYTES:
-        file.seek(window_end)
-        total_lines = last_shown + _count_lines(file.read())
-    total = str(total_lines) if total_lines is not None else f"more than {last_shown}"
+    if not window.more:
+        return "\n".join(window.lines)
+    # The rest is counted only when it is small (textio.COUNT_REMAINING_LIMIT_BYTES).
+    total = f" of {window.total_lines}" if window.total_lines else ", more lines follow"
     note = (
-        f"[showing lines {offset}-{last_shown} of {total}; "
-        f"call read_file with offset={last_shown + 1} to read more]"
+        f"[showing lines {offset}-{window.last}{total}; "
+        f"call read_file with offset={window.last + 1} to read more]"
     )
-    return "\n".join([*shown, note])
-
-
-def _skip_lines(file: BinaryIO, count: int) -> int:
-    """Move past `count` lines and return how many there were (fewer if the file ended).
-
-    Line breaks are counted a chunk at a time with bytes.count, which runs at memory speed,
-    so reaching the end of a large file does not mean decoding or splitting all of it.
-    """
-    skipped = 0
-    ends_mid_line = False
-    while skipped < count:
-        chunk = file.read(SCAN_CHUNK_BYTES)
-        if not chunk:
-            # A last line without a line break still counts as a line.
-            return skipped + (1 if ends_mid_line else 0)
-        newlines = chunk.count(b"\n")
-        if skipped + newlines >= count:
-            # The wanted line starts inside this chunk: step back to just after its line break.
-            rest_of_chunk = chunk.split(b"\n", count - skipped)[-1]
-            file.seek(-len(rest_of_chunk), os.SEEK_CUR)
-            return count
-        skipped += newlines
-        ends_mid_line = not chunk.endswith(b"\n")
-    return skipped
-
-
-def _read_window(file: BinaryIO, first_number: int, limit: int) -> tuple[list[str], bool, int]:
-    """Read up to `limit` numbered lines from the current position.
-
-    Returns the formatted lines, whether more of the file remains after them, and the byte
-    position just after the last line shown.
-    """
-    shown: list[str] = []
-    output_chars = 0
-    window_end = file.tell()
-    while len(shown) < limit:
-        # readline with a size bounds memory even for a file that is one enormous line.
-        raw = file.readline(MAX_LINE_BYTES)
-        if not raw:
-            return shown, False, window_end
-        truncated = False
-        if not raw.endswith(b"\n") and len(raw) == MAX_LINE_BYTES:
-            truncated = True
-            _skip_rest_of_line(file)
-        line = raw.removesuffix(b"\n").removesuffix(b"\r").decode("utf-8", errors="replace")
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS]
-            truncated = True
-        if truncated:
-            line += " … [line truncated]"
-
-        entry = f"{first_number + len(shown):>6}\t{line}"
-        if shown and output_chars + len(entry) + 1 > MAX_OUTPUT_CHARS:
-            return shown, True, window_end
-        shown.append(entry)
-        output_chars += len(entry) + 1
-        window_end = file.tell()
-
-    more_remains = bool(file.read(1))
-    return shown, more_remains, window_end
-
-
-def _skip_rest_of_line(file: BinaryIO) -> None:
-    while True:
-        piece = file.readline(SCAN_CHUNK_BYTES)
-        if not piece or piece.endswith(b"\n"):
-            return
-
-
-def _count_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    return "\n".join([*window.lines, note])
 
 
 def _past_end_error(path: str, offset: int, total_lines: int) -> ToolError:
@@ -358,67 +224,6 @@ def _past_end_error(path: str, offset: int, total_lines: int) -> ToolError:
         f"read_file: offset {offset} is past the end of {path}, which has {total_lines} "
         f"lines. Call read_file with an offset from 1 to {total_lines}."
     )
-
-
-def _utf16_codec(head: bytes) -> str | None:
-    """The codec of a file that starts with a UTF-16 byte order mark, else None."""
-    if head.startswith(codecs.BOM_UTF32_LE):
-        return None  # FF FE 00 00 starts UTF-32, which we leave to bash like other binaries.
-    if head.startswith(codecs.BOM_UTF16_LE):
-        return "utf-16-le"
-    if head.startswith(codecs.BOM_UTF16_BE):
-        return "utf-16-be"
-    return None
-
-
-def _decode_for_editing(raw: bytes) -> tuple[str, str, bytes]:
-    """Return (text, encoding, byte order mark) of a file's bytes, for edit_file.
-
-    `bom + text.encode(encoding, errors="surrogateescape")` gives `raw` back exactly.
-    """
-    utf16_codec = _utf16_codec(raw)
-    if utf16_codec:
-        with contextlib.suppress(UnicodeDecodeError):
-            return raw[2:].decode(utf16_codec), utf16_codec, raw[:2]
-
-    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
-    body = raw[len(bom) :]
-    text = body.decode("utf-8", errors="surrogateescape")
-    stray_bytes = len(ESCAPED_BYTE.findall(text))
-    utf8_bytes = len(NON_ASCII_BYTE.findall(body)) - stray_bytes
-    # A file is edited as UTF-8 if it has a UTF-8 BOM or if more of its non-ASCII bytes form
-    # valid UTF-8 characters than not: a UTF-8 file with a stray byte (a pasted Latin-1
-    # character, a cut-off write) passes. A legacy 8-bit file does not: its accented letters
-    # are single bytes, and one is almost never followed by the continuation bytes UTF-8 needs.
-    if bom or stray_bytes == 0 or utf8_bytes > stray_bytes:
-        return text, "utf-8", bom
-    # Latin-1 maps every byte to one character and back, so the bytes around the edit
-    # are written back exactly as they were.
-    return raw.decode("latin-1"), "latin-1", b""
-
-
-def _match_file_newlines(text: str, old_text: str, new_text: str) -> tuple[str, str]:
-    """Rewrite the model's line breaks in the file's style (CRLF or LF) so an edit matches.
-
-    The model usually sends LF even for a CRLF file. If the file mixes both styles and the
-    text as sent is found where the converted text is not, the text is used as sent.
-    """
-    file_newline = "\r\n" if "\r\n" in text else "\n"
-    old = old_text.replace("\r\n", "\n").replace("\n", file_newline)
-    new = new_text.replace("\r\n", "\n").replace("\n", file_newline)
-    if old != old_text and old not in text and old_text in text:
-        return old_text, new_text
-    return old, new
-
-
-def _line_numbers_of(text: str, needle: str, limit: int = 10) -> list[int]:
-    """Line numbers where the first few occurrences of `needle` start."""
-    numbers = []
-    start = text.find(needle)
-    while start >= 0 and len(numbers) < limit:
-        numbers.append(text.count("\n", 0, start) + 1)
-        start = text.find(needle, start + len(needle))
-    return numbers
 
 
 def _not_found_error(path: str, old_text: str, file_text: str) -> ToolError:
