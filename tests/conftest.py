@@ -2,6 +2,11 @@
 
 Every loop test goes through the real `anthropic` SDK to the fake, which rejects any
 request the real API would reject, so a test that passes has sent only valid requests.
+
+End-to-end tests start `python agent.py` through `spawn.run` / `spawn.Popen`: a real separate
+process, forked from a warm parent that has already imported the SDK (spawn.py says what is
+shared with that parent and why the tests still stand). `PLANLOOP_TEST_REAL_SPAWN=1` makes
+every start a real exec instead.
 """
 
 from __future__ import annotations
@@ -13,11 +18,19 @@ from pathlib import Path
 
 import anthropic
 import pytest
+import spawn
 
 from agent import Agent, QuietUI
 from fakeapi import FakeMessagesAPI
 
 API_KEY = "test-key"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_parent() -> Iterator[None]:
+    """Each test process starts its warm parent on first use (spawn.py); end it with the tests."""
+    yield
+    spawn.stop_warm_parent()
 
 
 @pytest.fixture(autouse=True)

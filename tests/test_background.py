@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY, results_by_id, run, wait_for_file
 from test_interactive import Terminal
 from test_tasks import is_running
@@ -166,7 +167,7 @@ def env(api, isolated_home) -> dict:
 
 
 def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
+    return spawn.Popen(
         [sys.executable, str(AGENT), "-p", prompt, "--yes", *flags],
         cwd=cwd,
         env=env,
@@ -280,7 +281,7 @@ def test_a_resumed_session_does_not_wait_for_tasks_of_the_process_that_ended(
 def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(api, env, workspace):
     api.add({"content": [background(SUITE)]})
     api.add({"content": [text("Started; not waiting for it.")]})
-    result = subprocess.run(
+    result = spawn.run(
         [sys.executable, str(AGENT), "-p", "start it", "--yes", "--no-sandbox"],
         cwd=workspace,
         env=env,

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
@@ -32,7 +33,7 @@ def env(api, isolated_home) -> dict:
 
 
 def agent(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return spawn.run(
         [sys.executable, str(AGENT), *args],
         cwd=cwd,
         env=env,
@@ -240,7 +241,7 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
         return {"content": [text("too late")]}
 
     api.add(slow_reply)
-    proc = subprocess.Popen(
+    proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "think hard"],
         cwd=workspace,
         env=env,
@@ -265,7 +266,7 @@ def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
 ):
     command = "touch started && sleep 30 && touch finished"
     api.add({"content": [tool_use("bash", {"command": command})]})
-    proc = subprocess.Popen(
+    proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "wait", "--yes"],
         cwd=workspace,
         env=env,
@@ -311,7 +312,7 @@ def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
 ):
     command = "touch started && sleep 30 && touch finished"
     api.add({"content": [text("Working on it."), tool_use("bash", {"command": command})]})
-    proc = subprocess.Popen(
+    proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "wait", "--yes"],
         cwd=workspace,
         env=env,
@@ -334,7 +335,7 @@ def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
 def test_ctrl_c_in_headless_prints_no_partial_answer(api, env, workspace):
     command = "touch started && sleep 30"
     api.add({"content": [text("Let me check."), tool_use("bash", {"command": command})]})
-    proc = subprocess.Popen(
+    proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "wait", "--yes"],
         cwd=workspace,
         env=env,
@@ -371,6 +372,7 @@ def test_help_and_flag_errors_never_load_the_sdk(args, workspace):
         "try:\n    agent.main()\nexcept SystemExit:\n    pass\n"
         "print('sdk loaded' if 'anthropic' in sys.modules else 'sdk not loaded')"
     )
+    # A real exec, not spawn.run: the warm parent has the SDK imported already.
     result = subprocess.run(
         [sys.executable, "-c", code],
         cwd=AGENT.parent,

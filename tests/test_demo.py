@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+import spawn
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 
@@ -15,7 +16,7 @@ def test_demo_runs_with_no_key_and_shows_the_reminder_and_the_guard(tmp_path):
     # An endpoint nobody listens on: the demo must use its own local fake, never this one.
     env |= {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "PLANLOOP_DEMO_FAST": "1"}
     env |= {"PLANLOOP_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path), "COLUMNS": "200"}
-    demo = subprocess.run(
+    demo = spawn.run(
         [sys.executable, str(AGENT), "--demo"],
         cwd=tmp_path,
         env=env,
@@ -34,7 +35,7 @@ def test_demo_runs_with_no_key_and_shows_the_reminder_and_the_guard(tmp_path):
     command = out.strip().splitlines()[-1]
     session = command.split("--view ", 1)[1].strip()
     assert Path(session).is_relative_to(tmp_path)  # everything stayed in the temporary folder
-    viewed = subprocess.run(
+    viewed = spawn.run(
         [sys.executable, str(AGENT), "--view", session],
         cwd=tmp_path,
         env=env,

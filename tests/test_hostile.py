@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import spawn
 from conftest import API_KEY, results_by_id, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -243,7 +244,7 @@ def cli_env(api, home: Path) -> dict:
 
 
 def run_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return spawn.run(
         [sys.executable, str(AGENT), *args],
         cwd=cwd,
         env=env,

@@ -8,12 +8,12 @@ import pty
 import re
 import select
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY, results_by_id, wait_for_file
 
 from fakeapi import text, tool_use
@@ -39,7 +39,7 @@ class Terminal:
 
     def __init__(self, cwd: Path, env: dict, *args: str) -> None:
         self.master, replica = pty.openpty()
-        self.proc = subprocess.Popen(
+        self.proc = spawn.Popen(
             [sys.executable, str(AGENT), *args],
             cwd=cwd,
             env={**env, **TERMINAL_ENV},

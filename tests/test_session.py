@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import run
 from test_interactive import Terminal
 
@@ -152,7 +153,7 @@ def env(api, isolated_home) -> dict:
 
 
 def agent_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return spawn.run(
         [sys.executable, str(AGENT), *args],
         cwd=cwd,
         env=env,

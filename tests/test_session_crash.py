@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY, results_by_id, wait_for_file
 from test_interactive import Terminal
 
@@ -44,7 +45,7 @@ def env(api, isolated_home) -> dict:
 
 
 def start_headless(workspace: Path, env: dict, prompt: str) -> subprocess.Popen:
-    return subprocess.Popen(
+    return spawn.Popen(
         [sys.executable, str(AGENT), "-p", prompt, "--yes"],
         cwd=workspace,
         env=env,
@@ -62,7 +63,7 @@ def resume(api, workspace: Path, env: dict) -> dict:
     """Continue the latest session headless; return the first request it sent."""
     api.add({"content": [text("Picking up again.")]})
     sent_before = len(api.accepted)
-    result = subprocess.run(
+    result = spawn.run(
         [sys.executable, str(AGENT), "-p", "go on", "--resume"],
         cwd=workspace,
         env=env,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY
 
 from fakeapi import text, tool_use
@@ -31,7 +32,7 @@ def env(api, isolated_home) -> dict:
 
 
 def run_agent(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return spawn.run(
         [sys.executable, str(AGENT), *args],
         cwd=cwd,
         env=env,

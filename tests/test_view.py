@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import spawn
 from conftest import API_KEY
 
 from fakeapi import text, tool_use
@@ -74,7 +75,7 @@ def env(api, isolated_home) -> dict:
 
 
 def run_agent(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return spawn.run(
         [sys.executable, str(AGENT), *args],
         cwd=cwd,
         env=env,
@@ -201,7 +202,7 @@ def write_json_lines_session(folder: Path) -> Path:
 @pytest.mark.parametrize("write", [write_single_json_session, write_json_lines_session])
 def test_view_reads_both_session_formats(write, tmp_path, isolated_home, workspace):
     session = write(tmp_path)
-    viewed = subprocess.run(
+    viewed = spawn.run(
         [sys.executable, str(AGENT), "--view", str(session)],
         cwd=workspace,
         capture_output=True,
@@ -226,7 +227,7 @@ def test_view_reads_both_session_formats(write, tmp_path, isolated_home, workspa
 
 
 def test_view_without_any_session_is_one_line(workspace, isolated_home):
-    viewed = subprocess.run(
+    viewed = spawn.run(
         [sys.executable, str(AGENT), "--view"],
         cwd=workspace,
         capture_output=True,
