@@ -25,6 +25,10 @@ What the child shares with the warm parent, and why the tests still prove what t
   `runpy.run_path(..., run_name="__main__")`; then non-daemon threads are joined, atexit
   handlers run, the streams are flushed, and an uncaught KeyboardInterrupt ends the process
   by SIGINT, as `python` does.
+  The test gets the pid only once all this is done, as `subprocess.Popen` returns only after
+  the exec: a signal sent at once finds the child as a fresh interpreter would be.
+- **Seen once, in the parent:** a warning raised while those packages are imported goes to the
+  parent's stderr, not the child's; no test looks for one (both ways of starting agree).
 - **When it cannot be the same, it is a real exec:** a command that is not
   `[sys.executable, agent.py, ...]`, a child environment that differs from the parent's in
   what CPython reads at start-up (`PYTHON*`, `LANG`, `LC_*`), keyword arguments this module
@@ -290,6 +294,9 @@ class WarmChild:
         self.wait()
 
 
+Process = subprocess.Popen | WarmChild  # what `Popen` above returns
+
+
 # ---- the warm parent -------------------------------------------------------------------------
 
 
@@ -329,18 +336,22 @@ def reap_watchers() -> None:
 
 def watch(channel: socket.socket, request: dict, fds: list[int]) -> None:
     """In a fork of the parent: fork the child, report its pid and, later, its exit status."""
+    # As subprocess.Popen returns only once the child has exec'd, the pid goes to the test only
+    # once the child is set up: a signal sent right away finds the fresh dispositions.
+    set_up_read, set_up_write = os.pipe()
     pid = os.fork()
     if pid == 0:
-        become_agent(request, fds)
-    for fd in fds:
+        become_agent(request, fds, set_up_write)
+    for fd in (*fds, set_up_write):
         os.close(fd)
+    os.read(set_up_read, 1)  # one byte when set up; nothing if the child died before
     channel.send(json.dumps({"pid": pid}).encode())
     _, status = os.waitpid(pid, 0)
     channel.send(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}).encode())
     os._exit(0)
 
 
-def become_agent(request: dict, fds: list[int]) -> None:
+def become_agent(request: dict, fds: list[int], set_up: int) -> None:
     """In the child: turn into `python agent.py ARGS` as a fresh interpreter would be."""
     import atexit
     import locale
@@ -350,7 +361,8 @@ def become_agent(request: dict, fds: list[int]) -> None:
         os.setsid()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    os.closerange(3, set_up)
+    os.closerange(set_up + 1, os.sysconf("SC_OPEN_MAX"))
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -372,6 +384,8 @@ def become_agent(request: dict, fds: list[int]) -> None:
     rebuild_stdio()
     sys.argv = request["argv"]
     sys.path[0] = str(AGENT.parent)
+    os.write(set_up, b"1")
+    os.close(set_up)
 
     code, interrupted = 0, False
     try:

@@ -166,7 +166,7 @@ def env(api, isolated_home) -> dict:
     }
 
 
-def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> subprocess.Popen:
+def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> spawn.Process:
     return spawn.Popen(
         [sys.executable, str(AGENT), "-p", prompt, "--yes", *flags],
         cwd=cwd,
@@ -177,7 +177,7 @@ def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> subprocess
     )
 
 
-def read_stderr_until(proc: subprocess.Popen, words: str) -> list[str]:
+def read_stderr_until(proc: spawn.Process, words: str) -> list[str]:
     """The stderr lines up to the first one holding `words` (the run is then in that state)."""
     lines = []
     for line in proc.stderr:

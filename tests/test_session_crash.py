@@ -44,7 +44,7 @@ def env(api, isolated_home) -> dict:
     }
 
 
-def start_headless(workspace: Path, env: dict, prompt: str) -> subprocess.Popen:
+def start_headless(workspace: Path, env: dict, prompt: str) -> spawn.Process:
     return spawn.Popen(
         [sys.executable, str(AGENT), "-p", prompt, "--yes"],
         cwd=workspace,
@@ -54,7 +54,7 @@ def start_headless(workspace: Path, env: dict, prompt: str) -> subprocess.Popen:
     )
 
 
-def kill(proc: subprocess.Popen) -> None:
+def kill(proc: spawn.Process) -> None:
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=20) == -signal.SIGKILL
 
