@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anthropic
+import httpcore2
 import pytest
 import spawn
 
@@ -24,6 +25,17 @@ from agent import Agent, QuietUI
 from fakeapi import FakeMessagesAPI
 
 API_KEY = "test-key"
+# Every new client loads the system CA bundle into a TLS context of its own: about 40 ms of
+# CPU, a few hundred times in the suite. The tests talk plain HTTP to 127.0.0.1, so one context,
+# built as the SDK builds it, serves every client built here; each still has its own pool.
+SHARED_TLS = httpcore2.default_ssl_context()
+
+
+def fake_api_client(base_url: str, **options) -> anthropic.AsyncAnthropic:
+    """A real SDK client for the fake API at `base_url`, with no retries unless asked."""
+    http_client = anthropic.DefaultAsyncHttpxClient(verify=SHARED_TLS)
+    options = {"api_key": API_KEY, "max_retries": 0, **options}
+    return anthropic.AsyncAnthropic(base_url=base_url, http_client=http_client, **options)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -88,7 +100,7 @@ def make_agent(api: FakeMessagesAPI, workspace: Path):
     """Build an Agent that talks to the fake API through the real SDK."""
 
     def build(**kwargs) -> Agent:
-        client = anthropic.AsyncAnthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0)
+        client = fake_api_client(api.base_url)
         kwargs.setdefault("ui", RecordingUI())
         return Agent(client=client, workspace=workspace, model="test-model", **kwargs)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import anthropic
 import pytest
+from conftest import fake_api_client
 
 import fakeapi.server
 from fakeapi import FakeMessagesAPI, ScriptError, text, thinking, tool_use
@@ -27,8 +28,7 @@ def api() -> Iterator[FakeMessagesAPI]:
 
 
 def client(api: FakeMessagesAPI, **kwargs: Any) -> anthropic.AsyncAnthropic:
-    options = {"api_key": "test-key", "base_url": api.base_url, "max_retries": 0, **kwargs}
-    return anthropic.AsyncAnthropic(**options)
+    return fake_api_client(api.base_url, **kwargs)
 
 
 def user(content: Any = "hi") -> dict[str, Any]:
