@@ -264,7 +264,8 @@ def test_cancel_during_a_model_call_keeps_the_conversation_valid(api, make_agent
 
     async def scenario():
         task = asyncio.ensure_future(agent.run("first"))
-        await asyncio.sleep(0.3)
+        while not api.requests:  # the model call is under way
+            await asyncio.sleep(0.01)
         agent.cancel()
         await task
         return await agent.run("second")
