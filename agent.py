@@ -15,7 +15,7 @@ Everything else lives elsewhere and is called by name: tools in `tools/`, polici
 the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli/`.
 
     from agent import Agent
-    agent = Agent()                         # model, key and endpoint from the environment
+    agent = Agent()                         # model, key and endpoint: environment or ./.env
     answer = await agent.run("add a test for the parser")
 """
 
@@ -27,6 +27,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from dotenv import load_dotenv
 
 from conversation import (
     INTERRUPTED,
@@ -109,6 +111,8 @@ class Agent:
         ui: UI | None = None,
         checkpoint: Callable[[Agent], None] | None = None,
     ) -> None:
+        if client is None:  # as `python agent.py` does: the workspace's .env, the environment wins
+            load_dotenv(Path(workspace or os.getcwd()) / ".env", override=False)
         self.model = model or os.environ.get("MODEL_ID") or DEFAULT_MODEL
         self.workspace = Path(workspace or os.getcwd()).resolve()
         if client is None:
