@@ -23,6 +23,7 @@ import pytest
 from conftest import API_KEY, results_by_id, run
 from rich.console import Console
 
+import tools
 from cli.app import parse_args
 from examples import no_push, word_count
 from examples.no_push import NoPush
@@ -58,7 +59,7 @@ def block_id(block: str) -> str:
 
 @pytest.fixture
 def pasted_into_a_fresh_folder(api, tmp_path, monkeypatch):
-    """An empty folder as cwd whose .env points at the fake API; the environment restored after."""
+    """An empty folder as cwd whose .env points at the fake API; all restored after."""
     saved = dict(os.environ)
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"):
         monkeypatch.delenv(name, raising=False)
@@ -66,7 +67,9 @@ def pasted_into_a_fresh_folder(api, tmp_path, monkeypatch):
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     )
     monkeypatch.chdir(tmp_path)
+    registered = list(tools.TOOLS)  # a block may register a tool, as the README shows
     yield api
+    tools.TOOLS[:] = registered
     os.environ.clear()
     os.environ.update(saved)
 
