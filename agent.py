@@ -7,7 +7,7 @@
     |  model  | -------> | tool_use blocks?      | ---------> | messages |
     +---------+          |  {name: tool} lookup  |            +----------+
         ^                +-----------------------+                 |
-        |                        no: the turn is done              |
+        |                        no: the run is done               |
         +----------------------------------------------------------+
 
 Call the model, append its reply, run the tools it asked for, append the results, repeat.
