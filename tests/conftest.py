@@ -12,6 +12,9 @@ every start a real exec instead.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +28,7 @@ from agent import Agent, QuietUI
 from fakeapi import FakeMessagesAPI
 
 API_KEY = "test-key"
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 # Every new client loads the system CA bundle into a TLS context of its own: about 40 ms of
 # CPU, a few hundred times in the suite. The tests talk plain HTTP to 127.0.0.1, so one context,
 # built as the SDK builds it, serves every client built here; each still has its own pool.
@@ -132,3 +136,29 @@ def results_by_id(request: dict) -> dict[str, dict]:
     return {
         b["tool_use_id"]: b for b in last_user_blocks(request) if b.get("type") == "tool_result"
     }
+
+
+@pytest.fixture
+def env(api, isolated_home) -> dict:
+    """The environment of an end-to-end run: the fake API's address and key, never real ones."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    return {
+        **clean,
+        "ANTHROPIC_API_KEY": API_KEY,
+        "ANTHROPIC_BASE_URL": api.base_url,
+        "PLANLOOP_HOME": str(isolated_home),
+        "MODEL_ID": "test-model",
+    }
+
+
+def run_cli(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.CompletedProcess:
+    """`python agent.py ARGS` in `cwd`, to the end; its output and exit code (tests/spawn.py)."""
+    return spawn.run(
+        [sys.executable, str(AGENT), *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

@@ -7,7 +7,6 @@ against the fake API. Every wait is for a state (a marker file, a line), never a
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import API_KEY, results_by_id, run, wait_for_file
+from conftest import results_by_id, run, wait_for_file
 from test_interactive import Terminal
 from test_tasks import is_running
 
@@ -152,18 +151,6 @@ PLAN = [
     {"content": "Report the results", "status": "in_progress"},
 ]
 DONE = [{**item, "status": "completed"} for item in PLAN]
-
-
-@pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-    }
 
 
 def start_headless(prompt: str, *flags: str, cwd: Path, env: dict) -> spawn.Process:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,36 +11,12 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import API_KEY, results_by_id, wait_for_file
+from conftest import API_KEY, results_by_id, run_cli, wait_for_file
 
 from fakeapi import text, tool_use
 from session import read_session
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
-
-
-@pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-    }
-
-
-def agent(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.CompletedProcess:
-    return spawn.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def saved_sessions(home: Path) -> list[Path]:
@@ -76,7 +51,7 @@ def test_headless_multi_step_file_and_shell_task(api, env, workspace):
     api.add({"content": [tool_use("bash", {"command": "python3 hello.py > out.txt"})]})
     api.add({"content": [tool_use("read_file", {"path": "out.txt"}), tool_use("todo_write", done)]})
     api.add({"content": [text("The script prints a greeting.")]})
-    result = agent("-p", "write and run a greeting script", "--yes", cwd=workspace, env=env)
+    result = run_cli("-p", "write and run a greeting script", "--yes", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The script prints a greeting.\n"
     assert (workspace / "out.txt").read_text() == "greetings from planloop\n"
@@ -93,7 +68,7 @@ def test_headless_bash_without_sandbox_or_yes_is_refused_with_how_to_allow_it(ap
     call = tool_use("bash", {"command": "touch should-not-exist"})
     api.add({"content": [call]})
     api.add({"content": [text("I could not run it.")]})
-    result = agent("-p", "touch a file", "--no-sandbox", cwd=workspace, env=env)
+    result = run_cli("-p", "touch a file", "--no-sandbox", cwd=workspace, env=env)
     assert result.returncode == 0
     assert not (workspace / "should-not-exist").exists()
     refusal = results_by_id(api.accepted[1])[call["id"]]
@@ -102,7 +77,7 @@ def test_headless_bash_without_sandbox_or_yes_is_refused_with_how_to_allow_it(ap
 
 def test_missing_key_is_one_line_and_non_zero(env, workspace):
     env = {k: v for k, v in env.items() if not k.startswith("ANTHROPIC_")}
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "ANTHROPIC_API_KEY" in result.stderr
@@ -113,7 +88,7 @@ def test_key_from_dotenv_file_in_the_workspace(api, env, workspace):
     (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\nMODEL_ID=from-dotenv\n")
     env["MODEL_ID"] = "from-environment"  # variables already set win over .env
     api.add({"content": [text("hi")]})
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert api.accepted[0]["model"] == "from-environment"
 
@@ -122,14 +97,14 @@ def test_auth_token_alone_is_sent_as_a_bearer_token(api, env, workspace):
     env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
     env["ANTHROPIC_AUTH_TOKEN"] = API_KEY  # what gateways and compatible providers use
     api.add({"content": [text("hi")]})
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert api.headers[0]["authorization"] == f"Bearer {API_KEY}"
 
 
 def test_a_dotenv_file_that_is_not_utf8_is_one_line(env, workspace):
     (workspace / ".env").write_bytes(b"ANTHROPIC_API_KEY=\xff\n")
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert ".env" in result.stderr and "UTF-8" in result.stderr
@@ -137,7 +112,7 @@ def test_a_dotenv_file_that_is_not_utf8_is_one_line(env, workspace):
 
 def test_model_flag_overrides_the_environment(api, env, workspace):
     api.add({"content": [text("hi")]})
-    agent("-p", "hi", "--model", "claude-opus-4-1", cwd=workspace, env=env)
+    run_cli("-p", "hi", "--model", "claude-opus-4-1", cwd=workspace, env=env)
     assert api.accepted[0]["model"] == "claude-opus-4-1"
 
 
@@ -145,7 +120,7 @@ def test_model_flag_overrides_the_environment(api, env, workspace):
     "args", [["--bogus"], ["--max-turns", "zero"], ["--max-turns", "0"], ["-p", "   "]]
 )
 def test_bad_flags_are_one_line_and_exit_2(env, workspace, args):
-    result = agent(*args, cwd=workspace, env=env)
+    result = run_cli(*args, cwd=workspace, env=env)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("planloop: ")
     assert "Traceback" not in result.stderr
@@ -153,7 +128,7 @@ def test_bad_flags_are_one_line_and_exit_2(env, workspace, args):
 
 def test_unreachable_endpoint_is_one_line(env, workspace):
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 1
     session_line, error_line = result.stderr.splitlines()  # the id comes first, then one line
     assert session_line.startswith("session ")
@@ -164,7 +139,7 @@ def test_unreachable_endpoint_is_one_line(env, workspace):
 def test_api_error_is_one_line_and_the_session_is_saved(api, env, workspace, isolated_home):
     api.add({"content": [tool_use("bash", {"command": "echo step one"})]})
     api.add({"status": 401, "error": {"type": "authentication_error", "message": "invalid key"}})
-    result = agent("-p", "do it", "--yes", cwd=workspace, env=env)
+    result = run_cli("-p", "do it", "--yes", cwd=workspace, env=env)
     assert result.returncode == 1
     assert "The API rejected the key (invalid key)" in result.stderr
     [error_line] = [line for line in result.stderr.splitlines() if line.startswith("planloop:")]
@@ -183,7 +158,7 @@ def test_a_session_folder_that_cannot_be_written_is_reported_once_and_the_run_go
     api.add({"content": [tool_use("write_file", {"path": "a.txt", "content": "one"})]})
     api.add({"content": [tool_use("write_file", {"path": "b.txt", "content": "two"})]})
     api.add({"content": [text("Both written.")]})
-    result = agent("-p", "write two files", cwd=workspace, env=env)
+    result = run_cli("-p", "write two files", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Both written.\n"
     assert (workspace / "b.txt").read_text() == "two"
@@ -196,7 +171,7 @@ def test_headless_progress_never_shows_text_from_a_stream_that_failed(api, env, 
     api.add({"mid_stream_error": overloaded, "content": [text("Half a thought")]})
     api.add({"content": [text("Let me look."), tool_use("read_file", {"path": "."})]})
     api.add({"content": [text("Nothing here.")]})
-    result = agent("-p", "look around", cwd=workspace, env=env)
+    result = run_cli("-p", "look around", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert "Let me look." in result.stderr and "retrying" in result.stderr
     assert "Half a thought" not in result.stderr + result.stdout
@@ -208,10 +183,10 @@ def test_resume_continues_the_saved_conversation_and_plan(api, env, workspace, i
     api.add({"content": [tool_use("todo_write", plan)]})
     api.add({"content": [text("First part done.")]})
     api.add({"content": [text("Still on it.")]})  # the guard's forced turn
-    assert agent("-p", "start", cwd=workspace, env=env).returncode == 0
+    assert run_cli("-p", "start", cwd=workspace, env=env).returncode == 0
     api.add({"content": [text("Picking up where we left off.")]})
     api.add({"content": [text("ok")]})
-    result = agent("-p", "continue", "--resume", cwd=workspace, env=env)
+    result = run_cli("-p", "continue", "--resume", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     resumed = api.accepted[3]["messages"]
     assert resumed[0]["content"][0]["text"] == "start"
@@ -221,14 +196,14 @@ def test_resume_continues_the_saved_conversation_and_plan(api, env, workspace, i
 
 
 def test_resume_of_an_unknown_session_is_one_line(env, workspace):
-    result = agent("-p", "x", "--resume", "nope", cwd=workspace, env=env)
+    result = run_cli("-p", "x", "--resume", "nope", cwd=workspace, env=env)
     assert result.returncode == 1 and "No session 'nope'" in result.stderr
 
 
 def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
     for _ in range(2):
         api.add({"content": [tool_use("read_file", {"path": "."})]})
-    result = agent("-p", "loop", "--max-turns", "2", cwd=workspace, env=env)
+    result = run_cli("-p", "loop", "--max-turns", "2", cwd=workspace, env=env)
     assert result.returncode == 3
     assert "Stopped after 2 model calls" in result.stderr
 
@@ -289,7 +264,7 @@ def test_headless_shows_escapes_as_symbols_and_ends_with_the_token_totals(api, e
     (workspace / "evil.txt").write_text("\x1b]52;c;cGF3bmVk\x07 clipboard\n")
     api.add({"content": [text("Reading\x1b[2J."), tool_use("read_file", {"path": "evil.txt"})]})
     api.add({"content": [text("Answer \x1b]0;title\x07.")], "usage": {"output_tokens": 9}})
-    result = agent("-p", "read it", cwd=workspace, env=env)
+    result = run_cli("-p", "read it", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Answer ␛]0;title␇.\n"
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
@@ -300,7 +275,7 @@ def test_headless_shows_escapes_as_symbols_and_ends_with_the_token_totals(api, e
 
 def test_headless_prints_the_session_id_at_the_start_and_at_the_end(api, env, workspace):
     api.add({"content": [text("hi")]})
-    result = agent("-p", "hi", cwd=workspace, env=env)
+    result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     first, *_, last = result.stderr.splitlines()
     session_id = first.removeprefix("session ")
@@ -354,7 +329,7 @@ def test_json_output_is_one_object_with_answer_session_usage_and_plan(api, env, 
     plan = {"todos": [{"content": "Say hello", "status": "completed"}]}
     api.add({"content": [tool_use("todo_write", plan)], "usage": {"output_tokens": 7}})
     api.add({"content": [text("Hello.")], "usage": {"output_tokens": 3}})
-    result = agent("-p", "greet", "--output-format", "json", cwd=workspace, env=env)
+    result = run_cli("-p", "greet", "--output-format", "json", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["answer"] == "Hello."
@@ -386,7 +361,7 @@ def test_help_and_flag_errors_never_load_the_sdk(args, workspace):
 def test_interactive_mode_reads_piped_prompts_a_line_at_a_time(api, env, workspace):
     api.add({"content": [text("First answer.")]})
     api.add({"content": [text("Second answer.")]})
-    result = agent(cwd=workspace, env=env, stdin="one\n/nonsense\ntwo\n")
+    result = run_cli(cwd=workspace, env=env, stdin="one\n/nonsense\ntwo\n")
     assert result.returncode == 0, result.stderr
     assert "First answer." in result.stdout and "Second answer." in result.stdout
     assert "Unknown command /nonsense" in result.stdout

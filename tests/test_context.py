@@ -13,8 +13,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, run
-from test_cli import agent as run_agent
+from conftest import API_KEY, run, run_cli
 from test_interactive import Terminal
 
 from cli.prompt import compact
@@ -330,7 +329,7 @@ def test_240k_token_task_with_a_200k_model_finishes(api, env, workspace):
     write_files(workspace, count=24, chars=40_000)  # 24 reads of ~10K tokens
     api.context_limit = 200_000
     model = ScriptedModel(api, read_steps(24))
-    result = run_agent("-p", "read every file", cwd=workspace, env=env)
+    result = run_cli("-p", "read every file", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "All files read.\n"
     # The fake refused nothing over 200K tokens (the api fixture checks); old output was cleared.
@@ -341,13 +340,11 @@ def test_240k_token_task_with_a_200k_model_finishes(api, env, workspace):
 def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace, isolated_home):
     write_files(workspace, count=3, chars=40_000)  # ~30K tokens of reads
     model = ScriptedModel(api, read_steps(3))
-    first = run_agent(
-        "-p", "read every file", "--context-window", "1000000", cwd=workspace, env=env
-    )
+    first = run_cli("-p", "read every file", "--context-window", "1000000", cwd=workspace, env=env)
     assert first.returncode == 0, first.stderr
     model.steps.append({"content": [text("Picked up again.")]})
     api.context_limit = 20_000  # the saved history no longer fits this window
-    resumed = run_agent(
+    resumed = run_cli(
         "-p", "go on", "--resume", "--context-window", "20000", cwd=workspace, env=env
     )
     assert resumed.returncode == 0, resumed.stderr

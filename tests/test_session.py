@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import spawn
-from conftest import run
+from conftest import run, run_cli
 from test_interactive import Terminal
 
 from agent import Agent
@@ -137,32 +134,6 @@ def test_a_partial_batch_gets_results_for_the_rest_before_any_text():
     assert messages[-1]["content"][2]["content"] == "stopped"
 
 
-@pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-        "COLUMNS": "150",
-    }
-
-
-def agent_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return spawn.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def log_file(workspace: Path, lines: list[dict]) -> Path:
     path = sessions_dir(workspace) / "20250101-120000-beef.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -198,7 +169,7 @@ def test_a_file_planloop_did_not_write_is_one_line_exit_1_and_left_unchanged(
     make_file(workspace)
     [path] = [p for p in sessions_dir(workspace).iterdir() if p.suffix in (".json", ".jsonl")]
     before = path.read_bytes()
-    result = agent_cli("-p", "go on", "--resume", cwd=workspace, env=env)
+    result = run_cli("-p", "go on", "--resume", cwd=workspace, env=env)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert str(path) in result.stderr and "unchanged" in result.stderr
@@ -208,16 +179,16 @@ def test_a_file_planloop_did_not_write_is_one_line_exit_1_and_left_unchanged(
 def test_resume_outside_the_sessions_folder_is_refused(env, workspace, tmp_path):
     outside = tmp_path / "some.json"
     outside.write_text('{"messages": []}')
-    result = agent_cli("-p", "x", "--resume", "../../../" + str(outside), cwd=workspace, env=env)
+    result = run_cli("-p", "x", "--resume", "../../../" + str(outside), cwd=workspace, env=env)
     assert result.returncode == 1 and "session ids look like" in result.stderr
     assert outside.read_text() == '{"messages": []}'
 
 
 def test_resume_of_an_unknown_id_lists_the_recent_ones(api, env, workspace):
     api.add({"content": [text("hi")]})
-    assert agent_cli("-p", "hello", cwd=workspace, env=env).returncode == 0
+    assert run_cli("-p", "hello", cwd=workspace, env=env).returncode == 0
     [saved] = sessions_dir(workspace).glob("*.jsonl")
-    result = agent_cli("-p", "x", "--resume", "20200101-000000-0000", cwd=workspace, env=env)
+    result = run_cli("-p", "x", "--resume", "20200101-000000-0000", cwd=workspace, env=env)
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert f"Recent sessions: {saved.stem}" in result.stderr
 
@@ -227,7 +198,7 @@ def test_a_second_process_on_a_locked_session_is_refused(api, make_agent, env, w
     holder = Session(workspace, session.id)
     holder.lock()  # this test process is the writer now
     before = session.path.read_bytes()
-    result = agent_cli("-p", "go on", "--resume", session.id, cwd=workspace, env=env)
+    result = run_cli("-p", "go on", "--resume", session.id, cwd=workspace, env=env)
     holder.close()
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert f"in use by another planloop process (pid {os.getpid()})" in result.stderr
@@ -243,7 +214,7 @@ def test_the_key_and_token_never_reach_the_sessions_folder(env, workspace, isola
         env.update(
             ANTHROPIC_API_KEY=key, ANTHROPIC_AUTH_TOKEN=token, ANTHROPIC_BASE_URL=api.base_url
         )
-        result = agent_cli("-p", f"is {key} right?", cwd=workspace, env=env)
+        result = run_cli("-p", f"is {key} right?", cwd=workspace, env=env)
         assert result.returncode == 0, result.stderr
         assert key in json.dumps(api.accepted[1])  # the model did see the file
     files = [p for p in (isolated_home / "sessions").rglob("*") if p.is_file()]
@@ -300,7 +271,7 @@ def test_a_history_changed_behind_the_log_is_written_whole_once(api, make_agent,
 def test_an_interrupted_run_leaves_a_note_in_the_log(api, env, workspace):
     api.add({"content": [tool_use("bash", {"command": "touch made"})]})
     api.add({"content": [text("ok")]})
-    result = agent_cli("-p", "make it", "--max-turns", "1", cwd=workspace, env=env)
+    result = run_cli("-p", "make it", "--max-turns", "1", cwd=workspace, env=env)
     assert result.returncode == 3
     [log] = sessions_dir(workspace).glob("*.jsonl")
     notes = [r for r in map(json.loads, log.read_text().splitlines()) if r["type"] == "note"]

@@ -8,7 +8,6 @@ fails the test otherwise) and it holds every message and result that had finishe
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import API_KEY, results_by_id, wait_for_file
+from conftest import results_by_id, wait_for_file
 from test_interactive import Terminal
 
 from fakeapi import text, tool_use
@@ -31,17 +30,9 @@ HOLD = "touch started; while [ ! -e release ]; do sleep 0.05; done"
 
 
 @pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-    }
+def env(env) -> dict:
+    """The end-to-end environment (conftest), on a plain terminal of a known width."""
+    return {**env, "TERM": "dumb", "NO_COLOR": "1", "COLUMNS": "150"}
 
 
 def start_headless(workspace: Path, env: dict, prompt: str) -> spawn.Process:

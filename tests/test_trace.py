@@ -3,43 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-import spawn
-from conftest import API_KEY
+from conftest import API_KEY, run_cli
 
 from fakeapi import text, tool_use
 from wiretrace import REDACTED
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 AUTH_TOKEN = "token-that-must-stay-secret-42"
-
-
-@pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-    }
-
-
-def run_agent(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return spawn.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def trace_records(home: Path) -> tuple[Path, list[dict]]:
@@ -55,7 +27,7 @@ def test_trace_holds_each_request_exactly_as_the_api_received_it(
     api.add({"content": [tool_use("todo_write", done)]})
     api.add({"content": [tool_use("read_file", {"path": "notes.txt"})]})
     api.add({"content": [text("The note says: remember the milk.")]})
-    result = run_agent("-p", "what does notes.txt say?", "--trace", cwd=workspace, env=env)
+    result = run_cli("-p", "what does notes.txt say?", "--trace", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
 
     trace, records = trace_records(isolated_home)
@@ -76,7 +48,7 @@ def test_trace_never_holds_the_key_or_the_auth_token(api, env, workspace, isolat
     # A person pastes both into the prompt; the model repeats the key in its answer.
     api.add({"content": [text(f"Your key is {API_KEY}. Please rotate it.")]})
     prompt = f"is my key {API_KEY} or {AUTH_TOKEN} valid?"
-    result = run_agent("-p", prompt, "--trace", cwd=workspace, env=env)
+    result = run_cli("-p", prompt, "--trace", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
 
     trace, records = trace_records(isolated_home)
@@ -92,6 +64,6 @@ def test_trace_never_holds_the_key_or_the_auth_token(api, env, workspace, isolat
 
 def test_without_the_flag_no_trace_is_written(api, env, workspace, isolated_home):
     api.add({"content": [text("Hi.")]})
-    result = run_agent("-p", "hello", cwd=workspace, env=env)
+    result = run_cli("-p", "hello", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert list((isolated_home / "sessions").glob("*/*.trace.jsonl")) == []

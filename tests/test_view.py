@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import API_KEY
+from conftest import run_cli
 
 from fakeapi import text, tool_use
 from view import read_session, render_page
@@ -62,29 +62,6 @@ class Elements(HTMLParser):
         return [a for t, a in self.found if t == tag]
 
 
-@pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "test-model",
-    }
-
-
-def run_agent(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return spawn.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def plan(status: str) -> dict:
     return {"todos": [{"content": "Read the page", "status": status}]}
 
@@ -99,10 +76,10 @@ def test_view_page_in_chromium_shows_timeline_reminder_checklist_and_inert_scrip
     api.add({"content": [text("It is a page.")]})  # open items: the guard corrects
     api.add({"content": [tool_use("todo_write", plan("completed"))]})
     api.add({"content": [text(f"Done. {HOSTILE}")]})
-    result = run_agent("-p", "what is page.html?", "--trace", cwd=workspace, env=env)
+    result = run_cli("-p", "what is page.html?", "--trace", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
 
-    viewed = run_agent("--view", cwd=workspace, env={**env, "ANTHROPIC_API_KEY": ""})
+    viewed = run_cli("--view", cwd=workspace, env={**env, "ANTHROPIC_API_KEY": ""})
     assert viewed.returncode == 0, viewed.stderr
     page = Path(viewed.stdout.strip())
     assert page.suffix == ".html" and page.is_file()
