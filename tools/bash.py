@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,21 +49,59 @@ MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
 MAX_KILL_SWEEPS = 10
 
 
-class _CommandOutput(asyncio.SubprocessProtocol):
-    """Collects the command's merged output and notices when bash exits.
-
-    The event loop calls `pipe_data_received` as data arrives; each chunk is folded into a
-    bounded head and tail at once, so the pipe is drained as fast as it is filled.
+class ProcessWatch(asyncio.SubprocessProtocol):
+    """Notices when a command exits and when every writer has closed its output pipe.
 
     A protocol is used rather than `asyncio.create_subprocess_exec` because `Process.wait()`
     only returns once the output pipe is closed too, and a background child holding the pipe
-    would then keep the call waiting past the command's own exit.
+    would then keep the call waiting past the command's own exit. Subclasses decide what
+    happens to the output (`pipe_data_received`).
     """
 
     def __init__(self) -> None:
         loop = asyncio.get_running_loop()
-        self.exited = loop.create_future()  # bash itself has exited
+        self.exited = loop.create_future()  # the command itself has exited
         self.output_closed = loop.create_future()  # every writer has closed the pipe
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.output_closed.done():
+            self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def start_command(
+    watch: Callable[[], ProcessWatch], argv: list[str], env: dict[str, str], workspace: Path
+) -> tuple[asyncio.SubprocessTransport, ProcessWatch]:
+    """Start `argv` in the workspace, stdin closed, stdout and stderr merged into one pipe.
+
+    A new session makes the command the leader of its own process group, so the group id is
+    its pid and one killpg reaches every child it started; it never reads our terminal.
+    """
+    loop = asyncio.get_running_loop()
+    return await loop.subprocess_exec(
+        watch,
+        *argv,
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+class _CommandOutput(ProcessWatch):
+    """Collects the command's merged output: a bounded head and tail.
+
+    The event loop calls `pipe_data_received` as data arrives; each chunk is folded into the
+    head and tail at once, so the pipe is drained as fast as it is filled.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
         self.head = bytearray()
         self.tail = bytearray()
         self.total_bytes = 0
@@ -76,14 +115,6 @@ class _CommandOutput(asyncio.SubprocessProtocol):
         if data:
             self.tail += data[-TAIL_BYTES:]
             del self.tail[:-TAIL_BYTES]
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.output_closed.done():
-            self.output_closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
 
     def text(self) -> str:
         """The output as text, with a marker where the middle was cut out."""
@@ -130,20 +161,8 @@ async def run_bash(
     marker = uuid.uuid4().hex
     env = {**env, MARKER_VARIABLE: marker}
 
-    loop = asyncio.get_running_loop()
     try:
-        transport, output = await loop.subprocess_exec(
-            _CommandOutput,
-            *argv,
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            # A new session makes bash the leader of its own process group, so the group id
-            # is bash's pid and one killpg reaches every child it started.
-            start_new_session=True,
-        )
+        transport, output = await start_command(_CommandOutput, argv, env, workspace)
     except OSError as err:
         if err.errno != errno.E2BIG:
             raise

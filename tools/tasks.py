@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -37,11 +36,13 @@ from tools.bash import (
     CLEANUP_WAIT_SECONDS,
     EXIT_GRACE_SECONDS,
     MARKER_VARIABLE,
+    ProcessWatch,
     _CommandOutput,
     _describe_exit,
     _kill_marked_processes,
     _kill_process_group,
     _remove_new_env_files,
+    start_command,
 )
 
 DEFAULT_TIMEOUT_SECONDS = 30 * 60
@@ -139,25 +140,15 @@ class OutputFile:
                 yield chunk
 
 
-class _TaskProtocol(asyncio.SubprocessProtocol):
-    """Streams the command's output into its OutputFile and notices when it exits."""
+class _TaskProtocol(ProcessWatch):
+    """Streams the command's output into its OutputFile (and notices when it exits)."""
 
     def __init__(self, output: OutputFile) -> None:
-        loop = asyncio.get_running_loop()
+        super().__init__()
         self.output = output
-        self.exited = loop.create_future()
-        self.output_closed = loop.create_future()
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self.output.write(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.output_closed.done():
-            self.output_closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
 
 
 @dataclass
@@ -246,20 +237,10 @@ class TaskManager:
         marker = uuid.uuid4().hex
         env = {**env, MARKER_VARIABLE: marker}
         output = OutputFile(self.folder / f"{task_id}.out")
-        loop = asyncio.get_running_loop()
         self.starting += 1
         try:
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _TaskProtocol(output),
-                *argv,
-                cwd=workspace,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                # Its own session and process group: one killpg reaches everything it starts,
-                # and it never reads from or signals our terminal.
-                start_new_session=True,
+            transport, protocol = await start_command(
+                lambda: _TaskProtocol(output), argv, env, workspace
             )
         except OSError as err:
             output.finish()
