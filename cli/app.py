@@ -19,6 +19,7 @@ from dotenv import load_dotenv
 from rich.console import Console
 
 from agent import Agent, Interrupted
+from cli.flags import UsageError, command_name, parse_args
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
@@ -41,102 +42,6 @@ from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-
-class UsageError(Exception):
-    pass
-
-
-def command_name() -> str:
-    """How the user started planloop, for the hints: the installed command or the script."""
-    return "python agent.py" if Path(sys.argv[0]).name == "agent.py" else "planloop"
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad flag is one line saying what to do (no usage block)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see: {command_name()} --help)")
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = OneLineParser(prog=command_name(), description="A small coding agent with a plan.")
-    parser.add_argument(
-        "-p",
-        "--print",
-        dest="prompt",
-        metavar="PROMPT",
-        help="run one task headless ('-' reads it from stdin) and print the answer",
-    )
-    parser.add_argument(
-        "--yes",
-        action="store_true",
-        help="allow everything that would ask first (bash without the sandbox, protected paths)",
-    )
-    parser.add_argument(
-        "--no-sandbox",
-        dest="sandbox",
-        action="store_false",
-        help="run bash without the bubblewrap sandbox (commands then ask first)",
-    )
-    parser.add_argument(
-        "--allow-network",
-        action="store_true",
-        help="let sandboxed commands use the network",
-    )
-    parser.add_argument("--model", help="model id (default: $MODEL_ID or claude-sonnet-4-6)")
-    parser.add_argument(
-        "--max-turns",
-        type=positive_int,
-        default=200,
-        metavar="N",
-        help="model calls allowed per user input (default: 200)",
-    )
-    parser.add_argument(
-        "--context-window",
-        type=positive_int,
-        metavar="N",
-        help="the model's context window in tokens (default: known per model, else 200000)",
-    )
-    parser.add_argument(
-        "-r",
-        "--resume",
-        nargs="?",
-        const="latest",
-        metavar="ID",
-        help="continue the latest (or the given) session of this folder",
-    )
-    parser.add_argument(
-        "--trace",
-        action="store_true",
-        help="write every request and reply to <session id>.trace.jsonl beside the session",
-    )
-    parser.add_argument(
-        "--view",
-        nargs="?",
-        const="latest",
-        metavar="SESSION",
-        help="write an HTML page of the latest (or given) session and print its path",
-    )
-    parser.add_argument("--demo", action="store_true", help="play a scripted session offline")
-    parser.add_argument(
-        "--output-format",
-        choices=["text", "json"],
-        default="text",
-        help="headless: the answer as plain text, or one JSON object with the answer, the "
-        "session id, the stop reason, turns, tokens and the plan",
-    )
-    return parser.parse_args(argv)
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
 
 
 # ---- running ----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from conftest import API_KEY, results_by_id, run
 from rich.console import Console
 
 import tools
-from cli.app import parse_args
+from cli.flags import parse_args
 from examples import no_push, word_count
 from examples.no_push import NoPush
 from examples.word_count import WORD_COUNT
