@@ -151,7 +151,9 @@ def env(api, isolated_home) -> dict:
     }
 
 
-def run_cli(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, cwd: Path, env: dict, stdin: str = "", timeout: float = 60
+) -> subprocess.CompletedProcess:
     """`python agent.py ARGS` in `cwd`, to the end; its output and exit code (tests/spawn.py)."""
     return spawn.run(
         [sys.executable, str(AGENT), *args],
@@ -160,5 +162,5 @@ def run_cli(*args: str, cwd: Path, env: dict, stdin: str = "") -> subprocess.Com
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )

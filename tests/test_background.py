@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import results_by_id, run, wait_for_file
+from conftest import results_by_id, run, run_cli, wait_for_file
 from test_interactive import Terminal
 from test_tasks import is_running
 
@@ -268,14 +268,7 @@ def test_a_resumed_session_does_not_wait_for_tasks_of_the_process_that_ended(
 def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(api, env, workspace):
     api.add({"content": [background(SUITE)]})
     api.add({"content": [text("Started; not waiting for it.")]})
-    result = spawn.run(
-        [sys.executable, str(AGENT), "-p", "start it", "--yes", "--no-sandbox"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_cli("-p", "start it", "--yes", "--no-sandbox", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     closing = result.stderr.strip().splitlines()[-1]
     assert f"Background tasks still running were stopped: bg-1 ({SUITE})." in closing

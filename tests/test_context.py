@@ -314,15 +314,9 @@ def test_a_task_wait_declared_in_the_compacted_part_is_dropped_and_a_later_one_k
 
 
 @pytest.fixture
-def env(api, isolated_home) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    return {
-        **clean,
-        "ANTHROPIC_API_KEY": API_KEY,
-        "ANTHROPIC_BASE_URL": api.base_url,
-        "PLANLOOP_HOME": str(isolated_home),
-        "MODEL_ID": "claude-haiku-4-5",  # a 200K window
-    }
+def env(env) -> dict:
+    """The end-to-end environment (conftest), with a model of a 200K window."""
+    return {**env, "MODEL_ID": "claude-haiku-4-5"}
 
 
 def test_240k_token_task_with_a_200k_model_finishes(api, env, workspace):

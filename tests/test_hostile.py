@@ -11,15 +11,13 @@ import asyncio
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-import spawn
-from conftest import API_KEY, results_by_id, run
+from conftest import API_KEY, results_by_id, run, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -243,17 +241,6 @@ def cli_env(api, home: Path) -> dict:
     return {**clean, "PLANLOOP_HOME": str(home), "MODEL_ID": "test-model"}
 
 
-def run_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return spawn.run(
-        [sys.executable, str(AGENT), *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 @needs_bwrap
 def test_no_tool_can_plant_a_git_hook_an_fsmonitor_or_a_new_api_endpoint(
     api, git_repo, isolated_home
@@ -275,7 +262,7 @@ def test_no_tool_can_plant_a_git_hook_an_fsmonitor_or_a_new_api_endpoint(
     ]
     api.add({"content": calls})
     api.add({"content": [text("Done.")]})
-    result = run_cli("-p", "go", cwd=git_repo, env=cli_env(api, isolated_home))
+    result = run_cli("-p", "go", cwd=git_repo, env=cli_env(api, isolated_home), timeout=120)
     assert result.returncode == 0, result.stderr
     results = results_by_id(api.accepted[1])
     assert all(results[call["id"]]["is_error"] for call in calls[:3])
@@ -304,7 +291,9 @@ def test_commands_never_see_the_api_key_even_from_a_dotenv_file(
     call = tool_use("bash", {"command": 'env | grep -c ANTHROPIC; echo "[$ANTHROPIC_API_KEY]"'})
     api.add({"content": [call]})
     api.add({"content": [text("Done.")]})
-    result = run_cli("-p", "go", *flags, cwd=workspace, env=cli_env(api, isolated_home))
+    result = run_cli(
+        "-p", "go", *flags, cwd=workspace, env=cli_env(api, isolated_home), timeout=120
+    )
     assert result.returncode == 0, result.stderr
     output = results_by_id(api.accepted[1])[call["id"]]["content"]
     assert output.startswith("0\n[]\n")
@@ -373,7 +362,7 @@ def test_without_bubblewrap_the_cli_says_so_once_and_falls_back_to_approvals(
     api.add({"content": [text("Done.")]})
     env = cli_env(api, isolated_home)
     env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=api.base_url, PATH="/nonexistent")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
+    result = run_cli("-p", "go", cwd=workspace, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("apt-get install bubblewrap") == 1
     assert "--yes" in results_by_id(api.accepted[1])[call["id"]]["content"]
