@@ -93,14 +93,13 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
     else:
         api_key, auth_token = from_file(API_KEY), from_file(AUTH_TOKEN)
     base_url = own(BASE_URL)
-    if base_url is None and from_file(BASE_URL):
-        if credentials_are_yours:
-            notices.append(
-                f"Ignored {BASE_URL} in {path}: a folder's .env may choose the endpoint only "
-                "for a key in that same file, and yours comes from your environment."
-            )
-        else:
-            base_url = from_file(BASE_URL)
+    if from_file(BASE_URL) and credentials_are_yours:
+        notices.append(
+            f"Ignored {BASE_URL} in {path}: a folder's .env may choose the endpoint only "
+            "for a key in that same file, and yours comes from your environment."
+        )
+    elif base_url is None:
+        base_url = from_file(BASE_URL)
     if from_file(HOME):
         notices.append(
             f"Ignored {HOME} in {path}: planloop's home is set only in your environment."

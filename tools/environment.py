@@ -81,9 +81,7 @@ HOST_SOCKETS = (
 )
 
 
-def command_environment(
-    sandboxed: bool, environ: Mapping[str, str] = os.environ
-) -> dict[str, str]:
+def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
     return {name: value for name, value in environ.items() if not is_dropped(name, dropped)}
