@@ -153,6 +153,24 @@ def test_a_dotenv_that_is_a_fifo_is_one_line_not_a_hang(env, workspace):
     assert "not a regular file" in result.stderr and result.stderr.count("\n") == 1
 
 
+def test_a_key_from_the_dotenv_is_redacted_from_the_session_and_the_trace(
+    api, env, workspace, isolated_home
+):
+    # The key never enters planloop's environment now; the log and trace must still know it.
+    env = {k: v for k, v in env.items() if not k.startswith("ANTHROPIC_")}
+    (workspace / ".env").write_text(
+        f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
+    )
+    api.add({"content": [tool_use("read_file", {"path": ".env"})]})
+    api.add({"content": [text(f"Your key is {API_KEY}.")]})
+    result = run_cli("-p", "what is in .env?", "--trace", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    written = [path for path in isolated_home.rglob("*.jsonl")]
+    assert {path.name.endswith(".trace.jsonl") for path in written} == {True, False}
+    for path in written:
+        assert API_KEY not in path.read_text() and "[redacted]" in path.read_text()
+
+
 # ---- code from the repository: the dynamic loader, bash --------------------------------------
 
 
