@@ -375,6 +375,10 @@ def test_a_command_without_the_sandbox_cannot_read_the_key_from_planloop(
     api.add({"content": [call]})
     api.add({"content": [text("Done.")]})
     workspace = unprivileged_workspace / "work"
+    # A real exec (setpriv, then python), as a person starts planloop: the key is in the
+    # environment block the kernel shows in /proc/<pid>/environ. (A warm child of spawn.py
+    # would show its warm parent's block instead, which never held the key.) As root the read
+    # would succeed whatever planloop does: root may read any process.
     env = {**env, "PLANLOOP_HOME": str(unprivileged_workspace / "home"), "HOME": str(workspace)}
     result = subprocess.run(
         ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
