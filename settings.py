@@ -28,7 +28,7 @@ import io
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import dotenv_values
@@ -54,8 +54,8 @@ class Settings:
     """Where the model calls go and with which credentials; `notices` tell the person why
     something in the workspace's .env was left out."""
 
-    api_key: str | None = None
-    auth_token: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # never in a printed error
+    auth_token: str | None = field(default=None, repr=False)
     base_url: str | None = None
     model: str | None = None
     notices: tuple[str, ...] = ()
