@@ -15,7 +15,7 @@ Everything else lives elsewhere and is called by name: tools in `tools/`, polici
 the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli/`.
 
     from agent import Agent
-    agent = Agent()                         # model, key and endpoint: environment or ./.env
+    agent = Agent()                         # model and key: environment or ./.env (settings.py)
     answer = await agent.run("add a test for the parser")
 """
 
@@ -27,8 +27,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-
-from dotenv import load_dotenv
 
 from conversation import (
     INTERRUPTED,
@@ -62,6 +60,7 @@ from model import (
     with_cache_breakpoints,
 )
 from prompts import load_prompt
+from settings import make_undumpable, read_settings
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 
 DEFAULT_MAX_TOKENS = 16_000
@@ -111,12 +110,14 @@ class Agent:
         ui: UI | None = None,
         checkpoint: Callable[[Agent], None] | None = None,
     ) -> None:
-        if client is None:  # as `python agent.py` does: the workspace's .env, the environment wins
-            load_dotenv(Path(workspace or os.getcwd()) / ".env", override=False)
-        self.model = model or os.environ.get("MODEL_ID") or DEFAULT_MODEL
         self.workspace = Path(workspace or os.getcwd()).resolve()
+        # Key, endpoint and model: the environment, then what the workspace's .env may add
+        # (settings.py says what and why). With your own client, only the environment.
+        self.settings = read_settings(self.workspace if client is None else None)
+        self.model = model or self.settings.model or DEFAULT_MODEL
         if client is None:
-            require_credentials()  # a missing key is reported now, not at the first call
+            require_credentials(self.settings)  # a missing key is reported now, not later
+            make_undumpable()  # this process holds the key: no command may read its memory
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
         middleware = list(middleware or [])
@@ -127,6 +128,8 @@ class Agent:
         all_tools += [tool for m in middleware for tool in m.tools]
         self.tools = {tool.name: tool for tool in all_tools}  # the dispatch map
         self.ui: UI = ui or QuietUI()
+        for notice in self.settings.notices:  # what was ignored in the workspace's .env
+            self.ui.notice(notice)
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
         self.messages: list[dict] = []
@@ -255,7 +258,8 @@ class Agent:
         """
         if self.trace:
             self.trace.request(request)
-        self.client = self.client or make_client()  # the SDK is imported here, at the first call
+        # The SDK is imported here, at the first call.
+        self.client = self.client or make_client(self.settings)
         self.ui.model_started()
         reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))
         if self.trace:

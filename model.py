@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import importlib
-import os
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     import anthropic
 
     from agent import UI  # the loop's one UI protocol; only its stream_event and notice are used
+    from settings import Settings
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 STREAM_RETRIES = 3
@@ -60,21 +60,22 @@ def preload_sdk() -> None:
     threading.Thread(target=importlib.import_module, args=("anthropic",), daemon=True).start()
 
 
-def require_credentials() -> None:
+def require_credentials(settings: Settings) -> None:
     """Fail now, with what to do, when no key or token is set."""
-    if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+    if not settings.has_credentials:
         raise ModelError(
             "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment "
             "or in a .env file in this folder (see .env.example)."
         )
 
 
-def make_client(**overrides: Any) -> anthropic.AsyncAnthropic:
-    """A client configured from the environment (key or token, ANTHROPIC_BASE_URL)."""
-    require_credentials()
+def make_client(settings: Settings, **overrides: Any) -> anthropic.AsyncAnthropic:
+    """A client with the key (or token) and endpoint of `settings` (settings.py), given as
+    arguments: the SDK then reads no credential from the environment itself."""
+    require_credentials(settings)
     import anthropic
 
-    return anthropic.AsyncAnthropic(**overrides)
+    return anthropic.AsyncAnthropic(**settings.client_options(), **overrides)
 
 
 def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict], list[dict]]:

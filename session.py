@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
+from settings import known_secrets
 from todo.manager import STATUSES
 
 FORMAT_VERSION = 1
 LEGACY_VERSION = 1  # the single-JSON format (<id>.json) written before the log
 SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
-SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 REDACTED = "[redacted]"
 STOPPED_MID_CALL = (
     "The planloop process stopped before this call finished; it may or may not have run. "
@@ -47,7 +47,22 @@ STOPPED_MID_CALL = (
 
 
 def planloop_home() -> Path:
+    """Set only in your environment: a workspace's .env cannot move it (settings.py)."""
     return Path(os.environ.get("PLANLOOP_HOME") or Path.home() / ".planloop")
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create `folder` inside planloop's home; the home itself is made, or tightened, to 0700.
+
+    The home holds every conversation, the prompt history and the output of tasks: what you
+    typed and what the model read. No other user of the machine may list or read it.
+    """
+    home = planloop_home()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if home.stat().st_mode & 0o077:  # made by an earlier version, or by hand
+        with contextlib.suppress(OSError):
+            home.chmod(0o700)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def sessions_dir(workspace: Path) -> Path:
@@ -92,7 +107,7 @@ class Session:
         """Take the session's advisory lock, or raise SessionError naming the process holding it."""
         lock_path = self.path.with_suffix(".lock")
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
             handle = open(lock_path, "a+")  # noqa: SIM115 (held until close())
         except OSError as err:
             raise self._write_error(err) from None
@@ -275,7 +290,7 @@ class Session:
         )
         lines = [start] + [record("message", message=m) for m in messages]
         lines.append(record("extra", extra=extra))
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private_folder(self.path.parent)
         descriptor, temp_name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
         try:
             with os.fdopen(descriptor, "wb") as temp:
@@ -331,8 +346,7 @@ def encode(entry: dict) -> bytes:
 
 def secret_values() -> list[str]:
     values = []
-    for name in SECRET_VARIABLES:
-        value = os.environ.get(name, "")
+    for value in known_secrets():  # from the environment, and from a workspace's .env
         if len(value) >= 8:  # a shorter value would blank out ordinary words
             values += [value, json.dumps(value, ensure_ascii=False)[1:-1]]
     return values

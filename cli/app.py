@@ -15,7 +15,6 @@ import os
 import sys
 from pathlib import Path
 
-from dotenv import load_dotenv
 from rich.console import Console
 
 from agent import Agent, Interrupted
@@ -34,6 +33,7 @@ from middleware import PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from model import ModelError, preload_sdk
 from session import Session, SessionError, sessions_dir
+from settings import SettingsError, known_secrets, make_undumpable
 from todo import TodoListMiddleware
 from tools import default_tools
 from tools.sandbox import choose_sandbox
@@ -198,10 +198,10 @@ def run_cli(argv: list[str] | None = None) -> int:
     agent: Agent | None = None
     try:
         install_fallback_handlers()
-        load_env_file(workspace / ".env")
         args = parse_args(argv)
         if args.view or args.demo:  # tools for learning: no key, no agent of this folder
             return learning_tool(args, workspace)
+        make_undumpable()  # before any command runs: none may read the key from this process
         preload_sdk()  # loads while the agent is built, or while the user types
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
@@ -225,12 +225,11 @@ def run_cli(argv: list[str] | None = None) -> int:
         agent.checkpoint = autosave
         find_task_manager(agent).folder = session.path.with_suffix(".tasks")
         if args.trace:
-            secrets = [os.environ.get("ANTHROPIC_API_KEY"), os.environ.get("ANTHROPIC_AUTH_TOKEN")]
-            agent.trace = Trace(trace_path(session.path, session.id), secrets)
+            agent.trace = Trace(trace_path(session.path, session.id), known_secrets())
         if is_headless:
             return headless(agent, ui, prompt, autosave, args.output_format)
         return interactive(agent, ui, autosave)
-    except UsageError as err:
+    except (UsageError, SettingsError) as err:
         print_error(str(err))
         return EXIT_USAGE
     except (ModelError, SessionError) as err:
@@ -259,14 +258,6 @@ def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
         return run_demo(Console(highlight=False))
     print(write_view(find_session(workspace, args.view)))
     return EXIT_OK
-
-
-def load_env_file(path: Path) -> None:
-    """Read the workspace's .env; variables already set in the environment win."""
-    try:
-        load_dotenv(path, override=False)
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
 
 
 def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:

@@ -37,7 +37,7 @@ from cli.tasks import (
 from middleware import PermissionPolicy
 from middleware.context import context_status, find_context_manager
 from model import ModelError
-from session import list_sessions, planloop_home
+from session import list_sessions, make_private_folder, planloop_home
 from tools.tasks import find_task_manager
 
 if TYPE_CHECKING:
@@ -213,7 +213,9 @@ class TerminalInput:
 
         history_file = planloop_home() / "prompt-history"
         try:
-            history_file.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(history_file.parent)
+            history_file.touch(mode=0o600)  # what you typed is yours alone
+            history_file.chmod(0o600)  # also a history written before with 0644
             history = FileHistory(str(history_file))
         except OSError:  # a read-only home: history for this session only
             history = InMemoryHistory()

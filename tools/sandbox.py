@@ -13,8 +13,10 @@ spawn and the environment to give it. The bash tool and background tasks both sp
         /proc, /dev         fresh, minimal    a new pid namespace: the tree dies with planloop
         network             none              unless allow_network (--allow-network)
 
-The environment is clean either way: no `ANTHROPIC_*` variable (the key, an auth token, the base
-URL) reaches a command, so `env` cannot leak the key into the conversation.
+The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
+variable (the key, an auth token, the base URL) and nothing that makes bash or the dynamic
+loader run extra code reaches a command, or bwrap itself; sandboxed commands also get no
+addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...).
 
 `bubblewrap_works()` is the start-up probe: it runs `true` in the same sandbox once.
 """
@@ -22,27 +24,20 @@ URL) reaches a command, so `env` cannot leak the key into the conversation.
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from tools.environment import command_environment
 from tools.paths import ENV_FILE_PREFIX, GIT_DIR_NAME, existing_protected_paths
-
-# Variables a command never sees: the API key, the auth token, the endpoint, and the rest.
-SECRET_PREFIXES = ("ANTHROPIC_",)
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 
 
-def clean_environment() -> dict[str, str]:
-    """planloop's environment without the variables that hold or steer the API key."""
-    return {
-        name: value
-        for name, value in os.environ.items()
-        if not name.upper().startswith(SECRET_PREFIXES)
-    }
+def clean_environment(sandboxed: bool = True) -> dict[str, str]:
+    """The environment of a command, and of bwrap when `sandboxed` (tools/environment.py)."""
+    return command_environment(sandboxed)
 
 
 class NoSandbox:
@@ -51,7 +46,7 @@ class NoSandbox:
     confines_writes = False
 
     def wrap(self, workspace: Path, command: str) -> tuple[list[str], dict[str, str]]:
-        return ["/bin/bash", "-c", command], clean_environment()
+        return ["/bin/bash", "-c", command], clean_environment(sandboxed=False)
 
 
 class Bubblewrap:

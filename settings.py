@@ -1,0 +1,163 @@
+"""planloop's own settings: the key (or token), the endpoint and the model.
+
+    your environment        (trusted)    --+
+                                           +--> Settings(api_key, auth_token, base_url, model)
+    the workspace's .env    (untrusted)  --+        passed to the SDK client explicitly
+
+A workspace is untrusted: a cloned repository may ship a `.env` written to steer whoever
+runs an agent in it. So the file is only *read*, never loaded into `os.environ`, and only
+planloop's own names are taken from it:
+
+- the key or the auth token, and the model, when your environment does not set them;
+- the endpoint (`ANTHROPIC_BASE_URL`) only together with a key or token from that same file,
+  so a repository can send its own key where it likes but never yours;
+- nothing else: not `PLANLOOP_HOME` (a repository must not choose where your sessions and
+  history are kept), not `LD_PRELOAD`, `BASH_ENV` or any other variable of planloop or of
+  the commands it runs (those get an environment built on purpose, tools/environment.py).
+
+Your environment always wins over the file. The values decided here go to the SDK client
+as arguments (model.py), so the SDK's own look-ups in `os.environ` only ever find yours.
+
+`make_undumpable` keeps the key out of reach of a command run without the sandbox: another
+process of the same user can no longer read planloop's memory or `/proc/<pid>/environ`.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+API_KEY = "ANTHROPIC_API_KEY"
+AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"
+BASE_URL = "ANTHROPIC_BASE_URL"
+MODEL = "MODEL_ID"
+HOME = "PLANLOOP_HOME"  # read from the environment only (session.py)
+PR_SET_DUMPABLE = 4  # from <linux/prctl.h>
+
+# The key and token values this process has seen, so every record planloop writes can be
+# scrubbed of them, also those that came from a .env and never entered os.environ.
+_seen_secrets: set[str] = set()
+
+
+class SettingsError(Exception):
+    """The workspace's .env cannot be read; str() is one line saying what to do."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the model calls go and with which credentials; `notices` tell the person why
+    something in the workspace's .env was left out."""
+
+    api_key: str | None = field(default=None, repr=False)  # never in a printed error
+    auth_token: str | None = field(default=None, repr=False)
+    base_url: str | None = None
+    model: str | None = None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def has_credentials(self) -> bool:
+        return bool(self.api_key or self.auth_token)
+
+    def client_options(self) -> dict[str, str | None]:
+        """The SDK client's arguments: one credential (the key wins, as in the SDK) and the
+        endpoint (None: the SDK's default)."""
+        credential = {"api_key": self.api_key} if self.api_key else {"auth_token": self.auth_token}
+        return {**credential, "base_url": self.base_url}
+
+
+def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.environ) -> Settings:
+    """planloop's settings from `environ` and, if `workspace` is given, its `.env` file.
+
+    Raises SettingsError for a `.env` that is not a readable UTF-8 text file.
+    """
+
+    def own(name: str) -> str | None:
+        return environ.get(name) or None  # an empty variable counts as unset
+
+    path = workspace / ".env" if workspace is not None else None
+    workspace_file = read_dotenv(path) if path is not None else {}
+
+    def from_file(name: str) -> str | None:
+        return workspace_file.get(name) or None
+
+    notices = []
+    credentials_are_yours = bool(own(API_KEY) or own(AUTH_TOKEN))
+    if credentials_are_yours:  # both from your environment: a file cannot add the other one
+        api_key, auth_token = own(API_KEY), own(AUTH_TOKEN)
+    else:
+        api_key, auth_token = from_file(API_KEY), from_file(AUTH_TOKEN)
+    base_url = own(BASE_URL)
+    if from_file(BASE_URL) and credentials_are_yours:
+        notices.append(
+            f"Ignored {BASE_URL} in {path}: a folder's .env may choose the endpoint only "
+            "for a key in that same file, and yours comes from your environment."
+        )
+    elif base_url is None:
+        base_url = from_file(BASE_URL)
+    if from_file(HOME):
+        notices.append(
+            f"Ignored {HOME} in {path}: planloop's home is set only in your environment."
+        )
+    _seen_secrets.update(value for value in (api_key, auth_token) if value)
+    return Settings(
+        api_key=api_key,
+        auth_token=auth_token,
+        base_url=base_url,
+        model=own(MODEL) or from_file(MODEL),
+        notices=tuple(notices),
+    )
+
+
+def read_dotenv(path: Path) -> dict[str, str | None]:
+    """The variables of a .env file, without expanding `${...}` and without touching os.environ.
+
+    Expansion is off because it reads os.environ: `MODEL_ID=${AWS_SECRET_ACCESS_KEY}` would
+    otherwise carry one of your variables to the file's endpoint. The file is opened without
+    blocking and must be a regular file, so a `.env` that is a FIFO or a link to a device
+    cannot hang or flood start-up.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return {}
+    except OSError as err:
+        raise SettingsError(f"cannot read {path} ({err.strerror}); fix or remove it") from None
+    with open(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise SettingsError(f"{path} is not a regular file; remove it or make it one")
+        data = file.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SettingsError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
+    return dotenv_values(stream=io.StringIO(text), interpolate=False)
+
+
+def known_secrets() -> list[str]:
+    """Every key and token value seen so far: the ones settings were read with, and any set in
+    the environment now (a program that embeds planloop may set them after start-up)."""
+    current = (os.environ.get(API_KEY), os.environ.get(AUTH_TOKEN))
+    return sorted(_seen_secrets | {value for value in current if value})
+
+
+def make_undumpable() -> None:
+    """Make this process non-dumpable (Linux), so that processes of the same user, such as a
+    command run without the sandbox, cannot read its memory or `/proc/<pid>/environ`, where
+    the key lives. No core dumps and no debugger attaching as that user, either; root still can.
+
+    Commands are unaffected: the flag is reset when a child executes a program. Elsewhere
+    (no prctl) this does nothing.
+    """
+    import ctypes  # here, not at the top: only a start-up that holds a key needs it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass

@@ -1,0 +1,95 @@
+"""What planloop takes from your environment and from a workspace's .env (settings.py), and
+what a command's environment keeps (tools/environment.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from settings import read_settings
+from tools.environment import command_environment
+from tools.sandbox import Bubblewrap, NoSandbox
+
+REPOSITORY_ENDPOINT = "http://repository.test"
+
+
+def settings_with(workspace: Path, dotenv: str, **environ: str):
+    (workspace / ".env").write_text(dotenv)
+    return read_settings(workspace, environ)
+
+
+def test_your_key_comes_with_your_endpoint_or_none(workspace):
+    dotenv = f"ANTHROPIC_BASE_URL={REPOSITORY_ENDPOINT}\nANTHROPIC_AUTH_TOKEN=theirs\n"
+    settings = settings_with(workspace, dotenv, ANTHROPIC_API_KEY="yours")
+    assert (settings.api_key, settings.auth_token, settings.base_url) == ("yours", None, None)
+    assert len(settings.notices) == 1 and "ANTHROPIC_BASE_URL" in settings.notices[0]
+    assert settings.client_options() == {"api_key": "yours", "base_url": None}
+
+
+def test_your_token_is_yours_too(workspace):
+    dotenv = f"ANTHROPIC_API_KEY=theirs\nANTHROPIC_BASE_URL={REPOSITORY_ENDPOINT}\n"
+    settings = settings_with(workspace, dotenv, ANTHROPIC_AUTH_TOKEN="yours")
+    assert settings.client_options() == {"auth_token": "yours", "base_url": None}
+
+
+def test_a_key_from_the_file_may_bring_its_endpoint_and_yours_still_wins(workspace):
+    dotenv = f"ANTHROPIC_API_KEY=theirs\nANTHROPIC_BASE_URL={REPOSITORY_ENDPOINT}\n"
+    assert settings_with(workspace, dotenv).base_url == REPOSITORY_ENDPOINT
+    mine = settings_with(workspace, dotenv, ANTHROPIC_BASE_URL="http://mine.test")
+    assert (mine.api_key, mine.base_url, mine.notices) == ("theirs", "http://mine.test", ())
+
+
+def test_only_planloop_names_are_read_and_os_environ_is_untouched(workspace, monkeypatch):
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    before = dict(os.environ)
+    dotenv = "LD_PRELOAD=./evil.so\nPLANLOOP_HOME=.planloop\nMODEL_ID=their-model\n"
+    settings = settings_with(workspace, dotenv, MODEL_ID="", ANTHROPIC_API_KEY="yours")
+    assert settings.model == "their-model"  # an empty variable counts as unset
+    assert dict(os.environ) == before
+    assert any("PLANLOOP_HOME" in notice for notice in settings.notices)
+
+
+def test_no_workspace_means_the_environment_alone(workspace):
+    (workspace / ".env").write_text("ANTHROPIC_API_KEY=theirs\nMODEL_ID=their-model\n")
+    settings = read_settings(None, {"MODEL_ID": "yours"})
+    assert (settings.api_key, settings.model) == (None, "yours")
+
+
+PERSON = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/home/someone",
+    "LANG": "C.UTF-8",
+    "TERM": "xterm",
+    "ANTHROPIC_API_KEY": "key",
+    "anthropic_base_url": "http://lower.test",
+    "LD_PRELOAD": "/x.so",
+    "LD_AUDIT": "/y.so",
+    "BASH_ENV": "/hidden.sh",
+    "BASH_FUNC_ls%%": "() { evil; }",
+    "PYTHONPATH": "/x",
+    "GIT_SSH_COMMAND": "evil",
+    "GIT_CONFIG_COUNT": "1",
+    "NODE_OPTIONS": "--require /x.js",
+    "SSH_AUTH_SOCK": "/tmp/ssh-x/agent.1",
+    "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus",
+    "DOCKER_HOST": "unix:///var/run/docker.sock",
+}
+KEPT = {"PATH", "HOME", "LANG", "TERM"}
+SOCKETS = {"SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"}
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_command_gets_your_environment_without_code_runners_or_the_key(sandboxed):
+    environment = command_environment(sandboxed, PERSON)
+    assert set(environment) == (KEPT if sandboxed else KEPT | SOCKETS)
+
+
+def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, monkeypatch):
+    for name, value in PERSON.items():
+        monkeypatch.setenv(name, value)
+    _, bwrap_env = Bubblewrap().wrap(workspace, "true", protected=[])
+    _, direct_env = NoSandbox().wrap(workspace, "true")
+    assert bwrap_env == command_environment(True) and "LD_PRELOAD" not in bwrap_env
+    assert direct_env == command_environment(False) and "SSH_AUTH_SOCK" in direct_env

@@ -1,0 +1,100 @@
+"""The environment a command gets: planloop's own, minus what must not reach a command.
+
+    os.environ --drop NEVER_PASSED--> (sandboxed: --drop HOST_SOCKETS) --> the command's env
+
+A command runs what it says, and nothing else. The approval box shows the command; a variable
+that makes bash, the dynamic loader or an interpreter run code of its own would add code no
+one approved. So those are dropped, also from your own environment: a command that needs one
+sets it in plain sight (`PYTHONPATH=src pytest`). Everything else passes as it is: PATH, HOME,
+LANG, TERM, EDITOR, proxies and the like are yours and commands need them.
+
+bwrap itself is started with this environment too (tools/sandbox.py), so a preloaded library
+never runs inside /usr/bin/bwrap, where no sandbox exists yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+# Names a command never gets; a trailing "*" drops every name with that prefix.
+NEVER_PASSED = (
+    # The API key, the auth token and the endpoint: `env` must not leak the key into the
+    # conversation, and no command may redirect or use it.
+    "ANTHROPIC_*",
+    # The dynamic loader: LD_PRELOAD and LD_AUDIT load a library into every program started,
+    # LD_LIBRARY_PATH swaps the libraries a program loads.
+    "LD_*",
+    # glibc: iconv loads its converters, shared libraries, from GCONV_PATH; GLIBC_TUNABLES
+    # reconfigures the loader and malloc (the way in of CVE-2023-4911).
+    "GCONV_PATH",
+    "GLIBC_TUNABLES",
+    # bash runs the file named by BASH_ENV before every script (`bash -c` included); sh and
+    # an interactive bash in POSIX mode run ENV.
+    "BASH_ENV",
+    "ENV",
+    # Exported bash functions: `BASH_FUNC_ls%%=() { ...; }` replaces `ls` inside the command.
+    "BASH_FUNC_*",
+    # Shell options at start-up: xtrace with a PS4 of `$(...)` runs code at every line.
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    # Run before each prompt of an interactive shell a command may start.
+    "PROMPT_COMMAND",
+    # Python: a startup file for interactive sessions, and folders searched first for every
+    # import (a sitecustomize.py there runs in every python), or another standard library.
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    # Perl, Ruby, Node and Lua: options that load a module, or run code, in every interpreter.
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "NODE_OPTIONS",
+    "LUA_INIT",
+    # The JVM: agents (-javaagent) loaded into every java started.
+    "JAVA_TOOL_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "_JAVA_OPTIONS",
+    # git: GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_PAGER, GIT_ASKPASS, GIT_EXEC_PATH,
+    # GIT_TEMPLATE_DIR and GIT_CONFIG_* (any config: core.fsmonitor, core.pager...) make git
+    # run programs, and GIT_DIR points it at another repository's hooks.
+    "GIT_*",
+)
+
+# The doors to services of your session, for sandboxed commands only. The sandbox keeps a
+# command away from your agents and daemons; these variables would hand it their addresses.
+# Without the sandbox a command runs as you, after your approval, and can reach the same
+# sockets by their usual paths anyway, so removing them would only break `git push` over ssh.
+HOST_SOCKETS = (
+    "SSH_AUTH_SOCK",  # ssh-agent: logs in anywhere with your keys
+    "GPG_AGENT_INFO",  # gpg-agent: signs and decrypts as you
+    "DBUS_SESSION_BUS_ADDRESS",  # the session bus: desktop services, secret stores
+    "DBUS_SYSTEM_BUS_ADDRESS",
+    "DOCKER_HOST",  # a docker daemon: root on the host, for anyone who can talk to it
+    "CONTAINER_HOST",  # podman's
+    "DISPLAY",  # X11: reads keystrokes of every window
+    "WAYLAND_DISPLAY",
+    "XDG_RUNTIME_DIR",  # the folder of all of the above, per user
+)
+
+
+def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The environment for a command (and for bwrap, when `sandboxed`)."""
+    dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
+    return {name: value for name, value in environ.items() if not is_dropped(name, dropped)}
+
+
+def is_dropped(name: str, dropped: tuple[str, ...]) -> bool:
+    """Whether `name` is one of `dropped` or starts with one of its "PREFIX*" entries.
+
+    Upper-cased first: a variable spelled in lower case is not read by the programs above,
+    but a command gets none of these names in any spelling.
+    """
+    name = name.upper()
+    for entry in dropped:
+        if entry.endswith("*") and name.startswith(entry[:-1]) or name == entry:
+            return True
+    return False
