@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -211,11 +212,14 @@ def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
 def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     api, env, workspace, isolated_home
 ):
-    def slow_reply(body):
-        time.sleep(2)
+    process_ended = threading.Event()
+
+    def held_reply(body):
+        # Held until planloop has exited, so the reply can never beat the Ctrl-C.
+        process_ended.wait(timeout=30)
         return {"content": [text("too late")]}
 
-    api.add(slow_reply)
+    api.add(held_reply)
     proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "think hard"],
         cwd=workspace,
@@ -228,7 +232,10 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     while not api.requests and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=20)
+    try:
+        stdout, stderr = proc.communicate(timeout=20)
+    finally:
+        process_ended.set()
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Interrupted by the user" in stderr and "Traceback" not in stderr
     [session] = saved_sessions(isolated_home)
