@@ -209,6 +209,7 @@ def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
     assert "Stopped after 2 model calls" in result.stderr
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     api, env, workspace, isolated_home
 ):
@@ -243,6 +244,7 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "think hard"}]}]
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
     api, env, workspace, isolated_home
 ):
@@ -289,6 +291,7 @@ def test_headless_prints_the_session_id_at_the_start_and_at_the_end(api, env, wo
     assert session_id != first and f"--resume {session_id}" in last
 
 
+@pytest.mark.real_exec
 def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
     api, env, workspace, isolated_home
 ):
@@ -314,6 +317,7 @@ def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
     assert last["role"] == "user" and last["content"][0]["is_error"] is True
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_in_headless_prints_no_partial_answer(api, env, workspace):
     command = "touch started && sleep 30"
     api.add({"content": [text("Let me check."), tool_use("bash", {"command": command})]})
