@@ -115,8 +115,9 @@ def measure(loop: str, turns: int) -> list[float]:
         client = subprocess.run(command, cwd=workspace, env=env, capture_output=True, text=True)
         report = json.loads(fake.communicate("done\n")[0])
     if client.returncode != 0 or report["rejections"]:
-        raise SystemExit(f"{loop}: exit {client.returncode}, {report['rejections'][:1]}\n"
-                         f"{client.stderr[-2000:]}")
+        raise SystemExit(
+            f"{loop}: exit {client.returncode}, {report['rejections'][:1]}\n{client.stderr[-2000:]}"
+        )
     timings = sorted(report["timings"])
     if len(timings) != turns:
         raise SystemExit(f"{loop}: {len(timings)} requests, expected {turns}")
