@@ -1,18 +1,11 @@
-"""How much time the harness itself adds: per turn of the loop, and at start-up.
+"""What the terminal adds to a turn, and how long planloop takes to start.
 
     python bench/overhead.py [--turns 200] [--repeat 5]
 
-Per turn: the same scripted conversation (each reply one cheap tool call) is played
-through the fake Messages API twice in one run, side by side:
+The loop's own time per turn is measured by bench/per_turn.py, with the fake Messages API in a
+process of its own, as a user runs planloop; this script measures the rest.
 
-  raw SDK     the same requests, grown the same way, by a bare ten-line loop
-  agent loop  Agent.run: hooks, validation, dispatch, conversation upkeep, tool call
-  + session   the same, saving the session after every turn (what the CLI does)
-
-The difference per turn is the loop's own overhead. The fake answers instantly, so the
-figures are dominated by local work, which is the point.
-
-Terminal drawing: the UI calls of the same run are recorded once, then replayed into the
+Terminal drawing: the UI calls of a scripted run are recorded once, then replayed into the
 interactive TerminalUI (Markdown, tool lines, previews, cost lines, with and without the
 spinner) drawing into a string. That is what the terminal adds to each turn.
 
@@ -30,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +34,6 @@ from rich.console import Console  # noqa: E402
 from agent import Agent, QuietUI  # noqa: E402
 from cli.render import TerminalUI  # noqa: E402
 from fakeapi import FakeMessagesAPI, text, tool_use  # noqa: E402
-from session import Session  # noqa: E402
 from tools import Tool  # noqa: E402
 
 NOOP = Tool("noop", "Does nothing.", {"type": "object", "properties": {}}, lambda ws: "ok")
@@ -55,72 +46,6 @@ def script(turns: int) -> list[dict]:
 
 def client_for(api: FakeMessagesAPI) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(api_key="bench", base_url=api.base_url, max_retries=0)
-
-
-async def raw_sdk(api: FakeMessagesAPI, turns: int) -> float:
-    """The same requests, grown the same way, by the smallest loop that can send them."""
-    client = client_for(api)
-    messages: list[dict] = [{"role": "user", "content": "go"}]
-    tools = [NOOP.schema()]
-    started = time.perf_counter()
-    for _ in range(turns):
-        async with client.messages.stream(
-            model="bench", max_tokens=1000, messages=messages, tools=tools
-        ) as stream:
-            async for _event in stream:
-                pass
-            reply = await stream.get_final_message()
-        content = [block.to_dict(mode="json") for block in reply.content]
-        messages.append({"role": "assistant", "content": content})
-        results = [
-            {"type": "tool_result", "tool_use_id": block["id"], "content": "ok"}
-            for block in content
-            if block["type"] == "tool_use"
-        ]
-        if results:
-            messages.append({"role": "user", "content": results})
-    return time.perf_counter() - started
-
-
-async def agent_loop(api: FakeMessagesAPI, turns: int, save: bool, workspace: Path) -> float:
-    agent = Agent(
-        client=client_for(api),
-        workspace=workspace,
-        model="bench",
-        tools=[NOOP],
-        max_turns=turns + 1,
-    )
-    if save:
-        agent.checkpoint = Session(workspace).save
-    started = time.perf_counter()
-    await agent.run("go")
-    return time.perf_counter() - started
-
-
-def per_turn(turns: int, workspace: Path) -> None:
-    rows = []
-    for name in ("raw SDK", "agent loop", "+ session"):
-        api = FakeMessagesAPI(script=script(turns), api_key="bench")
-        with api:
-            tracemalloc.start()
-            if name == "raw SDK":
-                seconds = asyncio.run(raw_sdk(api, turns))
-            else:
-                seconds = asyncio.run(agent_loop(api, turns, name == "+ session", workspace))
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            if api.rejections:
-                raise SystemExit(f"{name}: the fake rejected a request: {api.rejections[0]}")
-        rows.append((name, seconds, peak))
-    base = rows[0][1]
-    print(f"per turn, {turns} turns (each a streamed request through 127.0.0.1)")
-    print(f"  {'':12} {'total s':>9} {'ms/turn':>9} {'overhead ms/turn':>17} {'peak MiB':>9}")
-    for name, seconds, peak in rows:
-        overhead = (seconds - base) / turns * 1000
-        print(
-            f"  {name:12} {seconds:9.3f} {seconds / turns * 1000:9.2f} {overhead:17.2f} "
-            f"{peak / 2**20:9.1f}"
-        )
 
 
 class RecordingUI(QuietUI):
@@ -203,8 +128,6 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PLANLOOP_HOME"] = tmp
-        per_turn(args.turns, Path(tmp))
-        print()
         terminal_drawing(args.turns, Path(tmp))
     print()
     startup(args.repeat)

@@ -20,6 +20,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -76,6 +77,9 @@ class FakeMessagesAPI:
         self.headers: list[dict[str, str]] = []
         self.accepted: list[dict[str, Any]] = []
         self.rejections: list[str] = []
+        # (arrived, answered) perf_counter times of each request: its headers read, its reply
+        # written. The gap from one reply to the next request is the client's own time.
+        self.timings: list[tuple[float, float]] = []
         self._script: deque[ScriptEntry] = deque()
         self._lock = threading.Lock()
         self._signer = ThinkingSigner()
@@ -218,8 +222,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._responding = False  # a kept-alive connection reuses the handler
+        arrived = time.perf_counter()
         try:
             self._handle()
+            self.wfile.flush()
+            self.server.api.timings.append((arrived, time.perf_counter()))
         except Exception as err:
             # A fault in the fake itself must fail the test, not look like a network blip
             # that the SDK quietly retries: record it, and answer a final 500 if still possible.

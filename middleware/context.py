@@ -103,6 +103,10 @@ class ContextManager(Middleware):
         self.window = window
         self.on_compact = on_compact
         self.sent_chars: int | None = None  # length of the last request this middleware shaped
+        # What each turn would otherwise redo for the whole transcript: the JSON size of each
+        # message sent, and the cleared copy of each old message (see message_chars, cleared).
+        self.sizes: dict[int, tuple[dict, int]] = {}
+        self.cleared_copies: dict[int, tuple[dict, dict]] = {}
 
     @property
     def extra(self) -> dict:
@@ -132,7 +136,7 @@ class ContextManager(Middleware):
             # rather than send a request the API will refuse again.
             self.extra["context_clearing"] = {"cut": len(messages)}
             request = self.build_request(messages)
-        self.sent_chars = request_chars(request)
+        self.sent_chars = self.request_chars(request)
         return request
 
     async def after_model_response(
@@ -156,13 +160,32 @@ class ContextManager(Middleware):
 
     def estimate(self, request: list[dict]) -> int:
         """Tokens the request will count: the last reported size plus the change since."""
-        chars = request_chars(request)
+        chars = self.request_chars(request)
         usage = self.extra.get("context_usage")
         if usage:
             return usage["tokens"] + (chars - usage["chars"]) // CHARS_PER_TOKEN
         context = self.context_ref()  # no usage yet (a first call, a resume): count it all
         tools = json.dumps([tool.schema() for tool in context.tools.values()])
         return (chars + len(context.system_prompt) + len(tools)) // CHARS_PER_TOKEN
+
+    def request_chars(self, request: list[dict]) -> int:
+        """`request_chars(request)`, counting only the messages not measured before.
+
+        A stored message is never changed in place (conversation.py replaces the last message
+        to add to it), so the size of an object already measured still holds. Each turn then
+        measures its new messages, not the whole transcript again.
+        """
+        total = 2 + 2 * max(len(request) - 1, 0)  # the brackets, and ", " between messages
+        for message in request:
+            known = self.sizes.get(id(message))
+            if known is None or known[0] is not message:
+                known = (message, len(json.dumps(message, ensure_ascii=False)))
+                self.sizes[id(message)] = known
+            total += known[1]
+        if len(self.sizes) > 2 * len(request) + 16:  # forget messages no longer sent
+            sent = {id(message) for message in request}
+            self.sizes = {key: known for key, known in self.sizes.items() if key in sent}
+        return total
 
     def status(self) -> str:
         """A short line such as 'context 41% of 200K', from the last reported usage."""
@@ -190,13 +213,28 @@ class ContextManager(Middleware):
         """The messages to send: notes of a compaction, then the rest with old results cleared."""
         start = self.start(messages)
         request = [self.notes_message()] if start else []
-        calls = {call["id"]: call for m in messages for call in tool_calls(m)}
-        for index in range(start, len(messages)):
-            message = messages[index]
-            if index < self.cut and message["role"] == "user":
-                message = with_results_cleared(message, calls)
-            request.append(message)
-        return request
+        cleared_until = max(start, min(self.cut, len(messages)))
+        request += [self.cleared(messages, index) for index in range(start, cleared_until)]
+        if len(self.cleared_copies) > 2 * (cleared_until - start) + 16:  # compacted away
+            kept = {id(message) for message in messages[start:cleared_until]}
+            self.cleared_copies = {k: v for k, v in self.cleared_copies.items() if k in kept}
+        return request + messages[cleared_until:]
+
+    def cleared(self, messages: list[dict], index: int) -> dict:
+        """messages[index] with its long results cleared; made once per message, then reused.
+
+        The results in a user message answer the calls of the assistant message before it.
+        """
+        message = messages[index]
+        if message["role"] != "user":
+            return message
+        known = self.cleared_copies.get(id(message))
+        if known is None or known[0] is not message:
+            asked = messages[index - 1] if index > 0 else {"content": []}
+            calls = {call["id"]: call for call in tool_calls(asked)}
+            known = (message, with_results_cleared(message, calls))
+            self.cleared_copies[id(message)] = known
+        return known[1]
 
     def notes_message(self) -> dict:
         compaction = self.extra["context_compaction"]

@@ -42,6 +42,23 @@ def fake_api_client(base_url: str, **options) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(base_url=base_url, http_client=http_client, **options)
 
 
+# Tests that CI must see pass, never skip: the real-exec run of signals, terminals, tasks and
+# crashes, and the page in a real browser. With PLANLOOP_TEST_NO_SKIPS=1 (.ci/run) a skip of one
+# of these is reported as a failure, so a missing Chromium or a broken start cannot hide.
+MUST_RUN_MARKERS = ("real_exec", "browser")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    must_run = any(item.get_closest_marker(marker) for marker in MUST_RUN_MARKERS)
+    if report.skipped and must_run and os.environ.get("PLANLOOP_TEST_NO_SKIPS") == "1":
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped, which PLANLOOP_TEST_NO_SKIPS=1 forbids: {reason}"
+    return report
+
+
 @pytest.fixture(scope="session", autouse=True)
 def warm_parent() -> Iterator[None]:
     """Each test process starts its warm parent on first use (spawn.py); end it with the tests."""

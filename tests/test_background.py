@@ -26,6 +26,9 @@ from tools import default_tools
 from tools.sandbox import Bubblewrap, NoSandbox
 from tools.tasks import TaskManager
 
+# Signals, terminals, background tasks and crashes: CI runs these again as real execs.
+pytestmark = pytest.mark.real_exec
+
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
 

@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -208,14 +209,18 @@ def test_turn_limit_exits_3_with_a_clear_message(api, env, workspace):
     assert "Stopped after 2 model calls" in result.stderr
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     api, env, workspace, isolated_home
 ):
-    def slow_reply(body):
-        time.sleep(2)
+    process_ended = threading.Event()
+
+    def held_reply(body):
+        # Held until planloop has exited, so the reply can never beat the Ctrl-C.
+        process_ended.wait(timeout=30)
         return {"content": [text("too late")]}
 
-    api.add(slow_reply)
+    api.add(held_reply)
     proc = spawn.Popen(
         [sys.executable, str(AGENT), "-p", "think hard"],
         cwd=workspace,
@@ -228,7 +233,10 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     while not api.requests and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=20)
+    try:
+        stdout, stderr = proc.communicate(timeout=20)
+    finally:
+        process_ended.set()
     assert proc.returncode == 130, stderr
     assert stdout == "" and "Interrupted by the user" in stderr and "Traceback" not in stderr
     [session] = saved_sessions(isolated_home)
@@ -236,6 +244,7 @@ def test_ctrl_c_during_a_model_call_in_headless_exits_130_and_saves_the_prompt(
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "think hard"}]}]
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_in_headless_kills_the_command_and_saves_a_valid_session(
     api, env, workspace, isolated_home
 ):
@@ -282,6 +291,7 @@ def test_headless_prints_the_session_id_at_the_start_and_at_the_end(api, env, wo
     assert session_id != first and f"--resume {session_id}" in last
 
 
+@pytest.mark.real_exec
 def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
     api, env, workspace, isolated_home
 ):
@@ -307,6 +317,7 @@ def test_sigterm_in_headless_kills_the_command_saves_and_exits_143(
     assert last["role"] == "user" and last["content"][0]["is_error"] is True
 
 
+@pytest.mark.real_exec
 def test_ctrl_c_in_headless_prints_no_partial_answer(api, env, workspace):
     command = "touch started && sleep 30"
     api.add({"content": [text("Let me check."), tool_use("bash", {"command": command})]})

@@ -144,25 +144,41 @@ def test_a_file_name_that_is_not_utf8_is_listed_without_breaking_the_request(
 # ---- malformed input ------------------------------------------------------------------------
 
 WRONG_VALUE = {"string": 12, "integer": "ten", "boolean": "yes", "number": [], "array": 3}
+VALID_VALUE = {"string": "notes.txt", "integer": 5, "boolean": False, "number": 1.5, "array": []}
 
 
-def malformed_calls() -> list[dict]:
-    """For every tool: no arguments, not an object, and each argument of the wrong type."""
-    calls = []
+def valid_arguments(tool) -> dict:
+    """Every required argument of `tool`, each with a value its schema accepts."""
+    properties = tool.input_schema["properties"]
+    return {name: VALID_VALUE[properties[name]["type"]] for name in tool.input_schema["required"]}
+
+
+def malformed_calls() -> list[tuple[dict, str | None]]:
+    """For every tool: no arguments, an unknown one, and each argument of the wrong type.
+
+    A wrongly typed argument comes with every required argument present and valid, so the
+    call is refused for that argument's type and nothing else. Each call is paired with the
+    argument its error must name (None where no one argument is to blame).
+    """
+    calls: list[tuple[dict, str | None]] = []
     for tool in default_tools():
-        calls.append(tool_use(tool.name, {}))
-        calls.append(tool_use(tool.name, {"unexpected": True}))
+        calls.append((tool_use(tool.name, {}), None))
+        calls.append((tool_use(tool.name, {"unexpected": True}), None))
         for name, spec in tool.input_schema["properties"].items():
-            calls.append(tool_use(tool.name, {name: WRONG_VALUE[spec["type"]]}))
+            arguments = {**valid_arguments(tool), name: WRONG_VALUE[spec["type"]]}
+            calls.append((tool_use(tool.name, arguments), name))
     return calls
 
 
 def test_missing_and_wrongly_typed_arguments_for_every_tool_are_errors(api, make_agent):
     calls = malformed_calls()
-    results = run_one_reply(api, make_agent, calls)
-    for call in calls:
-        assert results[call["id"]]["is_error"] is True, call
-        assert "Send" in results[call["id"]]["content"]
+    results = run_one_reply(api, make_agent, [call for call, _ in calls])
+    for call, wrong in calls:
+        result = results[call["id"]]
+        assert result["is_error"] is True, call
+        assert "Send" in result["content"]
+        if wrong is not None:  # refused for this argument's type, not for a missing one
+            assert f"argument '{wrong}' must be" in result["content"], (call, result)
 
 
 def test_one_megabyte_arguments_end_cleanly(api, make_agent, workspace):

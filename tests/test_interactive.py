@@ -19,6 +19,9 @@ from conftest import API_KEY, results_by_id, wait_for_file
 from fakeapi import text, tool_use
 from session import read_session
 
+# Signals, terminals, background tasks and crashes: CI runs these again as real execs.
+pytestmark = pytest.mark.real_exec
+
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 # Escape sequences: CSI (colours, cursor moves), OSC (titles), and the short two-byte ones.
 ANSI = re.compile(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -254,11 +255,14 @@ def results_by_id_from(message: dict) -> list[dict]:
 
 
 def test_cancel_during_a_model_call_keeps_the_conversation_valid(api, make_agent):
-    def slow_reply(body):
-        time.sleep(1.5)
+    cancelled = threading.Event()
+
+    def held_reply(body):
+        # The reply is held until the cancel has been handled, however slow the machine is.
+        cancelled.wait(timeout=30)
         return {"content": [text("too late")]}
 
-    api.add(slow_reply)
+    api.add(held_reply)
     api.add({"content": [text("fresh answer")]})
     agent = make_agent()
 
@@ -268,6 +272,7 @@ def test_cancel_during_a_model_call_keeps_the_conversation_valid(api, make_agent
             await asyncio.sleep(0.01)
         agent.cancel()
         await task
+        cancelled.set()
         return await agent.run("second")
 
     assert run(scenario()) == "fresh answer"

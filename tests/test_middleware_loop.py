@@ -155,6 +155,31 @@ def test_context_hooks_shape_the_request_but_not_the_stored_conversation(api, ma
     assert agent.messages[2]["content"][0]["text"] == "again"
 
 
+class TrimInPlace(Middleware):
+    """A careless hook: it edits the list it is given instead of returning a new one."""
+
+    async def transform_context(self, messages, *, signal=None):
+        del messages[:-1]
+        messages.append({"role": "assistant", "content": [text("planted")]})
+        messages.pop()
+        return messages
+
+
+def test_a_hook_that_edits_its_list_in_place_leaves_the_transcript_whole(api, make_agent):
+    api.add({"content": [text("first answer")]})
+    api.add({"content": [text("second answer")]})
+    agent = make_agent(middleware=[TrimInPlace()])
+
+    async def two_inputs():
+        await agent.run("hello")
+        await agent.run("again")
+
+    run(two_inputs())
+    assert [len(request["messages"]) for request in api.accepted] == [1, 1]
+    assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "assistant"]
+    assert agent.messages[0]["content"][0]["text"] == "hello"
+
+
 class CancelOnFirstCall(Middleware):
     """A hook that pulls the cancellation signal, as a UI would on Ctrl-C."""
 

@@ -23,6 +23,9 @@ from test_interactive import Terminal
 from fakeapi import text, tool_use
 from session import STOPPED_MID_CALL
 
+# Signals, terminals, background tasks and crashes: CI runs these again as real execs.
+pytestmark = pytest.mark.real_exec
+
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 # A command that says it started, then waits until the test lets it end (so no process
 # outlives the test once the agent is killed).

@@ -66,6 +66,7 @@ def plan(status: str) -> dict:
     return {"todos": [{"content": "Read the page", "status": status}]}
 
 
+@pytest.mark.browser
 def test_view_page_in_chromium_shows_timeline_reminder_checklist_and_inert_script(
     api, env, workspace, tmp_path
 ):

@@ -106,6 +106,9 @@ class TodoListMiddleware(Middleware):
         self.reminder_after = reminder_after
         self.reminder_cooldown = reminder_cooldown
         self.on_change = on_change
+        # Where stale_streak stopped reading: (next index, the message read last, turns, since
+        # the reminder). Kept on the middleware, not in extra: it is a cache, not state.
+        self.streak_so_far: tuple[int, dict, int, int | None] | None = None
         self.refused_call_ids: set[str] = set()  # todo_write calls of a reply that had several
         self.validate_task_wait = validate_task_wait
         # The run and the call a todo_write belongs to, noted by before_tool_call for a wait.
@@ -291,30 +294,39 @@ class TodoListMiddleware(Middleware):
         return extra
 
     def stale_streak(self, messages: list[dict]) -> tuple[int, int | None]:
-        """The finished turns in a row without a successful todo_write, newest first.
+        """The finished turns in a row without a successful todo_write, up to the newest.
 
         Returns their number, and how many of them came after the latest reminder among them
         (None if none had one). A plain-text reply ends the streak, and so does a todo_write
         whose result is not an error; any other turn with tool calls counts.
+
+        The turns are read oldest first, and where the reading got to is kept, so each call
+        reads only the turns added since: the work per turn does not grow with the session.
+        That holds because a transcript changes only at its end (conversation.py replaces its
+        last message to add to it); if the message read last is no longer there, every turn
+        is read again.
         """
-        turns, since_reminder = 0, None
-        for index in range(len(messages) - 1, -1, -1):
+        start, turns, since_reminder = 0, 0, None
+        if self.streak_so_far is not None:
+            upto, last, kept_turns, kept_since = self.streak_so_far
+            if 0 < upto <= len(messages) and messages[upto - 1] is last:
+                start, turns, since_reminder = upto, kept_turns, kept_since
+        for index in range(start, len(messages)):
             if messages[index]["role"] != "assistant":
                 continue
-            calls = tool_calls(messages[index])
-            answer = messages[index + 1]["content"] if index + 1 < len(messages) else []
+            answered = index + 1 < len(messages)
+            answer = messages[index + 1]["content"] if answered else []
             answer = answer if isinstance(answer, list) else []
-            failed = {
-                block["tool_use_id"]: bool(block.get("is_error"))
-                for block in answer
-                if block.get("type") == "tool_result"
-            }
-            writes = [c for c in calls if c["name"] == TOOL_NAME]
-            if not calls or any(not failed.get(c["id"], True) for c in writes):
-                break
-            if since_reminder is None and any(is_reminder(block) for block in answer):
-                since_reminder = turns
-            turns += 1
+            stale, reminded = stale_turn(messages[index], answer)
+            if not stale:
+                turns, since_reminder = 0, None
+            elif reminded:
+                turns, since_reminder = turns + 1, 0
+            else:
+                turns += 1
+                since_reminder = None if since_reminder is None else since_reminder + 1
+            if answered:  # an unanswered call is read again next time, with its results
+                self.streak_so_far = (index + 2, messages[index + 1], turns, since_reminder)
         return turns, since_reminder
 
     def reminder(self, stale_turns: int) -> dict:
@@ -359,6 +371,24 @@ class TodoListMiddleware(Middleware):
 def escaped_item(item: dict) -> dict:
     """The item with its text escaped, to be shown inside the harness's own tags."""
     return {**item, "content": escape_tags(item["content"])}
+
+
+def stale_turn(reply: dict, answer: list[dict]) -> tuple[bool, bool]:
+    """Whether a turn leaves the plan stale, and whether its answer carried a reminder.
+
+    A turn is stale when it called tools but no todo_write among them succeeded (a call with
+    no result yet counts as not succeeded).
+    """
+    calls = tool_calls(reply)
+    failed = {
+        block["tool_use_id"]: bool(block.get("is_error"))
+        for block in answer
+        if block.get("type") == "tool_result"
+    }
+    wrote_plan = any(not failed.get(c["id"], True) for c in calls if c["name"] == TOOL_NAME)
+    if not calls or wrote_plan:
+        return False, False
+    return True, any(is_reminder(block) for block in answer)
 
 
 def is_reminder(block: dict) -> bool:

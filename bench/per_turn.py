@@ -1,0 +1,171 @@
+"""Per-turn time as a user runs it: planloop and a bare streaming loop, side by side.
+
+    python bench/per_turn.py [--turns 100] [--repeat 3] [--long 1000]
+
+Three processes, none sharing a CPU-bound thread with another:
+
+    the fake Messages API    its own process; it notes when each request arrived and when its
+                             reply was written
+    planloop                 `python agent.py -p ...` in a scratch workspace, as a user runs it
+    a bare loop              the smallest streaming SDK loop that sends the same requests
+
+Each turn the model asks for `read_file` on one small file; the bare loop reads the file itself
+and sends its text back. The figure is the gap at the fake between one reply written and the
+next request arrived: what the client did in between (read the stream, run the tool, save,
+build and send the next request). The fake's own work (validation, streaming) is outside it.
+
+Two measurements:
+  --turns   the median gap over a whole run, --repeat times for each loop, and the ratio
+  --long    one run of that many turns; the median gap around turn 10, 100 and the last one,
+            to show whether planloop's own work grows with the session
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FILE_NAME = "notes.txt"
+FILE_TEXT = "".join(f"line {n}: the quick brown fox\n" for n in range(1, 9))
+WINDOW = 10  # turns around each reported point
+
+
+def serve(turns: int) -> None:
+    """The fake, in this process: print its address, serve, print the timings when told."""
+    from fakeapi import FakeMessagesAPI, text, tool_use
+
+    script = [{"content": [tool_use("read_file", {"path": FILE_NAME})]} for _ in range(turns - 1)]
+    script.append({"content": [text("done")]})
+    with FakeMessagesAPI(script=script, api_key="bench") as api:
+        print(api.base_url, flush=True)
+        sys.stdin.readline()  # the client has ended
+        print(json.dumps({"timings": api.timings, "rejections": api.rejections}), flush=True)
+
+
+async def bare_loop(base_url: str, turns: int) -> None:
+    """The smallest loop that streams each reply, runs the tool and sends the result back."""
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="bench", base_url=base_url, max_retries=0)
+    tool = {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+    messages: list[dict] = [{"role": "user", "content": "Read notes.txt again and again."}]
+    for _ in range(turns):
+        async with client.messages.stream(
+            model="claude-sonnet-4-6", max_tokens=16_000, messages=messages, tools=[tool]
+        ) as stream:
+            async for _event in stream:
+                pass
+            reply = await stream.get_final_message()
+        content = [block.to_dict(mode="json") for block in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        results = [
+            {
+                "type": "tool_result",
+                "tool_use_id": block["id"],
+                "content": Path(block["input"]["path"]).read_text(),
+            }
+            for block in content
+            if block["type"] == "tool_use"
+        ]
+        if not results:
+            return
+        messages.append({"role": "user", "content": results})
+
+
+def measure(loop: str, turns: int) -> list[float]:
+    """One run of `loop` ("planloop" or "bare") against a fresh fake: the gaps, in ms."""
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp) / "work"
+        workspace.mkdir()
+        (workspace / FILE_NAME).write_text(FILE_TEXT)
+        fake = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(turns)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        base_url = fake.stdout.readline().strip()
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
+            "ANTHROPIC_API_KEY": "bench",
+            "ANTHROPIC_BASE_URL": base_url,
+            "PLANLOOP_HOME": str(Path(tmp) / "home"),
+        }
+        env.pop("MODEL_ID", None)
+        if loop == "planloop":
+            prompt = f"Read {FILE_NAME} again and again."
+            command = [sys.executable, str(ROOT / "agent.py"), "-p", prompt]
+            command += ["--max-turns", str(turns + 10)]
+        else:
+            command = [sys.executable, __file__, "--bare", base_url, str(turns)]
+        client = subprocess.run(command, cwd=workspace, env=env, capture_output=True, text=True)
+        report = json.loads(fake.communicate("done\n")[0])
+    if client.returncode != 0 or report["rejections"]:
+        raise SystemExit(
+            f"{loop}: exit {client.returncode}, {report['rejections'][:1]}\n{client.stderr[-2000:]}"
+        )
+    timings = sorted(report["timings"])
+    if len(timings) != turns:
+        raise SystemExit(f"{loop}: {len(timings)} requests, expected {turns}")
+    return [(timings[i + 1][0] - timings[i][1]) * 1000 for i in range(turns - 1)]
+
+
+def side_by_side(turns: int, repeat: int) -> None:
+    print(f"per turn, {turns} read_file turns, median gap at the fake (ms), {repeat} runs each")
+    runs: dict[str, list[float]] = {"bare": [], "planloop": []}
+    for _ in range(repeat):
+        for loop in runs:  # alternate, so a busy moment of the machine hits both
+            runs[loop].append(statistics.median(measure(loop, turns)))
+    for loop, medians in runs.items():
+        figures = "  ".join(f"{m:6.2f}" for m in medians)
+        print(f"  {loop:9} {figures}   median {statistics.median(medians):6.2f}")
+    ratio = statistics.median(runs["planloop"]) / statistics.median(runs["bare"])
+    print(f"  planloop / bare: {ratio:.2f}x")
+
+
+def growth(turns: int) -> None:
+    print(f"\none run of {turns} turns: median gap of the {WINDOW} turns up to each point (ms)")
+    gaps = {loop: measure(loop, turns) for loop in ("bare", "planloop")}
+    points = [p for p in (10, 100, 1000, turns - 1) if p <= turns - 1]
+    print(f"  {'turn':>6} {'bare':>8} {'planloop':>9} {'ratio':>7}")
+    for point in dict.fromkeys(points):
+        window = slice(max(0, point - WINDOW), point)
+        bare = statistics.median(gaps["bare"][window])
+        ours = statistics.median(gaps["planloop"][window])
+        print(f"  {point:6} {bare:8.2f} {ours:9.2f} {ours / bare:6.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--long", type=int, default=1000)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+    elif args.bare:
+        asyncio.run(bare_loop(args.bare[0], int(args.bare[1])))
+    else:
+        side_by_side(args.turns, args.repeat)
+        if args.long:
+            growth(args.long)
+
+
+if __name__ == "__main__":
+    main()
