@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
+from cli.autosave import Autosave
 from cli.render import TerminalUI, checklist, permission_table
-from cli.signals import Terminated, blocking_read, turn_signals
+from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
     killing_tasks_at_exit,
@@ -42,7 +43,6 @@ from tools.tasks import find_task_manager
 
 if TYPE_CHECKING:
     from agent import Agent
-    from cli.app import Autosave
 
 EXIT_OK = 0
 PROMPT = "› "
@@ -302,7 +302,7 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
     in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
     idle = IdleWatch(agent)
-    with turn_signals(signals.ctrl_c, signals.end):
+    with run_signals(signals.ctrl_c, signals.end):
         while signals.ending is None:
             try:
                 line = await read_unless_results_come(reader, idle, ui)
@@ -355,7 +355,7 @@ async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter,
 
 async def run_turn(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: str) -> None:
     """One user input; a temporary API error returns to the prompt with nothing lost."""
-    autosave = agent.checkpoint  # the Autosave of cli/app.py
+    autosave = agent.checkpoint  # the Autosave of cli/autosave.py
     signals.turn = agent
     try:
         # Results of background tasks the model has not read yet come first (cli/tasks.py).
