@@ -154,6 +154,7 @@ class Agent:
             system_prompt = load_prompt("system").replace("{workspace}", str(self.workspace))
         self.tools: dict[str, Tool] = {}  # the dispatch map, filled below
         self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
+        # Where bash runs; the reason says why there is no sandbox when one was wanted.
         self.sandbox, self.no_sandbox_reason = pick_sandbox(sandbox, allow_network)
         if middleware is None:  # the product (defaults.py); a list, even [], replaces it
             middleware = default_middleware(self, ask=ask, allow_all=allow_all, tasks=tasks)
@@ -161,7 +162,8 @@ class Agent:
         if max_turns is not None:
             middleware.append(TurnLimit(max_turns))
         self.hooks = MiddlewareStack(middleware)
-        all_tools = default_tools(self.sandbox, tasks, tools)  # bash bound to the sandbox
+        # `TOOLS` (tools/__init__.py) unless `tools` is given, with bash bound to the sandbox.
+        all_tools = default_tools(self.sandbox, tasks, tools)
         all_tools += [tool for m in middleware for tool in m.tools]
         self.tools.update({tool.name: tool for tool in all_tools})
 
