@@ -332,8 +332,8 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
 async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:
     """Run a slash command here; an unknown one is refused, never sent to the model.
 
-    An async command (one that calls the model, like /compact) is cancelled as a run is: Ctrl-C
-    cancels it. Returns True when the command ends the session.
+    An async command (one that calls the model, like /compact) is cancelled by Ctrl-C, as a
+    run is. Returns True when the command ends the session.
     """
     name = line.split()[0]
     command = SLASH_COMMANDS.get(name)

@@ -29,7 +29,8 @@ from fakeapi import text, tool_use
 from middleware import PermissionPolicy, StaleWriteGuard, TurnLimit
 from middleware.context import ContextManager, context_window
 from todo import TodoListMiddleware
-from tools.sandbox import bubblewrap_works
+from tools.sandbox import NoSandbox, bubblewrap_works
+from tools.tasks import TaskManager
 from wiretrace import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,3 +231,18 @@ def test_the_trace_records_compactions_call_too(api, make_agent, tmp_path):
     run(agent.run("go"))
     lines = (tmp_path / "trace.jsonl").read_text().splitlines()
     assert [line.count('"type": "request"') for line in lines] == [1, 0, 1, 0]
+
+
+def test_tasks_give_bash_its_background_and_the_todo_list_its_wait(api, workspace, tmp_path):
+    sandbox = NoSandbox()
+    manager = TaskManager(tmp_path / "tasks", sandbox)
+    agent = Agent(
+        client=fake_api_client(api.base_url), workspace=workspace, sandbox=sandbox, tasks=manager
+    )
+    schemas = {tool.name: tool.schema()["input_schema"] for tool in agent.tools.values()}
+    assert "run_in_background" in schemas["bash"]["properties"]
+    assert "wait_for_tasks" in schemas["todo_write"]["properties"]
+    assert {"task_output", "task_stop"} <= set(schemas)
+    plain = Agent(client=fake_api_client(api.base_url), workspace=workspace, sandbox=sandbox)
+    assert "wait_for_tasks" not in plain.tools["todo_write"].schema()["input_schema"]["properties"]
+    assert "task_output" not in plain.tools
