@@ -88,6 +88,7 @@ async def agent_loop(api: FakeMessagesAPI, turns: int, save: bool, workspace: Pa
         workspace=workspace,
         model="bench",
         tools=[NOOP],
+        middleware=[],  # the bare loop: its own cost, without the product's middlewares
         max_turns=turns + 1,
     )
     if save:
@@ -144,6 +145,7 @@ def terminal_drawing(turns: int, workspace: Path) -> None:
             workspace=workspace,
             model="claude-sonnet-4-6",
             tools=[NOOP],
+            middleware=[],
             max_turns=turns + 1,
             ui=recorder,
         )
