@@ -17,6 +17,10 @@ the todo list as middlewares (`middleware/`, `todo/`), the terminal in `cli/`.
     from agent import Agent
     agent = Agent()                         # model and key: environment or ./.env (settings.py)
     answer = await agent.run("add a test for the parser")
+
+`Agent()` is the product, as `python agent.py` runs it: the registered tools, bash in the
+sandbox, the todo list, the permission policy and the rest (defaults.py lists them).
+`Agent(middleware=[])` is the bare loop of this file and nothing around it.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from conversation import (
     INTERRUPTED,
@@ -39,6 +43,7 @@ from conversation import (
     tool_calls,
     tool_result,
 )
+from defaults import default_middleware, pick_sandbox
 from middleware import (
     AfterToolCallContext,
     AgentContext,
@@ -51,6 +56,7 @@ from middleware import (
     TurnLimit,
     until_cancelled,
 )
+from middleware.permissions import AskFunction
 from model import (
     DEFAULT_MODEL,
     ContextOverflow,
@@ -62,6 +68,9 @@ from model import (
 from prompts import load_prompt
 from settings import make_undumpable, read_settings
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
+
+if TYPE_CHECKING:
+    from tools.tasks import TaskManager
 
 DEFAULT_MAX_TOKENS = 16_000
 # Stop reasons that mean the reply was cut off mid-way: by the output limit, or by a full
@@ -92,8 +101,19 @@ class QuietUI(UI):
 class Agent:
     """A model, a workspace, a tool map and middlewares; `run` plays one user input.
 
-    Without `tools` the agent gets the registered ones (`TOOLS` in tools/__init__.py, where a
-    new tool is added so that `python agent.py` has it too); middlewares add their own.
+    With no arguments it is the product: the registered tools (`TOOLS` in tools/__init__.py,
+    where a new tool is added so that `python agent.py` has it too) with bash in the sandbox,
+    and the middlewares of defaults.py. The common knobs:
+
+        ask            the approval question: async or plain `ask(question) -> (answer, reason)`
+                       (middleware/permissions.py); None: what would ask is refused
+        allow_all      allow everything that would ask (the CLI's --yes)
+        sandbox        True: bubblewrap where it works; False: none; or a sandbox object
+        allow_network  let sandboxed commands use the network
+        tasks          a TaskManager (tools/tasks.py): bash's run_in_background, task_output,
+                       task_stop; its owner delivers the results and shuts it down
+        middleware     replaces the product's middlewares: [] is the bare loop of this file
+        more_middleware  yours, run before the product's (a block comes before a question)
     """
 
     def __init__(
@@ -103,12 +123,18 @@ class Agent:
         workspace: str | Path | None = None,
         tools: list[Tool] | None = None,
         middleware: list[Middleware] | None = None,
+        more_middleware: Sequence[Middleware] = (),
         client: Any = None,
         system_prompt: str | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         max_turns: int | None = 200,
         ui: UI | None = None,
         checkpoint: Callable[[Agent], None] | None = None,
+        ask: AskFunction | None = None,
+        allow_all: bool = False,
+        sandbox: bool | object = True,
+        allow_network: bool = False,
+        tasks: TaskManager | None = None,
     ) -> None:
         self.workspace = Path(workspace or os.getcwd()).resolve()
         # Key, endpoint and model: the environment, then what the workspace's .env may add
@@ -120,13 +146,6 @@ class Agent:
             make_undumpable()  # this process holds the key: no command may read its memory
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
-        middleware = list(middleware or [])
-        if max_turns is not None:
-            middleware.append(TurnLimit(max_turns))
-        self.hooks = MiddlewareStack(middleware)
-        all_tools = list(default_tools() if tools is None else tools)
-        all_tools += [tool for m in middleware for tool in m.tools]
-        self.tools = {tool.name: tool for tool in all_tools}  # the dispatch map
         self.ui: UI = ui or QuietUI()
         for notice in self.settings.notices:  # what was ignored in the workspace's .env
             self.ui.notice(notice)
@@ -136,7 +155,20 @@ class Agent:
         self.last_usage: dict | None = None  # the usage of the latest reply
         if system_prompt is None:
             system_prompt = load_prompt("system").replace("{workspace}", str(self.workspace))
+        self.tools: dict[str, Tool] = {}  # the dispatch map, filled below
         self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
+        # Where bash runs; the reason says why there is no sandbox when one was wanted.
+        self.sandbox, self.no_sandbox_reason = pick_sandbox(sandbox, allow_network)
+        if middleware is None:  # the product (defaults.py); a list, even [], replaces it
+            middleware = default_middleware(self, ask=ask, allow_all=allow_all, tasks=tasks)
+        middleware = [*more_middleware, *middleware]
+        if max_turns is not None:
+            middleware.append(TurnLimit(max_turns))
+        self.hooks = MiddlewareStack(middleware)
+        # `TOOLS` (tools/__init__.py) unless `tools` is given, with bash bound to the sandbox.
+        all_tools = default_tools(self.sandbox, tasks, tools)
+        all_tools += [tool for m in middleware for tool in m.tools]
+        self.tools.update({tool.name: tool for tool in all_tools})
 
     @property
     def extra(self) -> dict:
@@ -148,11 +180,12 @@ class Agent:
         return self.context.signal
 
     def cancel(self) -> None:
-        """Stop the current turn: the one way every interruption goes.
+        """Stop the current run (everything since the user's input): the one way every
+        interruption goes.
 
         Ctrl-C, SIGTERM and SIGHUP (cli/signals.py hands them to this method) and any caller
         of `agent.cancel()` do the same thing: set the input's one cancel signal,
-        `context.signal`. Everything that waits during a turn waits through
+        `context.signal`. Everything that waits during the run waits through
         `until_cancelled` (middleware/base.py), which races the wait against that signal and
         cancels the loser: the model stream, each tool (bash kills its process group as it
         is cancelled; a task wait simply ends), and the approval question (PermissionPolicy
@@ -173,12 +206,14 @@ class Agent:
         try:
             last_turn = False
             while not last_turn:
-                # 1. Call the model; the middlewares shape the request (middleware/base.py).
+                # 1. Call the model. The middlewares shape the request, then judge the reply
+                #    before anything runs (after_model_response): a reminder or correction to
+                #    add after the results, a stop, or another call first (an overflow).
                 reply = await self.call_model()
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
-                # 2. Append the reply: as received, unless a middleware replaced it in
-                #    after_model_response (the design documents allow that). It is saved
-                #    before any tool runs or any question is asked.
+                # 2. Append the reply: as received, unless a middleware replaced it in step 1
+                #    (the design documents allow that). It is saved before any tool runs or
+                #    any question is asked.
                 reply = action.response
                 append_assistant_content(self.messages, reply["content"])
                 self.save()
@@ -201,7 +236,7 @@ class Agent:
     def start_input(self, prompt: str) -> None:
         if not prompt.strip():  # the API refuses blank text; fail here, before any request
             raise ValueError("The prompt is empty: give the agent something to do.")
-        # A fresh signal per input: a cancel meant for the last turn must not stop this one,
+        # A fresh signal per input: a cancel meant for the last run must not stop this one,
         # and the event must belong to the event loop that runs this input.
         self.context.signal = asyncio.Event()
         self.context.run_id = uuid.uuid4().hex
@@ -303,7 +338,7 @@ class Agent:
     async def turn_is_last(
         self, reply: dict, decision: str, results: list[dict], terminate: bool
     ) -> bool:
-        """Whether this turn ends the input; raises Interrupted if the user cancelled it.
+        """Whether this turn ends the run; raises Interrupted if the run was cancelled.
 
         Another model call follows tool results, a `loop_to_model` decision, or a turn the
         server paused (it goes on where it stopped), unless a middleware stops the run: a
@@ -347,7 +382,7 @@ class Agent:
         return await self.hooks.after_tool_call(after, self.signal)
 
     async def until_cancelled(self, work: Awaitable[T]) -> T:
-        """Await `work` unless the turn is cancelled first (see `cancel`)."""
+        """Await `work` unless the run is cancelled first (see `cancel`)."""
         return await until_cancelled(work, self.signal)
 
     def report_stop_reason(self, reply: dict) -> None:

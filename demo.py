@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from agent import Agent
-from cli.app import Autosave
+from cli.autosave import Autosave
 from cli.render import TerminalUI
 from fakeapi import FakeMessagesAPI, text, tool_use
 from session import Session

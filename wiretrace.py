@@ -1,7 +1,12 @@
 """The wire trace: every request exactly as sent and every reply with its usage.
 
-    Agent.call_model --request--> Trace.request() --> one JSON line  {"type": "request", ...}
-                     <--reply---- Trace.reply()   --> one JSON line  {"type": "reply", ...}
+    Agent.stream:  request --> Trace.request() --> one JSON line {"type": "request", "call": n, ...}
+                   request --> the model (stream_reply in model.py)
+                   reply   <-- the model
+                   reply   --> Trace.reply()   --> one JSON line {"type": "reply", "call": n, ...}
+
+`Agent.stream` makes every model call, the loop's (`call_model`) and compaction's
+(`ask_model`), so both are traced.
 
 `python agent.py --trace` writes the file next to the session, `<sessions folder>/<id>.trace.jsonl`,
 so a learner can see what the middlewares did to a request (the todo system prompt, the

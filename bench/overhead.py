@@ -69,6 +69,7 @@ def terminal_drawing(turns: int, workspace: Path) -> None:
             workspace=workspace,
             model="claude-sonnet-4-6",
             tools=[NOOP],
+            middleware=[],
             max_turns=turns + 1,
             ui=recorder,
         )

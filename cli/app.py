@@ -18,7 +18,8 @@ from pathlib import Path
 from rich.console import Console
 
 from agent import Agent, Interrupted
-from cli.flags import UsageError, command_name, parse_args
+from cli.autosave import Autosave
+from cli.flags import UsageError, parse_args
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
@@ -26,18 +27,17 @@ from cli.signals import (
     Terminated,
     exit_status,
     install_fallback_handlers,
-    turn_signals,
+    run_signals,
 )
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
-from middleware import PermissionPolicy, StaleWriteGuard
-from middleware.context import ContextManager, context_window
+from defaults import find_middleware
+from middleware.context import ContextManager
 from model import ModelError, preload_sdk
 from session import Session, SessionError, sessions_dir
 from settings import SettingsError, known_secrets, make_undumpable
 from todo import TodoListMiddleware
-from tools import default_tools
 from tools.sandbox import choose_sandbox
-from tools.tasks import TaskManager, find_task_manager, stopped_on_exit_note
+from tools.tasks import TaskManager, find_task_manager
 from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
@@ -61,7 +61,7 @@ async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
         ending.append(signum)
         agent.cancel()
 
-    with turn_signals(agent.cancel, end):
+    with run_signals(agent.cancel, end):
         async with tasks_killed_at_exit(agent):
             answer = await agent.run(prompt)
             while not agent.context.stop_reason and (awaited := awaited_task_ids(agent)):
@@ -139,7 +139,8 @@ def run_summary(
 
 
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
-    agent: Agent | None = None
+    """The same Agent as `Agent()`, set from the flags, plus what only a terminal needs: the
+    approval question, background tasks, and the plan and compactions shown as they happen."""
     sandbox, no_sandbox_reason = choose_sandbox(args.sandbox, args.allow_network)
     if no_sandbox_reason:
         fallback = "bash needs --yes" if headless else "commands ask before they run"
@@ -147,44 +148,30 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
             f"bash runs without a sandbox: {no_sandbox_reason}; {fallback}. "
             "For the sandbox: apt-get install bubblewrap"
         )
-    permissions = PermissionPolicy(
-        ask=None if headless else ui.ask_approval,
-        sandboxed=getattr(sandbox, "confines_writes", False),
-        allow_all=args.yes,
-    )
     # Background tasks: bash's run_in_background, task_output, task_stop, and the host that
-    # validates task waits. Their output files go beside the session (run_cli sets the folder).
+    # validates task waits. The front end delivers their results and stops them (cli/tasks.py);
+    # their output files go beside the session (run_cli sets the folder).
     tasks = TaskManager(sessions_dir(workspace), sandbox)
-    middleware: list = [
-        TodoListMiddleware(
-            extra_ref=lambda: agent.extra,
-            on_change=ui.show_todos,
-            validate_task_wait=tasks.validate_task_wait,
-        ),
-        StaleWriteGuard(),  # before the permission question: no point asking, then refusing
-        permissions,
-    ]
-
-    def compacted(text: str) -> None:
-        ui.notice(text)
-        if isinstance(agent.checkpoint, Autosave):
-            agent.checkpoint.compacted(agent, text)
-
-    context = ContextManager(
-        lambda: agent.context,
-        lambda system, prompt: agent.ask_model(system, prompt),
-        on_compact=compacted,
-    )
-    middleware.append(context)  # last, so it shapes the final request
     agent = Agent(
         model=args.model,
         workspace=workspace,
-        tools=default_tools(sandbox, tasks),
-        middleware=middleware,
         max_turns=args.max_turns,
         ui=ui,
+        ask=None if headless else ui.ask_approval,
+        allow_all=args.yes,
+        sandbox=sandbox,
+        tasks=tasks,
     )
-    context.window = args.context_window or context_window(agent.model)
+    find_middleware(agent, TodoListMiddleware).on_change = ui.show_todos
+    context = find_middleware(agent, ContextManager)
+    context.window = args.context_window or context.window
+
+    def compacted(text: str) -> None:
+        ui.notice(text)
+        if isinstance(agent.checkpoint, Autosave):  # the compaction goes into the session log
+            agent.checkpoint.compacted(agent, text)
+
+    context.on_compact = compacted
     return agent
 
 
@@ -266,63 +253,3 @@ def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:
         return ""
     note = autosave.closing_note(agent)
     return f" {note}" if note else ""
-
-
-class Autosave:
-    """The agent's checkpoint: save the session after every step.
-
-    A failed save (a full disk, a read-only home) is reported once and the run goes on:
-    stopping would lose the work in flight, which is worse than an unsaved session.
-    """
-
-    def __init__(self, session: Session, ui: TerminalUI) -> None:
-        self.session = session
-        self.ui = ui
-        self.failing = False
-
-    def __call__(self, agent: Agent) -> None:
-        try:
-            self.session.save(agent)
-        except SessionError as err:
-            if not self.failing:
-                self.ui.notice(f"{err} Going on without saving.")
-            self.failing = True
-        else:
-            self.failing = False
-
-    def end_of_run(self, agent: Agent) -> None:
-        """Note why a run stopped early, then make what it wrote durable (once per run)."""
-        if agent.context.stop_reason:
-            self.session.note(agent.context.stop_reason)
-        self.session.sync_to_disk()
-
-    def compacted(self, agent: Agent, text: str) -> None:
-        """Save the compaction (it lives in extra), note it in the log, make it durable."""
-        self(agent)
-        if not self.failing:
-            with contextlib.suppress(OSError, SessionError):
-                self.session.note(text)
-                self.session.sync_to_disk()
-
-    def start_new(self, agent: Agent) -> None:
-        """Go on in a fresh session; the current one stays on disk as it is."""
-        self.session.close()
-        self.session = Session(self.session.workspace)
-        agent.messages.clear()
-        agent.extra.clear()
-
-    def closing_note(self, agent: Agent) -> str:
-        """Save one last time; say how to resume, or why that will not work. Name the
-        background tasks planloop stopped on its way out, if any."""
-        notes = [stopped_on_exit_note(agent)]
-        if agent.messages:
-            try:
-                self.session.save(agent)
-                self.session.close()
-            except SessionError as err:
-                notes.append(f"The session was not saved: {err}")
-            else:
-                notes.append(
-                    f"Session saved. Resume with: {command_name()} --resume {self.session.id}"
-                )
-        return " ".join(note for note in notes if note)

@@ -3,7 +3,7 @@
     › prompt ──> a slash command? ──yes──> run it here (/help lists them)
                        │ no
                        v
-                  agent.run(prompt)        Ctrl-C cancels just this turn
+                  agent.run(prompt)        Ctrl-C cancels just this run
 
 In a terminal the prompt is prompt_toolkit's: a paste is one prompt however many lines it
 has (bracketed paste), Alt-Enter (or Esc, then Enter) starts a new line, and ↑ recalls
@@ -12,7 +12,7 @@ enter it). Piped stdin is read a line at a time.
 
 Ctrl-C at the prompt clears the line; a second one within 2 seconds leaves. Every signal is
 handled on the event loop (cli/signals.py), so one that comes just as the prompt appears is
-not lost: it reaches the prompt, or the turn, whichever is running.
+not lost: it reaches the prompt, or the run, whichever is going on.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
+from cli.autosave import Autosave
 from cli.render import TerminalUI, checklist, permission_table
-from cli.signals import Terminated, blocking_read, turn_signals
+from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
     killing_tasks_at_exit,
@@ -42,7 +43,6 @@ from tools.tasks import find_task_manager
 
 if TYPE_CHECKING:
     from agent import Agent
-    from cli.app import Autosave
 
 EXIT_OK = 0
 PROMPT = "› "
@@ -55,7 +55,7 @@ class SlashCommand:
     """A command for planloop itself: a one-line description for /help, and what it does."""
 
     description: str
-    run: Callable[[Agent, TerminalUI, str], Any]  # may be async: it then runs as a turn
+    run: Callable[[Agent, TerminalUI, str], Any]  # may be async: Ctrl-C then cancels it, as a run
 
 
 class EndSession(Exception):
@@ -68,7 +68,7 @@ def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.print_line(f"  {name:{width}}  {command.description}")
     ui.print_line(
         f"{NEWLINE_KEY} (or Esc, then Enter) starts a new line · ↑ recalls a prompt · "
-        "Ctrl-C cancels a turn; twice at the prompt leaves",
+        "Ctrl-C cancels a run; twice at the prompt leaves",
         "dim",
     )
 
@@ -84,8 +84,8 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.notice("This agent has no context management.")
         return
     focus = line.removeprefix("/compact").strip()
-    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier turn must not stop this one
-    try:  # an async command runs as a turn: Ctrl-C reaches agent.cancel (see SignalRouter)
+    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not stop this one
+    try:  # cancelled as a run is: Ctrl-C reaches agent.cancel (see SignalRouter)
         compacted = await manager.compact(list(agent.messages), focus)
     except (ModelError, Interrupted) as err:
         ui.notice(f"Not compacted: {err or 'interrupted'}. Nothing is lost.")
@@ -157,18 +157,18 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
 
 
 class SignalRouter:
-    """Sends each signal to what is running: the turn, the prompt, or the next prompt."""
+    """Sends each signal to what is going on: a run, the prompt, or the next prompt."""
 
     def __init__(self) -> None:
-        self.turn: Agent | None = None  # set while a turn runs
+        self.running: Agent | None = None  # set while a run goes on
         self.prompt_app: Any = None  # prompt_toolkit's Application while it reads a prompt
-        self.pending_ctrl_c = False  # came between a turn and the prompt
+        self.pending_ctrl_c = False  # came between a run and the prompt
         self.ending: int | None = None  # SIGTERM or SIGHUP: end the session
         self.last_ctrl_c_at_prompt = float("-inf")
 
     def ctrl_c(self) -> None:
-        if self.turn is not None:
-            self.turn.cancel()
+        if self.running is not None:
+            self.running.cancel()
         elif self.prompt_is_reading():
             self.prompt_app.key_processor.send_sigint()  # its Ctrl-C key: clears the line
         else:
@@ -176,8 +176,8 @@ class SignalRouter:
 
     def end(self, signum: int) -> None:
         self.ending = signum
-        if self.turn is not None:
-            self.turn.cancel()
+        if self.running is not None:
+            self.running.cancel()
         elif self.prompt_is_reading():
             self.prompt_app.exit(exception=EOFError())
 
@@ -284,7 +284,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     ui.print_line(f"planloop · {agent.model} · {agent.workspace}", "bold")
     ui.print_line(
         f"session {autosave.session.id} · /help lists the commands · {NEWLINE_KEY} for a new "
-        "line · Ctrl-C cancels a turn, twice at the prompt leaves · Ctrl-D exits",
+        "line · Ctrl-C cancels a run, twice at the prompt leaves · Ctrl-D exits",
         "dim",
     )
     if agent.messages:
@@ -304,7 +304,7 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
     in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
     idle = IdleWatch(agent)
-    with turn_signals(signals.ctrl_c, signals.end):
+    with run_signals(signals.ctrl_c, signals.end):
         while signals.ending is None:
             try:
                 line = await read_unless_results_come(reader, idle, ui)
@@ -317,7 +317,7 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
                 break
             signals.last_ctrl_c_at_prompt = float("-inf")  # only two Ctrl-C in a row leave
             if line is None:  # the tasks the model waits for have ended: it goes on
-                await run_turn(agent, ui, signals, "")
+                await run_input(agent, ui, signals, "")
                 continue
             line = line.strip()
             if not line:
@@ -326,7 +326,7 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
                 if await run_slash_command(agent, ui, signals, line):
                     break
                 continue
-            await run_turn(agent, ui, signals, line)
+            await run_input(agent, ui, signals, line)
     ui.console.print()
     return signals.ending
 
@@ -334,8 +334,8 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
 async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:
     """Run a slash command here; an unknown one is refused, never sent to the model.
 
-    An async command (one that calls the model, like /compact) runs as a turn: Ctrl-C
-    cancels it. Returns True when the command ends the session.
+    An async command (one that calls the model, like /compact) is cancelled by Ctrl-C, as a
+    run is. Returns True when the command ends the session.
     """
     name = line.split()[0]
     command = SLASH_COMMANDS.get(name)
@@ -345,20 +345,20 @@ async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter,
     try:
         outcome = command.run(agent, ui, line)
         if asyncio.iscoroutine(outcome):
-            signals.turn = agent
+            signals.running = agent
             try:
                 await outcome
             finally:
-                signals.turn = None
+                signals.running = None
     except EndSession:
         return True
     return False
 
 
-async def run_turn(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: str) -> None:
+async def run_input(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: str) -> None:
     """One user input; a temporary API error returns to the prompt with nothing lost."""
-    autosave = agent.checkpoint  # the Autosave of cli/app.py
-    signals.turn = agent
+    autosave = agent.checkpoint  # the Autosave of cli/autosave.py
+    signals.running = agent
     try:
         # Results of background tasks the model has not read yet come first (cli/tasks.py).
         await agent.run(await with_task_results(find_task_manager(agent), prompt))
@@ -368,7 +368,7 @@ async def run_turn(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt: 
         ui.notice(f"{err} Nothing is lost; type 'continue' to try again.")
         return
     finally:
-        signals.turn = None
+        signals.running = None
         ui.stop_progress()  # also after an error, before it is printed
         autosave.end_of_run(agent)
     if agent.context.stop_reason and signals.ending is None:

@@ -1,12 +1,13 @@
 """Signals: Ctrl-C (SIGINT), a closed terminal (SIGHUP), and `kill` or `timeout` (SIGTERM).
 
-Each one ends the running turn the same way: the running command is killed, the open calls
-are answered and the session is saved. Then Ctrl-C goes back to the prompt (interactive) or
-exits 130 (headless). SIGTERM and SIGHUP end planloop, with the closing note and the exit
-status a shell reports for a process ended by that signal: 128 + its number (143, 129).
+Each one ends the run under way (everything since the last input, turn after turn) the same
+way: the running command is killed, the open calls are answered and the session is saved.
+Then Ctrl-C goes back to the prompt (interactive) or exits 130 (headless). SIGTERM and SIGHUP
+end planloop, with the closing note and the exit status a shell reports for a process ended
+by that signal: 128 + its number (143, 129).
 
-While the event loop runs, the signals are handled on the loop (`turn_signals`): in a turn
-each one calls `agent.cancel()`, the one way a turn is cancelled (its docstring in agent.py
+While the event loop runs, the signals are handled on the loop (`run_signals`): during a run
+each one calls `agent.cancel()`, the one way a run is cancelled (its docstring in agent.py
 explains what happens next). Outside it, SIGTERM and SIGHUP raise `Terminated`, as SIGINT raises
 KeyboardInterrupt, and `run_cli` turns either into the closing note.
 """
@@ -23,7 +24,7 @@ READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking re
 
 
 class Terminated(Exception):
-    """SIGTERM or SIGHUP arrived while no turn was running."""
+    """SIGTERM or SIGHUP arrived while no run was going on."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(f"ended by {signal.Signals(signum).name}")
@@ -47,7 +48,7 @@ def install_fallback_handlers() -> None:
 
 
 @contextlib.contextmanager
-def turn_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) -> Iterator[None]:
+def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) -> Iterator[None]:
     """Handle the three signals on the running event loop while the block runs."""
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, on_ctrl_c)

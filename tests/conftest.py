@@ -118,11 +118,17 @@ class RecordingUI(QuietUI):
 
 @pytest.fixture
 def make_agent(api: FakeMessagesAPI, workspace: Path):
-    """Build an Agent that talks to the fake API through the real SDK."""
+    """Build an Agent that talks to the fake API through the real SDK.
+
+    Unless a test says otherwise it is the bare loop of the lesson (`middleware=[]`, bash
+    without a sandbox), so each test adds only the middlewares it is about.
+    """
 
     def build(**kwargs) -> Agent:
         client = fake_api_client(api.base_url)
         kwargs.setdefault("ui", RecordingUI())
+        kwargs.setdefault("middleware", [])
+        kwargs.setdefault("sandbox", False)
         return Agent(client=client, workspace=workspace, model="test-model", **kwargs)
 
     return build

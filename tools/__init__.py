@@ -12,9 +12,10 @@ is one), and add it to `TOOLS` below: `Agent()` and `python agent.py` both start
 Resolve any path argument with `safe_path` so the tool stays in the workspace. Tools that hold
 per-session state come with what holds it: todo_write with TodoListMiddleware (todo/).
 
-bash spawns its commands through a sandbox (tools/sandbox.py); `default_tools(sandbox)` passes
-one in, and without one commands run directly. `default_tools(sandbox, tasks)` adds background
-tasks (tools/tasks.py): bash's `run_in_background`, task_output and task_stop.
+bash spawns its commands through a sandbox (tools/sandbox.py): `Agent` hands its own to the
+registered `BASH` through `default_tools(sandbox)`, in `TOOLS` or in a list of your own, and
+with `default_tools(sandbox, tasks)` adds background tasks (tools/tasks.py): bash's
+`run_in_background`, task_output and task_stop.
 """
 
 from tools.base import Tool, ToolError, call_handler, validate_input
@@ -44,13 +45,15 @@ __all__ = [
 TOOLS: list[Tool] = [BASH, READ_FILE, WRITE_FILE, EDIT_FILE]
 
 
-def default_tools(sandbox: object = None, tasks: object = None) -> list[Tool]:
-    """The registered tools (`TOOLS`), with bash running its commands in `sandbox`.
+def default_tools(
+    sandbox: object = None, tasks: object = None, tools: list[Tool] | None = None
+) -> list[Tool]:
+    """`tools` (the registered `TOOLS` if None), with the registered bash running in `sandbox`.
 
     `sandbox` is where bash runs its commands (tools/sandbox.py); None runs them directly.
     With `tasks` (a TaskManager, tools/tasks.py) bash can start background tasks, and
-    task_output and task_stop come too.
+    task_output and task_stop come too. `Agent` builds its tool map with this function.
     """
     bash = BASH if sandbox is None and tasks is None else make_bash(sandbox, tasks)
     extra = tasks.tools() if tasks is not None else []
-    return [bash if tool is BASH else tool for tool in TOOLS] + extra
+    return [bash if tool is BASH else tool for tool in (TOOLS if tools is None else tools)] + extra

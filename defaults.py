@@ -1,0 +1,77 @@
+"""What `Agent()` has when the caller says nothing: the product, as `python agent.py` runs it.
+
+    Agent()                          the todo list, the stale-write guard, the permission policy
+                                     and context management; bash in the sandbox where it works
+    Agent(more_middleware=[mine])    the same, with yours first
+    Agent(middleware=[])             the bare loop of the lesson: no middleware but the turn limit
+
+The product's middlewares, in the order they run (the order matters, middleware/stack.py):
+
+    TodoListMiddleware   todo/          the plan, its reminder and the finalization guard
+    StaleWriteGuard      middleware/    no overwriting a file the model has not read as it is
+    PermissionPolicy     middleware/    what runs freely, what asks `ask`, what is refused
+    ContextManager       middleware/    every request inside the model's window (last: it
+                                        shapes the request the others have shaped)
+
+bash runs in bubblewrap where it works (tools/sandbox.py). Where it cannot, bash is not
+confined, so the permission policy asks `ask` before each command; with no `ask` the command
+is refused, unless `allow_all` allows everything up front.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from middleware import Middleware, PermissionPolicy, StaleWriteGuard
+from middleware.context import ContextManager, context_window
+from middleware.permissions import AskFunction
+from todo import TodoListMiddleware
+from tools.sandbox import choose_sandbox
+
+if TYPE_CHECKING:
+    from agent import Agent
+
+
+def pick_sandbox(sandbox: bool | object, allow_network: bool = False) -> tuple[object, str | None]:
+    """Where bash runs, and why there is no sandbox when one was wanted but cannot start here.
+
+    True: bubblewrap where it works, else no sandbox (with the reason). False: no sandbox.
+    Anything else is a sandbox already made (anything with `wrap`, tools/sandbox.py).
+    """
+    if isinstance(sandbox, bool):
+        return choose_sandbox(sandbox, allow_network)
+    return sandbox, None
+
+
+def default_middleware(
+    agent: Agent, *, ask: AskFunction | None, allow_all: bool, tasks: Any = None
+) -> list[Middleware]:
+    """The product's middlewares for `agent`, as listed in the module docstring.
+
+    `tasks` (a TaskManager, tools/tasks.py) lets the todo list accept a wait for background
+    tasks. A front end sets the callbacks it needs afterwards (cli/app.py draws the plan as it
+    changes and writes a compaction into the session log).
+    """
+    return [
+        TodoListMiddleware(
+            extra_ref=lambda: agent.extra,
+            validate_task_wait=tasks.validate_task_wait if tasks is not None else None,
+        ),
+        StaleWriteGuard(),  # before the permission question: no point asking, then refusing
+        PermissionPolicy(
+            ask=ask,
+            sandboxed=getattr(agent.sandbox, "confines_writes", False),
+            allow_all=allow_all,
+        ),
+        ContextManager(
+            lambda: agent.context,
+            agent.ask_model,  # compaction goes through the loop's own model call
+            window=context_window(agent.model),
+            on_compact=lambda text: agent.ui.notice(text),
+        ),
+    ]
+
+
+def find_middleware(agent: Agent, kind: type) -> Any:
+    """The agent's first middleware of class `kind`, or None."""
+    return next((m for m in agent.hooks.middlewares if isinstance(m, kind)), None)
