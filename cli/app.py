@@ -35,6 +35,7 @@ from middleware.context import ContextManager, context_window
 from model import ModelError, preload_sdk
 from session import Session, SessionError, sessions_dir
 from todo import TodoListMiddleware
+from todo.checks import bash_check_runner
 from tools import default_tools
 from tools.sandbox import choose_sandbox
 from tools.tasks import TaskManager, find_task_manager, stopped_on_exit_note
@@ -156,8 +157,11 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     # validates task waits. Their output files go beside the session (run_cli sets the folder).
     tasks = TaskManager(sessions_dir(workspace), sandbox)
     middleware: list = [
-        TodoListMiddleware(
+        # Checks, "nothing vanishes" and the record: a check runs like a bash call, in the
+        # same sandbox and behind the same permission policy.
+        TodoListMiddleware.with_evidence(
             extra_ref=lambda: agent.extra,
+            run_check=bash_check_runner(sandbox, permissions),
             on_change=ui.show_todos,
             validate_task_wait=tasks.validate_task_wait,
         ),
