@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
-from todo.manager import STATUSES
+from todo.manager import STORED_STATUSES
 
 FORMAT_VERSION = 1
 LEGACY_VERSION = 1  # the single-JSON format (<id>.json) written before the log
@@ -432,7 +432,7 @@ def check_state(messages: Any, extra: Any, path: Path) -> None:
     if not isinstance(todos, list) or not all(isinstance(item, dict) for item in todos):
         raise not_planloop(path, "its todo list is not a list of items")
     for item in todos:
-        if item.get("status") not in STATUSES or not isinstance(item.get("content"), str):
+        if item.get("status") not in STORED_STATUSES or not isinstance(item.get("content"), str):
             raise not_planloop(path, f"a todo item has the unknown status {item.get('status')!r}")
 
 

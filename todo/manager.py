@@ -26,6 +26,7 @@ PENDING, IN_PROGRESS, COMPLETED = "pending", "in_progress", "completed"
 CANCELLED = "cancelled"  # only with keep_items
 STATUSES = (PENDING, IN_PROGRESS, COMPLETED)
 FINISHED = (COMPLETED, CANCELLED)
+STORED_STATUSES = (*STATUSES, CANCELLED)  # what a saved list may hold, whatever the options
 MARKS = {PENDING: "[ ]", IN_PROGRESS: "[>]", COMPLETED: "[x]", CANCELLED: "[-]"}
 MAX_ITEMS = 20
 MAX_CONTENT_CHARS = 500
@@ -56,7 +57,7 @@ class TodoManager:
     @property
     def statuses(self) -> tuple[str, ...]:
         """The statuses this manager accepts."""
-        return (*STATUSES, CANCELLED) if self.keep_items else STATUSES
+        return STORED_STATUSES if self.keep_items else STATUSES
 
     @property
     def items(self) -> list[dict]:
