@@ -36,6 +36,7 @@ from model import ModelError, preload_sdk
 from session import Session, SessionError, sessions_dir
 from todo import TodoListMiddleware
 from todo.checks import bash_check_runner
+from todo.taskwait import void_unsaved_wait
 from tools import default_tools
 from tools.sandbox import choose_sandbox
 from tools.tasks import TaskManager, find_task_manager, stopped_on_exit_note
@@ -285,7 +286,8 @@ class Autosave:
     """The agent's checkpoint: save the session after every step.
 
     A failed save (a full disk, a read-only home) is reported once and the run goes on:
-    stopping would lose the work in flight, which is worse than an unsaved session.
+    stopping would lose the work in flight, which is worse than an unsaved session. It does
+    void a task wait, though: a wait lets a run end with open items only once it is saved.
     """
 
     def __init__(self, session: Session, ui: TerminalUI) -> None:
@@ -300,6 +302,7 @@ class Autosave:
             if not self.failing:
                 self.ui.notice(f"{err} Going on without saving.")
             self.failing = True
+            void_unsaved_wait(agent.extra)  # an unsaved task wait does not count
         else:
             self.failing = False
 
