@@ -85,7 +85,8 @@ def checklist(items: list[dict] | None) -> Panel:
             body.append(visible(f"  check: {item['check']}"), style="dim")
     if not items:
         body = Text("(no plan yet)")
-    title = f"todos {done_count(items)}" if items else "todos 0/0"
+    # "todos 2/3" counts the work left in the plan: cancelled items are not part of it.
+    title = "todos " + done_count(items).replace(" done", "", 1).replace(", ", " · ")
     return Panel(body, title=title, title_align="left", expand=False)
 
 

@@ -61,7 +61,7 @@ def test_the_checklist_marks_checked_claimed_and_struck_through_cancelled_items(
     text_console = Console(file=io.StringIO(), width=100, color_system=None)
     text_console.print(checklist(PLAN))
     lines = text_console.file.getvalue()
-    assert "todos 2/3 done, 1 checked, 1 cancelled" in lines
+    assert "todos 2/3 · 1 checked · 1 cancelled" in lines
     assert "[x] Fix the parser  ✓ checked" in lines
     claimed = next(line for line in lines.splitlines() if "Update the docs" in line)
     assert "[x] Update the docs" in claimed and "✓" not in claimed
