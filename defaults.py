@@ -7,7 +7,8 @@
 
 The product's middlewares, in the order they run (the order matters, middleware/stack.py):
 
-    TodoListMiddleware   todo/          the plan, its reminder and the finalization guard
+    TodoListMiddleware   todo/          the plan, its reminder and the finalization guard;
+                                        checks for "completed", no item dropped silently
     StaleWriteGuard      middleware/    no overwriting a file the model has not read as it is
     PermissionPolicy     middleware/    what runs freely, what asks `ask`, what is refused
     ContextManager       middleware/    every request inside the model's window (last: it
@@ -26,6 +27,7 @@ from middleware import Middleware, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from middleware.permissions import AskFunction
 from todo import TodoListMiddleware
+from todo.checks import bash_check_runner
 from tools.sandbox import choose_sandbox
 
 if TYPE_CHECKING:
@@ -52,17 +54,19 @@ def default_middleware(
     tasks. A front end sets the callbacks it needs afterwards (cli/app.py draws the plan as it
     changes and writes a compaction into the session log).
     """
+    permissions = PermissionPolicy(
+        ask=ask, sandboxed=getattr(agent.sandbox, "confines_writes", False), allow_all=allow_all
+    )
     return [
-        TodoListMiddleware(
+        # Checks, "nothing vanishes" and the record of each write (todo/). A check runs like a
+        # bash call: in the same sandbox, behind the same permission policy.
+        TodoListMiddleware.with_evidence(
             extra_ref=lambda: agent.extra,
+            run_check=bash_check_runner(agent.sandbox, permissions),
             validate_task_wait=tasks.validate_task_wait if tasks is not None else None,
         ),
         StaleWriteGuard(),  # before the permission question: no point asking, then refusing
-        PermissionPolicy(
-            ask=ask,
-            sandboxed=getattr(agent.sandbox, "confines_writes", False),
-            allow_all=allow_all,
-        ),
+        permissions,
         ContextManager(
             lambda: agent.context,
             agent.ask_model,  # compaction goes through the loop's own model call

@@ -34,7 +34,7 @@ from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
 from settings import known_secrets
-from todo.manager import STATUSES
+from todo.manager import STORED_STATUSES
 
 FORMAT_VERSION = 1
 LEGACY_VERSION = 1  # the single-JSON format (<id>.json) written before the log
@@ -160,8 +160,10 @@ class Session:
         if self._good_size is not None:  # the log goes on from where it is
             self._remember(messages, extra)
         agent.messages[:] = messages  # in place: the agent context shares the list
+        boundary = extra.pop(BOUNDARY_KEY, None)
         agent.extra.clear()
         agent.extra.update(extra)
+        restore_input_boundary(agent, boundary)
         open_calls = len(unanswered_calls(messages))
         if open_calls:
             close_unanswered_calls(agent.messages, STOPPED_MID_CALL)
@@ -213,9 +215,10 @@ class Session:
             raise self._write_error(err) from None
 
     def save(self, agent: Any) -> None:
-        """Sync the agent's messages and extra (see `sync`)."""
+        """Sync the agent's messages and extra (see `sync`), with its input boundary."""
         usage = getattr(agent, "last_usage", None)
-        self.sync(agent.messages, agent.extra, model=agent.model, usage=usage)
+        extra = {**agent.extra, BOUNDARY_KEY: input_boundary(agent)}
+        self.sync(agent.messages, extra, model=agent.model, usage=usage)
 
     def note(self, text: str) -> None:
         """Record a harness event (interrupted, compacted) in the log, if the log exists."""
@@ -332,6 +335,29 @@ class Session:
 # ---- records ----------------------------------------------------------------------------------
 
 
+# The run id and input counter of the agent's context, saved beside `extra` so that state
+# bound to "the current input" (a task wait, todo/taskwait.py) is still current after a
+# resume, until the next input moves the counter on as it would have without the restart.
+BOUNDARY_KEY = "input_boundary"
+
+
+def input_boundary(agent: Any) -> dict:
+    context = getattr(agent, "context", None)
+    return {
+        "run_id": getattr(context, "run_id", ""),
+        "input_seq": getattr(context, "input_seq", 0),
+    }
+
+
+def restore_input_boundary(agent: Any, boundary: object) -> None:
+    context = getattr(agent, "context", None)
+    if context is None or not isinstance(boundary, dict):
+        return
+    run_id, input_seq = boundary.get("run_id"), boundary.get("input_seq")
+    if isinstance(run_id, str) and isinstance(input_seq, int) and not isinstance(input_seq, bool):
+        context.run_id, context.input_seq = run_id, input_seq
+
+
 def record(kind: str, **fields: Any) -> dict:
     return {"v": FORMAT_VERSION, "type": kind, **fields}
 
@@ -357,6 +383,7 @@ def read_session(path: Path) -> tuple[list[dict], dict]:
     if path.suffix == ".json":
         return read_legacy(path)
     messages, extra, _ = replay(path.read_bytes(), path)
+    extra.pop(BOUNDARY_KEY, None)  # the agent's context, not its extra (see input_boundary)
     return messages, extra
 
 
@@ -446,7 +473,7 @@ def check_state(messages: Any, extra: Any, path: Path) -> None:
     if not isinstance(todos, list) or not all(isinstance(item, dict) for item in todos):
         raise not_planloop(path, "its todo list is not a list of items")
     for item in todos:
-        if item.get("status") not in STATUSES or not isinstance(item.get("content"), str):
+        if item.get("status") not in STORED_STATUSES or not isinstance(item.get("content"), str):
             raise not_planloop(path, f"a todo item has the unknown status {item.get('status')!r}")
 
 

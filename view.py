@@ -6,7 +6,9 @@
 
 The page shows a timeline of the model calls. Each call shows the model's text, its tool calls
 folded with their results, the reminders and corrections planloop added after the results
-(highlighted), and the plan as a checklist whenever todo_write changed it. A small chart plots
+(highlighted), and the plan as a checklist whenever todo_write changed it: items a check proved
+(✓ checked) apart from those only claimed done, cancelled ones struck through, and what the
+plan's record (extra["todo_history"], todo/record.py) says changed. A small chart plots
 tokens, cache reads and the context size per call.
 
 Everything in a session came from a model, a tool or a file, so every value is escaped, the
@@ -22,10 +24,11 @@ from html import escape
 from pathlib import Path
 
 from session import SessionError, sessions_dir
+from todo.record import HISTORY_KEY, describe_entry
 from wiretrace import read_trace, trace_path
 
 HARNESS_TAG = "<reminder>"  # how planloop marks the text it adds (todo/middleware.py)
-MARKS = {"pending": "☐", "in_progress": "◐", "completed": "☑"}
+MARKS = {"pending": "☐", "in_progress": "◐", "completed": "☑", "cancelled": "☒"}
 
 
 @dataclass
@@ -157,13 +160,14 @@ def render_page(log: SessionLog) -> str:
     items: list[str] = []
     call = 0
     plan_shown: list | None = None
+    track = PlanTrack(log.final_extra.get(HISTORY_KEY))
     for index, message in enumerate(log.messages):
         items += [f'<li class="note">{esc(text)}</li>' for at, text in log.notes if at == index]
         if message["role"] == "assistant":
             usage = log.usages[call] if call < len(log.usages) else None
             request = log.requests[call] if call < len(log.requests) else None
             call += 1
-            body, plan = render_call(message["content"], results, plan_shown)
+            body, plan = render_call(message["content"], results, plan_shown, track)
             if plan is not None:
                 plan_shown = plan
             items.append(
@@ -192,6 +196,8 @@ def render_page(log: SessionLog) -> str:
         items.append(
             f'<li class="plan"><h3>Plan at the end</h3>{render_checklist(final_plan)}</li>'
         )
+    if track.entries:
+        items.append(f'<li class="plan"><h3>The plan\'s record</h3>{track.render()}</li>')
     title = f"planloop session {log.id}"
     return PAGE.format(
         title=esc(title),
@@ -203,9 +209,47 @@ def render_page(log: SessionLog) -> str:
     )
 
 
-def render_call(content: list[dict], results: dict, plan_shown: list | None) -> tuple[str, list]:
+class PlanTrack:
+    """Follows the plan's record along the timeline: which write made which version, and which
+    completed items a check proved (the model's input alone cannot tell)."""
+
+    def __init__(self, history: object) -> None:
+        entries = history if isinstance(history, list) else []
+        self.entries = [e for e in entries if isinstance(e, dict)]
+        self.by_call = {e.get("tool_use_id"): e for e in self.entries}
+        self.verified: set[str] = set()
+
+    def step(self, call_id: object, todos: list) -> tuple[list, dict | None]:
+        """The plan a write left, each item marked verified or not, and its record entry."""
+        entry = self.by_call.get(call_id)
+        for change in (entry or {}).get("changes") or []:
+            if isinstance(change, list) and len(change) >= 2:
+                if change[-1] == "checked":
+                    self.verified.add(change[1])
+                elif change[0] in ("status", "cancelled", "dropped"):
+                    self.verified.discard(change[1])
+        marked = [
+            {**item, "verified": item.get("content") in self.verified}
+            if isinstance(item, dict) and item.get("status") == "completed"
+            else item
+            for item in todos
+        ]
+        return marked, entry
+
+    def render(self) -> str:
+        rows = "".join(
+            f"<li>v{esc(entry.get('version', '?'))}: {esc('; '.join(describe_entry(entry)))}</li>"
+            for entry in self.entries
+        )
+        return f'<ol class="record">{rows}</ol>'
+
+
+def render_call(
+    content: list[dict], results: dict, plan_shown: list | None, track: PlanTrack | None = None
+) -> tuple[str, list]:
     """One assistant message: text, thinking, tool calls with results; and the new plan."""
-    parts, plan = [], None
+    track = track or PlanTrack(None)
+    parts, plan, shown, entry = [], None, None, None
     for block in content:
         kind = block.get("type")
         if kind == "text" and block.get("text", "").strip():
@@ -222,8 +266,14 @@ def render_call(content: list[dict], results: dict, plan_shown: list | None) -> 
             applied = result and not result.get("is_error") and block.get("name") == "todo_write"
             if applied and isinstance(todos, list) and todos != plan_shown:
                 plan = todos
+                shown, entry = track.step(block.get("id"), todos)
     if plan is not None:
-        parts.append(f'<div class="plan"><h3>The plan changed</h3>{render_checklist(plan)}</div>')
+        version = f" (v{esc(entry.get('version', '?'))})" if entry else ""
+        changed = f'<p class="changes">{esc("; ".join(describe_entry(entry)))}</p>' if entry else ""
+        parts.append(
+            f'<div class="plan"><h3>The plan changed{version}</h3>{changed}'
+            f"{render_checklist(shown)}</div>"
+        )
     return "\n".join(parts), plan
 
 
@@ -243,12 +293,23 @@ def render_tool(call: dict, result: dict) -> str:
 
 
 def render_checklist(todos: list) -> str:
+    """The plan as a list: ✓ checked apart from claimed, cancelled struck through + reason."""
     rows = []
     for item in todos:
         item = item if isinstance(item, dict) else {}
         status = str(item.get("status", "pending"))
         mark = MARKS.get(status, "?")
-        rows.append(f'<li class="{esc(status)}">{mark} {esc(item.get("content", ""))}</li>')
+        content = esc(item.get("content", ""))
+        if status == "cancelled":
+            note = f' <span class="proof">cancelled: {esc(item.get("reason", ""))}</span>'
+            content = f"<s>{content}</s>"
+        elif status == "completed" and item.get("verified"):
+            note = ' <span class="proof checked">✓ checked</span>'
+        elif status == "completed":
+            note = ' <span class="proof claimed">claimed</span>'
+        else:
+            note = ""
+        rows.append(f'<li class="{esc(status)}">{mark} {content}{note}</li>')
     return f'<ul class="checklist">{"".join(rows)}</ul>'
 
 
@@ -380,6 +441,10 @@ pre.result { background: #fafafa; border-top: 1px dashed #ccc; }
 ul.checklist { list-style: none; padding-left: .5em; margin: .2em 0; }
 ul.checklist li.completed { color: #2b8a3e; }
 ul.checklist li.in_progress { color: #b7791f; font-weight: bold; }
+ul.checklist li.cancelled { color: #888; }
+span.proof { font-size: .85em; color: #666; }
+span.proof.checked { color: #2b8a3e; font-weight: bold; }
+p.changes, ol.record { font-size: .9em; color: #444; margin: .2em 0; }
 div.plan, li.plan { background: #eefbea; padding: .3em .6em; border-radius: 6px; }
 figure.chart text { font-size: 10px; fill: #555; }
 """

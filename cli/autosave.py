@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from cli.flags import command_name
 from session import Session, SessionError
+from todo.taskwait import void_unsaved_wait
 from tools.tasks import stopped_on_exit_note
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ class Autosave:
     """The agent's checkpoint: save the session after every step.
 
     A failed save (a full disk, a read-only home) is reported once and the run goes on:
-    stopping would lose the work in flight, which is worse than an unsaved session.
+    stopping would lose the work in flight, which is worse than an unsaved session. It does
+    void a task wait, though: a wait lets a run end with open items only once it is saved.
     """
 
     def __init__(self, session: Session, ui: TerminalUI) -> None:
@@ -38,6 +40,7 @@ class Autosave:
             if not self.failing:
                 self.ui.notice(f"{err} Going on without saving.")
             self.failing = True
+            void_unsaved_wait(agent.extra)  # an unsaved task wait does not count
         else:
             self.failing = False
 

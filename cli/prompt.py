@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
-from cli.render import TerminalUI, checklist, permission_table
+from cli.render import TerminalUI, checklist, permission_table, plan_history
 from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
@@ -74,6 +74,10 @@ def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
 
 
 def show_todos(agent: Agent, ui: TerminalUI, line: str) -> None:
+    """/todos: the plan; /todos --history: how it got there, one entry per accepted write."""
+    if line.split()[1:] == ["--history"]:
+        ui.console.print(plan_history(agent.extra.get("todo_history")))
+        return
     ui.console.print(checklist(agent.extra.get("todos")))
 
 
@@ -141,7 +145,7 @@ def end_session(agent: Agent, ui: TerminalUI, line: str) -> None:
 # Add a command by adding an entry; /help lists them in this order.
 SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/help": SlashCommand("list these commands", show_help),
-    "/todos": SlashCommand("show the plan", show_todos),
+    "/todos": SlashCommand("show the plan; /todos --history shows how it changed", show_todos),
     "/sessions": SlashCommand("list the saved sessions of this folder", show_sessions),
     "/clear": SlashCommand("start a new session; the old one stays on disk", clear_session),
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),

@@ -42,9 +42,15 @@ from cli.sanitize import has_hidden_characters, visible
 from cli.usage import Usage
 from middleware import ToolResult
 from middleware.permissions import Approval, Rule
-from todo.manager import MARKS
+from todo.manager import CANCELLED, MARKS, done_count
+from todo.record import describe_entry
 
-STYLES = {"pending": "", "in_progress": "bold yellow", "completed": "green"}
+STYLES = {
+    "pending": "",
+    "in_progress": "bold yellow",
+    "completed": "green",
+    "cancelled": "dim strike",
+}
 PREVIEW_LINES = 6
 DIFFED_TOOLS = ("edit_file", "write_file")
 SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
@@ -62,6 +68,8 @@ def fits_on_one_line(text: str, width: int) -> bool:
 
 
 def checklist(items: list[dict] | None) -> Panel:
+    """The plan as a panel: verified items (✓ checked) apart from those only claimed done,
+    cancelled ones struck through with their reason."""
     items = items or []
     body = Text()
     for number, item in enumerate(items):
@@ -69,10 +77,32 @@ def checklist(items: list[dict] | None) -> Panel:
             body.append("\n")
         line = visible(f"{MARKS[item['status']]} {item['content']}")
         body.append(line, style=STYLES[item["status"]])
-    done = sum(item["status"] == "completed" for item in items)
+        if item["status"] == CANCELLED:
+            body.append(visible(f"  cancelled: {item.get('reason', '')}"), style="dim")
+        elif item.get("verified"):
+            body.append("  ✓ checked", style="bold green")
+        elif item.get("check"):
+            body.append(visible(f"  check: {item['check']}"), style="dim")
     if not items:
         body = Text("(no plan yet)")
-    return Panel(body, title=f"todos {done}/{len(items)}", title_align="left", expand=False)
+    # "todos 2/3" counts the work left in the plan: cancelled items are not part of it.
+    title = "todos " + done_count(items).replace(" done", "", 1).replace(", ", " · ")
+    return Panel(body, title=title, title_align="left", expand=False)
+
+
+def plan_history(entries: list[dict] | None) -> Text:
+    """The record of the plan, one block per accepted write: 'v3' and what changed."""
+    entries = [entry for entry in entries or [] if isinstance(entry, dict)]
+    if not entries:
+        return Text("(no record of the plan yet)", style="dim")
+    text = Text()
+    for entry in entries:
+        if text:
+            text.append("\n")
+        text.append(f"v{entry.get('version', '?')}", style="bold")
+        for line in describe_entry(entry):
+            text.append("\n  " + visible(line))
+    return text
 
 
 def permission_table(rules: list[Rule]) -> Table:

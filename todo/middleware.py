@@ -3,13 +3,18 @@
 Why each part exists:
 
 - The plan is state outside the model (TodoManager), so it can be checked, shown and saved.
-- One todo_write per reply: two calls in one message would race; neither is applied.
+- One todo_write per reply: the calls run one after the other, so the second would silently
+  replace the first; neither is applied and the model is told to send one.
 - The reminder: after a few tool turns the plan has drifted far back in the context.
   Appending the current list *after* the tool results brings it back where attention is.
 - The finalization guard: models often finish the work but forget to tick the boxes, or
   stop early. One correction per user input lists what is open; it can never loop.
 - The task wait (todo/taskwait.py): with a host validator, `wait_for_tasks` lets a run end
   with open items while background tasks go on. Without one the field is not offered.
+- Evidence (opt-in, all on with `with_evidence`, as the CLI does): `run_check` lets an item
+  carry a `check` command that must pass before it counts as completed (todo/checks.py);
+  `keep_items` refuses a list that silently leaves out unfinished items and offers `cancelled`
+  (todo/manager.py); `history` keeps a compact record of every accepted write (todo/record.py).
 
 All state lives in the agent's checkpointed `extra` under these stable keys:
 
@@ -23,6 +28,9 @@ All state lives in the agent's checkpointed `extra` under these stable keys:
     todo_task_wait                 the validated wait: task ids, the list, run, input boundary
                                    and the host's evidence (a TaskWaitBinding as JSON), or None
     todo_task_wait_outcome         the last wait that ended a run: valid or cancelled (+ reason)
+    todo_failed_checks             {item: {"check", "output"}} for checks that failed and are not
+                                   fixed yet (the guard's correction names them)
+    todo_history                   one compact entry per accepted write (with `history`)
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ from middleware import (
     TurnAction,
 )
 from prompts import escape_tags, load_prompt
+from todo.checks import CheckRunner
 from todo.manager import MAX_ITEMS, TodoError, TodoManager, render_items
+from todo.record import append_entry
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidator, is_json
 from tools import Tool, ToolError
 
@@ -54,20 +64,41 @@ DEFAULT_STATE = {
     "todo_finalization_correction": None,
     "todo_task_wait": None,
     "todo_task_wait_outcome": None,
+    "todo_failed_checks": {},
 }
 FINALIZATION = "finalization"  # the guard's name in todo_guard_retries
 MAX_CORRECTIONS = 1
 
 
-def todo_schema(max_items: int, offer_wait: bool) -> dict:
-    item = {
-        "type": "object",
-        "properties": {
-            "content": {"type": "string", "minLength": 1},
-            "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
+def todo_schema(
+    max_items: int, offer_wait: bool, offer_checks: bool = False, offer_cancel: bool = False
+) -> dict:
+    statuses = "pending, in_progress, completed" + (" or cancelled" if offer_cancel else "")
+    # No "enum" here: the handler takes " Completed " as completed (the manager normalises case
+    # and spaces before it checks), and a schema enum would refuse it before the handler runs.
+    # The description names the canonical values, which is what the model should send.
+    properties: dict = {
+        "content": {"type": "string", "minLength": 1},
+        "status": {
+            "type": "string",
+            "description": f"One of: {statuses} (case and surrounding spaces do not matter).",
         },
-        "required": ["content", "status"],
     }
+    if offer_checks:
+        properties["check"] = {
+            "type": "string",
+            "description": (
+                "Optional: a shell command that proves the step done (exit code 0), e.g. "
+                "'pytest -q tests/test_parser.py'. It runs when you mark the item completed; "
+                "if it fails, the update is refused with its output."
+            ),
+        }
+    if offer_cancel:
+        properties["reason"] = {
+            "type": "string",
+            "description": "Why a cancelled item is dropped (needed with status cancelled).",
+        }
+    item = {"type": "object", "properties": properties, "required": ["content", "status"]}
     properties: dict = {"todos": {"type": "array", "maxItems": max_items, "items": item}}
     if offer_wait:  # only a host that can check tasks offers the field
         properties["wait_for_tasks"] = {
@@ -99,9 +130,16 @@ class TodoListMiddleware(Middleware):
         reminder_cooldown: int = 3,
         on_change: Callable[[list[dict]], None] | None = None,
         validate_task_wait: TaskWaitValidator | None = None,
+        run_check: CheckRunner | None = None,
+        keep_items: bool = False,
+        history: bool = False,
     ) -> None:
         self.extra_ref = extra_ref
-        self.manager = TodoManager(extra_ref, max_items)
+        self.manager = TodoManager(
+            extra_ref, max_items, keep_items=keep_items, checks=run_check is not None
+        )
+        self.run_check = run_check
+        self.history = history
         self.system_prompt = load_prompt("todo_system") if system_prompt is None else system_prompt
         self.reminder_after = reminder_after
         self.reminder_cooldown = reminder_cooldown
@@ -115,8 +153,23 @@ class TodoListMiddleware(Middleware):
         self.context: AgentContext | None = None
         self.call_id = ""
         description = tool_description or load_prompt("todo_tool")
-        schema = todo_schema(max_items, offer_wait=validate_task_wait is not None)
+        if keep_items or run_check is not None:
+            description += load_prompt("todo_tool_evidence") if tool_description is None else ""
+        schema = todo_schema(
+            max_items,
+            offer_wait=validate_task_wait is not None,
+            offer_checks=run_check is not None,
+            offer_cancel=keep_items,
+        )
         self.tools = (Tool(TOOL_NAME, description, schema, self.write_todos),)
+
+    @classmethod
+    def with_evidence(
+        cls, extra_ref: Callable[[], dict], run_check: CheckRunner | None, **options
+    ) -> TodoListMiddleware:
+        """The todo list as planloop's CLI uses it: checks (when `run_check` is given), nothing
+        vanishes (cancelled with a reason instead), and the record of every write."""
+        return cls(extra_ref, run_check=run_check, keep_items=True, history=True, **options)
 
     # ---- the tool --------------------------------------------------------------------------
 
@@ -127,11 +180,23 @@ class TodoListMiddleware(Middleware):
             validated = self.manager.validate(todos)
         except TodoError as err:  # the old list is untouched
             raise ToolError(f"todo_write rejected, the list is unchanged: {err}") from None
-        # Checked before anything changes: a wait that does not hold refuses the whole call.
+        # Checked before anything changes: a failed check or a wait that does not hold
+        # refuses the whole call.
+        validated = await self.checked(validated)
         binding = await self.checked_wait(validated, wait_for_tasks) if wait_for_tasks else None
-        summary = self.manager.update(validated)
+        old = self.manager.items
+        summary = self.manager.replace(validated)
+        state = self.state()
         # A plain update clears any wait; one with task ids replaces it.
-        self.state()["todo_task_wait"] = binding.to_json() if binding else None
+        state["todo_task_wait"] = binding.to_json() if binding else None
+        contents = {item["content"] for item in validated if not item.get("verified")}
+        state["todo_failed_checks"] = {
+            content: failure
+            for content, failure in state["todo_failed_checks"].items()
+            if content in contents
+        }
+        if self.history:
+            append_entry(state, old, validated, self.call_id)
         if self.on_change is not None:
             self.on_change(self.manager.items)
         if binding is None:
@@ -140,6 +205,38 @@ class TodoListMiddleware(Middleware):
             f"{summary}\nWaiting for {', '.join(binding.task_ids)}: you may end your turn with "
             "the open items. The results come as a new input; finish the plan then."
         )
+
+    async def checked(self, todos: list[dict]) -> list[dict]:
+        """Run the checks the new list makes due; all pass: the list with those items verified.
+
+        Any failure refuses the whole write (ToolError) with each failed check's output tail,
+        and is kept in `todo_failed_checks` for the guard's correction.
+        """
+        due = self.manager.due_checks(todos)
+        if not due or self.run_check is None or self.context is None:
+            return todos
+        failed = self.state()["todo_failed_checks"]
+        failures = []
+        todos = [dict(item) for item in todos]
+        for index in due:
+            item = todos[index]
+            result = await self.run_check(item["check"], self.context)
+            if result.passed:
+                item["verified"] = True
+                failed.pop(item["content"], None)
+                continue
+            failed[item["content"]] = {"check": item["check"], "output": result.output}
+            failures.append(
+                f"The check of todos[{index}] ({item['content']!r}) failed:\n"
+                f"$ {item['check']}\n{result.output}"
+            )
+        if failures:
+            raise ToolError(
+                "todo_write rejected, the list is unchanged: "
+                + "\n\n".join(failures)
+                + "\n\nFix it or keep the item open (in_progress), then send the list again."
+            )
+        return todos
 
     async def checked_wait(self, todos: list[dict], task_ids: list[str]) -> TaskWaitBinding:
         """Ask the host whether `task_ids` can be waited for; raise ToolError if not."""
@@ -287,6 +384,8 @@ class TodoListMiddleware(Middleware):
         extra = self.extra_ref()
         for key, default in DEFAULT_STATE.items():
             extra.setdefault(key, type(default)() if isinstance(default, dict) else default)
+        if self.history:
+            extra.setdefault("todo_history", [])
         if run_id is not None and extra["todo_guard_retries"].get("input") != run_id:
             extra["todo_guard_retries"] = {"input": run_id}
             extra["todo_guard_blocked"] = None
@@ -358,14 +457,25 @@ class TodoListMiddleware(Middleware):
             return None
         retries[FINALIZATION] = retries.get(FINALIZATION, 0) + 1
         state["todo_finalization_correction"] = True
+        failed = state["todo_failed_checks"]
         listing = "\n".join(
-            f"- [{item['status']}] {escape_tags(item['content'])}" for item in unfinished
+            f"- [{item['status']}] {escape_tags(item['content'])}"
+            + failed_check_note(failed.get(item["content"]))
+            for item in unfinished
         )
         correction = load_prompt("todo_finalize").format(unfinished=listing)
         return TurnAction(
             inject_messages=[{"role": "user", "content": [text_block(correction)]}],
             decision="loop_to_model",
         )
+
+
+def failed_check_note(failure: dict | None) -> str:
+    """What the guard says after an open item whose check failed: the command and its exit."""
+    if not isinstance(failure, dict):
+        return ""
+    last = (failure.get("output") or "").strip().splitlines()[-1:] or [""]
+    return f" (its check failed: $ {escape_tags(failure.get('check', ''))} {escape_tags(last[0])})"
 
 
 def escaped_item(item: dict) -> dict:

@@ -73,6 +73,13 @@ TaskWaitValidator = Callable[
 ]
 
 
+def void_unsaved_wait(extra: dict) -> None:
+    """A wait counts only once it is checkpointed: after a failed save, drop it, so the run
+    cannot end on a wait a restart would not know about (the ordinary guard runs instead)."""
+    if extra.get("todo_task_wait") is not None:
+        extra["todo_task_wait"] = None
+
+
 def is_json(value: object) -> bool:
     """Whether `value` survives a save to the session file unchanged."""
     try:
