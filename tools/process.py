@@ -228,11 +228,16 @@ async def start_command(
     marker = uuid.uuid4().hex
     env = {**env, MARKER_VARIABLE: marker}
     report_read, report_write = os.pipe() if supervise else (None, None)
+    options: dict = {"pass_fds": (report_write,)} if supervise else {}
     if supervise:
         os.set_blocking(report_read, False)
         # -I -S: the supervisor reads nothing from the environment or the workspace.
         head = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(report_write)]
         argv = [*head, "--", *argv]
+        # planloop's own interpreter, through the kernel's link to it: it runs even where the
+        # path that started planloop cannot be followed again (a virtual environment in a
+        # folder the user may not search, an interpreter upgraded since).
+        options["executable"] = "/proc/self/exe"
     loop = asyncio.get_running_loop()
     try:
         transport, protocol = await loop.subprocess_exec(
@@ -244,7 +249,7 @@ async def start_command(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            pass_fds=(report_write,) if supervise else (),
+            **options,
         )
     except BaseException:
         if supervise:
