@@ -240,6 +240,10 @@ async def start_command(
         options["executable"] = "/proc/self/exe"
     loop = asyncio.get_running_loop()
     try:
+        # The fork happens on this thread, the event loop's. The kernel's parent-death signal
+        # (the supervisor's, and bwrap's --die-with-parent) fires when the forking *thread*
+        # ends, so commands must be started from a thread that lives as long as planloop:
+        # the front end keeps one event loop, on the main thread, for the whole session.
         transport, protocol = await loop.subprocess_exec(
             watch,
             *argv,
