@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import results_by_id, run, run_cli
+from test_interactive import Terminal
 from test_permissions import Asker
 
 from fakeapi import text, tool_use
@@ -158,3 +159,29 @@ def test_through_the_cli_only_yes_lets_a_command_write_outside_the_workspace(
     else:
         assert second["is_error"] is True and "--yes" in second["content"]
         assert not (tmp_path / "outside.txt").exists()
+
+
+def test_in_the_terminal_an_always_does_not_cover_the_next_request(
+    api, env, workspace, tmp_path, sandbox_works
+):
+    log = tmp_path / "outside.txt"
+    api.add({"content": [outside(f"echo first >> {log}")]})
+    api.add({"content": [outside(f"echo second >> {log}")]})
+    api.add({"content": [text("Both ran.")]})
+    terminal = Terminal(workspace, {**env, "NO_COLOR": "1", "COLUMNS": "100"})
+    try:
+        terminal.wait_for_prompt()
+        terminal.type("write twice\r")
+        terminal.wait_for("OUTSIDE the sandbox? (asked every time)")
+        terminal.type("a\r")
+        terminal.wait_for("OUTSIDE the sandbox? (asked every time)")  # asked again
+        terminal.type("y\r")
+        terminal.wait_for("Both ran.")
+        terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert log.read_text() == "first\nsecond\n"
