@@ -18,8 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools.bash import _kill_marked_processes, run_bash  # noqa: E402
+from tools.bash import run_bash  # noqa: E402
 from tools.paths import existing_protected_paths  # noqa: E402
+from tools.process import kill_marked_processes  # noqa: E402
 from tools.sandbox import Bubblewrap, NoSandbox, bubblewrap_works  # noqa: E402
 
 RUNS = 20
@@ -39,7 +40,7 @@ def main() -> None:
     print(
         f"protected-path scan    {per_call_ms(lambda: existing_protected_paths(workspace)):7.1f} ms"
     )
-    sweep = per_call_ms(lambda: _kill_marked_processes(uuid.uuid4().hex))
+    sweep = per_call_ms(lambda: kill_marked_processes(uuid.uuid4().hex))
     print(f"/proc sweep            {sweep:7.1f} ms")
     sandboxes = [("bash, no sandbox", NoSandbox())]
     probe = bubblewrap_works()

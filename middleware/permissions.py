@@ -4,6 +4,8 @@ One middleware decides, before each tool call, whether it may run:
 
     bash, sandbox on                  runs freely  the sandbox keeps it inside the workspace
     bash, sandbox off                 asks         it could change anything you can change
+    bash with outside_sandbox         asks, every  the model asks to leave the sandbox for one
+                                      time         command; an "always" never covers it
     write_file / edit_file on a       asks         .git/ hooks and config run commands, .env*
       protected path (tools/paths.py)              decides where the key goes
     everything else                   runs freely  file tools stay inside the workspace
@@ -48,6 +50,16 @@ AskFunction = Callable[[str], Awaitable[Approval] | Approval]
 
 FILE_WRITING_TOOLS = ("write_file", "edit_file")
 
+# Kinds of call that are asked about every time, whatever "always" was answered before.
+ASKED_EVERY_TIME = frozenset({"outside_sandbox"})
+
+OUTSIDE_SANDBOX_REFUSAL = (
+    "bash: the command did not run. Running it outside the sandbox needs a person's approval, "
+    "and nobody can give it in this run (headless, without --yes). Run it in the sandbox "
+    "(without outside_sandbox) or do the work another way; if it can only run outside, tell "
+    "the user which command and why, so they can run it themselves or rerun with --yes."
+)
+
 HEADLESS_BASH_REFUSAL = (
     "bash is disabled: this agent runs without the sandbox and without a person to approve "
     "commands. Do the work with read_file, write_file and edit_file, or tell the user to rerun "
@@ -86,7 +98,7 @@ class PermissionPolicy(Middleware):
         if needs_approval is None or self.allow_all:
             return None
         kind, question, refusal = needs_approval
-        if kind in self.always:
+        if kind in self.always and kind not in ASKED_EVERY_TIME:
             return None
         if self.ask is None:
             return BeforeToolCallResult(block=True, reason=refusal)
@@ -98,11 +110,11 @@ class PermissionPolicy(Middleware):
             ctx.context.signal.set()  # Ctrl-D at the question cancels the whole turn
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
         ctx.context.input_seq += 1  # a person answered: that is an input boundary
-        if answer == "always":
+        if answer == "always" and kind not in ASKED_EVERY_TIME:
             self.always.add(kind)
         if answer in ("yes", "always"):
             return None
-        what = "command" if kind == "bash" else "change"
+        what = "change" if kind == "protected" else "command"
         why = f" The user said: {reason}" if reason else ""
         return BeforeToolCallResult(block=True, reason=f"The user declined this {what}.{why}")
 
@@ -116,6 +128,11 @@ class PermissionPolicy(Middleware):
     def _needs_approval(self, ctx: BeforeToolCallContext) -> tuple[str, str, str] | None:
         """(kind, question, headless refusal) for a call that needs a yes, else None."""
         name = ctx.tool_call["name"]
+        if name == "bash" and ctx.args.get("outside_sandbox"):
+            question = (
+                f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}"
+            )
+            return "outside_sandbox", question, OUTSIDE_SANDBOX_REFUSAL
         if name == "bash" and not self.sandboxed:
             return "bash", f"Run this command?\n{ctx.args['command']}", HEADLESS_BASH_REFUSAL
         if name not in FILE_WRITING_TOOLS:
@@ -145,12 +162,19 @@ class PermissionPolicy(Middleware):
         else:
             asks = "asks"
         if self.sandboxed:
-            bash = Rule("bash", "runs freely", "sandboxed: writes only the workspace, no network")
+            bash = [
+                Rule("bash", "runs freely", "sandboxed: writes only the workspace, no network"),
+                Rule(
+                    "bash with outside_sandbox",
+                    asks,
+                    "one command without the sandbox: asked every time, even after always",
+                ),
+            ]
         else:
-            bash = Rule("bash", asks, "no sandbox: it can change anything you can")
+            bash = [Rule("bash", asks, "no sandbox: it can change anything you can")]
         protected = ", ".join(path for path, _ in PROTECTED_PATHS)
         return [
-            bash,
+            *bash,
             Rule("read_file, write_file, edit_file", "runs freely", "inside the workspace only"),
             Rule(
                 f"write_file, edit_file on {protected}",

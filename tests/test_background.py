@@ -230,6 +230,7 @@ def test_ctrl_c_or_sigterm_during_the_headless_wait_saves_and_kills_the_suite(
     # Without the sandbox, so that the pid the suite writes is one this test can look up.
     proc = start_headless("run the slow suite and report", "--no-sandbox", cwd=workspace, env=env)
     read_stderr_until(proc, "Waiting for bg-1")
+    wait_for_file(workspace / "suite.pid")
     suite_pid = int((workspace / "suite.pid").read_text())
     proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
@@ -270,7 +271,12 @@ def test_a_resumed_session_does_not_wait_for_tasks_of_the_process_that_ended(
 
 def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(api, env, workspace):
     api.add({"content": [background(SUITE)]})
-    api.add({"content": [text("Started; not waiting for it.")]})
+
+    def once_the_suite_runs(request: dict) -> dict:  # then the run ends with the suite running
+        wait_for_file(workspace / "suite.pid")
+        return {"content": [text("Started; not waiting for it.")]}
+
+    api.add(once_the_suite_runs)
     result = run_cli("-p", "start it", "--yes", "--no-sandbox", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     closing = result.stderr.strip().splitlines()[-1]
@@ -302,6 +308,7 @@ def test_tasks_command_lists_and_stops_tasks_and_exit_kills_the_rest(api, termin
     terminal.type("a\r")  # always: the second command runs without a question
     terminal.wait_for("Both run.")
     terminal.wait_for_prompt()
+    wait_for_file(workspace / "first.pid")
     wait_for_file(workspace / "second.pid")
     terminal.type("/tasks\r")
     listing = terminal.wait_for_prompt()

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tools import BASH, ToolError, validate_input
-from tools.bash import HEAD_BYTES, TAIL_BYTES, run_bash
+from tools.bash import run_bash
+from tools.process import HEAD_BYTES, TAIL_BYTES
 
 
 def bash(workspace: Path, command: str, timeout: int = 10) -> str:

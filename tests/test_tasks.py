@@ -20,7 +20,7 @@ from conversation import INTERRUPTED
 from fakeapi import text, tool_use
 from todo import TaskWaitBinding, TodoListMiddleware
 from tools import ToolError, default_tools
-from tools.bash import HEAD_BYTES, TAIL_BYTES
+from tools.process import HEAD_BYTES, TAIL_BYTES
 from tools.sandbox import NoSandbox
 from tools.tasks import (
     FILE_HEAD_BYTES,

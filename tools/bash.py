@@ -1,136 +1,32 @@
 """The bash tool: run a shell command in the workspace and report its output and exit code.
 
-The command runs as `/bin/bash -c COMMAND`, spawned through a sandbox object (tools/sandbox.py:
-directly, or inside bubblewrap), in its own process group, with stdin closed and stdout and
-stderr merged into one pipe. Output is read as it is produced, keeping only the first and last
-few kilobytes, so a command that prints gigabytes costs little memory and the model still sees
-how the output began and ended.
+    bash {"command": "pytest -q", "timeout"?: 120}
+      --> /bin/bash -c COMMAND in the workspace, through the sandbox (tools/sandbox.py)
+      --> "<the output: its first and last 16 KB>\n[exit code: 0]"
 
-When the command ends, times out or is cancelled, everything it started is killed: its process
-group, and every process that still carries the command's marker variable in its environment,
-which also finds children that left the group with `setsid`.
+Two inputs come with what they need:
+    run_in_background   with background tasks (tools/tasks.py): start it, return a task id
+    outside_sandbox     with a sandbox: run this one command without it; the permission policy
+                        (middleware/permissions.py) asks the person every time
+
+How a command is started, watched and ended, with everything it started and on every path
+(timeout, Ctrl-C, planloop killed), is tools/process.py; this module builds the call and words
+the result.
 """
 
-import asyncio
 import contextlib
 import errno
 import functools
-import os
-import signal
-import subprocess
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
+from tools.process import BoundedOutput, describe_exit, start_command
 from tools.sandbox import NoSandbox, new_env_files
 
 DEFAULT_TIMEOUT_SECONDS = 120
 MIN_TIMEOUT_SECONDS = 1
 MAX_TIMEOUT_SECONDS = 600
-
-# How much of the output the model sees: the beginning and the end, each this many bytes.
-HEAD_BYTES = 16 * 1024
-TAIL_BYTES = 16 * 1024
-
-# After bash exits, a background child may still hold the output pipe open. Wait this long for
-# the pipe to close before killing the group, so that output already written is not lost.
-EXIT_GRACE_SECONDS = 0.5
-
-# After the group is killed, how long to wait for the pipe to close and the process to be
-# reaped. SIGKILL acts at once; this only covers the event loop noticing.
-CLEANUP_WAIT_SECONDS = 2.0
-
-# Every process a command starts inherits this variable with a value unique to the command,
-# so its leftovers can be found in /proc even after they left the process group.
-MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
-# A process may fork while we kill; sweep /proc again until a sweep finds nothing.
-MAX_KILL_SWEEPS = 10
-
-
-class ProcessWatch(asyncio.SubprocessProtocol):
-    """Notices when a command exits and when every writer has closed its output pipe.
-
-    A protocol is used rather than `asyncio.create_subprocess_exec` because `Process.wait()`
-    only returns once the output pipe is closed too, and a background child holding the pipe
-    would then keep the call waiting past the command's own exit. Subclasses decide what
-    happens to the output (`pipe_data_received`).
-    """
-
-    def __init__(self) -> None:
-        loop = asyncio.get_running_loop()
-        self.exited = loop.create_future()  # the command itself has exited
-        self.output_closed = loop.create_future()  # every writer has closed the pipe
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.output_closed.done():
-            self.output_closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
-async def start_command(
-    watch: Callable[[], ProcessWatch], argv: list[str], env: dict[str, str], workspace: Path
-) -> tuple[asyncio.SubprocessTransport, ProcessWatch]:
-    """Start `argv` in the workspace, stdin closed, stdout and stderr merged into one pipe.
-
-    A new session makes the command the leader of its own process group, so the group id is
-    its pid and one killpg reaches every child it started; it never reads our terminal.
-    """
-    loop = asyncio.get_running_loop()
-    return await loop.subprocess_exec(
-        watch,
-        *argv,
-        cwd=workspace,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-class _CommandOutput(ProcessWatch):
-    """Collects the command's merged output: a bounded head and tail.
-
-    The event loop calls `pipe_data_received` as data arrives; each chunk is folded into the
-    head and tail at once, so the pipe is drained as fast as it is filled.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total_bytes = 0
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.total_bytes += len(data)
-        room_in_head = HEAD_BYTES - len(self.head)
-        if room_in_head > 0:
-            self.head += data[:room_in_head]
-            data = data[room_in_head:]
-        if data:
-            self.tail += data[-TAIL_BYTES:]
-            del self.tail[:-TAIL_BYTES]
-
-    def text(self) -> str:
-        """The output as text, with a marker where the middle was cut out."""
-        cut_bytes = self.total_bytes - len(self.head) - len(self.tail)
-        if cut_bytes == 0:
-            # Head and tail are contiguous: decode them together so a character split
-            # between them survives.
-            return (self.head + self.tail).decode("utf-8", errors="replace")
-        # Decoding each part separately turns a character cut at a boundary into one U+FFFD.
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
-        return f"{head}\n... [{cut_bytes} bytes cut from the middle of the output] ...\n{tail}"
-
-    @property
-    def was_cut(self) -> bool:
-        return self.total_bytes > len(self.head) + len(self.tail)
 
 
 async def run_bash(
@@ -158,11 +54,10 @@ async def run_bash(
         argv, env = sandbox.wrap(workspace, command, protected=protected_before)
     else:
         argv, env = sandbox.wrap(workspace, command)
-    marker = uuid.uuid4().hex
-    env = {**env, MARKER_VARIABLE: marker}
 
+    supervise = not getattr(sandbox, "confines_processes", False)
     try:
-        transport, output = await start_command(_CommandOutput, argv, env, workspace)
+        started = await start_command(BoundedOutput, argv, env, workspace, supervise=supervise)
     except OSError as err:
         if err.errno != errno.E2BIG:
             raise
@@ -171,24 +66,14 @@ async def run_bash(
             "about 128 KB in one argument). Write it to a script file with write_file and run "
             "that file with bash."
         ) from None
-    timed_out = False
-    stopped_background = False
     try:
-        done, _ = await asyncio.wait({output.exited}, timeout=timeout)
-        timed_out = not done
-        if not timed_out:
-            await asyncio.wait({output.output_closed}, timeout=EXIT_GRACE_SECONDS)
+        timed_out = not await started.wait(timeout)
     finally:
-        # Runs on success, timeout and cancellation alike (e.g. the user pressed Ctrl-C):
-        # background children must not outlive the call, not even those that called setsid.
-        stopped_background = _kill_process_group(transport.get_pid())
-        stopped_background = _kill_marked_processes(marker) or stopped_background
-        try:
-            # Pick up output written just before the kill, and let the exit be recorded.
-            await asyncio.wait({output.output_closed, output.exited}, timeout=CLEANUP_WAIT_SECONDS)
-        finally:
-            transport.close()
+        # On success, timeout and cancellation alike (e.g. the user pressed Ctrl-C): nothing
+        # the command started outlives the call, not even what called setsid.
+        await started.finish()
 
+    output = started.watch
     parts = [output.text().rstrip("\n") or "(no output)"]
     if output.was_cut:
         parts.append(
@@ -197,11 +82,11 @@ async def run_bash(
         )
     if timed_out:
         parts.append(f"[timed out after {timeout} s; the command and its children were killed]")
-    elif stopped_background:
+    elif started.stopped_leftovers:
         parts.append("[processes the command left running in the background were stopped]")
     if confined:
         parts += _remove_new_env_files(workspace, protected_before)
-    parts.append(f"[exit code: {_describe_exit(transport.get_returncode())}]")
+    parts.append(f"[exit code: {describe_exit(started.returncode)}]")
     return "\n".join(parts)
 
 
@@ -218,63 +103,12 @@ def _remove_new_env_files(workspace: Path, before: list[Path]) -> list[str]:
     return notes
 
 
-def _kill_marked_processes(marker: str) -> bool:
-    """SIGKILL every process whose environment carries this command's marker.
-
-    This finds what the process group misses: children that called setsid. A process that
-    replaced its environment (env -i) is not found; nothing short of a sandbox finds that one.
-    Returns whether any process was killed.
-    """
-    needle = f"{MARKER_VARIABLE}={marker}".encode()
-    killed_any = False
-    for _ in range(MAX_KILL_SWEEPS):
-        killed = 0
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/environ", "rb") as environ:
-                    if needle not in environ.read().split(b"\0"):
-                        continue
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-            except (OSError, ValueError):
-                continue  # gone already, or not ours to read
-        killed_any = killed_any or killed > 0
-        if killed == 0:
-            break
-    return killed_any
-
-
-def _kill_process_group(process_group_id: int) -> bool:
-    """SIGKILL every process in the group; return whether any was still there."""
-    try:
-        os.killpg(process_group_id, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        # The group is gone: everything in it has already exited.
-        return False
-    return True
-
-
-def _describe_exit(returncode: int | None) -> str:
-    """Exit code as a shell reports it: a process killed by signal N exits with 128 + N."""
-    if returncode is None:
-        return "unknown (the process did not report its exit)"
-    if returncode < 0:
-        signal_number = -returncode
-        try:
-            signal_name = signal.Signals(signal_number).name
-        except ValueError:
-            signal_name = f"signal {signal_number}"
-        return f"{128 + signal_number} (killed by {signal_name})"
-    return str(returncode)
-
-
-def make_bash(sandbox: object = None, tasks: object = None) -> Tool:
+def make_bash(sandbox: object = None, tasks: Any = None) -> Tool:
     """The bash tool, spawning its commands through `sandbox` (None: NoSandbox).
 
-    With `tasks` (a TaskManager, tools/tasks.py) the tool also offers `run_in_background`:
-    the command then starts as a background task and the call returns at once with its id.
+    With `tasks` (a TaskManager, tools/tasks.py: anything with `start_in_background` and the
+    `default_timeout` and `max_timeout` of a task) the tool also offers `run_in_background`.
+    With a sandbox that confines writes, it offers `outside_sandbox`.
     """
     description = (
         "Run a shell command with /bin/bash in the workspace directory; returns stdout and "
@@ -282,38 +116,44 @@ def make_bash(sandbox: object = None, tasks: object = None) -> Tool:
         "killed when the command finishes. Long output keeps only its start and end."
         + getattr(sandbox, "description", "")
     )
+    timeout_help = f"Seconds before the command is killed (default {DEFAULT_TIMEOUT_SECONDS})."
     properties: dict = {
         "command": {"type": "string", "description": "The shell command to run."},
         "timeout": {
             "type": "integer",
             "minimum": MIN_TIMEOUT_SECONDS,
             "maximum": MAX_TIMEOUT_SECONDS,
-            "description": f"Seconds before the command is killed "
-            f"(default {DEFAULT_TIMEOUT_SECONDS}).",
+            "description": timeout_help,
         },
     }
-    handler = functools.partial(run_bash, sandbox=sandbox)
     if tasks is not None:
-        # Imported here: tools/tasks.py builds on this module.
-        from tools import tasks as background
-
         description += (
             " With run_in_background, the command runs on while you work (a test suite, a "
             "build, a server): you get a task id at once, to use with task_output and task_stop."
         )
-        properties["timeout"] = {
-            **properties["timeout"],
-            "maximum": background.MAX_TIMEOUT_SECONDS,
-            "description": f"Seconds before the command is killed (default "
-            f"{DEFAULT_TIMEOUT_SECONDS}, at most {MAX_TIMEOUT_SECONDS}; in the background "
-            f"default {background.DEFAULT_TIMEOUT_SECONDS}, at most "
-            f"{background.MAX_TIMEOUT_SECONDS}).",
-        }
+        properties["timeout"]["maximum"] = tasks.max_timeout
+        properties["timeout"]["description"] = (
+            f"Seconds before the command is killed (default {DEFAULT_TIMEOUT_SECONDS}, at most "
+            f"{MAX_TIMEOUT_SECONDS}; in the background default {tasks.default_timeout}, at most "
+            f"{tasks.max_timeout})."
+        )
         properties["run_in_background"] = {
             "type": "boolean",
             "description": "Start the command as a background task and return at once.",
         }
-        handler = functools.partial(run_bash_or_start, sandbox=sandbox, tasks=tasks)
+    if getattr(sandbox, "confines_writes", False):
+        network = "" if getattr(sandbox, "allow_network", False) else "no network, "
+        description += (
+            " If the sandbox stopped a command that the task really needs (a read-only file "
+            f"system, {network}git metadata it may not write: git init, git commit, pip "
+            "install), you may run that command again with outside_sandbox: true; the user is "
+            "asked every time. Never use it first."
+        )
+        properties["outside_sandbox"] = {
+            "type": "boolean",
+            "description": "Run this command outside the sandbox, after the user approves. Only "
+            "after the sandbox refused the same command.",
+        }
     return Tool(
         name="bash",
         description=description,
@@ -323,25 +163,28 @@ def make_bash(sandbox: object = None, tasks: object = None) -> Tool:
             "required": ["command"],
             "additionalProperties": False,
         },
-        handler=handler,
+        handler=functools.partial(bash, sandbox=sandbox, tasks=tasks),
     )
 
 
-async def run_bash_or_start(
+async def bash(
     workspace: Path,
     command: str,
     timeout: int | None = None,
     run_in_background: bool = False,
+    outside_sandbox: bool = False,
     *,
     sandbox: object,
     tasks: Any,
 ) -> str:
-    """bash with `run_in_background`: a background task of `tasks`, else `run_bash`."""
+    """The bash tool's handler: in the sandbox or (asked and approved) outside, now or as a task."""
+    # The permission policy has asked the person before an outside_sandbox call gets here.
+    outside = NoSandbox() if outside_sandbox else None
     if run_in_background:
-        if timeout is None:
-            return await tasks.start_in_background(workspace, command)
-        return await tasks.start_in_background(workspace, command, timeout)
-    return await run_bash(workspace, command, timeout or DEFAULT_TIMEOUT_SECONDS, sandbox=sandbox)
+        timeout = timeout or tasks.default_timeout
+        return await tasks.start_in_background(workspace, command, timeout, sandbox=outside)
+    timeout = timeout or DEFAULT_TIMEOUT_SECONDS
+    return await run_bash(workspace, command, timeout, sandbox=outside or sandbox)
 
 
 BASH = make_bash()

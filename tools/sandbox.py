@@ -53,6 +53,8 @@ class Bubblewrap:
     """Run the command in bubblewrap: read-only system, writable workspace, no network."""
 
     confines_writes = True
+    # A pid namespace and --die-with-parent: its processes die with planloop, no supervisor needed.
+    confines_processes = True
 
     def __init__(self, allow_network: bool = False) -> None:
         self.allow_network = allow_network

@@ -1,10 +1,10 @@
 """Background tasks: shell commands that outlive a turn, their output kept in a file.
 
     bash {command, run_in_background: true} --> start_in_background --> "bg-1 started ..."
-        the command runs in its own session and process group, through the sandbox
+        the command runs through the sandbox, started and ended by tools/process.py
         its output --> <folder>/bg-1.out: the first 4 MiB, then only the last 1 MiB
     task_output {task_id, wait?}  --> the status and the output that is new since the last read
-    task_stop {task_id}           --> SIGKILL the task's whole process group
+    task_stop {task_id}           --> kill the task and everything it started
     shutdown()                    --> planloop exits: kill what still runs, say which
 
 One `TaskManager` per session numbers its tasks bg-1, bg-2, ... in the order they start. It
@@ -30,18 +30,17 @@ from typing import Any
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 
-# The bash tool's bounded head-and-tail view, exit wording and kills: a background task's
-# output reads exactly like a foreground command's, and it is stopped just as thoroughly.
-from tools.bash import (
+# The .env rule of a sandboxed command, as bash applies it.
+from tools.bash import _remove_new_env_files
+
+# Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
+# like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
+from tools.process import (
     CLEANUP_WAIT_SECONDS,
-    EXIT_GRACE_SECONDS,
-    MARKER_VARIABLE,
+    BoundedOutput,
     ProcessWatch,
-    _CommandOutput,
-    _describe_exit,
-    _kill_marked_processes,
-    _kill_process_group,
-    _remove_new_env_files,
+    RunningCommand,
+    describe_exit,
     start_command,
 )
 
@@ -140,7 +139,7 @@ class OutputFile:
                 yield chunk
 
 
-class _TaskProtocol(ProcessWatch):
+class _TaskOutput(ProcessWatch):
     """Streams the command's output into its OutputFile (and notices when it exits)."""
 
     def __init__(self, output: OutputFile) -> None:
@@ -159,8 +158,7 @@ class BackgroundTask:
     command: str
     output: OutputFile
     timeout: int
-    pid: int
-    marker: str  # in the environment of everything it starts, so setsid cannot hide a child
+    process: RunningCommand
     started: float = field(default_factory=time.time)  # wall clock, kept as evidence
     started_at: float = field(default_factory=time.monotonic)
     ended_at: float | None = None
@@ -175,13 +173,18 @@ class BackgroundTask:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watcher: asyncio.Task | None = None
 
+    @property
+    def pid(self) -> int:
+        """The pid planloop started: the supervisor's, or the sandbox's."""
+        return self.process.pid
+
     def describe(self) -> str:
         """The status in words: 'running for 12 s', 'exited with code 0 after 40 s', ..."""
         seconds = round((self.ended_at or time.monotonic()) - self.started_at)
         if self.status == RUNNING:
             return f"running for {seconds} s"
         if self.status == EXITED:
-            return f"exited with code {_describe_exit(self.returncode)} after {seconds} s"
+            return f"exited with code {describe_exit(self.returncode)} after {seconds} s"
         if self.status == TIMED_OUT:
             return f"timed out after {self.timeout} s and was killed"
         how = {BY_USER: " by the user", BY_MODEL: " with task_stop", BY_SHUTDOWN: " on exit"}
@@ -194,6 +197,10 @@ class TaskManager:
     `folder` receives one output file per task (the session's folder); `sandbox` is anything
     with `wrap(workspace, command) -> (argv, env)`, the same object the bash tool spawns with.
     """
+
+    # What bash tells the model about run_in_background's timeout.
+    default_timeout = DEFAULT_TIMEOUT_SECONDS
+    max_timeout = MAX_TIMEOUT_SECONDS
 
     def __init__(self, folder: Path, sandbox: Any) -> None:
         self.folder = Path(folder)
@@ -209,9 +216,16 @@ class TaskManager:
     # ---- starting ------------------------------------------------------------------------
 
     async def start(
-        self, workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS
+        self,
+        workspace: Path,
+        command: str,
+        timeout: int = DEFAULT_TIMEOUT_SECONDS,
+        sandbox: Any = None,
     ) -> BackgroundTask:
-        """Start `command` in the background; raise ToolError (for the model) if it cannot."""
+        """Start `command` in the background; raise ToolError (for the model) if it cannot.
+
+        `sandbox` replaces the manager's for this task (bash's outside_sandbox, approved).
+        """
         if not MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS:
             raise ToolError(
                 f"timeout for a background task must be {MIN_TIMEOUT_SECONDS} to "
@@ -228,37 +242,39 @@ class TaskManager:
         task_id = f"bg-{next(self.numbers)}"
         # As bash does: a sandbox that confines writes binds the protected paths read-only,
         # and the .env files the command creates anyway are removed when it ends.
+        sandbox = sandbox or self.sandbox
         protected_before = None
-        if getattr(self.sandbox, "confines_writes", False):
-            protected_before = self.sandbox.protected_paths(workspace)
-            argv, env = self.sandbox.wrap(workspace, command, protected=protected_before)
+        if getattr(sandbox, "confines_writes", False):
+            protected_before = sandbox.protected_paths(workspace)
+            argv, env = sandbox.wrap(workspace, command, protected=protected_before)
         else:
-            argv, env = self.sandbox.wrap(workspace, command)
-        marker = uuid.uuid4().hex
-        env = {**env, MARKER_VARIABLE: marker}
+            argv, env = sandbox.wrap(workspace, command)
+        supervise = not getattr(sandbox, "confines_processes", False)
         output = OutputFile(self.folder / f"{task_id}.out")
         self.starting += 1
         try:
-            transport, protocol = await start_command(
-                lambda: _TaskProtocol(output), argv, env, workspace
+            process = await start_command(
+                lambda: _TaskOutput(output), argv, env, workspace, supervise=supervise
             )
         except OSError as err:
             output.finish()
             raise ToolError(f"The background task could not start: {err}.") from None
         finally:
             self.starting -= 1
-        task = BackgroundTask(task_id, command, output, timeout, transport.get_pid(), marker)
+        task = BackgroundTask(task_id, command, output, timeout, process)
         self.tasks[task_id] = task
-        task.watcher = asyncio.ensure_future(
-            self._watch(task, transport, protocol, workspace, protected_before)
-        )
+        task.watcher = asyncio.ensure_future(self._watch(task, workspace, protected_before))
         return task
 
     async def start_in_background(
-        self, workspace: Path, command: str, timeout: int = DEFAULT_TIMEOUT_SECONDS
+        self,
+        workspace: Path,
+        command: str,
+        timeout: int = DEFAULT_TIMEOUT_SECONDS,
+        sandbox: Any = None,
     ) -> str:
         """What bash with `run_in_background: true` does: start, and tell the model how to go on."""
-        task = await self.start(workspace, command, timeout)
+        task = await self.start(workspace, command, timeout, sandbox)
         return (
             f"Started background task {task.id}; it keeps running while you work "
             f"(it is killed after {task.timeout} s).\n"
@@ -268,31 +284,18 @@ class TaskManager:
         )
 
     async def _watch(
-        self,
-        task: BackgroundTask,
-        transport: Any,
-        protocol: _TaskProtocol,
-        workspace: Path,
-        protected_before: list[Path] | None,
+        self, task: BackgroundTask, workspace: Path, protected_before: list[Path] | None
     ) -> None:
         """Wait for the task to end, time it out, and clean up after it (as bash does)."""
         try:
-            finished, _ = await asyncio.wait({protocol.exited}, timeout=task.timeout)
-            if not finished and task.status == RUNNING:
+            if not await task.process.wait(task.timeout) and task.status == RUNNING:
                 task.status = TIMED_OUT
-            if finished:
-                # Output a child wrote just before the end may still be in the pipe.
-                await asyncio.wait({protocol.output_closed}, timeout=EXIT_GRACE_SECONDS)
         finally:
             # Also when the loop shuts down: nothing the task started outlives it.
-            kill_everything(task)
             try:
-                await asyncio.wait(
-                    {protocol.exited, protocol.output_closed}, timeout=CLEANUP_WAIT_SECONDS
-                )
+                await task.process.finish()
             finally:
-                transport.close()
-                task.returncode = transport.get_returncode()
+                task.returncode = task.process.returncode
                 if task.status == RUNNING:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
@@ -331,7 +334,7 @@ class TaskManager:
             task.status, task.stopped_by = KILLED, by
             task.stop_event = next(self.events)
             task.ended_at = time.monotonic()
-            kill_everything(task)
+            task.process.stop()
         return task
 
     async def shutdown(self) -> list[BackgroundTask]:
@@ -348,7 +351,7 @@ class TaskManager:
         """The status and the output new since the last read (head and tail, as bash keeps)."""
         start, end = task.read_position, task.output.total
         final = task.done.is_set()
-        view = _CommandOutput()
+        view = BoundedOutput()
         for chunk in task.output.chunks_since(start):
             view.pipe_data_received(1, chunk)
         dropped = task.output.dropped_since(start)
@@ -492,12 +495,6 @@ def find_task_manager(agent: Any) -> TaskManager | None:
     tool = agent.tools.get("task_output")
     manager = getattr(tool.handler, "__self__", None) if tool is not None else None
     return manager if isinstance(manager, TaskManager) else None
-
-
-def kill_everything(task: BackgroundTask) -> None:
-    """SIGKILL the task's process group and every process carrying its marker."""
-    _kill_process_group(task.pid)
-    _kill_marked_processes(task.marker)
 
 
 def invalid(task_ids: list[str], reason: str) -> TaskWaitValidation:

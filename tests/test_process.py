@@ -1,0 +1,223 @@
+"""Nothing a command starts outlives it, nor planloop: tools/process.py and tools/supervisor.py.
+
+The end-to-end cases start `python agent.py` headless with a background task that forks in
+every way a process can leave its parent (setsid, a double fork, `env -i`), kill planloop with
+SIGKILL, and wait until every process of the task is gone: with and without the sandbox, as
+root and as an unprivileged user. Every wait is for a state, checked a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import spawn
+from conftest import run, wait_for_file
+from test_background import read_stderr_until
+
+from fakeapi import text, tool_use
+from tools.bash import run_bash
+from tools.sandbox import Bubblewrap, NoSandbox, bubblewrap_works
+
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+NOBODY = 65534
+CHECKS = 400  # of the process table, 0.05 s apart: 20 s at most, usually a few checks
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed"
+)
+
+
+def processes_carrying(token: str) -> list[int]:
+    """Host pids of live processes whose command line holds `token` (in any pid namespace)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if token.encode() in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def wait_until(condition, what: str) -> None:
+    for _ in range(CHECKS):
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{what} never happened")
+
+
+def clean_up(proc, number: int) -> None:
+    """After a failed check: end planloop and the task, so nothing is left behind."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=30)
+    for pid in processes_carrying(str(number)):
+        os.kill(pid, signal.SIGKILL)
+
+
+def escaping_tree(number: int) -> str:
+    """A task whose processes all carry `number`: bash, a setsid child, an env -i orphan."""
+    return (
+        f"setsid sleep {number} & "  # left the process group
+        f"(env -i setsid sleep {number + 1} &); "  # double fork, no marker in its environment
+        f"echo KEY={number} > .env.task; "  # a file the task made: it stays
+        f"touch started; while :; do sleep 1; done; : {number}"
+    )
+
+
+def script_a_waiting_run(api, command: str) -> None:
+    """Start `command` as bg-1, declare the wait for it: planloop then waits, alive."""
+    plan = [{"content": "Let the task run", "status": "in_progress"}]
+    api.add({"content": [tool_use("bash", {"command": command, "run_in_background": True})]})
+    api.add({"content": [tool_use("todo_write", {"todos": plan, "wait_for_tasks": ["bg-1"]})]})
+    api.add({"content": [text("Waiting for it.")]})
+
+
+def kill_planloop_and_expect_the_tree_gone(proc, workspace: Path, number: int) -> None:
+    read_stderr_until(proc, "Waiting for bg-1")
+    wait_for_file(workspace / "started")
+    carrying = [str(number), str(number + 1)]
+    wait_until(
+        lambda: all(processes_carrying(f"sleep\0{n}") for n in carrying), "both sleeps starting"
+    )
+    assert len(processes_carrying(str(number))) >= 3  # bash (and its supervisor or bwrap) too
+    proc.kill()  # SIGKILL: planloop runs no code of its own after this
+    proc.wait(timeout=30)
+    wait_until(lambda: processes_carrying(str(number)) == [], "the end of the task's processes")
+    assert processes_carrying(f"sleep\0{number + 1}") == []
+    assert (workspace / ".env.task").read_text() == f"KEY={number}\n"
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param(["--no-sandbox"], id="no-sandbox"),
+        pytest.param([], id="bubblewrap", marks=needs_bwrap),
+    ],
+)
+def test_a_task_and_everything_it_started_die_when_planloop_is_sigkilled(
+    api, env, workspace, flags
+):
+    number = random.randrange(10**6, 10**7)
+    script_a_waiting_run(api, escaping_tree(number))
+    proc = spawn.Popen(
+        [sys.executable, str(AGENT), "-p", "run it", "--yes", *flags],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        kill_planloop_and_expect_the_tree_gone(proc, workspace, number)
+    finally:
+        clean_up(proc, number)
+
+
+@pytest.fixture
+def unprivileged_folder():
+    """A workspace and a planloop home an unprivileged user may write."""
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user needs root; this run is already unprivileged")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed, so the user cannot be switched")
+    folder = Path(tempfile.mkdtemp(prefix="planloop-nobody-"))
+    for path in (folder / "work", folder / "home"):
+        path.mkdir()
+        os.chown(path, NOBODY, NOBODY)
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["no-sandbox", "bubblewrap"])
+def test_as_an_unprivileged_user_the_tree_dies_with_planloop_too(
+    api, env, unprivileged_folder, sandboxed
+):
+    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    check = subprocess.run([*as_nobody, sys.executable, "-c", "import anthropic"], check=False)
+    if check.returncode != 0:
+        pytest.skip("the unprivileged user cannot run this Python and its packages")
+    if sandboxed:
+        if shutil.which("bwrap") is None:
+            pytest.skip("bubblewrap (bwrap) is not installed")
+        works = "import sys, tools.sandbox as s; sys.exit(s.bubblewrap_works() is not True)"
+        probe = [*as_nobody, sys.executable, "-c", works]
+        if subprocess.run(probe, cwd=AGENT.parent, check=False).returncode != 0:
+            pytest.skip("bubblewrap cannot start a sandbox for an unprivileged user here")
+    workspace = unprivileged_folder / "work"
+    number = random.randrange(10**6, 10**7)
+    script_a_waiting_run(api, escaping_tree(number))
+    flags = [] if sandboxed else ["--no-sandbox"]
+    proc = subprocess.Popen(
+        [*as_nobody, sys.executable, str(AGENT), "-p", "run it", "--yes", *flags],
+        cwd=workspace,
+        env={**env, "PLANLOOP_HOME": str(unprivileged_folder / "home"), "HOME": "/nonexistent"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        kill_planloop_and_expect_the_tree_gone(proc, workspace, number)
+    finally:
+        clean_up(proc, number)
+
+
+# ---- the bash tool, without the CLI ----------------------------------------------------------
+
+
+def bash(workspace: Path, command: str, sandbox=None) -> str:
+    return run(run_bash(workspace, command, timeout=20, sandbox=sandbox))
+
+
+def test_an_orphan_that_cleared_its_environment_is_still_killed_when_the_command_ends(workspace):
+    # Neither the process group nor the marker finds it; the supervisor (a subreaper) does.
+    number = random.randrange(10**6, 10**7)
+    result = bash(workspace, f"(env -i setsid sleep {number} &); echo started")
+    assert result.startswith("started\n")
+    assert "[processes the command left running in the background were stopped]" in result
+    wait_until(lambda: processes_carrying(f"sleep\0{number}") == [], "the orphan's end")
+
+
+def test_a_background_child_may_finish_its_output_within_the_grace(workspace):
+    result = bash(workspace, "(sleep 0.1; echo late) & echo early")
+    assert result == "early\nlate\n[exit code: 0]"
+
+
+def test_the_command_starts_with_default_signals_so_a_closed_pipe_ends_it_quietly(workspace):
+    # Python ignores SIGPIPE; a command started from it must not: `yes` would then complain.
+    assert bash(workspace, "yes | head -n 1") == "y\n[exit code: 0]"
+
+
+def test_a_command_killed_by_a_signal_is_reported_as_a_shell_would(workspace):
+    assert bash(workspace, "kill -TERM $$") == "(no output)\n[exit code: 143 (killed by SIGTERM)]"
+
+
+def test_a_command_that_kills_its_supervisor_still_loses_its_children(workspace):
+    number = random.randrange(10**6, 10**7)
+    result = bash(workspace, f"setsid sleep {number} & kill -9 $PPID; sleep 1")
+    assert "[exit code:" in result
+    wait_until(lambda: processes_carrying(f"sleep\0{number}") == [], "the child's end")
+
+
+@needs_bwrap
+def test_in_bubblewrap_commands_run_without_a_supervisor(workspace):
+    if bubblewrap_works() is not True:
+        pytest.skip(f"bubblewrap cannot run here: {bubblewrap_works()}")
+    # The sandbox's pid namespace ends the tree with planloop; the supervisor would only cost.
+    assert bash(workspace, "echo $$", Bubblewrap()).startswith("2\n")  # bwrap's init is 1
+    assert "supervisor" not in bash(workspace, "cat /proc/$PPID/cmdline", Bubblewrap())
+    assert "supervisor.py" in bash(workspace, "tr '\\0' ' ' < /proc/$PPID/cmdline", NoSandbox())

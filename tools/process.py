@@ -1,0 +1,317 @@
+"""Starting, watching and ending shell commands: what bash and background tasks share.
+
+    command = await start_command(watch, argv, env, workspace, supervise=True)
+        argv runs in the workspace in a session of its own, stdin closed, stdout and stderr
+        merged into one pipe; `watch` (a ProcessWatch) gets the output as it comes
+    await command.wait(timeout)   True once it has exited, False if the time ran out first
+    command.stop()                end it now, with everything it started (callable any time)
+    await command.finish()        end what is left, wait for the end, then returncode and
+                                  stopped_leftovers are known; always call it, in a finally
+    BoundedOutput                 a watch that keeps the first and last HEAD/TAIL_BYTES
+    describe_exit(returncode)     "0", "137 (killed by SIGKILL)", as a shell would say it
+
+Nothing a command starts may outlive it, nor planloop: not on a timeout, a Ctrl-C, task_stop
+or planloop's exit, and not when planloop itself is killed with SIGKILL, which runs no code of
+ours. Three layers do it:
+
+1. The kernel ends the tree when planloop dies.
+   - Without a sandbox, every command runs under tools/supervisor.py, a small stdlib-only
+     program that is a child subreaper (PR_SET_CHILD_SUBREAPER: whatever the command starts
+     stays below it, even after setsid, a double fork or `env -i`) and gets SIGTERM from the
+     kernel when planloop dies (PR_SET_PDEATHSIG); it then kills its whole tree. It also ends
+     the tree when asked (stop) and when the command exits (after a short grace).
+   - In bubblewrap, the command is pid 1's child in a pid namespace of its own, and
+     `--die-with-parent` kills that namespace, and everything in it, with planloop.
+2. `stop()` asks the supervisor (SIGTERM), or, with a sandbox that keeps its own processes,
+   kills the process group.
+3. `finish()` sweeps afterwards for what a broken layer may have left: SIGKILL to the process
+   group, and to every process whose environment carries the command's MARKER_VARIABLE.
+
+Why a supervisor: PR_SET_PDEATHSIG alone reaches only the process that sets it, so a killed
+planloop would take bash with it but not bash's children. A pid namespace of our own needs root
+or unprivileged user namespaces, which many systems turn off, and makes `$$` read 1. A cgroup
+needs a delegated hierarchy, and someone alive to kill it. The supervisor works for any user on
+any Linux; it costs one small Python start per unsandboxed command (bench/process.py).
+
+Limits, without the sandbox: a command can kill its own supervisor (then only the sweep of
+layer 3 remains, which misses a process that both left the group and cleared its environment),
+hand work to something outside its tree (a service manager, `at`, a daemon it talks to), or
+start a setuid program its user may not signal. Without the sandbox it can do anything the user
+can anyway; the aim is that nothing survives by accident.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+# How much of the output the model sees: the beginning and the end, each this many bytes.
+HEAD_BYTES = 16 * 1024
+TAIL_BYTES = 16 * 1024
+
+# After a command is stopped, how long to wait for its end to be noticed (the exit reaped, the
+# pipe closed). SIGKILL acts at once; this only covers the event loop and the supervisor.
+CLEANUP_WAIT_SECONDS = 2.0
+
+# Every process a command starts inherits this variable with a value unique to the command,
+# so its leftovers can be found in /proc even after they left the process group.
+MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
+# A process may fork while we kill; sweep /proc again until a sweep finds nothing.
+MAX_KILL_SWEEPS = 10
+
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
+
+
+class ProcessWatch(asyncio.SubprocessProtocol):
+    """Notices when a command exits and when every writer has closed its output pipe.
+
+    A protocol is used rather than `asyncio.create_subprocess_exec` because `Process.wait()`
+    only returns once the output pipe is closed too, and a background child holding the pipe
+    would then keep the call waiting past the command's own exit. Subclasses decide what
+    happens to the output (`pipe_data_received`).
+    """
+
+    def __init__(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.exited = loop.create_future()  # the command itself has exited
+        self.output_closed = loop.create_future()  # every writer has closed the pipe
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.output_closed.done():
+            self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+class BoundedOutput(ProcessWatch):
+    """Collects a command's merged output: a bounded head and tail.
+
+    The event loop calls `pipe_data_received` as data arrives; each chunk is folded into the
+    head and tail at once, so the pipe is drained as fast as it is filled, and a command that
+    prints gigabytes costs HEAD_BYTES + TAIL_BYTES of memory.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total_bytes = 0
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.total_bytes += len(data)
+        room_in_head = HEAD_BYTES - len(self.head)
+        if room_in_head > 0:
+            self.head += data[:room_in_head]
+            data = data[room_in_head:]
+        if data:
+            self.tail += data[-TAIL_BYTES:]
+            del self.tail[:-TAIL_BYTES]
+
+    def text(self) -> str:
+        """The output as text, with a marker where the middle was cut out."""
+        cut_bytes = self.total_bytes - len(self.head) - len(self.tail)
+        if cut_bytes == 0:
+            # Head and tail are contiguous: decode them together so a character split
+            # between them survives.
+            return (self.head + self.tail).decode("utf-8", errors="replace")
+        # Decoding each part separately turns a character cut at a boundary into one U+FFFD.
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        return f"{head}\n... [{cut_bytes} bytes cut from the middle of the output] ...\n{tail}"
+
+    @property
+    def was_cut(self) -> bool:
+        return self.total_bytes > len(self.head) + len(self.tail)
+
+
+class RunningCommand:
+    """A started command: wait for it, stop it, and finish it (see the module docstring)."""
+
+    def __init__(
+        self,
+        transport: asyncio.SubprocessTransport,
+        watch: ProcessWatch,
+        marker: str,
+        report_fd: int | None,
+    ) -> None:
+        self.transport = transport
+        self.watch = watch
+        self.marker = marker
+        self.report_fd = report_fd  # where the supervisor writes its report; None: unsupervised
+        self.pid = transport.get_pid()  # the supervisor's (or the sandbox's) pid, and the group's
+        self.returncode: int | None = None  # the command's, once finished
+        self.stopped_leftovers = False  # processes it left running had to be killed
+
+    async def wait(self, timeout: float | None) -> bool:
+        """Wait up to `timeout` seconds for the command to exit; whether it has."""
+        done, _ = await asyncio.wait({self.watch.exited}, timeout=timeout)
+        return bool(done)
+
+    def stop(self) -> None:
+        """End the command and everything it started, now (the end is noticed in finish)."""
+        if self.watch.exited.done():
+            return
+        if self.report_fd is None:
+            kill_process_group(self.pid)
+            return
+        # The supervisor kills its whole tree, setsid'd and orphaned processes included.
+        # os.kill, not the transport: Popen.send_signal would reap the exit asyncio waits for.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+
+    async def finish(self) -> None:
+        """Stop what is left, wait for the end, sweep for stragglers; set the results."""
+        swept = False
+        try:
+            self.stop()
+            await self._until_ended()
+            # Whatever the first layers missed (the command may have killed its supervisor).
+            swept = kill_process_group(self.pid)
+            swept = kill_marked_processes(self.marker) or swept
+            if swept:
+                await self._until_ended()  # output written just before the kill, the exit
+        finally:
+            self.transport.close()
+        report = self._read_report()
+        if report is None:
+            self.returncode = self.transport.get_returncode()
+        else:
+            self.returncode, self.stopped_leftovers = report
+        self.stopped_leftovers = self.stopped_leftovers or swept
+
+    async def _until_ended(self) -> None:
+        ended = {self.watch.exited, self.watch.output_closed}
+        await asyncio.wait(ended, timeout=CLEANUP_WAIT_SECONDS)
+
+    def _read_report(self) -> tuple[int, bool] | None:
+        """The supervisor's `<returncode> <stopped>` line, or None if it wrote none."""
+        if self.report_fd is None:
+            return None
+        try:
+            line = os.read(self.report_fd, 64).decode()
+        except BlockingIOError:
+            line = ""  # it never got to write (killed): the transport's returncode tells
+        finally:
+            os.close(self.report_fd)
+            self.report_fd = None
+        try:
+            returncode, stopped = line.split()
+            return int(returncode), stopped == "1"
+        except ValueError:
+            return None
+
+
+async def start_command(
+    watch: Callable[[], ProcessWatch],
+    argv: list[str],
+    env: dict[str, str],
+    workspace: Path,
+    *,
+    supervise: bool = True,
+) -> RunningCommand:
+    """Start `argv` in the workspace, stdin closed, stdout and stderr merged into one pipe.
+
+    A new session makes the started process the leader of its own process group, so the group
+    id is its pid and one killpg reaches every child it started; it never reads our terminal.
+    `supervise`: run it under tools/supervisor.py (False for a sandbox that ends its own
+    processes with planloop). OSError if it cannot start (E2BIG: an argument is too long).
+    """
+    marker = uuid.uuid4().hex
+    env = {**env, MARKER_VARIABLE: marker}
+    report_read, report_write = os.pipe() if supervise else (None, None)
+    options: dict = {"pass_fds": (report_write,)} if supervise else {}
+    if supervise:
+        os.set_blocking(report_read, False)
+        # -I -S: the supervisor reads nothing from the environment or the workspace.
+        head = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(report_write)]
+        argv = [*head, "--", *argv]
+        # planloop's own interpreter, through the kernel's link to it: it runs even where the
+        # path that started planloop cannot be followed again (a virtual environment in a
+        # folder the user may not search, an interpreter upgraded since).
+        options["executable"] = "/proc/self/exe"
+    loop = asyncio.get_running_loop()
+    try:
+        # The fork happens on this thread, the event loop's. The kernel's parent-death signal
+        # (the supervisor's, and bwrap's --die-with-parent) fires when the forking *thread*
+        # ends, so commands must be started from a thread that lives as long as planloop:
+        # the front end keeps one event loop, on the main thread, for the whole session.
+        transport, protocol = await loop.subprocess_exec(
+            watch,
+            *argv,
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            **options,
+        )
+    except BaseException:
+        if supervise:
+            os.close(report_read)
+        raise
+    finally:
+        if supervise:
+            os.close(report_write)  # the supervisor holds the only writer now
+    return RunningCommand(transport, protocol, marker, report_read)
+
+
+def kill_marked_processes(marker: str) -> bool:
+    """SIGKILL every process whose environment carries this command's marker.
+
+    This finds what the process group misses: children that called setsid. A process that
+    replaced its environment (env -i) is not found; the supervisor or the sandbox finds that one.
+    Returns whether any process was killed.
+    """
+    needle = f"{MARKER_VARIABLE}={marker}".encode()
+    killed_any = False
+    for _ in range(MAX_KILL_SWEEPS):
+        killed = 0
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    if needle not in environ.read().split(b"\0"):
+                        continue
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+            except (OSError, ValueError):
+                continue  # gone already, or not ours to read
+        killed_any = killed_any or killed > 0
+        if killed == 0:
+            break
+    return killed_any
+
+
+def kill_process_group(process_group_id: int) -> bool:
+    """SIGKILL every process in the group; return whether any was still there."""
+    try:
+        os.killpg(process_group_id, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        # The group is gone: everything in it has already exited.
+        return False
+    return True
+
+
+def describe_exit(returncode: int | None) -> str:
+    """Exit code as a shell reports it: a process killed by signal N exits with 128 + N."""
+    if returncode is None:
+        return "unknown (the process did not report its exit)"
+    if returncode < 0:
+        signal_number = -returncode
+        try:
+            signal_name = signal.Signals(signal_number).name
+        except ValueError:
+            signal_name = f"signal {signal_number}"
+        return f"{128 + signal_number} (killed by {signal_name})"
+    return str(returncode)
