@@ -50,7 +50,7 @@ from middleware.base import (
     until_cancelled,
 )
 from tools.base import ToolError
-from tools.beneath import canonical, is_under_git
+from tools.beneath import is_under_git, target_of
 from tools.file_call import FileCall, file_call, protection
 from tools.paths import PROTECTED_PATHS
 
@@ -153,10 +153,11 @@ class PermissionPolicy(Middleware):
             return None
         workspace = ctx.context.workspace
         try:
-            relative, _ = canonical(workspace, path)
+            target = target_of(workspace, path)
         except (ToolError, OSError):
             return None  # the tool itself refuses it, with the reason
-        why = protection(workspace, path, relative)
+        why = protection(workspace, path, target)
+        relative = target.relative
         if why is None:
             return None
         leads_to = "" if relative == os.path.normpath(path) else f" (it leads to {relative})"
@@ -167,7 +168,9 @@ class PermissionPolicy(Middleware):
             "if the change is needed, tell the user what to change and why."
         )
         # "Always" covers this one file, and never a file under .git: each of those is asked.
-        under_git = is_under_git(relative) or is_under_git(os.path.normpath(path))
+        under_git = (
+            target.in_git_dir or is_under_git(relative) or is_under_git(os.path.normpath(path))
+        )
         return NeedsApproval(
             question, refusal, remember=None if under_git else relative, target=relative
         )

@@ -32,7 +32,7 @@ from middleware.base import (
     Middleware,
 )
 from tools.base import ToolError
-from tools.beneath import Fingerprint, canonical
+from tools.beneath import Fingerprint, target_of
 from tools.file_call import current_file_call, file_call
 
 
@@ -50,9 +50,10 @@ class StaleWriteGuard(Middleware):
         if path is None:
             return None
         try:
-            target, now = canonical(ctx.context.workspace, path)
+            found = target_of(ctx.context.workspace, path)
         except (ToolError, OSError):
             return None  # the tool itself refuses it, with the reason
+        target, now = found.relative, found.fingerprint
         name = ctx.tool_call["name"]
         if now is not None and target not in self.seen:
             return BeforeToolCallResult(
@@ -91,11 +92,11 @@ class StaleWriteGuard(Middleware):
             if path is None:
                 continue
             try:
-                target, now = canonical(ctx.context.workspace, path)
+                found = target_of(ctx.context.workspace, path)
             except (ToolError, OSError):
                 continue
-            if now is not None:
-                self.seen[target] = now
+            if found.fingerprint is not None:
+                self.seen[found.relative] = found.fingerprint
         return None  # observe only
 
 

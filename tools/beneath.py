@@ -66,11 +66,25 @@ class Location:
 
     `folder` is None when a parent folder does not exist (and none was to be made); `name` is
     "." when the path names a folder itself; `relative` is "." for the workspace root.
+    `in_git_dir` says that a folder walked through is a git directory by its content (HEAD,
+    objects/, refs/), whatever its name: a folder renamed or exchanged with `.git` is caught
+    by what it is, not by what it is called at the moment.
     """
 
     folder: int | None
     name: str
     relative: str
+    in_git_dir: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a path leads to now: its canonical path, the fingerprint of the regular file there
+    (None when there is none), and whether it lies in a git directory (see `Location`)."""
+
+    relative: str
+    fingerprint: Fingerprint | None
+    in_git_dir: bool
 
 
 @contextlib.contextmanager
@@ -89,10 +103,10 @@ def located(workspace: Path, path: str, *, make_parents: bool = False) -> Iterat
             os.close(where.folder)
 
 
-def canonical(workspace: Path, path: str) -> tuple[str, Fingerprint | None]:
-    """The canonical path of `path` and the fingerprint of the regular file there (else None)."""
+def target_of(workspace: Path, path: str) -> Target:
+    """Where `path` leads now (for a check before the tool runs; the tool checks again)."""
     with located(workspace, path) as where:
-        return where.relative, _fingerprint_at(where)
+        return _target(where)
 
 
 def open_for_reading(workspace: Path, path: str) -> tuple[int, str]:
@@ -127,14 +141,14 @@ def replace_file(
     path: str,
     data: bytes,
     *,
-    check: Callable[[str, Fingerprint | None], None],
+    check: Callable[[Target], None],
     stop: threading.Event | None = None,
 ) -> tuple[str, Fingerprint | None, Fingerprint]:
     """Replace (or create) the file at `path` with `data`, never half-written.
 
-    `check(canonical path, fingerprint of the file there or None)` runs twice: once before any
-    missing parent folder is made, and once more on the folder actually opened, just before the
-    temporary file is written. It raises ToolError to refuse (protected, changed on disk).
+    `check(target)` runs twice: once before any missing parent folder is made, and once more on
+    the folder actually opened, just before the temporary file is written. It raises ToolError
+    to refuse (protected, changed on disk).
     `stop` is the turn's cancel, seen by a thread: if it is set before the rename, the
     temporary file is removed and WriteCancelled is raised. The rename is the commit point;
     after it the file is written, whatever happens next.
@@ -142,7 +156,7 @@ def replace_file(
     Returns (canonical path, fingerprint before, fingerprint after).
     """
     with located(workspace, path) as first_look:
-        check(first_look.relative, _fingerprint_at(first_look))
+        check(_target(first_look))
     with located(workspace, path, make_parents=True) as where:
         if where.name == ".":
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
@@ -152,7 +166,7 @@ def replace_file(
         if existing is not None and stat.S_ISDIR(existing.st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
         before = fingerprint(existing) if existing and stat.S_ISREG(existing.st_mode) else None
-        check(where.relative, before)
+        check(Target(where.relative, before, where.in_git_dir))
         mode = stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_UMASK
 
         temp_name = f".{where.name[:100]}.{secrets.token_hex(6)}.tmp"
@@ -209,6 +223,7 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
     pending = _relative_parts(root, path)
     names: list[str] = []
     folders = [os.open(root, DIRECTORY_FLAGS)]
+    git_depth: int | None = None  # how many names deep the first git directory walked is
     # Links followed and steps retried, so that a racing command cannot keep the walk going.
     steps = 0
     retried = ""
@@ -222,6 +237,8 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
                     raise _escape(root, path, "'..' leads above it")
                 os.close(folders.pop())
                 names.pop()
+                if git_depth is not None and len(names) < git_depth:
+                    git_depth = None
                 continue
             if steps > MAX_LINKS:
                 raise ToolError(f"The path {path!r} has too many levels of symlinks.")
@@ -235,17 +252,20 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
                     while len(folders) > 1:  # start again from the workspace root
                         os.close(folders.pop())
                     names.clear()
+                    git_depth = None
                     pending[:0] = list(inside.relative_to(root).parts)
                 else:
                     pending[:0] = link.split("/")
                 continue
             if not pending or all(rest in ("", ".") for rest in pending):
-                return Location(folders.pop(), part, "/".join([*names, part]))
+                relative = "/".join([*names, part])
+                return Location(folders.pop(), part, relative, git_depth is not None)
             try:
                 folders.append(os.open(part, DIRECTORY_FLAGS, dir_fd=folders[-1]))
             except FileNotFoundError:
                 if not make_parents:
-                    return Location(None, "", _lexical(root, path, [*names, part, *pending]))
+                    relative = _lexical(root, path, [*names, part, *pending])
+                    return Location(None, "", relative, git_depth is not None)
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, dir_fd=folders[-1])
                 steps += part == retried  # made twice: something keeps removing it
@@ -262,8 +282,10 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
                     "existing file, not a folder. Check the path."
                 ) from exc
             names.append(part)
+            if git_depth is None and _is_git_directory(folders[-1]):
+                git_depth = len(names)
         # The path names a folder itself ("." or "d/.."): hand over that folder.
-        return Location(folders.pop(), ".", "/".join(names) or ".")
+        return Location(folders.pop(), ".", "/".join(names) or ".", git_depth is not None)
     finally:
         for folder in folders:
             os.close(folder)
@@ -317,6 +339,20 @@ def _status_at(folder: int, name: str) -> os.stat_result | None:
         return os.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return None
+
+
+def _is_git_directory(folder: int) -> bool:
+    """Whether the opened folder is a git directory, judged as git judges it: by its content."""
+    kinds = {"HEAD": None, "objects": stat.S_ISDIR, "refs": stat.S_ISDIR}
+    for name, is_kind in kinds.items():
+        status = _status_at(folder, name)
+        if status is None or (is_kind is not None and not is_kind(status.st_mode)):
+            return False
+    return True
+
+
+def _target(where: Location) -> Target:
+    return Target(where.relative, _fingerprint_at(where), where.in_git_dir)
 
 
 def _fingerprint_at(where: Location) -> Fingerprint | None:

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
-from tools.beneath import Fingerprint
-from tools.paths import protected_reason
+from tools.beneath import Fingerprint, Target
+from tools.paths import GIT_REASON, protected_reason
 
 
 @dataclass
@@ -62,14 +62,17 @@ def current_file_call() -> FileCall | None:
     return _current.get()
 
 
-def protection(workspace: Path, path: str, relative: str) -> str | None:
-    """Why writing this target is not a plain write: by the name given or the one walked to."""
-    return protected_reason(workspace, path) or protected_reason(workspace, relative)
+def protection(workspace: Path, path: str, target: Target) -> str | None:
+    """Why writing this target is not a plain write: by the name given, the one walked to, or
+    a git directory on the way, whatever it is called."""
+    if target.in_git_dir:
+        return GIT_REASON
+    return protected_reason(workspace, path) or protected_reason(workspace, target.relative)
 
 
 def write_check(
     tool_name: str, workspace: Path, path: str, *, read: Fingerprint | None = None
-) -> Callable[[str, Fingerprint | None], None]:
+) -> Callable[[Target], None]:
     """The check `replace_file` runs on the target it actually opened; it raises ToolError.
 
     `read` is the fingerprint of the file as the tool itself read it (an edit, an append): the
@@ -77,8 +80,9 @@ def write_check(
     """
     call = current_file_call()
 
-    def check(relative: str, found: Fingerprint | None) -> None:
-        why = protection(workspace, path, relative)
+    def check(target: Target) -> None:
+        relative, found = target.relative, target.fingerprint
+        why = protection(workspace, path, target)
         if why and call is not None and call.approved is not None and relative not in call.approved:
             raise ToolError(
                 f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing "

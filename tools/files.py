@@ -18,12 +18,18 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from tools.base import Tool, ToolError
-from tools.beneath import fingerprint, off_the_loop, open_for_reading, replace_file
+from tools.beneath import (
+    Fingerprint,
+    fingerprint,
+    off_the_loop,
+    open_for_reading,
+    replace_file,
+)
 from tools.file_call import note_touched, write_check
 from tools.textio import (
     BINARY_CHECK_BYTES,
@@ -36,7 +42,15 @@ from tools.textio import (
     utf16_codec,
 )
 
-__all__ = ["EDIT_FILE", "MAX_EDIT_BYTES", "MAX_OUTPUT_CHARS", "READ_FILE", "WRITE_FILE"]
+__all__ = [
+    "EDIT_FILE",
+    "MAX_EDIT_BYTES",
+    "MAX_OUTPUT_CHARS",
+    "READ_FILE",
+    "WRITE_FILE",
+    "in_thread",
+    "update_file",
+]
 
 # read_file shows at most this many lines per call.
 DEFAULT_LINE_LIMIT = 2000
@@ -234,8 +248,60 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
             self.file.close()
 
 
-def _in_thread(work: Callable[..., str]) -> Callable[..., object]:
-    """A tool handler that runs `work` off the event loop, with the turn's cancel as `stop`."""
+def update_file(
+    tool_name: str,
+    workspace: Path,
+    path: str,
+    change: Callable[[bytes | None], bytes],
+    *,
+    stop: threading.Event | None = None,
+) -> bool:
+    """Replace the file at `path` with `change(its bytes, or None if there is none)`.
+
+    For a new tool that writes: it gets everything write_file and edit_file have. The file is
+    reached without leaving the workspace (tools/beneath.py), written atomically, and only if
+    it is still exactly what `change` saw; a protected file needs the permission policy's
+    approval and the stale-write guard's check (tools/file_call.py), as declared by the tool's
+    `writes`. Returns whether a file was there before. Raises ToolError.
+    """
+    seen: Fingerprint | None = None
+    old: bytes | None = None
+    try:
+        fd, _ = open_for_reading(workspace, path)
+    except FileNotFoundError:
+        pass  # a new file
+    except OSError as exc:
+        raise ToolError(f"{tool_name}: cannot open {path}: {exc.strerror or exc}.") from exc
+    else:
+        with os.fdopen(fd, "rb") as file:
+            status = os.fstat(fd)
+            if stat.S_ISDIR(status.st_mode):
+                raise ToolError(f"{tool_name}: {path} is a directory. Send the path of a file.")
+            if status.st_size > MAX_EDIT_BYTES:
+                raise ToolError(
+                    f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
+                    f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
+                )
+            seen, old = fingerprint(status), file.read()
+    data = change(old)
+    check = write_check(tool_name, workspace, path, read=seen)
+    try:
+        relative, _, after = replace_file(workspace, path, data, check=check, stop=stop)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise ToolError(
+            f"{tool_name}: cannot create {path}: part of its directory path is an existing file."
+        ) from exc
+    except OSError as exc:
+        raise ToolError(f"{tool_name}: cannot write {path}: {exc.strerror or exc}.") from exc
+    note_touched(relative, after)
+    return old is not None
+
+
+def in_thread(work: Callable[..., str]) -> Callable[..., Awaitable[str]]:
+    """A tool handler that runs `work(workspace, **input, stop=...)` off the event loop.
+
+    `stop` is the turn's cancel, for `replace_file`'s commit point (see `off_the_loop`).
+    """
 
     async def handler(workspace: Path, **arguments: object) -> str:
         return await off_the_loop(lambda stop: work(workspace, **arguments, stop=stop))
@@ -243,7 +309,7 @@ def _in_thread(work: Callable[..., str]) -> Callable[..., object]:
     return handler
 
 
-def _read_in_thread(workspace: Path, **arguments: object) -> object:
+def _read_in_thread(workspace: Path, **arguments: object) -> Awaitable[str]:
     # Reading changes nothing, so there is no commit point to honour: `stop` is not needed.
     return off_the_loop(lambda stop: read_file(workspace, **arguments))
 
@@ -355,7 +421,7 @@ WRITE_FILE = Tool(
         "required": ["path", "content"],
         "additionalProperties": False,
     },
-    handler=_in_thread(write_file),
+    handler=in_thread(write_file),
     writes="path",
 )
 
@@ -380,6 +446,6 @@ EDIT_FILE = Tool(
         "required": ["path", "old_text", "new_text"],
         "additionalProperties": False,
     },
-    handler=_in_thread(edit_file),
+    handler=in_thread(edit_file),
     writes="path",
 )
