@@ -209,3 +209,35 @@ def test_always_follows_the_file_not_a_link_to_it(api, make_agent, repo):
     assert not results[via_alias["id"]].get("is_error")
     assert (repo / ".env.local").read_text() == "A=2\n"
     assert "fsmonitor" not in (repo / ".git" / "config").read_text()
+
+
+# ---- the README's writing tool -------------------------------------------------------------
+
+
+def readme_block_with(marker: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.DOTALL | re.MULTILINE)
+    [block] = [block for block in blocks if marker in block]
+    return block
+
+
+def test_the_readme_writing_tool_is_protected_as_it_declares(api, make_agent, repo):
+    namespace: dict = {}
+    exec(compile(readme_block_with('writes="path"'), "<README.md>", "exec"), namespace)
+    tool = namespace["APPEND"]
+    (repo / "log.txt").write_text("one\n")
+    calls = [
+        tool_use("read_file", {"path": "log.txt"}),
+        tool_use("read_file", {"path": ".git/config"}),  # so the policy is what refuses it
+        tool_use("append_file", {"path": "log.txt", "text": "two\n"}),
+        tool_use("append_file", {"path": ".git/config", "text": EVIL}),
+    ]
+    for call in calls:
+        api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    middleware = [StaleWriteGuard(), PermissionPolicy(ask=None, sandboxed=True)]
+    run(make_agent(tools=[*default_tools(), tool], middleware=middleware).run("go"))
+    git_result = results_by_id(api.accepted[4])[calls[3]["id"]]
+    assert (repo / "log.txt").read_text() == "one\ntwo\n"
+    assert git_result["is_error"] is True and "was not changed" in git_result["content"]
+    assert "fsmonitor" not in (repo / ".git" / "config").read_text()
