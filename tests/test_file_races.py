@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import results_by_id, run, run_cli
 
+from cli.diffs import snapshot as diff_snapshot
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
 from tools import ToolError
@@ -323,3 +324,14 @@ def test_a_cancel_after_the_rename_reports_the_write(tmp_path: Path, monkeypatch
 
     assert run(scenario()).startswith("Wrote 4 bytes (1 lines) to b.txt")
     assert (tmp_path / "b.txt").read_text() == "new\n"
+
+
+def test_the_terminal_diff_snapshot_never_blocks_on_a_fifo(tmp_path: Path):
+    """The interactive terminal reads a file before and after an edit, to show a diff; a pipe
+    at that path gives no diff instead of a frozen terminal."""
+    os.mkfifo(tmp_path / "notes.txt")
+    (tmp_path / "plain.txt").write_text("hello\n")
+    (tmp_path / "out").symlink_to("/etc")
+    assert diff_snapshot(tmp_path, "notes.txt") is None
+    assert diff_snapshot(tmp_path, "out/hostname") is None  # outside the workspace
+    assert diff_snapshot(tmp_path, "plain.txt") == "hello\n"
