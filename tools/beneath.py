@@ -146,9 +146,9 @@ def replace_file(
 ) -> tuple[str, Fingerprint | None, Fingerprint]:
     """Replace (or create) the file at `path` with `data`, never half-written.
 
-    `check(target)` runs twice: once before any missing parent folder is made, and once more on
-    the folder actually opened, just before the temporary file is written. It raises ToolError
-    to refuse (protected, changed on disk).
+    `check(target)` runs before any missing parent folder is made, then on the folder actually
+    opened, before the temporary file is written and again just before the rename. It raises
+    ToolError to refuse (protected, changed on disk).
     `stop` is the turn's cancel, seen by a thread: if it is set before the rename, the
     temporary file is removed and WriteCancelled is raised. The rename is the commit point;
     after it the file is written, whatever happens next.
@@ -165,7 +165,11 @@ def replace_file(
         existing = _status_at(folder, where.name)
         if existing is not None and stat.S_ISDIR(existing.st_mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        before = fingerprint(existing) if existing and stat.S_ISREG(existing.st_mode) else None
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            # A link here appeared after the walk resolved the name (a race), or it is a pipe,
+            # socket or device: its mode bits are not a file's to copy, so nothing is written.
+            raise ToolError(f"{path} is not a regular file (it changed while being opened).")
+        before = fingerprint(existing) if existing else None
         check(Target(where.relative, before, where.in_git_dir))
         mode = stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_UMASK
 
@@ -180,6 +184,9 @@ def replace_file(
                 after = fingerprint(os.fstat(temp_file.fileno()))
             if stop is not None and stop.is_set():
                 raise WriteCancelled
+            # Checked once more as late as possible: the file there now, the folder still in place.
+            now = _status_at(folder, where.name)
+            check(Target(where.relative, fingerprint(now) if now else None, where.in_git_dir))
             _require_in_place(workspace, where)
             os.replace(temp_name, where.name, src_dir_fd=folder, dst_dir_fd=folder)  # commit
         except BaseException:
