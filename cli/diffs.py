@@ -16,6 +16,8 @@ from pathlib import Path
 from rich.text import Text
 
 from cli.sanitize import visible
+from tools.base import ToolError
+from tools.beneath import open_for_reading
 
 SNAPSHOT_LIMIT_BYTES = 256 * 1024
 HEAD_LINES, TAIL_LINES = 16, 8  # a longer diff keeps its head and tail
@@ -28,15 +30,16 @@ def snapshot(workspace: Path, path: object) -> str | None:
     if not isinstance(path, str) or not path or "\0" in path:
         return None
     try:
-        target = Path(os.path.realpath(workspace / path))
-        if not target.is_relative_to(workspace):
-            return None
-        info = os.stat(target)
+        # Opened the way the file tools open it (tools/beneath.py): never outside the workspace,
+        # never blocking on a pipe swapped in at the path, judged on what was opened.
+        fd, _ = open_for_reading(workspace, path)
+    except (OSError, ValueError, ToolError):
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > SNAPSHOT_LIMIT_BYTES:
             return None
-        data = target.read_bytes()
-    except (OSError, ValueError):
-        return None
+        data = file.read(SNAPSHOT_LIMIT_BYTES + 1)
     if b"\0" in data:  # binary, or UTF-16: not worth a line diff
         return None
     return data.decode("utf-8", errors="replace")

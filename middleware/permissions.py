@@ -6,9 +6,16 @@ One middleware decides, before each tool call, whether it may run:
     bash, sandbox off                 asks         it could change anything you can change
     bash with outside_sandbox         asks, every  the model asks to leave the sandbox for one
                                       time         command; an "always" never covers it
-    write_file / edit_file on a       asks         .git/ hooks and config run commands, .env*
-      protected path (tools/paths.py)              decides where the key goes
+    a write to a protected path       asks         .git/ hooks and config run commands, .env*
+      (tools/paths.py) by any tool                 decides where the key goes
+      that declares `writes`
     everything else                   runs freely  file tools stay inside the workspace
+
+Which tools write, and which input is the path, comes from the tool's declaration
+(`Tool(..., writes="path")`, tools/base.py), never from its name: write_file, edit_file and a tool
+added later are treated alike. The path is judged by where it actually leads (links resolved,
+tools/beneath.py), and an approval is handed to the tool for that one file (tools/file_call.py):
+if a racing command makes the path lead elsewhere before the tool writes, the tool refuses.
 
 "Asks" means: the person is asked in the interactive mode; in a headless run it is refused
 (with an error the model can act on) unless `--yes` allowed everything up front. A path outside
@@ -20,17 +27,19 @@ The question goes through an injected function, so the front end decides how it 
 
 `question` is plain text: a first line that asks (e.g. "Run this command?"), then the details
 (the exact command, or the path and why it is protected). `answer` is "yes", "no", "always"
-(yes, and do not ask again for this kind of call in this session) or "interrupt" (Ctrl-D:
-cancel the turn); `reason` is what the person wants the model to know after a "no". The
-question is awaited against the turn's cancel signal, like a tool (`Agent.cancel` in agent.py):
-a Ctrl-C or SIGTERM while it waits cancels the question and the turn. A plain function that
-returns the answer at once works too (tests, scripts).
+or "interrupt" (Ctrl-D: cancel the turn). "Always" means: do not ask again in this session for
+unsandboxed bash, or for writes to *this* protected file; never for anything under `.git/`,
+which is asked about every time. `reason` is what the person wants the model to know after a
+"no". The question is awaited against the turn's cancel signal, like a tool (`Agent.cancel` in
+agent.py): a Ctrl-C or SIGTERM while it waits cancels the question and the turn. A plain
+function that returns the answer at once works too (tests, scripts).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -43,15 +52,12 @@ from middleware.base import (
     until_cancelled,
 )
 from tools.base import ToolError
-from tools.paths import PROTECTED_PATHS, protected_reason, safe_path
+from tools.beneath import is_under_git, target_of
+from tools.file_call import FileCall, file_call, protection
+from tools.paths import PROTECTED_PATHS
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
 AskFunction = Callable[[str], Awaitable[Approval] | Approval]
-
-FILE_WRITING_TOOLS = ("write_file", "edit_file")
-
-# Kinds of call that are asked about every time, whatever "always" was answered before.
-ASKED_EVERY_TIME = frozenset({"outside_sandbox"})
 
 OUTSIDE_SANDBOX_REFUSAL = (
     "bash: the command did not run. Running it outside the sandbox needs a person's approval, "
@@ -65,6 +71,20 @@ HEADLESS_BASH_REFUSAL = (
     "commands. Do the work with read_file, write_file and edit_file, or tell the user to rerun "
     "with --yes to allow bash."
 )
+
+
+@dataclass(frozen=True)
+class NeedsApproval:
+    """A call that needs a yes: what to ask, what to say headless, and what "always" remembers.
+
+    `remember` is "bash", the canonical path of a protected file, or None (never remembered).
+    `target` is the protected file a yes approves, for the tool to check (tools/file_call.py).
+    """
+
+    question: str
+    refusal: str
+    remember: str | None
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,32 +109,37 @@ class PermissionPolicy(Middleware):
         self.ask = ask
         self.sandboxed = sandboxed
         self.allow_all = allow_all
-        self.always: set[str] = set()  # kinds of call the person said "always" to
+        # What the person said "always" to: "bash", and canonical paths of protected files.
+        self.always: set[str] = set()
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
     ) -> BeforeToolCallResult | None:
-        needs_approval = self._needs_approval(ctx)
-        if needs_approval is None or self.allow_all:
+        # Made for every call, so an approval never carries over to a later call.
+        call = file_call(ctx.tool_call["id"])
+        call.approved = set()  # the tool enforces what is approved here, and nothing else
+        needed = self._needs_approval(ctx)
+        if needed is None:
             return None
-        kind, question, refusal = needs_approval
-        if kind in self.always and kind not in ASKED_EVERY_TIME:
+        if self.allow_all or (needed.remember is not None and needed.remember in self.always):
+            _approve(call, needed)
             return None
         if self.ask is None:
-            return BeforeToolCallResult(block=True, reason=refusal)
+            return BeforeToolCallResult(block=True, reason=needed.refusal)
         try:
-            answer, reason = await self.answer(question, ctx.context.signal)
+            answer, reason = await self.answer(needed.question, ctx.context.signal)
         except Interrupted as stop:  # the turn was cancelled while the question waited
             return BeforeToolCallResult(block=True, reason=str(stop))
         if answer == "interrupt":
             ctx.context.signal.set()  # Ctrl-D at the question cancels the whole turn
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
         ctx.context.input_seq += 1  # a person answered: that is an input boundary
-        if answer == "always" and kind not in ASKED_EVERY_TIME:
-            self.always.add(kind)
+        if answer == "always" and needed.remember is not None:
+            self.always.add(needed.remember)
         if answer in ("yes", "always"):
+            _approve(call, needed)
             return None
-        what = "change" if kind == "protected" else "command"
+        what = "command" if ctx.tool_call["name"] == "bash" else "change"
         why = f" The user said: {reason}" if reason else ""
         return BeforeToolCallResult(block=True, reason=f"The user declined this {what}.{why}")
 
@@ -125,33 +150,44 @@ class PermissionPolicy(Middleware):
             return await until_cancelled(asking, cancel)
         return asking
 
-    def _needs_approval(self, ctx: BeforeToolCallContext) -> tuple[str, str, str] | None:
-        """(kind, question, headless refusal) for a call that needs a yes, else None."""
+    def _needs_approval(self, ctx: BeforeToolCallContext) -> NeedsApproval | None:
+        """What to ask about a call that needs a yes, else None."""
         name = ctx.tool_call["name"]
         if name == "bash" and ctx.args.get("outside_sandbox"):
             question = (
                 f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}"
             )
-            return "outside_sandbox", question, OUTSIDE_SANDBOX_REFUSAL
+            return NeedsApproval(question, OUTSIDE_SANDBOX_REFUSAL, remember=None)  # never "always"
         if name == "bash" and not self.sandboxed:
-            return "bash", f"Run this command?\n{ctx.args['command']}", HEADLESS_BASH_REFUSAL
-        if name not in FILE_WRITING_TOOLS:
+            question = f"Run this command?\n{ctx.args['command']}"
+            return NeedsApproval(question, HEADLESS_BASH_REFUSAL, remember="bash")
+        written = getattr(ctx.context.tools.get(name), "writes", None)
+        path = ctx.args.get(written) if written else None
+        if not isinstance(path, str):
             return None
-        path = ctx.args["path"]
+        workspace = ctx.context.workspace
         try:
-            safe_path(ctx.context.workspace, path)
-        except ToolError:
+            target = target_of(workspace, path)
+        except (ToolError, OSError):
             return None  # the tool itself refuses it, with the reason
-        why = protected_reason(ctx.context.workspace, path)
+        why = protection(workspace, path, target)
+        relative = target.relative
         if why is None:
             return None
-        question = f"Allow {name} on a protected path?\n{path}\n{why}."
+        leads_to = "" if relative == os.path.normpath(path) else f" (it leads to {relative})"
+        question = f"Allow {name} on a protected path?\n{path}{leads_to}\n{why}."
         refusal = (
             f"{name}: {path} was not changed. {why}, and nobody can approve the change in this "
             "run (headless, without --yes). Leave the file as it is and go on with the task; "
             "if the change is needed, tell the user what to change and why."
         )
-        return "protected", question, refusal
+        # "Always" covers this one file, and never a file under .git: each of those is asked.
+        under_git = (
+            target.in_git_dir or is_under_git(relative) or is_under_git(os.path.normpath(path))
+        )
+        return NeedsApproval(
+            question, refusal, remember=None if under_git else relative, target=relative
+        )
 
     def rules(self) -> list[Rule]:
         """The policy as a short table, for /permissions and the README."""
@@ -183,3 +219,9 @@ class PermissionPolicy(Middleware):
             ),
             Rule("any path outside the workspace", "refused", "the file tools check every path"),
         ]
+
+
+def _approve(call: FileCall, needed: NeedsApproval) -> None:
+    """Hand the approval to the tool, for the one protected file it covers."""
+    if needed.target is not None and call.approved is not None:
+        call.approved.add(needed.target)

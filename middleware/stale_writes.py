@@ -3,20 +3,26 @@
 A model edits from what it last read. If the file changed since (a command it ran, a formatter,
 the person in their editor), an edit or a whole-file write based on the old text silently undoes
 that change. This middleware remembers, per agent, how each file looked when the model last read
-or wrote it (modification time, size and inode), and refuses write_file and edit_file on an
-existing file whose fingerprint differs, or that the model never read in this session:
+or wrote it (modification time, size and inode), and refuses a write to an existing file whose
+fingerprint differs, or that the model never read in this session:
 
-    read_file / write_file / edit_file succeeded  ->  remember the file's fingerprint
-    write_file / edit_file on an existing file     ->  refused unless the fingerprint matches
+    a tool that reads or writes succeeded  ->  remember the file's fingerprint
+    a write to an existing file            ->  refused unless the fingerprint matches
 
-New files are never refused. The error tells the model to read the file again.
+Which tools read or write, and which input is the path, comes from each tool's declaration
+(`Tool(..., reads="path")`, `Tool(..., writes="path")`, tools/base.py), never from its name.
+Files are known by their canonical path: where the path leads, links resolved (tools/beneath.py).
+
+The check here is repeated where it counts: what the guard accepted goes to the tool as the
+call's `expected` fingerprints (tools/file_call.py), and the tool compares them with the file it
+actually opened just before it replaces it. What the tool read or wrote comes back the same way,
+so the fingerprint remembered is that of the file the model saw, not of whatever is at the path
+a moment later. New files are never refused. The error tells the model to read the file again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 
 from middleware.base import (
     AfterToolCallContext,
@@ -26,32 +32,30 @@ from middleware.base import (
     Middleware,
 )
 from tools.base import ToolError
-from tools.paths import safe_path
-
-WATCHED_TOOLS = ("read_file", "write_file", "edit_file")
-WRITING_TOOLS = ("write_file", "edit_file")
-
-Fingerprint = tuple[int, int, int]
+from tools.beneath import Fingerprint, target_of
+from tools.file_call import current_file_call, file_call
 
 
 class StaleWriteGuard(Middleware):
-    """Refuse write_file and edit_file on files that changed since the model last saw them."""
+    """Refuse writes to files that changed since the model last saw them."""
 
     def __init__(self) -> None:
-        self.seen: dict[Path, Fingerprint] = {}
+        self.seen: dict[str, Fingerprint] = {}  # canonical path -> what the model last saw
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
     ) -> BeforeToolCallResult | None:
-        name = ctx.tool_call["name"]
-        target = _target(ctx)
-        if name not in WRITING_TOOLS or target is None:
+        call = file_call(ctx.tool_call["id"])
+        path = _declared_path(ctx, "writes")
+        if path is None:
             return None
-        now = _fingerprint(target)
-        if now is None:
-            return None  # a new file (or not a regular file: the tool says what is wrong)
-        path = ctx.args["path"]
-        if target not in self.seen:
+        try:
+            found = target_of(ctx.context.workspace, path)
+        except (ToolError, OSError):
+            return None  # the tool itself refuses it, with the reason
+        target, now = found.relative, found.fingerprint
+        name = ctx.tool_call["name"]
+        if now is not None and target not in self.seen:
             return BeforeToolCallResult(
                 block=True,
                 reason=(
@@ -60,7 +64,7 @@ class StaleWriteGuard(Middleware):
                     "first, then send the change again."
                 ),
             )
-        if self.seen[target] != now:
+        if now is not None and self.seen[target] != now:
             return BeforeToolCallResult(
                 block=True,
                 reason=(
@@ -69,35 +73,36 @@ class StaleWriteGuard(Middleware):
                     "read_file, then send the change based on what is there now."
                 ),
             )
+        # The tool writes only if it finds this very file (or still no file) when it writes.
+        call.expected = {target: now}
         return None
 
     async def after_tool_call(
         self, ctx: AfterToolCallContext, *, signal: asyncio.Event | None = None
     ) -> AfterToolCallResult | None:
-        target = _target(ctx)
-        if ctx.tool_call["name"] in WATCHED_TOOLS and not ctx.is_error and target is not None:
-            fingerprint = _fingerprint(target)
-            if fingerprint is not None:
-                self.seen[target] = fingerprint
+        if ctx.is_error:
+            return None
+        call = current_file_call()
+        if call is not None and call.call_id == ctx.tool_call["id"] and call.touched:
+            self.seen.update(call.touched)  # what the tool itself opened
+            return None
+        # A tool that declares its path but does not report what it opened: look now.
+        for kind in ("reads", "writes"):
+            path = _declared_path(ctx, kind)
+            if path is None:
+                continue
+            try:
+                found = target_of(ctx.context.workspace, path)
+            except (ToolError, OSError):
+                continue
+            if found.fingerprint is not None:
+                self.seen[found.relative] = found.fingerprint
         return None  # observe only
 
 
-def _target(ctx: BeforeToolCallContext) -> Path | None:
-    path = ctx.args.get("path") if ctx.tool_call["name"] in WATCHED_TOOLS else None
-    if not isinstance(path, str):
-        return None
-    try:
-        return safe_path(ctx.context.workspace, path)
-    except ToolError:
-        return None  # the tool itself refuses it
-
-
-def _fingerprint(path: Path) -> Fingerprint | None:
-    """What changes when a file's content is replaced: mtime (ns), size and inode."""
-    try:
-        status = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    if not os.path.isfile(path):
-        return None
-    return status.st_mtime_ns, status.st_size, status.st_ino
+def _declared_path(ctx: BeforeToolCallContext, kind: str) -> str | None:
+    """The path input the called tool declares as `kind` ("reads" or "writes"), if any."""
+    tool = ctx.context.tools.get(ctx.tool_call["name"])
+    name = getattr(tool, kind, None)
+    path = ctx.args.get(name) if name else None
+    return path if isinstance(path, str) else None

@@ -193,7 +193,7 @@ def test_write_file_failure_keeps_the_old_file_and_removes_the_temporary(
 ):
     (tmp_path / "a.txt").write_text("original")
 
-    def failing_replace(source: str, target: str) -> None:
+    def failing_replace(source: str, target: str, **dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", failing_replace)

@@ -12,6 +12,18 @@ is one), and add it to `TOOLS` below: `Agent()` and `python agent.py` both start
 Resolve any path argument with `safe_path` so the tool stays in the workspace. Tools that hold
 per-session state come with what holds it: todo_write with TodoListMiddleware (todo/).
 
+**A tool that writes files declares it**, or no protection applies to it:
+
+    Tool(..., writes="path")    # this input is a path the tool writes
+    Tool(..., reads="path")     # this input is a path the tool reads
+
+The permission policy (asks before a write to .git/, .env*, planloop's home) and the
+stale-write guard (refuses to replace a file the model has not seen as it is now) go by these
+declarations, never by tool names. Write through `update_file` (tools/files.py) and the write
+is also race-free: it reaches the file one opened folder at a time, never follows a link out of
+the workspace, and refuses a protected file the policy did not approve for this very call.
+examples/append_file.py is a complete writing tool.
+
 bash spawns its commands through a sandbox (tools/sandbox.py): `Agent` hands its own to the
 registered `BASH` through `default_tools(sandbox)`, in `TOOLS` or in a list of your own, and
 with `default_tools(sandbox, tasks)` adds background tasks (tools/tasks.py): bash's

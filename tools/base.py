@@ -21,12 +21,35 @@ class Tool:
 
     The handler is called as `handler(workspace, **validated_input)` and returns the text the
     model reads, either directly or as an awaitable.
+
+    A tool that writes or reads files of the workspace names the input that holds the path:
+
+        Tool(..., writes="path")   the permission policy asks before a write to a protected
+                                   path (.git/, .env*, planloop's home; tools/paths.py), and the
+                                   stale-write guard refuses to replace a file the model has
+                                   not seen in its current state
+        Tool(..., reads="path")    the stale-write guard notes what the model has now seen
+
+    The protections go by these declarations, never by a tool's name. A tool that writes files
+    without declaring it gets neither question nor guard, so declare every path a tool writes.
+    Writing through `replace_file` (tools/beneath.py) also keeps the tool inside the workspace
+    when a racing command swaps a folder for a link, and refuses protected files nobody approved.
     """
 
     name: str
     description: str
     input_schema: dict
     handler: Callable[..., str | Awaitable[str]]
+    writes: str | None = None
+    reads: str | None = None
+
+    def __post_init__(self) -> None:
+        properties = self.input_schema.get("properties", {})
+        for kind, name in (("writes", self.writes), ("reads", self.reads)):
+            if name is not None and properties.get(name, {}).get("type") != "string":
+                raise ValueError(
+                    f"tool {self.name!r}: {kind}={name!r} must name a string input of its schema"
+                )
 
     def schema(self) -> dict:
         """The tool definition as sent to the Messages API."""

@@ -1,18 +1,36 @@
 """The file tools: read_file, write_file and edit_file.
 
-All three take a path relative to the workspace and pass it through `safe_path`, so they cannot
-touch anything outside it. read_file shows numbered lines and reads only the window it shows;
-write_file and edit_file replace files atomically; edit_file writes a file back in the encoding
-it found. The plumbing for all that is in tools/textio.py; this module is what the model sees.
+All three take a path relative to the workspace and reach it through tools/beneath.py: a walk
+from the opened workspace folder, one component at a time, that never leaves the workspace even
+when a background command swaps a folder for a symlink halfway. read_file shows numbered lines,
+reads only the window it shows, and refuses pipes and devices instead of blocking on them;
+write_file and edit_file replace files atomically and refuse a protected target that no approval
+covers (tools/file_call.py); edit_file writes a file back in the encoding it found. The text
+plumbing is in tools/textio.py; this module is what the model sees.
+
+Each handler does its blocking work in a thread (`off_the_loop`), so Ctrl-C and signals are
+served while a file is read or written. The functions below are that blocking work, and can be
+called directly (tests, scripts).
 """
 
 import io
+import os
 import re
+import stat
+import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
 from tools.base import Tool, ToolError
-from tools.paths import safe_path
+from tools.beneath import (
+    Fingerprint,
+    fingerprint,
+    off_the_loop,
+    open_for_reading,
+    replace_file,
+)
+from tools.file_call import note_touched, write_check
 from tools.textio import (
     BINARY_CHECK_BYTES,
     MAX_OUTPUT_CHARS,
@@ -22,10 +40,17 @@ from tools.textio import (
     match_file_newlines,
     read_window,
     utf16_codec,
-    write_atomically,
 )
 
-__all__ = ["EDIT_FILE", "MAX_EDIT_BYTES", "MAX_OUTPUT_CHARS", "READ_FILE", "WRITE_FILE"]
+__all__ = [
+    "EDIT_FILE",
+    "MAX_EDIT_BYTES",
+    "MAX_OUTPUT_CHARS",
+    "READ_FILE",
+    "WRITE_FILE",
+    "in_thread",
+    "update_file",
+]
 
 # read_file shows at most this many lines per call.
 DEFAULT_LINE_LIMIT = 2000
@@ -48,10 +73,10 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
         raise ToolError(f"read_file: offset is a line number starting at 1, got {offset}.")
     if not 1 <= limit <= MAX_LINE_LIMIT:
         raise ToolError(f"read_file: limit must be from 1 to {MAX_LINE_LIMIT} lines, got {limit}.")
-    target = _existing_file(workspace, path, "read_file")
-
-    size = target.stat().st_size
-    with open(target, "rb") as file:
+    with open_existing_file(workspace, path, "read_file") as (file, relative):
+        status = os.fstat(file.fileno())
+        size = status.st_size
+        note_touched(relative, fingerprint(status))
         head = file.read(BINARY_CHECK_BYTES)
         codec = utf16_codec(head)
         if codec:
@@ -73,14 +98,13 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
         return _show_lines(file, path, offset, limit)
 
 
-def write_file(workspace: Path, path: str, content: str) -> str:
-    """Create or overwrite a file with `content` (UTF-8), creating parent directories."""
-    target = safe_path(workspace, path)
-    if target.is_dir():
-        raise ToolError(
-            f"write_file: {path} is a directory. Send the path of a file, "
-            f"e.g. '{path.rstrip('/')}/name.txt'."
-        )
+def write_file(
+    workspace: Path, path: str, content: str, *, stop: threading.Event | None = None
+) -> str:
+    """Create or overwrite a file with `content` (UTF-8), creating parent directories.
+
+    `stop` is the turn's cancel: set before the rename, nothing is written (tools/beneath.py).
+    """
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -89,24 +113,35 @@ def write_file(workspace: Path, path: str, content: str) -> str:
             f"{exc.start}). Send plain text."
         ) from exc
 
-    existed = target.exists()
+    check = write_check("write_file", workspace, path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, data)
+        relative, before, after = replace_file(workspace, path, data, check=check, stop=stop)
+    except IsADirectoryError as exc:
+        raise ToolError(
+            f"write_file: {path} is a directory. Send the path of a file, "
+            f"e.g. '{path.rstrip('/')}/name.txt'."
+        ) from exc
     except (FileExistsError, NotADirectoryError) as exc:
         raise ToolError(
             f"write_file: cannot create {path}: part of its directory path is an existing file."
         ) from exc
     except OSError as exc:
         raise ToolError(f"write_file: cannot write {path}: {exc.strerror or exc}.") from exc
+    note_touched(relative, after)
 
     line_count = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-    what_happened = "overwrote the previous content" if existed else "new file"
+    what_happened = "overwrote the previous content" if before else "new file"
     return f"Wrote {len(data)} bytes ({line_count} lines) to {path} ({what_happened})."
 
 
 def edit_file(
-    workspace: Path, path: str, old_text: str, new_text: str, replace_all: bool = False
+    workspace: Path,
+    path: str,
+    old_text: str,
+    new_text: str,
+    replace_all: bool = False,
+    *,
+    stop: threading.Event | None = None,
 ) -> str:
     """Replace `old_text` with `new_text`; it must occur exactly once unless `replace_all`."""
     if not old_text:
@@ -116,16 +151,16 @@ def edit_file(
         )
     if old_text == new_text:
         raise ToolError("edit_file: old_text and new_text are identical, so nothing would change.")
-    target = _existing_file(workspace, path, "edit_file")
-    size = target.stat().st_size
-    if size > MAX_EDIT_BYTES:
-        raise ToolError(
-            f"edit_file: {path} is {size} bytes, over edit_file's limit of {MAX_EDIT_BYTES} "
-            f"bytes. Change it with bash instead (e.g. sed -i 's/old/new/' {path}, or a short "
-            "python script), then check the result with read_file."
-        )
-
-    raw = target.read_bytes()
+    with open_existing_file(workspace, path, "edit_file") as (file, _):
+        status = os.fstat(file.fileno())
+        if status.st_size > MAX_EDIT_BYTES:
+            raise ToolError(
+                f"edit_file: {path} is {status.st_size} bytes, over edit_file's limit of "
+                f"{MAX_EDIT_BYTES} bytes. Change it with bash instead (e.g. sed -i "
+                f"'s/old/new/' {path}, or a short python script), then check the result with "
+                "read_file."
+            )
+        raw = file.read()
     text, encoding, bom = decode_for_editing(raw)
     old, new = match_file_newlines(text, old_text, new_text)
 
@@ -158,45 +193,142 @@ def edit_file(
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
     # surrogateescape writes the stray bytes of a mostly-UTF-8 file back as they were.
     data = bom + updated.encode(encoding, errors="surrogateescape")
+    # The file must still be the one just read: an edit of other content would undo a change.
+    check = write_check("edit_file", workspace, path, read=fingerprint(status))
     try:
-        write_atomically(target, data)
+        relative, _, after = replace_file(workspace, path, data, check=check, stop=stop)
     except OSError as exc:
         raise ToolError(f"edit_file: cannot write {path}: {exc.strerror or exc}.") from exc
+    note_touched(relative, after)
 
     plural = "" if count == 1 else "s"
     return f"Replaced {count} occurrence{plural} in {path}."
 
 
-def _existing_file(workspace: Path, path: str, tool_name: str) -> Path:
-    """The resolved path of an existing regular file, or a ToolError that helps find one."""
-    target = safe_path(workspace, path)
-    if target.is_dir():
-        raise ToolError(
-            f"{tool_name}: {path} is a directory, not a file. It contains:\n"
-            f"{_list_directory(target)}\nCall {tool_name} with the path of a file."
-        )
-    if not target.exists():
-        hint = " To create a new file, use write_file." if tool_name == "edit_file" else ""
-        raise ToolError(
-            f"{tool_name}: file not found: {path}. Check the path (it is relative to the "
-            f"workspace); bash with ls or find can help.{hint}"
-        )
-    if not target.is_file():
-        raise ToolError(f"{tool_name}: {path} is not a regular file (a pipe, socket or device).")
-    return target
+class open_existing_file:  # noqa: N801 - used like open(), as a context manager
+    """`with open_existing_file(workspace, path, tool_name) as (file, canonical path):`
+
+    Opens an existing regular file for reading, beneath the workspace, without following a link
+    or blocking on a pipe; anything else raises a ToolError that helps find a file.
+    """
+
+    def __init__(self, workspace: Path, path: str, tool_name: str) -> None:
+        self.workspace, self.path, self.tool_name = workspace, path, tool_name
+        self.file: BinaryIO | None = None
+
+    def __enter__(self) -> tuple[BinaryIO, str]:
+        path, tool_name = self.path, self.tool_name
+        try:
+            fd, relative = open_for_reading(self.workspace, path)
+        except FileNotFoundError:
+            hint = " To create a new file, use write_file." if tool_name == "edit_file" else ""
+            raise ToolError(
+                f"{tool_name}: file not found: {path}. Check the path (it is relative to the "
+                f"workspace); bash with ls or find can help.{hint}"
+            ) from None
+        except NotADirectoryError:
+            raise ToolError(
+                f"{tool_name}: file not found: {path}; part of its directory path is a file."
+            ) from None
+        except ToolError as err:
+            raise ToolError(f"{tool_name}: {err}") from None
+        except OSError as exc:
+            raise ToolError(f"{tool_name}: cannot open {path}: {exc.strerror or exc}.") from exc
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            listing = _list_directory(fd)
+            raise ToolError(
+                f"{tool_name}: {path} is a directory, not a file. It contains:\n"
+                f"{listing}\nCall {tool_name} with the path of a file."
+            )
+        self.file = os.fdopen(fd, "rb")
+        return self.file, relative
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.file is not None:
+            self.file.close()
 
 
-def _list_directory(directory: Path) -> str:
+def update_file(
+    tool_name: str,
+    workspace: Path,
+    path: str,
+    change: Callable[[bytes | None], bytes],
+    *,
+    stop: threading.Event | None = None,
+) -> bool:
+    """Replace the file at `path` with `change(its bytes, or None if there is none)`.
+
+    For a new tool that writes: it gets everything write_file and edit_file have. The file is
+    reached without leaving the workspace (tools/beneath.py), written atomically, and only if
+    it is still exactly what `change` saw; a protected file needs the permission policy's
+    approval and the stale-write guard's check (tools/file_call.py), as declared by the tool's
+    `writes`. Returns whether a file was there before. Raises ToolError.
+    """
+    seen: Fingerprint | None = None
+    old: bytes | None = None
     try:
-        entries = sorted(directory.iterdir(), key=lambda entry: entry.name)
+        fd, _ = open_for_reading(workspace, path)
+    except FileNotFoundError:
+        pass  # a new file
+    except OSError as exc:
+        raise ToolError(f"{tool_name}: cannot open {path}: {exc.strerror or exc}.") from exc
+    else:
+        with os.fdopen(fd, "rb") as file:
+            status = os.fstat(fd)
+            if stat.S_ISDIR(status.st_mode):
+                raise ToolError(f"{tool_name}: {path} is a directory. Send the path of a file.")
+            if status.st_size > MAX_EDIT_BYTES:
+                raise ToolError(
+                    f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
+                    f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
+                )
+            seen, old = fingerprint(status), file.read()
+    data = change(old)
+    check = write_check(tool_name, workspace, path, read=seen)
+    try:
+        relative, _, after = replace_file(workspace, path, data, check=check, stop=stop)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise ToolError(
+            f"{tool_name}: cannot create {path}: part of its directory path is an existing file."
+        ) from exc
+    except OSError as exc:
+        raise ToolError(f"{tool_name}: cannot write {path}: {exc.strerror or exc}.") from exc
+    note_touched(relative, after)
+    return old is not None
+
+
+def in_thread(work: Callable[..., str]) -> Callable[..., Awaitable[str]]:
+    """A tool handler that runs `work(workspace, **input, stop=...)` off the event loop.
+
+    `stop` is the turn's cancel, for `replace_file`'s commit point (see `off_the_loop`).
+    """
+
+    async def handler(workspace: Path, **arguments: object) -> str:
+        return await off_the_loop(lambda stop: work(workspace, **arguments, stop=stop))
+
+    return handler
+
+
+def _read_in_thread(workspace: Path, **arguments: object) -> Awaitable[str]:
+    # Reading changes nothing, so there is no commit point to honour: `stop` is not needed.
+    return off_the_loop(lambda stop: read_file(workspace, **arguments))
+
+
+def _list_directory(fd: int) -> str:
+    """The entries of the opened folder `fd` (it is closed), folders marked with a '/'."""
+    try:
+        with os.scandir(fd) as scan:
+            found = sorted(scan, key=lambda entry: entry.name)
+            entries = [e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in found]
     except OSError as exc:
         return f"(cannot list it: {exc.strerror or exc})"
+    finally:
+        os.close(fd)
     if not entries:
         return "(nothing; it is empty)"
-    names = [entry.name + ("/" if entry.is_dir() else "") for entry in entries]
-    listing = "\n".join(names[:DIRECTORY_LISTING_LIMIT])
-    if len(names) > DIRECTORY_LISTING_LIMIT:
-        listing += f"\n... and {len(names) - DIRECTORY_LISTING_LIMIT} more"
+    listing = "\n".join(entries[:DIRECTORY_LISTING_LIMIT])
+    if len(entries) > DIRECTORY_LISTING_LIMIT:
+        listing += f"\n... and {len(entries) - DIRECTORY_LISTING_LIMIT} more"
     return listing
 
 
@@ -270,7 +402,8 @@ READ_FILE = Tool(
         "required": ["path"],
         "additionalProperties": False,
     },
-    handler=read_file,
+    handler=_read_in_thread,
+    reads="path",
 )
 
 WRITE_FILE = Tool(
@@ -288,7 +421,8 @@ WRITE_FILE = Tool(
         "required": ["path", "content"],
         "additionalProperties": False,
     },
-    handler=write_file,
+    handler=in_thread(write_file),
+    writes="path",
 )
 
 EDIT_FILE = Tool(
@@ -312,5 +446,6 @@ EDIT_FILE = Tool(
         "required": ["path", "old_text", "new_text"],
         "additionalProperties": False,
     },
-    handler=edit_file,
+    handler=in_thread(edit_file),
+    writes="path",
 )

@@ -1,4 +1,4 @@
-"""Text file plumbing under the file tools: windowed reading, encodings, atomic writes.
+"""Text plumbing under the file tools: windowed reading and encodings.
 
 Nothing here is a tool, so anything may import it (a tool, a session log) without importing a
 tool module. The file tools (tools/files.py) turn what these functions return into messages
@@ -10,8 +10,9 @@ for the model.
 - Encodings: UTF-8 (stray invalid bytes kept as they were), UTF-16 with its byte order mark,
   and Latin-1 for legacy 8-bit files; `decode_for_editing` says which one a file is in, so an
   edit writes it back in the same one.
-- Atomic writes: `write_atomically` leaves either the old file or the new one, never a
-  half-written mix, even after a crash or a full disk.
+
+Opening and replacing files is in tools/beneath.py: it reaches a file one opened folder at a
+time, so that a racing command cannot redirect it, and replaces it atomically.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ import codecs
 import contextlib
 import os
 import re
-import stat
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 # Longer lines are cut, so one minified line cannot fill the model's context.
@@ -223,42 +221,3 @@ def line_numbers_of(text: str, needle: str, limit: int = 10) -> list[int]:
         numbers.append(text.count("\n", 0, start) + 1)
         start = text.find(needle, start + len(needle))
     return numbers
-
-
-def write_atomically(target: Path, data: bytes) -> None:
-    """Replace the content of `target` with `data` so that it is never seen half-written.
-
-    The data goes to a temporary file in the same directory (a rename is only atomic within
-    one file system), is flushed to disk, and is then renamed over the target. An existing
-    file keeps its permission bits; a new one gets the usual ones for this process's umask.
-    """
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
-
-    # The name is shortened so prefix + name + random part stay within file name limits.
-    descriptor, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as temp_file:
-            temp_file.write(data)
-            temp_file.flush()
-            os.fsync(temp_file.fileno())
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-        raise
-
-
-def _current_umask() -> int:
-    # The umask can only be read by setting it, so set it back straight away.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _current_umask()

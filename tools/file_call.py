@@ -1,0 +1,119 @@
+"""What the middlewares and a file tool tell each other about one tool call.
+
+The permission policy and the stale-write guard decide before the tool runs, from the path in
+the call. The tool opens the file a moment later, and a racing command may have changed what
+the path leads to in between. So a decision is not left at "this path was fine": the middlewares
+write what they decided into the call's `FileCall`, and the tool checks it against the file it
+actually opened (tools/beneath.py), then notes what it read or wrote there:
+
+    permission policy   approved      the canonical paths of protected files a person allowed
+    stale-write guard   expected      what each file must still be when it is replaced
+    the tool            touched       what it read or wrote: canonical path -> fingerprint
+
+A write that reaches a protected file the policy did not approve for this call, or a file that
+is not the one the guard checked, is refused by the tool itself. Where no permission policy
+looked at the call (the bare loop, `Agent(middleware=[])`, a direct call from a script), there is
+no decision to enforce, and protected files are written like any other: the policy is what
+protects them.
+
+The `FileCall` travels in a context variable: the middlewares set it in the loop's task, and
+the tool's task and thread start with a copy of that context, so they see the same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.base import ToolError
+from tools.beneath import Fingerprint, Target
+from tools.paths import GIT_REASON, protected_reason
+
+
+@dataclass
+class FileCall:
+    """The decisions about one tool call (`call_id`), and what its tool opened."""
+
+    call_id: str
+    # Set by the permission policy (None: no policy decided about this call).
+    approved: set[str] | None = None
+    # Set by the stale-write guard: a file written must be exactly as the guard saw it
+    # (None: there was no file), and a path the guard did not see is not written at all.
+    expected: dict[str, Fingerprint | None] | None = None
+    touched: dict[str, Fingerprint] = field(default_factory=dict)
+
+
+_current: ContextVar[FileCall | None] = ContextVar("planloop_file_call", default=None)
+
+
+def file_call(call_id: str) -> FileCall:
+    """The `FileCall` of this tool call, for a middleware's before_tool_call; made on first use."""
+    current = _current.get()
+    if current is None or current.call_id != call_id:
+        current = FileCall(call_id)
+        _current.set(current)
+    return current
+
+
+def current_file_call() -> FileCall | None:
+    """The `FileCall` of the call a tool is running for, if a middleware made one."""
+    return _current.get()
+
+
+def protection(workspace: Path, path: str, target: Target) -> str | None:
+    """Why writing this target is not a plain write: by the name given, the one walked to, or
+    a git directory on the way, whatever it is called."""
+    if target.in_git_dir:
+        return GIT_REASON
+    return protected_reason(workspace, path) or protected_reason(workspace, target.relative)
+
+
+def write_check(
+    tool_name: str, workspace: Path, path: str, *, read: Fingerprint | None = None
+) -> Callable[[Target], None]:
+    """The check `replace_file` runs on the target it actually opened; it raises ToolError.
+
+    `read` is the fingerprint of the file as the tool itself read it (an edit, an append): the
+    file must still be exactly that when it is replaced.
+    """
+    call = current_file_call()
+
+    def check(target: Target) -> None:
+        relative, found = target.relative, target.fingerprint
+        why = protection(workspace, path, target)
+        if why and call is not None and call.approved is not None and relative not in call.approved:
+            raise ToolError(
+                f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing "
+                "was written, because no approval covers that file in this call (the path may "
+                "have changed after it was checked). Leave it as it is and go on with the task."
+            )
+        if call is not None and call.expected is not None:
+            if relative not in call.expected:
+                raise ToolError(
+                    f"{tool_name}: {path} changed on disk while it was being checked (it now "
+                    f"leads to {relative}). Nothing was written. Read it with read_file, then "
+                    "send the change again."
+                )
+            if call.expected[relative] != found:
+                raise _changed(tool_name, path)
+        if read is not None and read != found:
+            raise _changed(tool_name, path)
+
+    return check
+
+
+def note_touched(relative: str, seen: Fingerprint) -> None:
+    """Tell the stale-write guard what the tool read or wrote (what the model now knows)."""
+    call = current_file_call()
+    if call is not None:
+        call.touched[relative] = seen
+
+
+def _changed(tool_name: str, path: str) -> ToolError:
+    return ToolError(
+        f"{tool_name}: {path} changed on disk while this call was running (a command or "
+        "someone else changed it). Nothing was written. Read it again with read_file, then "
+        "send the change based on what is there now."
+    )
