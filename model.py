@@ -94,12 +94,17 @@ def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict
 
 def reply_to_dict(message: Any) -> dict:
     """The SDK's final message as a plain dict; content blocks exactly as the API sent them."""
-    return {
+    reply = {
         "role": "assistant",
         "content": [block.to_dict(mode="json") for block in message.content],
         "stop_reason": message.stop_reason,
         "usage": message.usage.to_dict(mode="json"),
     }
+    # A refusal says why: {"type": "refusal", "category": ..., "explanation": ...}.
+    details = getattr(message, "stop_details", None)
+    if details is not None:
+        reply["stop_details"] = details.to_dict(mode="json")
+    return reply
 
 
 def is_overloaded_mid_stream(err: anthropic.APIStatusError) -> bool:

@@ -1,8 +1,9 @@
 """Flags, building the agent, and running it interactive or headless.
 
 Errors a person reads are one line that says what to do; exit codes: 0 done, 1 error,
-2 bad usage, 3 stopped early (turn limit), 130 interrupted (Ctrl-C), 143 and 129 ended by
-SIGTERM and SIGHUP (see cli/signals.py).
+2 bad usage, 3 stopped early (turn limit), 4 the model refused the task (stop reason
+`refusal`), 130 interrupted (Ctrl-C), 143 and 129 ended by SIGTERM and SIGHUP (see
+cli/signals.py).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_REFUSED = 4  # the model declined: a script must not take the empty answer for one
 
 
 # ---- running ----------------------------------------------------------------------------------
@@ -103,6 +105,8 @@ def headless(
         status, reason = EXIT_INTERRUPTED, agent.context.stop_reason
     elif agent.context.stop_reason:
         status, reason = EXIT_STOPPED, agent.context.stop_reason
+    elif agent.refusal is not None:
+        status, reason = EXIT_REFUSED, refusal_line(agent.refusal)
     else:
         status, reason = EXIT_OK, "done."
     if output_format == "json":
@@ -117,6 +121,15 @@ def headless(
     return status
 
 
+def refusal_line(details: dict) -> str:
+    """The closing line of a refused headless run, with the API's reason when it gave one."""
+    said = [details.get("explanation") or ""]
+    if details.get("category"):
+        said.append(f"category: {details['category']}")
+    why = "; ".join(part.strip() for part in said if part.strip())
+    return f"refused: the model declined the task{f' ({why})' if why else ''}."
+
+
 def run_summary(
     agent: Agent, ui: HeadlessUI, autosave: Autosave, answer: str | None, reason: str
 ) -> dict:
@@ -125,7 +138,8 @@ def run_summary(
     return {
         "answer": answer,
         "session_id": autosave.session.id,
-        "stop_reason": reason,
+        "stop_reason": "refusal" if agent.refusal is not None else reason,
+        "refusal": agent.refusal,  # the API's stop_details: category and explanation
         "turns": agent.context.turn,
         "usage": {
             "input_tokens": usage.input,
