@@ -38,6 +38,7 @@ from conversation import (
     end_position,
     end_with_user_turn,
     final_text,
+    opens_with_thinking,
     text_block,
     tool_calls,
     tool_result,
@@ -58,9 +59,13 @@ from middleware import (
 from model import (
     DEFAULT_MODEL,
     ContextOverflow,
+    Thinking,
+    check_thinking,
+    default_thinking,
     make_client,
     require_credentials,
     stream_reply,
+    thinking_param,
     with_cache_breakpoints,
 )
 from prompts import load_prompt
@@ -84,6 +89,7 @@ class UI(Protocol):
 
     def model_started(self) -> None: ...  # a request is on its way; the reply is awaited
     def stream_event(self, event: Any) -> None: ...  # an SDK stream event of the reply
+    def stream_restarted(self) -> None: ...  # a broken stream is tried again from the start
     def reply_finished(self, reply: dict) -> None: ...  # the whole reply, with its usage
     def tool_started(self, call: dict) -> None: ...
     def tool_finished(self, call: dict, result: ToolResult) -> None: ...
@@ -115,6 +121,7 @@ class Agent:
         max_turns: int | None = 200,
         ui: UI | None = None,
         checkpoint: Callable[[Agent], None] | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         if client is None:  # as `python agent.py` does: the workspace's .env, the environment wins
             load_dotenv(Path(workspace or os.getcwd()) / ".env", override=False)
@@ -124,6 +131,12 @@ class Agent:
             require_credentials()  # a missing key is reported now, not at the first call
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
+        # "off", "adaptive" or a budget; the default is adaptive where the model has it
+        # (model.THINKING_SUPPORT). A change applies from the next input: one tool loop is
+        # one assistant turn, and a turn has one thinking setting.
+        self.thinking: Thinking = default_thinking(self.model) if thinking is None else thinking
+        check_thinking(self.thinking, max_tokens)
+        self.input_thinking: Thinking = "off"  # the setting the current input runs with
         middleware = list(middleware or [])
         if max_turns is not None:
             middleware.append(TurnLimit(max_turns))
@@ -221,6 +234,7 @@ class Agent:
         end_refused_spans(self.extra, self.messages)
         self.input_start = end_position(self.messages)
         append_user_content(self.messages, [text_block(prompt)])
+        self.input_thinking = self.thinking if opens_with_thinking(self.messages) else "off"
         self.save()  # the input is kept even if the process dies during the model call
 
     async def call_model(self) -> dict:
@@ -245,13 +259,17 @@ class Agent:
         system = await self.hooks.transform_system_prompt(self.context.system_prompt, self.signal)
         messages = await self.hooks.convert_to_llm(messages)
         system_blocks, messages = with_cache_breakpoints(system, messages)
-        return {
+        request = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": system_blocks,
             "messages": messages,
             "tools": [tool.schema() for tool in self.tools.values()],
         }
+        thinking = thinking_param(self.input_thinking)
+        if thinking is not None:
+            request["thinking"] = thinking
+        return request
 
     async def ask_model(self, system: str, prompt: str) -> str:
         """One model call outside the conversation (compaction uses it): same client, retries."""

@@ -147,6 +147,22 @@ def without_spans(messages: list[dict], spans: list[list]) -> list[dict]:
     return kept
 
 
+def opens_with_thinking(messages: list[dict]) -> bool:
+    """Whether a request with thinking on may be sent now.
+
+    With thinking on, the assistant message of an unfinished tool loop (its results are in
+    the last user message) must start with a thinking block. A loop begun with thinking off
+    (a session saved mid-loop, a setting changed since) cannot take thinking on midway.
+    """
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return True
+    results = [b for b in as_blocks(messages[-1]["content"]) if b.get("type") == "tool_result"]
+    if not results or messages[-2]["role"] != "assistant":
+        return True
+    first = as_blocks(messages[-2]["content"])[:1]
+    return bool(first) and first[0].get("type") in ("thinking", "redacted_thinking")
+
+
 def unanswered_calls(messages: list[dict]) -> list[dict]:
     """Calls of the last assistant message that have no result yet (all, or the rest of a batch).
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 from rich.console import Console
 
-from agent import Agent, Interrupted
+from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.flags import UsageError, command_name, parse_args
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
@@ -33,7 +33,7 @@ from cli.signals import (
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
 from middleware import PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
-from model import ModelError, preload_sdk
+from model import ModelError, check_thinking, preload_sdk
 from session import Session, SessionError, sessions_dir
 from todo import TodoListMiddleware
 from tools import default_tools
@@ -190,6 +190,11 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         on_compact=compacted,
     )
     middleware.append(context)  # last, so it shapes the final request
+    if args.thinking is not None:  # the budget's upper bound is the agent's max_tokens
+        try:
+            check_thinking(args.thinking, DEFAULT_MAX_TOKENS)
+        except ValueError as err:
+            raise UsageError(f"--thinking: {err}") from None
     agent = Agent(
         model=args.model,
         workspace=workspace,
@@ -197,6 +202,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         middleware=middleware,
         max_turns=args.max_turns,
         ui=ui,
+        thinking=args.thinking,
     )
     context.window = args.context_window or context_window(agent.model)
     return agent
