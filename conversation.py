@@ -196,8 +196,17 @@ def close_unanswered_calls(messages: list[dict], reason: str = INTERRUPTED) -> N
 
 
 def final_text(message: dict | None) -> str:
-    """The text of an assistant message, blocks joined by blank lines."""
+    """The text of an assistant message: text blocks in a row joined as they are (an answer
+    with citations comes in pieces, cut mid-sentence), runs of text apart by blank lines."""
     if not message or not isinstance(message.get("content"), list):
         return ""
-    texts = [b["text"] for b in message["content"] if b.get("type") == "text"]
-    return "\n\n".join(t for t in texts if t.strip())
+    runs: list[str] = []
+    after_text = False
+    for block in message["content"]:
+        is_text = block.get("type") == "text"
+        if is_text and after_text:
+            runs[-1] += block["text"]
+        elif is_text:
+            runs.append(block["text"])
+        after_text = is_text
+    return "\n\n".join(run.strip() for run in runs if run.strip())

@@ -169,6 +169,7 @@ def reply_to_dict(message: Any) -> dict:
         "content": [block.to_dict(mode="json") for block in message.content],
         "stop_reason": message.stop_reason,
         "usage": message.usage.to_dict(mode="json"),
+        "model": message.model,  # prices the reply even when its stream went to no UI
     }
     # A refusal says why: {"type": "refusal", "category": ..., "explanation": ...}.
     details = getattr(message, "stop_details", None)

@@ -146,6 +146,7 @@ def run_summary(
             "cache_read_input_tokens": usage.cache_read,
             "cache_creation_input_tokens": usage.cache_write,
             "output_tokens": usage.output,
+            "server_tool_use": {"web_search_requests": usage.web_searches},
         },
         "cost_usd": usage.cost,
         "plan": agent.extra.get("todos") or [],

@@ -221,18 +221,22 @@ class TerminalUI:
             self.text = ""  # a retried stream starts over
             self.printed_in_reply = 0
         elif event.type == "content_block_start" and event.content_block.type == "text":
-            self.blocks_in_text = 0
+            if not self.text:  # text blocks in a row (an answer with citations) are one text
+                self.blocks_in_text = 0
+        elif event.type == "content_block_start":
+            self.flush_text()  # the text before a call, a search or a result ends here
+            if event.content_block.type in ("tool_use", "server_tool_use"):
+                self.progress.show(f"writing a {visible(event.content_block.name)} call")
+        elif event.type == "message_stop":
+            self.flush_text()
         elif event.type == "text":
             self.text += event.text
             finished, self.text = split_finished_blocks(self.text)
             if finished:
                 self.print_markdown(finished)
             self.progress.show("writing", visible(self.text))
-        elif event.type == "content_block_start" and event.content_block.type == "tool_use":
-            self.progress.show(f"writing a {visible(event.content_block.name)} call")
         elif event.type == "content_block_stop" and event.content_block.type == "text":
-            self.flush_text()
-            self.progress.show("waiting for the model")
+            self.progress.show("waiting for the model", visible(self.text))
 
     def stream_restarted(self) -> None:
         """A stream broke off and is tried again: drop its unprinted text, say what was shown."""
@@ -279,7 +283,7 @@ class TerminalUI:
 
     def reply_finished(self, reply: dict) -> None:
         self.progress.stop()
-        usage = Usage.of_reply(self.model, reply.get("usage") or {})
+        usage = Usage.of_reply(reply.get("model") or self.model, reply.get("usage") or {})
         self.usage.add(usage)
         self.print_line(usage.line(), "dim")
 
@@ -465,24 +469,33 @@ class HeadlessUI(TerminalUI):
         super().__init__(console, workspace)
         self.held_text: list[str] = []  # text of complete replies, not yet shown
         self.streaming_text: list[str] = []  # text of the reply on its way in
+        self.text_continues = False  # the last block streamed was text
 
     def stream_restarted(self) -> None:
         self.streaming_text.clear()  # the text of a stream that broke off is no answer
+        self.text_continues = False
 
     def stream_event(self, event: Any) -> None:
         if event.type == "message_start":
             self.model = event.message.model
+            self.text_continues = False
             self.streaming_text.clear()  # a retried stream starts over: drop the partial text
             self.show_held_text()
         elif event.type == "content_block_stop" and event.content_block.type == "text":
-            self.streaming_text.append(event.content_block.text)
+            if self.text_continues:  # text blocks in a row (citations) are one text
+                self.streaming_text[-1] += event.content_block.text
+            else:
+                self.streaming_text.append(event.content_block.text)
+            self.text_continues = True
+        elif event.type == "content_block_stop":
+            self.text_continues = False
         elif event.type == "message_stop":
             self.held_text.extend(self.streaming_text)
             self.streaming_text.clear()
 
     def reply_finished(self, reply: dict) -> None:
         self.progress.stop()
-        self.usage.add(Usage.of_reply(self.model, reply.get("usage") or {}))
+        self.usage.add(Usage.of_reply(reply.get("model") or self.model, reply.get("usage") or {}))
 
     def tool_started(self, call: dict) -> None:
         self.show_held_text()
