@@ -382,3 +382,120 @@ def render_message(
         "stop_details": reply.stop_details,
         "usage": usage,
     }
+
+
+# ---- shapes of real replies ------------------------------------------------------------------
+#
+# Scripts in the shapes the real API answers with, written for the tests (no recording is
+# copied): each function returns the entries of one exchange, in order. Thinking, redacted
+# thinking and server-tool blocks come back signed or as given, so that a harness that
+# alters any of them on the way back is refused.
+
+
+def thinking_then_tool_call(command: str = "ls") -> list[ReplyDict]:
+    """A reply that thinks, says a word and calls bash; then one that thinks and answers."""
+    return [
+        {
+            "content": [
+                thinking("The user wants the folder listed.\nbash with ls does that."),
+                text("Let me look."),
+                tool_use("bash", {"command": command}),
+            ],
+            "usage": {"input_tokens": 1850, "output_tokens": 96},
+        },
+        {"content": [thinking("The listing came back."), text("The folder is listed above.")]},
+    ]
+
+
+def redacted_thinking_reply() -> list[ReplyDict]:
+    """Thinking the safety systems encrypted, next to readable thinking, before a call."""
+    return [
+        {
+            "content": [
+                redacted_thinking("EmwKAhgBEgy3va3pzix"),
+                thinking("Check the tests."),
+                tool_use("bash", {"command": "true"}),
+            ]
+        },
+        {"content": [text("Checked.")]},
+    ]
+
+
+def two_tool_calls(first: str = "a.txt", second: str = "b.txt") -> list[ReplyDict]:
+    """Two calls in one reply, answered together; then the answer."""
+    return [
+        {
+            "content": [
+                text("I'll read both files."),
+                tool_use("read_file", {"path": first}),
+                tool_use("read_file", {"path": second}),
+            ]
+        },
+        {"content": [text("Both read.")]},
+    ]
+
+
+SEARCH_PAGE = ("https://example.org/planloop", "planloop, a small agent")
+
+
+def web_search_with_citations() -> list[ReplyDict]:
+    """A search run by the server, then an answer whose sentence is cut at its citation.
+
+    The usage is the server's: the input of each step it took, added up (far above the
+    request), and the count of searches it ran.
+    """
+    search = server_tool_use("web_search", {"query": "planloop agent"})
+    url, title = SEARCH_PAGE
+    return [
+        {
+            "content": [
+                text("Let me search for that."),
+                search,
+                web_search_result(search, [SEARCH_PAGE]),
+                text("According to its page, "),
+                cited_text("planloop is a small agent harness", url, title, "a small agent"),
+                text(".\n\n- it runs one loop\n- it keeps a plan"),
+            ],
+            "usage": {
+                "input_tokens": 465_000,
+                "output_tokens": 230,
+                "server_tool_use": {"web_search_requests": 1},
+            },
+        }
+    ]
+
+
+def paused_web_search() -> list[ReplyDict]:
+    """A turn the server pauses mid-search (pause_turn), then the rest of the same turn."""
+    search = server_tool_use("web_search", {"query": "planloop"})
+    return [
+        {"content": [text("Searching."), search], "stop_reason": "pause_turn"},
+        {
+            "content": [web_search_result(search, [SEARCH_PAGE]), text("Found it.")],
+            "usage": {"server_tool_use": {"web_search_requests": 1}},
+        },
+    ]
+
+
+def refusal(category: str | None = "cyber") -> list[ReplyDict]:
+    """A reply cut short by the safety systems, with their reason."""
+    details = {
+        "type": "refusal",
+        "category": category,
+        "explanation": "The request could enable harm to computer systems.",
+    }
+    return [{"content": [text("I can")], "stop_reason": "refusal", "stop_details": details}]
+
+
+def cut_off_tool_call(path: str = "big.txt") -> list[ReplyDict]:
+    """A write_file call cut off by max_tokens in the middle of its input; then a reply."""
+    return [
+        {
+            "content": [
+                text("Writing the file."),
+                tool_use("write_file", partial_json=f'{{"path": "{path}", "content": "aaaa'),
+            ],
+            "stop_reason": "max_tokens",
+        },
+        {"content": [text("I will write it in parts.")]},
+    ]
