@@ -147,20 +147,41 @@ def without_spans(messages: list[dict], spans: list[list]) -> list[dict]:
     return kept
 
 
+def tool_loop_start(messages: list[dict], index: int) -> int:
+    """The first assistant message of the tool loop that the message at `index` belongs to.
+
+    A tool loop is one assistant turn: assistant messages chained by user messages that
+    answer their calls.
+    """
+    while (
+        index >= 2
+        and messages[index - 1]["role"] == "user"
+        and any(b.get("type") == "tool_result" for b in as_blocks(messages[index - 1]["content"]))
+        and messages[index - 2]["role"] == "assistant"
+    ):
+        index -= 2
+    return index
+
+
+def starts_with_thinking(message: dict) -> bool:
+    first = as_blocks(message["content"])[:1]
+    return bool(first) and first[0].get("type") in ("thinking", "redacted_thinking")
+
+
 def opens_with_thinking(messages: list[dict]) -> bool:
     """Whether a request with thinking on may be sent now.
 
-    With thinking on, the assistant message of an unfinished tool loop (its results are in
-    the last user message) must start with a thinking block. A loop begun with thinking off
-    (a session saved mid-loop, a setting changed since) cannot take thinking on midway.
+    With thinking on, an unfinished tool loop (its results are in the last user message)
+    must have begun with a thinking block. A loop begun with thinking off (a session saved
+    mid-loop, a setting changed since) cannot take thinking on midway.
     """
     if len(messages) < 2 or messages[-1]["role"] != "user":
         return True
-    results = [b for b in as_blocks(messages[-1]["content"]) if b.get("type") == "tool_result"]
-    if not results or messages[-2]["role"] != "assistant":
+    if not any(b.get("type") == "tool_result" for b in as_blocks(messages[-1]["content"])):
         return True
-    first = as_blocks(messages[-2]["content"])[:1]
-    return bool(first) and first[0].get("type") in ("thinking", "redacted_thinking")
+    if messages[-2]["role"] != "assistant":
+        return True
+    return starts_with_thinking(messages[tool_loop_start(messages, len(messages) - 2)])
 
 
 def unanswered_calls(messages: list[dict]) -> list[dict]:

@@ -386,28 +386,44 @@ def _check_messages(
 
 
 def _check_thinking_starts_tool_loop(body: dict[str, Any], messages: list[dict]) -> None:
-    """With thinking on, the assistant message of the current tool loop starts with thinking.
+    """With manual thinking on, the assistant turn of an unfinished tool loop opens with thinking.
 
-    "When thinking is enabled, a final assistant message must start with a thinking block
-    (preceding the lastmost set of tool_use and tool_result blocks)" (the API's error for it).
-    A tool loop is one assistant turn, so thinking cannot be switched on in the middle of one.
+    "When `thinking` is enabled, a final `assistant` message must start with a thinking block
+    (preceding the lastmost set of `tool_use` and `tool_result` blocks)" (the API's error for
+    it). A tool loop is one assistant turn: its first message is the one that must think
+    first; the later ones may not think at all. Adaptive thinking decides per turn whether to
+    think, so a turn without thinking is one of its own answers and is not refused.
     """
     thinking = body.get("thinking")
-    if not isinstance(thinking, dict) or thinking.get("type") not in ("enabled", "adaptive"):
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
         return
-    last = messages[-1]
-    blocks = last.get("content") if isinstance(last.get("content"), list) else []
-    in_tool_loop = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
-    if last.get("role") != "user" or not in_tool_loop or len(messages) < 2:
+    index = len(messages) - 1
+    first_of_turn = None
+    # Walk back over the loop: (assistant message, user message with tool results) pairs.
+    while index >= 1 and _has_tool_results(messages[index]):
+        if messages[index - 1].get("role") != "assistant":
+            break
+        first_of_turn = index - 1
+        index -= 2
+    if first_of_turn is None:
         return
-    assistant = messages[-2].get("content")
-    first = assistant[0].get("type") if isinstance(assistant, list) and assistant else None
+    content = messages[first_of_turn].get("content")
+    first = content[0].get("type") if isinstance(content, list) and content else None
     if first not in ("thinking", "redacted_thinking"):
         raise _reject(
-            f"messages.{len(messages) - 2}.content.0.type",
+            f"messages.{first_of_turn}.content.0.type",
             f"Expected `thinking` or `redacted_thinking`, but found `{first}`. When `thinking` "
             "is enabled, a final `assistant` message must start with a thinking block.",
         )
+
+
+def _has_tool_results(message: dict) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
 
 
 def _content_blocks(content: object, path: str) -> list[tuple[str, dict[str, Any]]]:

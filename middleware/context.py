@@ -33,7 +33,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from conversation import text_block, tool_calls
+from conversation import starts_with_thinking, text_block, tool_calls, tool_loop_start
 from middleware.base import AgentContext, Middleware, TurnAction
 from prompts import load_prompt
 from todo.manager import TodoManager
@@ -244,7 +244,8 @@ class ContextManager(Middleware):
         """
         overflow, self.context_ref().overflow = self.context_ref().overflow, None
         start = self.start(messages)
-        upto = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+        upto = keep_thinking_turn(messages, last)
         if upto <= start:
             return False
         # After a "prompt is too long" the API's own count is the size; else the estimate.
@@ -277,6 +278,19 @@ class ContextManager(Middleware):
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def keep_thinking_turn(messages: list[dict], last: int) -> int:
+    """Where compaction may cut so that the current tool loop keeps its thinking untouched.
+
+    Normally the last assistant message starts what is kept. When thinking is on, the API
+    wants the loop's first message (its first thinking block) kept too, as received: a later
+    message of the loop may hold no thinking of its own.
+    """
+    if not messages or starts_with_thinking(messages[last]):
+        return last
+    first = tool_loop_start(messages, last)
+    return first if starts_with_thinking(messages[first]) else last
 
 
 PROMPT_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens")
