@@ -2,10 +2,13 @@
 
     request dict --stream--> events (shown live by the UI) --> final message --> reply dict
 
-The SDK already retries rate limits, 5xx and 529 answers before a stream starts. What it
-cannot retry is an `overloaded_error` that arrives *inside* a stream, after some events;
-that is retried here, a bounded number of times with growing waits. Errors a person must
-act on (bad key, bad request, unreachable endpoint) become a `ModelError` with one clear line.
+The SDK already retries rate limits, 5xx and 529 answers before a stream starts; each of its
+waits is announced here (`retries_announced`), so a rate limit is never a silent pause. What
+it cannot retry is an `overloaded_error` or `api_error` that arrives *inside* a stream,
+after some events; that is retried here, a bounded number of times with growing waits.
+Errors a person must act on (bad key, bad request, unreachable endpoint) become a
+`ModelError` with one clear line. The request's `thinking` field comes from a setting
+("off", "adaptive" or a budget) checked against the API's rules (`check_thinking`).
 
 The SDK takes about a second to import, most of planloop's start-up, so it is imported only
 where a call needs it: `--help` never loads it, and `preload_sdk` loads it in the background

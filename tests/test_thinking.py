@@ -187,3 +187,22 @@ def test_compaction_keeps_the_loops_first_thinking_when_later_replies_have_none(
     for request in model.requests:
         assert_pairs_intact(request)
     assert any(placeholders(r) for r in model.requests)  # the loop's old output was cleared
+
+
+def test_the_view_page_shows_thinking_redacted_thinking_and_server_calls_escaped():
+    from view import render_call
+
+    content = [
+        {"type": "thinking", "thinking": "Check <script>.", "signature": "s"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {
+            "type": "server_tool_use",
+            "id": "srvtoolu_1",
+            "name": "web_search",
+            "input": {"q": "<b>"},
+        },
+    ]
+    html, _ = render_call(content, {}, None)
+    assert "Check &lt;script&gt;." in html and "<script>" not in html
+    assert "thinking (kept encrypted by the API)" in html
+    assert "web_search" in html and "&lt;b&gt;" in html
