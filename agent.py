@@ -37,11 +37,14 @@ from conversation import (
     append_assistant_content,
     append_user_content,
     close_unanswered_calls,
+    end_position,
     end_with_user_turn,
     final_text,
+    opens_with_thinking,
     text_block,
     tool_calls,
     tool_result,
+    without_spans,
 )
 from defaults import default_middleware, pick_sandbox
 from middleware import (
@@ -60,9 +63,13 @@ from middleware.permissions import AskFunction
 from model import (
     DEFAULT_MODEL,
     ContextOverflow,
+    Thinking,
+    check_thinking,
+    default_thinking,
     make_client,
     require_credentials,
     stream_reply,
+    thinking_param,
     with_cache_breakpoints,
 )
 from prompts import load_prompt
@@ -76,6 +83,9 @@ DEFAULT_MAX_TOKENS = 16_000
 # Stop reasons that mean the reply was cut off mid-way: by the output limit, or by a full
 # context window. Either way the last block may be incomplete.
 CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
+# A server tool (web search) that runs long pauses the turn; each pause is sent back so the
+# server goes on. A turn paused more often than this in a row is stopped.
+MAX_PAUSED_CONTINUATIONS = 10
 T = TypeVar("T")
 
 
@@ -87,6 +97,7 @@ class UI(Protocol):
 
     def model_started(self) -> None: ...  # a request is on its way; the reply is awaited
     def stream_event(self, event: Any) -> None: ...  # an SDK stream event of the reply
+    def stream_restarted(self) -> None: ...  # a broken stream is tried again from the start
     def reply_finished(self, reply: dict) -> None: ...  # the whole reply, with its usage
     def tool_started(self, call: dict) -> None: ...
     def tool_finished(self, call: dict, result: ToolResult) -> None: ...
@@ -135,6 +146,7 @@ class Agent:
         sandbox: bool | object = True,
         allow_network: bool = False,
         tasks: TaskManager | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.workspace = Path(workspace or os.getcwd()).resolve()
         # Key, endpoint and model: the environment, then what the workspace's .env may add
@@ -146,6 +158,12 @@ class Agent:
             make_undumpable()  # this process holds the key: no command may read its memory
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
+        # "off", "adaptive" or a budget; the default is adaptive where the model has it
+        # (model.THINKING_SUPPORT). A change applies from the next input: one tool loop is
+        # one assistant turn, and a turn has one thinking setting.
+        self.thinking: Thinking = default_thinking(self.model) if thinking is None else thinking
+        check_thinking(self.thinking, max_tokens)
+        self.input_thinking: Thinking = "off"  # the setting the current input runs with
         self.ui: UI = ui or QuietUI()
         for notice in self.settings.notices:  # what was ignored in the workspace's .env
             self.ui.notice(notice)
@@ -153,6 +171,11 @@ class Agent:
         self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
         self.messages: list[dict] = []
         self.last_usage: dict | None = None  # the usage of the latest reply
+        self.last_stop_reason: str | None = None  # of the latest reply
+        # The API's stop_details when the model refused the current input, else None.
+        self.refusal: dict | None = None
+        self.input_start = [0, 0]  # where the current input began (conversation.end_position)
+        self.pauses = 0  # paused replies in a row (stop_reason pause_turn)
         if system_prompt is None:
             system_prompt = load_prompt("system").replace("{workspace}", str(self.workspace))
         self.tools: dict[str, Tool] = {}  # the dispatch map, filled below
@@ -243,14 +266,19 @@ class Agent:
         self.context.input_seq += 1
         self.context.turn = 0
         self.context.stop_reason = None
+        self.refusal = None
+        self.pauses = 0
         close_unanswered_calls(self.messages)  # e.g. a session saved by a process that died
+        end_refused_spans(self.extra, self.messages)
+        self.input_start = end_position(self.messages)
         append_user_content(self.messages, [text_block(prompt)])
+        self.input_thinking = self.thinking if opens_with_thinking(self.messages) else "off"
         self.save()  # the input is kept even if the process dies during the model call
 
     async def call_model(self) -> dict:
         """Let the middlewares shape the request, then stream one reply."""
         self.context.turn += 1
-        end_with_user_turn(self.messages)
+        end_with_user_turn(self.messages, paused=self.last_stop_reason == "pause_turn")
         try:
             reply = await self.stream(await self.request())
         except ContextOverflow as overflow:
@@ -258,22 +286,28 @@ class Agent:
             self.context.overflow = str(overflow)
             reply = await self.stream(await self.request())
         self.last_usage = reply.get("usage")  # saved with the reply, for the session log
+        self.last_stop_reason = reply["stop_reason"]
         self.report_stop_reason(reply)
         return reply
 
     async def request(self) -> dict:
         """The next request, as the middlewares shape it from the messages."""
-        messages = await self.hooks.transform_context(list(self.messages), self.signal)
+        sendable = without_spans(self.messages, self.extra.get(REFUSED_INPUTS, []))
+        messages = await self.hooks.transform_context(list(sendable), self.signal)
         system = await self.hooks.transform_system_prompt(self.context.system_prompt, self.signal)
         messages = await self.hooks.convert_to_llm(messages)
         system_blocks, messages = with_cache_breakpoints(system, messages)
-        return {
+        request = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": system_blocks,
             "messages": messages,
             "tools": [tool.schema() for tool in self.tools.values()],
         }
+        thinking = thinking_param(self.input_thinking)
+        if thinking is not None:
+            request["thinking"] = thinking
+        return request
 
     async def ask_model(self, system: str, prompt: str) -> str:
         """One model call outside the conversation (compaction uses it): same client, retries."""
@@ -308,6 +342,8 @@ class Agent:
         A `stop` or `loop_to_model` decision runs none of them: each gets a "not run" result.
         """
         calls = tool_calls(reply)
+        if reply["stop_reason"] == "refusal":
+            decision = "stop"  # nothing of a refused reply runs
         if decision in ("stop", "loop_to_model"):
             results = skipped_results(calls, decision)
             append_user_content(self.messages, results)
@@ -346,13 +382,23 @@ class Agent:
         """
         if self.signal.is_set():
             raise Interrupted
-        if decision == "stop" or terminate:
+        if decision == "stop" or terminate or reply["stop_reason"] == "refusal":
             return True
         goes_on = tool_calls(reply) or decision == "loop_to_model"
-        if not (goes_on or reply["stop_reason"] == "pause_turn"):
+        if not (goes_on or self.resumes_paused_turn(reply)):
             return True
         turn = ShouldStopAfterTurnContext(self.context, reply, results)
         return await self.hooks.should_stop_after_turn(turn)
+
+    def resumes_paused_turn(self, reply: dict) -> bool:
+        """Whether to send a paused reply back so the server goes on; a bounded number of times."""
+        self.pauses = self.pauses + 1 if reply["stop_reason"] == "pause_turn" else 0
+        if self.pauses > MAX_PAUSED_CONTINUATIONS:
+            self.context.stop_reason = (
+                f"The server paused its turn {self.pauses} times in a row; stopped there. "
+                "Send another input to go on."
+            )
+        return 0 < self.pauses <= MAX_PAUSED_CONTINUATIONS
 
     async def run_tool(self, reply: dict, call: dict) -> tuple[ToolResult, bool]:
         """Validate, ask the middlewares, run the handler; every failure becomes an error result."""
@@ -387,7 +433,7 @@ class Agent:
 
     def report_stop_reason(self, reply: dict) -> None:
         if reply["stop_reason"] == "refusal":
-            self.ui.notice("The model declined to continue with this request.")
+            self.set_aside_refused_input(reply)
         elif reply["stop_reason"] in CUT_OFF_STOP_REASONS:
             limit = f"the output limit ({self.max_tokens} tokens)"
             if reply["stop_reason"] == "model_context_window_exceeded":
@@ -397,9 +443,42 @@ class Agent:
             what = f"; its {last['name']} call was incomplete and was not run" if cut_call else ""
             self.ui.notice(f"The answer was cut off at {limit}{what}.")
 
+    def set_aside_refused_input(self, reply: dict) -> None:
+        """Keep the refused input in the messages, but send it no more; tell the person.
+
+        The API's refusal documentation asks for the context to be reset: a refused input
+        that is sent again is refused again. Only this input goes, the earlier ones stay.
+        """
+        self.refusal = reply.get("stop_details") or {"type": "refusal"}
+        self.extra.setdefault(REFUSED_INPUTS, []).append([*self.input_start, None])
+        self.ui.notice(refusal_notice(self.refusal))
+
     def save(self) -> None:
         if self.checkpoint is not None:
             self.checkpoint(self)
+
+
+REFUSED_INPUTS = "refused_inputs"  # extra: spans of messages no longer sent (conversation.py)
+
+
+def end_refused_spans(extra: dict, messages: list[dict]) -> None:
+    """A refused input ends where the next one begins: close its open span there."""
+    for span in extra.get(REFUSED_INPUTS, []):
+        if span[2] is None:
+            span[2] = end_position(messages)
+
+
+def refusal_notice(details: dict) -> str:
+    """One line: that the model refused, why (the API's words), and that the next input is clean."""
+    why = details.get("explanation") or ""
+    category = details.get("category")
+    parts = [why.strip(), f"(category: {category})" if category else ""]
+    reason = " ".join(part for part in parts if part)
+    reason = f": {reason}." if reason else "."
+    return (
+        f"The model declined this request{reason} The request is set aside (kept in the session, "
+        "no longer sent); your next input starts clean."
+    )
 
 
 def skipped_results(calls: list[dict], decision: str) -> list[dict]:

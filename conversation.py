@@ -6,6 +6,10 @@ The rules kept here, whatever happened before (an error, Ctrl-C, a crash):
   in the order of the calls, with the results first and any text after them;
 - no text block is empty or only whitespace;
 - two user messages never follow each other: new user content joins the last one;
+- the conversation ends with a user message, except the one case the API documents: a
+  reply paused by the server (`pause_turn`) goes back as it is, last, so the server resumes it;
+- an input the model refused stays in the messages (and the session log) but is no longer
+  sent: the API asks for a reset after a refusal, or the refusals go on;
 - tool output is valid UTF-8: a lone surrogate (a file name that is not UTF-8, listed by a
   tool) becomes U+FFFD instead of making every later request fail to encode.
 
@@ -72,16 +76,112 @@ def append_assistant_content(messages: list[dict], content: list[dict]) -> None:
 
     Thinking blocks and their signatures are kept untouched. A reply with nothing left
     (an empty answer) adds no message at all: an empty assistant message is invalid too.
+    A reply that resumes a paused one joins it.
     """
     blocks = as_blocks(content)
-    if blocks:
+    if blocks and messages and messages[-1]["role"] == "assistant":
+        # Only a paused reply is left last (end_with_user_turn): what the server sends next
+        # goes on with the same turn, so it joins that message.
+        messages[-1] = {"role": "assistant", "content": messages[-1]["content"] + blocks}
+    elif blocks:
         messages.append({"role": "assistant", "content": blocks})
 
 
-def end_with_user_turn(messages: list[dict]) -> None:
-    """Current models refuse a conversation that ends with the assistant (prefill): nudge it."""
+def end_with_user_turn(messages: list[dict], paused: bool = False) -> None:
+    """Current models refuse a conversation that ends with the assistant (prefill): nudge it.
+
+    `paused`: the last assistant message is a reply the server paused (stop_reason
+    `pause_turn`). The documented way to resume it is to send it back as it is, last, with
+    no user message after it, so nothing is added then.
+    """
+    if paused:
+        return
     if messages and messages[-1]["role"] == "assistant" and not tool_calls(messages[-1]):
         messages.append({"role": "user", "content": [text_block("Continue.")]})
+
+
+# ---- setting a refused input aside ------------------------------------------------------------
+#
+# A position is [message index, block index]. A refused input is kept as the span of blocks
+# from where it began to where the conversation ended when the next input came; a span whose
+# end is still None runs to the end.
+
+
+def end_position(messages: list[dict]) -> list[int]:
+    """The position right after the last block: where the next content will start."""
+    if not messages:
+        return [0, 0]
+    if messages[-1]["role"] == "assistant":
+        return [len(messages), 0]
+    return [len(messages) - 1, len(as_blocks(messages[-1]["content"]))]
+
+
+def without_spans(messages: list[dict], spans: list[list]) -> list[dict]:
+    """The messages minus the blocks inside `spans` ([start msg, start block, end or None]).
+
+    Messages left empty are dropped and user messages that then meet are joined, so the
+    result follows the same rules as the messages themselves.
+    """
+    if not spans:
+        return messages
+
+    def set_aside(position: tuple[int, int]) -> bool:
+        for start_message, start_block, end in spans:
+            after_start = position >= (start_message, start_block)
+            if after_start and (end is None or position < tuple(end)):
+                return True
+        return False
+
+    kept: list[dict] = []
+    for index, message in enumerate(messages):
+        blocks = as_blocks(message["content"])
+        blocks = [b for i, b in enumerate(blocks) if not set_aside((index, i))]
+        if not blocks:
+            continue
+        if kept and kept[-1]["role"] == message["role"] == "user":
+            kept[-1] = {"role": "user", "content": kept[-1]["content"] + blocks}
+        elif blocks == message["content"]:
+            kept.append(message)
+        else:
+            kept.append({"role": message["role"], "content": blocks})
+    return kept
+
+
+def tool_loop_start(messages: list[dict], index: int) -> int:
+    """The first assistant message of the tool loop that the message at `index` belongs to.
+
+    A tool loop is one assistant turn: assistant messages chained by user messages that
+    answer their calls.
+    """
+    while (
+        index >= 2
+        and messages[index - 1]["role"] == "user"
+        and any(b.get("type") == "tool_result" for b in as_blocks(messages[index - 1]["content"]))
+        and messages[index - 2]["role"] == "assistant"
+    ):
+        index -= 2
+    return index
+
+
+def starts_with_thinking(message: dict) -> bool:
+    first = as_blocks(message["content"])[:1]
+    return bool(first) and first[0].get("type") in ("thinking", "redacted_thinking")
+
+
+def opens_with_thinking(messages: list[dict]) -> bool:
+    """Whether a request with thinking on may be sent now.
+
+    With thinking on, an unfinished tool loop (its results are in the last user message)
+    must have begun with a thinking block. A loop begun with thinking off (a session saved
+    mid-loop, a setting changed since) cannot take thinking on midway.
+    """
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return True
+    if not any(b.get("type") == "tool_result" for b in as_blocks(messages[-1]["content"])):
+        return True
+    if messages[-2]["role"] != "assistant":
+        return True
+    return starts_with_thinking(messages[tool_loop_start(messages, len(messages) - 2)])
 
 
 def unanswered_calls(messages: list[dict]) -> list[dict]:
@@ -117,8 +217,17 @@ def close_unanswered_calls(messages: list[dict], reason: str = INTERRUPTED) -> N
 
 
 def final_text(message: dict | None) -> str:
-    """The text of an assistant message, blocks joined by blank lines."""
+    """The text of an assistant message: text blocks in a row joined as they are (an answer
+    with citations comes in pieces, cut mid-sentence), runs of text apart by blank lines."""
     if not message or not isinstance(message.get("content"), list):
         return ""
-    texts = [b["text"] for b in message["content"] if b.get("type") == "text"]
-    return "\n\n".join(t for t in texts if t.strip())
+    runs: list[str] = []
+    after_text = False
+    for block in message["content"]:
+        is_text = block.get("type") == "text"
+        if is_text and after_text:
+            runs[-1] += block["text"]
+        elif is_text:
+            runs.append(block["text"])
+        after_text = is_text
+    return "\n\n".join(run.strip() for run in runs if run.strip())

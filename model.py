@@ -2,10 +2,13 @@
 
     request dict --stream--> events (shown live by the UI) --> final message --> reply dict
 
-The SDK already retries rate limits, 5xx and 529 answers before a stream starts. What it
-cannot retry is an `overloaded_error` that arrives *inside* a stream, after some events;
-that is retried here, a bounded number of times with growing waits. Errors a person must
-act on (bad key, bad request, unreachable endpoint) become a `ModelError` with one clear line.
+The SDK already retries rate limits, 5xx and 529 answers before a stream starts; each of its
+waits is announced here (`retries_announced`), so a rate limit is never a silent pause. What
+it cannot retry is an `overloaded_error` or `api_error` that arrives *inside* a stream,
+after some events; that is retried here, a bounded number of times with growing waits.
+Errors a person must act on (bad key, bad request, unreachable endpoint) become a
+`ModelError` with one clear line. The request's `thinking` field comes from a setting
+("off", "adaptive" or a budget) checked against the API's rules (`check_thinking`).
 
 The SDK takes about a second to import, most of planloop's start-up, so it is imported only
 where a call needs it: `--help` never loads it, and `preload_sdk` loads it in the background
@@ -15,9 +18,13 @@ while a person types the first prompt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import importlib
+import logging
 import threading
+import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,6 +34,31 @@ if TYPE_CHECKING:
     from settings import Settings
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+
+# Extended thinking by model id prefix, first match wins: "adaptive" (the model decides how
+# much to think; planloop's default), "manual" (only type "enabled" with a token budget, so
+# off unless --thinking N asks for it). Source: the adaptive and extended thinking pages of
+# platform.claude.com and the Bedrock model list that mirrors them, checked 2026-11-30.
+# Opus 4.7 and the 5.x families take adaptive thinking only; Opus 4.6 and Sonnet 4.6 take
+# both; Opus 4.5 and older, Sonnet 4.5 and older and Haiku 4.5 take manual thinking only.
+THINKING_SUPPORT: list[tuple[str, str]] = [
+    ("claude-fable-5", "adaptive"),
+    ("claude-mythos", "adaptive"),
+    ("claude-opus-5", "adaptive"),
+    ("claude-sonnet-5", "adaptive"),
+    ("claude-opus-4-8", "adaptive"),
+    ("claude-opus-4-7", "adaptive"),
+    ("claude-opus-4-6", "adaptive"),
+    ("claude-sonnet-4-6", "adaptive"),
+    ("claude-opus-4", "manual"),
+    ("claude-sonnet-4", "manual"),
+    ("claude-haiku-4-5", "manual"),
+    ("claude-3-7-sonnet", "manual"),
+]
+# "The minimum budget is 1,024 tokens", and "budget_tokens must be set to a value less than
+# max_tokens" (extended thinking).
+MIN_THINKING_BUDGET = 1024
+Thinking = str | int  # "off", "adaptive", or a token budget for manual thinking
 STREAM_RETRIES = 3
 RETRY_BASE_DELAY = 1.0  # seconds; doubles on each try
 EPHEMERAL = {"type": "ephemeral"}
@@ -49,6 +81,45 @@ class ContextOverflow(ModelError):
 
     Not a dead end: the loop compacts the conversation and tries once more.
     """
+
+
+def thinking_support(model: str) -> str | None:
+    """'adaptive', 'manual', or None for a model that is not known to think."""
+    for prefix, support in THINKING_SUPPORT:
+        if model.startswith(prefix):
+            return support
+    return None
+
+
+def default_thinking(model: str) -> Thinking:
+    """Adaptive thinking where the model has it; otherwise off (manual needs a budget)."""
+    return "adaptive" if thinking_support(model) == "adaptive" else "off"
+
+
+def check_thinking(thinking: Thinking, max_tokens: int) -> None:
+    """Raise ValueError, saying what to use instead, for a setting the API would refuse."""
+    if thinking in ("off", "adaptive"):
+        return
+    if not isinstance(thinking, int) or isinstance(thinking, bool):
+        raise ValueError(f"thinking must be 'off', 'adaptive' or a token budget, not {thinking!r}")
+    if not MIN_THINKING_BUDGET <= thinking < max_tokens:
+        raise ValueError(
+            f"a thinking budget must be at least {MIN_THINKING_BUDGET} tokens and below "
+            f"max_tokens ({max_tokens}), not {thinking}"
+        )
+
+
+def thinking_param(thinking: Thinking) -> dict | None:
+    """The request's `thinking` field for a setting; None: leave the field out.
+
+    Off leaves it out rather than sending type "disabled": the models that think only
+    adaptively refuse "disabled".
+    """
+    if thinking == "off":
+        return None
+    if thinking == "adaptive":
+        return {"type": "adaptive"}
+    return {"type": "enabled", "budget_tokens": thinking}
 
 
 def preload_sdk() -> None:
@@ -88,6 +159,8 @@ def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict
     system_blocks = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
     if not messages or not isinstance(messages[-1]["content"], list):
         return system_blocks, messages
+    if messages[-1]["content"][-1].get("type") in ("thinking", "redacted_thinking"):
+        return system_blocks, messages  # a paused reply may end in thinking: never marked
     last = copy.copy(messages[-1])
     last["content"] = [*last["content"][:-1], {**last["content"][-1], "cache_control": EPHEMERAL}]
     return system_blocks, [*messages[:-1], last]
@@ -95,19 +168,39 @@ def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict
 
 def reply_to_dict(message: Any) -> dict:
     """The SDK's final message as a plain dict; content blocks exactly as the API sent them."""
-    return {
+    reply = {
         "role": "assistant",
         "content": [block.to_dict(mode="json") for block in message.content],
         "stop_reason": message.stop_reason,
         "usage": message.usage.to_dict(mode="json"),
+        "model": message.model,  # prices the reply even when its stream went to no UI
     }
+    # A refusal says why: {"type": "refusal", "category": ..., "explanation": ...}.
+    details = getattr(message, "stop_details", None)
+    if details is not None:
+        reply["stop_details"] = details.to_dict(mode="json")
+    return reply
 
 
-def is_overloaded_mid_stream(err: anthropic.APIStatusError) -> bool:
+def error_kind(err: anthropic.APIStatusError) -> str:
     body = err.body if isinstance(err.body, dict) else {}
-    kind = (body.get("error") or {}).get("type")
-    # A mid-stream error event arrives on a response that started with status 200.
-    return err.status_code < 400 and kind in ("overloaded_error", "api_error")
+    return (body.get("error") or {}).get("type") or ""
+
+
+def is_mid_stream(err: anthropic.APIStatusError) -> bool:
+    """An error event inside a stream: the response had begun with status 200."""
+    return err.status_code < 400
+
+
+def is_retried_mid_stream(err: anthropic.APIStatusError) -> bool:
+    return is_mid_stream(err) and error_kind(err) in MID_STREAM_WORDING
+
+
+# The error events worth another try when they break a stream, and how to announce them.
+MID_STREAM_WORDING = {
+    "overloaded_error": "The API is overloaded",
+    "api_error": "The API had an internal error",
+}
 
 
 def is_prompt_too_long(err: anthropic.APIStatusError) -> bool:
@@ -119,7 +212,7 @@ def is_prompt_too_long(err: anthropic.APIStatusError) -> bool:
 
 def is_temporary(err: anthropic.APIStatusError) -> bool:
     """Worth another try later: rate limits, trouble on the server's side, an overload."""
-    return err.status_code == 429 or err.status_code >= 500 or is_overloaded_mid_stream(err)
+    return err.status_code == 429 or err.status_code >= 500 or is_retried_mid_stream(err)
 
 
 async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener: UI) -> dict:
@@ -128,19 +221,21 @@ async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener
 
     for attempt in range(STREAM_RETRIES + 1):
         try:
-            async with client.messages.stream(**request) as stream:
-                async for event in stream:
-                    listener.stream_event(event)
-                return reply_to_dict(await stream.get_final_message())
+            with retries_announced(listener):
+                async with client.messages.stream(**request) as stream:
+                    async for event in stream:
+                        listener.stream_event(event)
+                    return reply_to_dict(await stream.get_final_message())
         except anthropic.APIStatusError as err:
             if is_prompt_too_long(err):
                 raise ContextOverflow(describe_api_error(err, client)) from err
-            if not is_overloaded_mid_stream(err) or attempt == STREAM_RETRIES:
+            if not is_retried_mid_stream(err) or attempt == STREAM_RETRIES:
                 raise ModelError(
-                    describe_api_error(err, client), temporary=is_temporary(err)
+                    describe_api_error(err, client, attempt + 1), temporary=is_temporary(err)
                 ) from err
             delay = RETRY_BASE_DELAY * 2**attempt
-            listener.notice(f"The API is overloaded; retrying in {delay:.0f} s.")
+            listener.stream_restarted()
+            listener.notice(f"{MID_STREAM_WORDING[error_kind(err)]}; retrying in {delay:.0f} s.")
             await asyncio.sleep(delay)
         except anthropic.APIConnectionError as err:
             raise ModelError(
@@ -151,7 +246,64 @@ async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener
     raise AssertionError("unreachable")
 
 
-def describe_api_error(err: anthropic.APIStatusError, client: anthropic.AsyncAnthropic) -> str:
+# ---- the SDK's own retries, made visible ----------------------------------------------------
+#
+# Before a stream starts, the SDK retries 408, 409, 429 and 5xx answers by itself, waiting as
+# long as the `retry-after` header asks. It says so only in its log; this turns those log
+# records into one notice per wait, so a rate limit is never a silent pause.
+
+SDK_LOGGER = "anthropic._base_client"
+
+
+class RetryNotices(logging.Handler):
+    """Reads the SDK's log: the status of each response, and each wait before a retry."""
+
+    def __init__(self, listener: UI) -> None:
+        super().__init__(logging.DEBUG)
+        self.listener = listener
+        self.status: int | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message, args = str(record.msg), record.args
+        if message.startswith("HTTP Response") and isinstance(args, tuple) and len(args) > 2:
+            self.status = args[2]
+        elif message.startswith("Retrying request") and isinstance(args, tuple) and len(args) > 1:
+            if self.status is not None:  # a lost connection ends in one error line instead
+                self.listener.notice(retry_notice(self.status, float(args[1])))
+            self.status = None
+
+
+def retry_notice(status: int, wait: float) -> str:
+    """'planloop is rate limited by the API (429); it retries in 20 s, at 14:03:27.'"""
+    at = time.strftime("%H:%M:%S", time.localtime(time.time() + wait))
+    when = f"retrying in {wait:.0f} s, at {at}"
+    if status == 429:
+        return f"planloop is rate limited by the API (429); {when}."
+    if status == 529:
+        return f"The API is overloaded (529); {when}."
+    if status is not None and status >= 500:
+        return f"The API had an internal error ({status}); {when}."
+    return f"The request failed ({status}); {when}."
+
+
+@contextlib.contextmanager
+def retries_announced(listener: UI) -> Iterator[None]:
+    logger = logging.getLogger(SDK_LOGGER)
+    handler = RetryNotices(listener)
+    level = logger.level
+    if logger.getEffectiveLevel() > logging.DEBUG:
+        logger.setLevel(logging.DEBUG)  # records are made; no handler of the SDK prints them
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def describe_api_error(
+    err: anthropic.APIStatusError, client: anthropic.AsyncAnthropic, tries: int = 1
+) -> str:
     """One line for a person: what the API said and what to do about it."""
     import anthropic
 
@@ -165,4 +317,10 @@ def describe_api_error(err: anthropic.APIStatusError, client: anthropic.AsyncAnt
         return f"Not found at {client.base_url} ({detail}). Check MODEL_ID and ANTHROPIC_BASE_URL."
     if isinstance(err, anthropic.BadRequestError):
         return f"The API rejected the request: {detail}"
+    if is_mid_stream(err):  # the status is the stream's 200: the error event says what failed
+        kind = error_kind(err) or "error"
+        times = f", {tries} times" if tries > 1 else ""
+        return f"The API's reply broke off ({kind}: {detail}{times}). Try again in a moment."
+    if err.status_code == 429:
+        return f"Rate limited by the API (429): {detail}. Wait a moment and try again."
     return f"API error {err.status_code}: {detail}"

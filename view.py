@@ -259,6 +259,13 @@ def render_call(
                 f'<details class="thinking"><summary>thinking</summary>'
                 f"<pre>{esc(block.get('thinking', ''))}</pre></details>"
             )
+        elif kind == "redacted_thinking":
+            parts.append('<div class="thinking">thinking (kept encrypted by the API)</div>')
+        elif kind == "server_tool_use":  # web search, code execution: run by the API itself
+            query = json.dumps(block.get("input"), ensure_ascii=False)
+            parts.append(
+                f'<div class="say"><pre>{esc(block.get("name", "?"))} {esc(query)}</pre></div>'
+            )
         elif kind == "tool_use":
             result = results.get(block.get("id")) or {}
             parts.append(render_tool(block, result))

@@ -1,8 +1,9 @@
 """Flags, building the agent, and running it interactive or headless.
 
 Errors a person reads are one line that says what to do; exit codes: 0 done, 1 error,
-2 bad usage, 3 stopped early (turn limit), 130 interrupted (Ctrl-C), 143 and 129 ended by
-SIGTERM and SIGHUP (see cli/signals.py).
+2 bad usage, 3 stopped early (turn limit), 4 the model refused the task (stop reason
+`refusal`), 130 interrupted (Ctrl-C), 143 and 129 ended by SIGTERM and SIGHUP (see
+cli/signals.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent import Agent, Interrupted
+from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.autosave import Autosave
 from cli.flags import UsageError, parse_args
 from cli.prompt import interactive
@@ -32,7 +33,7 @@ from cli.signals import (
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
 from defaults import find_middleware
 from middleware.context import ContextManager
-from model import ModelError, preload_sdk
+from model import ModelError, check_thinking, preload_sdk
 from session import Session, SessionError, sessions_dir
 from settings import SettingsError, known_secrets, make_undumpable
 from todo import TodoListMiddleware
@@ -42,6 +43,7 @@ from view import find_session, write_view
 from wiretrace import Trace, trace_path
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_REFUSED = 4  # the model declined: a script must not take the empty answer for one
 
 
 # ---- running ----------------------------------------------------------------------------------
@@ -103,6 +105,8 @@ def headless(
         status, reason = EXIT_INTERRUPTED, agent.context.stop_reason
     elif agent.context.stop_reason:
         status, reason = EXIT_STOPPED, agent.context.stop_reason
+    elif agent.refusal is not None:
+        status, reason = EXIT_REFUSED, refusal_line(agent.refusal)
     else:
         status, reason = EXIT_OK, "done."
     if output_format == "json":
@@ -117,6 +121,15 @@ def headless(
     return status
 
 
+def refusal_line(details: dict) -> str:
+    """The closing line of a refused headless run, with the API's reason when it gave one."""
+    said = [details.get("explanation") or ""]
+    if details.get("category"):
+        said.append(f"category: {details['category']}")
+    why = "; ".join(part.strip() for part in said if part.strip())
+    return f"refused: the model declined the task{f' ({why})' if why else ''}."
+
+
 def run_summary(
     agent: Agent, ui: HeadlessUI, autosave: Autosave, answer: str | None, reason: str
 ) -> dict:
@@ -125,13 +138,15 @@ def run_summary(
     return {
         "answer": answer,
         "session_id": autosave.session.id,
-        "stop_reason": reason,
+        "stop_reason": "refusal" if agent.refusal is not None else reason,
+        "refusal": agent.refusal,  # the API's stop_details: category and explanation
         "turns": agent.context.turn,
         "usage": {
             "input_tokens": usage.input,
             "cache_read_input_tokens": usage.cache_read,
             "cache_creation_input_tokens": usage.cache_write,
             "output_tokens": usage.output,
+            "server_tool_use": {"web_search_requests": usage.web_searches},
         },
         "cost_usd": usage.cost,
         "plan": agent.extra.get("todos") or [],
@@ -152,6 +167,11 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     # validates task waits. The front end delivers their results and stops them (cli/tasks.py);
     # their output files go beside the session (run_cli sets the folder).
     tasks = TaskManager(sessions_dir(workspace), sandbox)
+    if args.thinking is not None:  # the budget's upper bound is the agent's max_tokens
+        try:
+            check_thinking(args.thinking, DEFAULT_MAX_TOKENS)
+        except ValueError as err:
+            raise UsageError(f"--thinking: {err}") from None
     agent = Agent(
         model=args.model,
         workspace=workspace,
@@ -161,6 +181,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         allow_all=args.yes,
         sandbox=sandbox,
         tasks=tasks,
+        thinking=args.thinking,
     )
     find_middleware(agent, TodoListMiddleware).on_change = ui.show_todos
     context = find_middleware(agent, ContextManager)

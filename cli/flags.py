@@ -61,6 +61,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="model calls allowed per user input (default: 200)",
     )
     parser.add_argument(
+        "--thinking",
+        type=thinking_setting,
+        metavar="{off,adaptive,N}",
+        help="extended thinking: off, adaptive, or a budget of N tokens (at least 1024); "
+        "default: adaptive for models that have it, else off",
+    )
+    parser.add_argument(
         "--context-window",
         type=positive_int,
         metavar="N",
@@ -105,3 +112,18 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
+
+
+def thinking_setting(text: str) -> str | int:
+    """--thinking: 'off', 'adaptive' or a token budget (the API's minimum is 1024)."""
+    if text in ("off", "adaptive"):
+        return text
+    try:
+        budget = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not off, adaptive or a number of tokens"
+        ) from None
+    if budget < 1024:
+        raise argparse.ArgumentTypeError(f"a thinking budget must be at least 1024, not {budget}")
+    return budget

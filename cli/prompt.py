@@ -106,6 +106,13 @@ def show_permissions(agent: Agent, ui: TerminalUI, line: str) -> None:
     ui.console.print(permission_table(policies[0].rules()))
 
 
+def toggle_thinking(agent: Agent, ui: TerminalUI, line: str) -> None:
+    """/thinking: show the model's thinking in full, or folded to its first line."""
+    ui.thinking_in_full = not ui.thinking_in_full
+    shown = "in full" if ui.thinking_in_full else "folded to its first line"
+    ui.print_line(f"Thinking is shown {shown}; the model thinks: {agent.thinking}.", "dim")
+
+
 def show_cost(agent: Agent, ui: TerminalUI, line: str) -> None:
     if ui.usage.replies:
         ui.show_totals()
@@ -151,6 +158,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
     "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
+    "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),

@@ -235,6 +235,8 @@ class TerminalUI:
         self.usage = Usage()  # the session so far
         self.styles: dict[str, Style] = {}  # parsed once, for the fast path of print_line
         self.before: dict[str, str] = {}  # call id -> the file's text before an edit
+        self.thinking_in_full = False  # /thinking: whole thinking blocks, not their first line
+        self.printed_in_reply = 0  # Markdown blocks printed of the reply streaming in
 
     # ---- the loop's UI protocol -------------------------------------------------------------
 
@@ -242,26 +244,76 @@ class TerminalUI:
         self.progress.show("waiting for the model")
 
     def stream_event(self, event: Any) -> None:
+        if self.show_thinking_event(event):
+            return
         if event.type == "message_start":
             self.model = event.message.model
             self.text = ""  # a retried stream starts over
+            self.printed_in_reply = 0
         elif event.type == "content_block_start" and event.content_block.type == "text":
-            self.blocks_in_text = 0
+            if not self.text:  # text blocks in a row (an answer with citations) are one text
+                self.blocks_in_text = 0
+        elif event.type == "content_block_start":
+            self.flush_text()  # the text before a call, a search or a result ends here
+            if event.content_block.type in ("tool_use", "server_tool_use"):
+                self.progress.show(f"writing a {visible(event.content_block.name)} call")
+        elif event.type == "message_stop":
+            self.flush_text()
         elif event.type == "text":
             self.text += event.text
             finished, self.text = split_finished_blocks(self.text)
             if finished:
                 self.print_markdown(finished)
             self.progress.show("writing", visible(self.text))
-        elif event.type == "content_block_start" and event.content_block.type == "tool_use":
-            self.progress.show(f"writing a {visible(event.content_block.name)} call")
         elif event.type == "content_block_stop" and event.content_block.type == "text":
+            self.progress.show("waiting for the model", visible(self.text))
+
+    def stream_restarted(self) -> None:
+        """A stream broke off and is tried again: drop its unprinted text, say what was shown."""
+        self.text = ""
+        if self.printed_in_reply:
+            self.print_line("↻ The answer above broke off; it starts over below.", "dim")
+        self.printed_in_reply = 0
+
+    # ---- thinking ---------------------------------------------------------------------------
+
+    def show_thinking_event(self, event: Any) -> bool:
+        """Show thinking dimmed, folded to its first line (`/thinking` shows it whole).
+
+        True when the event was about thinking (and needs nothing more).
+        """
+        block = getattr(event, "content_block", None)
+        kind = getattr(block, "type", None)
+        if event.type == "content_block_start" and kind in ("thinking", "redacted_thinking"):
             self.flush_text()
-            self.progress.show("waiting for the model")
+            self.progress.show("thinking")
+        elif event.type == "thinking":
+            lines = event.snapshot.strip().splitlines()
+            self.progress.show("thinking", visible(lines[-1]) if lines else "")
+        elif event.type == "content_block_stop" and kind == "thinking":
+            self.print_thinking(block.thinking)
+        elif event.type == "content_block_stop" and kind == "redacted_thinking":
+            self.print_line("∴ (thinking the API keeps encrypted)", "dim italic")
+        else:
+            return event.type == "signature"
+        return True
+
+    def print_thinking(self, thinking: str) -> None:
+        lines = [line for line in thinking.strip().splitlines() if line.strip()]
+        if not lines:
+            return
+        self.progress.stop()
+        if self.thinking_in_full:
+            self.print_line("∴ " + "\n  ".join(lines), "dim italic")
+            return
+        folded = f" … (+{len(lines) - 1} lines; /thinking shows them)" if len(lines) > 1 else ""
+        self.print_line(f"∴ {lines[0]}{folded}", "dim italic")
+
+    # ---- the reply's end ----------------------------------------------------------------------
 
     def reply_finished(self, reply: dict) -> None:
         self.progress.stop()
-        usage = Usage.of_reply(self.model, reply.get("usage") or {})
+        usage = Usage.of_reply(reply.get("model") or self.model, reply.get("usage") or {})
         self.usage.add(usage)
         self.print_line(usage.line(), "dim")
 
@@ -334,6 +386,7 @@ class TerminalUI:
         if self.blocks_in_text:  # the blank line rich puts between blocks of one document
             self.console.print()
         self.blocks_in_text += 1
+        self.printed_in_reply += 1
         if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
             self.print_line(" ".join(text.split("\n")).strip())
         else:
@@ -446,21 +499,33 @@ class HeadlessUI(TerminalUI):
         super().__init__(console, workspace)
         self.held_text: list[str] = []  # text of complete replies, not yet shown
         self.streaming_text: list[str] = []  # text of the reply on its way in
+        self.text_continues = False  # the last block streamed was text
+
+    def stream_restarted(self) -> None:
+        self.streaming_text.clear()  # the text of a stream that broke off is no answer
+        self.text_continues = False
 
     def stream_event(self, event: Any) -> None:
         if event.type == "message_start":
             self.model = event.message.model
+            self.text_continues = False
             self.streaming_text.clear()  # a retried stream starts over: drop the partial text
             self.show_held_text()
         elif event.type == "content_block_stop" and event.content_block.type == "text":
-            self.streaming_text.append(event.content_block.text)
+            if self.text_continues:  # text blocks in a row (citations) are one text
+                self.streaming_text[-1] += event.content_block.text
+            else:
+                self.streaming_text.append(event.content_block.text)
+            self.text_continues = True
+        elif event.type == "content_block_stop":
+            self.text_continues = False
         elif event.type == "message_stop":
             self.held_text.extend(self.streaming_text)
             self.streaming_text.clear()
 
     def reply_finished(self, reply: dict) -> None:
         self.progress.stop()
-        self.usage.add(Usage.of_reply(self.model, reply.get("usage") or {}))
+        self.usage.add(Usage.of_reply(reply.get("model") or self.model, reply.get("usage") or {}))
 
     def tool_started(self, call: dict) -> None:
         self.show_held_text()

@@ -1,8 +1,10 @@
 """Tokens and cost: one line per reply and a running total for the session.
 
 Each reply's `usage` holds four counts: fresh input, input read from the prompt cache, input
-written to the cache, and output. The cost is the sum of each count times its price. The
-prices come from a small table by model family; a model that is not in it shows tokens only.
+written to the cache, and output (thinking included: thinking tokens are billed as output).
+The cost is the sum of each count times its price, plus the web searches the server ran for
+the reply. The prices come from a small table by model family; a model that is not in it
+shows tokens only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ PRICES: list[tuple[str, tuple[float, float, float, float]]] = [
 ]
 
 
+# Server tools are billed per use. Source: the same pricing page, checked 2026-11-30: web
+# search $10 per 1,000 searches (its tokens are counted as usual); web fetch has no fee.
+WEB_SEARCH_PRICE = 10.0 / 1000
+
+
 def prices_for(model: str) -> tuple[float, float, float, float] | None:
     for prefix, prices in PRICES:
         if model.startswith(prefix):
@@ -46,6 +53,7 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
     output: int = 0
+    web_searches: int = 0  # run by the server (usage.server_tool_use.web_search_requests)
     cost: float | None = 0.0  # None once any part came from a model without a price
     replies: int = 0
 
@@ -56,6 +64,7 @@ class Usage:
             cache_read=usage.get("cache_read_input_tokens") or 0,
             cache_write=usage.get("cache_creation_input_tokens") or 0,
             output=usage.get("output_tokens") or 0,
+            web_searches=(usage.get("server_tool_use") or {}).get("web_search_requests") or 0,
             replies=1,
         )
         prices = prices_for(model)
@@ -64,6 +73,7 @@ class Usage:
         else:
             tokens = (counts.input, counts.cache_write, counts.cache_read, counts.output)
             counts.cost = sum(n * price for n, price in zip(tokens, prices, strict=True)) / 1e6
+            counts.cost += counts.web_searches * WEB_SEARCH_PRICE
         return counts
 
     def add(self, other: Usage) -> None:
@@ -71,6 +81,7 @@ class Usage:
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
         self.output += other.output
+        self.web_searches += other.web_searches
         self.replies += other.replies
         both_known = self.cost is not None and other.cost is not None
         self.cost = self.cost + other.cost if both_known else None  # type: ignore[operator]
@@ -83,6 +94,8 @@ class Usage:
             f"{self.cache_write:,} cache write",
             f"{self.output:,} out",
         ]
+        if self.web_searches:
+            parts.append(f"{self.web_searches} web search{'es' if self.web_searches > 1 else ''}")
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}")
         return " · ".join(parts)

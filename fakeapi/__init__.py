@@ -13,8 +13,28 @@ that the real API would refuse::
     assert api.rejections == []
 """
 
-from .replies import ScriptError, text, thinking, tool_use
+from .replies import (
+    ScriptError,
+    cited_text,
+    redacted_thinking,
+    server_tool_use,
+    text,
+    thinking,
+    tool_use,
+    web_search_result,
+)
 from .server import FakeMessagesAPI
 from .validate import RequestRejected
 
-__all__ = ["FakeMessagesAPI", "RequestRejected", "ScriptError", "text", "thinking", "tool_use"]
+__all__ = [
+    "FakeMessagesAPI",
+    "RequestRejected",
+    "ScriptError",
+    "cited_text",
+    "redacted_thinking",
+    "server_tool_use",
+    "text",
+    "thinking",
+    "tool_use",
+    "web_search_result",
+]

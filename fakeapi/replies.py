@@ -57,10 +57,19 @@ ERROR_STATUS = {
 }
 
 _BLOCK_KEYS = {
-    "text": {"type", "text"},
+    "text": {"type", "text", "citations"},
     "thinking": {"type", "thinking"},
+    "redacted_thinking": {"type", "data"},
     "tool_use": {"type", "id", "name", "input", "partial_json"},
+    # Server tools run on the API's side; their calls and results come in the reply itself.
+    "server_tool_use": {"type", "id", "name", "input"},
+    "web_search_tool_result": {"type", "tool_use_id", "content"},
+    "web_fetch_tool_result": {"type", "tool_use_id", "content"},
+    "code_execution_tool_result": {"type", "tool_use_id", "content"},
+    "bash_code_execution_tool_result": {"type", "tool_use_id", "content"},
+    "text_editor_code_execution_tool_result": {"type", "tool_use_id", "content"},
 }
+SERVER_RESULT_TYPES = frozenset(kind for kind in _BLOCK_KEYS if kind.endswith("_tool_result"))
 
 
 class ScriptError(ValueError):
@@ -100,6 +109,48 @@ def thinking(value: str) -> Block:
     return {"type": "thinking", "thinking": value}
 
 
+def redacted_thinking(data: str = "opaque") -> Block:
+    """A redacted_thinking block; the server seals `data` so that an edited copy is refused."""
+    return {"type": "redacted_thinking", "data": data}
+
+
+def server_tool_use(name: str, input: dict[str, Any], id: str | None = None) -> Block:
+    """A call of a server tool (web_search, code_execution), with a fresh ``srvtoolu_`` id."""
+    return {
+        "type": "server_tool_use",
+        "id": id or f"srvtoolu_{uuid.uuid4().hex[:24]}",
+        "name": name,
+        "input": dict(input),
+    }
+
+
+def web_search_result(call: Block, pages: list[tuple[str, str]]) -> Block:
+    """The result block of a web_search call: one entry per (url, title)."""
+    content = [
+        {
+            "type": "web_search_result",
+            "url": url,
+            "title": title,
+            "encrypted_content": f"enc-{index}",
+            "page_age": None,
+        }
+        for index, (url, title) in enumerate(pages)
+    ]
+    return {"type": "web_search_tool_result", "tool_use_id": call["id"], "content": content}
+
+
+def cited_text(value: str, url: str, title: str, quote: str) -> Block:
+    """A text block that cites a web page, as a web search answer carries it."""
+    citation = {
+        "type": "web_search_result_location",
+        "url": url,
+        "title": title,
+        "encrypted_index": "idx-0",
+        "cited_text": quote,
+    }
+    return {"type": "text", "text": value, "citations": [citation]}
+
+
 def new_tool_use_id() -> str:
     return f"toolu_{uuid.uuid4().hex[:24]}"
 
@@ -115,7 +166,8 @@ class MessageReply:
     content: list[Block]
     stop_reason: str
     stop_sequence: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    stop_details: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -181,7 +233,7 @@ def _parse_stream_error(entry: ReplyDict) -> StreamErrorReply:
 
 
 def _parse_message(entry: ReplyDict) -> MessageReply:
-    _only_keys(entry, {"content", "stop_reason", "stop_sequence", "usage"}, "reply")
+    _only_keys(entry, {"content", "stop_reason", "stop_sequence", "usage", "stop_details"}, "reply")
     if "content" not in entry:
         raise ScriptError("reply: 'content' is required (a list of blocks)")
     # An empty list is allowed: the real API can end a turn with no content blocks at all.
@@ -206,11 +258,19 @@ def _parse_message(entry: ReplyDict) -> MessageReply:
     if stop_sequence is not None and stop_reason != "stop_sequence":
         raise ScriptError("reply: stop_sequence is only meaningful with stop_reason stop_sequence")
     usage = entry.get("usage", {})
-    if not isinstance(usage, dict) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in usage.values()
+    counts = (
+        [v for k, v in usage.items() if k != "server_tool_use"]
+        if isinstance(usage, dict)
+        else [None]
+    )
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in counts):
+        raise ScriptError("reply: usage must map field names to ints (server_tool_use: a dict)")
+    stop_details = entry.get("stop_details")
+    if stop_details is not None and (
+        stop_reason != "refusal" or not isinstance(stop_details, dict)
     ):
-        raise ScriptError("reply: usage must map field names to ints")
-    return MessageReply(content, stop_reason, stop_sequence, usage)
+        raise ScriptError("reply: stop_details is a dict, and only with stop_reason refusal")
+    return MessageReply(content, stop_reason, stop_sequence, usage, stop_details)
 
 
 def _check_error(error: object) -> dict[str, str]:
@@ -229,7 +289,7 @@ def _check_blocks(content: object) -> list[Block]:
     for index, block in enumerate(content):
         where = f"reply block {index}"
         if not isinstance(block, dict) or block.get("type") not in _BLOCK_KEYS:
-            raise ScriptError(f"{where}: expected a text, tool_use or thinking block: {block!r}")
+            raise ScriptError(f"{where}: expected one of {sorted(_BLOCK_KEYS)}: {block!r}")
         _only_keys(block, _BLOCK_KEYS[block["type"]], where)
         kind = block["type"]
         if kind == "text" and not isinstance(block.get("text"), str):
@@ -254,8 +314,17 @@ def _only_keys(entry: dict[str, Any], allowed: set[str], where: str) -> None:
         raise ScriptError(f"{where}: unknown keys {sorted(extra)} (allowed: {sorted(allowed)})")
 
 
+def seal_redacted(data: str, sign: Callable[[str], str]) -> str:
+    """The opaque data of a redacted_thinking block: the scripted data and its signature."""
+    return f"{data}.{sign(data)}"
+
+
 def output_block(block: Block, sign: Callable[[str], str]) -> Block:
     """A scripted block as the API returns it in a complete message."""
+    if block["type"] == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": seal_redacted(block["data"], sign)}
+    if block["type"] != "text" and block["type"] not in ("thinking", "tool_use"):
+        return copy.deepcopy(block)  # server tool calls and results, as scripted
     if block["type"] == "thinking":
         return {
             "type": "thinking",
@@ -272,6 +341,8 @@ def output_block(block: Block, sign: Callable[[str], str]) -> Block:
             except json.JSONDecodeError:
                 tool_input = {}
         return {"type": "tool_use", "id": block["id"], "name": block["name"], "input": tool_input}
+    if block.get("citations"):
+        return {"type": "text", "text": block["text"], "citations": block["citations"]}
     return {"type": "text", "text": block["text"]}
 
 
@@ -279,7 +350,7 @@ def estimate_output_tokens(content: list[Block]) -> int:
     """A rough token count (four characters a token) so usage looks plausible."""
     chars = 0
     for block in content:
-        if block["type"] == "tool_use":
+        if block["type"] in ("tool_use", "server_tool_use"):
             chars += len(block.get("partial_json") or json.dumps(block["input"]))
         else:
             chars += len(block.get("text") or block.get("thinking") or "")
@@ -308,5 +379,123 @@ def render_message(
         "content": [output_block(block, sign) for block in reply.content],
         "stop_reason": reply.stop_reason,
         "stop_sequence": reply.stop_sequence,
+        "stop_details": reply.stop_details,
         "usage": usage,
     }
+
+
+# ---- shapes of real replies ------------------------------------------------------------------
+#
+# Scripts in the shapes the real API answers with, written for the tests (no recording is
+# copied): each function returns the entries of one exchange, in order. Thinking, redacted
+# thinking and server-tool blocks come back signed or as given, so that a harness that
+# alters any of them on the way back is refused.
+
+
+def thinking_then_tool_call(command: str = "ls") -> list[ReplyDict]:
+    """A reply that thinks, says a word and calls bash; then one that thinks and answers."""
+    return [
+        {
+            "content": [
+                thinking("The user wants the folder listed.\nbash with ls does that."),
+                text("Let me look."),
+                tool_use("bash", {"command": command}),
+            ],
+            "usage": {"input_tokens": 1850, "output_tokens": 96},
+        },
+        {"content": [thinking("The listing came back."), text("The folder is listed above.")]},
+    ]
+
+
+def redacted_thinking_reply() -> list[ReplyDict]:
+    """Thinking the safety systems encrypted, next to readable thinking, before a call."""
+    return [
+        {
+            "content": [
+                redacted_thinking("EmwKAhgBEgy3va3pzix"),
+                thinking("Check the tests."),
+                tool_use("bash", {"command": "true"}),
+            ]
+        },
+        {"content": [text("Checked.")]},
+    ]
+
+
+def two_tool_calls(first: str = "a.txt", second: str = "b.txt") -> list[ReplyDict]:
+    """Two calls in one reply, answered together; then the answer."""
+    return [
+        {
+            "content": [
+                text("I'll read both files."),
+                tool_use("read_file", {"path": first}),
+                tool_use("read_file", {"path": second}),
+            ]
+        },
+        {"content": [text("Both read.")]},
+    ]
+
+
+SEARCH_PAGE = ("https://example.org/planloop", "planloop, a small agent")
+
+
+def web_search_with_citations() -> list[ReplyDict]:
+    """A search run by the server, then an answer whose sentence is cut at its citation.
+
+    The usage is the server's: the input of each step it took, added up (far above the
+    request), and the count of searches it ran.
+    """
+    search = server_tool_use("web_search", {"query": "planloop agent"})
+    url, title = SEARCH_PAGE
+    return [
+        {
+            "content": [
+                text("Let me search for that."),
+                search,
+                web_search_result(search, [SEARCH_PAGE]),
+                text("According to its page, "),
+                cited_text("planloop is a small agent harness", url, title, "a small agent"),
+                text(".\n\n- it runs one loop\n- it keeps a plan"),
+            ],
+            "usage": {
+                "input_tokens": 465_000,
+                "output_tokens": 230,
+                "server_tool_use": {"web_search_requests": 1},
+            },
+        }
+    ]
+
+
+def paused_web_search() -> list[ReplyDict]:
+    """A turn the server pauses mid-search (pause_turn), then the rest of the same turn."""
+    search = server_tool_use("web_search", {"query": "planloop"})
+    return [
+        {"content": [text("Searching."), search], "stop_reason": "pause_turn"},
+        {
+            "content": [web_search_result(search, [SEARCH_PAGE]), text("Found it.")],
+            "usage": {"server_tool_use": {"web_search_requests": 1}},
+        },
+    ]
+
+
+def refusal(category: str | None = "cyber") -> list[ReplyDict]:
+    """A reply cut short by the safety systems, with their reason."""
+    details = {
+        "type": "refusal",
+        "category": category,
+        "explanation": "The request could enable harm to computer systems.",
+    }
+    return [{"content": [text("I can")], "stop_reason": "refusal", "stop_details": details}]
+
+
+def cut_off_tool_call(path: str = "big.txt") -> list[ReplyDict]:
+    """A write_file call cut off by max_tokens in the middle of its input; then a reply."""
+    return [
+        {
+            "content": [
+                text("Writing the file."),
+                tool_use("write_file", partial_json=f'{{"path": "{path}", "content": "aaaa'),
+            ],
+            "stop_reason": "max_tokens",
+        },
+        {"content": [text("I will write it in parts.")]},
+    ]

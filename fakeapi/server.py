@@ -83,6 +83,7 @@ class FakeMessagesAPI:
         self._script: deque[ScriptEntry] = deque()
         self._lock = threading.Lock()
         self._signer = ThinkingSigner()
+        self._paused: set[str] = set()  # signatures of the replies sent with pause_turn
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         for entry in script:
@@ -151,6 +152,21 @@ class FakeMessagesAPI:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+
+    def _remember_paused(self, content: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._paused.add(self._signer.sign(json.dumps(content, sort_keys=True)))
+
+    def _was_paused(self, content: object) -> bool:
+        """Whether `content` is, unchanged, a reply this server paused (pause_turn).
+
+        A cache breakpoint on its blocks is no change: it marks where the cache ends.
+        """
+        if not isinstance(content, list):
+            return False
+        plain = _without_cache_marks(content)
+        with self._lock:
+            return self._signer.sign(json.dumps(plain, sort_keys=True)) in self._paused
 
     def _record_rejection(self, message: str) -> None:
         with self._lock:
@@ -262,7 +278,7 @@ class _Handler(BaseHTTPRequestHandler):
             api._check_headers(headers)
             if parse_error is not None:
                 raise RequestRejected(f"body: the request body is not valid JSON: {parse_error}")
-            validate_request(body, api._signer.verify)
+            validate_request(body, api._signer.verify, api._was_paused)
             input_tokens = count_input_tokens(raw)
             api._check_context_limit(input_tokens)
             entry = api._take(body)
@@ -324,6 +340,12 @@ class _Handler(BaseHTTPRequestHandler):
                 # Without a stream the response has not begun, so the error is a plain one.
                 self._send_error(reply.status, reply.error["type"], reply.error["message"])
         elif isinstance(reply, MessageReply):
+            if reply.stop_reason == "pause_turn":
+                content = render_message(reply, **context)["content"]
+                last = body["messages"][-1]
+                if last["role"] == "assistant":  # paused again: the turn so far, then this
+                    content = _without_cache_marks(last["content"]) + content
+                self.server.api._remember_paused(content)
             if streamed:
                 self._send_stream(message_events(reply, **context))
             else:
@@ -379,6 +401,15 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             # The client stopped reading (a harness may abandon a stream); nothing to do.
             pass
+
+
+def _without_cache_marks(content: list[Any]) -> list[Any]:
+    return [
+        {k: v for k, v in block.items() if k != "cache_control"}
+        if isinstance(block, dict)
+        else block
+        for block in content
+    ]
 
 
 def count_input_tokens(raw: bytes) -> int:

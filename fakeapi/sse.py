@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .replies import Block, MessageReply, StreamErrorReply, estimate_output_tokens
+from .replies import Block, MessageReply, StreamErrorReply, estimate_output_tokens, output_block
 
 Event = tuple[str, dict[str, Any]]
 
@@ -39,14 +39,13 @@ def message_events(
     for index, block in enumerate(reply.content):
         yield from _block_events(index, block, sign)
     output_tokens = reply.usage.get("output_tokens", estimate_output_tokens(reply.content))
-    yield (
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": reply.stop_sequence},
-            "usage": {"output_tokens": output_tokens},
-        },
-    )
+    delta: dict[str, Any] = {"stop_reason": reply.stop_reason, "stop_sequence": reply.stop_sequence}
+    if reply.stop_details is not None:
+        delta["stop_details"] = reply.stop_details
+    usage: dict[str, Any] = {"output_tokens": output_tokens}
+    if "server_tool_use" in reply.usage:  # the final counts of server tool calls come last
+        usage["server_tool_use"] = reply.usage["server_tool_use"]
+    yield "message_delta", {"type": "message_delta", "delta": delta, "usage": usage}
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -87,9 +86,15 @@ def _opening(message_id: str, model: str, usage: dict[str, int]) -> Iterator[Eve
 
 def _block_events(index: int, block: Block, sign: Callable[[str], str]) -> Iterator[Event]:
     kind = block["type"]
+    deltas: list[dict[str, Any]] = []
     if kind == "text":
         start: dict[str, Any] = {"type": "text", "text": ""}
-        deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+        if block.get("citations"):  # each citation in a delta of its own, before the text
+            start["citations"] = []
+            deltas = [{"type": "citations_delta", "citation": c} for c in block["citations"]]
+        deltas += [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+    elif kind == "redacted_thinking" or kind.endswith("_tool_result"):
+        start = output_block(block, sign)  # whole in the start event, with no deltas
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
         deltas = [
@@ -98,7 +103,7 @@ def _block_events(index: int, block: Block, sign: Callable[[str], str]) -> Itera
         # The signature comes last, in one delta of its own, as it does for real.
         deltas.append({"type": "signature_delta", "signature": sign(block["thinking"])})
     else:
-        start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
         raw = block.get("partial_json")
         if raw is None:
             raw = json.dumps(block["input"])

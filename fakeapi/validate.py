@@ -54,8 +54,10 @@ TOOL_KEYS = frozenset(
 )
 
 # Keys each content block type may carry, per role. Image blocks are taken as they come.
+# Citations are the model's: the API adds them to the text blocks of its answers. A text
+# block a user sends has none (the citations guide: "citations ... in the response").
 USER_BLOCK_KEYS = {
-    "text": frozenset({"type", "text", "cache_control", "citations"}),
+    "text": frozenset({"type", "text", "cache_control"}),
     "image": None,
     "tool_result": frozenset(
         {"type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"}
@@ -68,7 +70,21 @@ ASSISTANT_BLOCK_KEYS = {
     ),
     "thinking": frozenset({"type", "thinking", "signature"}),
     "redacted_thinking": frozenset({"type", "data"}),
+    # Server tools (web search, web fetch, code execution) run on the API's side: their call
+    # and result both arrive in the reply, and go back in the assistant message as received.
+    "server_tool_use": frozenset({"type", "id", "name", "input", "cache_control", "caller"}),
+    **{
+        kind: frozenset({"type", "tool_use_id", "content", "cache_control", "caller"})
+        for kind in (
+            "web_search_tool_result",
+            "web_fetch_tool_result",
+            "code_execution_tool_result",
+            "bash_code_execution_tool_result",
+            "text_editor_code_execution_tool_result",
+        )
+    },
 }
+SERVER_RESULT_TYPES = frozenset(k for k in ASSISTANT_BLOCK_KEYS if k.endswith("_tool_result"))
 TOOL_RESULT_ITEM_KEYS = {
     "text": USER_BLOCK_KEYS["text"],
     "image": None,
@@ -99,18 +115,30 @@ def _reject(path: str, problem: str) -> RequestRejected:
 
 
 VerifyThinking = Callable[[str, str], bool]
+WasPaused = Callable[[list], bool]
 
 
-def validate_request(body: object, verify_thinking: VerifyThinking) -> None:
+def validate_request(
+    body: object, verify_thinking: VerifyThinking, was_paused: WasPaused | None = None
+) -> None:
     """Raise :class:`RequestRejected` for the first problem found in a Messages request body.
 
     `verify_thinking(thinking, signature)` says whether a thinking block coming back in an
-    assistant turn is one the server signed, unchanged.
+    assistant turn is one the server signed, unchanged (the data of a redacted_thinking block
+    is checked the same way). `was_paused(content)` says whether an assistant message's
+    content is a reply this server paused (stop_reason pause_turn): the one assistant message
+    that may end a request.
     """
     if not isinstance(body, dict):
         raise RequestRejected("body: Input should be a valid dictionary")
-    if "temperature" in body:
-        raise RequestRejected("temperature is not supported for this model")
+    # The fake stands for current models, which take no sampling parameters: "Setting
+    # temperature, top_p, or top_k to any non-default value will return a 400 error" (the
+    # migration notes of Claude Opus 4.7). Older models refuse them with thinking on: "Thinking
+    # isn't compatible with temperature or top_k modifications" (extended thinking, feature
+    # compatibility).
+    for sampling in ("temperature", "top_p", "top_k"):
+        if sampling in body:
+            raise RequestRejected(f"{sampling} is not supported for this model")
     for key in sorted(body):
         if key not in TOP_LEVEL_KEYS:
             raise _reject(key, "Extra inputs are not permitted")
@@ -124,7 +152,7 @@ def validate_request(body: object, verify_thinking: VerifyThinking) -> None:
         _check_system(body["system"], breakpoints)
     tool_names = _check_tools(body, breakpoints)
     _check_tool_choice(body, tool_names)
-    _check_messages(body, breakpoints, verify_thinking)
+    _check_messages(body, breakpoints, verify_thinking, was_paused)
     if len(breakpoints) > MAX_CACHE_BREAKPOINTS:
         raise RequestRejected(
             f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
@@ -146,8 +174,9 @@ def _check_scalars(body: dict[str, Any]) -> None:
         raise _reject("max_tokens", "Field required")
     if not _is_int(body["max_tokens"]):
         raise _reject("max_tokens", "Input should be a valid integer")
-    if body["max_tokens"] < 1:
-        raise _reject("max_tokens", "Input should be greater than or equal to 1")
+    # 0 is accepted: a request that only fills the prompt cache asks for no output at all.
+    if body["max_tokens"] < 0:
+        raise _reject("max_tokens", "Input should be greater than or equal to 0")
     if "stream" in body and not isinstance(body["stream"], bool):
         raise _reject("stream", "Input should be a valid boolean")
     if "stop_sequences" in body:
@@ -192,6 +221,7 @@ def _check_thinking_config(body: dict[str, Any]) -> None:
                 "thinking.budget_tokens",
                 f"Input should be greater than or equal to {MIN_THINKING_BUDGET}",
             )
+        # "budget_tokens must be set to a value less than max_tokens" (extended thinking).
         if budget >= body["max_tokens"]:
             raise _reject("max_tokens", "must be greater than thinking.budget_tokens")
     elif kind == "adaptive":
@@ -280,13 +310,19 @@ def _check_tool_choice(body: dict[str, Any], tool_names: set[str]) -> None:
         raise RequestRejected("tool_choice may only be specified while providing tools")
     if kind == "tool" and choice["name"] not in tool_names:
         raise _reject("tool_choice.name", f"tool {choice['name']!r} is not in `tools`")
+    # "Thinking isn't compatible with ... forced tool use" is a rule of manual thinking
+    # (type enabled, extended thinking's feature compatibility). Adaptive thinking decides
+    # per turn whether to think, and a forced call is a turn it does not think in.
     thinking = body.get("thinking")
-    if kind in ("any", "tool") and isinstance(thinking, dict) and thinking["type"] != "disabled":
+    if kind in ("any", "tool") and isinstance(thinking, dict) and thinking["type"] == "enabled":
         raise RequestRejected("Thinking may not be enabled when tool_choice forces tool use.")
 
 
 def _check_messages(
-    body: dict[str, Any], breakpoints: list[str], verify_thinking: VerifyThinking
+    body: dict[str, Any],
+    breakpoints: list[str],
+    verify_thinking: VerifyThinking,
+    was_paused: WasPaused | None,
 ) -> None:
     if "messages" not in body:
         raise _reject("messages", "Field required")
@@ -331,15 +367,63 @@ def _check_messages(
             _check_pairing(pending, results, index)
             pending = None
 
-    if messages[-1].get("role") == "assistant":
+    # The one assistant message that may come last: a reply the server paused. "To continue,
+    # pass the paused response back as-is in a subsequent request" (stop reasons, pause_turn).
+    last = messages[-1]
+    paused = (
+        last.get("role") == "assistant" and was_paused is not None and was_paused(last["content"])
+    )
+    if last.get("role") == "assistant" and not paused:
         raise RequestRejected(
             "This model does not support assistant message prefill. "
             "The conversation must end with a user message."
         )
+    _check_thinking_starts_tool_loop(body, messages)
     if uses_tools and not body.get("tools"):
         raise RequestRejected(
             "Requests which include `tool_use` or `tool_result` blocks must define tools."
         )
+
+
+def _check_thinking_starts_tool_loop(body: dict[str, Any], messages: list[dict]) -> None:
+    """With manual thinking on, the assistant turn of an unfinished tool loop opens with thinking.
+
+    "When `thinking` is enabled, a final `assistant` message must start with a thinking block
+    (preceding the lastmost set of `tool_use` and `tool_result` blocks)" (the API's error for
+    it). A tool loop is one assistant turn: its first message is the one that must think
+    first; the later ones may not think at all. Adaptive thinking decides per turn whether to
+    think, so a turn without thinking is one of its own answers and is not refused.
+    """
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return
+    index = len(messages) - 1
+    first_of_turn = None
+    # Walk back over the loop: (assistant message, user message with tool results) pairs.
+    while index >= 1 and _has_tool_results(messages[index]):
+        if messages[index - 1].get("role") != "assistant":
+            break
+        first_of_turn = index - 1
+        index -= 2
+    if first_of_turn is None:
+        return
+    content = messages[first_of_turn].get("content")
+    first = content[0].get("type") if isinstance(content, list) and content else None
+    if first not in ("thinking", "redacted_thinking"):
+        raise _reject(
+            f"messages.{first_of_turn}.content.0.type",
+            f"Expected `thinking` or `redacted_thinking`, but found `{first}`. When `thinking` "
+            "is enabled, a final `assistant` message must start with a thinking block.",
+        )
+
+
+def _has_tool_results(message: dict) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
 
 
 def _content_blocks(content: object, path: str) -> list[tuple[str, dict[str, Any]]]:
@@ -368,8 +452,14 @@ def _check_assistant_blocks(
 ) -> list[str]:
     """Check an assistant turn's blocks and return its tool_use ids, in order."""
     tool_use_ids: list[str] = []
+    # Thinking comes before the answer: a thinking block after text is refused, unless a
+    # server tool's result came between (the model thinks again about what the tool found).
+    text_seen = False
     for block_path, block in blocks:
         kind = _block_type(block, block_path, ASSISTANT_BLOCK_KEYS, "an assistant message")
+        if kind in ("thinking", "redacted_thinking") and text_seen:
+            raise _reject(block_path, "thinking blocks must come before the text they lead to")
+        text_seen = (text_seen or kind == "text") and kind not in SERVER_RESULT_TYPES
         if kind == "text":
             _check_text_block(block, block_path, breakpoints)
         elif kind == "tool_use":
@@ -386,9 +476,24 @@ def _check_assistant_blocks(
                 breakpoints.append(block_path)
         elif kind == "thinking":
             _check_thinking_block(block, block_path, verify_thinking)
-        elif not isinstance(block.get("data"), str) or not block["data"]:
-            raise _reject(f"{block_path}.data", "Input should be a non-empty string")
+        elif kind == "redacted_thinking":
+            _check_redacted_thinking(block, block_path, verify_thinking)
+        elif kind == "server_tool_use" and not isinstance(block.get("id"), str):
+            raise _reject(f"{block_path}.id", "Field required")
     return tool_use_ids
+
+
+def _check_redacted_thinking(
+    block: dict[str, Any], path: str, verify_thinking: VerifyThinking
+) -> None:
+    """The data is opaque and signed: it goes back exactly as it came ("encrypted", the
+    extended thinking guide says of redacted thinking), or the request is refused."""
+    data = block.get("data")
+    if not isinstance(data, str) or not data:
+        raise _reject(f"{path}.data", "Input should be a non-empty string")
+    payload, _, signature = data.rpartition(".")
+    if not payload or not verify_thinking(payload, signature):
+        raise _reject(path, "redacted_thinking block data is invalid")
 
 
 def _check_user_blocks(

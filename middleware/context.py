@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from conversation import text_block, tool_calls
+from conversation import starts_with_thinking, text_block, tool_calls, tool_loop_start
 from middleware.base import AgentContext, Middleware, TurnAction
 from prompts import load_prompt
 from todo.manager import TodoManager
@@ -147,7 +148,12 @@ class ContextManager(Middleware):
             usage.get(key) or 0
             for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         )
-        if tokens and self.sent_chars is not None:
+        # A reply that used server tools (web search) reports the input of every step the
+        # server took, added up: not the size of the request, so it is not taken as one.
+        server_steps = any(
+            isinstance(n, int) and n for n in (usage.get("server_tool_use") or {}).values()
+        )
+        if tokens and self.sent_chars is not None and not server_steps:
             ctx.extra["context_usage"] = {"tokens": tokens, "chars": self.sent_chars}
         if response.get("stop_reason") == "model_context_window_exceeded":
             # The reply was cut off by the window: compact, and ask again without running
@@ -274,12 +280,14 @@ class ContextManager(Middleware):
 
         Returns False when there is nothing to compact (no earlier turn than the last).
         """
-        self.context_ref().overflow = None
+        overflow, self.context_ref().overflow = self.context_ref().overflow, None
         start = self.start(messages)
-        upto = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+        last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=0)
+        upto = keep_thinking_turn(messages, last)
         if upto <= start:
             return False
-        before = self.estimate(self.build_request(messages))
+        # After a "prompt is too long" the API's own count is the size; else the estimate.
+        before = refused_size(overflow) or self.estimate(self.build_request(messages))
         # The summarizer reads the full tool output (head and tail), not the placeholders.
         earlier = [self.notes_message()] if start else []
         transcript = render_transcript(
@@ -308,6 +316,28 @@ class ContextManager(Middleware):
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def keep_thinking_turn(messages: list[dict], last: int) -> int:
+    """Where compaction may cut so that the current tool loop keeps its thinking untouched.
+
+    Normally the last assistant message starts what is kept. When thinking is on, the API
+    wants the loop's first message (its first thinking block) kept too, as received: a later
+    message of the loop may hold no thinking of its own.
+    """
+    if not messages or starts_with_thinking(messages[last]):
+        return last
+    first = tool_loop_start(messages, last)
+    return first if starts_with_thinking(messages[first]) else last
+
+
+PROMPT_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens")
+
+
+def refused_size(overflow: str | None) -> int | None:
+    """The token count in the API's 'prompt is too long: N tokens > M maximum', if given."""
+    found = PROMPT_TOO_LONG.search(overflow or "")
+    return int(found.group(1)) if found else None
 
 
 def drop_unprovable_task_wait(extra: dict, summarized: list[dict]) -> None:

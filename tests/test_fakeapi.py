@@ -476,9 +476,9 @@ REJECTED = {
         body([user()], max_tokens_to_sample=5),
         "max_tokens_to_sample: Extra inputs are not permitted",
     ),
-    "max_tokens zero": (
-        body([user()], max_tokens=0),
-        "max_tokens: Input should be greater than or equal to 1",
+    "max_tokens negative": (
+        body([user()], max_tokens=-1),
+        "max_tokens: Input should be greater than or equal to 0",
     ),
     "no messages": (body([]), "messages: at least one message is required"),
     "bad tool name": (
