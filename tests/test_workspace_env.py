@@ -380,13 +380,16 @@ def test_a_command_without_the_sandbox_cannot_read_the_key_from_planloop(
     # would show its warm parent's block instead, which never held the key.) As root the read
     # would succeed whatever planloop does: root may read any process.
     env = {**env, "PLANLOOP_HOME": str(unprivileged_workspace / "home"), "HOME": str(workspace)}
-    result = subprocess.run(
+    # setpriv execs python in place, so the process started here is planloop itself (the
+    # command runs under a supervisor, tools/supervisor.py, so planloop is its grandparent).
+    planloop = subprocess.Popen(
         ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
          sys.executable, str(AGENT), "-p", "go", "--no-sandbox", "--yes"],
-        cwd=workspace, env=env, capture_output=True, text=True, timeout=120,
+        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    _, stderr = planloop.communicate(timeout=120)
+    assert planloop.returncode == 0, stderr
     output = results_by_id(api.accepted[1])[call["id"]]["content"]
-    planloop_pid = output.split("== ")[1].split()[0]
-    assert f"/proc/{planloop_pid}/environ: Permission denied" in output
+    assert f"== {planloop.pid}\n" in output  # the walk up the tree reached planloop
+    assert f"/proc/{planloop.pid}/environ: Permission denied" in output
     assert API_KEY not in output
