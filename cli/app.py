@@ -140,7 +140,9 @@ def run_summary(
 
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
     agent: Agent | None = None
-    sandbox, no_sandbox_reason = choose_sandbox(args.sandbox, args.allow_network)
+    sandbox, no_sandbox_reason = choose_sandbox(
+        args.sandbox, args.allow_network, [Path(path) for path in args.sandbox_allow_read]
+    )
     if no_sandbox_reason:
         fallback = "bash needs --yes" if headless else "commands ask before they run"
         ui.notice(
@@ -151,7 +153,11 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         ask=None if headless else ui.ask_approval,
         sandboxed=getattr(sandbox, "confines_writes", False),
         allow_all=args.yes,
+        sandbox=sandbox,
     )
+    if hasattr(sandbox, "before_command"):
+        sandbox.notify = ui.notice  # a new .env or .git is said at once, not only to the model
+        sandbox.before_command(workspace)  # a workspace too large to scan is said before bash
     # Background tasks: bash's run_in_background, task_output, task_stop, and the host that
     # validates task waits. Their output files go beside the session (run_cli sets the folder).
     tasks = TaskManager(sessions_dir(workspace), sandbox)
@@ -184,6 +190,7 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         max_turns=args.max_turns,
         ui=ui,
     )
+    agent.sandbox = sandbox  # for the closing note: what sandboxed commands created
     context.window = args.context_window or context_window(agent.model)
     return agent
 
@@ -273,8 +280,10 @@ def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:
     """The tail of a one-line error: where the session is, if there is one."""
     if autosave is None or agent is None:
         return ""
-    note = autosave.closing_note(agent)
-    return f" {note}" if note else ""
+    notes = [autosave.closing_note(agent)]
+    report = getattr(getattr(agent, "sandbox", None), "closing_report", None)
+    notes.append(report() if report else "")
+    return "".join(f" {note}" for note in notes if note)
 
 
 class Autosave:

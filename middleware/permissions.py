@@ -72,10 +72,16 @@ class PermissionPolicy(Middleware):
     """
 
     def __init__(
-        self, *, ask: AskFunction | None, sandboxed: bool, allow_all: bool = False
+        self,
+        *,
+        ask: AskFunction | None,
+        sandboxed: bool,
+        allow_all: bool = False,
+        sandbox: object = None,
     ) -> None:
         self.ask = ask
         self.sandboxed = sandboxed
+        self.sandbox = sandbox  # its `must_ask` (a reason, or None) can make bash ask anyway
         self.allow_all = allow_all
         self.always: set[str] = set()  # kinds of call the person said "always" to
 
@@ -116,7 +122,8 @@ class PermissionPolicy(Middleware):
     def _needs_approval(self, ctx: BeforeToolCallContext) -> tuple[str, str, str] | None:
         """(kind, question, headless refusal) for a call that needs a yes, else None."""
         name = ctx.tool_call["name"]
-        if name == "bash" and not self.sandboxed:
+        must_ask = getattr(self.sandbox, "must_ask", None)
+        if name == "bash" and (not self.sandboxed or must_ask):
             return "bash", f"Run this command?\n{ctx.args['command']}", HEADLESS_BASH_REFUSAL
         if name not in FILE_WRITING_TOOLS:
             return None

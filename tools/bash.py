@@ -12,7 +12,6 @@ which also finds children that left the group with `setsid`.
 """
 
 import asyncio
-import contextlib
 import errno
 import functools
 import os
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
-from tools.sandbox import NoSandbox, new_env_files
+from tools.sandbox import NoSandbox
 
 DEFAULT_TIMEOUT_SECONDS = 120
 MIN_TIMEOUT_SECONDS = 1
@@ -151,11 +150,11 @@ async def run_bash(
             f"{MAX_TIMEOUT_SECONDS}, got {timeout}."
         )
     sandbox = sandbox or NoSandbox()
-    confined = getattr(sandbox, "confines_writes", False)
+    confined = hasattr(sandbox, "before_command")
     if confined:
         # One scan serves twice: the paths to make read-only, and what existed before.
-        protected_before = sandbox.protected_paths(workspace)
-        argv, env = sandbox.wrap(workspace, command, protected=protected_before)
+        protected_before = sandbox.before_command(workspace)
+        argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
     else:
         argv, env = sandbox.wrap(workspace, command)
     marker = uuid.uuid4().hex
@@ -200,22 +199,9 @@ async def run_bash(
     elif stopped_background:
         parts.append("[processes the command left running in the background were stopped]")
     if confined:
-        parts += _remove_new_env_files(workspace, protected_before)
+        parts += sandbox.after_command(workspace, protected_before)  # reports, never deletes
     parts.append(f"[exit code: {_describe_exit(transport.get_returncode())}]")
     return "\n".join(parts)
-
-
-def _remove_new_env_files(workspace: Path, before: list[Path]) -> list[str]:
-    """Undo .env* files a sandboxed command created; a note for the model about each."""
-    notes = []
-    for path in new_env_files(workspace, before):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        notes.append(
-            f"[{path.relative_to(workspace.resolve())} was removed: .env files are protected and "
-            "commands may not create them. Use write_file, which asks the user.]"
-        )
-    return notes
 
 
 def _kill_marked_processes(marker: str) -> bool:

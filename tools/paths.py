@@ -10,13 +10,17 @@ and why; the permission policy (middleware/permissions.py) asks before such a wr
 sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
+    core.hooksPath      the hooks folder a repository's config names, such as .husky/
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
     planloop's home     the sessions folder: what was said, and what --resume will believe
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
@@ -33,10 +37,13 @@ ENV_REASON = (
     "which decide where the API key is sent"
 )
 HOME_REASON = "planloop's own folder (sessions and history) is protected"
+HOOKS_REASON = (
+    "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
+)
 
 # What the permission table says about the list, in one line per entry.
 PROTECTED_PATHS = (
-    (".git/", "its config and hooks make git run commands"),
+    (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
     ("planloop's sessions folder", "what --resume believes was said"),
 )
@@ -103,43 +110,154 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
+        hooks = hooks_folders_around(root, candidate.parent)
+        if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
+            return HOOKS_REASON
     return None
 
 
-# The sandbox looks for .env* files by walking the workspace before each command. Installed
-# packages and caches are skipped (nothing loads a .env from there, and a virtualenv alone can
-# hold thousands of folders), and the walk stops after this many folders in any case.
-PROTECTED_SCAN_DIRECTORY_LIMIT = 20_000
-UNSCANNED_FOLDERS = frozenset(
-    {"node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"}
-)
+# The sandbox scans the whole workspace before and after each command. Nothing inside the
+# workspace can make the scan skip a folder; a workspace too large to scan within these limits
+# is scanned no further, and its commands ask first (tools/sandbox.py).
+SCAN_ENTRY_LIMIT = 500_000
+SCAN_SECONDS_LIMIT = 3.0
 
 
-def existing_protected_paths(workspace: Path) -> list[Path]:
-    """The protected files and folders that exist now, for the sandbox to make read-only.
+@dataclass
+class WorkspaceScan:
+    """What one scan found: every `.env*` file and every `.git` entry, and whether it finished.
 
-    `.git/config` and `.git/hooks` of every repository found (or a `.git` file, which points to
-    a repository elsewhere), every file named `.env*`, and planloop's home if it lies inside.
-    Symlinks are listed as themselves, never followed. Virtualenvs, node_modules and caches
-    are not searched (see UNSCANNED_FOLDERS).
+    `git_entries` maps each `.git` (folder, `gitdir:` file or link) to its (device, inode), so a
+    `.git` that a command replaced is told from the one that was there.
+    """
+
+    env_files: list[Path] = field(default_factory=list)
+    git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    incomplete: str | None = None  # why the scan stopped early, if it did
+
+
+def scan_workspace(
+    workspace: Path, entry_limit: int = SCAN_ENTRY_LIMIT, seconds_limit: float = SCAN_SECONDS_LIMIT
+) -> WorkspaceScan:
+    """Walk the whole workspace once, links not followed, and list its `.env*` and `.git`.
+
+    No folder is skipped by name or content (a virtualenv or node_modules is searched like any
+    other), because a command could otherwise hide a file from the scan by making a folder look
+    skippable. Only the insides of `.git` are not searched: they are protected as a whole.
     """
     root = Path(workspace).resolve()
-    found: list[Path] = []
-    for folders_seen, (folder, subfolders, files) in enumerate(os.walk(root), start=1):
-        here = Path(folder)
-        subfolders[:] = [
-            name
-            for name in subfolders
-            if name not in UNSCANNED_FOLDERS and not (here / name / "pyvenv.cfg").exists()
-        ]
-        if GIT_DIR_NAME in subfolders:
-            subfolders.remove(GIT_DIR_NAME)  # its insides are not the project's files
-            found += [p for p in (here / ".git/config", here / ".git/hooks") if p.exists()]
-        found += [here / name for name in files if name.startswith(ENV_FILE_PREFIX)]
-        found += [here / name for name in files if name == GIT_DIR_NAME]
-        if folders_seen >= PROTECTED_SCAN_DIRECTORY_LIMIT:
+    scan = WorkspaceScan()
+    deadline = time.monotonic() + seconds_limit
+    entries_seen = 0
+    folders = [str(root)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                children = list(listing)
+        except OSError:
+            continue  # unreadable or gone: nothing in it can be listed here either
+        entries_seen += len(children)
+        for entry in children:
+            if entry.name == GIT_DIR_NAME:
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    scan.git_entries[Path(entry.path)] = (info.st_dev, info.st_ino)
+            elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
+                scan.env_files.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+        if entries_seen > entry_limit or time.monotonic() > deadline:
+            scan.incomplete = (
+                f"the workspace is too large to scan for protected files (more than "
+                f"{entries_seen:,} entries, or over {seconds_limit:g} s)"
+            )
             break
-    home = planloop_home()
-    if home.is_relative_to(root) and home.exists():
-        found.append(home)
+    return scan
+
+
+def git_dir_of(git_entry: Path) -> Path | None:
+    """The repository folder a `.git` entry stands for: itself, or where its `gitdir:` points."""
+    if git_entry.is_dir():
+        return git_entry
+    try:
+        first_line = git_entry.read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first_line.startswith("gitdir:"):
+        return None
+    return Path(os.path.normpath(git_entry.parent / first_line[len("gitdir:") :].strip()))
+
+
+def common_dir_of(git_dir: Path) -> Path | None:
+    """Where a worktree's `commondir` file points (the main repository), if it has one."""
+    try:
+        target = (git_dir / "commondir").read_text(errors="replace").strip()
+    except OSError:
+        return None
+    return Path(os.path.normpath(git_dir / target)) if target else None
+
+
+def read_git_config(path: Path) -> list[tuple[str, str]]:
+    """(section.key, value) pairs of a git config file, read as text; nothing is run.
+
+    A small parser: enough for `core.hooksPath` and `include.path`, which is all it is asked.
+    Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
+    """
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    pairs = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line[1:].split("]")[0].split('"')[0].strip().split(".")[0].lower()
+            continue
+        key, _, value = line.partition("=")
+        value = value.split(" #")[0].split(" ;")[0].strip().strip('"')
+        pairs.append((f"{section}.{key.strip().lower()}", value))
+    return pairs
+
+
+def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
+    """(hooks folders, included config files) that a repository's config names.
+
+    Both make git run or read something from outside `.git`: a hooks folder named by
+    `core.hooksPath` (husky's `.husky`, for example) holds scripts git runs, and a file named by
+    `include.path` can set `core.fsmonitor`. A relative hooks path is relative to the folder
+    holding `.git`; a relative include is relative to the config file.
+    """
+    git_dir = git_dir_of(git_entry)
+    if git_dir is None:
+        return [], []
+    config_files = [git_dir / "config", git_dir / "config.worktree"]
+    common = common_dir_of(git_dir)
+    if common is not None:
+        config_files.insert(0, common / "config")
+    hooks: list[Path] = []
+    includes: list[Path] = []
+    for config in config_files:
+        for key, value in read_git_config(config):
+            if not value:
+                continue
+            expanded = Path(os.path.expanduser(value))
+            if key == "core.hookspath":
+                hooks.append(Path(os.path.normpath(git_entry.parent / expanded)))
+            elif key in ("include.path", "includeif.path"):
+                includes.append(Path(os.path.normpath(config.parent / expanded)))
+    return hooks, includes
+
+
+def hooks_folders_around(root: Path, path: Path) -> list[Path]:
+    """The `core.hooksPath` folders of the repositories from `path` up to the workspace root."""
+    found = []
+    for folder in [path, *path.parents]:
+        if not folder.is_relative_to(root):
+            break
+        if (folder / GIT_DIR_NAME).exists():
+            found += git_config_paths(folder / GIT_DIR_NAME)[0]
     return found

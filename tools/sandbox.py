@@ -1,17 +1,32 @@
 """Where shell commands run: directly, or inside a bubblewrap sandbox.
 
 A sandbox is any object with one method, `wrap(workspace, command) -> (argv, env)`: the argv to
-spawn and the environment to give it. The bash tool and background tasks both spawn through it.
+spawn and the environment to give it. The bash tool and background tasks both spawn through it,
+and call `before_command` / `after_command` around each command when the sandbox has them.
 
     NoSandbox()                 /bin/bash -c COMMAND, with a clean environment
     Bubblewrap(allow_network)   the same command inside bwrap (https://github.com/containers/bubblewrap):
 
-        /                   read-only         the system is there to use, not to change
-        the workspace       writable          ... except its protected paths (tools/paths.py):
-          .git/config, .git/hooks, .env*      read-only, so no command can plant a hook
-        /tmp                private, empty    a tmpfs only this command sees
-        /proc, /dev         fresh, minimal    a new pid namespace: the tree dies with planloop
-        network             none              unless allow_network (--allow-network)
+        /                     read-only         the system is there to use, not to change
+        the workspace         writable          ... except its protected paths:
+          every .git          read-only whole   folder or gitdir: file, what it points to
+                                                inside the workspace, core.hooksPath, includes
+          no .git at the top  an empty one      read-only, so `git init` fails there
+          existing .env*      read-only         they steer where the API key goes
+        secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
+        /tmp                  private, empty    a tmpfs only this command sees
+        /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
+        capabilities          none              --cap-drop ALL; as root, a user namespace too
+        unix sockets          refused           a seccomp filter (tools/seccomp.py)
+        network               none              unless allow_network (--allow-network)
+
+Every protected path is bound only when it, and what it resolves to, is a file or folder inside
+the workspace. The binds are made from file descriptors that a small launcher opens and checks
+just before bwrap starts (tools/sandbox_launch.py), so a command running at the same time
+cannot swap a checked path for a link to the host's / or /proc.
+
+Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported (in the tool
+result, on the terminal through `notify`, and again at exit through `closing_report`).
 
 The environment is clean either way: no `ANTHROPIC_*` variable (the key, an auth token, the base
 URL) reaches a command, so `env` cannot leak the key into the conversation.
@@ -21,14 +36,27 @@ URL) reaches a command, so `env` cannot leak the key into the conversation.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tools.paths import ENV_FILE_PREFIX, GIT_DIR_NAME, existing_protected_paths
+from tools import sandbox_launch
+from tools.paths import (
+    GIT_DIR_NAME,
+    WorkspaceScan,
+    common_dir_of,
+    git_config_paths,
+    git_dir_of,
+    planloop_home,
+    scan_workspace,
+)
+from tools.seccomp import UnsupportedMachine, unix_socket_filter
 
 # Variables a command never sees: the API key, the auth token, the endpoint, and the rest.
 SECRET_PREFIXES = ("ANTHROPIC_",)
@@ -54,72 +82,240 @@ class NoSandbox:
         return ["/bin/bash", "-c", command], clean_environment()
 
 
+# Credentials in the home folder that a command has no business reading: hidden by default,
+# re-opened one by one with --sandbox-allow-read.
+SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".config/gh",
+)
+
+GIT_WRITES_REFUSED = (
+    "Git metadata is read-only here: git init, git commit, git config and the like fail. "
+    "Tell the user which git command to run, or ask to run it outside the sandbox."
+)
+
+
+def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
+    """The secrets the sandbox hides: those of SECRET_HOME_PATHS that exist, and planloop's home.
+
+    A path in `allow_read`, or under one, stays visible.
+    """
+    home = Path.home()
+    candidates = [home / name for name in SECRET_HOME_PATHS] + [planloop_home()]
+    allowed = [Path(os.path.abspath(path)) for path in allow_read]
+    hidden = []
+    for path in candidates:
+        if any(path == opened or path.is_relative_to(opened) for opened in allowed):
+            continue
+        if os.path.lexists(path):
+            hidden.append(path)
+    return hidden
+
+
+def protected_candidates(scan: WorkspaceScan) -> list[Path]:
+    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`."""
+    paths: list[Path] = []
+    for entry in scan.git_entries:
+        paths.append(entry)
+        git_dir = git_dir_of(entry)
+        if git_dir is not None:
+            paths.append(git_dir)
+            common = common_dir_of(git_dir)
+            if common is not None:
+                paths.append(common)
+        hooks, includes = git_config_paths(entry)
+        paths += hooks + includes
+    return paths + scan.env_files
+
+
+@functools.cache
+def seccomp_filter_file() -> Path | str:
+    """The unix-socket filter, written once to a private file; or why there is none."""
+    try:
+        program = unix_socket_filter()
+    except UnsupportedMachine as err:
+        return str(err)
+    folder = Path(tempfile.mkdtemp(prefix="planloop-seccomp-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "unix-sockets.bpf"
+    path.write_bytes(program)
+    return path
+
+
 class Bubblewrap:
     """Run the command in bubblewrap: read-only system, writable workspace, no network."""
 
     confines_writes = True
 
-    def __init__(self, allow_network: bool = False) -> None:
+    def __init__(
+        self,
+        allow_network: bool = False,
+        allow_read: Iterable[Path] = (),
+        user_namespace: bool | None = None,
+    ) -> None:
         self.allow_network = allow_network
+        self.allow_read = list(allow_read)
+        # As root, a user namespace makes the sandbox's root powerless outside it.
+        self.user_namespace = (
+            os.geteuid() == 0 and user_namespace_works()
+            if user_namespace is None
+            else user_namespace
+        )
+        # Why commands must ask first although sandboxed (set once, said once), or None.
+        filter_file = seccomp_filter_file()
+        self.filter_file = filter_file if isinstance(filter_file, Path) else None
+        self.must_ask: str | None = (
+            None if self.filter_file else f"{filter_file}, so unix sockets cannot be refused"
+        )
+        self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
+        self.created: list[str] = []  # every .env / .git a command made, for the closing note
+        self.placed_git_dirs: set[Path] = set()
 
     @property
     def description(self) -> str:
         """What the model is told, so a read-only error does not surprise it."""
         network = "" if self.allow_network else " There is no network."
         return (
-            " Commands run in a sandbox: only the workspace is writable (not .git/config, "
-            f".git/hooks or .env files), and /tmp is private and empty.{network}"
+            " Commands run in a sandbox: only the workspace is writable, and not its .git "
+            f"folders, git hooks or existing .env files. {GIT_WRITES_REFUSED} /tmp is private "
+            "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
+            f"sockets cannot be opened.{network}"
+        )
+
+    def before_command(self, workspace: Path) -> WorkspaceScan:
+        """Scan the workspace for what to protect; the result is also `after_command`'s base."""
+        scan = scan_workspace(workspace)
+        if scan.incomplete and not self.must_ask:
+            self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
+            self._tell(f"planloop: {self.must_ask}.")
+        return scan
+
+    def after_command(self, workspace: Path, before: WorkspaceScan) -> list[str]:
+        """Notes for the tool result about each `.env*` or `.git` the command created.
+
+        Nothing is deleted: the person is told, here and at exit, and decides.
+        """
+        root = Path(workspace).resolve()
+        self._remove_placeholder(root)
+        after = scan_workspace(root)
+        existed = set(before.env_files)
+        new_env = [path for path in after.env_files if path not in existed]
+        new_git = [
+            path
+            for path, identity in after.git_entries.items()
+            if before.git_entries.get(path) != identity and path not in self.placed_git_dirs
+        ]
+        notes = []
+        for path in new_env:
+            name = path.relative_to(root)
+            self._record(f"{name} (a new .env file)")
+            notes.append(
+                f"[{name} is a new .env file. It was kept, and the user was told: .env files "
+                "steer where API keys go. Change .env files with write_file, which asks.]"
+            )
+        for path in new_git:
+            name = path.relative_to(root)
+            self._record(f"{name} (a new git repository)")
+            notes.append(
+                f"[{name} is a new git repository. The user was told: git on the host obeys its "
+                f"config and hooks. {GIT_WRITES_REFUSED}]"
+            )
+        return notes
+
+    def closing_report(self) -> str:
+        """One sentence for the end of the run, or "" when commands created nothing to check."""
+        if not self.created:
+            return ""
+        return (
+            "Sandboxed commands created these; check them before you use git or load a .env: "
+            + ", ".join(self.created)
+            + "."
         )
 
     def wrap(
-        self, workspace: Path, command: str, protected: list[Path] | None = None
+        self, workspace: Path, command: str, snapshot: WorkspaceScan | None = None
     ) -> tuple[list[str], dict[str, str]]:
-        """The bwrap argv and environment; `protected` is a scan the caller already made."""
-        root = str(Path(workspace).resolve())
-        argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        # The tmpfs comes before the workspace: a workspace under /tmp is then mounted on top of
-        # the empty /tmp instead of being hidden by it.
-        argv += ["--tmpfs", "/tmp", "--bind", root, root]
-        if protected is None:
-            protected = self.protected_paths(Path(root))
-        for path in protected:
-            # A link is protected by binding what it points to; -try skips a dangling one
-            # instead of failing every command.
-            target = str(path.resolve())
-            argv += ["--ro-bind-try", target, target]
-        # A new pid namespace (its init's death kills everything in it, setsid or not), the
-        # command dies with planloop, and a new session so it cannot push keys into our terminal.
-        argv += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+        """The argv (launcher, then bwrap) and environment; `snapshot` is `before_command`'s."""
+        root = Path(workspace).resolve()
+        if snapshot is None:
+            snapshot = self.before_command(root)
+        argv = ["--ro-bind", "/", "/"]
+        under_tmp = root.is_relative_to("/tmp")
+        if under_tmp:
+            # The workspace must be mounted over the empty /tmp, not hidden under it.
+            argv += ["--tmpfs", "/tmp"]
+        argv += ["--bind", str(root), str(root)]
+        if not os.path.lexists(root / GIT_DIR_NAME):
+            # An empty read-only .git: `git init` fails here, and git on the host ignores an
+            # empty .git and looks further up, as if it were not there.
+            self.placed_git_dirs.add(root / GIT_DIR_NAME)
+            argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
+        for path in dict.fromkeys(protected_candidates(snapshot)):
+            # The launcher opens and checks each one, and drops any outside the workspace.
+            argv += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+        for path in hidden_paths(self.allow_read):
+            if path.is_dir():
+                argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            else:
+                argv += ["--ro-bind", "/dev/null", str(path)]
+        if not under_tmp:
+            argv += ["--tmpfs", "/tmp"]
+        # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        if self.user_namespace:
+            argv.append("--unshare-user")
+        # No capability: not even root can remount / read-write. A new pid namespace (its
+        # init's death kills everything in it), the command dies with planloop, and a new
+        # session so it cannot push keys into our terminal.
+        argv += ["--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
+        argv.append("--new-session")
         if not self.allow_network:
             argv.append("--unshare-net")
-        argv += ["--chdir", root, "--", "/bin/bash", "-c", command]
-        return argv, clean_environment()
+        if self.filter_file is not None:
+            argv += ["--seccomp", sandbox_launch.open_marker(self.filter_file, check=False)]
+        argv += ["--chdir", str(root), "--", "/bin/bash", "-c", command]
+        launcher = [sys.executable, "-I", "-S", sandbox_launch.__file__, str(root), "bwrap"]
+        return launcher + argv, clean_environment()
 
-    @staticmethod
-    def protected_paths(root: Path) -> list[Path]:
-        """The protected paths to bind read-only, creating an empty .git/hooks if it is missing.
+    def _remove_placeholder(self, root: Path) -> None:
+        """Take away the empty .git mount point the sandbox made, if it is still empty."""
+        placeholder = root / GIT_DIR_NAME
+        if placeholder in self.placed_git_dirs and placeholder.is_dir():
+            try:
+                placeholder.rmdir()  # only an empty folder can be removed: nothing is lost
+            except OSError:
+                self.placed_git_dirs.discard(placeholder)  # something is in it: report it
 
-        A missing hooks folder cannot be bound, and a command could then create it with a hook
-        in it; an empty one is what `git init` makes anyway.
-        """
-        git_dir = root / GIT_DIR_NAME
-        if git_dir.is_dir() and not (git_dir / "hooks").exists():
-            (git_dir / "hooks").mkdir()
-        return existing_protected_paths(root)
+    def _record(self, what: str) -> None:
+        if what not in self.created:
+            self.created.append(what)
+        self._tell(f"sandbox: a command created {what}; it was kept, check it before use.")
+
+    def _tell(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
 
 
-def new_env_files(workspace: Path, before: list[Path]) -> list[Path]:
-    """The `.env*` files that exist now but were not in `before` (a list from before a command).
-
-    Bind mounts keep existing protected files read-only, but cannot stop a new name from being
-    created; the bash tool removes these after a sandboxed command instead.
-    """
-    existed = set(before)
-    return [
-        path
-        for path in existing_protected_paths(workspace)
-        if path.name.startswith(ENV_FILE_PREFIX) and path not in existed
-    ]
+@functools.cache
+def user_namespace_works() -> bool:
+    """Whether bwrap can make a user namespace here (some systems and containers refuse)."""
+    if shutil.which("bwrap") is None:
+        return False
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 @functools.cache
@@ -143,7 +339,9 @@ def bubblewrap_works() -> bool | str:
     return True
 
 
-def choose_sandbox(wanted: bool, allow_network: bool = False) -> tuple[object, str | None]:
+def choose_sandbox(
+    wanted: bool, allow_network: bool = False, allow_read: Iterable[Path] = ()
+) -> tuple[object, str | None]:
     """The sandbox to use, and why there is none when one was wanted but cannot run here.
 
     Returns (Bubblewrap, None) when it works, else (NoSandbox, reason); with `wanted` False
@@ -153,5 +351,5 @@ def choose_sandbox(wanted: bool, allow_network: bool = False) -> tuple[object, s
         return NoSandbox(), None
     works = bubblewrap_works()
     if works is True:
-        return Bubblewrap(allow_network=allow_network), None
+        return Bubblewrap(allow_network=allow_network, allow_read=allow_read), None
     return NoSandbox(), str(works)

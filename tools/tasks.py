@@ -41,7 +41,6 @@ from tools.bash import (
     _describe_exit,
     _kill_marked_processes,
     _kill_process_group,
-    _remove_new_env_files,
     start_command,
 )
 
@@ -226,12 +225,12 @@ class TaskManager:
             )
         self.folder.mkdir(parents=True, exist_ok=True)
         task_id = f"bg-{next(self.numbers)}"
-        # As bash does: a sandbox that confines writes binds the protected paths read-only,
-        # and the .env files the command creates anyway are removed when it ends.
+        # As bash does: one scan of the workspace serves the sandbox's read-only binds and,
+        # when the task ends, the report of what it created (nothing is deleted).
         protected_before = None
-        if getattr(self.sandbox, "confines_writes", False):
-            protected_before = self.sandbox.protected_paths(workspace)
-            argv, env = self.sandbox.wrap(workspace, command, protected=protected_before)
+        if hasattr(self.sandbox, "before_command"):
+            protected_before = self.sandbox.before_command(workspace)
+            argv, env = self.sandbox.wrap(workspace, command, snapshot=protected_before)
         else:
             argv, env = self.sandbox.wrap(workspace, command)
         marker = uuid.uuid4().hex
@@ -297,7 +296,7 @@ class TaskManager:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
                 if protected_before is not None:
-                    task.notes = _remove_new_env_files(workspace, protected_before)
+                    task.notes = self.sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
 
@@ -372,7 +371,7 @@ class TaskManager:
         if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
         elif first_final_read:
-            parts += task.notes  # e.g. a .env file the sandboxed command left was removed
+            parts += task.notes  # e.g. a new .env file the sandboxed command made
         return "\n".join(parts)
 
     # ---- the tools -----------------------------------------------------------------------
