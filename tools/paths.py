@@ -110,9 +110,11 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
-        hooks = hooks_folders_around(root, candidate.parent)
+        hooks, includes = git_paths_around(root, candidate.parent)
         if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
             return HOOKS_REASON
+        if candidate in includes:
+            return GIT_REASON
     return None
 
 
@@ -252,12 +254,15 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     return hooks, includes
 
 
-def hooks_folders_around(root: Path, path: Path) -> list[Path]:
-    """The `core.hooksPath` folders of the repositories from `path` up to the workspace root."""
-    found = []
+def git_paths_around(root: Path, path: Path) -> tuple[list[Path], list[Path]]:
+    """The hooks folders and included configs of the repositories from `path` up to `root`."""
+    hooks: list[Path] = []
+    includes: list[Path] = []
     for folder in [path, *path.parents]:
         if not folder.is_relative_to(root):
             break
         if (folder / GIT_DIR_NAME).exists():
-            found += git_config_paths(folder / GIT_DIR_NAME)[0]
-    return found
+            more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
+            hooks += more_hooks
+            includes += more_includes
+    return hooks, includes

@@ -117,7 +117,7 @@ def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
     for path in candidates:
         if any(path == opened or path.is_relative_to(opened) for opened in allowed):
             continue
-        if os.path.lexists(path):
+        if os.access(path, os.R_OK):  # what planloop's user cannot read, no command can either
             hidden.append(path)
     return hidden
 
@@ -138,16 +138,38 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     return paths + scan.env_files
 
 
+def not_bindable(root: Path, path: Path) -> str | None:
+    """Why a protected path cannot be bound read-only, or None when it can.
+
+    Only a file or folder that is inside the workspace, and resolves to one inside it, is
+    bound; anything else (a link to /proc, a socket) would bring something else into the
+    sandbox. Paths outside the workspace are read-only already.
+    """
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(root):
+        return f"it points to {real}, outside the workspace"
+    if not (real.is_dir() or real.is_file()):
+        return "it is neither a file nor a folder"
+    return None
+
+
+@functools.cache
+def private_folder() -> Path:
+    """A folder of planloop's own, outside any workspace, for the files bwrap is given."""
+    folder = Path(tempfile.mkdtemp(prefix="planloop-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "empty").write_bytes(b"")  # what a hidden secret file reads as
+    return folder
+
+
 @functools.cache
 def seccomp_filter_file() -> Path | str:
-    """The unix-socket filter, written once to a private file; or why there is none."""
+    """The unix-socket filter, written once to planloop's private folder; or why there is none."""
     try:
         program = unix_socket_filter()
     except UnsupportedMachine as err:
         return str(err)
-    folder = Path(tempfile.mkdtemp(prefix="planloop-seccomp-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    path = folder / "unix-sockets.bpf"
+    path = private_folder() / "unix-sockets.bpf"
     path.write_bytes(program)
     return path
 
@@ -180,6 +202,8 @@ class Bubblewrap:
         self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
         self.created: list[str] = []  # every .env / .git a command made, for the closing note
         self.placed_git_dirs: set[Path] = set()
+        self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
+        self.skips_reported: set[Path] = set()
 
     @property
     def description(self) -> str:
@@ -216,6 +240,12 @@ class Bubblewrap:
             if before.git_entries.get(path) != identity and path not in self.placed_git_dirs
         ]
         notes = []
+        for path, why_not in self.skipped.items():
+            if path not in self.skips_reported and path.is_relative_to(root):
+                self.skips_reported.add(path)
+                notes.append(
+                    f"[sandbox: {path.relative_to(root)} was not made read-only: {why_not}]"
+                )
         for path in new_env:
             name = path.relative_to(root)
             self._record(f"{name} (a new .env file)")
@@ -261,13 +291,17 @@ class Bubblewrap:
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
         for path in dict.fromkeys(protected_candidates(snapshot)):
-            # The launcher opens and checks each one, and drops any outside the workspace.
+            why_not = not_bindable(root, path)
+            if why_not:
+                self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
+                continue
+            # The launcher opens and checks each one again: it may have changed since.
             argv += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
         for path in hidden_paths(self.allow_read):
             if path.is_dir():
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
-                argv += ["--ro-bind", "/dev/null", str(path)]
+                argv += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
         # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.

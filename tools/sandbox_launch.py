@@ -19,6 +19,8 @@ real git folder elsewhere) is read-only there already and is skipped quietly.
 Only `os` and `sys` are imported: this runs before every sandboxed command.
 """
 
+from __future__ import annotations
+
 import os
 import stat
 import sys
