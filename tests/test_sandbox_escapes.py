@@ -54,6 +54,12 @@ def git(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
+def setup_git(*args: str, cwd: Path, home: Path) -> None:
+    """Git run by the test to build a repository: it must work."""
+    done = git(*args, cwd=cwd, home=home)
+    assert done.returncode == 0, done.stderr
+
+
 def planted(marker: Path) -> str:
     """A git config section that makes the next `git status` create `marker`."""
     return f"[core]\\n\\tfsmonitor = touch {marker}\\n"
@@ -77,13 +83,13 @@ def home() -> Iterator[Path]:
 @pytest.fixture
 def hostile_repo(workspace: Path, home: Path) -> Path:
     """A repository with what real ones have: husky hooks, a submodule, a worktree, .env files."""
-    git("init", "-q", "-b", "main", cwd=workspace, home=home)
+    setup_git("init", "-q", "-b", "main", cwd=workspace, home=home)
     (workspace / ".husky").mkdir()
     (workspace / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     (workspace / ".husky" / "pre-commit").chmod(0o755)
-    git("config", "core.hooksPath", ".husky", cwd=workspace, home=home)
+    setup_git("config", "core.hooksPath", ".husky", cwd=workspace, home=home)
     (workspace / "shared.gitconfig").write_text("[user]\n\tname = shared\n")
-    git("config", "include.path", "../shared.gitconfig", cwd=workspace, home=home)
+    setup_git("config", "include.path", "../shared.gitconfig", cwd=workspace, home=home)
     (workspace / ".env").write_text("DEBUG=1\n")
     for folder in ("backend", "services/api", "target/debug", "tests"):
         (workspace / folder).mkdir(parents=True)
@@ -91,16 +97,19 @@ def hostile_repo(workspace: Path, home: Path) -> Path:
     (workspace / "services" / "api" / ".env").write_text("API=1\n")
     (workspace / "target" / "debug" / "build.o").write_text("x")
     (workspace / "tests" / ".env.test").write_text("TEST=1\n")
-    git("add", "-A", cwd=workspace, home=home)
-    git("commit", "-qm", "start", cwd=workspace, home=home)
-    git("rm", "-q", "tests/.env.test", cwd=workspace, home=home)
-    git("commit", "-qm", "no test env", cwd=workspace, home=home)
-    git("branch", "other", "HEAD~1", cwd=workspace, home=home)
-    git(
+    setup_git("add", "-A", cwd=workspace, home=home)
+    setup_git("commit", "-qm", "start", cwd=workspace, home=home)
+    setup_git("rm", "-q", "tests/.env.test", cwd=workspace, home=home)
+    setup_git("commit", "-qm", "no test env", cwd=workspace, home=home)
+    setup_git("branch", "other", "HEAD~1", cwd=workspace, home=home)
+    (workspace / ".git" / "modules").mkdir()
+    setup_git(
         "init", "-q", "--separate-git-dir", str(workspace / ".git/modules/sub"), "sub",
         cwd=workspace, home=home,
     )  # fmt: skip
-    git("worktree", "add", "-q", "inner-tree", "-b", "inner", cwd=workspace, home=home)
+    setup_git("worktree", "add", "-q", "inner-tree", "-b", "inner", cwd=workspace, home=home)
+    # The submodule names a hooks folder that does not exist yet.
+    setup_git("config", "core.hooksPath", "../.hooks-missing", cwd=workspace / "sub", home=home)
     return workspace
 
 
@@ -171,6 +180,7 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
         "printf 'gitdir: ../evil\\n' > inner-tree/.git",
         f"echo 'touch {marker}' >> .husky/pre-commit",
         f"printf '{plant}' >> shared.gitconfig",
+        f"mkdir -p .hooks-missing && echo 'touch {marker}' > .hooks-missing/pre-commit",
         "git commit --allow-empty -m x",
     ]
     mount_pulls = [
@@ -214,8 +224,11 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
         git("status", cwd=repo, home=home)
     git("commit", "-q", "--allow-empty", "-m", "by the person", cwd=ws, home=home)
     assert not marker.exists()
+    assert not (ws / ".hooks-missing" / "pre-commit").exists()
     assert "Read-only file system" in output[git_routes[0]]
     assert "Device or resource busy" in output[git_routes[1]]
+    for route in git_routes[2:-1]:  # submodule, its gitdir file, worktree, hooks, include
+        assert "Read-only file system" in output[route], route
     assert results[husky_write["id"]]["is_error"] and results[include_edit["id"]]["is_error"]
     # Host mounts: the API key, the host's /tmp and /proc stay out of reach.
     assert API_KEY not in everything

@@ -110,7 +110,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
-        hooks, includes = git_paths_around(root, candidate.parent)
+        hooks, includes = git_paths_around(candidate.parent)
         if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
             return HOOKS_REASON
         if candidate in includes:
@@ -254,13 +254,13 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     return hooks, includes
 
 
-def git_paths_around(root: Path, path: Path) -> tuple[list[Path], list[Path]]:
-    """The hooks folders and included configs of the repositories from `path` up to `root`."""
+def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
+    """The hooks folders and included configs of the repositories at `path` and above it."""
     hooks: list[Path] = []
     includes: list[Path] = []
+    # Up to the file system's root: a repository that holds the workspace can name a hooks
+    # folder inside it (a monorepo's packages/app/.hooks, say).
     for folder in [path, *path.parents]:
-        if not folder.is_relative_to(root):
-            break
         if (folder / GIT_DIR_NAME).exists():
             more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
             hooks += more_hooks

@@ -53,6 +53,7 @@ from tools.paths import (
     common_dir_of,
     git_config_paths,
     git_dir_of,
+    git_paths_around,
     planloop_home,
     scan_workspace,
 )
@@ -290,7 +291,17 @@ class Bubblewrap:
             # empty .git and looks further up, as if it were not there.
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
-        for path in dict.fromkeys(protected_candidates(snapshot)):
+        # The repositories above the workspace are read-only already, but the hooks folder or
+        # an included config they name may lie inside it.
+        above_hooks, above_includes = git_paths_around(root.parent)
+        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        for path in dict.fromkeys(candidates):
+            if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
+                if Path(os.path.realpath(path)).is_relative_to(root):
+                    # A hooks folder git would use but that is missing: an empty read-only one
+                    # stands in its place, so no command can create it with a hook inside.
+                    argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                continue
             why_not = not_bindable(root, path)
             if why_not:
                 self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
@@ -320,6 +331,11 @@ class Bubblewrap:
         argv += ["--chdir", str(root), "--", "/bin/bash", "-c", command]
         launcher = [sys.executable, "-I", "-S", sandbox_launch.__file__, str(root), "bwrap"]
         return launcher + argv, clean_environment()
+
+    @staticmethod
+    def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
+        """Every hooks folder named by core.hooksPath, in the workspace's repositories or above."""
+        return [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]] + above
 
     def _remove_placeholder(self, root: Path) -> None:
         """Take away the empty .git mount point the sandbox made, if it is still empty."""
