@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +39,7 @@ needs_bwrap = pytest.mark.skipif(
     reason="bubblewrap (bwrap) is not installed; apt-get install bubblewrap to test the sandbox",
 )
 NOBODY = 65534
+CLOCK_REALTIME_COARSE = 5  # linux/time.h; the clock file times are stamped with
 
 
 def git(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
@@ -303,11 +305,33 @@ def test_the_scan_has_no_skip_rule_a_command_can_trigger(workspace: Path):
     assert scan.incomplete is None
 
 
+def test_a_reused_listing_cannot_hide_a_new_env_file_behind_an_old_mtime(
+    workspace: Path, monkeypatch
+):
+    monkeypatch.setattr("tools.paths.CTIME_TRUST_MARGIN_NS", -(10**18))  # reuse at once
+    (workspace / "a").mkdir()
+    cache: dict = {}
+    scan_workspace(workspace, cache=cache)
+    listed = cache[str(workspace / "a")]
+    scan_workspace(workspace, cache=cache)
+    assert cache[str(workspace / "a")] is listed  # an unchanged folder is not listed again
+    before = os.stat(workspace / "a")
+    # ctime comes from the kernel's coarse clock: wait until it has moved on, so the change
+    # below gets a ctime of its own, as a command's change always would after the margin.
+    while time.clock_gettime_ns(CLOCK_REALTIME_COARSE) <= before.st_ctime_ns:
+        pass
+    (workspace / "a" / ".env").write_text("")
+    os.utime(workspace / "a", ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back
+    assert workspace / "a" / ".env" in scan_workspace(workspace, cache=cache).env_files
+
+
 def test_a_workspace_too_large_to_scan_makes_bash_ask(workspace: Path, monkeypatch):
     for number in range(30):
         (workspace / f"f{number}").write_text("")
     assert "too large" in scan_workspace(workspace, entry_limit=10).incomplete
-    monkeypatch.setattr("tools.sandbox.scan_workspace", lambda root: scan_workspace(root, 10))
+    monkeypatch.setattr(
+        "tools.sandbox.scan_workspace", lambda root, cache: scan_workspace(root, 10, cache=cache)
+    )
     sandbox = Bubblewrap(user_namespace=False)
     told = []
     sandbox.notify = told.append

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,14 +139,62 @@ class WorkspaceScan:
     incomplete: str | None = None  # why the scan stopped early, if it did
 
 
+# A folder's listing is reused from the last scan while its change time (ctime) stays the same:
+# any entry made, removed or renamed in it sets ctime to the current time, and unlike mtime no
+# command can set ctime back. A listing made less than this long after the folder's last change
+# is not reused, since a change in the same clock tick would leave ctime as it was.
+CTIME_TRUST_MARGIN_NS = 2_000_000_000
+
+
+@dataclass
+class FolderListing:
+    """What one folder held when it was last listed, and whether that listing can be reused."""
+
+    identity: tuple[int, int, int]  # device, inode, ctime in ns
+    reusable: bool
+    entries: int
+    subfolders: list[str]
+    env_files: list[Path]
+    git_entries: dict[Path, tuple[int, int]]
+
+
+def list_folder(folder: str, info: os.stat_result) -> FolderListing:
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries."""
+    identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
+    reusable = time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS
+    listing = FolderListing(identity, reusable, 0, [], [], {})
+    try:
+        with os.scandir(folder) as entries:
+            children = list(entries)
+    except OSError:
+        listing.reusable = False  # unreadable or gone: look again next time
+        return listing
+    listing.entries = len(children)
+    for entry in children:
+        if entry.name == GIT_DIR_NAME:
+            with contextlib.suppress(OSError):
+                git_info = entry.stat(follow_symlinks=False)
+                listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
+        elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
+            listing.env_files.append(Path(entry.path))
+        elif entry.is_dir(follow_symlinks=False):
+            listing.subfolders.append(entry.path)
+    return listing
+
+
 def scan_workspace(
-    workspace: Path, entry_limit: int = SCAN_ENTRY_LIMIT, seconds_limit: float = SCAN_SECONDS_LIMIT
+    workspace: Path,
+    entry_limit: int = SCAN_ENTRY_LIMIT,
+    seconds_limit: float = SCAN_SECONDS_LIMIT,
+    cache: dict[str, FolderListing] | None = None,
 ) -> WorkspaceScan:
-    """Walk the whole workspace once, links not followed, and list its `.env*` and `.git`.
+    """Walk the whole workspace, links not followed, and list its `.env*` and `.git`.
 
     No folder is skipped by name or content (a virtualenv or node_modules is searched like any
     other), because a command could otherwise hide a file from the scan by making a folder look
     skippable. Only the insides of `.git` are not searched: they are protected as a whole.
+    With `cache` (kept by the caller between scans), a folder whose ctime has not changed is
+    not listed again; see CTIME_TRUST_MARGIN_NS.
     """
     root = Path(workspace).resolve()
     scan = WorkspaceScan()
@@ -155,20 +204,23 @@ def scan_workspace(
     while folders:
         folder = folders.pop()
         try:
-            with os.scandir(folder) as listing:
-                children = list(listing)
+            info = os.stat(folder, follow_symlinks=False)
         except OSError:
-            continue  # unreadable or gone: nothing in it can be listed here either
-        entries_seen += len(children)
-        for entry in children:
-            if entry.name == GIT_DIR_NAME:
-                with contextlib.suppress(OSError):
-                    info = entry.stat(follow_symlinks=False)
-                    scan.git_entries[Path(entry.path)] = (info.st_dev, info.st_ino)
-            elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
-                scan.env_files.append(Path(entry.path))
-            elif entry.is_dir(follow_symlinks=False):
-                folders.append(entry.path)
+            continue  # gone since its parent was listed
+        if not stat.S_ISDIR(info.st_mode):
+            continue  # replaced by a link or a file since its parent was listed
+        cached = cache.get(folder) if cache is not None else None
+        identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
+        if cached is not None and cached.reusable and cached.identity == identity:
+            listing = cached
+        else:
+            listing = list_folder(folder, info)
+            if cache is not None:
+                cache[folder] = listing
+        entries_seen += listing.entries
+        scan.env_files += listing.env_files
+        scan.git_entries.update(listing.git_entries)
+        folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:
             scan.incomplete = (
                 f"the workspace is too large to scan for protected files (more than "

@@ -49,6 +49,7 @@ from pathlib import Path
 from tools import sandbox_launch
 from tools.paths import (
     GIT_DIR_NAME,
+    FolderListing,
     WorkspaceScan,
     common_dir_of,
     git_config_paths,
@@ -203,6 +204,7 @@ class Bubblewrap:
         self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
         self.created: list[str] = []  # every .env / .git a command made, for the closing note
         self.placed_git_dirs: set[Path] = set()
+        self.scan_cache: dict[str, FolderListing] = {}  # folder listings, reused while unchanged
         self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
         self.skips_reported: set[Path] = set()
 
@@ -219,7 +221,7 @@ class Bubblewrap:
 
     def before_command(self, workspace: Path) -> WorkspaceScan:
         """Scan the workspace for what to protect; the result is also `after_command`'s base."""
-        scan = scan_workspace(workspace)
+        scan = scan_workspace(workspace, cache=self.scan_cache)
         if scan.incomplete and not self.must_ask:
             self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
             self._tell(f"planloop: {self.must_ask}.")
@@ -232,7 +234,7 @@ class Bubblewrap:
         """
         root = Path(workspace).resolve()
         self._remove_placeholder(root)
-        after = scan_workspace(root)
+        after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
         new_git = [
