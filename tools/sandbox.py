@@ -288,7 +288,7 @@ class Bubblewrap:
             # The workspace must be mounted over the empty /tmp, not hidden under it.
             argv += ["--tmpfs", "/tmp"]
         argv += ["--bind", str(root), str(root)]
-        if not os.path.lexists(root / GIT_DIR_NAME):
+        if not os.path.lexists(root / GIT_DIR_NAME) and os.access(root, os.W_OK):
             # An empty read-only .git: `git init` fails here, and git on the host ignores an
             # empty .git and looks further up, as if it were not there.
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
