@@ -459,3 +459,39 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
         assert "CONNECTED" not in output and not stand_in.answered()
     finally:
         shutil.rmtree(place, ignore_errors=True)
+
+
+# ---- the terminal ------------------------------------------------------------------------------
+
+
+@needs_bwrap
+def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, workspace, isolated_home):
+    from test_interactive import Terminal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="test-model",
+        PLANLOOP_HOME=str(isolated_home),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    api.add({"content": [tool_use("bash", {"command": "echo A=1 > .env.planted"})]})
+    api.add({"content": [text("All set.")]})
+    terminal = Terminal(workspace, env)
+    try:
+        terminal.wait_for_prompt()
+        terminal.type("go\r")
+        terminal.wait_for("a command created .env.planted")  # at once, before the answer
+        terminal.wait_for("All set.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        terminal.wait_for("Sandboxed commands created these")
+        terminal.wait_for(".env.planted")  # again at exit
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert (workspace / ".env.planted").read_text() == "A=1\n"
