@@ -374,19 +374,23 @@ def user_namespace_works() -> bool:
 def bubblewrap_works() -> bool | str:
     """True if bwrap can start a sandbox here, else a one-line reason (test it with `is True`).
 
-    bwrap may be missing, or present but refused by the system (no user namespaces in a
-    container, for example); both are found by running `true` inside it once.
+    bwrap may be missing, too old to bind a checked descriptor (`--ro-bind-fd`, bubblewrap
+    0.8), or present but refused by the system (no user namespaces in a container, for
+    example); all are found by running `true` once in a workspace with a protected file.
     """
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
     try:
-        with tempfile.TemporaryDirectory() as empty_workspace:
-            argv, env = Bubblewrap().wrap(Path(empty_workspace), "true")
+        with tempfile.TemporaryDirectory() as probe_workspace:
+            (Path(probe_workspace) / ".env").write_text("")  # so that a protected bind is made
+            argv, env = Bubblewrap().wrap(Path(probe_workspace), "true")
             probe = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bubblewrap cannot start ({err})"
     if probe.returncode != 0:
         first_line = (probe.stderr.strip().splitlines() or ["no message"])[0]
+        if "--ro-bind-fd" in first_line:
+            return f"bubblewrap 0.8 or newer is needed ({first_line})"
         return f"bubblewrap cannot start a sandbox here ({first_line})"
     return True
 
