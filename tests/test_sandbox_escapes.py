@@ -347,6 +347,16 @@ def test_a_workspace_too_large_to_scan_makes_bash_ask(workspace: Path, monkeypat
     assert policy._needs_approval(Call())[0] == "bash"
 
 
+def test_a_launcher_python_inside_the_workspace_makes_bash_ask(workspace: Path, monkeypatch):
+    # A project's own .venv: a command could replace its python, which runs unconfined
+    # before the next command. planloop uses the base interpreter; if even that lies inside
+    # the workspace, commands ask.
+    monkeypatch.setattr("tools.sandbox.LAUNCHER_PYTHON", str(workspace / ".venv/bin/python3"))
+    sandbox = Bubblewrap(user_namespace=False)
+    sandbox.before_command(workspace)
+    assert "lies inside the workspace" in sandbox.must_ask
+
+
 def test_core_hooks_path_and_included_configs_are_protected_for_the_file_tools(
     hostile_repo: Path,
 ):

@@ -84,6 +84,13 @@ class NoSandbox:
         return ["/bin/bash", "-c", command], clean_environment()
 
 
+# What runs outside the sandbox before each command, fixed when planloop starts: bwrap, and the
+# launcher as source code given to the base interpreter (not a virtualenv's python, which may
+# lie in the workspace and be replaced by a command; not a file read again per command).
+BWRAP = shutil.which("bwrap") and os.path.realpath(shutil.which("bwrap"))
+LAUNCHER_PYTHON = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+LAUNCHER_SOURCE = Path(sandbox_launch.__file__).read_text()
+
 # Credentials in the home folder that a command has no business reading: hidden by default,
 # re-opened one by one with --sandbox-allow-read.
 SECRET_HOME_PATHS = (
@@ -222,6 +229,20 @@ class Bubblewrap:
     def before_command(self, workspace: Path) -> WorkspaceScan:
         """Scan the workspace for what to protect; the result is also `after_command`'s base."""
         scan = scan_workspace(workspace, cache=self.scan_cache)
+        root = Path(workspace).resolve()
+        changeable = [
+            program
+            for program in (LAUNCHER_PYTHON, BWRAP)
+            if program and Path(program).is_relative_to(root)
+        ]
+        if changeable and not self.must_ask:
+            # Both run outside the sandbox before every command: one that a command could
+            # replace would run the next command's choice of code unconfined.
+            self.must_ask = (
+                f"{changeable[0]} lies inside the workspace, where commands could change it, "
+                "so sandboxed commands ask before they run"
+            )
+            self._tell(f"planloop: {self.must_ask}.")
         if scan.incomplete and not self.must_ask:
             self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
             self._tell(f"planloop: {self.must_ask}.")
@@ -331,7 +352,7 @@ class Bubblewrap:
         if self.filter_file is not None:
             argv += ["--seccomp", sandbox_launch.open_marker(self.filter_file, check=False)]
         argv += ["--chdir", str(root), "--", "/bin/bash", "-c", command]
-        launcher = [sys.executable, "-I", "-S", sandbox_launch.__file__, str(root), "bwrap"]
+        launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
         return launcher + argv, clean_environment()
 
     @staticmethod
