@@ -261,7 +261,7 @@ class Bubblewrap:
         new_git = [
             path
             for path, identity in after.git_entries.items()
-            if before.git_entries.get(path) != identity and path not in self.placed_git_dirs
+            if before.git_entries.get(path) != identity and not self._is_placeholder(path)
         ]
         notes = []
         for path, why_not in self.skipped.items():
@@ -359,6 +359,13 @@ class Bubblewrap:
     def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
         """Every hooks folder named by core.hooksPath, in the workspace's repositories or above."""
         return [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]] + above
+
+    def _is_placeholder(self, path: Path) -> bool:
+        """An empty `.git` the sandbox made (another command may still use it): no repository."""
+        try:
+            return path in self.placed_git_dirs and path.is_dir() and not any(path.iterdir())
+        except OSError:
+            return False
 
     def _remove_placeholder(self, root: Path) -> None:
         """Take away the empty .git mount point the sandbox made, if it is still empty."""
