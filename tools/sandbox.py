@@ -28,6 +28,10 @@ cannot swap a checked path for a link to the host's / or /proc.
 Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported (in the tool
 result, on the terminal through `notify`, and again at exit through `closing_report`).
 
+Where the sandbox cannot keep its promise (a workspace too large to scan, no seccomp filter for
+this machine, bwrap or the launcher's Python inside the workspace), `must_ask` holds the reason
+and the permission policy makes bash ask, as without a sandbox.
+
 The environment is clean either way: no `ANTHROPIC_*` variable (the key, an auth token, the base
 URL) reaches a command, so `env` cannot leak the key into the conversation.
 

@@ -1,6 +1,9 @@
 """The last step before bwrap: open and check each protected path, then become bwrap.
 
-    python -I -S sandbox_launch.py WORKSPACE bwrap ARGS...
+    BASE_PYTHON -I -S -c SOURCE_OF_THIS_FILE WORKSPACE BWRAP ARGS...
+
+(tools/sandbox.py reads this file once at start and passes its text, so that no file a command
+could change is read or run outside the sandbox per command.)
 
 The argv that tools/sandbox.py builds names each protected path as `@open:PATH` after
 `--ro-bind-fd`. Between planloop's scan and bwrap's mount, a command still running (a
