@@ -96,7 +96,7 @@ LAUNCHER_PYTHON = os.path.realpath(getattr(sys, "_base_executable", None) or sys
 LAUNCHER_SOURCE = Path(sandbox_launch.__file__).read_text()
 
 # Credentials in the home folder that a command has no business reading: hidden by default,
-# re-opened one by one with --sandbox-allow-read.
+# re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
 SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
@@ -109,7 +109,14 @@ SECRET_HOME_PATHS = (
     ".git-credentials",
     ".npmrc",
     ".pypirc",
+    # Not named in the list above but the same kind: tokens of common tools.
     ".config/gh",
+    ".config/git/credentials",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
+    ".vault-token",
 )
 
 GIT_WRITES_REFUSED = (
