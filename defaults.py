@@ -55,7 +55,10 @@ def default_middleware(
     changes and writes a compaction into the session log).
     """
     permissions = PermissionPolicy(
-        ask=ask, sandboxed=getattr(agent.sandbox, "confines_writes", False), allow_all=allow_all
+        ask=ask,
+        sandboxed=getattr(agent.sandbox, "confines_writes", False),
+        allow_all=allow_all,
+        sandbox=agent.sandbox,  # a sandbox that cannot keep its promise makes bash ask
     )
     return [
         # Checks, "nothing vanishes" and the record of each write (todo/). A check runs like a

@@ -156,13 +156,18 @@ def run_summary(
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
     """The same Agent as `Agent()`, set from the flags, plus what only a terminal needs: the
     approval question, background tasks, and the plan and compactions shown as they happen."""
-    sandbox, no_sandbox_reason = choose_sandbox(args.sandbox, args.allow_network)
+    sandbox, no_sandbox_reason = choose_sandbox(
+        args.sandbox, args.allow_network, [Path(path) for path in args.sandbox_allow_read]
+    )
     if no_sandbox_reason:
         fallback = "bash needs --yes" if headless else "commands ask before they run"
         ui.notice(
             f"bash runs without a sandbox: {no_sandbox_reason}; {fallback}. "
             "For the sandbox: apt-get install bubblewrap"
         )
+    if hasattr(sandbox, "before_command"):
+        sandbox.notify = ui.notice  # a new .env or .git is said at once, not only to the model
+        sandbox.before_command(workspace)  # a workspace too large to scan is said before bash
     # Background tasks: bash's run_in_background, task_output, task_stop, and the host that
     # validates task waits. The front end delivers their results and stops them (cli/tasks.py);
     # their output files go beside the session (run_cli sets the folder).
@@ -272,5 +277,7 @@ def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:
     """The tail of a one-line error: where the session is, if there is one."""
     if autosave is None or agent is None:
         return ""
-    note = autosave.closing_note(agent)
-    return f" {note}" if note else ""
+    notes = [autosave.closing_note(agent)]
+    report = getattr(getattr(agent, "sandbox", None), "closing_report", None)
+    notes.append(report() if report else "")  # new .env / .git files: named again at exit
+    return "".join(f" {note}" for note in notes if note)

@@ -52,6 +52,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="let sandboxed commands use the network",
     )
+    parser.add_argument(
+        "--sandbox-allow-read",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="let sandboxed commands read this hidden secret (~/.ssh, ~/.aws, ...); repeatable",
+    )
     parser.add_argument("--model", help="model id (default: $MODEL_ID or claude-sonnet-4-6)")
     parser.add_argument(
         "--max-turns",

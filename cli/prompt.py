@@ -308,6 +308,9 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     if ending is not None:
         raise Terminated(ending)  # run_cli prints the closing note and exits 128 + the signal
     ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
+    report = getattr(getattr(agent, "sandbox", None), "closing_report", None)
+    if report and report():
+        ui.print_line(report(), "yellow")  # new .env / .git files: named again at exit
     return EXIT_OK
 
 

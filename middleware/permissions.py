@@ -104,10 +104,16 @@ class PermissionPolicy(Middleware):
     """
 
     def __init__(
-        self, *, ask: AskFunction | None, sandboxed: bool, allow_all: bool = False
+        self,
+        *,
+        ask: AskFunction | None,
+        sandboxed: bool,
+        allow_all: bool = False,
+        sandbox: object = None,
     ) -> None:
         self.ask = ask
         self.sandboxed = sandboxed
+        self.sandbox = sandbox  # its `must_ask` (a reason, or None) can make bash ask anyway
         self.allow_all = allow_all
         # What the person said "always" to: "bash", and canonical paths of protected files.
         self.always: set[str] = set()
@@ -153,12 +159,13 @@ class PermissionPolicy(Middleware):
     def _needs_approval(self, ctx: BeforeToolCallContext) -> NeedsApproval | None:
         """What to ask about a call that needs a yes, else None."""
         name = ctx.tool_call["name"]
+        must_ask = getattr(self.sandbox, "must_ask", None)  # the sandbox cannot keep its promise
         if name == "bash" and ctx.args.get("outside_sandbox"):
             question = (
                 f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}"
             )
             return NeedsApproval(question, OUTSIDE_SANDBOX_REFUSAL, remember=None)  # never "always"
-        if name == "bash" and not self.sandboxed:
+        if name == "bash" and (not self.sandboxed or must_ask):
             question = f"Run this command?\n{ctx.args['command']}"
             return NeedsApproval(question, HEADLESS_BASH_REFUSAL, remember="bash")
         written = getattr(ctx.context.tools.get(name), "writes", None)

@@ -122,7 +122,9 @@ def test_a_background_command_asks_for_approval_exactly_like_bash(
 
 
 @needs_bwrap
-def test_a_sandboxed_background_task_cannot_leave_a_new_env_file(api, make_agent, workspace):
+def test_a_new_env_file_from_a_sandboxed_background_task_is_reported_and_kept(
+    api, make_agent, workspace
+):
     manager = TaskManager(workspace.parent / "session.tasks", Bubblewrap())
     start = background("echo ANTHROPIC_BASE_URL=http://x.test > .env.local; echo wrote")
     api.add({"content": [start]})
@@ -136,8 +138,8 @@ def test_a_sandboxed_background_task_cannot_leave_a_new_env_file(api, make_agent
         return await manager.read_output(task)
 
     output = run(scenario())
-    assert not (workspace / ".env.local").exists()
-    assert ".env.local was removed" in output
+    assert (workspace / ".env.local").exists()  # never deleted: the user decides
+    assert ".env.local is a new .env file" in output
 
 
 # ---- headless, end to end ------------------------------------------------------------------

@@ -354,8 +354,8 @@ def test_sandboxed_commands_cannot_create_hooks_or_env_files(git_repo):
         Bubblewrap(),
     )
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
-    assert not (git_repo / "deep" / ".env.production").exists()
-    assert "deep/.env.production was removed" in result
+    assert (git_repo / "deep" / ".env.production").exists()  # kept, and reported
+    assert "deep/.env.production is a new .env file" in result
     assert (git_repo / "sub.env").exists()  # only names that start with .env are protected
     assert (git_repo / ".env").read_text() == "DEBUG=1\n"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tools import ToolError, protected_reason, safe_path
-from tools.paths import existing_protected_paths
+from tools.paths import scan_workspace
 
 
 @pytest.fixture
@@ -133,5 +133,6 @@ def test_the_sandbox_finds_every_existing_protected_file(workspace: Path):
     (workspace / "deep" / "er").mkdir(parents=True)
     (workspace / "deep" / "er" / ".env.test").write_text("")
     (workspace / ".env").write_text("")
-    found = {str(p.relative_to(workspace)) for p in existing_protected_paths(workspace)}
-    assert found == {".git/config", ".git/hooks", "deep/er/.env.test", ".env"}
+    scan = scan_workspace(workspace)
+    found = {str(p.relative_to(workspace)) for p in [*scan.env_files, *scan.git_entries]}
+    assert found == {".git", "deep/er/.env.test", ".env"}

@@ -14,7 +14,6 @@ How a command is started, watched and ended, with everything it started and on e
 the result.
 """
 
-import contextlib
 import errno
 import functools
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.process import BoundedOutput, describe_exit, start_command
-from tools.sandbox import NoSandbox, new_env_files
+from tools.sandbox import NoSandbox
 
 DEFAULT_TIMEOUT_SECONDS = 120
 MIN_TIMEOUT_SECONDS = 1
@@ -47,11 +46,11 @@ async def run_bash(
             f"{MAX_TIMEOUT_SECONDS}, got {timeout}."
         )
     sandbox = sandbox or NoSandbox()
-    confined = getattr(sandbox, "confines_writes", False)
+    confined = hasattr(sandbox, "before_command")
     if confined:
         # One scan serves twice: the paths to make read-only, and what existed before.
-        protected_before = sandbox.protected_paths(workspace)
-        argv, env = sandbox.wrap(workspace, command, protected=protected_before)
+        protected_before = sandbox.before_command(workspace)
+        argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
     else:
         argv, env = sandbox.wrap(workspace, command)
 
@@ -85,22 +84,9 @@ async def run_bash(
     elif started.stopped_leftovers:
         parts.append("[processes the command left running in the background were stopped]")
     if confined:
-        parts += _remove_new_env_files(workspace, protected_before)
+        parts += sandbox.after_command(workspace, protected_before)  # reports, never deletes
     parts.append(f"[exit code: {describe_exit(started.returncode)}]")
     return "\n".join(parts)
-
-
-def _remove_new_env_files(workspace: Path, before: list[Path]) -> list[str]:
-    """Undo .env* files a sandboxed command created; a note for the model about each."""
-    notes = []
-    for path in new_env_files(workspace, before):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        notes.append(
-            f"[{path.relative_to(workspace.resolve())} was removed: .env files are protected and "
-            "commands may not create them. Use write_file, which asks the user.]"
-        )
-    return notes
 
 
 def make_bash(sandbox: object = None, tasks: Any = None) -> Tool:

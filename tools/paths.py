@@ -10,13 +10,18 @@ and why; the permission policy (middleware/permissions.py) asks before such a wr
 sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
+    core.hooksPath      the hooks folder a repository's config names, such as .husky/
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
     planloop's home     the sessions folder: what was said, and what --resume will believe
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
@@ -33,10 +38,13 @@ ENV_REASON = (
     "which decide where the API key is sent"
 )
 HOME_REASON = "planloop's own folder (sessions and history) is protected"
+HOOKS_REASON = (
+    "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
+)
 
 # What the permission table says about the list, in one line per entry.
 PROTECTED_PATHS = (
-    (".git/", "its config and hooks make git run commands"),
+    (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
     ("planloop's sessions folder", "what --resume believes was said"),
 )
@@ -103,43 +111,210 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
+        hooks, includes = git_paths_around(candidate.parent)
+        if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
+            return HOOKS_REASON
+        if candidate in includes:
+            return GIT_REASON
     return None
 
 
-# The sandbox looks for .env* files by walking the workspace before each command. Installed
-# packages and caches are skipped (nothing loads a .env from there, and a virtualenv alone can
-# hold thousands of folders), and the walk stops after this many folders in any case.
-PROTECTED_SCAN_DIRECTORY_LIMIT = 20_000
-UNSCANNED_FOLDERS = frozenset(
-    {"node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox"}
-)
+# The sandbox scans the whole workspace before and after each command. Nothing inside the
+# workspace can make the scan skip a folder; a workspace too large to scan within these limits
+# is scanned no further, and its commands ask first (tools/sandbox.py).
+SCAN_ENTRY_LIMIT = 500_000
+SCAN_SECONDS_LIMIT = 3.0
 
 
-def existing_protected_paths(workspace: Path) -> list[Path]:
-    """The protected files and folders that exist now, for the sandbox to make read-only.
+@dataclass
+class WorkspaceScan:
+    """What one scan found: every `.env*` file and every `.git` entry, and whether it finished.
 
-    `.git/config` and `.git/hooks` of every repository found (or a `.git` file, which points to
-    a repository elsewhere), every file named `.env*`, and planloop's home if it lies inside.
-    Symlinks are listed as themselves, never followed. Virtualenvs, node_modules and caches
-    are not searched (see UNSCANNED_FOLDERS).
+    `git_entries` maps each `.git` (folder, `gitdir:` file or link) to its (device, inode), so a
+    `.git` that a command replaced is told from the one that was there.
+    """
+
+    env_files: list[Path] = field(default_factory=list)
+    git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    incomplete: str | None = None  # why the scan stopped early, if it did
+
+
+# A folder's listing is reused from the last scan while its change time (ctime) stays the same:
+# any entry made, removed or renamed in it sets ctime to the current time, and unlike mtime no
+# command can set ctime back. A listing made less than this long after the folder's last change
+# is not reused, since a change in the same clock tick would leave ctime as it was.
+CTIME_TRUST_MARGIN_NS = 2_000_000_000
+
+
+@dataclass
+class FolderListing:
+    """What one folder held when it was last listed, and whether that listing can be reused."""
+
+    identity: tuple[int, int, int]  # device, inode, ctime in ns
+    reusable: bool
+    entries: int
+    subfolders: list[str]
+    env_files: list[Path]
+    git_entries: dict[Path, tuple[int, int]]
+
+
+def list_folder(folder: str, info: os.stat_result) -> FolderListing:
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries."""
+    identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
+    reusable = time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS
+    listing = FolderListing(identity, reusable, 0, [], [], {})
+    try:
+        with os.scandir(folder) as entries:
+            children = list(entries)
+    except OSError:
+        listing.reusable = False  # unreadable or gone: look again next time
+        return listing
+    listing.entries = len(children)
+    for entry in children:
+        if entry.name == GIT_DIR_NAME:
+            with contextlib.suppress(OSError):
+                git_info = entry.stat(follow_symlinks=False)
+                listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
+        elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
+            listing.env_files.append(Path(entry.path))
+        elif entry.is_dir(follow_symlinks=False):
+            listing.subfolders.append(entry.path)
+    return listing
+
+
+def scan_workspace(
+    workspace: Path,
+    entry_limit: int = SCAN_ENTRY_LIMIT,
+    seconds_limit: float = SCAN_SECONDS_LIMIT,
+    cache: dict[str, FolderListing] | None = None,
+) -> WorkspaceScan:
+    """Walk the whole workspace, links not followed, and list its `.env*` and `.git`.
+
+    No folder is skipped by name or content (a virtualenv or node_modules is searched like any
+    other), because a command could otherwise hide a file from the scan by making a folder look
+    skippable. Only the insides of `.git` are not searched: they are protected as a whole.
+    With `cache` (kept by the caller between scans), a folder whose ctime has not changed is
+    not listed again; see CTIME_TRUST_MARGIN_NS.
     """
     root = Path(workspace).resolve()
-    found: list[Path] = []
-    for folders_seen, (folder, subfolders, files) in enumerate(os.walk(root), start=1):
-        here = Path(folder)
-        subfolders[:] = [
-            name
-            for name in subfolders
-            if name not in UNSCANNED_FOLDERS and not (here / name / "pyvenv.cfg").exists()
-        ]
-        if GIT_DIR_NAME in subfolders:
-            subfolders.remove(GIT_DIR_NAME)  # its insides are not the project's files
-            found += [p for p in (here / ".git/config", here / ".git/hooks") if p.exists()]
-        found += [here / name for name in files if name.startswith(ENV_FILE_PREFIX)]
-        found += [here / name for name in files if name == GIT_DIR_NAME]
-        if folders_seen >= PROTECTED_SCAN_DIRECTORY_LIMIT:
+    scan = WorkspaceScan()
+    deadline = time.monotonic() + seconds_limit
+    entries_seen = 0
+    folders = [str(root)]
+    while folders:
+        folder = folders.pop()
+        try:
+            info = os.stat(folder, follow_symlinks=False)
+        except OSError:
+            continue  # gone since its parent was listed
+        if not stat.S_ISDIR(info.st_mode):
+            continue  # replaced by a link or a file since its parent was listed
+        cached = cache.get(folder) if cache is not None else None
+        identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
+        if cached is not None and cached.reusable and cached.identity == identity:
+            listing = cached
+        else:
+            listing = list_folder(folder, info)
+            if cache is not None:
+                cache[folder] = listing
+        entries_seen += listing.entries
+        scan.env_files += listing.env_files
+        scan.git_entries.update(listing.git_entries)
+        folders += listing.subfolders
+        if entries_seen > entry_limit or time.monotonic() > deadline:
+            scan.incomplete = (
+                f"the workspace is too large to scan for protected files (more than "
+                f"{entries_seen:,} entries, or over {seconds_limit:g} s)"
+            )
             break
-    home = planloop_home()
-    if home.is_relative_to(root) and home.exists():
-        found.append(home)
-    return found
+    return scan
+
+
+def git_dir_of(git_entry: Path) -> Path | None:
+    """The repository folder a `.git` entry stands for: itself, or where its `gitdir:` points."""
+    if git_entry.is_dir():
+        return git_entry
+    try:
+        first_line = git_entry.read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first_line.startswith("gitdir:"):
+        return None
+    return Path(os.path.normpath(git_entry.parent / first_line[len("gitdir:") :].strip()))
+
+
+def common_dir_of(git_dir: Path) -> Path | None:
+    """Where a worktree's `commondir` file points (the main repository), if it has one."""
+    try:
+        target = (git_dir / "commondir").read_text(errors="replace").strip()
+    except OSError:
+        return None
+    return Path(os.path.normpath(git_dir / target)) if target else None
+
+
+def read_git_config(path: Path) -> list[tuple[str, str]]:
+    """(section.key, value) pairs of a git config file, read as text; nothing is run.
+
+    A small parser: enough for `core.hooksPath` and `include.path`, which is all it is asked.
+    Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
+    """
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    pairs = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line[1:].split("]")[0].split('"')[0].strip().split(".")[0].lower()
+            continue
+        key, _, value = line.partition("=")
+        value = value.split(" #")[0].split(" ;")[0].strip().strip('"')
+        pairs.append((f"{section}.{key.strip().lower()}", value))
+    return pairs
+
+
+def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
+    """(hooks folders, included config files) that a repository's config names.
+
+    Both make git run or read something from outside `.git`: a hooks folder named by
+    `core.hooksPath` (husky's `.husky`, for example) holds scripts git runs, and a file named by
+    `include.path` can set `core.fsmonitor`. A relative hooks path is relative to the folder
+    holding `.git`; a relative include is relative to the config file.
+    """
+    git_dir = git_dir_of(git_entry)
+    if git_dir is None:
+        return [], []
+    config_files = [git_dir / "config", git_dir / "config.worktree"]
+    common = common_dir_of(git_dir)
+    if common is not None:
+        config_files.insert(0, common / "config")
+    hooks: list[Path] = []
+    includes: list[Path] = []
+    for config in config_files:
+        for key, value in read_git_config(config):
+            if not value:
+                continue
+            expanded = Path(os.path.expanduser(value))
+            if key == "core.hookspath":
+                hooks.append(Path(os.path.normpath(git_entry.parent / expanded)))
+            elif key in ("include.path", "includeif.path"):
+                includes.append(Path(os.path.normpath(config.parent / expanded)))
+    return hooks, includes
+
+
+def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
+    """The hooks folders and included configs of the repositories at `path` and above it."""
+    hooks: list[Path] = []
+    includes: list[Path] = []
+    # Up to the file system's root: a repository that holds the workspace can name a hooks
+    # folder inside it (a monorepo's packages/app/.hooks, say).
+    for folder in [path, *path.parents]:
+        if (folder / GIT_DIR_NAME).exists():
+            more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
+            hooks += more_hooks
+            includes += more_includes
+    return hooks, includes

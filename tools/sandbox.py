@@ -1,17 +1,36 @@
 """Where shell commands run: directly, or inside a bubblewrap sandbox.
 
 A sandbox is any object with one method, `wrap(workspace, command) -> (argv, env)`: the argv to
-spawn and the environment to give it. The bash tool and background tasks both spawn through it.
+spawn and the environment to give it. The bash tool and background tasks both spawn through it,
+and call `before_command` / `after_command` around each command when the sandbox has them.
 
     NoSandbox()                 /bin/bash -c COMMAND, with a clean environment
     Bubblewrap(allow_network)   the same command inside bwrap (https://github.com/containers/bubblewrap):
 
-        /                   read-only         the system is there to use, not to change
-        the workspace       writable          ... except its protected paths (tools/paths.py):
-          .git/config, .git/hooks, .env*      read-only, so no command can plant a hook
-        /tmp                private, empty    a tmpfs only this command sees
-        /proc, /dev         fresh, minimal    a new pid namespace: the tree dies with planloop
-        network             none              unless allow_network (--allow-network)
+        /                     read-only         the system is there to use, not to change
+        the workspace         writable          ... except its protected paths:
+          every .git          read-only whole   folder or gitdir: file, what it points to
+                                                inside the workspace, core.hooksPath, includes
+          no .git at the top  an empty one      read-only, so `git init` fails there
+          existing .env*      read-only         they steer where the API key goes
+        secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
+        /tmp                  private, empty    a tmpfs only this command sees
+        /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
+        capabilities          none              --cap-drop ALL; as root, a user namespace too
+        unix sockets          refused           a seccomp filter (tools/seccomp.py)
+        network               none              unless allow_network (--allow-network)
+
+Every protected path is bound only when it, and what it resolves to, is a file or folder inside
+the workspace. The binds are made from file descriptors that a small launcher opens and checks
+just before bwrap starts (tools/sandbox_launch.py), so a command running at the same time
+cannot swap a checked path for a link to the host's / or /proc.
+
+Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported (in the tool
+result, on the terminal through `notify`, and again at exit through `closing_report`).
+
+Where the sandbox cannot keep its promise (a workspace too large to scan, no seccomp filter for
+this machine, bwrap or the launcher's Python inside the workspace), `must_ask` holds the reason
+and the permission policy makes bash ask, as without a sandbox.
 
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
 variable (the key, an auth token, the base URL) and nothing that makes bash or the dynamic
@@ -23,14 +42,30 @@ addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, .
 
 from __future__ import annotations
 
+import atexit
 import functools
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from tools import sandbox_launch
 from tools.environment import command_environment
-from tools.paths import ENV_FILE_PREFIX, GIT_DIR_NAME, existing_protected_paths
+from tools.paths import (
+    GIT_DIR_NAME,
+    FolderListing,
+    WorkspaceScan,
+    common_dir_of,
+    git_config_paths,
+    git_dir_of,
+    git_paths_around,
+    planloop_home,
+    scan_workspace,
+)
+from tools.seccomp import UnsupportedMachine, unix_socket_filter
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 
@@ -49,6 +84,112 @@ class NoSandbox:
         return ["/bin/bash", "-c", command], clean_environment(sandboxed=False)
 
 
+# What runs outside the sandbox before each command, fixed when planloop starts: bwrap, and the
+# launcher as source code given to the base interpreter (not a virtualenv's python, which may
+# lie in the workspace and be replaced by a command; not a file read again per command).
+BWRAP = shutil.which("bwrap") and os.path.realpath(shutil.which("bwrap"))
+LAUNCHER_PYTHON = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+LAUNCHER_SOURCE = Path(sandbox_launch.__file__).read_text()
+
+# Credentials in the home folder that a command has no business reading: hidden by default,
+# re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
+SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".config/gcloud",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    # Not named in the list above but the same kind: tokens of common tools.
+    ".config/gh",
+    ".config/git/credentials",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
+    ".vault-token",
+)
+
+GIT_WRITES_REFUSED = (
+    "Git metadata is read-only here: git init, git commit, git config and the like fail. "
+    "Tell the user which git command to run, or ask to run it outside the sandbox."
+)
+
+
+def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
+    """The secrets the sandbox hides: those of SECRET_HOME_PATHS that exist, and planloop's home.
+
+    A path in `allow_read`, or under one, stays visible.
+    """
+    home = Path.home()
+    candidates = [home / name for name in SECRET_HOME_PATHS] + [planloop_home()]
+    allowed = [Path(os.path.abspath(path)) for path in allow_read]
+    hidden = []
+    for path in candidates:
+        if any(path == opened or path.is_relative_to(opened) for opened in allowed):
+            continue
+        if os.access(path, os.R_OK):  # what planloop's user cannot read, no command can either
+            hidden.append(path)
+    return hidden
+
+
+def protected_candidates(scan: WorkspaceScan) -> list[Path]:
+    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`."""
+    paths: list[Path] = []
+    for entry in scan.git_entries:
+        paths.append(entry)
+        git_dir = git_dir_of(entry)
+        if git_dir is not None:
+            paths.append(git_dir)
+            common = common_dir_of(git_dir)
+            if common is not None:
+                paths.append(common)
+        hooks, includes = git_config_paths(entry)
+        paths += hooks + includes
+    return paths + scan.env_files
+
+
+def not_bindable(root: Path, path: Path) -> str | None:
+    """Why a protected path cannot be bound read-only, or None when it can.
+
+    Only a file or folder that is inside the workspace, and resolves to one inside it, is
+    bound; anything else (a link to /proc, a socket) would bring something else into the
+    sandbox. Paths outside the workspace are read-only already.
+    """
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(root):
+        return f"it points to {real}, outside the workspace"
+    if not (real.is_dir() or real.is_file()):
+        return "it is neither a file nor a folder"
+    return None
+
+
+@functools.cache
+def private_folder() -> Path:
+    """A folder of planloop's own, outside any workspace, for the files bwrap is given."""
+    folder = Path(tempfile.mkdtemp(prefix="planloop-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "empty").write_bytes(b"")  # what a hidden secret file reads as
+    return folder
+
+
+@functools.cache
+def seccomp_filter_file() -> Path | str:
+    """The unix-socket filter, written once to planloop's private folder; or why there is none."""
+    try:
+        program = unix_socket_filter()
+    except UnsupportedMachine as err:
+        return str(err)
+    path = private_folder() / "unix-sockets.bpf"
+    path.write_bytes(program)
+    return path
+
+
 class Bubblewrap:
     """Run the command in bubblewrap: read-only system, writable workspace, no network."""
 
@@ -56,91 +197,246 @@ class Bubblewrap:
     # A pid namespace and --die-with-parent: its processes die with planloop, no supervisor needed.
     confines_processes = True
 
-    def __init__(self, allow_network: bool = False) -> None:
+    def __init__(
+        self,
+        allow_network: bool = False,
+        allow_read: Iterable[Path] = (),
+        user_namespace: bool | None = None,
+    ) -> None:
         self.allow_network = allow_network
+        self.allow_read = list(allow_read)
+        # As root, a user namespace makes the sandbox's root powerless outside it.
+        self.user_namespace = (
+            os.geteuid() == 0 and user_namespace_works()
+            if user_namespace is None
+            else user_namespace
+        )
+        # Why commands must ask first although sandboxed (set once, said once), or None.
+        filter_file = seccomp_filter_file()
+        self.filter_file = filter_file if isinstance(filter_file, Path) else None
+        self.must_ask: str | None = (
+            None if self.filter_file else f"{filter_file}, so unix sockets cannot be refused"
+        )
+        self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
+        self.created: list[str] = []  # every .env / .git a command made, for the closing note
+        self.placed_git_dirs: set[Path] = set()
+        self.scan_cache: dict[str, FolderListing] = {}  # folder listings, reused while unchanged
+        self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
+        self.skips_reported: set[Path] = set()
 
     @property
     def description(self) -> str:
         """What the model is told, so a read-only error does not surprise it."""
         network = "" if self.allow_network else " There is no network."
         return (
-            " Commands run in a sandbox: only the workspace is writable (not .git/config, "
-            f".git/hooks or .env files), and /tmp is private and empty.{network}"
+            " Commands run in a sandbox: only the workspace is writable, and not its .git "
+            f"folders, git hooks or existing .env files. {GIT_WRITES_REFUSED} /tmp is private "
+            "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
+            f"sockets cannot be opened.{network}"
+        )
+
+    def before_command(self, workspace: Path) -> WorkspaceScan:
+        """Scan the workspace for what to protect; the result is also `after_command`'s base."""
+        scan = scan_workspace(workspace, cache=self.scan_cache)
+        root = Path(workspace).resolve()
+        changeable = [
+            program
+            for program in (LAUNCHER_PYTHON, BWRAP)
+            if program and Path(program).is_relative_to(root)
+        ]
+        if changeable and not self.must_ask:
+            # Both run outside the sandbox before every command: one that a command could
+            # replace would run the next command's choice of code unconfined.
+            self.must_ask = (
+                f"{changeable[0]} lies inside the workspace, where commands could change it, "
+                "so sandboxed commands ask before they run"
+            )
+            self._tell(f"planloop: {self.must_ask}.")
+        if scan.incomplete and not self.must_ask:
+            self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
+            self._tell(f"planloop: {self.must_ask}.")
+        return scan
+
+    def after_command(self, workspace: Path, before: WorkspaceScan) -> list[str]:
+        """Notes for the tool result about each `.env*` or `.git` the command created.
+
+        Nothing is deleted: the person is told, here and at exit, and decides.
+        """
+        root = Path(workspace).resolve()
+        self._remove_placeholder(root)
+        after = scan_workspace(root, cache=self.scan_cache)
+        existed = set(before.env_files)
+        new_env = [path for path in after.env_files if path not in existed]
+        new_git = [
+            path
+            for path, identity in after.git_entries.items()
+            if before.git_entries.get(path) != identity and not self._is_placeholder(path)
+        ]
+        notes = []
+        for path, why_not in self.skipped.items():
+            if path not in self.skips_reported and path.is_relative_to(root):
+                self.skips_reported.add(path)
+                notes.append(
+                    f"[sandbox: {path.relative_to(root)} was not made read-only: {why_not}]"
+                )
+        for path in new_env:
+            name = path.relative_to(root)
+            self._record(f"{name} (a new .env file)")
+            notes.append(
+                f"[{name} is a new .env file. It was kept, and the user was told: .env files "
+                "steer where API keys go. Change .env files with write_file, which asks.]"
+            )
+        for path in new_git:
+            name = path.relative_to(root)
+            self._record(f"{name} (a new git repository)")
+            notes.append(
+                f"[{name} is a new git repository. The user was told: git on the host obeys its "
+                f"config and hooks. {GIT_WRITES_REFUSED}]"
+            )
+        return notes
+
+    def closing_report(self) -> str:
+        """One sentence for the end of the run, or "" when commands created nothing to check."""
+        if not self.created:
+            return ""
+        return (
+            "Sandboxed commands created these; check them before you use git or load a .env: "
+            + ", ".join(self.created)
+            + "."
         )
 
     def wrap(
-        self, workspace: Path, command: str, protected: list[Path] | None = None
+        self, workspace: Path, command: str, snapshot: WorkspaceScan | None = None
     ) -> tuple[list[str], dict[str, str]]:
-        """The bwrap argv and environment; `protected` is a scan the caller already made."""
-        root = str(Path(workspace).resolve())
-        argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        # The tmpfs comes before the workspace: a workspace under /tmp is then mounted on top of
-        # the empty /tmp instead of being hidden by it.
-        argv += ["--tmpfs", "/tmp", "--bind", root, root]
-        if protected is None:
-            protected = self.protected_paths(Path(root))
-        for path in protected:
-            # A link is protected by binding what it points to; -try skips a dangling one
-            # instead of failing every command.
-            target = str(path.resolve())
-            argv += ["--ro-bind-try", target, target]
-        # A new pid namespace (its init's death kills everything in it, setsid or not), the
-        # command dies with planloop, and a new session so it cannot push keys into our terminal.
-        argv += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+        """The argv (launcher, then bwrap) and environment; `snapshot` is `before_command`'s."""
+        root = Path(workspace).resolve()
+        if snapshot is None:
+            snapshot = self.before_command(root)
+        argv = ["--ro-bind", "/", "/"]
+        under_tmp = root.is_relative_to("/tmp")
+        if under_tmp:
+            # The workspace must be mounted over the empty /tmp, not hidden under it.
+            argv += ["--tmpfs", "/tmp"]
+        argv += ["--bind", str(root), str(root)]
+        if not os.path.lexists(root / GIT_DIR_NAME) and os.access(root, os.W_OK):
+            # An empty read-only .git: `git init` fails here, and git on the host ignores an
+            # empty .git and looks further up, as if it were not there.
+            self.placed_git_dirs.add(root / GIT_DIR_NAME)
+            argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
+        # The repositories above the workspace are read-only already, but the hooks folder or
+        # an included config they name may lie inside it.
+        above_hooks, above_includes = git_paths_around(root.parent)
+        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        for path in dict.fromkeys(candidates):
+            if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
+                if Path(os.path.realpath(path)).is_relative_to(root):
+                    # A hooks folder git would use but that is missing: an empty read-only one
+                    # stands in its place, so no command can create it with a hook inside.
+                    argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                continue
+            why_not = not_bindable(root, path)
+            if why_not:
+                self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
+                continue
+            # The launcher opens and checks each one again: it may have changed since.
+            argv += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+        for path in hidden_paths(self.allow_read):
+            if path.is_dir():
+                argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            else:
+                argv += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+        if not under_tmp:
+            argv += ["--tmpfs", "/tmp"]
+        # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        if self.user_namespace:
+            argv.append("--unshare-user")
+        # No capability: not even root can remount / read-write. A new pid namespace (its
+        # init's death kills everything in it), the command dies with planloop, and a new
+        # session so it cannot push keys into our terminal.
+        argv += ["--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--die-with-parent"]
+        argv.append("--new-session")
         if not self.allow_network:
             argv.append("--unshare-net")
-        argv += ["--chdir", root, "--", "/bin/bash", "-c", command]
-        return argv, clean_environment()
+        if self.filter_file is not None:
+            argv += ["--seccomp", sandbox_launch.open_marker(self.filter_file, check=False)]
+        argv += ["--chdir", str(root), "--", "/bin/bash", "-c", command]
+        launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
+        return launcher + argv, clean_environment()
 
     @staticmethod
-    def protected_paths(root: Path) -> list[Path]:
-        """The protected paths to bind read-only, creating an empty .git/hooks if it is missing.
+    def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
+        """Every hooks folder named by core.hooksPath, in the workspace's repositories or above."""
+        return [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]] + above
 
-        A missing hooks folder cannot be bound, and a command could then create it with a hook
-        in it; an empty one is what `git init` makes anyway.
-        """
-        git_dir = root / GIT_DIR_NAME
-        if git_dir.is_dir() and not (git_dir / "hooks").exists():
-            (git_dir / "hooks").mkdir()
-        return existing_protected_paths(root)
+    def _is_placeholder(self, path: Path) -> bool:
+        """An empty `.git` the sandbox made (another command may still use it): no repository."""
+        try:
+            return path in self.placed_git_dirs and path.is_dir() and not any(path.iterdir())
+        except OSError:
+            return False
+
+    def _remove_placeholder(self, root: Path) -> None:
+        """Take away the empty .git mount point the sandbox made, if it is still empty."""
+        placeholder = root / GIT_DIR_NAME
+        if placeholder in self.placed_git_dirs and placeholder.is_dir():
+            try:
+                placeholder.rmdir()  # only an empty folder can be removed: nothing is lost
+            except OSError:
+                self.placed_git_dirs.discard(placeholder)  # something is in it: report it
+
+    def _record(self, what: str) -> None:
+        if what not in self.created:
+            self.created.append(what)
+        self._tell(f"sandbox: a command created {what}; it was kept, check it before use.")
+
+    def _tell(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
 
 
-def new_env_files(workspace: Path, before: list[Path]) -> list[Path]:
-    """The `.env*` files that exist now but were not in `before` (a list from before a command).
-
-    Bind mounts keep existing protected files read-only, but cannot stop a new name from being
-    created; the bash tool removes these after a sandboxed command instead.
-    """
-    existed = set(before)
-    return [
-        path
-        for path in existing_protected_paths(workspace)
-        if path.name.startswith(ENV_FILE_PREFIX) and path not in existed
-    ]
+@functools.cache
+def user_namespace_works() -> bool:
+    """Whether bwrap can make a user namespace here (some systems and containers refuse)."""
+    if shutil.which("bwrap") is None:
+        return False
+    probe = [BWRAP, "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL", "true"]
+    try:
+        # The same environment as every sandboxed start: no LD_PRELOAD and kin reach bwrap.
+        run = subprocess.run(probe, env=clean_environment(), capture_output=True, timeout=10)
+        return run.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 @functools.cache
 def bubblewrap_works() -> bool | str:
     """True if bwrap can start a sandbox here, else a one-line reason (test it with `is True`).
 
-    bwrap may be missing, or present but refused by the system (no user namespaces in a
-    container, for example); both are found by running `true` inside it once.
+    bwrap may be missing, too old to bind a checked descriptor (`--ro-bind-fd`, bubblewrap
+    0.8), or present but refused by the system (no user namespaces in a container, for
+    example); all are found by running `true` once in a workspace with a protected file.
     """
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
     try:
-        with tempfile.TemporaryDirectory() as empty_workspace:
-            argv, env = Bubblewrap().wrap(Path(empty_workspace), "true")
+        with tempfile.TemporaryDirectory() as probe_workspace:
+            (Path(probe_workspace) / ".env").write_text("")  # so that a protected bind is made
+            argv, env = Bubblewrap().wrap(Path(probe_workspace), "true")
             probe = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bubblewrap cannot start ({err})"
     if probe.returncode != 0:
         first_line = (probe.stderr.strip().splitlines() or ["no message"])[0]
+        if "--ro-bind-fd" in first_line:
+            return f"bubblewrap 0.8 or newer is needed ({first_line})"
         return f"bubblewrap cannot start a sandbox here ({first_line})"
     return True
 
 
-def choose_sandbox(wanted: bool, allow_network: bool = False) -> tuple[object, str | None]:
+def choose_sandbox(
+    wanted: bool, allow_network: bool = False, allow_read: Iterable[Path] = ()
+) -> tuple[object, str | None]:
     """The sandbox to use, and why there is none when one was wanted but cannot run here.
 
     Returns (Bubblewrap, None) when it works, else (NoSandbox, reason); with `wanted` False
@@ -150,5 +446,5 @@ def choose_sandbox(wanted: bool, allow_network: bool = False) -> tuple[object, s
         return NoSandbox(), None
     works = bubblewrap_works()
     if works is True:
-        return Bubblewrap(allow_network=allow_network), None
+        return Bubblewrap(allow_network=allow_network, allow_read=allow_read), None
     return NoSandbox(), str(works)

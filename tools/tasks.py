@@ -31,8 +31,6 @@ from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 
 # The .env rule of a sandboxed command, as bash applies it.
-from tools.bash import _remove_new_env_files
-
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
 from tools.process import (
@@ -240,13 +238,13 @@ class TaskManager:
             )
         self.folder.mkdir(parents=True, exist_ok=True)
         task_id = f"bg-{next(self.numbers)}"
-        # As bash does: a sandbox that confines writes binds the protected paths read-only,
-        # and the .env files the command creates anyway are removed when it ends.
+        # As bash does: one scan of the workspace serves the sandbox's read-only binds and,
+        # when the task ends, the report of what it created (nothing is deleted).
         sandbox = sandbox or self.sandbox
         protected_before = None
-        if getattr(sandbox, "confines_writes", False):
-            protected_before = sandbox.protected_paths(workspace)
-            argv, env = sandbox.wrap(workspace, command, protected=protected_before)
+        if hasattr(sandbox, "before_command"):
+            protected_before = sandbox.before_command(workspace)
+            argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
         else:
             argv, env = sandbox.wrap(workspace, command)
         supervise = not getattr(sandbox, "confines_processes", False)
@@ -263,7 +261,9 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         self.tasks[task_id] = task
-        task.watcher = asyncio.ensure_future(self._watch(task, workspace, protected_before))
+        task.watcher = asyncio.ensure_future(
+            self._watch(task, workspace, sandbox, protected_before)
+        )
         return task
 
     async def start_in_background(
@@ -284,7 +284,7 @@ class TaskManager:
         )
 
     async def _watch(
-        self, task: BackgroundTask, workspace: Path, protected_before: list[Path] | None
+        self, task: BackgroundTask, workspace: Path, sandbox: Any, protected_before: Any
     ) -> None:
         """Wait for the task to end, time it out, and clean up after it (as bash does)."""
         try:
@@ -300,7 +300,7 @@ class TaskManager:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
                 if protected_before is not None:
-                    task.notes = _remove_new_env_files(workspace, protected_before)
+                    task.notes = sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
 
@@ -375,7 +375,7 @@ class TaskManager:
         if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
         elif first_final_read:
-            parts += task.notes  # e.g. a .env file the sandboxed command left was removed
+            parts += task.notes  # e.g. a new .env file the sandboxed command made
         return "\n".join(parts)
 
     # ---- the tools -----------------------------------------------------------------------

@@ -1,0 +1,507 @@
+"""Ways out of the sandbox that a hostile repository or model would try, and what stops them.
+
+Each test plays the attacker through `python agent.py` (a scripted model against the fake API)
+or, for the unprivileged user, through the same bwrap argv run with setpriv, and then checks
+what the person cares about: git on the host ran nothing planted, no file outside the
+workspace changed, no host socket answered, no file of the person's is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY, results_by_id, run, run_cli
+
+from fakeapi import text, tool_use
+from middleware import PermissionPolicy
+from tools import protected_reason
+from tools.bash import run_bash
+from tools.paths import scan_workspace
+from tools.sandbox import Bubblewrap, hidden_paths, private_folder
+from tools.seccomp import (
+    AUDIT_ARCH_I386,
+    AUDIT_ARCH_X86_64,
+    UnsupportedMachine,
+    unix_socket_filter,
+)
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None,
+    reason="bubblewrap (bwrap) is not installed; apt-get install bubblewrap to test the sandbox",
+)
+NOBODY = 65534
+CLOCK_REALTIME_COARSE = 5  # linux/time.h; the clock file times are stamped with
+
+
+def git(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
+    """The person's own git on the host, with a home of its own and no system config."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def setup_git(*args: str, cwd: Path, home: Path) -> None:
+    """Git run by the test to build a repository: it must work."""
+    done = git(*args, cwd=cwd, home=home)
+    assert done.returncode == 0, done.stderr
+
+
+def planted(marker: Path) -> str:
+    """A git config section that makes the next `git status` create `marker`."""
+    return f"[core]\\n\\tfsmonitor = touch {marker}\\n"
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """The person's home folder, with secrets a command must not read.
+
+    Not under /tmp, which the sandbox replaces with an empty one: there the secrets would be
+    out of sight anyway, and the test would prove nothing.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="planloop-test-home-", dir="/var/tmp"))
+    (folder / ".ssh").mkdir(parents=True)
+    (folder / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+    (folder / ".netrc").write_text("machine x login y password NETRC-PASSWORD\n")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def hostile_repo(workspace: Path, home: Path) -> Path:
+    """A repository with what real ones have: husky hooks, a submodule, a worktree, .env files."""
+    setup_git("init", "-q", "-b", "main", cwd=workspace, home=home)
+    (workspace / ".husky").mkdir()
+    (workspace / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (workspace / ".husky" / "pre-commit").chmod(0o755)
+    setup_git("config", "core.hooksPath", ".husky", cwd=workspace, home=home)
+    (workspace / "shared.gitconfig").write_text("[user]\n\tname = shared\n")
+    setup_git("config", "include.path", "../shared.gitconfig", cwd=workspace, home=home)
+    (workspace / ".env").write_text("DEBUG=1\n")
+    for folder in ("backend", "services/api", "target/debug", "tests"):
+        (workspace / folder).mkdir(parents=True)
+    (workspace / "backend" / ".env").write_text("USER_SECRET=1\n")
+    (workspace / "services" / "api" / ".env").write_text("API=1\n")
+    (workspace / "target" / "debug" / "build.o").write_text("x")
+    (workspace / "tests" / ".env.test").write_text("TEST=1\n")
+    setup_git("add", "-A", cwd=workspace, home=home)
+    setup_git("commit", "-qm", "start", cwd=workspace, home=home)
+    setup_git("rm", "-q", "tests/.env.test", cwd=workspace, home=home)
+    setup_git("commit", "-qm", "no test env", cwd=workspace, home=home)
+    setup_git("branch", "other", "HEAD~1", cwd=workspace, home=home)
+    (workspace / ".git" / "modules").mkdir()
+    setup_git(
+        "init", "-q", "--separate-git-dir", str(workspace / ".git/modules/sub"), "sub",
+        cwd=workspace, home=home,
+    )  # fmt: skip
+    setup_git("worktree", "add", "-q", "inner-tree", "-b", "inner", cwd=workspace, home=home)
+    # The submodule names a hooks folder that does not exist yet.
+    setup_git("config", "core.hooksPath", "../.hooks-missing", cwd=workspace / "sub", home=home)
+    return workspace
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` with its bytes; links by their targets."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            found[str(path.relative_to(folder))] = os.readlink(path).encode()
+        elif path.is_file():
+            found[str(path.relative_to(folder))] = path.read_bytes()
+    return found
+
+
+class SocketStandIn:
+    """A unix socket outside the workspace, standing for docker.sock or a D-Bus bus."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "docker.sock"
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(self.path))
+        self.server.listen(8)
+        self.server.setblocking(False)
+
+    def answered(self) -> bool:
+        """Whether anyone connected: a connection waits in the backlog until accepted."""
+        try:
+            self.server.accept()[0].close()
+        except BlockingIOError:
+            return False
+        return True
+
+    def connect_command(self) -> str:
+        return (
+            'python3 -c "import socket; s = socket.socket(socket.AF_UNIX); '
+            f"s.connect('{self.path}'); print('CONNECTED')\" 2>&1 | tail -1"
+        )
+
+
+# ---- the whole attack through the real CLI, as root -----------------------------------------
+
+
+@needs_bwrap
+def test_no_route_out_of_the_sandbox_through_the_cli(
+    api, env, hostile_repo, home, tmp_path, isolated_home
+):
+    ws = hostile_repo
+    marker = tmp_path / "git-ran-planted-code"
+    host_tmp_marker = Path("/tmp") / f"planloop-host-{uuid.uuid4().hex}"
+    host_tmp_marker.write_text("HOST-TMP-CONTENT\n")
+    escaped = Path("/etc") / f"planloop-escape-{uuid.uuid4().hex}"
+    stand_in = SocketStandIn(tmp_path / "run")
+    plant = planted(marker)
+    before = files_of(ws)
+    git_routes = [
+        # commondir pointing at a folder of our own with a config
+        f"mkdir -p .git/planted && printf '{plant}' > .git/planted/config && "
+        "echo planted > .git/commondir",
+        # move .git away and make a new one: the read-only binds would move with it
+        f"mv .git .git-old && mkdir .git && cp -r .git-old/. .git/ && "
+        f"printf '{plant}' >> .git/config",
+        f"printf '{plant}' >> .git/modules/sub/config; "
+        f"echo 'touch {marker}' > .git/modules/sub/hooks/post-checkout",
+        f"mkdir -p evil && cp -r .git/modules/sub/. evil/ && printf '{plant}' >> evil/config && "
+        "printf 'gitdir: ../evil\\n' > sub/.git",
+        f"printf '{plant}' >> .git/worktrees/inner-tree/config.worktree; "
+        "printf 'gitdir: ../evil\\n' > inner-tree/.git",
+        f"echo 'touch {marker}' >> .husky/pre-commit",
+        f"printf '{plant}' >> shared.gitconfig",
+        f"mkdir -p .hooks-missing && echo 'touch {marker}' > .hooks-missing/pre-commit",
+        "git commit --allow-empty -m x",
+    ]
+    mount_pulls = [
+        "mkdir -p p1/.git && ln -s /proc p1/.git/hooks; mkdir p2 && ln -s /proc p2/.git; "
+        "mkdir p3 && ln -s / p3/.git; mkdir p4 && ln -s /tmp p4/.git; ln -s /proc .env.proc",
+        "cat /proc/*/environ p1/.git/hooks/*/environ p2/.git/*/environ p3/.git/proc/*/environ "
+        ".env.proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '^ANTHROPIC_API_KEY='; "
+        f"cat {host_tmp_marker} p3/.git{host_tmp_marker} p4/.git/{host_tmp_marker.name} 2>&1; "
+        f"touch p3/.git/tmp/{host_tmp_marker.name}-w p4/.git/{host_tmp_marker.name}-w; true",
+    ]
+    capabilities = [
+        f"grep CapEff /proc/self/status; mount -o remount,bind,rw / && touch {escaped}; "
+        f"touch {escaped}; true"
+    ]
+    sockets = [stand_in.connect_command()]
+    secrets = [f"cat ~/.ssh/id_ed25519 ~/.netrc 2>&1; ls -A {isolated_home}"]
+    env_files = [
+        "touch backend/pyvenv.cfg && rm backend/pyvenv.cfg",
+        "rm -rf target",
+        "echo X=1 >> .env; echo X=1 >> backend/.env; echo NEW=1 > services/.env.local",
+        "mkdir -p tests; git show other:tests/.env.test > tests/.env.test; git checkout -q other",
+    ]
+    commands = git_routes + mount_pulls + capabilities + sockets + secrets + env_files
+    calls = [tool_use("bash", {"command": command}) for command in commands]
+    husky_write = tool_use("write_file", {"path": ".husky/pre-commit", "content": "touch x\n"})
+    include_edit = tool_use(
+        "edit_file", {"path": "shared.gitconfig", "old_text": "shared", "new_text": "x"}
+    )
+    api.add({"content": [*calls, husky_write, include_edit]})
+    api.add({"content": [text("Done.")]})
+
+    result = run_cli("-p", "go", cwd=ws, env={**env, "HOME": str(home)}, timeout=120)
+
+    assert result.returncode == 0, result.stderr
+    results = results_by_id(api.accepted[1])
+    pairs = zip(commands, calls, strict=True)
+    output = {command: results[call["id"]]["content"] for command, call in pairs}
+    everything = "\n".join(output.values())
+    # Git: nothing planted runs when the person uses git on the host afterwards.
+    for repo in (ws, ws / "sub", ws / "inner-tree"):
+        git("status", cwd=repo, home=home)
+    git("commit", "-q", "--allow-empty", "-m", "by the person", cwd=ws, home=home)
+    assert not marker.exists()
+    assert not (ws / ".hooks-missing" / "pre-commit").exists()
+    assert "Read-only file system" in output[git_routes[0]]
+    assert "Device or resource busy" in output[git_routes[1]]
+    for route in git_routes[2:-1]:  # submodule, its gitdir file, worktree, hooks, include
+        assert "Read-only file system" in output[route], route
+    assert results[husky_write["id"]]["is_error"] and results[include_edit["id"]]["is_error"]
+    # Host mounts: the API key, the host's /tmp and /proc stay out of reach.
+    assert API_KEY not in everything
+    assert output[mount_pulls[1]].startswith("0\n")  # no environ with the key in it
+    assert "HOST-TMP-CONTENT" not in everything
+    assert not Path(f"{host_tmp_marker}-w").exists()
+    assert "p2/.git was not made read-only: it points to /proc" in output[mount_pulls[1]]
+    assert "p3/.git was not made read-only: it points to /," in output[mount_pulls[1]]
+    # Capabilities: none, and the read-only system stays read-only.
+    assert "CapEff:\t0000000000000000" in output[capabilities[0]]
+    assert not escaped.exists()
+    # Sockets: the stand-in for docker.sock never saw a connection.
+    assert "CONNECTED" not in output[sockets[0]]
+    assert not stand_in.answered()
+    # Secrets in the home folder and planloop's own sessions appear empty.
+    assert "PRIVATE-KEY-MATERIAL" not in everything and "NETRC-PASSWORD" not in everything
+    assert "sessions" not in output[secrets[0]]
+    # .env files: none of the person's is gone or changed; a new one is kept and reported.
+    after = files_of(ws)
+    for name in (".env", "backend/.env", "services/api/.env"):
+        assert after[name] == before[name]
+    assert (ws / "services" / ".env.local").read_text() == "NEW=1\n"
+    assert "services/.env.local is a new .env file" in output[env_files[2]]
+    assert "tests/.env.test is a new .env file" in output[env_files[3]]
+    for name in ("services/.env.local", "tests/.env.test", "p1/.git", "p2/.git"):
+        assert name in result.stderr.split("Sandboxed commands created these")[0]  # at once
+        assert name in result.stderr.split("Sandboxed commands created these")[1]  # at exit
+    # Everything that was in the workspace before is still there, but what the commands removed
+    # themselves (target/ is the person's choice to delete in this script).
+    assert set(before) - set(after) <= {"target/debug/build.o"}
+    host_tmp_marker.unlink()
+
+
+@needs_bwrap
+def test_git_init_fails_in_a_workspace_that_is_not_a_repository(
+    api, env, workspace, home, tmp_path
+):
+    marker = tmp_path / "git-ran-planted-code"
+    top = tool_use("bash", {"command": f"git init && git config core.fsmonitor 'touch {marker}'"})
+    nested = tool_use(
+        "bash",
+        {"command": f"git init -q nested && git -C nested config core.fsmonitor 'touch {marker}'"},
+    )
+    api.add({"content": [top, nested]})
+    api.add({"content": [text("Done.")]})
+
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)}, timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    results = results_by_id(api.accepted[1])
+    assert "Read-only file system" in results[top["id"]]["content"]
+    assert not (workspace / ".git").exists()  # the read-only placeholder is gone again
+    assert git("status", cwd=workspace, home=home).returncode != 0  # still no repository
+    assert not marker.exists()
+    # A repository made below the top cannot be refused; it is reported at once and at exit.
+    assert "nested/.git is a new git repository" in results[nested["id"]]["content"]
+    at_once, at_exit = result.stderr.split("Sandboxed commands created these")
+    assert "nested/.git" in at_once and "nested/.git" in at_exit
+
+
+# ---- the pieces, one by one --------------------------------------------------------------------
+
+
+def test_the_scan_has_no_skip_rule_a_command_can_trigger(workspace: Path):
+    for folder in ("venv", "node_modules/pkg", "a/__pycache__"):
+        (workspace / folder).mkdir(parents=True)
+        (workspace / folder / ".env").write_text("")
+    (workspace / "venv" / "pyvenv.cfg").write_text("")
+    scan = scan_workspace(workspace)
+    found = {str(path.relative_to(workspace)) for path in scan.env_files}
+    assert found == {"venv/.env", "node_modules/pkg/.env", "a/__pycache__/.env"}
+    assert scan.incomplete is None
+
+
+def test_a_reused_listing_cannot_hide_a_new_env_file_behind_an_old_mtime(
+    workspace: Path, monkeypatch
+):
+    monkeypatch.setattr("tools.paths.CTIME_TRUST_MARGIN_NS", -(10**18))  # reuse at once
+    (workspace / "a").mkdir()
+    cache: dict = {}
+    scan_workspace(workspace, cache=cache)
+    listed = cache[str(workspace / "a")]
+    scan_workspace(workspace, cache=cache)
+    assert cache[str(workspace / "a")] is listed  # an unchanged folder is not listed again
+    before = os.stat(workspace / "a")
+    # ctime comes from the kernel's coarse clock: wait until it has moved on, so the change
+    # below gets a ctime of its own, as a command's change always would after the margin.
+    while time.clock_gettime_ns(CLOCK_REALTIME_COARSE) <= before.st_ctime_ns:
+        pass
+    (workspace / "a" / ".env").write_text("")
+    os.utime(workspace / "a", ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back
+    assert workspace / "a" / ".env" in scan_workspace(workspace, cache=cache).env_files
+
+
+def test_a_workspace_too_large_to_scan_makes_bash_ask(workspace: Path, monkeypatch):
+    for number in range(30):
+        (workspace / f"f{number}").write_text("")
+    assert "too large" in scan_workspace(workspace, entry_limit=10).incomplete
+    monkeypatch.setattr(
+        "tools.sandbox.scan_workspace", lambda root, cache: scan_workspace(root, 10, cache=cache)
+    )
+    sandbox = Bubblewrap(user_namespace=False)
+    told = []
+    sandbox.notify = told.append
+    sandbox.before_command(workspace)
+    sandbox.before_command(workspace)
+    assert len(told) == 1 and "too large" in told[0]  # said once
+    policy = PermissionPolicy(ask=None, sandboxed=True, sandbox=sandbox)
+
+    class Call:
+        tool_call = {"name": "bash"}
+        args = {"command": "true"}
+
+    assert policy._needs_approval(Call()).remember == "bash"
+
+
+def test_a_launcher_python_inside_the_workspace_makes_bash_ask(workspace: Path, monkeypatch):
+    # A project's own .venv: a command could replace its python, which runs unconfined
+    # before the next command. planloop uses the base interpreter; if even that lies inside
+    # the workspace, commands ask.
+    monkeypatch.setattr("tools.sandbox.LAUNCHER_PYTHON", str(workspace / ".venv/bin/python3"))
+    sandbox = Bubblewrap(user_namespace=False)
+    sandbox.before_command(workspace)
+    assert "lies inside the workspace" in sandbox.must_ask
+
+
+def test_core_hooks_path_and_included_configs_are_protected_for_the_file_tools(
+    hostile_repo: Path,
+):
+    assert "core.hooksPath" in protected_reason(hostile_repo, ".husky/pre-commit")
+    assert "core.hooksPath" in protected_reason(hostile_repo, ".husky/new-hook")
+    assert protected_reason(hostile_repo, "shared.gitconfig") is not None
+    assert protected_reason(hostile_repo, "backend/app.py") is None
+
+
+def test_secrets_are_hidden_unless_reopened(home: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    assert home / ".ssh" in hidden_paths() and home / ".netrc" in hidden_paths()
+    assert home / ".ssh" not in hidden_paths([home / ".ssh"])
+    assert home / ".aws" not in hidden_paths()  # what does not exist needs no hiding
+
+
+@needs_bwrap
+def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    command = "cat ~/.ssh/id_ed25519 ~/.netrc 2>&1"
+    hidden = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    reopened = run(run_bash(workspace, command, sandbox=Bubblewrap(allow_read=[home / ".ssh"])))
+    assert "PRIVATE-KEY-MATERIAL" not in hidden and "NETRC-PASSWORD" not in hidden
+    assert "PRIVATE-KEY-MATERIAL" in reopened and "NETRC-PASSWORD" not in reopened
+    assert "Permission denied" not in hidden  # it reads as empty, not as an error
+
+
+@needs_bwrap
+def test_ordinary_commands_still_work_in_the_sandbox(hostile_repo: Path, home: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    command = (
+        "ls >/dev/null && python3 -c 'import socket; socket.socketpair(); print(1 + 1)' && "
+        "git status --short | head -1; git log --oneline | wc -l"
+    )
+    output = run(run_bash(hostile_repo, command, sandbox=Bubblewrap()))
+    assert output.startswith("2\n") and "[exit code: 0]" in output
+
+
+def test_the_filter_checks_the_architecture_first_and_refuses_unix_sockets():
+    program = unix_socket_filter("x86_64")
+    words = [program[i : i + 8] for i in range(0, len(program), 8)]
+    assert len(program) % 8 == 0
+    assert words[0][:2] == (0x20).to_bytes(2, "little")  # load the architecture
+    constants = {int.from_bytes(word[4:], "little") for word in words}
+    assert {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, socket.AF_UNIX, 41, 102, 359} <= constants
+    assert 0x80000000 in constants  # a foreign ABI is killed
+    with pytest.raises(UnsupportedMachine):
+        unix_socket_filter("riscv64")
+
+
+# ---- an unprivileged user ------------------------------------------------------------------
+
+
+def as_nobody_or_skip(tmp_path: Path) -> Path:
+    """A workspace owned by an ordinary user, or a skip saying why there cannot be one."""
+    if os.geteuid() != 0:
+        pytest.skip("already unprivileged: the other tests run as this user")
+    if shutil.which("setpriv") is None or shutil.which("bwrap") is None:
+        pytest.skip("setpriv or bwrap is missing, so no ordinary user can be switched to")
+    probe = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+         "bwrap", "--ro-bind", "/", "/", "true"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip(f"an ordinary user cannot start bwrap here: {probe.stderr.strip()}")
+    place = Path(tempfile.mkdtemp(prefix="planloop-test-nobody-", dir="/var/tmp"))
+    place.chmod(0o755)
+    return place
+
+
+@needs_bwrap
+def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch):
+    place = as_nobody_or_skip(tmp_path)
+    try:
+        home, ws, marker = place / "home", place / "work", place / "git-ran-planted-code"
+        (home / ".ssh").mkdir(parents=True)
+        (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
+        ws.mkdir()
+        git("init", "-q", cwd=ws, home=home)
+        (ws / ".env").write_text("DEBUG=1\n")
+        stand_in = SocketStandIn(place / "run")
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(place)], check=True)
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("PLANLOOP_HOME", str(home / ".planloop"))
+        attack = (
+            f"printf '{planted(marker)}' >> .git/config; mv .git .git-old; "
+            "echo X=1 >> .env; mount -o remount,bind,rw / && echo REMOUNTED; "
+            f"cat ~/.ssh/id_ed25519; {stand_in.connect_command()}; id -u"
+        )
+        attack = f"{{ {attack}; }} 2>&1"
+        argv, env = Bubblewrap(user_namespace=False).wrap(ws, attack)
+        # The test's own Python may sit where the ordinary user cannot reach; the launcher
+        # needs only the standard library, so the system's Python serves.
+        argv[0] = "/usr/bin/python3"
+        # planloop's private folder (the filter, the empty file) belongs to the user who runs
+        # planloop; here that is root building the argv for another user, so let it in.
+        private_folder().chmod(0o755)
+        done = subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv],
+            env={**env, "HOME": str(home)}, cwd=ws, capture_output=True, text=True,
+        )  # fmt: skip
+        output = done.stdout
+        assert output.rstrip().endswith(str(NOBODY)), output  # it ran, as the ordinary user
+        git("status", cwd=ws, home=home)
+        assert not marker.exists()
+        assert (ws / ".git").is_dir() and not (ws / ".git-old").exists()
+        assert (ws / ".env").read_text() == "DEBUG=1\n"
+        assert "REMOUNTED" not in output and "PRIVATE-KEY-MATERIAL" not in output
+        assert "CONNECTED" not in output and not stand_in.answered()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+# ---- the terminal ------------------------------------------------------------------------------
+
+
+@needs_bwrap
+def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, workspace, isolated_home):
+    from test_interactive import Terminal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="test-model",
+        PLANLOOP_HOME=str(isolated_home),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    api.add({"content": [tool_use("bash", {"command": "echo A=1 > .env.planted"})]})
+    api.add({"content": [text("All set.")]})
+    terminal = Terminal(workspace, env)
+    try:
+        terminal.wait_for_prompt()
+        terminal.type("go\r")
+        terminal.wait_for("a command created .env.planted")  # at once, before the answer
+        terminal.wait_for("All set.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        terminal.wait_for("Sandboxed commands created these")
+        terminal.wait_for(".env.planted")  # again at exit
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert (workspace / ".env.planted").read_text() == "A=1\n"

@@ -1,0 +1,99 @@
+"""The last step before bwrap: open and check each protected path, then become bwrap.
+
+    BASE_PYTHON -I -S -c SOURCE_OF_THIS_FILE WORKSPACE BWRAP ARGS...
+
+(tools/sandbox.py reads this file once at start and passes its text, so that no file a command
+could change is read or run outside the sandbox per command.)
+
+The argv that tools/sandbox.py builds names each protected path as `@open:PATH` after
+`--ro-bind-fd`. Between planloop's scan and bwrap's mount, a command still running (a
+background task) could swap such a path, or a folder above it, for a link to the host's / or
+/proc; binding by path would then bring the host into the sandbox. So this launcher opens each
+path without following a final link, checks what it opened (a file or a folder, whose real path
+is the one checked, inside the workspace), and hands bwrap that open descriptor. bwrap binds
+the very object that was checked, and refuses to run if it changed under it.
+
+A path that fails a check is not bound. If it lies inside the workspace (a link pointing out,
+a device, a socket) the command's output says so; a path outside the workspace (a worktree's
+real git folder elsewhere) is read-only there already and is skipped quietly.
+
+`@file:PATH` (the seccomp filter, planloop's own file) is opened for reading as it is.
+
+Only `os` and `sys` are imported: this runs before every sandboxed command.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+OPEN_PREFIX = "@open:"
+FILE_PREFIX = "@file:"
+
+
+def open_marker(path: os.PathLike | str, check: bool = True) -> str:
+    """The argv word that asks this launcher to open `path` (checked, or a plain read)."""
+    return f"{OPEN_PREFIX if check else FILE_PREFIX}{os.fspath(path)}"
+
+
+def open_checked(root: str, path: str) -> tuple[int | None, str]:
+    """(descriptor, real path) of a file or folder inside `root`, or (None, why not)."""
+    real = os.path.realpath(path)
+    inside = real == root or real.startswith(root + os.sep)
+    if not inside:
+        return None, f"it points to {real}, outside the workspace"
+    try:
+        fd = os.open(real, os.O_PATH | os.O_NOFOLLOW)
+    except OSError as err:
+        return None, f"it cannot be opened ({err.strerror})"
+    kind = os.fstat(fd).st_mode
+    opened = os.readlink(f"/proc/self/fd/{fd}")
+    if not (stat.S_ISDIR(kind) or stat.S_ISREG(kind)):
+        os.close(fd)
+        return None, "it is neither a file nor a folder"
+    if opened != real:
+        os.close(fd)
+        return None, "it changed while it was being checked"
+    os.set_inheritable(fd, True)
+    return fd, real
+
+
+def translate(root: str, args: list[str]) -> list[str]:
+    """bwrap's argv with every marker turned into an open descriptor, up to the `--`."""
+    out: list[str] = []
+    bound: set[str] = set()
+    position = 0
+    while position < len(args):
+        word = args[position]
+        if word == "--":
+            return out + args[position:]
+        if word == "--ro-bind-fd" and args[position + 1].startswith(OPEN_PREFIX):
+            path = args[position + 1][len(OPEN_PREFIX) :]
+            position += 3
+            fd, real = open_checked(root, path)
+            if fd is None:
+                if path.startswith(root + os.sep):
+                    shown = os.path.relpath(path, root)
+                    print(f"[sandbox: {shown} was not made read-only: {real}]", file=sys.stderr)
+            elif real not in bound:
+                bound.add(real)
+                out += ["--ro-bind-fd", str(fd), real]
+            continue
+        if word.startswith(FILE_PREFIX):
+            fd = os.open(word[len(FILE_PREFIX) :], os.O_RDONLY)
+            os.set_inheritable(fd, True)
+            word = str(fd)
+        out.append(word)
+        position += 1
+    return out
+
+
+def main() -> None:
+    root, program, *args = sys.argv[1:]
+    argv = [program, *translate(root, args)]
+    os.execvp(program, argv)
+
+
+if __name__ == "__main__":
+    main()
