@@ -89,7 +89,7 @@ def test_a_command_gets_your_environment_without_code_runners_or_the_key(sandbox
 def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, monkeypatch):
     for name, value in PERSON.items():
         monkeypatch.setenv(name, value)
-    _, bwrap_env = Bubblewrap().wrap(workspace, "true", protected=[])
+    _, bwrap_env = Bubblewrap().wrap(workspace, "true")
     _, direct_env = NoSandbox().wrap(workspace, "true")
     assert bwrap_env == command_environment(True) and "LD_PRELOAD" not in bwrap_env
     assert direct_env == command_environment(False) and "SSH_AUTH_SOCK" in direct_env
