@@ -16,12 +16,15 @@ from the network: it opens the same with or without a connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from session import SessionError, sessions_dir
+from session import SESSION_ID, SessionError, sessions_dir
 from wiretrace import read_trace, trace_path
 
 HARNESS_TAG = "<reminder>"  # how planloop marks the text it adds (todo/middleware.py)
@@ -110,7 +113,10 @@ def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "start":
-            log.id = str(record.get("id") or session_id)
+            # The id inside a handed-over file is only shown, and only if it is an id at all.
+            recorded_id = record.get("id")
+            if isinstance(recorded_id, str) and SESSION_ID.fullmatch(recorded_id):
+                log.id = recorded_id
             log.workspace, log.model = (
                 str(record.get("workspace", "")),
                 str(record.get("model", "")),
@@ -139,10 +145,25 @@ def add_message(log: SessionLog, message: dict, usage: dict | None) -> None:
 
 
 def write_view(session_file: Path) -> Path:
-    """Write the page beside the session log and return its path."""
+    """Write the page beside the session log and return its path.
+
+    The page is named after the file, never after anything inside it: a handed-over log
+    saying `"id": "../victim/index"` must not choose where the page goes. It replaces what was
+    there by a rename, so a link planted at the page's name is replaced, not followed.
+    """
     log = read_session(session_file)
-    page = session_file.parent / f"{log.id}.html"
-    page.write_text(render_page(log), encoding="utf-8")
+    page = session_file.parent / f"{session_file.name.split('.')[0]}.html"
+    if page == session_file:
+        raise SessionError(f"{session_file} is not a session log (it would be overwritten).")
+    descriptor, temp_name = tempfile.mkstemp(dir=page.parent, prefix=".view-", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as temp:
+            temp.write(render_page(log))
+        os.replace(temp_name, page)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
     return page
 
 

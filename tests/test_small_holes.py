@@ -43,3 +43,46 @@ def test_a_file_cannot_close_the_transcript_of_the_compaction_prompt(api, env, w
     assert "</transcript>" not in inside and "<system>" not in inside  # ...but only as text
     assert "&lt;/transcript&gt;" in inside
     assert json.dumps(prompt).count("</transcript>") == 1
+
+
+# ---- --view ---------------------------------------------------------------------------------
+
+
+def test_view_names_the_page_after_the_file_not_the_id_inside_it(tmp_path, env, workspace):
+    handed_over = tmp_path / "download"
+    victim = tmp_path / "victim"
+    handed_over.mkdir()
+    victim.mkdir()
+    (victim / "index.html").write_text("the victim's own page\n")
+    records = [
+        {"v": 1, "type": "start", "id": "../victim/index", "workspace": "/elsewhere"},
+        {"v": 1, "type": "message", "message": {"role": "user", "content": "hello"}},
+    ]
+    log = handed_over / "20250101-120000-abcd.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    viewed = run_cli("--view", str(log), cwd=workspace, env=env)
+    assert viewed.returncode == 0, viewed.stderr
+    assert viewed.stdout.strip() == str(handed_over / "20250101-120000-abcd.html")
+    assert (victim / "index.html").read_text() == "the victim's own page\n"
+    assert sorted(p.name for p in handed_over.iterdir()) == [
+        "20250101-120000-abcd.html",
+        "20250101-120000-abcd.jsonl",
+    ]
+    page = (handed_over / "20250101-120000-abcd.html").read_text()
+    assert "../victim/index" not in page  # an id that is not an id is not shown either
+
+
+def test_view_replaces_a_link_planted_at_the_pages_name_instead_of_following_it(
+    tmp_path, env, workspace
+):
+    target = tmp_path / "bashrc"
+    target.write_text("the user's shell setup\n")
+    log = tmp_path / "20250101-120000-abcd.jsonl"
+    log.write_text(
+        json.dumps({"v": 1, "type": "message", "message": {"role": "user", "content": "hi"}}) + "\n"
+    )
+    (tmp_path / "20250101-120000-abcd.html").symlink_to(target)
+    viewed = run_cli("--view", str(log), cwd=workspace, env=env)
+    assert viewed.returncode == 0, viewed.stderr
+    assert target.read_text() == "the user's shell setup\n"
+    assert not (tmp_path / "20250101-120000-abcd.html").is_symlink()
