@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from session import SESSION_ID, SessionError, sessions_dir
+from session import SESSION_ID, SessionError, session_files, session_folder
 from wiretrace import read_trace, trace_path
 
 HARNESS_TAG = "<reminder>"  # how planloop marks the text it adds (todo/middleware.py)
@@ -54,20 +54,16 @@ def find_session(workspace: Path, name: str) -> Path:
     given = Path(name).expanduser()
     if name != "latest" and given.is_file():
         return given
-    folder = sessions_dir(workspace)
     if name == "latest":
-        logs = [p for p in folder.glob("*.json*") if is_session_log(p)]
+        logs = session_files(workspace)
         if not logs:
             raise SessionError("There is no saved session for this folder yet.")
-        return max(logs, key=lambda p: p.stat().st_mtime)
+        return logs[0][1]
+    folder = session_folder(workspace, name) if SESSION_ID.fullmatch(name) else None
     for suffix in (".jsonl", ".json"):
-        if (folder / f"{name}{suffix}").is_file():
+        if folder is not None and (folder / f"{name}{suffix}").is_file():
             return folder / f"{name}{suffix}"
     raise SessionError(f"No session {name!r} for this folder (give an id or a file path).")
-
-
-def is_session_log(path: Path) -> bool:
-    return path.suffix in (".json", ".jsonl") and not path.name.endswith(".trace.jsonl")
 
 
 def read_session(path: Path) -> SessionLog:

@@ -7,11 +7,16 @@ model reply against the strict fake) through the real CLI where a person would m
 from __future__ import annotations
 
 import json
+import re
+import shutil
+from pathlib import Path
 
+import pytest
 from conftest import run_cli
 from test_context import ScriptedModel
 
 from fakeapi import text, tool_use
+from session import sessions_dir
 
 # ---- the compaction prompt ------------------------------------------------------------------
 
@@ -86,3 +91,70 @@ def test_view_replaces_a_link_planted_at_the_pages_name_instead_of_following_it(
     assert viewed.returncode == 0, viewed.stderr
     assert target.read_text() == "the user's shell setup\n"
     assert not (tmp_path / "20250101-120000-abcd.html").is_symlink()
+
+
+# ---- one sessions folder per workspace ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "second"), [("client-api", "client/api"), ("a b", "a-b")])
+def test_two_folders_with_alike_names_never_share_sessions(api, env, tmp_path, first, second):
+    one, other = tmp_path / first, tmp_path / second
+    one.mkdir(parents=True)
+    other.mkdir(parents=True)
+    api.add({"content": [text("Answered in the first folder.")]})
+    started = run_cli("-p", "hello", cwd=one, env=env)
+    assert started.returncode == 0, started.stderr
+    resumed = run_cli("-p", "go on", "--resume", cwd=other, env=env)
+    assert resumed.returncode == 1
+    assert "no saved session for this folder" in resumed.stderr
+    assert len(api.accepted) == 1  # the first folder's conversation was never sent again
+    assert sessions_dir(one) != sessions_dir(other)
+
+
+def test_a_log_started_in_another_folder_is_refused_in_one_line(api, env, tmp_path):
+    one, other = tmp_path / "one", tmp_path / "other"
+    one.mkdir()
+    other.mkdir()
+    api.add({"content": [text("Answered in one.")]})
+    assert run_cli("-p", "hello", cwd=one, env=env).returncode == 0
+    [log] = sessions_dir(one).glob("*.jsonl")
+    sessions_dir(other).mkdir(parents=True)
+    shutil.copy(log, sessions_dir(other) / log.name)  # e.g. copied over by hand
+    resumed = run_cli("-p", "go on", "--resume", log.stem, cwd=other, env=env)
+    assert resumed.returncode == 1
+    assert resumed.stderr.count("\n") == 1 and "Traceback" not in resumed.stderr
+    assert f"was started in {one}" in resumed.stderr
+    assert len(api.accepted) == 1
+
+
+def write_older_log(home: Path, workspace: Path, session_id: str, prompt: str) -> Path:
+    """A session where planloop kept it before folder names held a hash (shared by look-alikes)."""
+    folder = home / "sessions" / re.sub(r"[^A-Za-z0-9._-]+", "-", str(workspace)).strip("-")
+    folder.mkdir(parents=True, exist_ok=True)
+    records = [
+        {"v": 1, "type": "start", "id": session_id, "workspace": str(workspace), "model": "m"},
+        {"v": 1, "type": "message", "message": {"role": "user", "content": [text(prompt)]}},
+        {"v": 1, "type": "message", "message": {"role": "assistant", "content": [text("Ok.")]}},
+        {"v": 1, "type": "extra", "extra": {}},
+    ]
+    path = folder / f"{session_id}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_sessions_in_the_older_shared_folder_are_found_only_by_their_own_workspace(
+    api, env, tmp_path, isolated_home
+):
+    mine, lookalike = tmp_path / "client-api", tmp_path / "client" / "api"
+    mine.mkdir()
+    lookalike.mkdir(parents=True)
+    write_older_log(isolated_home, mine, "20250101-120000-aaaa", "my old work")
+    write_older_log(isolated_home, lookalike, "20250102-120000-bbbb", "their old work")
+    api.add({"content": [text("Going on with my old work.")]})
+    resumed = run_cli("-p", "go on", "--resume", cwd=mine, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    sent = json.dumps(api.accepted[0]["messages"])
+    assert "my old work" in sent and "their old work" not in sent
+    refused = run_cli("-p", "go on", "--resume", "20250102-120000-bbbb", cwd=mine, env=env)
+    assert refused.returncode == 1 and "No session" in refused.stderr
+    assert len(api.accepted) == 1
