@@ -134,14 +134,16 @@ class Session:
         self._lock = handle
 
     def close(self) -> None:
-        """Flush to disk and let go of the file and the lock."""
-        if self._file is not None:
+        """Flush to disk and let go of the file and the lock (both, even if the flush fails)."""
+        try:
             self.sync_to_disk()
-            self._file.close()
-            self._file = None
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
+        finally:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            if self._lock is not None:
+                self._lock.close()
+                self._lock = None
 
     # ---- loading --------------------------------------------------------------------------
 
@@ -221,12 +223,8 @@ class Session:
                 self._rewrite(messages, extra, model)
                 return
             self._append(records)
-        except OSError as err:
-            # What reached the file is unknown now: the next sync writes the whole log again.
-            with contextlib.suppress(OSError):
-                if self._file is not None:
-                    self._file.close()
-            self._file, self._good_size = None, None
+        except (OSError, ValueError) as err:  # ValueError: text that cannot be UTF-8
+            self._forget_file()
             raise self._write_error(err) from None
 
     def save(self, agent: Any) -> None:
@@ -237,14 +235,30 @@ class Session:
     def note(self, text: str) -> None:
         """Record a harness event (interrupted, compacted) in the log, if the log exists."""
         if self._file is not None:
-            self._append([record("note", text=text)])
+            try:
+                self._append([record("note", text=text)])
+            except OSError as err:
+                self._forget_file()
+                raise self._write_error(err) from None
 
     def sync_to_disk(self) -> None:
         """fsync the log: call at the end of a run and after a compaction."""
         if self._file is not None:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as err:
+                self._forget_file()
+                raise self._write_error(err) from None
             with contextlib.suppress(OSError):
                 os.fsync(self._file.fileno())
+
+    def _forget_file(self) -> None:
+        """After a failed write, what reached the file is unknown: the next sync writes the
+        whole log again (temporary file, then rename), so the log is never left half-written."""
+        with contextlib.suppress(OSError):
+            if self._file is not None:
+                self._file.close()  # its flush fails again on a full disk; the file closes anyway
+        self._file, self._good_size = None, None
 
     def _open(self, messages: list[dict], extra: dict, model: str) -> None:
         if self._lock is None:
@@ -331,7 +345,9 @@ class Session:
             self._file.write(encode(entry))
             self._file.flush()
 
-    def _write_error(self, err: OSError) -> SessionError:
+    def _write_error(self, err: OSError | ValueError) -> SessionError:
+        if not isinstance(err, OSError):
+            return SessionError(f"Cannot save session {self.id}: {err}.")
         return SessionError(
             f"Cannot save the session in {self.path.parent} ({err.strerror or err}). "
             "Set PLANLOOP_HOME to a folder you can write."

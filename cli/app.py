@@ -114,6 +114,8 @@ def headless(
     # A session that could not be saved was reported when it happened: do not say it twice.
     note = " The session was not saved." if autosave.failing else closing_note(autosave, agent)
     print_error(f"{reason}{note}")
+    if autosave.failing and status == EXIT_OK:
+        return EXIT_ERROR  # the answer came, but the session it promises to keep is not there
     return status
 
 
@@ -300,10 +302,15 @@ class Autosave:
             self.failing = False
 
     def end_of_run(self, agent: Agent) -> None:
-        """Note why a run stopped early, then make what it wrote durable (once per run)."""
-        if agent.context.stop_reason:
-            self.session.note(agent.context.stop_reason)
-        self.session.sync_to_disk()
+        """Note why a run stopped early, then make what it wrote durable (once per run).
+
+        A failure here (a full disk) is not the end: the session then forgets its file and the
+        next save writes the whole log again, and that save reports whether it worked.
+        """
+        with contextlib.suppress(SessionError):
+            if agent.context.stop_reason:
+                self.session.note(agent.context.stop_reason)
+            self.session.sync_to_disk()
 
     def compacted(self, agent: Agent, text: str) -> None:
         """Save the compaction (it lives in extra), note it in the log, make it durable."""
@@ -329,6 +336,7 @@ class Autosave:
                 self.session.save(agent)
                 self.session.close()
             except SessionError as err:
+                self.failing = True
                 notes.append(f"The session was not saved: {err}")
             else:
                 notes.append(

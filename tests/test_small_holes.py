@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,3 +160,64 @@ def test_sessions_in_the_older_shared_folder_are_found_only_by_their_own_workspa
     refused = run_cli("-p", "go on", "--resume", "20250102-120000-bbbb", cwd=mine, env=env)
     assert refused.returncode == 1 and "No session" in refused.stderr
     assert len(api.accepted) == 1
+
+
+# ---- a full disk at the end -----------------------------------------------------------------
+
+# Runs planloop's real CLI with a disk that fills up as the run's closing note is written: from
+# then on every write of the session log fails with ENOSPC, as on a full file system.
+FULL_DISK_DRIVER = """
+import errno, io, os, sys
+sys.path.insert(0, {repo!r})
+import session
+from cli.app import main
+
+full = False
+
+class FillingDisk(io.FileIO):
+    def write(self, data):
+        global full
+        full = full or b'"type": "note"' in bytes(data)
+        if full:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return super().write(data)
+
+def log_open(path, mode="r", *args, **kwargs):
+    if mode == "ab":
+        return io.BufferedWriter(FillingDisk(path, "a"))
+    if mode == "r+b":
+        return io.BufferedRandom(FillingDisk(path, "r+"))
+    return open(path, mode, *args, **kwargs)
+
+real_fdopen = os.fdopen
+def log_fdopen(fd, mode="r", *args, **kwargs):  # the whole log, written again by rename
+    if mode == "wb":
+        return io.BufferedWriter(FillingDisk(fd, "w"))
+    return real_fdopen(fd, mode, *args, **kwargs)
+
+session.open = log_open
+os.fdopen = log_fdopen
+sys.argv[0] = "agent.py"
+main()
+"""
+
+
+def test_a_disk_that_fills_at_the_closing_note_gives_one_line_and_a_failing_exit(
+    api, env, workspace, tmp_path
+):
+    driver = tmp_path / "full_disk.py"
+    driver.write_text(FULL_DISK_DRIVER.format(repo=str(Path(__file__).resolve().parent.parent)))
+    api.add({"content": [tool_use("bash", {"command": "echo working"})]})
+    done = subprocess.run(
+        [sys.executable, str(driver), "-p", "work", "--max-turns", "1", "--yes", "--no-sandbox"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode != 0
+    [closing] = [line for line in done.stderr.splitlines() if line.startswith("planloop:")]
+    assert "The session was not saved" in closing and "No space left on device" in closing
+    assert "Session saved" not in done.stderr
