@@ -21,6 +21,8 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any
 
+from conversation import as_received
+
 if TYPE_CHECKING:
     import anthropic
 
@@ -30,6 +32,7 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 STREAM_RETRIES = 3
 RETRY_BASE_DELAY = 1.0  # seconds; doubles on each try
 EPHEMERAL = {"type": "ephemeral"}
+SDK_TOOL_INPUT_ERROR = "Unable to parse tool parameter JSON"  # how the SDK's ValueError begins
 
 
 class ModelError(Exception):
@@ -93,10 +96,11 @@ def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict
 
 
 def reply_to_dict(message: Any) -> dict:
-    """The SDK's final message as a plain dict; content blocks exactly as the API sent them."""
+    """The SDK's final message as a plain dict; content blocks as the API sent them, minus
+    what the API would refuse to be sent back (conversation.as_received says what)."""
     return {
         "role": "assistant",
-        "content": [block.to_dict(mode="json") for block in message.content],
+        "content": as_received([block.to_dict(mode="json") for block in message.content]),
         "stop_reason": message.stop_reason,
         "usage": message.usage.to_dict(mode="json"),
     }
@@ -141,6 +145,16 @@ async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener
             delay = RETRY_BASE_DELAY * 2**attempt
             listener.notice(f"The API is overloaded; retrying in {delay:.0f} s.")
             await asyncio.sleep(delay)
+        except ValueError as err:
+            # The SDK parses a tool's input as it streams in, and gives up on JSON it cannot
+            # read (a lone surrogate such as "\ud800"). Nothing of that reply can be kept.
+            if not str(err).startswith(SDK_TOOL_INPUT_ERROR):
+                raise
+            raise ModelError(
+                "The model's reply could not be read: one of its tool calls had input that is "
+                "not valid JSON. Nothing was lost; try again.",
+                temporary=True,
+            ) from err
         except anthropic.APIConnectionError as err:
             raise ModelError(
                 f"Cannot reach the API at {client.base_url} ({err}). "

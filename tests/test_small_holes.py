@@ -18,7 +18,8 @@ from conftest import run_cli
 from test_context import ScriptedModel
 
 from fakeapi import text, tool_use
-from session import sessions_dir
+from fakeapi.validate import RequestRejected, validate_request
+from session import Session, SessionError, read_session, sessions_dir
 
 # ---- the compaction prompt ------------------------------------------------------------------
 
@@ -221,3 +222,97 @@ def test_a_disk_that_fills_at_the_closing_note_gives_one_line_and_a_failing_exit
     [closing] = [line for line in done.stderr.splitlines() if line.startswith("planloop:")]
     assert "The session was not saved" in closing and "No space left on device" in closing
     assert "Session saved" not in done.stderr
+
+
+# ---- replies the API would refuse to be sent back -------------------------------------------
+
+
+def test_a_call_with_a_name_the_api_refuses_gets_an_error_and_the_session_goes_on(
+    api, env, workspace
+):
+    (workspace / "notes.txt").write_text("the notes\n")
+    spaced = tool_use("read file", {"path": "notes.txt"})
+    bad_id = tool_use("read_file", {"path": "notes.txt"}, id="call 1/with spaces")
+    api.add({"content": [spaced, bad_id]})
+    api.add({"content": [text("Used the right name now.")]})
+    done = run_cli("-p", "read the notes", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Used the right name now.\n"
+    echoed, results = api.accepted[1]["messages"][1], api.accepted[1]["messages"][2]
+    [named, renumbered] = echoed["content"]
+    assert named["name"] == "invalid_name_read_file" and named["id"] == spaced["id"]
+    assert renumbered["name"] == "read_file" and renumbered["id"] != bad_id["id"]
+    by_id = {block["tool_use_id"]: block for block in results["content"]}
+    assert by_id[named["id"]]["is_error"] is True
+    assert "invalid_name_read_file" in by_id[named["id"]]["content"]
+    assert "read_file" in by_id[named["id"]]["content"].split("Use one of:")[1]
+    assert "the notes" in by_id[renumbered["id"]]["content"]  # a bad id alone still runs
+    api.add({"content": [text("Resumed.")]})
+    resumed = run_cli("-p", "go on", "--resume", cwd=workspace, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout == "Resumed.\n"
+    assert api.rejections == []
+
+
+def test_the_fake_refuses_a_tool_name_or_id_the_api_refuses():
+    tools = [{"name": "read_file", "input_schema": {"type": "object"}}]
+
+    def echoed(name: str, call_id: str) -> dict:
+        call = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        result = {"type": "tool_result", "tool_use_id": call_id, "content": "x"}
+        messages = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [call]},
+            {"role": "user", "content": [result]},
+        ]
+        return {"model": "m", "max_tokens": 10, "messages": messages, "tools": tools}
+
+    validate_request(echoed("read_file", "toolu_1"), lambda *_: True)
+    for name, call_id in [("read file", "toolu_1"), ("read_file", "call 1/with spaces")]:
+        with pytest.raises(RequestRejected, match="String should match pattern"):
+            validate_request(echoed(name, call_id), lambda *_: True)
+
+
+def test_a_lone_surrogate_in_a_reply_is_replaced_and_the_session_keeps_the_reply(
+    api, env, workspace
+):
+    api.add({"content": [text("half a character: \ud800, then more")]})
+    done = run_cli("-p", "hello", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Session saved" in done.stderr
+    [log] = sessions_dir(workspace).glob("*.jsonl")
+    messages, _ = read_session(log)
+    assert messages[-1]["content"][0]["text"] == "half a character: \ufffd, then more"
+    api.add({"content": [text("Resumed.")]})
+    resumed = run_cli("-p", "go on", "--resume", cwd=workspace, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "\ufffd" in json.dumps(api.accepted[1]["messages"], ensure_ascii=False)
+
+
+def test_a_lone_surrogate_in_a_tool_input_is_one_line_and_nothing_is_claimed(api, env, workspace):
+    # The SDK reads a tool's input as it streams and cannot read this JSON at all: the reply
+    # never arrives, so the session holds the prompt and says nothing more than that.
+    api.add({"content": [tool_use("write_file", {"path": "x\ud800.txt", "content": "a"})]})
+    done = run_cli("-p", "write it", cwd=workspace, env=env)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    [closing] = [line for line in done.stderr.splitlines() if line.startswith("planloop:")]
+    assert "could not be read" in closing and "Nothing was lost" in closing
+    [log] = sessions_dir(workspace).glob("*.jsonl")
+    messages, _ = read_session(log)
+    assert [m["role"] for m in messages] == ["user"]
+    assert list(workspace.iterdir()) == []
+    api.add({"content": [text("Trying again.")]})
+    resumed = run_cli("-p", "try again", "--resume", cwd=workspace, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_a_message_the_log_cannot_hold_is_never_reported_as_saved(workspace):
+    session = Session(workspace)
+    messages = [{"role": "user", "content": [text("fine")]}]
+    session.sync(messages, {})
+    messages.append({"role": "assistant", "content": [text("not UTF-8: \udc80")]})
+    for _ in range(2):  # the second try must not take the first for a success
+        with pytest.raises(SessionError, match="Cannot save session"):
+            session.sync(messages, {})
+    session.close()
