@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
+from redaction import redact
 from todo.manager import STATUSES
 
 FORMAT_VERSION = 1
@@ -43,8 +44,6 @@ SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
 READABLE_CHARS = 40  # of the workspace path, at the start of its sessions folder's name
 HASH_CHARS = 16  # hex digits of the path's SHA-256: 64 bits, no two real folders collide
 START_RECORD_MAX_BYTES = 64 * 1024  # a start record is a few hundred bytes
-SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-REDACTED = "[redacted]"
 STOPPED_MID_CALL = (
     "The planloop process stopped before this call finished; it may or may not have run. "
     "Check its effects before repeating it."
@@ -370,20 +369,8 @@ def record(kind: str, **fields: Any) -> dict:
 
 
 def encode(entry: dict) -> bytes:
-    """One JSON line, with the values of the API key and auth token replaced."""
-    line = json.dumps(entry, ensure_ascii=False)
-    for secret in secret_values():
-        line = line.replace(secret, REDACTED)
-    return (line + "\n").encode("utf-8")
-
-
-def secret_values() -> list[str]:
-    values = []
-    for name in SECRET_VARIABLES:
-        value = os.environ.get(name, "")
-        if len(value) >= 8:  # a shorter value would blank out ordinary words
-            values += [value, json.dumps(value, ensure_ascii=False)[1:-1]]
-    return values
+    """One JSON line, with the values of the API key and auth token replaced (redaction.py)."""
+    return (redact(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
 
 
 def read_session(path: Path) -> tuple[list[dict], dict]:

@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import API_KEY, run_cli
 from test_context import ScriptedModel
 
 from fakeapi import text, tool_use
 from fakeapi.validate import RequestRejected, validate_request
+from redaction import REDACTED, StreamRedactor
 from session import Session, SessionError, read_session, sessions_dir
 
 # ---- the compaction prompt ------------------------------------------------------------------
@@ -316,3 +317,33 @@ def test_a_message_the_log_cannot_hold_is_never_reported_as_saved(workspace):
         with pytest.raises(SessionError, match="Cannot save session"):
             session.sync(messages, {})
     session.close()
+
+
+# ---- the key in a background task's output --------------------------------------------------
+
+
+def test_a_task_that_prints_the_key_leaves_it_in_no_file(api, env, workspace):
+    # The key sits in a workspace file (a .env, say); the task prints it in two separate
+    # writes, so the output pipe is likely to deliver it split between two pieces.
+    (workspace / "key.txt").write_text(API_KEY)
+    command = "head -c 3 key.txt; sleep 0.3; tail -c +4 key.txt; echo; echo listed"
+    api.add({"content": [tool_use("bash", {"command": command, "run_in_background": True})]})
+    api.add({"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 60})]})
+    api.add({"content": [text("Done.")]})
+    done = run_cli("-p", "show the key", "--no-sandbox", "--yes", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    [log] = sessions_dir(workspace).glob("*.jsonl")
+    output = log.with_suffix(".tasks") / "bg-1.out"
+    assert output.read_text() == f"{REDACTED}\nlisted\n"
+    assert API_KEY not in log.read_text()
+    assert API_KEY not in json.dumps(api.accepted)  # the model was shown the redacted file
+
+
+@pytest.mark.parametrize("cut", range(1, len("sk-ant-0123456789")))
+def test_a_key_split_anywhere_between_two_pieces_is_redacted(cut):
+    key = "sk-ant-0123456789"
+    stream = f"before {key} after {key[:5]}".encode()  # ends with a key's start, not a key
+    redactor = StreamRedactor([key])
+    pieces = [stream[: len("before ") + cut], stream[len("before ") + cut :]]
+    written = b"".join(redactor.feed(piece) for piece in pieces) + redactor.end()
+    assert written == f"before {REDACTED} after {key[:5]}".encode()
