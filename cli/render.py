@@ -38,7 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.diffs import diff_lines, render_diff, snapshot
-from cli.sanitize import has_hidden_characters, visible
+from cli.sanitize import Sanitized, has_hidden_characters, visible
 from cli.usage import Usage
 from middleware import ToolResult
 from middleware.permissions import Approval, Rule
@@ -307,7 +307,7 @@ class TerminalUI:
         if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
             self.print_line(" ".join(text.split("\n")).strip())
         else:
-            self.console.print(Markdown(visible(text), hyperlinks=False))
+            self.console.print(Sanitized(Markdown(visible(text), hyperlinks=False)))
 
     def flush_text(self) -> None:
         text, self.text = self.text, ""

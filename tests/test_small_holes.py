@@ -6,7 +6,9 @@ model reply against the strict fake) through the real CLI where a person would m
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,8 +17,11 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY, run_cli
+from rich.console import Console
 from test_context import ScriptedModel
+from test_interactive import Terminal
 
+from cli.render import TerminalUI
 from fakeapi import text, tool_use
 from fakeapi.validate import RequestRejected, validate_request
 from redaction import REDACTED, StreamRedactor
@@ -347,3 +352,51 @@ def test_a_key_split_anywhere_between_two_pieces_is_redacted(cut):
     pieces = [stream[: len("before ") + cut], stream[len("before ") + cut :]]
     written = b"".join(redactor.feed(piece) for piece in pieces) + redactor.end()
     assert written == f"before {REDACTED} after {key[:5]}".encode()
+
+
+# ---- bidi controls through Markdown ---------------------------------------------------------
+
+HIDDEN_ORDER = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# Each written as an entity, which only the Markdown parser turns into the character.
+ENTITIES = " ".join(f"&#x{ord(char):X};" for char in HIDDEN_ORDER) + " &rlm; &lrm;"
+
+
+def terminal_env(api, isolated_home) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="test-model",
+        PLANLOOP_HOME=str(isolated_home),
+        NO_COLOR="1",
+        COLUMNS="200",
+    )
+    return env
+
+
+def test_bidi_controls_written_as_entities_never_reach_the_terminal(api, workspace, isolated_home):
+    answer = f"# Report\n\nThe file is **invoice{ENTITIES}fdp.exe** and `safe`.\n\nAll done."
+    api.add({"content": [text(answer)]})
+    terminal = Terminal(workspace, terminal_env(api, isolated_home), "--no-sandbox")
+    try:
+        terminal.wait_for_prompt()
+        terminal.type("show the report\r")
+        terminal.wait_for("All done.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert "invoice" in terminal.screen
+    assert "<U+202E>" in terminal.screen and "<U+2066>" in terminal.screen
+    assert not any(char in terminal.raw for char in HIDDEN_ORDER)
+
+
+def test_markdown_output_is_sanitized_after_parsing():
+    ui = TerminalUI(Console(file=io.StringIO(), force_terminal=True, width=100))
+    ui.print_markdown(f"A *list*:\n\n- item {ENTITIES}\n- `code {ENTITIES}`\n")
+    shown = ui.console.file.getvalue()
+    assert "item" in shown and "<U+200F>" in shown and "<U+061C>" in shown
+    assert not any(char in shown for char in HIDDEN_ORDER)
