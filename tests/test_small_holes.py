@@ -400,3 +400,44 @@ def test_markdown_output_is_sanitized_after_parsing():
     shown = ui.console.file.getvalue()
     assert "item" in shown and "<U+200F>" in shown and "<U+061C>" in shown
     assert not any(char in shown for char in HIDDEN_ORDER)
+
+
+# ---- a long command at the approval question ------------------------------------------------
+
+
+def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_whole(
+    api, workspace, isolated_home
+):
+    comments = [f"# harmless comment {n}" for n in range(200)]
+    command = "\n".join(["touch first-line-ran", *comments, "touch last-line-ran"])
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Ran it.")]})
+    terminal = Terminal(workspace, terminal_env(api, isolated_home), "--no-sandbox")
+    try:
+        terminal.wait_for_prompt()
+        terminal.type("set things up\r")
+        box = terminal.wait_for("[v]iew all of it / [n]o:")
+        assert "(202 lines)" in box
+        assert "touch first-line-ran" in box and "touch last-line-ran" in box
+        assert "192 more lines" in box
+        assert "harmless comment 100" not in box
+        terminal.type("y\r")  # not yet: it has not been seen whole
+        terminal.wait_for("type v to see all of it")
+        terminal.wait_for("[v]iew all of it / [n]o:")
+        assert not (workspace / "first-line-ran").exists()
+        terminal.type("v\r")
+        shown = terminal.wait_for("[a]lways for this session:")
+        assert all(comment in shown for comment in comments)
+        # The box comes again under the full text: its first line is next to the question.
+        after_full_text = shown.split("harmless comment 100")[-1]
+        assert "192 more lines" in after_full_text and "touch first-line-ran" in after_full_text
+        terminal.type("y\r")
+        terminal.wait_for("Ran it.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        assert terminal.close() == 0
+    finally:
+        if terminal.proc.poll() is None:
+            terminal.proc.kill()
+            terminal.close()
+    assert (workspace / "first-line-ran").exists() and (workspace / "last-line-ran").exists()
