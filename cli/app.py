@@ -114,8 +114,6 @@ def headless(
     # A session that could not be saved was reported when it happened: do not say it twice.
     note = " The session was not saved." if autosave.failing else closing_note(autosave, agent)
     print_error(f"{reason}{note}")
-    if autosave.failing and status == EXIT_OK:
-        return EXIT_ERROR  # the answer came, but the session it promises to keep is not there
     return status
 
 
@@ -336,7 +334,6 @@ class Autosave:
                 self.session.save(agent)
                 self.session.close()
             except SessionError as err:
-                self.failing = True
                 notes.append(f"The session was not saved: {err}")
             else:
                 notes.append(
