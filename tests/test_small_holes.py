@@ -209,7 +209,7 @@ main()
 """
 
 
-def test_a_disk_that_fills_at_the_closing_note_gives_one_line_and_a_failing_exit(
+def test_a_disk_that_fills_at_the_closing_note_gives_one_line_and_no_traceback(
     api, env, workspace, tmp_path
 ):
     driver = tmp_path / "full_disk.py"
@@ -224,7 +224,7 @@ def test_a_disk_that_fills_at_the_closing_note_gives_one_line_and_a_failing_exit
         timeout=60,
     )
     assert "Traceback" not in done.stderr, done.stderr
-    assert done.returncode != 0
+    assert done.returncode == 3  # the turn limit's code: a failed save does not hide it
     [closing] = [line for line in done.stderr.splitlines() if line.startswith("planloop:")]
     assert "The session was not saved" in closing and "No space left on device" in closing
     assert "Session saved" not in done.stderr
