@@ -11,7 +11,10 @@ The rules kept here, whatever happened before (an error, Ctrl-C, a crash):
 - an input the model refused stays in the messages (and the session log) but is no longer
   sent: the API asks for a reset after a refusal, or the refusals go on;
 - tool output is valid UTF-8: a lone surrogate (a file name that is not UTF-8, listed by a
-  tool) becomes U+FFFD instead of making every later request fail to encode.
+  tool) becomes U+FFFD instead of making every later request fail to encode;
+- a reply is kept as received, except what the API would refuse to be sent back
+  (`as_received`): a lone surrogate in its text or tool input, a tool name or id outside the
+  API's pattern.
 
 Messages stay plain dicts in the API's own format, so what you read is what is sent.
 """
@@ -19,6 +22,7 @@ Messages stay plain dicts in the API's own format, so what you read is what is s
 from __future__ import annotations
 
 import re
+import uuid
 
 INTERRUPTED = "Interrupted by the user before this call finished; it may not have run."
 
@@ -37,6 +41,57 @@ def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
     if is_error:
         block["is_error"] = True
     return block
+
+
+# What the API accepts in a tool_use block it is sent (the same patterns as a tool's name and
+# a tool_result's id); a reply can break them, but the next request may not.
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+TOOL_USE_ID = re.compile(r"[a-zA-Z0-9_-]+")
+INVALID_NAME_PREFIX = "invalid_name_"  # no tool is named so: such a call gets "unknown tool"
+
+
+def as_received(blocks: list[dict]) -> list[dict]:
+    """A reply's blocks as received, minus what would make every later request fail.
+
+    The rule is to send a reply back exactly as it came. Two things cannot go back: a lone
+    surrogate (JSON allows "\\ud800", UTF-8 does not), which becomes U+FFFD; and a tool name
+    or id outside the API's pattern, which the API refuses in every later request. Rewriting
+    just that field is the lesser evil: the name becomes `invalid_name_<what it said>`, which
+    no tool answers to, so the call gets an error result that names it and lists the real
+    tools; a bad or repeated id gets a fresh one. Thinking blocks are left untouched: their
+    signature covers their text.
+    """
+    checked, seen_ids = [], set()
+    for block in blocks:
+        if block.get("type") not in ("thinking", "redacted_thinking"):
+            block = without_lone_surrogates(block)
+        if block.get("type") == "tool_use":
+            name, call_id = block.get("name"), block.get("id")
+            if not (isinstance(name, str) and TOOL_NAME.fullmatch(name)):
+                readable = re.sub(r"[^a-zA-Z0-9_-]", "_", str(name))
+                name = (INVALID_NAME_PREFIX + readable)[:128]
+            if not (isinstance(call_id, str) and TOOL_USE_ID.fullmatch(call_id)) or (
+                call_id in seen_ids
+            ):
+                call_id = f"toolu_replaced_{uuid.uuid4().hex[:20]}"
+            seen_ids.add(call_id)
+            block = {**block, "name": name, "id": call_id}
+        checked.append(block)
+    return checked
+
+
+def without_lone_surrogates(value: object) -> object:
+    """`value` (a str, or a list or dict of them) with each lone surrogate made U+FFFD."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            without_lone_surrogates(key): without_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
 
 
 def tool_calls(message: dict) -> list[dict]:

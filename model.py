@@ -27,6 +27,8 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from conversation import as_received
+
 if TYPE_CHECKING:
     import anthropic
 
@@ -62,6 +64,7 @@ Thinking = str | int  # "off", "adaptive", or a token budget for manual thinking
 STREAM_RETRIES = 3
 RETRY_BASE_DELAY = 1.0  # seconds; doubles on each try
 EPHEMERAL = {"type": "ephemeral"}
+SDK_TOOL_INPUT_ERROR = "Unable to parse tool parameter JSON"  # how the SDK's ValueError begins
 
 
 class ModelError(Exception):
@@ -167,10 +170,11 @@ def with_cache_breakpoints(system: str, messages: list[dict]) -> tuple[list[dict
 
 
 def reply_to_dict(message: Any) -> dict:
-    """The SDK's final message as a plain dict; content blocks exactly as the API sent them."""
+    """The SDK's final message as a plain dict; content blocks as the API sent them, minus
+    what the API would refuse to be sent back (conversation.as_received says what)."""
     reply = {
         "role": "assistant",
-        "content": [block.to_dict(mode="json") for block in message.content],
+        "content": as_received([block.to_dict(mode="json") for block in message.content]),
         "stop_reason": message.stop_reason,
         "usage": message.usage.to_dict(mode="json"),
         "model": message.model,  # prices the reply even when its stream went to no UI
@@ -237,6 +241,16 @@ async def stream_reply(client: anthropic.AsyncAnthropic, request: dict, listener
             listener.stream_restarted()
             listener.notice(f"{MID_STREAM_WORDING[error_kind(err)]}; retrying in {delay:.0f} s.")
             await asyncio.sleep(delay)
+        except ValueError as err:
+            # The SDK parses a tool's input as it streams in, and gives up on JSON it cannot
+            # read (a lone surrogate such as "\ud800"). Nothing of that reply can be kept.
+            if not str(err).startswith(SDK_TOOL_INPUT_ERROR):
+                raise
+            raise ModelError(
+                "The model's reply could not be read: one of its tool calls had input that is "
+                "not valid JSON. Nothing was lost; try again.",
+                temporary=True,
+            ) from err
         except anthropic.APIConnectionError as err:
             raise ModelError(
                 f"Cannot reach the API at {client.base_url} ({err}). "

@@ -13,8 +13,9 @@ not per record. Replaying `message` and `blocks` records in order rebuilds the m
 exactly; the last `extra` record is the checkpointed state. Saving a step costs the same at
 step 10 and at step 1,000, because nothing already written is written again.
 
-Files live outside the project, in ~/.planloop/sessions/<workspace>/ (PLANLOOP_HOME moves
-the root). One process writes a session at a time (an advisory lock); API keys are redacted
+Files live outside the project, in ~/.planloop/sessions/<end of the workspace path>-<hash>/
+(PLANLOOP_HOME moves the root), and a log whose start record names another folder is not
+continued. One process writes a session at a time (an advisory lock); API keys are redacted
 from every record. Sessions in the older single-JSON format (<id>.json) still load.
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -33,13 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
-from settings import known_secrets
+from redaction import redact
 from todo.manager import STORED_STATUSES
 
 FORMAT_VERSION = 1
 LEGACY_VERSION = 1  # the single-JSON format (<id>.json) written before the log
 SESSION_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{4}")
-REDACTED = "[redacted]"
+READABLE_CHARS = 40  # of the workspace path, at the start of its sessions folder's name
+HASH_CHARS = 16  # hex digits of the path's SHA-256: 64 bits, no two real folders collide
+START_RECORD_MAX_BYTES = 64 * 1024  # a start record is a few hundred bytes
 STOPPED_MID_CALL = (
     "The planloop process stopped before this call finished; it may or may not have run. "
     "Check its effects before repeating it."
@@ -66,7 +70,23 @@ def make_private_folder(folder: Path) -> None:
 
 
 def sessions_dir(workspace: Path) -> Path:
-    """One folder per workspace, named after its path so it can be found by eye."""
+    """One folder per workspace: the end of its path, to find it by eye, and a hash of all of it.
+
+    The readable part alone is not unique (`/x/client-api` and `/x/client/api` give the same
+    one); the hash of the exact path keeps two projects' sessions apart.
+    """
+    path = workspace.resolve()
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(path)).strip("-")[-READABLE_CHARS:]
+    digest = hashlib.sha256(os.fsencode(path)).hexdigest()[:HASH_CHARS]
+    return planloop_home() / "sessions" / f"{slug.lstrip('-.')}-{digest}"
+
+
+def older_sessions_dir(workspace: Path) -> Path:
+    """Where planloop kept a workspace's sessions before the folder name held a hash.
+
+    Several workspaces may share it, so a session found there counts only if its start
+    record names this very workspace.
+    """
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(workspace.resolve())).strip("-")
     return planloop_home() / "sessions" / slug
 
@@ -88,9 +108,9 @@ class Session:
                 f"No session {session_id!r} for this folder: session ids look like "
                 f"{new_session_id()}.{recent_ids_hint(workspace)}"
             )
-        self.workspace = workspace
+        self.workspace = workspace = Path(workspace).resolve()
         self.id = session_id or new_session_id()
-        folder = sessions_dir(workspace)
+        folder = session_folder(workspace, self.id)
         self.path = folder / f"{self.id}.jsonl"
         self.legacy_path = folder / f"{self.id}.json"
         self.notes: list[str] = []  # what loading found worth telling the user
@@ -128,14 +148,16 @@ class Session:
         self._lock = handle
 
     def close(self) -> None:
-        """Flush to disk and let go of the file and the lock."""
-        if self._file is not None:
+        """Flush to disk and let go of the file and the lock (both, even if the flush fails)."""
+        try:
             self.sync_to_disk()
-            self._file.close()
-            self._file = None
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
+        finally:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            if self._lock is not None:
+                self._lock.close()
+                self._lock = None
 
     # ---- loading --------------------------------------------------------------------------
 
@@ -152,6 +174,7 @@ class Session:
             )
         if self._lock is None:
             self.lock()  # before reading: another writer could be appending right now
+        self._check_workspace()
         if self.path.exists():
             messages, extra = self._replay()
         else:
@@ -170,6 +193,16 @@ class Session:
             self.notes.append(
                 f"The last run stopped during {open_calls} tool call(s); the model is told "
                 "they may or may not have run."
+            )
+
+    def _check_workspace(self) -> None:
+        """Refuse a log whose start record names another folder: never continue its work here."""
+        recorded = recorded_workspace(self.path if self.path.exists() else self.legacy_path)
+        if recorded is not None and recorded != str(self.workspace):
+            raise SessionError(
+                f"Session {self.id} was started in {recorded}, not in this folder "
+                f"({self.workspace}); run planloop --resume from that folder, or start a new "
+                "session here."
             )
 
     def _replay(self) -> tuple[list[dict], dict]:
@@ -206,12 +239,8 @@ class Session:
                 self._rewrite(messages, extra, model)
                 return
             self._append(records)
-        except OSError as err:
-            # What reached the file is unknown now: the next sync writes the whole log again.
-            with contextlib.suppress(OSError):
-                if self._file is not None:
-                    self._file.close()
-            self._file, self._good_size = None, None
+        except (OSError, ValueError) as err:  # ValueError: text that cannot be UTF-8
+            self._forget_file()
             raise self._write_error(err) from None
 
     def save(self, agent: Any) -> None:
@@ -223,14 +252,30 @@ class Session:
     def note(self, text: str) -> None:
         """Record a harness event (interrupted, compacted) in the log, if the log exists."""
         if self._file is not None:
-            self._append([record("note", text=text)])
+            try:
+                self._append([record("note", text=text)])
+            except OSError as err:
+                self._forget_file()
+                raise self._write_error(err) from None
 
     def sync_to_disk(self) -> None:
         """fsync the log: call at the end of a run and after a compaction."""
         if self._file is not None:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError as err:
+                self._forget_file()
+                raise self._write_error(err) from None
             with contextlib.suppress(OSError):
                 os.fsync(self._file.fileno())
+
+    def _forget_file(self) -> None:
+        """After a failed write, what reached the file is unknown: the next sync writes the
+        whole log again (temporary file, then rename), so the log is never left half-written."""
+        with contextlib.suppress(OSError):
+            if self._file is not None:
+                self._file.close()  # its flush fails again on a full disk; the file closes anyway
+        self._file, self._good_size = None, None
 
     def _open(self, messages: list[dict], extra: dict, model: str) -> None:
         if self._lock is None:
@@ -317,7 +362,9 @@ class Session:
             self._file.write(encode(entry))
             self._file.flush()
 
-    def _write_error(self, err: OSError) -> SessionError:
+    def _write_error(self, err: OSError | ValueError) -> SessionError:
+        if not isinstance(err, OSError):
+            return SessionError(f"Cannot save session {self.id}: {err}.")
         return SessionError(
             f"Cannot save the session in {self.path.parent} ({err.strerror or err}). "
             "Set PLANLOOP_HOME to a folder you can write."
@@ -363,19 +410,8 @@ def record(kind: str, **fields: Any) -> dict:
 
 
 def encode(entry: dict) -> bytes:
-    """One JSON line, with the values of the API key and auth token replaced."""
-    line = json.dumps(entry, ensure_ascii=False)
-    for secret in secret_values():
-        line = line.replace(secret, REDACTED)
-    return (line + "\n").encode("utf-8")
-
-
-def secret_values() -> list[str]:
-    values = []
-    for value in known_secrets():  # from the environment, and from a workspace's .env
-        if len(value) >= 8:  # a shorter value would blank out ordinary words
-            values += [value, json.dumps(value, ensure_ascii=False)[1:-1]]
-    return values
+    """One JSON line, with the values of the API key and auth token replaced (redaction.py)."""
+    return (redact(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
 
 
 def read_session(path: Path) -> tuple[list[dict], dict]:
@@ -491,6 +527,46 @@ def newer_format(path: Path, version: int) -> SessionError:
     )
 
 
+# ---- which folder -------------------------------------------------------------------------------
+
+
+def session_folder(workspace: Path, session_id: str) -> Path:
+    """The folder holding a session: the workspace's own, or the older shared one if it is there."""
+    folder = sessions_dir(workspace)
+    if any((folder / f"{session_id}{suffix}").exists() for suffix in (".jsonl", ".json")):
+        return folder
+    older = older_sessions_dir(workspace)
+    for suffix in (".jsonl", ".json"):
+        if belongs_to(older / f"{session_id}{suffix}", workspace):
+            return older
+    return folder
+
+
+def belongs_to(path: Path, workspace: Path) -> bool:
+    """Whether a session file's start record names exactly this workspace."""
+    return recorded_workspace(path) == str(workspace.resolve())
+
+
+def recorded_workspace(path: Path) -> str | None:
+    """The workspace a session file says it was started in; None if it says nothing readable.
+
+    Only the start of the file is read: the start record is the first line of a log, and the
+    older single-JSON format keeps a "workspace" key.
+    """
+    try:
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            recorded = data.get("workspace") if isinstance(data, dict) else None
+        else:
+            with open(path, "rb") as log:
+                first = json.loads(log.readline(START_RECORD_MAX_BYTES) or b"null")
+            is_start = isinstance(first, dict) and first.get("type") == "start"
+            recorded = first.get("workspace") if is_start else None
+    except (OSError, ValueError):
+        return None
+    return recorded if isinstance(recorded, str) else None
+
+
 # ---- listing ----------------------------------------------------------------------------------
 
 
@@ -516,12 +592,19 @@ def list_sessions(workspace: Path, limit: int = 20) -> list[SessionSummary]:
 
 
 def session_files(workspace: Path) -> list[tuple[float, Path]]:
-    """(modified time, path) of each session of this folder, newest first, either format."""
+    """(modified time, path) of each session of this folder, newest first, either format.
+
+    Sessions kept in the older, shared folder count when their start record names this
+    workspace; a session in the current folder wins over one of the same id there.
+    """
     newest: dict[str, Path] = {}
-    for path in sessions_dir(workspace).glob("*.json*"):
-        if not (SESSION_ID.fullmatch(path.stem) and path.suffix in (".json", ".jsonl")):
-            continue
-        if path.stem not in newest or path.suffix == ".jsonl":  # the log wins over the old file
+    older = older_sessions_dir(workspace)
+    for folder in (older, sessions_dir(workspace)):
+        for path in sorted(folder.glob("*.json*")):  # .json before .jsonl: the log wins
+            if not (SESSION_ID.fullmatch(path.stem) and path.suffix in (".json", ".jsonl")):
+                continue
+            if folder == older and not belongs_to(path, workspace):
+                continue
             newest[path.stem] = path
     dated = []
     for path in newest.values():

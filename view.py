@@ -18,12 +18,15 @@ from the network: it opens the same with or without a connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from session import SessionError, sessions_dir
+from session import SESSION_ID, SessionError, session_files, session_folder
 from todo.record import HISTORY_KEY, describe_entry
 from wiretrace import read_trace, trace_path
 
@@ -54,20 +57,16 @@ def find_session(workspace: Path, name: str) -> Path:
     given = Path(name).expanduser()
     if name != "latest" and given.is_file():
         return given
-    folder = sessions_dir(workspace)
     if name == "latest":
-        logs = [p for p in folder.glob("*.json*") if is_session_log(p)]
+        logs = session_files(workspace)
         if not logs:
             raise SessionError("There is no saved session for this folder yet.")
-        return max(logs, key=lambda p: p.stat().st_mtime)
+        return logs[0][1]
+    folder = session_folder(workspace, name) if SESSION_ID.fullmatch(name) else None
     for suffix in (".jsonl", ".json"):
-        if (folder / f"{name}{suffix}").is_file():
+        if folder is not None and (folder / f"{name}{suffix}").is_file():
             return folder / f"{name}{suffix}"
     raise SessionError(f"No session {name!r} for this folder (give an id or a file path).")
-
-
-def is_session_log(path: Path) -> bool:
-    return path.suffix in (".json", ".jsonl") and not path.name.endswith(".trace.jsonl")
 
 
 def read_session(path: Path) -> SessionLog:
@@ -113,7 +112,10 @@ def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "start":
-            log.id = str(record.get("id") or session_id)
+            # The id inside a handed-over file is only shown, and only if it is an id at all.
+            recorded_id = record.get("id")
+            if isinstance(recorded_id, str) and SESSION_ID.fullmatch(recorded_id):
+                log.id = recorded_id
             log.workspace, log.model = (
                 str(record.get("workspace", "")),
                 str(record.get("model", "")),
@@ -142,10 +144,25 @@ def add_message(log: SessionLog, message: dict, usage: dict | None) -> None:
 
 
 def write_view(session_file: Path) -> Path:
-    """Write the page beside the session log and return its path."""
+    """Write the page beside the session log and return its path.
+
+    The page is named after the file, never after anything inside it: a handed-over log
+    saying `"id": "../victim/index"` must not choose where the page goes. It replaces what was
+    there by a rename, so a link planted at the page's name is replaced, not followed.
+    """
     log = read_session(session_file)
-    page = session_file.parent / f"{log.id}.html"
-    page.write_text(render_page(log), encoding="utf-8")
+    page = session_file.parent / f"{session_file.name.split('.')[0]}.html"
+    if page == session_file:
+        raise SessionError(f"{session_file} is not a session log (it would be overwritten).")
+    descriptor, temp_name = tempfile.mkstemp(dir=page.parent, prefix=".view-", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as temp:
+            temp.write(render_page(log))
+        os.replace(temp_name, page)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
     return page
 
 

@@ -45,10 +45,15 @@ class Autosave:
             self.failing = False
 
     def end_of_run(self, agent: Agent) -> None:
-        """Note why a run stopped early, then make what it wrote durable (once per run)."""
-        if agent.context.stop_reason:
-            self.session.note(agent.context.stop_reason)
-        self.session.sync_to_disk()
+        """Note why a run stopped early, then make what it wrote durable (once per run).
+
+        A failure here (a full disk) is not the end: the session then forgets its file and the
+        next save writes the whole log again, and that save reports whether it worked.
+        """
+        with contextlib.suppress(SessionError):
+            if agent.context.stop_reason:
+                self.session.note(agent.context.stop_reason)
+            self.session.sync_to_disk()
 
     def compacted(self, agent: Agent, text: str) -> None:
         """Save the compaction (it lives in extra), note it in the log, make it durable."""

@@ -38,7 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.diffs import diff_lines, render_diff, snapshot
-from cli.sanitize import has_hidden_characters, visible
+from cli.sanitize import Sanitized, has_hidden_characters, visible
 from cli.usage import Usage
 from middleware import ToolResult
 from middleware.permissions import Approval, Rule
@@ -55,6 +55,12 @@ PREVIEW_LINES = 6
 DIFFED_TOOLS = ("edit_file", "write_file")
 SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
 STREAM_PREVIEW_LINES = 8  # of the paragraph still coming in, shown under the spinner
+# An approval subject (a command, a path) longer than this is summed up in its box: its line
+# count, first and last lines. It is approved only after `v` has shown all of it, so nothing
+# can hide in lines that scrolled away (a `curl … | sh` above 200 comment lines).
+APPROVAL_LINES = 20
+APPROVAL_LINE_CHARS = 400
+EDGE_LINES = 5  # first and last lines shown of a long subject
 # A new Markdown block starts after a blank line, at a line that is not indented and is not a
 # list item (a loose list or a list item's second paragraph stays in one block).
 BLOCK_START = re.compile(r"[^\s\-*+\d>|]")
@@ -390,7 +396,7 @@ class TerminalUI:
         if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
             self.print_line(" ".join(text.split("\n")).strip())
         else:
-            self.console.print(Markdown(visible(text), hyperlinks=False))
+            self.console.print(Sanitized(Markdown(visible(text), hyperlinks=False)))
 
     def flush_text(self) -> None:
         text, self.text = self.text, ""
@@ -427,8 +433,46 @@ class TerminalUI:
         question, _, subject = question.partition("\n")
         waiting_for = self.progress.label  # shown again once the answer is in
         self.stop_progress()
+        self.show_subject(question, subject)
+        viewed = not is_long(subject)  # a long subject is approved only once seen in full
+        if viewed:
+            self.print_line("Answer y, n or a; there is no default.", "dim")
+        try:
+            while True:
+                answer = (await read_answer(approval_prompt(viewed))).lower()
+                if answer in ("v", "view"):
+                    self.console.print(Text(visible(subject)))
+                    self.show_subject(question, subject)  # its first lines, next to the question
+                    viewed = True
+                elif answer in ("y", "yes", "a", "always") and not viewed:
+                    self.print_line(
+                        "This is long and only its first and last lines are shown: type v to "
+                        "see all of it before you approve it (or n to decline).",
+                        "yellow",
+                    )
+                elif answer in ("y", "yes", "a", "always"):
+                    if waiting_for:
+                        self.progress.show(waiting_for)
+                    return ("always" if answer.startswith("a") else "yes"), ""
+                elif answer in ("n", "no"):
+                    return "no", await read_answer("Reason for the model (optional): ")
+                else:
+                    choices = "y, n or a" if viewed else "v or n"
+                    self.print_line(f"Please type {choices} (not {answer!r}).", "yellow")
+        except EOFError:
+            self.console.print()
+            return "interrupt", ""
+        except asyncio.CancelledError:  # the turn was cancelled while the question waited
+            self.console.print()
+            raise
+
+    def show_subject(self, question: str, subject: str) -> None:
+        """The approval box: the whole subject, or a long one's line count, first and last lines."""
+        lines = subject.splitlines() or [""]
+        title = f"{question} ({len(lines)} lines)" if is_long(subject) else question
+        shown = subject_summary(lines) if is_long(subject) else subject
         self.console.print(
-            Panel(Text(visible(subject)), title=Text(question), title_align="left", style="yellow")
+            Panel(Text(visible(shown)), title=Text(title), title_align="left", style="yellow")
         )
         if has_hidden_characters(subject):
             self.print_line(
@@ -436,23 +480,35 @@ class TerminalUI:
                 "terminal would hide or act on. Read it carefully before you answer.",
                 "bold red",
             )
-        self.print_line("Answer y, n or a; there is no default.", "dim")
-        try:
-            while True:
-                answer = (await read_answer("[y]es / [n]o / [a]lways for this session: ")).lower()
-                if answer in ("y", "yes", "a", "always"):
-                    if waiting_for:
-                        self.progress.show(waiting_for)
-                    return ("always" if answer.startswith("a") else "yes"), ""
-                if answer in ("n", "no"):
-                    return "no", await read_answer("Reason for the model (optional): ")
-                self.print_line(f"Please type y, n or a (not {answer!r}).", "yellow")
-        except EOFError:
-            self.console.print()
-            return "interrupt", ""
-        except asyncio.CancelledError:  # the turn was cancelled while the question waited
-            self.console.print()
-            raise
+
+
+def is_long(subject: str) -> bool:
+    """Whether an approval subject would not fit the box: it is then summed up, not shown."""
+    lines = subject.splitlines()
+    return len(lines) > APPROVAL_LINES or any(len(line) > APPROVAL_LINE_CHARS for line in lines)
+
+
+def subject_summary(lines: list[str]) -> str:
+    """A long subject's first and last lines, each cut to a readable length, and what is between."""
+
+    def cut(line: str) -> str:
+        if len(line) <= APPROVAL_LINE_CHARS:
+            return line
+        return (
+            f"{line[:APPROVAL_LINE_CHARS]}… ({len(line) - APPROVAL_LINE_CHARS:,} more characters)"
+        )
+
+    if len(lines) <= 2 * EDGE_LINES:
+        return "\n".join(cut(line) for line in lines)
+    hidden = len(lines) - 2 * EDGE_LINES
+    middle = f"… {hidden} more lines: type v to see them …"
+    return "\n".join([*map(cut, lines[:EDGE_LINES]), middle, *map(cut, lines[-EDGE_LINES:])])
+
+
+def approval_prompt(viewed: bool) -> str:
+    if viewed:
+        return "[y]es / [n]o / [a]lways for this session: "
+    return "[v]iew all of it / [n]o: "
 
 
 async def read_answer(prompt: str) -> str:

@@ -9,15 +9,19 @@ everything else that a terminal would act on:
     "\\x9b"           ->  "\\x9b"          C1 controls become their escape, as text
     "\\u202e"         ->  "<U+202E>"       bidi overrides, which reorder what the eye reads
 
-Every function in cli/ that prints text it did not write itself passes it through here.
+Every function in cli/ that prints text it did not write itself passes it through here. Text
+that a parser reads first (Markdown decodes `&#x202E;` into the character itself) is passed
+through here again after parsing: `Sanitized` does that to whatever a renderable produces.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
-# Bidi embeddings, overrides and isolates: they change the order in which a line is shown.
-BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# Bidi embeddings, overrides, isolates and marks: they change the order in which a line is shown.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 
 
@@ -43,3 +47,23 @@ def visible(text: str) -> str:
 def has_hidden_characters(text: str) -> bool:
     """True when a terminal would act on part of `text` instead of showing it."""
     return UNSAFE.search(text.replace("\r\n", "\n")) is not None
+
+
+class Sanitized:
+    """A rich renderable whose output is made visible after it is rendered.
+
+    rich's Markdown parser turns entities such as `&#x202E;` into characters, after `visible`
+    has seen the text; sanitizing the rendered segments catches what the parser made.
+    """
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
+        from rich.segment import Segment
+
+        for segment in console.render(self.renderable, options):
+            if segment.control or UNSAFE.search(segment.text) is None:
+                yield segment
+            else:
+                yield Segment(visible(segment.text), segment.style)

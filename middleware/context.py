@@ -35,7 +35,7 @@ from typing import Any
 
 from conversation import starts_with_thinking, text_block, tool_calls, tool_loop_start
 from middleware.base import AgentContext, Middleware, TurnAction
-from prompts import load_prompt
+from prompts import escape_tags, load_prompt
 from todo.manager import TodoManager
 
 # Context windows by model id prefix, first match wins. Source: the model overview pages of
@@ -294,7 +294,9 @@ class ContextManager(Middleware):
             earlier + messages[start:upto],
             max_chars=int(TRANSCRIPT_SHARE * self.window * CHARS_PER_TOKEN),
         )
-        prompt = f"<transcript>\n{transcript}\n</transcript>"
+        # The transcript holds file contents and command output: escaped, a `</transcript>`
+        # in a file cannot close the tag and speak to the summarizer as planloop.
+        prompt = f"<transcript>\n{escape_tags(transcript)}\n</transcript>"
         if focus.strip():
             prompt += f"\n\nFocus the notes on: {focus.strip()}"
         summary = await self.ask_model(load_prompt("compact"), prompt)

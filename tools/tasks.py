@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from redaction import StreamRedactor
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 
@@ -71,6 +72,7 @@ class OutputFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.file = open(path, "wb")  # noqa: SIM115 (closed in finish)
+        self.redactor = StreamRedactor()  # the key never reaches the file, even split in two
         self.total = 0
         self.tail = bytearray()  # the end of the stream past the head, at most FILE_TAIL_BYTES
         self.tail_size = 0  # len(tail), still known once finish() has moved the tail to the file
@@ -86,6 +88,9 @@ class OutputFile:
         return self.total - self.tail_size
 
     def write(self, data: bytes) -> None:
+        self._keep(self.redactor.feed(data))
+
+    def _keep(self, data: bytes) -> None:
         room = FILE_HEAD_BYTES - self.total
         if room > 0:
             self.file.write(data[:room])
@@ -102,6 +107,7 @@ class OutputFile:
         """The task ended: put the kept end into the file after a note on what was dropped."""
         if self.file.closed:
             return
+        self._keep(self.redactor.end())
         if self.tail:
             dropped = self.tail_start - FILE_HEAD_BYTES
             if dropped:

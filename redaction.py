@@ -1,0 +1,86 @@
+"""Keeping the API key and token out of what planloop writes to disk.
+
+    a session record --redact------------------------------> <id>.jsonl
+    a task's output  --StreamRedactor (piece by piece)-----> <id>.tasks/bg-1.out
+
+A secret is the value of ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (and any value handed to
+`add_secret`), at least MIN_SECRET_CHARS long: a shorter one would blank out ordinary words.
+What is caught: the value itself, its JSON-escaped form, and in a stream the value split
+between two pieces (a command's output arrives in pieces of any size). What is not: the value
+transformed (base64, URL-encoded, reversed, a part of it). A command that can read the key can
+always print it some other way; this keeps the key out of the files by accident, not by force.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+REDACTED = "[redacted]"
+MIN_SECRET_CHARS = 8
+_added: set[str] = set()  # secrets that are not in the environment (e.g. read from a file)
+
+
+def add_secret(value: str) -> None:
+    """Treat `value` as a secret too (a key planloop holds without it being in os.environ)."""
+    if len(value) >= MIN_SECRET_CHARS:
+        _added.add(value)
+
+
+def secret_values() -> list[str]:
+    """Every form of every secret to look for, longest first (a longer one may hold a shorter)."""
+    from settings import known_secrets  # the environment's and a workspace .env's key and token
+
+    values = {os.environ.get(name, "") for name in SECRET_VARIABLES} | _added
+    values |= set(known_secrets())
+    forms = set()
+    for value in values:
+        if len(value) >= MIN_SECRET_CHARS:
+            forms |= {value, json.dumps(value, ensure_ascii=False)[1:-1]}
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """`text` with every secret replaced by REDACTED."""
+    for secret in secret_values() if secrets is None else secrets:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+class StreamRedactor:
+    """Redacts a byte stream that arrives in pieces, such as a command's output.
+
+    A piece that ends with the first bytes of a secret keeps those bytes back until the next
+    piece shows whether the secret goes on; `end` lets out what is still kept back.
+    """
+
+    def __init__(self, secrets: list[str] | None = None) -> None:
+        found = secret_values() if secrets is None else secrets
+        self.secrets = sorted({s.encode() for s in found}, key=len, reverse=True)
+        self.held = b""
+
+    def feed(self, data: bytes) -> bytes:
+        """The bytes that are safe to write now."""
+        if not self.secrets:
+            return data
+        data = self.held + data
+        for secret in self.secrets:
+            data = data.replace(secret, REDACTED.encode())
+        keep = self.start_of_a_secret(data)
+        self.held = data[len(data) - keep :] if keep else b""
+        return data[: len(data) - keep]
+
+    def end(self) -> bytes:
+        """The stream is over: what was kept back is not a secret after all."""
+        held, self.held = self.held, b""
+        return held
+
+    def start_of_a_secret(self, data: bytes) -> int:
+        """The length of the longest end of `data` that a secret begins with."""
+        longest = min(len(data), max(len(s) for s in self.secrets) - 1)
+        for size in range(longest, 0, -1):
+            tail = data[-size:]
+            if any(secret.startswith(tail) for secret in self.secrets):
+                return size
+        return 0
