@@ -8,6 +8,7 @@ workspace changed, no host socket answered, no file of the person's is gone.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
@@ -193,6 +194,13 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
         f"cat {host_tmp_marker} p3/.git{host_tmp_marker} p4/.git/{host_tmp_marker.name} 2>&1; "
         f"touch p3/.git/tmp/{host_tmp_marker.name}-w p4/.git/{host_tmp_marker.name}-w; true",
     ]
+    # renameat2(RENAME_EXCHANGE): a planted git folder swapped with .git in one step.
+    exchange = [
+        f"mkdir -p swap && cp -r .git/. swap/ && printf '{plant}' >> swap/config && python3 -c "
+        '"import ctypes; libc = ctypes.CDLL(None, use_errno=True); '
+        "done = libc.renameat2(-100, b'swap', -100, b'.git', 2); "
+        "print('exchange', done, ctypes.get_errno())\""
+    ]
     capabilities = [
         f"grep CapEff /proc/self/status; mount -o remount,bind,rw / && touch {escaped}; "
         f"touch {escaped}; true"
@@ -205,7 +213,7 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
         "echo X=1 >> .env; echo X=1 >> backend/.env; echo NEW=1 > services/.env.local",
         "mkdir -p tests; git show other:tests/.env.test > tests/.env.test; git checkout -q other",
     ]
-    commands = git_routes + mount_pulls + capabilities + sockets + secrets + env_files
+    commands = git_routes + exchange + mount_pulls + capabilities + sockets + secrets + env_files
     calls = [tool_use("bash", {"command": command}) for command in commands]
     husky_write = tool_use("write_file", {"path": ".husky/pre-commit", "content": "touch x\n"})
     include_edit = tool_use(
@@ -229,6 +237,7 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
     assert not (ws / ".hooks-missing" / "pre-commit").exists()
     assert "Read-only file system" in output[git_routes[0]]
     assert "Device or resource busy" in output[git_routes[1]]
+    assert f"exchange -1 {errno.EBUSY}" in output[exchange[0]]  # .git is a mount point
     for route in git_routes[2:-1]:  # submodule, its gitdir file, worktree, hooks, include
         assert "Read-only file system" in output[route], route
     assert results[husky_write["id"]]["is_error"] and results[include_edit["id"]]["is_error"]
