@@ -364,6 +364,7 @@ def test_resumed_session_that_is_too_long_compacts_first(api, env, workspace, is
     assert sum(r["type"] == "message" for r in records) >= 10
 
 
+@pytest.mark.real_exec
 def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, isolated_home):
     write_files(workspace, count=1, chars=2_000)
     model = ScriptedModel(

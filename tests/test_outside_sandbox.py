@@ -161,6 +161,7 @@ def test_through_the_cli_only_yes_lets_a_command_write_outside_the_workspace(
         assert not (tmp_path / "outside.txt").exists()
 
 
+@pytest.mark.real_exec
 def test_in_the_terminal_an_always_does_not_cover_the_next_request(
     api, env, workspace, tmp_path, sandbox_works
 ):

@@ -27,6 +27,9 @@ from fakeapi import text, tool_use
 from tools.bash import run_bash
 from tools.sandbox import Bubblewrap, NoSandbox, bubblewrap_works
 
+# Processes that must die with planloop: CI runs these again as real execs.
+pytestmark = pytest.mark.real_exec
+
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 NOBODY = 65534
 CHECKS = 400  # of the process table, 0.05 s apart: 20 s at most, usually a few checks

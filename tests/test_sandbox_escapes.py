@@ -484,6 +484,7 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
 
 
 @needs_bwrap
+@pytest.mark.real_exec
 def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, workspace, isolated_home):
     from test_interactive import Terminal
 

@@ -226,6 +226,7 @@ def test_the_key_and_token_never_reach_the_sessions_folder(env, workspace, isola
     assert "[redacted]" in log.read_text()
 
 
+@pytest.mark.real_exec
 def test_clear_starts_a_fresh_session_and_sessions_lists_both(api, env, workspace):
     plan = {"todos": [{"content": "Say hi", "status": "completed"}]}
     api.add({"content": [tool_use("todo_write", plan)]})

@@ -374,6 +374,7 @@ def terminal_env(api, isolated_home) -> dict:
     return env
 
 
+@pytest.mark.real_exec
 def test_bidi_controls_written_as_entities_never_reach_the_terminal(api, workspace, isolated_home):
     answer = f"# Report\n\nThe file is **invoice{ENTITIES}fdp.exe** and `safe`.\n\nAll done."
     api.add({"content": [text(answer)]})
@@ -405,6 +406,7 @@ def test_markdown_output_is_sanitized_after_parsing():
 # ---- a long command at the approval question ------------------------------------------------
 
 
+@pytest.mark.real_exec
 def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_whole(
     api, workspace, isolated_home
 ):

@@ -235,6 +235,7 @@ def test_a_failed_save_voids_the_wait(api, todo_agent):
     assert agent.extra["todo_task_wait"] is None
 
 
+@pytest.mark.real_exec
 def test_a_wait_survives_a_real_resume_until_the_next_input(
     api, env, make_agent, workspace, isolated_home
 ):

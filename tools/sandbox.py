@@ -89,6 +89,11 @@ class NoSandbox:
 # lie in the workspace and be replaced by a command; not a file read again per command).
 BWRAP = shutil.which("bwrap") and os.path.realpath(shutil.which("bwrap"))
 LAUNCHER_PYTHON = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+if not os.access(LAUNCHER_PYTHON, os.X_OK):
+    # The base interpreter may lie where this user cannot reach it (a pyenv under /root, run by
+    # another user). The interpreter running planloop is the same program, and the kernel hands
+    # it over as /proc/self/exe; a running executable cannot be rewritten (ETXTBSY) either.
+    LAUNCHER_PYTHON = "/proc/self/exe"
 LAUNCHER_SOURCE = Path(sandbox_launch.__file__).read_text()
 
 # Credentials in the home folder that a command has no business reading: hidden by default,
@@ -242,7 +247,7 @@ class Bubblewrap:
         changeable = [
             program
             for program in (LAUNCHER_PYTHON, BWRAP)
-            if program and Path(program).is_relative_to(root)
+            if program and Path(os.path.realpath(program)).is_relative_to(root)
         ]
         if changeable and not self.must_ask:
             # Both run outside the sandbox before every command: one that a command could
