@@ -27,11 +27,11 @@ The question goes through an injected function, so the front end decides how it 
 
 `question` is plain text: a first line that asks (e.g. "Run this command?"), then the details
 (the exact command, or the path and why it is protected). `answer` is "yes", "no", "always"
-or "interrupt" (Ctrl-D: cancel the turn). "Always" means: do not ask again in this session for
+or "interrupt" (Ctrl-D: cancel the run). "Always" means: do not ask again in this session for
 unsandboxed bash, or for writes to *this* protected file; never for anything under `.git/`,
 which is asked about every time. `reason` is what the person wants the model to know after a
-"no". The question is awaited against the turn's cancel signal, like a tool (`Agent.cancel` in
-agent.py): a Ctrl-C or SIGTERM while it waits cancels the question and the turn. A plain
+"no". The question is awaited against the run's cancel signal, like a tool (`Agent.cancel` in
+agent.py): a Ctrl-C or SIGTERM while it waits cancels the question and the run. A plain
 function that returns the answer at once works too (tests, scripts).
 """
 
@@ -68,8 +68,8 @@ OUTSIDE_SANDBOX_REFUSAL = (
 
 HEADLESS_BASH_REFUSAL = (
     "bash is disabled: this agent runs without the sandbox and without a person to approve "
-    "commands. Do the work with read_file, write_file and edit_file, or tell the user to rerun "
-    "with --yes to allow bash."
+    "commands. Do the work with read_file, write_file and edit_file, or tell the user that bash "
+    "needs their approval (--yes on the command line, allow_all from code)."
 )
 
 
@@ -134,10 +134,10 @@ class PermissionPolicy(Middleware):
             return BeforeToolCallResult(block=True, reason=needed.refusal)
         try:
             answer, reason = await self.answer(needed.question, ctx.context.signal)
-        except Interrupted as stop:  # the turn was cancelled while the question waited
+        except Interrupted as stop:  # the run was cancelled while the question waited
             return BeforeToolCallResult(block=True, reason=str(stop))
         if answer == "interrupt":
-            ctx.context.signal.set()  # Ctrl-D at the question cancels the whole turn
+            ctx.context.signal.set()  # Ctrl-D at the question cancels the whole run
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
         ctx.context.input_seq += 1  # a person answered: that is an input boundary
         if answer == "always" and needed.remember is not None:
@@ -150,7 +150,7 @@ class PermissionPolicy(Middleware):
         return BeforeToolCallResult(block=True, reason=f"The user declined this {what}.{why}")
 
     async def answer(self, question: str, cancel: asyncio.Event) -> Approval:
-        """The person's answer, awaited against the turn's cancel signal."""
+        """The person's answer, awaited against the run's cancel signal."""
         asking = self.ask(question)
         if inspect.isawaitable(asking):
             return await until_cancelled(asking, cancel)

@@ -85,6 +85,7 @@ async def run_bash(
         parts.append("[processes the command left running in the background were stopped]")
     if confined:
         parts += sandbox.after_command(workspace, protected_before)  # reports, never deletes
+        parts += sandbox.explain(output.text(), started.returncode)  # why git writes failed
     parts.append(f"[exit code: {describe_exit(started.returncode)}]")
     return "\n".join(parts)
 

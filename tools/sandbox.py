@@ -300,6 +300,14 @@ class Bubblewrap:
             )
         return notes
 
+    @staticmethod
+    def explain(output: str, returncode: int | None) -> list[str]:
+        """A note for the model when a command failed because git metadata is read-only here."""
+        read_only = "Read-only file system" in output or "Device or resource busy" in output
+        if returncode and read_only and ".git" in output:
+            return [f"[sandbox: {GIT_WRITES_REFUSED}]"]
+        return []
+
     def closing_report(self) -> str:
         """One sentence for the end of the run, or "" when commands created nothing to check."""
         if not self.created:
