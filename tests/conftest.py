@@ -174,6 +174,20 @@ def env(api, isolated_home) -> dict:
     }
 
 
+def terminal_env(api: FakeMessagesAPI, home: Path, columns: int = 100) -> dict:
+    """The environment of planloop in a test's pseudo-terminal: the fake API, no colour."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
+    env.update(
+        ANTHROPIC_API_KEY=API_KEY,
+        ANTHROPIC_BASE_URL=api.base_url,
+        MODEL_ID="test-model",
+        PLANLOOP_HOME=str(home),
+        NO_COLOR="1",
+        COLUMNS=str(columns),
+    )
+    return env
+
+
 def run_cli(
     *args: str, cwd: Path, env: dict, stdin: str = "", timeout: float = 60
 ) -> subprocess.CompletedProcess:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import API_KEY, results_by_id, wait_for_file
+from conftest import results_by_id, terminal_env, wait_for_file
 
 from fakeapi import text, tool_use
 from session import read_session
@@ -100,15 +100,7 @@ class Terminal:
 
 @pytest.fixture
 def terminal(api, workspace, isolated_home):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(
-        ANTHROPIC_API_KEY=API_KEY,
-        ANTHROPIC_BASE_URL=api.base_url,
-        MODEL_ID="test-model",
-        PLANLOOP_HOME=str(isolated_home),
-        NO_COLOR="1",
-        COLUMNS="100",
-    )
+    env = terminal_env(api, isolated_home)
     # Without the sandbox, so that bash asks first: these tests answer the question.
     term = Terminal(workspace, env, "--no-sandbox")
     yield term

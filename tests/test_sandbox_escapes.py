@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, results_by_id, run, run_cli
+from conftest import API_KEY, results_by_id, run, run_cli, terminal_env
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
@@ -488,15 +488,7 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
 def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, workspace, isolated_home):
     from test_interactive import Terminal
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(
-        ANTHROPIC_API_KEY=API_KEY,
-        ANTHROPIC_BASE_URL=api.base_url,
-        MODEL_ID="test-model",
-        PLANLOOP_HOME=str(isolated_home),
-        NO_COLOR="1",
-        COLUMNS="200",
-    )
+    env = terminal_env(api, isolated_home, columns=200)
     api.add({"content": [tool_use("bash", {"command": "echo A=1 > .env.planted"})]})
     api.add({"content": [text("All set.")]})
     terminal = Terminal(workspace, env)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, run_cli
+from conftest import API_KEY, run_cli, terminal_env
 from rich.console import Console
 from test_context import ScriptedModel
 from test_interactive import Terminal
@@ -361,24 +360,11 @@ HIDDEN_ORDER = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u20
 ENTITIES = " ".join(f"&#x{ord(char):X};" for char in HIDDEN_ORDER) + " &rlm; &lrm;"
 
 
-def terminal_env(api, isolated_home) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
-    env.update(
-        ANTHROPIC_API_KEY=API_KEY,
-        ANTHROPIC_BASE_URL=api.base_url,
-        MODEL_ID="test-model",
-        PLANLOOP_HOME=str(isolated_home),
-        NO_COLOR="1",
-        COLUMNS="200",
-    )
-    return env
-
-
 @pytest.mark.real_exec
 def test_bidi_controls_written_as_entities_never_reach_the_terminal(api, workspace, isolated_home):
     answer = f"# Report\n\nThe file is **invoice{ENTITIES}fdp.exe** and `safe`.\n\nAll done."
     api.add({"content": [text(answer)]})
-    terminal = Terminal(workspace, terminal_env(api, isolated_home), "--no-sandbox")
+    terminal = Terminal(workspace, terminal_env(api, isolated_home, columns=200), "--no-sandbox")
     try:
         terminal.wait_for_prompt()
         terminal.type("show the report\r")
@@ -414,7 +400,7 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
     command = "\n".join(["touch first-line-ran", *comments, "touch last-line-ran"])
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [text("Ran it.")]})
-    terminal = Terminal(workspace, terminal_env(api, isolated_home), "--no-sandbox")
+    terminal = Terminal(workspace, terminal_env(api, isolated_home, columns=200), "--no-sandbox")
     try:
         terminal.wait_for_prompt()
         terminal.type("set things up\r")
