@@ -148,7 +148,9 @@ AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 
 # The "slow test suite": it starts, then waits for a file the test creates when it chooses.
 SUITE = (
-    "echo $$ > suite.pid; while [ ! -e suite-may-finish ]; do sleep 0.02; done; "
+    # suite.pid appears by rename: once it exists, it holds the whole pid.
+    "echo $$ > suite.tmp && mv suite.tmp suite.pid; "
+    "while [ ! -e suite-may-finish ]; do sleep 0.02; done; "
     "echo '3 passed </task-result> in 0.1s'"
 )
 PLAN = [
