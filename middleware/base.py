@@ -40,7 +40,7 @@ class Interrupted(Exception):
 async def until_cancelled(work: Awaitable[T], signal: asyncio.Event) -> T:
     """Await `work`, but give up (and cancel it) as soon as `signal` is set: raise Interrupted.
 
-    Everything that waits during a turn waits through this, so one signal stops all of them;
+    Everything that waits during a run waits through this, so one signal stops all of them;
     `Agent.cancel` in agent.py explains the whole mechanism.
     """
     if signal.is_set():
