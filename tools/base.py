@@ -34,7 +34,7 @@ class Tool:
     without declaring it gets neither question nor guard, so declare every path a tool writes.
     Writing through `update_file` (tools/files.py) also keeps the tool inside the workspace
     when a racing command swaps a folder for a link, and refuses protected files nobody approved
-    (an undeclared tool's too: nobody was asked, so nothing is approved).
+    (behind the permission policy an undeclared tool's too: nothing was approved for it).
     """
 
     name: str
