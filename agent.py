@@ -83,8 +83,8 @@ DEFAULT_MAX_TOKENS = 16_000
 # Stop reasons that mean the reply was cut off mid-way: by the output limit, or by a full
 # context window. Either way the last block may be incomplete.
 CUT_OFF_STOP_REASONS = ("max_tokens", "model_context_window_exceeded")
-# A server tool (web search) that runs long pauses the turn; each pause is sent back so the
-# server goes on. A turn paused more often than this in a row is stopped.
+# A server tool (web search) that runs long pauses the reply (stop_reason pause_turn); each
+# paused reply is sent back so the server goes on. More pauses than this in a row stop the run.
 MAX_PAUSED_CONTINUATIONS = 10
 T = TypeVar("T")
 
@@ -123,7 +123,8 @@ class Agent:
         allow_network  let sandboxed commands use the network
         tasks          a TaskManager (tools/tasks.py): bash's run_in_background, task_output,
                        task_stop; its owner delivers the results and shuts it down
-        middleware     replaces the product's middlewares: [] is the bare loop of this file
+        middleware     replaces the product's middlewares: [] is the bare loop of this file,
+                       where nothing asks (outside_sandbox and protected paths go through)
         more_middleware  yours, run before the product's (a block comes before a question)
     """
 
@@ -159,8 +160,8 @@ class Agent:
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.max_tokens = max_tokens
         # "off", "adaptive" or a budget; the default is adaptive where the model has it
-        # (model.THINKING_SUPPORT). A change applies from the next input: one tool loop is
-        # one assistant turn, and a turn has one thinking setting.
+        # (model.THINKING_SUPPORT). A change applies from the next input: the API sees a whole
+        # tool loop as one "assistant turn" (not a turn of this loop), with one thinking setting.
         self.thinking: Thinking = default_thinking(self.model) if thinking is None else thinking
         check_thinking(self.thinking, max_tokens)
         self.input_thinking: Thinking = "off"  # the setting the current input runs with
@@ -210,13 +211,15 @@ class Agent:
         of `agent.cancel()` do the same thing: set the input's one cancel signal,
         `context.signal`. Everything that waits during the run waits through
         `until_cancelled` (middleware/base.py), which races the wait against that signal and
-        cancels the loser: the model stream, each tool (bash kills its process group as it
-        is cancelled; a task wait simply ends), and the approval question (PermissionPolicy
-        awaits `ask` the same way, so the terminal never blocks the event loop to read the
-        answer). Then the loop keeps the conversation valid: the cancelled call gets the
-        INTERRUPTED result, calls not yet run get it without running, `turn_is_last` raises
-        Interrupted, `run` notes it as the stop reason, and `close_unanswered_calls` answers
-        anything still open. Each input starts with a fresh signal (`start_input`).
+        cancels the loser: the model stream, each tool (bash ends its command with everything
+        it started, tools/process.py; a file tool stops before its rename or says it wrote,
+        `off_the_loop` in tools/beneath.py; a task wait simply ends), and the approval
+        question (PermissionPolicy awaits `ask` the same way, so the terminal never blocks the
+        event loop to read the answer). Then the loop keeps the conversation valid: the
+        cancelled call gets the INTERRUPTED result, calls not yet run get it without running,
+        `turn_is_last` raises Interrupted, `run` notes it as the stop reason, and
+        `close_unanswered_calls` answers anything still open. Each input starts with a fresh
+        signal (`start_input`).
         """
         self.signal.set()
 
@@ -231,12 +234,12 @@ class Agent:
             while not last_turn:
                 # 1. Call the model. The middlewares shape the request, then judge the reply
                 #    before anything runs (after_model_response): a reminder or correction to
-                #    add after the results, a stop, or another call first (an overflow).
+                #    add after the results, a stop, or another call first (the finalization guard).
                 reply = await self.call_model()
                 action = await self.hooks.after_model_response(reply, self.context, self.signal)
                 # 2. Append the reply: as received, unless a middleware replaced it in step 1
-                #    (the design documents allow that). It is saved before any tool runs or
-                #    any question is asked.
+                #    (TurnAction.response; none of planloop's does). It is saved before any
+                #    tool runs or any question is asked.
                 reply = action.response
                 append_assistant_content(self.messages, reply["content"])
                 self.save()

@@ -136,7 +136,7 @@ def append_assistant_content(messages: list[dict], content: list[dict]) -> None:
     blocks = as_blocks(content)
     if blocks and messages and messages[-1]["role"] == "assistant":
         # Only a paused reply is left last (end_with_user_turn): what the server sends next
-        # goes on with the same turn, so it joins that message.
+        # goes on with the same reply, so it joins that message.
         messages[-1] = {"role": "assistant", "content": messages[-1]["content"] + blocks}
     elif blocks:
         messages.append({"role": "assistant", "content": blocks})
@@ -205,8 +205,8 @@ def without_spans(messages: list[dict], spans: list[list]) -> list[dict]:
 def tool_loop_start(messages: list[dict], index: int) -> int:
     """The first assistant message of the tool loop that the message at `index` belongs to.
 
-    A tool loop is one assistant turn: assistant messages chained by user messages that
-    answer their calls.
+    A tool loop (what the API calls one assistant turn; several turns of agent.py's loop):
+    assistant messages chained by user messages that answer their calls.
     """
     while (
         index >= 2

@@ -3,7 +3,8 @@
     Agent()                          the todo list, the stale-write guard, the permission policy
                                      and context management; bash in the sandbox where it works
     Agent(more_middleware=[mine])    the same, with yours first
-    Agent(middleware=[])             the bare loop of the lesson: no middleware but the turn limit
+    Agent(middleware=[])             the bare loop of the lesson: no middleware but the turn
+                                     limit, so nothing asks (see the last paragraph)
 
 The product's middlewares, in the order they run (the order matters, middleware/stack.py):
 
@@ -16,7 +17,9 @@ The product's middlewares, in the order they run (the order matters, middleware/
 
 bash runs in bubblewrap where it works (tools/sandbox.py). Where it cannot, bash is not
 confined, so the permission policy asks `ask` before each command; with no `ask` the command
-is refused, unless `allow_all` allows everything up front.
+is refused, unless `allow_all` allows everything up front. The bare loop has no policy: there
+an unconfined command, a call with `outside_sandbox` and a write to .git/ or .env* all run
+without a question.
 """
 
 from __future__ import annotations

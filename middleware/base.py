@@ -11,7 +11,7 @@ agent.py calls each hook at one fixed point of a turn:
       -> after_model_response   (the reply, before any tool runs)
       -> before_tool_call       (each call, after its input was validated)
       -> after_tool_call        (each result, after the handler returned)
-      -> should_stop_after_turn (after each tool batch)
+      -> should_stop_after_turn (after each turn the run would go on from)
 
 How several middlewares combine is the job of `stack.py`. Messages are plain
 dicts in the Messages API format, the same ones the loop sends.
@@ -40,7 +40,7 @@ class Interrupted(Exception):
 async def until_cancelled(work: Awaitable[T], signal: asyncio.Event) -> T:
     """Await `work`, but give up (and cancel it) as soon as `signal` is set: raise Interrupted.
 
-    Everything that waits during a turn waits through this, so one signal stops all of them;
+    Everything that waits during a run waits through this, so one signal stops all of them;
     `Agent.cancel` in agent.py explains the whole mechanism.
     """
     if signal.is_set():

@@ -12,7 +12,8 @@ is one), and add it to `TOOLS` below: `Agent()` and `python agent.py` both start
 Resolve any path argument with `safe_path` so the tool stays in the workspace. Tools that hold
 per-session state come with what holds it: todo_write with TodoListMiddleware (todo/).
 
-**A tool that writes files declares it**, or no protection applies to it:
+**A tool that writes files declares it**, or it is never asked about nor checked for stale
+writes (through `update_file` a protected file is then simply refused):
 
     Tool(..., writes="path")    # this input is a path the tool writes
     Tool(..., reads="path")     # this input is a path the tool reads

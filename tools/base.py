@@ -32,8 +32,9 @@ class Tool:
 
     The protections go by these declarations, never by a tool's name. A tool that writes files
     without declaring it gets neither question nor guard, so declare every path a tool writes.
-    Writing through `replace_file` (tools/beneath.py) also keeps the tool inside the workspace
-    when a racing command swaps a folder for a link, and refuses protected files nobody approved.
+    Writing through `update_file` (tools/files.py) also keeps the tool inside the workspace
+    when a racing command swaps a folder for a link, and refuses protected files nobody approved
+    (behind the permission policy an undeclared tool's too: nothing was approved for it).
     """
 
     name: str

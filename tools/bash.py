@@ -165,7 +165,8 @@ async def bash(
     tasks: Any,
 ) -> str:
     """The bash tool's handler: in the sandbox or (asked and approved) outside, now or as a task."""
-    # The permission policy has asked the person before an outside_sandbox call gets here.
+    # The permission policy has asked the person before an outside_sandbox call gets here; the
+    # bare loop (Agent(middleware=[])) has no policy, and there nobody has.
     outside = NoSandbox() if outside_sandbox else None
     if run_in_background:
         timeout = timeout or tasks.default_timeout

@@ -57,7 +57,7 @@ def fingerprint(status: os.stat_result) -> Fingerprint:
 
 
 class WriteCancelled(Exception):
-    """The turn was cancelled before the rename: nothing was written."""
+    """The run was cancelled before the rename: nothing was written."""
 
 
 @dataclass
@@ -149,7 +149,7 @@ def replace_file(
     `check(target)` runs before any missing parent folder is made, then on the folder actually
     opened, before the temporary file is written and again just before the rename. It raises
     ToolError to refuse (protected, changed on disk).
-    `stop` is the turn's cancel, seen by a thread: if it is set before the rename, the
+    `stop` is the run's cancel, seen by a thread: if it is set before the rename, the
     temporary file is removed and WriteCancelled is raised. The rename is the commit point;
     after it the file is written, whatever happens next.
 

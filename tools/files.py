@@ -103,7 +103,7 @@ def write_file(
 ) -> str:
     """Create or overwrite a file with `content` (UTF-8), creating parent directories.
 
-    `stop` is the turn's cancel: set before the rename, nothing is written (tools/beneath.py).
+    `stop` is the run's cancel: set before the rename, nothing is written (tools/beneath.py).
     """
     try:
         data = content.encode("utf-8")
@@ -300,7 +300,7 @@ def update_file(
 def in_thread(work: Callable[..., str]) -> Callable[..., Awaitable[str]]:
     """A tool handler that runs `work(workspace, **input, stop=...)` off the event loop.
 
-    `stop` is the turn's cancel, for `replace_file`'s commit point (see `off_the_loop`).
+    `stop` is the run's cancel, for `replace_file`'s commit point (see `off_the_loop`).
     """
 
     async def handler(workspace: Path, **arguments: object) -> str:

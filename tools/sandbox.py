@@ -309,7 +309,7 @@ class Bubblewrap:
         return []
 
     def closing_report(self) -> str:
-        """One sentence for the end of the run, or "" when commands created nothing to check."""
+        """One sentence for planloop's exit, or "" when commands created nothing to check."""
         if not self.created:
             return ""
         return (

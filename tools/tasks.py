@@ -31,7 +31,6 @@ from redaction import StreamRedactor
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 
-# The .env rule of a sandboxed command, as bash applies it.
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
 from tools.process import (
