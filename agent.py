@@ -124,7 +124,8 @@ class Agent:
         tasks          a TaskManager (tools/tasks.py): bash's run_in_background, task_output,
                        task_stop; its owner delivers the results and shuts it down
         middleware     replaces the product's middlewares: [] is the bare loop of this file,
-                       where nothing asks (outside_sandbox and protected paths go through)
+                       where nothing asks (protected paths go through; outside_sandbox is
+                       refused, as nobody approved it)
         more_middleware  yours, run before the product's (a block comes before a question)
     """
 

@@ -18,8 +18,8 @@ The product's middlewares, in the order they run (the order matters, middleware/
 bash runs in bubblewrap where it works (tools/sandbox.py). Where it cannot, bash is not
 confined, so the permission policy asks `ask` before each command; with no `ask` the command
 is refused, unless `allow_all` allows everything up front. The bare loop has no policy: there
-an unconfined command, a call with `outside_sandbox` and a write to .git/ or .env* all run
-without a question.
+an unconfined command and a write to .git/ or .env* run without a question (a call with
+`outside_sandbox` is refused: only a policy's approval lets a command out of the sandbox).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from middleware.base import (
 )
 from tools.base import ToolError
 from tools.beneath import is_under_git, target_of
-from tools.file_call import FileCall, file_call, protection
+from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
 from tools.paths import PROTECTED_PATHS
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
@@ -164,7 +164,10 @@ class PermissionPolicy(Middleware):
             question = (
                 f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}"
             )
-            return NeedsApproval(question, OUTSIDE_SANDBOX_REFUSAL, remember=None)  # never "always"
+            # Never remembered ("always" does not cover it); a yes is handed to bash for this call.
+            return NeedsApproval(
+                question, OUTSIDE_SANDBOX_REFUSAL, remember=None, target=OUTSIDE_SANDBOX_APPROVED
+            )
         if name == "bash" and (not self.sandboxed or must_ask):
             question = f"Run this command?\n{ctx.args['command']}"
             return NeedsApproval(question, HEADLESS_BASH_REFUSAL, remember="bash")

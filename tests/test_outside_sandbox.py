@@ -98,6 +98,18 @@ def test_headless_it_is_refused_and_the_model_is_told_what_to_do(api, make_agent
     assert where(workspace) == []
 
 
+def test_the_bare_loop_has_nobody_to_approve_it_so_the_command_stays_inside(
+    api, make_agent, workspace
+):
+    call = outside()
+    api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    run(make_agent(tools=default_tools(MarkingSandbox()), middleware=[]).run("go"))
+    refusal = results_by_id(api.accepted[1])[call["id"]]
+    assert refusal["is_error"] is True and "no permission policy" in refusal["content"]
+    assert where(workspace) == []
+
+
 def test_a_background_task_asks_the_same_and_runs_outside(api, make_agent, workspace, tmp_path):
     manager = TaskManager(tmp_path / "tasks", MarkingSandbox())
     inside = tool_use("bash", {"command": WHERE, "run_in_background": True})

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
+from tools.file_call import OUTSIDE_SANDBOX_APPROVED, current_file_call
 from tools.process import BoundedOutput, describe_exit, start_command
 from tools.sandbox import NoSandbox
 
@@ -165,14 +166,25 @@ async def bash(
     tasks: Any,
 ) -> str:
     """The bash tool's handler: in the sandbox or (asked and approved) outside, now or as a task."""
-    # The permission policy has asked the person before an outside_sandbox call gets here; the
-    # bare loop (Agent(middleware=[])) has no policy, and there nobody has.
+    # The permission policy asked the person (or --yes allowed it) and marked this call; with no
+    # policy (the bare loop, Agent(middleware=[])) nobody asked, and the command stays inside.
+    if outside_sandbox and not outside_sandbox_approved():
+        raise ToolError(
+            "bash: outside_sandbox needs a person's approval, and this agent has no permission "
+            "policy to ask for it. Run the command without outside_sandbox, in the sandbox."
+        )
     outside = NoSandbox() if outside_sandbox else None
     if run_in_background:
         timeout = timeout or tasks.default_timeout
         return await tasks.start_in_background(workspace, command, timeout, sandbox=outside)
     timeout = timeout or DEFAULT_TIMEOUT_SECONDS
     return await run_bash(workspace, command, timeout, sandbox=outside or sandbox)
+
+
+def outside_sandbox_approved() -> bool:
+    """Whether the permission policy approved running this very call outside the sandbox."""
+    call = current_file_call()
+    return call is not None and OUTSIDE_SANDBOX_APPROVED in (call.approved or ())
 
 
 BASH = make_bash()

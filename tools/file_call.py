@@ -57,6 +57,12 @@ def file_call(call_id: str) -> FileCall:
     return current
 
 
+# What the permission policy puts in `approved` when a person (or --yes) allowed a bash call to
+# run outside the sandbox. bash runs such a call only when it finds this mark: with no policy
+# (the bare loop) nobody asked, so nothing leaves the sandbox.
+OUTSIDE_SANDBOX_APPROVED = "bash: outside the sandbox"
+
+
 def current_file_call() -> FileCall | None:
     """The `FileCall` of the call a tool is running for, if a middleware made one."""
     return _current.get()
