@@ -17,7 +17,7 @@ and call `before_command` / `after_command` around each command when the sandbox
         /tmp                  private, empty    a tmpfs only this command sees
         /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
         capabilities          none              --cap-drop ALL; as root, a user namespace too
-        unix sockets          refused           a seccomp filter (tools/seccomp.py)
+        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py)
         network               none              unless allow_network (--allow-network)
 
 Every protected path is bound only when it, and what it resolves to, is a file or folder inside
@@ -29,7 +29,8 @@ Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported 
 result, on the terminal through `notify`, and again at exit through `closing_report`).
 
 Where the sandbox cannot keep its promise (a workspace too large to scan, no seccomp filter for
-this machine, bwrap or the launcher's Python inside the workspace), `must_ask` holds the reason
+this machine, bwrap, the launcher's Python or planloop's own Python code, a virtual environment
+for example, inside the workspace), `must_ask` holds the reason
 and the permission policy makes bash ask, as without a sandbox.
 
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
@@ -237,7 +238,7 @@ class Bubblewrap:
             " Commands run in a sandbox: only the workspace is writable, and not its .git "
             f"folders, git hooks or existing .env files. {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
-            f"sockets cannot be opened.{network}"
+            f"sockets (and vsocks) cannot be opened.{network}"
         )
 
     def before_command(self, workspace: Path) -> WorkspaceScan:
@@ -246,7 +247,7 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         changeable = [
             program
-            for program in (LAUNCHER_PYTHON, BWRAP)
+            for program in (LAUNCHER_PYTHON, BWRAP, *planloop_code_folders())
             if program and Path(os.path.realpath(program)).is_relative_to(root)
         ]
         if changeable and not self.must_ask:
@@ -398,6 +399,22 @@ class Bubblewrap:
     def _tell(self, line: str) -> None:
         if self.notify is not None:
             self.notify(line)
+
+
+@functools.cache
+def planloop_code_folders() -> tuple[str, ...]:
+    """Where the Python code planloop runs comes from: its import path, its loaded modules.
+
+    A virtual environment or planloop's own source inside the workspace is writable by every
+    command; what a command plants there runs outside the sandbox, with the key, when planloop
+    imports a module it had not needed yet (a code block's syntax highlighter) or starts again.
+    """
+    folders = {os.getcwd() if entry == "" else entry for entry in sys.path}
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if origin:
+            folders.add(os.path.dirname(origin))
+    return tuple(sorted(folders))
 
 
 @functools.cache
