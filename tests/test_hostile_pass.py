@@ -5,11 +5,15 @@
 - planloop's own Python code (a virtual environment in the workspace, say) is writable by
   every command; what a command plants there runs, unconfined and with the key, the next time
   planloop starts. So sandboxed commands ask first there, as they do without a sandbox.
+- A background task that keeps swapping the folder above a protected one (`.husky` above the
+  hooks folder `.husky/_`) with a decoy made the next command's read-only bind land on the
+  decoy, and the real hooks folder was writable: the user's next `git commit` ran a hook.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import socket
 import subprocess
@@ -20,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import AGENT, run
+from conftest import AGENT, run, wait_for_file
 
 from fakeapi import text, tool_use
 from tools.bash import run_bash
@@ -140,3 +144,56 @@ def test_code_planted_in_planloops_own_venv_never_runs_outside(api, env, workspa
     planloop("hello")  # the user's next run in the same folder
     assert not outside.exists(), "code a sandboxed command planted ran outside the sandbox"
     assert "lies inside the workspace" in first.stderr
+
+
+# Swaps .husky with .decoy (a link to a look-alike) as fast as it can, until told to stop.
+SWAPPER = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+RENAME_EXCHANGE = 2
+open("swapper-started", "w").close()
+while not os.path.exists("stop-swapping"):
+    libc.syscall(316, -100, b".husky", -100, b".decoy", RENAME_EXCHANGE)  # renameat2
+if os.path.islink(".husky"):
+    libc.syscall(316, -100, b".husky", -100, b".decoy", RENAME_EXCHANGE)
+"""
+
+# Writes a hook into whichever of the two is the real hooks folder, if it can.
+PLANT_HOOK = """
+for folder in .husky/_ .decoy/_; do
+  if [ -e $folder/.real ] && printf '#!/bin/sh\\necho ran > %s\\n' > $folder/pre-commit \\
+      2>/dev/null && chmod +x $folder/pre-commit 2>/dev/null; then echo PLANTED; fi
+done
+"""
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="renameat2 is called by number")
+def test_a_racing_task_cannot_make_a_hooks_folder_writable(tmp_path):
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    git = ["git", "-c", "user.email=a@example.com", "-c", "user.name=A"]
+    subprocess.run([*git, "init", "-q"], cwd=workspace, check=True)
+    subprocess.run([*git, "config", "core.hooksPath", ".husky/_"], cwd=workspace, check=True)
+    (workspace / ".husky/_").mkdir(parents=True)
+    (workspace / ".husky/_/.real").write_text("")
+    (workspace / "look-alike/_").mkdir(parents=True)
+    (workspace / ".decoy").symlink_to("look-alike")
+    (workspace / "swapper.py").write_text(SWAPPER)
+    ran = tmp_path / "hook-ran"
+    (workspace / "plant.sh").write_text(PLANT_HOOK % ran)
+
+    sandbox = Bubblewrap()
+    # Started as a background task is: through the same sandbox, running on while others run.
+    argv, env = sandbox.wrap(workspace, "python3 swapper.py")
+    swapper = subprocess.Popen(argv, env=env, cwd=workspace)
+    try:
+        wait_for_file(workspace / "swapper-started")
+        for _attempt in range(40):
+            if "PLANTED" in run(run_bash(workspace, "bash plant.sh", 30, sandbox=sandbox)):
+                break
+    finally:
+        (workspace / "stop-swapping").write_text("")
+        swapper.wait(timeout=30)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=workspace)
+    assert not ran.exists(), "git on the host ran a hook that a sandboxed command planted"

@@ -13,6 +13,7 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 inside the workspace, core.hooksPath, includes
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes
+          folders above them  pinned            bound onto themselves: no command moves them
         secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
         /tmp                  private, empty    a tmpfs only this command sees
         /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
@@ -175,6 +176,26 @@ def not_bindable(root: Path, path: Path) -> str | None:
     return None
 
 
+def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
+    """bwrap's words that bind every folder between the workspace and a read-only path onto
+    itself, outermost first.
+
+    A mount point cannot be renamed. Pinned in every sandbox, these folders stay where they
+    are while a command runs on (a background task), so it cannot swap one for a decoy just as
+    the next sandbox is made, to make that sandbox's read-only bind land on the decoy and leave
+    the real `.git` or hooks folder writable. Folders inside a read-only path need no pin.
+    """
+    folders: set[Path] = set()
+    for path in read_only:
+        folders.update(folder for folder in path.parents if folder.is_relative_to(root))
+    folders.discard(root)  # bound already, and a mount point
+    words: list[str] = []
+    for folder in sorted(folders, key=lambda folder: len(folder.parts)):
+        if not any(folder == path or folder.is_relative_to(path) for path in read_only):
+            words += ["--bind-fd", sandbox_launch.pin_marker(folder), str(folder)]
+    return words
+
+
 @functools.cache
 def private_folder() -> Path:
     """A folder of planloop's own, outside any workspace, for the files bwrap is given."""
@@ -333,19 +354,23 @@ class Bubblewrap:
         # an included config they name may lie inside it.
         above_hooks, above_includes = git_paths_around(root.parent)
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        protected: list[str] = []  # bwrap's words for the protected paths, in order
+        read_only: list[Path] = []  # where they resolve to
         for path in dict.fromkeys(candidates):
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
                 if Path(os.path.realpath(path)).is_relative_to(root):
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
-                    argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                    protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
                 continue
             why_not = not_bindable(root, path)
             if why_not:
                 self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
                 continue
+            read_only.append(Path(os.path.realpath(path)))
             # The launcher opens and checks each one again: it may have changed since.
-            argv += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+            protected += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+        argv += pinned_folders(root, read_only) + protected
         for path in hidden_paths(self.allow_read):
             if path.is_dir():
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
