@@ -8,6 +8,9 @@
 - A background task that keeps swapping the folder above a protected one (`.husky` above the
   hooks folder `.husky/_`) with a decoy made the next command's read-only bind land on the
   decoy, and the real hooks folder was writable: the user's next `git commit` ran a hook.
+- In a workspace that is not a repository, the empty read-only `.git` that stands in its place
+  was removed after each command; a background task's sandbox then lost that cover and could
+  make a repository at the top, where git on the host (a shell prompt) runs its config.
 """
 
 from __future__ import annotations
@@ -197,3 +200,27 @@ def test_a_racing_task_cannot_make_a_hooks_folder_writable(tmp_path):
         swapper.wait(timeout=30)
     subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=workspace)
     assert not ran.exists(), "git on the host ran a hook that a sandboxed command planted"
+
+
+@needs_bwrap
+def test_a_background_task_cannot_make_a_repository_at_the_top(workspace, tmp_path):
+    sandbox = Bubblewrap()
+    planted = tmp_path / "fsmonitor-ran"
+    later = (
+        "touch task-started; while [ ! -e go-on ]; do sleep 0.05; done; "
+        "mkdir -p .git/objects .git/refs && echo 'ref: refs/heads/main' > .git/HEAD && "
+        f"printf '[core]\\n\\tfsmonitor = touch {planted}\\n' > .git/config; touch task-done"
+    )
+    # Started as a background task is, before a foreground command runs and ends.
+    argv, env = sandbox.wrap(workspace, later, snapshot=sandbox.before_command(workspace))
+    task = subprocess.Popen(argv, env=env, cwd=workspace)
+    try:
+        wait_for_file(workspace / "task-started")
+        run(run_bash(workspace, "echo hello", 30, sandbox=sandbox))
+        (workspace / "go-on").write_text("")
+        wait_for_file(workspace / "task-done")
+    finally:
+        task.wait(timeout=30)
+    subprocess.run(["git", "status"], cwd=workspace, capture_output=True)
+    assert not (workspace / ".git/config").exists()
+    assert not planted.exists()

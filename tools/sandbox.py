@@ -290,7 +290,6 @@ class Bubblewrap:
         Nothing is deleted: the person is told, here and at exit, and decides.
         """
         root = Path(workspace).resolve()
-        self._remove_placeholder(root)
         after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
@@ -348,6 +347,10 @@ class Bubblewrap:
         if not os.path.lexists(root / GIT_DIR_NAME) and os.access(root, os.W_OK):
             # An empty read-only .git: `git init` fails here, and git on the host ignores an
             # empty .git and looks further up, as if it were not there.
+            # It stays until planloop exits: removed while a background task runs, it would
+            # no longer cover .git in that task's sandbox, which could then make a repository.
+            if root / GIT_DIR_NAME not in self.placed_git_dirs:
+                atexit.register(self._remove_placeholder, root)
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
         # The repositories above the workspace are read-only already, but the hooks folder or
