@@ -6,8 +6,9 @@
   every command; what a command plants there runs, unconfined and with the key, the next time
   planloop starts. So sandboxed commands ask first there, as they do without a sandbox.
 - A background task that keeps swapping the folder above a protected one (`.husky` above the
-  hooks folder `.husky/_`) with a decoy made the next command's read-only bind land on the
-  decoy, and the real hooks folder was writable: the user's next `git commit` ran a hook.
+  hooks folder `.husky/_`, or `tools` above a missing `tools/hooks`) with a decoy made the next
+  command's read-only mount land on the decoy, and the real hooks folder was writable: the
+  user's next `git commit` ran a hook.
 - In a workspace that is not a repository, the empty read-only `.git` that stands in its place
   was removed after each command; a background task's sandbox then lost that cover and could
   make a repository at the top, where git on the host (a shell prompt) runs its config.
@@ -149,46 +150,56 @@ def test_code_planted_in_planloops_own_venv_never_runs_outside(api, env, workspa
     assert "lies inside the workspace" in first.stderr
 
 
-# Swaps .husky with .decoy (a link to a look-alike) as fast as it can, until told to stop.
+# Swaps FOLDER with .decoy (a link to a look-alike) as fast as it can, until told to stop.
 SWAPPER = """
-import ctypes, os
+import ctypes, os, sys
+folder = sys.argv[1].encode()
 libc = ctypes.CDLL(None, use_errno=True)
 RENAME_EXCHANGE = 2
 open("swapper-started", "w").close()
 while not os.path.exists("stop-swapping"):
-    libc.syscall(316, -100, b".husky", -100, b".decoy", RENAME_EXCHANGE)  # renameat2
-if os.path.islink(".husky"):
-    libc.syscall(316, -100, b".husky", -100, b".decoy", RENAME_EXCHANGE)
+    libc.syscall(316, -100, folder, -100, b".decoy", RENAME_EXCHANGE)  # renameat2
+if os.path.islink(folder):
+    libc.syscall(316, -100, folder, -100, b".decoy", RENAME_EXCHANGE)
 """
 
-# Writes a hook into whichever of the two is the real hooks folder, if it can.
+# Writes a hook into the real hooks folder (FOLDER/LEAF, found by its marker), if it can.
 PLANT_HOOK = """
-for folder in .husky/_ .decoy/_; do
-  if [ -e $folder/.real ] && printf '#!/bin/sh\\necho ran > %s\\n' > $folder/pre-commit \\
-      2>/dev/null && chmod +x $folder/pre-commit 2>/dev/null; then echo PLANTED; fi
+for folder in %(folder)s .decoy; do
+  if [ -e $folder/.real ] && mkdir -p $folder/%(leaf)s 2>/dev/null && \\
+      printf '#!/bin/sh\\necho ran > %(ran)s\\n' > $folder/%(leaf)s/pre-commit 2>/dev/null && \\
+      chmod +x $folder/%(leaf)s/pre-commit 2>/dev/null; then echo PLANTED; fi
 done
 """
 
 
 @needs_bwrap
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="renameat2 is called by number")
-def test_a_racing_task_cannot_make_a_hooks_folder_writable(tmp_path):
+@pytest.mark.parametrize(
+    ("folder", "leaf", "exists"),
+    [(".husky", "_", True), ("tools", "hooks", False)],
+    ids=["hooks-folder", "missing-hooks-folder"],
+)
+def test_a_racing_task_cannot_make_a_hooks_folder_writable(tmp_path, folder, leaf, exists):
     workspace = tmp_path / "repo"
     workspace.mkdir()
     git = ["git", "-c", "user.email=a@example.com", "-c", "user.name=A"]
     subprocess.run([*git, "init", "-q"], cwd=workspace, check=True)
-    subprocess.run([*git, "config", "core.hooksPath", ".husky/_"], cwd=workspace, check=True)
-    (workspace / ".husky/_").mkdir(parents=True)
-    (workspace / ".husky/_/.real").write_text("")
-    (workspace / "look-alike/_").mkdir(parents=True)
+    hooks = f"{folder}/{leaf}"
+    subprocess.run([*git, "config", "core.hooksPath", hooks], cwd=workspace, check=True)
+    (workspace / folder).mkdir()
+    (workspace / folder / ".real").write_text("")
+    if exists:
+        (workspace / hooks).mkdir()
+    (workspace / "look-alike").mkdir()
     (workspace / ".decoy").symlink_to("look-alike")
     (workspace / "swapper.py").write_text(SWAPPER)
     ran = tmp_path / "hook-ran"
-    (workspace / "plant.sh").write_text(PLANT_HOOK % ran)
+    (workspace / "plant.sh").write_text(PLANT_HOOK % {"folder": folder, "leaf": leaf, "ran": ran})
 
     sandbox = Bubblewrap()
     # Started as a background task is: through the same sandbox, running on while others run.
-    argv, env = sandbox.wrap(workspace, "python3 swapper.py")
+    argv, env = sandbox.wrap(workspace, f"python3 swapper.py {folder}")
     swapper = subprocess.Popen(argv, env=env, cwd=workspace)
     try:
         wait_for_file(workspace / "swapper-started")

@@ -189,6 +189,8 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     for path in read_only:
         folders.update(folder for folder in path.parents if folder.is_relative_to(root))
     folders.discard(root)  # bound already, and a mount point
+    # A missing hooks folder's own missing parents are made by bwrap; only existing ones pin.
+    folders = {folder for folder in folders if os.path.isdir(folder)}
     words: list[str] = []
     for folder in sorted(folders, key=lambda folder: len(folder.parts)):
         if not any(folder == path or folder.is_relative_to(path) for path in read_only):
@@ -365,6 +367,7 @@ class Bubblewrap:
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                    read_only.append(Path(os.path.realpath(path)))  # its folders are pinned too
                 continue
             why_not = not_bindable(root, path)
             if why_not:
