@@ -13,11 +13,12 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 inside the workspace, core.hooksPath, includes
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes
+          folders above them  pinned            bound onto themselves: no command moves them
         secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
         /tmp                  private, empty    a tmpfs only this command sees
         /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
         capabilities          none              --cap-drop ALL; as root, a user namespace too
-        unix sockets          refused           a seccomp filter (tools/seccomp.py)
+        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py)
         network               none              unless allow_network (--allow-network)
 
 Every protected path is bound only when it, and what it resolves to, is a file or folder inside
@@ -29,7 +30,8 @@ Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported 
 result, on the terminal through `notify`, and again at exit through `closing_report`).
 
 Where the sandbox cannot keep its promise (a workspace too large to scan, no seccomp filter for
-this machine, bwrap or the launcher's Python inside the workspace), `must_ask` holds the reason
+this machine, bwrap, the launcher's Python or planloop's own Python code, a virtual environment
+for example, inside the workspace), `must_ask` holds the reason
 and the permission policy makes bash ask, as without a sandbox.
 
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
@@ -174,6 +176,28 @@ def not_bindable(root: Path, path: Path) -> str | None:
     return None
 
 
+def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
+    """bwrap's words that bind every folder between the workspace and a read-only path onto
+    itself, outermost first.
+
+    A mount point cannot be renamed. Pinned in every sandbox, these folders stay where they
+    are while a command runs on (a background task), so it cannot swap one for a decoy just as
+    the next sandbox is made, to make that sandbox's read-only bind land on the decoy and leave
+    the real `.git` or hooks folder writable. Folders inside a read-only path need no pin.
+    """
+    folders: set[Path] = set()
+    for path in read_only:
+        folders.update(folder for folder in path.parents if folder.is_relative_to(root))
+    folders.discard(root)  # bound already, and a mount point
+    # A missing hooks folder's own missing parents are made by bwrap; only existing ones pin.
+    folders = {folder for folder in folders if os.path.isdir(folder)}
+    words: list[str] = []
+    for folder in sorted(folders, key=lambda folder: len(folder.parts)):
+        if not any(folder == path or folder.is_relative_to(path) for path in read_only):
+            words += ["--bind-fd", sandbox_launch.pin_marker(folder), str(folder)]
+    return words
+
+
 @functools.cache
 def private_folder() -> Path:
     """A folder of planloop's own, outside any workspace, for the files bwrap is given."""
@@ -237,7 +261,7 @@ class Bubblewrap:
             " Commands run in a sandbox: only the workspace is writable, and not its .git "
             f"folders, git hooks or existing .env files. {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
-            f"sockets cannot be opened.{network}"
+            f"sockets (and vsocks) cannot be opened.{network}"
         )
 
     def before_command(self, workspace: Path) -> WorkspaceScan:
@@ -246,7 +270,7 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         changeable = [
             program
-            for program in (LAUNCHER_PYTHON, BWRAP)
+            for program in (LAUNCHER_PYTHON, BWRAP, *planloop_code_folders())
             if program and Path(os.path.realpath(program)).is_relative_to(root)
         ]
         if changeable and not self.must_ask:
@@ -268,7 +292,6 @@ class Bubblewrap:
         Nothing is deleted: the person is told, here and at exit, and decides.
         """
         root = Path(workspace).resolve()
-        self._remove_placeholder(root)
         after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
@@ -334,25 +357,34 @@ class Bubblewrap:
         if not os.path.lexists(root / GIT_DIR_NAME) and os.access(root, os.W_OK):
             # An empty read-only .git: `git init` fails here, and git on the host ignores an
             # empty .git and looks further up, as if it were not there.
+            # It stays until planloop exits: removed while a background task runs, it would
+            # no longer cover .git in that task's sandbox, which could then make a repository.
+            if root / GIT_DIR_NAME not in self.placed_git_dirs:
+                atexit.register(self._remove_placeholder, root)
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
         # The repositories above the workspace are read-only already, but the hooks folder or
         # an included config they name may lie inside it.
         above_hooks, above_includes = git_paths_around(root.parent)
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        protected: list[str] = []  # bwrap's words for the protected paths, in order
+        read_only: list[Path] = []  # where they resolve to
         for path in dict.fromkeys(candidates):
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
                 if Path(os.path.realpath(path)).is_relative_to(root):
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
-                    argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                    protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                    read_only.append(Path(os.path.realpath(path)))  # its folders are pinned too
                 continue
             why_not = not_bindable(root, path)
             if why_not:
                 self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
                 continue
+            read_only.append(Path(os.path.realpath(path)))
             # The launcher opens and checks each one again: it may have changed since.
-            argv += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+            protected += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+        argv += pinned_folders(root, read_only) + protected
         for path in hidden_paths(self.allow_read):
             if path.is_dir():
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -406,6 +438,22 @@ class Bubblewrap:
     def _tell(self, line: str) -> None:
         if self.notify is not None:
             self.notify(line)
+
+
+@functools.cache
+def planloop_code_folders() -> tuple[str, ...]:
+    """Where the Python code planloop runs comes from: its import path, its loaded modules.
+
+    A virtual environment or planloop's own source inside the workspace is writable by every
+    command; what a command plants there runs outside the sandbox, with the key, when planloop
+    imports a module it had not needed yet (a code block's syntax highlighter) or starts again.
+    """
+    folders = {os.getcwd() if entry == "" else entry for entry in sys.path}
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if origin:
+            folders.add(os.path.dirname(origin))
+    return tuple(sorted(folders))
 
 
 @functools.cache

@@ -17,6 +17,12 @@ A path that fails a check is not bound. If it lies inside the workspace (a link 
 a device, a socket) the command's output says so; a path outside the workspace (a worktree's
 real git folder elsewhere) is read-only there already and is skipped quietly.
 
+`--bind-fd @pin:PATH PATH` pins a folder above a protected path: it is bound onto itself, so
+that no command in this sandbox can rename it (a mount point cannot be moved) to make the
+next sandbox's read-only bind land elsewhere while the real folder stays writable. A folder
+to pin must be exactly PATH, with no link on the way; if it is not (a command is swapping it
+right now), the sandbox is not made at all and the command does not run.
+
 `@file:PATH` (the seccomp filter, planloop's own file) is opened for reading as it is.
 
 Only `os` and `sys` are imported: this runs before every sandboxed command.
@@ -29,12 +35,18 @@ import stat
 import sys
 
 OPEN_PREFIX = "@open:"
+PIN_PREFIX = "@pin:"
 FILE_PREFIX = "@file:"
 
 
 def open_marker(path: os.PathLike | str, check: bool = True) -> str:
     """The argv word that asks this launcher to open `path` (checked, or a plain read)."""
     return f"{OPEN_PREFIX if check else FILE_PREFIX}{os.fspath(path)}"
+
+
+def pin_marker(folder: os.PathLike | str) -> str:
+    """The argv word that asks this launcher to open `folder` exactly, to bind it onto itself."""
+    return f"{PIN_PREFIX}{os.fspath(folder)}"
 
 
 def open_checked(root: str, path: str) -> tuple[int | None, str]:
@@ -68,6 +80,18 @@ def translate(root: str, args: list[str]) -> list[str]:
         word = args[position]
         if word == "--":
             return out + args[position:]
+        if word == "--bind-fd" and args[position + 1].startswith(PIN_PREFIX):
+            path = args[position + 1][len(PIN_PREFIX) :]
+            position += 3
+            fd, real = open_checked(root, path)
+            if fd is None or real != path or not stat.S_ISDIR(os.fstat(fd).st_mode):
+                shown = os.path.relpath(path, root)
+                sys.exit(
+                    f"[sandbox: {shown} changed while the sandbox was being made, so the "
+                    "command did not run; a command still running may be moving folders]"
+                )
+            out += ["--bind-fd", str(fd), real]
+            continue
         if word == "--ro-bind-fd" and args[position + 1].startswith(OPEN_PREFIX):
             path = args[position + 1][len(OPEN_PREFIX) :]
             position += 3

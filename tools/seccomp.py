@@ -6,13 +6,18 @@ programs outside the sandbox), the docker socket (which is root), an ssh agent. 
 hide them all, so the kernel refuses the call that makes such a socket: `socket(AF_UNIX, ...)`
 fails with EPERM. `socketpair` stays allowed; its two ends only talk to each other.
 
+Other families reach past a network namespace too: a vsock (AF_VSOCK) talks to the virtual
+machine's host, whose services are often unix sockets there. So only the families a command
+needs are let through (IPv4, IPv6, and netlink, which the C library uses to list addresses);
+every other family fails with EPERM.
+
 The filter is a classic BPF program (the kernel's `struct sock_filter` array, which is what
 bwrap reads from the fd), written here with `struct` so that no compiler or library is needed:
 
     load the architecture     native (x86_64, aarch64), or its 32-bit compat ABI, else kill
     load the syscall number   socket: go on to its first argument; socketcall: refuse
                               io_uring_setup: refuse (io_uring can open sockets without socket())
-    load args[0]              AF_UNIX: refuse with EPERM; anything else: allow
+    load args[0]              AF_INET, AF_INET6, AF_NETLINK: allow; anything else: EPERM
 
 A process started with a foreign architecture's calling convention is killed rather than let
 through, so an unexpected ABI can never skip the check.
@@ -46,6 +51,9 @@ AUDIT_ARCH_AARCH64 = 0xC00000B7
 AUDIT_ARCH_ARM = 0x40000028
 
 X32_SYSCALL_BIT = 0x40000000
+
+# The socket families a sandboxed command may create; AF_UNIX and AF_VSOCK are not among them.
+ALLOWED_FAMILIES = (socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK)
 
 # Per architecture: the numbers of socket(), and of the calls refused outright.
 # x86_64 also accepts x32 calls under its own arch value, numbered with X32_SYSCALL_BIT.
@@ -111,9 +119,10 @@ def unix_socket_filter(machine: str | None = None) -> bytes:
     steps += [
         "check family",
         (LOAD_WORD, OFFSET_ARG0_LOW, None, None),
-        (JUMP_IF_EQUAL, socket.AF_UNIX, "refuse", None),
-        (RETURN, RET_ALLOW, None, None),
+        *[(JUMP_IF_EQUAL, family, "allow", None) for family in ALLOWED_FAMILIES],
         "refuse",
         (RETURN, RET_ERRNO | errno.EPERM, None, None),
+        "allow",
+        (RETURN, RET_ALLOW, None, None),
     ]
     return _assemble(steps)
