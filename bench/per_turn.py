@@ -7,7 +7,11 @@ Three processes, none sharing a CPU-bound thread with another:
     the fake Messages API    its own process; it notes when each request arrived and when its
                              reply was written
     planloop                 `python agent.py -p ...` in a scratch workspace, as a user runs it
-    a bare loop              the smallest streaming SDK loop that sends the same requests
+    a bare loop              the smallest streaming SDK loop doing the same task
+    a replay                 a bare streaming loop sending planloop's own request bodies again
+                             (planloop's are larger: line-numbered file windows, the system
+                             prompt and its tools, reminders), so "planloop / replay" is the
+                             harness's own time against the same bodies
 
 Each turn the model asks for `read_file` on one small file; the bare loop reads the file itself
 and sends its text back. The figure is the gap at the fake between one reply written and the
