@@ -1,0 +1,32 @@
+"""The plan's errors name the JSON type the model sent, so it can see what to send instead.
+
+Found unchecked by mutation testing (bench/mutation.sh): the type names in TodoManager's
+messages could change without any test noticing.
+"""
+
+import pytest
+
+from todo import TodoError, TodoManager
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (3.5, "not a number"),
+        (7, "not a number"),
+        (True, "not a boolean"),
+        (["step"], "not a list"),
+        ({"text": "step"}, "not an object"),
+        (None, "not null"),
+    ],
+)
+def test_a_step_whose_content_is_not_text_is_refused_naming_what_was_sent(content, named):
+    with pytest.raises(TodoError) as caught:
+        TodoManager().update([{"content": content, "status": "pending"}])
+    assert str(caught.value).endswith(f"content must be a string describing the step, {named}.")
+
+
+def test_a_type_json_cannot_send_is_named_by_its_python_name():
+    with pytest.raises(TodoError) as caught:
+        TodoManager().update(("a tuple", "of steps"))
+    assert str(caught.value).endswith("objects, not tuple.")
