@@ -4,6 +4,8 @@
 #     bench/mutation.sh                      every mutant of the configured files
 #     bench/mutation.sh 'tools.paths.*'      only the mutants whose names match (mutmut globs)
 #     bench/mutation.sh --summary            print the summary of the last run again
+#     bench/mutation.sh --confirm [GLOB ...] run the last run's survivors again, each in a fresh
+#                                            process, with today's tests/test_mutants_*.py
 #
 # mutmut (pip install mutmut, version 3) changes one small thing in the code at a time (a
 # comparison, a constant, a call argument) and runs the tests that reach the changed function.
@@ -30,6 +32,12 @@ summary() {
     (cd "$WORK" && "$PYTHON" -m mutmut results --all true) | "$PYTHON" "$ROOT/bench/mutation_summary.py"
     echo "(folder of the run: $WORK)"
 }
+
+if [[ ${1:-} == --confirm ]]; then
+    shift
+    MUTATION_DIR=$WORK nice -n 19 "$PYTHON" "$ROOT/bench/mutation_confirm.py" "$@"
+    exit 0
+fi
 
 if [[ ${1:-} == --summary ]]; then
     summary

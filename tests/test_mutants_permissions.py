@@ -1,11 +1,14 @@
-"""The permission table (/permissions) tells the truth in every mode, row by row.
+"""The permission table (/permissions) tells the truth in every mode, row by row, and Ctrl-D
+at an approval question refuses the command and ends the turn.
 
 Found unchecked by mutation testing (bench/mutation.sh): with --yes, or without the sandbox,
-single rows of the table could change without any test noticing.
+single rows of the table, or the answer to Ctrl-D, could change without any test noticing.
 """
 
 import pytest
+from conftest import run
 
+from fakeapi import text, tool_use
 from middleware.permissions import PermissionPolicy
 
 PROTECTED_ROW = "write_file, edit_file on .git/, .env*, planloop's sessions folder"
@@ -64,3 +67,24 @@ def test_every_row_says_why():
         r for r in PermissionPolicy(ask=None, sandboxed=True).rules() if r.what == PROTECTED_ROW
     )
     assert protected.why.count("; ") == 2  # one reason for each protected kind
+
+
+def test_ctrl_d_at_the_question_refuses_the_command_and_ends_the_turn(api, make_agent, workspace):
+    first = tool_use("bash", {"command": "touch never"})
+    second = tool_use("bash", {"command": "touch never-either"})
+    api.add({"content": [first, second]})
+    api.add({"content": [text("Understood.")]})
+    questions = []
+
+    def ctrl_d(question: str) -> tuple[str, str]:
+        questions.append(question)
+        return "interrupt", ""
+
+    agent = make_agent(middleware=[PermissionPolicy(ask=ctrl_d, sandboxed=False)])
+    run(agent.run("make two files"))
+    assert questions == ["Run this command?\ntouch never"]  # asked once, then the turn ended
+    assert agent.context.stop_reason == "Interrupted by the user."
+    assert not (workspace / "never").exists() and not (workspace / "never-either").exists()
+    results = [b for b in agent.messages[-1]["content"] if b["type"] == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == [first["id"], second["id"]]
+    assert all(r["is_error"] and "Interrupted by the user" in r["content"] for r in results)
