@@ -88,3 +88,23 @@ def test_ctrl_d_at_the_question_refuses_the_command_and_ends_the_turn(api, make_
     results = [b for b in agent.messages[-1]["content"] if b["type"] == "tool_result"]
     assert [r["tool_use_id"] for r in results] == [first["id"], second["id"]]
     assert all(r["is_error"] and "Interrupted by the user" in r["content"] for r in results)
+
+
+def test_always_for_a_file_under_git_still_asks_the_next_time(api, make_agent, workspace):
+    (workspace / ".git" / "hooks").mkdir(parents=True)
+    calls = [
+        tool_use("write_file", {"path": ".git/hooks/pre-commit", "content": f"echo {n}\n"})
+        for n in range(2)
+    ]
+    api.add({"content": calls})
+    api.add({"content": [text("Done.")]})
+    answers = iter([("always", ""), ("no", "")])
+    questions = []
+
+    def person(question: str) -> tuple[str, str]:
+        questions.append(question)
+        return next(answers)
+
+    run(make_agent(middleware=[PermissionPolicy(ask=person, sandboxed=True)]).run("go"))
+    assert len(questions) == 2  # "always" never covers a file git runs
+    assert (workspace / ".git" / "hooks" / "pre-commit").read_text() == "echo 0\n"
