@@ -1,7 +1,8 @@
-"""The plan's errors name the JSON type the model sent, so it can see what to send instead.
+"""The plan's errors name the JSON type the model sent, so it can see what to send instead,
+and the plan as text shows why a step was cancelled and which check a step waits for.
 
 Found unchecked by mutation testing (bench/mutation.sh): the type names in TodoManager's
-messages could change without any test noticing.
+messages and the notes after an item could change without any test noticing.
 """
 
 import pytest
@@ -30,3 +31,19 @@ def test_a_type_json_cannot_send_is_named_by_its_python_name():
     with pytest.raises(TodoError) as caught:
         TodoManager().update(("a tuple", "of steps"))
     assert str(caught.value).endswith("objects, not tuple.")
+
+
+def test_the_plan_shows_why_a_step_was_cancelled_and_which_check_a_step_waits_for():
+    manager = TodoManager(keep_items=True, checks=True)
+    manager.update(
+        [
+            {"content": "try the old parser", "status": "cancelled", "reason": "not needed"},
+            {"content": "fix the bug", "status": "in_progress", "check": "pytest -q"},
+            {"content": "write the docs", "status": "pending"},
+        ]
+    )
+    assert manager.render().splitlines()[:3] == [
+        "[-] try the old parser (cancelled: not needed)",
+        "[>] fix the bug (check: pytest -q)",
+        "[ ] write the docs",
+    ]
