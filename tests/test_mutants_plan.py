@@ -47,3 +47,8 @@ def test_the_plan_shows_why_a_step_was_cancelled_and_which_check_a_step_waits_fo
         "[>] fix the bug (check: pytest -q)",
         "[ ] write the docs",
     ]
+
+
+def test_a_finished_plan_is_reported_without_a_step_in_progress():
+    result = TodoManager().update([{"content": "ship it", "status": "completed"}])
+    assert result.splitlines()[0] == "Todo list updated: 1/1 done."
