@@ -281,6 +281,15 @@ class Bubblewrap:
                 "so sandboxed commands ask before they run"
             )
             self._tell(f"planloop: {self.must_ask}.")
+        home = Path(os.path.realpath(Path.home()))
+        if home.is_relative_to(root) and not self.must_ask:
+            # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
+            # outside the sandbox later, each time the person opens a terminal or runs git.
+            self.must_ask = (
+                f"your home folder {home} lies inside the workspace, where commands could "
+                "change what your shell and git run, so sandboxed commands ask before they run"
+            )
+            self._tell(f"planloop: {self.must_ask}.")
         if scan.incomplete and not self.must_ask:
             self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
             self._tell(f"planloop: {self.must_ask}.")
