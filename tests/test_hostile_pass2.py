@@ -11,7 +11,12 @@ from conftest import results_by_id, run_cli
 from fakeapi import text, tool_use
 from tools.sandbox import bubblewrap_works
 
-PLANT = "echo 'touch planted-ran' >> ~/.bashrc; printf '[core]\\n\\tfsmonitor = x\\n' >> ~/.gitconfig"
+PLANT = "; ".join(
+    [
+        "echo 'touch planted-ran' >> ~/.bashrc",
+        "printf '[core]\\n\\tfsmonitor = x\\n' >> ~/.gitconfig",
+    ]
+)
 
 
 @pytest.fixture
