@@ -3,12 +3,17 @@ shell and git to run later, when planloop is started in a folder that holds them
 
 from __future__ import annotations
 
+import errno
+import platform
+import socket
+import struct
 from pathlib import Path
 
 import pytest
 from conftest import results_by_id, run_cli
 
 from fakeapi import text, tool_use
+from tools import seccomp
 from tools.sandbox import bubblewrap_works
 
 PLANT = "; ".join(
@@ -44,3 +49,35 @@ def test_a_workspace_holding_the_home_folder_makes_bash_ask(
     answer = results_by_id(api.accepted[1])[call["id"]]
     assert answer["is_error"] is True
     assert "home folder" in result.stderr + result.stdout
+
+
+def run_filter(program: bytes, arch: int, nr: int, arg0: int = 0) -> int:
+    """What the classic BPF `program` returns for one system call (the few opcodes it uses)."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    steps = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    here, accumulator = 0, 0
+    while True:
+        code, if_true, if_false, k = steps[here]
+        if code == seccomp.LOAD_WORD:
+            accumulator = struct.unpack_from("=I", data, k)[0]
+        elif code == seccomp.JUMP_IF_EQUAL:
+            here += if_true if accumulator == k else if_false
+        elif code == seccomp.RETURN:
+            return k
+        else:
+            raise AssertionError(f"unexpected opcode {code:#x}")
+        here += 1
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x32 ABI exists on x86_64 only")
+def test_io_uring_is_refused_through_the_x32_numbers_too():
+    # Where the kernel has x32 enabled, io_uring_setup under the x32 bit would hand out an
+    # io_uring that opens unix sockets without socket(), past the family check.
+    program = seccomp.unix_socket_filter("x86_64")
+    refused = seccomp.RET_ERRNO | errno.EPERM
+    x86_64 = seccomp.AUDIT_ARCH_X86_64
+    assert run_filter(program, x86_64, 425) == refused
+    assert run_filter(program, x86_64, seccomp.X32_SYSCALL_BIT | 425) == refused
+    assert run_filter(program, x86_64, seccomp.X32_SYSCALL_BIT | 41, socket.AF_UNIX) == refused
+    assert run_filter(program, x86_64, 41, socket.AF_INET) == seccomp.RET_ALLOW
+    assert run_filter(program, x86_64, 39) == seccomp.RET_ALLOW  # getpid
