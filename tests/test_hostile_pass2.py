@@ -3,6 +3,7 @@ shell and git to run later, when planloop is started in a folder that holds them
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import platform
 import socket
@@ -10,11 +11,12 @@ import struct
 from pathlib import Path
 
 import pytest
-from conftest import results_by_id, run_cli
+from conftest import API_KEY, results_by_id, run_cli
 
 from fakeapi import text, tool_use
 from tools import seccomp
-from tools.sandbox import bubblewrap_works
+from tools.bash import run_bash
+from tools.sandbox import Bubblewrap, bubblewrap_works
 
 PLANT = "; ".join(
     [
@@ -106,3 +108,17 @@ def test_a_project_inside_the_home_folder_writes_its_dot_files_as_before(
     result = run_cli("-p", "add it", cwd=workspace, env={**env, "HOME": str(workspace.parent)})
     assert result.returncode == 0, result.stderr
     assert (workspace / ".editorconfig").read_text() == "root = true\n"
+
+
+def test_the_key_in_a_shell_start_up_file_or_history_is_hidden_from_commands(
+    tmp_path, workspace: Path, monkeypatch, sandbox_works
+):
+    # Where the README's `export ANTHROPIC_API_KEY=...` usually ends up.
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in (".bashrc", ".profile", ".zshrc", ".bash_history"):
+        (home / name).write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
+    monkeypatch.setenv("HOME", str(home))
+    command = f"cat {home}/.bashrc {home}/.profile {home}/.zshrc {home}/.bash_history"
+    output = asyncio.run(run_bash(workspace, command, 30, sandbox=Bubblewrap()))
+    assert API_KEY not in output and "[exit code: 0]" in output

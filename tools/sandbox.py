@@ -120,6 +120,18 @@ SECRET_HOME_PATHS = (
     ".gem/credentials",
     ".terraform.d/credentials.tfrc.json",
     ".vault-token",
+    # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
+    # every key typed on a command line: a command could read the key there.
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".config/fish",
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
 )
 
 GIT_WRITES_REFUSED = (
