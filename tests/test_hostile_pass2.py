@@ -49,7 +49,8 @@ def test_a_workspace_holding_the_home_folder_makes_bash_ask(
     assert (home / ".bashrc").read_text() == "# mine\n"
     assert not (home / ".gitconfig").exists()
     answer = results_by_id(api.accepted[1])[call["id"]]
-    assert answer["is_error"] is True
+    assert answer["is_error"] is True and "home folder" in answer["content"]
+    assert "without the sandbox" not in answer["content"]  # the model is told the real reason
     assert "home folder" in result.stderr + result.stdout
 
 
