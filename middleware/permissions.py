@@ -170,7 +170,13 @@ class PermissionPolicy(Middleware):
             )
         if name == "bash" and (not self.sandboxed or must_ask):
             question = f"Run this command?\n{ctx.args['command']}"
-            return NeedsApproval(question, HEADLESS_BASH_REFUSAL, remember="bash")
+            refusal = HEADLESS_BASH_REFUSAL
+            if self.sandboxed and must_ask:  # the sandbox is on, but cannot keep its promise
+                refusal = refusal.replace(
+                    "this agent runs without the sandbox",
+                    f"the sandbox cannot confine it ({must_ask})",
+                )
+            return NeedsApproval(question, refusal, remember="bash")
         written = getattr(ctx.context.tools.get(name), "writes", None)
         path = ctx.args.get(written) if written else None
         if not isinstance(path, str):

@@ -38,6 +38,10 @@ ENV_REASON = (
     "which decide where the API key is sent"
 )
 HOME_REASON = "planloop's own folder (sessions and history) is protected"
+HOME_FILES_REASON = (
+    "your home folder's dot files and folders (.bashrc, .gitconfig, .config/...) are protected: "
+    "your shell, git and other programs run what they say"
+)
 HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
 )
@@ -103,9 +107,15 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     except (OSError, RuntimeError, ValueError):
         resolved = given
     home = planloop_home()
+    # Only when planloop runs in the home folder or above it: then its start-up files are
+    # inside the workspace, and a plain write there would run later, outside any sandbox.
+    your_home = Path(os.path.realpath(Path.home()))
+    home_inside = your_home.is_relative_to(root)
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
+        if home_inside and _is_dot_entry_of(your_home, candidate):
+            return HOME_FILES_REASON
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
             return GIT_REASON
@@ -117,6 +127,13 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
         if candidate in includes:
             return GIT_REASON
     return None
+
+
+def _is_dot_entry_of(folder: Path, path: Path) -> bool:
+    """Whether `path` is, or lies under, a dot file or dot folder directly in `folder`."""
+    if path == folder or not path.is_relative_to(folder):
+        return False
+    return path.relative_to(folder).parts[0].startswith(".")
 
 
 # The sandbox scans the whole workspace before and after each command. Nothing inside the

@@ -120,6 +120,18 @@ SECRET_HOME_PATHS = (
     ".gem/credentials",
     ".terraform.d/credentials.tfrc.json",
     ".vault-token",
+    # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
+    # every key typed on a command line: a command could read the key there.
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".config/fish",
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
 )
 
 GIT_WRITES_REFUSED = (
@@ -279,6 +291,15 @@ class Bubblewrap:
             self.must_ask = (
                 f"{changeable[0]} lies inside the workspace, where commands could change it, "
                 "so sandboxed commands ask before they run"
+            )
+            self._tell(f"planloop: {self.must_ask}.")
+        home = Path(os.path.realpath(Path.home()))
+        if home.is_relative_to(root) and not self.must_ask:
+            # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
+            # outside the sandbox later, each time the person opens a terminal or runs git.
+            self.must_ask = (
+                f"your home folder {home} lies inside the workspace, where commands could "
+                "change what your shell and git run, so sandboxed commands ask before they run"
             )
             self._tell(f"planloop: {self.must_ask}.")
         if scan.incomplete and not self.must_ask:

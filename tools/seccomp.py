@@ -58,7 +58,10 @@ ALLOWED_FAMILIES = (socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK)
 # Per architecture: the numbers of socket(), and of the calls refused outright.
 # x86_64 also accepts x32 calls under its own arch value, numbered with X32_SYSCALL_BIT.
 SYSCALLS = {
-    AUDIT_ARCH_X86_64: {"socket": (41, X32_SYSCALL_BIT | 41), "refused": (425,)},
+    AUDIT_ARCH_X86_64: {
+        "socket": (41, X32_SYSCALL_BIT | 41),
+        "refused": (425, X32_SYSCALL_BIT | 425),  # io_uring_setup, also by its x32 number
+    },
     AUDIT_ARCH_I386: {"socket": (359,), "refused": (102, 425)},  # 102: socketcall
     AUDIT_ARCH_AARCH64: {"socket": (198,), "refused": (425,)},
     AUDIT_ARCH_ARM: {"socket": (281,), "refused": (425,)},  # ARM EABI has no socketcall
