@@ -385,8 +385,7 @@ def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, is
         NO_COLOR="1",
         COLUMNS="200",
     )
-    terminal = Terminal(workspace, env)
-    try:
+    with Terminal(workspace, env) as terminal:
         terminal.wait_for_prompt()
         terminal.type("read the file\r")
         terminal.wait_for("Read it.")
@@ -400,9 +399,5 @@ def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, is
         terminal.wait_for_prompt()
         terminal.type("\x04")
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
-            terminal.close()
     assert "Focus the notes on: the file contents" in json.dumps(model.compaction_calls[0])
     assert starts_from_notes(model.requests[-1])

@@ -97,6 +97,15 @@ class Terminal:
                 os.close(self.master)
                 self.master = -1
 
+    def __enter__(self) -> Terminal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """A test that failed half way leaves no planloop running behind it."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.close()
+
 
 @pytest.fixture
 def terminal(api, workspace, isolated_home):

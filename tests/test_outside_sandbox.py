@@ -181,8 +181,7 @@ def test_in_the_terminal_an_always_does_not_cover_the_next_request(
     api.add({"content": [outside(f"echo first >> {log}")]})
     api.add({"content": [outside(f"echo second >> {log}")]})
     api.add({"content": [text("Both ran.")]})
-    terminal = Terminal(workspace, {**env, "NO_COLOR": "1", "COLUMNS": "100"})
-    try:
+    with Terminal(workspace, {**env, "NO_COLOR": "1", "COLUMNS": "100"}) as terminal:
         terminal.wait_for_prompt()
         terminal.type("write twice\r")
         terminal.wait_for("OUTSIDE the sandbox? (asked every time)")
@@ -193,8 +192,4 @@ def test_in_the_terminal_an_always_does_not_cover_the_next_request(
         terminal.wait_for_prompt()
         terminal.type("\x04")
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
-            terminal.close()
     assert log.read_text() == "first\nsecond\n"

@@ -493,8 +493,7 @@ def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, worksp
     env = terminal_env(api, isolated_home, columns=200)
     api.add({"content": [tool_use("bash", {"command": "echo A=1 > .env.planted"})]})
     api.add({"content": [text("All set.")]})
-    terminal = Terminal(workspace, env)
-    try:
+    with Terminal(workspace, env) as terminal:
         terminal.wait_for_prompt()
         terminal.type("go\r")
         terminal.wait_for("a command created .env.planted")  # at once, before the answer
@@ -504,8 +503,4 @@ def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, worksp
         terminal.wait_for("Sandboxed commands created these")
         terminal.wait_for(".env.planted")  # again at exit
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
-            terminal.close()
     assert (workspace / ".env.planted").read_text() == "A=1\n"

@@ -364,18 +364,14 @@ ENTITIES = " ".join(f"&#x{ord(char):X};" for char in HIDDEN_ORDER) + " &rlm; &lr
 def test_bidi_controls_written_as_entities_never_reach_the_terminal(api, workspace, isolated_home):
     answer = f"# Report\n\nThe file is **invoice{ENTITIES}fdp.exe** and `safe`.\n\nAll done."
     api.add({"content": [text(answer)]})
-    terminal = Terminal(workspace, terminal_env(api, isolated_home, columns=200), "--no-sandbox")
-    try:
+    env = terminal_env(api, isolated_home, columns=200)
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
         terminal.wait_for_prompt()
         terminal.type("show the report\r")
         terminal.wait_for("All done.")
         terminal.wait_for_prompt()
         terminal.type("/exit\r")
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
-            terminal.close()
     assert "invoice" in terminal.screen
     assert "<U+202E>" in terminal.screen and "<U+2066>" in terminal.screen
     assert not any(char in terminal.raw for char in HIDDEN_ORDER)
@@ -400,8 +396,8 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
     command = "\n".join(["touch first-line-ran", *comments, "touch last-line-ran"])
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [text("Ran it.")]})
-    terminal = Terminal(workspace, terminal_env(api, isolated_home, columns=200), "--no-sandbox")
-    try:
+    env = terminal_env(api, isolated_home, columns=200)
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
         terminal.wait_for_prompt()
         terminal.type("set things up\r")
         box = terminal.wait_for("[v]iew all of it / [n]o:")
@@ -424,8 +420,4 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
         terminal.wait_for_prompt()
         terminal.type("/exit\r")
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
-            terminal.close()
     assert (workspace / "first-line-ran").exists() and (workspace / "last-line-ran").exists()

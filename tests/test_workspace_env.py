@@ -300,17 +300,13 @@ def sessions_dir_in(home: Path, workspace: Path) -> Path:
 def test_home_and_prompt_history_are_private(api, env, workspace, tmp_path):
     home = tmp_path / "fresh-home"
     api.add({"content": [text("Hi there.")]})
-    terminal = Terminal(workspace, {**env, "PLANLOOP_HOME": str(home), "COLUMNS": "100"})
-    try:
+    with Terminal(workspace, {**env, "PLANLOOP_HOME": str(home), "COLUMNS": "100"}) as terminal:
         terminal.wait_for_prompt()
         terminal.type("hello\r")
         terminal.wait_for("Hi there.")
         terminal.wait_for_prompt()
         terminal.type("\x04")  # Ctrl-D at the prompt
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert stat.S_IMODE((home / "prompt-history").stat().st_mode) == 0o600
     assert "hello" in (home / "prompt-history").read_text()
@@ -324,14 +320,10 @@ def test_a_home_left_open_by_an_earlier_version_is_closed(api, env, workspace, i
     history.write_text("\n# 2020-01-01 00:00:00\n+old prompt\n")
     history.chmod(0o644)
     api.add({"content": [text("Hi there.")]})
-    terminal = Terminal(workspace, {**env, "COLUMNS": "100"})
-    try:
+    with Terminal(workspace, {**env, "COLUMNS": "100"}) as terminal:
         terminal.wait_for_prompt()
         terminal.type("\x04")
         assert terminal.close() == 0
-    finally:
-        if terminal.proc.poll() is None:
-            terminal.proc.kill()
     assert stat.S_IMODE(isolated_home.stat().st_mode) == 0o700
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
 
