@@ -262,6 +262,8 @@ class Bubblewrap:
         self.created: list[str] = []  # every .env / .git a command made, for the closing note
         self.placed_git_dirs: set[Path] = set()
         self.scan_cache: dict[str, FolderListing] = {}  # folder listings, reused while unchanged
+        # What code_inside last found, and for which workspace and import state.
+        self.code_check: tuple[tuple, str | None] = ((), None)
         self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
         self.skips_reported: set[Path] = set()
 
@@ -280,16 +282,12 @@ class Bubblewrap:
         """Scan the workspace for what to protect; the result is also `after_command`'s base."""
         scan = scan_workspace(workspace, cache=self.scan_cache)
         root = Path(workspace).resolve()
-        changeable = [
-            program
-            for program in (LAUNCHER_PYTHON, BWRAP, *planloop_code_folders())
-            if program and Path(os.path.realpath(program)).is_relative_to(root)
-        ]
-        if changeable and not self.must_ask:
+        changeable = None if self.must_ask else self.code_inside(root)
+        if changeable:
             # Both run outside the sandbox before every command: one that a command could
             # replace would run the next command's choice of code unconfined.
             self.must_ask = (
-                f"{changeable[0]} lies inside the workspace, where commands could change it, "
+                f"{changeable} lies inside the workspace, where commands could change it, "
                 "so sandboxed commands ask before they run"
             )
             self._tell(f"planloop: {self.must_ask}.")
@@ -306,6 +304,20 @@ class Bubblewrap:
             self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
             self._tell(f"planloop: {self.must_ask}.")
         return scan
+
+    def code_inside(self, root: Path) -> str | None:
+        """The first of bwrap, the launcher and planloop's code folders inside `root`, if any.
+
+        Resolving every folder planloop imports from takes about 10 ms, so it is done again
+        only when the workspace or the import state changed (a module loaded since may come
+        from a new folder).
+        """
+        key = (root, len(sys.path), len(sys.modules))
+        if self.code_check[0] != key:
+            programs = (LAUNCHER_PYTHON, BWRAP, *planloop_code_folders())
+            inside = (p for p in programs if p and Path(os.path.realpath(p)).is_relative_to(root))
+            self.code_check = (key, next(inside, None))
+        return self.code_check[1]
 
     def after_command(self, workspace: Path, before: WorkspaceScan) -> list[str]:
         """Notes for the tool result about each `.env*` or `.git` the command created.
