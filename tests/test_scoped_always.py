@@ -14,8 +14,10 @@ from test_interactive import Terminal
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
-from middleware.permissions import AlwaysRule
 from middleware.command_prefix import prefix_for, starts_with
+from middleware.permissions import AlwaysRule
+from todo import TodoListMiddleware
+from todo.checks import bash_check_runner
 
 pytestmark = pytest.mark.real_exec
 
@@ -197,3 +199,28 @@ def test_always_for_a_prefix_in_the_terminal_then_listed_and_forgotten(api, term
         False,
         True,
     ]
+
+
+def test_a_check_is_asked_about_as_a_check_and_a_rule_covers_it(api, make_agent, workspace):
+    def check_item(command: str) -> dict:
+        done = {"content": "Notes exist", "status": "completed", "check": command}
+        return tool_use("todo_write", {"todos": [done]})
+
+    api.add({"content": [check_item("touch declined")]})
+    api.add({"content": [check_item("touch first")]})
+    api.add({"content": [check_item("touch second")]})  # covered by the always: not asked
+    api.add({"content": [text("Checked.")]})
+    asker = Asker("no", "always")
+    policy = PermissionPolicy(ask=asker, sandboxed=False)
+    agent = None
+    todo = TodoListMiddleware.with_evidence(
+        lambda: agent.extra, bash_check_runner(None, policy, timeout=10)
+    )
+    agent = make_agent(middleware=[policy, todo])
+    run(agent.run("go"))
+    assert [question.splitlines()[0] for question in asker.questions] == [
+        "Run this check before a todo item is marked done?"
+    ] * 2
+    refused = list(results_by_id(api.accepted[1]).values())[0]
+    assert "The check was not run: The user declined this check." in refused["content"]
+    assert (workspace / "first").exists() and (workspace / "second").exists()
