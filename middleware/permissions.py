@@ -233,9 +233,11 @@ class PermissionPolicy(Middleware):
 
     def forget(self, number: int) -> AlwaysRule:
         """Remove rule `number` (from 1, as /permissions lists them), also from the saved ones."""
-        rule = self.session_rules.pop(self.rule_index(number))
+        rules = list(self.session_rules)
+        rule = rules.pop(self.rule_index(number))
         if rule.saved:
-            self.write_saved()
+            self.write_saved(rules)
+        self.session_rules = rules
         return rule
 
     def save(self, number: int) -> Path:
@@ -245,12 +247,15 @@ class PermissionPolicy(Middleware):
             raise ValueError("this agent has no folder to save rules for")
         if not self.session_rules[index].prefix:
             raise ValueError("only command rules can be saved; a file's rule lasts the session")
-        self.session_rules[index] = replace(self.session_rules[index], saved=True)
-        return self.write_saved()
+        rules = list(self.session_rules)
+        rules[index] = replace(rules[index], saved=True)
+        path = self.write_saved(rules)  # first: a home that cannot be written changes nothing
+        self.session_rules = rules
+        return path
 
-    def write_saved(self) -> Path:
+    def write_saved(self, rules: list[AlwaysRule]) -> Path:
         assert self.saved_rules_of is not None  # a saved rule came from use_saved_rules
-        prefixes = [rule.prefix for rule in self.session_rules if rule.saved]
+        prefixes = [rule.prefix for rule in rules if rule.saved]
         return write_saved_prefixes(self.saved_rules_of, prefixes)
 
     def rule_index(self, number: int) -> int:
