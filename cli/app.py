@@ -21,6 +21,7 @@ from rich.console import Console
 from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.autosave import Autosave
 from cli.flags import UsageError, parse_args
+from cli.permissions_view import use_saved_rules
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
@@ -189,6 +190,8 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         thinking=args.thinking,
     )
     find_middleware(agent, TodoListMiddleware).on_change = ui.show_todos
+    if not headless:  # the "always" rules saved for this folder (a headless run asks nothing)
+        use_saved_rules(agent, ui)
     context = find_middleware(agent, ContextManager)
     context.window = args.context_window or context.window
 

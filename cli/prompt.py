@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
-from cli.render import TerminalUI, checklist, permission_table, plan_history
+from cli.permissions_view import permissions_command
+from cli.render import TerminalUI, checklist, plan_history
 from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
@@ -35,7 +36,6 @@ from cli.tasks import (
     tasks_command,
     with_task_results,
 )
-from middleware import PermissionPolicy
 from middleware.context import context_status, find_context_manager
 from model import ModelError
 from session import list_sessions, make_private_folder, planloop_home
@@ -98,14 +98,6 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.notice("Nothing to compact yet.")
 
 
-def show_permissions(agent: Agent, ui: TerminalUI, line: str) -> None:
-    policies = [m for m in agent.hooks.middlewares if isinstance(m, PermissionPolicy)]
-    if not policies:
-        ui.print_line("No permission policy: every tool call runs.")
-        return
-    ui.console.print(permission_table(policies[0].rules()))
-
-
 def toggle_thinking(agent: Agent, ui: TerminalUI, line: str) -> None:
     """/thinking: show the model's thinking in full, or folded to its first line."""
     ui.thinking_in_full = not ui.thinking_in_full
@@ -156,7 +148,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/sessions": SlashCommand("list the saved sessions of this folder", show_sessions),
     "/clear": SlashCommand("start a new session; the old one stays on disk", clear_session),
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
-    "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
+    "/permissions": SlashCommand("what asks, your rules; forget N, save N", permissions_command),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),

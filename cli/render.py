@@ -37,6 +37,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from cli.approval_preview import ChangePreview, is_long_preview, preview_text, proposed_change
 from cli.diffs import diff_lines, render_diff, snapshot
 from cli.sanitize import Sanitized, has_hidden_characters, visible
 from cli.usage import Usage
@@ -425,39 +426,55 @@ class TerminalUI:
         """Show the subject exactly, ask yes / no (with a reason) / always; re-ask on anything else.
 
         `question`'s first line asks (the box title); the rest is the subject: the command or
-        the path. The answer is read without blocking the event loop, so a Ctrl-C or SIGTERM
-        while it waits cancels the turn like anywhere else (`Agent.cancel` in agent.py);
-        Ctrl-D answers "interrupt". Control characters in the subject are shown as symbols,
-        with a warning: they could otherwise hide part of it on screen.
+        the path. A protected write also shows what it would change (cli/approval_preview.py).
+        "Always" is offered only where the question says what it would allow
+        (`question.always`, middleware/permissions.py). The answer is read without blocking
+        the event loop, so a Ctrl-C or SIGTERM while it waits cancels the turn like anywhere
+        else (`Agent.cancel` in agent.py); Ctrl-D answers "interrupt". Control characters in
+        the subject are shown as symbols, with a warning: they could otherwise hide part of it.
         """
+        always = getattr(question, "always", None)
+        preview = proposed_change(self.workspace, getattr(question, "call", None))
         question, _, subject = question.partition("\n")
         waiting_for = self.progress.label  # shown again once the answer is in
         self.stop_progress()
-        self.show_subject(question, subject)
-        viewed = not is_long(subject)  # a long subject is approved only once seen in full
+        long = is_long(subject) or is_long_preview(preview, APPROVAL_LINES, APPROVAL_LINE_CHARS)
+        self.show_subject(question, subject, preview, long)
+        viewed = not long  # a long subject is approved only once seen in full
+        answers = ("y", "yes", "a", "always") if always else ("y", "yes")
         if viewed:
-            self.print_line("Answer y, n or a; there is no default.", "dim")
+            self.print_line(answer_hint(always), "dim")
         try:
             while True:
-                answer = (await read_answer(approval_prompt(viewed))).lower()
+                answer = (await read_answer(approval_prompt(viewed, always))).lower()
                 if answer in ("v", "view"):
                     self.console.print(Text(visible(subject)))
-                    self.show_subject(question, subject)  # its first lines, next to the question
+                    if preview is not None:
+                        self.console.print(
+                            preview_text(preview, folded=False, max_chars=APPROVAL_LINE_CHARS)
+                        )
+                    self.show_subject(question, subject, preview, long)  # next to the question
                     viewed = True
-                elif answer in ("y", "yes", "a", "always") and not viewed:
+                elif answer in answers and not viewed:
                     self.print_line(
                         "This is long and only its first and last lines are shown: type v to "
                         "see all of it before you approve it (or n to decline).",
                         "yellow",
                     )
-                elif answer in ("y", "yes", "a", "always"):
+                elif answer in answers:
+                    if answer.startswith("a"):
+                        self.print_line(
+                            f"From now on in this session: {shorten(always)} run without "
+                            "asking (/permissions lists the rules).",
+                            "dim",
+                        )
                     if waiting_for:
                         self.progress.show(waiting_for)
                     return ("always" if answer.startswith("a") else "yes"), ""
                 elif answer in ("n", "no"):
                     return "no", await read_answer("Reason for the model (optional): ")
                 else:
-                    choices = "y, n or a" if viewed else "v or n"
+                    choices = ("y, n or a" if always else "y or n") if viewed else "v or n"
                     self.print_line(f"Please type {choices} (not {answer!r}).", "yellow")
         except EOFError:
             self.console.print()
@@ -466,15 +483,22 @@ class TerminalUI:
             self.console.print()
             raise
 
-    def show_subject(self, question: str, subject: str) -> None:
-        """The approval box: the whole subject, or a long one's line count, first and last lines."""
+    def show_subject(
+        self, question: str, subject: str, preview: ChangePreview | None = None, long: bool = False
+    ) -> None:
+        """The approval box: the whole subject, or a long one's line count, first and last lines,
+        and under it what a write would change (folded the same way when long)."""
         lines = subject.splitlines() or [""]
         title = f"{question} ({len(lines)} lines)" if is_long(subject) else question
         shown = subject_summary(lines) if is_long(subject) else subject
-        self.console.print(
-            Panel(Text(visible(shown)), title=Text(title), title_align="left", style="yellow")
-        )
-        if has_hidden_characters(subject):
+        body: Any = Text(visible(shown))
+        if preview is not None:
+            change = preview_text(preview, folded=long, max_chars=APPROVAL_LINE_CHARS)
+            body = Group(body, Text(""), change)
+        self.console.print(Panel(body, title=Text(title), title_align="left", style="yellow"))
+        if has_hidden_characters(subject) or (
+            preview is not None and any(map(has_hidden_characters, preview.lines))
+        ):
             self.print_line(
                 "! This contains control characters (shown as ␛, ␍ and the like) that a "
                 "terminal would hide or act on. Read it carefully before you answer.",
@@ -505,10 +529,24 @@ def subject_summary(lines: list[str]) -> str:
     return "\n".join([*map(cut, lines[:EDGE_LINES]), middle, *map(cut, lines[-EDGE_LINES:])])
 
 
-def approval_prompt(viewed: bool) -> str:
-    if viewed:
-        return "[y]es / [n]o / [a]lways for this session: "
-    return "[v]iew all of it / [n]o: "
+def approval_prompt(viewed: bool, always: str | None = None) -> str:
+    if not viewed:
+        return "[v]iew all of it / [n]o: "
+    if always:
+        return f"[y]es / [n]o / [a]lways for {shorten(always)}: "
+    return "[y]es / [n]o: "
+
+
+def answer_hint(always: str | None) -> str:
+    if always:
+        return "Answer y, n or a (always: for the rest of this session); there is no default."
+    return "Answer y or n; there is no default (no always: this is asked every time)."
+
+
+def shorten(text: str | None, limit: int = 120) -> str:
+    """What an always covers, made visible and short enough for one prompt line."""
+    shown = visible(text or "")
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 async def read_answer(prompt: str) -> str:

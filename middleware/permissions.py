@@ -23,16 +23,28 @@ the workspace is refused by the file tools themselves, whatever the answer.
 
 The question goes through an injected function, so the front end decides how it looks:
 
-    async ask(question: str) -> (answer, reason)
+    async ask(question: Question) -> (answer, reason)
 
-`question` is plain text: a first line that asks (e.g. "Run this command?"), then the details
-(the exact command, or the path and why it is protected). `answer` is "yes", "no", "always"
-or "interrupt" (Ctrl-D: cancel the run). "Always" means: do not ask again in this session for
-unsandboxed bash, or for writes to *this* protected file; never for anything under `.git/`,
-which is asked about every time. `reason` is what the person wants the model to know after a
-"no". The question is awaited against the run's cancel signal, like a tool (`Agent.cancel` in
-agent.py): a Ctrl-C or SIGTERM while it waits cancels the question and the run. A plain
-function that returns the answer at once works too (tests, scripts).
+`question` is a str: a first line that asks (e.g. "Run this command?"), then the details (the
+exact command, or the path and why it is protected). It also carries, for a front end that
+wants them, `question.always` (what an "always" would allow from now on, or None when it is not
+offered) and `question.call` (the tool call, so a write can be shown as a diff). `answer` is
+"yes", "no", "always" or "interrupt" (Ctrl-D: cancel the run). `reason` is what the person wants
+the model to know after a "no".
+
+"Always" adds a rule for the rest of the session, and /permissions lists the rules:
+
+    bash (asking)          commands starting with the same first word(s), and only simple
+                           commands (middleware/command_prefix.py): `npm test` -> `npm test`,
+                           never `npm test && curl … | sh`; no rule for a compound command
+    a protected file       writes to *this* file (canonical path)
+    never offered          bash with outside_sandbox; a file under `.git/` or planloop's home
+
+A command rule can be saved for this folder in planloop's home (`/permissions save N`,
+middleware/saved_rules.py) and is loaded on the next start there. The question is awaited
+against the run's cancel signal, like a tool (`Agent.cancel` in agent.py): a Ctrl-C or SIGTERM
+while it waits cancels the question and the run. A plain function that returns the answer at
+once works too (tests, scripts).
 """
 
 from __future__ import annotations
@@ -41,8 +53,9 @@ import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
 
 from middleware.base import (
     BeforeToolCallContext,
@@ -51,10 +64,12 @@ from middleware.base import (
     Middleware,
     until_cancelled,
 )
+from middleware.command_prefix import prefix_for, starts_with
+from middleware.saved_rules import load_saved_prefixes, write_saved_prefixes
 from tools.base import ToolError
 from tools.beneath import is_under_git, target_of
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
-from tools.paths import PROTECTED_PATHS
+from tools.paths import HOME_REASON, PROTECTED_PATHS
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
 AskFunction = Callable[[str], Awaitable[Approval] | Approval]
@@ -73,17 +88,57 @@ HEADLESS_BASH_REFUSAL = (
 )
 
 
-@dataclass(frozen=True)
-class NeedsApproval:
-    """A call that needs a yes: what to ask, what to say headless, and what "always" remembers.
+# The id todo/checks.py gives the bash call it asks about for a todo item's check.
+CHECK_CALL_ID = "todo-check"
 
-    `remember` is "bash", the canonical path of a protected file, or None (never remembered).
-    `target` is the protected file a yes approves, for the tool to check (tools/file_call.py).
+
+class Question(str):
+    """The text of an approval question, plus what a front end may show beside it.
+
+    `always`: what an "always" answer would allow from now on ('commands starting with `npm
+    test`'), or None when "always" is not offered. `call`: the tool call asked about, as
+    {"name": ..., "input": ...}. It is a str, so a simple `ask` function can ignore both.
     """
 
-    question: str
+    always: str | None
+    call: dict[str, Any] | None
+
+    def __new__(
+        cls, text: str, *, always: str | None = None, call: dict[str, Any] | None = None
+    ) -> Question:
+        question = super().__new__(cls, text)
+        question.always, question.call = always, call
+        return question
+
+
+@dataclass(frozen=True)
+class AlwaysRule:
+    """What one "always" allows without asking again: bash commands that start with `prefix`
+    (middleware/command_prefix.py), or writes to one protected file, `path` (canonical)."""
+
+    prefix: tuple[str, ...] = ()
+    path: str = ""
+    saved: bool = False  # kept for this folder in planloop's home (middleware/saved_rules.py)
+
+    def describe(self) -> str:
+        if self.prefix:
+            return f"commands starting with `{' '.join(self.prefix)}`"
+        return f"writes to {self.path}"
+
+
+@dataclass(frozen=True)
+class NeedsApproval:
+    """A call that needs a yes: what to ask, what to say headless, and what the rules may cover.
+
+    `command` is a bash command that a command rule may cover (None for outside_sandbox, which
+    no rule covers); `always` is the rule an "always" answer adds (None: not offered). `target`
+    is the protected file a yes approves, for the tool to check (tools/file_call.py).
+    """
+
+    question: Question
     refusal: str
-    remember: str | None
+    command: str | None = None
+    always: AlwaysRule | None = None
     target: str | None = None
 
 
@@ -115,8 +170,9 @@ class PermissionPolicy(Middleware):
         self.sandboxed = sandboxed
         self.sandbox = sandbox  # its `must_ask` (a reason, or None) can make bash ask anyway
         self.allow_all = allow_all
-        # What the person said "always" to: "bash", and canonical paths of protected files.
-        self.always: set[str] = set()
+        # What the person said "always" to, in order: /permissions numbers them from 1.
+        self.session_rules: list[AlwaysRule] = []
+        self.saved_rules_of: Path | None = None  # the folder whose rules are saved (the CLI's)
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, *, signal: asyncio.Event | None = None
@@ -127,7 +183,7 @@ class PermissionPolicy(Middleware):
         needed = self._needs_approval(ctx)
         if needed is None:
             return None
-        if self.allow_all or (needed.remember is not None and needed.remember in self.always):
+        if self.allow_all or self.covered(needed):
             _approve(call, needed)
             return None
         if self.ask is None:
@@ -140,14 +196,73 @@ class PermissionPolicy(Middleware):
             ctx.context.signal.set()  # Ctrl-D at the question cancels the whole run
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")
         ctx.context.input_seq += 1  # a person answered: that is an input boundary
-        if answer == "always" and needed.remember is not None:
-            self.always.add(needed.remember)
-        if answer in ("yes", "always"):
+        if answer == "always" and needed.always is not None:
+            self.session_rules.append(needed.always)
+        if answer in ("yes", "always"):  # an "always" where none was offered is a yes
             _approve(call, needed)
             return None
         what = "command" if ctx.tool_call["name"] == "bash" else "change"
+        if ctx.tool_call.get("id") == CHECK_CALL_ID:
+            what = "check"
         why = f" The user said: {reason}" if reason else ""
         return BeforeToolCallResult(block=True, reason=f"The user declined this {what}.{why}")
+
+    def covered(self, needed: NeedsApproval) -> bool:
+        """Whether a rule of this session allows the call without a question."""
+        for rule in self.session_rules:
+            if rule.prefix and needed.command is not None:
+                if starts_with(needed.command, rule.prefix):
+                    return True
+            elif rule.path and needed.always is not None and rule.path == needed.always.path:
+                return True
+        return False
+
+    # ---- the rules of the session, for /permissions -------------------------------------------
+
+    def use_saved_rules(self, workspace: Path) -> str:
+        """Load the command rules saved for `workspace`, and save there from now on.
+
+        Returns why saved rules were ignored, for the front end to say ('' when all is well).
+        """
+        self.saved_rules_of = workspace
+        prefixes, problem = load_saved_prefixes(workspace)
+        known = {rule.prefix for rule in self.session_rules}
+        saved = [AlwaysRule(prefix, saved=True) for prefix in prefixes if prefix not in known]
+        self.session_rules[:0] = saved
+        return problem
+
+    def forget(self, number: int) -> AlwaysRule:
+        """Remove rule `number` (from 1, as /permissions lists them), also from the saved ones."""
+        rules = list(self.session_rules)
+        rule = rules.pop(self.rule_index(number))
+        if rule.saved:
+            self.write_saved(rules)
+        self.session_rules = rules
+        return rule
+
+    def save(self, number: int) -> Path:
+        """Keep command rule `number` for this folder: loaded again on the next start here."""
+        index = self.rule_index(number)
+        if self.saved_rules_of is None:
+            raise ValueError("this agent has no folder to save rules for")
+        if not self.session_rules[index].prefix:
+            raise ValueError("only command rules can be saved; a file's rule lasts the session")
+        rules = list(self.session_rules)
+        rules[index] = replace(rules[index], saved=True)
+        path = self.write_saved(rules)  # first: a home that cannot be written changes nothing
+        self.session_rules = rules
+        return path
+
+    def write_saved(self, rules: list[AlwaysRule]) -> Path:
+        assert self.saved_rules_of is not None  # a saved rule came from use_saved_rules
+        prefixes = [rule.prefix for rule in rules if rule.saved]
+        return write_saved_prefixes(self.saved_rules_of, prefixes)
+
+    def rule_index(self, number: int) -> int:
+        if not 1 <= number <= len(self.session_rules):
+            count = len(self.session_rules)
+            raise ValueError(f"there is no rule {number}; /permissions lists {count}")
+        return number - 1
 
     async def answer(self, question: str, cancel: asyncio.Event) -> Approval:
         """The person's answer, awaited against the run's cancel signal."""
@@ -159,24 +274,32 @@ class PermissionPolicy(Middleware):
     def _needs_approval(self, ctx: BeforeToolCallContext) -> NeedsApproval | None:
         """What to ask about a call that needs a yes, else None."""
         name = ctx.tool_call["name"]
+        shown_call = {"name": name, "input": ctx.args}
         must_ask = getattr(self.sandbox, "must_ask", None)  # the sandbox cannot keep its promise
         if name == "bash" and ctx.args.get("outside_sandbox"):
-            question = (
-                f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}"
+            question = Question(
+                f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}",
+                call=shown_call,
             )
-            # Never remembered ("always" does not cover it); a yes is handed to bash for this call.
-            return NeedsApproval(
-                question, OUTSIDE_SANDBOX_REFUSAL, remember=None, target=OUTSIDE_SANDBOX_APPROVED
-            )
+            # No rule covers it and "always" is not offered; a yes is handed to bash for this call.
+            return NeedsApproval(question, OUTSIDE_SANDBOX_REFUSAL, target=OUTSIDE_SANDBOX_APPROVED)
         if name == "bash" and (not self.sandboxed or must_ask):
-            question = f"Run this command?\n{ctx.args['command']}"
+            command = ctx.args["command"]
+            prefix = prefix_for(command)
+            always = AlwaysRule(prefix) if prefix else None
+            asks = "Run this command?"
+            if ctx.tool_call.get("id") == CHECK_CALL_ID:
+                asks = "Run this check before a todo item is marked done?"
+            question = Question(
+                f"{asks}\n{command}", always=always and always.describe(), call=shown_call
+            )
             refusal = HEADLESS_BASH_REFUSAL
             if self.sandboxed and must_ask:  # the sandbox is on, but cannot keep its promise
                 refusal = refusal.replace(
                     "this agent runs without the sandbox",
                     f"the sandbox cannot confine it ({must_ask})",
                 )
-            return NeedsApproval(question, refusal, remember="bash")
+            return NeedsApproval(question, refusal, command=command, always=always)
         written = getattr(ctx.context.tools.get(name), "writes", None)
         path = ctx.args.get(written) if written else None
         if not isinstance(path, str):
@@ -191,19 +314,23 @@ class PermissionPolicy(Middleware):
         if why is None:
             return None
         leads_to = "" if relative == os.path.normpath(path) else f" (it leads to {relative})"
-        question = f"Allow {name} on a protected path?\n{path}{leads_to}\n{why}."
+        # "Always" covers this one file, and never a file under .git or in planloop's home (the
+        # saved rules live there): each of those is asked about every time.
+        under_git = (
+            target.in_git_dir or is_under_git(relative) or is_under_git(os.path.normpath(path))
+        )
+        always = None if under_git or why == HOME_REASON else AlwaysRule(path=relative)
+        question = Question(
+            f"Allow {name} on a protected path?\n{path}{leads_to}\n{why}.",
+            always=always and always.describe(),
+            call=shown_call,
+        )
         refusal = (
             f"{name}: {path} was not changed. {why}, and nobody can approve the change in this "
             "run (headless, without --yes). Leave the file as it is and go on with the task; "
             "if the change is needed, tell the user what to change and why."
         )
-        # "Always" covers this one file, and never a file under .git: each of those is asked.
-        under_git = (
-            target.in_git_dir or is_under_git(relative) or is_under_git(os.path.normpath(path))
-        )
-        return NeedsApproval(
-            question, refusal, remember=None if under_git else relative, target=relative
-        )
+        return NeedsApproval(question, refusal, always=always, target=relative)
 
     def rules(self) -> list[Rule]:
         """The policy as a short table, for /permissions and the README."""
@@ -223,7 +350,10 @@ class PermissionPolicy(Middleware):
                 ),
             ]
         else:
-            bash = [Rule("bash", asks, "no sandbox: it can change anything you can")]
+            why = "no sandbox: it can change anything you can"
+            if asks == "asks" and any(rule.prefix for rule in self.session_rules):
+                why += "; what the rules below allow runs without asking"
+            bash = [Rule("bash", asks, why)]
         protected = ", ".join(path for path, _ in PROTECTED_PATHS)
         return [
             *bash,

@@ -124,7 +124,7 @@ def test_ctrl_c_cancels_the_turn_and_the_session_goes_on(api, terminal, workspac
     api.add({"content": [text("Hi again.")]})
     terminal.wait_for_prompt()
     terminal.type("run the slow thing\r")
-    terminal.wait_for("[a]lways for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
     wait_for_file(workspace / "started")
     terminal.ctrl_c()
@@ -152,11 +152,11 @@ def test_declined_command_sends_the_reason_and_always_stops_asking(api, terminal
     terminal.wait_for_prompt()
     terminal.type("clean up\r")
     terminal.wait_for("rm -rf build")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("n\r")
     terminal.wait_for("Reason for the model (optional):")
     terminal.type("keep the build folder\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("a\r")
     terminal.wait_for("All set.")  # the third command ran without a question
     terminal.wait_for_prompt()
@@ -172,7 +172,7 @@ def test_declined_command_sends_the_reason_and_always_stops_asking(api, terminal
         == "The user declined this command. The user said: keep the build folder"
     )
     assert (workspace / "made-1").exists() and (workspace / "made-2").exists()
-    assert terminal.screen.count("for this session:") == 2
+    assert terminal.screen.count("[y]es / [n]o") == 2
 
 
 def test_checklist_is_shown_when_the_plan_changes(api, terminal):
@@ -227,7 +227,7 @@ def test_ctrl_c_at_the_approval_question_cancels_the_turn(api, terminal, workspa
     api.add({"content": [text("Understood.")]})
     terminal.wait_for_prompt()
     terminal.type("make a file\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.ctrl_c()
     terminal.wait_for("Interrupted by the user.")
     terminal.wait_for_prompt()
@@ -310,7 +310,7 @@ def test_up_arrow_recalls_prompts_but_never_approval_answers(api, terminal, isol
     api.add({"content": [text("Again.")]})
     terminal.wait_for_prompt()
     terminal.type("say hi\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
     terminal.wait_for("Ran it.")
     terminal.wait_for_prompt()
@@ -332,7 +332,7 @@ def test_a_second_ctrl_c_right_after_a_cancelled_turn_does_not_leave(api, termin
     api.add({"content": [text("Still here.")]})
     terminal.wait_for_prompt()
     terminal.type("run it\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
     wait_for_file(workspace / "started")
     terminal.ctrl_c()  # cancels the turn
@@ -354,7 +354,7 @@ def test_sighup_in_a_turn_kills_the_command_saves_and_exits_129(
     api.add({"content": [slow]})
     terminal.wait_for_prompt()
     terminal.type("run it\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
     wait_for_file(workspace / "started")
     terminal.proc.send_signal(signal.SIGHUP)  # what closing the terminal window sends
@@ -374,7 +374,7 @@ def test_sigterm_at_the_approval_question_cancels_saves_and_exits_143(
     api.add({"content": [call]})
     terminal.wait_for_prompt()
     terminal.type("make a file\r")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.proc.send_signal(signal.SIGTERM)
     terminal.wait_for("ended by SIGTERM")
     assert terminal.close() == 143
@@ -414,7 +414,7 @@ def test_a_protected_write_asks_first_and_a_no_writes_nothing(api, terminal, wor
     terminal.wait_for_prompt()
     terminal.type("change the endpoint\r")
     terminal.wait_for("Allow write_file on a protected path?")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("n\r")
     terminal.wait_for("Reason for the model (optional):")
     terminal.type("\r")
@@ -441,7 +441,7 @@ def test_escape_sequences_from_model_bash_and_files_are_shown_not_obeyed(api, te
     terminal.type("show me\r")
     terminal.wait_for(f"model says {SHOWN}")
     terminal.wait_for(f"file says {SHOWN}")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
     terminal.wait_for(f"bash says {SHOWN}")
     terminal.wait_for("Done.")
@@ -461,15 +461,15 @@ def test_a_spoofed_command_is_shown_in_full_and_vague_answers_are_asked_again(
     api.add({"content": [text("Not run, then.")]})
     terminal.wait_for_prompt()
     terminal.type("list files\r")
-    shown = terminal.wait_for("for this session:")
+    shown = terminal.wait_for("[y]es / [n]o")
     assert "touch HIDDEN_RAN #␛[2K␛[G│ ls -la" in shown
     assert "control characters" in shown and "no default" in shown
     terminal.type("yes please\r")
-    terminal.wait_for("Please type y, n or a")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("Please type y or n")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("\r")  # a bare Enter is not an answer either
-    terminal.wait_for("Please type y, n or a")
-    terminal.wait_for("for this session:")
+    terminal.wait_for("Please type y or n")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("no\r")
     terminal.wait_for("Reason for the model (optional):")
     terminal.type("looks odd\r")

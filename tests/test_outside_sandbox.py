@@ -174,7 +174,7 @@ def test_through_the_cli_only_yes_lets_a_command_write_outside_the_workspace(
 
 
 @pytest.mark.real_exec
-def test_in_the_terminal_an_always_does_not_cover_the_next_request(
+def test_in_the_terminal_always_is_not_offered_and_each_request_asks(
     api, env, workspace, tmp_path, sandbox_works
 ):
     log = tmp_path / "outside.txt"
@@ -185,7 +185,10 @@ def test_in_the_terminal_an_always_does_not_cover_the_next_request(
         terminal.wait_for_prompt()
         terminal.type("write twice\r")
         terminal.wait_for("OUTSIDE the sandbox? (asked every time)")
+        assert "[a]lways" not in terminal.wait_for("[y]es / [n]o: ")  # not even offered
         terminal.type("a\r")
+        terminal.wait_for("Please type y or n (not 'a').")
+        terminal.type("y\r")
         terminal.wait_for("OUTSIDE the sandbox? (asked every time)")  # asked again
         terminal.type("y\r")
         terminal.wait_for("Both ran.")

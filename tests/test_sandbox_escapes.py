@@ -353,7 +353,7 @@ def test_a_workspace_too_large_to_scan_makes_bash_ask(workspace: Path, monkeypat
         tool_call = {"name": "bash"}
         args = {"command": "true"}
 
-    assert policy._needs_approval(Call()).remember == "bash"
+    assert policy._needs_approval(Call()).command == "true"  # bash asks, as without a sandbox
 
 
 def test_a_launcher_python_inside_the_workspace_makes_bash_ask(workspace: Path, monkeypatch):

@@ -122,7 +122,7 @@ def test_killed_at_the_approval_question_keeps_the_reply(api, env, workspace):
     try:
         terminal.wait_for_prompt()
         terminal.type("make a file\r")
-        terminal.wait_for("for this session:")
+        terminal.wait_for("[y]es / [n]o")
         kill(terminal.proc)
     finally:
         terminal.close()

@@ -410,7 +410,7 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
         terminal.wait_for("[v]iew all of it / [n]o:")
         assert not (workspace / "first-line-ran").exists()
         terminal.type("v\r")
-        shown = terminal.wait_for("[a]lways for this session:")
+        shown = terminal.wait_for("[y]es / [n]o")
         assert all(comment in shown for comment in comments)
         # The box comes again under the full text: its first line is next to the question.
         after_full_text = shown.split("harmless comment 100")[-1]

@@ -200,7 +200,7 @@ def test_a_check_asks_the_person_and_runs_after_a_yes(api, evidence_agent, works
     api.add({"content": [text("done")]})
     agent = evidence_agent(bash_check_runner(None, policy), before=[policy])
     run(agent.run("go"))
-    assert questions == ["Run this command?\ntouch ran"]
+    assert questions == ["Run this check before a todo item is marked done?\ntouch ran"]
     assert (workspace / "ran").exists()
     assert agent.extra["todos"][0]["verified"] is True
     assert agent.context.input_seq == 2  # a person's answer is an input boundary, as for bash

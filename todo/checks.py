@@ -61,8 +61,9 @@ async def permission_refusal(permissions: Any, command: str, ctx: Any) -> str:
     if permissions is None:
         return ""
     from middleware.base import BeforeToolCallContext
+    from middleware.permissions import CHECK_CALL_ID  # the policy words its question for a check
 
-    call = {"type": "tool_use", "id": "todo-check", "name": "bash", "input": {"command": command}}
+    call = {"type": "tool_use", "id": CHECK_CALL_ID, "name": "bash", "input": {"command": command}}
     verdict = await permissions.before_tool_call(
         BeforeToolCallContext(
             assistant_message={"role": "assistant", "content": [call]},
