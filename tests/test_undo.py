@@ -6,12 +6,21 @@ import json
 import os
 
 import pytest
-from conftest import run_cli, terminal_env
+from conftest import run, run_cli, terminal_env
 from test_interactive import Terminal
 
+from examples.append_file import APPEND_FILE
 from fakeapi import text, tool_use
-from middleware.undo import UNDO_MAX_BYTES, FileBefore, apply_file, plan_file
+from middleware.undo import (
+    UNDO_MAX_BYTES,
+    FileBefore,
+    UndoRecorder,
+    apply_file,
+    plan_file,
+    plan_undo,
+)
 from session import session_files
+from tools import default_tools
 
 pytestmark = pytest.mark.real_exec
 
@@ -174,6 +183,46 @@ def test_undo_works_after_resume_and_remembers_what_was_undone(api, env, workspa
         terminal.type("\x04")
         assert terminal.close() == 0
     assert (workspace / "big.txt").read_text() == "small\n"
+
+
+def test_ctrl_c_at_the_undo_question_undoes_nothing(api, env, workspace):
+    (workspace / "notes.txt").write_text("old line\n")
+    edit_and_create(api)
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("change the notes\r")
+        terminal.wait_for("Edited and created.")
+        terminal.wait_for_prompt()
+        terminal.type("/undo\r")
+        terminal.wait_for("Undo these changes? [y/n]:")
+        terminal.ctrl_c()
+        terminal.wait_for("Nothing was undone.")
+        terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    assert (workspace / "notes.txt").read_text() == "new line\n"
+    assert (workspace / "sub" / "made.txt").exists()
+
+
+def test_a_new_tool_that_declares_writes_is_recorded_without_a_line_for_it(
+    api, make_agent, workspace
+):
+    (workspace / "log.txt").write_text("one\n")
+    recorder = UndoRecorder()
+    agent = make_agent(tools=[*default_tools(), APPEND_FILE], middleware=[recorder])
+    api.add({"content": [tool_use("append_file", {"path": "log.txt", "text": "two\n"})]})
+    api.add({"content": [tool_use("append_file", {"path": "new.txt", "text": "fresh\n"})]})
+    api.add({"content": [text("Appended.")]})
+    run(agent.run("append to the logs"))
+    assert (workspace / "log.txt").read_text() == "one\ntwo\n"
+    [changes] = recorder.inputs
+    assert changes.prompt == "append to the logs"
+    plans = {plan.path: plan for plan in plan_undo(workspace, changes)}
+    assert plans["log.txt"].action == "restore" and not plans["log.txt"].changed_since
+    assert plans["new.txt"].action == "delete"
+    assert [apply_file(workspace, plan) for plan in plans.values()] == ["restored", "deleted"]
+    assert (workspace / "log.txt").read_text() == "one\n"
+    assert not (workspace / "new.txt").exists()
 
 
 # ---- putting a file back stays inside the workspace ---------------------------------------------
