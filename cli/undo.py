@@ -51,14 +51,22 @@ async def undo_command(agent: Agent, ui: TerminalUI, line: str) -> None:
     recorder = find_middleware(agent, UndoRecorder)
     changes, ran_commands = recorder.next_to_undo() if recorder else (None, False)
     if changes is None:
+        undone = recorder is not None and any(c.files for c in recorder.inputs)
+        why = (
+            "every input's file changes are undone already"
+            if undone
+            else ("no input changed files with the file tools")
+        )
         commands = " (what bash commands changed cannot be undone this way)" if ran_commands else ""
-        ui.print_line(f"Nothing to undo: no input changed files with the file tools{commands}.")
+        ui.print_line(f"Nothing to undo: {why}{commands}.")
         return
     plans = await asyncio.to_thread(plan_undo, agent.workspace, changes)
     ui.print_line(f'Undo the file changes of "{changes.prompt}":', "bold")
     width = max(len(plan.path) for plan in plans)
     for plan in plans:
         ui.print_line(f"  {plan.path:{width}}  {plan.describe()}")
+        if plan.warning():
+            ui.print_line(f"  {'':{width}}  {plan.warning()}", "yellow")
     if ran_commands:
         ui.print_line(
             "! bash commands ran in this input or a later one: what they changed is not "

@@ -358,9 +358,13 @@ class FileUndo:
             what = "nothing to do: it is already as it was before"
         else:
             what = f"cannot be undone: {self.why}"
-        if self.changed_since:
-            what += "; ! it changed after planloop wrote it (you or a command): asks first"
         return what
+
+    def warning(self) -> str:
+        """A second line for a file that changed after the input, else ''."""
+        if not self.changed_since:
+            return ""
+        return "! it changed after planloop wrote it (by you or a command): asks again first"
 
 
 def plan_undo(workspace: Path, changes: InputChanges) -> list[FileUndo]:

@@ -65,7 +65,7 @@ def test_undo_lists_the_files_asks_and_puts_them_back(api, env, workspace):
         assert (workspace / "notes.txt").read_text() == "old line\n"
         assert not (workspace / "sub" / "made.txt").exists()
         terminal.type("/undo\r")  # that input is undone: nothing earlier to go back to
-        terminal.wait_for("Nothing to undo")
+        terminal.wait_for("Nothing to undo: every input's file changes are undone already.")
         terminal.wait_for_prompt()
         terminal.type("what now?\r")  # the model learns what was undone, with this input
         terminal.wait_for("Understood.")
@@ -125,7 +125,7 @@ def test_a_file_changed_since_asks_before_it_is_overwritten(api, env, workspace)
         (workspace / "notes.txt").write_text("new line\nmy own line\n")  # the person edits
         terminal.type("/undo\r")
         listed = terminal.wait_for("Undo these changes? [y/n]:")
-        assert "it changed after planloop wrote it" in listed
+        assert "! it changed after planloop wrote it (by you or a command)" in listed
         terminal.type("y\r")
         terminal.wait_for("notes.txt changed after planloop wrote it (you or a command).")
         terminal.wait_for("anyway? [y/n]:")
