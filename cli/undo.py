@@ -18,6 +18,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from cli.render import TerminalUI, read_answer
+from cli.sanitize import visible
 from conversation import append_user_content, text_block
 from defaults import find_middleware
 from middleware import Interrupted, until_cancelled
@@ -96,8 +97,8 @@ async def undo_command(agent: Agent, ui: TerminalUI, line: str) -> None:
 async def undo_file(agent: Agent, ui: TerminalUI, plan: FileUndo) -> str:
     """Put one file back; one that changed after planloop wrote it asks first."""
     if plan.changed_since:
-        question = (
-            f"{plan.path} changed after planloop wrote it (you or a command). "
+        question = (  # read_answer writes it as it is: the file's name is made visible here
+            f"{visible(plan.path)} changed after planloop wrote it (you or a command). "
             f"{'Delete it' if plan.action == 'delete' else 'Overwrite it with its earlier content'}"
             " anyway? [y/n]: "
         )

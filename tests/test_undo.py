@@ -185,6 +185,29 @@ def test_undo_works_after_resume_and_remembers_what_was_undone(api, env, workspa
     assert (workspace / "big.txt").read_text() == "small\n"
 
 
+def test_a_file_name_with_escape_sequences_is_shown_not_obeyed(api, env, workspace):
+    name = "evil\x1b]0;pwned\x07.txt"
+    api.add({"content": [tool_use("write_file", {"path": name, "content": "planloop's\n"})]})
+    api.add({"content": [text("Written.")]})
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("write it\r")
+        terminal.wait_for("Written.")
+        terminal.wait_for_prompt()
+        (workspace / name).write_text("changed by hand\n")  # so that it is asked about by name
+        terminal.type("/undo\r")
+        terminal.wait_for("Undo these changes? [y/n]:")
+        terminal.type("y\r")
+        terminal.wait_for("Delete it anyway? [y/n]:")
+        terminal.type("y\r")
+        terminal.wait_for(": deleted")
+        terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    assert "\x1b]0;pwned" not in terminal.raw  # the title sequence never reached the terminal
+    assert not (workspace / name).exists()
+
+
 def test_ctrl_c_at_the_undo_question_undoes_nothing(api, env, workspace):
     (workspace / "notes.txt").write_text("old line\n")
     edit_and_create(api)
