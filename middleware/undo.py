@@ -114,16 +114,17 @@ class UndoRecorder(Middleware):
         path = declared_write(ctx)
         if path is None:
             return None
+        changes = self.current(context)
         try:
-            relative, before = await asyncio.to_thread(read_before, context.workspace, path)
+            relative = target_of(context.workspace, path).relative
+            if relative not in changes.files:  # only the first change of an input counts
+                before = await asyncio.to_thread(read_before, context.workspace, relative)
+                if before is None:
+                    return None  # a folder or a pipe: the tool refuses to write it
+                self.add(before_record(changes, before))
         except (ToolError, OSError):
             return None  # the tool itself refuses this path, with its reason
-        if before is None:
-            return None  # a folder or a pipe: the tool refuses to write it
         self.pending[ctx.tool_call["id"]] = relative
-        changes = self.current(context)
-        if relative not in changes.files:
-            self.add(before_record(changes, before))
         return None
 
     async def after_tool_call(
@@ -291,26 +292,24 @@ def digest_of(data: bytes) -> str:
 # ---- reading files beneath the workspace ---------------------------------------------------
 
 
-def read_before(workspace: Path, path: str) -> tuple[str, FileBefore | None]:
-    """The canonical path of `path` and the file there now (None: not a regular file)."""
-    with located(workspace, path) as where:
-        relative = where.relative
+def read_before(workspace: Path, relative: str) -> FileBefore | None:
+    """The file at a canonical path as it is now (None: something other than a file)."""
     try:
-        fd, relative = open_for_reading(workspace, relative)
-    except FileNotFoundError:
-        return relative, FileBefore(relative, existed=False, content=None)
+        fd, _ = open_for_reading(workspace, relative)
+    except (FileNotFoundError, NotADirectoryError):
+        return FileBefore(relative, existed=False, content=None)
     except ToolError:
-        return relative, None  # a pipe, a device: not a file to restore
+        return None  # a pipe, a device: not a file to restore
     with os.fdopen(fd, "rb") as file:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            return relative, None
+            return None
         if status.st_size > UNDO_MAX_BYTES:
-            return relative, FileBefore(relative, True, None, status.st_size)
+            return FileBefore(relative, True, None, status.st_size)
         content = file.read(UNDO_MAX_BYTES + 1)
     if len(content) > UNDO_MAX_BYTES:  # it grew while being read
-        return relative, FileBefore(relative, True, None, len(content))
-    return relative, FileBefore(relative, True, content, len(content))
+        return FileBefore(relative, True, None, len(content))
+    return FileBefore(relative, True, content, len(content))
 
 
 def file_state(workspace: Path, relative: str) -> FileState:
