@@ -12,6 +12,8 @@ The product's middlewares, in the order they run (the order matters, middleware/
                                         checks for "completed", no item dropped silently
     StaleWriteGuard      middleware/    no overwriting a file the model has not read as it is
     PermissionPolicy     middleware/    what runs freely, what asks `ask`, what is refused
+    UndoRecorder         middleware/    each file's content before an input first changes it
+                                        (after the policy: a refused call changes nothing)
     ContextManager       middleware/    every request inside the model's window (last: it
                                         shapes the request the others have shaped)
 
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from middleware import Middleware, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from middleware.permissions import AskFunction
+from middleware.undo import UndoRecorder
 from todo import TodoListMiddleware
 from todo.checks import bash_check_runner
 from tools.sandbox import choose_sandbox
@@ -73,6 +76,7 @@ def default_middleware(
         ),
         StaleWriteGuard(),  # before the permission question: no point asking, then refusing
         permissions,
+        UndoRecorder(),  # what /undo puts back; the terminal sends its records to the log
         ContextManager(
             lambda: agent.context,
             agent.ask_model,  # compaction goes through the loop's own model call

@@ -6,12 +6,15 @@
                                                   {"v": 1, "type": "blocks", "blocks": [...]}
                                                   {"v": 1, "type": "extra", "extra": {...}}
                                                   {"v": 1, "type": "note", "text": "..."}
+                                                  {"v": 1, "type": "undo", "event": ...}
 
 Each record is written and flushed to the operating system as soon as it exists, so a killed
 process loses nothing that had finished; `sync_to_disk` (fsync) runs at the end of a run,
 not per record. Replaying `message` and `blocks` records in order rebuilds the messages
-exactly; the last `extra` record is the checkpointed state. Saving a step costs the same at
-step 10 and at step 1,000, because nothing already written is written again.
+exactly; the last `extra` record is the checkpointed state; `undo` records hold what /undo
+needs (each file's content before an input first changed it, middleware/undo.py). Saving a
+step costs the same at step 10 and at step 1,000, because nothing already written is written
+again.
 
 Files live outside the project, in ~/.planloop/sessions/<end of the workspace path>-<hash>/
 (PLANLOOP_HOME moves the root), and a log whose start record names another folder is not
@@ -120,6 +123,9 @@ class Session:
         self._written_messages = 0
         self._last_blocks: list = []  # the written blocks of the last written message
         self._written_extra: str | None = None
+        # The undo records of this session, read back on load and added as they come: a log
+        # written whole again (after a failed write) keeps them.
+        self.undo_records: list[dict] = []
 
     # ---- one writer -----------------------------------------------------------------------
 
@@ -210,7 +216,7 @@ class Session:
             data = self.path.read_bytes()
         except OSError as err:
             raise SessionError(f"Session file {self.path} cannot be read: {err}") from None
-        messages, extra, self._good_size = replay(data, self.path)
+        messages, extra, self._good_size = replay(data, self.path, self.undo_records)
         if self._good_size < len(data):
             self.notes.append(
                 f"The last record of session {self.id} was cut short by a crash while "
@@ -257,6 +263,18 @@ class Session:
             except OSError as err:
                 self._forget_file()
                 raise self._write_error(err) from None
+
+    def record_undo(self, entry: dict) -> None:
+        """Append one undo record (middleware/undo.py); kept for a rewrite of the log too."""
+        self.undo_records.append(entry)
+        try:
+            if self._file is None and self._good_size is not None:
+                self._open([], {}, "")  # a resumed log, not written to yet: append to it
+            if self._file is not None:
+                self._append([record("undo", **entry)])
+        except OSError as err:
+            self._forget_file()
+            raise self._write_error(err) from None
 
     def sync_to_disk(self) -> None:
         """fsync the log: call at the end of a run and after a compaction."""
@@ -337,6 +355,7 @@ class Session:
             created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         )
         lines = [start] + [record("message", message=m) for m in messages]
+        lines += [record("undo", **entry) for entry in self.undo_records]
         lines.append(record("extra", extra=extra))
         make_private_folder(self.path.parent)
         descriptor, temp_name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
@@ -423,11 +442,14 @@ def read_session(path: Path) -> tuple[list[dict], dict]:
     return messages, extra
 
 
-def replay(data: bytes, path: Path) -> tuple[list[dict], dict, int]:
+def replay(
+    data: bytes, path: Path, undo_records: list[dict] | None = None
+) -> tuple[list[dict], dict, int]:
     """Replay a log's records; also return the size of its whole records.
 
     A last line without its newline was cut short by a crash: it is left out (and the size
     tells the writer where to cut it off). Any other line that is not a record is an error.
+    The undo records go to `undo_records`, when given, without their `v` and `type`.
     """
     messages: list[dict] = []
     extra: dict = {}
@@ -440,6 +462,8 @@ def replay(data: bytes, path: Path) -> tuple[list[dict], dict, int]:
             except ValueError:
                 raise not_planloop(path, f"line {number} is not JSON") from None
             apply_record(entry, messages, extra, path, number)
+            if undo_records is not None and entry.get("type") == "undo":
+                undo_records.append({k: v for k, v in entry.items() if k not in ("v", "type")})
         good_size += len(line) + 1
     return messages, extra, good_size
 

@@ -8,8 +8,11 @@ The page shows a timeline of the model calls. Each call shows the model's text, 
 folded with their results, the reminders and corrections planloop added after the results
 (highlighted), and the plan as a checklist whenever todo_write changed it: items a check proved
 (✓ checked) apart from those only claimed done, cancelled ones struck through, and what the
-plan's record (extra["todo_history"], todo/record.py) says changed. A small chart plots
-tokens, cache reads and the context size per call.
+plan's record (extra["todo_history"], todo/record.py) says changed. Where planloop cleared old
+tool output or compacted the context, the timeline says so before the call that was sent that
+way; what planloop itself put into an input (a background task's result, the note after /undo)
+is labelled as planloop's, not as the person's. A chart plots tokens, cache reads and the
+context size per call, in rows that shrink to the page's width however long the session.
 
 Everything in a session came from a model, a tool or a file, so every value is escaped, the
 page runs no script at all (its Content-Security-Policy forbids one), and it loads nothing
@@ -31,6 +34,12 @@ from todo.record import HISTORY_KEY, describe_entry
 from wiretrace import read_trace, trace_path
 
 HARNESS_TAG = "<reminder>"  # how planloop marks the text it adds (todo/middleware.py)
+# What planloop puts into an input itself, by the tag it starts with: shown as planloop's.
+INPUT_TAGS = {
+    "task-result": "a background task's result (cli/tasks.py)",
+    "undo": "files put back by /undo (cli/undo.py)",
+}
+CHART_ROW_CALLS = 40  # bars per row of the chart; more calls start another row
 MARKS = {"pending": "☐", "in_progress": "◐", "completed": "☑", "cancelled": "☒"}
 
 
@@ -46,6 +55,8 @@ class SessionLog:
     usages: list[dict | None] = field(default_factory=list)  # one per assistant message
     final_extra: dict = field(default_factory=dict)
     notes: list[tuple[int, str]] = field(default_factory=list)  # (messages before it, text)
+    # Context clearing and compaction: (messages before it, kind, headline, details)
+    marks: list[tuple[int, str, str, str]] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)  # trace: bodies as sent
 
 
@@ -105,6 +116,10 @@ def read_single_json(text: str, path: Path, session_id: str) -> SessionLog:
 def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
     """Replay the records in order; unknown types and torn lines are skipped."""
     log = SessionLog(session_id, path)
+    context = ContextMarks()
+    # Whether the last record was a reply. The loop saves a reply, then the extra its request
+    # changed (clearing): such a change is marked before that call, any other where it falls.
+    after_reply = False
     for line in text.splitlines():
         try:
             record = json.loads(line)
@@ -126,9 +141,65 @@ def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
             log.messages[-1]["content"].extend(record.get("blocks") or [])
         elif kind == "extra":
             log.final_extra = record.get("extra") or {}
+            at = len(log.messages) - 1 if after_reply else len(log.messages)
+            marks = context.changes(log.final_extra, log.messages)
+            log.marks += [(at, *mark) for mark in marks]
         elif kind == "note":
             log.notes.append((len(log.messages), str(record.get("text", ""))))
+        if kind in ("message", "blocks", "extra"):
+            last = log.messages[-1] if log.messages else {}
+            after_reply = kind != "extra" and last.get("role") == "assistant"
     return log
+
+
+class ContextMarks:
+    """Notices, from one saved `extra` to the next, where middleware/context.py cleared old tool
+    output or compacted the conversation."""
+
+    def __init__(self) -> None:
+        self.cut = 0
+        self.compaction: object = None
+
+    def changes(self, extra: object, messages: list[dict]) -> list[tuple[str, str, str]]:
+        """(kind, headline, details) for each change since the last extra. The context keeps
+        message indexes; the page counts model calls, so the headline does too."""
+        extra = extra if isinstance(extra, dict) else {}
+        marks = []
+        compaction = extra.get("context_compaction")
+        if isinstance(compaction, dict) and compaction != self.compaction:
+            upto = calls_before(messages, compaction.get("upto"))
+            before = compaction.get("tokens_before")
+            size = f" at about {before:,} tokens" if isinstance(before, int) else ""
+            marks.append(
+                (
+                    "compaction",
+                    f"planloop compacted the context{size}: from here on, the conversation "
+                    f"up to model call {upto} is sent as notes",
+                    str(compaction.get("summary", "")),
+                )
+            )
+        self.compaction = compaction
+        clearing = extra.get("context_clearing")
+        cut = clearing.get("cut") if isinstance(clearing, dict) else 0
+        cut = cut if isinstance(cut, int) and not isinstance(cut, bool) else 0
+        if cut > self.cut:
+            marks.append(
+                (
+                    "clearing",
+                    "planloop cleared old tool output: from here on, the tool results of "
+                    f"model calls 1 to {calls_before(messages, cut)} are sent as one-line "
+                    "placeholders",
+                    "",
+                )
+            )
+        self.cut = cut
+        return marks
+
+
+def calls_before(messages: list[dict], index: object) -> int:
+    """How many model calls (assistant messages) come before message `index`."""
+    end = index if isinstance(index, int) and not isinstance(index, bool) else 0
+    return sum(1 for message in messages[:end] if message.get("role") == "assistant")
 
 
 def add_message(log: SessionLog, message: dict, usage: dict | None) -> None:
@@ -179,6 +250,7 @@ def render_page(log: SessionLog) -> str:
     plan_shown: list | None = None
     track = PlanTrack(log.final_extra.get(HISTORY_KEY))
     for index, message in enumerate(log.messages):
+        items += [render_mark(*mark[1:]) for mark in log.marks if mark[0] == index]
         items += [f'<li class="note">{esc(text)}</li>' for at, text in log.notes if at == index]
         if message["role"] == "assistant":
             usage = log.usages[call] if call < len(log.usages) else None
@@ -206,8 +278,10 @@ def render_page(log: SessionLog) -> str:
             elif has_results:
                 items.append(f'<li class="added"><pre>{esc(text)}</pre></li>')
             else:
-                items.append(f'<li class="input"><h3>User</h3><pre>{esc(text)}</pre></li>')
-    items += [f'<li class="note">{esc(t)}</li>' for at, t in log.notes if at >= len(log.messages)]
+                items += render_input(text)
+    end = len(log.messages)
+    items += [render_mark(*mark[1:]) for mark in log.marks if mark[0] >= end]
+    items += [f'<li class="note">{esc(t)}</li>' for at, t in log.notes if at >= end]
     final_plan = log.final_extra.get("todos")
     if isinstance(final_plan, list) and final_plan and final_plan != plan_shown:
         items.append(
@@ -224,6 +298,41 @@ def render_page(log: SessionLog) -> str:
         setup=render_setup(log.requests),
         timeline="\n".join(items),
     )
+
+
+def render_input(text: str) -> list[str]:
+    """An input's text: what planloop put in it (tagged, at its start) apart from the person's."""
+    items = []
+    rest = text
+    while True:
+        stripped = rest.lstrip()
+        tag = next((t for t in INPUT_TAGS if stripped.startswith(f"<{t}>")), None)
+        closing = stripped.find(f"</{tag}>") if tag else -1
+        if tag is None or closing < 0:
+            break
+        end = closing + len(f"</{tag}>")
+        items.append(
+            f'<li class="input planloop"><h3>planloop: {esc(INPUT_TAGS[tag])}</h3>'
+            f"<pre>{esc(stripped[:end])}</pre></li>"
+        )
+        rest = stripped[end:]
+    if not items:
+        rest = text  # the person's alone, as typed
+    if rest.strip():
+        items.append(
+            f'<li class="input"><h3>User</h3><pre>{esc(rest.strip() if items else rest)}</pre></li>'
+        )
+    return items
+
+
+def render_mark(kind: str, headline: str, details: str) -> str:
+    """Where the context was cleared or compacted, with the compaction's notes folded."""
+    notes = (
+        f"<details><summary>the notes</summary><pre>{esc(details)}</pre></details>"
+        if details
+        else ""
+    )
+    return f'<li class="context {esc(kind)}"><h3>{esc(headline)}</h3>{notes}</li>'
 
 
 class PlanTrack:
@@ -387,37 +496,47 @@ def render_summary(log: SessionLog, calls: int) -> str:
 
 
 def render_chart(usages: list[dict | None]) -> str:
-    """Stacked bars per call (cache read, cache written, new input, output), inline SVG."""
+    """Stacked bars per call (cache read, cache written, new input, output), inline SVG.
+
+    CHART_ROW_CALLS bars to a row, one scale for all rows: a long session wraps into more rows
+    instead of one strip thousands of pixels wide, and each row shrinks to the page's width.
+    """
     if not any(usages):
         return '<p class="chart none">No token figures in this session.</p>'
     figures = [tokens(u) for u in usages]
     top = max(max(t["context"] + t["output"] for t in figures), 1)
     bar, gap, height = 18, 6, 120
-    width = len(figures) * (bar + gap) + gap
+    width = min(len(figures), CHART_ROW_CALLS) * (bar + gap) + gap
     colours = [("cache_read", "#4c78a8"), ("cache_write", "#9ecae9"), ("input", "#f58518")]
     colours.append(("output", "#54a24b"))
-    shapes = []
-    for index, figure in enumerate(figures):
-        x, y = gap + index * (bar + gap), height
-        for key, colour in colours:
-            size = figure[key] * height / top
-            y -= size
+    rows = []
+    for first in range(0, len(figures), CHART_ROW_CALLS):
+        shapes = []
+        for column, figure in enumerate(figures[first : first + CHART_ROW_CALLS]):
+            number = first + column + 1
+            x, y = gap + column * (bar + gap), height
+            for key, colour in colours:
+                size = figure[key] * height / top
+                y -= size
+                shapes.append(
+                    f'<rect x="{x}" y="{y:.1f}" width="{bar}" height="{size:.1f}" '
+                    f'fill="{colour}"><title>call {number}: {key} {figure[key]:,}</title></rect>'
+                )
             shapes.append(
-                f'<rect x="{x}" y="{y:.1f}" width="{bar}" height="{size:.1f}" fill="{colour}">'
-                f"<title>call {index + 1}: {key} {figure[key]:,}</title></rect>"
+                f'<text x="{x + bar / 2}" y="{height + 12}" text-anchor="middle">{number}</text>'
             )
-        shapes.append(
-            f'<text x="{x + bar / 2}" y="{height + 12}" text-anchor="middle">{index + 1}</text>'
+        rows.append(
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 16}" '
+            f'viewBox="0 0 {width} {height + 16}" role="img" '
+            f'aria-label="tokens per model call, from call {first + 1}">{"".join(shapes)}</svg>'
         )
     legend = " ".join(
         f'<span style="color:{colour}">■</span> {key.replace("_", " ")}' for key, colour in colours
     )
     return (
-        f'<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-        f'height="{height + 16}" role="img" aria-label="tokens per model call">'
-        f"{''.join(shapes)}</svg><figcaption>Tokens per model call: the context sent (cache "
-        f"read, cache write, new input) topped by the output. {legend}; largest {top:,}"
-        "</figcaption></figure>"
+        f'<figure class="chart">{"".join(rows)}<figcaption>Tokens per model call: the context '
+        f"sent (cache read, cache write, new input) topped by the output. {legend}; largest "
+        f"{top:,}</figcaption></figure>"
     )
 
 
@@ -470,7 +589,12 @@ span.proof { font-size: .85em; color: #666; }
 span.proof.checked { color: #2b8a3e; font-weight: bold; }
 p.changes, ol.record { font-size: .9em; color: #444; margin: .2em 0; }
 div.plan, li.plan { background: #eefbea; padding: .3em .6em; border-radius: 6px; }
+figure.chart { margin: 1em 0; }
+figure.chart svg { display: block; max-width: 100%; height: auto; margin-bottom: .4em; }
 figure.chart text { font-size: 10px; fill: #555; }
+li.input.planloop { background: #f1ecfb; border-left: 5px solid #7048e8; }
+li.context { background: #e7f5ff; border-left: 5px solid #1c7ed6; }
+li.context h3 { font-weight: normal; }
 """
 
 PAGE = """<!DOCTYPE html>

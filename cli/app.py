@@ -32,6 +32,7 @@ from cli.signals import (
     run_signals,
 )
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
+from cli.undo import connect_undo
 from defaults import find_middleware
 from middleware.context import ContextManager
 from model import ModelError, check_thinking, preload_sdk
@@ -239,6 +240,7 @@ def run_cli(argv: list[str] | None = None) -> int:
             session = Session(workspace)
         autosave = Autosave(session, ui)
         agent.checkpoint = autosave
+        connect_undo(agent, autosave)  # /undo's records go to the log, and come back on resume
         find_task_manager(agent).folder = session.path.with_suffix(".tasks")
         if args.trace:
             agent.trace = Trace(trace_path(session.path, session.id), known_secrets())

@@ -11,6 +11,8 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from cli.flags import command_name
+from defaults import find_middleware
+from middleware.undo import UndoRecorder
 from session import Session, SessionError
 from todo.taskwait import void_unsaved_wait
 from tools.tasks import stopped_on_exit_note
@@ -69,6 +71,9 @@ class Autosave:
         self.session = Session(self.session.workspace)
         agent.messages.clear()
         agent.extra.clear()
+        recorder = find_middleware(agent, UndoRecorder)
+        if recorder is not None:
+            recorder.forget()  # /undo goes back through this session's inputs only
 
     def closing_note(self, agent: Agent) -> str:
         """Save one last time; say how to resume, or why that will not work. Name the

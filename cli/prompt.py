@@ -36,6 +36,7 @@ from cli.tasks import (
     tasks_command,
     with_task_results,
 )
+from cli.undo import undo_command
 from middleware.context import context_status, find_context_manager
 from model import ModelError
 from session import list_sessions, make_private_folder, planloop_home
@@ -152,6 +153,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
+    "/undo": SlashCommand("put back the files the last input changed (asks first)", undo_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),
 }
