@@ -90,7 +90,7 @@ def test_undo_again_goes_one_input_further_back_and_bash_is_named(api, env, work
         terminal.wait_for("Edited and created.")
         terminal.wait_for_prompt()
         terminal.type("second\r")
-        terminal.wait_for("for this session:")  # bash asks without the sandbox
+        terminal.wait_for("[y]es / [n]o")  # bash asks without the sandbox
         terminal.type("y\r")
         terminal.wait_for("Second done.")
         terminal.wait_for_prompt()
