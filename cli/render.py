@@ -254,7 +254,8 @@ def last_lines(text: str, count: int) -> list[str]:
     A carriage return ends a line too: a progress bar that redraws its line shows its latest
     state, not every state it went through.
     """
-    lines = [line for line in re.split(r"\r\n|\r|\n", text) if line.strip()]
+    redrawn = (line.rstrip("\r").rpartition("\r")[2] for line in text.split("\n"))
+    lines = [line for line in redrawn if line.strip()]
     return [visible(line.expandtabs()) for line in lines[-count:]]
 
 
