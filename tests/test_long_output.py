@@ -245,3 +245,30 @@ def test_leaving_with_no_task_running_asks_nothing(api, workspace, isolated_home
         terminal.wait_for("Resume with")
         assert terminal.close() == 0
         assert "Leave and stop" not in terminal.screen
+
+
+def test_sigterm_at_the_leaving_question_ends_planloop_and_its_tasks(api, workspace, isolated_home):
+    with pager_terminal(api, workspace, isolated_home, "--no-sandbox") as terminal:
+        pid = start_server(api, terminal, workspace)
+        terminal.type("\x04")
+        terminal.wait_for("Leave and stop it? [y]es / [n]o:")
+        terminal.proc.terminate()  # the question must not hold planloop up
+        terminal.wait_for("ended by SIGTERM")
+        assert terminal.close() == 143
+        assert not is_running(pid)
+
+
+def test_ctrl_c_at_the_leaving_question_returns_to_the_prompt(api, workspace, isolated_home):
+    with pager_terminal(api, workspace, isolated_home, "--no-sandbox") as terminal:
+        pid = start_server(api, terminal, workspace)
+        terminal.type("\x04")
+        terminal.wait_for("Leave and stop it? [y]es / [n]o:")
+        terminal.ctrl_c()
+        terminal.wait_for_prompt()
+        assert is_running(pid)
+        terminal.type("\x04")
+        terminal.wait_for("Leave and stop it? [y]es / [n]o:")
+        terminal.type("\x04")  # a second Ctrl-D: yes
+        terminal.wait_for("Resume with")
+        assert terminal.close() == 0
+        assert not is_running(pid)
