@@ -26,6 +26,7 @@ sandbox, the todo list, the permission policy and the rest (defaults.py lists th
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -75,6 +76,7 @@ from model import (
 from prompts import load_prompt
 from settings import make_undumpable, read_settings
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
+from tools.process import output_heard_by
 
 if TYPE_CHECKING:
     from tools.tasks import TaskManager
@@ -100,6 +102,7 @@ class UI(Protocol):
     def stream_restarted(self) -> None: ...  # a broken stream is tried again from the start
     def reply_finished(self, reply: dict) -> None: ...  # the whole reply, with its usage
     def tool_started(self, call: dict) -> None: ...
+    def tool_output(self, call: dict, text: str) -> None: ...  # a running command's newest output
     def tool_finished(self, call: dict, result: ToolResult) -> None: ...
     def harness_message(self, text: str) -> None: ...  # text planloop added for the model
     def notice(self, text: str) -> None: ...  # something the user should know
@@ -360,7 +363,8 @@ class Agent:
                 result = ToolResult(truncated_call_message(call), is_error=True)
             else:
                 self.ui.tool_started(call)
-                result, stop = await self.run_tool(reply, call)
+                with output_heard_by(functools.partial(self.ui.tool_output, call)):
+                    result, stop = await self.run_tool(reply, call)
                 terminate = terminate or stop
                 self.ui.tool_finished(call, result)
             results.append(tool_result(call["id"], result.content, result.is_error))

@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
+from cli.output import output_command
 from cli.permissions_view import permissions_command
 from cli.render import TerminalUI, checklist, plan_history
 from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
+    confirm_leaving,
     killing_tasks_at_exit,
     read_unless_results_come,
     tasks_command,
@@ -152,8 +154,9 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/permissions": SlashCommand("what asks, your rules; forget N, save N", permissions_command),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
-    "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
     "/undo": SlashCommand("put back the files the last input changed (asks first)", undo_command),
+    "/tasks": SlashCommand("list the background tasks; /tasks show|stop ID", tasks_command),
+    "/output": SlashCommand("page the last tool result in full; /output N: N back", output_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),
 }
@@ -323,7 +326,9 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
                 ui.print_line("Ctrl-C again to leave (or Ctrl-D)", "dim")
                 continue
             except EOFError:
-                break
+                if await may_leave(agent, ui, signals):
+                    break
+                continue
             signals.last_ctrl_c_at_prompt = float("-inf")  # only two Ctrl-C in a row leave
             if line is None:  # the tasks the model waits for have ended: it goes on
                 await run_input(agent, ui, signals, "")
@@ -332,12 +337,27 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
             if not line:
                 continue
             if line.startswith("/"):
-                if await run_slash_command(agent, ui, signals, line):
+                ends = await run_slash_command(agent, ui, signals, line)
+                if ends and await may_leave(agent, ui, signals):
                     break
                 continue
             await run_input(agent, ui, signals, line)
     ui.console.print()
     return signals.ending
+
+
+async def may_leave(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> bool:
+    """Leaving stops the background tasks still running: ask first (cli/tasks.py).
+
+    SIGTERM or SIGHUP always leave; Ctrl-C at the question reaches it as a run's would.
+    """
+    if signals.ending is not None:
+        return True
+    signals.running = agent
+    try:
+        return await confirm_leaving(agent, ui) or signals.ending is not None
+    finally:
+        signals.running = None
 
 
 async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:

@@ -8,7 +8,8 @@ final answer to the caller. Both implement the loop's UI protocol (`agent.UI`).
                       the paragraph still coming in is shown under the spinner
     reply_finished -> a dim line with tokens and cost
     tool_started   -> "> bash ls", spinner "running bash 2s"
-    tool_finished  -> a short preview of the result, or a diff for an edit
+    tool_output    -> the command's last lines under the spinner, as they come
+    tool_finished  -> the result's first and last lines (/output pages all of it), or a diff
     harness_message, notice -> one line each
 
 Everything printed that planloop did not write itself goes through `cli.sanitize.visible`
@@ -52,7 +53,11 @@ STYLES = {
     "completed": "green",
     "cancelled": "dim strike",
 }
-PREVIEW_LINES = 6
+# A tool's result is previewed by its first and last lines: a failing test's assertion and
+# the exit code are at the end. A result at most one line longer than both is shown whole.
+PREVIEW_HEAD_LINES = 3
+PREVIEW_TAIL_LINES = 5
+LIVE_LINES = 3  # of a running command's output, shown under the spinner, each cut to the width
 DIFFED_TOOLS = ("edit_file", "write_file")
 SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
 STREAM_PREVIEW_LINES = 8  # of the paragraph still coming in, shown under the spinner
@@ -182,13 +187,14 @@ class Progress:
         self.label = ""
         self.started = 0.0
         self.preview = ""
+        self.output: list[str] = []  # a running command's last lines, shown under the spinner
 
     def show(self, label: str, preview: str = "") -> None:
         if not self.enabled:
             return
         with self.lock:
             if label != self.label:
-                self.label, self.started = label, time.monotonic()
+                self.label, self.started, self.output = label, time.monotonic(), []
             self.preview = preview
         if self.ticker is None:
             self.ticker = threading.Thread(target=self.tick, daemon=True)
@@ -216,15 +222,52 @@ class Progress:
             if self.live is not None:
                 self.live.stop()
                 self.live = None
-            self.label, self.preview = "", ""
+            self.label, self.preview, self.output = "", "", []
+
+    def show_output(self, text: str) -> None:
+        """Show the last lines of `text` (a running command's newest output) under the spinner.
+
+        Called at most ten times a second (tools/process.py LiveTail); rich redraws on its own
+        clock, so a command that prints fast costs no more redraws than one that prints slowly.
+        """
+        if not self.enabled:
+            return
+        lines = last_lines(text, LIVE_LINES)
+        with self.lock:
+            if self.label:  # else the call is over and the spinner gone
+                self.output = lines
 
     def __rich__(self) -> Any:
         seconds = time.monotonic() - self.started
         self.spinner.text = Text(f"{self.label} {seconds:.0f}s", style="dim")
-        if not self.preview:
-            return self.spinner
-        tail = "\n".join(self.preview.splitlines()[-STREAM_PREVIEW_LINES:])
-        return Group(Text(tail), self.spinner)
+        parts: list[Any] = [self.spinner]
+        if self.preview:
+            tail = "\n".join(self.preview.splitlines()[-STREAM_PREVIEW_LINES:])
+            parts.insert(0, Text(tail))
+        for line in self.output:  # one screen line each: cut at the width, never wrapped
+            parts.append(Text("  " + line, style="dim", no_wrap=True, overflow="ellipsis"))
+        return parts[0] if len(parts) == 1 else Group(*parts)
+
+
+def last_lines(text: str, count: int) -> list[str]:
+    """The last `count` non-blank lines of a command's output, made visible.
+
+    A carriage return ends a line too: a progress bar that redraws its line shows its latest
+    state, not every state it went through.
+    """
+    redrawn = (line.rstrip("\r").rpartition("\r")[2] for line in text.split("\n"))
+    lines = [line for line in redrawn if line.strip()]
+    return [visible(line.expandtabs()) for line in lines[-count:]]
+
+
+def result_preview(text: str) -> str:
+    """A tool result's first and last lines, with a count of those between (/output shows all)."""
+    lines = text.splitlines()
+    if len(lines) <= PREVIEW_HEAD_LINES + PREVIEW_TAIL_LINES + 1:
+        return "\n".join(lines)
+    hidden = len(lines) - PREVIEW_HEAD_LINES - PREVIEW_TAIL_LINES
+    middle = f"… {hidden} more lines (/output shows all) …"
+    return "\n".join([*lines[:PREVIEW_HEAD_LINES], middle, *lines[-PREVIEW_TAIL_LINES:]])
 
 
 class TerminalUI:
@@ -244,6 +287,7 @@ class TerminalUI:
         self.before: dict[str, str] = {}  # call id -> the file's text before an edit
         self.thinking_in_full = False  # /thinking: whole thinking blocks, not their first line
         self.printed_in_reply = 0  # Markdown blocks printed of the reply streaming in
+        self.running_call = ""  # the id of the tool call running now, whose output is shown
 
     # ---- the loop's UI protocol -------------------------------------------------------------
 
@@ -332,9 +376,15 @@ class TerminalUI:
             before = snapshot(self.workspace, args.get("path"))
             if before is not None:
                 self.before[call["id"]] = before
+        self.running_call = call["id"]
         self.progress.show(f"running {visible(call['name'])}")
 
+    def tool_output(self, call: dict, text: str) -> None:
+        if call["id"] == self.running_call:  # nothing of a call that is over
+            self.progress.show_output(text)
+
     def tool_finished(self, call: dict, result: ToolResult) -> None:
+        self.running_call = ""
         self.progress.stop()
         before = self.before.pop(call["id"], None)
         if call["name"] == "todo_write" and not result.is_error:
@@ -346,10 +396,7 @@ class TerminalUI:
                 self.print_line(result.content, "dim")
                 self.console.print(render_diff(lines))
                 return
-        lines = result.content.splitlines()
-        shown = "\n".join(lines[:PREVIEW_LINES])
-        more = f"\n… {len(lines) - PREVIEW_LINES} more lines" if len(lines) > PREVIEW_LINES else ""
-        self.print_line(shown + more, "red" if result.is_error else "dim")
+        self.print_line(result_preview(result.content), "red" if result.is_error else "dim")
 
     def harness_message(self, text: str) -> None:
         first = re.sub(r"</?\w+>", "", text).strip().splitlines()

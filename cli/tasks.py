@@ -1,4 +1,5 @@
-"""Background tasks in the front end: results as input, the headless wait, /tasks.
+"""Background tasks in the front end: results as input, the headless wait, /tasks, and the
+question before leaving kills the tasks still running.
 
     a task ends --> the model has not read its result --> the next input starts with it:
                     <task-result>[bg-1: exited with code 0 after 41 s] ...</task-result>
@@ -20,9 +21,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from cli.pager import page_for
+from cli.render import read_answer
+from middleware import Interrupted
 from prompts import escape_tags, load_prompt
 from todo.taskwait import VALID, TaskWaitBinding
-from tools.tasks import EXITED, RUNNING, TaskManager, find_task_manager
+from tools.tasks import EXITED, RUNNING, BackgroundTask, TaskManager, find_task_manager
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -186,15 +190,35 @@ def task_rows(manager: TaskManager) -> list[str]:
     for task in manager.tasks.values():
         seconds = round((task.ended_at or time.monotonic()) - task.started_at)
         status = f"exited {task.returncode}" if task.status == EXITED else task.status
-        command = " ".join(task.command.split())
-        if len(command) > 60:
-            command = command[:59] + "…"
-        rows.append(f"{task.id:6} {status:10} {seconds:>6} s  {command}")
+        rows.append(f"{task.id:6} {status:10} {seconds:>6} s  {one_line(task.command)}")
     return rows
 
 
-def tasks_command(agent: Agent, ui: Any, line: str) -> None:
-    """/tasks lists the background tasks; /tasks stop ID stops one."""
+def one_line(command: str, limit: int = 60) -> str:
+    """A command shortened to one line of at most `limit` characters."""
+    command = " ".join(command.split())
+    return command if len(command) <= limit else command[: limit - 1] + "…"
+
+
+def task_page(task: BackgroundTask) -> str:
+    """What /tasks show pages: the task's status and command, then all the output kept of it.
+
+    Read from the task's output file (the first 4 MiB and the last 1 MiB, keys redacted),
+    without moving the model's read position: task_output still gives the model what is new.
+    """
+    kept = b"".join(task.output.chunks_since(0))
+    dropped = task.output.dropped_since(0)
+    if dropped:  # between the head and the tail
+        head = task.output.head_size
+        note = f"\n... [{dropped} bytes not kept] ...\n".encode()
+        kept = kept[:head] + note + kept[head:]
+    output = kept.decode("utf-8", errors="replace").rstrip("\n") or "(no output yet)"
+    return f"{task.id} · {task.describe()} · {task.command}\n{output}"
+
+
+async def tasks_command(agent: Agent, ui: Any, line: str) -> None:
+    """/tasks lists the background tasks; /tasks show ID pages one's output; /tasks stop ID
+    stops one."""
     manager = find_task_manager(agent)
     words = line.split()[1:]
     if manager is None:
@@ -207,15 +231,56 @@ def tasks_command(agent: Agent, ui: Any, line: str) -> None:
         for row in rows:
             ui.print_line(row)
         return
-    if words[0] == "stop" and len(words) == 2:
+    if words[0] in ("show", "stop") and len(words) == 2:
         task = manager.tasks.get(words[1])
         if task is None:
             known = ", ".join(manager.tasks) or "none yet"
             ui.notice(f"No background task {words[1]} (tasks: {known}).")
+        elif words[0] == "show":
+            await page_for(agent, ui.console, task_page(task))
         elif task.status != RUNNING:
             ui.notice(f"{task.id} is not running: {task.describe()}.")
         else:
             manager.stop(task.id)
             ui.print_line(f"{task.id} stopped.", "dim")
         return
-    ui.notice("Use /tasks to list the background tasks, or /tasks stop ID to stop one.")
+    ui.notice(
+        "Use /tasks to list the background tasks, /tasks show ID to page one's output, or "
+        "/tasks stop ID to stop one."
+    )
+
+
+# ---- leaving ----------------------------------------------------------------------------------
+
+
+async def confirm_leaving(agent: Agent, ui: Any) -> bool:
+    """Whether to leave now: at once when no task runs, else after a y/n question.
+
+    Leaving kills the tasks still running (a test suite, a server), so the person is asked
+    first; n returns to the prompt. Ctrl-C at the question means no, a second Ctrl-D yes;
+    SIGTERM ends the question (the caller then leaves, as the signal asks).
+    """
+    manager = find_task_manager(agent)
+    running = manager.running() if manager is not None else []
+    if not running:
+        return True
+    listed = ", ".join(f"{task.id} ({one_line(task.command, 40)})" for task in running)
+    them = "it" if len(running) == 1 else "them"
+    ui.print_line(f"Still running: {listed}. Leaving stops {them}.", "yellow")
+    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not answer this
+    while True:
+        try:
+            answer = await agent.until_cancelled(
+                read_answer(f"Leave and stop {them}? [y]es / [n]o: ")
+            )
+        except EOFError:
+            ui.console.print()
+            return True
+        except Interrupted:
+            ui.console.print()
+            return False
+        if answer.lower() in ("y", "yes"):
+            return True
+        if answer.lower() in ("n", "no"):
+            return False
+        ui.print_line(f"Please type y or n (not {answer!r}).", "yellow")

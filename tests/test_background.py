@@ -330,6 +330,8 @@ def test_tasks_command_lists_and_stops_tasks_and_exit_kills_the_rest(api, termin
     terminal.wait_for("No background task bg-9 (tasks: bg-1, bg-2).")
     terminal.wait_for_prompt()
     terminal.type("\x04")
+    terminal.wait_for("Leave and stop it? [y]es / [n]o:")  # bg-2 still runs
+    terminal.type("y\r")
     closing = " ".join(terminal.wait_for("Resume with").split())  # as one line, unwrapped
     assert terminal.close() == 0
     assert f"Background tasks still running were stopped: bg-2 ({second})." in closing

@@ -21,7 +21,7 @@ from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, current_file_call
-from tools.process import BoundedOutput, describe_exit, start_command
+from tools.process import BoundedOutput, describe_exit, output_listener, start_command
 from tools.sandbox import NoSandbox
 
 DEFAULT_TIMEOUT_SECONDS = 120
@@ -56,8 +56,10 @@ async def run_bash(
         argv, env = sandbox.wrap(workspace, command)
 
     supervise = not getattr(sandbox, "confines_processes", False)
+    # The terminal shows the newest lines while the command runs (the loop sets the listener).
+    watch = functools.partial(BoundedOutput, output_listener())
     try:
-        started = await start_command(BoundedOutput, argv, env, workspace, supervise=supervise)
+        started = await start_command(watch, argv, env, workspace, supervise=supervise)
     except OSError as err:
         if err.errno != errno.E2BIG:
             raise

@@ -7,7 +7,10 @@
     command.stop()                end it now, with everything it started (callable any time)
     await command.finish()        end what is left, wait for the end, then returncode and
                                   stopped_leftovers are known; always call it, in a finally
-    BoundedOutput                 a watch that keeps the first and last HEAD/TAIL_BYTES
+    BoundedOutput                 a watch that keeps the first and last HEAD/TAIL_BYTES, and
+                                  tells a listener the newest output as it comes (LiveTail)
+    with output_heard_by(listener):   the listener of the tool calls run in the block: the
+                                  terminal, which shows a command's last lines as it runs
     describe_exit(returncode)     "0", "137 (killed by SIGKILL)", as a shell would say it
 
 Nothing a command starts may outlive it, nor planloop: not on a timeout, a Ctrl-C, task_stop
@@ -43,13 +46,15 @@ can anyway; the aim is that nothing survives by accident.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import os
 import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 # How much of the output the model sees: the beginning and the end, each this many bytes.
@@ -67,6 +72,33 @@ MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
 MAX_KILL_SWEEPS = 10
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
+
+# What a listener hears of a running command: the newest LIVE_BYTES of its output, at most once
+# every LIVE_INTERVAL_SECONDS. Enough for the last few lines, and cheap however fast it prints.
+LIVE_BYTES = 4096
+LIVE_INTERVAL_SECONDS = 0.1
+
+# Who hears the output of the tool call running now (the loop sets it around each call). A
+# context variable, because the tool runs in a task of its own, which starts with a copy of the
+# loop's context: a call hears only its own listener.
+_output_listener: ContextVar[Callable[[str], None] | None] = ContextVar(
+    "planloop_output_listener", default=None
+)
+
+
+@contextlib.contextmanager
+def output_heard_by(listener: Callable[[str], None]) -> Iterator[None]:
+    """While the block runs, a command bash starts passes its newest output to `listener`."""
+    token = _output_listener.set(listener)
+    try:
+        yield
+    finally:
+        _output_listener.reset(token)
+
+
+def output_listener() -> Callable[[str], None] | None:
+    """The listener of the tool call running now, if the loop set one."""
+    return _output_listener.get()
 
 
 class ProcessWatch(asyncio.SubprocessProtocol):
@@ -92,21 +124,66 @@ class ProcessWatch(asyncio.SubprocessProtocol):
             self.exited.set_result(None)
 
 
+class LiveTail:
+    """The end of a running command's output, passed to a listener as text, now and then.
+
+    Each chunk costs a copy of at most LIVE_BYTES; the listener hears the newest LIVE_BYTES,
+    decoded, at most once per LIVE_INTERVAL_SECONDS, and once more after the last chunk of a
+    burst, so a line printed just before a long wait is heard too.
+    """
+
+    def __init__(self, listener: Callable[[str], None]) -> None:
+        self.listener = listener
+        self.recent = bytearray()
+        self.scheduled: asyncio.TimerHandle | None = None
+
+    def feed(self, data: bytes) -> None:
+        self.recent += data[-LIVE_BYTES:]
+        del self.recent[:-LIVE_BYTES]
+        if self.scheduled is None:
+            loop = asyncio.get_running_loop()
+            self.scheduled = loop.call_later(LIVE_INTERVAL_SECONDS, self.tell)
+
+    def tell(self) -> None:
+        self.scheduled = None
+        start = 0  # the window may begin inside a character: skip its continuation bytes
+        while start < min(4, len(self.recent)) and 0x80 <= self.recent[start] < 0xC0:
+            start += 1
+        # final=False leaves a character still coming in for the next time, not a U+FFFD.
+        text, _ = codecs.utf_8_decode(bytes(self.recent[start:]), "replace", False)
+        self.listener(text)
+
+    def close(self) -> None:
+        """The command is over: nothing more is passed on."""
+        if self.scheduled is not None:
+            self.scheduled.cancel()
+            self.scheduled = None
+
+
 class BoundedOutput(ProcessWatch):
     """Collects a command's merged output: a bounded head and tail.
 
     The event loop calls `pipe_data_received` as data arrives; each chunk is folded into the
     head and tail at once, so the pipe is drained as fast as it is filled, and a command that
-    prints gigabytes costs HEAD_BYTES + TAIL_BYTES of memory.
+    prints gigabytes costs HEAD_BYTES + TAIL_BYTES of memory. With a `listener`, the newest
+    output is also passed on as it comes (LiveTail).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, listener: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.head = bytearray()
         self.tail = bytearray()
         self.total_bytes = 0
+        self.live = LiveTail(listener) if listener is not None else None
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if self.live is not None:
+            self.live.close()
+        super().pipe_connection_lost(fd, exc)
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if self.live is not None:
+            self.live.feed(data)
         self.total_bytes += len(data)
         room_in_head = HEAD_BYTES - len(self.head)
         if room_in_head > 0:
