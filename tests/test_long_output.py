@@ -38,7 +38,7 @@ def pager_terminal(api, workspace: Path, home: Path, *args: str) -> Terminal:
 
 
 def approve(terminal: Terminal) -> None:
-    terminal.wait_for("for this session:")
+    terminal.wait_for("[y]es / [n]o")
     terminal.type("y\r")
 
 
