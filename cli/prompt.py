@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
+from cli.context_view import loaded_instructions_line, show_context
+from cli.mentions import MentionError, attach_to_prompt
 from cli.render import TerminalUI, checklist, permission_table, plan_history
 from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
@@ -158,6 +160,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
     "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
+    "/context": SlashCommand("how full the context window is, and what fills it", show_context),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
@@ -299,6 +302,8 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
         "line · Ctrl-C cancels a run, twice at the prompt leaves · Ctrl-D exits",
         "dim",
     )
+    if loaded := loaded_instructions_line(agent):
+        ui.print_line(loaded, "dim")
     if agent.messages:
         ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
         if agent.extra.get("todos"):
@@ -340,6 +345,11 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
             if line.startswith("/"):
                 if await run_slash_command(agent, ui, signals, line):
                     break
+                continue
+            try:  # @path mentions attach files; one that cannot be attached sends nothing
+                line = attach_to_prompt(agent, ui, line)
+            except MentionError as err:
+                ui.notice(str(err))
                 continue
             await run_input(agent, ui, signals, line)
     ui.console.print()

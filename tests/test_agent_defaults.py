@@ -28,13 +28,21 @@ from examples.no_push import NoPush
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy, StaleWriteGuard, TurnLimit
 from middleware.context import ContextManager, context_window
+from prompts.project import ProjectInstructions
 from todo import TodoListMiddleware
 from tools.sandbox import NoSandbox, bubblewrap_works
 from tools.tasks import TaskManager
 from wiretrace import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = [TodoListMiddleware, StaleWriteGuard, PermissionPolicy, ContextManager, TurnLimit]
+PRODUCT = [
+    TodoListMiddleware,
+    StaleWriteGuard,
+    PermissionPolicy,
+    ContextManager,
+    ProjectInstructions,
+    TurnLimit,
+]
 GIT_CONFIG = "[core]\n\tbare = false\n"
 SANDBOX_WORKS = bubblewrap_works() is True
 
