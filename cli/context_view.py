@@ -109,8 +109,8 @@ async def show_context(agent: Agent, ui: TerminalUI, line: str) -> None:
         used, how = usage["tokens"], "as the API counted the last request"
     else:
         used, how = estimate, "estimated: no model call yet"
-    share = round(100 * used / window)
-    ui.print_line(f"context: {used:,} of {short_tokens(window)} tokens ({share}%), {how}")
+    share = percent(used, window)
+    ui.print_line(f"context: {used:,} of {short_tokens(window)} tokens ({share}), {how}")
     table = Table(title="the next request (≈ tokens: characters / 4)", title_justify="left")
     table.add_column("part")
     table.add_column("tokens", justify="right")
