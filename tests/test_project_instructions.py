@@ -7,11 +7,14 @@ and that a hostile file in the workspace is neither followed nor obeyed.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import fake_api_client, results_by_id, run, run_cli, terminal_env
+from conftest import AGENT, fake_api_client, results_by_id, run, run_cli, terminal_env
 from test_interactive import Terminal
 
 from agent import Agent
@@ -210,3 +213,40 @@ def test_in_the_terminal_a_protected_write_still_asks(api, workspace, isolated_h
         assert terminal.close() == 0
     assert not (workspace / ".env").exists()
     assert results_by_id(api.accepted[1])[write["id"]]["is_error"] is True
+
+
+NOBODY = 65534
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root")
+def test_as_an_unprivileged_user_an_unreadable_file_is_said_not_loaded(api, env, tmp_path):
+    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    if subprocess.run([*as_nobody, sys.executable, "-c", "import anthropic"]).returncode != 0:
+        pytest.skip("the unprivileged user cannot run this Python and its packages")
+    folder = Path(tempfile.mkdtemp(prefix="planloop-nobody-"))
+    try:
+        workspace, home = folder / "work", folder / "home"
+        for path in (workspace, home):
+            path.mkdir()
+            os.chown(path, NOBODY, NOBODY)
+        os.chmod(folder, 0o755)
+        (workspace / "AGENTS.md").write_text("root's secret rules\n")
+        os.chmod(workspace / "AGENTS.md", 0o600)  # root's, unreadable for the user
+        (home / "AGENTS.md").symlink_to("/etc/shadow")  # the person's own link: followed
+        api.add({"content": [text("Hi.")]})
+        result = subprocess.run(
+            [*as_nobody, sys.executable, str(AGENT), "-p", "hello", "--no-sandbox"],
+            cwd=workspace,
+            env={**env, "PLANLOOP_HOME": str(home), "HOME": "/nonexistent"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stderr.split())  # the notes wrap at the terminal's width
+    assert "! AGENTS.md was not loaded: Permission denied." in said
+    assert f"{home}/AGENTS.md was not loaded: Permission denied." in said
+    assert "secret rules" not in str(api.accepted[0])
+    assert "Instructions from the project" not in system_text(api.accepted[0])
