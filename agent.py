@@ -130,6 +130,8 @@ class Agent:
                        where nothing asks (protected paths go through; outside_sandbox is
                        refused, as nobody approved it)
         more_middleware  yours, run before the product's (a block comes before a question)
+        project_instructions  add AGENTS.md (or CLAUDE.md) and the personal one in planloop's
+                       home to the system prompt (prompts/project.py); False leaves them out
     """
 
     def __init__(
@@ -152,6 +154,7 @@ class Agent:
         allow_network: bool = False,
         tasks: TaskManager | None = None,
         thinking: Thinking | None = None,
+        project_instructions: bool = True,
     ) -> None:
         self.workspace = Path(workspace or os.getcwd()).resolve()
         # Key, endpoint and model: the environment, then what the workspace's .env may add
@@ -188,7 +191,13 @@ class Agent:
         # Where bash runs; the reason says why there is no sandbox when one was wanted.
         self.sandbox, self.no_sandbox_reason = pick_sandbox(sandbox, allow_network)
         if middleware is None:  # the product (defaults.py); a list, even [], replaces it
-            middleware = default_middleware(self, ask=ask, allow_all=allow_all, tasks=tasks)
+            middleware = default_middleware(
+                self,
+                ask=ask,
+                allow_all=allow_all,
+                tasks=tasks,
+                project_instructions=project_instructions,
+            )
         middleware = [*more_middleware, *middleware]
         if max_turns is not None:
             middleware.append(TurnLimit(max_turns))

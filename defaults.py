@@ -14,8 +14,12 @@ The product's middlewares, in the order they run (the order matters, middleware/
     PermissionPolicy     middleware/    what runs freely, what asks `ask`, what is refused
     UndoRecorder         middleware/    each file's content before an input first changes it
                                         (after the policy: a refused call changes nothing)
-    ContextManager       middleware/    every request inside the model's window (last: it
-                                        shapes the request the others have shaped)
+    ContextManager       middleware/    every request inside the model's window (it shapes
+                                        the request the others have shaped)
+    ProjectInstructions  prompts/       AGENTS.md (or CLAUDE.md) and your personal one, after
+                                        all of planloop's own system prompt (last: it adds
+                                        after what the others added);
+                                        Agent(project_instructions=False) leaves them out
 
 bash runs in bubblewrap where it works (tools/sandbox.py). Where it cannot, bash is not
 confined, so the permission policy asks `ask` before each command; with no `ask` the command
@@ -32,8 +36,10 @@ from middleware import Middleware, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
 from middleware.permissions import AskFunction
 from middleware.undo import UndoRecorder
+from prompts.project import ProjectInstructions
 from todo import TodoListMiddleware
 from todo.checks import bash_check_runner
+from tools.paths import planloop_home
 from tools.sandbox import choose_sandbox
 
 if TYPE_CHECKING:
@@ -52,13 +58,19 @@ def pick_sandbox(sandbox: bool | object, allow_network: bool = False) -> tuple[o
 
 
 def default_middleware(
-    agent: Agent, *, ask: AskFunction | None, allow_all: bool, tasks: Any = None
+    agent: Agent,
+    *,
+    ask: AskFunction | None,
+    allow_all: bool,
+    tasks: Any = None,
+    project_instructions: bool = True,
 ) -> list[Middleware]:
     """The product's middlewares for `agent`, as listed in the module docstring.
 
     `tasks` (a TaskManager, tools/tasks.py) lets the todo list accept a wait for background
     tasks. A front end sets the callbacks it needs afterwards (cli/app.py draws the plan as it
-    changes and writes a compaction into the session log).
+    changes and writes a compaction into the session log). A project instruction file that
+    was refused (a link out of the workspace, say) is told to `agent.ui`.
     """
     permissions = PermissionPolicy(
         ask=ask,
@@ -66,7 +78,7 @@ def default_middleware(
         allow_all=allow_all,
         sandbox=agent.sandbox,  # a sandbox that cannot keep its promise makes bash ask
     )
-    return [
+    product = [
         # Checks, "nothing vanishes" and the record of each write (todo/). A check runs like a
         # bash call: in the same sandbox, behind the same permission policy.
         TodoListMiddleware.with_evidence(
@@ -84,6 +96,12 @@ def default_middleware(
             on_compact=lambda text: agent.ui.notice(text),
         ),
     ]
+    if project_instructions:
+        instructions = ProjectInstructions(agent.workspace, planloop_home())
+        for problem in instructions.problems:
+            agent.ui.notice(problem)
+        product.append(instructions)
+    return product
 
 
 def find_middleware(agent: Agent, kind: type) -> Any:

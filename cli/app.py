@@ -20,7 +20,9 @@ from rich.console import Console
 
 from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.autosave import Autosave
+from cli.context_view import loaded_instructions_line
 from cli.flags import UsageError, parse_args
+from cli.mentions import attach_to_prompt
 from cli.permissions_view import use_saved_rules
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
@@ -96,6 +98,8 @@ def headless(
 ) -> int:
     """Progress on stderr, the answer (or one JSON object) on stdout, a closing line on stderr."""
     print(f"session {autosave.session.id}", file=sys.stderr)  # to resume it even after a crash
+    if loaded := loaded_instructions_line(agent):
+        print(visible(loaded), file=sys.stderr)
     try:
         answer, ending = asyncio.run(run_input(agent, prompt))
     finally:
@@ -227,6 +231,8 @@ def run_cli(argv: list[str] | None = None) -> int:
         ui_class = HeadlessUI if is_headless else TerminalUI
         ui = ui_class(Console(stderr=is_headless, highlight=False))
         agent = build_agent(args, workspace, ui, is_headless)
+        if is_headless:  # @path mentions attach files; an error sends nothing (exit 2)
+            prompt = attach_to_prompt(agent, ui, prompt)
         if args.resume:
             session = (
                 Session.latest(workspace)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
+from cli.context_view import loaded_instructions_line, show_context
+from cli.mentions import MentionError, attach_to_prompt
 from cli.output import output_command
 from cli.permissions_view import permissions_command
 from cli.render import TerminalUI, checklist, plan_history
@@ -153,6 +155,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/compact": SlashCommand("sum up the conversation so far: /compact [focus]", compact),
     "/permissions": SlashCommand("what asks, your rules; forget N, save N", permissions_command),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
+    "/context": SlashCommand("how full the context window is, and what fills it", show_context),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/undo": SlashCommand("put back the files the last input changed (asks first)", undo_command),
     "/tasks": SlashCommand("list the background tasks; /tasks show|stop ID", tasks_command),
@@ -296,6 +299,8 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
         "line · Ctrl-C cancels a run, twice at the prompt leaves · Ctrl-D exits",
         "dim",
     )
+    if loaded := loaded_instructions_line(agent):
+        ui.print_line(loaded, "dim")
     if agent.messages:
         ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
         if agent.extra.get("todos"):
@@ -340,6 +345,11 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
                 ends = await run_slash_command(agent, ui, signals, line)
                 if ends and await may_leave(agent, ui, signals):
                     break
+                continue
+            try:  # @path mentions attach files; one that cannot be attached sends nothing
+                line = attach_to_prompt(agent, ui, line)
+            except MentionError as err:
+                ui.notice(str(err))
                 continue
             await run_input(agent, ui, signals, line)
     ui.console.print()

@@ -29,6 +29,7 @@ from fakeapi import text, tool_use
 from middleware import PermissionPolicy, StaleWriteGuard, TurnLimit
 from middleware.context import ContextManager, context_window
 from middleware.undo import UndoRecorder
+from prompts.project import ProjectInstructions
 from todo import TodoListMiddleware
 from tools.sandbox import NoSandbox, bubblewrap_works
 from tools.tasks import TaskManager
@@ -41,6 +42,7 @@ PRODUCT = [
     PermissionPolicy,
     UndoRecorder,
     ContextManager,
+    ProjectInstructions,
     TurnLimit,
 ]
 GIT_CONFIG = "[core]\n\tbare = false\n"
