@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from agent import Interrupted
 from cli.autosave import Autosave
 from cli.render import TerminalUI, checklist, permission_table, plan_history
-from cli.signals import Terminated, blocking_read, run_signals
+from cli.signals import Terminated, blocking_read, run_signals, terminated_by
 from cli.tasks import (
     IdleWatch,
     killing_tasks_at_exit,
@@ -189,7 +189,7 @@ class SignalRouter:
     def end(self, signum: int) -> None:
         self.ending = signum
         if self.running is not None:
-            self.running.cancel()
+            self.running.cancel(terminated_by(signum))
         elif self.prompt_is_reading():
             self.prompt_app.exit(exception=EOFError())
 
