@@ -60,7 +60,9 @@ def test_a_changed_list_is_shown_again_in_full_not_counted(api, wide_env, worksp
     api.add({"content": [tool_use("todo_write", OPEN_PLAN)]})
     for _ in range(3):
         api.add({"content": [tool_use("read_file", {"path": "."})]})
-    done_first = {"todos": [{**OPEN_PLAN["todos"][0], "status": "completed"}, OPEN_PLAN["todos"][1]]}
+    done_first = {
+        "todos": [{**OPEN_PLAN["todos"][0], "status": "completed"}, OPEN_PLAN["todos"][1]]
+    }
     done_first["todos"][1] = {**done_first["todos"][1], "status": "in_progress"}
     api.add({"content": [tool_use("todo_write", done_first)]})
     for _ in range(3):
@@ -111,9 +113,13 @@ def test_each_reply_has_a_short_line_with_the_context_above_half_and_cost_has_th
 def test_automatic_clearing_says_so_in_one_line(api, wide_env, workspace):
     write_files(workspace, count=8, chars=8_000)  # eight reads of about 2,000 tokens each
     ScriptedModel(api, read_steps(8))
-    result = run_cli("-p", "read every file", "--context-window", "20000", cwd=workspace, env=wide_env)
+    result = run_cli(
+        "-p", "read every file", "--context-window", "20000", cwd=workspace, env=wide_env
+    )
     assert result.returncode == 0, result.stderr
     cleared = [line for line in result.stderr.splitlines() if "one-line placeholders" in line]
     assert cleared, result.stderr
     for line in cleared:
-        assert line.startswith("! Context was at ") and line.endswith("(the full output stays saved).")
+        assert line.startswith("! Context was at ") and line.endswith(
+            "(the full output stays saved)."
+        )
