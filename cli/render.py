@@ -393,9 +393,8 @@ class TerminalUI:
         shown = (note.kind, tuple(note.items))
         if shown == self.last_reminder:
             self.reminder_count += 1
-            self.print_line(
-                f"↻ plan reminder ×{self.reminder_count} ({turns}; the same list as above)", "dim"
-            )
+            same = "" if note.kind == NO_PLAN else "; the same list as above"
+            self.print_line(f"↻ plan reminder ×{self.reminder_count} ({turns}{same})", "dim")
             return
         self.last_reminder, self.reminder_count = shown, 1
         if note.kind == NO_PLAN:
