@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import run_cli, terminal_env
+import pytest
+from conftest import run_cli, terminal_env, wait_for_file
 from test_interactive import Terminal
 
 from fakeapi import text, tool_use
+from session import read_session
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 REJECTED_KEY = {"status": 401, "error": {"type": "authentication_error", "message": "invalid key"}}
@@ -142,3 +145,25 @@ def test_sessions_count_cancelled_items_as_dropped_not_done(api, workspace, isol
         assert terminal.close() == 0
     [session] = saved_sessions(isolated_home)
     assert json.dumps("cancelled") in session.read_text()
+
+
+@pytest.mark.real_exec
+def test_sigterm_in_the_terminal_tells_the_model_it_was_terminated_not_interrupted(
+    api, workspace, isolated_home
+):
+    running = tool_use("bash", {"command": "touch started; sleep 30"})
+    api.add({"content": [running]})
+    env = terminal_env(api, isolated_home)
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("run it\r")
+        terminal.wait_for("for this session:")
+        terminal.type("y\r")
+        wait_for_file(workspace / "started")
+        terminal.proc.send_signal(signal.SIGTERM)
+        terminal.wait_for("ended by SIGTERM")
+        assert terminal.close() == 143
+    [session] = saved_sessions(isolated_home)
+    [result] = read_session(session)[0][-1]["content"]
+    assert result["tool_use_id"] == running["id"] and result["is_error"] is True
+    assert result["content"].startswith("planloop was terminated by SIGTERM before this call")
