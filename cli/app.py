@@ -270,7 +270,7 @@ def run_cli(argv: list[str] | None = None) -> int:
     except (UsageError, SettingsError) as err:
         return failed(EXIT_USAGE, ERROR, str(err))
     except (ModelError, SessionError) as err:
-        if autosave is not None and agent is not None and autosave.discard_if_unanswered(agent):
+        if could_not_start(err) and autosave and agent and autosave.discard_if_unanswered(agent):
             autosave = None  # the session is gone: the JSON names none
             return failed(EXIT_ERROR, ERROR, f"{err} Nothing was saved: no reply came.")
         return failed(EXIT_ERROR, ERROR, f"{err}{closing_note(autosave, agent)}")
@@ -296,6 +296,17 @@ def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
         return run_demo(Console(highlight=False))
     print(write_view(find_session(workspace, args.view)))
     return EXIT_OK
+
+
+def could_not_start(err: Exception) -> bool:
+    """An error that no second try fixes by itself: a wrong key, an unknown model, a rejected
+    request, or an endpoint nobody answers at. (An overloaded API or a reply that could not be
+    read is worth trying again, from the saved session.)"""
+    if not isinstance(err, ModelError):
+        return False
+    import anthropic  # loaded already (preload_sdk): a ModelError comes from a model call
+
+    return not err.temporary or isinstance(err.__cause__, anthropic.APIConnectionError)
 
 
 def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:

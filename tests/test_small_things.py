@@ -167,3 +167,11 @@ def test_sigterm_in_the_terminal_tells_the_model_it_was_terminated_not_interrupt
     [result] = read_session(session)[0][-1]["content"]
     assert result["tool_use_id"] == running["id"] and result["is_error"] is True
     assert result["content"].startswith("planloop was terminated by SIGTERM before this call")
+
+
+def test_an_endpoint_nobody_answers_at_leaves_no_session_either(env, workspace, isolated_home):
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
+    failed = run_cli("-p", "hi", cwd=workspace, env=env)
+    assert failed.returncode == 1
+    assert "Cannot reach the API" in failed.stderr and "Nothing was saved" in failed.stderr
+    assert saved_sessions(isolated_home) == []
