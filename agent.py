@@ -216,9 +216,10 @@ class Agent:
     def signal(self) -> asyncio.Event:
         return self.context.signal
 
-    def cancel(self) -> None:
+    def cancel(self, reason: str | None = None) -> None:
         """Stop the current run (everything since the user's input): the one way every
-        interruption goes.
+        interruption goes. `reason` says who stopped it when it was not the user, such as
+        "terminated by SIGTERM": the model is then told that, not "Interrupted by the user".
 
         Ctrl-C, SIGTERM and SIGHUP (cli/signals.py hands them to this method) and any caller
         of `agent.cancel()` do the same thing: set the input's one cancel signal,
@@ -234,6 +235,7 @@ class Agent:
         `close_unanswered_calls` answers anything still open. Each input starts with a fresh
         signal (`start_input`).
         """
+        self.context.cancel_reason = reason
         self.signal.set()
 
     # ---- the loop -------------------------------------------------------------------------
@@ -263,10 +265,10 @@ class Agent:
                 # 5. Repeat, or stop: the one way out of the loop (exceptions aside).
                 last_turn = await self.turn_is_last(reply, action.decision, results, terminate)
         except Interrupted as stop:  # Ctrl-C, SIGTERM or agent.cancel(): see `cancel`
-            self.context.stop_reason = str(stop)
+            self.context.stop_reason = stopped_by(self.context) or str(stop)
         finally:
             # Also after a crash: answer any open calls so the next request stays valid.
-            close_unanswered_calls(self.messages)
+            close_unanswered_calls(self.messages, interrupted_result(self.context))
             self.save()
         return final_text(reply)
 
@@ -282,6 +284,7 @@ class Agent:
         self.context.input_seq += 1
         self.context.turn = 0
         self.context.stop_reason = None
+        self.context.cancel_reason = None
         self.refusal = None
         self.pauses = 0
         close_unanswered_calls(self.messages)  # e.g. a session saved by a process that died
@@ -367,7 +370,7 @@ class Agent:
         results, terminate = [], False
         for call in calls:
             if self.signal.is_set():
-                result = ToolResult(INTERRUPTED, is_error=True)
+                result = ToolResult(interrupted_result(self.context), is_error=True)
             elif reply["stop_reason"] in CUT_OFF_STOP_REASONS and call is reply["content"][-1]:
                 result = ToolResult(truncated_call_message(call), is_error=True)
             else:
@@ -436,7 +439,7 @@ class Agent:
                 await self.until_cancelled(call_handler(tool, self.workspace, args))
             )
         except Interrupted:
-            result = ToolResult(INTERRUPTED, is_error=True)
+            result = ToolResult(interrupted_result(self.context), is_error=True)
         except ToolError as err:
             result = ToolResult(str(err), is_error=True)
         except Exception as err:  # a bug in a handler must not end the session
@@ -473,6 +476,18 @@ class Agent:
     def save(self) -> None:
         if self.checkpoint is not None:
             self.checkpoint(self)
+
+
+def stopped_by(context: AgentContext) -> str | None:
+    """Why a run that someone other than the user cancelled stopped: "planloop was ..."."""
+    return f"planloop was {context.cancel_reason}." if context.cancel_reason else None
+
+
+def interrupted_result(context: AgentContext) -> str:
+    """What the model is told of a call the cancel stopped or never started."""
+    if context.cancel_reason is None:
+        return INTERRUPTED
+    return f"planloop was {context.cancel_reason} before this call finished; it may not have run."
 
 
 REFUSED_INPUTS = "refused_inputs"  # extra: spans of messages no longer sent (conversation.py)

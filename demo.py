@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import anthropic
 from rich.console import Console
 from rich.markup import escape
 
@@ -228,6 +227,13 @@ def run_demo(console: Console) -> int:
     def narrate(line: str) -> None:
         console.print(f"[dim]{escape(line)}[/]")
 
+    # The first lines come at once: loading the SDK takes seconds on a cold start, and a
+    # blank screen that long looks like a hang.
+    narrate(f"planloop demo: a scripted model, the real loop and tools, in {workspace}")
+    console.print(f"[bold]you>[/] {escape(TASK)}")
+    with console.status("[dim]loading the Anthropic SDK…[/]"):
+        import anthropic
+
     ui = TerminalUI(console, workspace)  # diffs read the files of the demo folder
     with FakeMessagesAPI(scripted_model(narrate, pause), api_key=DEMO_KEY) as api:
         client = anthropic.AsyncAnthropic(api_key=DEMO_KEY, base_url=api.base_url, max_retries=0)
@@ -240,8 +246,6 @@ def run_demo(console: Console) -> int:
         session = Session(workspace)
         agent.checkpoint = Autosave(session, ui)
         agent.trace = Trace(trace_path(session.path, session.id), [DEMO_KEY])
-        narrate(f"planloop demo: a scripted model, the real loop and tools, in {workspace}")
-        console.print(f"[bold]you>[/] {escape(TASK)}")
         asyncio.run(agent.run(TASK))
         problems = api.rejections + ([f"{api.remaining} replies unused"] if api.remaining else [])
     if problems:

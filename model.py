@@ -138,8 +138,9 @@ def require_credentials(settings: Settings) -> None:
     """Fail now, with what to do, when no key or token is set."""
     if not settings.has_credentials:
         raise ModelError(
-            "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment "
-            "or in a .env file in this folder (see .env.example)."
+            "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your shell "
+            "(export ANTHROPIC_API_KEY=...), or put the line ANTHROPIC_API_KEY=... in a .env "
+            "file in this folder."
         )
 
 

@@ -224,6 +224,13 @@ class Session:
             )
         return messages, extra
 
+    def discard(self) -> None:
+        """Close the session and remove its log: for a new session that never got a reply."""
+        self.close()
+        for path in (self.path, self.path.with_suffix(".lock")):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
     # ---- writing --------------------------------------------------------------------------
 
     def sync(
@@ -651,7 +658,8 @@ def summarize(path: Path, modified: float) -> SessionSummary:
         first = json.loads(data[at : data.index(b"\n", at)])["message"] if at >= 0 else None
         at = data.rfind(b'{"v": 1, "type": "extra"')
         extra = json.loads(data[at : data.index(b"\n", at)])["extra"] if at >= 0 else {}
-    todos = extra.get("todos") or []
+    # Cancelled items are no longer part of the work: "2/2" as the checklist counts them.
+    todos = [item for item in extra.get("todos") or [] if item.get("status") != "cancelled"]
     return SessionSummary(
         id=path.stem,
         modified=modified,

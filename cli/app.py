@@ -26,13 +26,16 @@ from cli.mentions import attach_to_prompt
 from cli.permissions_view import use_saved_rules
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
+from cli.results import ERROR, INTERRUPTED, TERMINATED, RunClock, run_summary, stop_code
 from cli.sanitize import visible
 from cli.signals import (
     Terminated,
     exit_status,
     install_fallback_handlers,
     run_signals,
+    terminated_by,
 )
+from cli.stream_json import StreamJsonUI
 from cli.tasks import awaited_task_ids, task_results, tasks_killed_at_exit, wait_for_tasks
 from cli.undo import connect_undo
 from defaults import find_middleware
@@ -65,7 +68,7 @@ async def run_input(agent: Agent, prompt: str) -> tuple[str, int | None]:
 
     def end(signum: int) -> None:
         ending.append(signum)
-        agent.cancel()
+        agent.cancel(terminated_by(signum))
 
     with run_signals(agent.cancel, end):
         async with tasks_killed_at_exit(agent):
@@ -94,12 +97,19 @@ async def wait_headless(agent: Agent, awaited: list[str]) -> bool:
 
 
 def headless(
-    agent: Agent, ui: HeadlessUI, prompt: str, autosave: Autosave, output_format: str
+    agent: Agent,
+    ui: HeadlessUI,
+    prompt: str,
+    autosave: Autosave,
+    output_format: str,
+    clock: RunClock,
 ) -> int:
-    """Progress on stderr, the answer (or one JSON object) on stdout, a closing line on stderr."""
+    """Progress on stderr, the answer (or JSON) on stdout, a closing line on stderr."""
     print(f"session {autosave.session.id}", file=sys.stderr)  # to resume it even after a crash
     if loaded := loaded_instructions_line(agent):
         print(visible(loaded), file=sys.stderr)
+    if isinstance(ui, StreamJsonUI):
+        ui.started(autosave.session.id, agent.model, str(agent.workspace), sorted(agent.tools))
     try:
         answer, ending = asyncio.run(run_input(agent, prompt))
     finally:
@@ -115,9 +125,18 @@ def headless(
         status, reason = EXIT_REFUSED, refusal_line(agent.refusal)
     else:
         status, reason = EXIT_OK, "done."
-    if output_format == "json":
-        answer_or_none = None if interrupted else answer
-        print(json.dumps(run_summary(agent, ui, autosave, answer_or_none, reason)))
+    if output_format != "text":  # json, or the last line of stream-json
+        summary = run_summary(
+            agent=agent,
+            usage=ui.usage,
+            autosave=autosave,
+            answer=None if interrupted else answer,
+            code=stop_code(agent, ending),
+            message=reason,
+            status=status,
+            clock=clock,
+        )
+        print(json.dumps(summary), flush=True)
     elif answer and not interrupted:
         print(visible(answer))
     ui.show_totals()
@@ -134,29 +153,6 @@ def refusal_line(details: dict) -> str:
         said.append(f"category: {details['category']}")
     why = "; ".join(part.strip() for part in said if part.strip())
     return f"refused: the model declined the task{f' ({why})' if why else ''}."
-
-
-def run_summary(
-    agent: Agent, ui: HeadlessUI, autosave: Autosave, answer: str | None, reason: str
-) -> dict:
-    """What `--output-format json` prints: enough for a script to go on from here."""
-    usage = ui.usage  # this run's replies added up; the cost is None for an unknown model
-    return {
-        "answer": answer,
-        "session_id": autosave.session.id,
-        "stop_reason": "refusal" if agent.refusal is not None else reason,
-        "refusal": agent.refusal,  # the API's stop_details: category and explanation
-        "turns": agent.context.turn,
-        "usage": {
-            "input_tokens": usage.input,
-            "cache_read_input_tokens": usage.cache_read,
-            "cache_creation_input_tokens": usage.cache_write,
-            "output_tokens": usage.output,
-            "server_tool_use": {"web_search_requests": usage.web_searches},
-        },
-        "cost_usd": usage.cost,
-        "plan": agent.extra.get("todos") or [],
-    }
 
 
 def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headless: bool) -> Agent:
@@ -199,6 +195,8 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         use_saved_rules(agent, ui)
     context = find_middleware(agent, ContextManager)
     context.window = args.context_window or context.window
+    ui.context_window = context.window  # each reply's line says how full it is, above half
+    context.on_clear = ui.notice  # automatic clearing: one line, as a compaction
 
     def compacted(text: str) -> None:
         ui.notice(text)
@@ -215,8 +213,30 @@ def main(argv: list[str] | None = None) -> None:
 
 def run_cli(argv: list[str] | None = None) -> int:
     workspace = Path.cwd().resolve()
+    clock = RunClock()
     autosave: Autosave | None = None
     agent: Agent | None = None
+    ui: TerminalUI | None = None
+    output_format = "text"  # json or stream-json once a headless run has read its flags
+
+    def failed(status: int, code: str, line: str) -> int:
+        """The one-line error on stderr; for a script, one JSON object on stdout too."""
+        print_error(line)
+        if output_format != "text":
+            summary = run_summary(
+                agent=agent,
+                usage=ui.usage if ui is not None else None,
+                autosave=autosave,
+                answer=None,
+                code=code,
+                message=line,
+                status=status,
+                clock=clock,
+            )
+            with contextlib.suppress(OSError):  # stdout may be gone (SIGHUP)
+                print(json.dumps(summary), flush=True)
+        return status
+
     try:
         install_fallback_handlers()
         args = parse_args(argv)
@@ -224,12 +244,17 @@ def run_cli(argv: list[str] | None = None) -> int:
             return learning_tool(args, workspace)
         make_undumpable()  # before any command runs: none may read the key from this process
         preload_sdk()  # loads while the agent is built, or while the user types
+        is_headless = args.prompt is not None
+        output_format = args.output_format if is_headless else "text"
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
             raise UsageError("the prompt is empty (give a task after -p)")
-        is_headless = prompt is not None
-        ui_class = HeadlessUI if is_headless else TerminalUI
-        ui = ui_class(Console(stderr=is_headless, highlight=False))
+        if output_format == "stream-json":
+            ui = StreamJsonUI(Console(stderr=True, highlight=False))
+        elif is_headless:
+            ui = HeadlessUI(Console(stderr=True, highlight=False))
+        else:
+            ui = TerminalUI(Console(highlight=False))
         agent = build_agent(args, workspace, ui, is_headless)
         if is_headless:  # @path mentions attach files; an error sends nothing (exit 2)
             prompt = attach_to_prompt(agent, ui, prompt)
@@ -244,34 +269,34 @@ def run_cli(argv: list[str] | None = None) -> int:
                 ui.notice(note)
         else:
             session = Session(workspace)
-        autosave = Autosave(session, ui)
+        autosave = Autosave(session, ui, resumed=bool(args.resume))
         agent.checkpoint = autosave
         connect_undo(agent, autosave)  # /undo's records go to the log, and come back on resume
         find_task_manager(agent).folder = session.path.with_suffix(".tasks")
         if args.trace:
             agent.trace = Trace(trace_path(session.path, session.id), known_secrets())
         if is_headless:
-            return headless(agent, ui, prompt, autosave, args.output_format)
+            return headless(agent, ui, prompt, autosave, output_format, clock)
         return interactive(agent, ui, autosave)
     except (UsageError, SettingsError) as err:
-        print_error(str(err))
-        return EXIT_USAGE
+        return failed(EXIT_USAGE, ERROR, str(err))
     except (ModelError, SessionError) as err:
-        print_error(f"{err}{closing_note(autosave, agent)}")
-        return EXIT_ERROR
+        if could_not_start(err) and autosave and agent and autosave.discard_if_unanswered(agent):
+            autosave = None  # the session is gone: the JSON names none
+            return failed(EXIT_ERROR, ERROR, f"{err} Nothing was saved: no reply came.")
+        return failed(EXIT_ERROR, ERROR, f"{err}{closing_note(autosave, agent)}")
     except KeyboardInterrupt:
-        print_error(f"interrupted.{closing_note(autosave, agent)}")
-        return EXIT_INTERRUPTED
+        return failed(EXIT_INTERRUPTED, INTERRUPTED, f"interrupted.{closing_note(autosave, agent)}")
     except Terminated as ended:
         note = closing_note(autosave, agent)  # saves first: the terminal may be gone (SIGHUP)
         with contextlib.suppress(OSError):
-            print_error(f"{ended}.{note}")
+            return failed(exit_status(ended.signum), TERMINATED, f"{ended}.{note}")
         return exit_status(ended.signum)
     except Exception as err:  # one line, no traceback; PLANLOOP_DEBUG=1 shows it
         if os.environ.get("PLANLOOP_DEBUG"):
             raise
-        print_error(f"unexpected error: {type(err).__name__}: {err}{closing_note(autosave, agent)}")
-        return EXIT_ERROR
+        line = f"unexpected error: {type(err).__name__}: {err}{closing_note(autosave, agent)}"
+        return failed(EXIT_ERROR, ERROR, line)
 
 
 def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
@@ -282,6 +307,17 @@ def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
         return run_demo(Console(highlight=False))
     print(write_view(find_session(workspace, args.view)))
     return EXIT_OK
+
+
+def could_not_start(err: Exception) -> bool:
+    """An error that no second try fixes by itself: a wrong key, an unknown model, a rejected
+    request, or an endpoint nobody answers at. (An overloaded API or a reply that could not be
+    read is worth trying again, from the saved session.)"""
+    if not isinstance(err, ModelError):
+        return False
+    import anthropic  # loaded already (preload_sdk): a ModelError comes from a model call
+
+    return not err.temporary or isinstance(err.__cause__, anthropic.APIConnectionError)
 
 
 def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:

@@ -103,10 +103,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--demo", action="store_true", help="play a scripted session offline")
     parser.add_argument(
         "--output-format",
-        choices=["text", "json"],
+        choices=["text", "json", "stream-json"],
         default="text",
-        help="headless: the answer as plain text, or one JSON object with the answer, the "
-        "session id, the stop reason, turns, tokens and the plan",
+        help="headless: the answer as plain text; json: one JSON object with the answer, the "
+        "session id, the stop reason, turns, tokens and the plan; stream-json: one JSON line "
+        "per event, that object last",
     )
     return parser.parse_args(argv)
 

@@ -31,7 +31,7 @@ from cli.mentions import MentionError, attach_to_prompt
 from cli.output import output_command
 from cli.permissions_view import permissions_command
 from cli.render import TerminalUI, checklist, plan_history
-from cli.signals import Terminated, blocking_read, run_signals
+from cli.signals import Terminated, blocking_read, run_signals, terminated_by
 from cli.tasks import (
     IdleWatch,
     confirm_leaving,
@@ -189,7 +189,7 @@ class SignalRouter:
     def end(self, signum: int) -> None:
         self.ending = signum
         if self.running is not None:
-            self.running.cancel()
+            self.running.cancel(terminated_by(signum))
         elif self.prompt_is_reading():
             self.prompt_app.exit(exception=EOFError())
 

@@ -6,11 +6,13 @@ final answer to the caller. Both implement the loop's UI protocol (`agent.UI`).
     model_started  -> spinner "waiting for the model 3s"
     stream_event   -> text, rendered as Markdown one finished paragraph at a time;
                       the paragraph still coming in is shown under the spinner
-    reply_finished -> a dim line with tokens and cost
+    reply_finished -> a dim line with tokens and cost (and the context use above 50%)
     tool_started   -> "> bash ls", spinner "running bash 2s"
     tool_output    -> the command's last lines under the spinner, as they come
     tool_finished  -> the result's first and last lines (/output pages all of it), or a diff
-    harness_message, notice -> one line each
+    harness_message -> a reminder or correction with its item list; a reminder repeated
+                      over the same list is one counting line ("plan reminder ×3")
+    notice         -> one line
 
 Everything printed that planloop did not write itself goes through `cli.sanitize.visible`
 first, and is printed as rich `Text` (never parsed as markup), so no escape sequence from a
@@ -43,8 +45,10 @@ from cli.diffs import diff_lines, render_diff, snapshot
 from cli.sanitize import Sanitized, has_hidden_characters, visible
 from cli.usage import Usage
 from middleware import ToolResult
+from middleware.context import short_tokens
 from middleware.permissions import Approval, Rule
 from todo.manager import CANCELLED, MARKS, done_count
+from todo.middleware import CORRECTION, NO_PLAN, read_note
 from todo.record import describe_entry
 
 STYLES = {
@@ -61,6 +65,7 @@ LIVE_LINES = 3  # of a running command's output, shown under the spinner, each c
 DIFFED_TOOLS = ("edit_file", "write_file")
 SPINNER_DELAY = 0.3  # seconds a wait lasts before the spinner appears
 STREAM_PREVIEW_LINES = 8  # of the paragraph still coming in, shown under the spinner
+CONTEXT_SHOWN_ABOVE = 0.5  # of the window: from here on each reply's line says how full it is
 # An approval subject (a command, a path) longer than this is summed up in its box: its line
 # count, first and last lines. It is approved only after `v` has shown all of it, so nothing
 # can hide in lines that scrolled away (a `curl … | sh` above 200 comment lines).
@@ -288,6 +293,18 @@ class TerminalUI:
         self.thinking_in_full = False  # /thinking: whole thinking blocks, not their first line
         self.printed_in_reply = 0  # Markdown blocks printed of the reply streaming in
         self.running_call = ""  # the id of the tool call running now, whose output is shown
+        self.context_window: int | None = None  # the model's window, set by the front end
+        # Whether the reply now finishing streamed to this UI: a compaction's call does not,
+        # and its input is the transcript to sum up, not the conversation's context.
+        self.reply_streamed = False
+        # The last plan reminder shown (its kind and items) and how many times in a row.
+        self.last_reminder: tuple[str, tuple[str, ...]] | None = None
+        self.reminder_count = 0
+
+    def new_session(self) -> None:
+        """/clear: the totals and the reminder count start again with the new session."""
+        self.usage = Usage()
+        self.last_reminder, self.reminder_count = None, 0
 
     # ---- the loop's UI protocol -------------------------------------------------------------
 
@@ -301,6 +318,7 @@ class TerminalUI:
             self.model = event.message.model
             self.text = ""  # a retried stream starts over
             self.printed_in_reply = 0
+            self.reply_streamed = True
         elif event.type == "content_block_start" and event.content_block.type == "text":
             if not self.text:  # text blocks in a row (an answer with citations) are one text
                 self.blocks_in_text = 0
@@ -363,10 +381,18 @@ class TerminalUI:
     # ---- the reply's end ----------------------------------------------------------------------
 
     def reply_finished(self, reply: dict) -> None:
+        """The reply's line: its tokens and cost; while the context is more than half full,
+        how full (the cache split is in /cost)."""
         self.progress.stop()
         usage = Usage.of_reply(reply.get("model") or self.model, reply.get("usage") or {})
         self.usage.add(usage)
-        self.print_line(usage.line(), "dim")
+        line = usage.brief_line()
+        in_conversation, self.reply_streamed = self.reply_streamed, False
+        if in_conversation and self.context_window and not usage.web_searches:
+            share = usage.input_total / self.context_window
+            if share > CONTEXT_SHOWN_ABOVE:
+                line += f" · context {round(100 * share)}% of {short_tokens(self.context_window)}"
+        self.print_line(line, "dim")
 
     def tool_started(self, call: dict) -> None:
         self.flush_text()
@@ -399,11 +425,30 @@ class TerminalUI:
         self.print_line(result_preview(result.content), "red" if result.is_error else "dim")
 
     def harness_message(self, text: str) -> None:
-        first = re.sub(r"</?\w+>", "", text).strip().splitlines()
-        summary = first[0] if first else ""
-        if len(summary) > 100:
-            summary = summary[:99] + "…"
-        self.print_line(f"↻ planloop added a note for the model: {summary}", "dim")
+        """What planloop added for the model, in full: a reminder or a correction with its
+        item list. A reminder that repeats the list shown last is one line that counts."""
+        note = read_note(text)
+        if note is None:  # no note of the todo list: its text, without the tags
+            lines = re.sub(r"</?\w+>", "", text).strip().splitlines() or [""]
+            self.print_line("↻ planloop added a note for the model: " + "\n  ".join(lines), "dim")
+            return
+        items = "".join(f"\n  {item}" for item in note.items)
+        if note.kind == CORRECTION:
+            self.last_reminder = None
+            self.print_line(f"↻ planloop sent the model back: not completed yet:{items}", "dim")
+            return
+        turns = f"{note.turns} turns without " + ("a plan" if note.kind == NO_PLAN else "an update")
+        shown = (note.kind, tuple(note.items))
+        if shown == self.last_reminder:
+            self.reminder_count += 1
+            same = "" if note.kind == NO_PLAN else "; the same list as above"
+            self.print_line(f"↻ plan reminder ×{self.reminder_count} ({turns}{same})", "dim")
+            return
+        self.last_reminder, self.reminder_count = shown, 1
+        if note.kind == NO_PLAN:
+            self.print_line(f"↻ plan reminder ({turns}): the model was asked to write one", "dim")
+        else:
+            self.print_line(f"↻ plan reminder ({turns}), the list sent to the model:{items}", "dim")
 
     def notice(self, text: str) -> None:
         self.flush_text()  # a stream cut short (Ctrl-C, a retry) may have left text unprinted

@@ -31,6 +31,12 @@ class Terminated(Exception):
         self.signum = signum
 
 
+def terminated_by(signum: int) -> str:
+    """Who stopped the run, for the model: SIGTERM or SIGHUP is not the user's Ctrl-C."""
+    why = " (its terminal closed)" if signum == signal.SIGHUP else ""
+    return f"terminated by {signal.Signals(signum).name}{why}"
+
+
 def exit_status(signum: int) -> int:
     """What a shell reports for a process ended by `signum`."""
     return 128 + signum

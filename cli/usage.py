@@ -1,4 +1,4 @@
-"""Tokens and cost: one line per reply and a running total for the session.
+"""Tokens and cost: a short line per reply and a running total for the session.
 
 Each reply's `usage` holds four counts: fresh input, input read from the prompt cache, input
 written to the cache, and output (thinking included: thinking tokens are billed as output).
@@ -97,9 +97,28 @@ class Usage:
         if self.web_searches:
             parts.append(f"{self.web_searches} web search{'es' if self.web_searches > 1 else ''}")
         if self.cost is not None:
-            parts.append(f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}")
+            parts.append(dollars(self.cost))
+        return " · ".join(parts)
+
+    @property
+    def input_total(self) -> int:
+        """All the input of the reply: fresh, read from the cache and written to it."""
+        return self.input + self.cache_read + self.cache_write
+
+    def brief_line(self) -> str:
+        """The line after each reply: `19,534 in · 230 out · $0.0123` (the cache split is in
+        `line`, which /cost shows)."""
+        parts = [f"{self.input_total:,} in", f"{self.output:,} out"]
+        if self.web_searches:
+            parts.append(f"{self.web_searches} web search{'es' if self.web_searches > 1 else ''}")
+        if self.cost is not None:
+            parts.append(dollars(self.cost))
         return " · ".join(parts)
 
     def total_line(self) -> str:
         calls = "1 model call" if self.replies == 1 else f"{self.replies} model calls"
         return f"session total: {calls} · {self.line()}"
+
+
+def dollars(cost: float) -> str:
+    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"

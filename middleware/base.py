@@ -88,6 +88,8 @@ class AgentContext:
     overflow: str | None = None
     # The one cancel signal of the current input (see `Agent.cancel` in agent.py).
     signal: asyncio.Event = field(default_factory=asyncio.Event)
+    # Who cancelled the run when it was not the user ("terminated by SIGTERM"), else None.
+    cancel_reason: str | None = None
 
 
 @dataclass

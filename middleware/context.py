@@ -88,7 +88,8 @@ class ContextManager(Middleware):
     `context_ref` returns the agent's context (extra, system prompt, tools, overflow flag);
     `ask_model(system, prompt)` is the agent's own model call (Agent.ask_model), so compaction
     uses the same client, retries and trace as the loop. `on_compact(text)` is called right
-    after a compaction with a one-line account of it: to save the session and tell the user.
+    after a compaction with a one-line account of it: to save the session and tell the user;
+    `on_clear(text)` likewise when old tool output starts being sent as placeholders.
     """
 
     def __init__(
@@ -98,11 +99,13 @@ class ContextManager(Middleware):
         *,
         window: int = DEFAULT_WINDOW,
         on_compact: Callable[[str], None] | None = None,
+        on_clear: Callable[[str], None] | None = None,
     ) -> None:
         self.context_ref = context_ref
         self.ask_model = ask_model
         self.window = window
         self.on_compact = on_compact
+        self.on_clear = on_clear
         self.sent_chars: int | None = None  # length of the last request this middleware shaped
         # What each turn would otherwise redo for the whole transcript: the JSON size of each
         # message sent, and the cleared copy of each old message (see message_chars, cleared).
@@ -126,7 +129,7 @@ class ContextManager(Middleware):
             if cut != self.cut:
                 self.extra["context_clearing"] = {"cut": cut}
                 request = self.build_request(messages)
-                size = self.estimate(request)
+                size = self.cleared_to(size, self.estimate(request))
         overflowed = context.overflow is not None
         compacted = (size > COMPACT_AT * self.window or overflowed) and await self.compact(messages)
         if compacted:
@@ -137,6 +140,7 @@ class ContextManager(Middleware):
             # rather than send a request the API will refuse again.
             self.extra["context_clearing"] = {"cut": len(messages)}
             request = self.build_request(messages)
+            self.cleared_to(size, self.estimate(request))
         self.sent_chars = self.request_chars(request)
         return request
 
@@ -161,6 +165,16 @@ class ContextManager(Middleware):
             ctx.overflow = "The reply reached the end of the model's context window."
             return TurnAction(decision="loop_to_model")
         return None
+
+    def cleared_to(self, before: int, after: int) -> int:
+        """Say in one line that old tool output was cleared, and how much that freed."""
+        if self.on_clear is not None:
+            self.on_clear(
+                f"Context was at {round(100 * before / self.window)}% of "
+                f"{short_tokens(self.window)}: old tool output is sent as one-line placeholders "
+                f"now, {round(100 * after / self.window)}% (the full output stays saved)."
+            )
+        return after
 
     # ---- size ------------------------------------------------------------------------------
 

@@ -191,7 +191,10 @@ class PermissionPolicy(Middleware):
         try:
             answer, reason = await self.answer(needed.question, ctx.context.signal)
         except Interrupted as stop:  # the run was cancelled while the question waited
-            return BeforeToolCallResult(block=True, reason=str(stop))
+            by = ctx.context.cancel_reason  # "terminated by SIGTERM": not the user's doing
+            return BeforeToolCallResult(
+                block=True, reason=f"planloop was {by}." if by else str(stop)
+            )
         if answer == "interrupt":
             ctx.context.signal.set()  # Ctrl-D at the question cancels the whole run
             return BeforeToolCallResult(block=True, reason="Interrupted by the user.")

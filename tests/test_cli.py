@@ -345,7 +345,8 @@ def test_json_output_is_one_object_with_answer_session_usage_and_plan(api, env, 
     summary = json.loads(result.stdout)
     assert summary["answer"] == "Hello."
     assert summary["session_id"] in result.stderr
-    assert summary["stop_reason"] == "done." and summary["turns"] == 2
+    assert summary["stop_reason"] == "end_turn" and summary["message"] == "done."
+    assert summary["turns"] == 2
     assert summary["usage"]["output_tokens"] == 10 and summary["usage"]["input_tokens"] > 0
     assert summary["plan"] == plan["todos"]
 

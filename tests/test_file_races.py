@@ -322,7 +322,7 @@ def test_a_cancel_after_the_rename_reports_the_write(tmp_path: Path, monkeypatch
         release.set()
         return await task
 
-    assert run(scenario()).startswith("Wrote 4 bytes (1 lines) to b.txt")
+    assert run(scenario()).startswith("Wrote 4 bytes (1 line) to b.txt")
     assert (tmp_path / "b.txt").read_text() == "new\n"
 
 

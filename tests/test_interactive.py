@@ -489,7 +489,7 @@ def test_cost_command_and_closing_line_show_the_session_totals(api, terminal):
     terminal.wait_for("No model calls yet")
     terminal.type("hi\r")
     terminal.wait_for("Hello.")
-    terminal.wait_for("1,200 in · 0 cache read · 0 cache write · 30 out")
+    terminal.wait_for("1,200 in · 30 out")
     terminal.wait_for_prompt()
     terminal.type("/cost\r")
     terminal.wait_for("session total: 1 model call · 1,200 in")

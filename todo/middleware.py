@@ -36,7 +36,10 @@ All state lives in the agent's checkpointed `extra` under these stable keys:
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from conversation import text_block, tool_calls
@@ -507,3 +510,49 @@ def is_reminder(block: dict) -> bool:
         return False
     openings = (load_prompt(name).split("{", 1)[0] for name in ("todo_reminder", "todo_no_plan"))
     return any(block["text"].startswith(opening) for opening in openings)
+
+
+# ---- what a front end shows of a note --------------------------------------------------------
+
+REMINDER, NO_PLAN, CORRECTION = "reminder", "no_plan", "correction"
+NOTE_PROMPTS = {REMINDER: "todo_reminder", NO_PLAN: "todo_no_plan", CORRECTION: "todo_finalize"}
+
+
+@dataclass(frozen=True)
+class TodoNote:
+    """A note of this middleware, read back for display: which one, after how many turns, and
+    its item lines as the model read them (unescaped: the screen is not a harness tag)."""
+
+    kind: str  # REMINDER, NO_PLAN or CORRECTION
+    turns: int | None  # the stale turns a reminder counts; None for a correction
+    items: list[str]
+
+
+def note_pattern(template: str) -> re.Pattern[str]:
+    """A prompt template as a pattern: each `{turns}` a number, each list a group of lines."""
+    parts = re.split(r"\{(\w+)\}", template.strip())
+    pattern = ""
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            pattern += re.escape(part)
+        else:
+            pattern += r"(?P<turns>\d+)" if part == "turns" else r"(?P<items>.*?)"
+    return re.compile(pattern, re.DOTALL)
+
+
+def read_note(text: str) -> TodoNote | None:
+    """What a reminder or a correction this middleware added says; None for any other text.
+
+    The terminal uses it to show the whole item list and to count a repeated reminder,
+    instead of cutting the note at its first line.
+    """
+    for kind, name in NOTE_PROMPTS.items():
+        found = note_pattern(load_prompt(name)).fullmatch(text.strip())
+        if found is None:
+            continue
+        fields = found.groupdict()
+        lines = html.unescape(fields.get("items") or "").splitlines()
+        items = [line for line in lines if line.strip()]
+        turns = int(fields["turns"]) if fields.get("turns") else None
+        return TodoNote(kind, turns, items)
+    return None

@@ -131,7 +131,9 @@ def write_file(
 
     line_count = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     what_happened = "overwrote the previous content" if before else "new file"
-    return f"Wrote {len(data)} bytes ({line_count} lines) to {path} ({what_happened})."
+    size = f"{len(data)} byte{'' if len(data) == 1 else 's'}"
+    lines = f"{line_count} line{'' if line_count == 1 else 's'}"
+    return f"Wrote {size} ({lines}) to {path} ({what_happened})."
 
 
 def edit_file(
