@@ -224,13 +224,6 @@ class Session:
             )
         return messages, extra
 
-    def discard(self) -> None:
-        """Close the session and remove its log: for a new session that never got a reply."""
-        self.close()
-        for path in (self.path, self.path.with_suffix(".lock")):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-
     # ---- writing --------------------------------------------------------------------------
 
     def sync(

@@ -269,7 +269,7 @@ def run_cli(argv: list[str] | None = None) -> int:
                 ui.notice(note)
         else:
             session = Session(workspace)
-        autosave = Autosave(session, ui, resumed=bool(args.resume))
+        autosave = Autosave(session, ui)
         agent.checkpoint = autosave
         connect_undo(agent, autosave)  # /undo's records go to the log, and come back on resume
         find_task_manager(agent).folder = session.path.with_suffix(".tasks")
@@ -281,9 +281,6 @@ def run_cli(argv: list[str] | None = None) -> int:
     except (UsageError, SettingsError) as err:
         return failed(EXIT_USAGE, ERROR, str(err))
     except (ModelError, SessionError) as err:
-        if could_not_start(err) and autosave and agent and autosave.discard_if_unanswered(agent):
-            autosave = None  # the session is gone: the JSON names none
-            return failed(EXIT_ERROR, ERROR, f"{err} Nothing was saved: no reply came.")
         return failed(EXIT_ERROR, ERROR, f"{err}{closing_note(autosave, agent)}")
     except KeyboardInterrupt:
         return failed(EXIT_INTERRUPTED, INTERRUPTED, f"interrupted.{closing_note(autosave, agent)}")
@@ -307,17 +304,6 @@ def learning_tool(args: argparse.Namespace, workspace: Path) -> int:
         return run_demo(Console(highlight=False))
     print(write_view(find_session(workspace, args.view)))
     return EXIT_OK
-
-
-def could_not_start(err: Exception) -> bool:
-    """An error that no second try fixes by itself: a wrong key, an unknown model, a rejected
-    request, or an endpoint nobody answers at. (An overloaded API or a reply that could not be
-    read is worth trying again, from the saved session.)"""
-    if not isinstance(err, ModelError):
-        return False
-    import anthropic  # loaded already (preload_sdk): a ModelError comes from a model call
-
-    return not err.temporary or isinstance(err.__cause__, anthropic.APIConnectionError)
 
 
 def closing_note(autosave: Autosave | None, agent: Agent | None) -> str:

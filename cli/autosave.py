@@ -30,24 +30,10 @@ class Autosave:
     void a task wait, though: a wait lets a run end with open items only once it is saved.
     """
 
-    def __init__(self, session: Session, ui: TerminalUI, resumed: bool = False) -> None:
+    def __init__(self, session: Session, ui: TerminalUI) -> None:
         self.session = session
         self.ui = ui
         self.failing = False
-        self.resumed = resumed  # a resumed session's log is never removed
-
-    def discard_if_unanswered(self, agent: Agent) -> bool:
-        """A new session that ends in an error before any reply came (a wrong key, no
-        connection, an unknown model) is not kept: its log would hold only the unsent input,
-        and `--resume` would pick it instead of the session worth going back to."""
-        replied = any(message["role"] == "assistant" for message in agent.messages)
-        if self.resumed or replied:
-            return False
-        with contextlib.suppress(OSError, SessionError):
-            self.session.discard()
-            agent.messages.clear()  # nothing left to save at exit
-            return True
-        return False
 
     def __call__(self, agent: Agent) -> None:
         try:
@@ -83,7 +69,6 @@ class Autosave:
         """Go on in a fresh session; the current one stays on disk as it is."""
         self.session.close()
         self.session = Session(self.session.workspace)
-        self.resumed = False
         agent.messages.clear()
         agent.extra.clear()
         recorder = find_middleware(agent, UndoRecorder)

@@ -203,7 +203,7 @@ def test_in_the_terminal_a_protected_write_still_asks(api, workspace, isolated_h
         terminal.wait_for_prompt()
         terminal.type("set it up\r")
         terminal.wait_for("Allow write_file on a protected path?")
-        terminal.wait_for("for this session:")
+        terminal.wait_for("[y]es / [n]o")
         terminal.type("n\r")
         terminal.wait_for("Reason for the model (optional):")
         terminal.type("\r")

@@ -47,22 +47,27 @@ def test_the_missing_key_message_needs_no_file_the_folder_does_not_have(env, wor
     )
 
 
-def test_a_start_that_fails_before_any_reply_leaves_no_session(api, env, workspace, isolated_home):
+def test_a_start_that_fails_at_its_first_request_keeps_the_input_to_resume(
+    api, env, workspace, isolated_home
+):
+    # Nothing is lost: the input that never got an answer is saved, and the error line says
+    # how to go on from it once the key is fixed.
     api.add({"content": [text("An earlier session.")]})
     assert run_cli("-p", "first", cwd=workspace, env=env).returncode == 0
     [earlier] = saved_sessions(isolated_home)
     api.add(REJECTED_KEY)  # the first request of the new session fails
     failed = run_cli("-p", "second", cwd=workspace, env=env)
     assert failed.returncode == 1
-    assert "The API rejected the key" in failed.stderr
-    assert "Nothing was saved: no reply came." in failed.stderr and "--resume" not in failed.stderr
-    assert saved_sessions(isolated_home) == [earlier]
-    assert {path.stem for path in earlier.parent.iterdir()} == {earlier.stem}  # no lock left
-    # So --resume goes back to the session worth going back to.
-    api.add({"content": [text("Back again.")]})
-    resumed = run_cli("-p", "go on", "--resume", cwd=workspace, env=env)
+    assert "The API rejected the key" in failed.stderr and "--resume" in failed.stderr
+    [new] = [path for path in saved_sessions(isolated_home) if path != earlier]
+    assert new.stem in failed.stderr
+    assert read_session(new)[0] == [
+        {"role": "user", "content": [{"type": "text", "text": "second"}]}
+    ]
+    api.add({"content": [text("Answered now.")]})
+    resumed = run_cli("-p", "go on", "--resume", new.stem, cwd=workspace, env=env)
     assert resumed.returncode == 0, resumed.stderr
-    assert earlier.stem in resumed.stderr
+    assert "Answered now." in resumed.stdout
 
 
 def test_a_failing_start_of_a_resumed_session_keeps_it(api, env, workspace, isolated_home):
@@ -157,7 +162,7 @@ def test_sigterm_in_the_terminal_tells_the_model_it_was_terminated_not_interrupt
     with Terminal(workspace, env, "--no-sandbox") as terminal:
         terminal.wait_for_prompt()
         terminal.type("run it\r")
-        terminal.wait_for("for this session:")
+        terminal.wait_for("[y]es / [n]o")
         terminal.type("y\r")
         wait_for_file(workspace / "started")
         terminal.proc.send_signal(signal.SIGTERM)
@@ -169,9 +174,15 @@ def test_sigterm_in_the_terminal_tells_the_model_it_was_terminated_not_interrupt
     assert result["content"].startswith("planloop was terminated by SIGTERM before this call")
 
 
-def test_an_endpoint_nobody_answers_at_leaves_no_session_either(env, workspace, isolated_home):
+def test_an_endpoint_nobody_answers_at_is_one_line_and_the_input_is_kept(
+    env, workspace, isolated_home
+):
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
     failed = run_cli("-p", "hi", cwd=workspace, env=env)
     assert failed.returncode == 1
-    assert "Cannot reach the API" in failed.stderr and "Nothing was saved" in failed.stderr
-    assert saved_sessions(isolated_home) == []
+    assert "Cannot reach the API" in failed.stderr and "Traceback" not in failed.stderr
+    [session] = saved_sessions(isolated_home)
+    assert session.stem in failed.stderr
+    assert read_session(session)[0] == [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+    ]
