@@ -21,6 +21,8 @@ from rich.console import Console
 from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.autosave import Autosave
 from cli.flags import UsageError, parse_args
+from cli.model_command import continue_with_saved_model
+from cli.piped import stdin_bytes, with_piped_input
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.sanitize import visible
@@ -219,6 +221,8 @@ def run_cli(argv: list[str] | None = None) -> int:
         prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
         if args.prompt is not None and not (prompt or "").strip():
             raise UsageError("the prompt is empty (give a task after -p)")
+        if args.prompt not in (None, "-"):  # `git diff | planloop -p "review"` (cli/piped.py)
+            prompt = with_piped_input(prompt, stdin_bytes(), print_error)
         is_headless = prompt is not None
         ui_class = HeadlessUI if is_headless else TerminalUI
         ui = ui_class(Console(stderr=is_headless, highlight=False))
@@ -230,6 +234,7 @@ def run_cli(argv: list[str] | None = None) -> int:
                 else Session(workspace, args.resume)
             )
             session.load_into(agent)
+            continue_with_saved_model(agent, args.model)  # a /model choice outlives the process
             for note in session.notes:
                 ui.notice(note)
         else:

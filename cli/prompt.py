@@ -10,9 +10,14 @@ has (bracketed paste), Alt-Enter (or Esc, then Enter) starts a new line, and ↑
 earlier prompts, kept in planloop's home (approval answers are read elsewhere and never
 enter it). Piped stdin is read a line at a time.
 
-Ctrl-C at the prompt clears the line; a second one within 2 seconds leaves. Every signal is
-handled on the event loop (cli/signals.py), so one that comes just as the prompt appears is
-not lost: it reaches the prompt, or the run, whichever is going on.
+Tab completes a slash command, and a path after `@` (cli/completion.py); a mistyped
+command is refused with the nearest one. A line starting with `//` or a space is a message,
+not a command: `//etc/hosts is odd` sends `/etc/hosts is odd`.
+
+Ctrl-C at the prompt clears a line with text; on an empty line it arms the exit, and a second
+one within 2 seconds leaves. Every signal is handled on the event loop (cli/signals.py), so
+one that comes just as the prompt appears is not lost: it reaches the prompt, or the run,
+whichever is going on.
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
+from cli.completion import make_completer, nearest_command
+from cli.flags import command_name
+from cli.model_command import switch_model
 from cli.render import TerminalUI, checklist, permission_table, plan_history
+from cli.resume_view import show_where_you_were
 from cli.signals import Terminated, blocking_read, run_signals
 from cli.tasks import (
     IdleWatch,
@@ -62,13 +72,23 @@ class EndSession(Exception):
     """Raised by /exit: leave the prompt, save the session, say how to resume."""
 
 
+class LineCleared(Exception):
+    """Ctrl-C on a line with text: drop the line, read a fresh one; the exit is not armed."""
+
+
 def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
     width = max(len(name) for name in SLASH_COMMANDS)
     for name, command in SLASH_COMMANDS.items():
         ui.print_line(f"  {name:{width}}  {command.description}")
     ui.print_line(
         f"{NEWLINE_KEY} (or Esc, then Enter) starts a new line · ↑ recalls a prompt · "
-        "Ctrl-C cancels a run; twice at the prompt leaves",
+        "Tab completes a /command or an @path · Ctrl-C cancels a run, clears the line, and "
+        "twice on an empty line leaves",
+        "dim",
+    )
+    ui.print_line(
+        "A line starting with // or a space is sent as a message: //etc/hosts is odd sends "
+        "/etc/hosts is odd",
         "dim",
     )
 
@@ -139,7 +159,7 @@ def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     autosave.start_new(agent)
     ui.print_line(
         f"New session {autosave.session.id}; {old_id} stays on disk "
-        f"(python agent.py --resume {old_id}).",
+        f"({command_name()} --resume {old_id}).",
         "dim",
     )
 
@@ -159,6 +179,9 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/permissions": SlashCommand("what runs freely, what asks, what is refused", show_permissions),
     "/cost": SlashCommand("show the tokens and cost of this session", show_cost),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
+    "/model": SlashCommand(
+        "show the model; /model NAME switches from the next input", switch_model
+    ),
     "/tasks": SlashCommand("list the background tasks; /tasks stop ID stops one", tasks_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),
@@ -209,9 +232,10 @@ class SignalRouter:
 
 
 class TerminalInput:
-    """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only."""
+    """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only, Tab
+    completion, and Ctrl-C that clears a line before it arms the exit."""
 
-    def __init__(self, signals: SignalRouter) -> None:
+    def __init__(self, signals: SignalRouter, workspace: Path) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
@@ -223,6 +247,17 @@ class TerminalInput:
         def _newline(event: Any) -> None:
             event.current_buffer.insert_text("\n")
 
+        # The key (in raw mode the terminal sends it as a byte) and SIGINT (SignalRouter passes
+        # it on) both come here. On a line with text it ends that line as a shell does: the
+        # text stays on the screen (to copy back) and a fresh prompt follows. Only Ctrl-C on
+        # an empty line counts towards leaving, so clearing a half-typed prompt is never one
+        # key from losing the session.
+        @bindings.add("c-c")
+        @bindings.add("<sigint>")
+        def _ctrl_c(event: Any) -> None:
+            empty = not event.current_buffer.text.strip()
+            event.app.exit(exception=KeyboardInterrupt if empty else LineCleared)
+
         history_file = planloop_home() / "prompt-history"
         try:
             make_private_folder(history_file.parent)
@@ -232,7 +267,11 @@ class TerminalInput:
         except OSError:  # a read-only home: history for this session only
             history = InMemoryHistory()
         self.session: Any = PromptSession(
-            history=history, key_bindings=bindings, prompt_continuation="  "
+            history=history,
+            key_bindings=bindings,
+            prompt_continuation="  ",
+            completer=make_completer(workspace, SLASH_COMMANDS),
+            complete_while_typing=False,  # Tab asks; typing alone never opens a menu
         )
         self.draft = ""  # a prompt put aside while a task's result went to the model
 
@@ -296,13 +335,11 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     ui.print_line(f"planloop · {agent.model} · {agent.workspace}", "bold")
     ui.print_line(
         f"session {autosave.session.id} · /help lists the commands · {NEWLINE_KEY} for a new "
-        "line · Ctrl-C cancels a run, twice at the prompt leaves · Ctrl-D exits",
+        "line · Ctrl-C cancels a run, twice on an empty line leaves · Ctrl-D exits",
         "dim",
     )
     if agent.messages:
-        ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
-        if agent.extra.get("todos"):
-            ui.console.print(checklist(agent.extra["todos"]))
+        show_where_you_were(agent, ui)
     signals = SignalRouter()
     ending = asyncio.run(killing_tasks_at_exit(agent, prompt_loop(agent, ui, signals)))
     if ending is not None:
@@ -317,12 +354,15 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
 async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> int | None:
     """Read and run prompts; return the signal that ended the session, if one did."""
     in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
+    reader = TerminalInput(signals, agent.workspace) if in_terminal else PipedInput(signals)
     idle = IdleWatch(agent)
     with run_signals(signals.ctrl_c, signals.end):
         while signals.ending is None:
             try:
                 line = await read_unless_results_come(reader, idle, ui)
+            except LineCleared:
+                signals.last_ctrl_c_at_prompt = float("-inf")  # typing shows you mean to stay
+                continue
             except KeyboardInterrupt:
                 if signals.second_ctrl_c_at_prompt():
                     break
@@ -334,16 +374,28 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
             if line is None:  # the tasks the model waits for have ended: it goes on
                 await run_input(agent, ui, signals, "")
                 continue
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("/"):
-                if await run_slash_command(agent, ui, signals, line):
+            message = as_message(line)
+            if message is None:
+                if await run_slash_command(agent, ui, signals, line.strip()):
                     break
                 continue
-            await run_input(agent, ui, signals, line)
+            if message:
+                await run_input(agent, ui, signals, message)
     ui.console.print()
     return signals.ending
+
+
+def as_message(line: str) -> str | None:
+    """The message a line sends, or None for a slash command.
+
+    `//` or a leading space sends a line that starts with a path as a message:
+    `//etc/hosts is odd` sends `/etc/hosts is odd`, and so does ` /etc/hosts is odd`.
+    """
+    if line[:1].isspace():
+        return line.strip()
+    if line.startswith("//"):
+        return line[1:].strip()
+    return None if line.startswith("/") else line.strip()
 
 
 async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:
@@ -355,7 +407,12 @@ async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter,
     name = line.split()[0]
     command = SLASH_COMMANDS.get(name)
     if command is None:
-        ui.notice(f"Unknown command {name}; /help lists the commands.")
+        nearest = nearest_command(name, SLASH_COMMANDS)
+        guess = f" Did you mean {nearest}?" if nearest else ""
+        ui.notice(
+            f"Unknown command {name}.{guess} /help lists them; a line starting with // is "
+            "sent as a message."
+        )
         return False
     try:
         outcome = command.run(agent, ui, line)
