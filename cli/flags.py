@@ -29,8 +29,10 @@ def command_name() -> str:
     shell would find this very one, else its full path (a virtual environment not active).
     """
     script = sys.argv[0] if sys.argv and sys.argv[0] else "planloop"
-    if Path(script).name != "agent.py":  # the installed command (or an embedding program)
+    if Path(script).name == "planloop":  # the installed command
         return "planloop" if same_program(shutil.which("planloop"), script) else shlex.quote(script)
+    if Path(script).name != "agent.py":  # a program that embeds planloop's terminal
+        return "planloop"
     on_path = [
         name for name in ("python", "python3") if same_program(shutil.which(name), sys.executable)
     ]

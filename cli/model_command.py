@@ -17,10 +17,12 @@ The choice is kept in the session (`extra["model"]`), so `--resume` continues wi
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from middleware.context import context_window, find_context_manager, short_tokens
 from model import default_thinking, thinking_support
+from session import SessionError
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -46,6 +48,10 @@ def switch_model(agent: Agent, ui: TerminalUI, line: str) -> None:
     checkpoint = agent.checkpoint
     if checkpoint is not None:
         checkpoint(agent)  # saved now, so --resume continues with it even before the next input
+        session = getattr(checkpoint, "session", None)
+        if session is not None:  # a line on the session page's timeline (--view)
+            with contextlib.suppress(SessionError):
+                session.note(f"The model is {name} from here on (/model).")
     ui.print_line(f"The next input goes to {describe_model(agent)}.", "dim")
     if agent.thinking != old_thinking and old_thinking != "off":
         ui.notice(

@@ -14,10 +14,10 @@ Tab completes a slash command, and a path after `@` (cli/completion.py); a misty
 command is refused with the nearest one. A line starting with `//` or a space is a message,
 not a command: `//etc/hosts is odd` sends `/etc/hosts is odd`.
 
-Ctrl-C at the prompt clears a line with text; on an empty line it arms the exit, and a second
-one within 2 seconds leaves. Every signal is handled on the event loop (cli/signals.py), so
-one that comes just as the prompt appears is not lost: it reaches the prompt, or the run,
-whichever is going on.
+Ctrl-C at the prompt drops a line with text (it stays on the screen; a fresh prompt follows);
+on an empty line it arms the exit, and a second one within 2 seconds leaves. Every signal is
+handled on the event loop (cli/signals.py), so one that comes just as the prompt appears is
+not lost: it reaches the prompt, or the run, whichever is going on.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from agent import Interrupted
 from cli.autosave import Autosave
 from cli.completion import make_completer, nearest_command
 from cli.flags import command_name
-from cli.model_command import switch_model
+from cli.model_command import MODEL_KEY, switch_model
 from cli.render import TerminalUI, checklist, permission_table, plan_history
 from cli.resume_view import show_where_you_were
 from cli.signals import Terminated, blocking_read, run_signals
@@ -156,7 +156,10 @@ def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
 def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     autosave = agent.checkpoint
     old_id = autosave.session.id
+    chosen_model = agent.extra.get(MODEL_KEY)
     autosave.start_new(agent)
+    if chosen_model:  # a /model choice goes on in the new session, and its --resume
+        agent.extra[MODEL_KEY] = chosen_model
     ui.print_line(
         f"New session {autosave.session.id}; {old_id} stays on disk "
         f"({command_name()} --resume {old_id}).",
@@ -233,7 +236,7 @@ class SignalRouter:
 
 class TerminalInput:
     """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only, Tab
-    completion, and Ctrl-C that clears a line before it arms the exit."""
+    completion, and Ctrl-C that drops a typed line before it arms the exit."""
 
     def __init__(self, signals: SignalRouter, workspace: Path) -> None:
         from prompt_toolkit import PromptSession

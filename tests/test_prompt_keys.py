@@ -13,6 +13,7 @@ from conftest import run_cli, terminal_env
 from test_interactive import Terminal
 
 from fakeapi import text, tool_use
+from session import read_session
 
 pytestmark = pytest.mark.real_exec
 
@@ -162,9 +163,15 @@ def test_model_switches_the_next_input_and_resume_continues_with_it(api, workspa
     assert resumed["model"] == "claude-haiku-4-5" and len(resumed["messages"]) == 5
 
 
-def test_clear_names_a_resume_command_that_works_when_pasted(api, env, workspace, term_env):
+def test_clear_names_a_resume_command_that_works_when_pasted(
+    api, env, workspace, term_env, isolated_home
+):
     api.add({"content": [text("Noted.")]})
+    api.add({"content": [text("Fresh.")]})
     with Terminal(workspace, term_env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("/model claude-haiku-4-5\r")
+        terminal.wait_for("The next input goes to claude-haiku-4-5")
         terminal.wait_for_prompt()
         terminal.type("remember the parser\r")
         terminal.wait_for("Noted.")
@@ -173,10 +180,15 @@ def test_clear_names_a_resume_command_that_works_when_pasted(api, env, workspace
         terminal.wait_for("stays on disk (")
         hint = terminal.wait_for(").")
         terminal.wait_for_prompt()
+        terminal.type("a new start\r")
+        terminal.wait_for("Fresh.")
+        terminal.wait_for_prompt()
         terminal.type("\x04")
         assert terminal.close() == 0
     command, old_id = re.fullmatch(r"(.+) --resume (\S+)", hint.strip()).groups()
     assert "agent.py" in command
+    new_session = next(p for p in isolated_home.rglob("*.jsonl") if old_id not in p.name)
+    assert read_session(new_session)[1]["model"] == "claude-haiku-4-5"  # /clear kept the choice
     api.add({"content": [text("Back to the parser.")]})
     pasted = subprocess.run(
         ["bash", "-c", f"{command} --resume {shlex.quote(old_id)} -p 'go on'"],
@@ -188,8 +200,9 @@ def test_clear_names_a_resume_command_that_works_when_pasted(api, env, workspace
     )
     assert pasted.returncode == 0, pasted.stderr
     assert pasted.stdout == "Back to the parser.\n"
-    assert sent_texts(api.accepted[-1]).count("go on") == 1
-    assert api.accepted[-1]["messages"][0]["content"][0]["text"] == "remember the parser"
+    resumed = api.accepted[-1]
+    assert resumed["messages"][0]["content"][0]["text"] == "remember the parser"
+    assert resumed["model"] == "claude-haiku-4-5"  # the session's /model choice goes on
 
 
 def test_resume_shows_the_last_input_the_last_answer_and_the_plan(api, env, workspace, term_env):
