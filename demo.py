@@ -30,6 +30,7 @@ from rich.markup import escape
 
 from agent import Agent
 from cli.autosave import Autosave
+from cli.flags import command_name
 from cli.render import TerminalUI
 from fakeapi import FakeMessagesAPI, text, tool_use
 from session import Session
@@ -256,5 +257,5 @@ def run_demo(console: Console) -> int:
         f"Session and trace: {session.path.parent}. (Token figures are the fake's estimates, "
         "four characters a token.)"
     )
-    console.print(f"See it as a page:  python agent.py --view {session.path}", soft_wrap=True)
+    console.print(f"See it as a page:  {command_name()} --view {session.path}", soft_wrap=True)
     return 0

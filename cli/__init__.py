@@ -13,12 +13,14 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run planloop; `--help` is answered by the flags alone, before anything heavy loads."""
+    """Run planloop; `--help` and `--version` are answered by the flags alone, before anything
+    heavy loads."""
     argv = sys.argv[1:] if argv is None else argv
-    if "-h" in argv or "--help" in argv:
+    if "-h" in argv or "--help" in argv or "--version" in argv:
         from cli.flags import UsageError, parse_args
 
-        # Prints the help and exits; a mistake next to --help is reported below, as usual.
+        # Prints the help (or the version) and exits; a mistake next to --help is reported
+        # below, as usual.
         with contextlib.suppress(UsageError):
             parse_args(argv)
     from cli.app import main as run_main

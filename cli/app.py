@@ -23,7 +23,9 @@ from cli.autosave import Autosave
 from cli.context_view import loaded_instructions_line
 from cli.flags import UsageError, parse_args
 from cli.mentions import attach_to_prompt
+from cli.model_command import continue_with_saved_model
 from cli.permissions_view import use_saved_rules
+from cli.piped import stdin_bytes, with_piped_input
 from cli.prompt import interactive
 from cli.render import HeadlessUI, TerminalUI, print_error
 from cli.results import ERROR, INTERRUPTED, TERMINATED, RunClock, run_summary, stop_code
@@ -258,6 +260,9 @@ def run_cli(argv: list[str] | None = None) -> int:
         agent = build_agent(args, workspace, ui, is_headless)
         if is_headless:  # @path mentions attach files; an error sends nothing (exit 2)
             prompt = attach_to_prompt(agent, ui, prompt)
+        if args.prompt not in (None, "-"):  # `git diff | planloop -p "review"` (cli/piped.py)
+            prompt = with_piped_input(prompt, stdin_bytes(), print_error)  # after the mentions:
+            # an @name in piped data is data, not a file to attach
         if args.resume:
             session = (
                 Session.latest(workspace)
@@ -265,6 +270,7 @@ def run_cli(argv: list[str] | None = None) -> int:
                 else Session(workspace, args.resume)
             )
             session.load_into(agent)
+            continue_with_saved_model(agent, args.model)  # a /model choice outlives the process
             for note in session.notes:
                 ui.notice(note)
         else:

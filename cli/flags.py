@@ -7,8 +7,13 @@ a few milliseconds, not the time to load the SDK, rich and prompt_toolkit.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
+
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 
 class UsageError(Exception):
@@ -16,8 +21,63 @@ class UsageError(Exception):
 
 
 def command_name() -> str:
-    """How the user started planloop, for the hints: the installed command or the script."""
-    return "python agent.py" if Path(sys.argv[0]).name == "agent.py" else "planloop"
+    """How the user started planloop, written so that pasting it into a shell runs it again.
+
+    `planloop` if that is what the shell finds on its PATH; otherwise the path of the command
+    that ran. A script keeps its path as given (`python ../planloop/agent.py`), since a
+    resume happens in the same folder; the interpreter is `python` or `python3` when the
+    shell would find this very one, else its full path (a virtual environment not active).
+    """
+    script = sys.argv[0] if sys.argv and sys.argv[0] else "planloop"
+    if Path(script).name == "planloop":  # the installed command
+        return "planloop" if same_program(shutil.which("planloop"), script) else shlex.quote(script)
+    if Path(script).name != "agent.py":  # a program that embeds planloop's terminal
+        return "planloop"
+    on_path = [
+        name for name in ("python", "python3") if same_program(shutil.which(name), sys.executable)
+    ]
+    python = on_path[0] if on_path else sys.executable
+    return f"{shlex.quote(python)} {shlex.quote(script)}"
+
+
+def same_program(found: str | None, path: str) -> bool:
+    """True when the shell's `found` is `path` itself. Links are not followed: a virtual
+    environment's python links to the system's, but only the one in the environment has its
+    packages."""
+    return found is not None and os.path.abspath(found) == os.path.abspath(path)
+
+
+def planloop_version() -> str:
+    """The version in pyproject.toml for a checkout, else the installed package's metadata.
+
+    A checkout's own file comes first: an older planloop installed in the same environment
+    must not answer for the code that is running.
+    """
+    import tomllib
+
+    try:
+        project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == "planloop" and project.get("version"):
+            return str(project["version"])
+    except (OSError, ValueError):
+        pass
+    from importlib import metadata
+
+    try:
+        return metadata.version("planloop")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class VersionAction(argparse.Action):
+    """--version: one line and exit 0; the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print planloop's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"planloop {planloop_version()}")
+        parser.exit()
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -101,6 +161,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="write an HTML page of the latest (or given) session and print its path",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted session offline")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument(
         "--output-format",
         choices=["text", "json", "stream-json"],

@@ -10,7 +10,12 @@ has (bracketed paste), Alt-Enter (or Esc, then Enter) starts a new line, and ↑
 earlier prompts, kept in planloop's home (approval answers are read elsewhere and never
 enter it). Piped stdin is read a line at a time.
 
-Ctrl-C at the prompt clears the line; a second one within 2 seconds leaves. Every signal is
+Tab completes a slash command, and a path after `@` (cli/completion.py); a mistyped
+command is refused with the nearest one. A line starting with `//` or a space is a message,
+not a command: `//etc/hosts is odd` sends `/etc/hosts is odd`.
+
+Ctrl-C at the prompt drops a line with text (it stays on the screen; a fresh prompt follows);
+on an empty line it arms the exit, and a second one within 2 seconds leaves. Every signal is
 handled on the event loop (cli/signals.py), so one that comes just as the prompt appears is
 not lost: it reaches the prompt, or the run, whichever is going on.
 """
@@ -22,15 +27,20 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import Interrupted
 from cli.autosave import Autosave
+from cli.completion import make_completer, nearest_command
 from cli.context_view import loaded_instructions_line, show_context
+from cli.flags import command_name
 from cli.mentions import MentionError, attach_to_prompt
+from cli.model_command import MODEL_KEY, switch_model
 from cli.output import output_command
 from cli.permissions_view import permissions_command
 from cli.render import TerminalUI, checklist, plan_history
+from cli.resume_view import show_where_you_were
 from cli.signals import Terminated, blocking_read, run_signals, terminated_by
 from cli.tasks import (
     IdleWatch,
@@ -67,13 +77,23 @@ class EndSession(Exception):
     """Raised by /exit: leave the prompt, save the session, say how to resume."""
 
 
+class LineCleared(Exception):
+    """Ctrl-C on a line with text: drop the line, read a fresh one; the exit is not armed."""
+
+
 def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
     width = max(len(name) for name in SLASH_COMMANDS)
     for name, command in SLASH_COMMANDS.items():
         ui.print_line(f"  {name:{width}}  {command.description}")
     ui.print_line(
         f"{NEWLINE_KEY} (or Esc, then Enter) starts a new line · ↑ recalls a prompt · "
-        "Ctrl-C cancels a run; twice at the prompt leaves",
+        "Tab completes a /command or an @path · Ctrl-C cancels a run, clears the line, and "
+        "twice on an empty line leaves",
+        "dim",
+    )
+    ui.print_line(
+        "A line starting with // or a space is sent as a message: //etc/hosts is odd sends "
+        "/etc/hosts is odd",
         "dim",
     )
 
@@ -133,10 +153,13 @@ def show_sessions(agent: Agent, ui: TerminalUI, line: str) -> None:
 def clear_session(agent: Agent, ui: TerminalUI, line: str) -> None:
     autosave = agent.checkpoint
     old_id = autosave.session.id
+    chosen_model = agent.extra.get(MODEL_KEY)
     autosave.start_new(agent)
+    if chosen_model:  # a /model choice goes on in the new session, and its --resume
+        agent.extra[MODEL_KEY] = chosen_model
     ui.print_line(
         f"New session {autosave.session.id}; {old_id} stays on disk "
-        f"(python agent.py --resume {old_id}).",
+        f"({command_name()} --resume {old_id}).",
         "dim",
     )
 
@@ -158,6 +181,9 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
     "/context": SlashCommand("how full the context window is, and what fills it", show_context),
     "/thinking": SlashCommand("show thinking in full, or folded again", toggle_thinking),
     "/undo": SlashCommand("put back the files the last input changed (asks first)", undo_command),
+    "/model": SlashCommand(
+        "show the model; /model NAME switches from the next input", switch_model
+    ),
     "/tasks": SlashCommand("list the background tasks; /tasks show|stop ID", tasks_command),
     "/output": SlashCommand("page the last tool result in full; /output N: N back", output_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
@@ -209,9 +235,10 @@ class SignalRouter:
 
 
 class TerminalInput:
-    """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only."""
+    """prompt_toolkit's prompt: multi-line paste, a newline key, history of prompts only, Tab
+    completion, and Ctrl-C that drops a typed line before it arms the exit."""
 
-    def __init__(self, signals: SignalRouter) -> None:
+    def __init__(self, signals: SignalRouter, workspace: Path) -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
@@ -223,6 +250,17 @@ class TerminalInput:
         def _newline(event: Any) -> None:
             event.current_buffer.insert_text("\n")
 
+        # The key (in raw mode the terminal sends it as a byte) and SIGINT (SignalRouter passes
+        # it on) both come here. On a line with text it ends that line as a shell does: the
+        # text stays on the screen (to copy back) and a fresh prompt follows. Only Ctrl-C on
+        # an empty line counts towards leaving, so clearing a half-typed prompt is never one
+        # key from losing the session.
+        @bindings.add("c-c")
+        @bindings.add("<sigint>")
+        def _ctrl_c(event: Any) -> None:
+            empty = not event.current_buffer.text.strip()
+            event.app.exit(exception=KeyboardInterrupt if empty else LineCleared)
+
         history_file = planloop_home() / "prompt-history"
         try:
             make_private_folder(history_file.parent)
@@ -232,7 +270,11 @@ class TerminalInput:
         except OSError:  # a read-only home: history for this session only
             history = InMemoryHistory()
         self.session: Any = PromptSession(
-            history=history, key_bindings=bindings, prompt_continuation="  "
+            history=history,
+            key_bindings=bindings,
+            prompt_continuation="  ",
+            completer=make_completer(workspace, SLASH_COMMANDS),
+            complete_while_typing=False,  # Tab asks; typing alone never opens a menu
         )
         self.draft = ""  # a prompt put aside while a task's result went to the model
 
@@ -296,15 +338,13 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     ui.print_line(f"planloop · {agent.model} · {agent.workspace}", "bold")
     ui.print_line(
         f"session {autosave.session.id} · /help lists the commands · {NEWLINE_KEY} for a new "
-        "line · Ctrl-C cancels a run, twice at the prompt leaves · Ctrl-D exits",
+        "line · Ctrl-C cancels a run, twice on an empty line leaves · Ctrl-D exits",
         "dim",
     )
     if loaded := loaded_instructions_line(agent):
         ui.print_line(loaded, "dim")
     if agent.messages:
-        ui.print_line(f"resumed: {len(agent.messages)} messages so far", "dim")
-        if agent.extra.get("todos"):
-            ui.console.print(checklist(agent.extra["todos"]))
+        show_where_you_were(agent, ui)
     signals = SignalRouter()
     ending = asyncio.run(killing_tasks_at_exit(agent, prompt_loop(agent, ui, signals)))
     if ending is not None:
@@ -319,12 +359,15 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
 async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> int | None:
     """Read and run prompts; return the signal that ended the session, if one did."""
     in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    reader = TerminalInput(signals) if in_terminal else PipedInput(signals)
+    reader = TerminalInput(signals, agent.workspace) if in_terminal else PipedInput(signals)
     idle = IdleWatch(agent)
     with run_signals(signals.ctrl_c, signals.end):
         while signals.ending is None:
             try:
                 line = await read_unless_results_come(reader, idle, ui)
+            except LineCleared:
+                signals.last_ctrl_c_at_prompt = float("-inf")  # typing shows you mean to stay
+                continue
             except KeyboardInterrupt:
                 if signals.second_ctrl_c_at_prompt():
                     break
@@ -338,20 +381,20 @@ async def prompt_loop(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> in
             if line is None:  # the tasks the model waits for have ended: it goes on
                 await run_input(agent, ui, signals, "")
                 continue
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("/"):
-                ends = await run_slash_command(agent, ui, signals, line)
+            message = as_message(line)
+            if message is None:
+                ends = await run_slash_command(agent, ui, signals, line.strip())
                 if ends and await may_leave(agent, ui, signals):
                     break
                 continue
+            if not message:
+                continue
             try:  # @path mentions attach files; one that cannot be attached sends nothing
-                line = attach_to_prompt(agent, ui, line)
+                message = attach_to_prompt(agent, ui, message)
             except MentionError as err:
                 ui.notice(str(err))
                 continue
-            await run_input(agent, ui, signals, line)
+            await run_input(agent, ui, signals, message)
     ui.console.print()
     return signals.ending
 
@@ -370,6 +413,19 @@ async def may_leave(agent: Agent, ui: TerminalUI, signals: SignalRouter) -> bool
         signals.running = None
 
 
+def as_message(line: str) -> str | None:
+    """The message a line sends, or None for a slash command.
+
+    `//` or a leading space sends a line that starts with a path as a message:
+    `//etc/hosts is odd` sends `/etc/hosts is odd`, and so does ` /etc/hosts is odd`.
+    """
+    if line[:1].isspace():
+        return line.strip()
+    if line.startswith("//"):
+        return line[1:].strip()
+    return None if line.startswith("/") else line.strip()
+
+
 async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter, line: str) -> bool:
     """Run a slash command here; an unknown one is refused, never sent to the model.
 
@@ -379,7 +435,12 @@ async def run_slash_command(agent: Agent, ui: TerminalUI, signals: SignalRouter,
     name = line.split()[0]
     command = SLASH_COMMANDS.get(name)
     if command is None:
-        ui.notice(f"Unknown command {name}; /help lists the commands.")
+        nearest = nearest_command(name, SLASH_COMMANDS)
+        guess = f" Did you mean {nearest}?" if nearest else ""
+        ui.notice(
+            f"Unknown command {name}.{guess} /help lists them; a line starting with // is "
+            "sent as a message."
+        )
         return False
     try:
         outcome = command.run(agent, ui, line)

@@ -134,7 +134,7 @@ def test_ctrl_c_cancels_the_turn_and_the_session_goes_on(api, terminal, workspac
     terminal.wait_for("Hi again.")
     terminal.wait_for_prompt()
     terminal.type("\x04")  # Ctrl-D at the prompt
-    terminal.wait_for("Resume with: python agent.py --resume")
+    terminal.wait_for("agent.py --resume")  # the command as it was started
     assert terminal.close() == 0
     assert not (workspace / "finished").exists()
     result = results_by_id(api.accepted[1])[slow["id"]]
@@ -246,8 +246,11 @@ def test_two_ctrl_c_at_the_prompt_leave_and_one_only_clears_the_line(api, termin
     terminal.wait_for_prompt()
     terminal.type("half a thought")
     terminal.wait_for("half a thought")
-    terminal.ctrl_c()
-    terminal.wait_for("Ctrl-C again to leave")
+    terminal.ctrl_c()  # drops the line for a fresh prompt; does not count towards leaving
+    terminal.wait_for_prompt()
+    terminal.ctrl_c()  # on the empty line: the first of two
+    shown = terminal.wait_for("Ctrl-C again to leave")
+    assert "Ctrl-C again" not in shown
     terminal.wait_for_prompt()
     terminal.type("hello\r")
     terminal.wait_for("Fresh start.")
@@ -496,5 +499,5 @@ def test_cost_command_and_closing_line_show_the_session_totals(api, terminal):
     terminal.wait_for_prompt()
     terminal.type("\x04")
     terminal.wait_for("session total: 1 model call · 1,200 in")
-    terminal.wait_for("Resume with: python agent.py --resume")
+    terminal.wait_for("agent.py --resume")  # the command as it was started
     assert terminal.close() == 0
