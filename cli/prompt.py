@@ -51,7 +51,7 @@ from cli.tasks import (
     with_task_results,
 )
 from cli.undo import undo_command
-from middleware.context import context_status, find_context_manager
+from middleware.context import find_context_manager
 from model import ModelError
 from session import list_sessions, make_private_folder, planloop_home
 from tools.tasks import find_task_manager
@@ -473,6 +473,3 @@ async def run_input(agent: Agent, ui: TerminalUI, signals: SignalRouter, prompt:
         autosave.end_of_run(agent)
     if agent.context.stop_reason and signals.ending is None:
         ui.notice(agent.context.stop_reason)
-    status = context_status(agent)
-    if status:
-        ui.print_line(status, "dim")

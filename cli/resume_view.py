@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 SHOWN_LINES = 3
 SHOWN_CHARS = 300
 HARNESS_TAGS = ("<reminder>", "<task-result>")
+ATTACHED_FILE = "\n\n<attached-file "  # cli/mentions.py puts each file after the prompt
 
 
 def show_where_you_were(agent: Agent, ui: TerminalUI) -> None:
@@ -53,8 +54,9 @@ def last_user_input(messages: list[dict]) -> str:
             if block.get("type") == "text"
             and not block.get("text", "").lstrip().startswith(HARNESS_TAGS)
         ]
-        if any(text.strip() for text in texts):
-            return "\n".join(texts)
+        typed = [text.split(ATTACHED_FILE)[0] for text in texts]  # not the files @path added
+        if any(text.strip() for text in typed):
+            return "\n".join(typed)
     return ""
 
 
@@ -64,8 +66,9 @@ def last_answer(messages: list[dict]) -> str:
         if message["role"] != "assistant":
             continue
         texts = [b.get("text", "") for b in content_blocks(message) if b.get("type") == "text"]
-        if any(text.strip() for text in texts):
-            return "\n".join(texts)
+        typed = [text.split(ATTACHED_FILE)[0] for text in texts]  # not the files @path added
+        if any(text.strip() for text in typed):
+            return "\n".join(typed)
     return ""
 
 

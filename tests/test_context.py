@@ -389,7 +389,6 @@ def test_compact_command_in_the_terminal_and_the_context_line(api, workspace, is
         terminal.wait_for_prompt()
         terminal.type("read the file\r")
         terminal.wait_for("Read it.")
-        terminal.wait_for("context 41% of 200K")
         terminal.wait_for_prompt()
         terminal.type("/compact the file contents\r")
         terminal.wait_for("compacted 3 messages into notes")

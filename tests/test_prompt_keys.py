@@ -242,6 +242,22 @@ def test_resume_banner_cuts_a_long_answer_and_shows_escapes_as_symbols(
     assert "\x1b[2J" not in terminal.raw
 
 
+def test_resume_banner_shows_what_was_typed_not_the_files_it_attached(
+    api, env, workspace, term_env
+):
+    (workspace / "greet.py").write_text("def greet(name):\n    return name\n")
+    api.add({"content": [text("It returns the name.")]})
+    done = run_cli("-p", "what does @greet.py do?", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "def greet" in api.accepted[-1]["messages"][0]["content"][0]["text"]  # attached
+    with Terminal(workspace, term_env, "--no-sandbox", "--resume") as terminal:
+        banner = terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    assert "you> what does @greet.py do?" in banner
+    assert "attached-file" not in banner and "def greet" not in banner
+
+
 def test_path_candidates_stay_in_the_workspace(workspace, tmp_path):
     from cli.completion import PATH_CANDIDATES_MAX, path_candidates
 
