@@ -61,13 +61,18 @@ def test_tab_completes_workspace_paths_after_an_at(api, workspace, term_env, tmp
         terminal.wait_for("@src/")
         terminal.type("ma\t")
         terminal.wait_for("main.py")
-        terminal.type(" and @away/\t\t\r")  # a link out of the workspace completes nothing
+        terminal.type("\r")
         terminal.wait_for("Read it.")
+        terminal.wait_for_prompt()
+        terminal.type("and @away/\t\t\r")  # a link out of the workspace completes nothing
+        terminal.wait_for("@away/ is outside the workspace")  # and attaches nothing
         terminal.wait_for_prompt()
         terminal.type("\x04")
         assert terminal.close() == 0
-    said = sent_texts(api.accepted[0])
-    assert "look at @src/main.py and @away/" in said and "secret" not in said
+    assert "secret.txt" not in terminal.screen
+    [request] = api.accepted
+    said = sent_texts(request)
+    assert "look at @src/main.py" in said and "print('hi')" in said and "secret" not in said
 
 
 def test_an_unknown_command_suggests_the_nearest_and_sends_nothing(api, workspace, term_env):
