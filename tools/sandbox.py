@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tools import sandbox_launch
+from tools.base import ToolError
 from tools.environment import command_environment
 from tools.paths import (
     GIT_DIR_NAME,
@@ -120,6 +121,41 @@ SECRET_HOME_PATHS = (
     ".gem/credentials",
     ".terraform.d/credentials.tfrc.json",
     ".vault-token",
+    ".terraformrc",
+    ".dockercfg",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".databrickscfg",
+    ".kaggle",
+    ".oci",
+    ".pulumi",
+    ".config/rclone",
+    ".config/hub",
+    ".config/op",
+    ".config/configstore",
+    ".config/doctl",
+    ".config/composer/auth.json",
+    ".composer/auth.json",
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".nuget/NuGet/NuGet.Config",
+    ".huggingface",
+    ".cache/huggingface/token",
+    # Other agents' logins, and the stores of browsers and desktops: cookies, saved
+    # passwords, the keyring's files.
+    ".claude",
+    ".claude.json",
+    ".codex",
+    ".config/anthropic",
+    ".local/share/keyrings",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
     # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
     # every key typed on a command line: a command could read the key there.
     ".bashrc",
@@ -132,7 +168,27 @@ SECRET_HOME_PATHS = (
     ".bash_history",
     ".zsh_history",
     ".local/share/fish/fish_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".node_repl_history",
 )
+
+# The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
+# sandbox's root is the host's root user (uid 0 mapped to 0), and /proc/sys files are checked
+# against that user only, not against capabilities: without this, a command could write
+# /proc/sys/kernel/core_pattern and have the kernel run its program as root outside any
+# sandbox at the next crash. bwrap means to cover /proc/sys itself, but skips it when the
+# folder's own mode says read-only (0555), while the files in it stay writable (0644).
+# The bind's source is the host's /proc/sys: sysctl files answer for the namespaces of the
+# process reading them, so nothing of the host's processes comes in with it.
+KERNEL_SETTINGS_READ_ONLY = [
+    word
+    for path in ("/proc/sys", "/proc/sysrq-trigger")
+    if os.path.exists(path)
+    for word in ("--ro-bind", path, path)
+]
 
 GIT_WRITES_REFUSED = (
     "Git metadata is read-only here: git init, git commit, git config and the like fail. "
@@ -279,31 +335,50 @@ class Bubblewrap:
         )
 
     def before_command(self, workspace: Path) -> WorkspaceScan:
-        """Scan the workspace for what to protect; the result is also `after_command`'s base."""
+        """Scan the workspace for what to protect; the result is also `after_command`'s base.
+
+        When this scan finds that the sandbox can no longer keep its promise, `must_ask` is set
+        from now on, and the scan says so in `confinement_lost`: the command waiting for it was
+        let through unasked, on the promise that no longer holds, so `wrap` refuses it.
+        """
         scan = scan_workspace(workspace, cache=self.scan_cache)
         root = Path(workspace).resolve()
-        changeable = None if self.must_ask else self.code_inside(root)
+        if not self.must_ask:
+            self.must_ask = self._cannot_confine(root, scan)
+            if self.must_ask:
+                scan.confinement_lost = self.must_ask
+                self._tell(f"planloop: {self.must_ask}.")
+        return scan
+
+    def _cannot_confine(self, root: Path, scan: WorkspaceScan) -> str | None:
+        """Why sandboxed commands must ask before they run in `root`, or None."""
+        changeable = self.code_inside(root)
         if changeable:
             # Both run outside the sandbox before every command: one that a command could
             # replace would run the next command's choice of code unconfined.
-            self.must_ask = (
+            return (
                 f"{changeable} lies inside the workspace, where commands could change it, "
                 "so sandboxed commands ask before they run"
             )
-            self._tell(f"planloop: {self.must_ask}.")
         home = Path(os.path.realpath(Path.home()))
-        if home.is_relative_to(root) and not self.must_ask:
+        if home.is_relative_to(root):
             # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
             # outside the sandbox later, each time the person opens a terminal or runs git.
-            self.must_ask = (
+            return (
                 f"your home folder {home} lies inside the workspace, where commands could "
                 "change what your shell and git run, so sandboxed commands ask before they run"
             )
-            self._tell(f"planloop: {self.must_ask}.")
-        if scan.incomplete and not self.must_ask:
-            self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
-            self._tell(f"planloop: {self.must_ask}.")
-        return scan
+        if root in scan.git_entries:
+            # The workspace itself is a git directory (a bare repository, `git init --bare .`):
+            # its config and hooks cannot be made read-only without the whole workspace.
+            return (
+                "the workspace itself is a git repository by its content (HEAD, objects/, "
+                "refs/), whose config and hooks git obeys, so sandboxed commands ask before "
+                "they run"
+            )
+        if scan.incomplete:
+            return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        return None
 
     def code_inside(self, root: Path) -> str | None:
         """The first of bwrap, the launcher and planloop's code folders inside `root`, if any.
@@ -348,7 +423,7 @@ class Bubblewrap:
                 "steer where API keys go. Change .env files with write_file, which asks.]"
             )
         for path in new_git:
-            name = path.relative_to(root)
+            name = path.relative_to(root) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
             notes.append(
                 f"[{name} is a new git repository. The user was told: git on the host obeys its "
@@ -381,6 +456,12 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         if snapshot is None:
             snapshot = self.before_command(root)
+        if snapshot.confinement_lost:
+            raise ToolError(
+                f"bash: the command did not run: {snapshot.confinement_lost}. It was let "
+                "through unasked just before that was found. Send it again: the user is asked "
+                "first now (a headless run without --yes refuses it)."
+            )
         argv = ["--ro-bind", "/", "/"]
         under_tmp = root.is_relative_to("/tmp")
         if under_tmp:
@@ -403,6 +484,8 @@ class Bubblewrap:
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         read_only: list[Path] = []  # where they resolve to
         for path in dict.fromkeys(candidates):
+            if path == root:
+                continue  # the workspace as a git directory: must_ask stands for it instead
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
                 if Path(os.path.realpath(path)).is_relative_to(root):
                     # A hooks folder git would use but that is missing: an empty read-only one
@@ -426,7 +509,7 @@ class Bubblewrap:
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
         # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.
-        argv += ["--proc", "/proc", "--dev", "/dev"]
+        argv += ["--proc", "/proc", *KERNEL_SETTINGS_READ_ONLY, "--dev", "/dev"]
         if self.user_namespace:
             argv.append("--unshare-user")
         # No capability: not even root can remount / read-write. A new pid namespace (its
