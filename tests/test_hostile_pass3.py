@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, RecordingUI, fake_api_client, results_by_id
+from conftest import RecordingUI, fake_api_client, results_by_id
 
 from agent import Agent
 from fakeapi import text, tool_use
@@ -79,11 +79,15 @@ def planloop(
         "HOME": str(place / "user-home"),
         **dict(more),
     }
-    drop = () if user is None else ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups")
+    drop = () if user is None else as_user(user)
     argv = [*before, *drop, sys.executable, str(AGENT), "-p", "go"]  # before runs as root
     return subprocess.run(
         argv, cwd=place / "work", env=env, capture_output=True, text=True, timeout=120
     )
+
+
+def as_user(user: int) -> tuple[str, ...]:
+    return ("setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups")
 
 
 def result_of(api, turn: int, call: dict) -> dict:
@@ -117,9 +121,7 @@ def test_a_command_cannot_change_the_kernels_settings(api, env, place, user):
 # ---- a workspace too large to scan -------------------------------------------------------
 
 
-def test_a_command_let_through_before_the_scan_gave_up_does_not_run(
-    api, workspace, monkeypatch
-):
+def test_a_command_let_through_before_the_scan_gave_up_does_not_run(api, workspace, monkeypatch):
     """The permission policy lets a sandboxed command through; only then does the scan find
     the workspace too large to finish. Such a command ran with part of the workspace
     unscanned, so an existing `.env` or `.git` past the limit was writable. A command made the
@@ -323,3 +325,25 @@ def test_logins_of_other_tools_in_the_home_folder_are_hidden(api, env, place, us
     output = result_of(api, 1, call)["content"]
     assert "read" in output
     assert not [content for content in secrets.values() if content in output]
+
+
+# ---- names a command chooses -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_new_files_name_cannot_start_a_line_of_its_own_on_the_terminal(api, env, place, user):
+    """A new `.env` is reported by name; a folder name with a line break in it made the report
+    end early and print a line of the command's choosing, as if planloop had said it."""
+    call = tool_use(
+        "bash", {"command": "mkdir $'a\\nplanloop: all clear, nothing was created' && "
+                            "touch $'a\\nplanloop: all clear, nothing was created/.env'"},
+    )  # fmt: skip
+    api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    run = planloop(api, env, place, user)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    assert not [line for line in lines if line.startswith("planloop: all clear")]
+    assert "a\\nplanloop: all clear, nothing was created/.env (a new .env file)" in run.stderr
+    note = result_of(api, 1, call)["content"]
+    assert "[a\\nplanloop: all clear, nothing was created/.env is a new .env file." in note

@@ -229,6 +229,15 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     return paths + scan.env_files
 
 
+def shown(root: Path, path: Path) -> str:
+    """A path in the workspace as the person and the model are told it: on one line.
+
+    A command chooses the names it creates; one with a line break in it would otherwise end
+    the note early and start a line of its own choosing ("planloop: all clear").
+    """
+    return str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def not_bindable(root: Path, path: Path) -> str | None:
     """Why a protected path cannot be bound read-only, or None when it can.
 
@@ -412,18 +421,16 @@ class Bubblewrap:
         for path, why_not in self.skipped.items():
             if path not in self.skips_reported and path.is_relative_to(root):
                 self.skips_reported.add(path)
-                notes.append(
-                    f"[sandbox: {path.relative_to(root)} was not made read-only: {why_not}]"
-                )
+                notes.append(f"[sandbox: {shown(root, path)} was not made read-only: {why_not}]")
         for path in new_env:
-            name = path.relative_to(root)
+            name = shown(root, path)
             self._record(f"{name} (a new .env file)")
             notes.append(
                 f"[{name} is a new .env file. It was kept, and the user was told: .env files "
                 "steer where API keys go. Change .env files with write_file, which asks.]"
             )
         for path in new_git:
-            name = path.relative_to(root) if path != root else "the workspace itself"
+            name = shown(root, path) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
             notes.append(
                 f"[{name} is a new git repository. The user was told: git on the host obeys its "
