@@ -10,15 +10,19 @@ and call `before_command` / `after_command` around each command when the sandbox
         /                     read-only         the system is there to use, not to change
         the workspace         writable          ... except its protected paths:
           every .git          read-only whole   folder or gitdir: file, what it points to
-                                                inside the workspace, core.hooksPath, includes
+                                                inside the workspace, core.hooksPath (yours
+                                                too), includes; also a folder that is a git
+                                                repository by its content (a bare one)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes
           folders above them  pinned            bound onto themselves: no command moves them
         secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
         /tmp                  private, empty    a tmpfs only this command sees
         /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
+        /proc/sys             read-only         the kernel's settings, also for the sandbox's root
         capabilities          none              --cap-drop ALL; as root, a user namespace too
-        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py)
+        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py), which also
+        kernel keyrings       refused             refuses keyctl, add_key and request_key
         network               none              unless allow_network (--allow-network)
 
 Every protected path is bound only when it, and what it resolves to, is a file or folder inside
@@ -37,7 +41,8 @@ and the permission policy makes bash ask, as without a sandbox.
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
 variable (the key, an auth token, the base URL) and nothing that makes bash or the dynamic
 loader run extra code reaches a command, or bwrap itself; sandboxed commands also get no
-addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...).
+addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...) and no
+variable whose name says it is a secret (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, ...).
 
 `bubblewrap_works()` is the start-up probe: it runs `true` in the same sandbox once.
 """
