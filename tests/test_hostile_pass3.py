@@ -347,3 +347,32 @@ def test_a_new_files_name_cannot_start_a_line_of_its_own_on_the_terminal(api, en
     assert "a\\nplanloop: all clear, nothing was created/.env (a new .env file)" in run.stderr
     note = result_of(api, 1, call)["content"]
     assert "[a\\nplanloop: all clear, nothing was created/.env is a new .env file." in note
+
+
+# ---- folders the scan cannot look into ---------------------------------------------------
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_a_folder_closed_to_the_scan_keeps_what_is_in_it_read_only(api, env, place, user):
+    """As an ordinary user, a command closed a folder (`chmod 000`, or 644: listed but not
+    entered): the next scan could not see the `.env` in it, so the command after could open
+    the folder again and change the file. Root's scan reads every folder anyway."""
+    work = place / "work"
+    for folder in ("closed", "unsearchable/deep"):
+        (work / folder).mkdir(parents=True)
+        (work / folder / ".env").write_text("SECRET=yours\n")
+    close = tool_use("bash", {"command": "chmod 000 closed && chmod 644 unsearchable"})
+    change = tool_use(
+        "bash",
+        {"command": "chmod 755 closed unsearchable; "
+                    "echo pwned >> closed/.env; echo pwned >> unsearchable/deep/.env"},
+    )  # fmt: skip
+    api.add({"content": [close]})
+    api.add({"content": [change]})
+    api.add({"content": [text("Done.")]})
+    run = planloop(api, env, place, user)
+    assert run.returncode == 0, run.stderr
+    os.chmod(work / "closed", 0o755)
+    os.chmod(work / "unsearchable", 0o755)
+    assert (work / "closed" / ".env").read_text() == "SECRET=yours\n"
+    assert (work / "unsearchable" / "deep" / ".env").read_text() == "SECRET=yours\n"

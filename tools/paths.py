@@ -156,6 +156,7 @@ class WorkspaceScan:
 
     env_files: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 
@@ -190,18 +191,29 @@ class FolderListing:
     subfolders: list[str]
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
+    closed: bool = False  # planloop may not list or enter it (see `list_folder`)
 
 
 def list_folder(folder: str, info: os.stat_result) -> FolderListing:
-    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries."""
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries.
+
+    A folder this process may not read or enter is `closed`: what is in it cannot be known.
+    Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
+    the scan, and open it again in the next command; so the sandbox binds a closed folder
+    read-only as a whole, which also keeps its mode as it is.
+    """
     identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
     reusable = time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS
     listing = FolderListing(identity, reusable, 0, [], [], {})
+    if not os.access(folder, os.R_OK | os.X_OK):
+        listing.reusable = False  # look again next time: it may be opened
+        listing.closed = True
+        return listing
     try:
         with os.scandir(folder) as entries:
             children = list(entries)
     except OSError:
-        listing.reusable = False  # unreadable or gone: look again next time
+        listing.reusable = False  # gone: look again next time
         return listing
     listing.entries = len(children)
     kinds = {}
@@ -259,6 +271,11 @@ def scan_workspace(
             listing = list_folder(folder, info)
             if cache is not None:
                 cache[folder] = listing
+        if listing.closed and folder == str(root):
+            scan.incomplete = "the workspace folder itself cannot be read"
+            break
+        if listing.closed:
+            scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
         scan.git_entries.update(listing.git_entries)

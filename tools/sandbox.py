@@ -219,7 +219,8 @@ def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
 
 
 def protected_candidates(scan: WorkspaceScan) -> list[Path]:
-    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`."""
+    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`,
+    and each folder the scan could not look into."""
     paths: list[Path] = []
     for entry in scan.git_entries:
         paths.append(entry)
@@ -231,7 +232,7 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
                 paths.append(common)
         hooks, includes = git_config_paths(entry)
         paths += hooks + includes
-    return paths + scan.env_files
+    return paths + scan.env_files + scan.closed_folders
 
 
 def shown(root: Path, path: Path) -> str:
