@@ -62,6 +62,7 @@ from pathlib import Path
 from tools import sandbox_launch
 from tools.base import ToolError
 from tools.environment import command_environment
+from tools.file_call import current_file_call
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -469,7 +470,7 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         if snapshot is None:
             snapshot = self.before_command(root)
-        if snapshot.confinement_lost:
+        if snapshot.confinement_lost and permission_was_checked():
             raise ToolError(
                 f"bash: the command did not run: {snapshot.confinement_lost}. It was let "
                 "through unasked just before that was found. Send it again: the user is asked "
@@ -500,7 +501,15 @@ class Bubblewrap:
             if path == root:
                 continue  # the workspace as a git directory: must_ask stands for it instead
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
-                if Path(os.path.realpath(path)).is_relative_to(root):
+                real = Path(os.path.realpath(path))
+                # Inside a folder bound read-only as a whole (a bare repository's own hooks),
+                # no command can create it, and no mount point could be made for a stand-in.
+                covered = any(
+                    real.is_relative_to(os.path.realpath(other)) and os.path.isdir(other)
+                    for other in candidates
+                    if other != path and other != root
+                )
+                if real.is_relative_to(root) and not covered:
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -567,6 +576,13 @@ class Bubblewrap:
     def _tell(self, line: str) -> None:
         if self.notify is not None:
             self.notify(line)
+
+
+def permission_was_checked() -> bool:
+    """Whether a permission policy decided about the call being run (tools/file_call.py); with
+    none (the bare loop, a script) nobody is ever asked, and `must_ask` changes nothing."""
+    call = current_file_call()
+    return call is not None and call.approved is not None
 
 
 @functools.cache
