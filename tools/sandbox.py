@@ -439,9 +439,12 @@ class Bubblewrap:
         for path in new_git:
             name = shown(root, path) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
+            # Git metadata in the workspace's own folder cannot be made read-only: from now
+            # on commands ask (before_command), which the model learns here.
+            after = GIT_WRITES_REFUSED if path != root else "Commands now ask the user first."
             notes.append(
                 f"[{name} is a new git repository. The user was told: git on the host obeys its "
-                f"config and hooks. {GIT_WRITES_REFUSED}]"
+                f"config and hooks. {after}]"
             )
         return notes
 
