@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from tools.base import ToolError
-from tools.paths import safe_path
+from tools.paths import looks_like_git_dir, safe_path
 
 # Links followed in one path at most, as the kernel does (its ELOOP limit).
 MAX_LINKS = 40
@@ -350,12 +350,12 @@ def _status_at(folder: int, name: str) -> os.stat_result | None:
 
 def _is_git_directory(folder: int) -> bool:
     """Whether the opened folder is a git directory, judged as git judges it: by its content."""
-    kinds = {"HEAD": None, "objects": stat.S_ISDIR, "refs": stat.S_ISDIR}
-    for name, is_kind in kinds.items():
+    kinds = {}
+    for name in ("HEAD", "objects", "refs", "commondir"):
         status = _status_at(folder, name)
-        if status is None or (is_kind is not None and not is_kind(status.st_mode)):
-            return False
-    return True
+        if status is not None:
+            kinds[name] = stat.S_ISDIR(status.st_mode)
+    return looks_like_git_dir(kinds)
 
 
 def _target(where: Location) -> Target:

@@ -1,6 +1,6 @@
 """The environment a command gets: planloop's own, minus what must not reach a command.
 
-    os.environ --drop NEVER_PASSED--> (sandboxed: --drop HOST_SOCKETS) --> the command's env
+    os.environ --drop NEVER_PASSED--> (sandboxed: --drop HOST_SOCKETS and secrets) --> the env
 
 A command runs what it says, and nothing else. The approval box shows the command; a variable
 that makes bash, the dynamic loader or an interpreter run code of its own would add code no
@@ -81,10 +81,42 @@ HOST_SOCKETS = (
 )
 
 
+# Secrets in your environment, for sandboxed commands only, judged by the variable's name:
+# GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS
+# and their kin. Your environment is trusted; the command in the sandbox is not (it may follow a
+# prompt hidden in a file it read), and a value it prints goes into the conversation, or into
+# a file that is committed later. A command that needs a token needs the network for it too,
+# so it is one to run with outside_sandbox, which the person approves, and which gets them all.
+# Words anywhere in the name:
+SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+# Whole parts of the name between underscores (TOKENIZERS_PARALLELISM is not a token):
+SECRET_PARTS = ("TOKEN", "TOKENS", "APIKEY", "AUTH", "PWD", "PAT")
+# Two parts in a row:
+SECRET_PAIRS = ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY", "SIGNING_KEY", "MASTER_KEY")
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a variable's name says it holds a secret (see SECRET_WORDS and kin)."""
+    name = name.upper()
+    parts = name.split("_")
+    if len(parts) < 2:  # PWD and OLDPWD are folders; a lone word is no secret's name
+        return any(word in name for word in SECRET_WORDS)
+    pairs = {f"{first}_{second}" for first, second in zip(parts, parts[1:], strict=False)}
+    return (
+        any(word in name for word in SECRET_WORDS)
+        or any(part in SECRET_PARTS for part in parts)
+        or any(pair in pairs for pair in SECRET_PAIRS)
+    )
+
+
 def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
-    return {name: value for name, value in environ.items() if not is_dropped(name, dropped)}
+    return {
+        name: value
+        for name, value in environ.items()
+        if not is_dropped(name, dropped) and not (sandboxed and looks_secret(name))
+    }
 
 
 def is_dropped(name: str, dropped: tuple[str, ...]) -> bool:

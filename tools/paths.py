@@ -147,13 +147,31 @@ SCAN_SECONDS_LIMIT = 3.0
 class WorkspaceScan:
     """What one scan found: every `.env*` file and every `.git` entry, and whether it finished.
 
-    `git_entries` maps each `.git` (folder, `gitdir:` file or link) to its (device, inode), so a
-    `.git` that a command replaced is told from the one that was there.
+    `git_entries` maps each `.git` (folder, `gitdir:` file or link), and each folder that is a
+    git directory by its content whatever its name (see `looks_like_git_dir`), to its (device,
+    inode), so a `.git` that a command replaced is told from the one that was there.
+    `confinement_lost` is set by the sandbox (tools/sandbox.py) when this very scan found that
+    it can no longer keep its promise: the command waiting for it must not run unasked.
     """
 
     env_files: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     incomplete: str | None = None  # why the scan stopped early, if it did
+    confinement_lost: str | None = None
+
+
+def looks_like_git_dir(kinds: dict[str, bool]) -> bool:
+    """Whether a folder whose entries are `kinds` (name -> is a folder) is a git directory.
+
+    Git judges a folder by what it holds, not by its name: with a `HEAD` file and `objects/`
+    and `refs/` folders (or a `commondir` file naming where those are), git run in that folder
+    or below it uses it as the repository, and obeys its `config` (core.pager, core.fsmonitor,
+    hooks). `git init --bare .` makes one from any folder.
+    """
+    if kinds.get("HEAD") is not False:  # missing, or a folder
+        return False
+    return (kinds.get("objects") and kinds.get("refs")) or "commondir" in kinds
 
 
 # A folder's listing is reused from the last scan while its change time (ctime) stays the same:
@@ -173,20 +191,39 @@ class FolderListing:
     subfolders: list[str]
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
+    closed: bool = False  # planloop may not list or enter it (see `list_folder`)
 
 
 def list_folder(folder: str, info: os.stat_result) -> FolderListing:
-    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries."""
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries.
+
+    A folder this process may not read or enter is `closed`: what is in it cannot be known.
+    Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
+    the scan, and open it again in the next command; so the sandbox binds a closed folder
+    read-only as a whole, which also keeps its mode as it is.
+    """
     identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
     reusable = time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS
     listing = FolderListing(identity, reusable, 0, [], [], {})
+    if not os.access(folder, os.R_OK | os.X_OK):
+        listing.reusable = False  # look again next time: it may be opened
+        listing.closed = True
+        return listing
     try:
         with os.scandir(folder) as entries:
             children = list(entries)
     except OSError:
-        listing.reusable = False  # unreadable or gone: look again next time
+        listing.reusable = False  # gone: look again next time
         return listing
     listing.entries = len(children)
+    kinds = {}
+    for entry in children:
+        with contextlib.suppress(OSError):
+            kinds[entry.name] = entry.is_dir(follow_symlinks=False)
+    if looks_like_git_dir(kinds):
+        # A repository by content (a bare one): protected and reported like a `.git`. Its
+        # folders are still searched, like any other: nothing hides from the scan in there.
+        listing.git_entries[Path(folder)] = (info.st_dev, info.st_ino)
     for entry in children:
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):
@@ -234,6 +271,11 @@ def scan_workspace(
             listing = list_folder(folder, info)
             if cache is not None:
                 cache[folder] = listing
+        if listing.closed and folder == str(root):
+            scan.incomplete = "the workspace folder itself cannot be read"
+            break
+        if listing.closed:
+            scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
         scan.git_entries.update(listing.git_entries)
@@ -305,10 +347,15 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     git_dir = git_dir_of(git_entry)
     if git_dir is None:
         return [], []
-    config_files = [git_dir / "config", git_dir / "config.worktree"]
+    # Yours first (git reads them for every repository: a `core.hooksPath = .githooks` there
+    # makes each repository's own .githooks folder run), then the repository's.
+    config_files = [*your_git_configs(), git_dir / "config", git_dir / "config.worktree"]
     common = common_dir_of(git_dir)
     if common is not None:
-        config_files.insert(0, common / "config")
+        config_files.insert(-2, common / "config")
+    # A relative hooks path is taken from where hooks run: the folder holding `.git`, or a
+    # bare repository itself.
+    worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
     hooks: list[Path] = []
     includes: list[Path] = []
     for config in config_files:
@@ -317,10 +364,20 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
                 continue
             expanded = Path(os.path.expanduser(value))
             if key == "core.hookspath":
-                hooks.append(Path(os.path.normpath(git_entry.parent / expanded)))
+                hooks.append(Path(os.path.normpath(worktree / expanded)))
             elif key in ("include.path", "includeif.path"):
                 includes.append(Path(os.path.normpath(config.parent / expanded)))
     return hooks, includes
+
+
+def your_git_configs() -> list[Path]:
+    """The system and global git config files git reads before a repository's own."""
+    system = os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(Path.home(), ".config")
+    global_files = [os.path.join(Path.home(), ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if os.environ.get("GIT_CONFIG_GLOBAL"):
+        global_files = [os.environ["GIT_CONFIG_GLOBAL"]]
+    return [Path(system), *map(Path, global_files)]
 
 
 def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:

@@ -10,15 +10,19 @@ and call `before_command` / `after_command` around each command when the sandbox
         /                     read-only         the system is there to use, not to change
         the workspace         writable          ... except its protected paths:
           every .git          read-only whole   folder or gitdir: file, what it points to
-                                                inside the workspace, core.hooksPath, includes
+                                                inside the workspace, core.hooksPath (yours
+                                                too), includes; also a folder that is a git
+                                                repository by its content (a bare one)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes
           folders above them  pinned            bound onto themselves: no command moves them
         secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
         /tmp                  private, empty    a tmpfs only this command sees
         /proc, /dev           fresh, minimal    mounted last: nothing bound earlier covers them
+        /proc/sys             read-only         the kernel's settings, also for the sandbox's root
         capabilities          none              --cap-drop ALL; as root, a user namespace too
-        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py)
+        unix sockets, vsock   refused           a seccomp filter (tools/seccomp.py), which also
+        kernel keyrings       refused             refuses keyctl, add_key and request_key
         network               none              unless allow_network (--allow-network)
 
 Every protected path is bound only when it, and what it resolves to, is a file or folder inside
@@ -37,7 +41,8 @@ and the permission policy makes bash ask, as without a sandbox.
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
 variable (the key, an auth token, the base URL) and nothing that makes bash or the dynamic
 loader run extra code reaches a command, or bwrap itself; sandboxed commands also get no
-addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...).
+addresses of your agents and daemons (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS, ...) and no
+variable whose name says it is a secret (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, ...).
 
 `bubblewrap_works()` is the start-up probe: it runs `true` in the same sandbox once.
 """
@@ -55,7 +60,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tools import sandbox_launch
+from tools.base import ToolError
 from tools.environment import command_environment
+from tools.file_call import current_file_call
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -120,6 +127,41 @@ SECRET_HOME_PATHS = (
     ".gem/credentials",
     ".terraform.d/credentials.tfrc.json",
     ".vault-token",
+    ".terraformrc",
+    ".dockercfg",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".databrickscfg",
+    ".kaggle",
+    ".oci",
+    ".pulumi",
+    ".config/rclone",
+    ".config/hub",
+    ".config/op",
+    ".config/configstore",
+    ".config/doctl",
+    ".config/composer/auth.json",
+    ".composer/auth.json",
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".nuget/NuGet/NuGet.Config",
+    ".huggingface",
+    ".cache/huggingface/token",
+    # Other agents' logins, and the stores of browsers and desktops: cookies, saved
+    # passwords, the keyring's files.
+    ".claude",
+    ".claude.json",
+    ".codex",
+    ".config/anthropic",
+    ".local/share/keyrings",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
     # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
     # every key typed on a command line: a command could read the key there.
     ".bashrc",
@@ -132,7 +174,27 @@ SECRET_HOME_PATHS = (
     ".bash_history",
     ".zsh_history",
     ".local/share/fish/fish_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".node_repl_history",
 )
+
+# The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
+# sandbox's root is the host's root user (uid 0 mapped to 0), and /proc/sys files are checked
+# against that user only, not against capabilities: without this, a command could write
+# /proc/sys/kernel/core_pattern and have the kernel run its program as root outside any
+# sandbox at the next crash. bwrap means to cover /proc/sys itself, but skips it when the
+# folder's own mode says read-only (0555), while the files in it stay writable (0644).
+# The bind's source is the host's /proc/sys: sysctl files answer for the namespaces of the
+# process reading them, so nothing of the host's processes comes in with it.
+KERNEL_SETTINGS_READ_ONLY = [
+    word
+    for path in ("/proc/sys", "/proc/sysrq-trigger")
+    if os.path.exists(path)
+    for word in ("--ro-bind", path, path)
+]
 
 GIT_WRITES_REFUSED = (
     "Git metadata is read-only here: git init, git commit, git config and the like fail. "
@@ -158,7 +220,8 @@ def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
 
 
 def protected_candidates(scan: WorkspaceScan) -> list[Path]:
-    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`."""
+    """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`,
+    and each folder the scan could not look into."""
     paths: list[Path] = []
     for entry in scan.git_entries:
         paths.append(entry)
@@ -170,7 +233,16 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
                 paths.append(common)
         hooks, includes = git_config_paths(entry)
         paths += hooks + includes
-    return paths + scan.env_files
+    return paths + scan.env_files + scan.closed_folders
+
+
+def shown(root: Path, path: Path) -> str:
+    """A path in the workspace as the person and the model are told it: on one line.
+
+    A command chooses the names it creates; one with a line break in it would otherwise end
+    the note early and start a line of its own choosing ("planloop: all clear").
+    """
+    return str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def not_bindable(root: Path, path: Path) -> str | None:
@@ -279,31 +351,50 @@ class Bubblewrap:
         )
 
     def before_command(self, workspace: Path) -> WorkspaceScan:
-        """Scan the workspace for what to protect; the result is also `after_command`'s base."""
+        """Scan the workspace for what to protect; the result is also `after_command`'s base.
+
+        When this scan finds that the sandbox can no longer keep its promise, `must_ask` is set
+        from now on, and the scan says so in `confinement_lost`: the command waiting for it was
+        let through unasked, on the promise that no longer holds, so `wrap` refuses it.
+        """
         scan = scan_workspace(workspace, cache=self.scan_cache)
         root = Path(workspace).resolve()
-        changeable = None if self.must_ask else self.code_inside(root)
+        if not self.must_ask:
+            self.must_ask = self._cannot_confine(root, scan)
+            if self.must_ask:
+                scan.confinement_lost = self.must_ask
+                self._tell(f"planloop: {self.must_ask}.")
+        return scan
+
+    def _cannot_confine(self, root: Path, scan: WorkspaceScan) -> str | None:
+        """Why sandboxed commands must ask before they run in `root`, or None."""
+        changeable = self.code_inside(root)
         if changeable:
             # Both run outside the sandbox before every command: one that a command could
             # replace would run the next command's choice of code unconfined.
-            self.must_ask = (
+            return (
                 f"{changeable} lies inside the workspace, where commands could change it, "
                 "so sandboxed commands ask before they run"
             )
-            self._tell(f"planloop: {self.must_ask}.")
         home = Path(os.path.realpath(Path.home()))
-        if home.is_relative_to(root) and not self.must_ask:
+        if home.is_relative_to(root):
             # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
             # outside the sandbox later, each time the person opens a terminal or runs git.
-            self.must_ask = (
+            return (
                 f"your home folder {home} lies inside the workspace, where commands could "
                 "change what your shell and git run, so sandboxed commands ask before they run"
             )
-            self._tell(f"planloop: {self.must_ask}.")
-        if scan.incomplete and not self.must_ask:
-            self.must_ask = f"{scan.incomplete}, so sandboxed commands ask before they run"
-            self._tell(f"planloop: {self.must_ask}.")
-        return scan
+        if root in scan.git_entries:
+            # The workspace itself is a git directory (a bare repository, `git init --bare .`):
+            # its config and hooks cannot be made read-only without the whole workspace.
+            return (
+                "the workspace itself is a git repository by its content (HEAD, objects/, "
+                "refs/), whose config and hooks git obeys, so sandboxed commands ask before "
+                "they run"
+            )
+        if scan.incomplete:
+            return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        return None
 
     def code_inside(self, root: Path) -> str | None:
         """The first of bwrap, the launcher and planloop's code folders inside `root`, if any.
@@ -337,22 +428,23 @@ class Bubblewrap:
         for path, why_not in self.skipped.items():
             if path not in self.skips_reported and path.is_relative_to(root):
                 self.skips_reported.add(path)
-                notes.append(
-                    f"[sandbox: {path.relative_to(root)} was not made read-only: {why_not}]"
-                )
+                notes.append(f"[sandbox: {shown(root, path)} was not made read-only: {why_not}]")
         for path in new_env:
-            name = path.relative_to(root)
+            name = shown(root, path)
             self._record(f"{name} (a new .env file)")
             notes.append(
                 f"[{name} is a new .env file. It was kept, and the user was told: .env files "
                 "steer where API keys go. Change .env files with write_file, which asks.]"
             )
         for path in new_git:
-            name = path.relative_to(root)
+            name = shown(root, path) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
+            # Git metadata in the workspace's own folder cannot be made read-only: from now
+            # on commands ask (before_command), which the model learns here.
+            after = GIT_WRITES_REFUSED if path != root else "Commands now ask the user first."
             notes.append(
                 f"[{name} is a new git repository. The user was told: git on the host obeys its "
-                f"config and hooks. {GIT_WRITES_REFUSED}]"
+                f"config and hooks. {after}]"
             )
         return notes
 
@@ -381,6 +473,12 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         if snapshot is None:
             snapshot = self.before_command(root)
+        if snapshot.confinement_lost and permission_was_checked():
+            raise ToolError(
+                f"bash: the command did not run: {snapshot.confinement_lost}. It was let "
+                "through unasked just before that was found. Send it again: the user is asked "
+                "first now (a headless run without --yes refuses it)."
+            )
         argv = ["--ro-bind", "/", "/"]
         under_tmp = root.is_relative_to("/tmp")
         if under_tmp:
@@ -403,8 +501,18 @@ class Bubblewrap:
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         read_only: list[Path] = []  # where they resolve to
         for path in dict.fromkeys(candidates):
+            if path == root:
+                continue  # the workspace as a git directory: must_ask stands for it instead
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):
-                if Path(os.path.realpath(path)).is_relative_to(root):
+                real = Path(os.path.realpath(path))
+                # Inside a folder bound read-only as a whole (a bare repository's own hooks),
+                # no command can create it, and no mount point could be made for a stand-in.
+                covered = any(
+                    real.is_relative_to(os.path.realpath(other)) and os.path.isdir(other)
+                    for other in candidates
+                    if other != path and other != root
+                )
+                if real.is_relative_to(root) and not covered:
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
@@ -426,7 +534,7 @@ class Bubblewrap:
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
         # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.
-        argv += ["--proc", "/proc", "--dev", "/dev"]
+        argv += ["--proc", "/proc", *KERNEL_SETTINGS_READ_ONLY, "--dev", "/dev"]
         if self.user_namespace:
             argv.append("--unshare-user")
         # No capability: not even root can remount / read-write. A new pid namespace (its
@@ -471,6 +579,13 @@ class Bubblewrap:
     def _tell(self, line: str) -> None:
         if self.notify is not None:
             self.notify(line)
+
+
+def permission_was_checked() -> bool:
+    """Whether a permission policy decided about the call being run (tools/file_call.py); with
+    none (the bare loop, a script) nobody is ever asked, and `must_ask` changes nothing."""
+    call = current_file_call()
+    return call is not None and call.approved is not None
 
 
 @functools.cache

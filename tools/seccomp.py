@@ -17,6 +17,7 @@ bwrap reads from the fd), written here with `struct` so that no compiler or libr
     load the architecture     native (x86_64, aarch64), or its 32-bit compat ABI, else kill
     load the syscall number   socket: go on to its first argument; socketcall: refuse
                               io_uring_setup: refuse (io_uring can open sockets without socket())
+                              add_key, request_key, keyctl: refuse (see SYSCALLS)
     load args[0]              AF_INET, AF_INET6, AF_NETLINK: allow; anything else: EPERM
 
 A process started with a foreign architecture's calling convention is killed rather than let
@@ -57,14 +58,19 @@ ALLOWED_FAMILIES = (socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK)
 
 # Per architecture: the numbers of socket(), and of the calls refused outright.
 # x86_64 also accepts x32 calls under its own arch value, numbered with X32_SYSCALL_BIT.
+# The kernel's keyrings (add_key, request_key, keyctl) are refused too: they are not confined
+# by any namespace a sandbox makes. A login's session keyring is inherited by every process
+# started from it, and holds what programs keep there (Kerberos tickets, file system keys);
+# a command could read those keys, or plant one a program outside trusts.
 SYSCALLS = {
     AUDIT_ARCH_X86_64: {
         "socket": (41, X32_SYSCALL_BIT | 41),
-        "refused": (425, X32_SYSCALL_BIT | 425),  # io_uring_setup, also by its x32 number
+        # io_uring_setup, add_key, request_key, keyctl, also by their x32 numbers
+        "refused": tuple(nr | bit for bit in (0, X32_SYSCALL_BIT) for nr in (425, 248, 249, 250)),
     },
-    AUDIT_ARCH_I386: {"socket": (359,), "refused": (102, 425)},  # 102: socketcall
-    AUDIT_ARCH_AARCH64: {"socket": (198,), "refused": (425,)},
-    AUDIT_ARCH_ARM: {"socket": (281,), "refused": (425,)},  # ARM EABI has no socketcall
+    AUDIT_ARCH_I386: {"socket": (359,), "refused": (102, 425, 286, 287, 288)},  # 102: socketcall
+    AUDIT_ARCH_AARCH64: {"socket": (198,), "refused": (425, 217, 218, 219)},
+    AUDIT_ARCH_ARM: {"socket": (281,), "refused": (425, 309, 310, 311)},  # no socketcall on EABI
 }
 # The architectures a process on this machine can call the kernel with.
 MACHINE_ARCHES = {
