@@ -367,6 +367,8 @@ class TerminalUI:
     def print_line(self, text: str, style: str = "") -> None:
         """Untrusted text, made visible, wrapped at word boundaries, never read as markup."""
         shown = visible(text)
+        if "\t" in shown and shown.isascii():  # as rich would expand them (file windows)
+            shown = shown.expandtabs(self.console.tab_size)
         lines = shown.split("\n")
         if all(fits_on_one_line(line, self.console.width) for line in lines):
             # Fast path for the short lines of every turn (tool line, preview, cost line):
