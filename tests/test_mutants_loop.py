@@ -7,6 +7,7 @@ import json
 
 from conftest import run
 
+from agent import refusal_notice
 from fakeapi import text, tool_use
 from middleware import ToolCallLog
 
@@ -39,3 +40,13 @@ def test_the_tool_call_log_has_one_line_per_call_with_name_input_error_flag_and_
         },
     ]
     assert entries[0]["output_chars"] > len("hello")
+
+
+def test_a_refusal_notice_gives_the_apis_explanation_and_category_when_it_has_them():
+    full = refusal_notice({"type": "refusal", "explanation": " Not this. ", "category": "cyber"})
+    assert full.startswith("The model declined this request: Not this. (category: cyber). ")
+    only_category = refusal_notice({"type": "refusal", "category": "cyber"})
+    assert only_category.startswith("The model declined this request: (category: cyber). ")
+    bare = refusal_notice({"type": "refusal"})
+    assert bare.startswith("The model declined this request. The request is set aside")
+    assert all("your next input starts clean" in n for n in (full, only_category, bare))
