@@ -1,11 +1,20 @@
 """Per-turn time as a user runs it: planloop and a bare streaming loop, side by side.
 
-    python bench/per_turn.py [--turns 100] [--repeat 3] [--long 1000]
+The two target measurements (planloop's time per turn within 1.2x of a bare loop's):
 
-Three processes, none sharing a CPU-bound thread with another:
+    nice python bench/per_turn.py --turns 100 --repeat 5 --long 0       at 100 turns
+    nice python bench/per_turn.py --turns 0 --long 1000 --long-repeat 3   at turn 1,000
 
-    the fake Messages API    its own process; it notes when each request arrived and when its
-                             reply was written
+With no arguments it runs both, 3 rounds of 100 turns and 1 round of 1,000. Each ends with
+its ratios in plain words ("AT 100 TURNS", "AT TURN 999"): planloop / bare and planloop /
+replay, the median of the rounds' ratios and their range. Single runs swing by 2x on a busy
+machine: read the medians, use several rounds and a quiet machine (the load average is
+printed before and after).
+
+The processes, none sharing a CPU-bound thread with another:
+
+    the fake Messages API    its own process per run; it notes when each request arrived
+                             and when its reply was written
     planloop                 `python agent.py -p ...` in a scratch workspace, as a user runs it
     a bare loop              the smallest streaming SDK loop doing the same task
     a replay                 a bare streaming loop sending planloop's own request bodies again
@@ -18,10 +27,16 @@ and sends its text back. The figure is the gap at the fake between one reply wri
 next request arrived: what the client did in between (read the stream, run the tool, save,
 build and send the next request). The fake's own work (validation, streaming) is outside it.
 
-Two measurements:
-  --turns   the median gap over a whole run, --repeat times for each loop, and the ratio
-  --long    one run of that many turns; the median gap around turn 10, 100 and the last one,
-            to show whether planloop's own work grows with the session
+The loops run in rounds, one after the other, the order turning by one place each round (the
+replay sends the bodies of the latest planloop run), so a busy moment hits every loop alike;
+the ratios are taken within each round. With --together the three loops of a round run at
+the same time instead (each with its own fake): the same moment for all three, but they
+compete for the CPUs.
+
+    --turns N --repeat R        R rounds of N turns: each run's median gap, and the ratios
+    --long N --long-repeat R    R rounds of one N-turn run per loop: the median gap of the
+                                10 turns up to turn 10, 100, 1,000 and the last, to show
+                                whether planloop's own work grows with the session
 """
 
 from __future__ import annotations
@@ -30,10 +45,12 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,19 +144,19 @@ async def bare_loop(base_url: str, turns: int) -> None:
         messages.append({"role": "user", "content": results})
 
 
-RECORDING = Path(tempfile.gettempdir()) / f"planloop-per-turn-{os.getpid()}.json"
+RECORDINGS = Path(tempfile.gettempdir()) / f"planloop-per-turn-{os.getpid()}"
 
 
-def measure(loop: str, turns: int) -> list[float]:
+def measure(loop: str, turns: int, recording: Path) -> list[float]:
     """One run of `loop` against a fresh fake: the gaps, in ms.
 
-    "planloop" also records its requests, which the next "replay" sends again.
+    "planloop" records its requests in `recording`; "replay" sends those again.
     """
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "work"
         workspace.mkdir()
         (workspace / FILE_NAME).write_text(FILE_TEXT)
-        record = ["--record", str(RECORDING)] if loop == "planloop" else []
+        record = ["--record", str(recording)] if loop == "planloop" else []
         fake = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(turns), *record],
             stdin=subprocess.PIPE,
@@ -159,7 +176,7 @@ def measure(loop: str, turns: int) -> list[float]:
             command = [sys.executable, str(ROOT / "agent.py"), "-p", prompt]
             command += ["--max-turns", str(turns + 10)]
         elif loop == "replay":
-            command = [sys.executable, __file__, "--replay", base_url, str(RECORDING)]
+            command = [sys.executable, __file__, "--replay", base_url, str(recording)]
         else:
             command = [sys.executable, __file__, "--bare", base_url, str(turns)]
         client = subprocess.run(command, cwd=workspace, env=env, capture_output=True, text=True)
@@ -174,41 +191,114 @@ def measure(loop: str, turns: int) -> list[float]:
     return [(timings[i + 1][0] - timings[i][1]) * 1000 for i in range(turns - 1)]
 
 
-LOOPS = ("bare", "planloop", "replay")  # replay sends the requests planloop has just sent
+LOOPS = ("bare", "planloop", "replay")
+Round = dict[str, list[float]]  # the gaps of each loop's run in one round
 
 
-def side_by_side(turns: int, repeat: int) -> None:
-    print(f"per turn, {turns} read_file turns, median gap at the fake (ms), {repeat} runs each")
-    runs: dict[str, list[float]] = {loop: [] for loop in LOOPS}
-    for _ in range(repeat):
-        for loop in runs:  # alternate, so a busy moment of the machine hits all three
-            runs[loop].append(statistics.median(measure(loop, turns)))
-    for loop, medians in runs.items():
-        figures = "  ".join(f"{m:6.2f}" for m in medians)
-        print(f"  {loop:9} {figures}   median {statistics.median(medians):6.2f}")
-    ours = statistics.median(runs["planloop"])
-    print(f"  planloop / bare: {ours / statistics.median(runs['bare']):.2f}x")
-    same = statistics.median(runs["replay"])
-    print(f"  planloop / replay (the same request bodies): {ours / same:.2f}x")
+def rounds(turns: int, repeat: int, together: bool) -> list[Round]:
+    """`repeat` rounds of one run of each loop.
+
+    One after the other, the order turns by one place each round (bare, planloop, replay;
+    then planloop, replay, bare; ...); the replay sends the latest planloop run's bodies.
+    `together`: the three at once, the replay sending those of the round before.
+    """
+    RECORDINGS.mkdir(exist_ok=True)
+    latest = RECORDINGS / f"{turns}.json"
+    if together and not latest.exists():
+        measure("planloop", turns, latest)  # bodies for the first round's replay
+    results = []
+    for number in range(repeat):
+        if together:
+            fresh = RECORDINGS / f"{turns}-new.json"
+            with ThreadPoolExecutor(len(LOOPS)) as pool:
+                runs = {
+                    loop: pool.submit(measure, loop, turns, fresh if loop == "planloop" else latest)
+                    for loop in LOOPS
+                }
+                results.append({loop: run.result() for loop, run in runs.items()})
+            fresh.replace(latest)
+        else:
+            order = LOOPS[number % 3 :] + LOOPS[: number % 3]
+            results.append({loop: measure(loop, turns, latest) for loop in order})
+        print(f"  round {number + 1} of {repeat} done ({load()})", file=sys.stderr, flush=True)
+    return results
 
 
-def growth(turns: int) -> None:
-    print(f"\none run of {turns} turns: median gap of the {WINDOW} turns up to each point (ms)")
-    gaps = {loop: measure(loop, turns) for loop in LOOPS}
-    points = [p for p in (10, 100, 1000, turns - 1) if p <= turns - 1]
-    print(f"  {'turn':>6} {'bare':>8} {'planloop':>9} {'replay':>8} {'/bare':>7} {'/replay':>8}")
-    for point in dict.fromkeys(points):
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} CPUs"
+
+
+def ratios(per_round: list[dict[str, float]]) -> tuple[str, str]:
+    """planloop / bare and planloop / replay: the median of the rounds' ratios, and the range."""
+    shown = []
+    for other in ("bare", "replay"):
+        each = [r["planloop"] / r[other] for r in per_round]
+        shown.append(f"{statistics.median(each):.2f}x (rounds {min(each):.2f}–{max(each):.2f}x)")
+    return shown[0], shown[1]
+
+
+def table(per_round: list[dict[str, float]], label: str) -> None:
+    for number, medians in enumerate(per_round, 1):
+        figures = " ".join(f"{medians[loop]:9.2f}" for loop in LOOPS)
+        own = medians["planloop"]
+        print(f"  {label}{number:<3} {figures} {own / medians['bare']:9.2f}x "
+              f"{own / medians['replay']:9.2f}x")  # fmt: skip
+
+
+def side_by_side(turns: int, repeat: int, together: bool) -> None:
+    how = "the three loops together" if together else "one loop at a time"
+    print(f"per turn, {turns} read_file turns: median gap at the fake (ms), {repeat} rounds, {how}")
+    print(f"  before: {load()}")
+    per_round = [
+        {loop: statistics.median(gaps) for loop, gaps in run.items()}
+        for run in rounds(turns, repeat, together)
+    ]
+    print(f"  {'':9} {'bare':>9} {'planloop':>9} {'replay':>9} {'/bare':>10} {'/replay':>10}")
+    table(per_round, "round ")
+    middle = {loop: statistics.median(r[loop] for r in per_round) for loop in LOOPS}
+    print("  median   " + " ".join(f"{middle[loop]:9.2f}" for loop in LOOPS))
+    to_bare, to_replay = ratios(per_round)
+    print(f"  after: {load()}")
+    print(f"\nAT {turns} TURNS (target: at most 1.2x)")
+    print(f"  planloop / bare:   {to_bare}")
+    print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
+
+
+def growth(turns: int, repeat: int, together: bool) -> None:
+    how = "the three loops together" if together else "one loop at a time"
+    print(f"\none run of {turns} turns per loop, {repeat} rounds, {how}: median gap of the")
+    print(f"{WINDOW} turns up to each point (ms); the ratios are the median of the rounds' ratios")
+    print(f"  before: {load()}")
+    runs = rounds(turns, repeat, together)
+    points = list(dict.fromkeys(p for p in (10, 100, 1000, turns - 1) if p <= turns - 1))
+    print(f"  {'turn':>6} {'bare':>9} {'planloop':>9} {'replay':>9}   /bare, /replay")
+    at_point = {}
+    for point in points:
         window = slice(max(0, point - WINDOW), point)
-        bare, ours, same = (statistics.median(gaps[loop][window]) for loop in LOOPS)
-        ratios = f"{ours / bare:6.2f}x {ours / same:7.2f}x"
-        print(f"  {point:6} {bare:8.2f} {ours:9.2f} {same:8.2f} {ratios}")
+        per_round = [{loop: statistics.median(run[loop][window]) for loop in LOOPS} for run in runs]
+        at_point[point] = per_round
+        middle = [statistics.median(r[loop] for r in per_round) for loop in LOOPS]
+        to_bare, to_replay = ratios(per_round)
+        figures = " ".join(f"{m:9.2f}" for m in middle)
+        print(f"  {point:6} {figures}   {to_bare}, {to_replay}")
+    print(f"  after: {load()}")
+    last = points[-1]
+    to_bare, to_replay = ratios(at_point[last])
+    print(f"\nAT TURN {last} (target: at most 1.2x)")
+    print(f"  planloop / bare:   {to_bare}")
+    print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--long", type=int, default=1000)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--turns", type=int, default=100, help="turns of each run (0: skip)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of --turns runs")
+    parser.add_argument("--long", type=int, default=1000, help="turns of the long run (0: skip)")
+    parser.add_argument("--long-repeat", type=int, default=1, help="rounds of --long runs")
+    parser.add_argument("--together", action="store_true", help="run a round's loops at once")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--replay", nargs=2, help=argparse.SUPPRESS)
@@ -221,9 +311,13 @@ def main() -> None:
     elif args.bare:
         asyncio.run(bare_loop(args.bare[0], int(args.bare[1])))
     else:
-        side_by_side(args.turns, args.repeat)
-        if args.long:
-            growth(args.long)
+        try:
+            if args.turns:
+                side_by_side(args.turns, args.repeat, args.together)
+            if args.long:
+                growth(args.long, args.long_repeat, args.together)
+        finally:
+            shutil.rmtree(RECORDINGS, ignore_errors=True)
 
 
 if __name__ == "__main__":

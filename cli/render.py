@@ -460,12 +460,15 @@ class TerminalUI:
     def print_line(self, text: str, style: str = "") -> None:
         """Untrusted text, made visible, wrapped at word boundaries, never read as markup."""
         shown = visible(text)
-        if fits_on_one_line(shown, self.console.width):
+        if "\t" in shown and shown.isascii():  # as rich would expand them (file windows)
+            shown = shown.expandtabs(self.console.tab_size)
+        lines = shown.split("\n")
+        if all(fits_on_one_line(line, self.console.width) for line in lines):
             # Fast path for the short lines of every turn (tool line, preview, cost line):
-            # rich's layout costs about 0.3 ms a line, writing the styled line a few µs.
+            # rich's layout costs about 0.3 ms a line, writing the styled lines a few µs.
             with self.progress.lock:
                 if self.progress.live is None:  # else rich must draw it above the spinner
-                    self.console.file.write(self.styled(shown, style) + "\n")
+                    self.console.file.write("".join(self.styled(x, style) + "\n" for x in lines))
                     self.console.file.flush()
                     return
         self.console.print(Text(shown, style=style))

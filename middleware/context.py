@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -107,10 +108,13 @@ class ContextManager(Middleware):
         self.on_compact = on_compact
         self.on_clear = on_clear
         self.sent_chars: int | None = None  # length of the last request this middleware shaped
-        # What each turn would otherwise redo for the whole transcript: the JSON size of each
-        # message sent, and the cleared copy of each old message (see message_chars, cleared).
-        self.sizes: dict[int, tuple[dict, int]] = {}
-        self.cleared_copies: dict[int, tuple[dict, dict]] = {}
+        # What each turn would otherwise redo for the whole transcript, remembered from the
+        # turn before (see Remembered): the JSON size of each message sent, the cleared copy
+        # of each message, and what clearing each one would free.
+        self.sizes = Remembered(lambda request, index: json_chars(request[index]))
+        self.cleared_copies = Remembered(cleared_copy)
+        self.savings = Remembered(clearing_saves)
+        self.notes: tuple[tuple[str, str], dict] | None = None  # see notes_message
 
     @property
     def extra(self) -> dict:
@@ -189,23 +193,9 @@ class ContextManager(Middleware):
         return (chars + len(context.system_prompt) + len(tools)) // CHARS_PER_TOKEN
 
     def request_chars(self, request: list[dict]) -> int:
-        """`request_chars(request)`, counting only the messages not measured before.
-
-        A stored message is never changed in place (conversation.py replaces the last message
-        to add to it), so the size of an object already measured still holds. Each turn then
-        measures its new messages, not the whole transcript again.
-        """
-        total = 2 + 2 * max(len(request) - 1, 0)  # the brackets, and ", " between messages
-        for message in request:
-            known = self.sizes.get(id(message))
-            if known is None or known[0] is not message:
-                known = (message, len(json.dumps(message, ensure_ascii=False)))
-                self.sizes[id(message)] = known
-            total += known[1]
-        if len(self.sizes) > 2 * len(request) + 16:  # forget messages no longer sent
-            sent = {id(message) for message in request}
-            self.sizes = {key: known for key, known in self.sizes.items() if key in sent}
-        return total
+        """`request_chars(request)`, measuring only the messages new since the last request."""
+        separators = 2 + 2 * max(len(request) - 1, 0)  # the brackets, and ", " between messages
+        return separators + self.sizes.total(request)
 
     def status(self) -> str:
         """A short line such as 'context 41% of 200K', from the last reported usage."""
@@ -234,36 +224,22 @@ class ContextManager(Middleware):
         start = self.start(messages)
         request = [self.notes_message()] if start else []
         cleared_until = max(start, min(self.cut, len(messages)))
-        request += [self.cleared(messages, index) for index in range(start, cleared_until)]
-        if len(self.cleared_copies) > 2 * (cleared_until - start) + 16:  # compacted away
-            kept = {id(message) for message in messages[start:cleared_until]}
-            self.cleared_copies = {k: v for k, v in self.cleared_copies.items() if k in kept}
-        return request + messages[cleared_until:]
-
-    def cleared(self, messages: list[dict], index: int) -> dict:
-        """messages[index] with its long results cleared; made once per message, then reused.
-
-        The results in a user message answer the calls of the assistant message before it.
-        """
-        message = messages[index]
-        if message["role"] != "user":
-            return message
-        known = self.cleared_copies.get(id(message))
-        if known is None or known[0] is not message:
-            asked = messages[index - 1] if index > 0 else {"content": []}
-            calls = {call["id"]: call for call in tool_calls(asked)}
-            known = (message, with_results_cleared(message, calls))
-            self.cleared_copies[id(message)] = known
-        return known[1]
+        cleared = self.cleared_copies.values(messages[:cleared_until])
+        return request + cleared[start:] + messages[cleared_until:]
 
     def notes_message(self) -> dict:
+        """The message that stands for the compacted part: the same object while it holds, so
+        the requests after a compaction share their front with the one before (Remembered)."""
         compaction = self.extra["context_compaction"]
-        notes = (
-            load_prompt("compact_resume")
-            .replace("{plan}", compaction["plan"])
-            .replace("{summary}", compaction["summary"])
-        )
-        return {"role": "user", "content": [text_block(notes)]}
+        made_from = (compaction["plan"], compaction["summary"])
+        if self.notes is None or self.notes[0] != made_from:
+            notes = (
+                load_prompt("compact_resume")
+                .replace("{plan}", compaction["plan"])
+                .replace("{summary}", compaction["summary"])
+            )
+            self.notes = (made_from, {"role": "user", "content": [text_block(notes)]})
+        return self.notes[1]
 
     def choose_cut(self, messages: list[dict], size: int) -> int:
         """Where clearing should end now: before the last turns, in one large step.
@@ -272,16 +248,14 @@ class ContextManager(Middleware):
         grows again, so the cached prefix changes rarely. A step that would free little is
         not worth a cache miss: wait until it frees MIN_CLEAR_STEP of the window.
         """
-        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
-        if len(turns) <= KEEP_TURNS:
+        newest_turns = last_turn_starts(messages, KEEP_TURNS + 1)
+        if len(newest_turns) <= KEEP_TURNS:
             return self.cut
-        cut = max(turns[-KEEP_TURNS], self.cut)
-        calls = {call["id"]: call for m in messages for call in tool_calls(m)}
-        freed = sum(
-            request_chars([m]) - request_chars([with_results_cleared(m, calls)])
-            for m in messages[max(self.cut, self.start(messages)) : cut]
-            if m["role"] == "user"
-        )
+        cut = max(newest_turns[-KEEP_TURNS], self.cut)
+        # What clearing messages[first:cut] would free; messages before `first` are cleared
+        # (or compacted) already.
+        first = max(self.cut, self.start(messages))
+        freed = self.savings.total(messages[:cut], start=first)
         crowded = size > COMPACT_AT * self.window
         if freed // CHARS_PER_TOKEN < MIN_CLEAR_STEP * self.window and not crowded:
             return self.cut
@@ -368,6 +342,85 @@ def drop_unprovable_task_wait(extra: dict, summarized: list[dict]) -> None:
     declared_by = wait.get("tool_use_id")
     if any(call["id"] == declared_by for message in summarized for call in tool_calls(message)):
         extra["todo_task_wait"] = None
+
+
+def json_chars(message: dict) -> int:
+    return len(json.dumps(message, ensure_ascii=False))
+
+
+def cleared_copy(messages: list[dict], index: int) -> dict:
+    """messages[index], with its long tool results cleared if it is a user message.
+
+    The results in a user message answer the calls of the assistant message before it.
+    """
+    message = messages[index]
+    if message["role"] != "user":
+        return message
+    asked = messages[index - 1] if index > 0 else {"content": []}
+    return with_results_cleared(message, {call["id"]: call for call in tool_calls(asked)})
+
+
+def clearing_saves(messages: list[dict], index: int) -> int:
+    """Characters that clearing messages[index] takes off a request."""
+    message = messages[index]
+    if message["role"] != "user":
+        return 0
+    return json_chars(message) - json_chars(cleared_copy(messages, index))
+
+
+def last_turn_starts(messages: list[dict], count: int) -> list[int]:
+    """Indexes of the last `count` assistant messages (fewer if there are fewer), oldest first."""
+    found: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):
+        if len(found) == count:
+            break
+        if messages[index]["role"] == "assistant":
+            found.append(index)
+    return found[::-1]
+
+
+class Remembered:
+    """`compute(items, i)` for each item of a list that grows at its end, kept between calls.
+
+    Each turn's request is the last one plus a few messages at its end (the last message may
+    be replaced: conversation.py replaces it to add to it). So the values of the unchanged
+    front are reused, and only the items from the first changed one on are computed again.
+    An item counts as unchanged when it is the very same object at the same place: a stored
+    message is never changed in place. `compute(items, i)` may read items[: i + 1] only.
+
+    The comparison of the front runs in C (`map(operator.is_, ...)`): thousands of messages
+    take microseconds, where measuring them again (json.dumps) would take milliseconds.
+    """
+
+    def __init__(self, compute: Callable[[list, int], Any]) -> None:
+        self.compute = compute
+        self.items: list = []  # the list of the last call
+        self.computed: list = []  # compute(items, i) for each of them
+        self.totals: list[int] = [0]  # totals[i]: the sum of computed[:i], for numbers
+
+    def values(self, items: list) -> list:
+        """[compute(items, i) for i in range(len(items))], computing only what changed."""
+        same = unchanged_front(self.items, items)
+        del self.items[same:], self.computed[same:], self.totals[same + 1 :]
+        for index in range(same, len(items)):
+            value = self.compute(items, index)
+            self.items.append(items[index])
+            self.computed.append(value)
+            self.totals.append(self.totals[-1] + value if isinstance(value, int) else 0)  # sums
+        return self.computed
+
+    def total(self, items: list, start: int = 0) -> int:
+        """sum(compute(items, i) for i in range(start, len(items))), from remembered values."""
+        self.values(items)
+        return self.totals[-1] - self.totals[min(start, len(items))]
+
+
+def unchanged_front(old: list, new: list) -> int:
+    """How many items at the front of `new` are the very objects at the same places in `old`."""
+    shorter = min(len(old), len(new))
+    if shorter and all(map(operator.is_, old[: shorter - 1], new[: shorter - 1])):
+        return shorter if old[shorter - 1] is new[shorter - 1] else shorter - 1
+    return next((i for i, same in enumerate(map(operator.is_, old, new)) if not same), shorter)
 
 
 def with_results_cleared(message: dict, calls: dict[str, dict]) -> dict:

@@ -4,10 +4,18 @@ must give exactly what counting the whole transcript again gives."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from conversation import tool_result
 from fakeapi import text, tool_use
-from middleware.context import ContextManager, request_chars
+from middleware.context import (
+    KEEP_TURNS,
+    ContextManager,
+    Remembered,
+    request_chars,
+    unchanged_front,
+    with_results_cleared,
+)
 from todo import TodoListMiddleware
 from todo.middleware import stale_turn
 
@@ -92,4 +100,122 @@ def test_the_remembered_request_size_is_the_size_of_the_json_sent():
     messages[-1] = {"role": "user", "content": [*messages[-1]["content"], text("more text")]}
     assert manager.request_chars(messages) == request_chars(messages)
     assert manager.request_chars([]) == request_chars([])
-    assert len(manager.sizes) <= 2 * len(messages) + 16  # nothing kept for messages gone
+
+
+# ---- the context middleware: sizes, cleared copies and what clearing frees ------------------
+
+
+def big_turn(index: int) -> list[dict]:
+    """A turn with a long result (cleared once the cut passes it) and a short one (kept)."""
+    long_call = tool_use("read_file", {"path": f"f{index}.txt"})
+    short_call = tool_use("bash", {"command": "true"})
+    return [
+        {"role": "assistant", "content": [text(f"step {index}"), long_call, short_call]},
+        {
+            "role": "user",
+            "content": [
+                tool_result(long_call["id"], f"line of file {index} ü\n" * (40 + index)),
+                tool_result(short_call["id"], "ok"),
+            ],
+        },
+    ]
+
+
+def calls_by_id(messages: list[dict]) -> dict:
+    return {block["id"]: block for m in messages for block in tool_calls_of(m)}
+
+
+def tool_calls_of(message: dict) -> list[dict]:
+    content = message["content"]
+    return [b for b in content if b.get("type") == "tool_use"] if isinstance(content, list) else []
+
+
+def request_from_scratch(manager: ContextManager, messages: list[dict]) -> list[dict]:
+    """The request as the rules say, built anew: notes, cleared messages up to the cut, the rest."""
+    start = manager.start(messages)
+    notes = [manager.notes_message()] if start else []
+    until = max(start, min(manager.cut, len(messages)))
+    calls = calls_by_id(messages)
+    cleared = [
+        with_results_cleared(m, calls) if m["role"] == "user" else m for m in messages[start:until]
+    ]
+    return notes + cleared + messages[until:]
+
+
+def freed_from_scratch(manager: ContextManager, messages: list[dict], cut: int) -> int:
+    calls = calls_by_id(messages)
+    first = max(manager.cut, manager.start(messages))
+    return sum(
+        request_chars([m]) - request_chars([with_results_cleared(m, calls)])
+        for m in messages[first:cut]
+        if m["role"] == "user"
+    )
+
+
+def test_requests_built_from_remembered_parts_match_building_them_anew_at_every_step():
+    """Each turn reuses the last turn's sizes and cleared copies; through clearing steps, a
+    compaction, a replaced last message and a /clear, every request and size must be the
+    one the whole transcript gives when counted again."""
+    extra: dict = {}
+    context = SimpleNamespace(extra=extra, overflow=None)
+    manager = ContextManager(lambda: context, lambda system, prompt: None, window=1_000_000)
+    messages: list[dict] = [{"role": "user", "content": [text("go")]}]
+    checked_freed, cleared = [], []
+
+    def check() -> None:
+        request = manager.build_request(messages)
+        assert request == request_from_scratch(manager, messages)
+        cleared.append(json.dumps(request).count("Output cleared"))
+        assert manager.request_chars(request) == len(json.dumps(request, ensure_ascii=False))
+        assert manager.request_chars(messages) == request_chars(messages)
+        starts = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+        if len(starts) > KEEP_TURNS:
+            cut = max(starts[-KEEP_TURNS], manager.cut)
+            assert manager.savings.total(
+                messages[:cut], start=max(manager.cut, manager.start(messages))
+            ) == freed_from_scratch(manager, messages, cut)
+            checked_freed.append(cut)
+
+    for index in range(40):
+        messages += big_turn(index)
+        if index % 7 == 3:  # the next input joins the last user message: a new object
+            last = messages[-1]
+            messages[-1] = {"role": "user", "content": [*last["content"], text(f"input {index}")]}
+        if index in (10, 22, 23, 36):  # clearing moves its cut
+            extra["context_clearing"] = {"cut": len(messages) - 2 * KEEP_TURNS}
+        if index == 30:  # a compaction: notes stand for everything before an assistant message
+            extra["context_compaction"] = {
+                "upto": len(messages) - 4,
+                "summary": "notes",
+                "plan": "",
+                "tokens_before": 1,
+                "created": "",
+            }
+        check()
+        check()  # twice in a row, as transform_context measures the same request twice
+    assert len(set(cleared)) > 3 and len(set(checked_freed)) > 20  # the steps did happen
+    assert 0 < placeholder_count(manager.build_request(messages)) < index
+
+    messages.clear()  # /clear: the extra goes too
+    extra.clear()
+    messages += [{"role": "user", "content": [text("fresh")]}, *big_turn(99)]
+    check()
+
+
+def placeholder_count(request: list[dict]) -> int:
+    return json.dumps(request).count("Output cleared")
+
+
+def test_the_remembered_front_is_only_what_is_the_very_same_object_at_the_same_place():
+    one, two, three = {"n": 1}, {"n": 2}, {"n": 3}
+    assert unchanged_front([one, two, three], [one, two, three, {"n": 4}]) == 3
+    assert unchanged_front([one, two, three], [one, two, dict(three)]) == 2  # equal, not same
+    assert unchanged_front([one, two, three], [one, dict(two), three]) == 1
+    assert unchanged_front([one, two, three], [two, one, three]) == 0
+    assert unchanged_front([one, two, three], [one]) == 1
+    assert unchanged_front([], [one]) == unchanged_front([one], []) == 0
+    counted = []
+    sizes = Remembered(lambda items, i: counted.append(i) or items[i]["n"])
+    assert sizes.total([one, two, three]) == 6 and counted == [0, 1, 2]
+    assert sizes.total([one, two, three, {"n": 10}]) == 16 and counted == [0, 1, 2, 3]
+    assert sizes.total([one, {"n": 5}, three], start=1) == 8 and counted[4:] == [1, 2]
