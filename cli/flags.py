@@ -110,7 +110,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--allow-network",
         action="store_true",
-        help="let sandboxed commands use the network",
+        help="let sandboxed commands use the IP network (unix sockets stay closed)",
     )
     parser.add_argument(
         "--sandbox-allow-read",

@@ -11,7 +11,7 @@ from conftest import run
 from fakeapi import text, tool_use
 from middleware.permissions import PermissionPolicy
 
-PROTECTED_ROW = "write_file, edit_file on .git/, .env*, planloop's sessions folder"
+PROTECTED_ROW = "write_file, edit_file on .git/, .env*, planloop's home"
 FILE_TOOLS_ROW = "read_file, write_file, edit_file"
 OUTSIDE_ROW = "any path outside the workspace"
 

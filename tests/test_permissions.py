@@ -183,7 +183,7 @@ def test_the_policy_describes_itself_as_a_table():
     }
     assert interactive["bash"] == "runs freely"
     assert (
-        interactive["write_file, edit_file on .git/, .env*, planloop's sessions folder"] == "asks"
+        interactive["write_file, edit_file on .git/, .env*, planloop's home"] == "asks"
     )
     headless = {r.what: r.verdict for r in PermissionPolicy(ask=None, sandboxed=False).rules()}
     assert headless["bash"] == "refused"

@@ -12,7 +12,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
     core.hooksPath      the hooks folder a repository's config names, such as .husky/
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
-    planloop's home     the sessions folder: what was said, and what --resume will believe
+    planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ HOOKS_REASON = (
 PROTECTED_PATHS = (
     (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
-    ("planloop's sessions folder", "what --resume believes was said"),
+    ("planloop's home", "its sessions (what --resume believes was said) and saved rules"),
 )
 
 
