@@ -85,10 +85,13 @@ def run_summary(
 ) -> dict[str, Any]:
     """The one JSON object of `--output-format json` (and the last line of stream-json).
 
-    `turns` and `num_turns` are the same count (model calls for the input); `turns` is the
-    older name, kept for scripts that read it.
+    `num_turns` counts the run's model calls, also those after a wait for background tasks
+    and one that failed;
+    `turns`, the older name kept for scripts that read it, counts those of its last part.
     """
     turns = agent.context.turn if agent is not None else 0
+    # The replies of every part; the last part's count also holds a call that failed.
+    num_turns = max(turns, usage.replies if usage is not None else 0)
     return {
         "type": "result",
         "answer": answer,
@@ -99,7 +102,7 @@ def run_summary(
         "exit_code": status,
         "refusal": agent.refusal if agent is not None else None,  # the API's stop_details
         "duration_ms": clock.elapsed_ms(),
-        "num_turns": turns,
+        "num_turns": num_turns,
         "turns": turns,
         **usage_fields(usage),
         "plan": (agent.extra.get("todos") or []) if agent is not None else [],

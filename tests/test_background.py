@@ -7,6 +7,7 @@ against the fake API. Every wait is for a state (a marker file, a line), never a
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import subprocess
@@ -396,3 +397,18 @@ def test_a_task_that_ends_unawaited_is_noticed_and_its_result_starts_the_next_in
     result, typed = sent["text"].split("\n\n")
     assert result.startswith("<task-result>") and "[bg-1: exited with code 0" in result
     assert typed == "how did it go?"
+
+
+def test_a_json_run_that_waits_for_a_task_counts_every_model_call(api, env, workspace):
+    # num_turns is the run's model calls, also those after the wait, as a script counts them.
+    script_the_suite_and_the_wait(api)
+    api.add({"content": [tool_use("todo_write", {"todos": DONE})]})
+    api.add({"content": [text("All 3 tests passed.")]})
+    proc = start_headless("run the suite", "--output-format", "json", cwd=workspace, env=env)
+    read_stderr_until(proc, "Waiting for bg-1")
+    (workspace / "suite-may-finish").touch()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["answer"] == "All 3 tests passed."
+    assert len(api.accepted) == 5 and summary["num_turns"] == 5

@@ -224,7 +224,7 @@ def readme_block_with(marker: str) -> str:
 def test_the_readme_writing_tool_is_protected_as_it_declares(api, make_agent, repo):
     namespace: dict = {}
     exec(compile(readme_block_with('writes="path"'), "<README.md>", "exec"), namespace)
-    tool = namespace["APPEND"]
+    tool = namespace["APPEND_FILE"]
     (repo / "log.txt").write_text("one\n")
     calls = [
         tool_use("read_file", {"path": "log.txt"}),
