@@ -99,7 +99,10 @@ async def output_command(agent: Agent, ui: Any, line: str) -> None:
     folder = getattr(find_task_manager(agent), "folder", None)
     kept = read_whole_output(whole_output_path(folder, call.get("id", "")))
     if kept is not None:
+        exit_line = text.rpartition("\n")[2]  # bash's last line: how the command ended
         text, dropped = kept
+        if exit_line.startswith("[exit code:"):
+            text = text.rstrip("\n") + "\n" + exit_line
         whole = ", its whole output"
         if dropped:
             whole += f"; the middle {dropped:,} bytes were not kept"

@@ -61,11 +61,12 @@ def test_output_pages_the_whole_output_of_a_command_whose_middle_the_model_never
         assert "(tool call 1 of 1, its whole output)\nrow-1-" in paged
         assert "\nrow-1000-....." in paged
         assert "\nFAILED-test_42\nkey=[redacted]\nrow-1001-" in paged
+        assert "\nrow-2000-..........................................\n[exit code: 0]" in paged
         assert "cut from the middle" not in paged
 
-        # Without the file, /output pages the result as the model saw it.
+        # Without the file, /output pages the result as the model saw it (Ctrl-O: /output).
         kept.unlink()
-        terminal.type("/output\r")
+        terminal.type("\x0f")
         paged = terminal.wait_for_prompt()
         assert "(tool call 1 of 1)\nrow-1-" in paged
         assert "bytes cut from the middle of the output" in paged
