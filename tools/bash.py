@@ -75,7 +75,7 @@ class OutputWithWholeCopy(BoundedOutput):
     def _keep_whole(self, data: bytes) -> None:
         try:
             if self.copy is None:
-                self.path.parent.mkdir(mode=0o700, exist_ok=True)
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self.copy = OutputFile(self.path)
             self.copy.write(data)
         except OSError:
