@@ -19,6 +19,7 @@ the result.
 import errno
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ class OutputWithWholeCopy(BoundedOutput):
     never fails the command: on an error the file is given up and removed.
     """
 
-    def __init__(self, listener: Any, path: Path | None) -> None:
+    def __init__(self, listener: Callable[[str], None] | None, path: Path | None) -> None:
         super().__init__(listener)
         self.path = path
         self.copy: OutputFile | None = None
