@@ -185,7 +185,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = {
         "show the model; /model NAME switches from the next input", switch_model
     ),
     "/tasks": SlashCommand("list the background tasks; /tasks show|stop ID", tasks_command),
-    "/output": SlashCommand("page the last tool result in full; /output N: N back", output_command),
+    "/output": SlashCommand("page the last result (Ctrl-O); /output N: N back", output_command),
     "/exit": SlashCommand("save the session and leave (also /quit or Ctrl-D)", end_session),
     "/quit": SlashCommand("the same as /exit", end_session),
 }
@@ -249,6 +249,13 @@ class TerminalInput:
         @bindings.add("escape", "enter")  # what Alt-Enter sends in most terminals
         def _newline(event: Any) -> None:
             event.current_buffer.insert_text("\n")
+
+        # Ctrl-O on an empty line runs /output: the last tool call's whole result, one key away.
+        @bindings.add("c-o")
+        def _output(event: Any) -> None:
+            if not event.current_buffer.text:
+                event.current_buffer.text = "/output"
+                event.current_buffer.validate_and_handle()
 
         # The key (in raw mode the terminal sends it as a byte) and SIGINT (SignalRouter passes
         # it on) both come here. On a line with text it ends that line as a shell does: the

@@ -3,6 +3,8 @@
     bash {"command": "pytest -q", "timeout"?: 120}
       --> /bin/bash -c COMMAND in the workspace, through the sandbox (tools/sandbox.py)
       --> "<the output: its first and last 16 KB>\n[exit code: 0]"
+      --> output longer than that: also kept whole, bounded, in <session>.tasks/<call id>.out
+          (first 4 MiB + last 1 MiB, the key redacted), which /output pages (cli/output.py)
 
 Two inputs come with what they need:
     run_in_background   with background tasks (tools/tasks.py): start it, return a task id
@@ -16,17 +18,83 @@ the result.
 
 import errno
 import functools
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, current_file_call
-from tools.process import BoundedOutput, describe_exit, output_listener, start_command
+from tools.process import (
+    HEAD_BYTES,
+    TAIL_BYTES,
+    BoundedOutput,
+    describe_exit,
+    output_listener,
+    start_command,
+)
 from tools.sandbox import NoSandbox
+from tools.tasks import OutputFile
 
 DEFAULT_TIMEOUT_SECONDS = 120
 MIN_TIMEOUT_SECONDS = 1
 MAX_TIMEOUT_SECONDS = 600
+
+# A tool call's id names the file of its whole output; an id of any other shape gets no file.
+FILE_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def whole_output_path(folder: Path | None, call_id: str) -> Path | None:
+    """Where the whole output of call `call_id` is kept in `folder` (the session's), if at all."""
+    if folder is None or not FILE_SAFE_ID.fullmatch(call_id):
+        return None
+    return Path(folder) / f"{call_id}.out"
+
+
+class OutputWithWholeCopy(BoundedOutput):
+    """BoundedOutput that also keeps all of a long output in a file, for the person (/output).
+
+    Only output the model gets cut has a file: once it outgrows HEAD_BYTES + TAIL_BYTES, the
+    file is started with everything so far (the head and tail still hold all of it) and goes on
+    as a background task's output file does (OutputFile: bounded, the key redacted). Writing it
+    never fails the command: on an error the file is given up and removed.
+    """
+
+    def __init__(self, listener: Callable[[str], None] | None, path: Path | None) -> None:
+        super().__init__(listener)
+        self.path = path
+        self.copy: OutputFile | None = None
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        too_long = self.total_bytes + len(data) > HEAD_BYTES + TAIL_BYTES
+        if self.copy is None and self.path is not None and too_long:
+            self._keep_whole(bytes(self.head + self.tail))  # all of it so far
+        super().pipe_data_received(fd, data)
+        if self.copy is not None:
+            self._keep_whole(data)
+
+    def _keep_whole(self, data: bytes) -> None:
+        try:
+            if self.copy is None:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self.copy = OutputFile(self.path)
+            self.copy.write(data)
+        except OSError:
+            self.give_up_copy()
+
+    def give_up_copy(self) -> None:
+        if self.copy is not None:
+            self.copy.file.close()
+            self.path.unlink(missing_ok=True)
+        self.copy, self.path = None, None
+
+    def finish_copy(self) -> None:
+        """The command is over: put the kept end into the file and close it."""
+        if self.copy is not None:
+            try:
+                self.copy.finish()
+            except OSError:
+                self.give_up_copy()
 
 
 async def run_bash(
@@ -35,11 +103,14 @@ async def run_bash(
     timeout: int = DEFAULT_TIMEOUT_SECONDS,
     *,
     sandbox: object = None,
+    keep_whole_output_in: Path | None = None,
 ) -> str:
     """Run `command` with bash in the workspace and return its output and exit code.
 
     `sandbox` is anything with `wrap(workspace, command) -> (argv, env)`; None runs the command
-    directly (NoSandbox), still without the API key in its environment.
+    directly (NoSandbox), still without the API key in its environment. With
+    `keep_whole_output_in` (a file outside the workspace), output too long for the result is
+    also kept there (OutputWithWholeCopy); the result is the same either way.
     """
     if not MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS:
         raise ToolError(
@@ -57,7 +128,7 @@ async def run_bash(
 
     supervise = not getattr(sandbox, "confines_processes", False)
     # The terminal shows the newest lines while the command runs (the loop sets the listener).
-    watch = functools.partial(BoundedOutput, output_listener())
+    watch = functools.partial(OutputWithWholeCopy, output_listener(), keep_whole_output_in)
     try:
         started = await start_command(watch, argv, env, workspace, supervise=supervise)
     except OSError as err:
@@ -74,6 +145,7 @@ async def run_bash(
         # On success, timeout and cancellation alike (e.g. the user pressed Ctrl-C): nothing
         # the command started outlives the call, not even what called setsid.
         await started.finish()
+        started.watch.finish_copy()
 
     output = started.watch
     parts = [output.text().rstrip("\n") or "(no output)"]
@@ -180,7 +252,22 @@ async def bash(
         timeout = timeout or tasks.default_timeout
         return await tasks.start_in_background(workspace, command, timeout, sandbox=outside)
     timeout = timeout or DEFAULT_TIMEOUT_SECONDS
-    return await run_bash(workspace, command, timeout, sandbox=outside or sandbox)
+    keep = whole_output_file(workspace, tasks)
+    return await run_bash(
+        workspace, command, timeout, sandbox=outside or sandbox, keep_whole_output_in=keep
+    )
+
+
+def whole_output_file(workspace: Path, tasks: Any) -> Path | None:
+    """The file for this call's whole output: in the session's folder of command outputs (the
+    background tasks' folder), never in the workspace; None without a session or a call id."""
+    call = current_file_call()  # made for every call by the permission policy
+    folder = getattr(tasks, "folder", None)
+    if call is None or folder is None:
+        return None
+    if Path(folder).resolve().is_relative_to(workspace.resolve()):
+        return None  # the model could read or replace it there
+    return whole_output_path(folder, call.call_id)
 
 
 def outside_sandbox_approved() -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -70,7 +71,8 @@ class OutputFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.file = open(path, "wb")  # noqa: SIM115 (closed in finish)
+        # Private (0600): it holds what a command printed, which may be anything.
+        self.file = open(path, "wb", opener=private_file)  # noqa: SIM115 (closed in finish)
         self.redactor = StreamRedactor()  # the key never reaches the file, even split in two
         self.total = 0
         self.tail = bytearray()  # the end of the stream past the head, at most FILE_TAIL_BYTES
@@ -140,6 +142,11 @@ class OutputFile:
             reader.seek(self.tail_in_file_at + tail_from - self.tail_start)
             while chunk := reader.read(READ_CHUNK_BYTES):
                 yield chunk
+
+
+def private_file(path: str, flags: int) -> int:
+    """Open `path` as only its owner may read it (an opener for `open`)."""
+    return os.open(path, flags, 0o600)
 
 
 class _TaskOutput(ProcessWatch):
