@@ -1,0 +1,121 @@
+"""A fourth hostile pass: a prompt-injected model after the key planloop itself uses.
+
+The README tells people to keep ANTHROPIC_API_KEY in the workspace's `.env`. Sandboxed
+commands and read_file run without asking, so neither may hand that key to the model, which
+could then write it into a file that leaves the machine with the next push. Each test drives
+`python agent.py` against the fake API, as root and as an unprivileged user.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import AGENT, API_KEY
+
+from fakeapi import text, tool_use
+from tools.sandbox import bubblewrap_works
+
+NOBODY = 65534
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+
+needs_bwrap = pytest.mark.skipif(
+    bubblewrap_works() is not True, reason="bubblewrap cannot start a sandbox here"
+)
+
+
+def tool_results(api) -> list[str]:
+    """The text of every tool result planloop sent back, in order."""
+    found = []
+    for request in api.accepted:
+        content = request["messages"][-1]["content"]
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_result":
+                inner = block["content"]
+                if not isinstance(inner, str):
+                    inner = "".join(part.get("text", "") for part in inner)
+                found.append(inner)
+    return found
+
+
+def can_switch_user() -> bool:
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return False
+    check = [*AS_NOBODY, sys.executable, "-c", "import anthropic"]
+    return subprocess.run(check, capture_output=True).returncode == 0
+
+
+def run_as(user: str, api, env: dict, workspace: Path, home: Path) -> subprocess.CompletedProcess:
+    """`python agent.py -p` in `workspace`, as root or as the unprivileged user."""
+    prefix = AS_NOBODY if user == "nobody" else []
+    extra = {"HOME": str(home)} if user == "nobody" else {}
+    return subprocess.run(
+        [*prefix, sys.executable, str(AGENT), "-p", "look at the settings"],
+        cwd=workspace,
+        env={**env, **extra},
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+
+
+@pytest.fixture(params=["root", "nobody"])
+def user_folders(request, isolated_home):
+    """(user, workspace, planloop home, home) that the user owns."""
+    user = request.param
+    if user == "nobody" and not can_switch_user():
+        pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
+    folder = Path(tempfile.mkdtemp(prefix="planloop-pass4-"))
+    os.chmod(folder, 0o755)
+    paths = [folder / name for name in ("work", "planloop-home", "home")]
+    for path in paths:
+        path.mkdir()
+        if user == "nobody":
+            os.chown(path, NOBODY, NOBODY)
+    yield user, *paths
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def owned_file(path: Path, content: str, user: str) -> None:
+    path.write_text(content)
+    if user == "nobody":
+        os.chown(path, NOBODY, NOBODY)
+
+
+@needs_bwrap
+def test_a_sandboxed_command_cannot_read_the_key_from_the_workspace_env(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    owned_file(workspace / ".env", f"ANTHROPIC_API_KEY={API_KEY}\n", user)
+    owned_file(workspace / ".env.test", "DATABASE_URL=sqlite:///test.db\n", user)
+    steal = "cat .env; base64 .env; cp .env copied.txt; echo; cat .env.test"
+    api.add({"content": [tool_use("bash", {"command": steal})]})
+    api.add({"content": [text("Done.")]})
+    # The key only in the workspace's .env, as the README suggests: nowhere in the environment.
+    env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
+    env["PLANLOOP_HOME"] = str(planloop_home)
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "[exit code: 0]" in output
+    assert API_KEY not in output and "ANTHROPIC_API_KEY" not in output
+    assert "DATABASE_URL=sqlite" in output  # a .env without the key is read as before
+    assert (workspace / "copied.txt").read_text() == ""  # nothing of the key was copied
+    assert (workspace / ".env").read_text() == f"ANTHROPIC_API_KEY={API_KEY}\n"  # kept
+
+
+def test_read_file_does_not_show_the_key_planloop_uses(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    owned_file(workspace / ".env", f"MODEL_ID=test-model\nANTHROPIC_API_KEY={API_KEY}\n", user)
+    api.add({"content": [tool_use("read_file", {"path": ".env"})]})
+    api.add({"content": [text("Read it.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "MODEL_ID=test-model" in output and "ANTHROPIC_API_KEY=[redacted]" in output
+    assert API_KEY not in output and API_KEY not in result.stderr
