@@ -119,3 +119,43 @@ def test_read_file_does_not_show_the_key_planloop_uses(api, env, user_folders):
     (output,) = tool_results(api)
     assert "MODEL_ID=test-model" in output and "ANTHROPIC_API_KEY=[redacted]" in output
     assert API_KEY not in output and API_KEY not in result.stderr
+
+
+@needs_bwrap
+def test_no_command_runs_outside_while_a_sandboxed_task_could_write_what_it_creates(
+    api, env, user_folders
+):
+    # A task's sandbox protects the .git folders that existed when it started. A repository
+    # that an approved command outside makes meanwhile would be writable to it: a planted
+    # fsmonitor then runs the next time git runs on the host.
+    user, workspace, planloop_home, home = user_folders
+    marker = workspace.parent / "fsmonitor-ran"
+    plant = (
+        "until [ -f sub/.git/config ]; do sleep 0.05; done; "
+        f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' >> sub/.git/config; "
+        "touch planted"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant, "run_in_background": True})]})
+    make_repository = {"command": "git init -q sub", "outside_sandbox": True}
+    api.add({"content": [tool_use("bash", make_repository)]})
+    # Only if the repository was made: wait until the task has had its chance.
+    settle = "if [ -d sub/.git ]; then until [ -e planted ]; do sleep 0.05; done; fi; echo ok"
+    api.add({"content": [tool_use("bash", {"command": settle, "timeout": 30})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = subprocess.run(
+        [*(AS_NOBODY if user == "nobody" else []), sys.executable, str(AGENT), "-p", "go", "--yes"],
+        cwd=workspace,
+        env={**env, "HOME": str(home)} if user == "nobody" else env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    refused = tool_results(api)[1]
+    assert "cannot run while sandboxed background tasks run (bg-1)" in refused
+    assert "task_stop" in refused
+    if (workspace / "sub" / ".git").exists():  # it ran after all: host git must stay clean
+        subprocess.run(["git", "status"], cwd=workspace / "sub", capture_output=True)
+    assert not marker.exists()
+    assert not (workspace / "sub").exists()
