@@ -159,3 +159,32 @@ def test_no_command_runs_outside_while_a_sandboxed_task_could_write_what_it_crea
         subprocess.run(["git", "status"], cwd=workspace / "sub", capture_output=True)
     assert not marker.exists()
     assert not (workspace / "sub").exists()
+
+
+@pytest.fixture
+def grows_after_fstat(monkeypatch):
+    """What a racing command does with `truncate -s 1T file` between the size check and the
+    read: the file tools see a small size, then read a large file."""
+    import tools.files
+
+    real_fstat = os.fstat
+
+    def small_fstat(fd):
+        status = real_fstat(fd)
+        return os.stat_result((*status[:6], min(status.st_size, 100), *status[7:]))
+
+    monkeypatch.setattr(tools.files.os, "fstat", small_fstat)
+
+
+def test_a_file_that_grows_after_its_size_was_checked_is_not_read_whole(
+    workspace, grows_after_fstat
+):
+    from tools.base import ToolError
+    from tools.files import MAX_EDIT_BYTES, MAX_UTF16_READ_BYTES, edit_file, read_file
+
+    (workspace / "wide.txt").write_bytes(b"\xff\xfe" + b"a\x00" * (MAX_UTF16_READ_BYTES // 2))
+    shown = read_file(workspace, "wide.txt")
+    assert "too large for read_file" in shown and "iconv" in shown
+    (workspace / "big.txt").write_bytes(b"x" * (MAX_EDIT_BYTES + 1))
+    with pytest.raises(ToolError, match="grew past edit_file's limit"):
+        edit_file(workspace, "big.txt", "x", "y")

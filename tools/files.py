@@ -89,7 +89,14 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 )
             # Transcoded to UTF-8, the file goes through the same line-by-line code as any other.
             file.seek(0)
-            text = file.read()[2:].decode(codec, errors="replace")
+            data = read_at_most(file, MAX_UTF16_READ_BYTES)
+            if data is None:  # it grew after fstat: a racing command must not fill the memory
+                return (
+                    f"This is a UTF-16 text file, over {MAX_UTF16_READ_BYTES} bytes, too large "
+                    f"for read_file. Make a UTF-8 copy with bash (iconv -f UTF-16 -t UTF-8 {path} "
+                    "> copy.txt) and read that."
+                )
+            text = data[2:].decode(codec, errors="replace")
             return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit)
         if b"\0" in head:
             return (
@@ -163,7 +170,12 @@ def edit_file(
                 f"'s/old/new/' {path}, or a short python script), then check the result with "
                 "read_file."
             )
-        raw = file.read()
+        raw = read_at_most(file, MAX_EDIT_BYTES)
+    if raw is None:
+        raise ToolError(
+            f"edit_file: {path} grew past edit_file's limit of {MAX_EDIT_BYTES} bytes while it "
+            "was read. Change it with bash instead."
+        )
     text, encoding, bom = decode_for_editing(raw)
     old, new = match_file_newlines(text, old_text, new_text)
 
@@ -285,7 +297,12 @@ def update_file(
                     f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
                     f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
                 )
-            seen, old = fingerprint(status), file.read()
+            seen, old = fingerprint(status), read_at_most(file, MAX_EDIT_BYTES)
+            if old is None:
+                raise ToolError(
+                    f"{tool_name}: {path} grew past the limit of {MAX_EDIT_BYTES} bytes while "
+                    "it was read. Change it with bash instead."
+                )
     data = change(old)
     check = write_check(tool_name, workspace, path, read=seen)
     try:
@@ -333,6 +350,16 @@ def _list_directory(fd: int) -> str:
     if len(entries) > DIRECTORY_LISTING_LIMIT:
         listing += f"\n... and {len(entries) - DIRECTORY_LISTING_LIMIT} more"
     return listing
+
+
+def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
+    """The rest of `file` if it is at most `limit` bytes, else None.
+
+    A size checked with fstat is no bound: a command running meanwhile can grow the file (a
+    sparse terabyte is one `truncate` away) before it is read.
+    """
+    data = file.read(limit + 1)
+    return None if len(data) > limit else data
 
 
 def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
