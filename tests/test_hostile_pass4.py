@@ -188,3 +188,50 @@ def test_a_file_that_grows_after_its_size_was_checked_is_not_read_whole(
     (workspace / "big.txt").write_bytes(b"x" * (MAX_EDIT_BYTES + 1))
     with pytest.raises(ToolError, match="grew past edit_file's limit"):
         edit_file(workspace, "big.txt", "x", "y")
+
+
+def git(*args: str, cwd: Path, user: str) -> None:
+    prefix = AS_NOBODY if user == "nobody" else []
+    subprocess.run([*prefix, "git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+# Repositories whose config includes a file in the workspace (`include.path`, as projects that
+# share settings ask you to set) in a way a read-only bind cannot hold: included again from the
+# included file, missing (git skips it until it appears), a link, or behind a linked folder.
+INCLUDE_LAYOUTS = {
+    "nested": (["mkdir -p conf", "echo '[include] path = conf/more.cfg' > shared.cfg",
+                "touch conf/more.cfg"], "../shared.cfg", "conf/more.cfg"),
+    "missing": ([], "../local.cfg", "local.cfg"),
+    "link": (["touch real.cfg", "ln -s real.cfg linked.cfg"], "../linked.cfg", "linked.cfg"),
+    "behind a link": (["mkdir real", "touch real/x.cfg", "ln -s real conf"], "../conf/x.cfg",
+                      "conf/x.cfg"),
+}  # fmt: skip
+
+
+@needs_bwrap
+@pytest.mark.parametrize("layout", INCLUDE_LAYOUTS)
+def test_a_command_cannot_change_an_included_git_config(api, env, user_folders, layout):
+    user, workspace, planloop_home, home = user_folders
+    setup, include, target = INCLUDE_LAYOUTS[layout]
+    git("init", "-q", ".", cwd=workspace, user=user)
+    for step in setup:
+        subprocess.run([*(AS_NOBODY if user == "nobody" else []), "sh", "-c", step],
+                       cwd=workspace, check=True)  # fmt: skip
+    git("config", "include.path", include, cwd=workspace, user=user)
+    marker = workspace.parent / "fsmonitor-ran"
+    plant = (
+        f"rm -rf {target.split('/')[0]}; mkdir -p {Path(target).parent}; "
+        f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' > {target}"
+    )
+    if layout == "nested":
+        plant = f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' >> {target}"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    as_user = AS_NOBODY if user == "nobody" else []  # git obeys only a repository of its user
+    subprocess.run([*as_user, "git", "status"], cwd=workspace, capture_output=True)
+    assert not marker.exists(), output
+    if layout != "nested":  # a read-only bind holds it: the command ran and failed
+        assert "sandboxed commands ask before they run" in output

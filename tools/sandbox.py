@@ -250,6 +250,31 @@ def holds_known_secret(path: Path) -> bool:
     return any(secret in data for secret in secrets)
 
 
+def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why a path in the workspace that git obeys cannot be made read-only, or None.
+
+    A read-only bind holds a file or folder, not a link to one: a mount lands on the link's
+    target, and the link itself can still be replaced by a file of the command's making. Nor
+    can it hold a config file that git would include but that does not exist yet. Either way
+    a command could change what git runs on the host, so commands ask instead.
+    """
+    above_hooks, above_includes = git_paths_around(root.parent)
+    paths = [*scan.git_entries, *above_hooks, *above_includes]
+    includes = list(above_includes)
+    for entry in scan.git_entries:
+        hooks, included = git_config_paths(entry)
+        paths += hooks + included
+        includes += included
+    for path in dict.fromkeys(paths):
+        if not (path == root or path.is_relative_to(root)):
+            continue
+        if os.path.realpath(path) != os.path.normpath(path):
+            return f"{shown(root, path)}, which git obeys, is a link or lies behind one"
+        if path in includes and not os.path.lexists(path):
+            return f"{shown(root, path)}, a config file git would include, does not exist"
+    return None
+
+
 def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`,
     and each folder the scan could not look into."""
@@ -426,6 +451,9 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        unheld = git_path_not_held(root, scan)
+        if unheld:
+            return f"{unheld}, so sandboxed commands ask before they run"
         return None
 
     def code_inside(self, root: Path) -> str | None:
