@@ -235,3 +235,29 @@ def test_a_command_cannot_change_an_included_git_config(api, env, user_folders, 
     assert not marker.exists(), output
     if layout != "nested":  # a read-only bind holds it: the command ran and failed
         assert "sandboxed commands ask before they run" in output
+
+
+@needs_bwrap
+def test_a_command_cannot_replace_a_git_folder_that_is_a_link(api, env, user_folders):
+    # `.git -> gitstore`: the read-only bind lands on gitstore, and the link itself could be
+    # swapped for a `.git` folder of the command's making, which host git then obeys.
+    user, workspace, planloop_home, home = user_folders
+    git("init", "-q", "store", cwd=workspace, user=user)
+    (workspace / "store" / ".git").rename(workspace / "gitstore")
+    (workspace / "store").rmdir()
+    (workspace / ".git").symlink_to("gitstore")
+    marker = workspace.parent / "fsmonitor-ran"
+    plant = (
+        "rm .git && cp -r gitstore .git && "
+        f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' >> .git/config"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    as_user = AS_NOBODY if user == "nobody" else []
+    subprocess.run([*as_user, "git", "status"], cwd=workspace, capture_output=True)
+    assert not marker.exists(), output
+    assert ".git, which git obeys, is a link" in output
+    assert (workspace / ".git").is_symlink()

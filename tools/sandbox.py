@@ -259,7 +259,14 @@ def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     a command could change what git runs on the host, so commands ask instead.
     """
     above_hooks, above_includes = git_paths_around(root.parent)
-    paths = [*scan.git_entries, *above_hooks, *above_includes]
+    # A `.git` counts when it leads to a repository inside the workspace (one outside, or a
+    # link to /proc, is not bound, and is reported as such).
+    repositories = [
+        entry
+        for entry in scan.git_entries
+        if git_dir_of(entry) is not None and Path(os.path.realpath(entry)).is_relative_to(root)
+    ]
+    paths = [*repositories, *above_hooks, *above_includes]
     includes = list(above_includes)
     for entry in scan.git_entries:
         hooks, included = git_config_paths(entry)
