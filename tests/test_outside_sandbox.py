@@ -112,7 +112,9 @@ def test_the_bare_loop_has_nobody_to_approve_it_so_the_command_stays_inside(
 
 def test_a_background_task_asks_the_same_and_runs_outside(api, make_agent, workspace, tmp_path):
     manager = TaskManager(tmp_path / "tasks", MarkingSandbox())
-    inside = tool_use("bash", {"command": WHERE, "run_in_background": True})
+    # The one inside runs in the foreground: no outside command runs while a sandboxed
+    # background task does (its binds would not cover what the outside one creates).
+    inside = tool_use("bash", {"command": WHERE})
     call = outside(run_in_background=True)
     api.add({"content": [inside, call]})
     api.add({"content": [text("Done.")]})

@@ -247,6 +247,8 @@ async def bash(
             "bash: outside_sandbox needs a person's approval, and this agent has no permission "
             "policy to ask for it. Run the command without outside_sandbox, in the sandbox."
         )
+    if outside_sandbox:
+        refuse_while_confined_tasks_run(tasks)
     outside = NoSandbox() if outside_sandbox else None
     if run_in_background:
         timeout = timeout or tasks.default_timeout
@@ -268,6 +270,23 @@ def whole_output_file(workspace: Path, tasks: Any) -> Path | None:
     if Path(folder).resolve().is_relative_to(workspace.resolve()):
         return None  # the model could read or replace it there
     return whole_output_path(folder, call.call_id)
+
+
+def refuse_while_confined_tasks_run(tasks: Any) -> None:
+    """A ToolError while a sandboxed background task runs: no command may then run outside.
+
+    A task's sandbox makes the .git and .env files that existed when it started read-only. One
+    that a command outside creates meanwhile (`git init sub`, `git clone`) would be writable to
+    that task, which could plant a hook or an fsmonitor for the next git on the host.
+    """
+    running = [task.id for task in tasks.running() if task.confined] if tasks else []
+    if running:
+        raise ToolError(
+            f"bash: outside_sandbox cannot run while sandboxed background tasks run "
+            f"({', '.join(running)}): their sandboxes would not protect a .git or .env that "
+            "this command creates. Stop them with task_stop (or wait for them with task_output "
+            "and wait), then send this command again."
+        )
 
 
 def outside_sandbox_approved() -> bool:

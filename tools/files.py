@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from redaction import redact, secret_values
 from tools.base import Tool, ToolError
 from tools.beneath import (
     Fingerprint,
@@ -88,7 +89,14 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 )
             # Transcoded to UTF-8, the file goes through the same line-by-line code as any other.
             file.seek(0)
-            text = file.read()[2:].decode(codec, errors="replace")
+            data = read_at_most(file, MAX_UTF16_READ_BYTES)
+            if data is None:  # it grew after fstat: a racing command must not fill the memory
+                return (
+                    f"This is a UTF-16 text file, over {MAX_UTF16_READ_BYTES} bytes, too large "
+                    f"for read_file. Make a UTF-8 copy with bash (iconv -f UTF-16 -t UTF-8 {path} "
+                    "> copy.txt) and read that."
+                )
+            text = data[2:].decode(codec, errors="replace")
             return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit)
         if b"\0" in head:
             return (
@@ -162,7 +170,12 @@ def edit_file(
                 f"'s/old/new/' {path}, or a short python script), then check the result with "
                 "read_file."
             )
-        raw = file.read()
+        raw = read_at_most(file, MAX_EDIT_BYTES)
+    if raw is None:
+        raise ToolError(
+            f"edit_file: {path} grew past edit_file's limit of {MAX_EDIT_BYTES} bytes while it "
+            "was read. Change it with bash instead."
+        )
     text, encoding, bom = decode_for_editing(raw)
     old, new = match_file_newlines(text, old_text, new_text)
 
@@ -284,7 +297,12 @@ def update_file(
                     f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
                     f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
                 )
-            seen, old = fingerprint(status), file.read()
+            seen, old = fingerprint(status), read_at_most(file, MAX_EDIT_BYTES)
+            if old is None:
+                raise ToolError(
+                    f"{tool_name}: {path} grew past the limit of {MAX_EDIT_BYTES} bytes while "
+                    "it was read. Change it with bash instead."
+                )
     data = change(old)
     check = write_check(tool_name, workspace, path, read=seen)
     try:
@@ -334,6 +352,16 @@ def _list_directory(fd: int) -> str:
     return listing
 
 
+def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
+    """The rest of `file` if it is at most `limit` bytes, else None.
+
+    A size checked with fstat is no bound: a command running meanwhile can grow the file (a
+    sparse terabyte is one `truncate` away) before it is read.
+    """
+    data = file.read(limit + 1)
+    return None if len(data) > limit else data
+
+
 def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
     """The numbered lines read_file shows, with a note on how to read more."""
     try:
@@ -342,6 +370,10 @@ def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
         raise _past_end_error(path, offset, end.total_lines) from None
     if not window.lines:
         return "(empty file)"
+    # The key planloop sends with every request (kept in a .env, say) is never shown: the
+    # model reading it could write it where it would leave the machine.
+    secrets = secret_values()
+    window.lines = [redact(line, secrets) for line in window.lines]
     if not window.more:
         return "\n".join(window.lines)
     # The rest is counted only when it is small (textio.COUNT_REMAINING_LIMIT_BYTES).

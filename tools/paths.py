@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -323,17 +324,25 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
         return []
     pairs = []
     section = ""
-    for raw in text.splitlines():
+    # A line that ends with a backslash goes on on the next one, as git reads it.
+    for raw in re.sub(r"\\\r?\n", "", text).splitlines():
         line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
         if line.startswith("["):
-            section = line[1:].split("]")[0].split('"')[0].strip().split(".")[0].lower()
+            # `[include] path = x` is one line to git: the key may follow the header.
+            header, _, line = line[1:].partition("]")
+            section = header.split('"')[0].strip().split(".")[0].lower()
+            line = line.strip()
+        if not line or line[0] in "#;":
             continue
         key, _, value = line.partition("=")
         value = value.split(" #")[0].split(" ;")[0].strip().strip('"')
         pairs.append((f"{section}.{key.strip().lower()}", value))
     return pairs
+
+
+# Config files read for one repository, includes included: git stops nesting at 10 levels,
+# and no real repository comes near this many.
+MAX_GIT_CONFIGS = 100
 
 
 def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
@@ -358,6 +367,8 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
     hooks: list[Path] = []
     includes: list[Path] = []
+    # An included file may include more (relative to itself): git follows them all, so every
+    # one is read here too, each once. The list grows while it is walked.
     for config in config_files:
         for key, value in read_git_config(config):
             if not value:
@@ -366,7 +377,10 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
             if key == "core.hookspath":
                 hooks.append(Path(os.path.normpath(worktree / expanded)))
             elif key in ("include.path", "includeif.path"):
-                includes.append(Path(os.path.normpath(config.parent / expanded)))
+                included = Path(os.path.normpath(config.parent / expanded))
+                if included not in config_files and len(config_files) < MAX_GIT_CONFIGS:
+                    includes.append(included)
+                    config_files.append(included)
     return hooks, includes
 
 

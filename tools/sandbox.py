@@ -14,7 +14,8 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 too), includes; also a folder that is a git
                                                 repository by its content (a bare one)
           no .git at the top  an empty one      read-only, so `git init` fails there
-          existing .env*      read-only         they steer where the API key goes
+          existing .env*      read-only         they steer where the API key goes; one that
+                                                holds planloop's own key appears empty
           folders above them  pinned            bound onto themselves: no command moves them
         secrets in ~          hidden (empty)    ~/.ssh, ~/.aws, ... and planloop's home
         /tmp                  private, empty    a tmpfs only this command sees
@@ -53,12 +54,14 @@ import atexit
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from redaction import secret_values
 from tools import sandbox_launch
 from tools.base import ToolError
 from tools.environment import command_environment
@@ -77,6 +80,8 @@ from tools.paths import (
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
+# A .env file is read this far for the key planloop uses (holds_known_secret).
+MAX_SECRET_SCAN_BYTES = 1024 * 1024
 
 
 def clean_environment(sandboxed: bool = True) -> dict[str, str]:
@@ -219,6 +224,64 @@ def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
     return hidden
 
 
+def holds_known_secret(path: Path) -> bool:
+    """Whether the file at `path` holds the API key or auth token planloop uses (redaction.py).
+
+    A workspace `.env` is where the README suggests keeping the key. A file that cannot be read
+    here is treated as holding one: hiding a file a command needed is a failure it reports, a
+    key it read is not.
+    """
+    secrets = [value.encode() for value in secret_values()]
+    if not secrets:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(MAX_SECRET_SCAN_BYTES)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return any(secret in data for secret in secrets)
+
+
+def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why a path in the workspace that git obeys cannot be made read-only, or None.
+
+    A read-only bind holds a file or folder, not a link to one: a mount lands on the link's
+    target, and the link itself can still be replaced by a file of the command's making. Nor
+    can it hold a config file that git would include but that does not exist yet. Either way
+    a command could change what git runs on the host, so commands ask instead.
+    """
+    above_hooks, above_includes = git_paths_around(root.parent)
+    # A `.git` counts when it leads to a repository inside the workspace (one outside, or a
+    # link to /proc, is not bound, and is reported as such).
+    repositories = [
+        entry
+        for entry in scan.git_entries
+        if git_dir_of(entry) is not None and Path(os.path.realpath(entry)).is_relative_to(root)
+    ]
+    paths = [*repositories, *above_hooks, *above_includes]
+    includes = list(above_includes)
+    for entry in scan.git_entries:
+        hooks, included = git_config_paths(entry)
+        paths += hooks + included
+        includes += included
+    for path in dict.fromkeys(paths):
+        if not (path == root or path.is_relative_to(root)):
+            continue
+        if os.path.realpath(path) != os.path.normpath(path):
+            return f"{shown(root, path)}, which git obeys, is a link or lies behind one"
+        if path in includes and not os.path.lexists(path):
+            return f"{shown(root, path)}, a config file git would include, does not exist"
+    return None
+
+
 def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`,
     and each folder the scan could not look into."""
@@ -345,7 +408,8 @@ class Bubblewrap:
         network = "" if self.allow_network else " There is no network."
         return (
             " Commands run in a sandbox: only the workspace is writable, and not its .git "
-            f"folders, git hooks or existing .env files. {GIT_WRITES_REFUSED} /tmp is private "
+            "folders, git hooks or existing .env files (one that holds planloop's own API key "
+            f"appears empty). {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
             f"sockets (and vsocks) cannot be opened.{network}"
         )
@@ -394,6 +458,9 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        unheld = git_path_not_held(root, scan)
+        if unheld:
+            return f"{unheld}, so sandboxed commands ask before they run"
         return None
 
     def code_inside(self, root: Path) -> str | None:
@@ -499,6 +566,7 @@ class Bubblewrap:
         above_hooks, above_includes = git_paths_around(root.parent)
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
         protected: list[str] = []  # bwrap's words for the protected paths, in order
+        env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
         for path in dict.fromkeys(candidates):
             if path == root:
@@ -525,6 +593,10 @@ class Bubblewrap:
             read_only.append(Path(os.path.realpath(path)))
             # The launcher opens and checks each one again: it may have changed since.
             protected += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
+            if path in env_files and holds_known_secret(path):
+                # The key planloop sends with every request: no command may read it, so the
+                # file that holds it appears empty (bound over the read-only bind just made).
+                protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         argv += pinned_folders(root, read_only) + protected
         for path in hidden_paths(self.allow_read):
             if path.is_dir():

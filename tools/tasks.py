@@ -182,6 +182,8 @@ class BackgroundTask:
     notes: list[str] = field(default_factory=list)  # for the model, once it has ended
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watcher: asyncio.Task | None = None
+    # Whether it runs in a sandbox whose read-only binds were fixed when it started.
+    confined: bool = False
 
     @property
     def pid(self) -> int:
@@ -272,6 +274,7 @@ class TaskManager:
         finally:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
+        task.confined = bool(getattr(sandbox, "confines_writes", False))
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
