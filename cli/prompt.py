@@ -87,8 +87,8 @@ def show_help(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.print_line(f"  {name:{width}}  {command.description}")
     ui.print_line(
         f"{NEWLINE_KEY} (or Esc, then Enter) starts a new line · ↑ recalls a prompt · "
-        "Tab completes a /command or an @path · Ctrl-C cancels a run, clears the line, and "
-        "twice on an empty line leaves",
+        "Tab completes a /command or an @path (@path attaches that file) · Ctrl-C cancels a "
+        "run, clears the line, and twice on an empty line leaves",
         "dim",
     )
     ui.print_line(
