@@ -52,6 +52,9 @@ CODE_SPAN = re.compile(r"`+[^`]*`+")  # `inline code` and ```blocks```: sent as 
 TRAILING_PUNCTUATION = ".,;:!?)]}'"
 NUMBERED_LINE = re.compile(r"^ *\d+\t")
 MAX_MENTIONS = 20  # files attached to one prompt
+ATTACHMENT_TAG = (
+    "attached-file"  # each file follows the prompt in one; the resume banner cuts there
+)
 MAX_CANDIDATES = 100  # paths offered to complete one mention
 
 
@@ -68,7 +71,8 @@ class Attachment:
     seen: dict[str, Fingerprint]  # canonical path -> fingerprint, for the stale-write guard
 
     def block(self) -> str:
-        return f'<attached-file path="{html.escape(self.path)}">\n{self.window}\n</attached-file>'
+        path = html.escape(self.path)
+        return f'<{ATTACHMENT_TAG} path="{path}">\n{self.window}\n</{ATTACHMENT_TAG}>'
 
     def describe(self) -> str:
         """'src/app.py (40 lines)' or 'big.log (lines 1-2000; more follow)'."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cli.mentions import ATTACHMENT_TAG
 from cli.render import checklist
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 SHOWN_LINES = 3
 SHOWN_CHARS = 300
 HARNESS_TAGS = ("<reminder>", "<task-result>")
-ATTACHED_FILE = "\n\n<attached-file "  # cli/mentions.py puts each file after the prompt
+ATTACHED_FILE = f"\n\n<{ATTACHMENT_TAG} "  # the files @path attached follow the typed text
 
 
 def show_where_you_were(agent: Agent, ui: TerminalUI) -> None:

@@ -512,9 +512,3 @@ def find_context_manager(agent: Any) -> ContextManager | None:
         if isinstance(middleware, ContextManager):
             return middleware
     return None
-
-
-def context_status(agent: Any) -> str | None:
-    """'context 41% of 200K' for an agent with a ContextManager, else None."""
-    manager = find_context_manager(agent)
-    return manager.status() if manager is not None else None

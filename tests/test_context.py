@@ -21,9 +21,9 @@ from fakeapi import text, tool_use
 from middleware.context import (
     KEEP_TURNS,
     ContextManager,
-    context_status,
     context_window,
     drop_unprovable_task_wait,
+    find_context_manager,
 )
 from model import ContextOverflow
 from todo import TodoListMiddleware
@@ -138,7 +138,7 @@ def test_status_line_shows_the_share_of_the_window_from_the_last_usage(api, make
         }
     )
     run(agent.run("hello"))
-    assert context_status(agent) == "context 41% of 200K"
+    assert find_context_manager(agent).status() == "context 41% of 200K"
 
 
 # ---- clearing -------------------------------------------------------------------------------
