@@ -11,7 +11,7 @@ from conftest import run
 from fakeapi import text, tool_use
 from middleware.permissions import PermissionPolicy
 
-PROTECTED_ROW = "write_file, edit_file on .git/, .env*, planloop's home"
+PROTECTED_ROW = "write_file, edit_file on .git/, .env*, .vscode/, planloop's home"
 FILE_TOOLS_ROW = "read_file, write_file, edit_file"
 OUTSIDE_ROW = "any path outside the workspace"
 
@@ -66,7 +66,10 @@ def test_every_row_says_why():
     protected = next(
         r for r in PermissionPolicy(ask=None, sandboxed=True).rules() if r.what == PROTECTED_ROW
     )
-    assert protected.why.count("; ") == 2  # one reason for each protected kind
+    from tools.paths import PROTECTED_PATHS
+
+    # one reason for each protected kind
+    assert protected.why.count("; ") == len(PROTECTED_PATHS) - 1 == 3
 
 
 def test_ctrl_d_at_the_question_refuses_the_command_and_ends_the_turn(api, make_agent, workspace):

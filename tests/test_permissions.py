@@ -182,7 +182,7 @@ def test_the_policy_describes_itself_as_a_table():
         r.what: r.verdict for r in PermissionPolicy(ask=never_asked, sandboxed=True).rules()
     }
     assert interactive["bash"] == "runs freely"
-    assert interactive["write_file, edit_file on .git/, .env*, planloop's home"] == "asks"
+    assert interactive["write_file, edit_file on .git/, .env*, .vscode/, planloop's home"] == "asks"
     headless = {r.what: r.verdict for r in PermissionPolicy(ask=None, sandboxed=False).rules()}
     assert headless["bash"] == "refused"
     assert headless["any path outside the workspace"] == "refused"

@@ -12,12 +12,16 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
     core.hooksPath      the hooks folder a repository's config names, such as .husky/
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
+                        (direnv's .envrc and what it sources, .envrc.local, match this too)
+    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, mise's files (anywhere): see
+                        HOST_TOOL_CONFIG below
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import stat
@@ -47,10 +51,31 @@ HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
 )
 
+# Folders that programs on the person's machine act on by themselves, when the folder is opened
+# in an editor or entered in a shell, before anyone has asked to run the project's code. A
+# command that changed them would have code run outside the sandbox later, like a git hook.
+# (The project's own code, a Makefile or package.json's scripts, runs when the person runs it:
+# that is what they review.)
+HOST_TOOL_CONFIG = {
+    ".vscode": "VS Code runs tasks.json's folderOpen tasks, and settings.json names programs",
+    ".idea": "JetBrains IDEs run its startup tasks and the programs it names",
+    ".direnv": "direnv's layouts and nix-direnv's cached environment, loaded on cd",
+    ".hg": "Mercurial runs the hooks in its hgrc, and shell prompts run hg",
+    ".jj": "jj runs the programs its repository config names",
+    ".mise": "mise runs the hooks of its config.toml when the shell enters the folder",
+}
+# mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
+# their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
+# but projects also name a code folder mise/, so only those two entries of it count.
+MISE_FILE = re.compile(r"\.?mise(\.[^/]+)?\.toml")
+MISE_FOLDER, MISE_FOLDER_ENTRIES = "mise", ("config.toml", "conf.d")
+MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell enters the folder"
+
 # What the permission table says about the list, in one line per entry.
 PROTECTED_PATHS = (
     (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
+    (".vscode/", "and .idea/, .direnv/, .hg/, .jj/, mise's files: their tools run what they say"),
     ("planloop's home", "its sessions (what --resume believes was said) and saved rules"),
 )
 
@@ -122,12 +147,24 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
+        for parent, name in itertools.pairwise(("", *inside.parts)):
+            if is_host_tool_config(name, parent):
+                shown = f"{parent}/{name}" if parent == MISE_FOLDER else name
+                return f"{shown} is protected: {HOST_TOOL_CONFIG.get(name, MISE_REASON)}"
         hooks, includes = git_paths_around(candidate.parent)
         if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
             return HOOKS_REASON
         if candidate in includes:
             return GIT_REASON
     return None
+
+
+def is_host_tool_config(name: str, parent: str = "") -> bool:
+    """Whether the entry `name`, in a folder named `parent`, is one a host tool acts on by itself
+    (HOST_TOOL_CONFIG, mise's files)."""
+    if name in HOST_TOOL_CONFIG or MISE_FILE.fullmatch(name):
+        return True
+    return parent == MISE_FOLDER and name in MISE_FOLDER_ENTRIES
 
 
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:
@@ -156,6 +193,7 @@ class WorkspaceScan:
     """
 
     env_files: list[Path] = field(default_factory=list)
+    tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     incomplete: str | None = None  # why the scan stopped early, if it did
@@ -192,6 +230,7 @@ class FolderListing:
     subfolders: list[str]
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
+    tool_configs: list[Path] = field(default_factory=list)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
 
 
@@ -232,6 +271,11 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
                 listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
         elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
             listing.env_files.append(Path(entry.path))
+        elif is_host_tool_config(entry.name, os.path.basename(folder)):
+            # Bound read-only as a whole; still searched below, like any folder.
+            listing.tool_configs.append(Path(entry.path))
+            if entry.is_dir(follow_symlinks=False):
+                listing.subfolders.append(entry.path)
         elif entry.is_dir(follow_symlinks=False):
             listing.subfolders.append(entry.path)
     return listing
@@ -279,6 +323,7 @@ def scan_workspace(
             scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
+        scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
         folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:

@@ -75,6 +75,7 @@ from tools.paths import (
     git_dir_of,
     git_paths_around,
     planloop_home,
+    protected_reason,
     scan_workspace,
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
@@ -284,7 +285,7 @@ def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
 
 def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     """Everything a scan says must be read-only: each `.git` and what it names, each `.env*`,
-    and each folder the scan could not look into."""
+    each host tool's configuration, and each folder the scan could not look into."""
     paths: list[Path] = []
     for entry in scan.git_entries:
         paths.append(entry)
@@ -296,7 +297,7 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
                 paths.append(common)
         hooks, includes = git_config_paths(entry)
         paths += hooks + includes
-    return paths + scan.env_files + scan.closed_folders
+    return paths + scan.env_files + scan.tool_configs + scan.closed_folders
 
 
 def shown(root: Path, path: Path) -> str:
@@ -408,8 +409,9 @@ class Bubblewrap:
         network = "" if self.allow_network else " There is no network."
         return (
             " Commands run in a sandbox: only the workspace is writable, and not its .git "
-            "folders, git hooks or existing .env files (one that holds planloop's own API key "
-            f"appears empty). {GIT_WRITES_REFUSED} /tmp is private "
+            "folders, git hooks, existing .env files (one that holds planloop's own API key "
+            "appears empty) or the configuration host tools run on their own (.vscode, .idea, "
+            f".direnv, .hg, .jj, mise's files). {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
             f"sockets (and vsocks) cannot be opened.{network}"
         )
@@ -486,6 +488,8 @@ class Bubblewrap:
         after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
+        configured = set(before.tool_configs)
+        new_configs = [path for path in after.tool_configs if path not in configured]
         new_git = [
             path
             for path, identity in after.git_entries.items()
@@ -502,6 +506,14 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is a new .env file. It was kept, and the user was told: .env files "
                 "steer where API keys go. Change .env files with write_file, which asks.]"
+            )
+        for path in new_configs:
+            name = shown(root, path)
+            self._record(f"{name} (a host tool's configuration)")
+            why = protected_reason(root, path)
+            notes.append(
+                f"[{name} is new. It was kept, and the user was told: {why}. Change such "
+                "files with write_file, which asks.]"
             )
         for path in new_git:
             name = shown(root, path) if path != root else "the workspace itself"
@@ -528,9 +540,8 @@ class Bubblewrap:
         if not self.created:
             return ""
         return (
-            "Sandboxed commands created these; check them before you use git or load a .env: "
-            + ", ".join(self.created)
-            + "."
+            "Sandboxed commands created these; check them before you use git, load a .env or open "
+            "the folder in an editor: " + ", ".join(self.created) + "."
         )
 
     def wrap(
