@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 
 from conftest import RecordingUI, fake_api_client, results_by_id, run, run_cli
 from rich.console import Console
@@ -11,7 +12,7 @@ from rich.console import Console
 import model
 from agent import Agent
 from cli.render import HeadlessUI, TerminalUI
-from fakeapi import replies, text
+from fakeapi import replies, text, tool_use
 from middleware.context import ContextManager
 
 
@@ -141,6 +142,25 @@ def test_a_rate_limit_says_so_and_when_it_retries(api, workspace):
     assert run(agent.run("go")) == "ok"
     [notice] = agent.ui.notices
     assert notice.startswith("planloop is rate limited by the API (429); retrying in 0 s, at ")
+
+
+def test_the_sdk_does_not_write_out_the_whole_conversation_for_its_log_on_each_call(
+    api, make_agent
+):
+    # With its logger at DEBUG the SDK dumps every request (the whole conversation so far)
+    # into a log record before sending it: a cost per call that grows with the session.
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(str(record.msg))
+    logging.getLogger(model.SDK_LOGGER).addHandler(handler)
+    try:
+        api.add({"content": [tool_use("read_file", {"path": "missing.txt"})]})
+        api.add({"content": [text("ok")]})
+        assert run(make_agent().run("go")) == "ok"
+    finally:
+        logging.getLogger(model.SDK_LOGGER).removeHandler(handler)
+    assert len(api.accepted) == 2
+    assert not [message for message in seen if message.startswith("Request options")]
 
 
 def test_a_broken_stream_on_screen_is_marked_and_not_shown_twice(
