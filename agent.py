@@ -52,6 +52,7 @@ from middleware import (
     AfterToolCallContext,
     AgentContext,
     BeforeToolCallContext,
+    CancelSignal,
     Interrupted,
     Middleware,
     MiddlewareStack,
@@ -279,7 +280,7 @@ class Agent:
             raise ValueError("The prompt is empty: give the agent something to do.")
         # A fresh signal per input: a cancel meant for the last run must not stop this one,
         # and the event must belong to the event loop that runs this input.
-        self.context.signal = asyncio.Event()
+        self.context.signal = CancelSignal()
         self.context.run_id = uuid.uuid4().hex
         self.context.input_seq += 1
         self.context.turn = 0
@@ -366,6 +367,7 @@ class Agent:
         if decision in ("stop", "loop_to_model"):
             results = skipped_results(calls, decision)
             append_user_content(self.messages, results)
+            self.save()
             return results, False
         results, terminate = [], False
         for call in calls:
@@ -389,7 +391,8 @@ class Agent:
         for message in messages:
             append_user_content(self.messages, message["content"])
             self.ui.harness_message(final_text(message))
-        self.save()
+        if messages:
+            self.save()
 
     async def turn_is_last(
         self, reply: dict, decision: str, results: list[dict], terminate: bool

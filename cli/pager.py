@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cli.sanitize import visible
-from middleware import Interrupted
+from middleware import CancelSignal, Interrupted
 
 if TYPE_CHECKING:
     from agent import Agent
@@ -74,6 +74,6 @@ async def page(console: Console, text: str) -> None:
 
 async def page_for(agent: Agent, console: Console, text: str) -> None:
     """`page` for a slash command: Ctrl-C or SIGTERM (which reach `agent.cancel`) end it."""
-    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not end this one
+    agent.context.signal = CancelSignal()  # a Ctrl-C of an earlier run must not end this one
     with contextlib.suppress(Interrupted):
         await agent.until_cancelled(page(console, text))

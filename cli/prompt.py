@@ -51,6 +51,7 @@ from cli.tasks import (
     with_task_results,
 )
 from cli.undo import undo_command
+from middleware import CancelSignal
 from middleware.context import find_context_manager
 from model import ModelError
 from session import list_sessions, make_private_folder, planloop_home
@@ -113,7 +114,7 @@ async def compact(agent: Agent, ui: TerminalUI, line: str) -> None:
         ui.notice("This agent has no context management.")
         return
     focus = line.removeprefix("/compact").strip()
-    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not stop this one
+    agent.context.signal = CancelSignal()  # a Ctrl-C of an earlier run must not stop this one
     try:  # cancelled as a run is: Ctrl-C reaches agent.cancel (see SignalRouter)
         compacted = await manager.compact(list(agent.messages), focus)
     except (ModelError, Interrupted) as err:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from cli.pager import page_for
 from cli.render import read_answer
-from middleware import Interrupted
+from middleware import CancelSignal, Interrupted
 from prompts import escape_tags, load_prompt
 from todo.taskwait import VALID, TaskWaitBinding
 from tools.tasks import EXITED, RUNNING, BackgroundTask, TaskManager, find_task_manager
@@ -267,7 +267,7 @@ async def confirm_leaving(agent: Agent, ui: Any) -> bool:
     listed = ", ".join(f"{task.id} ({one_line(task.command, 40)})" for task in running)
     them = "it" if len(running) == 1 else "them"
     ui.print_line(f"Still running: {listed}. Leaving stops {them}.", "yellow")
-    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not answer this
+    agent.context.signal = CancelSignal()  # a Ctrl-C of an earlier run must not answer this
     while True:
         try:
             answer = await agent.until_cancelled(

@@ -21,7 +21,7 @@ from cli.render import TerminalUI, read_answer
 from cli.sanitize import visible
 from conversation import append_user_content, text_block
 from defaults import find_middleware
-from middleware import Interrupted, until_cancelled
+from middleware import CancelSignal, Interrupted, until_cancelled
 from middleware.undo import FileUndo, UndoRecorder, apply_file, plan_undo
 from prompts import escape_tags, load_prompt
 from session import SessionError
@@ -79,7 +79,7 @@ async def undo_command(agent: Agent, ui: TerminalUI, line: str) -> None:
         recorder.mark_undone(changes)  # the next /undo goes one input further back
         ui.print_line("Nothing there can be undone; the next /undo goes one input further back.")
         return
-    agent.context.signal = asyncio.Event()  # a Ctrl-C of an earlier run must not count here
+    agent.context.signal = CancelSignal()  # a Ctrl-C of an earlier run must not count here
     try:
         if not await ask_yes(agent, ui, "Undo these changes? [y/n]: "):
             ui.print_line("Nothing was undone.", "dim")

@@ -20,7 +20,7 @@ dicts in the Messages API format, the same ones the loop sends.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -37,6 +37,21 @@ class Interrupted(Exception):
         super().__init__(message)
 
 
+class CancelSignal(asyncio.Event):
+    """A run's cancel signal: an Event that, when set, also cancels each piece of work that
+    `until_cancelled` is awaiting on it. A plain Event works too; this one spares every wait
+    a second task that only waits for the signal (two model calls and a tool call per turn)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_set: set[Callable[[], object]] = set()
+
+    def set(self) -> None:
+        super().set()
+        for cancel in list(self.on_set):
+            cancel()
+
+
 async def until_cancelled(work: Awaitable[T], signal: asyncio.Event) -> T:
     """Await `work`, but give up (and cancel it) as soon as `signal` is set: raise Interrupted.
 
@@ -50,6 +65,19 @@ async def until_cancelled(work: Awaitable[T], signal: asyncio.Event) -> T:
             work.close()
         raise Interrupted
     task = asyncio.ensure_future(work)
+    if isinstance(signal, CancelSignal):
+        signal.on_set.add(task.cancel)
+        try:
+            # Cancelled by the signal, the task cleans up (kills bash) before this returns;
+            # work that ends anyway (a write past its commit point) gives its own answer.
+            return await task
+        except asyncio.CancelledError:
+            outer = asyncio.current_task()  # cancelled itself, it must hear of it
+            if task.cancelled() and signal.is_set() and not (outer and outer.cancelling()):
+                raise Interrupted from None
+            raise
+        finally:
+            signal.on_set.discard(task.cancel)
     waiter = asyncio.ensure_future(signal.wait())
     try:
         await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
