@@ -13,6 +13,7 @@ always print it some other way; this keeps the key out of the files by accident,
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -34,11 +35,18 @@ def secret_values() -> list[str]:
 
     values = {os.environ.get(name, "") for name in SECRET_VARIABLES} | _added
     values |= set(known_secrets())
+    return list(_forms_of(frozenset(values)))
+
+
+@functools.lru_cache(maxsize=8)
+def _forms_of(values: frozenset[str]) -> tuple[str, ...]:
+    # Asked for several times a turn (each session record, each file window) for the same
+    # few values: the JSON forms and the order are worked out once per set of secrets.
     forms = set()
     for value in values:
         if len(value) >= MIN_SECRET_CHARS:
             forms |= {value, json.dumps(value, ensure_ascii=False)[1:-1]}
-    return sorted(forms, key=len, reverse=True)
+    return tuple(sorted(forms, key=len, reverse=True))
 
 
 def redact(text: str, secrets: list[str] | None = None) -> str:

@@ -288,7 +288,7 @@ class TerminalUI:
         self.text = ""  # streamed text not yet printed (the paragraph still coming in)
         self.blocks_in_text = 0  # Markdown blocks printed so far of the text block streaming in
         self.usage = Usage()  # the session so far
-        self.styles: dict[str, Style] = {}  # parsed once, for the fast path of print_line
+        self.styles: dict[str, tuple[str, str]] = {}  # escape codes before and after
         self.before: dict[str, str] = {}  # call id -> the file's text before an edit
         self.thinking_in_full = False  # /thinking: whole thinking blocks, not their first line
         self.printed_in_reply = 0  # Markdown blocks printed of the reply streaming in
@@ -474,13 +474,15 @@ class TerminalUI:
         self.console.print(Text(shown, style=style))
 
     def styled(self, text: str, style: str) -> str:
-        rich_style = self.styles.get(style)
-        if rich_style is None:
+        # The escape codes around a line depend on the style alone: rendered once per style.
+        codes = self.styles.get(style)
+        if codes is None:
             rich_style = Style.parse(style)
             if self.console.no_color:
                 rich_style = rich_style.without_color
-            self.styles[style] = rich_style
-        return rich_style.render(text, color_system=self.console._color_system)
+            rendered = rich_style.render("\0", color_system=self.console._color_system)
+            codes = self.styles[style] = tuple(rendered.split("\0"))
+        return f"{codes[0]}{text}{codes[1]}"
 
     def print_markdown(self, text: str) -> None:
         if not text.strip():

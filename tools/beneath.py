@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import errno
 import os
 import secrets
@@ -38,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from tools.base import ToolError
-from tools.paths import looks_like_git_dir, safe_path
+from tools.paths import check_path_text, looks_like_git_dir, safe_path
 
 # Links followed in one path at most, as the kernel does (its ELOOP limit).
 MAX_LINKS = 40
@@ -94,7 +95,10 @@ def located(workspace: Path, path: str, *, make_parents: bool = False) -> Iterat
     Raises ToolError when the path, or a link on the way, leads out of the workspace.
     """
     root = Path(workspace).resolve()
-    safe_path(root, path)  # the clear messages for an empty path, a NUL, a plain escape
+    if make_parents:
+        safe_path(root, path)  # refuse an escape before the walk makes any folder on its way
+    else:
+        check_path_text(path)  # the walk refuses an escape itself, in the same words
     where = _walk(root, path, make_parents)
     try:
         yield where
@@ -207,7 +211,10 @@ async def off_the_loop(work: Callable[[threading.Event], T]) -> T:
     the result says so, instead of an "interrupted" that would be false.
     """
     stop = threading.Event()
-    running = asyncio.ensure_future(asyncio.to_thread(work, stop))
+    # asyncio.to_thread, less the task around it: a future straight from the executor, with
+    # the caller's context variables (the file call being checked, tools/file_call.py).
+    context = contextvars.copy_context()
+    running = asyncio.get_running_loop().run_in_executor(None, context.run, work, stop)
     try:
         return await asyncio.shield(running)
     except asyncio.CancelledError:

@@ -86,16 +86,7 @@ def safe_path(workspace: Path, path: str) -> Path:
     Relative paths are taken relative to the workspace; absolute paths are accepted when they
     point inside it. The returned path is fully resolved (symlinks followed), and need not exist.
     """
-    if not path.strip():
-        raise ToolError(
-            "The path is empty. Send a path relative to the workspace, e.g. 'src/main.py'."
-        )
-    if "\0" in path:
-        raise ToolError(
-            f"The path {path!r} contains a NUL byte, which no file name can contain. "
-            "Send a plain path relative to the workspace."
-        )
-
+    check_path_text(path)
     root = Path(workspace).resolve()
     try:
         # Joining with an absolute path yields that absolute path, which is then checked below.
@@ -110,6 +101,20 @@ def safe_path(workspace: Path, path: str) -> Path:
             "Paths must be relative to the workspace and stay inside it."
         )
     return resolved
+
+
+def check_path_text(path: str) -> None:
+    """Refuse, with a message that says what to send, a path no file can have: empty, or with
+    a NUL byte."""
+    if not path.strip():
+        raise ToolError(
+            "The path is empty. Send a path relative to the workspace, e.g. 'src/main.py'."
+        )
+    if "\0" in path:
+        raise ToolError(
+            f"The path {path!r} contains a NUL byte, which no file name can contain. "
+            "Send a plain path relative to the workspace."
+        )
 
 
 def planloop_home() -> Path:
