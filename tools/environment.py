@@ -15,7 +15,9 @@ never runs inside /usr/bin/bwrap, where no sandbox exists yet.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
 # Names a command never gets; a trailing "*" drops every name with that prefix.
 NEVER_PASSED = (
@@ -130,3 +132,26 @@ def is_dropped(name: str, dropped: tuple[str, ...]) -> bool:
         if entry.endswith("*") and name.startswith(entry[:-1]) or name == entry:
             return True
     return False
+
+
+def host_program(name: str, workspace: Path | None = None) -> str | None:
+    """Where `name` is found on PATH for planloop to run it outside the sandbox, or None.
+
+    Like `shutil.which`, but a PATH entry that is relative, or that lies inside the workspace
+    (default: the current folder), is skipped. An activated project virtualenv puts
+    `.venv/bin` first on PATH, and a sandboxed command may write there: a `less` or a `bwrap`
+    it planted must never be what planloop runs unconfined. An absolute `name` is refused when
+    it lies in the workspace, for the same reason.
+    """
+    root = os.path.realpath(workspace or os.getcwd())
+
+    def outside(path: str) -> bool:
+        real = os.path.realpath(path)
+        return real != root and not real.startswith(root.rstrip("/") + "/")
+
+    if os.path.isabs(name):
+        return name if outside(name) and shutil.which(name) else None
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    trusted = [entry for entry in entries if os.path.isabs(entry) and outside(entry)]
+    found = shutil.which(name, path=os.pathsep.join(trusted))
+    return found if found is not None and outside(found) else None

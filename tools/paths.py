@@ -44,8 +44,9 @@ ENV_REASON = (
 )
 HOME_REASON = "planloop's own folder (sessions and history) is protected"
 HOME_FILES_REASON = (
-    "your home folder's dot files and folders (.bashrc, .gitconfig, .config/...) are protected: "
-    "your shell, git and other programs run what they say"
+    "your home folder's dot files and folders (.bashrc, .gitconfig, .config/...), and the files "
+    "in the workspace they link to, are protected: your shell, git and other programs run what "
+    "they say"
 )
 HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
@@ -142,10 +143,13 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     # inside the workspace, and a plain write there would run later, outside any sandbox.
     your_home = Path(os.path.realpath(Path.home()))
     home_inside = your_home.is_relative_to(root)
+    linked_here = home_links_into(root)
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
         if home_inside and _is_dot_entry_of(your_home, candidate):
+            return HOME_FILES_REASON
+        if any(candidate == linked or candidate.is_relative_to(linked) for linked in linked_here):
             return HOME_FILES_REASON
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
@@ -170,6 +174,38 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
     if name in HOST_TOOL_CONFIG or MISE_FILE.fullmatch(name):
         return True
     return parent == MISE_FOLDER and name in MISE_FOLDER_ENTRIES
+
+
+def home_links_into(root: Path) -> list[Path]:
+    """The files and folders inside `root` that your shell and git read as your own settings.
+
+    Dot files kept in a repository and linked into the home folder (GNU stow, and the like:
+    `~/.gitconfig -> ~/dotfiles/git/.gitconfig`), and the same for `~/.config`'s entries, and
+    $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL set to a path in `root`. In such a workspace a
+    command that edited them would have git and every new shell run its code outside the
+    sandbox. Links deeper inside `~/.config`'s folders are not looked for.
+    """
+    root = Path(os.path.realpath(root))
+    found: list[Path] = []
+
+    def add(path: str) -> None:
+        real = Path(os.path.realpath(path))
+        if real != root and real.is_relative_to(root) and real not in found:
+            found.append(real)
+
+    home = Path.home()
+    for folder, dot_files_only in ((home, True), (home / ".config", False)):
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_symlink() and (entry.name.startswith(".") or not dot_files_only):
+                        add(entry.path)
+        except OSError:
+            continue  # no such folder, or not readable: nothing of it to protect
+    for variable in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        if os.environ.get(variable, "").startswith("/"):
+            add(os.environ[variable])
+    return found
 
 
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:
@@ -198,11 +234,20 @@ class WorkspaceScan:
     """
 
     env_files: list[Path] = field(default_factory=list)
+    # Each `.env*` link's own identity (see `link_identity`): no bind can hold a link (the bind
+    # lands on its target), so a command may replace it, which is then reported.
+    env_identity: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
+
+
+def link_identity(info: os.stat_result) -> tuple[int, int, int]:
+    """Device, inode and change time: a file made in place of a removed one may get the same
+    inode number at once, but never the old change time."""
+    return (info.st_dev, info.st_ino, info.st_ctime_ns)
 
 
 def looks_like_git_dir(kinds: dict[str, bool]) -> bool:
@@ -236,6 +281,7 @@ class FolderListing:
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
+    env_identity: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
 
 
@@ -276,6 +322,10 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
                 listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
         elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
             listing.env_files.append(Path(entry.path))
+            with contextlib.suppress(OSError):
+                if entry.is_symlink():
+                    env_info = entry.stat(follow_symlinks=False)
+                    listing.env_identity[Path(entry.path)] = link_identity(env_info)
         elif is_host_tool_config(entry.name, os.path.basename(folder)):
             # Bound read-only as a whole; still searched below, like any folder.
             listing.tool_configs.append(Path(entry.path))
@@ -309,8 +359,13 @@ def scan_workspace(
         folder = folders.pop()
         try:
             info = os.stat(folder, follow_symlinks=False)
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
             continue  # gone since its parent was listed
+        except OSError as err:
+            # A path too long to name (a command nested folders past PATH_MAX): what is in
+            # there cannot be known, nor bound read-only, so the scan is not complete.
+            scan.incomplete = f"a folder in the workspace cannot be scanned ({err.strerror})"
+            break
         if not stat.S_ISDIR(info.st_mode):
             continue  # replaced by a link or a file since its parent was listed
         cached = cache.get(folder) if cache is not None else None
@@ -328,6 +383,7 @@ def scan_workspace(
             scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
+        scan.env_identity.update(listing.env_identity)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
         folders += listing.subfolders

@@ -64,7 +64,7 @@ from pathlib import Path
 from redaction import secret_values
 from tools import sandbox_launch
 from tools.base import ToolError
-from tools.environment import command_environment
+from tools.environment import command_environment, host_program
 from tools.file_call import current_file_call
 from tools.paths import (
     GIT_DIR_NAME,
@@ -74,6 +74,8 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    home_links_into,
+    link_identity,
     planloop_home,
     protected_reason,
     scan_workspace,
@@ -102,7 +104,8 @@ class NoSandbox:
 # What runs outside the sandbox before each command, fixed when planloop starts: bwrap, and the
 # launcher as source code given to the base interpreter (not a virtualenv's python, which may
 # lie in the workspace and be replaced by a command; not a file read again per command).
-BWRAP = shutil.which("bwrap") and os.path.realpath(shutil.which("bwrap"))
+# Found outside the workspace only: the probes below run it before any sandbox exists.
+BWRAP = (found := host_program("bwrap")) and os.path.realpath(found)
 LAUNCHER_PYTHON = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 if not os.access(LAUNCHER_PYTHON, os.X_OK):
     # The base interpreter may lie where this user cannot reach it (a pyenv under /root, run by
@@ -324,6 +327,28 @@ def not_bindable(root: Path, path: Path) -> str | None:
     return None
 
 
+def replaced(link: Path, was: tuple[int, int, int]) -> bool:
+    """Whether something else stands where the link `link` was (gone is not replaced)."""
+    try:
+        return link_identity(os.stat(link, follow_symlinks=False)) != was
+    except OSError:
+        return False
+
+
+def hide_key_outside(env_file: Path) -> list[str]:
+    """bwrap's words that empty the file a workspace `.env` links to outside it, when that file
+    holds planloop's key (a monorepo's `.env -> ../../.env`, one key file linked everywhere).
+
+    The file is bound over where the link leads now, by that path: a command that changes the
+    link afterwards changes nothing, and the key file itself reads as empty by any name. Read-only
+    it is already; hidden it must be too.
+    """
+    real = Path(os.path.realpath(env_file))
+    if not real.is_file() or not holds_known_secret(real):
+        return []
+    return ["--ro-bind", str(private_folder() / "empty"), str(real)]
+
+
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     """bwrap's words that bind every folder between the workspace and a read-only path onto
     itself, outermost first.
@@ -442,6 +467,15 @@ class Bubblewrap:
                 f"{changeable} lies inside the workspace, where commands could change it, "
                 "so sandboxed commands ask before they run"
             )
+        private = Path(os.path.realpath(private_folder()))
+        if private.is_relative_to(root):
+            # The filter bwrap loads before every command, and the empty file bound over hidden
+            # secrets, are read from there: a command could loosen the next command's sandbox.
+            return (
+                f"planloop's private folder {private} lies inside the workspace (it is made in "
+                "TMPDIR or /tmp), where commands could change the sandbox's own files, so "
+                "sandboxed commands ask before they run; set TMPDIR to a folder outside it"
+            )
         home = Path(os.path.realpath(Path.home()))
         if home.is_relative_to(root):
             # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
@@ -488,6 +522,7 @@ class Bubblewrap:
         after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
+        replaced_env = [path for path, was in before.env_identity.items() if replaced(path, was)]
         configured = set(before.tool_configs)
         new_configs = [path for path in after.tool_configs if path not in configured]
         new_git = [
@@ -506,6 +541,14 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is a new .env file. It was kept, and the user was told: .env files "
                 "steer where API keys go. Change .env files with write_file, which asks.]"
+            )
+        for path in replaced_env:
+            name = shown(root, path)
+            self._record(f"{name} (a .env file replaced)")
+            notes.append(
+                f"[{name} was replaced by the command (it was a link, which no read-only bind "
+                "holds). It was kept, and the user was told: .env files steer where API keys "
+                "go. Change .env files with write_file, which asks.]"
             )
         for path in new_configs:
             name = shown(root, path)
@@ -576,6 +619,7 @@ class Bubblewrap:
         # an included config they name may lie inside it.
         above_hooks, above_includes = git_paths_around(root.parent)
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        candidates += home_links_into(root)  # your dot files, kept in this workspace
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
@@ -600,6 +644,8 @@ class Bubblewrap:
             why_not = not_bindable(root, path)
             if why_not:
                 self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
+                if path in env_files:
+                    protected += hide_key_outside(path)
                 continue
             read_only.append(Path(os.path.realpath(path)))
             # The launcher opens and checks each one again: it may have changed since.
@@ -690,7 +736,7 @@ def planloop_code_folders() -> tuple[str, ...]:
 @functools.cache
 def user_namespace_works() -> bool:
     """Whether bwrap can make a user namespace here (some systems and containers refuse)."""
-    if shutil.which("bwrap") is None:
+    if BWRAP is None:
         return False
     probe = [BWRAP, "--ro-bind", "/", "/", "--unshare-user", "--cap-drop", "ALL", "true"]
     try:
@@ -709,7 +755,7 @@ def bubblewrap_works() -> bool | str:
     0.8), or present but refused by the system (no user namespaces in a container, for
     example); all are found by running `true` once in a workspace with a protected file.
     """
-    if shutil.which("bwrap") is None:
+    if BWRAP is None:
         return f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
     try:
         with tempfile.TemporaryDirectory() as probe_workspace:

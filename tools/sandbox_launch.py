@@ -85,7 +85,7 @@ def translate(root: str, args: list[str]) -> list[str]:
             position += 3
             fd, real = open_checked(root, path)
             if fd is None or real != path or not stat.S_ISDIR(os.fstat(fd).st_mode):
-                shown = os.path.relpath(path, root)
+                shown = ascii(os.path.relpath(path, root))[1:-1]  # see below
                 sys.exit(
                     f"[sandbox: {shown} changed while the sandbox was being made, so the "
                     "command did not run; a command still running may be moving folders]"
@@ -98,8 +98,9 @@ def translate(root: str, args: list[str]) -> list[str]:
             fd, real = open_checked(root, path)
             if fd is None:
                 if path.startswith(root + os.sep):
-                    shown = os.path.relpath(path, root)
-                    print(f"[sandbox: {shown} was not made read-only: {real}]", file=sys.stderr)
+                    # ascii(): a name's line breaks must not start lines of their own in the note
+                    shown, why = ascii(os.path.relpath(path, root))[1:-1], ascii(real)[1:-1]
+                    print(f"[sandbox: {shown} was not made read-only: {why}]", file=sys.stderr)
             elif real not in bound:
                 bound.add(real)
                 out += ["--ro-bind-fd", str(fd), real]

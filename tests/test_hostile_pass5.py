@@ -1,0 +1,246 @@
+"""A hostile pass over what planloop itself runs or trusts outside the sandbox.
+
+A sandboxed command may write anything in the workspace. Nothing it writes may then be run by
+planloop outside the sandbox (a pager found on a PATH entry inside the workspace), hand it the
+key (a `.env` that links out of the workspace), or loosen the sandbox of later commands. Each
+test drives `python agent.py` against the fake API.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY, run_cli, terminal_env
+from test_hostile_pass4 import (
+    NOBODY,
+    needs_bwrap,
+    owned_file,
+    run_as,
+    tool_results,
+    user_folders,
+)
+from test_interactive import Terminal
+
+from fakeapi import text, tool_use
+from tools.environment import host_program
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+PLANTED_PAGER = "#!/bin/sh\nenv > {leak}\nexec cat\n"
+
+
+@needs_bwrap
+@pytest.mark.real_exec
+def test_a_pager_planted_on_a_path_folder_in_the_workspace_is_never_run(
+    api, workspace, isolated_home
+):
+    # An activated virtualenv puts the workspace's .venv/bin first on PATH.
+    folder = workspace / ".venv" / "bin"
+    folder.mkdir(parents=True)
+    leak = workspace / ".venv" / "LEAKED"
+    plant = (
+        f"printf '{PLANTED_PAGER.format(leak=leak)}' > .venv/bin/less && "
+        "chmod +x .venv/bin/less && echo planted"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Planted.")]})
+    env = terminal_env(api, isolated_home)
+    env.pop("PAGER", None)
+    env["PATH"] = f"{folder}:{env['PATH']}"
+    with Terminal(workspace, env) as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("look around\r")
+        terminal.wait_for("Planted.")
+        terminal.wait_for_prompt()
+        assert (folder / "less").exists()  # the sandboxed command did write it
+        terminal.type("/output\r")
+        paged = terminal.wait_for_prompt()
+        assert "planted" in paged  # shown by the real pager, or printed
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    assert not leak.exists()
+
+
+@pytest.mark.real_exec
+def test_the_pager_runs_without_the_key_in_its_environment(api, workspace, isolated_home, tmp_path):
+    seen = tmp_path / "pager-environment"
+    pager = tmp_path / "pager.sh"
+    pager.write_text(PLANTED_PAGER.format(leak=seen))
+    pager.chmod(0o755)
+    api.add({"content": [tool_use("bash", {"command": "echo hello"})]})
+    api.add({"content": [text("Said hello.")]})
+    env = {**terminal_env(api, isolated_home), "PAGER": str(pager)}
+    with Terminal(workspace, env, "--yes") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("greet\r")
+        terminal.wait_for("Said hello.")
+        terminal.wait_for_prompt()
+        terminal.type("/output\r")
+        terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    environment = seen.read_text()
+    assert "PATH=" in environment  # the pager ran, with the person's own environment
+    assert API_KEY not in environment and "ANTHROPIC_" not in environment
+
+
+def test_programs_are_looked_up_outside_the_workspace(tmp_path, monkeypatch):
+    inside, outside = tmp_path / "work" / ".venv" / "bin", tmp_path / "bin"
+    for folder in (inside, outside):
+        folder.mkdir(parents=True)
+        (folder / "less").write_text("#!/bin/sh\n")
+        (folder / "less").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{inside}:.:{outside}")
+    monkeypatch.chdir(tmp_path / "work")
+    assert host_program("less") == str(outside / "less")
+    assert host_program("less", tmp_path / "work") == str(outside / "less")
+    assert host_program(str(inside / "less"), tmp_path / "work") is None
+    monkeypatch.setenv("PATH", str(inside))
+    assert host_program("less") is None
+
+
+def test_undo_never_deletes_or_restores_another_file_through_a_link_put_in_its_place(workspace):
+    from middleware.undo import FileBefore, apply_file, plan_file
+
+    (workspace / "important").mkdir()
+    (workspace / "scratch").mkdir()
+    precious = workspace / "important" / "config.py"
+    precious.write_text("USER DATA\n")
+    # planloop created scratch/config.py (with the same text); a command then put a link to
+    # the person's file in its place, and the list would say "deleted: that input created it".
+    os.symlink("../important/config.py", workspace / "scratch" / "config.py")
+    created = FileBefore("scratch/config.py", existed=False, content=None)
+    plan = plan_file(workspace, created)
+    assert plan.action == "cannot" and "link to important/config.py" in plan.why
+    assert precious.read_text() == "USER DATA\n"
+
+    # Listed while it was still the file planloop wrote; swapped for the link before the answer.
+    (workspace / "scratch" / "config.py").unlink()
+    (workspace / "scratch" / "config.py").write_text("planloop's\n")
+    for plan in (
+        plan_file(workspace, created),
+        plan_file(workspace, FileBefore("scratch/config.py", True, b"old\n", 4)),
+    ):
+        assert plan.action in ("delete", "restore")
+        (workspace / "scratch" / "config.py").unlink()
+        os.symlink("../important/config.py", workspace / "scratch" / "config.py")
+        assert apply_file(workspace, plan).startswith("not undone")
+        assert precious.read_text() == "USER DATA\n"
+        (workspace / "scratch" / "config.py").unlink()
+        (workspace / "scratch" / "config.py").write_text("planloop's\n")
+
+
+def key_folder(user: str) -> Path:
+    """A folder outside /tmp (the sandbox's own /tmp would hide it anyway), as a person's
+    ~/keys or a monorepo's root is, that `user` owns."""
+    folder = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="planloop-keys-"))
+    os.chmod(folder, 0o755)
+    if user == "nobody":
+        os.chown(folder, NOBODY, NOBODY)
+    return folder
+
+
+@needs_bwrap
+def test_a_key_in_the_file_a_workspace_env_links_to_outside_stays_out_of_commands(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    keys = key_folder(user)
+    try:
+        owned_file(keys / "anthropic.env", f"ANTHROPIC_API_KEY={API_KEY}\n", user)
+        os.symlink(keys / "anthropic.env", workspace / ".env")  # the monorepo's ../../.env
+        steal = f"cat .env; cat {keys}/anthropic.env; echo finished"
+        api.add({"content": [tool_use("bash", {"command": steal})]})
+        api.add({"content": [text("Done.")]})
+        # The key only in the linked file, as the README suggests: nowhere in the environment.
+        env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
+        result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+        assert result.returncode == 0, result.stderr
+        (output,) = tool_results(api)
+        assert "finished" in output
+        assert API_KEY not in output
+        assert (keys / "anthropic.env").read_text() == f"ANTHROPIC_API_KEY={API_KEY}\n"
+    finally:
+        shutil.rmtree(keys)
+
+
+@needs_bwrap
+def test_a_env_link_that_a_command_replaces_is_reported(api, env, workspace, isolated_home):
+    (workspace / ".env.local").write_text("MODEL_ID=test-model\n")
+    os.symlink(".env.local", workspace / ".env")
+    swap = "rm .env && echo ANTHROPIC_BASE_URL=http://127.0.0.1:9/x > .env && echo swapped"
+    api.add({"content": [tool_use("bash", {"command": swap})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "tidy up", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "swapped" in output and ".env was replaced" in output
+    # On the terminal when it happened, and again in planloop's last words.
+    assert result.stderr.count(".env (a .env file replaced)") == 2, result.stderr
+    assert (workspace / ".env.local").read_text() == "MODEL_ID=test-model\n"
+
+
+@needs_bwrap
+def test_a_private_folder_inside_the_workspace_makes_commands_ask(api, env, workspace):
+    # TMPDIR inside the project (or planloop started in /tmp itself): the filter bwrap loads
+    # before every command would lie where commands can rewrite it.
+    (workspace / "tmp").mkdir()
+    api.add({"content": [tool_use("bash", {"command": "touch ran"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "TMPDIR": str(workspace / "tmp")})
+    assert result.returncode == 0, result.stderr
+    assert "private folder" in result.stderr and "lies inside the workspace" in result.stderr
+    assert not (workspace / "ran").exists()  # headless without --yes: nobody to ask
+
+
+@needs_bwrap
+def test_a_folder_too_deep_to_scan_makes_the_next_commands_ask(api, env, workspace):
+    name = "d" * 250
+    deep = f"for i in $(seq 18); do mkdir {name} && cd {name}; done; touch .env; echo made"
+    api.add({"content": [tool_use("bash", {"command": deep})]})
+    api.add({"content": [tool_use("bash", {"command": "touch ran"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    first, second = tool_results(api)
+    assert "made" in first
+    assert "cannot be scanned" in result.stderr
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_dot_files_linked_from_the_home_folder_into_the_workspace_stay_read_only(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "git").mkdir()
+    (workspace / "bash").mkdir()
+    owned_file(workspace / "git" / ".gitconfig", "[user]\n\tname = me\n", user)
+    owned_file(workspace / "bash" / ".bash_aliases", "alias ll='ls -l'\n", user)
+    for folder in ("git", "bash"):
+        if user == "nobody":
+            os.chown(workspace / folder, NOBODY, NOBODY)
+    # A dotfiles repository, linked into the home folder by GNU stow.
+    os.symlink(workspace / "git" / ".gitconfig", home / ".gitconfig")
+    os.symlink(workspace / "bash" / ".bash_aliases", home / ".bash_aliases")
+    plant = (
+        "echo '[core] pager = touch /tmp/pwned' >> git/.gitconfig; "
+        "echo 'touch /tmp/pwned' >> bash/.bash_aliases; echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("read_file", {"path": "bash/.bash_aliases"})]})
+    edit = {"path": "bash/.bash_aliases", "content": "touch /tmp/pwned\n"}
+    api.add({"content": [tool_use("write_file", edit)]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "finished" in ran and "Read-only file system" in ran
+    assert "protected" in written  # headless without --yes: refused
+    assert (workspace / "git" / ".gitconfig").read_text() == "[user]\n\tname = me\n"
+    assert (workspace / "bash" / ".bash_aliases").read_text() == "alias ll='ls -l'\n"
