@@ -378,7 +378,8 @@ def plan_file(workspace: Path, before: FileBefore) -> FileUndo:
     if before.existed and before.content is None:
         return FileUndo(before, "cannot", before.why_not_kept or too_large(before.size))
     try:
-        why = protection(workspace, before.path, target_of(workspace, before.path))
+        target = target_of(workspace, before.path)
+        why = protection(workspace, before.path, target) or elsewhere(before.path, target)
         now = file_state(workspace, before.path)
     except (ToolError, OSError) as err:
         return FileUndo(before, "cannot", f"it cannot be reached now ({err})")
@@ -394,6 +395,18 @@ def plan_file(workspace: Path, before: FileBefore) -> FileUndo:
     return FileUndo(before, action, changed_since=changed, now=now)
 
 
+def elsewhere(path: str, target: Target) -> str | None:
+    """Why /undo must not touch `path` when it leads somewhere else now, else None.
+
+    The path was recorded as the file tool reached it, links resolved. A link put in its place
+    since (or in place of a folder on the way) would have /undo delete or overwrite another
+    file, one planloop never wrote, whose content may even be the same.
+    """
+    if target.relative == path:
+        return None
+    return f"it is a link to {target.relative} now"
+
+
 def apply_file(workspace: Path, plan: FileUndo) -> str:
     """Restore or delete one file; return what happened, in a few words.
 
@@ -403,7 +416,7 @@ def apply_file(workspace: Path, plan: FileUndo) -> str:
     expected = plan.now.fingerprint if plan.now else None
 
     def check(target: Target) -> None:
-        why = protection(workspace, plan.path, target)
+        why = protection(workspace, plan.path, target) or elsewhere(plan.path, target)
         if why:
             raise ToolError(f"{why}; not written")
         if target.fingerprint != expected:
