@@ -17,9 +17,12 @@ words, exactly. So a rule for `git status` covers `git status --short` but not `
 `git -c x=y status`, `FOO=1 git status` or `git status; curl … | sh`: those are asked about.
 
 What a rule cannot know: the rest of the arguments. A rule for `rm` covers `rm -rf ~`, and one
-for `npm test` runs whatever package.json says that day. Programs that run other programs from
-their arguments (shells, `env`, `sudo`, `xargs`, `find`, `sed`, `awk`, ...) get no rule at all,
-and an interpreter's rule names its script or module (`python -c …` gets none).
+for `npm test` runs whatever package.json says that day. For git, whose reading subcommands are
+the ones people say "always" to, the options that make them run a program or write a file
+(`--output`, `grep -O`, `rebase --exec`, `bisect run`, ...) are asked about anyway. Programs
+that run other programs from their arguments (shells, `env`, `sudo`, `xargs`, `find`, `sed`,
+`awk`, ...) get no rule at all, and an interpreter's rule names its script or module
+(`python -c …` gets none).
 """
 
 from __future__ import annotations
@@ -95,10 +98,41 @@ def program_prefix(words: list[str]) -> tuple[str, ...] | None:
     return (words[0],)
 
 
+# git options and words with which a reading subcommand runs a program or writes a file: a
+# rule for `git grep` must not cover `git grep -O./x.sh`, nor one for `git log` `--output=~/x`.
+GIT_RUNS_OR_WRITES = (
+    "--output",  # diff, log, show: write the output to any file
+    "--output-directory",  # format-patch
+    "-O",  # grep: the pager named after it opens the matches
+    "--open-files-in-pager",
+    "--ext-diff",  # the diff program named in the config, or in GIT_EXTERNAL_DIFF
+    "--exec",  # rebase --exec
+    "-x",  # rebase -x (same), and cherry-pick -x (harmless, asked anyway)
+    "--upload-pack",  # fetch, clone, ls-remote: the program run for the other side
+    "--receive-pack",  # push
+    "run",  # bisect run COMMAND
+    "foreach",  # submodule foreach COMMAND
+)
+
+
 def starts_with(command: str, prefix: tuple[str, ...]) -> bool:
     """Whether a rule for `prefix` covers `command` (see the module docstring)."""
     words = simple_command_words(command)
-    return words is not None and bool(prefix) and tuple(words[: len(prefix)]) == prefix
+    if words is None or not prefix or tuple(words[: len(prefix)]) != prefix:
+        return False
+    if words[0].rsplit("/", 1)[-1] == "git":
+        return not any(runs_or_writes(word) for word in words[len(prefix) :])
+    return True
+
+
+def runs_or_writes(word: str) -> bool:
+    """Whether a word of a git command is one of GIT_RUNS_OR_WRITES (with its value joined)."""
+    for option in GIT_RUNS_OR_WRITES:
+        if word == option or word.startswith(option + "="):
+            return True
+        if option in ("-O", "-x") and word.startswith(option):  # -O./pager, -xcommand
+            return True
+    return False
 
 
 def is_plain(word: str) -> bool:

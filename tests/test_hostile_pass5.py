@@ -244,3 +244,26 @@ def test_dot_files_linked_from_the_home_folder_into_the_workspace_stay_read_only
     assert "protected" in written  # headless without --yes: refused
     assert (workspace / "git" / ".gitconfig").read_text() == "[user]\n\tname = me\n"
     assert (workspace / "bash" / ".bash_aliases").read_text() == "alias ll='ls -l'\n"
+
+
+@pytest.mark.parametrize(
+    ("rule", "command", "covered"),
+    [
+        (("git", "grep"), "git grep -n TODO", True),
+        (("git", "grep"), "git grep -O./x.sh TODO", False),
+        (("git", "grep"), "git grep --open-files-in-pager=./x.sh TODO", False),
+        (("git", "log"), "git log --oneline -5", True),
+        (("git", "log"), "git log --output=/home/me/.bashrc", False),
+        (("git", "diff"), "git diff --ext-diff", False),
+        (("git", "rebase"), "git rebase --exec ./x.sh main", False),
+        (("git", "bisect"), "git bisect run ./x.sh", False),
+        (("git", "submodule"), "git submodule foreach ./x.sh", False),
+        (("git", "fetch"), "git fetch --upload-pack=./x.sh origin", False),
+    ],
+)
+def test_an_always_for_a_git_subcommand_does_not_cover_its_options_that_run_or_write(
+    rule, command, covered
+):
+    from middleware.command_prefix import starts_with
+
+    assert starts_with(command, rule) is covered
