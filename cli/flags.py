@@ -110,7 +110,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--allow-network",
         action="store_true",
-        help="let sandboxed commands use the IP network (unix sockets stay closed)",
+        help=(
+            "let sandboxed commands use the IP network, this machine's own services on "
+            "127.0.0.1 included (unix sockets stay closed)"
+        ),
     )
     parser.add_argument(
         "--sandbox-allow-read",

@@ -267,3 +267,21 @@ def test_an_always_for_a_git_subcommand_does_not_cover_its_options_that_run_or_w
     from middleware.command_prefix import starts_with
 
     assert starts_with(command, rule) is covered
+
+
+@needs_bwrap
+def test_the_usual_planloop_home_stays_hidden_when_a_run_uses_another(api, env, workspace):
+    home = key_folder("root")  # outside /tmp, which the sandbox hides anyway
+    try:
+        usual = home / ".planloop" / "sessions" / "other-project"
+        usual.mkdir(parents=True)
+        (usual / "log.jsonl").write_text('{"said": "the other project\'s secrets"}\n')
+        look = f"cat {usual}/log.jsonl; echo finished"
+        api.add({"content": [tool_use("bash", {"command": look})]})
+        api.add({"content": [text("Done.")]})
+        result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+        assert result.returncode == 0, result.stderr
+        (output,) = tool_results(api)
+        assert "finished" in output and "secrets" not in output
+    finally:
+        shutil.rmtree(home)

@@ -212,12 +212,16 @@ GIT_WRITES_REFUSED = (
 
 
 def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
-    """The secrets the sandbox hides: those of SECRET_HOME_PATHS that exist, and planloop's home.
+    """The secrets the sandbox hides: those of SECRET_HOME_PATHS that exist, and planloop's home
+    (the one in use, and the usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run:
+    every other project's conversations are there).
 
     A path in `allow_read`, or under one, stays visible.
     """
     home = Path.home()
     candidates = [home / name for name in SECRET_HOME_PATHS] + [planloop_home()]
+    if home / ".planloop" != planloop_home():
+        candidates.append(home / ".planloop")
     allowed = [Path(os.path.abspath(path)) for path in allow_read]
     hidden = []
     for path in candidates:
