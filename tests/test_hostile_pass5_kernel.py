@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import platform
 import re
 import shutil
 import socket
@@ -116,8 +115,7 @@ def test_a_sandboxed_command_leaves_no_set_user_id_program_on_the_host(api, env,
     assert "plain chmod works" in output  # an ordinary chmod still works
     assert stat.S_IMODE((workspace / "plain").stat().st_mode) == 0o755
     assert (workspace / "tool").exists() and (workspace / "shared").is_dir()
-    if platform.machine() == "x86_64":
-        assert f"i386 chmod: -{errno.EPERM}" in output
+    assert "i386 chmod: 0" not in output  # (a kernel without 32-bit calls kills the probe)
 
 
 def dgram_folder() -> Path:

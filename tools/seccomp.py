@@ -30,7 +30,7 @@ bwrap reads from the fd), written here with `struct` so that no compiler or libr
     load the syscall number   socket: go on to its family; socketpair: to its family and type
                               socketcall: refuse (i386 reaches socket() through it)
                               io_uring_setup: refuse (io_uring can open sockets without socket())
-                              add_key, request_key, keyctl: refuse (see SYSCALLS)
+                              add_key, request_key, keyctl: refuse (see CHECKS)
                               openat2: ENOSYS
                               chmod, open, mknod and the rest: go on to their mode argument
     socket: load args[0]      AF_INET, AF_INET6, AF_NETLINK: allow; anything else: EPERM
@@ -190,7 +190,7 @@ def unix_socket_filter(machine: str | None = None) -> bytes:
     machine = machine or platform.machine()
     if machine not in MACHINE_ARCHES:
         raise UnsupportedMachine(
-            f"no unix-socket filter for the {machine} architecture (only x86_64 and aarch64)"
+            f"no seccomp filter for the {machine} architecture (only x86_64 and aarch64)"
         )
     arches = MACHINE_ARCHES[machine]
     steps: list[Step | str] = [(LOAD_WORD, OFFSET_ARCH, None, None)]
