@@ -46,6 +46,7 @@ MAX_LINKS = 40
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+SET_ID_BITS = stat.S_ISUID | stat.S_ISGID  # never given to a file the tools write
 
 T = TypeVar("T")
 
@@ -175,7 +176,10 @@ def replace_file(
             raise ToolError(f"{path} is not a regular file (it changed while being opened).")
         before = fingerprint(existing) if existing else None
         check(Target(where.relative, before, where.in_git_dir))
-        mode = stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~_UMASK
+        # The old file's mode, less set-user-ID and set-group-ID: the new file is planloop's
+        # own, written outside the sandbox, and its content is the model's; with the bit kept,
+        # anyone could run that content as planloop's user (as root, for planloop run as root).
+        mode = stat.S_IMODE(existing.st_mode) & ~SET_ID_BITS if existing else 0o666 & ~_UMASK
 
         temp_name = f".{where.name[:100]}.{secrets.token_hex(6)}.tmp"
         temp = os.open(temp_name, TEMP_FLAGS, 0o600, dir_fd=folder)
