@@ -208,14 +208,17 @@ class WorkspaceScan:
 def looks_like_git_dir(kinds: dict[str, bool]) -> bool:
     """Whether a folder whose entries are `kinds` (name -> is a folder) is a git directory.
 
-    Git judges a folder by what it holds, not by its name: with a `HEAD` file and `objects/`
-    and `refs/` folders (or a `commondir` file naming where those are), git run in that folder
-    or below it uses it as the repository, and obeys its `config` (core.pager, core.fsmonitor,
-    hooks). `git init --bare .` makes one from any folder.
+    Git judges a folder by what it holds, not by its name: with a `HEAD` that is not a folder
+    (a file, or a link) and an `objects` and a `refs` (or a `commondir` file naming where those
+    are), git run in that folder or below it uses it as the repository, and obeys its `config`
+    (core.pager, core.fsmonitor, hooks). `git init --bare .` makes one from any folder.
+    Git asks no more of `objects` and `refs` than that they can be entered (access X_OK): a
+    link to a folder passes, and so does an executable file. So here any entry of those names
+    counts, whatever it is; a test narrower than git's would miss a repository git uses.
     """
     if kinds.get("HEAD") is not False:  # missing, or a folder
         return False
-    return (kinds.get("objects") and kinds.get("refs")) or "commondir" in kinds
+    return ("objects" in kinds and "refs" in kinds) or "commondir" in kinds
 
 
 # A folder's listing is reused from the last scan while its change time (ctime) stays the same:
