@@ -51,6 +51,7 @@ variable whose name says it is a secret (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, ..
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import shutil
@@ -64,6 +65,7 @@ from pathlib import Path
 from redaction import secret_values
 from tools import sandbox_launch
 from tools.base import ToolError
+from tools.beneath import located
 from tools.environment import command_environment
 from tools.file_call import current_file_call
 from tools.paths import (
@@ -594,6 +596,14 @@ class Bubblewrap:
                 if real.is_relative_to(root) and not covered:
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
+                    # Its missing parents are made here, beneath the workspace without following
+                    # a link out, so that they exist now and are pinned like any other: made
+                    # by bwrap, they could be renamed away, stand-in and all.
+                    with (
+                        contextlib.suppress(OSError, ToolError),
+                        located(root, str(path), make_parents=True),
+                    ):
+                        pass
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
                     read_only.append(Path(os.path.realpath(path)))  # its folders are pinned too
                 continue
