@@ -13,6 +13,8 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 inside the workspace, core.hooksPath (yours
                                                 too), includes; also a folder that is a git
                                                 repository by its content (a bare one)
+          what hooks link to  read-only         a hook that is a link: its target, such as
+                                                scripts/pre-commit.sh
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
@@ -76,6 +78,8 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    hook_links,
+    hook_links_around,
     planloop_home,
     protected_reason,
     scan_workspace,
@@ -271,17 +275,22 @@ def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     ]
     paths = [*repositories, *above_hooks, *above_includes]
     includes = list(above_includes)
+    linked = hook_links_around(root.parent)
     for entry in scan.git_entries:
         hooks, included = git_config_paths(entry)
         paths += hooks + included
         includes += included
-    for path in dict.fromkeys(paths):
+        linked += hook_links(entry)
+    for path in dict.fromkeys(paths + linked):
         if not (path == root or path.is_relative_to(root)):
             continue
         if os.path.realpath(path) != os.path.normpath(path):
             return f"{shown(root, path)}, which git obeys, is a link or lies behind one"
         if path in includes and not os.path.lexists(path):
             return f"{shown(root, path)}, a config file git would include, does not exist"
+        if path in linked and not os.path.lexists(path):
+            # A command could create it, and git would run it as the hook.
+            return f"{shown(root, path)}, which a git hook links to, does not exist"
     return None
 
 
@@ -300,6 +309,21 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
         hooks, includes = git_config_paths(entry)
         paths += hooks + includes
     return paths + scan.env_files + scan.tool_configs + scan.closed_folders
+
+
+def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """What the hooks that are links lead to, resolved, inside the workspace (`hook_links`), of
+    every repository the scan found and those above the workspace.
+
+    A bind holds the file, not a link to it. One that does not exist, or that is reached
+    through another link, makes commands ask instead (`git_path_not_held`); one outside the
+    workspace is read-only already.
+    """
+    linked = hook_links_around(root.parent)
+    for entry in scan.git_entries:
+        linked += hook_links(entry)
+    resolved = (Path(os.path.realpath(target)) for target in linked if os.path.exists(target))
+    return [target for target in resolved if target.is_relative_to(root)]
 
 
 def shown(root: Path, path: Path) -> str:
@@ -339,7 +363,8 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     for path in read_only:
         folders.update(folder for folder in path.parents if folder.is_relative_to(root))
     folders.discard(root)  # bound already, and a mount point
-    # A missing hooks folder's own missing parents are made by bwrap; only existing ones pin.
+    # Only existing folders pin: a missing hooks folder's missing parents are made before the
+    # argv is built (Bubblewrap.wrap), so that bwrap makes none it would leave unpinned.
     folders = {folder for folder in folders if os.path.isdir(folder)}
     words: list[str] = []
     for folder in sorted(folders, key=lambda folder: len(folder.parts)):
@@ -577,7 +602,8 @@ class Bubblewrap:
         # The repositories above the workspace are read-only already, but the hooks folder or
         # an included config they name may lie inside it.
         above_hooks, above_includes = git_paths_around(root.parent)
-        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        linked = hook_link_targets(root, snapshot)
+        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
