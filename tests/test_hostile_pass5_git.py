@@ -260,3 +260,26 @@ def test_a_missing_hooks_folder_cannot_be_planted_by_moving_its_parent(api, env,
     assert tools.st_uid == (65534 if user == "nobody" else 0)
     commit(user, workspace, home).check_returncode()
     assert not marker.exists()
+
+
+def test_a_hooks_folder_filled_where_a_stand_in_stood_is_reported(tmp_path):
+    # No command can make it now; should one find a way, it is told like a new `.git`.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "core.hooksPath", "a/b/hooks"], check=True
+    )
+    sandbox = Bubblewrap()
+    before = sandbox.before_command(tmp_path)
+    argv, _ = sandbox.wrap(tmp_path, "true", snapshot=before)
+    hooks = tmp_path / "a" / "b" / "hooks"
+    assert (tmp_path / "a" / "b").is_dir() and not hooks.exists()  # made, and so pinned
+    assert ["--tmpfs", str(hooks), "--remount-ro", str(hooks)] == argv[
+        argv.index(str(hooks)) - 1 :
+    ][:4]
+    assert str(tmp_path / "a" / "b") in argv
+    hooks.mkdir()  # what bwrap leaves behind: an empty mount point, no news
+    assert not any("hooks folder" in note for note in sandbox.after_command(tmp_path, before))
+    (hooks / "pre-commit").write_text("#!/bin/sh\n")
+    notes = sandbox.after_command(tmp_path, before)
+    assert any("a/b/hooks is a new git hooks folder" in note for note in notes), notes
+    assert "a/b/hooks (a new git hooks folder)" in sandbox.closing_report()

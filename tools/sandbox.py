@@ -429,6 +429,8 @@ class Bubblewrap:
         self.code_check: tuple[tuple, str | None] = ((), None)
         self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
         self.skips_reported: set[Path] = set()
+        # Missing hooks folders an empty read-only stand-in was mounted for (see `wrap`).
+        self.hooks_stand_ins: set[Path] = set()
 
     @property
     def description(self) -> str:
@@ -542,6 +544,13 @@ class Bubblewrap:
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
             )
+        for path in self._hooks_filled():
+            name = shown(root, path)
+            self._record(f"{name} (a new git hooks folder)")
+            notes.append(
+                f"[{name} is a new git hooks folder. It was kept, and the user was told: git on "
+                f"the host runs the hooks in it. {GIT_WRITES_REFUSED}]"
+            )
         for path in new_git:
             name = shown(root, path) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
@@ -632,6 +641,7 @@ class Bubblewrap:
                         pass
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
                     read_only.append(Path(os.path.realpath(path)))  # its folders are pinned too
+                    self.hooks_stand_ins.add(path)
                 continue
             why_not = not_bindable(root, path)
             if why_not:
@@ -673,6 +683,21 @@ class Bubblewrap:
     def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
         """Every hooks folder named by core.hooksPath, in the workspace's repositories or above."""
         return [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]] + above
+
+    def _hooks_filled(self) -> list[Path]:
+        """Hooks folders that had a stand-in and now hold something: no command should have
+        been able to make them, but one that did must be told like a new `.git`."""
+        filled = []
+        for path in sorted(self.hooks_stand_ins):
+            try:
+                # bwrap leaves the stand-in's mount point behind: an empty folder is that.
+                empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+            except OSError:
+                empty = False
+            if not empty and os.path.lexists(path):
+                self.hooks_stand_ins.discard(path)  # said once; bound read-only from now on
+                filled.append(path)
+        return filled
 
     def _is_placeholder(self, path: Path) -> bool:
         """An empty `.git` the sandbox made (another command may still use it): no repository."""
