@@ -69,8 +69,11 @@ class Location:
     `folder` is None when a parent folder does not exist (and none was to be made); `name` is
     "." when the path names a folder itself; `relative` is "." for the workspace root.
     `in_git_dir` says that a folder walked through is a git directory by its content (HEAD,
-    objects/, refs/), whatever its name: a folder renamed or exchanged with `.git` is caught
-    by what it is, not by what it is called at the moment.
+    objects, refs), whatever its name: a folder renamed or exchanged with `.git` is caught
+    by what it is, not by what it is called at the moment. It is judged as the folders will be
+    once the path is written: the folder that gains the target (or its first missing parent)
+    counts with that entry added, so a repository put together one write at a time (objects,
+    refs, config, HEAD last) is a git directory already for the write that completes it.
     """
 
     folder: int | None
@@ -241,7 +244,8 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
     pending = _relative_parts(root, path)
     names: list[str] = []
     folders = [os.open(root, DIRECTORY_FLAGS)]
-    git_depth: int | None = None  # how many names deep the first git directory walked is
+    # How many names deep the first git directory walked is (0: the workspace itself).
+    git_depth: int | None = 0 if _is_git_directory(folders[0]) else None
     # Links followed and steps retried, so that a racing command cannot keep the walk going.
     steps = 0
     retried = ""
@@ -270,17 +274,23 @@ def _walk(root: Path, path: str, make_parents: bool) -> Location:
                     while len(folders) > 1:  # start again from the workspace root
                         os.close(folders.pop())
                     names.clear()
-                    git_depth = None
+                    git_depth = 0 if _is_git_directory(folders[0]) else None
                     pending[:0] = list(inside.relative_to(root).parts)
                 else:
                     pending[:0] = link.split("/")
                 continue
             if not pending or all(rest in ("", ".") for rest in pending):
                 relative = "/".join([*names, part])
-                return Location(folders.pop(), part, relative, git_depth is not None)
+                # Written, `part` is one more entry of this folder (a file).
+                in_git = git_depth is not None or _is_git_directory(folders[-1], (part, False))
+                return Location(folders.pop(), part, relative, in_git)
             try:
                 folders.append(os.open(part, DIRECTORY_FLAGS, dir_fd=folders[-1]))
             except FileNotFoundError:
+                # Made, `part` is one more entry of this folder (a folder); the folders made
+                # below it hold one entry each, which makes none of them a git directory.
+                if git_depth is None and _is_git_directory(folders[-1], (part, True)):
+                    git_depth = len(names)
                 if not make_parents:
                     relative = _lexical(root, path, [*names, part, *pending])
                     return Location(None, "", relative, git_depth is not None)
@@ -359,13 +369,19 @@ def _status_at(folder: int, name: str) -> os.stat_result | None:
         return None
 
 
-def _is_git_directory(folder: int) -> bool:
-    """Whether the opened folder is a git directory, judged as git judges it: by its content."""
+def _is_git_directory(folder: int, adding: tuple[str, bool] | None = None) -> bool:
+    """Whether the opened folder is a git directory, judged as git judges it: by its content.
+
+    `adding` is an entry (name, is a folder) that a write is about to make there: the folder
+    is judged as it will be with it.
+    """
     kinds = {}
     for name in ("HEAD", "objects", "refs", "commondir"):
         status = _status_at(folder, name)
         if status is not None:
             kinds[name] = stat.S_ISDIR(status.st_mode)
+    if adding is not None and adding[0] not in kinds:
+        kinds[adding[0]] = adding[1]
     return looks_like_git_dir(kinds)
 
 

@@ -11,6 +11,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
     core.hooksPath      the hooks folder a repository's config names, such as .husky/
+    hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
     host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, mise's files (anywhere): see
@@ -50,6 +51,9 @@ HOME_FILES_REASON = (
 )
 HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
+)
+HOOK_LINK_REASON = (
+    "a git hook is a link to this file: git runs it as the hook (at a commit, a checkout, ...)"
 )
 
 # Folders that programs on the person's machine act on by themselves, when the folder is opened
@@ -165,6 +169,9 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOOKS_REASON
         if candidate in includes:
             return GIT_REASON
+        for target in hook_links_around(candidate.parent):
+            if candidate == target or candidate.is_relative_to(os.path.realpath(target)):
+                return HOOK_LINK_REASON
     return None
 
 
@@ -253,14 +260,17 @@ def link_identity(info: os.stat_result) -> tuple[int, int, int]:
 def looks_like_git_dir(kinds: dict[str, bool]) -> bool:
     """Whether a folder whose entries are `kinds` (name -> is a folder) is a git directory.
 
-    Git judges a folder by what it holds, not by its name: with a `HEAD` file and `objects/`
-    and `refs/` folders (or a `commondir` file naming where those are), git run in that folder
-    or below it uses it as the repository, and obeys its `config` (core.pager, core.fsmonitor,
-    hooks). `git init --bare .` makes one from any folder.
+    Git judges a folder by what it holds, not by its name: with a `HEAD` that is not a folder
+    (a file, or a link) and an `objects` and a `refs` (or a `commondir` file naming where those
+    are), git run in that folder or below it uses it as the repository, and obeys its `config`
+    (core.pager, core.fsmonitor, hooks). `git init --bare .` makes one from any folder.
+    Git asks no more of `objects` and `refs` than that they can be entered (access X_OK): a
+    link to a folder passes, and so does an executable file. So here any entry of those names
+    counts, whatever it is; a test narrower than git's would miss a repository git uses.
     """
     if kinds.get("HEAD") is not False:  # missing, or a folder
         return False
-    return (kinds.get("objects") and kinds.get("refs")) or "commondir" in kinds
+    return ("objects" in kinds and "refs" in kinds) or "commondir" in kinds
 
 
 # A folder's listing is reused from the last scan while its change time (ctime) stays the same:
@@ -488,6 +498,63 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
                     includes.append(included)
                     config_files.append(included)
     return hooks, includes
+
+
+def hook_links(git_entry: Path) -> list[Path]:
+    """Where a repository's hooks that are links lead: the path each link names, one step taken.
+
+    A hook is often a link into the working tree (`ln -s ../../scripts/pre-commit.sh
+    .git/hooks/pre-commit`), and so, at times, is the hooks folder itself. A read-only `.git`
+    holds the link, not the file git runs through it, so that file must be held too. Looked
+    at: the repository's own hooks folder (its common one's too, for a worktree) and those
+    core.hooksPath names. A hook that links to a folder (git cannot run it) or into the
+    repository itself (held with it) is left out.
+    """
+    git_dir = git_dir_of(git_entry)
+    if git_dir is None:
+        return []
+    folders = [git_dir / "hooks"]
+    common = common_dir_of(git_dir)
+    if common is not None:
+        folders.append(common / "hooks")
+    folders += git_config_paths(git_entry)[0]
+    inside = Path(os.path.realpath(git_dir))
+    targets: list[Path] = []
+    for folder in folders:
+        if os.path.islink(folder):
+            targets += _one_step(folder)  # the whole folder: held as a folder
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in itertools.islice(entries, MAX_HOOKS):
+                if not entry.is_symlink():
+                    continue
+                for target in _one_step(Path(entry.path)):
+                    real = Path(os.path.realpath(target))
+                    if not (real.is_dir() or real.is_relative_to(inside)):
+                        targets.append(target)
+    return targets
+
+
+# Entries of one hooks folder looked at for links: git knows a few dozen hook names.
+MAX_HOOKS = 1000
+
+
+def _one_step(link: Path) -> list[Path]:
+    """The path a link names, taken from the real folder that holds it; [] if it is no link."""
+    try:
+        named = os.readlink(link)
+    except OSError:
+        return []
+    return [Path(os.path.normpath(Path(os.path.realpath(link.parent)) / named))]
+
+
+def hook_links_around(path: Path) -> list[Path]:
+    """`hook_links` of the repositories at `path` and above it (see `git_paths_around`)."""
+    return [
+        target
+        for folder in [path, *path.parents]
+        if (folder / GIT_DIR_NAME).exists()
+        for target in hook_links(folder / GIT_DIR_NAME)
+    ]
 
 
 def your_git_configs() -> list[Path]:

@@ -13,6 +13,8 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 inside the workspace, core.hooksPath (yours
                                                 too), includes; also a folder that is a git
                                                 repository by its content (a bare one)
+          what hooks link to  read-only         a hook that is a link: its target, such as
+                                                scripts/pre-commit.sh
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
@@ -51,6 +53,7 @@ variable whose name says it is a secret (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, ..
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import shutil
@@ -64,6 +67,7 @@ from pathlib import Path
 from redaction import secret_values
 from tools import sandbox_launch
 from tools.base import ToolError
+from tools.beneath import located
 from tools.environment import command_environment, host_program
 from tools.file_call import current_file_call
 from tools.paths import (
@@ -75,6 +79,8 @@ from tools.paths import (
     git_dir_of,
     git_paths_around,
     home_links_into,
+    hook_links,
+    hook_links_around,
     link_identity,
     planloop_home,
     protected_reason,
@@ -276,17 +282,22 @@ def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     ]
     paths = [*repositories, *above_hooks, *above_includes]
     includes = list(above_includes)
+    linked = hook_links_around(root.parent)
     for entry in scan.git_entries:
         hooks, included = git_config_paths(entry)
         paths += hooks + included
         includes += included
-    for path in dict.fromkeys(paths):
+        linked += hook_links(entry)
+    for path in dict.fromkeys(paths + linked):
         if not (path == root or path.is_relative_to(root)):
             continue
         if os.path.realpath(path) != os.path.normpath(path):
             return f"{shown(root, path)}, which git obeys, is a link or lies behind one"
         if path in includes and not os.path.lexists(path):
             return f"{shown(root, path)}, a config file git would include, does not exist"
+        if path in linked and not os.path.lexists(path):
+            # A command could create it, and git would run it as the hook.
+            return f"{shown(root, path)}, which a git hook links to, does not exist"
     return None
 
 
@@ -305,6 +316,21 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
         hooks, includes = git_config_paths(entry)
         paths += hooks + includes
     return paths + scan.env_files + scan.tool_configs + scan.closed_folders
+
+
+def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """What the hooks that are links lead to, resolved, inside the workspace (`hook_links`), of
+    every repository the scan found and those above the workspace.
+
+    A bind holds the file, not a link to it. One that does not exist, or that is reached
+    through another link, makes commands ask instead (`git_path_not_held`); one outside the
+    workspace is read-only already.
+    """
+    linked = hook_links_around(root.parent)
+    for entry in scan.git_entries:
+        linked += hook_links(entry)
+    resolved = (Path(os.path.realpath(target)) for target in linked if os.path.exists(target))
+    return [target for target in resolved if target.is_relative_to(root)]
 
 
 def shown(root: Path, path: Path) -> str:
@@ -366,7 +392,8 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     for path in read_only:
         folders.update(folder for folder in path.parents if folder.is_relative_to(root))
     folders.discard(root)  # bound already, and a mount point
-    # A missing hooks folder's own missing parents are made by bwrap; only existing ones pin.
+    # Only existing folders pin: a missing hooks folder's missing parents are made before the
+    # argv is built (Bubblewrap.wrap), so that bwrap makes none it would leave unpinned.
     folders = {folder for folder in folders if os.path.isdir(folder)}
     words: list[str] = []
     for folder in sorted(folders, key=lambda folder: len(folder.parts)):
@@ -431,6 +458,8 @@ class Bubblewrap:
         self.code_check: tuple[tuple, str | None] = ((), None)
         self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
         self.skips_reported: set[Path] = set()
+        # Missing hooks folders an empty read-only stand-in was mounted for (see `wrap`).
+        self.hooks_stand_ins: set[Path] = set()
 
     @property
     def description(self) -> str:
@@ -562,6 +591,13 @@ class Bubblewrap:
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
             )
+        for path in self._hooks_filled():
+            name = shown(root, path)
+            self._record(f"{name} (a new git hooks folder)")
+            notes.append(
+                f"[{name} is a new git hooks folder. It was kept, and the user was told: git on "
+                f"the host runs the hooks in it. {GIT_WRITES_REFUSED}]"
+            )
         for path in new_git:
             name = shown(root, path) if path != root else "the workspace itself"
             self._record(f"{name} (a new git repository)")
@@ -622,7 +658,8 @@ class Bubblewrap:
         # The repositories above the workspace are read-only already, but the hooks folder or
         # an included config they name may lie inside it.
         above_hooks, above_includes = git_paths_around(root.parent)
-        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes]
+        linked = hook_link_targets(root, snapshot)
+        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
@@ -642,8 +679,17 @@ class Bubblewrap:
                 if real.is_relative_to(root) and not covered:
                     # A hooks folder git would use but that is missing: an empty read-only one
                     # stands in its place, so no command can create it with a hook inside.
+                    # Its missing parents are made here, beneath the workspace without following
+                    # a link out, so that they exist now and are pinned like any other: made
+                    # by bwrap, they could be renamed away, stand-in and all.
+                    with (
+                        contextlib.suppress(OSError, ToolError),
+                        located(root, str(path), make_parents=True),
+                    ):
+                        pass
                     protected += ["--tmpfs", str(path), "--remount-ro", str(path)]
                     read_only.append(Path(os.path.realpath(path)))  # its folders are pinned too
+                    self.hooks_stand_ins.add(path)
                 continue
             why_not = not_bindable(root, path)
             if why_not:
@@ -687,6 +733,21 @@ class Bubblewrap:
     def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
         """Every hooks folder named by core.hooksPath, in the workspace's repositories or above."""
         return [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]] + above
+
+    def _hooks_filled(self) -> list[Path]:
+        """Hooks folders that had a stand-in and now hold something: no command should have
+        been able to make them, but one that did must be told like a new `.git`."""
+        filled = []
+        for path in sorted(self.hooks_stand_ins):
+            try:
+                # bwrap leaves the stand-in's mount point behind: an empty folder is that.
+                empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+            except OSError:
+                empty = False
+            if not empty and os.path.lexists(path):
+                self.hooks_stand_ins.discard(path)  # said once; bound read-only from now on
+                filled.append(path)
+        return filled
 
     def _is_placeholder(self, path: Path) -> bool:
         """An empty `.git` the sandbox made (another command may still use it): no repository."""
