@@ -380,6 +380,8 @@ def _is_git_directory(folder: int, adding: tuple[str, bool] | None = None) -> bo
         status = _status_at(folder, name)
         if status is not None:
             kinds[name] = stat.S_ISDIR(status.st_mode)
+        elif name == "HEAD" and (adding is None or adding[0] != "HEAD"):
+            return False  # no repository without a HEAD: one look for most folders, not four
     if adding is not None and adding[0] not in kinds:
         kinds[adding[0]] = adding[1]
     return looks_like_git_dir(kinds)
