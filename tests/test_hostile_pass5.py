@@ -285,3 +285,23 @@ def test_the_usual_planloop_home_stays_hidden_when_a_run_uses_another(api, env, 
         assert "finished" in output and "secrets" not in output
     finally:
         shutil.rmtree(home)
+
+
+@needs_bwrap
+def test_a_repository_config_that_links_into_the_tree_stays_read_only(api, env, workspace):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    config = workspace / ".git" / "config"
+    (workspace / "gitconfig").write_text(config.read_text())
+    config.unlink()
+    config.symlink_to("../gitconfig")  # kept in the tree, shared by a team's setup script
+    plant = "echo '[core] pager = touch /tmp/pwned' >> gitconfig; echo finished"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    before = (workspace / "gitconfig").read_text()
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "finished" in output and "Read-only file system" in output
+    assert (workspace / "gitconfig").read_text() == before

@@ -53,7 +53,8 @@ HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
 )
 HOOK_LINK_REASON = (
-    "a git hook is a link to this file: git runs it as the hook (at a commit, a checkout, ...)"
+    "a git hook (or the repository's config) is a link to this file: git runs it as the hook "
+    "(at a commit, a checkout, ...) or obeys it as its config"
 )
 
 # Folders that programs on the person's machine act on by themselves, when the folder is opened
@@ -504,19 +505,20 @@ def hook_links(git_entry: Path) -> list[Path]:
     """Where a repository's hooks that are links lead: the path each link names, one step taken.
 
     A hook is often a link into the working tree (`ln -s ../../scripts/pre-commit.sh
-    .git/hooks/pre-commit`), and so, at times, is the hooks folder itself. A read-only `.git`
-    holds the link, not the file git runs through it, so that file must be held too. Looked
-    at: the repository's own hooks folder (its common one's too, for a worktree) and those
-    core.hooksPath names. A hook that links to a folder (git cannot run it) or into the
-    repository itself (held with it) is left out.
+    .git/hooks/pre-commit`), and so, at times, is the hooks folder itself, or the repository's
+    `config`. A read-only `.git` holds the link, not the file git reads through it, so that
+    file must be held too. Looked at: the repository folder and its hooks folder (the common
+    ones too, for a worktree) and those core.hooksPath names. A hook that links to a folder
+    (git cannot run it) or into the repository itself (held with it) is left out.
     """
     git_dir = git_dir_of(git_entry)
     if git_dir is None:
         return []
-    folders = [git_dir / "hooks"]
+    # The repository folder itself too: its `config` may be a link into the tree as well.
+    folders = [git_dir, git_dir / "hooks"]
     common = common_dir_of(git_dir)
     if common is not None:
-        folders.append(common / "hooks")
+        folders += [common, common / "hooks"]
     folders += git_config_paths(git_entry)[0]
     inside = Path(os.path.realpath(git_dir))
     targets: list[Path] = []
