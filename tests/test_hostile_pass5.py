@@ -305,3 +305,34 @@ def test_a_repository_config_that_links_into_the_tree_stays_read_only(api, env, 
     (output,) = tool_results(api)
     assert "finished" in output and "Read-only file system" in output
     assert (workspace / "gitconfig").read_text() == before
+
+
+@needs_bwrap
+def test_your_own_hooks_folder_and_included_config_in_the_workspace_hold_from_the_first_command(
+    api, env, workspace, tmp_path
+):
+    # No .git in the workspace: the hooks folder and the include your ~/.gitconfig names (kept
+    # in a tools repository) are used by git for every repository, all the same.
+    home = tmp_path / "home"
+    home.mkdir()
+    (workspace / "githooks").mkdir()
+    (workspace / "inc.cfg").write_text("# included\n")
+    (home / ".gitconfig").write_text(
+        f"[core]\n\thooksPath = {workspace}/githooks\n[include]\n\tpath = {workspace}/inc.cfg\n"
+    )
+    plant = (
+        "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > githooks/pre-commit; "
+        "echo '[core] fsmonitor = touch /tmp/pwned' >> inc.cfg; echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("read_file", {"path": "inc.cfg"})]})
+    edit = {"path": "inc.cfg", "old_text": "# included", "new_text": "[core] fsmonitor = x"}
+    api.add({"content": [tool_use("edit_file", edit)]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    ran, _, edited = tool_results(api)
+    assert "finished" in ran and "Read-only file system" in ran
+    assert "protected" in edited  # headless without --yes: refused
+    assert not (workspace / "githooks" / "pre-commit").exists()
+    assert (workspace / "inc.cfg").read_text() == "# included\n"

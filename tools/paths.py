@@ -569,10 +569,37 @@ def your_git_configs() -> list[Path]:
     return [Path(system), *map(Path, global_files)]
 
 
-def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
-    """The hooks folders and included configs of the repositories at `path` and above it."""
+def your_git_config_paths() -> tuple[list[Path], list[Path]]:
+    """The hooks folder and included configs your own git configs name by a full path.
+
+    git uses them for every repository on the machine, so they count whether or not the
+    workspace is a repository yet: a `core.hooksPath = ~/tools/githooks` or an
+    `[include] path = ~/tools/git.inc` kept in this workspace runs at your next commit, or
+    your next `git status`, anywhere. (A relative hooks path means each repository's own
+    folder: it is found with that repository.)
+    """
     hooks: list[Path] = []
     includes: list[Path] = []
+    config_files = your_git_configs()
+    for config in config_files:  # grows with what the files include, as in git_config_paths
+        for key, value in read_git_config(config):
+            expanded = Path(os.path.expanduser(value)) if value else None
+            if expanded is None:
+                continue
+            if key == "core.hookspath" and expanded.is_absolute():
+                hooks.append(Path(os.path.normpath(expanded)))
+            elif key in ("include.path", "includeif.path"):
+                included = Path(os.path.normpath(config.parent / expanded))
+                if included not in config_files and len(config_files) < MAX_GIT_CONFIGS:
+                    includes.append(included)
+                    config_files.append(included)
+    return hooks, includes
+
+
+def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
+    """The hooks folders and included configs of the repositories at `path` and above it, and
+    those your own git configs name (`your_git_config_paths`)."""
+    hooks, includes = your_git_config_paths()
     # Up to the file system's root: a repository that holds the workspace can name a hooks
     # folder inside it (a monorepo's packages/app/.hooks, say).
     for folder in [path, *path.parents]:
