@@ -336,3 +336,30 @@ def test_your_own_hooks_folder_and_included_config_in_the_workspace_hold_from_th
     assert "protected" in edited  # headless without --yes: refused
     assert not (workspace / "githooks" / "pre-commit").exists()
     assert (workspace / "inc.cfg").read_text() == "# included\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "hooksPath = .githooks\t# shared hooks, see CONTRIBUTING",
+        "hooksPath = .githooks;old",
+        'hooksPath = ".git"hooks',
+        'hooksPath = "my hooks"  # quoted',
+        "hooksPath =   spaced   out   ",
+        "hooksPath = back\\\\slash",
+    ],
+)
+def test_the_config_reader_takes_the_hooks_path_git_takes(tmp_path, line):
+    import subprocess
+
+    from tools.paths import read_git_config
+
+    config = tmp_path / "config"
+    config.write_text(f"\ufeff[core]\n\t{line}\n")
+    git = subprocess.run(
+        ["git", "config", "--file", str(config), "core.hooksPath"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.rstrip("\n")
+    assert read_git_config(config) == [("core.hookspath", git)]

@@ -436,7 +436,7 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
     Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
     """
     try:
-        text = path.read_text(errors="replace")
+        text = path.read_text(errors="replace").removeprefix("\ufeff")  # git skips a BOM
     except OSError:
         return []
     pairs = []
@@ -452,9 +452,41 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
         if not line or line[0] in "#;":
             continue
         key, _, value = line.partition("=")
-        value = value.split(" #")[0].split(" ;")[0].strip().strip('"')
-        pairs.append((f"{section}.{key.strip().lower()}", value))
+        pairs.append((f"{section}.{key.strip().lower()}", config_value(value)))
     return pairs
+
+
+CONFIG_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
+
+
+def config_value(raw: str) -> str:
+    """A config value as git reads it, so that planloop guards the path git will use.
+
+    Quotes are dropped wherever they are (`".git"hooks` is `.githooks`), escapes applied, the
+    value ends at a `#` or `;` outside quotes (after a tab, or no space at all), and whitespace
+    outside quotes is trimmed at both ends.
+    """
+    out: list[str] = []
+    quoted = False
+    space = ""  # whitespace outside quotes, kept only if more of the value follows
+    position = 0
+    while position < len(raw):
+        char = raw[position]
+        position += 1
+        if char == "\\" and position < len(raw):
+            char = CONFIG_ESCAPES.get(raw[position], raw[position])
+            position += 1
+        elif char == '"':
+            quoted = not quoted
+            continue
+        elif not quoted and char in "#;":
+            break
+        elif not quoted and char.isspace():
+            space += char if out else ""
+            continue
+        out.append(space + char)
+        space = ""
+    return "".join(out)
 
 
 # Config files read for one repository, includes included: git stops nesting at 10 levels,
