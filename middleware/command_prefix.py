@@ -19,7 +19,8 @@ words, exactly. So a rule for `git status` covers `git status --short` but not `
 What a rule cannot know: the rest of the arguments. A rule for `rm` covers `rm -rf ~`, and one
 for `npm test` runs whatever package.json says that day. For git, whose reading subcommands are
 the ones people say "always" to, the options that make them run a program or write a file
-(`--output`, `grep -O`, `rebase --exec`, `bisect run`, ...) are asked about anyway. Programs
+(`--output`, `grep -O`, `rebase --exec`, `bisect run`, ... and any abbreviation of them) are
+asked about anyway. Programs
 that run other programs from their arguments (shells, `env`, `sudo`, `xargs`, `find`, `sed`,
 `awk`, ...) get no rule at all, and an interpreter's rule names its script or module
 (`python -c …` gets none).
@@ -30,8 +31,9 @@ from __future__ import annotations
 import re
 import shlex
 
-# Any of these can start a second command, redirect, substitute or continue a line.
-NOT_SIMPLE = re.compile(r"[;&|<>()$`\\\x00-\x1f\x7f]")
+# Any of these can start a second command, redirect, substitute or continue a line; braces and
+# globs expand into words the rule never saw (`git grep {-O./x.sh,a}`, a file named `--output=x`).
+NOT_SIMPLE = re.compile(r"[;&|<>()$`\\\x00-\x1f\x7f{}*?\[\]]")
 # A word a rule may hold: plain characters only, so a rule reads the same on every screen.
 PLAIN_WORD = re.compile(r"[A-Za-z0-9_.+/@%:,=-]+")
 MAX_WORD_CHARS = 64  # longer words make no rule: a prefix is read at a glance
@@ -110,6 +112,9 @@ GIT_RUNS_OR_WRITES = (
     "-x",  # rebase -x (same), and cherry-pick -x (harmless, asked anyway)
     "--upload-pack",  # fetch, clone, ls-remote: the program run for the other side
     "--receive-pack",  # push
+    "--extcmd",  # difftool: the diff program
+    "--template",  # clone, init: a template folder whose hooks the new repository runs
+    "-o",  # archive -o FILE, format-patch -o DIR: write where they are told
     "run",  # bisect run COMMAND
     "foreach",  # submodule foreach COMMAND
 )
@@ -126,11 +131,18 @@ def starts_with(command: str, prefix: tuple[str, ...]) -> bool:
 
 
 def runs_or_writes(word: str) -> bool:
-    """Whether a word of a git command is one of GIT_RUNS_OR_WRITES (with its value joined)."""
+    """Whether a word of a git command is one of GIT_RUNS_OR_WRITES (with its value joined).
+
+    git takes any unambiguous start of a long option for the whole (`--open-files` is
+    `--open-files-in-pager`), so a long option counts when it starts one of the list.
+    """
+    name = word.split("=", 1)[0]
     for option in GIT_RUNS_OR_WRITES:
-        if word == option or word.startswith(option + "="):
+        if name == option:
             return True
-        if option in ("-O", "-x") and word.startswith(option):  # -O./pager, -xcommand
+        if option.startswith("--") and name.startswith("--") and option.startswith(name):
+            return len(name) > 2  # `--` alone ends the options
+        if len(option) == 2 and option[0] == "-" and word.startswith(option):  # -O./x, -xcmd
             return True
     return False
 

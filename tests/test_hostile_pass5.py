@@ -259,6 +259,17 @@ def test_dot_files_linked_from_the_home_folder_into_the_workspace_stay_read_only
         (("git", "bisect"), "git bisect run ./x.sh", False),
         (("git", "submodule"), "git submodule foreach ./x.sh", False),
         (("git", "fetch"), "git fetch --upload-pack=./x.sh origin", False),
+        # git takes any unambiguous start of a long option for the whole
+        (("git", "grep"), "git grep --open-files=./x.sh TODO", False),
+        (("git", "rebase"), "git rebase --exe=./x.sh main", False),
+        (("git", "diff"), "git diff --ext-d", False),
+        (("git", "log"), "git log --oneline", True),
+        # braces and globs expand into words the rule never saw
+        (("git", "grep"), "git grep {-O./x.sh,a}", False),
+        (("git", "log"), "git log *", False),
+        (("git", "difftool"), "git difftool --extcmd=./x.sh", False),
+        (("git", "clone"), "git clone --template=./t https://example.com/r", False),
+        (("git", "archive"), "git archive -o ../out.tar HEAD", False),
     ],
 )
 def test_an_always_for_a_git_subcommand_does_not_cover_its_options_that_run_or_write(
