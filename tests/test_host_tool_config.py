@@ -99,6 +99,10 @@ def test_the_protected_names_are_the_ones_tools_read_and_no_more():
         "mise.local.toml",
         ".mise.production.toml",
         ".envrc",
+        ".sl/config",
+        "_darcs/prefs/defaults",
+        ".helix/languages.toml",
+        ".zed/settings.json",
     ):
         assert protected_reason(root, path), path
     for path in ("src/mise/app.py", "mise/README.md", "docs/vscode.md", "mise.txt", "idea/x"):

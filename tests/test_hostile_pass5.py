@@ -374,3 +374,24 @@ def test_the_config_reader_takes_the_hooks_path_git_takes(tmp_path, line):
         check=True,
     ).stdout.rstrip("\n")
     assert read_git_config(config) == [("core.hookspath", git)]
+
+
+@needs_bwrap
+def test_start_up_files_and_histories_where_keys_are_typed_look_empty(api, env, workspace):
+    home = key_folder("root")  # outside /tmp, which the sandbox hides anyway
+    try:
+        names = [".bash_aliases", ".bash_login", ".zlogin", ".env", ".envrc", ".viminfo"]
+        for name in names:
+            (home / name).write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
+        (home / ".bashrc.d").mkdir()
+        (home / ".bashrc.d" / "keys.sh").write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
+        look = f"cd {home} && grep -rc sk- . ; echo finished"
+        api.add({"content": [tool_use("bash", {"command": look})]})
+        api.add({"content": [text("Done.")]})
+        result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+        assert result.returncode == 0, result.stderr
+        (output,) = tool_results(api)
+        assert "finished" in output
+        assert ":1" not in output  # no file there holds the key, as the sandbox shows them
+    finally:
+        shutil.rmtree(home)

@@ -14,7 +14,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
-    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, mise's files (anywhere): see
+    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, ...: see
                         HOST_TOOL_CONFIG below
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
@@ -69,6 +69,10 @@ HOST_TOOL_CONFIG = {
     ".hg": "Mercurial runs the hooks in its hgrc, and shell prompts run hg",
     ".jj": "jj runs the programs its repository config names",
     ".mise": "mise runs the hooks of its config.toml when the shell enters the folder",
+    ".sl": "Sapling runs the hooks and loads the extensions of its config, and prompts run sl",
+    "_darcs": "darcs runs the posthooks in its prefs",
+    ".helix": "Helix starts the language servers its languages.toml names",
+    ".zed": "Zed starts the language servers and tasks its settings name",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -81,7 +85,7 @@ MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell
 PROTECTED_PATHS = (
     (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
-    (".vscode/", "and .idea/, .direnv/, .hg/, .jj/, mise's files: their tools run what they say"),
+    (".vscode/", "and .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files...: their tools run them"),
     ("planloop's home", "its sessions (what --resume believes was said) and saved rules"),
 )
 

@@ -185,7 +185,16 @@ SECRET_HOME_PATHS = (
     ".zshrc",
     ".zshenv",
     ".zprofile",
+    ".zlogin",
+    ".bash_login",
+    ".bash_aliases",  # sourced by Debian's and Ubuntu's .bashrc
+    ".bashrc.d",
+    ".bashrc.local",
+    ".zshrc.local",
     ".config/fish",
+    ".config/environment.d",  # systemd's per-user environment
+    ".env",  # a home-wide .env, loaded by dotenv tools and direnv
+    ".envrc",
     ".bash_history",
     ".zsh_history",
     ".local/share/fish/fish_history",
@@ -194,6 +203,9 @@ SECRET_HOME_PATHS = (
     ".mysql_history",
     ".sqlite_history",
     ".node_repl_history",
+    ".ipython",  # its history database holds every line typed in IPython and Jupyter
+    ".viminfo",  # vim's registers and search history
+    ".lesshst",
 )
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
@@ -469,7 +481,7 @@ class Bubblewrap:
             " Commands run in a sandbox: only the workspace is writable, and not its .git "
             "folders, git hooks, existing .env files (one that holds planloop's own API key "
             "appears empty) or the configuration host tools run on their own (.vscode, .idea, "
-            f".direnv, .hg, .jj, mise's files). {GIT_WRITES_REFUSED} /tmp is private "
+            f".direnv, .hg, .jj, .sl, mise's files, ...). {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
             f"sockets (and vsocks) cannot be opened.{network}"
         )
