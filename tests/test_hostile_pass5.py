@@ -8,6 +8,7 @@ test drives `python agent.py` against the fake API.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -395,3 +396,28 @@ def test_start_up_files_and_histories_where_keys_are_typed_look_empty(api, env, 
         assert ":1" not in output  # no file there holds the key, as the sandbox shows them
     finally:
         shutil.rmtree(home)
+
+
+@needs_bwrap
+def test_the_key_never_reaches_the_model_from_a_parent_folder_or_a_file_of_another_name(api, env):
+    monorepo = key_folder("root")  # outside /tmp, as a person's projects are
+    try:
+        app = monorepo / "app"
+        (app / "config").mkdir(parents=True)
+        (monorepo / ".env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
+        (monorepo / ".envrc").write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
+        (app / "config" / "app.env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
+        steal = "cat ../.env ../.envrc; rev ../.env; cat config/app.env; echo finished"
+        api.add({"content": [tool_use("bash", {"command": steal})]})
+        api.add({"content": [tool_use("bash", {"command": "printenv | grep -c sk- ; true"})]})
+        api.add({"content": [text("Done.")]})
+        result = run_cli("-p", "go", cwd=app, env=env)
+        assert result.returncode == 0, result.stderr
+        read, _ = tool_results(api)
+        assert "finished" in read
+        assert API_KEY not in read and API_KEY[::-1] not in read  # the parent's files are empty
+        assert "ANTHROPIC_API_KEY=[redacted]" in read  # the app's own file: shown, key redacted
+        for request in api.accepted:
+            assert API_KEY not in json.dumps(request)
+    finally:
+        shutil.rmtree(monorepo)

@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from redaction import redact
+
 
 @dataclass(frozen=True)
 class Tool:
@@ -181,14 +183,17 @@ def _checked_object(value: dict, schema: dict, where: str) -> dict:
 async def call_handler(tool: Tool, workspace: Path, args: dict) -> str:
     """Run the tool's handler with validated arguments and return its text.
 
-    Handlers may be plain functions or coroutines; an awaitable result is awaited.
+    Handlers may be plain functions or coroutines; an awaitable result is awaited. The key
+    and token planloop uses are replaced by [redacted] (redaction.py).
     """
     result = tool.handler(workspace, **args)
     if inspect.isawaitable(result):
         result = await result
     if not isinstance(result, str):
         raise TypeError(f"handler of tool {tool.name!r} returned {type(result).__name__}, not str")
-    return result
+    # planloop's own key never reaches the model, whatever printed it: a command that read it
+    # from a parent folder's .env, a file by another name, git's objects, a tool of your own.
+    return redact(result)
 
 
 def _has_type(value: object, expected: str | None) -> bool:

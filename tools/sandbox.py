@@ -391,6 +391,25 @@ def hide_key_outside(env_file: Path) -> list[str]:
     return ["--ro-bind", str(private_folder() / "empty"), str(real)]
 
 
+def hide_keys_above(root: Path) -> list[str]:
+    """bwrap's words that empty each `.env*` file (direnv's `.envrc` among them) in a folder
+    above the workspace that holds planloop's key: a monorepo's root, the folder direnv loaded
+    the key from. The rest of the file system is read-only in the sandbox, not hidden, and a
+    command would read the key there. Under /tmp there is nothing to do: it is private."""
+    words: list[str] = []
+    for folder in root.parents:
+        if folder == Path("/tmp") or folder.is_relative_to("/tmp"):
+            continue
+        try:
+            with os.scandir(folder) as entries:
+                found = [Path(entry.path) for entry in entries if entry.name.startswith(".env")]
+        except OSError:
+            continue  # not readable by planloop: not by a command either
+        for path in found:
+            words += hide_key_outside(path)
+    return words
+
+
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     """bwrap's words that bind every folder between the workspace and a read-only path onto
     itself, outermost first.
@@ -716,7 +735,7 @@ class Bubblewrap:
                 # The key planloop sends with every request: no command may read it, so the
                 # file that holds it appears empty (bound over the read-only bind just made).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
-        argv += pinned_folders(root, read_only) + protected
+        argv += pinned_folders(root, read_only) + protected + hide_keys_above(root)
         for path in hidden_paths(self.allow_read):
             if path.is_dir():
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
