@@ -179,9 +179,9 @@ def test_a_env_link_that_a_command_replaces_is_reported(api, env, workspace, iso
     result = run_cli("-p", "tidy up", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     (output,) = tool_results(api)
-    assert "swapped" in output and ".env was replaced" in output
+    assert "swapped" in output and ".env was replaced" in output and "API key" in output
     # On the terminal when it happened, and again in planloop's last words.
-    assert result.stderr.count(".env (a .env file replaced)") == 2, result.stderr
+    assert result.stderr.count(".env (a link replaced)") == 2, result.stderr
     assert (workspace / ".env.local").read_text() == "MODEL_ID=test-model\n"
 
 
@@ -421,3 +421,41 @@ def test_the_key_never_reaches_the_model_from_a_parent_folder_or_a_file_of_anoth
             assert API_KEY not in json.dumps(request)
     finally:
         shutil.rmtree(monorepo)
+
+
+@needs_bwrap
+def test_an_editor_folder_that_is_a_link_and_gets_replaced_is_reported(api, env, workspace):
+    (workspace / "editor" / "vscode").mkdir(parents=True)
+    (workspace / "editor" / "vscode" / "settings.json").write_text("{}\n")
+    os.symlink("editor/vscode", workspace / ".vscode")
+    task = '{"tasks": [{"command": "touch /tmp/pwned", "runOptions": {"runOn": "folderOpen"}}]}'
+    swap = f"rm .vscode && mkdir .vscode && echo '{task}' > .vscode/tasks.json && echo swapped"
+    api.add({"content": [tool_use("bash", {"command": swap})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "swapped" in output and ".vscode was replaced" in output and "VS Code" in output
+    assert result.stderr.count(".vscode (a link replaced)") == 2, result.stderr
+
+
+@needs_bwrap
+def test_a_folder_a_command_closes_to_planloop_is_reported(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "src").mkdir()
+    if user == "nobody":
+        os.chown(workspace / "src", NOBODY, NOBODY)
+    # The person's shell can still enter it (x), and git would find a repository in it.
+    hide = "mkdir src/.git && chmod 311 src && echo hidden"
+    api.add({"content": [tool_use("bash", {"command": hide})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    os.chmod(workspace / "src", 0o755)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "hidden" in output
+    if user == "root":  # root reads any folder: nothing is closed to it
+        assert "src/.git is a new git repository" in output
+        return
+    assert "src can no longer be read by planloop" in output
+    assert result.stderr.count("src (a folder closed to planloop") == 2, result.stderr

@@ -246,9 +246,10 @@ class WorkspaceScan:
     """
 
     env_files: list[Path] = field(default_factory=list)
-    # Each `.env*` link's own identity (see `link_identity`): no bind can hold a link (the bind
-    # lands on its target), so a command may replace it, which is then reported.
-    env_identity: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
+    # The identity (see `link_identity`) of each `.env*` and host tool's configuration that is
+    # a link: no bind can hold a link (the bind lands on its target), so a command may replace
+    # it, which is then reported.
+    protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
@@ -296,7 +297,7 @@ class FolderListing:
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
-    env_identity: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
+    protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
 
 
@@ -340,10 +341,14 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
             with contextlib.suppress(OSError):
                 if entry.is_symlink():
                     env_info = entry.stat(follow_symlinks=False)
-                    listing.env_identity[Path(entry.path)] = link_identity(env_info)
+                    listing.protected_links[Path(entry.path)] = link_identity(env_info)
         elif is_host_tool_config(entry.name, os.path.basename(folder)):
             # Bound read-only as a whole; still searched below, like any folder.
             listing.tool_configs.append(Path(entry.path))
+            with contextlib.suppress(OSError):
+                if entry.is_symlink():
+                    config_info = entry.stat(follow_symlinks=False)
+                    listing.protected_links[Path(entry.path)] = link_identity(config_info)
             if entry.is_dir(follow_symlinks=False):
                 listing.subfolders.append(entry.path)
         elif entry.is_dir(follow_symlinks=False):
@@ -398,7 +403,7 @@ def scan_workspace(
             scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
-        scan.env_identity.update(listing.env_identity)
+        scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
         folders += listing.subfolders

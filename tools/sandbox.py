@@ -586,7 +586,8 @@ class Bubblewrap:
         after = scan_workspace(root, cache=self.scan_cache)
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
-        replaced_env = [path for path, was in before.env_identity.items() if replaced(path, was)]
+        links = before.protected_links
+        replaced_links = [path for path, was in links.items() if replaced(path, was)]
         configured = set(before.tool_configs)
         new_configs = [path for path in after.tool_configs if path not in configured]
         new_git = [
@@ -606,14 +607,23 @@ class Bubblewrap:
                 f"[{name} is a new .env file. It was kept, and the user was told: .env files "
                 "steer where API keys go. Change .env files with write_file, which asks.]"
             )
-        for path in replaced_env:
+        for path in replaced_links:
             name = shown(root, path)
-            self._record(f"{name} (a .env file replaced)")
+            self._record(f"{name} (a link replaced)")
             notes.append(
                 f"[{name} was replaced by the command (it was a link, which no read-only bind "
-                "holds). It was kept, and the user was told: .env files steer where API keys "
-                "go. Change .env files with write_file, which asks.]"
+                f"holds). It was kept, and the user was told: {protected_reason(root, path)}. "
+                "Change such files with write_file, which asks.]"
             )
+        for path in after.closed_folders:
+            if path not in before.closed_folders:
+                # What a command put in a folder it then closed (chmod 311: the person's shell
+                # and git can still enter it) cannot be known, let alone reported.
+                name = shown(root, path)
+                self._record(f"{name} (a folder closed to planloop; what is in it is unchecked)")
+                notes.append(f"[{name} can no longer be read by planloop; the user was told.]")
+        if after.incomplete and not before.incomplete:
+            self._record(f"what the command made where the scan stopped ({after.incomplete})")
         for path in new_configs:
             name = shown(root, path)
             self._record(f"{name} (a host tool's configuration)")
