@@ -459,3 +459,23 @@ def test_a_folder_a_command_closes_to_planloop_is_reported(api, env, user_folder
         return
     assert "src can no longer be read by planloop" in output
     assert result.stderr.count("src (a folder closed to planloop") == 2, result.stderr
+
+
+@needs_bwrap
+def test_a_workspace_a_home_config_folder_links_to_makes_commands_and_writes_ask(
+    api, env, workspace, tmp_path
+):
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    os.symlink(workspace, home / ".config" / "nvim")  # editing one's editor config
+    (workspace / "init.lua").write_text("-- settings\n")
+    api.add({"content": [tool_use("bash", {"command": "echo 'os.execute(1)' >> init.lua"})]})
+    api.add({"content": [tool_use("read_file", {"path": "init.lua"})]})
+    api.add({"content": [tool_use("write_file", {"path": "init.lua", "content": "x\n"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "links to the workspace" in result.stderr
+    assert "protected" in written
+    assert (workspace / "init.lua").read_text() == "-- settings\n"

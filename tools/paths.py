@@ -153,12 +153,15 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     your_home = Path(os.path.realpath(Path.home()))
     home_inside = your_home.is_relative_to(root)
     linked_here = home_links_into(root)
+    workspace_linked = home_link_to_workspace(root) is not None
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
         if home_inside and _is_dot_entry_of(your_home, candidate):
             return HOME_FILES_REASON
         if any(candidate == linked or candidate.is_relative_to(linked) for linked in linked_here):
+            return HOME_FILES_REASON
+        if workspace_linked and candidate.is_relative_to(root):
             return HOME_FILES_REASON
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
@@ -202,6 +205,8 @@ def home_links_into(root: Path) -> list[Path]:
 
     def add(path: str) -> None:
         real = Path(os.path.realpath(path))
+        # The workspace itself (planloop run in ~/.config/nvim, the link's target) is held by
+        # `home_link_to_workspace` instead: a bind of the whole workspace is no sandbox.
         if real != root and real.is_relative_to(root) and real not in found:
             found.append(real)
 
@@ -218,6 +223,30 @@ def home_links_into(root: Path) -> list[Path]:
         if os.environ.get(variable, "").startswith("/"):
             add(os.environ[variable])
     return found
+
+
+def home_link_to_workspace(root: Path) -> str | None:
+    """The home entry that links to the workspace itself or to a folder holding it, if any.
+
+    Run in a dotfiles folder that `~/.config/nvim` (or all of `~/.config`) links to, every file
+    of the workspace is one your editor or shell reads as its own: no part can be kept
+    read-only, so commands must ask.
+    """
+    root = Path(os.path.realpath(root))
+    home = Path.home()
+    for folder, dot_files_only in ((home, True), (home / ".config", False)):
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if not entry.is_symlink():
+                        continue
+                    if dot_files_only and not entry.name.startswith("."):
+                        continue
+                    if root.is_relative_to(os.path.realpath(entry.path)):
+                        return str(Path(entry.path))
+        except OSError:
+            continue
+    return None
 
 
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:

@@ -78,6 +78,7 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    home_link_to_workspace,
     home_links_into,
     hook_links,
     hook_links_around,
@@ -539,6 +540,13 @@ class Bubblewrap:
                 f"planloop's private folder {private} lies inside the workspace (it is made in "
                 "TMPDIR or /tmp), where commands could change the sandbox's own files, so "
                 "sandboxed commands ask before they run; set TMPDIR to a folder outside it"
+            )
+        linked = home_link_to_workspace(root)
+        if linked:
+            return (
+                f"{linked} links to the workspace (or a folder holding it), so what commands "
+                "write here your shell or editor reads as your own settings; sandboxed "
+                "commands ask before they run"
             )
         home = Path(os.path.realpath(Path.home()))
         if home.is_relative_to(root):
