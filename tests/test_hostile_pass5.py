@@ -39,15 +39,14 @@ PLANTED_PAGER = "#!/bin/sh\nenv > {leak}\nexec cat\n"
 def test_a_pager_planted_on_a_path_folder_in_the_workspace_is_never_run(
     api, workspace, isolated_home
 ):
-    # An activated virtualenv puts the workspace's .venv/bin first on PATH.
+    # An activated virtualenv puts the workspace's .venv/bin first on PATH. Sandboxed commands
+    # cannot write there (it is read-only to them), but a cloned repository can ship one.
     folder = workspace / ".venv" / "bin"
     folder.mkdir(parents=True)
     leak = workspace / ".venv" / "LEAKED"
-    plant = (
-        f"printf '{PLANTED_PAGER.format(leak=leak)}' > .venv/bin/less && "
-        "chmod +x .venv/bin/less && echo planted"
-    )
-    api.add({"content": [tool_use("bash", {"command": plant})]})
+    (folder / "less").write_text(PLANTED_PAGER.format(leak=leak))
+    (folder / "less").chmod(0o755)
+    api.add({"content": [tool_use("bash", {"command": "echo planted"})]})
     api.add({"content": [text("Planted.")]})
     env = terminal_env(api, isolated_home)
     env.pop("PAGER", None)
@@ -57,7 +56,6 @@ def test_a_pager_planted_on_a_path_folder_in_the_workspace_is_never_run(
         terminal.type("look around\r")
         terminal.wait_for("Planted.")
         terminal.wait_for_prompt()
-        assert (folder / "less").exists()  # the sandboxed command did write it
         terminal.type("/output\r")
         paged = terminal.wait_for_prompt()
         assert "planted" in paged  # shown by the real pager, or printed
@@ -479,3 +477,29 @@ def test_a_workspace_a_home_config_folder_links_to_makes_commands_and_writes_ask
     assert "links to the workspace" in result.stderr
     assert "protected" in written
     assert (workspace / "init.lua").read_text() == "-- settings\n"
+
+
+@needs_bwrap
+def test_a_folder_on_your_path_inside_the_workspace_is_read_only(api, env, workspace):
+    bin_folder = workspace / ".venv" / "bin"
+    bin_folder.mkdir(parents=True)
+    plant = "printf '#!/bin/sh\\ntouch /tmp/x\\n' > .venv/bin/git; touch .venv/ok; echo finished"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    path = f"{bin_folder}:{env['PATH']}"  # the project's virtualenv, activated
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": path})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "finished" in output and "Read-only file system" in output
+    assert not (bin_folder / "git").exists()
+    assert (workspace / ".venv" / "ok").exists()  # the rest of the workspace stays writable
+
+
+@needs_bwrap
+def test_a_path_that_names_the_current_folder_makes_commands_ask(api, env, workspace):
+    api.add({"content": [tool_use("bash", {"command": "touch ran"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": f".:{env['PATH']}"})
+    assert result.returncode == 0, result.stderr
+    assert "your PATH names the workspace itself" in result.stderr
+    assert not (workspace / "ran").exists()

@@ -155,3 +155,25 @@ def host_program(name: str, workspace: Path | None = None) -> str | None:
     trusted = [entry for entry in entries if os.path.isabs(entry) and outside(entry)]
     found = shutil.which(name, path=os.pathsep.join(trusted))
     return found if found is not None and outside(found) else None
+
+
+def path_folders_in(workspace: Path) -> tuple[list[Path], bool]:
+    """The folders on your PATH that lie inside the workspace, and whether PATH names the
+    workspace itself (or a relative folder, such as `.`, which is wherever your shell is).
+
+    An activated `.venv/bin`, direnv's `PATH_add bin` or `layout node`: what a command puts
+    there runs outside the sandbox the next time you, or your shell prompt, type its name.
+    """
+    root = os.path.realpath(workspace)
+    inside: list[Path] = []
+    names_workspace = False
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(entry):
+            names_workspace = True
+            continue
+        real = os.path.realpath(entry)
+        if real == root:
+            names_workspace = True
+        elif real.startswith(root.rstrip("/") + "/") and os.path.isdir(real):
+            inside.append(Path(real))
+    return inside, names_workspace

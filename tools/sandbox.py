@@ -68,7 +68,7 @@ from redaction import secret_values
 from tools import sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
-from tools.environment import command_environment, host_program
+from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.paths import (
     GIT_DIR_NAME,
@@ -541,6 +541,12 @@ class Bubblewrap:
                 "TMPDIR or /tmp), where commands could change the sandbox's own files, so "
                 "sandboxed commands ask before they run; set TMPDIR to a folder outside it"
             )
+        if path_folders_in(root)[1]:
+            return (
+                "your PATH names the workspace itself (or a relative folder such as `.`), so "
+                "a program a command put here would run when you type its name; sandboxed "
+                "commands ask before they run"
+            )
         linked = home_link_to_workspace(root)
         if linked:
             return (
@@ -710,6 +716,7 @@ class Bubblewrap:
         linked = hook_link_targets(root, snapshot)
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
         candidates += home_links_into(root)  # your dot files, kept in this workspace
+        candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
