@@ -503,3 +503,26 @@ def test_a_path_that_names_the_current_folder_makes_commands_ask(api, env, works
     assert result.returncode == 0, result.stderr
     assert "your PATH names the workspace itself" in result.stderr
     assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_secrets_by_other_names_and_addresses_with_passwords_stay_out_of_commands(
+    api, env, workspace
+):
+    secrets = {
+        "OPENAI_KEY": "sk-openai-one",
+        "DB_PASS": "hunter2-two",
+        "SENTRY_DSN": "https://key-three@sentry.example/1",
+        "SLACK_WEBHOOK_URL": "https://hooks.example/four",
+        "JWT": "eyJ-five",
+        "SESSION_COOKIE": "cookie-six",
+        "DATABASE_URL": "postgres://app:pw-seven@db/app",
+    }
+    harmless = {"KEYBOARD_LAYOUT": "us", "DOCS_URL": "https://example.com/docs"}
+    api.add({"content": [tool_use("bash", {"command": "env"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, **secrets, **harmless})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert not [name for name, value in secrets.items() if value in output]
+    assert "KEYBOARD_LAYOUT=us" in output and "DOCS_URL=https://example.com/docs" in output

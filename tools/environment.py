@@ -15,6 +15,7 @@ never runs inside /usr/bin/bwrap, where no sandbox exists yet.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -90,9 +91,12 @@ HOST_SOCKETS = (
 # a file that is committed later. A command that needs a token needs the network for it too,
 # so it is one to run with outside_sandbox, which the person approves, and which gets them all.
 # Words anywhere in the name:
-SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
 # Whole parts of the name between underscores (TOKENIZERS_PARALLELISM is not a token):
-SECRET_PARTS = ("TOKEN", "TOKENS", "APIKEY", "AUTH", "PWD", "PAT")
+SECRET_PARTS = (
+    *("TOKEN", "TOKENS", "APIKEY", "AUTH", "PWD", "PAT"),
+    *("KEY", "PASS", "DSN", "WEBHOOK", "JWT", "COOKIE"),  # OPENAI_KEY, DB_PASS, SENTRY_DSN, ...
+)
 # Two parts in a row:
 SECRET_PAIRS = ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY", "SIGNING_KEY", "MASTER_KEY")
 
@@ -101,8 +105,10 @@ def looks_secret(name: str) -> bool:
     """Whether a variable's name says it holds a secret (see SECRET_WORDS and kin)."""
     name = name.upper()
     parts = name.split("_")
-    if len(parts) < 2:  # PWD and OLDPWD are folders; a lone word is no secret's name
-        return any(word in name for word in SECRET_WORDS)
+    if len(parts) < 2:  # PWD and OLDPWD are folders; JWT or TOKEN alone are secrets
+        return any(word in name for word in SECRET_WORDS) or (
+            name in SECRET_PARTS and name != "PWD"
+        )
     pairs = {f"{first}_{second}" for first, second in zip(parts, parts[1:], strict=False)}
     return (
         any(word in name for word in SECRET_WORDS)
@@ -111,13 +117,19 @@ def looks_secret(name: str) -> bool:
     )
 
 
+# A secret judged by its value: an address with a password in it (DATABASE_URL=postgres://
+# app:hunter2@db/app, MONGODB_URI, a proxy's user:password@host), whatever the name says.
+URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
+
+
 def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
     return {
         name: value
         for name, value in environ.items()
-        if not is_dropped(name, dropped) and not (sandboxed and looks_secret(name))
+        if not is_dropped(name, dropped)
+        and not (sandboxed and (looks_secret(name) or URL_WITH_PASSWORD.search(value)))
     }
 
 
