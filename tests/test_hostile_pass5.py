@@ -526,3 +526,23 @@ def test_secrets_by_other_names_and_addresses_with_passwords_stay_out_of_command
     (output,) = tool_results(api)
     assert not [name for name, value in secrets.items() if value in output]
     assert "KEYBOARD_LAYOUT=us" in output and "DOCS_URL=https://example.com/docs" in output
+
+
+def test_read_file_does_not_read_what_the_sandbox_hides_when_the_workspace_holds_it(
+    api, env, tmp_path
+):
+    home = tmp_path / "home"
+    config = home / ".config"
+    (config / "gh").mkdir(parents=True)
+    (config / "gh" / "hosts.yml").write_text("github.com: {oauth_token: gho_SECRET}\n")
+    (config / "nvim").mkdir()
+    (config / "nvim" / "init.lua").write_text("-- my settings\n")
+    # Editing one's editor settings: planloop started in ~/.config.
+    api.add({"content": [tool_use("read_file", {"path": "gh/hosts.yml"})]})
+    api.add({"content": [tool_use("read_file", {"path": "nvim/init.lua"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=config, env={**env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    hidden, plain = tool_results(api)
+    assert "gho_SECRET" not in hidden and "secrets the sandbox hides" in hidden
+    assert "my settings" in plain

@@ -13,6 +13,7 @@ served while a file is read or written. The functions below are that blocking wo
 called directly (tests, scripts).
 """
 
+import functools
 import io
 import os
 import re
@@ -75,6 +76,12 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
     if not 1 <= limit <= MAX_LINE_LIMIT:
         raise ToolError(f"read_file: limit must be from 1 to {MAX_LINE_LIMIT} lines, got {limit}.")
     with open_existing_file(workspace, path, "read_file") as (file, relative):
+        if is_hidden_secret(workspace, relative):
+            raise ToolError(
+                f"read_file: {path} is one of the secrets the sandbox hides from commands "
+                "(logins, keys, shell start-up files and histories); it is not read for the "
+                "model either. Ask the user for what you need from it."
+            )
         status = os.fstat(file.fileno())
         size = status.st_size
         note_touched(relative, fingerprint(status))
@@ -104,6 +111,26 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 "Use bash (e.g. file, xxd | head) to inspect it."
             )
         return _show_lines(file, path, offset, limit)
+
+
+def is_hidden_secret(workspace: Path, relative: str) -> bool:
+    """Whether a canonical path in the workspace is one the sandbox hides (tools/sandbox.py):
+    planloop run in your home folder or in ~/.config would otherwise read them for the model."""
+    home, planloop_home = str(Path.home()), os.environ.get("PLANLOOP_HOME", "")
+    root, inside = hidden_inside(str(workspace), home, planloop_home)
+    path = root / relative
+    return any(path == hidden or path.is_relative_to(hidden) for hidden in inside)
+
+
+@functools.lru_cache(maxsize=8)
+def hidden_inside(workspace: str, home: str, planloop_home: str) -> tuple[Path, tuple[Path, ...]]:
+    """The workspace resolved, and the hidden secrets that lie in it (none, for most): worked
+    out once per workspace, home folder and planloop home."""
+    from tools.sandbox import secret_paths  # the sandbox's own list, in one place
+
+    root = Path(os.path.realpath(workspace))
+    found = (Path(os.path.realpath(path)) for path in secret_paths())
+    return root, tuple(path for path in found if path.is_relative_to(root))
 
 
 def write_file(

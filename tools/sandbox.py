@@ -230,17 +230,23 @@ GIT_WRITES_REFUSED = (
 )
 
 
-def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
-    """The secrets the sandbox hides: those of SECRET_HOME_PATHS that exist, and planloop's home
-    (the one in use, and the usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run:
-    every other project's conversations are there).
-
-    A path in `allow_read`, or under one, stays visible.
-    """
+def secret_paths() -> list[Path]:
+    """SECRET_HOME_PATHS in your home folder, and planloop's home (the one in use, and the
+    usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run: every other project's
+    conversations are there); whether they exist or not."""
     home = Path.home()
     candidates = [home / name for name in SECRET_HOME_PATHS] + [planloop_home()]
     if home / ".planloop" != planloop_home():
         candidates.append(home / ".planloop")
+    return candidates
+
+
+def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
+    """The secrets the sandbox hides: those of `secret_paths` that planloop can read.
+
+    A path in `allow_read`, or under one, stays visible.
+    """
+    candidates = secret_paths()
     allowed = [Path(os.path.abspath(path)) for path in allow_read]
     hidden = []
     for path in candidates:
