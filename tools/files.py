@@ -116,8 +116,10 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
 def is_hidden_secret(workspace: Path, relative: str) -> bool:
     """Whether a canonical path in the workspace is one the sandbox hides (tools/sandbox.py):
     planloop run in your home folder or in ~/.config would otherwise read them for the model."""
-    home, planloop_home = str(Path.home()), os.environ.get("PLANLOOP_HOME", "")
+    home, planloop_home = os.environ.get("HOME", ""), os.environ.get("PLANLOOP_HOME", "")
     root, inside = hidden_inside(str(workspace), home, planloop_home)
+    if not inside:
+        return False
     path = root / relative
     return any(path == hidden or path.is_relative_to(hidden) for hidden in inside)
 
