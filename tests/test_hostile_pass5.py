@@ -231,8 +231,8 @@ def test_dot_files_linked_from_the_home_folder_into_the_workspace_stay_read_only
         "echo 'touch /tmp/pwned' >> bash/.bash_aliases; echo finished"
     )
     api.add({"content": [tool_use("bash", {"command": plant})]})
-    api.add({"content": [tool_use("read_file", {"path": "bash/.bash_aliases"})]})
-    edit = {"path": "bash/.bash_aliases", "content": "touch /tmp/pwned\n"}
+    api.add({"content": [tool_use("read_file", {"path": "git/.gitconfig"})]})
+    edit = {"path": "git/.gitconfig", "content": "[core]\n\tpager = touch /tmp/pwned\n"}
     api.add({"content": [tool_use("write_file", edit)]})
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
