@@ -552,6 +552,16 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     # A relative hooks path is taken from where hooks run: the folder holding `.git`, or a
     # bare repository itself.
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
+    return paths_named_by(config_files, worktree)
+
+
+def paths_named_by(
+    config_files: list[Path], worktree: Path | None
+) -> tuple[list[Path], list[Path]]:
+    """(hooks folders, included files) that `config_files` name, includes followed.
+
+    A relative hooks path is taken from `worktree`; with none, only a full path counts.
+    """
     hooks: list[Path] = []
     includes: list[Path] = []
     # An included file may include more (relative to itself): git follows them all, so every
@@ -561,8 +571,8 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
             if not value:
                 continue
             expanded = Path(os.path.expanduser(value))
-            if key == "core.hookspath":
-                hooks.append(Path(os.path.normpath(worktree / expanded)))
+            if key == "core.hookspath" and (worktree is not None or expanded.is_absolute()):
+                hooks.append(Path(os.path.normpath((worktree or Path("/")) / expanded)))
             elif key in ("include.path", "includeif.path"):
                 included = Path(os.path.normpath(config.parent / expanded))
                 if included not in config_files and len(config_files) < MAX_GIT_CONFIGS:
@@ -648,22 +658,7 @@ def your_git_config_paths() -> tuple[list[Path], list[Path]]:
     your next `git status`, anywhere. (A relative hooks path means each repository's own
     folder: it is found with that repository.)
     """
-    hooks: list[Path] = []
-    includes: list[Path] = []
-    config_files = your_git_configs()
-    for config in config_files:  # grows with what the files include, as in git_config_paths
-        for key, value in read_git_config(config):
-            expanded = Path(os.path.expanduser(value)) if value else None
-            if expanded is None:
-                continue
-            if key == "core.hookspath" and expanded.is_absolute():
-                hooks.append(Path(os.path.normpath(expanded)))
-            elif key in ("include.path", "includeif.path"):
-                included = Path(os.path.normpath(config.parent / expanded))
-                if included not in config_files and len(config_files) < MAX_GIT_CONFIGS:
-                    includes.append(included)
-                    config_files.append(included)
-    return hooks, includes
+    return paths_named_by(your_git_configs(), worktree=None)
 
 
 def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
