@@ -128,9 +128,10 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
         return {}
     except OSError as err:
         raise SettingsError(f"cannot read {path} ({err.strerror}); fix or remove it") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # before open(): a folder raises there
+        os.close(descriptor)
+        raise SettingsError(f"{path} is not a regular file; remove it or make it one")
     with open(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise SettingsError(f"{path} is not a regular file; remove it or make it one")
         data = file.read()
     try:
         text = data.decode("utf-8")

@@ -501,7 +501,7 @@ def test_a_path_that_names_the_current_folder_makes_commands_ask(api, env, works
     api.add({"content": [text("Done.")]})
     result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": f".:{env['PATH']}"})
     assert result.returncode == 0, result.stderr
-    assert "your PATH names the workspace itself" in result.stderr
+    assert "your PATH names a relative folder" in result.stderr
     assert not (workspace / "ran").exists()
 
 
@@ -546,3 +546,46 @@ def test_read_file_does_not_read_what_the_sandbox_hides_when_the_workspace_holds
     hidden, plain = tool_results(api)
     assert "gho_SECRET" not in hidden and "secrets the sandbox hides" in hidden
     assert "my settings" in plain
+
+
+def test_write_file_asks_before_it_writes_into_a_folder_on_your_path(api, env, workspace):
+    bin_folder = workspace / ".venv" / "bin"
+    bin_folder.mkdir(parents=True)
+    api.add({"content": [tool_use("write_file", {"path": ".venv/bin/git", "content": "x\n"})]})
+    api.add({"content": [text("Done.")]})
+    path = f"{bin_folder}:{env['PATH']}"
+    result = run_cli("-p", "go", "--no-sandbox", cwd=workspace, env={**env, "PATH": path})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "a folder on your PATH is protected" in output
+    assert not (bin_folder / "git").exists()
+
+
+@needs_bwrap
+def test_a_path_folder_not_made_yet_in_the_workspace_makes_commands_ask(api, env, workspace):
+    api.add({"content": [tool_use("bash", {"command": "mkdir -p node_modules/.bin; touch ran"})]})
+    api.add({"content": [text("Done.")]})
+    path = f"{workspace}/node_modules/.bin:{env['PATH']}"  # direnv's layout node, before install
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": path})
+    assert result.returncode == 0, result.stderr
+    assert "does not exist or is a link" in result.stderr
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_a_command_never_gets_the_key_under_another_name(api, env, workspace):
+    api.add({"content": [tool_use("bash", {"command": "env | grep -c sk- ; true"})]})
+    api.add({"content": [text("Done.")]})
+    more = {"LLM_CREDS": API_KEY, "APP_CONFIG": '{"anthropic": "' + API_KEY + '"}'}
+    result = run_cli("-p", "go", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert output.startswith("0")
+
+
+def test_a_env_that_is_a_folder_is_one_clear_line_not_a_crash(api, env, workspace):
+    (workspace / ".env").mkdir()  # shipped by a repository
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode != 0
+    assert "is not a regular file" in result.stderr
+    assert "Traceback" not in result.stderr and "IsADirectoryError" not in result.stderr

@@ -20,6 +20,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from redaction import secret_values
+
 # Names a command never gets; a trailing "*" drops every name with that prefix.
 NEVER_PASSED = (
     # The API key, the auth token and the endpoint: `env` must not leak the key into the
@@ -125,10 +127,12 @@ URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
 def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
+    keys = secret_values()  # planloop's own key and token, under whatever name they are set
     return {
         name: value
         for name, value in environ.items()
         if not is_dropped(name, dropped)
+        and not any(key in value for key in keys)
         and not (sandboxed and (looks_secret(name) or URL_WITH_PASSWORD.search(value)))
     }
 
@@ -169,23 +173,28 @@ def host_program(name: str, workspace: Path | None = None) -> str | None:
     return found if found is not None and outside(found) else None
 
 
-def path_folders_in(workspace: Path) -> tuple[list[Path], bool]:
-    """The folders on your PATH that lie inside the workspace, and whether PATH names the
-    workspace itself (or a relative folder, such as `.`, which is wherever your shell is).
+def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
+    """The folders on your PATH that lie inside the workspace, and why one cannot be held, if so.
 
     An activated `.venv/bin`, direnv's `PATH_add bin` or `layout node`: what a command puts
-    there runs outside the sandbox the next time you, or your shell prompt, type its name.
+    there runs outside the sandbox the next time you, or your shell prompt, type its name. An
+    existing folder is held read-only. One that does not exist yet (`node_modules/.bin` before
+    an install), one reached through a link (which a command could point elsewhere), the
+    workspace itself and a relative entry such as `.` (wherever your shell is) cannot be.
     """
     root = os.path.realpath(workspace)
     inside: list[Path] = []
-    names_workspace = False
+    why_not: str | None = None
     for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
         if not os.path.isabs(entry):
-            names_workspace = True
+            why_not = why_not or f"your PATH names a relative folder ({entry or 'empty'!r})"
             continue
-        real = os.path.realpath(entry)
-        if real == root:
-            names_workspace = True
-        elif real.startswith(root.rstrip("/") + "/") and os.path.isdir(real):
-            inside.append(Path(real))
-    return inside, names_workspace
+        plain, real = os.path.normpath(entry), os.path.realpath(entry)
+        if real == root or plain == root:
+            why_not = why_not or "your PATH names the workspace itself"
+        elif any(p.startswith(root.rstrip("/") + "/") for p in (plain, real)):
+            if plain != real or not os.path.isdir(real):
+                why_not = why_not or f"{entry}, on your PATH, does not exist or is a link"
+            else:
+                inside.append(Path(real))
+    return inside, why_not

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
+from tools.environment import path_folders_in
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
@@ -49,6 +50,7 @@ HOME_FILES_REASON = (
     "in the workspace they link to, are protected: your shell, git and other programs run what "
     "they say"
 )
+PATH_REASON = "a folder on your PATH is protected: what is put there runs when you type its name"
 HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
 )
@@ -154,6 +156,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     home_inside = your_home.is_relative_to(root)
     linked_here = home_links_into(root)
     workspace_linked = home_link_to_workspace(root) is not None
+    on_path = path_folders_in(root)[0]
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -163,6 +166,8 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOME_FILES_REASON
         if workspace_linked and candidate.is_relative_to(root):
             return HOME_FILES_REASON
+        if any(candidate.is_relative_to(folder) for folder in on_path):
+            return PATH_REASON
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
             return GIT_REASON

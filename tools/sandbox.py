@@ -547,11 +547,12 @@ class Bubblewrap:
                 "TMPDIR or /tmp), where commands could change the sandbox's own files, so "
                 "sandboxed commands ask before they run; set TMPDIR to a folder outside it"
             )
-        if path_folders_in(root)[1]:
+        path_unheld = path_folders_in(root)[1]
+        if path_unheld:
             return (
-                "your PATH names the workspace itself (or a relative folder such as `.`), so "
-                "a program a command put here would run when you type its name; sandboxed "
-                "commands ask before they run"
+                f"{path_unheld}: a program a command put there would run when you type its "
+                "name, and no read-only bind can hold it, so sandboxed commands ask before "
+                "they run"
             )
         linked = home_link_to_workspace(root)
         if linked:
