@@ -16,6 +16,9 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
     host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, ...: see
                         HOST_TOOL_CONFIG below
+    your settings       dot files your home links to here (stow), a workspace a home entry
+                        links to, your git config's hooks folder and includes
+    PATH folders        those of your PATH inside the workspace (an activated .venv/bin)
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 
