@@ -157,8 +157,9 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     # inside the workspace, and a plain write there would run later, outside any sandbox.
     your_home = Path(os.path.realpath(Path.home()))
     home_inside = your_home.is_relative_to(root)
-    linked_here = home_links_into(root)
-    workspace_linked = home_link_to_workspace(root) is not None
+    links = home_links()  # one look at your home folder for both questions
+    linked_here = home_links_into(root, links)
+    workspace_linked = home_link_to_workspace(root, links) is not None
     on_path = path_folders_in(root)[0]
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
@@ -199,41 +200,40 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
     return parent == MISE_FOLDER and name in MISE_FOLDER_ENTRIES
 
 
-def home_links_into(root: Path) -> list[Path]:
-    """The files and folders inside `root` that your shell and git read as your own settings.
-
-    Dot files kept in a repository and linked into the home folder (GNU stow, and the like:
-    `~/.gitconfig -> ~/dotfiles/git/.gitconfig`), and the same for `~/.config`'s entries, and
-    $XDG_CONFIG_HOME or $GIT_CONFIG_GLOBAL set to a path in `root`. In such a workspace a
-    command that edited them would have git and every new shell run its code outside the
-    sandbox. Links deeper inside `~/.config`'s folders are not looked for.
-    """
-    root = Path(os.path.realpath(root))
-    found: list[Path] = []
-
-    def add(path: str) -> None:
-        real = Path(os.path.realpath(path))
-        # The workspace itself (planloop run in ~/.config/nvim, the link's target) is held by
-        # `home_link_to_workspace` instead: a bind of the whole workspace is no sandbox.
-        if real != root and real.is_relative_to(root) and real not in found:
-            found.append(real)
-
+def home_links() -> list[tuple[Path, Path]]:
+    """(link, where it leads, resolved) for each link among your home's dot files and
+    `~/.config`'s entries (GNU stow and the like: `~/.gitconfig -> ~/dotfiles/git/.gitconfig`),
+    and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set. Links deeper inside `~/.config`'s
+    folders are not looked for."""
+    found: list[tuple[Path, Path]] = []
     home = Path.home()
     for folder, dot_files_only in ((home, True), (home / ".config", False)):
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_symlink() and (entry.name.startswith(".") or not dot_files_only):
-                        add(entry.path)
+                        found.append((Path(entry.path), Path(os.path.realpath(entry.path))))
         except OSError:
             continue  # no such folder, or not readable: nothing of it to protect
     for variable in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
         if os.environ.get(variable, "").startswith("/"):
-            add(os.environ[variable])
+            found.append((Path(os.environ[variable]), Path(os.path.realpath(os.environ[variable]))))
     return found
 
 
-def home_link_to_workspace(root: Path) -> str | None:
+def home_links_into(root: Path, links: list[tuple[Path, Path]] | None = None) -> list[Path]:
+    """The files and folders inside `root` that your shell and git read as your own settings
+    (`home_links`): a command that edited them would have git and every new shell run its code
+    outside the sandbox. The workspace itself is left to `home_link_to_workspace`: a bind of the
+    whole workspace is no sandbox."""
+    root = Path(os.path.realpath(root))
+    targets = (real for _, real in (home_links() if links is None else links))
+    return list(
+        dict.fromkeys(real for real in targets if real != root and real.is_relative_to(root))
+    )
+
+
+def home_link_to_workspace(root: Path, links: list[tuple[Path, Path]] | None = None) -> str | None:
     """The home entry that links to the workspace itself or to a folder holding it, if any.
 
     Run in a dotfiles folder that `~/.config/nvim` (or all of `~/.config`) links to, every file
@@ -241,20 +241,8 @@ def home_link_to_workspace(root: Path) -> str | None:
     read-only, so commands must ask.
     """
     root = Path(os.path.realpath(root))
-    home = Path.home()
-    for folder, dot_files_only in ((home, True), (home / ".config", False)):
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if not entry.is_symlink():
-                        continue
-                    if dot_files_only and not entry.name.startswith("."):
-                        continue
-                    if root.is_relative_to(os.path.realpath(entry.path)):
-                        return str(Path(entry.path))
-        except OSError:
-            continue
-    return None
+    links = home_links() if links is None else links
+    return next((str(link) for link, real in links if root.is_relative_to(real)), None)
 
 
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:

@@ -405,7 +405,7 @@ def hide_keys_above(root: Path) -> list[str]:
     command would read the key there. Under /tmp there is nothing to do: it is private."""
     words: list[str] = []
     for folder in root.parents:
-        if folder == Path("/tmp") or folder.is_relative_to("/tmp"):
+        if folder.is_relative_to("/tmp"):
             continue
         try:
             with os.scandir(folder) as entries:
