@@ -7,8 +7,9 @@ Runs `true` many times through the bash tool, side by side in one run:
     direct                  no sandbox (the clean environment only)
     bwrap, minimal          bwrap as it once was: read-only /, writable workspace, nothing more
     full, without seccomp   today's sandbox without the unix-socket filter
+    full, without Landlock  today's sandbox without the step that applies Landlock inside it
     full                    today's sandbox: launcher, every protected bind, hidden secrets,
-                            no capabilities, the seccomp filter
+                            no capabilities, the seccomp filter, Landlock
 
 and times the parts on their own: the workspace scan (done before and after each command),
 the launcher that opens and checks the protected paths, and the scan of a generated tree the
@@ -98,11 +99,14 @@ def main() -> None:
     full = Bubblewrap()
     without_seccomp = Bubblewrap()
     without_seccomp.filter_file = None
+    without_landlock = Bubblewrap()
+    without_landlock.landlock = False
     sandboxes = [("direct", NoSandbox())]
     if probe is True:
         sandboxes += [
             ("bwrap, minimal", MinimalBubblewrap()),
             ("full, without seccomp", without_seccomp),
+            ("full, without Landlock", without_landlock),
             ("full", full),
         ]
     for name, sandbox in sandboxes:

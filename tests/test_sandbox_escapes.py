@@ -27,7 +27,7 @@ from middleware import PermissionPolicy
 from tools import protected_reason
 from tools.bash import run_bash
 from tools.paths import scan_workspace
-from tools.sandbox import Bubblewrap, hidden_paths, private_folder
+from tools.sandbox import LANDLOCK_PYTHON, Bubblewrap, hidden_paths, private_folder
 from tools.seccomp import (
     AUDIT_ARCH_I386,
     AUDIT_ARCH_X86_64,
@@ -460,9 +460,10 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
         )
         attack = f"{{ {attack}; }} 2>&1"
         argv, env = Bubblewrap(user_namespace=False).wrap(ws, attack)
-        # The test's own Python may sit where the ordinary user cannot reach; the launcher
-        # needs only the standard library, so the system's Python serves.
+        # The test's own Python may sit where the ordinary user cannot reach; the launcher and
+        # the Landlock step inside need only the standard library, so the system's Python serves.
         argv[0] = "/usr/bin/python3"
+        argv = ["/usr/bin/python3" if word == LANDLOCK_PYTHON else word for word in argv]
         # planloop's private folder (the filter, the empty file) belongs to the user who runs
         # planloop; here that is root building the argv for another user, so let it in.
         private_folder().chmod(0o755)

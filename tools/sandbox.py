@@ -8,6 +8,9 @@ and call `before_command` / `after_command` around each command when the sandbox
     Bubblewrap(allow_network)   the same command inside bwrap (https://github.com/containers/bubblewrap):
 
         /                     read-only         the system is there to use, not to change
+        pipes, devices        no writes         outside the workspace, /tmp and /dev: Landlock
+                                                (tools/landlock.py), since a read-only mount
+                                                does not stop a write to a FIFO or device
         the workspace         writable          ... except its protected paths:
           every .git          read-only whole   folder or gitdir: file, what it points to
                                                 inside the workspace, core.hooksPath (yours
@@ -37,9 +40,9 @@ Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported 
 result, on the terminal through `notify`, and again at exit through `closing_report`).
 
 Where the sandbox cannot keep its promise (a workspace too large to scan, no seccomp filter for
-this machine, bwrap, the launcher's Python or planloop's own Python code, a virtual environment
-for example, inside the workspace), `must_ask` holds the reason
-and the permission policy makes bash ask, as without a sandbox.
+this machine, no Landlock in its kernel, bwrap, the launcher's Python or planloop's own Python
+code, a virtual environment for example, inside the workspace), `must_ask` holds the reason and
+the permission policy makes bash ask, as without a sandbox.
 
 The environment is built on purpose either way (tools/environment.py): no `ANTHROPIC_*`
 variable (the key, an auth token, the base URL) and nothing that makes bash or the dynamic
@@ -65,7 +68,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from redaction import secret_values
-from tools import sandbox_launch
+from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
 from tools.environment import command_environment, host_program, path_folders_in
@@ -120,6 +123,24 @@ if not os.access(LAUNCHER_PYTHON, os.X_OK):
     # it over as /proc/self/exe; a running executable cannot be rewritten (ETXTBSY) either.
     LAUNCHER_PYTHON = "/proc/self/exe"
 LAUNCHER_SOURCE = Path(sandbox_launch.__file__).read_text()
+LANDLOCK_SOURCE = Path(landlock.__file__).read_text()
+
+
+def landlock_python() -> str | None:
+    """An interpreter for the step inside the sandbox that applies Landlock (tools/landlock.py).
+
+    There /proc/self/exe would be bwrap itself, so it needs a real path this user may run: the
+    interpreter running planloop, else the system's Python 3 (the base interpreter may lie where
+    this user cannot reach it, see LAUNCHER_PYTHON). Any Python 3 does: the step is a few lines.
+    """
+    base = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    for candidate in (base, host_program("python3")):
+        if candidate and os.access(os.path.realpath(candidate), os.X_OK):
+            return os.path.realpath(candidate)
+    return None
+
+
+LANDLOCK_PYTHON = landlock_python()
 
 # Credentials in the home folder that a command has no business reading: hidden by default,
 # re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
@@ -488,6 +509,19 @@ class Bubblewrap:
         self.must_ask: str | None = (
             None if self.filter_file else f"{filter_file}, so unix sockets cannot be refused"
         )
+        # Read-only mounts do not stop a write to a FIFO, socket or device outside the
+        # workspace; Landlock does (tools/landlock.py). Without it, commands ask first.
+        self.landlock = LANDLOCK_PYTHON is not None and landlock.abi_version() > 0
+        if not self.landlock and not self.must_ask:
+            missing = (
+                "no Python 3 this user can run was found for it"
+                if LANDLOCK_PYTHON is None
+                else "this kernel has no Landlock (Linux 5.13 or newer, with Landlock on)"
+            )
+            self.must_ask = (
+                f"{missing}, so a command could write to pipes and devices outside the "
+                "workspace; sandboxed commands ask before they run"
+            )
         self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
         self.created: list[str] = []  # every .env / .git a command made, for the closing note
         self.placed_git_dirs: set[Path] = set()
@@ -593,7 +627,7 @@ class Bubblewrap:
         """
         key = (root, len(sys.path), len(sys.modules))
         if self.code_check[0] != key:
-            programs = (LAUNCHER_PYTHON, BWRAP, *planloop_code_folders())
+            programs = (LAUNCHER_PYTHON, BWRAP, LANDLOCK_PYTHON, *planloop_code_folders())
             inside = (p for p in programs if p and Path(os.path.realpath(p)).is_relative_to(root))
             self.code_check = (key, next(inside, None))
         return self.code_check[1]
@@ -788,7 +822,12 @@ class Bubblewrap:
             argv.append("--unshare-net")
         if self.filter_file is not None:
             argv += ["--seccomp", sandbox_launch.open_marker(self.filter_file, check=False)]
-        argv += ["--chdir", str(root), "--", "/bin/bash", "-c", command]
+        argv += ["--chdir", str(root), "--"]
+        if self.landlock:
+            # The workspace and the sandbox's own /tmp and /dev: nothing else is written.
+            step = [LANDLOCK_PYTHON, "-I", "-S", "-c", LANDLOCK_SOURCE, str(root), "/tmp", "/dev"]
+            argv += [*step, "--"]
+        argv += ["/bin/bash", "-c", command]
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
         return launcher + argv, clean_environment()
 
