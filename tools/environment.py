@@ -198,3 +198,123 @@ def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
             else:
                 inside.append(Path(real))
     return inside, why_not
+
+
+# Variables of your environment that name files or folders a program on your machine runs code
+# from, or reads settings that run code from, each time it starts: your shell, your prompt, an
+# interpreter, the dynamic loader. Like a PATH folder (`path_folders_in`), one that lies in the
+# workspace is held read-only; one that does not exist yet, is reached through a link in the
+# workspace, is the workspace itself or is relative (wherever your shell is) makes commands ask,
+# and the file tools ask before writing there. How a value is read:
+#   FOLDERS   folders separated by ":"
+#   FILES     LD_PRELOAD's libraries, separated by spaces or ":"; a bare name is looked up in
+#             the system's folders, not here
+#   ONE       one file or folder
+#   PROGRAM   a command line: its first word, when it is a path (a bare name is found on PATH)
+FOLDERS, FILES, ONE, PROGRAM = "folders", "files", "one", "program"
+CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
+    # Shells and prompts.
+    ("ZDOTDIR", ONE, "zsh runs .zshenv, .zshrc and the rest from this folder in every new shell"),
+    ("BASH_ENV", ONE, "bash runs this file before every script"),
+    ("ENV", ONE, "sh, and bash in POSIX mode, run this file in every interactive shell"),
+    ("STARSHIP_CONFIG", ONE, "the starship prompt runs the commands it names at every prompt"),
+    ("INPUTRC", ONE, "readline binds keys to what it says in every bash and REPL"),
+    # Interpreters' module search paths: a module there shadows the real one for every script.
+    ("PYTHONPATH", FOLDERS, "every python imports from here first (a sitecustomize.py there runs)"),
+    ("PYTHONSTARTUP", ONE, "interactive python runs this file"),
+    ("PYTHONUSERBASE", ONE, "every python loads the packages (and their .pth files) under it"),
+    ("PERL5LIB", FOLDERS, "every perl loads its modules from here first (`use strict` too)"),
+    ("PERLLIB", FOLDERS, "every perl loads its modules from here first"),
+    ("RUBYLIB", FOLDERS, "every ruby loads what it requires from here first"),
+    ("GEM_HOME", ONE, "ruby loads installed gems from here, and its bin/ holds their programs"),
+    ("GEM_PATH", FOLDERS, "ruby loads installed gems from these folders"),
+    ("NODE_PATH", FOLDERS, "node loads the modules a script requires from here"),
+    ("CLASSPATH", FOLDERS, "java loads classes from here"),
+    ("R_LIBS", FOLDERS, "R loads its packages from here"),
+    ("R_LIBS_USER", FOLDERS, "R loads its packages from here"),
+    ("R_PROFILE_USER", ONE, "R runs this file at start"),
+    # The dynamic loader: a library there is loaded into every program started.
+    ("LD_LIBRARY_PATH", FOLDERS, "every program loads its shared libraries from here first"),
+    ("LD_PRELOAD", FILES, "every program loads these libraries"),
+    ("LD_AUDIT", FILES, "every program loads these libraries"),
+    # Programs other programs start for you.
+    ("EDITOR", PROGRAM, "git, crontab and others start this editor"),
+    ("VISUAL", PROGRAM, "git, crontab and others start this editor"),
+    ("PAGER", PROGRAM, "man, git and others start this pager"),
+    ("MANPAGER", PROGRAM, "man starts this pager"),
+    ("LESSOPEN", PROGRAM, "less runs this on every file it shows"),
+    ("SUDO_ASKPASS", PROGRAM, "sudo runs this and gives it your password"),
+    ("SSH_ASKPASS", PROGRAM, "ssh runs this and gives it your passphrase"),
+)
+# Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
+# or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty
+# entries.
+EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH")
+
+
+def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
+    """The paths (as written, `~` expanded) a variable of CODE_VARIABLES names."""
+    if not value:
+        return []  # set but empty names nothing, for each of these programs
+    if kind == PROGRAM:
+        words = value.lstrip("|").split()  # LESSOPEN's `|lesspipe %s`, `||...`
+        first = os.path.expanduser(words[0]) if words else ""
+        return [first] if "/" in first else []
+    if kind == FILES:
+        entries = value.replace(" ", ":").split(":")
+        return [entry for entry in map(os.path.expanduser, entries) if "/" in entry]
+    entries = value.split(":") if kind == FOLDERS else [value]
+    if name not in EMPTY_IS_CURRENT_FOLDER:
+        entries = [entry for entry in entries if entry]
+    return [os.path.expanduser(entry) for entry in entries]
+
+
+def link_inside(root: str, path: str) -> bool:
+    """Whether reaching `path` (absolute) passes a link that lies inside the folder `root`.
+
+    A command can point such a link elsewhere; a link outside the workspace (`/home` ->
+    `/var/home`), it cannot.
+    """
+    current = "/"
+    for part in os.path.normpath(path).split("/"):
+        if not part:
+            continue
+        step = os.path.join(current, part)
+        if os.path.islink(step):
+            if step.startswith(root.rstrip("/") + "/"):
+                return True
+            step = os.path.realpath(step)
+        current = step
+    return False
+
+
+def variable_paths_in(
+    workspace: Path, environ: Mapping[str, str] = os.environ
+) -> tuple[list[tuple[Path, str]], str | None]:
+    """(path, variable) for each path in the workspace that a variable of CODE_VARIABLES names,
+    where the variable is set, whether the path exists or not (resolved, where it does); and why
+    one cannot be held read-only, if so (see CODE_VARIABLES)."""
+    root = os.path.realpath(workspace)
+    named: list[tuple[Path, str]] = []
+    why_not: str | None = None
+    for name, kind, _why in CODE_VARIABLES:
+        for entry in _named_by_variable(name, kind, environ.get(name, "")):
+            if not os.path.isabs(entry):
+                why_not = why_not or f"your {name} names a relative path ({entry or 'empty'!r})"
+                continue
+            plain, real = os.path.normpath(entry), os.path.realpath(entry)
+            inside = [p for p in (plain, real) if p == root or p.startswith(root + "/")]
+            if not inside:
+                continue
+            if root in inside:
+                why_not = why_not or f"your {name} names the workspace itself"
+            elif link_inside(root, entry) or not os.path.exists(real):
+                why_not = why_not or f"{entry}, named by your {name}, does not exist or is a link"
+            named += [(Path(p), name) for p in dict.fromkeys(inside) if p != root]
+    return named, why_not
+
+
+def variable_reason(name: str) -> str:
+    """Why a path a variable of CODE_VARIABLES names is protected, for the file tools."""
+    why = next((why for variable, _, why in CODE_VARIABLES if variable == name), "")
+    return f"a path your {name} names is protected: {why}"

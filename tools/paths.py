@@ -19,6 +19,9 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     your settings       dot files your home links to here (stow), a workspace a home entry
                         links to, your git config's hooks folder and includes
     PATH folders        those of your PATH inside the workspace (an activated .venv/bin)
+    what runs later     paths your environment names (ZDOTDIR, PERL5LIB), files your shell's
+                        start-up files or an .envrc load, a virtualenv's bin/: see
+                        tools/shell_config.py
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 
@@ -35,6 +38,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import path_folders_in
+from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
@@ -78,6 +82,7 @@ HOST_TOOL_CONFIG = {
     "_darcs": "darcs runs the posthooks in its prefs",
     ".helix": "Helix starts the language servers its languages.toml names",
     ".zed": "Zed starts the language servers and tasks its settings name",
+    ".tool-versions": "asdf and mise run the versions it names, `path:` ones from the workspace",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -172,6 +177,9 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOME_FILES_REASON
         if any(candidate.is_relative_to(folder) for folder in on_path):
             return PATH_REASON
+        run_later = run_later_reason(root, candidate)  # your shell, direnv, an editor's venv
+        if run_later:
+            return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
             return GIT_REASON

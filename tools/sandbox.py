@@ -18,6 +18,9 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 repository by its content (a bare one)
           what hooks link to  read-only         a hook that is a link: its target, such as
                                                 scripts/pre-commit.sh
+          what runs later     read-only         what your environment names (ZDOTDIR, PERL5LIB),
+                                                your start-up files or an .envrc source, a
+                                                virtualenv's bin/ (tools/shell_config.py)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
@@ -91,6 +94,9 @@ from tools.paths import (
     scan_workspace,
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
+from tools.shell_config import not_held as run_later_not_held
+from tools.shell_config import read_only as run_later_read_only
+from tools.shell_config import run_later
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 # A .env file is read this far for the key planloop uses (holds_known_secret).
@@ -373,6 +379,13 @@ def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
     return [target for target in resolved if target.is_relative_to(root)]
 
 
+def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
+    """What your shell, direnv or editor runs from the workspace later (tools/shell_config.py),
+    with the `.envrc` files the scan found."""
+    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
+    return run_later(root, envrcs)
+
+
 def shown(root: Path, path: Path) -> str:
     """A path in the workspace as the person and the model are told it: on one line.
 
@@ -588,6 +601,12 @@ class Bubblewrap:
                 "name, and no read-only bind can hold it, so sandboxed commands ask before "
                 "they run"
             )
+        later_unheld = run_later_not_held(root, run_later_paths(root, scan))
+        if later_unheld:
+            return (
+                f"{later_unheld}: what a command put there would run outside the sandbox later, "
+                "and no read-only bind can hold it, so sandboxed commands ask before they run"
+            )
         linked = home_link_to_workspace(root)
         if linked:
             return (
@@ -758,6 +777,7 @@ class Bubblewrap:
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
+        candidates += run_later_read_only(root, run_later_paths(root, snapshot))
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to

@@ -1,0 +1,222 @@
+"""Files in the workspace that the person's shell, direnv or editor runs later, on its own.
+
+A sandboxed command may follow a prompt hidden in a file it read. Whatever it writes in the
+workspace must not run outside the sandbox the next time the person opens a terminal, enters the
+folder, opens it in an editor or runs perl: the files their own environment and start-up files
+name, what their `.envrc` loads, and a virtualenv's bin/ stay read-only, or commands ask. Each
+test drives `python agent.py` against the fake API.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import run_cli
+from test_hostile_pass4 import needs_bwrap, owned_file, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+
+def attack(api, *paths: str) -> None:
+    """One command that tries to rewrite each of `paths`, then the end of the turn."""
+    command = " ; ".join(f"echo 'touch ~/PWNED' > {path}" for path in paths) + "; echo done"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+
+
+def files(root: Path, contents: dict[str, str]) -> None:
+    for name, content in contents.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content)
+
+
+@needs_bwrap
+def test_paths_your_environment_names_stay_read_only(api, env, workspace):
+    # The person's zsh, prompt and perl read these from a dotfiles checkout at every start.
+    files(
+        workspace,
+        {
+            "zsh/.zshrc": "export FOO=1\n",
+            "starship.toml": 'format = "$all"\n',
+            "lib/strict.pm": "1;\n",
+            "rb/json.rb": "1\n",
+        },
+    )
+    attack(api, "zsh/.zshrc", "starship.toml", "lib/strict.pm", "rb/json.rb", "zsh/.zlogin")
+    more = {
+        "ZDOTDIR": f"{workspace}/zsh",
+        "STARSHIP_CONFIG": f"{workspace}/starship.toml",
+        "PERL5LIB": f"/usr/share/perl5:{workspace}/lib",
+        "RUBYLIB": f"{workspace}/rb",
+    }
+    result = run_cli("-p", "go", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output
+    assert (workspace / "zsh/.zshrc").read_text() == "export FOO=1\n"
+    assert (workspace / "starship.toml").read_text() == 'format = "$all"\n'
+    assert (workspace / "lib/strict.pm").read_text() == "1;\n"
+    assert (workspace / "rb/json.rb").read_text() == "1\n"
+    assert not (workspace / "zsh/.zlogin").exists()  # a new file in ZDOTDIR neither
+
+
+@needs_bwrap
+def test_a_library_folder_your_environment_names_that_is_missing_makes_commands_ask(
+    api, env, workspace
+):
+    # PERL5LIB set for a checkout whose lib/ is not there yet: a command could make it.
+    attack(api, "ran")
+    more = {"PERL5LIB": f"{workspace}/lib"}
+    result = run_cli("-p", "go", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    assert "named by your PERL5LIB, does not exist or is a link" in result.stderr
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_a_library_folder_reached_through_a_link_in_the_workspace_makes_commands_ask(
+    api, env, workspace
+):
+    (workspace / "real").mkdir()
+    (workspace / "mods").symlink_to("real")  # a command could point it at a folder of its own
+    attack(api, "ran")
+    more = {"NODE_PATH": f"{workspace}/mods"}
+    result = run_cli("-p", "go", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    assert "named by your NODE_PATH, does not exist or is a link" in result.stderr
+    assert not (workspace / "ran").exists()
+
+
+def test_write_file_asks_before_it_writes_where_your_environment_loads_code_from(
+    api, env, workspace
+):
+    (workspace / "lib").mkdir()
+    api.add({"content": [tool_use("write_file", {"path": "lib/strict.pm", "content": "x\n"})]})
+    api.add({"content": [text("Done.")]})
+    more = {"PERL5LIB": f"{workspace}/lib"}
+    result = run_cli("-p", "go", "--no-sandbox", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "a path your PERL5LIB names is protected" in output
+    assert not (workspace / "lib/strict.pm").exists()
+
+
+@needs_bwrap
+def test_files_your_shell_sources_from_the_workspace_stay_read_only(api, env, user_folders):
+    # planloop run in ~/dotfiles, which ~/.bashrc and fish's config source by name.
+    user, _, planloop_home, home = user_folders
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    if user == "nobody":
+        os.chown(dotfiles, 65534, 65534)
+    for folder in ("sh", "fish"):
+        (dotfiles / folder).mkdir()
+        if user == "nobody":
+            os.chown(dotfiles / folder, 65534, 65534)
+    owned_file(dotfiles / "sh/aliases.sh", "alias ll='ls -l'\n", user)
+    owned_file(dotfiles / "sh/more.sh", "alias la='ls -a'\n", user)
+    owned_file(dotfiles / "fish/abbr.fish", "abbr g git\n", user)
+    owned_file(dotfiles / "sh/plain.sh", "echo plain\n", user)
+    owned_file(
+        home / ".bashrc",
+        "# the usual guard\n[ -f ~/dotfiles/sh/aliases.sh ] && . ~/dotfiles/sh/aliases.sh\n"
+        'if [ -r "$HOME/dotfiles/sh/more.sh" ]; then source "$HOME/dotfiles/sh/more.sh"; fi\n',
+        user,
+    )
+    (home / ".config/fish").mkdir(parents=True)
+    owned_file(home / ".config/fish/config.fish", "source ~/dotfiles/fish/abbr.fish\n", user)
+    attack(api, "sh/aliases.sh", "sh/more.sh", "fish/abbr.fish", "sh/plain.sh")
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, dotfiles, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output
+    assert (dotfiles / "sh/aliases.sh").read_text() == "alias ll='ls -l'\n"
+    assert (dotfiles / "sh/more.sh").read_text() == "alias la='ls -a'\n"
+    assert (dotfiles / "fish/abbr.fish").read_text() == "abbr g git\n"
+    assert "PWNED" in (dotfiles / "sh/plain.sh").read_text()  # not sourced: a plain file
+
+
+@needs_bwrap
+def test_a_file_your_shell_would_source_that_is_missing_makes_commands_ask(
+    api, env, workspace, tmp_path
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".zshrc").write_text(f"source {workspace}/local.zsh\n")
+    attack(api, "local.zsh")
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    assert "local.zsh (a file your shell's start-up files source)" in result.stderr
+    assert not (workspace / "local.zsh").exists()
+
+
+@needs_bwrap
+def test_what_an_envrc_loads_and_tool_versions_stay_read_only(api, env, workspace):
+    # direnv checks only .envrc against the folders the person allowed; what it sources and the
+    # nix files nix-direnv evaluates run at the next prompt in the folder.
+    contents = {
+        ".envrc": "source_env scripts/env.sh\nwatch_file nix/dev.nix\nuse flake\n",
+        "scripts/env.sh": "export FOO=1\n",
+        "nix/dev.nix": "{ }\n",
+        "flake.nix": "{ outputs = _: {}; }\n",
+        "flake.lock": "{}\n",
+        ".tool-versions": "python 3.12.1\n",  # asdf and mise take `python path:./evil` too
+    }
+    files(workspace, contents)
+    attack(api, *(name for name in contents if name != ".envrc"))
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output
+    for name, content in contents.items():
+        assert (workspace / name).read_text() == content, name
+
+
+@needs_bwrap
+def test_a_new_tool_versions_is_reported(api, env, workspace):
+    plant = "echo 'python path:./evil' > .tool-versions"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert ".tool-versions is new" in output and "asdf and mise" in output
+    assert ".tool-versions (a host tool's configuration)" in result.stderr
+
+
+@needs_bwrap
+def test_a_file_an_envrc_sources_that_is_missing_makes_commands_ask(api, env, workspace):
+    files(workspace, {".envrc": "source_env_if_exists local/env.sh\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "local/env.sh (a file an .envrc loads) does not exist" in result.stderr
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_a_virtualenv_not_on_path_keeps_its_bin_read_only(api, env, workspace):
+    # VS Code's Python extension runs .venv/bin/python on folder open, and sources
+    # .venv/bin/activate in each new terminal: planloop need not run with it activated.
+    venv = workspace / ".venv"
+    files(venv, {"pyvenv.cfg": "home = /usr/bin\n", "bin/activate": "VIRTUAL_ENV=x\n"})
+    (venv / "bin/python").symlink_to("/usr/bin/python3")
+    command = (
+        "rm -f .venv/bin/python; echo 'touch ~/PWNED' > .venv/bin/python; "
+        "echo 'touch ~/PWNED' >> .venv/bin/activate; echo done"
+    )
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("write_file", {"path": ".venv/bin/pip", "content": "x\n"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    ran, wrote = tool_results(api)
+    assert "Read-only file system" in ran
+    assert os.readlink(venv / "bin/python") == "/usr/bin/python3"
+    assert (venv / "bin/activate").read_text() == "VIRTUAL_ENV=x\n"
+    assert "a virtualenv's bin/ in the workspace is protected" in wrote
+    assert not (venv / "bin/pip").exists()

@@ -1,0 +1,242 @@
+"""Files in the workspace that your shell, direnv or editor runs later, on their own, outside the
+sandbox: found by reading your own configuration, and held like a folder on your PATH.
+
+    your environment    paths its variables name (ZDOTDIR, PERL5LIB, ...: CODE_VARIABLES in
+                        tools/environment.py)
+    your shell          files your ~/.bashrc, ~/.zshrc, config.fish, ... `source` by a full path
+                        (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
+    direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
+                        PATH_add, and the nix files of `use flake` / `use nix` / `use devenv`
+    a virtualenv        bin/ of each folder at the top of the workspace that holds a pyvenv.cfg
+                        (.venv, venv): VS Code's Python extension runs its python when the
+                        folder is opened and sources its activate in each new terminal
+
+Each such path that exists is bound read-only for sandboxed commands; one that does not exist
+yet, or is reached through a link inside the workspace, cannot be held, so commands ask
+(`not_held`); the file tools ask before writing any of them (`protected_reason` in
+tools/paths.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from tools.environment import link_inside, variable_paths_in, variable_reason
+
+# Start-up files of the shells people use, in the home folder (or in $ZDOTDIR for zsh's).
+SHELL_START_FILES = (
+    *(".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases", ".bash_logout"),
+    *(".kshrc", ".mkshrc", ".tcshrc", ".cshrc"),
+)
+ZSH_START_FILES = (".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout")
+# Files read while following what those source in turn: enough for any real set of dotfiles.
+MAX_START_FILES = 100
+# One line of a file is split into commands at these, and a command loses these leading words,
+# so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then source ~/x; fi` are seen.
+COMMAND_SEPARATORS = re.compile(r"&&|\|\||[;&|]")
+LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
+# A word of the shell as it is written: quoted, or plain.
+WORD = re.compile(r"""'([^']*)'|"([^"]*)"|([^\s'"]+)""")
+
+# direnv's functions that run, or load the variables of, the file they name.
+DIRENV_SOURCES = ("source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists")
+# VS Code's Python extension runs `<venv>/bin/python` on folder open, and sources
+# `<venv>/bin/activate` in each new terminal; shell plugins (zsh-autoswitch-virtualenv) too.
+VENV_REASON = (
+    "a virtualenv's bin/ in the workspace is protected: editors run its python when the folder "
+    "is opened, and new terminals source its activate"
+)
+DIRENV_REASON = (
+    "a file an .envrc loads is protected: direnv runs it (or re-evaluates it, nix's files) "
+    "each time your shell enters the folder"
+)
+SHELL_REASON = (
+    "a file your shell's start-up files source is protected: every new shell of yours runs it"
+)
+
+
+def literal_path(word: str, base: Path | None) -> Path | None:
+    """A word of a shell line as the path it names, or None when it is not a plain one.
+
+    `~`, `$HOME` and `${HOME}` are expanded; a word with any other variable, a command
+    substitution or a glob is left out (its path cannot be known without running the shell).
+    A relative path is taken from `base`; with no base (a start-up file, which the shell reads
+    wherever it starts, and `source name` looks on PATH first), it is left out.
+    """
+    for home in ("$HOME", "${HOME}"):
+        if word == home or word.startswith(home + "/"):
+            word = str(Path.home()) + word[len(home) :]
+    word = os.path.expanduser(word)
+    if not word or any(char in word for char in "$`*?["):
+        return None
+    if not os.path.isabs(word):
+        if base is None:
+            return None
+        word = str(base / word)
+    return Path(os.path.normpath(word))
+
+
+def shell_commands(text: str) -> Iterable[list[str]]:
+    """The simple commands of a shell file, each as its words, quotes removed (a small reader:
+    enough to find `source FILE` and direnv's functions, nothing is run)."""
+    for raw in re.sub(r"\\\r?\n", " ", text).splitlines():
+        line = re.sub(r"(^|\s)#.*", "", raw)  # a comment
+        for command in COMMAND_SEPARATORS.split(line):
+            words = [a or b or c for a, b, c in WORD.findall(command)]
+            while words and words[0] in LEADING_WORDS:
+                words = words[1:]
+            if words:
+                yield words
+
+
+def _read(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read(1024 * 1024)
+    except OSError:
+        return ""
+
+
+def start_files() -> list[Path]:
+    """Your shells' start-up files that exist: bash, sh, zsh (in $ZDOTDIR too), ksh, csh, fish."""
+    home = Path.home()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    files = [home / name for name in SHELL_START_FILES + ZSH_START_FILES]
+    if os.environ.get("ZDOTDIR"):
+        files += [Path(os.environ["ZDOTDIR"]) / name for name in ZSH_START_FILES]
+    files += [xdg / "fish" / "config.fish", home / ".config" / "fish" / "config.fish"]
+    return [path for path in dict.fromkeys(files) if path.is_file()]
+
+
+def sourced_by_your_shell() -> list[Path]:
+    """Every file your shells' start-up files `source` (or `.`) by a literal path, followed
+    through the files those source in turn."""
+    files = start_files()
+    sourced: list[Path] = []
+    for path in files:  # grows while it is walked
+        for words in shell_commands(_read(path)):
+            if words[0] not in ("source", ".") or len(words) < 2:
+                continue
+            named = literal_path(words[1], None)
+            if named is None or named in files or named in sourced:
+                continue
+            sourced.append(named)
+            if len(files) < MAX_START_FILES and named.is_file():
+                files.append(named)
+    return sourced
+
+
+def loaded_by_envrc(envrc: Path) -> list[Path]:
+    """What an `.envrc` has direnv load or evaluate besides itself (relative to its folder).
+
+    direnv checks only the `.envrc` against the folders you allowed; the files it sources, or
+    watches and reloads on change, and the nix files nix-direnv evaluates (whose shellHook runs
+    in your shell) are not checked, and run each time your shell enters the folder.
+    """
+    base = envrc.parent
+    named: list[Path] = []
+    for words in shell_commands(_read(envrc)):
+        command, args = words[0], words[1:]
+        if command in ("use_flake", "use_nix", "use_devenv"):
+            command, args = "use", [command[4:], *args]
+        if command in DIRENV_SOURCES and args:
+            named.append(literal_path(args[0], base))
+        elif command in ("watch_file", "watch_dir", "PATH_add", "path_add"):
+            named += [literal_path(arg, base) for arg in args]
+        elif command == "source_up" and args:
+            # The nearest folder above that holds this name: any of them, up the workspace.
+            named += [literal_path(args[0], folder) for folder in base.parents]
+        elif command == "use" and args:
+            named += nix_files(args[0], args[1:], base)
+    return [path for path in dict.fromkeys(named) if path is not None]
+
+
+def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
+    """The files nix-direnv evaluates for `use flake [PATH]`, `use nix [FILE]`, `use devenv`."""
+    if kind == "flake":
+        where = (args[0] if args else ".").removeprefix("path:").split("#")[0] or "."
+        folder = literal_path(where, base) if ":" not in where else None
+        return [] if folder is None else [folder / "flake.nix", folder / "flake.lock"]
+    if kind == "nix":
+        files = [literal_path(arg, base) for arg in args if arg.endswith(".nix")]
+        if files:
+            return files
+        # nix-shell reads shell.nix, or default.nix when there is none: one made later wins.
+        shell = base / "shell.nix"
+        return [shell] if shell.exists() else [shell, base / "default.nix"]
+    if kind == "devenv":
+        return [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
+    return []
+
+
+def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None) -> list[Path]:
+    """`envrcs` (those the scan found in the workspace), and the `.envrc` of each folder above
+    the workspace and, for the file tools, between it and `below`."""
+    folders = [*root.parents]
+    if below is not None and below.is_relative_to(root):
+        folders += [root, *(p for p in below.parents if p.is_relative_to(root))]
+    found = [*envrcs, *(folder / ".envrc" for folder in folders)]
+    return [path for path in dict.fromkeys(found) if path.is_file()]
+
+
+def venv_bins(root: Path) -> list[Path]:
+    """bin/ of the workspace, and of each folder at its top, that is a virtualenv (pyvenv.cfg)."""
+    folders = [root]
+    try:
+        with os.scandir(root) as entries:
+            folders += [Path(entry.path) for entry in entries if entry.is_dir()]
+    except OSError:
+        pass
+    return [folder / "bin" for folder in folders if os.path.lexists(folder / "pyvenv.cfg")]
+
+
+def run_later(
+    root: Path, envrcs: Iterable[Path] = (), below: Path | None = None
+) -> list[tuple[Path, str]]:
+    """(path, why it is protected) for each path in the workspace that something of yours runs
+    later on its own (see the module's doc), whether it exists or not; resolved, where it does."""
+    root = Path(os.path.realpath(root))
+    found: list[tuple[Path, str]] = [
+        (path, variable_reason(name)) for path, name in variable_paths_in(root)[0]
+    ]
+    found += [(path, SHELL_REASON) for path in sourced_by_your_shell()]
+    for envrc in envrcs_around(root, envrcs, below):
+        found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
+    found += [(path, VENV_REASON) for path in venv_bins(root)]
+    inside: list[tuple[Path, str]] = []
+    for path, why in found:
+        for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
+            if version != root and version.is_relative_to(root):
+                inside.append((version, why))
+    return list(dict.fromkeys(inside))
+
+
+def read_only(root: Path, named: list[tuple[Path, str]]) -> list[Path]:
+    """Those of `named` (`run_later`) that exist: resolved, for a read-only bind."""
+    return list(dict.fromkeys(Path(os.path.realpath(p)) for p, _ in named if os.path.exists(p)))
+
+
+def not_held(root: Path, named: list[tuple[Path, str]]) -> str | None:
+    """Why one of `named` (`run_later`), or of your environment's variables, cannot be held
+    read-only: missing (a command could create it), reached through a link inside the workspace
+    (a command could point the link elsewhere), or the workspace itself."""
+    root = Path(os.path.realpath(root))
+    unheld = variable_paths_in(root)[1]
+    if unheld:
+        return unheld
+    for path, why in named:
+        if link_inside(str(root), str(path)) or not os.path.exists(path):
+            what = why.split(" is protected")[0]
+            return f"{path.relative_to(root)} ({what}) does not exist or is a link"
+    return None
+
+
+def protected_reason(root: Path, candidate: Path) -> str | None:
+    """Why a write to `candidate` (a path in the workspace) is one to ask about, or None."""
+    for path, why in run_later(root, below=candidate):
+        if candidate == path or candidate.is_relative_to(path):
+            return why
+    return None
