@@ -59,8 +59,10 @@ variable whose name says it is a secret (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, ..
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import functools
+import itertools
 import os
 import shutil
 import stat
@@ -148,6 +150,19 @@ def landlock_python() -> str | None:
 
 LANDLOCK_PYTHON = landlock_python()
 
+# zsh's start-up files and usual histories: in your home folder, and in $ZDOTDIR when you set it.
+ZSH_FILES = (
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".zshrc.local",
+    ".zsh_history",
+    ".zhistory",
+    ".histfile",  # zsh-newuser-install's HISTFILE
+)
+
 # Credentials in the home folder that a command has no business reading: hidden by default,
 # re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
 SECRET_HOME_PATHS = (
@@ -205,35 +220,142 @@ SECRET_HOME_PATHS = (
     ".config/google-chrome",
     ".config/chromium",
     ".config/BraveSoftware",
+    # Other coding agents' and LLM tools' keys and settings (llm's keys.json, aider's and
+    # continue's configs, gemini-cli's .env, copilot's token, ...).
+    ".config/io.datasette.llm",
+    ".config/llm",
+    ".aider.conf.yml",
+    ".continue",
+    ".gemini",
+    ".cursor",
+    ".codeium",
+    ".config/github-copilot",
+    ".config/goose",
+    ".config/opencode",
+    ".local/share/opencode",
+    ".config/aichat",
+    ".config/mods",
+    ".config/shell_gpt",
+    ".config/fabric",
     # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
     # every key typed on a command line: a command could read the key there.
+    # bash and sh:
     ".bashrc",
     ".bash_profile",
     ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
     ".bash_login",
     ".bash_aliases",  # sourced by Debian's and Ubuntu's .bashrc
     ".bashrc.d",
     ".bashrc.local",
-    ".zshrc.local",
+    ".bash_history",
+    ".local/state/bash",  # an XDG layout's history
+    ".sh_history",
+    # zsh (also in $ZDOTDIR, see ZSH_FILES), with the folders its config is often moved to:
+    *ZSH_FILES,
+    ".zsh",
+    ".config/zsh",
+    ".local/state/zsh",
+    ".cache/zsh/history",
+    ".zsh_sessions",  # macOS's per-terminal histories
+    # fish, nushell, tcsh/csh, ksh/mksh, xonsh, elvish, yash, PowerShell:
     ".config/fish",
-    ".config/environment.d",  # systemd's per-user environment
+    ".local/share/fish/fish_history",
+    ".config/nushell",
+    ".tcshrc",
+    ".cshrc",
+    ".login",
+    ".history",  # tcsh's history file (a folder of histories for some)
+    ".kshrc",
+    ".mkshrc",
+    ".config/xonsh",
+    ".xonshrc",
+    ".local/share/xonsh",
+    ".config/elvish",
+    ".elvish",
+    ".local/state/elvish",
+    ".yashrc",
+    ".yash_history",
+    ".config/powershell",
+    ".local/share/powershell",  # PSReadLine's history
+    # History tools, and tmux-resurrect's saved pane contents:
+    ".local/share/atuin",
+    ".local/share/mcfly",
+    ".hishtory",
+    ".histdb",
+    ".tmux/resurrect",
+    ".local/share/tmux/resurrect",
+    # The session's environment: systemd's, PAM's and the X session's start-up files.
+    ".config/environment.d",
+    ".pam_environment",
+    ".xprofile",
+    ".xsessionrc",
+    ".xinitrc",
+    ".config/plasma-workspace/env",
     ".env",  # a home-wide .env, loaded by dotenv tools and direnv
     ".envrc",
-    ".bash_history",
-    ".zsh_history",
-    ".local/share/fish/fish_history",
+    # REPLs and database shells: start-up files (R's .Renviron is where R's LLM packages say to
+    # put the key) and histories.
     ".python_history",
+    ".pythonrc",
+    ".pythonrc.py",
+    ".pythonhist",
+    ".local/share/ptpython",
+    ".ipython",  # its history database holds every line typed in IPython and Jupyter
+    ".Renviron",
+    ".Rprofile",
+    ".Rhistory",
+    ".radian_history",
+    ".julia/config",
+    ".julia/logs",  # repl_history.jl
+    ".irbrc",
+    ".irb_history",
+    ".config/irb",
+    ".local/share/irb",
+    ".pryrc",
+    ".pry_history",
+    ".node_repl_history",
+    ".psqlrc",
     ".psql_history",
     ".mysql_history",
+    ".mylogin.cnf",
+    ".sqliterc",
     ".sqlite_history",
-    ".node_repl_history",
-    ".ipython",  # its history database holds every line typed in IPython and Jupyter
-    ".viminfo",  # vim's registers and search history
+    ".rediscli_history",
+    ".dbshell",
+    ".mongosh",
+    # Editors and pagers: registers, command lines and searches typed.
+    ".viminfo",
+    ".local/state/nvim/shada",
+    ".local/share/nvim/shada",  # neovim before 0.8
     ".lesshst",
+)
+
+# Your own variables that move the paths above: an entry under .config/ is also looked for in
+# $XDG_CONFIG_HOME, and so on. Your environment is trusted; a relative value is ignored, as the
+# XDG specification says.
+XDG_FOLDERS = {
+    ".config/": "XDG_CONFIG_HOME",
+    ".local/share/": "XDG_DATA_HOME",
+    ".local/state/": "XDG_STATE_HOME",
+    ".cache/": "XDG_CACHE_HOME",
+}
+# Your variables that name a start-up or history file themselves (a regular file, or none yet).
+SECRET_FILE_VARIABLES = (
+    "HISTFILE",
+    "ENV",  # sh's and ksh's start-up file
+    "BASH_ENV",
+    "PYTHONSTARTUP",
+    "PYTHON_HISTORY",
+    "NODE_REPL_HISTORY",
+    "PSQLRC",
+    "PSQL_HISTORY",
+    "MYSQL_HISTFILE",
+    "SQLITE_HISTORY",
+    "REDISCLI_HISTFILE",
+    "R_ENVIRON_USER",
+    "R_PROFILE_USER",
+    "R_HISTFILE",
+    "LESSHISTFILE",
 )
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
@@ -258,30 +380,127 @@ GIT_WRITES_REFUSED = (
 
 
 def secret_paths() -> list[Path]:
-    """SECRET_HOME_PATHS in your home folder, and planloop's home (the one in use, and the
-    usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run: every other project's
-    conversations are there); whether they exist or not."""
-    home = Path.home()
-    candidates = [home / name for name in SECRET_HOME_PATHS] + [planloop_home()]
-    if home / ".planloop" != planloop_home():
-        candidates.append(home / ".planloop")
+    """SECRET_HOME_PATHS in your home folder and where your XDG_* variables move them, zsh's
+    files in your $ZDOTDIR, the files SECRET_FILE_VARIABLES name, and planloop's home (the one
+    in use, and the usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run: every
+    other project's conversations are there); whether they exist or not."""
+    moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
+    candidates = list(home_secret_paths(str(Path.home()), moved))
+    for variable in SECRET_FILE_VARIABLES:
+        named = your_path(variable)
+        # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
+        if named is not None and (os.path.isfile(named) or not os.path.lexists(named)):
+            candidates.append(named)
+    own, usual = planloop_home(), Path.home() / ".planloop"
+    candidates += [own] if own == usual else [own, usual]
     return candidates
 
 
-def hidden_paths(allow_read: Iterable[Path] = ()) -> list[Path]:
-    """The secrets the sandbox hides: those of `secret_paths` that planloop can read.
+@functools.lru_cache(maxsize=8)
+def home_secret_paths(home: str, moved: tuple[str, ...]) -> tuple[Path, ...]:
+    """SECRET_HOME_PATHS in `home`, and where XDG_FOLDERS' and ZDOTDIR's values `moved` move
+    them: the same for every command of a run, so worked out once."""
+    candidates = [Path(home, name) for name in SECRET_HOME_PATHS]
+    for prefix, value in zip(XDG_FOLDERS, moved, strict=False):
+        if os.path.isabs(value):  # a relative one is ignored, as the XDG specification says
+            names = (name for name in SECRET_HOME_PATHS if name.startswith(prefix))
+            candidates += [Path(value, name.removeprefix(prefix)) for name in names]
+    if os.path.isabs(moved[-1]):
+        candidates += [Path(moved[-1], name) for name in ZSH_FILES]
+    return tuple(dict.fromkeys(Path(os.path.normpath(path)) for path in candidates))
+
+
+def your_path(variable: str) -> Path | None:
+    """The absolute path your environment variable `variable` holds, or None."""
+    value = os.environ.get(variable, "")
+    return Path(os.path.normpath(value)) if os.path.isabs(value) else None
+
+
+def hidden_paths(allow_read: Iterable[Path] = (), workspace: Path | None = None) -> list[Path]:
+    """The secrets the sandbox hides: those of `secret_paths` that planloop can read, and what
+    the links in a hidden folder lead to (`linked_secrets`), but no path inside another.
 
     A path in `allow_read`, or under one, stays visible.
     """
-    candidates = secret_paths()
     allowed = [Path(os.path.abspath(path)) for path in allow_read]
-    hidden = []
-    for path in candidates:
+
+    def hidden(path: Path) -> bool:
         if any(path == opened or path.is_relative_to(opened) for opened in allowed):
+            return False
+        return os.access(path, os.R_OK)  # what planloop's user cannot read, no command can
+
+    found = [path for path in secret_paths() if hidden(path)]
+    for folder in [path for path in found if os.path.isdir(path)]:
+        found += [target for target in linked_secrets(folder, workspace) if hidden(target)]
+    return outermost(found)
+
+
+def outermost(paths: list[Path]) -> list[Path]:
+    """`paths` without those that lead into a folder of another, or to where another leads.
+
+    A hidden folder is an empty read-only tmpfs: bwrap cannot make a mount point in it for a
+    path inside, and need not. Both are compared where they lead: that is where bwrap mounts.
+    """
+    kept: dict[Path, Path] = {}  # where each kept path leads -> the path
+    leads = [(Path(os.path.realpath(path)), path) for path in paths]
+    for real, path in sorted(leads, key=lambda pair: len(pair[0].parts)):
+        if not any(real.is_relative_to(other) for other in kept):
+            kept[real] = path
+    return list(kept.values())
+
+
+# What a link in a hidden folder may never make the sandbox hide: what every command needs (the
+# shell, its libraries, /etc's users and resolver), the kernel's folders, the private /tmp, nor
+# anything holding one of them. Nor a folder of / itself (/var, /opt, /nix): a link there is a
+# shortcut, not a secret.
+NEVER_HIDDEN = tuple(
+    Path(folder)
+    for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+    + ("/proc", "/sys", "/dev", "/run", "/boot", "/tmp")
+)
+# How much of a hidden folder is looked through for links: stow's and home-manager's links sit
+# in the first levels of small config folders, while a hidden folder can be a browser profile
+# of many thousands of files, and this runs before every command.
+LINK_SEARCH_DEPTH = 3
+LINK_SEARCH_ENTRIES = 1000
+
+
+def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
+    """Where the links inside the hidden `folder` lead (one step: not the links found there).
+
+    GNU stow links each file of a package into a folder that two packages share
+    (`~/.config/fish/config.fish -> ../../dotfiles/fish/.config/fish/config.fish`), as does
+    home-manager (into /nix/store): the tmpfs over the folder hides the link, not the file it
+    leads to, where a command would read the key. The workspace stays visible, and so does
+    what lies in or holds it or NEVER_HIDDEN.
+    """
+    targets: list[Path] = []
+    pending, seen = collections.deque([(folder, 0)]), 0
+    while pending and seen < LINK_SEARCH_ENTRIES:
+        current, depth = pending.popleft()
+        try:
+            with os.scandir(current) as entries:
+                for entry in itertools.islice(entries, LINK_SEARCH_ENTRIES - seen):
+                    seen += 1
+                    if entry.is_symlink():
+                        targets.append(Path(os.path.realpath(entry.path)))
+                    elif depth + 1 < LINK_SEARCH_DEPTH and entry.is_dir(follow_symlinks=False):
+                        pending.append((Path(entry.path), depth + 1))
+        except OSError:
+            continue  # not readable by planloop: not by a command either
+    if not targets:
+        return []
+    home = Path(os.path.realpath(Path.home()))
+    near = [*NEVER_HIDDEN, *([Path(os.path.realpath(workspace))] if workspace else [])]
+    kept = []
+    for target in dict.fromkeys(targets):
+        if any(target.is_relative_to(other) or other.is_relative_to(target) for other in near):
             continue
-        if os.access(path, os.R_OK):  # what planloop's user cannot read, no command can either
-            hidden.append(path)
-    return hidden
+        if home.is_relative_to(target) or len(target.parts) <= 2:
+            continue  # your whole home folder, or a folder of /, is not a secret
+        if os.path.isfile(target) or os.path.isdir(target):  # not a socket, nor nothing
+            kept.append(target)
+    return kept
 
 
 def holds_known_secret(path: Path) -> bool:
@@ -432,21 +651,82 @@ def hide_key_outside(env_file: Path) -> list[str]:
     return ["--ro-bind", str(private_folder() / "empty"), str(real)]
 
 
+# The usual names of `.env*` files, tried in a folder above the workspace that planloop may
+# enter but not list (0711, a shared /srv/app): anyone can open a name they know there.
+ENV_FILE_NAMES = (
+    *(".env", ".envrc", ".envrc.local", ".env.local", ".env.keys", ".env.vault"),
+    *(".env.development", ".env.development.local", ".env.dev", ".env.dev.local"),
+    *(".env.test", ".env.test.local", ".env.staging", ".env.staging.local"),
+    *(".env.production", ".env.production.local", ".env.prod", ".env.prod.local"),
+    *(".env.secret", ".env.secrets", ".env.shared", ".env.defaults", ".env.example"),
+    *(".env.sample", ".env.template", ".env.docker", ".env.ci", ".env.override"),
+)
+
+
 def hide_keys_above(root: Path) -> list[str]:
     """bwrap's words that empty each `.env*` file (direnv's `.envrc` among them) in a folder
     above the workspace that holds planloop's key: a monorepo's root, the folder direnv loaded
     the key from. The rest of the file system is read-only in the sandbox, not hidden, and a
-    command would read the key there. Under /tmp there is nothing to do: it is private."""
+    command would read the key there. Under /tmp there is nothing to do: it is private.
+
+    The folders above are those of the workspace's resolved path and of the path your shell
+    entered it by (`logical_workspace`), which are the ones direnv loads from.
+    """
+    logical = logical_workspace(root)
+    folders = dict.fromkeys([*root.parents, *(logical.parents if logical else ())])
     words: list[str] = []
-    for folder in root.parents:
+    for folder in folders:
         if folder.is_relative_to("/tmp"):
             continue
         try:
             with os.scandir(folder) as entries:
                 found = [Path(entry.path) for entry in entries if entry.name.startswith(".env")]
         except OSError:
-            continue  # not readable by planloop: not by a command either
+            # Listing refused: a folder planloop (and so a command) may still enter opens
+            # known names. One it cannot enter either opens none, and this finds none.
+            found = [folder / name for name in ENV_FILE_NAMES]
         for path in found:
+            words += hide_key_outside(path)
+    return words
+
+
+def logical_workspace(root: Path) -> Path | None:
+    """The workspace by the path your shell entered it (PWD), when that is not `root` itself:
+    `/x/mono/proj` where `proj` is a link to `../data/proj`. Your shell and direnv look above
+    that path (direnv loads `/x/mono/.envrc`), and the folders above it are not those above the
+    resolved path. PWD counts only when it leads to the workspace or a folder holding it."""
+    pwd = your_path("PWD")
+    if pwd is None:
+        return None
+    real = Path(os.path.realpath(pwd))
+    if not root.is_relative_to(real):
+        return None
+    logical = pwd / root.relative_to(real)
+    return logical if logical != root else None
+
+
+# System-wide start-up files, where servers often keep such keys (`/etc/environment`, a script
+# in `/etc/profile.d`). Commands need them, so one is emptied only when it holds planloop's key.
+SYSTEM_START_UP_FILES = (
+    *("/etc/environment", "/etc/security/pam_env.conf", "/etc/profile", "/etc/bash.bashrc"),
+    *("/etc/bashrc", "/etc/zshenv", "/etc/zsh/zshenv", "/etc/zprofile", "/etc/zsh/zprofile"),
+    *("/etc/zshrc", "/etc/zsh/zshrc", "/etc/csh.cshrc", "/etc/csh.login", "/etc/ksh.kshrc"),
+    "/etc/fish/config.fish",
+)
+SYSTEM_START_UP_FOLDERS = ("/etc/profile.d", "/etc/environment.d", "/etc/fish/conf.d")
+MAX_SYSTEM_START_UP_ENTRIES = 200  # per folder: a few dozen is usual
+
+
+def hide_keys_in_system_files() -> list[str]:
+    """bwrap's words that empty each of SYSTEM_START_UP_FILES, and each file in
+    SYSTEM_START_UP_FOLDERS, that holds planloop's key."""
+    paths = [Path(path) for path in SYSTEM_START_UP_FILES]
+    for folder in SYSTEM_START_UP_FOLDERS:
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            paths += [Path(e.path) for e in itertools.islice(entries, MAX_SYSTEM_START_UP_ENTRIES)]
+    words: list[str] = []
+    for path in paths:
+        if os.access(path, os.R_OK):  # one planloop cannot read, no command can either
             words += hide_key_outside(path)
     return words
 
@@ -822,7 +1102,8 @@ class Bubblewrap:
                 # file that holds it appears empty (bound over the read-only bind just made).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         argv += pinned_folders(root, read_only) + protected + hide_keys_above(root)
-        for path in hidden_paths(self.allow_read):
+        argv += hide_keys_in_system_files()
+        for path in hidden_paths(self.allow_read, root):
             if path.is_dir():
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:

@@ -1,0 +1,280 @@
+"""planloop's key, where people keep it, stays out of what a sandboxed command can read.
+
+Each test plants the key (the fake API's) where a person's own setup puts it, then a prompt-
+injected model asks for those files base64'd, which the tool result's redaction of the plain
+key would not catch. Each drives `python agent.py` against the fake API, as root and as an
+unprivileged user where that changes what the sandbox sees.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import shlex
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY, run
+from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, tool_results
+
+from fakeapi import text, tool_use
+from tools import sandbox
+from tools.bash import run_bash
+
+KEY_LINE = f"export ANTHROPIC_API_KEY={API_KEY}\n"
+CONTROL = "an ordinary file of the home folder\n"
+
+
+@pytest.fixture(params=["root", "nobody"])
+def folders(request, isolated_home) -> Iterator[tuple[str, Path, Path, Path, Path]]:
+    """(user, base, workspace, planloop home, home), under /var/tmp: the sandbox's /tmp is its
+    own, and a home folder there would be out of a command's sight whatever planloop hides."""
+    user = request.param
+    if user == "nobody" and not can_switch_user():
+        pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
+    base = Path(tempfile.mkdtemp(prefix="planloop-keys-", dir="/var/tmp"))
+    os.chmod(base, 0o755)
+    paths = [base / name for name in ("work", "planloop-home", "home")]
+    for path in paths:
+        path.mkdir()
+    yield user, base, *paths
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def write(path: Path, content: str = KEY_LINE) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    return path
+
+
+def link(path: Path, target: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+
+
+def hand_over(user: str, *folders: Path) -> None:
+    """Make everything in `folders` the unprivileged user's, when the run is theirs."""
+    if user != "nobody":
+        return
+    for folder in folders:
+        os.lchown(folder, NOBODY, NOBODY)
+        for parent, names, files in os.walk(folder):
+            for name in names + files:
+                os.lchown(os.path.join(parent, name), NOBODY, NOBODY)
+
+
+def dump_command(paths: list[Path]) -> str:
+    """A command printing each file as `path: base64`, then `[exit code: ...]` as usual."""
+    lines = [f'echo "{p}: $(base64 -w0 {shlex.quote(str(p))} 2>/dev/null)"' for p in paths]
+    return "; ".join(lines)
+
+
+def dumped(output: str) -> dict[str, str]:
+    """Each file's content, from `dump_command`'s output."""
+    contents = {}
+    for line in output.splitlines():
+        path, sep, encoded = line.partition(": ")
+        if sep and path.startswith("/"):
+            try:
+                contents[path] = base64.b64decode(encoded.strip(), validate=True).decode()
+            except (binascii.Error, UnicodeDecodeError):
+                contents[path] = encoded
+    return contents
+
+
+def steal(user, api, env, workspace, planloop_home, home, paths, control) -> dict[str, str]:
+    """Run planloop once with a model that asks for `paths` and `control` base64'd: what came
+    back, decoded. The control file proves the command did read files and came back whole."""
+    api.add({"content": [tool_use("bash", {"command": dump_command([*paths, control])})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "HOME": str(home), "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    outputs = tool_results(api)
+    assert all(API_KEY not in output for output in outputs) and API_KEY not in result.stderr
+    output = outputs[-1]  # this run's dump; a test's earlier steps come before it
+    contents = dumped(output)
+    assert contents.get(str(control)) == control.read_text(), output
+    assert "[exit code: 0]" in output, output
+    return contents
+
+
+def leaked(contents: dict[str, str]) -> list[str]:
+    return [path for path, content in contents.items() if API_KEY in content]
+
+
+@needs_bwrap
+def test_other_shells_repls_and_tools_keep_their_keys_from_commands(api, env, folders):
+    # Start-up files and histories of shells and REPLs besides bash's and zsh's defaults, and
+    # another LLM tool's key store: where `export ANTHROPIC_API_KEY=...` is typed or kept.
+    user, _, workspace, planloop_home, home = folders
+    names = [
+        ".config/nushell/env.nu",
+        ".config/nushell/history.txt",
+        ".tcshrc",
+        ".cshrc",
+        ".kshrc",
+        ".mkshrc",
+        ".histfile",
+        ".config/zsh/.zshrc",
+        ".local/state/zsh/history",
+        ".local/share/atuin/history.db",
+        ".config/llm/keys.json",
+        ".config/io.datasette.llm/keys.json",
+        ".Renviron",
+        ".Rprofile",
+        ".Rhistory",
+        ".julia/config/startup.jl",
+        ".irb_history",
+        ".pythonrc",
+        ".psqlrc",
+        ".local/state/nvim/shada/main.shada",
+        ".config/powershell/Microsoft.PowerShell_profile.ps1",
+        ".pam_environment",
+        ".aider.conf.yml",
+        ".config/github-copilot/hosts.json",
+    ]
+    paths = [write(home / name) for name in names]
+    control = write(home / "notes.txt", CONTROL)
+    hand_over(user, workspace, planloop_home, home)
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert set(contents) == {str(path) for path in [*paths, control]}
+    assert leaked(contents) == []
+    assert all(path.read_text() == KEY_LINE for path in paths)  # nothing of yours changed
+
+
+@needs_bwrap
+def test_files_your_variables_move_keep_the_key_from_commands(api, env, folders):
+    # XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, ZDOTDIR, HISTFILE and PYTHONSTARTUP are
+    # the person's own: they move fish's config, gh's token, zsh's files and the histories.
+    # ZDOTDIR is also one of the folders hidden as a whole (~/.config/zsh): both must hold.
+    user, _, workspace, planloop_home, home = folders
+    if user != "root":
+        pytest.skip("whose the files are changes nothing here")
+    moved = {
+        "XDG_CONFIG_HOME": home / "xdg-config",
+        "XDG_DATA_HOME": home / "xdg-data",
+        "XDG_STATE_HOME": home / "xdg-state",
+        "ZDOTDIR": home / ".config" / "zsh",
+    }
+    paths = [
+        write(moved["XDG_CONFIG_HOME"] / "fish" / "config.fish"),
+        write(moved["XDG_CONFIG_HOME"] / "gh" / "hosts.yml", f"oauth_token: {API_KEY}\n"),
+        write(moved["XDG_DATA_HOME"] / "fish" / "fish_history"),
+        write(moved["XDG_STATE_HOME"] / "nvim" / "shada" / "main.shada"),
+        write(moved["ZDOTDIR"] / ".zshenv"),
+        write(home / ".history" / "bash"),
+        write(home / "startup" / "python.py", f"import os; os.environ['K'] = '{API_KEY}'\n"),
+    ]
+    control = write(home / "xdg-config" / "notes.txt", CONTROL)
+    hand_over(user, workspace, planloop_home, home)
+    env = {
+        **env,
+        **{name: str(folder) for name, folder in moved.items()},
+        "HISTFILE": str(home / ".history" / "bash"),
+        "PYTHONSTARTUP": str(home / "startup" / "python.py"),
+    }
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert leaked(contents) == []
+    env["ZDOTDIR"] = str(home / "zdot")  # a ZDOTDIR of its own, hidden by zsh's file names
+    paths += [write(home / "zdot" / ".zsh_history"), write(home / "zdot" / ".zshrc")]
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert leaked(contents) == []
+
+
+@needs_bwrap
+def test_the_env_above_the_path_your_shell_entered_by_keeps_the_key(api, env, folders):
+    # /x/mono/proj is a link to ../data/proj. Your shell (and direnv, which loaded the key from
+    # /x/mono/.envrc) is in /x/mono/proj; the folders above the resolved path are /x/data.
+    user, base, _, planloop_home, home = folders
+    real = base / "data" / "proj"
+    real.mkdir(parents=True)
+    logical = base / "mono" / "proj"
+    link(logical, "../data/proj")
+    paths = [
+        write(base / "mono" / ".envrc"),
+        write(base / "mono" / ".env.local", f"ANTHROPIC_API_KEY={API_KEY}\n"),
+    ]
+    control = write(base / "mono" / ".env", "DEBUG=1\n")  # no key: read as before
+    hand_over(user, base / "data", base / "mono", planloop_home, home)
+    env = {**env, "PWD": str(logical)}
+    contents = steal(user, api, env, logical, planloop_home, home, paths, control)
+    assert leaked(contents) == []
+
+
+@needs_bwrap
+def test_the_env_in_a_parent_no_one_may_list_keeps_the_key(api, env, folders):
+    # A shared /srv/app of root's, 0711: the person may enter it, not list it; its .env is
+    # readable to whoever knows the name, and `.env` is a name everyone knows.
+    user, base, _, planloop_home, home = folders
+    if user != "nobody":
+        pytest.skip("root lists every folder")
+    shared = base / "srv"
+    workspace = shared / "app"
+    workspace.mkdir(parents=True)
+    paths = [write(shared / ".env"), write(shared / ".envrc"), write(shared / ".env.production")]
+    control = write(shared / "README", CONTROL)
+    for path in [*paths, control]:
+        path.chmod(0o644)
+    shared.chmod(0o711)
+    hand_over(user, workspace, planloop_home, home)
+    api.add({"content": [tool_use("bash", {"command": "ls .. >/dev/null"})]})
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert "Permission denied" in tool_results(api)[0]  # planloop could not list it either
+    assert leaked(contents) == []
+
+
+@needs_bwrap
+def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
+    # GNU stow did not fold ~/.config/fish (another package, or a file of its own, is in it):
+    # it is a real folder whose files are links into ~/dotfiles, where a command would read
+    # them. A link into the workspace leads to the workspace, which stays as it is; links to
+    # /usr or to the home folder itself hide neither.
+    user, _, workspace, planloop_home, home = folders
+    fish = home / ".config" / "fish"
+    package = home / "dotfiles" / "fish" / ".config" / "fish"
+    paths = [
+        write(package / "config.fish", f"set -gx ANTHROPIC_API_KEY {API_KEY}\n"),
+        write(package / "conf.d" / "keys.fish", f"set -gx ANTHROPIC_API_KEY {API_KEY}\n"),
+        write(package / "functions" / "llm.fish", f"function llm; env K={API_KEY}; end\n"),
+    ]
+    link(fish / "config.fish", "../../dotfiles/fish/.config/fish/config.fish")
+    link(fish / "conf.d" / "keys.fish", "../../../dotfiles/fish/.config/fish/conf.d/keys.fish")
+    link(fish / "functions", "../../dotfiles/fish/.config/fish/functions")  # a folded folder
+    write(fish / "fish_variables", "SETUVAR x:1\n")
+    link(fish / "project.fish", str(workspace / "project.fish"))
+    link(fish / "system", "/usr/bin")
+    link(fish / "home", "../..")
+    control = write(workspace / "project.fish", CONTROL)
+    write(home / ".bashrc", "PS1=x\n")
+    hand_over(user, workspace, planloop_home, home)
+    # The command also shows it can still run programs and read the rest of the home folder.
+    api.add({"content": [tool_use("bash", {"command": "/usr/bin/env true && ls ~/dotfiles"})]})
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert "fish" in tool_results(api)[0] and "[exit code: 0]" in tool_results(api)[0]
+    assert leaked(contents) == []
+    assert all(API_KEY in path.read_text() for path in paths)
+
+
+@needs_bwrap
+def test_a_system_start_up_file_holding_the_key_appears_empty(monkeypatch, workspace):
+    # /etc/environment or a script in /etc/profile.d, where servers keep such keys: stood in for
+    # by files outside /etc, since a test must not write the system's own.
+    folder = Path(tempfile.mkdtemp(prefix="planloop-keys-etc-", dir="/var/tmp"))
+    try:
+        environment = write(folder / "environment", f"ANTHROPIC_API_KEY={API_KEY}\n")
+        profile_d = write(folder / "profile.d" / "keys.sh", KEY_LINE).parent
+        plain = write(folder / "profile.d" / "lang.sh", "export LANG=C.UTF-8\n")
+        monkeypatch.setattr(sandbox, "SYSTEM_START_UP_FILES", (str(environment),))
+        monkeypatch.setattr(sandbox, "SYSTEM_START_UP_FOLDERS", (str(profile_d),))
+        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+        command = dump_command([environment, profile_d / "keys.sh", plain])
+        contents = dumped(run(run_bash(workspace, command, sandbox=sandbox.Bubblewrap())))
+        assert contents[str(plain)] == plain.read_text()  # one without the key is untouched
+        assert leaked(contents) == [] and len(contents) == 3
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
