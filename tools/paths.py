@@ -189,7 +189,17 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
         for target in hook_links_around(candidate.parent):
             if candidate == target or candidate.is_relative_to(os.path.realpath(target)):
                 return HOOK_LINK_REASON
+        if git_program := _git_program_reason(candidate):
+            return git_program
     return None
+
+
+def _git_program_reason(candidate: Path) -> str | None:
+    """tools/git_programs.py's answer: a program git runs by its path (core.pager,
+    core.fsmonitor, ...). Imported here, late: that module reads configs with this one's parser."""
+    from tools.git_programs import git_program_reason
+
+    return git_program_reason(candidate)
 
 
 def is_host_tool_config(name: str, parent: str = "") -> bool:

@@ -70,6 +70,7 @@ from tools.base import ToolError
 from tools.beneath import located
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
+from tools.git_programs import git_program_not_held, git_programs_in
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -579,7 +580,7 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
-        unheld = git_path_not_held(root, scan)
+        unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
@@ -724,6 +725,7 @@ class Bubblewrap:
         candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
+        candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
