@@ -337,3 +337,25 @@ def test_each_program_key_of_your_git_config_is_held_and_asked_for(config, tmp_p
     assert git_programs_in(workspace) == [workspace / "bin" / "prog"]
     assert REFUSED in protected_reason(workspace, "bin/prog")
     assert protected_reason(workspace, "bin/other") is None
+
+
+def test_a_program_inside_git_needs_no_stand_in_and_a_linked_home_counts(tmp_path, monkeypatch):
+    # Held with .git, missing or not: git's own sample is `.git/hooks/fsmonitor-watchman`.
+    from tools.git_programs import git_program_not_held, git_programs_in
+
+    real_home = tmp_path / "data" / "me"
+    workspace = real_home / "dotfiles"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text(
+        "[core]\n\tfsmonitor = .git/hooks/query-watchman\n"
+    )
+    (workspace / "bin").mkdir()
+    (workspace / "bin" / "pager").write_text(ORIGINAL)
+    (tmp_path / "home").symlink_to(real_home)  # your home reached through a link
+    (real_home / ".gitconfig").write_text("[core]\n\tpager = ~/dotfiles/bin/pager\n")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for variable in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    entries = [workspace / ".git"]
+    assert git_programs_in(workspace, entries) == [workspace / "bin" / "pager"]
+    assert git_program_not_held(workspace, entries) is None

@@ -192,13 +192,32 @@ def git_programs_around(path: Path, git_entries: list[Path] = ()) -> list[Path]:
 
 
 def git_programs_in(root: Path, git_entries: list[Path] = ()) -> list[Path]:
-    """The files and folders of `git_programs_around` that lie inside the workspace `root`."""
+    """The files and folders of `git_programs_around` that lie inside the workspace `root`.
+
+    One inside a `.git` folder (the sample `core.fsmonitor = .git/hooks/fsmonitor-watchman`) is
+    left out: held read-only with that folder, missing or not.
+    """
     root = Path(os.path.realpath(root))
+    found = (_under(root, path) for path in git_programs_around(root.parent, git_entries))
     return [
         path
-        for path in git_programs_around(root.parent, git_entries)
-        if path != root and path.is_relative_to(root)
+        for path in dict.fromkeys(found)
+        if path != root
+        and path.is_relative_to(root)
+        and GIT_DIR_NAME not in path.relative_to(root).parts
     ]
+
+
+def _under(root: Path, path: Path) -> Path:
+    """`path` taken from the resolved workspace `root` when a folder above it is reached through
+    a link (`~/dotfiles/bin/pager` with a home folder behind /home -> /data/home); links inside
+    the workspace are kept as they are, so that `git_program_not_held` sees them."""
+    if path.is_relative_to(root):
+        return path
+    for folder in reversed(path.parents):
+        if os.path.realpath(folder) == str(root):
+            return root / path.relative_to(folder)
+    return path
 
 
 def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None:

@@ -19,6 +19,9 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     your settings       dot files your home links to here (stow), a workspace a home entry
                         links to, your git config's hooks folder and includes
     PATH folders        those of your PATH inside the workspace (an activated .venv/bin)
+    git's programs      what your git config or the repository's runs by a path here
+                        (core.pager, core.fsmonitor = ./fsmon.sh, init.templateDir):
+                        tools/git_programs.py
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 

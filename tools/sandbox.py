@@ -15,6 +15,9 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 repository by its content (a bare one)
           what hooks link to  read-only         a hook that is a link: its target, such as
                                                 scripts/pre-commit.sh
+          git's programs      read-only         what git's config runs by a path here:
+                                                core.pager, ./fsmon.sh, init.templateDir
+                                                (tools/git_programs.py)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
