@@ -346,9 +346,7 @@ def test_a_program_inside_git_needs_no_stand_in_and_a_linked_home_counts(tmp_pat
     real_home = tmp_path / "data" / "me"
     workspace = real_home / "dotfiles"
     (workspace / ".git").mkdir(parents=True)
-    (workspace / ".git" / "config").write_text(
-        "[core]\n\tfsmonitor = .git/hooks/query-watchman\n"
-    )
+    (workspace / ".git" / "config").write_text("[core]\n\tfsmonitor = .git/hooks/query-watchman\n")
     (workspace / "bin").mkdir()
     (workspace / "bin" / "pager").write_text(ORIGINAL)
     (tmp_path / "home").symlink_to(real_home)  # your home reached through a link
