@@ -22,6 +22,9 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     what runs later     paths your environment names (ZDOTDIR, PERL5LIB), files your shell's
                         start-up files or an .envrc load, a virtualenv's bin/: see
                         tools/shell_config.py
+    git's programs      what your git config or the repository's runs by a path here
+                        (core.pager, core.fsmonitor = ./fsmon.sh, init.templateDir):
+                        tools/git_programs.py
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
 """
 
@@ -197,7 +200,17 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
         for target in hook_links_around(candidate.parent):
             if candidate == target or candidate.is_relative_to(os.path.realpath(target)):
                 return HOOK_LINK_REASON
+        if git_program := _git_program_reason(candidate):
+            return git_program
     return None
+
+
+def _git_program_reason(candidate: Path) -> str | None:
+    """tools/git_programs.py's answer: a program git runs by its path (core.pager,
+    core.fsmonitor, ...). Imported here, late: that module reads configs with this one's parser."""
+    from tools.git_programs import git_program_reason
+
+    return git_program_reason(candidate)
 
 
 def is_host_tool_config(name: str, parent: str = "") -> bool:

@@ -21,6 +21,9 @@ and call `before_command` / `after_command` around each command when the sandbox
           what runs later     read-only         what your environment names (ZDOTDIR, PERL5LIB),
                                                 your start-up files or an .envrc source, a
                                                 virtualenv's bin/ (tools/shell_config.py)
+          git's programs      read-only         what git's config runs by a path here:
+                                                core.pager, ./fsmon.sh, init.templateDir
+                                                (tools/git_programs.py)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
@@ -78,6 +81,7 @@ from tools.base import ToolError
 from tools.beneath import located
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
+from tools.git_programs import git_program_not_held, git_programs_in
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -912,7 +916,7 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
-        unheld = git_path_not_held(root, scan)
+        unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
@@ -1058,6 +1062,7 @@ class Bubblewrap:
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, snapshot))
+        candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to

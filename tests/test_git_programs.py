@@ -1,0 +1,359 @@
+"""Programs git runs by a path its configuration names, kept in the workspace.
+
+A prompt-injected model runs a sandboxed command that rewrites such a program: the pager your
+~/.gitconfig names in your dotfiles repository, the repository's own `core.fsmonitor =
+./fsmon.sh`, the templates folder every new clone copies its hooks from, git's system config
+named by GIT_CONFIG_SYSTEM. git on the host would then run the planted code outside the
+sandbox, at the next `git log`, `git status` (which shell prompts run by themselves) or clone.
+Each end-to-end test drives `python agent.py -p` against the fake API, then runs git on the
+host as the person would, and checks that the planted code did not run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_hostile_pass4 import (
+    AS_NOBODY,
+    NOBODY,
+    needs_bwrap,
+    run_as,
+    tool_results,
+    user_folders,
+)
+
+from fakeapi import text, tool_use
+from tools.git_programs import program_paths
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+ORIGINAL = "#!/bin/sh\nexec cat\n"
+
+
+def prefix(user: str) -> list[str]:
+    return AS_NOBODY if user == "nobody" else []
+
+
+def host(user: str, home: Path, *argv: str, cwd: Path, env: dict | None = None) -> None:
+    """A command of the person's on the host, outside any sandbox (its failure is no matter)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    full = {**clean, "HOME": str(home), **(env or {})}
+    subprocess.run([*prefix(user), *argv], cwd=cwd, env=full, capture_output=True, timeout=60)
+
+
+def make(path: Path, content: str, user: str, mode: int = 0o755) -> None:
+    """A file (and its folders) owned by `user`, as the person would have made it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    path.chmod(mode)
+    if user == "nobody":
+        for each in [path, *path.parents]:
+            if each == Path("/") or os.stat(each).st_uid == NOBODY:
+                break
+            os.chown(each, NOBODY, NOBODY)
+
+
+def dotfiles(user_folders) -> tuple[str, Path, Path, Path]:
+    """(user, workspace = ~/dotfiles, planloop home, home)."""
+    user, _, planloop_home, home = user_folders
+    workspace = home / "dotfiles"
+    workspace.mkdir()
+    if user == "nobody":
+        os.chown(workspace, NOBODY, NOBODY)
+    return user, workspace, planloop_home, home
+
+
+def run(user: str, api, env: dict, workspace: Path, planloop_home: Path, home: Path, **more):
+    env = {k: v for k, v in env.items() if not k.startswith("GIT_")}
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home), **more}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    return tool_results(api)
+
+
+def plant(path: str, marker: Path) -> dict:
+    """A sandboxed command that rewrites the program at `path` to leave `marker` behind."""
+    command = (
+        f"mkdir -p {Path(path).parent}; printf '#!/bin/sh\\ntouch {marker}\\n' > {path}; "
+        f"chmod +x {path}; echo finished"
+    )
+    return {"content": [tool_use("bash", {"command": command})]}
+
+
+def write(api, path: str, exists: bool = True) -> None:
+    """The model reads the program (write_file replaces no unread file), then rewrites it."""
+    if exists:
+        api.add({"content": [tool_use("read_file", {"path": path})]})
+    api.add({"content": [tool_use("write_file", {"path": path, "content": "#!/bin/sh\nid\n"})]})
+
+
+# What write_file answers, headless without --yes, for a program git runs.
+REFUSED = "git runs this file"
+
+
+# Keys of your ~/.gitconfig whose value git runs as a program: (the config text naming
+# `{program}`, the host git command that runs it, or None where the file itself is checked).
+# The other keys are checked without a run below (ALL_YOUR_KEYS).
+YOUR_KEYS = {
+    "core.pager": ("[core]\n\tpager = {program} -R\n", None),
+    "core.fsmonitor": ("[core]\n\tfsmonitor = {program}\n", ["git", "status"]),
+    "credential.helper": ('[credential "https://x.test"]\n\thelper = !{program} get\n', None),
+    "alias through sh": ('[alias]\n\tsh-it = !sh -c "{program} x"\n', ["git", "sh-it"]),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("key", YOUR_KEYS)
+@pytest.mark.parametrize("user_folders", ["root"], indirect=True)
+def test_a_program_your_git_config_names_in_the_workspace_stays_read_only(
+    api, env, user_folders, key
+):
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    config, run_it = YOUR_KEYS[key]
+    make(workspace / "bin" / "prog", ORIGINAL, user)
+    make(home / ".gitconfig", config.format(program="~/dotfiles/bin/prog"), user, 0o644)
+    marker = home / "planted-ran"
+    api.add(plant("bin/prog", marker))
+    write(api, "bin/prog")
+    api.add({"content": [text("Done.")]})
+    ran, _, written = run(user, api, env, workspace, planloop_home, home)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert REFUSED in written
+    assert (workspace / "bin" / "prog").read_text() == ORIGINAL
+    if run_it:
+        host(user, home, "git", "init", "-q", "repo", cwd=home)
+        ident = {"GIT_AUTHOR_NAME": "me", "GIT_COMMITTER_NAME": "me", "EMAIL": "me@x.test"}
+        host(user, home, *run_it, cwd=home / "repo", env=ident)
+        assert not marker.exists()
+
+
+@needs_bwrap
+def test_your_pager_in_the_workspace_stays_read_only_for_an_unprivileged_user_too(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    make(workspace / "bin" / "pager", ORIGINAL, user)
+    make(home / ".gitconfig", "[core]\n\tpager = ~/dotfiles/bin/pager\n", user, 0o644)
+    api.add(plant("bin/pager", home / "planted-ran"))
+    api.add({"content": [text("Done.")]})
+    (ran,) = run(user, api, env, workspace, planloop_home, home)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert (workspace / "bin" / "pager").read_text() == ORIGINAL
+
+
+@needs_bwrap
+@pytest.mark.parametrize("layout", ["missing", "behind a link"])
+def test_a_program_your_git_config_names_that_no_bind_can_hold_makes_commands_ask(
+    api, env, user_folders, layout
+):
+    # A program that does not exist yet could be created by a command; one reached through a
+    # link (bin -> scripts) could be redirected by relinking. Neither is a file a bind holds.
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    if layout == "behind a link":
+        make(workspace / "scripts" / "fsmon", ORIGINAL, user)
+        os.symlink("scripts", workspace / "bin")
+    make(home / ".gitconfig", "[core]\n\tfsmonitor = ~/dotfiles/bin/fsmon\n", user, 0o644)
+    marker = home / "planted-ran"
+    api.add(plant("bin/fsmon", marker))
+    write(api, "bin/fsmon", exists=layout != "missing")
+    api.add({"content": [text("Done.")]})
+    ran, *_, written = run(user, api, env, workspace, planloop_home, home)
+    assert "sandboxed commands ask before they run" in ran and "finished" not in ran, ran
+    assert "bin/fsmon" in ran
+    assert REFUSED in written
+    host(user, home, "git", "init", "-q", "repo", cwd=home)
+    host(user, home, "git", "status", cwd=home / "repo")
+    assert not marker.exists()
+
+
+@needs_bwrap
+def test_your_git_templates_folder_in_the_workspace_stays_read_only(api, env, user_folders):
+    # init.templateDir: git copies its hooks into every repository you init or clone later.
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    make(workspace / "tmpl" / "description", "templates\n", user, 0o644)
+    (workspace / "tmpl" / "hooks").mkdir()
+    if user == "nobody":
+        os.chown(workspace / "tmpl" / "hooks", NOBODY, NOBODY)
+    make(home / ".gitconfig", "[init]\n\ttemplateDir = ~/dotfiles/tmpl\n", user, 0o644)
+    marker = home / "planted-ran"
+    api.add(plant("tmpl/hooks/post-checkout", marker))
+    write(api, "tmpl/hooks/post-commit", exists=False)
+    api.add({"content": [text("Done.")]})
+    ran, written = run(user, api, env, workspace, planloop_home, home)
+    assert "Read-only file system" in ran, ran
+    assert REFUSED in written
+    assert os.listdir(workspace / "tmpl" / "hooks") == []
+    ident = ["-c", "user.name=me", "-c", "user.email=me@x.test"]
+    host(user, home, "git", "init", "-q", "src", cwd=home)
+    host(user, home, "git", *ident, "commit", "-q", "--allow-empty", "-m", "i", cwd=home / "src")
+    host(user, home, "git", "clone", "-q", "src", "dst", cwd=home)
+    assert (home / "dst" / ".git").is_dir()  # the clone ran, and with it any post-checkout
+    assert not marker.exists()
+
+
+@needs_bwrap
+def test_gits_system_config_named_by_your_environment_in_the_workspace_stays_read_only(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    system = workspace / "gitsys" / "config"
+    make(system, "[user]\n\tname = sys\n", user, 0o644)
+    make(workspace / "bin" / "fsmon", ORIGINAL, user)
+    marker = home / "planted-ran"
+    command = f"printf '[core]\\n\\tfsmonitor = touch {marker}; false\\n' >> gitsys/config"
+    api.add({"content": [tool_use("bash", {"command": command + "; echo finished"})]})
+    api.add({"content": [text("Done.")]})
+    more = {"GIT_CONFIG_SYSTEM": str(system)}
+    (ran,) = run(user, api, env, workspace, planloop_home, home, **more)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert system.read_text() == "[user]\n\tname = sys\n"
+    host(user, home, "git", "init", "-q", "repo", cwd=home, env=more)
+    host(user, home, "git", "status", cwd=home / "repo", env=more)
+    assert not marker.exists()
+
+
+# What a repository's own config runs from its working tree without the person asking for it:
+# (config lines naming `{program}`, what the person does on the host that runs it).
+REPOSITORY_KEYS = {
+    "core.fsmonitor": ("[core]\n\tfsmonitor = {program}\n", [["git", "status"]]),
+    "filter clean": (
+        '[filter "x"]\n\tclean = {program}\n',
+        [["sh", "-c", "echo '* filter=x' > .gitattributes; echo y > a.txt"], ["git", "add", "."]],
+    ),
+    "diff textconv": (
+        '[diff "x"]\n\ttextconv = sh {program}\n',
+        [
+            ["sh", "-c", "echo '* diff=x' > .gitattributes; echo a > a.txt"],
+            ["git", "add", "."],
+            ["sh", "-c", "echo b > a.txt"],
+            ["git", "diff"],
+        ],
+    ),  # fmt: skip
+    "alias": ("[alias]\n\tt = !{program}\n", [["git", "t"]]),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("key", REPOSITORY_KEYS)
+def test_a_program_the_repository_config_names_in_its_tree_stays_read_only(
+    api, env, user_folders, key
+):
+    user, workspace, planloop_home, home = user_folders
+    if user == "nobody" and key != "core.fsmonitor":
+        pytest.skip("one key is enough as the unprivileged user")
+    config, steps = REPOSITORY_KEYS[key]
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    with (workspace / ".git" / "config").open("a") as file:
+        file.write(config.format(program="./tools/prog.sh"))
+    make(workspace / "tools" / "prog.sh", "#!/bin/sh\ncat\n", user)
+    marker = home / "planted-ran"
+    api.add(plant("tools/prog.sh", marker))
+    write(api, "tools/prog.sh")
+    api.add({"content": [text("Done.")]})
+    ran, _, written = run(user, api, env, workspace, planloop_home, home)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert REFUSED in written
+    assert (workspace / "tools" / "prog.sh").read_text() == "#!/bin/sh\ncat\n"
+    ident = {"GIT_AUTHOR_NAME": "me", "GIT_COMMITTER_NAME": "me", "EMAIL": "me@x.test"}
+    for step in steps:
+        host(user, home, *step, cwd=workspace, env=ident)
+    assert not marker.exists()
+
+
+@needs_bwrap
+def test_a_program_the_repository_config_names_that_does_not_exist_makes_commands_ask(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    with (workspace / ".git" / "config").open("a") as file:
+        file.write("[core]\n\tfsmonitor = ./fsmon.sh\n")
+    marker = home / "planted-ran"
+    api.add(plant("fsmon.sh", marker))
+    api.add({"content": [text("Done.")]})
+    (ran,) = run(user, api, env, workspace, planloop_home, home)
+    assert "fsmon.sh, which your git config or the repository's runs, does not exist" in ran
+    assert not (workspace / "fsmon.sh").exists()
+    host(user, home, "git", "status", cwd=workspace)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("~/bin/pager -R", ["~/bin/pager"]),
+        ("!~/bin/x.sh arg", ["~/bin/x.sh"]),
+        ("less -R", []),
+        ("./fsmon.sh", ["/w/fsmon.sh"]),
+        ("python3 tools/conv.py %f", ["/w/tools/conv.py"]),
+        ('sh -c "exec ~/a/b now"', ["~/a/b"]),
+        ("!git log --format=a/b > ~/out.txt", []),
+        ("f() { ~/q/r; }; f", ["~/q/r"]),
+        ("FOO=/x ssh -o Opt=/y host", []),
+        ("curl https://x.test/a", []),
+        ('echo "open', []),
+    ],
+)
+def test_the_program_paths_of_a_command_line_in_git_config(value, found):
+    expected = [Path(os.path.expanduser(path)) for path in found]
+    assert program_paths(value, Path("/w")) == expected
+
+
+ALL_YOUR_KEYS = [
+    "[core]\n\tpager = {program}",
+    "[core]\n\teditor = {program} --wait",
+    "[core]\n\tfsmonitor = {program}",
+    "[core]\n\tsshCommand = {program} -i key",
+    "[core]\n\taskPass = {program}",
+    '[credential "https://x.test"]\n\thelper = !{program} get',
+    "[gpg]\n\tprogram = {program}",
+    '[gpg "ssh"]\n\tprogram = {program}',
+    "[sequence]\n\teditor = {program}",
+    '[difftool "x"]\n\tcmd = {program} "$LOCAL" "$REMOTE"',
+    '[mergetool "x"]\n\tcmd = {program} "$MERGED"',
+    '[filter "x"]\n\tsmudge = {program} %f',
+    '[diff "x"]\n\ttextconv = python3 {program}',
+    "[pager]\n\tlog = {program}",
+    "[alias]\n\tx = !{program} --now",
+    "[init]\n\ttemplateDir = {program}",
+]
+
+
+@pytest.mark.parametrize("config", ALL_YOUR_KEYS)
+def test_each_program_key_of_your_git_config_is_held_and_asked_for(config, tmp_path, monkeypatch):
+    from tools.git_programs import git_programs_in
+    from tools.paths import protected_reason
+
+    home, workspace = tmp_path / "home", tmp_path / "home" / "dotfiles"
+    (workspace / "bin").mkdir(parents=True)
+    (workspace / "bin" / "prog").write_text(ORIGINAL)
+    (home / ".gitconfig").write_text(config.format(program="~/dotfiles/bin/prog") + "\n")
+    monkeypatch.setenv("HOME", str(home))
+    for variable in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    assert git_programs_in(workspace) == [workspace / "bin" / "prog"]
+    assert REFUSED in protected_reason(workspace, "bin/prog")
+    assert protected_reason(workspace, "bin/other") is None
+
+
+def test_a_program_inside_git_needs_no_stand_in_and_a_linked_home_counts(tmp_path, monkeypatch):
+    # Held with .git, missing or not: git's own sample is `.git/hooks/fsmonitor-watchman`.
+    from tools.git_programs import git_program_not_held, git_programs_in
+
+    real_home = tmp_path / "data" / "me"
+    workspace = real_home / "dotfiles"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text("[core]\n\tfsmonitor = .git/hooks/query-watchman\n")
+    (workspace / "bin").mkdir()
+    (workspace / "bin" / "pager").write_text(ORIGINAL)
+    (tmp_path / "home").symlink_to(real_home)  # your home reached through a link
+    (real_home / ".gitconfig").write_text("[core]\n\tpager = ~/dotfiles/bin/pager\n")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for variable in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    entries = [workspace / ".git"]
+    assert git_programs_in(workspace, entries) == [workspace / "bin" / "pager"]
+    assert git_program_not_held(workspace, entries) is None

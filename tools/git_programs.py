@@ -1,0 +1,252 @@
+"""Programs that git runs by a path its configuration names, when that path is in the workspace.
+
+`core.pager = ~/dotfiles/bin/pager` in your ~/.gitconfig, with planloop run in ~/dotfiles: a
+command that rewrote bin/pager would run outside the sandbox at your next `git log`. The same
+holds for the repository's own `core.fsmonitor = ./fsmon.sh`, which every `git status` runs (and
+shell prompts run `git status` by themselves), and for `init.templateDir`, whose hooks git copies
+into every new clone. The sandbox keeps these files read-only (tools/sandbox.py), and the file
+tools ask before writing them (tools/paths.py `protected_reason`).
+
+Only files are read here, nothing is run. A value is split into shell words: its first word is
+the program, and any later word written as a path (`sh ~/bin/x.sh`, `python3 tools/conv.py`)
+counts too, as the script the program runs. A word without a slash is looked up on PATH (held
+with the PATH folders), not here.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from tools.paths import (
+    GIT_DIR_NAME,
+    common_dir_of,
+    git_dir_of,
+    paths_named_by,
+    read_git_config,
+    your_git_configs,
+)
+
+# Keys (section.key, a subsection dropped: `[filter "lfs"] clean` is `filter.clean`) whose value
+# git runs as a command line. The same keys count in your configs and in a repository's own:
+# each is run by an ordinary git command (status, log, diff, checkout, fetch, commit), not by
+# one the person starts to run the project's code. The filter and diff drivers (clean, smudge,
+# process, textconv, command) are among them: `git status` runs a clean filter on a file whose
+# timestamp changed, a checkout or pull runs smudge, and `git diff` or `git log -p` a textconv,
+# so a command that rewrote the driver's script would have it run unasked. What such a script
+# itself imports or sources from the tree is the project's code, as a Makefile's is, and is not
+# held.
+PROGRAM_KEYS = frozenset(
+    {
+        "core.pager",
+        "core.editor",
+        "core.fsmonitor",
+        "core.sshcommand",
+        "core.askpass",
+        "core.gitproxy",
+        "core.alternaterefscommand",
+        "credential.helper",
+        "gpg.program",  # also [gpg "ssh"] program and [gpg "x509"] program
+        "gpg.defaultkeycommand",
+        "sequence.editor",
+        "diff.external",
+        "diff.command",
+        "diff.textconv",
+        "merge.driver",
+        "filter.clean",
+        "filter.smudge",
+        "filter.process",
+        "difftool.cmd",
+        "difftool.path",
+        "mergetool.cmd",
+        "mergetool.path",
+        "interactive.difffilter",
+        "uploadpack.packobjectshook",
+        "remote.uploadpack",
+        "remote.receivepack",
+        "sendemail.sendmailcmd",
+        "sendemail.smtpserver",
+        "sendemail.tocmd",
+        "sendemail.cccmd",
+        "browser.cmd",
+        "browser.path",
+        "man.cmd",
+        "man.path",
+        "trailer.command",
+        "trailer.cmd",
+        "tar.command",
+        "hook.command",
+    }
+)
+# Sections whose every key is a command line: `[pager] log = ~/bin/x`, and aliases, of which
+# only those starting with `!` run a program (the others run a git subcommand).
+PROGRAM_SECTIONS = ("alias", "pager")
+# git's own variables that name a program, or a config or templates folder, in your environment.
+PROGRAM_VARIABLES = (
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "GIT_EXTERNAL_DIFF",
+)
+TEMPLATES_KEY = "init.templatedir"
+
+GIT_PROGRAM_REASON = (
+    "git runs this file: your git config or the repository's names it as a program "
+    "(core.pager, core.fsmonitor, a filter, an alias, ...), or as git's own config or templates"
+)
+
+
+def is_program_key(key: str) -> bool:
+    """Whether git runs the value of `key` (lower-cased section.key) as a command line."""
+    return key in PROGRAM_KEYS or key.split(".")[0] in PROGRAM_SECTIONS
+
+
+def program_paths(value: str, worktree: Path | None) -> list[Path]:
+    """The files a command line from git's config names: its program, and later words written
+    as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
+    these from the top of the working tree), and left out when there is none."""
+    value = value.removeprefix("!")  # an alias that runs a program
+    try:
+        lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an open quote: git's shell would refuse it, but take it whole
+        words = value.split()
+    found: list[Path] = []
+    for before, word in zip(["", *words], words, strict=False):
+        if any(char.isspace() for char in word):
+            found += program_paths(word, worktree)  # a quoted command line: `sh -c "~/x y"`
+            continue
+        if before in ("<", ">", ">>") or "/" not in word or word.startswith("-"):
+            continue  # a redirection's file, an option (`--format=a/b`), or no path at all
+        if "=" in word or "://" in word:
+            continue  # a variable set for the program, an address
+        path = Path(os.path.expanduser(word))
+        if not path.is_absolute():
+            if worktree is None or word.startswith("~"):
+                continue  # `~user` of no known user: not a path git would find
+            path = worktree / path
+        path = Path(os.path.normpath(path))
+        if not os.path.isdir(path):  # git runs no folder: `!cd ~/src/x && make` names one
+            found.append(path)
+    return found
+
+
+def git_programs_named_by(config_files: list[Path], worktree: Path | None) -> list[Path]:
+    """The program files and templates folder that `config_files` (includes followed) name."""
+    _, includes = paths_named_by(list(config_files), worktree)
+    found: list[Path] = []
+    for config in dict.fromkeys([*config_files, *includes]):
+        for key, value in read_git_config(config):
+            if key == TEMPLATES_KEY and value:
+                templates = Path(os.path.expanduser(value))
+                if templates.is_absolute():
+                    found.append(Path(os.path.normpath(templates)))
+            elif value and is_program_key(key):
+                if key.startswith("alias.") and not value.startswith("!"):
+                    continue
+                found += program_paths(value, worktree)
+    return found
+
+
+def your_git_programs() -> list[Path]:
+    """What your own git setup names by a full path and git runs or obeys in every repository:
+    the programs and templates folder of your git configs, the programs of git's variables in
+    your environment (GIT_PAGER, GIT_SSH_COMMAND, ...), GIT_TEMPLATE_DIR, and the system config
+    file GIT_CONFIG_SYSTEM names (your global ones are found with your home's links)."""
+    found = git_programs_named_by(your_git_configs(), worktree=None)
+    for variable in PROGRAM_VARIABLES:
+        found += program_paths(os.environ.get(variable, ""), worktree=None)
+    for variable in ("GIT_TEMPLATE_DIR", "GIT_CONFIG_SYSTEM"):
+        if os.environ.get(variable, "").startswith("/"):
+            found.append(Path(os.path.normpath(os.environ[variable])))
+    return found
+
+
+def repository_git_programs(git_entry: Path) -> list[Path]:
+    """The programs a repository's config names, and your configs' relative ones (taken from
+    this repository's working tree, as git takes them when it runs them here)."""
+    git_dir = git_dir_of(git_entry)
+    if git_dir is None:
+        return []
+    configs = [*your_git_configs(), git_dir / "config", git_dir / "config.worktree"]
+    common = common_dir_of(git_dir)
+    if common is not None:
+        configs.insert(-2, common / "config")
+    worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
+    return git_programs_named_by(configs, worktree)
+
+
+def git_programs_around(path: Path, git_entries: list[Path] = ()) -> list[Path]:
+    """`your_git_programs`, and the programs of the repositories at `path` and above it and of
+    `git_entries` (those a workspace scan found), each once."""
+    found = your_git_programs()
+    entries = [folder / GIT_DIR_NAME for folder in [path, *path.parents]]
+    for entry in dict.fromkeys([*(e for e in entries if e.exists()), *git_entries]):
+        found += repository_git_programs(entry)
+    return list(dict.fromkeys(found))
+
+
+def git_programs_in(root: Path, git_entries: list[Path] = ()) -> list[Path]:
+    """The files and folders of `git_programs_around` that lie inside the workspace `root`.
+
+    One inside a `.git` folder (the sample `core.fsmonitor = .git/hooks/fsmonitor-watchman`) is
+    left out: held read-only with that folder, missing or not.
+    """
+    root = Path(os.path.realpath(root))
+    found = (_under(root, path) for path in git_programs_around(root.parent, git_entries))
+    return [
+        path
+        for path in dict.fromkeys(found)
+        if path != root
+        and path.is_relative_to(root)
+        and GIT_DIR_NAME not in path.relative_to(root).parts
+    ]
+
+
+def _under(root: Path, path: Path) -> Path:
+    """`path` taken from the resolved workspace `root` when a folder above it is reached through
+    a link (`~/dotfiles/bin/pager` with a home folder behind /home -> /data/home); links inside
+    the workspace are kept as they are, so that `git_program_not_held` sees them."""
+    if path.is_relative_to(root):
+        return path
+    for folder in reversed(path.parents):
+        if os.path.realpath(folder) == str(root):
+            return root / path.relative_to(folder)
+    return path
+
+
+def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None:
+    """Why a program git runs from the workspace cannot be kept read-only, or None.
+
+    A read-only bind holds an existing file at the path it resolves to: a program that does not
+    exist yet could be created by a command, and one behind a link could be redirected by
+    changing the link. Either way commands ask instead.
+    """
+    root = Path(os.path.realpath(root))
+    for path in git_programs_in(root, git_entries):
+        shown = str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
+        if not os.path.lexists(path):
+            return f"{shown}, which your git config or the repository's runs, does not exist"
+        if os.path.realpath(path) != str(path):
+            return f"{shown}, which your git config or the repository's runs, lies behind a link"
+    return None
+
+
+def git_program_reason(candidate: Path) -> str | None:
+    """GIT_PROGRAM_REASON when writing `candidate` changes a program git runs, else None."""
+    for path in git_programs_around(candidate.parent):
+        real = Path(os.path.realpath(path))
+        # A templates folder (or the system config's) holds what is inside it too.
+        folder = os.path.isdir(path)
+        if (
+            candidate in (path, real)
+            or folder
+            and (candidate.is_relative_to(path) or candidate.is_relative_to(real))
+        ):
+            return GIT_PROGRAM_REASON
+    return None
