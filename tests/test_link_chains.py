@@ -211,3 +211,19 @@ def test_a_path_folder_outside_reached_through_a_link_in_the_workspace_makes_com
     assert result.returncode == 0, result.stderr
     assert "is reached through the link tools" in " ".join(result.stderr.split())
     assert not (workspace / "ran").exists() and (workspace / "tools").is_symlink()
+
+
+@needs_bwrap
+def test_a_gitconfig_hard_linked_into_the_workspace_cannot_be_rewritten_there(
+    api, env, user_folders
+):
+    # `ln dotfiles/gitconfig ~/.gitconfig`: the same file, one name in the workspace.
+    user, workspace, _, home = user_folders
+    (workspace / "gitconfig").write_text("[user]\n\tname = me\n")
+    os.link(workspace / "gitconfig", home / ".gitconfig")
+    give_to(user, workspace)
+    plant = "printf '[core]\\n\\tpager = touch planted\\n' >> gitconfig; echo finished"
+    said, (output,) = run(api, env, user_folders, plant)
+    assert ".gitconfig has 2 names (hard links)" in said
+    assert "finished" not in output
+    assert (home / ".gitconfig").read_text() == "[user]\n\tname = me\n"

@@ -332,6 +332,35 @@ def path_link_not_held(root: Path) -> str | None:
     return None
 
 
+def home_file_hard_linked(root: Path) -> str | None:
+    """A dot file of your home (or your git config) with a second name that may lie in the
+    workspace, or None.
+
+    `ln ~/dotfiles/gitconfig ~/.gitconfig` makes one file of the two: written in place in the
+    workspace, it is your own config. Where the other name is cannot be known without a search
+    of the workspace, so one on the workspace's file system is enough to make commands ask.
+    """
+    try:
+        device = os.stat(root).st_dev
+    except OSError:
+        return None
+    home = Path.home()
+    files = [path for path in your_git_configs() if path.is_relative_to(home)]
+    with contextlib.suppress(OSError), os.scandir(home) as entries:
+        files += [Path(entry.path) for entry in entries if entry.name.startswith(".")]
+    for path in files:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 and info.st_dev == device:
+            return (
+                f"{path} has {info.st_nlink} names (hard links), and one may lie in the "
+                "workspace, where a command could rewrite it; make it a copy or a symbolic link"
+            )
+    return None
+
+
 def package_root_in(folder: str, kinds: dict[str, bool]) -> Path | None:
     """The folder of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
     show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), or its

@@ -79,6 +79,7 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    home_file_hard_linked,
     home_link_not_held,
     home_link_to_workspace,
     home_links_into,
@@ -723,7 +724,7 @@ class Bubblewrap:
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)
-        unheld = unheld or hard_link_not_held(root, scan)
+        unheld = unheld or hard_link_not_held(root, scan) or home_file_hard_linked(root)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
