@@ -222,13 +222,19 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
 
 
 def home_links() -> list[tuple[Path, Path]]:
-    """(link, where it leads, resolved) for each link among your home's dot files and
-    `~/.config`'s entries (GNU stow and the like: `~/.gitconfig -> ~/dotfiles/git/.gitconfig`),
-    and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set. Links deeper inside `~/.config`'s
-    folders are not looked for."""
+    """(link, where it leads, resolved) for each link among your home's dot files,
+    `~/.config`'s and `~/.local/bin`'s entries (GNU stow and the like: `~/.gitconfig ->
+    ~/dotfiles/git/.gitconfig`), and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set.
+    Links deeper inside `~/.config`'s folders are not looked for."""
     found: list[tuple[Path, Path]] = []
     home = Path.home()
-    for folder, dot_files_only in ((home, True), (home / ".config", False)):
+    # ~/.local/bin too: it is on most PATHs, and stow links programs kept in a dotfiles
+    # repository there (`~/.local/bin/tool -> ../../dotfiles/bin/tool`); so is the folder itself.
+    local_bin = home / ".local" / "bin"
+    if local_bin.is_symlink():
+        found.append((local_bin, Path(os.path.realpath(local_bin))))
+    folders = ((home, True), (home / ".config", False), (local_bin, False))
+    for folder, dot_files_only in folders:
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -266,6 +272,127 @@ def home_link_to_workspace(root: Path, links: list[tuple[Path, Path]] | None = N
     return next((str(link) for link, real in links if root.is_relative_to(real)), None)
 
 
+def links_on_the_way(path: Path, limit: int = 40) -> list[Path]:
+    """Every link met while resolving `path`, in order, each named by its real folder.
+
+    `~/.gitconfig -> dotfiles/cur/gitconfig` with `dotfiles/cur -> v2` meets two: the home
+    entry, then `dotfiles/cur`. (At most `limit` links, like the kernel's own limit.)
+    """
+    met: list[Path] = []
+    current = Path("/")
+    pending = list(Path(os.path.abspath(path)).parts[1:])
+    while pending and len(met) < limit:
+        name = pending.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            current = current.parent  # `current` is real: this is the kernel's `..`
+            continue
+        step = current / name
+        try:
+            target = os.readlink(step)
+        except OSError:
+            current = step  # not a link (or missing): taken as it is
+            continue
+        met.append(step)
+        if os.path.isabs(target):
+            current = Path("/")
+        pending = list(Path(target).parts[1 if os.path.isabs(target) else 0 :]) + pending
+    return met
+
+
+def _named(root: Path, path: Path) -> str:
+    """`path` relative to `root`, on one line (a name a command chose may hold line breaks)."""
+    return str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def home_link_not_held(root: Path, links: list[tuple[Path, Path]] | None = None) -> str | None:
+    """Why a home entry that leads into the workspace (`home_links`) cannot be held, or None.
+
+    Its resolved target is bound read-only (`home_links_into`), but two things no bind holds:
+    a link on the way that lies in the workspace (`dotfiles/cur -> v2`), which a command can
+    point elsewhere so that `~/.gitconfig` leads to a file of its making; and a target that
+    does not exist yet, which a command can create. Binding the folder that holds such a link
+    read-only instead would often mean the workspace itself (stow's folders sit at its top),
+    and would keep unrelated files from being edited; so commands ask, as for git's hooks.
+    """
+    root = Path(os.path.realpath(root))
+    for link, real in home_links() if links is None else links:
+        for step in links_on_the_way(link):
+            if step.is_relative_to(root):
+                return (
+                    f"{link} leads into the workspace through the link {_named(root, step)}, "
+                    "which a command could point elsewhere (no read-only bind holds a link)"
+                )
+        if real != root and real.is_relative_to(root) and not os.path.lexists(real):
+            return (
+                f"{link} links to {_named(root, real)} in the workspace, which does not exist: "
+                "a command could create it, and your shell or git would read it as your own "
+                "(create it, or remove the link)"
+            )
+    return None
+
+
+def path_link_not_held(root: Path) -> str | None:
+    """A folder on your PATH reached through a link that lies in the workspace, or None.
+
+    `~/bin -> ~/proj/tools`, `tools -> /usr/local/bin`: the folder is outside and read-only,
+    but a command can point the link `tools` at a folder of its own, whose programs then run
+    when you type their names. (`path_folders_in` covers a folder that resolves inside.)
+    """
+    root = Path(os.path.realpath(root))
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue  # `path_folders_in` makes commands ask for these
+        for step in links_on_the_way(Path(entry)):
+            if step.is_relative_to(root):
+                return (
+                    f"{entry}, on your PATH, is reached through the link {_named(root, step)} "
+                    "in the workspace, which a command could point elsewhere"
+                )
+    return None
+
+
+def home_file_hard_linked(root: Path) -> str | None:
+    """A dot file of your home (or your git config) with a second name that may lie in the
+    workspace, or None.
+
+    `ln ~/dotfiles/gitconfig ~/.gitconfig` makes one file of the two: written in place in the
+    workspace, it is your own config. Where the other name is cannot be known without a search
+    of the workspace, so one on the workspace's file system is enough to make commands ask.
+    """
+    try:
+        device = os.stat(root).st_dev
+    except OSError:
+        return None
+    home = Path.home()
+    files = [path for path in your_git_configs() if path.is_relative_to(home)]
+    with contextlib.suppress(OSError), os.scandir(home) as entries:
+        files += [Path(entry.path) for entry in entries if entry.name.startswith(".")]
+    for path in files:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 and info.st_dev == device:
+            return (
+                f"{path} has {info.st_nlink} names (hard links), and one may lie in the "
+                "workspace, where a command could rewrite it; make it a copy or a symbolic link"
+            )
+    return None
+
+
+def package_root_in(folder: str, kinds: dict[str, bool]) -> Path | None:
+    """The folder of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
+    show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), or its
+    `node_modules` (not one nested in another `node_modules`)."""
+    if kinds.get("site-packages") is True:
+        return Path(folder) / "site-packages"
+    if kinds.get("node_modules") is True and "node_modules" not in Path(folder).parts:
+        return Path(folder) / "node_modules"
+    return None
+
+
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:
     """Whether `path` is, or lies under, a dot file or dot folder directly in `folder`."""
     if path == folder or not path.is_relative_to(folder):
@@ -299,6 +426,9 @@ class WorkspaceScan:
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
+    # site-packages and node_modules folders (`package_root_in`): their files may be hard
+    # links to a package cache outside the workspace (tools/sandbox.py).
+    package_roots: list[Path] = field(default_factory=list)
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 
@@ -345,6 +475,7 @@ class FolderListing:
     tool_configs: list[Path] = field(default_factory=list)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
+    package_root: Path | None = None  # see `package_root_in`
 
 
 def list_folder(folder: str, info: os.stat_result) -> FolderListing:
@@ -373,6 +504,7 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
     for entry in children:
         with contextlib.suppress(OSError):
             kinds[entry.name] = entry.is_dir(follow_symlinks=False)
+    listing.package_root = package_root_in(folder, kinds)
     if looks_like_git_dir(kinds):
         # A repository by content (a bare one): protected and reported like a `.git`. Its
         # folders are still searched, like any other: nothing hides from the scan in there.
@@ -452,6 +584,8 @@ def scan_workspace(
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
+        if listing.package_root is not None:
+            scan.package_roots.append(listing.package_root)
         folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:
             scan.incomplete = (

@@ -90,11 +90,14 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    home_file_hard_linked,
+    home_link_not_held,
     home_link_to_workspace,
     home_links_into,
     hook_links,
     hook_links_around,
     link_identity,
+    path_link_not_held,
     planloop_home,
     protected_reason,
     scan_workspace,
@@ -628,6 +631,10 @@ def not_bindable(root: Path, path: Path) -> str | None:
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(root):
         return f"it points to {real}, outside the workspace"
+    if not os.path.lexists(real):
+        # Gone, or never there (a home link to a file not made yet): commands ask for the
+        # latter (`home_link_not_held`); a command allowed to run could create it.
+        return "it does not exist"
     if not (real.is_dir() or real.is_file()):
         return "it is neither a file nor a folder"
     return None
@@ -639,6 +646,137 @@ def replaced(link: Path, was: tuple[int, int, int]) -> bool:
         return link_identity(os.stat(link, follow_symlinks=False)) != was
     except OSError:
         return False
+
+
+# Entries of one protected folder looked at for hard links (`hard_link_not_held`).
+MAX_ENTRIES_FOR_LINKS = 1000
+
+
+def hard_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """A protected file with another name (a hard link) that a command could write, or None.
+
+    A read-only bind holds a path, not the file: a hook made with `ln scripts/pre-commit.sh
+    .git/hooks/pre-commit` is one file with two names, and the writable one rewrites the hook
+    in place. The other name cannot be found without a search of the whole workspace, and one
+    mount per name would not scale; so any such file on the workspace's file system makes
+    commands ask. Looked at: each protected file, and the files directly in each protected
+    folder and in its `hooks` folder (a repository's config, HEAD, hooks), not deeper.
+    """
+    above_hooks, above_includes = git_paths_around(root.parent)
+    paths = [*protected_candidates(scan), *above_hooks, *above_includes]
+    paths += hook_link_targets(root, scan) + home_links_into(root)
+    try:
+        device = os.stat(root).st_dev
+    except OSError:
+        return None
+    seen: set[Path] = set()
+    for path in dict.fromkeys(paths):
+        if path in scan.closed_folders:
+            continue  # bound whole; what is in it cannot be listed
+        files = [path]
+        if os.path.isdir(path):
+            files = []
+            for folder in (path, path / "hooks"):
+                with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                    some = itertools.islice(entries, MAX_ENTRIES_FOR_LINKS)
+                    files += [Path(entry.path) for entry in some]
+        for file in files:
+            if file in seen:
+                continue
+            seen.add(file)
+            try:
+                info = os.stat(file)  # through a link: the file git or the shell opens
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 and info.st_dev == device:
+                named = shown(root, file) if file.is_relative_to(root) else str(file)
+                return (
+                    f"{named} is protected but has {info.st_nlink} names (hard links): a "
+                    "command could rewrite it through another name, which no read-only bind "
+                    "holds; make it a copy or a symbolic link instead"
+                )
+    return None
+
+
+# Package folders whose files are hard links to a cache outside the workspace: the answer is
+# kept per folder while its change time stays the same (an install changes it).
+_LINKED_PACKAGES: dict[Path, tuple[tuple[int, int, int], Path | None]] = {}
+# Entries of a package folder looked at, and files of each entry: uv, pnpm and bun link every
+# file of a package, so a few per package tell.
+MAX_PACKAGES_SAMPLED = 5000
+FILES_SAMPLED_PER_PACKAGE = 2
+
+
+def _package_folders(package_root: Path) -> list[Path]:
+    """Where the installed files are: site-packages, or node_modules (its `.pnpm` store for
+    pnpm, whose other entries only link into it)."""
+    if package_root.name == "node_modules":
+        pnpm = package_root / ".pnpm"
+        if pnpm.is_dir() and not pnpm.is_symlink():
+            return [pnpm]
+    return [package_root]
+
+
+def _first_files(folder: str, count: int, depth: int) -> list[os.DirEntry]:
+    """Up to `count` files of one package: those directly in `folder`, else those of its first
+    subfolder that has any, `depth` levels down at most (pnpm's `name@1.0/node_modules/name`)."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        children = list(itertools.islice(entries, MAX_ENTRIES_FOR_LINKS))
+        files = [entry for entry in children if entry.is_file(follow_symlinks=False)]
+        if files or depth == 0:
+            return files[:count]
+        for entry in children:
+            if entry.is_dir(follow_symlinks=False):
+                found = _first_files(entry.path, count, depth - 1)
+                if found:
+                    return found
+    return []
+
+
+def _holds_hard_links(folder: Path) -> bool:
+    """Whether files of the packages in `folder` are hard links (have more than one name).
+
+    A few files of each package are looked at: uv, pnpm and bun link every file of a package
+    they install, and a package installed otherwise (pip's copies) has none."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in itertools.islice(entries, MAX_PACKAGES_SAMPLED):
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    files = _first_files(entry.path, FILES_SAMPLED_PER_PACKAGE, depth=4)
+                elif entry.is_file(follow_symlinks=False):
+                    files = [entry]
+                else:
+                    continue
+                if any(file.stat(follow_symlinks=False).st_nlink > 1 for file in files):
+                    return True
+    return False
+
+
+def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """The package folders in the workspace whose files are hard links: to be read-only.
+
+    uv installs a virtual environment's packages as hard links to its cache (~/.cache/uv) by
+    default, pnpm and bun their node_modules to their store: one file, a name in the workspace
+    and one outside. A command that wrote such a file in place would change the cache, and
+    with it every environment made from it later, in any project, outside the sandbox. So the
+    whole package folder is bound read-only (one mount, not one per file); packages are then
+    installed outside the sandbox, or the environment made of copies (UV_LINK_MODE=copy).
+    """
+    held: list[Path] = []
+    for package_root in dict.fromkeys(scan.package_roots):
+        for folder in _package_folders(package_root):
+            try:
+                info = os.stat(folder, follow_symlinks=False)
+            except OSError:
+                continue
+            identity = link_identity(info)
+            known = _LINKED_PACKAGES.get(folder)
+            if known is None or known[0] != identity:
+                known = (identity, folder if _holds_hard_links(folder) else None)
+                _LINKED_PACKAGES[folder] = known
+            if known[1] is not None and Path(os.path.realpath(folder)).is_relative_to(root):
+                held.append(folder)
+    return held
 
 
 def hide_key_outside(env_file: Path) -> list[str]:
@@ -829,6 +967,8 @@ class Bubblewrap:
         self.skips_reported: set[Path] = set()
         # Missing hooks folders an empty read-only stand-in was mounted for (see `wrap`).
         self.hooks_stand_ins: set[Path] = set()
+        # Package folders held read-only for their hard links (`hard_linked_packages`): said?
+        self.packages_held: dict[Path, bool] = {}
 
     @property
     def description(self) -> str:
@@ -919,6 +1059,10 @@ class Bubblewrap:
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
+        unheld = home_link_not_held(root) or path_link_not_held(root)
+        unheld = unheld or hard_link_not_held(root, scan) or home_file_hard_linked(root)
+        if unheld:
+            return f"{unheld}, so sandboxed commands ask before they run"
         return None
 
     def code_inside(self, root: Path) -> str | None:
@@ -958,6 +1102,7 @@ class Bubblewrap:
             if path not in self.skips_reported and path.is_relative_to(root):
                 self.skips_reported.add(path)
                 notes.append(f"[sandbox: {shown(root, path)} was not made read-only: {why_not}]")
+        notes += self._packages_held_notes(root)
         for path in new_env:
             name = shown(root, path)
             self._record(f"{name} (a new .env file)")
@@ -1063,6 +1208,10 @@ class Bubblewrap:
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, snapshot))
         candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
+        for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
+            candidates.append(folder)
+            if folder not in self.packages_held:
+                self.packages_held[folder] = False  # said once, in after_command's notes
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
@@ -1136,6 +1285,24 @@ class Bubblewrap:
         argv += ["/bin/bash", "-c", command]
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
         return launcher + argv, clean_environment()
+
+    def _packages_held_notes(self, root: Path) -> list[str]:
+        """Said once for each package folder `wrap` held for its hard links."""
+        notes = []
+        for folder, said in self.packages_held.items():
+            if said or not folder.is_relative_to(root):
+                continue
+            self.packages_held[folder] = True
+            name = shown(root, folder)
+            self._tell(f"planloop: {name} is read-only in sandboxed commands (hard links).")
+            notes.append(
+                f"[sandbox: {name} is read-only: its files are hard links to a package cache "
+                "outside the workspace (uv, pnpm and bun link them by default), which writing "
+                "them in place would change for every project. Install packages outside the "
+                "sandbox, or remake the environment with copies (UV_LINK_MODE=copy, pnpm's "
+                "package-import-method=copy, bun install --backend=copyfile).]"
+            )
+        return notes
 
     @staticmethod
     def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:

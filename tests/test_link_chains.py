@@ -1,0 +1,229 @@
+"""Links the sandbox's read-only binds cannot hold by path: a link on the way to your own
+settings, a settings file not made yet, and a file with a second name (a hard link).
+
+A bind makes a path read-only; a link in the writable workspace can be pointed elsewhere, a
+missing file can be created, and a file with two names can be written through the other one.
+Each test drives `python agent.py` against the fake API, as root and as an unprivileged user.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import run_cli
+from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools.paths import links_on_the_way, scan_workspace
+from tools.sandbox import hard_linked_packages
+
+__all__ = ["user_folders"]  # the fixture, used by name
+
+
+def give_to(user: str, *paths: Path) -> None:
+    """Everything at and below `paths` belongs to the user the test runs planloop as."""
+    if user != "nobody":
+        return
+    for path in paths:
+        os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+        for folder, names, files in os.walk(path):
+            for name in names + files:
+                os.chown(os.path.join(folder, name), NOBODY, NOBODY, follow_symlinks=False)
+
+
+def run(api, env, user_folders, *commands: str):
+    """planloop, headless and without --yes, sending `commands` one by one: (what it said on
+    the terminal, the tool results)."""
+    user, workspace, planloop_home, home = user_folders
+    for command in commands:
+        api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    return " ".join(result.stderr.split()), tool_results(api)  # the terminal's lines joined
+
+
+@needs_bwrap
+def test_a_link_in_the_workspace_on_the_way_to_your_gitconfig_cannot_be_pointed_elsewhere(
+    api, env, user_folders
+):
+    # A dotfiles repository with versions: ~/.gitconfig -> dotfiles/cur/gitconfig, cur -> v2.
+    # The bind holds v2/gitconfig; a command re-points cur to a folder of its own making.
+    user, workspace, _, home = user_folders
+    (workspace / "v2").mkdir()
+    (workspace / "v2" / "gitconfig").write_text("[user]\n\tname = me\n")
+    os.symlink("v2", workspace / "cur")
+    os.symlink(workspace / "cur" / "gitconfig", home / ".gitconfig")
+    give_to(user, workspace)
+    relink = (
+        "mkdir evil; printf '[core]\\n\\tpager = touch planted\\n' > evil/gitconfig; "
+        "rm cur; ln -s evil cur; echo finished"
+    )
+    said, (output,) = run(api, env, user_folders, relink)
+    assert "through the link cur" in said
+    assert "finished" not in output
+    assert (home / ".gitconfig").read_text() == "[user]\n\tname = me\n"  # what git reads
+
+
+@needs_bwrap
+def test_a_program_your_local_bin_links_to_in_the_workspace_stays_read_only(api, env, user_folders):
+    # stow of a bin folder: ~/.local/bin/tool -> ../../dotfiles/bin/tool, on most PATHs.
+    user, workspace, _, home = user_folders
+    (workspace / "bin").mkdir()
+    (workspace / "bin" / "tool").write_text("#!/bin/sh\necho tool\n")
+    (home / ".local" / "bin").mkdir(parents=True)
+    os.symlink(workspace / "bin" / "tool", home / ".local" / "bin" / "tool")
+    give_to(user, workspace, home / ".local")
+    _, (output,) = run(api, env, user_folders, "echo 'echo planted' >> bin/tool; echo finished")
+    assert "finished" in output and "Read-only file system" in output
+    assert (home / ".local" / "bin" / "tool").read_text() == "#!/bin/sh\necho tool\n"
+
+
+@needs_bwrap
+def test_a_home_link_to_a_file_not_made_yet_in_the_workspace_makes_commands_ask(
+    api, env, user_folders
+):
+    # ~/.bash_logout -> dotfiles/bashrc, which is not there yet: a command could write it.
+    user, workspace, _, home = user_folders
+    os.symlink(workspace / "bashrc", home / ".bash_logout")
+    give_to(user, workspace)
+    said, (output,) = run(api, env, user_folders, "echo 'echo planted' > bashrc; echo finished")
+    assert "bashrc in the workspace, which does not exist" in said
+    assert "neither a file nor a folder" not in output + said
+    assert "finished" not in output
+    assert not (workspace / "bashrc").exists() and not (home / ".bash_logout").exists()
+
+
+@needs_bwrap
+def test_a_hook_hard_linked_to_a_tracked_script_cannot_be_rewritten_through_it(
+    api, env, user_folders
+):
+    # `ln scripts/pre-commit.sh .git/hooks/pre-commit`: one file, and .git is read-only, but
+    # the script's own name is in the writable tree.
+    user, workspace, _, _ = user_folders
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "scripts").mkdir()
+    script = workspace / "scripts" / "pre-commit.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    os.link(script, workspace / ".git" / "hooks" / "pre-commit")
+    give_to(user, workspace)
+    said, (output,) = run(
+        api, env, user_folders, "echo 'touch planted' >> scripts/pre-commit.sh; echo finished"
+    )
+    assert "has 2 names (hard links)" in said
+    assert "finished" not in output
+    assert (workspace / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def make_linked_packages(workspace: Path, cache: Path, kind: str) -> tuple[Path, Path]:
+    """A package installed the way uv (a virtual environment) or pnpm (node_modules) does by
+    default: its files are hard links to the cache's. (name in the workspace, name in cache)"""
+    (cache / "pkg").mkdir(parents=True)
+    cached = cache / "pkg" / "index.py"
+    cached.write_text("# the package\n")
+    if kind == "venv":
+        (workspace / ".venv").mkdir()
+        (workspace / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        package = workspace / ".venv" / "lib" / "python3.12" / "site-packages" / "pkg"
+    else:
+        package = workspace / "node_modules" / ".pnpm" / "pkg@1.0.0" / "node_modules" / "pkg"
+    package.mkdir(parents=True)
+    os.link(cached, package / "index.py")
+    return package / "index.py", cached
+
+
+@needs_bwrap
+def test_a_package_hard_linked_from_a_cache_outside_is_not_written_in_place(api, env, user_folders):
+    user, workspace, _, _ = user_folders
+    for kind in ("venv", "pnpm"):
+        api.accepted.clear()
+        cache = workspace.parent / f"cache-{kind}"
+        inside, cached = make_linked_packages(workspace, cache, kind)
+        give_to(user, workspace, cache)  # the user's own cache: writable to the user
+        relative = inside.relative_to(workspace)
+        append = f"echo 'import os; os.system(\"touch ~/pwned\")' >> {relative}; echo finished"
+        _, (output,) = run(api, env, user_folders, append)
+        assert "finished" in output and "Read-only file system" in output, kind
+        assert "hard links to a package cache" in output, kind
+        assert cached.read_text() == "# the package\n", kind
+
+
+def test_a_package_folder_of_plain_copies_stays_writable(tmp_path):
+    # pip's copies (or uv's with UV_LINK_MODE=copy) share nothing with a cache: not held.
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    inside, cached = make_linked_packages(workspace, tmp_path / "cache", "venv")
+    root = workspace.resolve()
+    assert hard_linked_packages(root, scan_workspace(root)) == [inside.parent.parent]
+    # Installed again as copies: the package's folder is made anew, as an installer does.
+    inside.unlink()
+    inside.parent.rmdir()
+    inside.parent.mkdir()
+    inside.write_text("# a copy\n")
+    assert hard_linked_packages(root, scan_workspace(root)) == []
+
+
+def test_the_links_on_the_way_are_the_ones_the_kernel_follows(tmp_path):
+    (tmp_path / "dotfiles" / "v2").mkdir(parents=True)
+    os.symlink("v2", tmp_path / "dotfiles" / "cur")
+    os.symlink("dotfiles/cur/../cur/gitconfig", tmp_path / ".gitconfig")
+    real = Path(os.path.realpath(tmp_path))
+    assert links_on_the_way(tmp_path / ".gitconfig")[-3:] == [
+        real / ".gitconfig",
+        real / "dotfiles" / "cur",
+        real / "dotfiles" / "cur",
+    ]
+
+
+@needs_bwrap
+def test_a_path_folder_reached_through_a_link_in_the_workspace_makes_commands_ask(
+    api, env, workspace
+):
+    # PATH names tools/bin, and tools -> real: the bind would hold real/bin, not the link.
+    (workspace / "real" / "bin").mkdir(parents=True)
+    os.symlink("real", workspace / "tools")
+    api.add({"content": [tool_use("bash", {"command": "rm tools; mkdir -p tools/bin; touch ran"})]})
+    api.add({"content": [text("Done.")]})
+    path = f"{workspace}/tools/bin:{env['PATH']}"
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": path})
+    assert result.returncode == 0, result.stderr
+    assert "does not exist or is a link" in " ".join(result.stderr.split())
+    assert not (workspace / "ran").exists() and (workspace / "tools").is_symlink()
+
+
+@needs_bwrap
+def test_a_path_folder_outside_reached_through_a_link_in_the_workspace_makes_commands_ask(
+    api, env, workspace, tmp_path
+):
+    # ~/bin -> workspace/tools, tools -> a folder outside: re-pointed, ~/bin runs the command's.
+    outside = tmp_path / "outside-bin"
+    outside.mkdir()
+    os.symlink(outside, workspace / "tools")
+    os.symlink(workspace / "tools", tmp_path / "bin")
+    relink = "rm tools; mkdir tools; printf '#!/bin/sh\\necho planted\\n' > tools/git; touch ran"
+    api.add({"content": [tool_use("bash", {"command": relink})]})
+    api.add({"content": [text("Done.")]})
+    path = f"{tmp_path}/bin:{env['PATH']}"
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PATH": path})
+    assert result.returncode == 0, result.stderr
+    assert "is reached through the link tools" in " ".join(result.stderr.split())
+    assert not (workspace / "ran").exists() and (workspace / "tools").is_symlink()
+
+
+@needs_bwrap
+def test_a_gitconfig_hard_linked_into_the_workspace_cannot_be_rewritten_there(
+    api, env, user_folders
+):
+    # `ln dotfiles/gitconfig ~/.gitconfig`: the same file, one name in the workspace.
+    user, workspace, _, home = user_folders
+    (workspace / "gitconfig").write_text("[user]\n\tname = me\n")
+    os.link(workspace / "gitconfig", home / ".gitconfig")
+    give_to(user, workspace)
+    plant = "printf '[core]\\n\\tpager = touch planted\\n' >> gitconfig; echo finished"
+    said, (output,) = run(api, env, user_folders, plant)
+    assert ".gitconfig has 2 names (hard links)" in said
+    assert "finished" not in output
+    assert (home / ".gitconfig").read_text() == "[user]\n\tname = me\n"
