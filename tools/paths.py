@@ -429,6 +429,9 @@ class WorkspaceScan:
     # site-packages and node_modules folders (`package_root_in`): their files may be hard
     # links to a package cache outside the workspace (tools/sandbox.py).
     package_roots: list[Path] = field(default_factory=list)
+    # Python's start-up files in those site-packages folders, filled by the sandbox around each
+    # command (tools/shell_config.py `python_start_files`), to report a new or changed one.
+    python_start: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 

@@ -103,9 +103,9 @@ from tools.paths import (
     scan_workspace,
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
+from tools.shell_config import PYTHON_START_REASON, python_start_files, run_later
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
-from tools.shell_config import run_later
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 # A .env file is read this far for the key planloop uses (holds_known_secret).
@@ -991,6 +991,7 @@ class Bubblewrap:
         let through unasked, on the promise that no longer holds, so `wrap` refuses it.
         """
         scan = scan_workspace(workspace, cache=self.scan_cache)
+        scan.python_start = python_start_files(scan.package_roots)
         root = Path(workspace).resolve()
         if not self.must_ask:
             self.must_ask = self._cannot_confine(root, scan)
@@ -1086,6 +1087,12 @@ class Bubblewrap:
         """
         root = Path(workspace).resolve()
         after = scan_workspace(root, cache=self.scan_cache)
+        started = before.python_start
+        python_start = [
+            path
+            for path, identity in python_start_files(after.package_roots).items()
+            if started.get(path) != identity
+        ]
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
         links = before.protected_links
@@ -1134,6 +1141,13 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
+            )
+        for path in python_start:
+            name, new = shown(root, path), path not in started
+            self._record(f"{name} ({'a new' if new else 'a changed'} python start-up file)")
+            notes.append(
+                f"[{name} {'is new' if new else 'was changed'}. It was kept, and the user was "
+                f"told: {PYTHON_START_REASON}. Change such files with write_file, which asks.]"
             )
         for path in self._hooks_filled():
             name = shown(root, path)

@@ -10,6 +10,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
     a virtualenv        bin/ of each folder at the top of the workspace that holds a pyvenv.cfg
                         (.venv, venv): VS Code's Python extension runs its python when the
                         folder is opened and sources its activate in each new terminal
+    python's start      a site-packages folder's .pth files and sitecustomize: that python runs
+                        them at every start; a command may add one (pip does), so a new or
+                        changed one is reported rather than held (`python_start_files`)
 
 Each such path that exists is bound read-only for sandboxed commands; one that does not exist
 yet, or is reached through a link inside the workspace, cannot be held, so commands ask
@@ -53,6 +56,13 @@ DIRENV_REASON = (
     "a file an .envrc loads is protected: direnv runs it (or re-evaluates it, nix's files) "
     "each time your shell enters the folder"
 )
+PYTHON_START_REASON = (
+    "python runs a site-packages folder's .pth files and sitecustomize each time it starts, "
+    "and editors start a workspace environment's python when the folder is opened"
+)
+# What python's `site` runs from a site-packages folder at every start: the `import` lines of
+# each .pth file, and the modules (or packages) sitecustomize and usercustomize.
+PYTHON_START_NAMES = ("sitecustomize", "usercustomize")
 SHELL_REASON = (
     "a file your shell's start-up files source is protected: every new shell of yours runs it"
 )
@@ -234,8 +244,35 @@ def not_held(root: Path, named: list[tuple[Path, str]]) -> str | None:
     return None
 
 
+def is_python_start_file(path: Path) -> bool:
+    """Whether python's `site` runs `path` at start-up (see PYTHON_START_NAMES)."""
+    if path.parent.name != "site-packages":
+        return False
+    return path.suffix == ".pth" or path.name.removesuffix(".py") in PYTHON_START_NAMES
+
+
+def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, int, int]]:
+    """Each python start-up file in these site-packages folders, with its device, inode and
+    change time: a file written in place keeps its inode but never its change time."""
+    found: dict[Path, tuple[int, int, int]] = {}
+    for folder in dict.fromkeys(package_roots):
+        if folder.name != "site-packages":
+            continue  # node_modules: node runs nothing from there by itself
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if is_python_start_file(Path(entry.path)):
+                        info = entry.stat(follow_symlinks=False)
+                        found[Path(entry.path)] = (info.st_dev, info.st_ino, info.st_ctime_ns)
+        except OSError:
+            continue  # gone, or closed: the scan reports a closed folder itself
+    return found
+
+
 def protected_reason(root: Path, candidate: Path) -> str | None:
     """Why a write to `candidate` (a path in the workspace) is one to ask about, or None."""
+    if any(is_python_start_file(path) for path in (candidate, *candidate.parents)):
+        return PYTHON_START_REASON
     for path, why in run_later(root, below=candidate):
         if candidate == path or candidate.is_relative_to(path):
             return why
