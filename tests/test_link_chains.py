@@ -127,6 +127,7 @@ def make_linked_packages(workspace: Path, cache: Path, kind: str) -> tuple[Path,
     if kind == "venv":
         (workspace / ".venv").mkdir()
         (workspace / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (workspace / ".venv" / "bin").mkdir()  # as every virtual environment has
         package = workspace / ".venv" / "lib" / "python3.12" / "site-packages" / "pkg"
     else:
         package = workspace / "node_modules" / ".pnpm" / "pkg@1.0.0" / "node_modules" / "pkg"
