@@ -98,8 +98,14 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
             f"Ignored {BASE_URL} in {path}: a folder's .env may choose the endpoint only "
             "for a key in that same file, and yours comes from your environment."
         )
-    elif base_url is None:
+    elif base_url is None and from_file(BASE_URL):
         base_url = from_file(BASE_URL)
+        # Allowed (the key is the folder's own), but the whole conversation goes there: what
+        # you type, every file read and every command's output. Say so, once, at start.
+        notices.append(
+            f"Using {BASE_URL} from {path} ({base_url}), with the key in that same file: "
+            "this conversation, with what it reads and runs, goes to that endpoint."
+        )
     if from_file(HOME):
         notices.append(
             f"Ignored {HOME} in {path}: planloop's home is set only in your environment."

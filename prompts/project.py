@@ -28,6 +28,7 @@ from pathlib import Path
 
 from middleware.base import Middleware
 from prompts import load_prompt
+from redaction import redact
 from tools.base import ToolError
 from tools.beneath import open_for_reading
 from tools.paths import protected_reason
@@ -195,4 +196,7 @@ class ProjectInstructions(Middleware):
     async def transform_system_prompt(
         self, system_prompt: str, *, signal: asyncio.Event | None = None
     ) -> str:
-        return f"{system_prompt}\n\n{self.section}" if self.section else system_prompt
+        # An instruction file may lead to any file of the workspace (AGENTS.md -> a secrets
+        # file): the key planloop sends must not go back as part of the prompt. Redacted at
+        # each call, since the key may be learnt (a .env read) after the files were loaded.
+        return f"{system_prompt}\n\n{redact(self.section)}" if self.section else system_prompt

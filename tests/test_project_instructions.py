@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import AGENT, fake_api_client, results_by_id, run, run_cli, terminal_env
+from conftest import AGENT, API_KEY, fake_api_client, results_by_id, run, run_cli, terminal_env
 from test_interactive import Terminal
 
 from agent import Agent
@@ -148,6 +148,20 @@ def test_a_link_to_a_protected_file_is_not_loaded(api, env, workspace):
     assert result.returncode == 0, result.stderr
     assert "tok-123" not in str(api.accepted[0])
     assert "AGENTS.md was not loaded: it leads to .env" in result.stderr
+
+
+def test_the_key_never_goes_back_to_the_model_in_the_instructions(api, env, workspace):
+    # A secrets file of another name than .env* (Streamlit's) is not protected, and an
+    # AGENTS.md that links to it would put the key into every request's system prompt.
+    (workspace / ".streamlit").mkdir()
+    (workspace / ".streamlit/secrets.toml").write_text(f'ANTHROPIC_API_KEY = "{API_KEY}"\n')
+    (workspace / "AGENTS.md").symlink_to(".streamlit/secrets.toml")
+    api.add({"content": [text("Hi.")]})
+    result = run_cli("-p", "hello", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    system = system_text(api.accepted[0])
+    assert "ANTHROPIC_API_KEY = " in system  # the file was loaded...
+    assert API_KEY not in system and "[redacted]" in system  # ...without the key
 
 
 def test_a_fifo_does_not_hang_the_start(api, env, workspace):

@@ -98,6 +98,7 @@ def test_an_endpoint_in_the_repository_never_receives_your_key(env, workspace, a
     )
     assert result.returncode == 1  # the proxy forwards nothing: a connection error, one line
     assert result.stderr.count(IGNORED_ENDPOINT) == 1
+    assert "Using ANTHROPIC_BASE_URL" not in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -131,6 +132,10 @@ def test_a_key_and_an_endpoint_from_the_same_file_are_used_together(api, env, wo
     assert result.returncode == 0, result.stderr
     assert len(api.accepted) == 1  # the fake refuses any other key
     assert IGNORED_ENDPOINT not in result.stderr
+    # Allowed, but said: the whole conversation goes to the folder's own endpoint.
+    said = "".join(result.stderr.split())  # the terminal may wrap a long path anywhere
+    expected = f"Using ANTHROPIC_BASE_URL from {workspace / '.env'} ({api.base_url})"
+    assert "".join(expected.split()) in said
 
 
 def test_a_dotenv_value_never_expands_your_variables(api, env, workspace):
