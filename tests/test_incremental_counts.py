@@ -72,6 +72,20 @@ def test_the_remembered_streak_matches_counting_the_whole_transcript_at_every_tu
     assert max(turns for turns, _ in seen) >= 5 and {s for _, s in seen} >= {None, 0, 1, 2}
 
 
+def test_each_turn_of_the_streak_is_read_once_however_long_the_session(monkeypatch):
+    # The turn's own work must not grow with the session: 300 turns, each read once (and the
+    # newest, still unanswered, once more when its results arrive), not once per later turn.
+    reads = []
+    monkeypatch.setattr("todo.middleware.stale_turn", lambda *a: reads.append(1) or stale_turn(*a))
+    extra: dict = {}
+    middleware = TodoListMiddleware(extra_ref=lambda: extra)
+    messages: list[dict] = [{"role": "user", "content": [text("go")]}]
+    for index in range(300):
+        messages += turn(index, "bash")
+        assert middleware.stale_streak(messages) == (index + 1, None)
+    assert len(reads) == 300
+
+
 def test_the_streak_is_counted_again_when_the_last_message_is_replaced_or_the_session_cleared():
     extra: dict = {}
     middleware = TodoListMiddleware(extra_ref=lambda: extra)
