@@ -104,6 +104,7 @@ from tools.paths import (
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 from tools.shell_config import PYTHON_START_REASON, python_start_files, run_later
+from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
 
@@ -832,6 +833,24 @@ def hide_keys_above(root: Path) -> list[str]:
     return words
 
 
+def hide_keys_loaded_as_settings(root: Path, scan: WorkspaceScan) -> list[str]:
+    """bwrap's words that empty each file your start-up files source, or an `.envrc` loads
+    (`loaded_as_settings`), that holds planloop's key: `~/.secrets` that ~/.bashrc sources,
+    `secrets.env` that `dotenv` loads. Hidden start-up files do not hide what they source. One
+    in the workspace is bound read-only already (`run_later`) and is emptied over that bind,
+    as a `.env` holding the key is; under /tmp, outside the workspace, the sandbox's /tmp is
+    private, and a file planloop cannot read no command can read either."""
+    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
+    words: list[str] = []
+    for path in settings_files(root, envrcs):
+        real = Path(os.path.realpath(path))
+        if real.is_relative_to("/tmp") and not real.is_relative_to(root):
+            continue
+        if os.access(real, os.R_OK):
+            words += hide_key_outside(real)
+    return words
+
+
 def logical_workspace(root: Path) -> Path | None:
     """The workspace by the path your shell entered it (PWD), when that is not `root` itself:
     `/x/mono/proj` where `proj` is a link to `../data/proj`. Your shell and direnv look above
@@ -1270,6 +1289,7 @@ class Bubblewrap:
                 # file that holds it appears empty (bound over the read-only bind just made).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         argv += pinned_folders(root, read_only) + protected + hide_keys_above(root)
+        argv += hide_keys_loaded_as_settings(root, snapshot)
         argv += hide_keys_in_system_files()
         for path in hidden_paths(self.allow_read, root):
             if path.is_dir():

@@ -7,9 +7,13 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
                         PATH_add, and the nix files of `use flake` / `use nix` / `use devenv`
-    a virtualenv        bin/ of each folder at the top of the workspace that holds a pyvenv.cfg
-                        (.venv, venv): VS Code's Python extension runs its python when the
-                        folder is opened and sources its activate in each new terminal
+    your shell, direnv  any other existing file they name by a literal path, wherever the word
+                        stands (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init`):
+                        a script they run is run later as surely as one they source
+    a virtualenv        bin/ and pyvenv.cfg of each folder at the top of the workspace that
+                        holds a pyvenv.cfg (.venv, venv): VS Code's Python extension runs its
+                        python when the folder is opened and sources its activate in each new
+                        terminal, and pyvenv.cfg chooses what that python is
     python's start      a site-packages folder's .pth files and sitecustomize: that python runs
                         them at every start; a command may add one (pip does), so a new or
                         changed one is reported rather than held (`python_start_files`)
@@ -66,6 +70,20 @@ PYTHON_START_NAMES = ("sitecustomize", "usercustomize")
 SHELL_REASON = (
     "a file your shell's start-up files source is protected: every new shell of yours runs it"
 )
+SHELL_RUN_REASON = (
+    "a file your shell's start-up files name is protected: every new shell of yours may run it"
+)
+DIRENV_RUN_REASON = (
+    "a file an .envrc names is protected: direnv may run it each time your shell enters the folder"
+)
+VENV_CONFIG_REASON = (
+    "a virtualenv's pyvenv.cfg in the workspace is protected: it chooses the python (and the "
+    "code) that the virtualenv's bin/ starts, and whether bin/ is held at all"
+)
+# Where a path may start inside a word of the shell: after a command substitution's `$(` or
+# backquote, a subshell's parenthesis, an assignment's `=` (`V=$(tools/version.sh)`,
+# `alias x=~/bin/x`) or a redirection.
+WORD_PIECES = re.compile(r"\$\(|[`()=<>\s]")
 
 
 def literal_path(word: str, base: Path | None) -> Path | None:
@@ -139,6 +157,39 @@ def sourced_by_your_shell() -> list[Path]:
     return sourced
 
 
+def named_files(text: str, base: Path | None) -> list[Path]:
+    """Each existing file that a word of the shell file `text` names by a literal path
+    (`literal_path`), wherever the word stands: a command run by its path, inside `$(...)` or
+    backquotes, an argument, an assignment's value. A script run by its path runs as surely as
+    one sourced (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init bash`), and a
+    program's argument may be one it runs (`python3 tools/env.py`). Folders are left out: a
+    `cd ~/project` is no reason to hold a whole project."""
+    found: list[Path] = []
+    for words in shell_commands(text):
+        for word in words:
+            for piece in WORD_PIECES.split(word):
+                named = literal_path(piece.strip("'\""), base) if piece else None
+                if named is not None and named not in found and named.is_file():
+                    found.append(named)
+    return found
+
+
+def run_by_your_shell() -> list[Path]:
+    """Every existing file your shells' start-up files, and the files they source, name by a
+    literal path (`named_files`): what they may run besides what they source."""
+    sourced = sourced_by_your_shell()
+    found: list[Path] = []
+    for path in [*start_files(), *sourced]:
+        found += named_files(_read(path), None) if path.is_file() else []
+    return [path for path in dict.fromkeys(found) if path not in sourced]
+
+
+def run_by_envrc(envrc: Path) -> list[Path]:
+    """Every existing file an `.envrc` names by a literal path, relative to its folder
+    (`named_files`): direnv's allow covers the `.envrc`, not the scripts it runs."""
+    return [path for path in named_files(_read(envrc), envrc.parent) if path != envrc]
+
+
 def loaded_by_envrc(envrc: Path) -> list[Path]:
     """What an `.envrc` has direnv load or evaluate besides itself (relative to its folder).
 
@@ -203,6 +254,24 @@ def venv_bins(root: Path) -> list[Path]:
     return [folder / "bin" for folder in folders if os.path.lexists(folder / "pyvenv.cfg")]
 
 
+def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
+    """Each existing file your shells' start-up files source, or that an `.envrc` in or above
+    the workspace loads (dotenv, source_env, ...), inside the workspace or not: where people
+    keep keys (`source ~/.secrets`, `dotenv secrets.env`), to be looked into for planloop's."""
+    root = Path(os.path.realpath(root))
+    found = list(sourced_by_your_shell())
+    for envrc in envrcs_around(root, envrcs):
+        found += loaded_by_envrc(envrc)
+    return [path for path in dict.fromkeys(found) if path.is_file()]
+
+
+def venv_configs(root: Path) -> list[Path]:
+    """pyvenv.cfg of each virtualenv `venv_bins` finds: its `home` line chooses the python the
+    virtualenv starts, and with it the standard library and sitecustomize that python runs;
+    held, it cannot be moved away either, which would let bin/ go unheld."""
+    return [folder.parent / "pyvenv.cfg" for folder in venv_bins(root)]
+
+
 def run_later(
     root: Path, envrcs: Iterable[Path] = (), below: Path | None = None
 ) -> list[tuple[Path, str]]:
@@ -213,9 +282,12 @@ def run_later(
         (path, variable_reason(name)) for path, name in variable_paths_in(root)[0]
     ]
     found += [(path, SHELL_REASON) for path in sourced_by_your_shell()]
+    found += [(path, SHELL_RUN_REASON) for path in run_by_your_shell()]
     for envrc in envrcs_around(root, envrcs, below):
         found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
+        found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
     found += [(path, VENV_REASON) for path in venv_bins(root)]
+    found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root)]
     inside: list[tuple[Path, str]] = []
     for path, why in found:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
