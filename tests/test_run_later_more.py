@@ -122,13 +122,14 @@ def test_a_script_an_envrc_runs_stays_read_only(api, env, folders):
     envrc = (
         'export PROJECT=demo\neval "$(./scripts/env.sh)"\n'
         "export VERSION=$(tools/version.sh)\neval `python3 tools/env.py`\n"
+        "export DATABASE=./dev.db\n"  # data the project writes, not code: stays writable
     )
-    make(workspace, {".envrc": envrc, **scripts, "notes.txt": "x\n"}, tuple(scripts))
+    make(workspace, {".envrc": envrc, **scripts, "notes.txt": "x\n", "dev.db": ""}, tuple(scripts))
     give_to(user, workspace)
     plant = "#!/bin/sh\\ntouch ~/PWNED\\n"
     command = (
         "; ".join(f"printf '{plant}' > {name}" for name in scripts)
-        + "; echo 'touch ~/PWNED' >> notes.txt; echo done"
+        + "; echo 'touch ~/PWNED' >> notes.txt; echo row >> dev.db; echo done"
     )
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [tool_use("read_file", {"path": "scripts/env.sh"})]})
@@ -140,6 +141,7 @@ def test_a_script_an_envrc_runs_stays_read_only(api, env, folders):
     for name, content in scripts.items():
         assert (workspace / name).read_text() == content
     assert "PWNED" in (workspace / "notes.txt").read_text()  # only named as text: a plain file
+    assert (workspace / "dev.db").read_text() == "row\n"
     assert "a file an .envrc names is protected" in wrote
     as_user(user, "source .envrc", home, workspace)  # what direnv does on entering the folder
     assert not (home / "PWNED").exists()

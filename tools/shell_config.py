@@ -84,6 +84,7 @@ VENV_CONFIG_REASON = (
 # backquote, a subshell's parenthesis, an assignment's `=` (`V=$(tools/version.sh)`,
 # `alias x=~/bin/x`) or a redirection.
 WORD_PIECES = re.compile(r"\$\(|[`()=<>\s]")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def literal_path(word: str, base: Path | None) -> Path | None:
@@ -160,13 +161,18 @@ def sourced_by_your_shell() -> list[Path]:
 def named_files(text: str, base: Path | None) -> list[Path]:
     """Each existing file that a word of the shell file `text` names by a literal path
     (`literal_path`), wherever the word stands: a command run by its path, inside `$(...)` or
-    backquotes, an argument, an assignment's value. A script run by its path runs as surely as
-    one sourced (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init bash`), and a
-    program's argument may be one it runs (`python3 tools/env.py`). Folders are left out: a
-    `cd ~/project` is no reason to hold a whole project."""
+    backquotes, an argument. A script run by its path runs as surely as one sourced
+    (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init bash`), and a program's argument
+    may be one it runs (`python3 tools/env.py`). Folders are left out: a `cd ~/project` is no
+    reason to hold a whole project. An assignment's plain value is left out too
+    (`export DB=./dev.db` names data the project writes); the variables that name code are
+    held from your environment, where direnv and your shell put them (CODE_VARIABLES in
+    tools/environment.py), and a value that runs something (`$(...)`) is still read."""
     found: list[Path] = []
     for words in shell_commands(text):
         for word in words:
+            if ASSIGNMENT.match(word) and "$(" not in word and "`" not in word:
+                continue
             for piece in WORD_PIECES.split(word):
                 named = literal_path(piece.strip("'\""), base) if piece else None
                 if named is not None and named not in found and named.is_file():
