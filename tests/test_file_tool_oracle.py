@@ -14,6 +14,7 @@ approval box and the diffs shown on the terminal never show the key.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import textwrap
@@ -26,6 +27,11 @@ from test_hostile_pass4 import owned_file, run_as, tool_results, user_folders
 from test_interactive import PROMPT_MARK, Terminal
 
 from fakeapi import text, tool_use
+from middleware.undo import read_before
+from tools.base import ToolError
+from tools.beneath import _require_opened_at
+from tools.file_call import file_call
+from tools.files import edit_file
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -200,3 +206,56 @@ def test_the_approval_box_and_the_diff_after_an_edit_never_show_the_key(
         assert terminal.close() == 0
     assert (workspace / ".env").read_text() == ENV_TEXT.replace("kept", "edited")
     assert API_KEY not in terminal.raw
+
+
+# ---- the same decisions, called directly -------------------------------------------------------
+
+
+def edit_as_the_policy_left_it(workspace: Path, path: str, old_text: str) -> str:
+    """edit_file's answer in a call the permission policy looked at and approved nothing in."""
+
+    def call() -> str:
+        file_call("call-1").approved = set()
+        try:
+            return edit_file(workspace, path, old_text, "replaced")
+        except ToolError as err:
+            return str(err)
+
+    return contextvars.copy_context().run(call)
+
+
+def test_a_secret_the_sandbox_hides_gives_edit_file_no_answer_about_its_content(
+    workspace, monkeypatch
+):
+    # planloop run in the home folder: ~/.ssh is inside the workspace, and hidden from commands.
+    monkeypatch.setenv("HOME", str(workspace))
+    (workspace / ".ssh").mkdir()
+    (workspace / ".ssh" / "id_ed25519").write_text("PRIVATE KEY abc\n")
+    (workspace / "via").symlink_to(".ssh/id_ed25519")
+    for path in (".ssh/id_ed25519", "via"):
+        right = edit_as_the_policy_left_it(workspace, path, "PRIVATE KEY a")
+        wrong = edit_as_the_policy_left_it(workspace, path, "PRIVATE KEY z")
+        assert right == wrong and "found" not in right, (right, wrong)
+    assert (workspace / ".ssh" / "id_ed25519").read_text() == "PRIVATE KEY abc\n"
+
+
+def test_the_undo_copy_is_named_by_the_file_it_was_read_from(workspace):
+    (workspace / ".env").write_text(ENV_TEXT)
+    (workspace / "k").symlink_to(".env")
+    before = read_before(workspace, "k")
+    assert before is not None
+    assert before.path == ".env" and before.content is None  # not k, and no copy of the key
+    assert "protected" in before.why_not_kept
+
+
+def test_a_file_whose_folder_moved_after_the_walk_is_not_taken_for_its_old_path(workspace):
+    (workspace / "d").mkdir()
+    (workspace / "d" / "notes.txt").write_text("notes\n")
+    fd = os.open(workspace / "d" / "notes.txt", os.O_RDONLY)
+    try:
+        _require_opened_at(fd, workspace.resolve(), "d/notes.txt", "d/notes.txt")  # in place
+        (workspace / "d").rename(workspace / "e")
+        with pytest.raises(ToolError, match="was moved while it was being opened"):
+            _require_opened_at(fd, workspace.resolve(), "d/notes.txt", "d/notes.txt")
+    finally:
+        os.close(fd)
