@@ -31,7 +31,7 @@ from middleware.undo import read_before
 from tools.base import ToolError
 from tools.beneath import _require_opened_at
 from tools.file_call import file_call
-from tools.files import edit_file
+from tools.files import edit_file, read_file
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -237,6 +237,11 @@ def test_a_secret_the_sandbox_hides_gives_edit_file_no_answer_about_its_content(
         wrong = edit_as_the_policy_left_it(workspace, path, "PRIVATE KEY z")
         assert right == wrong and "found" not in right, (right, wrong)
     assert (workspace / ".ssh" / "id_ed25519").read_text() == "PRIVATE KEY abc\n"
+    with pytest.raises(ToolError) as refused:  # not even the names in the folder
+        read_file(workspace, ".ssh")
+    assert "secrets the sandbox hides" in str(refused.value) and "id_ed25519" not in str(
+        refused.value
+    )
 
 
 def test_the_undo_copy_is_named_by_the_file_it_was_read_from(workspace):

@@ -303,14 +303,7 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
             raise ToolError(f"{tool_name}: {err}") from None
         except OSError as exc:
             raise ToolError(f"{tool_name}: cannot open {path}: {exc.strerror or exc}.") from exc
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            listing = _list_directory(fd)
-            raise ToolError(
-                f"{tool_name}: {path} is a directory, not a file. It contains:\n"
-                f"{listing}\nCall {tool_name} with the path of a file."
-            )
-        self.file = os.fdopen(fd, "rb")
-        try:
+        try:  # before a directory is listed, too: the names in ~/.ssh are not for the model
             writing = tool_name != "read_file"
             _refuse_hidden_secret(
                 tool_name, self.workspace, path, target.relative, unless_approved=writing
@@ -318,8 +311,15 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
             if self.check is not None:
                 self.check(target)
         except BaseException:
-            self.file.close()
+            os.close(fd)
             raise
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            listing = _list_directory(fd)
+            raise ToolError(
+                f"{tool_name}: {path} is a directory, not a file. It contains:\n"
+                f"{listing}\nCall {tool_name} with the path of a file."
+            )
+        self.file = os.fdopen(fd, "rb")
         return self.file, target.relative
 
     def __exit__(self, *exc_info: object) -> None:
