@@ -256,11 +256,11 @@ def test_the_undo_copy_is_named_by_the_file_it_was_read_from(workspace):
 def test_a_file_whose_folder_moved_after_the_walk_is_not_taken_for_its_old_path(workspace):
     (workspace / "d").mkdir()
     (workspace / "d" / "notes.txt").write_text("notes\n")
-    fd = os.open(workspace / "d" / "notes.txt", os.O_RDONLY)
+    fd = os.open(workspace / "d", os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _require_opened_at(fd, workspace.resolve(), "d/notes.txt", "d/notes.txt")  # in place
+        _require_opened_at(fd, workspace.resolve(), "d", "d/notes.txt")  # in place
         (workspace / "d").rename(workspace / "e")
         with pytest.raises(ToolError, match="was moved while it was being opened"):
-            _require_opened_at(fd, workspace.resolve(), "d/notes.txt", "d/notes.txt")
+            _require_opened_at(fd, workspace.resolve(), "d", "d/notes.txt")
     finally:
         os.close(fd)

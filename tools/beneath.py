@@ -156,7 +156,9 @@ def open_target(workspace: Path, path: str) -> tuple[int, Target]:
                     f"{path} is not a regular file (it is a {_kind(status.st_mode)}); only "
                     "regular files can be read. Use bash to look at it if you need to."
                 )
-            _require_opened_at(fd, Path(workspace).resolve(), where.relative, path)
+            # The folder it was opened in, still where the walk found it after the open.
+            folder = where.relative if where.name == "." else _parent(where.relative)
+            _require_opened_at(where.folder, Path(workspace).resolve(), folder, path)
         except BaseException:
             os.close(fd)
             raise
@@ -164,10 +166,16 @@ def open_target(workspace: Path, path: str) -> tuple[int, Target]:
         return fd, Target(where.relative, found, where.in_git_dir)
 
 
+def _parent(relative: str) -> str:
+    return str(PurePosixPath(relative).parent)
+
+
 def _require_opened_at(fd: int, root: Path, relative: str, path: str) -> None:
-    """Refuse a descriptor whose real path, as the kernel names it, is not `relative`: a folder
-    on the way was moved between the walk and the open, so the canonical path would name
-    another file than the one opened. Where /proc is not there to ask, the walk stands."""
+    """Refuse a folder descriptor whose real path, as the kernel names it, is not `relative`:
+    it was moved between the walk and the open, so the canonical path of what was opened in it
+    would name another file. (The file itself may be renamed after it was opened, as an
+    editor's save does: what was opened is still what the name led to.) Where /proc is not
+    there to ask, the walk stands."""
     try:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
