@@ -8,7 +8,8 @@
 All of it is the model's text, so it is shown like any subject of a question (cli/render.py):
 made visible (cli/sanitize.py), and when it is long, folded to its head and tail until `v` has
 shown all of it. The file is read the way the diffs after an edit read it (cli/diffs.py: inside
-the workspace, bounded); a file too large or binary to read is said, not shown.
+the workspace, bounded); a file too large or binary to read is said, not shown. The API key is
+shown as [redacted], in the diff as in read_file's output.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from cli.diffs import SNAPSHOT_LIMIT_BYTES, STYLES, diff_lines, snapshot
+from cli.diffs import SNAPSHOT_LIMIT_BYTES, STYLES, diff_lines, redacted, snapshot
 from cli.sanitize import visible
 from tools.textio import match_file_newlines
 
@@ -53,7 +54,7 @@ def proposed_change(workspace: Path, call: dict | None) -> ChangePreview | None:
 
 
 def written(before: str | None, exists: bool, content: str) -> ChangePreview:
-    added = ["+" + line for line in content.splitlines()]
+    added = redacted(["+" + line for line in content.splitlines()])
     if not exists:
         return ChangePreview(f"new file, {len(added)} lines:", added)
     if before is None or len(content.encode("utf-8", "replace")) > SNAPSHOT_LIMIT_BYTES:

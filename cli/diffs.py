@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.text import Text
 
 from cli.sanitize import visible
+from redaction import redact, secret_values
 from tools.base import ToolError
 from tools.beneath import open_for_reading
 
@@ -46,11 +47,20 @@ def snapshot(workspace: Path, path: object) -> str | None:
 
 
 def diff_lines(before: str, after: str) -> list[str]:
-    """The unified diff hunks of two texts, without the file header lines."""
+    """The unified diff hunks of two texts, without the file header lines, the API key
+    removed (redaction.py): a diff is shown on the terminal, whose scrollback, logs and shared
+    screens should no more hold the key than read_file's output does."""
     diff = difflib.unified_diff(
         before.splitlines(), after.splitlines(), lineterm="", n=CONTEXT_LINES
     )
-    return [line for line in diff if not line.startswith(("---", "+++"))]
+    return redacted([line for line in diff if not line.startswith(("---", "+++"))])
+
+
+def redacted(lines: list[str]) -> list[str]:
+    """`lines` with every secret replaced by [redacted] (a line holds the whole key or none:
+    the key has no line break)."""
+    secrets = secret_values()
+    return [redact(line, secrets) for line in lines]
 
 
 def render_diff(lines: list[str]) -> Text:

@@ -46,6 +46,7 @@ from tools.beneath import (
     fingerprint,
     located,
     open_for_reading,
+    open_target,
     replace_file,
     target_of,
 )
@@ -118,10 +119,15 @@ class UndoRecorder(Middleware):
         try:
             relative = target_of(context.workspace, path).relative
             if relative not in changes.files:  # only the first change of an input counts
-                before = await asyncio.to_thread(read_before, context.workspace, relative)
+                # Read through the path itself, not the canonical path just found: a command
+                # may have made a link of it since, and the copy is kept under the canonical
+                # path of the file actually read (see read_before).
+                before = await asyncio.to_thread(read_before, context.workspace, path)
                 if before is None:
                     return None  # a folder or a pipe: the tool refuses to write it
-                self.add(before_record(changes, before))
+                relative = before.path
+                if relative not in changes.files:
+                    self.add(before_record(changes, before))
         except (ToolError, OSError):
             return None  # the tool itself refuses this path, with its reason
         self.pending[ctx.tool_call["id"]] = relative
@@ -245,6 +251,8 @@ def before_record(changes: InputChanges, before: FileBefore) -> dict:
     }
     if before.content is None:
         entry["kept"] = False
+        if before.why_not_kept:
+            entry["why"] = before.why_not_kept
         return entry
     entry["sha256"] = digest_of(before.content)
     try:
@@ -262,7 +270,8 @@ def file_before(entry: dict) -> FileBefore:
     if not existed:
         return before
     if entry.get("kept") is False:
-        before.why_not_kept = too_large(before.size)
+        why = entry.get("why")
+        before.why_not_kept = why if isinstance(why, str) and why else too_large(before.size)
         return before
     try:
         if isinstance(entry.get("text"), str):
@@ -292,18 +301,33 @@ def digest_of(data: bytes) -> str:
 # ---- reading files beneath the workspace ---------------------------------------------------
 
 
-def read_before(workspace: Path, relative: str) -> FileBefore | None:
-    """The file at a canonical path as it is now (None: something other than a file)."""
+def read_before(workspace: Path, path: str) -> FileBefore | None:
+    """The file `path` leads to, as it is now (None: something other than a file).
+
+    The copy is named by the canonical path of the file opened, the one its bytes were read
+    from: a path that led to one file when it was looked up and to another (a link to `.env`)
+    when it was opened is never recorded as holding that other file's content, which /undo
+    would then write into it. A protected file's content is not kept at all: /undo never
+    writes one (plan_file), and a copy of `.env` would only hold the key.
+    """
     try:
-        fd, _ = open_for_reading(workspace, relative)
-    except (FileNotFoundError, NotADirectoryError):
-        return FileBefore(relative, existed=False, content=None)
+        fd, target = open_target(workspace, path)
+    except FileNotFoundError as missing:  # named by the canonical path the walk found missing
+        return FileBefore(str(missing.filename), existed=False, content=None)
+    except NotADirectoryError:
+        return FileBefore(target_of(workspace, path).relative, existed=False, content=None)
     except ToolError:
         return None  # a pipe, a device: not a file to restore
+    relative = target.relative
     with os.fdopen(fd, "rb") as file:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             return None
+        why = protection(workspace, path, target)
+        if why:
+            before = FileBefore(relative, True, None, status.st_size)
+            before.why_not_kept = f"{why}; restore it yourself if you need to"
+            return before
         if status.st_size > UNDO_MAX_BYTES:
             return FileBefore(relative, True, None, status.st_size)
         content = file.read(UNDO_MAX_BYTES + 1)

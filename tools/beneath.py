@@ -123,25 +123,66 @@ def open_for_reading(workspace: Path, path: str) -> tuple[int, str]:
     The descriptor may be a folder's (the caller lists it); anything else that is not a regular
     file raises ToolError. The caller closes the descriptor.
     """
+    fd, target = open_target(workspace, path)
+    return fd, target.relative
+
+
+def open_target(workspace: Path, path: str) -> tuple[int, Target]:
+    """`open_for_reading`, with the `Target` of the object actually opened: its canonical path,
+    the fingerprint of the opened descriptor, and whether it lies in a git directory.
+
+    A caller decides "protected" on this target, before it reads a byte: a name checked a
+    moment earlier may lead somewhere else by now (a command made it a link to `.env`).
+    A missing file raises FileNotFoundError whose `filename` is the canonical path found missing.
+    """
     with located(workspace, path) as where:
+        missing = FileNotFoundError(errno.ENOENT, "No such file or directory", where.relative)
         if where.folder is None:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+            raise missing
         try:
             fd = os.open(where.name, READ_FLAGS, dir_fd=where.folder)
+        except FileNotFoundError:
+            raise missing from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:  # a link appeared after the walk resolved this name
                 raise ToolError(
                     f"{path} changed into a symlink while it was being opened. Try again."
                 ) from exc
             raise
-        status = os.fstat(fd)
-        if not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):
+        try:
+            status = os.fstat(fd)
+            if not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):
+                raise ToolError(
+                    f"{path} is not a regular file (it is a {_kind(status.st_mode)}); only "
+                    "regular files can be read. Use bash to look at it if you need to."
+                )
+            # The folder it was opened in, still where the walk found it after the open.
+            folder = where.relative if where.name == "." else _parent(where.relative)
+            _require_opened_at(where.folder, Path(workspace).resolve(), folder, path)
+        except BaseException:
             os.close(fd)
-            raise ToolError(
-                f"{path} is not a regular file (it is a {_kind(status.st_mode)}); only regular "
-                "files can be read. Use bash to look at it if you need to."
-            )
-        return fd, where.relative
+            raise
+        found = fingerprint(status) if stat.S_ISREG(status.st_mode) else None
+        return fd, Target(where.relative, found, where.in_git_dir)
+
+
+def _parent(relative: str) -> str:
+    return str(PurePosixPath(relative).parent)
+
+
+def _require_opened_at(fd: int, root: Path, relative: str, path: str) -> None:
+    """Refuse a folder descriptor whose real path, as the kernel names it, is not `relative`:
+    it was moved between the walk and the open, so the canonical path of what was opened in it
+    would name another file. (The file itself may be renamed after it was opened, as an
+    editor's save does: what was opened is still what the name led to.) Where /proc is not
+    there to ask, the walk stands."""
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return
+    expected = root if relative == "." else root / relative
+    if real != str(expected):
+        raise ToolError(f"{path} was moved while it was being opened. Try again.")
 
 
 def replace_file(

@@ -88,13 +88,7 @@ def write_check(
 
     def check(target: Target) -> None:
         relative, found = target.relative, target.fingerprint
-        why = protection(workspace, path, target)
-        if why and call is not None and call.approved is not None and relative not in call.approved:
-            raise ToolError(
-                f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing "
-                "was written, because no approval covers that file in this call (the path may "
-                "have changed after it was checked). Leave it as it is and go on with the task."
-            )
+        _refuse_unapproved(tool_name, workspace, path, target, call)
         if call is not None and call.expected is not None:
             if relative not in call.expected:
                 raise ToolError(
@@ -108,6 +102,35 @@ def write_check(
             raise _changed(tool_name, path)
 
     return check
+
+
+def read_check(tool_name: str, workspace: Path, path: str) -> Callable[[Target], None]:
+    """The check a writing tool runs on the file it opened to read (an edit), before it reads
+    a byte: a protected file that no approval covers is refused there, in the same words as
+    its write. Refused only once read, the answer would depend on the content (whether
+    old_text is in it), and a name made a link to `.env` would tell the model about the key.
+    """
+    call = current_file_call()
+
+    def check(target: Target) -> None:
+        _refuse_unapproved(tool_name, workspace, path, target, call)
+
+    return check
+
+
+def _refuse_unapproved(
+    tool_name: str, workspace: Path, path: str, target: Target, call: FileCall | None
+) -> None:
+    relative = target.relative
+    if call is None or call.approved is None or relative in call.approved:
+        return
+    why = protection(workspace, path, target)
+    if why:
+        raise ToolError(
+            f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing "
+            "was written, because no approval covers that file in this call (the path may "
+            "have changed after it was checked). Leave it as it is and go on with the task."
+        )
 
 
 def note_touched(relative: str, seen: Fingerprint) -> None:

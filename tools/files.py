@@ -27,12 +27,13 @@ from redaction import redact, secret_values
 from tools.base import Tool, ToolError
 from tools.beneath import (
     Fingerprint,
+    Target,
     fingerprint,
     off_the_loop,
-    open_for_reading,
+    open_target,
     replace_file,
 )
-from tools.file_call import note_touched, write_check
+from tools.file_call import current_file_call, note_touched, read_check, write_check
 from tools.textio import (
     BINARY_CHECK_BYTES,
     MAX_OUTPUT_CHARS,
@@ -76,12 +77,6 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
     if not 1 <= limit <= MAX_LINE_LIMIT:
         raise ToolError(f"read_file: limit must be from 1 to {MAX_LINE_LIMIT} lines, got {limit}.")
     with open_existing_file(workspace, path, "read_file") as (file, relative):
-        if is_hidden_secret(workspace, relative):
-            raise ToolError(
-                f"read_file: {path} is one of the secrets the sandbox hides from commands "
-                "(logins, keys, shell start-up files and histories); it is not read for the "
-                "model either. Ask the user for what you need from it."
-            )
         status = os.fstat(file.fileno())
         size = status.st_size
         note_touched(relative, fingerprint(status))
@@ -111,6 +106,22 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 "Use bash (e.g. file, xxd | head) to inspect it."
             )
         return _show_lines(file, path, offset, limit)
+
+
+def _refuse_hidden_secret(
+    tool_name: str, workspace: Path, path: str, relative: str, *, unless_approved: bool = False
+) -> None:
+    """Refuse a secret the sandbox hides. A writing tool may still change one that a person
+    approved in this call (their ~/.bashrc, with planloop run in their home folder)."""
+    call = current_file_call()
+    if unless_approved and call is not None and call.approved and relative in call.approved:
+        return
+    if is_hidden_secret(workspace, relative):
+        raise ToolError(
+            f"{tool_name}: {path} is one of the secrets the sandbox hides from commands "
+            "(logins, keys, shell start-up files and histories); it is not read for the "
+            "model either. Ask the user for what you need from it."
+        )
 
 
 def is_hidden_secret(workspace: Path, relative: str) -> bool:
@@ -190,7 +201,11 @@ def edit_file(
         )
     if old_text == new_text:
         raise ToolError("edit_file: old_text and new_text are identical, so nothing would change.")
-    with open_existing_file(workspace, path, "edit_file") as (file, _):
+    # Judged on the file opened, before a byte of it is read: what edit_file answers depends on
+    # the content (whether old_text is there), so a file the model may not see must be refused
+    # first, and alike for every old_text.
+    opened = read_check("edit_file", workspace, path)
+    with open_existing_file(workspace, path, "edit_file", check=opened) as (file, _):
         status = os.fstat(file.fileno())
         if status.st_size > MAX_EDIT_BYTES:
             raise ToolError(
@@ -253,17 +268,27 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
     """`with open_existing_file(workspace, path, tool_name) as (file, canonical path):`
 
     Opens an existing regular file for reading, beneath the workspace, without following a link
-    or blocking on a pipe; anything else raises a ToolError that helps find a file.
+    or blocking on a pipe; anything else raises a ToolError that helps find a file. A secret the
+    sandbox hides is refused, and so is what `check` refuses: both judged on the file actually
+    opened, before anything is read from it.
     """
 
-    def __init__(self, workspace: Path, path: str, tool_name: str) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        path: str,
+        tool_name: str,
+        *,
+        check: Callable[[Target], None] | None = None,
+    ) -> None:
         self.workspace, self.path, self.tool_name = workspace, path, tool_name
+        self.check = check
         self.file: BinaryIO | None = None
 
     def __enter__(self) -> tuple[BinaryIO, str]:
         path, tool_name = self.path, self.tool_name
         try:
-            fd, relative = open_for_reading(self.workspace, path)
+            fd, target = open_target(self.workspace, path)
         except FileNotFoundError:
             hint = " To create a new file, use write_file." if tool_name == "edit_file" else ""
             raise ToolError(
@@ -278,6 +303,16 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
             raise ToolError(f"{tool_name}: {err}") from None
         except OSError as exc:
             raise ToolError(f"{tool_name}: cannot open {path}: {exc.strerror or exc}.") from exc
+        try:  # before a directory is listed, too: the names in ~/.ssh are not for the model
+            writing = tool_name != "read_file"
+            _refuse_hidden_secret(
+                tool_name, self.workspace, path, target.relative, unless_approved=writing
+            )
+            if self.check is not None:
+                self.check(target)
+        except BaseException:
+            os.close(fd)
+            raise
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             listing = _list_directory(fd)
             raise ToolError(
@@ -285,7 +320,7 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
                 f"{listing}\nCall {tool_name} with the path of a file."
             )
         self.file = os.fdopen(fd, "rb")
-        return self.file, relative
+        return self.file, target.relative
 
     def __exit__(self, *exc_info: object) -> None:
         if self.file is not None:
@@ -311,7 +346,7 @@ def update_file(
     seen: Fingerprint | None = None
     old: bytes | None = None
     try:
-        fd, _ = open_for_reading(workspace, path)
+        fd, target = open_target(workspace, path)
     except FileNotFoundError:
         pass  # a new file
     except OSError as exc:
@@ -321,6 +356,9 @@ def update_file(
             status = os.fstat(fd)
             if stat.S_ISDIR(status.st_mode):
                 raise ToolError(f"{tool_name}: {path} is a directory. Send the path of a file.")
+            # As edit_file: judged on the file opened, before `change` sees a byte of it.
+            _refuse_hidden_secret(tool_name, workspace, path, target.relative, unless_approved=True)
+            read_check(tool_name, workspace, path)(target)
             if status.st_size > MAX_EDIT_BYTES:
                 raise ToolError(
                     f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
