@@ -186,7 +186,7 @@ def git_programs_around(path: Path, git_entries: list[Path] = ()) -> list[Path]:
     `git_entries` (those a workspace scan found), each once."""
     found = your_git_programs()
     entries = [folder / GIT_DIR_NAME for folder in [path, *path.parents]]
-    for entry in dict.fromkeys([*(e for e in entries if e.exists()), *git_entries]):
+    for entry in dict.fromkeys([*(e for e in entries if os.path.exists(e)), *git_entries]):
         found += repository_git_programs(entry)
     return list(dict.fromkeys(found))
 

@@ -137,7 +137,7 @@ def start_files() -> list[Path]:
     if os.environ.get("ZDOTDIR"):
         files += [Path(os.environ["ZDOTDIR"]) / name for name in ZSH_START_FILES]
     files += [xdg / "fish" / "config.fish", home / ".config" / "fish" / "config.fish"]
-    return [path for path in dict.fromkeys(files) if path.is_file()]
+    return [path for path in dict.fromkeys(files) if os.path.isfile(path)]
 
 
 def sourced_by_your_shell() -> list[Path]:
@@ -153,7 +153,7 @@ def sourced_by_your_shell() -> list[Path]:
             if named is None or named in files or named in sourced:
                 continue
             sourced.append(named)
-            if len(files) < MAX_START_FILES and named.is_file():
+            if len(files) < MAX_START_FILES and os.path.isfile(named):
                 files.append(named)
     return sourced
 
@@ -175,7 +175,7 @@ def named_files(text: str, base: Path | None) -> list[Path]:
                 continue
             for piece in WORD_PIECES.split(word):
                 named = literal_path(piece.strip("'\""), base) if piece else None
-                if named is not None and named not in found and named.is_file():
+                if named is not None and named not in found and os.path.isfile(named):
                     found.append(named)
     return found
 
@@ -186,7 +186,7 @@ def run_by_your_shell() -> list[Path]:
     sourced = sourced_by_your_shell()
     found: list[Path] = []
     for path in [*start_files(), *sourced]:
-        found += named_files(_read(path), None) if path.is_file() else []
+        found += named_files(_read(path), None) if os.path.isfile(path) else []
     return [path for path in dict.fromkeys(found) if path not in sourced]
 
 
@@ -233,7 +233,7 @@ def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
             return files
         # nix-shell reads shell.nix, or default.nix when there is none: one made later wins.
         shell = base / "shell.nix"
-        return [shell] if shell.exists() else [shell, base / "default.nix"]
+        return [shell] if os.path.exists(shell) else [shell, base / "default.nix"]
     if kind == "devenv":
         return [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
     return []
@@ -246,7 +246,7 @@ def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None)
     if below is not None and below.is_relative_to(root):
         folders += [root, *(p for p in below.parents if p.is_relative_to(root))]
     found = [*envrcs, *(folder / ".envrc" for folder in folders)]
-    return [path for path in dict.fromkeys(found) if path.is_file()]
+    return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
 def venv_bins(root: Path) -> list[Path]:
@@ -268,7 +268,7 @@ def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
     found = list(sourced_by_your_shell())
     for envrc in envrcs_around(root, envrcs):
         found += loaded_by_envrc(envrc)
-    return [path for path in dict.fromkeys(found) if path.is_file()]
+    return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
 def venv_configs(root: Path) -> list[Path]:
