@@ -31,6 +31,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import re
@@ -599,12 +600,42 @@ def scan_workspace(
     return scan
 
 
+# The most read of one small file of the workspace (a `gitdir:` file, commondir, a git config,
+# a shell start-up file): far beyond any real one, and a bound on what a file can make planloop
+# hold in memory.
+SMALL_FILE_LIMIT = 1024 * 1024
+
+
+def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
+    """The text of the regular file at `path`, at most `limit` bytes of it; OSError otherwise.
+
+    For files planloop reads outside the sandbox, which a command may have replaced: opened
+    without blocking (a FIFO has no writer, and a plain open would wait for one for ever), and
+    refused unless what was opened is a regular file (a link to /dev/zero would never end). A
+    link is followed, as git and the shells follow it, but only to a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def git_dir_of(git_entry: Path) -> Path | None:
     """The repository folder a `.git` entry stands for: itself, or where its `gitdir:` points."""
     if git_entry.is_dir():
         return git_entry
     try:
-        first_line = git_entry.read_text(errors="replace").splitlines()[0]
+        first_line = read_small_file(git_entry).splitlines()[0]
     except (OSError, IndexError):
         return None
     if not first_line.startswith("gitdir:"):
@@ -615,7 +646,7 @@ def git_dir_of(git_entry: Path) -> Path | None:
 def common_dir_of(git_dir: Path) -> Path | None:
     """Where a worktree's `commondir` file points (the main repository), if it has one."""
     try:
-        target = (git_dir / "commondir").read_text(errors="replace").strip()
+        target = read_small_file(git_dir / "commondir").strip()
     except OSError:
         return None
     return Path(os.path.normpath(git_dir / target)) if target else None
@@ -628,7 +659,7 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
     Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
     """
     try:
-        text = path.read_text(errors="replace").removeprefix("\ufeff")  # git skips a BOM
+        text = read_small_file(path).removeprefix("\ufeff")  # git skips a BOM
     except OSError:
         return []
     pairs = []
