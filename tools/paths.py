@@ -14,7 +14,8 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
-    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, ...: see
+    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, other
+                        coding agents' (.claude/, .cursor/, .mcp.json, ...): see
                         HOST_TOOL_CONFIG below
     your settings       dot files your home links to here (stow), a workspace a home entry
                         links to, your git config's hooks folder and includes
@@ -87,6 +88,20 @@ HOST_TOOL_CONFIG = {
     ".helix": "Helix starts the language servers its languages.toml names",
     ".zed": "Zed starts the language servers and tasks its settings name",
     ".tool-versions": "asdf and mise run the versions it names, `path:` ones from the workspace",
+    # Other coding agents' project settings: each runs commands from them when it next starts
+    # here (or at its next step), in a folder the person has trusted before.
+    ".claude": "Claude Code runs the hooks and status line commands its settings name",
+    ".mcp.json": "Claude Code and other agents start the MCP servers it names, which are commands",
+    ".cursor": "Cursor runs its hooks.json hooks and starts the MCP servers mcp.json names",
+    ".gemini": "Gemini CLI runs the hooks and starts the MCP servers its settings.json names",
+    "opencode.json": "opencode starts the MCP servers and loads the plugins it names",
+    "opencode.jsonc": "opencode starts the MCP servers and loads the plugins it names",
+    ".opencode": "opencode loads the plugins in it and starts the MCP servers its config names",
+    ".windsurf": "Windsurf runs the hooks its hooks.json names",
+    ".codex": "Codex starts the MCP servers its config.toml names",
+    ".continue": "Continue starts the MCP servers its mcpServers/ files name",
+    ".roo": "Roo Code starts the MCP servers its mcp.json names",
+    ".aider.conf.yml": "aider runs its lint-cmd and test-cmd after the changes it makes",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -99,7 +114,11 @@ MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell
 PROTECTED_PATHS = (
     (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
-    (".vscode/", "and .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files...: their tools run them"),
+    (
+        ".vscode/",
+        "and .idea/, .direnv/, .hg/, .jj/, mise's files, .claude/, .cursor/, .mcp.json...: "
+        "their tools run them",
+    ),
     ("planloop's home", "its sessions (what --resume believes was said) and saved rules"),
 )
 
