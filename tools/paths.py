@@ -14,7 +14,8 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
-    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, ...: see
+    host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, other
+                        coding agents' (.claude/, .cursor/, .mcp.json, ...): see
                         HOST_TOOL_CONFIG below
     your settings       dot files your home links to here (stow), a workspace a home entry
                         links to, your git config's hooks folder and includes
@@ -31,6 +32,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import re
@@ -86,6 +88,20 @@ HOST_TOOL_CONFIG = {
     ".helix": "Helix starts the language servers its languages.toml names",
     ".zed": "Zed starts the language servers and tasks its settings name",
     ".tool-versions": "asdf and mise run the versions it names, `path:` ones from the workspace",
+    # Other coding agents' project settings: each runs commands from them when it next starts
+    # here (or at its next step), in a folder the person has trusted before.
+    ".claude": "Claude Code runs the hooks and status line commands its settings name",
+    ".mcp.json": "Claude Code and other agents start the MCP servers it names, which are commands",
+    ".cursor": "Cursor runs its hooks.json hooks and starts the MCP servers mcp.json names",
+    ".gemini": "Gemini CLI runs the hooks and starts the MCP servers its settings.json names",
+    "opencode.json": "opencode starts the MCP servers and loads the plugins it names",
+    "opencode.jsonc": "opencode starts the MCP servers and loads the plugins it names",
+    ".opencode": "opencode loads the plugins in it and starts the MCP servers its config names",
+    ".windsurf": "Windsurf runs the hooks its hooks.json names",
+    ".codex": "Codex starts the MCP servers its config.toml names",
+    ".continue": "Continue starts the MCP servers its mcpServers/ files name",
+    ".roo": "Roo Code starts the MCP servers its mcp.json names",
+    ".aider.conf.yml": "aider runs its lint-cmd and test-cmd after the changes it makes",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -98,7 +114,11 @@ MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell
 PROTECTED_PATHS = (
     (".git/", "its config and hooks (also core.hooksPath's, e.g. .husky/) make git run commands"),
     (".env*", "sets the API endpoint and keys planloop and the project load"),
-    (".vscode/", "and .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files...: their tools run them"),
+    (
+        ".vscode/",
+        "and .idea/, .direnv/, .hg/, .jj/, mise's files, .claude/, .cursor/, .mcp.json...: "
+        "their tools run them",
+    ),
     ("planloop's home", "its sessions (what --resume believes was said) and saved rules"),
 )
 
@@ -599,12 +619,42 @@ def scan_workspace(
     return scan
 
 
+# The most read of one small file of the workspace (a `gitdir:` file, commondir, a git config,
+# a shell start-up file): far beyond any real one, and a bound on what a file can make planloop
+# hold in memory.
+SMALL_FILE_LIMIT = 1024 * 1024
+
+
+def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
+    """The text of the regular file at `path`, at most `limit` bytes of it; OSError otherwise.
+
+    For files planloop reads outside the sandbox, which a command may have replaced: opened
+    without blocking (a FIFO has no writer, and a plain open would wait for one for ever), and
+    refused unless what was opened is a regular file (a link to /dev/zero would never end). A
+    link is followed, as git and the shells follow it, but only to a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def git_dir_of(git_entry: Path) -> Path | None:
     """The repository folder a `.git` entry stands for: itself, or where its `gitdir:` points."""
     if git_entry.is_dir():
         return git_entry
     try:
-        first_line = git_entry.read_text(errors="replace").splitlines()[0]
+        first_line = read_small_file(git_entry).splitlines()[0]
     except (OSError, IndexError):
         return None
     if not first_line.startswith("gitdir:"):
@@ -615,7 +665,7 @@ def git_dir_of(git_entry: Path) -> Path | None:
 def common_dir_of(git_dir: Path) -> Path | None:
     """Where a worktree's `commondir` file points (the main repository), if it has one."""
     try:
-        target = (git_dir / "commondir").read_text(errors="replace").strip()
+        target = read_small_file(git_dir / "commondir").strip()
     except OSError:
         return None
     return Path(os.path.normpath(git_dir / target)) if target else None
@@ -628,7 +678,7 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
     Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
     """
     try:
-        text = path.read_text(errors="replace").removeprefix("\ufeff")  # git skips a BOM
+        text = read_small_file(path).removeprefix("\ufeff")  # git skips a BOM
     except OSError:
         return []
     pairs = []

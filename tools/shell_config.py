@@ -122,9 +122,12 @@ def shell_commands(text: str) -> Iterable[list[str]]:
 
 
 def _read(path: Path) -> str:
+    # Imported here: tools.paths imports this module. A FIFO or /dev/zero in its place (a
+    # command's doing, in the workspace) is refused, not waited on or read without end.
+    from tools.paths import read_small_file
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return file.read(1024 * 1024)
+        return read_small_file(path)
     except OSError:
         return ""
 
