@@ -1200,8 +1200,8 @@ class Bubblewrap:
         if not self.created:
             return ""
         return (
-            "Sandboxed commands created these; check them before you use git, load a .env or open "
-            "the folder in an editor: " + ", ".join(self.created) + "."
+            "Sandboxed commands created these; check them before you use git, load a .env, open "
+            "the folder in an editor or start another agent in it: " + ", ".join(self.created) + "."
         )
 
     def wrap(
