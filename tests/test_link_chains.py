@@ -10,10 +10,20 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
-from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
+from test_hostile_pass4 import (
+    AS_NOBODY,
+    NOBODY,
+    can_switch_user,
+    needs_bwrap,
+    run_as,
+    tool_results,
+    user_folders,
+)
 
 from fakeapi import text, tool_use
 from tools.paths import links_on_the_way, scan_workspace
@@ -228,3 +238,24 @@ def test_a_gitconfig_hard_linked_into_the_workspace_cannot_be_rewritten_there(
     assert ".gitconfig has 2 names (hard links)" in said
     assert "finished" not in output
     assert (home / ".gitconfig").read_text() == "[user]\n\tname = me\n"
+
+
+def test_a_home_folder_the_user_cannot_read_leaves_the_sandbox_working(tmp_path):
+    # Run by another user (setpriv keeps HOME), or with a ~/.local closed to you: the look at
+    # ~/.local/bin's links must find nothing there, not stop bwrap's start-up probe.
+    if not can_switch_user():
+        pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    os.chmod(home / ".local", 0o700)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(home, 0o755)
+    probe = "import tools.sandbox as s; print(s.bubblewrap_works())"
+    run = subprocess.run(
+        [*AS_NOBODY, sys.executable, "-c", probe],
+        cwd=Path(__file__).resolve().parent.parent,
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+    )
+    assert run.stdout.strip() == "True", run.stdout + run.stderr

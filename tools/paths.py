@@ -251,7 +251,7 @@ def home_links() -> list[tuple[Path, Path]]:
     # ~/.local/bin too: it is on most PATHs, and stow links programs kept in a dotfiles
     # repository there (`~/.local/bin/tool -> ../../dotfiles/bin/tool`); so is the folder itself.
     local_bin = home / ".local" / "bin"
-    if local_bin.is_symlink():
+    if os.path.islink(local_bin):  # False where it cannot be looked at, as for another user
         found.append((local_bin, Path(os.path.realpath(local_bin))))
     folders = ((home, True), (home / ".config", False), (local_bin, False))
     for folder, dot_files_only in folders:
@@ -651,7 +651,7 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
 
 def git_dir_of(git_entry: Path) -> Path | None:
     """The repository folder a `.git` entry stands for: itself, or where its `gitdir:` points."""
-    if git_entry.is_dir():
+    if os.path.isdir(git_entry):
         return git_entry
     try:
         first_line = read_small_file(git_entry).splitlines()[0]
@@ -815,7 +815,7 @@ def hook_links(git_entry: Path) -> list[Path]:
                     continue
                 for target in _one_step(Path(entry.path)):
                     real = Path(os.path.realpath(target))
-                    if not (real.is_dir() or real.is_relative_to(inside)):
+                    if not (os.path.isdir(real) or real.is_relative_to(inside)):
                         targets.append(target)
     return targets
 
@@ -838,7 +838,7 @@ def hook_links_around(path: Path) -> list[Path]:
     return [
         target
         for folder in [path, *path.parents]
-        if (folder / GIT_DIR_NAME).exists()
+        if os.path.exists(folder / GIT_DIR_NAME)
         for target in hook_links(folder / GIT_DIR_NAME)
     ]
 
@@ -872,7 +872,7 @@ def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
     # Up to the file system's root: a repository that holds the workspace can name a hooks
     # folder inside it (a monorepo's packages/app/.hooks, say).
     for folder in [path, *path.parents]:
-        if (folder / GIT_DIR_NAME).exists():
+        if os.path.exists(folder / GIT_DIR_NAME):
             more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
             hooks += more_hooks
             includes += more_includes

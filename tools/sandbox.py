@@ -636,7 +636,7 @@ def not_bindable(root: Path, path: Path) -> str | None:
         # Gone, or never there (a home link to a file not made yet): commands ask for the
         # latter (`home_link_not_held`); a command allowed to run could create it.
         return "it does not exist"
-    if not (real.is_dir() or real.is_file()):
+    if not (os.path.isdir(real) or os.path.isfile(real)):
         return "it is neither a file nor a folder"
     return None
 
@@ -713,7 +713,7 @@ def _package_folders(package_root: Path) -> list[Path]:
     pnpm, whose other entries only link into it)."""
     if package_root.name == "node_modules":
         pnpm = package_root / ".pnpm"
-        if pnpm.is_dir() and not pnpm.is_symlink():
+        if os.path.isdir(pnpm) and not os.path.islink(pnpm):
             return [pnpm]
     return [package_root]
 
@@ -789,7 +789,7 @@ def hide_key_outside(env_file: Path) -> list[str]:
     it is already; hidden it must be too.
     """
     real = Path(os.path.realpath(env_file))
-    if not real.is_file() or not holds_known_secret(real):
+    if not os.path.isfile(real) or not holds_known_secret(real):
         return []
     return ["--ro-bind", str(private_folder() / "empty"), str(real)]
 
@@ -1292,7 +1292,7 @@ class Bubblewrap:
         argv += hide_keys_loaded_as_settings(root, snapshot)
         argv += hide_keys_in_system_files()
         for path in hidden_paths(self.allow_read, root):
-            if path.is_dir():
+            if os.path.isdir(path):
                 argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
                 argv += ["--ro-bind", str(private_folder() / "empty"), str(path)]
@@ -1350,7 +1350,7 @@ class Bubblewrap:
         for path in sorted(self.hooks_stand_ins):
             try:
                 # bwrap leaves the stand-in's mount point behind: an empty folder is that.
-                empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+                empty = os.path.isdir(path) and not os.path.islink(path) and not any(path.iterdir())
             except OSError:
                 empty = False
             if not empty and os.path.lexists(path):
@@ -1361,14 +1361,14 @@ class Bubblewrap:
     def _is_placeholder(self, path: Path) -> bool:
         """An empty `.git` the sandbox made (another command may still use it): no repository."""
         try:
-            return path in self.placed_git_dirs and path.is_dir() and not any(path.iterdir())
+            return path in self.placed_git_dirs and os.path.isdir(path) and not any(path.iterdir())
         except OSError:
             return False
 
     def _remove_placeholder(self, root: Path) -> None:
         """Take away the empty .git mount point the sandbox made, if it is still empty."""
         placeholder = root / GIT_DIR_NAME
-        if placeholder in self.placed_git_dirs and placeholder.is_dir():
+        if placeholder in self.placed_git_dirs and os.path.isdir(placeholder):
             try:
                 placeholder.rmdir()  # only an empty folder can be removed: nothing is lost
             except OSError:
