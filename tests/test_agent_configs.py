@@ -18,16 +18,14 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import AGENT
 from test_hostile_pass4 import (
-    AS_NOBODY,
     NOBODY,
     needs_bwrap,
     owned_file,
+    run_as,
     tool_results,
     user_folders,
 )
@@ -82,17 +80,7 @@ def run_agent(
     def cap_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
-    prefix = AS_NOBODY if user == "nobody" else []
-    extra = {"HOME": str(home)} if user == "nobody" else {}
-    return subprocess.run(
-        [*prefix, sys.executable, str(AGENT), "-p", "look at the settings"],
-        cwd=workspace,
-        env={**env, **extra},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=cap_memory,
-    )
+    return run_as(user, api, env, workspace, home, timeout=120, preexec_fn=cap_memory)
 
 
 def make_folders(workspace: Path, names: list[str], user: str) -> None:

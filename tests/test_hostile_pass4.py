@@ -50,8 +50,11 @@ def can_switch_user() -> bool:
     return subprocess.run(check, capture_output=True).returncode == 0
 
 
-def run_as(user: str, api, env: dict, workspace: Path, home: Path) -> subprocess.CompletedProcess:
-    """`python agent.py -p` in `workspace`, as root or as the unprivileged user."""
+def run_as(
+    user: str, api, env: dict, workspace: Path, home: Path, **options
+) -> subprocess.CompletedProcess:
+    """`python agent.py -p` in `workspace`, as root or as the unprivileged user; `options` go
+    to subprocess.run (a longer timeout, a preexec_fn)."""
     prefix = AS_NOBODY if user == "nobody" else []
     extra = {"HOME": str(home)} if user == "nobody" else {}
     return subprocess.run(
@@ -60,7 +63,7 @@ def run_as(user: str, api, env: dict, workspace: Path, home: Path) -> subprocess
         env={**env, **extra},
         capture_output=True,
         text=True,
-        timeout=90,
+        **{"timeout": 90, **options},
     )
 
 
