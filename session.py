@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from conversation import close_unanswered_calls, unanswered_calls
-from redaction import redact
+from redaction import redact, secret_values
 from todo.manager import STORED_STATUSES
 
 FORMAT_VERSION = 1
@@ -361,7 +361,8 @@ class Session:
         descriptor, temp_name = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
         try:
             with os.fdopen(descriptor, "wb") as temp:
-                temp.write(b"".join(encode(line) for line in lines))
+                hidden = secret_values()
+                temp.write(b"".join(encode(line, hidden) for line in lines))
                 temp.flush()
                 os.fsync(temp.fileno())
             os.replace(temp_name, self.path)
@@ -377,8 +378,9 @@ class Session:
 
     def _append(self, records: list[dict]) -> None:
         # One write per record and a flush to the OS: a killed process loses nothing written.
+        hidden = secret_values()  # looked up once for the batch, not once per record
         for entry in records:
-            self._file.write(encode(entry))
+            self._file.write(encode(entry, hidden))
             self._file.flush()
 
     def _write_error(self, err: OSError | ValueError) -> SessionError:
@@ -428,9 +430,9 @@ def record(kind: str, **fields: Any) -> dict:
     return {"v": FORMAT_VERSION, "type": kind, **fields}
 
 
-def encode(entry: dict) -> bytes:
+def encode(entry: dict, secrets: list[str] | None = None) -> bytes:
     """One JSON line, with the values of the API key and auth token replaced (redaction.py)."""
-    return (redact(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
+    return (redact(json.dumps(entry, ensure_ascii=False), secrets) + "\n").encode("utf-8")
 
 
 def read_session(path: Path) -> tuple[list[dict], dict]:

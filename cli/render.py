@@ -463,7 +463,8 @@ class TerminalUI:
         if "\t" in shown and shown.isascii():  # as rich would expand them (file windows)
             shown = shown.expandtabs(self.console.tab_size)
         lines = shown.split("\n")
-        if all(fits_on_one_line(line, self.console.width) for line in lines):
+        width = self.console.width  # rich works it out afresh each time it is asked
+        if all(fits_on_one_line(line, width) for line in lines):
             # Fast path for the short lines of every turn (tool line, preview, cost line):
             # rich's layout costs about 0.3 ms a line, writing the styled lines a few µs.
             with self.progress.lock:
