@@ -237,9 +237,10 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
     return None
 
 
-def git_program_reason(candidate: Path) -> str | None:
-    """GIT_PROGRAM_REASON when writing `candidate` changes a program git runs, else None."""
-    for path in git_programs_around(candidate.parent):
+def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | None:
+    """GIT_PROGRAM_REASON when writing `candidate` changes a program git runs, else None;
+    with `git_entries`, the programs of those repositories (a workspace scan's) count too."""
+    for path in git_programs_around(candidate.parent, git_entries):
         real = Path(os.path.realpath(path))
         # A templates folder (or the system config's) holds what is inside it too.
         folder = os.path.isdir(path)

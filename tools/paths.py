@@ -189,6 +189,13 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     linked_here = home_links_into(root, links)
     workspace_linked = home_link_to_workspace(root, links) is not None
     on_path = path_folders_in(root)[0]
+    # What any `.envrc` or repository in the workspace names, as the sandbox holds it for
+    # commands: `sub/.envrc` may source `../common/env.sh`, a nested repository's hook may link
+    # to a sibling folder, its config may name a program anywhere in the tree.
+    scan = scan_for_file_tools(root)
+    envrcs = [found for found in scan.env_files if found.name == ".envrc"]
+    git_entries = list(scan.git_entries)
+    linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -200,7 +207,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOME_FILES_REASON
         if any(candidate.is_relative_to(folder) for folder in on_path):
             return PATH_REASON
-        run_later = run_later_reason(root, candidate)  # your shell, direnv, an editor's venv
+        run_later = run_later_reason(root, candidate, envrcs)  # your shell, direnv, a venv
         if run_later:
             return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
@@ -217,20 +224,31 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOOKS_REASON
         if candidate in includes:
             return GIT_REASON
-        for target in hook_links_around(candidate.parent):
+        for target in [*hook_links_around(candidate.parent), *linked_hooks]:
             if candidate == target or candidate.is_relative_to(os.path.realpath(target)):
                 return HOOK_LINK_REASON
-        if git_program := _git_program_reason(candidate):
+        if git_program := _git_program_reason(candidate, git_entries):
             return git_program
     return None
 
 
-def _git_program_reason(candidate: Path) -> str | None:
+def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
     """tools/git_programs.py's answer: a program git runs by its path (core.pager,
     core.fsmonitor, ...). Imported here, late: that module reads configs with this one's parser."""
     from tools.git_programs import git_program_reason
 
-    return git_program_reason(candidate)
+    return git_program_reason(candidate, git_entries)
+
+
+# The file tools' scans, one folder-listing cache per workspace (see `scan_workspace`): after
+# the first, a scan lists again only the folders that changed.
+_FILE_TOOL_SCAN_CACHES: dict[str, dict[str, FolderListing]] = {}
+
+
+def scan_for_file_tools(root: Path) -> WorkspaceScan:
+    """A scan of the workspace `root` for the file tools' questions (see `protected_reason`)."""
+    cache = _FILE_TOOL_SCAN_CACHES.setdefault(str(root), {})
+    return scan_workspace(root, cache=cache)
 
 
 def is_host_tool_config(name: str, parent: str = "") -> bool:

@@ -350,11 +350,12 @@ def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, i
     return found
 
 
-def protected_reason(root: Path, candidate: Path) -> str | None:
-    """Why a write to `candidate` (a path in the workspace) is one to ask about, or None."""
+def protected_reason(root: Path, candidate: Path, envrcs: Iterable[Path] = ()) -> str | None:
+    """Why a write to `candidate` (a path in the workspace) is one to ask about, or None;
+    `envrcs`: those a scan found in the workspace (the ones above and on the way always count)."""
     if any(is_python_start_file(path) for path in (candidate, *candidate.parents)):
         return PYTHON_START_REASON
-    for path, why in run_later(root, below=candidate):
+    for path, why in run_later(root, envrcs, below=candidate):
         if candidate == path or candidate.is_relative_to(path):
             return why
     return None

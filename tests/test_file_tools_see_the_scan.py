@@ -1,0 +1,75 @@
+"""The file tools ask about what commands may not change: a `.envrc` or a nested repository
+anywhere in the workspace names files that later run outside the sandbox, not only those on the
+way to the file written.
+
+Before, write_file looked only at the `.envrc` files above the workspace and in the folders
+leading to the target, and at the repositories above the target: `sub/.envrc` sourcing
+`../common/env.sh` held that script read-only for commands, but write_file rewrote it unasked.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from conftest import run_cli
+from test_hostile_pass4 import tool_results
+
+from fakeapi import text, tool_use
+
+
+def write_attempt(api, path: str) -> None:
+    api.add({"content": [tool_use("read_file", {"path": path})]})  # written only after a read
+    api.add({"content": [tool_use("write_file", {"path": path, "content": "touch ~/PWNED\n"})]})
+    api.add({"content": [text("Done.")]})
+
+
+def put(root: Path, name: str, content: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    return path
+
+
+def refused(api, workspace: Path, env: dict, target: Path, content: str, reason: str) -> None:
+    result = run_cli("-p", "go", "--no-sandbox", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    output = tool_results(api)[-1]
+    assert reason in output, output
+    assert target.read_text() == content  # headless refuses what it would ask about
+
+
+def test_a_script_a_sibling_envrc_sources_is_asked_about(api, env, workspace):
+    script = put(workspace, "common/env.sh", "export FOO=1\n")
+    put(workspace, "services/api/.envrc", "source_env ../../common/env.sh\n")
+    write_attempt(api, "common/env.sh")
+    refused(api, workspace, env, script, "export FOO=1\n", "a file an .envrc loads is protected")
+
+
+def test_a_script_a_nested_envrc_runs_is_asked_about(api, env, workspace):
+    script = put(workspace, "tools/setup.sh", "echo hi\n")
+    put(workspace, "app/.envrc", 'eval "$(../tools/setup.sh)"\n')
+    write_attempt(api, "tools/setup.sh")
+    refused(api, workspace, env, script, "echo hi\n", "a file an .envrc names is protected")
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_a_nested_repositorys_hook_linked_to_a_sibling_folder_is_asked_about(api, env, workspace):
+    hook = put(workspace, "scripts/pre-commit.sh", "#!/bin/sh\nexit 0\n")
+    (workspace / "vendor/lib").mkdir(parents=True)
+    git("init", "-q", cwd=workspace / "vendor/lib")
+    (workspace / "vendor/lib/.git/hooks/pre-commit").symlink_to(hook)
+    write_attempt(api, "scripts/pre-commit.sh")
+    refused(api, workspace, env, hook, "#!/bin/sh\nexit 0\n", "a git hook")
+
+
+def test_a_program_a_nested_repositorys_config_names_is_asked_about(api, env, workspace):
+    monitor = put(workspace, "tools/fsmonitor.sh", "#!/bin/sh\n")
+    (workspace / "vendor/lib").mkdir(parents=True)
+    git("init", "-q", cwd=workspace / "vendor/lib")
+    git("config", "core.fsmonitor", "../../tools/fsmonitor.sh", cwd=workspace / "vendor/lib")
+    write_attempt(api, "tools/fsmonitor.sh")
+    refused(api, workspace, env, monitor, "#!/bin/sh\n", "git runs")
