@@ -13,9 +13,12 @@ import subprocess
 from pathlib import Path
 
 from conftest import run_cli
-from test_hostile_pass4 import tool_results
+from test_git_programs import REFUSED, dotfiles, host, make, plant, run, write
+from test_hostile_pass4 import needs_bwrap, tool_results, user_folders
 
 from fakeapi import text, tool_use
+
+__all__ = ["user_folders"]  # a fixture, used by name below
 
 
 def write_attempt(api, path: str) -> None:
@@ -73,3 +76,26 @@ def test_a_program_a_nested_repositorys_config_names_is_asked_about(api, env, wo
     git("config", "core.fsmonitor", "../../tools/fsmonitor.sh", cwd=workspace / "vendor/lib")
     write_attempt(api, "tools/fsmonitor.sh")
     refused(api, workspace, env, monitor, "#!/bin/sh\n", "git runs")
+
+
+@needs_bwrap
+def test_a_templates_folder_that_is_the_workspace_itself_makes_commands_ask(api, env, user_folders):
+    # init.templateDir = ~/dotfiles, and planloop runs in ~/dotfiles: no bind can hold the
+    # workspace read-only, and a hooks/post-checkout made there would run at your next clone.
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    make(home / ".gitconfig", f"[init]\n\ttemplateDir = {workspace}\n", user, 0o644)
+    marker = home / "planted-ran"
+    api.add(plant("hooks/post-checkout", marker))
+    write(api, "hooks/post-commit", exists=False)
+    api.add({"content": [text("Done.")]})
+    ran, written = run(user, api, env, workspace, planloop_home, home)
+    assert "sandboxed commands ask before they run" in ran and "finished" not in ran, ran
+    assert "the workspace itself" in ran
+    assert REFUSED in written
+    assert not (workspace / "hooks").exists()
+    ident = ["-c", "user.name=me", "-c", "user.email=me@x.test"]
+    host(user, home, "git", "init", "-q", "src", cwd=home)
+    host(user, home, "git", *ident, "commit", "-q", "--allow-empty", "-m", "i", cwd=home / "src")
+    host(user, home, "git", "clone", "-q", "src", "dst", cwd=home)
+    assert (home / "dst" / ".git").is_dir()
+    assert not marker.exists()

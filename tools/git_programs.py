@@ -228,6 +228,10 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
     changing the link. Either way commands ask instead.
     """
     root = Path(os.path.realpath(root))
+    named = (_under(root, path) for path in git_programs_around(root.parent, git_entries))
+    if any(os.path.realpath(path) == str(root) for path in named):
+        # init.templateDir = the workspace: its hooks/ would be copied into your next clone.
+        return "your git config names the workspace itself as a program or templates folder"
     for path in git_programs_in(root, git_entries):
         shown = str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
         if not os.path.lexists(path):
