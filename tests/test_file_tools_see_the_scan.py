@@ -12,8 +12,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
-from test_git_programs import REFUSED, dotfiles, host, make, plant, run, write
+from test_git_programs import ORIGINAL, REFUSED, dotfiles, host, make, plant, run, write
 from test_hostile_pass4 import needs_bwrap, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -99,3 +100,29 @@ def test_a_templates_folder_that_is_the_workspace_itself_makes_commands_ask(api,
     host(user, home, "git", "clone", "-q", "src", "dst", cwd=home)
     assert (home / "dst" / ".git").is_dir()
     assert not marker.exists()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("form", ["GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"])
+def test_a_program_your_environments_git_settings_name_stays_read_only(
+    api, env, user_folders, form
+):
+    # Settings given to every git command by the environment, as `git -c` or a tool's wrapper
+    # does: the pager in ~/dotfiles/bin runs at your next `git log`.
+    user, workspace, planloop_home, home = dotfiles(user_folders)
+    make(workspace / "bin" / "pager", ORIGINAL, user)
+    if form == "GIT_CONFIG_COUNT":
+        settings = {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "core.pager",
+            "GIT_CONFIG_VALUE_0": "~/dotfiles/bin/pager",
+        }
+    else:
+        settings = {"GIT_CONFIG_PARAMETERS": "'core.pager'='~/dotfiles/bin/pager -R'"}
+    api.add(plant("bin/pager", home / "planted-ran"))
+    write(api, "bin/pager")
+    api.add({"content": [text("Done.")]})
+    ran, _, written = run(user, api, env, workspace, planloop_home, home, **settings)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert REFUSED in written
+    assert (workspace / "bin" / "pager").read_text() == ORIGINAL

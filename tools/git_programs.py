@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
 
 from tools.paths import (
@@ -141,15 +142,44 @@ def git_programs_named_by(config_files: list[Path], worktree: Path | None) -> li
     _, includes = paths_named_by(list(config_files), worktree)
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
-        for key, value in read_git_config(config):
-            if key == TEMPLATES_KEY and value:
-                templates = Path(os.path.expanduser(value))
-                if templates.is_absolute():
-                    found.append(Path(os.path.normpath(templates)))
-            elif value and is_program_key(key):
-                if key.startswith("alias.") and not value.startswith("!"):
-                    continue
-                found += program_paths(value, worktree)
+        found += programs_of(read_git_config(config), worktree)
+    return found
+
+
+def programs_of(settings: Iterable[tuple[str, str]], worktree: Path | None) -> list[Path]:
+    """The program files and templates folder that these (key, value) settings name."""
+    found: list[Path] = []
+    for key, value in settings:
+        if key == TEMPLATES_KEY and value:
+            templates = Path(os.path.expanduser(value))
+            if templates.is_absolute():
+                found.append(Path(os.path.normpath(templates)))
+        elif value and is_program_key(key):
+            if key.startswith("alias.") and not value.startswith("!"):
+                continue
+            found += program_paths(value, worktree)
+    return found
+
+
+def settings_in_environment() -> list[tuple[str, str]]:
+    """The git settings your environment gives every git command: GIT_CONFIG_COUNT with its
+    GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>, and GIT_CONFIG_PARAMETERS ('key'='value' ...,
+    as `git -c` passes them on to the git commands it runs)."""
+    found: list[tuple[str, str]] = []
+    try:
+        count = int(os.environ.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0
+    for index in range(max(0, min(count, 1000))):
+        key = os.environ.get(f"GIT_CONFIG_KEY_{index}", "")
+        found.append((key.lower(), os.environ.get(f"GIT_CONFIG_VALUE_{index}", "")))
+    try:
+        words = shlex.split(os.environ.get("GIT_CONFIG_PARAMETERS", ""))
+    except ValueError:
+        words = []
+    for word in words:
+        key, _, value = word.partition("=")
+        found.append((key.lower(), value))
     return found
 
 
@@ -159,6 +189,7 @@ def your_git_programs() -> list[Path]:
     your environment (GIT_PAGER, GIT_SSH_COMMAND, ...), GIT_TEMPLATE_DIR, and the system config
     file GIT_CONFIG_SYSTEM names (your global ones are found with your home's links)."""
     found = git_programs_named_by(your_git_configs(), worktree=None)
+    found += programs_of(settings_in_environment(), worktree=None)
     for variable in PROGRAM_VARIABLES:
         found += program_paths(os.environ.get(variable, ""), worktree=None)
     for variable in ("GIT_TEMPLATE_DIR", "GIT_CONFIG_SYSTEM"):
