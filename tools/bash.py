@@ -139,13 +139,19 @@ async def run_bash(
             "about 128 KB in one argument). Write it to a script file with write_file and run "
             "that file with bash."
         ) from None
+    cancelled = True
     try:
         timed_out = not await started.wait(timeout)
+        cancelled = False
     finally:
         # On success, timeout and cancellation alike (e.g. the user pressed Ctrl-C): nothing
         # the command started outlives the call, not even what called setsid.
         await started.finish()
         started.watch.finish_copy()
+        if cancelled and confined:
+            # Ctrl-C, SIGTERM: what the command made before it was stopped is still reported,
+            # at once and at exit. Left for later, a scan would count it as already there.
+            sandbox.after_command(workspace, protected_before)
 
     output = started.watch
     parts = [output.text().rstrip("\n") or "(no output)"]
