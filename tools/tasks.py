@@ -60,6 +60,7 @@ RUNNING, EXITED, KILLED, TIMED_OUT = "running", "exited", "killed", "timed out"
 
 # Who stopped a task: the person (/tasks stop), the model (task_stop), or planloop exiting.
 BY_USER, BY_MODEL, BY_SHUTDOWN = "user", "model", "shutdown"
+BY_SANDBOX = "sandbox"  # a file holding the key appeared that its sandbox could not hide
 
 
 class OutputFile:
@@ -184,6 +185,11 @@ class BackgroundTask:
     watcher: asyncio.Task | None = None
     # Whether it runs in a sandbox whose read-only binds were fixed when it started.
     confined: bool = False
+    # What that sandbox shows empty (tools/sandbox.py `hidden_in`), and where it runs.
+    hidden_at_start: frozenset[str] | None = None
+    workspace: Path | None = None
+    # Why its output is kept from the model, once a file it could read held the key.
+    withheld: str | None = None
 
     @property
     def pid(self) -> int:
@@ -199,7 +205,12 @@ class BackgroundTask:
             return f"exited with code {describe_exit(self.returncode)} after {seconds} s"
         if self.status == TIMED_OUT:
             return f"timed out after {self.timeout} s and was killed"
-        how = {BY_USER: " by the user", BY_MODEL: " with task_stop", BY_SHUTDOWN: " on exit"}
+        how = {
+            BY_USER: " by the user",
+            BY_MODEL: " with task_stop",
+            BY_SHUTDOWN: " on exit",
+            BY_SANDBOX: " by planloop",
+        }
         return f"killed{how.get(self.stopped_by or '', '')} after {seconds} s"
 
 
@@ -275,6 +286,8 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         task.confined = bool(getattr(sandbox, "confines_writes", False))
+        if task.confined and hasattr(sandbox, "hidden_in"):
+            task.hidden_at_start, task.workspace = sandbox.hidden_in(argv), Path(workspace)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -362,8 +375,46 @@ class TaskManager:
             await asyncio.wait(watchers, timeout=CLEANUP_WAIT_SECONDS * 2)
         return still_running
 
+    def keep_new_secrets_from(self, task: BackgroundTask) -> None:
+        """Stop `task`, and keep its output from the model, when a file holding the key appeared
+        after it started: new commands see that file empty, the task's sandbox does not (its
+        binds were fixed at its start), and what it printed may hold the key in any form."""
+        if task.hidden_at_start is None or task.withheld or task.delivered:
+            return
+        hidden_now = self.sandbox.hidden_now(task.workspace)
+        if hidden_now is None:
+            new = "a file planloop can no longer look into"
+        else:
+            appeared = sorted(hidden_now - task.hidden_at_start)
+            if not appeared:
+                return
+            new = ", ".join(appeared)
+        task.withheld = (
+            f"[its output is withheld: {new} appeared after it started and holds the API key or "
+            "a secret, which its sandbox could not hide; start it again to go on]"
+        )
+        if task.status == RUNNING:
+            self.stop(task.id, by=BY_SANDBOX)
+        notify = getattr(self.sandbox, "notify", None)
+        if notify is not None:
+            notify(
+                f"sandbox: {task.id} was stopped and its output kept from the model: {new} "
+                f"appeared after it started, and its sandbox could not hide it."
+            )
+
     async def read_output(self, task: BackgroundTask) -> str:
         """The status and the output new since the last read (head and tail, as bash keeps)."""
+        self.keep_new_secrets_from(task)
+        if task.withheld:
+            waiter = asyncio.ensure_future(task.done.wait())  # its end, and the sandbox's notes
+            try:
+                await asyncio.wait({waiter}, timeout=CLEANUP_WAIT_SECONDS * 2)
+            finally:
+                waiter.cancel()
+            task.read_position = task.output.total
+            notes = task.notes if task.done.is_set() and not task.delivered else []
+            task.delivered = task.done.is_set()
+            return "\n".join([f"[{task.id}: {task.describe()}]", task.withheld, *notes])
         start, end = task.read_position, task.output.total
         final = task.done.is_set()
         view = BoundedOutput()

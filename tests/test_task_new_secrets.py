@@ -1,0 +1,65 @@
+"""A background task keeps the sandbox it started with: a file holding the key that appears
+while it runs (you put your key in a new `.env.local`) is shown empty to new commands, but not
+to that task. Its output could then carry the key to the model in any encoding (`base64`), past
+the redaction of the plain value. planloop stops such a task and keeps its output from the model.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY
+from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+WATCHER = (
+    "until [ -s .env.local ]; do sleep 0.05; done; base64 -w0 .env.local; echo; "
+    "touch printed; sleep 600"
+)
+
+
+def wait_for(path: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withheld(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+
+    def you_add_your_key(_body: dict) -> dict:
+        key_file = workspace / ".env.local"
+        key_file.write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
+        if user == "nobody":
+            os.chown(key_file, NOBODY, NOBODY)
+        wait_for(workspace / "printed")  # the task has read it and printed it
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add({"content": [tool_use("bash", {"command": WATCHER, "run_in_background": True})]})
+    api.add(you_add_your_key)
+    api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    started, output, size = tool_results(api)
+    encoded = base64.b64encode(f"ANTHROPIC_API_KEY={API_KEY}\n".encode()).decode()
+    for sent in api.accepted:
+        assert encoded[:24] not in str(sent) and API_KEY not in str(sent)
+    assert "bg-1: killed by planloop" in output and "its output is withheld" in output, output
+    assert ".env.local" in output
+    assert size.startswith("0")  # a new command sees the file empty
+    flat = "".join(result.stderr.split())
+    assert "bg-1wasstoppedanditsoutputkeptfromthemodel" in flat, result.stderr
