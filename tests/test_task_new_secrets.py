@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, run_cli
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -63,3 +64,25 @@ def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withhel
     assert size.startswith("0")  # a new command sees the file empty
     flat = "".join(result.stderr.split())
     assert "bg-1wasstoppedanditsoutputkeptfromthemodel" in flat, result.stderr
+
+
+@needs_bwrap
+def test_a_repository_you_make_while_a_task_runs_is_named_as_one_the_task_can_still_change(
+    api, env, workspace
+):
+    # New commands get the new repository's .git read-only; the running task's sandbox was made
+    # before it existed. It is not stopped (a dev server may well run on), but you are told.
+    def you_make_a_repository(_body: dict) -> dict:
+        subprocess.run(["git", "init", "-q", "sub"], cwd=workspace, check=True)
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add({"content": [tool_use("bash", {"command": "sleep 600", "run_in_background": True})]})
+    api.add(you_make_a_repository)
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "serve", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    _, output = tool_results(api)
+    assert "sub/.git became read-only after bg-1 started" in output, output
+    assert "running for" in output  # not stopped
+    flat = "".join(result.stderr.split())
+    assert "sub/.gitbecameread-onlyafterbg-1started" in flat, result.stderr

@@ -1320,29 +1320,32 @@ class Bubblewrap:
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
         return launcher + argv, clean_environment()
 
-    def hidden_in(self, argv: list[str]) -> frozenset[str]:
-        """The files a sandbox made by `wrap` shows empty (those holding the key, and your
-        secrets), read back from its argv."""
+    def view_of(self, argv: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """What a sandbox made by `wrap` holds read-only, and what it shows empty (the files
+        holding the key, and your secrets), read back from its argv."""
         empty = str(private_folder() / "empty")
         words = argv[: argv.index("--")] if "--" in argv else argv
-        triples = zip(words, words[1:], words[2:], strict=False)
-        return frozenset(
-            dest for word, source, dest in triples if word == "--ro-bind" and source == empty
-        )
+        held, hidden = set(), set()
+        for word, first, second in zip(words, words[1:], words[2:], strict=False):
+            if word in ("--ro-bind", "--ro-bind-fd"):
+                (hidden if first == empty else held).add(second)
+            elif word == "--remount-ro":
+                held.add(first)
+        return frozenset(held), frozenset(hidden)
 
-    def hidden_now(self, workspace: Path) -> frozenset[str] | None:
-        """What a sandbox made now would show empty (see `hidden_in`); None when no command
-        could run unasked now, so that nothing can be told of what it would hide.
+    def view_now(self, workspace: Path) -> tuple[frozenset[str], frozenset[str]] | None:
+        """What a sandbox made now would hold and hide (see `view_of`); None when no command
+        could run unasked now, so that nothing can be told of it.
 
-        A background task keeps the sandbox it started with: a file holding the key that
-        appeared since (your new `.env.local`) is hidden from new commands but not from it.
-        tools/tasks.py compares the two before the task's output reaches the model.
+        A background task keeps the sandbox it started with: a repository, a virtualenv or a
+        file holding the key that appeared since is held or hidden from new commands but not
+        from it. tools/tasks.py compares the two before the task's output reaches the model.
         """
         try:
             argv, _ = self.wrap(workspace, "true")
         except ToolError:
             return None
-        return None if self.must_ask else self.hidden_in(argv)
+        return None if self.must_ask else self.view_of(argv)
 
     def _packages_held_notes(self, root: Path) -> list[str]:
         """Said once for each package folder `wrap` held for its hard links."""

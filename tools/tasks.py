@@ -185,9 +185,11 @@ class BackgroundTask:
     watcher: asyncio.Task | None = None
     # Whether it runs in a sandbox whose read-only binds were fixed when it started.
     confined: bool = False
-    # What that sandbox shows empty (tools/sandbox.py `hidden_in`), and where it runs.
-    hidden_at_start: frozenset[str] | None = None
+    # What that sandbox holds read-only and shows empty (tools/sandbox.py `view_of`), and
+    # where it runs; the paths held since, that the person was told it may still change.
+    view_at_start: tuple[frozenset[str], frozenset[str]] | None = None
     workspace: Path | None = None
+    told: set[str] = field(default_factory=set)
     # Why its output is kept from the model, once a file it could read held the key.
     withheld: str | None = None
 
@@ -286,8 +288,8 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         task.confined = bool(getattr(sandbox, "confines_writes", False))
-        if task.confined and hasattr(sandbox, "hidden_in"):
-            task.hidden_at_start, task.workspace = sandbox.hidden_in(argv), Path(workspace)
+        if task.confined and hasattr(sandbox, "view_of"):
+            task.view_at_start, task.workspace = sandbox.view_of(argv), Path(workspace)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -375,36 +377,59 @@ class TaskManager:
             await asyncio.wait(watchers, timeout=CLEANUP_WAIT_SECONDS * 2)
         return still_running
 
-    def keep_new_secrets_from(self, task: BackgroundTask) -> None:
-        """Stop `task`, and keep its output from the model, when a file holding the key appeared
-        after it started: new commands see that file empty, the task's sandbox does not (its
-        binds were fixed at its start), and what it printed may hold the key in any form."""
-        if task.hidden_at_start is None or task.withheld or task.delivered:
-            return
-        hidden_now = self.sandbox.hidden_now(task.workspace)
-        if hidden_now is None:
-            new = "a file planloop can no longer look into"
+    def compare_sandboxes(self, task: BackgroundTask) -> list[str]:
+        """What a sandbox made now holds or hides that `task`'s (made at its start) does not.
+
+        A file holding the key that appeared since: the task is stopped, and its output kept
+        from the model, since it may hold the key in any form. A path held since (a repository
+        or a virtualenv you made meanwhile): the task may still change it; the person and the
+        model are told once, and the person decides. Returns the notes for the model.
+        """
+        if task.view_at_start is None or task.withheld or task.delivered:
+            return []
+        now = self.sandbox.view_now(task.workspace)
+        held_then, hidden_then = task.view_at_start
+        if now is None:
+            secrets = "a file planloop can no longer look into"
         else:
-            appeared = sorted(hidden_now - task.hidden_at_start)
-            if not appeared:
-                return
-            new = ", ".join(appeared)
-        task.withheld = (
-            f"[its output is withheld: {new} appeared after it started and holds the API key or "
-            "a secret, which its sandbox could not hide; start it again to go on]"
+            secrets = ", ".join(sorted(now[1] - hidden_then))
+        if secrets:
+            task.withheld = (
+                f"[its output is withheld: {secrets} appeared after it started and holds the API "
+                "key or a secret, which its sandbox could not hide; start it again to go on]"
+            )
+            if task.status == RUNNING:
+                self.stop(task.id, by=BY_SANDBOX)
+            self.tell(
+                f"sandbox: {task.id} was stopped and its output kept from the model: {secrets} "
+                "appeared after it started, and its sandbox could not hide it."
+            )
+            return []
+        root = str(task.workspace)
+        held = sorted(
+            path
+            for path in now[0] - held_then - task.told
+            if path.startswith(root + os.sep) and task.status == RUNNING
         )
-        if task.status == RUNNING:
-            self.stop(task.id, by=BY_SANDBOX)
+        if not held:
+            return []
+        task.told.update(held)
+        shown = ", ".join(os.path.relpath(path, root) for path in held)
+        self.tell(
+            f"sandbox: {shown} became read-only after {task.id} started; new commands cannot "
+            f"change it, but {task.id} still can until it ends (stop it if you did not expect "
+            "that)."
+        )
+        return [f"[sandbox: {shown} became read-only after {task.id} started; it still can]"]
+
+    def tell(self, line: str) -> None:
         notify = getattr(self.sandbox, "notify", None)
         if notify is not None:
-            notify(
-                f"sandbox: {task.id} was stopped and its output kept from the model: {new} "
-                f"appeared after it started, and its sandbox could not hide it."
-            )
+            notify(line)
 
     async def read_output(self, task: BackgroundTask) -> str:
         """The status and the output new since the last read (head and tail, as bash keeps)."""
-        self.keep_new_secrets_from(task)
+        sandbox_notes = self.compare_sandboxes(task)
         if task.withheld:
             waiter = asyncio.ensure_future(task.done.wait())  # its end, and the sandbox's notes
             try:
@@ -438,6 +463,7 @@ class TaskManager:
                 "[The new output was long and its middle was cut. To keep all of it, redirect it "
                 "to a file in the workspace (command > out.txt 2>&1) and read that file.]"
             )
+        parts += sandbox_notes
         if task.status == RUNNING:
             parts.append("[still running: call task_output again for what comes next]")
         elif first_final_read:
