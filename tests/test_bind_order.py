@@ -1,4 +1,4 @@
-"""The order of the sandbox's mounts.
+"""The order of the sandbox's mounts, and package folders that are links.
 
 bwrap mounts in the order of its argv, and a folder bound from the host (by path or from a
 descriptor) shows the host's files, not the mounts made inside it before. So a file that holds
@@ -6,26 +6,31 @@ planloop's key, emptied first and then covered by a read-only bind of its folder
 (`.vscode/.env`, Continue's `.continue/.env`), would be read whole. Every mount that empties a
 path comes after every bind that could cover it, and `wrap` refuses to run a command if that
 ever fails to hold.
+
+python's `site` follows a `site-packages` that is a link; node follows a `node_modules` that is
+one. Such a folder is looked into like a real one, and one a command turns into a link is told.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import API_KEY
-from fakeapi import text, tool_use
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
-from tools.base import ToolError
 
 import tools.sandbox
+from fakeapi import text, tool_use
+from tools.base import ToolError
 from tools.sandbox import Bubblewrap, emptied_then_covered, in_mount_order, private_folder
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
 KEY_LINE = f"ANTHROPIC_API_KEY={API_KEY}\n"
+SITE = ".venv/lib/python3.11/site-packages"
 
 
 def give_to(user: str, *paths: Path) -> None:
@@ -147,3 +152,91 @@ def test_wrap_refuses_a_command_whose_mounts_would_show_a_hidden_key(workspace, 
     monkeypatch.setattr(tools.sandbox, "in_mount_order", lambda words: words)
     with pytest.raises(ToolError, match=r"\.env would be emptied, then bound again"):
         Bubblewrap(user_namespace=False).wrap(workspace, "true")
+
+
+def make_environment(workspace: Path) -> Path:
+    site = workspace / SITE
+    site.mkdir(parents=True)
+    (workspace / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
+    (workspace / ".venv/bin").mkdir()
+    (workspace / ".venv/bin/python").symlink_to("/usr/bin/python3")
+    (site / "requests").mkdir()
+    (site / "requests/__init__.py").write_text("")
+    return site
+
+
+@needs_bwrap
+def test_a_site_packages_turned_into_a_link_is_reported_with_what_it_holds(api, env, user_folders):
+    # The command moves site-packages aside and links it back: python follows the link and
+    # runs the .pth file there at every start of the environment.
+    user, workspace, planloop_home, home = user_folders
+    make_environment(workspace)
+    give_to(user, workspace)
+    plant = (
+        "cd .venv/lib/python3.11 && mv site-packages sp && ln -s sp site-packages && "
+        "echo 'import os; os.system(\"touch ~/PWNED\")' > sp/zz_evil.pth && echo planted"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("bash", {"command": "echo a quiet command"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    first, second = tool_results(api)
+    assert "planted" in first
+    assert f"[{SITE} is now a link. It was kept, and the user was told" in first
+    assert f"[{SITE}/zz_evil.pth is new. It was kept" in first
+    assert "was told" not in second  # said once
+    terminal = " ".join(result.stderr.split())
+    assert f"a command created {SITE} (a site-packages folder made a link)" in terminal
+    assert f"{SITE}/zz_evil.pth (a new python start-up file)" in terminal
+    assert (workspace / SITE).is_symlink()  # kept: nothing of the person's is deleted
+
+
+def test_a_start_up_file_behind_a_linked_site_packages_is_reported(workspace):
+    # The person's own layout: site-packages links to a folder elsewhere in the workspace.
+    (workspace / ".venv/lib/python3.11").mkdir(parents=True)
+    (workspace / "shared-site").mkdir()
+    (workspace / SITE).symlink_to("../../../shared-site")
+    sandbox = Bubblewrap(user_namespace=False)
+    before = sandbox.before_command(workspace)
+    assert workspace.resolve() / SITE in before.package_roots
+    (workspace / "shared-site/zz.pth").write_text("import os\n")
+    notes = sandbox.after_command(workspace, before)
+    assert any(f"{SITE}/zz.pth is new" in note for note in notes), notes
+    assert not any("is now a link" in note for note in notes)  # it was one already
+
+
+def test_a_package_folder_linked_outside_the_workspace_is_not_looked_into(workspace, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (workspace / "node_modules").symlink_to(outside)
+    scan = Bubblewrap(user_namespace=False).before_command(workspace)
+    assert scan.package_roots == []  # read-only in the sandbox already
+    assert scan.package_links == {workspace.resolve() / "node_modules"}
+
+
+@needs_bwrap
+def test_a_linked_node_modules_of_hard_links_stays_read_only(api, env, user_folders):
+    # pnpm's and bun's default: each package file is a hard link to their store outside the
+    # workspace. Reached through a linked node_modules, it is held like a real one: written in
+    # place, the store, and every project installed from it, would change. A site-packages
+    # a command makes beside it changes nothing.
+    user, workspace, planloop_home, home = user_folders
+    store = workspace.parent / "store"
+    store.mkdir()
+    (store / "index.js").write_text("module.exports = 1;\n")
+    package = workspace / "deps/modules/left-pad"
+    package.mkdir(parents=True)
+    os.link(store / "index.js", package / "index.js")
+    (workspace / "node_modules").symlink_to("deps/modules")
+    give_to(user, workspace, store)
+    api.add({"content": [tool_use("bash", {"command": "mkdir site-packages"})]})
+    write = 'echo \'require("child_process").exec("id")\' >> node_modules/left-pad/index.js'
+    api.add({"content": [tool_use("bash", {"command": write})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    first, second = tool_results(api)
+    assert "node_modules is read-only: its files are hard links" in first
+    assert "Read-only file system" in second, second
+    assert (store / "index.js").read_text() == "module.exports = 1;\n"

@@ -770,7 +770,9 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
     for package_root in dict.fromkeys(scan.package_roots):
         for folder in _package_folders(package_root):
             try:
-                info = os.stat(folder, follow_symlinks=False)
+                # Followed: a linked package folder is looked at again when it, not the link,
+                # changes (an install into it), or the link leads elsewhere.
+                info = os.stat(folder)
             except OSError:
                 continue
             identity = link_identity(info)
@@ -1206,6 +1208,13 @@ class Bubblewrap:
         replaced_links = [path for path, was in links.items() if replaced(path, was)]
         configured = set(before.tool_configs)
         new_configs = [path for path in after.tool_configs if path not in configured]
+        # A site-packages a command replaced by a link (or made as one): python follows it to
+        # the start-up files there, wherever it leads.
+        new_package_links = sorted(
+            path
+            for path in after.package_links - before.package_links
+            if path.name == "site-packages"
+        )
         new_git = [
             path
             for path, identity in after.git_entries.items()
@@ -1248,6 +1257,13 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
+            )
+        for path in new_package_links:
+            name = shown(root, path)
+            self._record(f"{name} (a site-packages folder made a link)")
+            notes.append(
+                f"[{name} is now a link. It was kept, and the user was told: "
+                f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
             )
         for path in python_start:
             name, new = shown(root, path), path not in started
