@@ -420,15 +420,34 @@ def home_file_hard_linked(root: Path) -> str | None:
     return None
 
 
-def package_root_in(folder: str, kinds: dict[str, bool]) -> Path | None:
-    """The folder of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
-    show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), or its
-    `node_modules` (not one nested in another `node_modules`)."""
-    if kinds.get("site-packages") is True:
-        return Path(folder) / "site-packages"
-    if kinds.get("node_modules") is True and "node_modules" not in Path(folder).parts:
-        return Path(folder) / "node_modules"
-    return None
+def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
+    """The folders of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
+    show it holds: its `site-packages` (a virtual environment's, conda's, any Python's) and its
+    `node_modules` (not one nested in another `node_modules`). Both, when both are there: a
+    command could otherwise add one to make the scan pass over the other.
+
+    One that is a link counts too (python and node follow it): where it leads is looked at by
+    each scan (`scan_workspace`), since the link's target can change while this folder's
+    listing is reused.
+    """
+    found = []
+    for name in ("site-packages", "node_modules"):
+        if name == "node_modules" and "node_modules" in Path(folder).parts:
+            continue
+        if kinds.get(name) is True or (
+            kinds.get(name) is False and os.path.islink(os.path.join(folder, name))
+        ):
+            found.append(Path(folder) / name)
+    return found
+
+
+def package_root_inside(root: Path, package_root: Path) -> bool:
+    """Whether a package folder (`package_roots_in`) is one a command could fill: a folder, or a
+    link to a folder, inside the workspace `root`. One that leads outside is read-only there."""
+    if not os.path.islink(package_root):
+        return True
+    real = Path(os.path.realpath(package_root))
+    return real.is_relative_to(root) and os.path.isdir(real)
 
 
 def _is_dot_entry_of(folder: Path, path: Path) -> bool:
@@ -464,9 +483,12 @@ class WorkspaceScan:
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
-    # site-packages and node_modules folders (`package_root_in`): their files may be hard
+    # site-packages and node_modules folders (`package_roots_in`): their files may be hard
     # links to a package cache outside the workspace (tools/sandbox.py).
     package_roots: list[Path] = field(default_factory=list)
+    # Those of them that are links (to a folder in the workspace or not): one that a command
+    # makes where the folder was, or anew, is reported.
+    package_links: set[Path] = field(default_factory=set)
     # Python's start-up files in those site-packages folders, filled by the sandbox around each
     # command (tools/shell_config.py `python_start_files`), to report a new or changed one.
     python_start: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
@@ -516,7 +538,7 @@ class FolderListing:
     tool_configs: list[Path] = field(default_factory=list)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
-    package_root: Path | None = None  # see `package_root_in`
+    package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
 
 
 def list_folder(folder: str, info: os.stat_result) -> FolderListing:
@@ -545,7 +567,7 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
     for entry in children:
         with contextlib.suppress(OSError):
             kinds[entry.name] = entry.is_dir(follow_symlinks=False)
-    listing.package_root = package_root_in(folder, kinds)
+    listing.package_roots = package_roots_in(folder, kinds)
     if looks_like_git_dir(kinds):
         # A repository by content (a bare one): protected and reported like a `.git`. Its
         # folders are still searched, like any other: nothing hides from the scan in there.
@@ -625,8 +647,11 @@ def scan_workspace(
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
-        if listing.package_root is not None:
-            scan.package_roots.append(listing.package_root)
+        for package_root in listing.package_roots:
+            if os.path.islink(package_root):
+                scan.package_links.add(package_root)
+            if package_root_inside(root, package_root):
+                scan.package_roots.append(package_root)
         folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:
             scan.incomplete = (

@@ -40,7 +40,10 @@ and call `before_command` / `after_command` around each command when the sandbox
 Every protected path is bound only when it, and what it resolves to, is a file or folder inside
 the workspace. The binds are made from file descriptors that a small launcher opens and checks
 just before bwrap starts (tools/sandbox_launch.py), so a command running at the same time
-cannot swap a checked path for a link to the host's / or /proc.
+cannot swap a checked path for a link to the host's / or /proc. bwrap mounts in argv order, and
+a folder bound from the host covers what was mounted inside it before: every mount that empties
+a path (a hidden key, a hidden folder) comes after every bind (`in_mount_order`), and `wrap`
+checks that before any command runs (`emptied_then_covered`).
 
 Nothing is ever deleted: a `.env*` or `.git` that a command creates is reported (in the tool
 result, on the terminal through `notify`, and again at exit through `closing_report`).
@@ -767,7 +770,9 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
     for package_root in dict.fromkeys(scan.package_roots):
         for folder in _package_folders(package_root):
             try:
-                info = os.stat(folder, follow_symlinks=False)
+                # Followed: a linked package folder is looked at again when it, not the link,
+                # changes (an install into it), or the link leads elsewhere.
+                info = os.stat(folder)
             except OSError:
                 continue
             identity = link_identity(info)
@@ -913,6 +918,91 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
         if not any(folder == path or folder.is_relative_to(path) for path in read_only):
             words += ["--bind-fd", sandbox_launch.pin_marker(folder), str(folder)]
     return words
+
+
+# bwrap's options that mount something, and how many words follow each. `--remount-ro` belongs
+# to the mount just before it.
+MOUNT_OPTIONS = {
+    **dict.fromkeys(("--bind", "--ro-bind", "--dev-bind", "--bind-fd", "--ro-bind-fd"), 2),
+    **dict.fromkeys(("--tmpfs", "--proc", "--dev", "--remount-ro"), 1),
+}
+
+
+def mounts_of(words: list[str]) -> list[list[str]]:
+    """bwrap's `words`, all of them mounts, one list per mount (with its `--remount-ro`).
+
+    A word that is no mount option makes a ValueError: the order of the mounts is checked
+    (`emptied_then_covered`), and an option this does not know could not be placed.
+    """
+    mounts: list[list[str]] = []
+    position = 0
+    while position < len(words):
+        option = words[position]
+        if option not in MOUNT_OPTIONS or position + MOUNT_OPTIONS[option] >= len(words):
+            raise ValueError(f"{option!r} is not a mount option bwrap is given here")
+        mount = words[position : position + 1 + MOUNT_OPTIONS[option]]
+        position += len(mount)
+        if option == "--remount-ro" and mounts and mounts[-1][-1] == mount[1]:
+            mounts[-1] += mount
+        else:
+            mounts.append(mount)
+    return mounts
+
+
+def mount_point(mount: list[str]) -> Path:
+    """Where one mount (`mounts_of`) lands: its destination, resolved as the kernel follows it."""
+    return Path(os.path.realpath(mount[MOUNT_OPTIONS[mount[0]]]))
+
+
+def empties(mount: list[str]) -> bool:
+    """Whether the mount shows nothing of the host's where it lands: the empty file bound over
+    a secret, or an empty tmpfs (a hidden folder, a missing hooks folder's stand-in)."""
+    if mount[0] == "--tmpfs":
+        return True
+    return mount[0] == "--ro-bind" and mount[1] == str(private_folder() / "empty")
+
+
+def brings_host_files(mount: list[str]) -> bool:
+    """Whether the mount shows a file or folder of the host's: a bind other than the empty file.
+    `--proc` and `--dev` are the sandbox's own, fresh."""
+    return mount[0] not in ("--tmpfs", "--proc", "--dev") and not empties(mount)
+
+
+def in_mount_order(words: list[str]) -> list[str]:
+    """bwrap's mount `words` in an order where no mount covers one that empties a path.
+
+    bwrap mounts in argv order, and a folder bound from the host's descriptor has none of the
+    sandbox's mounts inside it: bound after the empty file that hides `.vscode/.env`, the
+    `.vscode` bind brings the real file, and the key in it, back. So the writable binds (the
+    pins, outermost first as given) go first, then the read-only ones outermost first, and
+    every mount that empties a path last, in the order given. No writable bind comes after a
+    read-only one: it could make writable what is inside it.
+    """
+    mounts = mounts_of(words)
+    bringing = sorted(
+        (mount for mount in mounts if not empties(mount)),
+        key=lambda mount: (mount[0].startswith("--ro-"), len(mount_point(mount).parts)),
+    )
+    emptying = [mount for mount in mounts if empties(mount)]
+    return [word for mount in bringing + emptying for word in mount]
+
+
+def emptied_then_covered(words: list[str]) -> str | None:
+    """A path that one of bwrap's mount `words` empties and a later one brings back from the
+    host (a bind of it or of a folder holding it), or None when there is none."""
+    try:
+        mounts = mounts_of(words)
+    except ValueError as err:
+        return f"the sandbox's mounts could not be checked: {err}"
+    points = [mount_point(mount) for mount in mounts]
+    for position, mount in enumerate(mounts):
+        if not empties(mount):
+            continue
+        hidden = points[position]
+        for later, covering in zip(mounts[position + 1 :], points[position + 1 :], strict=True):
+            if brings_host_files(later) and hidden.is_relative_to(covering):
+                return f"{hidden} would be emptied, then bound again from the host by {covering}"
+    return None
 
 
 @functools.cache
@@ -1118,6 +1208,13 @@ class Bubblewrap:
         replaced_links = [path for path, was in links.items() if replaced(path, was)]
         configured = set(before.tool_configs)
         new_configs = [path for path in after.tool_configs if path not in configured]
+        # A site-packages a command replaced by a link (or made as one): python follows it to
+        # the start-up files there, wherever it leads.
+        new_package_links = sorted(
+            path
+            for path in after.package_links - before.package_links
+            if path.name == "site-packages"
+        )
         new_git = [
             path
             for path, identity in after.git_entries.items()
@@ -1160,6 +1257,13 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
+            )
+        for path in new_package_links:
+            name = shown(root, path)
+            self._record(f"{name} (a site-packages folder made a link)")
+            notes.append(
+                f"[{name} is now a link. It was kept, and the user was told: "
+                f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
             )
         for path in python_start:
             name, new = shown(root, path), path not in started
@@ -1286,20 +1390,26 @@ class Bubblewrap:
             protected += ["--ro-bind-fd", sandbox_launch.open_marker(path), str(path)]
             if path in env_files and holds_known_secret(path):
                 # The key planloop sends with every request: no command may read it, so the
-                # file that holds it appears empty (bound over the read-only bind just made).
+                # file that holds it appears empty (bound over the read-only binds, after them:
+                # `in_mount_order`).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
-        argv += pinned_folders(root, read_only) + protected + hide_keys_above(root)
-        argv += hide_keys_loaded_as_settings(root, snapshot)
-        argv += hide_keys_in_system_files()
+        mounts = pinned_folders(root, read_only) + protected + hide_keys_above(root)
+        mounts += hide_keys_loaded_as_settings(root, snapshot)
+        mounts += hide_keys_in_system_files()
         for path in hidden_paths(self.allow_read, root):
             if os.path.isdir(path):
-                argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+                mounts += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
-                argv += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+                mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+        argv += in_mount_order(mounts)
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
         # The sandbox's own /proc and /dev come last, so that nothing bound above covers them.
         argv += ["--proc", "/proc", *KERNEL_SETTINGS_READ_ONLY, "--dev", "/dev"]
+        uncovered = emptied_then_covered(argv)
+        if uncovered:
+            # What the sandbox hides (planloop's key, ~/.ssh) would show: run nothing.
+            raise ToolError(f"bash: the command did not run: {uncovered}")
         if self.user_namespace:
             argv.append("--unshare-user")
         # No capability: not even root can remount / read-write. A new pid namespace (its
