@@ -490,7 +490,10 @@ def interrupted_result(context: AgentContext) -> str:
     """What the model is told of a call the cancel stopped or never started."""
     if context.cancel_reason is None:
         return INTERRUPTED
-    return f"planloop was {context.cancel_reason} before this call finished; it may have run in part, or not at all."
+    return (
+        f"planloop was {context.cancel_reason} before this call finished; it may have run in "
+        "part, or not at all."
+    )
 
 
 REFUSED_INPUTS = "refused_inputs"  # extra: spans of messages no longer sent (conversation.py)

@@ -24,7 +24,9 @@ from __future__ import annotations
 import re
 import uuid
 
-INTERRUPTED = "Interrupted by the user before this call finished; it may have run in part, or not at all."
+INTERRUPTED = (
+    "Interrupted by the user before this call finished; it may have run in part, or not at all."
+)
 
 
 def text_block(text: str) -> dict:
