@@ -1062,7 +1062,13 @@ class Bubblewrap:
                 "name, and no read-only bind can hold it, so sandboxed commands ask before "
                 "they run"
             )
-        later_unheld = run_later_not_held(root, run_later_paths(root, scan))
+        known = scan.run_later  # `before_command` looked already: reading shells' files is slow
+        later = (
+            run_later_paths(root, scan)
+            if known is None
+            else [(path, why) for path, (why, _) in known.items()]
+        )
+        later_unheld = run_later_not_held(root, later)
         if later_unheld:
             return (
                 f"{later_unheld}: what a command put there would run outside the sandbox later, "
