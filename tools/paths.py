@@ -43,6 +43,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import path_folders_in
+from tools.shell_config import VENV_CONFIG_NAME
 from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
@@ -207,7 +208,8 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return HOME_FILES_REASON
         if any(candidate.is_relative_to(folder) for folder in on_path):
             return PATH_REASON
-        run_later = run_later_reason(root, candidate, envrcs)  # your shell, direnv, a venv
+        # your shell, direnv, a venv
+        run_later = run_later_reason(root, candidate, envrcs, scan.venvs)
         if run_later:
             return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
@@ -462,6 +464,9 @@ def _is_dot_entry_of(folder: Path, path: Path) -> bool:
 # is scanned no further, and its commands ask first (tools/sandbox.py).
 SCAN_ENTRY_LIMIT = 500_000
 SCAN_SECONDS_LIMIT = 3.0
+# The most virtualenvs (folders holding a pyvenv.cfg) the scan holds: a monorepo has a few
+# dozen at most.
+MAX_VENVS = 200
 
 
 @dataclass
@@ -482,6 +487,9 @@ class WorkspaceScan:
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
+    # shells run (tools/shell_config.py `venv_bins`).
+    venvs: list[Path] = field(default_factory=list)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     # site-packages and node_modules folders (`package_roots_in`): their files may be hard
     # links to a package cache outside the workspace (tools/sandbox.py).
@@ -492,6 +500,10 @@ class WorkspaceScan:
     # Python's start-up files in those site-packages folders, filled by the sandbox around each
     # command (tools/shell_config.py `python_start_files`), to report a new or changed one.
     python_start: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
+    # What runs later (tools/shell_config.py `run_later`): each path, why, and its identity
+    # (None while missing), filled by the sandbox before each command to report what the
+    # command added to it or changed (tools/sandbox.py `run_later_state`).
+    run_later: dict[Path, tuple[str, tuple[int, int, int] | None]] | None = None
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 
@@ -536,6 +548,7 @@ class FolderListing:
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
+    venv: bool = False  # it holds a pyvenv.cfg (see `WorkspaceScan.venvs`)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
@@ -572,6 +585,9 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
         # A repository by content (a bare one): protected and reported like a `.git`. Its
         # folders are still searched, like any other: nothing hides from the scan in there.
         listing.git_entries[Path(folder)] = (info.st_dev, info.st_ino)
+    # Any entry of that name, as for `.git`: a link or a folder there is still what the
+    # file tools and the sandbox must hold (python reads it as long as it can open it).
+    listing.venv = VENV_CONFIG_NAME in kinds
     for entry in children:
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):
@@ -647,6 +663,16 @@ def scan_workspace(
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
+        if listing.venv:
+            scan.venvs.append(Path(folder))
+            if len(scan.venvs) > MAX_VENVS:
+                # Each is two read-only binds for every command; past this many, commands
+                # ask instead (a command could make thousands just to swell the sandbox).
+                scan.incomplete = (
+                    f"the workspace holds more than {MAX_VENVS} virtualenvs, more than the "
+                    "sandbox holds read-only"
+                )
+                break
         for package_root in listing.package_roots:
             if os.path.islink(package_root):
                 scan.package_links.add(package_root)

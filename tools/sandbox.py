@@ -613,7 +613,23 @@ def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What your shell, direnv or editor runs from the workspace later (tools/shell_config.py),
     with the `.envrc` files the scan found."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
-    return run_later(root, envrcs)
+    return run_later(root, envrcs, venvs=scan.venvs)
+
+
+def run_later_state(
+    root: Path, scan: WorkspaceScan
+) -> dict[Path, tuple[str, tuple[int, int, int] | None]]:
+    """Each path `run_later_paths` names, with why, and its identity (`link_identity`), or
+    None where it does not exist: held paths cannot change under a command, so one that is new
+    here, or changed, came from the command (a virtualenv it made) or from outside it."""
+    state: dict[Path, tuple[str, tuple[int, int, int] | None]] = {}
+    for path, why in run_later_paths(root, scan):
+        try:
+            identity: tuple[int, int, int] | None = link_identity(os.lstat(path))
+        except OSError:
+            identity = None
+        state.setdefault(path, (why, identity))
+    return state
 
 
 def shown(root: Path, path: Path) -> str:
@@ -1102,6 +1118,7 @@ class Bubblewrap:
         scan = scan_workspace(workspace, cache=self.scan_cache)
         scan.python_start = python_start_files(scan.package_roots)
         root = Path(workspace).resolve()
+        scan.run_later = run_later_state(root, scan)
         if not self.must_ask:
             self.must_ask = self._cannot_confine(root, scan)
             if self.must_ask:
@@ -1135,7 +1152,13 @@ class Bubblewrap:
                 "name, and no read-only bind can hold it, so sandboxed commands ask before "
                 "they run"
             )
-        later_unheld = run_later_not_held(root, run_later_paths(root, scan))
+        known = scan.run_later  # `before_command` looked already: reading shells' files is slow
+        later = (
+            run_later_paths(root, scan)
+            if known is None
+            else [(path, why) for path, (why, _) in known.items()]
+        )
+        later_unheld = run_later_not_held(root, later)
         if later_unheld:
             return (
                 f"{later_unheld}: what a command put there would run outside the sandbox later, "
@@ -1272,6 +1295,7 @@ class Bubblewrap:
                 f"[{name} {'is new' if new else 'was changed'}. It was kept, and the user was "
                 f"told: {PYTHON_START_REASON}. Change such files with write_file, which asks.]"
             )
+        notes += self._run_later_notes(root, before, after)
         for path in self._hooks_filled():
             name = shown(root, path)
             self._record(f"{name} (a new git hooks folder)")
@@ -1288,6 +1312,35 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is a new git repository. The user was told: git on the host obeys its "
                 f"config and hooks. {after}]"
+            )
+        return notes
+
+    def _run_later_notes(
+        self, root: Path, before: WorkspaceScan, after: WorkspaceScan
+    ) -> list[str]:
+        """Notes (and records for the exit) for each path something of yours runs later
+        (`run_later_paths`) that is there now and was not, or is not the same: a virtualenv a
+        command made (pyvenv.cfg and a bin/ of its own), a file an `.envrc` names that it
+        wrote. From the next command on such a path is held as if it were yours, so it is said
+        at once, like a new host tool's configuration."""
+        if before.run_later is None:
+            return []  # not a scan `before_command` made: nothing to compare with
+        notes = []
+        said: set[str] = set()
+        for path, (why, identity) in run_later_state(root, after).items():
+            was = before.run_later.get(path)
+            if identity is None or (was is not None and was[1] == identity):
+                continue  # missing (commands ask: `not_held`), or as it was
+            real = os.path.realpath(path)
+            if real in said:
+                continue  # the same file under its resolved name
+            said.add(real)
+            name, new = shown(root, path), was is None or was[1] is None
+            what = why.split(" is protected")[0]
+            self._record(f"{name} ({what}, {'new' if new else 'changed'})")
+            notes.append(
+                f"[{name} {'is new' if new else 'changed while the command ran'}. It was kept, "
+                f"and the user was told: {why}. Change such files with write_file, which asks.]"
             )
         return notes
 

@@ -10,10 +10,11 @@ sandbox: found by reading your own configuration, and held like a folder on your
     your shell, direnv  any other existing file they name by a literal path, wherever the word
                         stands (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init`):
                         a script they run is run later as surely as one they source
-    a virtualenv        bin/ and pyvenv.cfg of each folder at the top of the workspace that
-                        holds a pyvenv.cfg (.venv, venv): VS Code's Python extension runs its
-                        python when the folder is opened and sources its activate in each new
-                        terminal, and pyvenv.cfg chooses what that python is
+    a virtualenv        bin/ and pyvenv.cfg of each folder in the workspace, at any depth,
+                        that holds a pyvenv.cfg (.venv, services/api/.venv): VS Code's Python
+                        extension runs its python when the folder is opened (or the
+                        interpreter is picked) and sources its activate in each new terminal,
+                        and pyvenv.cfg chooses what that python is
     python's start      a site-packages folder's .pth files and sitecustomize: that python runs
                         them at every start; a command may add one (pip does), so a new or
                         changed one is reported rather than held (`python_start_files`)
@@ -80,6 +81,12 @@ VENV_CONFIG_REASON = (
     "a virtualenv's pyvenv.cfg in the workspace is protected: it chooses the python (and the "
     "code) that the virtualenv's bin/ starts, and whether bin/ is held at all"
 )
+# The file that makes a folder a virtualenv (PEP 405), for python, editors and the scan alike.
+VENV_CONFIG_NAME = "pyvenv.cfg"
+# The names shells' and editors' helpers look for to activate a project's virtualenv by
+# itself (`source .venv/bin/activate`, whatever else the folder holds): a bin/ written there
+# is one pyvenv.cfg away from a held one.
+VENV_FOLDER_NAMES = (".venv", "venv")
 # Where a path may start inside a word of the shell: after a command substitution's `$(` or
 # backquote, a subshell's parenthesis, an assignment's `=` (`V=$(tools/version.sh)`,
 # `alias x=~/bin/x`) or a redirection.
@@ -252,15 +259,22 @@ def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None)
     return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
-def venv_bins(root: Path) -> list[Path]:
-    """bin/ of the workspace, and of each folder at its top, that is a virtualenv (pyvenv.cfg)."""
+def venv_bins(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
+    """bin/ of each virtualenv (a folder holding a pyvenv.cfg): `venvs`, those a workspace scan
+    found at any depth; without them, the workspace and each folder at its top.
+
+    A nested one counts as much as the top one: a monorepo's `services/api/.venv` is the
+    interpreter its editor was pointed at, and the activate a terminal there sources.
+    """
+    if venvs is not None:
+        return [Path(folder) / "bin" for folder in dict.fromkeys(venvs)]
     folders = [root]
     try:
         with os.scandir(root) as entries:
             folders += [Path(entry.path) for entry in entries if entry.is_dir()]
     except OSError:
         pass
-    return [folder / "bin" for folder in folders if os.path.lexists(folder / "pyvenv.cfg")]
+    return [folder / "bin" for folder in folders if os.path.lexists(folder / VENV_CONFIG_NAME)]
 
 
 def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
@@ -274,19 +288,24 @@ def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
     return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
-def venv_configs(root: Path) -> list[Path]:
+def venv_configs(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
     """pyvenv.cfg of each virtualenv `venv_bins` finds: its `home` line chooses the python the
     virtualenv starts, and with it the standard library and sitecustomize that python runs;
     held, it cannot be moved away either, which would let bin/ go unheld."""
-    return [folder.parent / "pyvenv.cfg" for folder in venv_bins(root)]
+    return [folder.parent / VENV_CONFIG_NAME for folder in venv_bins(root, venvs)]
 
 
 def run_later(
-    root: Path, envrcs: Iterable[Path] = (), below: Path | None = None
+    root: Path,
+    envrcs: Iterable[Path] = (),
+    below: Path | None = None,
+    venvs: Iterable[Path] | None = None,
 ) -> list[tuple[Path, str]]:
     """(path, why it is protected) for each path in the workspace that something of yours runs
-    later on its own (see the module's doc), whether it exists or not; resolved, where it does."""
+    later on its own (see the module's doc), whether it exists or not; resolved, where it does.
+    `envrcs` and `venvs`: the `.envrc` files and virtualenvs a scan found in the workspace."""
     root = Path(os.path.realpath(root))
+    venvs = None if venvs is None else list(venvs)
     found: list[tuple[Path, str]] = [
         (path, variable_reason(name)) for path, name in variable_paths_in(root)[0]
     ]
@@ -295,8 +314,8 @@ def run_later(
     for envrc in envrcs_around(root, envrcs, below):
         found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
-    found += [(path, VENV_REASON) for path in venv_bins(root)]
-    found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root)]
+    found += [(path, VENV_REASON) for path in venv_bins(root, venvs)]
+    found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     inside: list[tuple[Path, str]] = []
     for path, why in found:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
@@ -350,12 +369,39 @@ def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, i
     return found
 
 
-def protected_reason(root: Path, candidate: Path, envrcs: Iterable[Path] = ()) -> str | None:
+def venv_reason(root: Path, candidate: Path) -> str | None:
+    """Why a file tool's write to `candidate` makes or changes a virtualenv, or None: any
+    pyvenv.cfg (writing one turns its folder into a virtualenv, whose bin/ may already hold a
+    planted python), and anything in the bin/ of a virtualenv or of a folder named like one.
+    Asked by the path alone, so that a venv the scan did not reach counts too."""
+    if candidate.name == VENV_CONFIG_NAME:
+        return VENV_CONFIG_REASON
+    for folder in candidate.parents:
+        if folder == root or not folder.is_relative_to(root):
+            break
+        if folder.name != "bin":
+            continue
+        if folder.parent.name in VENV_FOLDER_NAMES:
+            return VENV_REASON
+        if os.path.lexists(folder.parent / VENV_CONFIG_NAME):
+            return VENV_REASON
+    return None
+
+
+def protected_reason(
+    root: Path,
+    candidate: Path,
+    envrcs: Iterable[Path] = (),
+    venvs: Iterable[Path] | None = None,
+) -> str | None:
     """Why a write to `candidate` (a path in the workspace) is one to ask about, or None;
-    `envrcs`: those a scan found in the workspace (the ones above and on the way always count)."""
+    `envrcs`, `venvs`: those a scan found in the workspace (the `.envrc` files above and on the
+    way always count)."""
     if any(is_python_start_file(path) for path in (candidate, *candidate.parents)):
         return PYTHON_START_REASON
-    for path, why in run_later(root, envrcs, below=candidate):
+    if candidate.is_relative_to(root) and (why := venv_reason(root, candidate)):
+        return why
+    for path, why in run_later(root, envrcs, below=candidate, venvs=venvs):
         if candidate == path or candidate.is_relative_to(path):
             return why
     return None

@@ -1,0 +1,146 @@
+"""Virtualenvs in the workspace: editors run their python when the folder opens (or when the
+person picks that interpreter), and terminals source their activate.
+
+- A command that makes a new one (a pyvenv.cfg and a bin/ of its own) is reported at once, in
+  the tool result and on the terminal, and again at exit: from the next command on it is held
+  read-only as if it were the person's.
+- One nested below the top (a monorepo's services/api/.venv) is held like the top one.
+- The file tools ask before they write a pyvenv.cfg, or into a bin/ that one makes a
+  virtualenv's, whichever comes first.
+
+The end-to-end tests drive `python agent.py` against the fake API, as root and as an
+unprivileged user.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_hostile_pass4 import needs_bwrap, tool_results
+from test_run_later_more import as_user, folders, give_to, make, run
+
+import tools.paths
+from fakeapi import text, tool_use
+from tools.paths import scan_workspace
+from tools.sandbox import Bubblewrap
+
+__all__ = ["folders"]  # a fixture, used by name below
+
+# What a command plants: a virtualenv whose python and activate are its own scripts.
+PLANT = """
+mkdir -p {venv}/bin {venv}/lib/python3.11/site-packages
+printf 'home = /usr/bin\\nversion = 3.11.2\\n' > {venv}/pyvenv.cfg
+printf '#!/bin/sh\\ntouch ~/PWNED\\nexec /usr/bin/python3 "$@"\\n' > {venv}/bin/python
+printf 'touch ~/PWNED\\n' > {venv}/bin/activate
+chmod +x {venv}/bin/python
+"""
+
+
+def one_line(text: str) -> str:
+    """The terminal wraps long lines: compare words, not line breaks."""
+    return " ".join(text.split())
+
+
+@needs_bwrap
+def test_a_virtualenv_a_command_makes_is_reported_at_once_and_at_exit(api, env, folders):
+    user, workspace, planloop_home, home = folders
+    plant = PLANT.format(venv=".venv") + PLANT.format(venv="services/api/.venv") + "echo planted"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("bash", {"command": "echo x >> .venv/bin/activate"})]})
+    api.add({"content": [text("Done.")]})
+    result = run(api, env, user, workspace, planloop_home, home)
+    planted, again = tool_results(api)
+    assert "planted" in planted
+    for path in (".venv/pyvenv.cfg", ".venv/bin", "services/api/.venv/bin"):
+        assert f"[{path} is new." in planted  # told at once, to the model
+    said = one_line(result.stderr + result.stdout)
+    assert "sandbox: a command created .venv/bin (a virtualenv's bin/" in said  # and the person
+    closing = said.split("Sandboxed commands created these")[-1]
+    assert ".venv/pyvenv.cfg" in closing and "services/api/.venv/bin" in closing  # and at exit
+    assert "Read-only file system" in again  # held from then on, as the person's would be
+    assert "x" not in (workspace / ".venv/bin/activate").read_text()
+
+
+@needs_bwrap
+def test_a_nested_virtualenv_is_held_like_the_top_one(api, env, folders):
+    user, workspace, planloop_home, home = folders
+    venvs = [workspace / "services/api/.venv", workspace / "libs/a/b/venv"]
+    for venv in venvs:
+        subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    give_to(user, workspace)
+    python = {venv: os.readlink(venv / "bin/python") for venv in venvs}
+    activate = {venv: (venv / "bin/activate").read_text() for venv in venvs}
+    for venv in venvs:
+        folder = venv.relative_to(workspace)
+        rewrite = (
+            f"echo 'touch ~/PWNED' >> {folder}/bin/activate; rm -f {folder}/bin/python; "
+            f"printf '#!/bin/sh\\ntouch ~/PWNED\\n' > {folder}/bin/python; "
+            f"echo 'home = /tmp/evil' > {folder}/pyvenv.cfg; echo tried"
+        )
+        api.add({"content": [tool_use("bash", {"command": rewrite})]})
+    api.add({"content": [text("Done.")]})
+    run(api, env, user, workspace, planloop_home, home)
+    for output in tool_results(api):
+        assert "tried" in output and "Read-only file system" in output
+    for venv in venvs:
+        assert os.readlink(venv / "bin/python") == python[venv]
+        assert (venv / "bin/activate").read_text() == activate[venv]
+        as_user(user, f"source {venv}/bin/activate; {venv}/bin/python -c 1", home, workspace)
+    assert not (home / "PWNED").exists()
+
+
+@needs_bwrap
+def test_the_file_tools_ask_before_they_make_a_virtualenv(api, env, folders):
+    user, workspace, planloop_home, home = folders
+    make(workspace, {"services/api/main.py": "print('hi')\n"})
+    give_to(user, workspace)
+    writes = [
+        # bin/ first, pyvenv.cfg last: each step alone looks like a plain file.
+        (".venv/bin/python", "#!/bin/sh\ntouch ~/PWNED\n"),
+        ("services/api/venv/bin/activate", "touch ~/PWNED\n"),
+        (".venv/pyvenv.cfg", "home = /usr/bin\n"),
+        ("services/api/tool/pyvenv.cfg", "home = /usr/bin\n"),
+    ]
+    for path, content in writes:
+        api.add({"content": [tool_use("write_file", {"path": path, "content": content})]})
+    api.add({"content": [text("Done.")]})
+    run(api, env, user, workspace, planloop_home, home)
+    for (path, _), output in zip(writes, tool_results(api), strict=True):
+        assert "virtualenv's" in output and "is protected" in output, (path, output)
+        assert not (workspace / path).exists()
+
+
+def test_a_virtualenv_changed_while_a_command_ran_is_reported(workspace):
+    # The sandbox holds a virtualenv read-only for the command itself; what changes it anyway
+    # (a background task started before it existed, another program) is said, not trusted.
+    venv = workspace / "services/api/.venv"
+    make(venv, {"pyvenv.cfg": "home = /usr/bin\n", "bin/activate": "VIRTUAL_ENV=x\n"})
+    sandbox = Bubblewrap(user_namespace=False)
+    before = sandbox.before_command(workspace)
+    (venv / "pyvenv.cfg").write_text("home = /tmp/evil\n")
+    notes = sandbox.after_command(workspace, before)
+    assert any("services/api/.venv/pyvenv.cfg changed while the command ran" in n for n in notes)
+    assert not any("[services/api/.venv/bin " in note for note in notes)  # only what changed
+    assert "services/api/.venv/pyvenv.cfg" in sandbox.closing_report()
+    before = sandbox.before_command(workspace)
+    assert sandbox.after_command(workspace, before) == []  # nothing changed: nothing said
+
+
+def test_more_virtualenvs_than_the_sandbox_holds_make_commands_ask(workspace, monkeypatch):
+    # Each is two binds for every command: a command may not make thousands to swell them.
+    monkeypatch.setattr(tools.paths, "MAX_VENVS", 2)
+    for name in ("a", "b"):
+        make(workspace / name, {"pyvenv.cfg": ""})
+    assert scan_workspace(workspace).incomplete is None
+    assert len(scan_workspace(workspace).venvs) == 2
+    make(workspace / "c/d", {"pyvenv.cfg": ""})
+    assert "more than 2 virtualenvs" in (scan_workspace(workspace).incomplete or "")
+
+
+@pytest.mark.parametrize("nested", ["", "services/api/"])
+def test_the_scan_finds_virtualenvs_at_any_depth(workspace: Path, nested: str):
+    make(workspace, {f"{nested}.venv/pyvenv.cfg": "", f"{nested}.venv/bin/python": ""})
+    assert scan_workspace(workspace).venvs == [workspace / nested / ".venv"]
