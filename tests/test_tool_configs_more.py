@@ -217,7 +217,19 @@ def test_the_file_tools_ask_before_writing_what_a_tool_an_envrc_runs_reads(tmp_p
     (tmp_path / "pixi.toml").write_text(PIXI_TOML)
     (tmp_path / ".venv/bin").mkdir(parents=True)
     (tmp_path / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
-    for path in ("pixi.toml", "pyproject.toml", "scripts/setup.sh", COMPLETION, ".kiro/x"):
+    for path in ("pixi.toml", "scripts/setup.sh", COMPLETION, ".kiro/x", ".qwen/settings.json"):
         assert protected_reason(tmp_path, path), path
     for path in ("src/app.py", "scripts/other.sh", ".venv/share/doc/x"):
         assert protected_reason(tmp_path, path) is None, path
+    # With a pixi.toml, pixi does not read pyproject.toml: that stays the project's.
+    assert protected_reason(tmp_path, "pyproject.toml") is None
+    (tmp_path / "pixi.toml").unlink()
+    assert protected_reason(tmp_path, "pyproject.toml") and protected_reason(tmp_path, "pixi.toml")
+    # The tool run by its full path, or through direnv's use_ function, counts the same.
+    for envrc, read in (
+        ('eval "$(~/.pixi/bin/pixi shell-hook)"\n', "pixi.toml"),
+        ("use_flox\n", ".flox/env/manifest.toml"),
+        ("use devbox\n", "devbox.json"),
+    ):
+        (tmp_path / ".envrc").write_text(envrc)
+        assert protected_reason(tmp_path, read), envrc

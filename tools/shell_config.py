@@ -105,10 +105,8 @@ DIRENV_LAYOUT_PATHS = {"node": "node_modules/.bin", "php": "vendor/bin"}
 ENVRC_TOOLS: dict[str, tuple[str, ...]] = {
     # `eval "$(pixi shell-hook)"`: the manifest's [activation] scripts and env, the activate.d
     # scripts of the environment's packages, and the environment's bin/ first on PATH.
-    "pixi": (
-        *("pixi.toml", "pyproject.toml", ".pixi/config.toml"),
-        *(".pixi/envs/*/bin", ".pixi/envs/*/etc/conda"),
-    ),
+    # (Its manifest, pixi.toml or else pyproject.toml, is added by `tools_run_by_envrc`.)
+    "pixi": (".pixi/config.toml", ".pixi/envs/*/bin", ".pixi/envs/*/etc/conda"),
     # `eval "$(devbox generate direnv --print-envrc)"`: devbox.json's shell.init_hook, its
     # plugins' files, and the environment devbox generated (scripts, profile, bin/).
     "devbox": ("devbox.json", "devbox.lock", "devbox.d", ".devbox"),
@@ -291,11 +289,12 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
 
 def tools_run_by_envrc(envrc: Path) -> list[Path]:
     """The files of each program in ENVRC_TOOLS that the `.envrc` runs (its name is a word, or
-    a piece of one: `eval "$(pixi shell-hook)"`, `use flox`), in the `.envrc`'s folder, and the
-    scripts a pixi manifest's [activation] names. Missing ones are included."""
+    a piece of one: `eval "$(pixi shell-hook)"`, `~/.pixi/bin/pixi`, `use flox`, `use_flox`),
+    in the `.envrc`'s folder, and pixi's manifest and the scripts its [activation] names.
+    Missing ones are included."""
     base = envrc.parent
     pieces = {
-        piece
+        os.path.basename(piece).removeprefix("use_")
         for words in shell_commands(_read(envrc))
         for word in words
         for piece in WORD_PIECES.split(word)
@@ -307,7 +306,12 @@ def tools_run_by_envrc(envrc: Path) -> list[Path]:
         for name in names:
             found += sorted(base.glob(name)) if "*" in name else [base / name]
     if "pixi" in pieces:
-        for manifest in (base / "pixi.toml", base / "pyproject.toml"):
+        # pixi reads pixi.toml, or pyproject.toml's [tool.pixi] when there is none: a
+        # pixi.toml made later takes over, so it counts whether it exists or not.
+        manifest = base / "pixi.toml"
+        manifests = [manifest] if os.path.exists(manifest) else [manifest, base / "pyproject.toml"]
+        found += manifests
+        for manifest in manifests:
             found += [base / script for script in activation_scripts(_read(manifest))]
     return list(dict.fromkeys(found))
 
