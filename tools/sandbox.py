@@ -1262,7 +1262,8 @@ class Bubblewrap:
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, snapshot))
-        candidates += run_later_read_only(root, held_when_there_paths(root, snapshot))
+        held_there = run_later_read_only(root, held_when_there_paths(root, snapshot))
+        candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
         candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)
