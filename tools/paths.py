@@ -103,6 +103,14 @@ HOST_TOOL_CONFIG = {
     ".continue": "Continue starts the MCP servers its mcpServers/ files name",
     ".roo": "Roo Code starts the MCP servers its mcp.json names",
     ".aider.conf.yml": "aider runs its lint-cmd and test-cmd after the changes it makes",
+    ".clinerules": "Cline runs the hook scripts in its hooks/ folder (TaskStart, PreToolUse, ...)",
+    ".qwen": "Qwen Code starts the MCP servers its settings.json names",
+    ".kiro": "Kiro starts the MCP servers its settings/mcp.json names and runs its hooks' commands",
+    ".amazonq": "Amazon Q Developer starts the MCP servers its mcp.json and default.json name",
+    ".kilocode": "Kilo Code starts the MCP servers its mcp.json names",
+    ".kilo": "Kilo starts the MCP servers its kilo.json or kilo.jsonc names",
+    "kilo.json": "Kilo starts the MCP servers it names",
+    "kilo.jsonc": "Kilo starts the MCP servers it names",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -504,6 +512,9 @@ class WorkspaceScan:
     # (None while missing), filled by the sandbox before each command to report what the
     # command added to it or changed (tools/sandbox.py `run_later_state`).
     run_later: dict[Path, tuple[str, tuple[int, int, int] | None]] | None = None
+    # What runs later only if it exists (tools/shell_config.py `held_when_there`): the device
+    # and inode of each, or None, filled by the sandbox to report one a command made.
+    held_when_there: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 

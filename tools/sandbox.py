@@ -106,7 +106,14 @@ from tools.paths import (
     scan_workspace,
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
-from tools.shell_config import PYTHON_START_REASON, python_start_files, run_later
+from tools.shell_config import (
+    PYTHON_START_REASON,
+    held_when_there,
+    identities,
+    made_since,
+    python_start_files,
+    run_later,
+)
 from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
@@ -632,6 +639,12 @@ def run_later_state(
     return state
 
 
+def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
+    """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
+    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
+    return held_when_there(root, envrcs)
+
+
 def shown(root: Path, path: Path) -> str:
     """A path in the workspace as the person and the model are told it: on one line.
 
@@ -1119,6 +1132,7 @@ class Bubblewrap:
         scan.python_start = python_start_files(scan.package_roots)
         root = Path(workspace).resolve()
         scan.run_later = run_later_state(root, scan)
+        scan.held_when_there = identities(held_when_there_paths(root, scan))
         if not self.must_ask:
             self.must_ask = self._cannot_confine(root, scan)
             if self.must_ask:
@@ -1238,6 +1252,7 @@ class Bubblewrap:
             for path in after.package_links - before.package_links
             if path.name == "site-packages"
         )
+        made = made_since(before.held_when_there, held_when_there_paths(root, after))
         new_git = [
             path
             for path, identity in after.git_entries.items()
@@ -1287,6 +1302,13 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is now a link. It was kept, and the user was told: "
                 f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
+            )
+        for path, why in made:
+            name = shown(root, path)
+            self._record(f"{name} (your shell or direnv runs it later)")
+            notes.append(
+                f"[{name} is new. It was kept, and the user was told: {why}. Change such "
+                "files with write_file, which asks.]"
             )
         for path in python_start:
             name, new = shown(root, path), path not in started
@@ -1397,6 +1419,8 @@ class Bubblewrap:
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, snapshot))
+        held_there = run_later_read_only(root, held_when_there_paths(root, snapshot))
+        candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
         candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)

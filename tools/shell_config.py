@@ -6,7 +6,8 @@ sandbox: found by reading your own configuration, and held like a folder on your
     your shell          files your ~/.bashrc, ~/.zshrc, config.fish, ... `source` by a full path
                         (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
-                        PATH_add, and the nix files of `use flake` / `use nix` / `use devenv`
+                        PATH_add (and `layout node|php`, which add a PATH folder), and the nix
+                        files of `use flake` / `use nix` / `use devenv`
     your shell, direnv  any other existing file they name by a literal path, wherever the word
                         stands (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init`):
                         a script they run is run later as surely as one they source
@@ -23,16 +24,30 @@ Each such path that exists is bound read-only for sandboxed commands; one that d
 yet, or is reached through a link inside the workspace, cannot be held, so commands ask
 (`not_held`); the file tools ask before writing any of them (`protected_reason` in
 tools/paths.py).
+
+Some paths run later only when they exist, and most workspaces do not have them
+(`held_when_there`):
+
+    a tool an .envrc    what a program the `.envrc` runs by its bare name reads from the folder
+    runs                (pixi's `eval "$(pixi shell-hook)"`, devbox's, flox's `use flox`): its
+                        manifest and the scripts it names, its environment's activation scripts
+    completions         share/bash-completion (and share/zsh, share/fish) beside a folder that
+                        is or will be on your PATH (`X/bin`): bash-completion sources
+                        `X/share/bash-completion/completions/<command>` at your next Tab
+
+These are held while they exist; a command that creates one (or replaces it) is reported after
+it ran, since a missing folder cannot be held without making it on your side first.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.environment import link_inside, variable_paths_in, variable_reason
+from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
 
 # Start-up files of the shells people use, in the home folder (or in $ZDOTDIR for zsh's).
 SHELL_START_FILES = (
@@ -87,6 +102,37 @@ VENV_CONFIG_NAME = "pyvenv.cfg"
 # itself (`source .venv/bin/activate`, whatever else the folder holds): a bin/ written there
 # is one pyvenv.cfg away from a held one.
 VENV_FOLDER_NAMES = (".venv", "venv")
+# direnv's layouts that add a workspace folder to your PATH (its stdlib's `layout_node` and
+# `layout_php` run `PATH_add` on these); the others use .direnv/, which is held as a host
+# tool's folder.
+DIRENV_LAYOUT_PATHS = {"node": "node_modules/.bin", "php": "vendor/bin"}
+# Programs an `.envrc` runs by a bare name that then run, in your shell, what their own files in
+# the folder say, each time direnv loads it: no literal in the `.envrc` names those files.
+# `*` stands for each existing entry.
+ENVRC_TOOLS: dict[str, tuple[str, ...]] = {
+    # `eval "$(pixi shell-hook)"`: the manifest's [activation] scripts and env, the activate.d
+    # scripts of the environment's packages, and the environment's bin/ first on PATH.
+    # (Its manifest, pixi.toml or else pyproject.toml, is added by `tools_run_by_envrc`.)
+    "pixi": (".pixi/config.toml", ".pixi/envs/*/bin", ".pixi/envs/*/etc/conda"),
+    # `eval "$(devbox generate direnv --print-envrc)"`: devbox.json's shell.init_hook, its
+    # plugins' files, and the environment devbox generated (scripts, profile, bin/).
+    "devbox": ("devbox.json", "devbox.lock", "devbox.d", ".devbox"),
+    # `use flox`: the environment's manifest ([hook] on-activate, [profile]) and what it built.
+    "flox": (".flox",),
+}
+ENVRC_TOOL_REASON = (
+    "a file of a tool an .envrc runs (pixi, devbox, flox) is protected: direnv has that tool "
+    "run what its files in the folder say each time your shell enters the folder"
+)
+# bash-completion (2.12 and later) looks for a command's completion in
+# X/share/bash-completion/completions for each folder X/bin or X/sbin on PATH, and sources the
+# file it finds at the first Tab after that command. zsh's fpath and fish's XDG_DATA_DIRS take
+# the same layout from a prefix that is added to them (nix profiles, conda's activation).
+COMPLETION_FOLDERS = ("share/bash-completion", "share/zsh", "share/fish")
+COMPLETION_REASON = (
+    "the shell completions beside a folder on your PATH are protected: bash-completion sources "
+    "X/share/bash-completion/completions/<command> (X/bin on PATH) when you next press Tab"
+)
 # Where a path may start inside a word of the shell: after a command substitution's `$(` or
 # backquote, a subshell's parenthesis, an assignment's `=` (`V=$(tools/version.sh)`,
 # `alias x=~/bin/x`) or a redirection.
@@ -221,14 +267,137 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
             command, args = "use", [command[4:], *args]
         if command in DIRENV_SOURCES and args:
             named.append(literal_path(args[0], base))
-        elif command in ("watch_file", "watch_dir", "PATH_add", "path_add"):
+        elif command in ("watch_file", "watch_dir"):
             named += [literal_path(arg, base) for arg in args]
         elif command == "source_up" and args:
             # The nearest folder above that holds this name: any of them, up the workspace.
             named += [literal_path(args[0], folder) for folder in base.parents]
         elif command == "use" and args:
             named += nix_files(args[0], args[1:], base)
+    named += path_added_by_envrc(envrc)
     return [path for path in dict.fromkeys(named) if path is not None]
+
+
+def path_added_by_envrc(envrc: Path) -> list[Path]:
+    """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
+    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would)."""
+    base = envrc.parent
+    added: list[Path | None] = []
+    for words in shell_commands(_read(envrc)):
+        command, args = words[0], words[1:]
+        if command.startswith("layout_"):
+            command, args = "layout", [command.removeprefix("layout_"), *args]
+        if command in ("PATH_add", "path_add"):
+            added += [literal_path(arg, base) for arg in args]
+        elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
+            added.append(base / DIRENV_LAYOUT_PATHS[args[0]])
+    return [path for path in dict.fromkeys(added) if path is not None]
+
+
+def tools_run_by_envrc(envrc: Path) -> list[Path]:
+    """The files of each program in ENVRC_TOOLS that the `.envrc` runs (its name is a word, or
+    a piece of one: `eval "$(pixi shell-hook)"`, `~/.pixi/bin/pixi`, `use flox`, `use_flox`),
+    in the `.envrc`'s folder, and pixi's manifest and the scripts its [activation] names.
+    Missing ones are included."""
+    base = envrc.parent
+    pieces = {
+        os.path.basename(piece).removeprefix("use_")
+        for words in shell_commands(_read(envrc))
+        for word in words
+        for piece in WORD_PIECES.split(word)
+    }
+    found: list[Path] = []
+    for tool, names in ENVRC_TOOLS.items():
+        if tool not in pieces:
+            continue
+        for name in names:
+            found += sorted(base.glob(name)) if "*" in name else [base / name]
+    if "pixi" in pieces:
+        # pixi reads pixi.toml, or pyproject.toml's [tool.pixi] when there is none: a
+        # pixi.toml made later takes over, so it counts whether it exists or not.
+        manifest = base / "pixi.toml"
+        manifests = [manifest] if os.path.exists(manifest) else [manifest, base / "pyproject.toml"]
+        found += manifests
+        for manifest in manifests:
+            found += [base / script for script in activation_scripts(_read(manifest))]
+    return list(dict.fromkeys(found))
+
+
+def activation_scripts(manifest: str) -> list[str]:
+    """The scripts a pixi manifest's `[activation] scripts` names, in any table (a feature's,
+    a target's, pyproject.toml's [tool.pixi...]): pixi sources them into your shell."""
+    try:
+        tables: list[object] = [tomllib.loads(manifest)]
+    except tomllib.TOMLDecodeError:
+        return []
+    scripts: list[str] = []
+    while tables:
+        table = tables.pop()
+        if isinstance(table, list):
+            tables += table
+        if not isinstance(table, dict):
+            continue
+        activation = table.get("activation")
+        if isinstance(activation, dict) and isinstance(activation.get("scripts"), list):
+            scripts += [name for name in activation["scripts"] if isinstance(name, str)]
+        tables += list(table.values())
+    return scripts
+
+
+def completion_folders(bins: Iterable[Path]) -> list[Path]:
+    """COMPLETION_FOLDERS beside each `X/bin` or `X/sbin` of `bins`."""
+    return [
+        folder.parent / name
+        for folder in dict.fromkeys(bins)
+        if folder.name in ("bin", "sbin")
+        for name in COMPLETION_FOLDERS
+    ]
+
+
+def held_when_there(
+    root: Path, envrcs: Iterable[Path] = (), below: Path | None = None
+) -> list[tuple[Path, str]]:
+    """(path, why) for each path in the workspace that runs later if it exists (see the
+    module's doc), whether it exists or not; resolved, where it does. Held while it exists, and
+    reported when a command makes it (`made_since`), rather than asked about: most workspaces
+    have none of them."""
+    root = Path(os.path.realpath(root))
+    tools: list[Path] = []
+    bins: list[Path] = [*path_folders_in(root)[0], *venv_bins(root)]
+    for envrc in envrcs_around(root, envrcs, below):
+        tools += tools_run_by_envrc(envrc)
+        bins += path_added_by_envrc(envrc)
+    bins += [path for path in tools if path.name == "bin"]
+    found = [(path, ENVRC_TOOL_REASON) for path in tools]
+    found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
+    inside: list[tuple[Path, str]] = []
+    for path, why in found:
+        for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
+            if version != root and version.is_relative_to(root):
+                inside.append((version, why))
+    return list(dict.fromkeys(inside))
+
+
+def identities(named: list[tuple[Path, str]]) -> dict[Path, tuple[int, int] | None]:
+    """The device and inode of each of `named` (`held_when_there`), None where it is missing:
+    a held one keeps its own, one a command made or put in place of a link gets another."""
+    found: dict[Path, tuple[int, int] | None] = {}
+    for path, _ in named:
+        try:
+            info = os.lstat(path)
+            found[path] = (info.st_dev, info.st_ino)
+        except OSError:
+            found[path] = None
+    return found
+
+
+def made_since(
+    before: dict[Path, tuple[int, int] | None], named: list[tuple[Path, str]]
+) -> list[tuple[Path, str]]:
+    """Those of `named` (`held_when_there`, now) that exist and were missing, or were
+    something else, in `before` (`identities`, earlier)."""
+    now = identities(named)
+    return [(path, why) for path, why in named if now[path] not in (None, before.get(path))]
 
 
 def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
@@ -401,7 +570,9 @@ def protected_reason(
         return PYTHON_START_REASON
     if candidate.is_relative_to(root) and (why := venv_reason(root, candidate)):
         return why
-    for path, why in run_later(root, envrcs, below=candidate, venvs=venvs):
+    named = run_later(root, envrcs, below=candidate, venvs=venvs)
+    named += held_when_there(root, envrcs, candidate)
+    for path, why in named:
         if candidate == path or candidate.is_relative_to(path):
             return why
     return None
