@@ -27,6 +27,11 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
                         (core.pager, core.fsmonitor = ./fsmon.sh, init.templateDir):
                         tools/git_programs.py
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
+    what no bind holds  where commands ask because nothing can be held read-only: planloop's
+                        own python and virtual environment, its private folder (TMPDIR here),
+                        a PATH folder behind a link; every file, when your PATH or a variable
+                        names the workspace itself or a relative or empty entry
+                        (`cannot_be_held_reason`)
 """
 
 from __future__ import annotations
