@@ -27,6 +27,11 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
                         (core.pager, core.fsmonitor = ./fsmon.sh, init.templateDir):
                         tools/git_programs.py
     planloop's home     sessions (what --resume will believe was said) and saved permission rules
+    what no bind holds  where commands ask because nothing can be held read-only: planloop's
+                        own python and virtual environment, its private folder (TMPDIR here),
+                        a PATH folder behind a link; every file, when your PATH or a variable
+                        names the workspace itself or a relative or empty entry
+                        (`cannot_be_held_reason`)
 """
 
 from __future__ import annotations
@@ -36,13 +41,17 @@ import errno
 import itertools
 import os
 import re
+import site
 import stat
+import sys
+import tempfile
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
-from tools.environment import path_folders_in
+from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
 from tools.shell_config import VENV_CONFIG_NAME
 from tools.shell_config import protected_reason as run_later_reason
 
@@ -63,7 +72,22 @@ HOME_FILES_REASON = (
     "in the workspace they link to, are protected: your shell, git and other programs run what "
     "they say"
 )
-PATH_REASON = "a folder on your PATH is protected: what is put there runs when you type its name"
+PATH_WHY = "what is put there runs when you type its name"
+PATH_REASON = f"a folder on your PATH is protected: {PATH_WHY}"
+PLANLOOP_CODE_REASON = (
+    "planloop's own code is protected (its python, the packages it imports, the virtual "
+    "environment it runs from): planloop runs it outside any sandbox, with your API key, when "
+    "it next starts or imports a module"
+)
+PRIVATE_FOLDER_REASON = (
+    "planloop's private folder is protected: it holds the sandbox's own files (the filter "
+    "bwrap loads, the empty file laid over hidden secrets)"
+)
+# How tools/sandbox.py `private_folder` names the folder it makes in TMPDIR (or /tmp): each
+# planloop running there has one.
+PRIVATE_FOLDER_PREFIX = "planloop-sandbox-"
+# What python imports at every start from the first folder of its path that holds one.
+PYTHON_START_MODULES = ("sitecustomize", "usercustomize")
 HOOKS_REASON = (
     "the repository's hooks folder (core.hooksPath) is protected: git runs the scripts in it"
 )
@@ -239,7 +263,144 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
+    return cannot_be_held_reason(root, (given, resolved))
+
+
+def cannot_be_held_reason(
+    root: Path, candidates: Iterable[Path], environ: Mapping[str, str] = os.environ
+) -> str | None:
+    """Why writing one of `candidates` (a path as given, and as resolved) must ask although it is
+    held for commands by no read-only bind: because none can hold it, commands ask before they
+    run (tools/sandbox.py `_cannot_confine`), and headless, where bash is then disabled, the file
+    tools would otherwise be the model's unasked way in.
+
+    A folder on your PATH that is missing or reached through a link, planloop's own code (its
+    python and packages, the virtual environment it runs from) and its private folder protect
+    what lies in them; a PATH entry or a path of CODE_VARIABLES that is relative, empty or the
+    workspace itself names any folder your shell may be in, so it protects every file.
+    """
+    root = Path(os.path.realpath(root))
+    inside = [candidate for candidate in candidates if candidate.is_relative_to(root)]
+    if not inside:
+        return None
+    held_back = [
+        *((folder, PATH_REASON) for folder in path_folders_not_held(root, environ)),
+        *((path, PLANLOOP_CODE_REASON) for path in planloop_code_paths(root)),
+    ]
+    for path, why in held_back:
+        if any(candidate == path or candidate.is_relative_to(path) for candidate in inside):
+            return why
+    if any(_in_private_folder(candidate) for candidate in inside):
+        return PRIVATE_FOLDER_REASON
+    return whole_workspace_reason(root, environ)
+
+
+def path_folders_not_held(root: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """Each folder of your PATH in the workspace, as named and as resolved: those
+    `path_folders_in` holds, and those it cannot (missing, or reached through a link)."""
+    found: list[Path] = []
+    for entry in environ.get("PATH", os.defpath).split(os.pathsep):
+        if os.path.isabs(entry):
+            for version in (os.path.normpath(entry), os.path.realpath(entry)):
+                if Path(version) != root and Path(version).is_relative_to(root):
+                    found.append(Path(version))
+    return list(dict.fromkeys(found))
+
+
+def whole_workspace_reason(root: Path, environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why every file in the workspace is protected, or None: your PATH, or a variable of
+    CODE_VARIABLES, names the workspace itself, or a relative or empty entry, which stands for
+    whatever folder your shell is in when the program runs (any folder of the workspace)."""
+
+    def named(entry: str) -> str | None:
+        if not entry:
+            return "an empty entry, which stands for the folder your shell is in"
+        if not os.path.isabs(entry):
+            return f"a relative path ({entry!r}), which is found from the folder your shell is in"
+        if str(root) in (os.path.normpath(entry), os.path.realpath(entry)):
+            return "the workspace itself"
+        return None
+
+    everywhere = "so every file in the workspace is protected"
+    for entry in environ.get("PATH", os.defpath).split(os.pathsep):
+        if said := named(entry):
+            return f"your PATH names {said}, {everywhere}: {PATH_WHY}"
+    for name, kind, why in CODE_VARIABLES:
+        for entry in _named_by_variable(name, kind, environ.get(name, "")):
+            if said := named(entry):
+                return f"your {name} names {said}, {everywhere}: {why}"
     return None
+
+
+# Resolved folders planloop's python imports from, for (current folder, len(sys.path),
+# len(sys.modules)): "" on the path is the current folder, and a module imported since may come
+# from a new folder.
+_CODE_FOLDERS: list[tuple[tuple[str, int, int], list[str], list[str]]] = []
+
+
+def _code_folders() -> tuple[list[str], list[str]]:
+    """planloop's import path, and the folders its loaded modules came from; both resolved."""
+    key = (os.getcwd(), len(sys.path), len(sys.modules))
+    if not _CODE_FOLDERS or _CODE_FOLDERS[0][0] != key:
+        entries = {key[0] if entry == "" else entry for entry in sys.path}
+        modules = {
+            os.path.dirname(origin)
+            for module in list(sys.modules.values())
+            if isinstance(origin := getattr(module, "__file__", None), str)
+        }
+        resolved = (sorted({os.path.realpath(p) for p in group}) for group in (entries, modules))
+        _CODE_FOLDERS[:] = [(key, *resolved)]
+    return _CODE_FOLDERS[0][1], _CODE_FOLDERS[0][2]
+
+
+def planloop_code_paths(root: Path) -> list[Path]:
+    """What of planloop's own code lies in the workspace `root`, for the file tools to protect.
+
+    Its interpreter's prefixes (the virtual environment it runs from, a pyenv python) and
+    site-packages folders, wholly; a virtual environment (a folder holding pyvenv.cfg) any of
+    its modules or import path lies in, wholly; and for any other folder of its import path (an
+    editable install's `src/`, the folder planloop's source is run from), the modules python
+    imports at every start from there. planloop's own source outside a virtual environment is
+    the project being worked on, not an installation: its files are written like any other.
+    """
+    whole = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    whole += site.getsitepackages() if hasattr(site, "getsitepackages") else []
+    if site.ENABLE_USER_SITE:
+        whole.append(site.getusersitepackages())
+    whole += [sys.executable, getattr(sys, "_base_executable", "") or sys.executable]
+    entries, modules = _code_folders()
+    found: list[Path] = []
+    for path in whole:
+        found += [Path(version) for version in (os.path.normpath(path), os.path.realpath(path))]
+    for folder in (*entries, *modules):
+        if not Path(folder).is_relative_to(root):
+            continue
+        venv = next(
+            (
+                above
+                for above in (Path(folder), *Path(folder).parents)
+                if above.is_relative_to(root) and os.path.lexists(above / "pyvenv.cfg")
+            ),
+            None,
+        )
+        if venv is not None:
+            found.append(venv)
+        elif folder in entries:
+            for name in PYTHON_START_MODULES:
+                found += [Path(folder, f"{name}.py"), Path(folder, name)]
+    return [path for path in dict.fromkeys(found) if path.is_relative_to(root)]
+
+
+def _in_private_folder(candidate: Path) -> bool:
+    """Whether `candidate` lies in a private folder of planloop's (its own or another
+    planloop's) in TMPDIR, where tools/sandbox.py keeps the sandbox's own files."""
+    temporary = tempfile.gettempdir()
+    for folder in dict.fromkeys((os.path.normpath(temporary), os.path.realpath(temporary))):
+        if candidate.is_relative_to(folder):
+            parts = candidate.relative_to(folder).parts
+            if parts and parts[0].startswith(PRIVATE_FOLDER_PREFIX):
+                return True
+    return False
 
 
 def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
