@@ -141,7 +141,7 @@ def read_noting(workspace: Path, path: str) -> tuple[str, FileCall]:
 
 def refused(workspace: Path, typed: str, path: str) -> None:
     """MentionError when `path` is protected: a mention must not send .env or .git/ content."""
-    why = protected_reason(workspace, path)
+    why = protected_reason(workspace, path, reading=True)
     if why is not None:
         raise MentionError(f"@{typed} cannot be attached: {why}. Nothing was sent.")
 

@@ -102,7 +102,7 @@ def read_project_file(workspace: Path, name: str) -> InstructionFile | None:
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise ToolError(f"{name} is a folder")
-        why = protected_reason(workspace, relative)
+        why = protected_reason(workspace, relative, reading=True)
         if why is not None:  # AGENTS.md -> .env would send the keys in it with every request
             raise ToolError(f"it leads to {relative}, and {why}")
         data, size = read_capped(fd)

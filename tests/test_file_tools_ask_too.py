@@ -11,6 +11,7 @@ what runs later outside the sandbox either.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import dotenv
 import pytest
-from conftest import AGENT
+from conftest import AGENT, run_cli
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -234,3 +235,18 @@ def test_a_virtual_environment_planloop_imports_from_is_held_whole(workspace, mo
     assert protected_reason(workspace, "src/sitecustomize.py") == PLANLOOP_CODE_REASON
     assert protected_reason(workspace, "src/usercustomize/__init__.py") == PLANLOOP_CODE_REASON
     assert protected_reason(workspace, "src/app.py") is None
+
+
+def test_what_protects_every_file_from_writes_leaves_agents_md_and_mentions_readable(
+    api, env, workspace
+):
+    # PYTHONPATH=$PWD makes every write ask; reading AGENTS.md or an @mention sends no secret.
+    (workspace / "AGENTS.md").write_text("Indent with tabs.\n")
+    (workspace / "notes.txt").write_text("the mentioned file\n")
+    api.add({"content": [text("Done.")]})
+    more = {"PYTHONPATH": str(workspace)}
+    result = run_cli("-p", "look at @notes.txt", cwd=workspace, env={**env, **more})
+    assert result.returncode == 0, result.stderr
+    (request,) = api.accepted
+    assert "Indent with tabs." in json.dumps(request["system"])
+    assert "the mentioned file" in json.dumps(request["messages"])

@@ -200,12 +200,14 @@ def planloop_home() -> Path:
     return home().resolve()
 
 
-def protected_reason(workspace: Path, path: str | Path) -> str | None:
+def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False) -> str | None:
     """Why writing `path` is not a plain file write, or None when it is one.
 
     Both the path as given (joined to the workspace, links not followed) and the path it resolves
     to are checked, so neither `link -> .git/config` nor a `.env` that is a link to another file
-    slips through.
+    slips through. `reading`: asked before sending a file's content (AGENTS.md, an @mention),
+    where only what holds secrets or steers planloop counts, not what no bind can hold
+    (`cannot_be_held_reason`: with `PYTHONPATH=$PWD`, every file of the workspace).
     """
     root = Path(workspace).resolve()
     given = Path(os.path.normpath(root / path))
@@ -263,7 +265,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
-    return cannot_be_held_reason(root, (given, resolved))
+    return None if reading else cannot_be_held_reason(root, (given, resolved))
 
 
 def cannot_be_held_reason(
