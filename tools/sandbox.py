@@ -789,8 +789,9 @@ def hide_key_outside(env_file: Path) -> list[str]:
     holds planloop's key (a monorepo's `.env -> ../../.env`, one key file linked everywhere).
 
     The file is bound over where the link leads now, by that path: a command that changes the
-    link afterwards changes nothing, and the key file itself reads as empty by any name. Read-only
-    it is already; hidden it must be too.
+    link afterwards changes nothing, and the key file itself reads as empty by any name; later
+    sandboxes hide it again, whatever became of the link (KEY_FILES). Read-only it is already;
+    hidden it must be too.
     """
     real = Path(os.path.realpath(env_file))
     if not os.path.isfile(real) or not holds_known_secret(real):
@@ -838,12 +839,13 @@ def hide_keys_above(root: Path) -> list[str]:
 
 
 def hide_keys_loaded_as_settings(root: Path, scan: WorkspaceScan) -> list[str]:
-    """bwrap's words that empty each file your start-up files source, or an `.envrc` loads
-    (`loaded_as_settings`), that holds planloop's key: `~/.secrets` that ~/.bashrc sources,
-    `secrets.env` that `dotenv` loads. Hidden start-up files do not hide what they source. One
-    in the workspace is bound read-only already (`run_later`) and is emptied over that bind,
-    as a `.env` holding the key is; under /tmp, outside the workspace, the sandbox's /tmp is
-    private, and a file planloop cannot read no command can read either."""
+    """bwrap's words that empty each file your start-up files source or read, or an `.envrc`
+    loads or reads (`loaded_as_settings`), that holds planloop's key: `~/.secrets` that
+    ~/.bashrc sources, `secrets.env` that `dotenv` loads, `$(cat ~/keys/anthropic)`. Hidden
+    start-up files do not hide what they source. One in the workspace is bound read-only
+    already (`run_later`) and is emptied over that bind, as a `.env` holding the key is; under
+    /tmp, outside the workspace, the sandbox's /tmp is private, and a file planloop cannot
+    read no command can read either."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
     words: list[str] = []
     for path in settings_files(root, envrcs):
