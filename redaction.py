@@ -49,6 +49,31 @@ def _forms_of(values: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
+# The encodings a text file may hold a secret in besides UTF-8 (and the ASCII-compatible ones,
+# which give a key the same bytes): Windows PowerShell 5 writes UTF-16 with `echo ... > .env`.
+WIDE_ENCODINGS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+
+
+def secret_encodings(secrets: list[str] | None = None) -> list[tuple[bytes, bytes]]:
+    """(a secret's bytes, REDACTED's bytes in the same encoding) for every secret in UTF-8 and
+    in each of WIDE_ENCODINGS, longest first: what to look for in a file's raw bytes."""
+    found = secret_values() if secrets is None else secrets
+    pairs = {
+        (value.encode(encoding), REDACTED.encode(encoding))
+        for value in found
+        for encoding in ("utf-8", *WIDE_ENCODINGS)
+    }
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+def redact_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
+    """`data` with every secret, in any encoding of `secret_encodings`, replaced by REDACTED in
+    that encoding: for raw bytes a text redaction cannot see (a file copied as base64)."""
+    for secret, redacted in secret_encodings(secrets):
+        data = data.replace(secret, redacted)
+    return data
+
+
 def redact(text: str, secrets: list[str] | None = None) -> str:
     """`text` with every secret replaced by REDACTED."""
     for secret in secret_values() if secrets is None else secrets:

@@ -39,6 +39,7 @@ from middleware.base import (
     BeforeToolCallResult,
     Middleware,
 )
+from redaction import redact_bytes
 from tools.base import ToolError
 from tools.beneath import (
     Fingerprint,
@@ -255,10 +256,14 @@ def before_record(changes: InputChanges, before: FileBefore) -> dict:
             entry["why"] = before.why_not_kept
         return entry
     entry["sha256"] = digest_of(before.content)
+    # The log's redaction sees text only: a key in a copy kept as base64 (a Latin-1 file), or
+    # in UTF-16, would reach the disk. Removed here, the copy no longer matches its digest, and
+    # `file_before` does not restore it, as for a key removed from a text copy.
+    content = redact_bytes(before.content)
     try:
-        entry["text"] = before.content.decode("utf-8")
+        entry["text"] = content.decode("utf-8")
     except UnicodeDecodeError:
-        entry["base64"] = base64.b64encode(before.content).decode("ascii")
+        entry["base64"] = base64.b64encode(content).decode("ascii")
     return entry
 
 

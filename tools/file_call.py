@@ -70,10 +70,18 @@ def current_file_call() -> FileCall | None:
 
 def protection(workspace: Path, path: str, target: Target) -> str | None:
     """Why writing this target is not a plain write: by the name given, the one walked to, or
-    a git directory on the way, whatever it is called."""
+    a git directory on the way, whatever it is called; or because the sandbox hides the file
+    for holding planloop's key (the file a `.env` link leads to)."""
+    # Imported here: tools/sandbox.py imports this module.
+    from tools.sandbox import key_file_reason
+
     if target.in_git_dir:
         return GIT_REASON
-    return protected_reason(workspace, path) or protected_reason(workspace, target.relative)
+    return (
+        protected_reason(workspace, path)
+        or protected_reason(workspace, target.relative)
+        or key_file_reason(workspace, target.relative)
+    )
 
 
 def write_check(

@@ -78,7 +78,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from redaction import secret_values
+from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
@@ -103,6 +103,7 @@ from tools.paths import (
     path_link_not_held,
     planloop_home,
     protected_reason,
+    scan_for_file_tools,
     scan_workspace,
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
@@ -192,6 +193,7 @@ SECRET_HOME_PATHS = (
     ".docker",
     ".gnupg",
     ".netrc",
+    ".authinfo",  # .netrc's format, for Emacs (auth-source): gptel and ellama keep keys there
     ".git-credentials",
     ".npmrc",
     ".pypirc",
@@ -526,9 +528,11 @@ def holds_known_secret(path: Path) -> bool:
 
     A workspace `.env` is where the README suggests keeping the key. A file that cannot be read
     here is treated as holding one: hiding a file a command needed is a failure it reports, a
-    key it read is not.
+    key it read is not. The key is looked for in UTF-16 and UTF-32 too, of either byte order
+    and with or without a BOM (`secret_encodings`): Windows PowerShell 5 writes `echo ... >
+    .env.local` in UTF-16, and `iconv` reads it back.
     """
-    secrets = [value.encode() for value in secret_values()]
+    secrets = [secret for secret, _ in secret_encodings()]
     if not secrets:
         return False
     try:
@@ -819,8 +823,9 @@ def hide_key_outside(env_file: Path) -> list[str]:
     holds planloop's key (a monorepo's `.env -> ../../.env`, one key file linked everywhere).
 
     The file is bound over where the link leads now, by that path: a command that changes the
-    link afterwards changes nothing, and the key file itself reads as empty by any name. Read-only
-    it is already; hidden it must be too.
+    link afterwards changes nothing, and the key file itself reads as empty by any name; later
+    sandboxes hide it again, whatever became of the link (KEY_FILES). Read-only it is already;
+    hidden it must be too.
     """
     real = Path(os.path.realpath(env_file))
     if not os.path.isfile(real) or not holds_known_secret(real):
@@ -868,12 +873,13 @@ def hide_keys_above(root: Path) -> list[str]:
 
 
 def hide_keys_loaded_as_settings(root: Path, scan: WorkspaceScan) -> list[str]:
-    """bwrap's words that empty each file your start-up files source, or an `.envrc` loads
-    (`loaded_as_settings`), that holds planloop's key: `~/.secrets` that ~/.bashrc sources,
-    `secrets.env` that `dotenv` loads. Hidden start-up files do not hide what they source. One
-    in the workspace is bound read-only already (`run_later`) and is emptied over that bind,
-    as a `.env` holding the key is; under /tmp, outside the workspace, the sandbox's /tmp is
-    private, and a file planloop cannot read no command can read either."""
+    """bwrap's words that empty each file your start-up files source or read, or an `.envrc`
+    loads or reads (`loaded_as_settings`), that holds planloop's key: `~/.secrets` that
+    ~/.bashrc sources, `secrets.env` that `dotenv` loads, `$(cat ~/keys/anthropic)`. Hidden
+    start-up files do not hide what they source. One in the workspace is bound read-only
+    already (`run_later`) and is emptied over that bind, as a `.env` holding the key is; under
+    /tmp, outside the workspace, the sandbox's /tmp is private, and a file planloop cannot
+    read no command can read either."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
     words: list[str] = []
     for path in settings_files(root, envrcs):
@@ -924,6 +930,88 @@ def hide_keys_in_system_files() -> list[str]:
         if os.access(path, os.R_OK):  # one planloop cannot read, no command can either
             words += hide_key_outside(path)
     return words
+
+
+# The real path of every file a sandbox of this run emptied for holding planloop's key. What
+# made each one hidden is the state of the moment: a `.env` link that led to it, a folder the
+# scan could list. A command may change that (`rm .env`, `chmod 311 config`) and read the file
+# by its path in the next one; so every later sandbox hides these again while they exist
+# (`hide_remembered_keys`), and the file tools ask before changing one (`key_file_reason`).
+KEY_FILES: dict[Path, None] = {}
+KEY_FILE_REASON = (
+    "a file that holds planloop's API key is protected: the sandbox hides it from commands (a "
+    ".env file leads to it, or did earlier in this run)"
+)
+
+
+def remembered_key_files(root: Path) -> list[Path]:
+    """Those of KEY_FILES a sandbox for the workspace `root` hides: a file still at that path,
+    reached without a link (a bind would land where the link leads), and not in a folder of
+    /tmp outside the workspace (the sandbox's /tmp is its own)."""
+    found = []
+    for path in KEY_FILES:
+        if path.is_relative_to("/tmp") and not path.is_relative_to(root):
+            continue
+        try:
+            info = os.lstat(path)
+        except OSError:
+            # Gone (it stays remembered, should it come back), or in a folder planloop may not
+            # enter: no command may either, and it cannot open one up; in the workspace such
+            # a folder is bound read-only as it is, elsewhere all is read-only.
+            continue
+        if stat.S_ISREG(info.st_mode) and os.path.realpath(path) == str(path):
+            found.append(path)
+    return found
+
+
+def hide_remembered_keys(argv: list[str], remembered: list[Path]) -> list[str]:
+    """bwrap's words that empty each of `remembered` (`remembered_key_files`) that `argv`, the
+    sandbox's words so far, does not empty already; and KEY_FILES learns what `argv` empties,
+    each file bound over by the empty file being one that holds the key."""
+    empty = str(private_folder() / "empty")
+    emptied = {
+        Path(os.path.realpath(path))
+        for flag, source, path in zip(argv, argv[1:], argv[2:], strict=False)
+        if flag == "--ro-bind" and source == empty
+    }
+    KEY_FILES.update(dict.fromkeys(emptied))
+    words: list[str] = []
+    for path in remembered:
+        if path not in emptied:
+            words += ["--ro-bind", empty, str(path)]
+    return words
+
+
+def key_file_reason(workspace: Path, relative: str) -> str | None:
+    """Why the file tools ask before changing the workspace's file `relative`: the sandbox
+    hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
+    another name of the same file) or one it hid earlier in this run; or None.
+
+    Changed unasked, the key would no longer be the value read_file redacts, and an edit's
+    answer (found, not found) tells what the file holds.
+    """
+    root = Path(os.path.realpath(workspace))
+    try:
+        info = os.stat(root / relative)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    same = (info.st_dev, info.st_ino)
+    remembered = [path for path in KEY_FILES if path.is_relative_to(root)]
+    for path in [*remembered, *scan_for_file_tools(root).env_files]:
+        try:
+            other = os.stat(path)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) != same:
+            continue
+        if path in KEY_FILES:
+            return KEY_FILE_REASON
+        if holds_known_secret(path):
+            KEY_FILES[Path(os.path.realpath(path))] = None  # the next sandbox hides it anyway
+            return KEY_FILE_REASON
+    return None
 
 
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
@@ -1470,9 +1558,14 @@ class Bubblewrap:
                 # file that holds it appears empty (bound over the read-only binds, after them:
                 # `in_mount_order`).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+        remembered = remembered_key_files(root)
+        # Those in the workspace are pinned like a read-only path: moved away with their
+        # folder, a file would be read by its new name in the next command.
+        read_only += [path for path in remembered if path.is_relative_to(root)]
         mounts = pinned_folders(root, read_only) + protected + hide_keys_above(root)
         mounts += hide_keys_loaded_as_settings(root, snapshot)
         mounts += hide_keys_in_system_files()
+        mounts += hide_remembered_keys(mounts, remembered)
         for path in hidden_paths(self.allow_read, root):
             if os.path.isdir(path):
                 mounts += ["--tmpfs", str(path), "--remount-ro", str(path)]

@@ -447,13 +447,15 @@ def venv_bins(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
 
 
 def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
-    """Each existing file your shells' start-up files source, or that an `.envrc` in or above
-    the workspace loads (dotenv, source_env, ...), inside the workspace or not: where people
-    keep keys (`source ~/.secrets`, `dotenv secrets.env`), to be looked into for planloop's."""
+    """Each existing file your shells' start-up files source or name, or that an `.envrc` in or
+    above the workspace loads (dotenv, source_env, ...) or names, inside the workspace or not:
+    where people keep keys (`source ~/.secrets`, `dotenv secrets.env`, and read by a command
+    substitution, `export ANTHROPIC_API_KEY="$(cat ~/keys/anthropic)"` or zsh's `$(< file)`),
+    to be looked into for planloop's."""
     root = Path(os.path.realpath(root))
-    found = list(sourced_by_your_shell())
+    found = [*sourced_by_your_shell(), *run_by_your_shell()]
     for envrc in envrcs_around(root, envrcs):
-        found += loaded_by_envrc(envrc)
+        found += loaded_by_envrc(envrc) + run_by_envrc(envrc)
     return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
 
 
