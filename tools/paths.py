@@ -31,6 +31,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import itertools
@@ -38,12 +39,14 @@ import os
 import re
 import stat
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import path_folders_in
 from tools.shell_config import protected_reason as run_later_reason
+from tools.shell_config import run_later
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
@@ -196,6 +199,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     envrcs = [found for found in scan.env_files if found.name == ".envrc"]
     git_entries = list(scan.git_entries)
     linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
+    held_folders: list[tuple[Path, str]] | None = None  # worked out when first needed
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -229,7 +233,33 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
+        if held_folders is None:
+            held_folders = _held_folders(root, scan, envrcs, on_path, linked_here)
+        if linked_from_held := held_link_reason(root, candidate, held_folders):
+            return linked_from_held
     return None
+
+
+def _held_folders(
+    root: Path,
+    scan: WorkspaceScan,
+    envrcs: list[Path],
+    on_path: list[Path],
+    linked_here: list[Path],
+) -> list[tuple[Path, str]]:
+    """The folders the file tools protect (and the sandbox holds) whose links lead on, each with
+    why it is protected: PATH folders, host tools' configuration, hooks folders, what runs later
+    (a virtualenv's bin/, a folder your environment names) and your dot files kept here."""
+    folders = [(folder, PATH_REASON) for folder in on_path]
+    for config in scan.tool_configs:
+        why = HOST_TOOL_CONFIG.get(config.name, MISE_REASON)
+        folders.append((config, f"{config.name} is protected: {why}"))
+    hooks = git_paths_around(root)[0]
+    hooks += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
+    folders += [(folder, HOOKS_REASON) for folder in hooks]
+    folders += [(path, why) for path, why in run_later(root, envrcs)]
+    folders += [(folder, HOME_FILES_REASON) for folder in linked_here]
+    return [(folder, why) for folder, why in folders if os.path.isdir(folder)]
 
 
 def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
@@ -470,6 +500,10 @@ class WorkspaceScan:
     # Python's start-up files in those site-packages folders, filled by the sandbox around each
     # command (tools/shell_config.py `python_start_files`), to report a new or changed one.
     python_start: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
+    # The links in the folders held read-only, filled by the sandbox before each command
+    # (`held_folder_links`): what they lead to is held too.
+    held_links: list[tuple[Path, Path, Path]] | None = None
+    held_folders: list[Path] = field(default_factory=list)
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 
@@ -859,6 +893,123 @@ def hook_links_around(path: Path) -> list[Path]:
         if os.path.exists(folder / GIT_DIR_NAME)
         for target in hook_links(folder / GIT_DIR_NAME)
     ]
+
+
+# How much of the held folders is searched for links (`held_folder_links`): a tool's
+# configuration, a PATH folder or a virtualenv's bin/ holds a few dozen entries, while a folder
+# your PYTHONPATH names may hold a whole project. Links are placed there by you (a command
+# cannot add one to a read-only folder), so a bound on the search is a bound on what is
+# recognised, not a way in.
+HELD_LINK_SEARCH_DEPTH = 4
+HELD_LINK_SEARCH_ENTRIES = 5000
+HELD_LINK_REASON = "{link} links to this path, and {why}"
+
+
+def held_folder_links(root: Path, folders: Iterable[Path]) -> list[tuple[Path, Path, Path]]:
+    """(link, the path it names, the held folder it was found in) for each link inside the
+    held `folders` whose target lies in the workspace, or is reached through it.
+
+    A read-only bind of a folder holds the links in it, not what they lead to: `bin/deploy ->
+    ../scripts/deploy.sh` in a folder on your PATH, `.vscode/tasks.json -> ../shared/tasks.json`,
+    `.claude/settings.json -> ../shared/claude.json`. You run, or your editor reads, the file
+    through the link, so it must be held like the folder. A folder a link leads to is searched
+    in turn (`.claude/commands -> ../shared/commands`). Searched as they are on disk (their real
+    paths), so that a held folder which is itself a link is searched where it leads.
+    """
+    root = Path(os.path.realpath(root))
+    searched: list[Path] = []
+    pending: collections.deque[tuple[Path, Path, int]] = collections.deque()
+    for folder in dict.fromkeys(folders):
+        real = Path(os.path.realpath(folder))
+        if real.is_relative_to(root) and real != root and os.path.isdir(real):
+            searched.append(real)
+            pending.append((real, folder, 0))
+    found: list[tuple[Path, Path, Path]] = []
+    seen = 0
+    while pending and seen < HELD_LINK_SEARCH_ENTRIES:
+        current, origin, depth = pending.popleft()
+        with contextlib.suppress(OSError), os.scandir(current) as entries:
+            for entry in itertools.islice(entries, HELD_LINK_SEARCH_ENTRIES - seen):
+                seen += 1
+                if not entry.is_symlink():
+                    if depth + 1 < HELD_LINK_SEARCH_DEPTH and entry.is_dir(follow_symlinks=False):
+                        pending.append((Path(entry.path), origin, depth + 1))
+                    continue
+                link = Path(entry.path)
+                for named in _one_step(link):
+                    real = Path(os.path.realpath(named))
+                    steps = links_on_the_way(named)
+                    if not (
+                        real.is_relative_to(root)
+                        or named.is_relative_to(root)
+                        or any(step.is_relative_to(root) for step in steps)
+                    ):
+                        continue  # outside, and read-only already
+                    found.append((link, named, origin))
+                    inside = os.path.isdir(real) and real.is_relative_to(root)
+                    if inside and not any(real.is_relative_to(other) for other in searched):
+                        searched.append(real)
+                        pending.append((real, origin, depth + 1))
+    return found
+
+
+def held_link_targets(
+    root: Path, links: list[tuple[Path, Path, Path]], folders: Iterable[Path]
+) -> list[Path]:
+    """What the links `held_folder_links` found lead to, resolved, where a read-only bind can
+    hold it: an existing file or folder inside the workspace and outside the held `folders`
+    (inside one, it is held with it)."""
+    root = Path(os.path.realpath(root))
+    held = [Path(os.path.realpath(folder)) for folder in folders]
+    targets = []
+    for _link, named, _origin in links:
+        real = Path(os.path.realpath(named))
+        if real == root or not real.is_relative_to(root) or not os.path.exists(real):
+            continue
+        if not any(real.is_relative_to(folder) for folder in held):
+            targets.append(real)
+    return list(dict.fromkeys(targets))
+
+
+def held_link_not_held(
+    root: Path, links: list[tuple[Path, Path, Path]], folders: Iterable[Path]
+) -> str | None:
+    """Why the target of a link in a held folder cannot be held read-only, or None: it does not
+    exist (a command could create it), it is the workspace itself, or it is reached through
+    another link in the workspace outside the held folders (a command could point that one
+    elsewhere; no read-only bind holds a link)."""
+    root = Path(os.path.realpath(root))
+    held = [Path(os.path.realpath(folder)) for folder in folders]
+    held += [target for target in held_link_targets(root, links, folders) if target.is_dir()]
+    for link, named, _origin in links:
+        shown = _named(root, link) if link.is_relative_to(root) else str(link)
+        real = Path(os.path.realpath(named))
+        if real == root:
+            return f"{shown}, in a folder held read-only, links to the workspace itself"
+        for step in links_on_the_way(named):
+            if step.is_relative_to(root) and not any(step.parent.is_relative_to(f) for f in held):
+                return (
+                    f"{shown}, in a folder held read-only, leads on through the link "
+                    f"{_named(root, step)}, which a command could point elsewhere"
+                )
+        if real.is_relative_to(root) and not os.path.lexists(real):
+            return (
+                f"{shown}, in a folder held read-only, links to {_named(root, real)}, which does "
+                "not exist: a command could create it"
+            )
+    return None
+
+
+def held_link_reason(root: Path, candidate: Path, folders: list[tuple[Path, str]]) -> str | None:
+    """For the file tools: why `candidate` is protected because a link in one of the held
+    `folders` (folder, why it is protected) leads to it or to a folder holding it, or None."""
+    reasons = {Path(folder): why for folder, why in folders}
+    for link, named, origin in held_folder_links(root, reasons):
+        for target in dict.fromkeys((named, Path(os.path.realpath(named)))):
+            if candidate == target or candidate.is_relative_to(target):
+                shown = _named(root, link) if link.is_relative_to(root) else str(link)
+                return HELD_LINK_REASON.format(link=shown, why=reasons[origin])
+    return None
 
 
 def your_git_configs() -> list[Path]:

@@ -90,6 +90,9 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    held_folder_links,
+    held_link_not_held,
+    held_link_targets,
     home_file_hard_linked,
     home_link_not_held,
     home_link_to_workspace,
@@ -606,6 +609,53 @@ def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
     return [target for target in resolved if target.is_relative_to(root)]
 
 
+def links_in_held_folders(
+    root: Path, scan: WorkspaceScan
+) -> tuple[list[tuple[Path, Path, Path]], list[Path]]:
+    """The links in the folders held read-only (`held_folder_links`), and those folders: each
+    host tool's configuration, hooks folder, PATH folder, folder that runs later (a
+    virtualenv's bin/, what your environment names), your dot files' folders kept here and
+    git's programs. Worked out once per scan: `before_command` and `wrap` both need them.
+
+    Not the `.git` folders (`hook_links` looks at their links) nor the package folders held
+    for their hard links (installed code, whose links stay inside them).
+    """
+    if scan.held_links is None:
+        folders = [*scan.tool_configs, *git_paths_around(root.parent)[0]]
+        folders += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
+        folders += path_folders_in(root)[0]
+        folders += run_later_read_only(root, run_later_paths(root, scan))
+        folders += home_links_into(root)
+        folders += git_programs_in(root, [*scan.git_entries])
+        scan.held_folders = [path for path in dict.fromkeys(folders) if os.path.isdir(path)]
+        scan.held_links = held_folder_links(root, scan.held_folders)
+    return scan.held_links, scan.held_folders
+
+
+# Targets of links in held folders bound at most: each is one more mount, and one more open
+# descriptor (with those of the folders pinned above it) when the sandbox is made. More than
+# this (a large node_modules/.bin on your PATH) makes commands ask instead.
+MAX_HELD_LINK_TARGETS = 128
+
+
+def linked_from_held_folders(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """What the links in held folders lead to, to bind read-only (`held_link_targets`)."""
+    links, folders = links_in_held_folders(root, scan)
+    return held_link_targets(root, links, folders)[:MAX_HELD_LINK_TARGETS]
+
+
+def held_folder_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why what a link in a held folder leads to cannot be held, or None."""
+    links, folders = links_in_held_folders(root, scan)
+    targets = held_link_targets(root, links, folders)
+    if len(targets) > MAX_HELD_LINK_TARGETS:
+        return (
+            f"{len(targets)} links in folders held read-only (your PATH's, host tools' "
+            "configuration) lead to files in the workspace, more than can be held one by one"
+        )
+    return held_link_not_held(root, links, folders)
+
+
 def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What your shell, direnv or editor runs from the workspace later (tools/shell_config.py),
     with the `.envrc` files the scan found."""
@@ -1081,6 +1131,7 @@ class Bubblewrap:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)
         unheld = unheld or hard_link_not_held(root, scan) or home_file_hard_linked(root)
+        unheld = unheld or held_folder_link_not_held(root, scan)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
@@ -1241,6 +1292,7 @@ class Bubblewrap:
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, snapshot))
         candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
+        candidates += linked_from_held_folders(root, snapshot)  # bin/deploy -> ../scripts/x
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)
             if folder not in self.packages_held:
