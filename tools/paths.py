@@ -46,7 +46,7 @@ from pathlib import Path
 from tools.base import ToolError
 from tools.environment import path_folders_in
 from tools.shell_config import protected_reason as run_later_reason
-from tools.shell_config import run_later
+from tools.shell_config import python_start_reason, run_later
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
@@ -233,6 +233,8 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
+        if started := python_start_reason(candidate, scan.package_roots):
+            return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
         if held_folders is None:
             held_folders = _held_folders(root, scan, envrcs, on_path, linked_here)
         if linked_from_held := held_link_reason(root, candidate, held_folders):
