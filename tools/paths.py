@@ -252,7 +252,7 @@ def _held_folders(
     """The folders the file tools protect (and the sandbox holds) whose links lead on, each with
     why it is protected: PATH folders, host tools' configuration, hooks folders, what runs later
     (a virtualenv's bin/, a folder your environment names) and your dot files kept here."""
-    folders = [(folder, PATH_REASON) for folder in on_path]
+    folders = [(folder, PATH_REASON) for folder in [*on_path, *path_entries()]]
     for config in scan.tool_configs:
         why = HOST_TOOL_CONFIG.get(config.name, MISE_REASON)
         folders.append((config, f"{config.name} is protected: {why}"))
@@ -904,6 +904,8 @@ def hook_links_around(path: Path) -> list[Path]:
 # recognised, not a way in.
 HELD_LINK_SEARCH_DEPTH = 4
 HELD_LINK_SEARCH_ENTRIES = 5000
+# A folder outside the workspace (/usr/bin on your PATH) is looked at one level deep only.
+HELD_LINK_OUTSIDE_ENTRIES = 20000
 HELD_LINK_REASON = "{link} links to this path, and {why}"
 
 
@@ -921,12 +923,16 @@ def held_folder_links(root: Path, folders: Iterable[Path]) -> list[tuple[Path, P
     root = Path(os.path.realpath(root))
     searched: list[Path] = []
     pending: collections.deque[tuple[Path, Path, int]] = collections.deque()
+    found: list[tuple[Path, Path, Path]] = []
     for folder in dict.fromkeys(folders):
         real = Path(os.path.realpath(folder))
         if real.is_relative_to(root) and real != root and os.path.isdir(real):
             searched.append(real)
             pending.append((real, folder, 0))
-    found: list[tuple[Path, Path, Path]] = []
+        elif not (real.is_relative_to(root) or root.is_relative_to(real)):
+            # A folder outside (~/bin on your PATH): read-only already, but a link in it may
+            # lead into the workspace (`~/bin/tool -> ~/proj/tool.py`). Its own entries only.
+            found += [(link, named, folder) for link, named in _links_from_outside(root, real)]
     seen = 0
     while pending and seen < HELD_LINK_SEARCH_ENTRIES:
         current, origin, depth = pending.popleft()
@@ -937,22 +943,75 @@ def held_folder_links(root: Path, folders: Iterable[Path]) -> list[tuple[Path, P
                     if depth + 1 < HELD_LINK_SEARCH_DEPTH and entry.is_dir(follow_symlinks=False):
                         pending.append((Path(entry.path), origin, depth + 1))
                     continue
-                link = Path(entry.path)
-                for named in _one_step(link):
-                    real = Path(os.path.realpath(named))
-                    steps = links_on_the_way(named)
-                    if not (
-                        real.is_relative_to(root)
-                        or named.is_relative_to(root)
-                        or any(step.is_relative_to(root) for step in steps)
-                    ):
-                        continue  # outside, and read-only already
+                for link, named, _ in _links_into(root, Path(entry.path), origin):
                     found.append((link, named, origin))
+                    real = Path(os.path.realpath(named))
                     inside = os.path.isdir(real) and real.is_relative_to(root)
                     if inside and not any(real.is_relative_to(other) for other in searched):
                         searched.append(real)
                         pending.append((real, origin, depth + 1))
     return found
+
+
+def _links_into(root: Path, link: Path, origin: Path) -> list[tuple[Path, Path, Path]]:
+    """[(link, the path it names, `origin`)] when the link `link` leads into the workspace
+    `root`, or passes a link in it on the way; else []."""
+    found = []
+    for named in _one_step(link):
+        if _leads_into(root, named):
+            found.append((link, named, origin))
+    return found
+
+
+def _leads_into(root: Path, named: Path) -> bool:
+    """Whether the path `named` is, or resolves into, or passes a link in, the workspace."""
+    if named.is_relative_to(root) or Path(os.path.realpath(named)).is_relative_to(root):
+        return True
+    return any(step.is_relative_to(root) for step in links_on_the_way(named))
+
+
+# The links of a folder outside the workspace that lead into it, per (folder, workspace): kept
+# while the folder's change time stays the same. No command can change such a folder, nor the
+# links outside the workspace on the way from it; a link inside the workspace on the way is
+# found, and kept, like a target inside.
+_OUTSIDE_LINKS: dict[tuple[Path, Path], tuple[tuple[int, int, int], list[tuple[Path, Path]]]] = {}
+
+
+def _links_from_outside(root: Path, folder: Path) -> list[tuple[Path, Path]]:
+    """(link, the path it names) for each link among the first entries of the real folder
+    `folder`, outside the workspace, that leads into the workspace (see `_leads_into`)."""
+    try:
+        identity = link_identity(os.stat(folder))
+    except OSError:
+        return []
+    known = _OUTSIDE_LINKS.get((folder, root))
+    if known is not None and known[0] == identity:
+        return known[1]
+    found: list[tuple[Path, Path]] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as listing:
+        for entry in itertools.islice(listing, HELD_LINK_OUTSIDE_ENTRIES):
+            with contextlib.suppress(OSError):
+                if entry.is_symlink():
+                    target = os.readlink(entry.path)
+                    if "/" not in target:
+                        continue  # another entry of this folder: looked at as one, if a link
+                    named = Path(os.path.normpath(folder / target))
+                    if _leads_into(root, named):
+                        found.append((Path(entry.path), named))
+    _OUTSIDE_LINKS[(folder, root)] = (identity, found)
+    return found
+
+
+def _held_inside(root: Path, folders: Iterable[Path]) -> list[Path]:
+    """The real paths of those of `folders` that lie in the workspace: bound read-only."""
+    real = (Path(os.path.realpath(folder)) for folder in folders)
+    return [folder for folder in real if folder.is_relative_to(root) and folder != root]
+
+
+def path_entries() -> list[Path]:
+    """The folders your PATH names by a full path, wherever they are."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return [Path(entry) for entry in dict.fromkeys(entries) if os.path.isabs(entry)]
 
 
 def held_link_targets(
@@ -962,7 +1021,7 @@ def held_link_targets(
     hold it: an existing file or folder inside the workspace and outside the held `folders`
     (inside one, it is held with it)."""
     root = Path(os.path.realpath(root))
-    held = [Path(os.path.realpath(folder)) for folder in folders]
+    held = _held_inside(root, folders)
     targets = []
     for _link, named, _origin in links:
         real = Path(os.path.realpath(named))
@@ -981,7 +1040,7 @@ def held_link_not_held(
     another link in the workspace outside the held folders (a command could point that one
     elsewhere; no read-only bind holds a link)."""
     root = Path(os.path.realpath(root))
-    held = [Path(os.path.realpath(folder)) for folder in folders]
+    held = _held_inside(root, folders)
     held += [target for target in held_link_targets(root, links, folders) if target.is_dir()]
     for link, named, _origin in links:
         shown = _named(root, link) if link.is_relative_to(root) else str(link)

@@ -100,6 +100,7 @@ from tools.paths import (
     hook_links,
     hook_links_around,
     link_identity,
+    path_entries,
     path_link_not_held,
     planloop_home,
     protected_reason,
@@ -623,7 +624,7 @@ def links_in_held_folders(
     if scan.held_links is None:
         folders = [*scan.tool_configs, *git_paths_around(root.parent)[0]]
         folders += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
-        folders += path_folders_in(root)[0]
+        folders += [*path_folders_in(root)[0], *path_entries()]  # ~/bin/tool -> ~/proj/tool
         folders += run_later_read_only(root, run_later_paths(root, scan))
         folders += home_links_into(root)
         folders += git_programs_in(root, [*scan.git_entries])
