@@ -101,6 +101,32 @@ def test_a_link_in_a_tool_configuration_keeps_what_it_leads_to(api, env, user_fo
 
 
 @needs_bwrap
+def test_a_link_in_a_path_folder_outside_leads_to_a_held_file(api, env, tmp_path):
+    """`~/bin/tool -> ~/proj/tool.py`: typing `tool` anywhere runs the workspace's file."""
+    workspace, outside = tmp_path / "work", tmp_path / "bin"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / "tool.py").write_text(DEPLOY)
+    (workspace / "tool.py").chmod(0o755)
+    (outside / "tool").symlink_to(workspace / "tool.py")
+    planted = "#!/bin/sh\necho planted\n"
+    script(
+        api,
+        ("bash", {"command": f"printf '{planted}' > tool.py; echo done"}),
+        ("read_file", {"path": "tool.py"}),
+        ("write_file", {"path": "tool.py", "content": planted}),
+    )
+    path = f"{outside}:{env['PATH']}"
+    result = run_as("root", api, {**env, "PATH": path}, workspace, tmp_path)
+    assert result.returncode == 0, result.stderr
+    command, _, written = tool_results(api)
+    assert "Read-only file system" in command
+    assert f"{outside / 'tool'} links to this path" in written
+    typed = subprocess.run("tool", shell=True, env={"PATH": path}, capture_output=True, text=True)
+    assert typed.stdout == "deploying\n"
+
+
+@needs_bwrap
 @pytest.mark.parametrize("layout", ["missing", "through another link"])
 def test_commands_ask_when_what_a_held_link_leads_to_cannot_be_held(
     api, env, isolated_home, tmp_path, layout

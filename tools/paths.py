@@ -12,6 +12,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
     core.hooksPath      the hooks folder a repository's config names, such as .husky/
     hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
+    held folders' links what a link in a folder below leads to (bin/deploy -> scripts/deploy.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
     host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, other

@@ -18,6 +18,9 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 repository by its content (a bare one)
           what hooks link to  read-only         a hook that is a link: its target, such as
                                                 scripts/pre-commit.sh
+          what links lead to  read-only         a link in a held folder (a PATH folder, here or
+                                                outside, .vscode/, a venv's bin/): its target,
+                                                such as scripts/deploy.sh for bin/deploy
           what runs later     read-only         what your environment names (ZDOTDIR, PERL5LIB),
                                                 your start-up files or an .envrc source, a
                                                 virtualenv's bin/ (tools/shell_config.py)
