@@ -200,7 +200,7 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
     envrcs = [found for found in scan.env_files if found.name == ".envrc"]
     git_entries = list(scan.git_entries)
     linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
-    held_folders: list[tuple[Path, str]] | None = None  # worked out when first needed
+    held_links: list[tuple[Path, Path, str]] | None = None  # worked out when first needed
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -236,9 +236,10 @@ def protected_reason(workspace: Path, path: str | Path) -> str | None:
             return git_program
         if started := python_start_reason(candidate, scan.package_roots):
             return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
-        if held_folders is None:
-            held_folders = _held_folders(root, scan, envrcs, on_path, linked_here)
-        if linked_from_held := held_link_reason(root, candidate, held_folders):
+        if held_links is None:
+            held = _held_folders(root, scan, envrcs, on_path, linked_here)
+            held_links = held_links_with_reasons(root, held)
+        if linked_from_held := held_link_reason(root, candidate, held_links):
             return linked_from_held
     return None
 
@@ -1062,15 +1063,26 @@ def held_link_not_held(
     return None
 
 
-def held_link_reason(root: Path, candidate: Path, folders: list[tuple[Path, str]]) -> str | None:
-    """For the file tools: why `candidate` is protected because a link in one of the held
-    `folders` (folder, why it is protected) leads to it or to a folder holding it, or None."""
+def held_links_with_reasons(
+    root: Path, folders: list[tuple[Path, str]]
+) -> list[tuple[Path, Path, str]]:
+    """(link, the path it names, why its folder is protected) for each link in the held
+    `folders` (folder, why) that leads into the workspace (`held_folder_links`)."""
     reasons = {Path(folder): why for folder, why in folders}
-    for link, named, origin in held_folder_links(root, reasons):
+    found = held_folder_links(root, reasons)
+    return [(link, named, reasons[origin]) for link, named, origin in found]
+
+
+def held_link_reason(
+    root: Path, candidate: Path, links: list[tuple[Path, Path, str]]
+) -> str | None:
+    """For the file tools: why `candidate` is protected because one of the held `links`
+    (`held_links_with_reasons`) leads to it or to a folder holding it, or None."""
+    for link, named, why in links:
         for target in dict.fromkeys((named, Path(os.path.realpath(named)))):
             if candidate == target or candidate.is_relative_to(target):
                 shown = _named(root, link) if link.is_relative_to(root) else str(link)
-                return HELD_LINK_REASON.format(link=shown, why=reasons[origin])
+                return HELD_LINK_REASON.format(link=shown, why=why)
     return None
 
 
