@@ -206,7 +206,7 @@ def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
 # workspace is held read-only; one that does not exist yet, is reached through a link in the
 # workspace, is the workspace itself or is relative (wherever your shell is) makes commands ask,
 # and the file tools ask before writing there. How a value is read:
-#   FOLDERS   folders separated by ":"
+#   FOLDERS   folders (or files: KUBECONFIG, HGRCPATH) separated by ":"
 #   FILES     LD_PRELOAD's libraries, separated by spaces or ":"; a bare name is looked up in
 #             the system's folders, not here
 #   ONE       one file or folder
@@ -245,6 +245,19 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("LESSOPEN", PROGRAM, "less runs this on every file it shows"),
     ("SUDO_ASKPASS", PROGRAM, "sudo runs this and gives it your password"),
     ("SSH_ASKPASS", PROGRAM, "ssh runs this and gives it your passphrase"),
+    # Tools' own configuration that names programs they run for you, often before they do what
+    # you asked (a kubeconfig per project, from an `.envrc`).
+    ("KUBECONFIG", FOLDERS, "kubectl runs the exec credential plugins these kubeconfigs name"),
+    ("AWS_CONFIG_FILE", ONE, "the AWS CLI and SDKs run the credential_process it names"),
+    ("AWS_SHARED_CREDENTIALS_FILE", ONE, "the AWS CLI and SDKs run its credential_process too"),
+    ("DOCKER_CONFIG", ONE, "docker runs its config.json's credential helpers and cli-plugins/"),
+    ("TF_CLI_CONFIG_FILE", ONE, "terraform runs the credentials helper and providers it names"),
+    ("TERRAFORM_CONFIG", ONE, "terraform's older name for TF_CLI_CONFIG_FILE"),
+    ("CARGO_HOME", ONE, "cargo runs the rustc-wrapper and credential providers config.toml names"),
+    ("RUSTUP_HOME", ONE, "rustc and cargo run the toolchains rustup installed here"),
+    ("GNUPGHOME", ONE, "gpg's agent runs the pinentry-program its gpg-agent.conf names"),
+    ("HGRCPATH", FOLDERS, "Mercurial runs the hooks and loads the extensions these configs name"),
+    ("NPM_CONFIG_USERCONFIG", ONE, "npm runs scripts with the script-shell this npmrc names"),
 )
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
 # or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty

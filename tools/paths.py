@@ -12,6 +12,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
     .git/ (all of it)   its config and hooks run commands (core.fsmonitor, pre-commit, ...)
     core.hooksPath      the hooks folder a repository's config names, such as .husky/
     hook links          what a hook that is a link leads to (scripts/pre-commit.sh)
+    held folders' links what a link in a folder below leads to (bin/deploy -> scripts/deploy.sh)
     .env* (anywhere)    settings such as ANTHROPIC_BASE_URL, which decide where the key goes
                         (direnv's .envrc and what it sources, .envrc.local, match this too)
     host tools' config  .vscode/, .idea/, .direnv/, .hg/, .jj/, .sl/, mise's files, other
@@ -36,6 +37,7 @@ sandbox (tools/sandbox.py) keeps them read-only for bash. The one list:
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import itertools
@@ -52,7 +54,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.shell_config import VENV_CONFIG_NAME
+from tools.shell_config import VENV_CONFIG_NAME, python_start_reason, run_later
 from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
@@ -231,6 +233,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
     envrcs = [found for found in scan.env_files if found.name == ".envrc"]
     git_entries = list(scan.git_entries)
     linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
+    held_links: list[tuple[Path, Path, str]] | None = None  # worked out when first needed
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -265,6 +268,13 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
+        if started := python_start_reason(candidate, scan.package_roots):
+            return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
+        if held_links is None:
+            held = _held_folders(root, scan, envrcs, on_path, linked_here)
+            held_links = held_links_with_reasons(root, held)
+        if linked_from_held := held_link_reason(root, candidate, held_links):
+            return linked_from_held
     return None if reading else cannot_be_held_reason(root, (given, resolved))
 
 
@@ -403,6 +413,28 @@ def _in_private_folder(candidate: Path) -> bool:
             if parts and parts[0].startswith(PRIVATE_FOLDER_PREFIX):
                 return True
     return False
+
+
+def _held_folders(
+    root: Path,
+    scan: WorkspaceScan,
+    envrcs: list[Path],
+    on_path: list[Path],
+    linked_here: list[Path],
+) -> list[tuple[Path, str]]:
+    """The folders the file tools protect (and the sandbox holds) whose links lead on, each with
+    why it is protected: PATH folders, host tools' configuration, hooks folders, what runs later
+    (a virtualenv's bin/, a folder your environment names) and your dot files kept here."""
+    folders = [(folder, PATH_REASON) for folder in [*on_path, *path_entries()]]
+    for config in scan.tool_configs:
+        why = HOST_TOOL_CONFIG.get(config.name, MISE_REASON)
+        folders.append((config, f"{config.name} is protected: {why}"))
+    hooks = git_paths_around(root)[0]
+    hooks += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
+    folders += [(folder, HOOKS_REASON) for folder in hooks]
+    folders += [(path, why) for path, why in run_later(root, envrcs)]
+    folders += [(folder, HOME_FILES_REASON) for folder in linked_here]
+    return [(folder, why) for folder, why in folders if os.path.isdir(folder)]
 
 
 def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
@@ -678,6 +710,10 @@ class WorkspaceScan:
     # What runs later only if it exists (tools/shell_config.py `held_when_there`): the device
     # and inode of each, or None, filled by the sandbox to report one a command made.
     held_when_there: dict[Path, tuple[int, int] | None] = field(default_factory=dict)
+    # The links in the folders held read-only, filled by the sandbox before each command
+    # (`held_folder_links`): what they lead to is held too.
+    held_links: list[tuple[Path, Path, Path]] | None = None
+    held_folders: list[Path] = field(default_factory=list)
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 
@@ -1084,6 +1120,193 @@ def hook_links_around(path: Path) -> list[Path]:
         if os.path.exists(folder / GIT_DIR_NAME)
         for target in hook_links(folder / GIT_DIR_NAME)
     ]
+
+
+# How much of the held folders is searched for links (`held_folder_links`): a tool's
+# configuration, a PATH folder or a virtualenv's bin/ holds a few dozen entries, while a folder
+# your PYTHONPATH names may hold a whole project. Links are placed there by you (a command
+# cannot add one to a read-only folder), so a bound on the search is a bound on what is
+# recognised, not a way in.
+HELD_LINK_SEARCH_DEPTH = 4
+HELD_LINK_SEARCH_ENTRIES = 5000
+# A folder outside the workspace (/usr/bin on your PATH) is looked at one level deep only.
+HELD_LINK_OUTSIDE_ENTRIES = 20000
+HELD_LINK_REASON = "{link} links to this path, and {why}"
+
+
+def held_folder_links(root: Path, folders: Iterable[Path]) -> list[tuple[Path, Path, Path]]:
+    """(link, the path it names, the held folder it was found in) for each link inside the
+    held `folders` whose target lies in the workspace, or is reached through it.
+
+    A read-only bind of a folder holds the links in it, not what they lead to: `bin/deploy ->
+    ../scripts/deploy.sh` in a folder on your PATH, `.vscode/tasks.json -> ../shared/tasks.json`,
+    `.claude/settings.json -> ../shared/claude.json`. You run, or your editor reads, the file
+    through the link, so it must be held like the folder. A folder a link leads to is searched
+    in turn (`.claude/commands -> ../shared/commands`). Searched as they are on disk (their real
+    paths), so that a held folder which is itself a link is searched where it leads.
+    """
+    root = Path(os.path.realpath(root))
+    searched: list[Path] = []
+    pending: collections.deque[tuple[Path, Path, int]] = collections.deque()
+    found: list[tuple[Path, Path, Path]] = []
+    for folder in dict.fromkeys(folders):
+        real = Path(os.path.realpath(folder))
+        if real.is_relative_to(root) and real != root and os.path.isdir(real):
+            searched.append(real)
+            pending.append((real, folder, 0))
+        elif not (real.is_relative_to(root) or root.is_relative_to(real)):
+            # A folder outside (~/bin on your PATH): read-only already, but a link in it may
+            # lead into the workspace (`~/bin/tool -> ~/proj/tool.py`). Its own entries only.
+            found += [(link, named, folder) for link, named in _links_from_outside(root, real)]
+    seen = 0
+    while pending and seen < HELD_LINK_SEARCH_ENTRIES:
+        current, origin, depth = pending.popleft()
+        with contextlib.suppress(OSError), os.scandir(current) as entries:
+            for entry in itertools.islice(entries, HELD_LINK_SEARCH_ENTRIES - seen):
+                seen += 1
+                if not entry.is_symlink():
+                    if depth + 1 < HELD_LINK_SEARCH_DEPTH and entry.is_dir(follow_symlinks=False):
+                        pending.append((Path(entry.path), origin, depth + 1))
+                    continue
+                for link, named, _ in _links_into(root, Path(entry.path), origin):
+                    found.append((link, named, origin))
+                    real = Path(os.path.realpath(named))
+                    inside = os.path.isdir(real) and real.is_relative_to(root)
+                    if inside and not any(real.is_relative_to(other) for other in searched):
+                        searched.append(real)
+                        pending.append((real, origin, depth + 1))
+    return found
+
+
+def _links_into(root: Path, link: Path, origin: Path) -> list[tuple[Path, Path, Path]]:
+    """[(link, the path it names, `origin`)] when the link `link` leads into the workspace
+    `root`, or passes a link in it on the way; else []."""
+    found = []
+    for named in _one_step(link):
+        if _leads_into(root, named):
+            found.append((link, named, origin))
+    return found
+
+
+def _leads_into(root: Path, named: Path) -> bool:
+    """Whether the path `named` is, or resolves into, or passes a link in, the workspace."""
+    if named.is_relative_to(root) or Path(os.path.realpath(named)).is_relative_to(root):
+        return True
+    return any(step.is_relative_to(root) for step in links_on_the_way(named))
+
+
+# The links of a folder outside the workspace that lead into it, per (folder, workspace): kept
+# while the folder's change time stays the same. No command can change such a folder, nor the
+# links outside the workspace on the way from it; a link inside the workspace on the way is
+# found, and kept, like a target inside.
+_OUTSIDE_LINKS: dict[tuple[Path, Path], tuple[tuple[int, int, int], list[tuple[Path, Path]]]] = {}
+
+
+def _links_from_outside(root: Path, folder: Path) -> list[tuple[Path, Path]]:
+    """(link, the path it names) for each link among the first entries of the real folder
+    `folder`, outside the workspace, that leads into the workspace (see `_leads_into`)."""
+    try:
+        identity = link_identity(os.stat(folder))
+    except OSError:
+        return []
+    known = _OUTSIDE_LINKS.get((folder, root))
+    if known is not None and known[0] == identity:
+        return known[1]
+    found: list[tuple[Path, Path]] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as listing:
+        for entry in itertools.islice(listing, HELD_LINK_OUTSIDE_ENTRIES):
+            with contextlib.suppress(OSError):
+                if entry.is_symlink():
+                    target = os.readlink(entry.path)
+                    if "/" not in target:
+                        continue  # another entry of this folder: looked at as one, if a link
+                    named = Path(os.path.normpath(folder / target))
+                    if _leads_into(root, named):
+                        found.append((Path(entry.path), named))
+    _OUTSIDE_LINKS[(folder, root)] = (identity, found)
+    return found
+
+
+def _held_inside(root: Path, folders: Iterable[Path]) -> list[Path]:
+    """The real paths of those of `folders` that lie in the workspace: bound read-only."""
+    real = (Path(os.path.realpath(folder)) for folder in folders)
+    return [folder for folder in real if folder.is_relative_to(root) and folder != root]
+
+
+def path_entries() -> list[Path]:
+    """The folders your PATH names by a full path, wherever they are."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return [Path(entry) for entry in dict.fromkeys(entries) if os.path.isabs(entry)]
+
+
+def held_link_targets(
+    root: Path, links: list[tuple[Path, Path, Path]], folders: Iterable[Path]
+) -> list[Path]:
+    """What the links `held_folder_links` found lead to, resolved, where a read-only bind can
+    hold it: an existing file or folder inside the workspace and outside the held `folders`
+    (inside one, it is held with it)."""
+    root = Path(os.path.realpath(root))
+    held = _held_inside(root, folders)
+    targets = []
+    for _link, named, _origin in links:
+        real = Path(os.path.realpath(named))
+        if real == root or not real.is_relative_to(root) or not os.path.exists(real):
+            continue
+        if not any(real.is_relative_to(folder) for folder in held):
+            targets.append(real)
+    return list(dict.fromkeys(targets))
+
+
+def held_link_not_held(
+    root: Path, links: list[tuple[Path, Path, Path]], folders: Iterable[Path]
+) -> str | None:
+    """Why the target of a link in a held folder cannot be held read-only, or None: it does not
+    exist (a command could create it), it is the workspace itself, or it is reached through
+    another link in the workspace outside the held folders (a command could point that one
+    elsewhere; no read-only bind holds a link)."""
+    root = Path(os.path.realpath(root))
+    held = _held_inside(root, folders)
+    held += [target for target in held_link_targets(root, links, folders) if target.is_dir()]
+    for link, named, _origin in links:
+        shown = _named(root, link) if link.is_relative_to(root) else str(link)
+        real = Path(os.path.realpath(named))
+        if real == root:
+            return f"{shown}, in a folder held read-only, links to the workspace itself"
+        for step in links_on_the_way(named):
+            if step.is_relative_to(root) and not any(step.parent.is_relative_to(f) for f in held):
+                return (
+                    f"{shown}, in a folder held read-only, leads on through the link "
+                    f"{_named(root, step)}, which a command could point elsewhere"
+                )
+        if real.is_relative_to(root) and not os.path.lexists(real):
+            return (
+                f"{shown}, in a folder held read-only, links to {_named(root, real)}, which does "
+                "not exist: a command could create it"
+            )
+    return None
+
+
+def held_links_with_reasons(
+    root: Path, folders: list[tuple[Path, str]]
+) -> list[tuple[Path, Path, str]]:
+    """(link, the path it names, why its folder is protected) for each link in the held
+    `folders` (folder, why) that leads into the workspace (`held_folder_links`)."""
+    reasons = {Path(folder): why for folder, why in folders}
+    found = held_folder_links(root, reasons)
+    return [(link, named, reasons[origin]) for link, named, origin in found]
+
+
+def held_link_reason(
+    root: Path, candidate: Path, links: list[tuple[Path, Path, str]]
+) -> str | None:
+    """For the file tools: why `candidate` is protected because one of the held `links`
+    (`held_links_with_reasons`) leads to it or to a folder holding it, or None."""
+    for link, named, why in links:
+        for target in dict.fromkeys((named, Path(os.path.realpath(named)))):
+            if candidate == target or candidate.is_relative_to(target):
+                shown = _named(root, link) if link.is_relative_to(root) else str(link)
+                return HELD_LINK_REASON.format(link=shown, why=why)
+    return None
 
 
 def your_git_configs() -> list[Path]:

@@ -18,6 +18,9 @@ and call `before_command` / `after_command` around each command when the sandbox
                                                 repository by its content (a bare one)
           what hooks link to  read-only         a hook that is a link: its target, such as
                                                 scripts/pre-commit.sh
+          what links lead to  read-only         a link in a held folder (a PATH folder, here or
+                                                outside, .vscode/, a venv's bin/): its target,
+                                                such as scripts/deploy.sh for bin/deploy
           what runs later     read-only         what your environment names (ZDOTDIR, PERL5LIB),
                                                 your start-up files or an .envrc source, a
                                                 virtualenv's bin/ (tools/shell_config.py)
@@ -93,6 +96,9 @@ from tools.paths import (
     git_config_paths,
     git_dir_of,
     git_paths_around,
+    held_folder_links,
+    held_link_not_held,
+    held_link_targets,
     home_file_hard_linked,
     home_link_not_held,
     home_link_to_workspace,
@@ -100,6 +106,7 @@ from tools.paths import (
     hook_links,
     hook_links_around,
     link_identity,
+    path_entries,
     path_link_not_held,
     planloop_home,
     protected_reason,
@@ -618,6 +625,53 @@ def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
         linked += hook_links(entry)
     resolved = (Path(os.path.realpath(target)) for target in linked if os.path.exists(target))
     return [target for target in resolved if target.is_relative_to(root)]
+
+
+def links_in_held_folders(
+    root: Path, scan: WorkspaceScan
+) -> tuple[list[tuple[Path, Path, Path]], list[Path]]:
+    """The links in the folders held read-only (`held_folder_links`), and those folders: each
+    host tool's configuration, hooks folder, PATH folder, folder that runs later (a
+    virtualenv's bin/, what your environment names), your dot files' folders kept here and
+    git's programs. Worked out once per scan: `before_command` and `wrap` both need them.
+
+    Not the `.git` folders (`hook_links` looks at their links) nor the package folders held
+    for their hard links (installed code, whose links stay inside them).
+    """
+    if scan.held_links is None:
+        folders = [*scan.tool_configs, *git_paths_around(root.parent)[0]]
+        folders += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
+        folders += [*path_folders_in(root)[0], *path_entries()]  # ~/bin/tool -> ~/proj/tool
+        folders += run_later_read_only(root, run_later_paths(root, scan))
+        folders += home_links_into(root)
+        folders += git_programs_in(root, [*scan.git_entries])
+        scan.held_folders = [path for path in dict.fromkeys(folders) if os.path.isdir(path)]
+        scan.held_links = held_folder_links(root, scan.held_folders)
+    return scan.held_links, scan.held_folders
+
+
+# Targets of links in held folders bound at most: each is one more mount, and one more open
+# descriptor (with those of the folders pinned above it) when the sandbox is made. More than
+# this (a large node_modules/.bin on your PATH) makes commands ask instead.
+MAX_HELD_LINK_TARGETS = 128
+
+
+def linked_from_held_folders(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """What the links in held folders lead to, to bind read-only (`held_link_targets`)."""
+    links, folders = links_in_held_folders(root, scan)
+    return held_link_targets(root, links, folders)[:MAX_HELD_LINK_TARGETS]
+
+
+def held_folder_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why what a link in a held folder leads to cannot be held, or None."""
+    links, folders = links_in_held_folders(root, scan)
+    targets = held_link_targets(root, links, folders)
+    if len(targets) > MAX_HELD_LINK_TARGETS:
+        return (
+            f"{len(targets)} links in folders held read-only (your PATH's, host tools' "
+            "configuration) lead to files in the workspace, more than can be held one by one"
+        )
+    return held_link_not_held(root, links, folders)
 
 
 def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
@@ -1296,6 +1350,7 @@ class Bubblewrap:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)
         unheld = unheld or hard_link_not_held(root, scan) or home_file_hard_linked(root)
+        unheld = unheld or held_folder_link_not_held(root, scan)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
@@ -1510,6 +1565,7 @@ class Bubblewrap:
         held_there = run_later_read_only(root, held_when_there_paths(root, snapshot))
         candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
         candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
+        candidates += linked_from_held_folders(root, snapshot)  # bin/deploy -> ../scripts/x
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)
             if folder not in self.packages_held:

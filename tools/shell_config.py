@@ -41,8 +41,12 @@ it ran, since a missing folder cannot be held without making it on your side fir
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import itertools
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,12 +81,15 @@ DIRENV_REASON = (
     "each time your shell enters the folder"
 )
 PYTHON_START_REASON = (
-    "python runs a site-packages folder's .pth files and sitecustomize each time it starts, "
-    "and editors start a workspace environment's python when the folder is opened"
+    "python runs a site-packages folder's .pth files, the modules they import and "
+    "sitecustomize (also one in a folder a .pth adds) each time it starts, and editors start "
+    "a workspace environment's python when the folder is opened"
 )
 # What python's `site` runs from a site-packages folder at every start: the `import` lines of
 # each .pth file, and the modules (or packages) sitecustomize and usercustomize.
 PYTHON_START_NAMES = ("sitecustomize", "usercustomize")
+# The files of one start-up package (`_distutils_hack/`) looked at for a change: a few at most.
+MAX_START_PACKAGE_FILES = 500
 SHELL_REASON = (
     "a file your shell's start-up files source is protected: every new shell of yours runs it"
 )
@@ -524,7 +531,9 @@ def is_python_start_file(path: Path) -> bool:
 
 def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, int, int]]:
     """Each python start-up file in these site-packages folders, with its device, inode and
-    change time: a file written in place keeps its inode but never its change time."""
+    change time: a file written in place keeps its inode but never its change time. Also the
+    files of the modules their .pth files import, and the sitecustomize of a folder a .pth
+    adds (`python_start_modules`), compiled or not."""
     found: dict[Path, tuple[int, int, int]] = {}
     for folder in dict.fromkeys(package_roots):
         if folder.name != "site-packages":
@@ -537,7 +546,119 @@ def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, i
                         found[Path(entry.path)] = (info.st_dev, info.st_ino, info.st_ctime_ns)
         except OSError:
             continue  # gone, or closed: the scan reports a closed folder itself
+    for folder, modules in python_start_modules(package_roots):
+        for path in _module_files(folder, modules):
+            try:
+                info = os.stat(path, follow_symlinks=False)
+            except OSError:
+                continue
+            found.setdefault(path, (info.st_dev, info.st_ino, info.st_ctime_ns))
     return found
+
+
+def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, frozenset[str]]]:
+    """(folder, module names) for what python imports at every start from these site-packages
+    folders and the folders their .pth files add: each module an `import` line of a .pth names
+    (`import _virtualenv`, `__import__('_distutils_hack')`, an editable install's finder), and
+    sitecustomize and usercustomize. python looks for them along its whole path, the folders a
+    path line of a .pth adds included (an editable install's `src/`, or the project itself),
+    so any of those folders counts for each. The standard library's modules are left out:
+    python finds them in its own folders first."""
+    found: list[tuple[Path, frozenset[str]]] = []
+    for site in dict.fromkeys(package_roots):
+        if site.name != "site-packages":
+            continue
+        names = set(PYTHON_START_NAMES)
+        folders = [site]
+        try:
+            with os.scandir(site) as entries:
+                pth_files = sorted(entry.path for entry in entries if entry.name.endswith(".pth"))
+        except OSError:
+            continue
+        for pth in pth_files:
+            for line in _read(Path(pth)).removeprefix("\ufeff").splitlines():
+                if line.startswith("#") or not line.strip():
+                    continue
+                if line.startswith(("import ", "import\t")):  # what `site` runs
+                    names.update(imported_modules(line))
+                else:  # a folder `site` adds to the path, relative to the .pth's folder
+                    folders.append(Path(os.path.normpath(site / line.rstrip())))
+        stdlib = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+        modules = frozenset(names - stdlib)
+        for folder in dict.fromkeys(folders):
+            found.append((folder, modules))
+    return found
+
+
+def imported_modules(line: str) -> set[str]:
+    """The top-level modules an `import` line of a .pth file imports, as `site` runs it
+    (`exec`): `import a, b.c`, `from a import b`, `__import__('a')`,
+    `importlib.import_module('a')`. A line python cannot parse runs nothing."""
+    try:
+        tree = ast.parse(line)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+        elif isinstance(node, ast.Call) and node.args:
+            function = node.func
+            called = getattr(function, "id", None) or getattr(function, "attr", None)
+            first = node.args[0]
+            if called in ("__import__", "import_module") and isinstance(first, ast.Constant):
+                names.add(str(first.value))
+    return {name.split(".")[0] for name in names if name}
+
+
+def is_module_entry(name: str, modules: Iterable[str]) -> bool:
+    """Whether the folder entry `name` is one python may import as one of `modules`: a
+    package (or namespace) folder, its source, its compiled file or an extension module
+    (`_virtualenv`, `_virtualenv.py`, `_virtualenv.pyc`, `_virtualenv.cpython-312-....so`)."""
+    stem = name.split(".")[0]
+    return stem in modules and (name == stem or name.endswith((".py", ".pyc", ".so")))
+
+
+def _module_files(folder: Path, modules: frozenset[str]) -> list[Path]:
+    """The existing files in `folder` that python would import as one of `modules`, those of
+    a package folder and the compiled ones in `__pycache__` included."""
+    files: list[Path] = []
+    try:
+        with os.scandir(folder) as entries:
+            children = [
+                Path(entry.path)
+                for entry in entries
+                if is_module_entry(entry.name, modules) or entry.name == "__pycache__"
+            ]
+    except OSError:
+        return files
+    for child in children:
+        if child.name == "__pycache__":
+            with contextlib.suppress(OSError), os.scandir(child) as cached:
+                files += [Path(e.path) for e in cached if is_module_entry(e.name, modules)]
+        elif os.path.isdir(child) and not os.path.islink(child):
+            for parent, _folders, names in itertools.islice(os.walk(child), 100):
+                files += [Path(parent, name) for name in names][:MAX_START_PACKAGE_FILES]
+        else:
+            files.append(child)
+    return files[: MAX_START_PACKAGE_FILES * 4]
+
+
+def python_start_reason(candidate: Path, package_roots: Iterable[Path]) -> str | None:
+    """For the file tools: PYTHON_START_REASON when python would import `candidate` at every
+    start (`python_start_modules`), whether it exists yet or not; else None."""
+    for folder, modules in python_start_modules(package_roots):
+        for base in dict.fromkeys((folder, Path(os.path.realpath(folder)))):
+            if candidate == base or not candidate.is_relative_to(base):
+                continue
+            parts = candidate.relative_to(base).parts
+            if is_module_entry(parts[0], modules):
+                return PYTHON_START_REASON
+            if parts[0] == "__pycache__" and len(parts) > 1 and is_module_entry(parts[1], modules):
+                return PYTHON_START_REASON
+    return None
 
 
 def venv_reason(root: Path, candidate: Path) -> str | None:
