@@ -178,8 +178,11 @@ def test_existing_completions_beside_an_activated_venv_are_held(api, env, user_f
     assert (workspace / COMPLETION).read_text() == "complete -F _pytest pytest\n"
 
 
-# Other coding agents' project files that start commands: hooks, MCP servers.
+# Other coding agents' and tools' project files that start commands: hooks, MCP servers, a
+# toolchain rustup runs whenever a prompt asks rustc for its version.
 AGENT_FILES = {
+    "crush.json": '{"mcpServers": {}}\n',
+    "rust-toolchain.toml": '[toolchain]\nchannel = "stable"\n',
     ".clinerules/hooks/TaskStart": "#!/bin/sh\n",
     ".qwen/settings.json": '{"mcpServers": {}}\n',
     ".kiro/settings/mcp.json": '{"mcpServers": {}}\n',

@@ -135,6 +135,12 @@ HOST_TOOL_CONFIG = {
     ".amazonq": "Amazon Q Developer starts the MCP servers its mcp.json and default.json name",
     ".kilocode": "Kilo Code starts the MCP servers its mcp.json names",
     ".kilo": "Kilo starts the MCP servers its kilo.json or kilo.jsonc names",
+    "crush.json": "Crush starts the MCP servers and language servers it names",
+    ".crush.json": "Crush starts the MCP servers and language servers it names",
+    # rustup reads it whenever rustc or cargo starts in the folder, as shell prompts and
+    # rust-analyzer do on their own: a `path` toolchain is any folder's rustc.
+    "rust-toolchain.toml": "rustup runs the toolchain it names (a path: any folder's rustc)",
+    "rust-toolchain": "rustup runs the toolchain it names (a path: any folder's rustc)",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
 }
