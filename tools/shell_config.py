@@ -377,6 +377,12 @@ def held_when_there(
     bins += [path for path in tools if path.name == "bin"]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
+    return inside_workspace(root, found)
+
+
+def inside_workspace(root: Path, found: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """Those of `found` that lie in the workspace `root` (not `root` itself), each by the path
+    named and by the path it resolves to, once."""
     inside: list[tuple[Path, str]] = []
     for path, why in found:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
@@ -494,12 +500,7 @@ def run_later(
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
     found += [(path, VENV_REASON) for path in venv_bins(root, venvs)]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
-    inside: list[tuple[Path, str]] = []
-    for path, why in found:
-        for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
-            if version != root and version.is_relative_to(root):
-                inside.append((version, why))
-    return list(dict.fromkeys(inside))
+    return inside_workspace(root, found)
 
 
 def read_only(root: Path, named: list[tuple[Path, str]]) -> list[Path]:
