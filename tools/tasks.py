@@ -392,7 +392,8 @@ class TaskManager:
         if now is None:
             secrets = "a file planloop can no longer look into"
         else:
-            secrets = ", ".join(sorted(now[1] - hidden_then))
+            appeared = sorted(now[1] - hidden_then)
+            secrets = ", ".join(shown(task.workspace, path) for path in appeared)
         if secrets:
             task.withheld = (
                 f"[its output is withheld: {secrets} appeared after it started and holds the API "
@@ -414,13 +415,13 @@ class TaskManager:
         if not held:
             return []
         task.told.update(held)
-        shown = ", ".join(os.path.relpath(path, root) for path in held)
+        names = ", ".join(shown(task.workspace, path) for path in held)
         self.tell(
-            f"sandbox: {shown} became read-only after {task.id} started; new commands cannot "
+            f"sandbox: {names} became read-only after {task.id} started; new commands cannot "
             f"change it, but {task.id} still can until it ends (stop it if you did not expect "
             "that)."
         )
-        return [f"[sandbox: {shown} became read-only after {task.id} started; it still can]"]
+        return [f"[sandbox: {names} became read-only after {task.id} started; it still can]"]
 
     def tell(self, line: str) -> None:
         notify = getattr(self.sandbox, "notify", None)
@@ -580,6 +581,12 @@ class TaskManager:
                 "started": {t.id: t.started for t in tasks},
             },
         )
+
+
+def shown(workspace: Path, path: str) -> str:
+    """A path as the person is told it: from the workspace when it lies there (`.env.local`)."""
+    inside = path.startswith(str(workspace) + os.sep)
+    return os.path.relpath(path, workspace) if inside else path
 
 
 def find_task_manager(agent: Any) -> TaskManager | None:
