@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import API_KEY
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
+from test_python_start import SITE, make_environment
 
 import tools.sandbox
 from fakeapi import text, tool_use
@@ -30,7 +31,6 @@ from tools.sandbox import Bubblewrap, emptied_then_covered, in_mount_order, priv
 __all__ = ["user_folders"]  # a fixture, used by name below
 
 KEY_LINE = f"ANTHROPIC_API_KEY={API_KEY}\n"
-SITE = ".venv/lib/python3.11/site-packages"
 
 
 def give_to(user: str, *paths: Path) -> None:
@@ -152,17 +152,6 @@ def test_wrap_refuses_a_command_whose_mounts_would_show_a_hidden_key(workspace, 
     monkeypatch.setattr(tools.sandbox, "in_mount_order", lambda words: words)
     with pytest.raises(ToolError, match=r"\.env would be emptied, then bound again"):
         Bubblewrap(user_namespace=False).wrap(workspace, "true")
-
-
-def make_environment(workspace: Path) -> Path:
-    site = workspace / SITE
-    site.mkdir(parents=True)
-    (workspace / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
-    (workspace / ".venv/bin").mkdir()
-    (workspace / ".venv/bin/python").symlink_to("/usr/bin/python3")
-    (site / "requests").mkdir()
-    (site / "requests/__init__.py").write_text("")
-    return site
 
 
 @needs_bwrap
