@@ -176,7 +176,7 @@ def test_a_site_packages_turned_into_a_link_is_reported_with_what_it_holds(api, 
     assert f"[{SITE}/zz_evil.pth is new. It was kept" in first
     assert "was told" not in second  # said once
     terminal = " ".join(result.stderr.split())
-    assert f"a command created {SITE} (a site-packages folder made a link)" in terminal
+    assert f"{SITE} (a site-packages folder made a link) appeared while a command ran" in terminal
     assert f"{SITE}/zz_evil.pth (a new python start-up file)" in terminal
     assert (workspace / SITE).is_symlink()  # kept: nothing of the person's is deleted
 

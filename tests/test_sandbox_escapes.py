@@ -265,8 +265,12 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
     assert "services/.env.local is a new .env file" in output[env_files[2]]
     assert "tests/.env.test is a new .env file" in output[env_files[3]]
     for name in ("services/.env.local", "tests/.env.test", "p1/.git", "p2/.git"):
-        assert name in result.stderr.split("Sandboxed commands created these")[0]  # at once
-        assert name in result.stderr.split("Sandboxed commands created these")[1]  # at exit
+        assert (
+            name in result.stderr.split("These appeared while sandboxed commands ran")[0]
+        )  # at once
+        assert (
+            name in result.stderr.split("These appeared while sandboxed commands ran")[1]
+        )  # at exit
     # Everything that was in the workspace before is still there, but what the commands removed
     # themselves (target/ is the person's choice to delete in this script).
     assert set(before) - set(after) <= {"target/debug/build.o"}
@@ -296,7 +300,7 @@ def test_git_init_fails_in_a_workspace_that_is_not_a_repository(
     assert not marker.exists()
     # A repository made below the top cannot be refused; it is reported at once and at exit.
     assert "nested/.git is a new git repository" in results[nested["id"]]["content"]
-    at_once, at_exit = result.stderr.split("Sandboxed commands created these")
+    at_once, at_exit = result.stderr.split("These appeared while sandboxed commands ran")
     assert "nested/.git" in at_once and "nested/.git" in at_exit
 
 
@@ -497,11 +501,13 @@ def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, worksp
     with Terminal(workspace, env) as terminal:
         terminal.wait_for_prompt()
         terminal.type("go\r")
-        terminal.wait_for("a command created .env.planted")  # at once, before the answer
+        terminal.wait_for(
+            "sandbox: .env.planted (a new .env file) appeared"
+        )  # at once, before the answer
         terminal.wait_for("All set.")
         terminal.wait_for_prompt()
         terminal.type("/exit\r")
-        terminal.wait_for("Sandboxed commands created these")
+        terminal.wait_for("These appeared while sandboxed commands ran")
         terminal.wait_for(".env.planted")  # again at exit
         assert terminal.close() == 0
     assert (workspace / ".env.planted").read_text() == "A=1\n"

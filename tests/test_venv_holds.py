@@ -57,8 +57,8 @@ def test_a_virtualenv_a_command_makes_is_reported_at_once_and_at_exit(api, env, 
     for path in (".venv/pyvenv.cfg", ".venv/bin", "services/api/.venv/bin"):
         assert f"[{path} is new." in planted  # told at once, to the model
     said = one_line(result.stderr + result.stdout)
-    assert "sandbox: a command created .venv/bin (a virtualenv's bin/" in said  # and the person
-    closing = said.split("Sandboxed commands created these")[-1]
+    assert "sandbox: .venv/bin (a virtualenv's bin/" in said  # and the person
+    closing = said.split("These appeared while sandboxed commands ran")[-1]
     assert ".venv/pyvenv.cfg" in closing and "services/api/.venv/bin" in closing  # and at exit
     assert "Read-only file system" in again  # held from then on, as the person's would be
     assert "x" not in (workspace / ".venv/bin/activate").read_text()

@@ -1522,8 +1522,10 @@ class Bubblewrap:
         if not self.created:
             return ""
         return (
-            "Sandboxed commands created these; check them before you use git, load a .env, open "
-            "the folder in an editor or start another agent in it: " + ", ".join(self.created) + "."
+            "These appeared while sandboxed commands ran; check them before you use git, load a "
+            ".env, open the folder in an editor or start another agent in it: "
+            + ", ".join(self.created)
+            + "."
         )
 
     def wrap(
@@ -1740,7 +1742,11 @@ class Bubblewrap:
     def _record(self, what: str) -> None:
         if what not in self.created:
             self.created.append(what)
-        self._tell(f"sandbox: a command created {what}; it was kept, check it before use.")
+        # "appeared while", not "a command made": what a scan finds new after a long-running
+        # background task may as well be the person's own, made while the task ran.
+        self._tell(
+            f"sandbox: {what} appeared while a command ran; it was kept, check it before use."
+        )
 
     def _tell(self, line: str) -> None:
         if self.notify is not None:
