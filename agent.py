@@ -176,6 +176,8 @@ class Agent:
         self.ui: UI = ui or QuietUI()
         for notice in self.settings.notices:  # what was ignored in the workspace's .env
             self.ui.notice(notice)
+        if model is None and self.settings.model_notice:  # the .env's model is the one used
+            self.ui.notice(self.settings.model_notice)
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
         self.messages: list[dict] = []

@@ -158,13 +158,17 @@ def load_for_good() -> None:
 
 
 def require_credentials(settings: Settings) -> None:
-    """Fail now, with what to do, when no key or token is set."""
+    """Fail now, with what to do, when no key or token is set, or when the workspace's .env
+    chose an endpoint you have not confirmed for that folder (settings.py)."""
+    from settings import require_confirmed_endpoint  # late: settings is only a type here
+
     if not settings.has_credentials:
         raise ModelError(
             "No API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in your shell "
             "(export ANTHROPIC_API_KEY=...), or put the line ANTHROPIC_API_KEY=... in a .env "
             "file in this folder."
         )
+    require_confirmed_endpoint(settings)
 
 
 def make_client(settings: Settings, **overrides: Any) -> anthropic.AsyncAnthropic:

@@ -10,7 +10,10 @@ planloop's own names are taken from it:
 
 - the key or the auth token, and the model, when your environment does not set them;
 - the endpoint (`ANTHROPIC_BASE_URL`) only together with a key or token from that same file,
-  so a repository can send its own key where it likes but never yours;
+  so a repository can send its own key where it likes but never yours; and even then only
+  once you have confirmed it for that folder (asked once in a terminal, remembered in
+  planloop's home): a repository's committed `.env` template that ends with its own
+  endpoint would otherwise receive the key you typed into its `ANTHROPIC_API_KEY=` line;
 - nothing else: not `PLANLOOP_HOME` (a repository must not choose where your sessions and
   history are kept), not `LD_PRELOAD`, `BASH_ENV` or any other variable of planloop or of
   the commands it runs (those get an environment built on purpose, tools/environment.py).
@@ -24,9 +27,12 @@ process of the same user can no longer read planloop's memory or `/proc/<pid>/en
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import stat
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +44,8 @@ AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"
 BASE_URL = "ANTHROPIC_BASE_URL"
 MODEL = "MODEL_ID"
 HOME = "PLANLOOP_HOME"  # read from the environment only (session.py)
+CONFIRMED_FOLDER = "endpoints"  # in planloop's home: the endpoints you confirmed, per folder
+MAX_CONFIRMED_BYTES = 64 * 1024
 PR_SET_DUMPABLE = 4  # from <linux/prctl.h>
 
 # The key and token values this process has seen, so every record planloop writes can be
@@ -59,6 +67,11 @@ class Settings:
     base_url: str | None = None
     model: str | None = None
     notices: tuple[str, ...] = ()
+    # The endpoint the workspace's .env chose and you have not confirmed for this folder: no
+    # request may go out until you do (`require_confirmed_endpoint`).
+    unconfirmed_endpoint: str | None = None
+    # Said at start when the model came from the workspace's .env (and no --model replaced it).
+    model_notice: str | None = None
 
     @property
     def has_credentials(self) -> bool:
@@ -87,6 +100,7 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         return workspace_file.get(name) or None
 
     notices = []
+    unconfirmed: str | None = None
     credentials_are_yours = bool(own(API_KEY) or own(AUTH_TOKEN))
     if credentials_are_yours:  # both from your environment: a file cannot add the other one
         api_key, auth_token = own(API_KEY), own(AUTH_TOKEN)
@@ -100,8 +114,13 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         )
     elif base_url is None and from_file(BASE_URL):
         base_url = from_file(BASE_URL)
-        # Allowed (the key is the folder's own), but the whole conversation goes there: what
-        # you type, every file read and every command's output. Say so, once, at start.
+        # The key in that file may be yours all the same: a repository's committed template
+        # asks you to fill in `ANTHROPIC_API_KEY=` and sets its own endpoint further down. So
+        # the endpoint is used only once you have confirmed it for this folder.
+        if not endpoint_confirmed(workspace, base_url):
+            unconfirmed = base_url
+        # Allowed, but the whole conversation goes there: what you type, every file read and
+        # every command's output. Say so, once, at start.
         notices.append(
             f"Using {BASE_URL} from {path} ({base_url}), with the key in that same file: "
             "this conversation, with what it reads and runs, goes to that endpoint."
@@ -110,6 +129,11 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         notices.append(
             f"Ignored {HOME} in {path}: planloop's home is set only in your environment."
         )
+    model_notice = None
+    if not own(MODEL) and from_file(MODEL):
+        # The model decides what the key pays for and, behind a routing endpoint, which
+        # provider gets the conversation: a repository's choice is said, like its endpoint.
+        model_notice = f"Using {MODEL} from {path} ({from_file(MODEL)}); --model replaces it."
     _seen_secrets.update(value for value in (api_key, auth_token) if value)
     return Settings(
         api_key=api_key,
@@ -117,7 +141,80 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         base_url=base_url,
         model=own(MODEL) or from_file(MODEL),
         notices=tuple(notices),
+        unconfirmed_endpoint=unconfirmed,
+        model_notice=model_notice,
     )
+
+
+def require_confirmed_endpoint(settings: Settings) -> None:
+    """Raise SettingsError, before anything is sent, when the endpoint came from the
+    workspace's .env and you have not confirmed it for that folder."""
+    if settings.unconfirmed_endpoint is not None:
+        raise SettingsError(
+            f"this folder's .env sends your key and this conversation to "
+            f"{settings.unconfirmed_endpoint} ({BASE_URL}); nothing was sent. To use it, start "
+            f"planloop once in this folder in a terminal (without -p) and confirm, or set "
+            f"{BASE_URL} in your own environment."
+        )
+
+
+def confirmed_endpoints_file(workspace: Path) -> Path:
+    """Where the endpoints you confirmed for `workspace` are kept: in planloop's home, which
+    only your environment chooses, named like the folder's sessions."""
+    from session import planloop_home, sessions_dir  # late: session.py imports the tools
+
+    return planloop_home() / CONFIRMED_FOLDER / f"{sessions_dir(workspace).name}.json"
+
+
+def endpoint_confirmed(workspace: Path | None, url: str) -> bool:
+    """Whether you confirmed `url` as the endpoint of `workspace`'s .env."""
+    return workspace is not None and url in confirmed_endpoints(workspace)
+
+
+def confirmed_endpoints(workspace: Path) -> list[str]:
+    """The endpoints you confirmed for `workspace`. A record that is a link, belongs to someone
+    else, can be written by others or names another folder counts as none."""
+    path = confirmed_endpoints_file(workspace)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return []
+    with os.fdopen(descriptor, "rb") as file:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIRMED_BYTES:
+            return []
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return []
+        data = file.read(MAX_CONFIRMED_BYTES + 1)
+    try:
+        saved = json.loads(data)
+    except ValueError:
+        return []
+    if not isinstance(saved, dict) or saved.get("workspace") != str(workspace.resolve()):
+        return []
+    endpoints = saved.get("endpoints")
+    return [url for url in endpoints if isinstance(url, str)] if isinstance(endpoints, list) else []
+
+
+def confirm_endpoint(workspace: Path, url: str) -> Path:
+    """Remember that you confirmed `url` as the endpoint of `workspace`'s .env; return the
+    record's path (0600, in planloop's 0700 home)."""
+    from session import make_private_folder
+
+    path = confirmed_endpoints_file(workspace)
+    make_private_folder(path.parent)
+    endpoints = [*[known for known in confirmed_endpoints(workspace) if known != url], url]
+    record = {"workspace": str(workspace.resolve()), "endpoints": endpoints}
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".endpoints-")
+    try:
+        with os.fdopen(descriptor, "w") as file:
+            json.dump(record, file)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path
 
 
 def read_dotenv(path: Path) -> dict[str, str | None]:

@@ -21,6 +21,7 @@ from rich.console import Console
 from agent import DEFAULT_MAX_TOKENS, Agent, Interrupted
 from cli.autosave import Autosave
 from cli.context_view import loaded_instructions_line
+from cli.endpoint_question import confirm_workspace_endpoint
 from cli.flags import UsageError, parse_args
 from cli.mentions import attach_to_prompt
 from cli.model_command import continue_with_saved_model
@@ -257,6 +258,8 @@ def run_cli(argv: list[str] | None = None) -> int:
             ui = HeadlessUI(Console(stderr=True, highlight=False))
         else:
             ui = TerminalUI(Console(highlight=False))
+        if not is_headless:  # an endpoint from the folder's .env: asked once, before any request
+            confirm_workspace_endpoint(workspace, ui.console)
         agent = build_agent(args, workspace, ui, is_headless)
         if is_headless:  # @path mentions attach files; an error sends nothing (exit 2)
             prompt = attach_to_prompt(agent, ui, prompt)

@@ -30,6 +30,7 @@ from middleware import PermissionPolicy, StaleWriteGuard, TurnLimit
 from middleware.context import ContextManager, context_window
 from middleware.undo import UndoRecorder
 from prompts.project import ProjectInstructions
+from settings import confirm_endpoint
 from todo import TodoListMiddleware
 from tools.sandbox import NoSandbox, bubblewrap_works
 from tools.tasks import TaskManager
@@ -129,6 +130,7 @@ def test_the_readmes_first_snippet_gets_the_product(api, tmp_path, outside, monk
     folder = a_git_repository(tmp_path / "project")
     env_file = f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     (folder / ".env").write_text(env_file)
+    confirm_endpoint(folder, api.base_url)  # the person said yes to it once, in a terminal
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(folder)

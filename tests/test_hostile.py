@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
+from settings import confirm_endpoint
 from tools import ToolError, default_tools, protected_reason, safe_path
 from tools.bash import run_bash
 from tools.sandbox import Bubblewrap, NoSandbox
@@ -264,6 +265,7 @@ def test_no_tool_can_plant_a_git_hook_an_fsmonitor_or_a_new_api_endpoint(
     (git_repo / ".env").write_text(
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     )
+    confirm_endpoint(git_repo, api.base_url)  # the person said yes to it once, in a terminal
     config_before = (git_repo / ".git" / "config").read_text()
     env_before = (git_repo / ".env").read_text()
     evil = "[core]\n\tfsmonitor = touch pwned\n"
@@ -304,6 +306,7 @@ def test_commands_never_see_the_api_key_even_from_a_dotenv_file(
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
         "ANTHROPIC_AUTH_TOKEN=token-from-dotenv\n"
     )
+    confirm_endpoint(workspace, api.base_url)  # the person said yes to it once, in a terminal
     call = tool_use("bash", {"command": 'env | grep -c ANTHROPIC; echo "[$ANTHROPIC_API_KEY]"'})
     api.add({"content": [call]})
     api.add({"content": [text("Done.")]})

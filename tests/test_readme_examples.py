@@ -29,6 +29,7 @@ from examples import no_push, word_count
 from examples.no_push import NoPush
 from examples.word_count import WORD_COUNT
 from fakeapi import text, tool_use
+from settings import confirm_endpoint
 from tools import default_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,7 @@ def pasted_into_a_fresh_folder(api, tmp_path, monkeypatch):
     (tmp_path / ".env").write_text(
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     )
+    confirm_endpoint(tmp_path, api.base_url)  # the person said yes to it once, in a terminal
     monkeypatch.chdir(tmp_path)
     registered = list(tools.TOOLS)  # a block may register a tool, as the README shows
     yield api

@@ -25,6 +25,7 @@ from test_interactive import Terminal
 
 from fakeapi import FakeMessagesAPI, text, tool_use
 from session import sessions_dir
+from settings import confirm_endpoint
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 needs_bwrap = pytest.mark.skipif(
@@ -127,6 +128,7 @@ def test_a_key_and_an_endpoint_from_the_same_file_are_used_together(api, env, wo
     (workspace / ".env").write_text(
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     )
+    confirm_endpoint(workspace, api.base_url)  # as a yes in a terminal would
     api.add({"content": [text("hi")]})
     result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
@@ -145,6 +147,7 @@ def test_a_dotenv_value_never_expands_your_variables(api, env, workspace):
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
         "MODEL_ID=model-${PRIVATE_TOKEN}\n"
     )
+    confirm_endpoint(workspace, api.base_url)  # as a yes in a terminal would
     api.add({"content": [text("hi")]})
     result = run_cli("-p", "hi", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
@@ -166,6 +169,7 @@ def test_a_key_from_the_dotenv_is_redacted_from_the_session_and_the_trace(
     (workspace / ".env").write_text(
         f"ANTHROPIC_API_KEY={API_KEY}\nANTHROPIC_BASE_URL={api.base_url}\n"
     )
+    confirm_endpoint(workspace, api.base_url)  # as a yes in a terminal would
     api.add({"content": [tool_use("read_file", {"path": ".env"})]})
     api.add({"content": [text(f"Your key is {API_KEY}.")]})
     result = run_cli("-p", "what is in .env?", "--trace", cwd=workspace, env=env)

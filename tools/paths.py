@@ -143,6 +143,29 @@ HOST_TOOL_CONFIG = {
     "rust-toolchain": "rustup runs the toolchain it names (a path: any folder's rustc)",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
+    ".factory": "Factory's Droid runs the hooks of its settings.json and hooks.json and starts "
+    "the MCP servers its mcp.json names",
+    # A folder inside another, as `parent/name`: the rest of .github is the project's own.
+    ".github/hooks": "GitHub Copilot CLI runs the commands of its *.json hooks (sessionStart, "
+    "...) when it starts in the folder",
+    ".augment": "Augment (Auggie CLI and its editor extensions) runs the hooks its "
+    "settings.json names",
+    ".tabnine": "Tabnine CLI runs the hooks its agent/settings.json names",
+    ".openhands": "OpenHands runs its setup.sh at the start of every session in the repository",
+    # Vim runs these from the folder it starts in when your vimrc has `set exrc`, without a
+    # question (`secure` spares files you own, and planloop writes as you); Neovim asks once
+    # (vim.secure), then runs them whenever it starts there.
+    ".vimrc": "Vim (with exrc set) runs it when it starts in the folder",
+    "_vimrc": "Vim (with exrc set) runs it when it starts in the folder",
+    ".exrc": "Vim and Neovim (with exrc set) run it when they start in the folder",
+    "_exrc": "Vim (with exrc set) runs it when it starts in the folder",
+    ".gvimrc": "gVim (with exrc set) runs it when it starts in the folder",
+    "_gvimrc": "gVim (with exrc set) runs it when it starts in the folder",
+    ".nvimrc": "Neovim (with exrc set) runs it, once trusted, when it starts in the folder",
+    ".nvim.lua": "Neovim (with exrc set) runs it, once trusted, when it starts in the folder",
+    ".lazy.lua": "lazy.nvim loads it as plugin specs, once trusted, when Neovim starts there",
+    # proto's shims read it whenever you run a tool it manages (node, python, ...).
+    ".prototools": "proto loads the plugins it names, and runs the versions, when you run node",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
@@ -262,8 +285,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return ENV_REASON
         for parent, name in itertools.pairwise(("", *inside.parts)):
             if is_host_tool_config(name, parent):
-                shown = f"{parent}/{name}" if parent == MISE_FOLDER else name
-                return f"{shown} is protected: {HOST_TOOL_CONFIG.get(name, MISE_REASON)}"
+                return host_tool_config_reason(name, parent)
         hooks, includes = git_paths_around(candidate.parent)
         if any(candidate == folder or candidate.is_relative_to(folder) for folder in hooks):
             return HOOKS_REASON
@@ -433,8 +455,7 @@ def _held_folders(
     (a virtualenv's bin/, a folder your environment names) and your dot files kept here."""
     folders = [(folder, PATH_REASON) for folder in [*on_path, *path_entries()]]
     for config in scan.tool_configs:
-        why = HOST_TOOL_CONFIG.get(config.name, MISE_REASON)
-        folders.append((config, f"{config.name} is protected: {why}"))
+        folders.append((config, host_tool_config_reason(config.name, config.parent.name)))
     hooks = git_paths_around(root)[0]
     hooks += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
     folders += [(folder, HOOKS_REASON) for folder in hooks]
@@ -467,7 +488,20 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
     (HOST_TOOL_CONFIG, mise's files)."""
     if name in HOST_TOOL_CONFIG or MISE_FILE.fullmatch(name):
         return True
+    if f"{parent}/{name}" in HOST_TOOL_CONFIG:  # `.github/hooks`
+        return True
     return parent == MISE_FOLDER and name in MISE_FOLDER_ENTRIES
+
+
+def host_tool_config_reason(name: str, parent: str = "") -> str:
+    """Why the host tool's configuration `name` (in a folder named `parent`) is protected."""
+    if name in HOST_TOOL_CONFIG:
+        return f"{name} is protected: {HOST_TOOL_CONFIG[name]}"
+    nested = f"{parent}/{name}"
+    if nested in HOST_TOOL_CONFIG:
+        return f"{nested} is protected: {HOST_TOOL_CONFIG[nested]}"
+    shown = nested if parent == MISE_FOLDER else name
+    return f"{shown} is protected: {MISE_REASON}"
 
 
 def home_links() -> list[tuple[Path, Path]]:
