@@ -1449,6 +1449,8 @@ class Bubblewrap:
                 f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
             )
         for path, why in made:
+            if path in python_start:
+                continue  # told below, as a site folder's start-up file
             name = shown(root, path)
             runs = (
                 "python runs it at start"

@@ -93,7 +93,7 @@ PYTHON_START_REASON = (
     "editors start a workspace environment's python when the folder is opened"
 )
 PYTHON_PATH_REASON = (
-    "python imports sitecustomize (and what its own start-up imports, such as "
+    "python runs sitecustomize (and what its own start-up imports, such as "
     "apport_python_hook) from the first folder of its path that has it, and an editable "
     "install of the project in an environment of yours (poetry's, hatch's, pip install -e) "
     "puts the workspace or its src/ on that path at every start"
@@ -117,6 +117,8 @@ PYTHON_START_NAMES = (
     # a virtualenv made with --system-site-packages runs.
     "_distutils_hack",
 )
+# The settings of pyvenv.cfg that choose what `interpreter_start_imports` reads.
+VENV_BASE_SETTINGS = ("home", "include-system-site-packages")
 # The start-up files of a base installation read for what they import (a few at most).
 MAX_BASE_START_FILES = 200
 # Environments of yours outside the workspace whose .pth files are read for a path into it.
@@ -609,12 +611,19 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
     virtualenv imports at start counts too (`interpreter_start_imports`). The standard
     library's modules are left out: python finds them in its own folders first."""
     found: list[tuple[Path, frozenset[str]]] = []
+    # A monorepo's virtualenvs mostly share one base python: read its files once per call.
+    bases: dict[tuple[str, ...], set[str]] = {}
     for site in dict.fromkeys(package_roots):
         if site.name not in SITE_FOLDER_NAMES:
             continue
         venv = venv_of(site)
         names = set(PYTHON_START_NAMES)
-        names |= interpreter_start_imports(venv) if venv is not None else set()
+        if venv is not None:
+            settings = venv_settings(venv)
+            base = tuple(settings.get(key, "") for key in VENV_BASE_SETTINGS)
+            if base not in bases:
+                bases[base] = interpreter_start_imports(venv)
+            names |= bases[base]
         folders = [site]
         try:
             with os.scandir(site) as entries:
