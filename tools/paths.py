@@ -54,7 +54,13 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.shell_config import SITE_FOLDER_NAMES, VENV_CONFIG_NAME, python_start_reason, run_later
+from tools.shell_config import (
+    PYTHON_PATH_REASON,
+    SITE_FOLDER_NAMES,
+    VENV_CONFIG_NAME,
+    python_start_reason,
+    run_later,
+)
 from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
@@ -253,6 +259,9 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return PATH_REASON
         # your shell, direnv, a venv
         run_later = run_later_reason(root, candidate, envrcs, scan.venvs)
+        if run_later == PYTHON_PATH_REASON and not reading:
+            # A folder of planloop's own import path is that first: planloop imports from it.
+            run_later = cannot_be_held_reason(root, (given, resolved)) or run_later
         if run_later:
             return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
