@@ -54,7 +54,13 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.shell_config import VENV_CONFIG_NAME, python_start_reason, run_later
+from tools.shell_config import (
+    PYTHON_PATH_REASON,
+    SITE_FOLDER_NAMES,
+    VENV_CONFIG_NAME,
+    python_start_reason,
+    run_later,
+)
 from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
@@ -276,6 +282,9 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return PATH_REASON
         # your shell, direnv, a venv
         run_later = run_later_reason(root, candidate, envrcs, scan.venvs)
+        if run_later == PYTHON_PATH_REASON and not reading:
+            # A folder of planloop's own import path is that first: planloop imports from it.
+            run_later = cannot_be_held_reason(root, (given, resolved)) or run_later
         if run_later:
             return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
@@ -667,16 +676,17 @@ def home_file_hard_linked(root: Path) -> str | None:
 
 def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
     """The folders of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
-    show it holds: its `site-packages` (a virtual environment's, conda's, any Python's) and its
-    `node_modules` (not one nested in another `node_modules`). Both, when both are there: a
-    command could otherwise add one to make the scan pass over the other.
+    show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), its
+    `dist-packages` (Debian's and Ubuntu's python, and virtualenvs made from it, add them to
+    the path) and its `node_modules` (not one nested in another `node_modules`). All, when all
+    are there: a command could otherwise add one to make the scan pass over another.
 
     One that is a link counts too (python and node follow it): where it leads is looked at by
     each scan (`scan_workspace`), since the link's target can change while this folder's
     listing is reused.
     """
     found = []
-    for name in ("site-packages", "node_modules"):
+    for name in (*SITE_FOLDER_NAMES, "node_modules"):
         if name == "node_modules" and "node_modules" in Path(folder).parts:
             continue
         if kinds.get(name) is True or (

@@ -115,7 +115,9 @@ from tools.paths import (
 )
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 from tools.shell_config import (
+    PYTHON_PATH_REASON,
     PYTHON_START_REASON,
+    SITE_FOLDER_NAMES,
     held_when_there,
     identities,
     made_since,
@@ -1393,7 +1395,7 @@ class Bubblewrap:
         new_package_links = sorted(
             path
             for path in after.package_links - before.package_links
-            if path.name == "site-packages"
+            if path.name in SITE_FOLDER_NAMES
         )
         made = made_since(before.held_when_there, held_when_there_paths(root, after))
         new_git = [
@@ -1447,8 +1449,15 @@ class Bubblewrap:
                 f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
             )
         for path, why in made:
+            if path in python_start:
+                continue  # told below, as a site folder's start-up file
             name = shown(root, path)
-            self._record(f"{name} (your shell or direnv runs it later)")
+            runs = (
+                "python runs it at start"
+                if why == PYTHON_PATH_REASON
+                else "your shell or direnv runs it later"
+            )
+            self._record(f"{name} ({runs})")
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"

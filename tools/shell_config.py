@@ -16,9 +16,10 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         extension runs its python when the folder is opened (or the
                         interpreter is picked) and sources its activate in each new terminal,
                         and pyvenv.cfg chooses what that python is
-    python's start      a site-packages folder's .pth files and sitecustomize: that python runs
-                        them at every start; a command may add one (pip does), so a new or
-                        changed one is reported rather than held (`python_start_files`)
+    python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
+                        start-up modules (PYTHON_START_NAMES): that python runs them at every
+                        start; a command may add one (pip does), so a new or changed one is
+                        reported rather than held (`python_start_files`)
 
 Each such path that exists is bound read-only for sandboxed commands; one that does not exist
 yet, or is reached through a link inside the workspace, cannot be held, so commands ask
@@ -34,6 +35,11 @@ Some paths run later only when they exist, and most workspaces do not have them
     completions         share/bash-completion (and share/zsh, share/fish) beside a folder that
                         is or will be on your PATH (`X/bin`): bash-completion sources
                         `X/share/bash-completion/completions/<command>` at your next Tab
+    python's path       the start-up modules (PYTHON_START_NAMES) in the workspace itself, its
+                        src/ and any folder a .pth file of an environment of yours outside
+                        names: an editable install there (poetry's, hatch's virtualenvs, `pip
+                        install --user -e .`) puts them on the path of every start of that
+                        python (`python_path_start_files`)
 
 These are held while they exist; a command that creates one (or replaces it) is reported after
 it ran, since a missing folder cannot be held without making it on your side first.
@@ -43,12 +49,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import glob
 import itertools
 import os
 import re
 import sys
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
@@ -81,13 +88,49 @@ DIRENV_REASON = (
     "each time your shell enters the folder"
 )
 PYTHON_START_REASON = (
-    "python runs a site-packages folder's .pth files, the modules they import and "
-    "sitecustomize (also one in a folder a .pth adds) each time it starts, and editors start "
-    "a workspace environment's python when the folder is opened"
+    "python runs a site-packages (or dist-packages) folder's .pth files, the modules they "
+    "import and sitecustomize (also one in a folder a .pth adds) each time it starts, and "
+    "editors start a workspace environment's python when the folder is opened"
 )
-# What python's `site` runs from a site-packages folder at every start: the `import` lines of
-# each .pth file, and the modules (or packages) sitecustomize and usercustomize.
-PYTHON_START_NAMES = ("sitecustomize", "usercustomize")
+PYTHON_PATH_REASON = (
+    "python runs sitecustomize (and what its own start-up imports, such as "
+    "apport_python_hook) from the first folder of its path that has it, and an editable "
+    "install of the project in an environment of yours (poetry's, hatch's, pip install -e) "
+    "puts the workspace or its src/ on that path at every start"
+)
+# The folders python's `site` reads .pth files from: every Python's site-packages, and the
+# dist-packages of Debian's and Ubuntu's python, which (in each virtualenv made from it too)
+# adds lib/python3/dist-packages, lib/python3.X/dist-packages and
+# local/lib/python3.X/dist-packages when they exist.
+SITE_FOLDER_NAMES = ("site-packages", "dist-packages")
+# What python imports at every start by its name, from the first folder of its path that has
+# it: a virtualenv's site folders, and a folder a .pth adds, come before the base python's own.
+# Besides `site`'s two hooks, what the base installations' own start-up files import; those
+# of the base a virtualenv names are read too (`interpreter_start_imports`), these are here
+# because the base can gain them after the scan (an apt or pip install outside).
+PYTHON_START_NAMES = (
+    "sitecustomize",
+    "usercustomize",
+    # Debian's and Ubuntu's /etc/python3.X/sitecustomize.py imports it (apport's crash hook).
+    "apport_python_hook",
+    # setuptools' distutils-precedence.pth imports it, in the base's site folders too, which
+    # a virtualenv made with --system-site-packages runs.
+    "_distutils_hack",
+)
+# The settings of pyvenv.cfg that choose what `interpreter_start_imports` reads.
+VENV_BASE_SETTINGS = ("home", "include-system-site-packages")
+# The start-up files of a base installation read for what they import (a few at most).
+MAX_BASE_START_FILES = 200
+# Environments of yours outside the workspace whose .pth files are read for a path into it.
+MAX_OUTSIDE_ENVIRONMENTS = 200
+# Where tools that keep a project's virtualenv outside it make them, under your home: poetry
+# (its default), pipenv, virtualenvwrapper (WORKON_HOME too) and hatch.
+OUTSIDE_VENV_HOMES = (
+    ".cache/pypoetry/virtualenvs/*",
+    ".local/share/virtualenvs/*",
+    ".virtualenvs/*",
+    ".local/share/hatch/env/virtual/*/*",
+)
 # The files of one start-up package (`_distutils_hack/`) looked at for a change: a few at most.
 MAX_START_PACKAGE_FILES = 500
 SHELL_REASON = (
@@ -377,6 +420,7 @@ def held_when_there(
     bins += [path for path in tools if path.name == "bin"]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
+    found += [(path, PYTHON_PATH_REASON) for path in python_path_start_files(root)]
     return inside_workspace(root, found)
 
 
@@ -525,7 +569,7 @@ def not_held(root: Path, named: list[tuple[Path, str]]) -> str | None:
 
 def is_python_start_file(path: Path) -> bool:
     """Whether python's `site` runs `path` at start-up (see PYTHON_START_NAMES)."""
-    if path.parent.name != "site-packages":
+    if path.parent.name not in SITE_FOLDER_NAMES:
         return False
     return path.suffix == ".pth" or path.name.removesuffix(".py") in PYTHON_START_NAMES
 
@@ -537,7 +581,7 @@ def python_start_files(package_roots: Iterable[Path]) -> dict[Path, tuple[int, i
     adds (`python_start_modules`), compiled or not."""
     found: dict[Path, tuple[int, int, int]] = {}
     for folder in dict.fromkeys(package_roots):
-        if folder.name != "site-packages":
+        if folder.name not in SITE_FOLDER_NAMES:
             continue  # node_modules: node runs nothing from there by itself
         try:
             with os.scandir(folder) as entries:
@@ -563,13 +607,23 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
     (`import _virtualenv`, `__import__('_distutils_hack')`, an editable install's finder), and
     sitecustomize and usercustomize. python looks for them along its whole path, the folders a
     path line of a .pth adds included (an editable install's `src/`, or the project itself),
-    so any of those folders counts for each. The standard library's modules are left out:
-    python finds them in its own folders first."""
+    so any of those folders counts for each. What the base python of the site folder's
+    virtualenv imports at start counts too (`interpreter_start_imports`). The standard
+    library's modules are left out: python finds them in its own folders first."""
     found: list[tuple[Path, frozenset[str]]] = []
+    # A monorepo's virtualenvs mostly share one base python: read its files once per call.
+    bases: dict[tuple[str, ...], set[str]] = {}
     for site in dict.fromkeys(package_roots):
-        if site.name != "site-packages":
+        if site.name not in SITE_FOLDER_NAMES:
             continue
+        venv = venv_of(site)
         names = set(PYTHON_START_NAMES)
+        if venv is not None:
+            settings = venv_settings(venv)
+            base = tuple(settings.get(key, "") for key in VENV_BASE_SETTINGS)
+            if base not in bases:
+                bases[base] = interpreter_start_imports(venv)
+            names |= bases[base]
         folders = [site]
         try:
             with os.scandir(site) as entries:
@@ -589,6 +643,152 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
         for folder in dict.fromkeys(folders):
             found.append((folder, modules))
     return found
+
+
+def venv_of(site: Path) -> Path | None:
+    """The virtualenv a site folder lies in (lib/python3.X/site-packages, and Debian's
+    lib/python3/dist-packages or local/lib/python3.X/dist-packages): the nearest folder above,
+    three levels at most, that holds a pyvenv.cfg."""
+    for folder in list(site.parents)[:4]:
+        if os.path.isfile(folder / VENV_CONFIG_NAME):
+            return folder
+    return None
+
+
+def venv_settings(venv: Path) -> dict[str, str]:
+    """The `key = value` lines of a virtualenv's pyvenv.cfg, keys in lower case."""
+    settings: dict[str, str] = {}
+    for line in _read(venv / VENV_CONFIG_NAME).splitlines():
+        key, equals, value = line.partition("=")
+        if equals:
+            settings[key.strip().lower()] = value.strip()
+    return settings
+
+
+def _glob(folder: Path, pattern: str) -> list[Path]:
+    """The paths matching `pattern` in `folder`; none where a folder on the way cannot be read
+    (another user's python, named by a virtualenv of yours), rather than an error."""
+    found = glob.iglob(os.path.join(glob.escape(str(folder)), pattern))
+    return [Path(path) for path in itertools.islice(found, MAX_OUTSIDE_ENVIRONMENTS)]
+
+
+def site_folders_of(prefix: Path) -> list[Path]:
+    """The site folders (SITE_FOLDER_NAMES) a python installed at `prefix`, or a virtualenv
+    there, adds to its path when they exist: lib/python3.X/site-packages and Debian's
+    dist-packages, for any version."""
+    found: list[Path] = []
+    for pattern in ("lib/python3*/", "local/lib/python3*/"):
+        for lib in sorted(_glob(prefix, pattern)):
+            found += [lib / name for name in SITE_FOLDER_NAMES if os.path.isdir(lib / name)]
+    return found
+
+
+def interpreter_start_imports(venv: Path) -> set[str]:
+    """The modules the base python of the virtualenv `venv` imports at every start through its
+    own start-up files, outside the workspace: python looks for them along the virtualenv's
+    path, its site folders first. The imports of the base's sitecustomize and usercustomize
+    (Debian's `import apport_python_hook`), and, where the virtualenv includes the system's
+    site-packages (`include-system-site-packages = true`), the `import` lines of the base's
+    .pth files (setuptools' `__import__('_distutils_hack')`)."""
+    settings = venv_settings(venv)
+    home = settings.get("home")
+    if not home or not os.path.isabs(home):
+        return set()
+    prefix = Path(home).parent  # `home` is the folder of the base's python: <prefix>/bin
+    with_system_site = settings.get("include-system-site-packages", "").lower() == "true"
+    sites = site_folders_of(prefix)
+    folders = [*sorted(_glob(prefix, "lib/python3*/")), *sites]
+    names: set[str] = set()
+    read = 0
+    for folder in dict.fromkeys(folders):
+        files = [folder / f"{name}.py" for name in ("sitecustomize", "usercustomize")]
+        if with_system_site and folder in sites:
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                files += sorted(Path(e.path) for e in entries if e.name.endswith(".pth"))
+        for path in files:
+            if read >= MAX_BASE_START_FILES or not os.path.isfile(path):
+                continue
+            read += 1
+            text = _read(path)
+            if path.suffix == ".pth":  # only its `import` lines run
+                for line in text.splitlines():
+                    if line.startswith(("import ", "import\t")):
+                        names |= imported_modules(line)
+            else:
+                names |= imported_modules(text)
+    return names
+
+
+def outside_environments(root: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The prefixes of your python environments outside the workspace whose .pth files may put
+    a folder of it on python's path (an editable install of the project): the active
+    virtualenv or conda environment, the virtualenv of each folder of your PATH, those in the
+    places OUTSIDE_VENV_HOMES names, and your user base (`pip install --user -e .`, read by
+    every python of yours)."""
+    home = Path.home()
+    found: list[Path] = []
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if os.path.isabs(environ.get(name, "")):
+            found.append(Path(environ[name]))
+    for entry in environ.get("PATH", "").split(os.pathsep):
+        if os.path.isabs(entry) and os.path.isfile(Path(entry).parent / VENV_CONFIG_NAME):
+            found.append(Path(entry).parent)
+    patterns = [os.path.join(glob.escape(str(home)), name) for name in OUTSIDE_VENV_HOMES]
+    if os.path.isabs(environ.get("WORKON_HOME", "")):
+        patterns.append(os.path.join(glob.escape(environ["WORKON_HOME"]), "*"))
+    for pattern in patterns:
+        found += [Path(path) for path in itertools.islice(glob.iglob(pattern), 50)]
+    found.append(Path(environ.get("PYTHONUSERBASE") or home / ".local"))
+    outside = [path for path in found if not Path(os.path.realpath(path)).is_relative_to(root)]
+    return list(dict.fromkeys(outside))[:MAX_OUTSIDE_ENVIRONMENTS]
+
+
+def python_path_folders(
+    root: Path, environ: Mapping[str, str] = os.environ
+) -> tuple[list[Path], frozenset[str]]:
+    """The folders of the workspace that python may put on its path at start although no site
+    folder in the workspace names them, and the start-up modules it would import from there.
+
+    The workspace itself and its src/ always: where an editable install of the project in an
+    environment outside points (poetry's and hatch's virtualenvs, `pip install --user -e .`),
+    and that environment may be one planloop cannot see (made later, or kept elsewhere). And
+    each folder of the workspace that a .pth file of one it can see adds; the modules are
+    PYTHON_START_NAMES and what the base pythons of those environments import at start.
+    """
+    folders = [root, root / "src"]
+    names = set(PYTHON_START_NAMES)
+    for prefix in outside_environments(root, environ):
+        if os.path.isfile(prefix / VENV_CONFIG_NAME):
+            names |= interpreter_start_imports(prefix)
+        for site in site_folders_of(prefix):
+            with contextlib.suppress(OSError), os.scandir(site) as entries:
+                pth_files = sorted(Path(e.path) for e in entries if e.name.endswith(".pth"))
+            for pth in pth_files[:MAX_BASE_START_FILES]:
+                for line in _read(pth).removeprefix("\ufeff").splitlines():
+                    if line.startswith(("#", "import ", "import\t")) or not line.strip():
+                        continue  # what `site` skips, or runs rather than adds
+                    folder = Path(os.path.normpath(site / line.rstrip()))
+                    for version in dict.fromkeys((folder, Path(os.path.realpath(folder)))):
+                        if version != root and version.is_relative_to(root):
+                            folders.append(version)
+    stdlib = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    return list(dict.fromkeys(folders)), frozenset(names - stdlib)
+
+
+def python_path_start_files(root: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The start-up modules of each of `python_path_folders`, as python would import them:
+    `name.py`, a `name/` package, a sourceless `name.pyc`, and any other existing entry it
+    would import (an extension module, a compiled copy in `__pycache__`, which python runs in
+    place of the source it matches)."""
+    found: list[Path] = []
+    folders, names = python_path_folders(root, environ)
+    for folder in folders:
+        for name in sorted(names):
+            found += [folder / name, folder / f"{name}.py", folder / f"{name}.pyc"]
+        for cached in (folder, folder / "__pycache__"):
+            with contextlib.suppress(OSError), os.scandir(cached) as entries:
+                found += [Path(e.path) for e in entries if is_module_entry(e.name, names)]
+    return list(dict.fromkeys(found))
 
 
 def imported_modules(line: str) -> set[str]:
