@@ -80,31 +80,45 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
     """Each path inside the workspace `root` (not `root` itself) that `text` names by a path
     (see the module's doc); `here` is the folder `$PWD` stands for, in an .envrc."""
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
+    if here is None:
+        # Any path into the workspace spells the workspace's own name, however it is written
+        # (`~/proj/x`, `/home/me/./proj/x`): only the lines that hold it are read further,
+        # which keeps reading a few hundred files to a few milliseconds.
+        if root.name not in text:
+            return []
+        text = "\n".join(line for line in text.splitlines() if root.name in line)
+    inside = str(root).rstrip("/") + "/"
     found: list[Path] = []
     for match in pattern.finditer(text):
         start, rest = match.group("start"), match.group("rest").rstrip(".")
-        if ENTERED.search(text, max(0, match.start() - 12), match.start()):
-            continue
         if start is None:
             base = ""  # normpath keeps a leading "//"
         elif start in ("~", "$HOME", "${HOME}", "%h"):
             base = str(home)
         else:
             base = str(here)
-        path = Path(os.path.normpath(base + rest))
-        if path != root and path.is_relative_to(root) and path not in found:
+        named = os.path.normpath(base + rest)
+        if not named.startswith(inside):
+            continue
+        if ENTERED.search(text, max(0, match.start() - 12), match.start()):
+            continue
+        path = Path(named)
+        if path not in found:
             found.append(path)
     return found
 
 
-def config_files(home: Path, config_home: Path) -> list[Path]:
+def config_files(home: Path, config_home: Path, root: Path | None = None) -> list[Path]:
     """Your configuration files (see the module's doc), at most MAX_CONFIG_FILES: the dot
-    files in your home and in its dot folders first, then ~/.config's, shallowest first."""
-    found: list[Path] = []
-    folders: list[Path] = []
+    files in your home and in its dot folders first, then ~/.config's, shallowest first. The
+    workspace `root` is not read, when it lies there: commands write it, it is not yours."""
+    found: list[str] = []
+    skipped = "" if root is None else str(root).rstrip("/") + "/"
 
-    def scan(folder: Path, dots_only: bool) -> list[Path]:
-        subfolders: list[Path] = []
+    def scan(folder: str, dots_only: bool) -> list[str]:
+        subfolders: list[str] = []
+        if skipped and (os.path.realpath(folder) + "/").startswith(skipped):
+            return subfolders
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
@@ -115,28 +129,28 @@ def config_files(home: Path, config_home: Path) -> list[Path]:
                         continue
                     try:
                         if entry.is_file() and entry.stat().st_size <= MAX_CONFIG_FILE_BYTES:
-                            found.append(Path(entry.path))
+                            found.append(entry.path)
                         elif entry.is_dir(follow_symlinks=False):
-                            subfolders.append(Path(entry.path))
+                            subfolders.append(entry.path)
                     except OSError:
                         continue
         except OSError:
             pass
         return subfolders
 
-    config_home = Path(os.path.normpath(config_home))
-    for folder in scan(home, dots_only=True):
-        if folder != config_home:
+    configs = os.path.normpath(config_home)
+    for folder in scan(str(home), dots_only=True):
+        if folder != configs:
             scan(folder, dots_only=False)  # ~/.ssh/config, ~/.vim/vimrc: one level only
-    folders = [config_home]
+    folders = [configs]
     for _depth in range(MAX_CONFIG_DEPTH):
-        deeper: list[Path] = []
+        deeper: list[str] = []
         for folder in folders:
             if len(found) >= MAX_CONFIG_FILES:
                 break
             deeper += scan(folder, dots_only=False)
         folders = deeper
-    return list(dict.fromkeys(found))[:MAX_CONFIG_FILES]
+    return [Path(path) for path in list(dict.fromkeys(found))[:MAX_CONFIG_FILES]]
 
 
 def _read(path: Path) -> str:
@@ -151,7 +165,7 @@ def _read(path: Path) -> str:
 @functools.lru_cache(maxsize=8)
 def _named_by_configs(root: Path, home: Path, config_home: Path) -> tuple[Path, ...]:
     found: list[Path] = []
-    for path in config_files(home, config_home):
+    for path in config_files(home, config_home, root):
         found += paths_named_in(_read(path), root, home)
     return tuple(dict.fromkeys(found))
 
