@@ -46,16 +46,18 @@ def write(path: Path, content: str, user: str) -> None:
             os.chown(made, NOBODY, NOBODY)
 
 
-def run(api, env, project, command: str, extra_env: dict | None = None):
+def run(api, env, project, command: str, extra_env: dict | None = None, write_to: str = ""):
+    """The tool result of `command` (and, with `write_to`, of a write_file there after it)."""
     user, workspace, planloop_home, home = project
     api.add({"content": [tool_use("bash", {"command": command})]})
+    if write_to:
+        api.add({"content": [tool_use("write_file", {"path": write_to, "content": "x"})]})
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home), **(extra_env or {})}
     env.pop("XDG_CONFIG_HOME", None)
     result = run_as(user, api, env, workspace, home)
     assert result.returncode == 0, result.stderr
-    (output,) = tool_results(api)
-    return output
+    return "\n".join(tool_results(api))
 
 
 def each_writes(files: list[str]) -> str:
@@ -122,7 +124,7 @@ def test_files_your_own_configs_and_variables_name_are_held(api, env, project):
     # and so do the programs that read VIMINIT, BROWSER, ERL_AFLAGS.
     user, workspace, _planloop_home, home = project
     configs = {
-        ".vimrc": "source ~/proj/vim/local.vim\n",
+        ".vimrc": "source ~/proj/vim/local.vim\nsource ~/proj/vim/after.vim\n",
         ".tmux.conf": "run-shell ~/proj/tmux/init.sh\nset -g status-right '#(~/proj/status.sh)'\n",
         ".ssh/config": "Host x\n  ProxyCommand ~/proj/bin/proxy %h %p\n",
         ".config/nvim/init.lua": f'dofile("{workspace}/nvim/extra.lua")\n',
@@ -141,7 +143,9 @@ def test_files_your_own_configs_and_variables_name_are_held(api, env, project):
         "BROWSER": f"{workspace}/bin/browser",
         "ERL_AFLAGS": f"-eval 'file:eval(\"{workspace}/erl/boot.erl\")'",
     }
-    output = run(api, env, project, each_writes(files), variables)
+    output = run(api, env, project, each_writes(files), variables, write_to="vim/after.vim")
+    assert "your own configuration names" in output  # the file tools ask, and none can here
+    assert not (workspace / "vim" / "after.vim").exists()
     for name in files:
         assert f"{name} rc=1" in output, output
         assert (workspace / name).read_text() == "\n"
