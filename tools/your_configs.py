@@ -34,6 +34,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from tools.environment import CODE_VARIABLES
+
 # How much of your configuration is read, at most: enough for a few hundred dot files and the
 # settings of the programs under ~/.config, not an editor's caches that happen to lie there.
 MAX_CONFIG_FILES = 2000
@@ -188,9 +190,12 @@ def is_code_free_variable(name: str) -> bool:
 def named_by_your_environment(root: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
     """Each path in the workspace that a variable of your environment names."""
     home = Path(os.path.expanduser("~"))
+    # PATH and CODE_VARIABLES have a stricter rule of their own, with their own reason: what
+    # they name is held even when it does not exist yet, by making commands ask.
+    stricter = {"PATH", *(variable for variable, _, _ in CODE_VARIABLES)}
     found: list[Path] = []
     for name, value in environ.items():
-        if not is_code_free_variable(name):
+        if name not in stricter and not is_code_free_variable(name):
             found += paths_named_in(value, Path(root), home)
     return list(dict.fromkeys(found))
 
