@@ -59,6 +59,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
+from tools.your_configs import named_by_envrc, named_by_your_configs, named_by_your_environment
 
 # Start-up files of the shells people use, in the home folder (or in $ZDOTDIR for zsh's).
 SHELL_START_FILES = (
@@ -169,10 +170,35 @@ ENVRC_TOOLS: dict[str, tuple[str, ...]] = {
     "devbox": ("devbox.json", "devbox.lock", "devbox.d", ".devbox"),
     # `use flox`: the environment's manifest ([hook] on-activate, [profile]) and what it built.
     "flox": (".flox",),
+    # `eval "$(make -s env)"`: make runs the recipe its makefile (and what it includes) says.
+    "make": ("GNUmakefile", "makefile", "Makefile", "*.mk"),
+    # `eval "$(npm run -s env)"` and its kin run package.json's script (with the script-shell
+    # of an .npmrc; yarn runs the yarnPath of its .yarnrc.yml instead of itself).
+    "npm": ("package.json", ".npmrc"),
+    "pnpm": ("package.json", ".npmrc"),
+    "yarn": ("package.json", ".yarnrc.yml", ".yarnrc"),
+    "bun": ("package.json", "bunfig.toml"),
+    # `eval "$(just env)"`, `eval "$(task env)"`: the recipe in the justfile or Taskfile.
+    "just": ("justfile", ".justfile", "Justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
 }
 ENVRC_TOOL_REASON = (
-    "a file of a tool an .envrc runs (pixi, devbox, flox) is protected: direnv has that tool "
-    "run what its files in the folder say each time your shell enters the folder"
+    "a file of a tool an .envrc runs by name (pixi, make, npm, just, python -m, ...) is "
+    "protected: direnv has that tool run what its files in the folder say each time your "
+    "shell enters the folder"
+)
+YOUR_CONFIG_REASON = (
+    "a path your own configuration names (a dot file in your home, a file under ~/.config) is "
+    "protected: the program it configures (your editor, tmux, ssh, systemd, your prompt, "
+    "your shell's PATH) may run it"
+)
+YOUR_ENVIRONMENT_REASON = (
+    "a path a variable of your environment names is protected: the program that reads the "
+    "variable (your editor, php, dotnet, a browser launcher, ...) may run it"
+)
+ENVRC_NAMED_REASON = (
+    "a path an .envrc names is protected: direnv puts it into your shell's environment "
+    "(PATH, PYTHONPATH, NODE_OPTIONS, ...) each time your shell enters the folder"
 )
 # bash-completion (2.12 and later) looks for a command's completion in
 # X/share/bash-completion/completions for each folder X/bin or X/sbin on PATH, and sources the
@@ -370,7 +396,54 @@ def tools_run_by_envrc(envrc: Path) -> list[Path]:
         found += manifests
         for manifest in manifests:
             found += [base / script for script in activation_scripts(_read(manifest))]
+    found += modules_run_by_envrc(envrc)
+    for path in list(found):
+        if os.path.isfile(path):
+            found += scripts_run_by(_read(path), base)
     return list(dict.fromkeys(found))
+
+
+# Programs that run the script file they are given first (`node scripts/env.js`).
+INTERPRETERS = ("sh", "bash", "zsh", "node", "deno", "bun", "tsx", "ruby", "perl", "php")
+
+
+def scripts_run_by(text: str, base: Path) -> list[Path]:
+    """The existing scripts a recipe or script of a tool's file (a makefile, package.json)
+    runs by their path, from `base`: `./scripts/env.sh` (make's `@` and `-` before it
+    included), or the first argument of an interpreter (`node scripts/env.js`, `python3 x.py`).
+    Not every file such a file names: a makefile lists the project's sources, which build
+    commands read and do not run."""
+    found: list[Path] = []
+    for words in shell_commands(text):
+        pieces = [p.lstrip("@-+") for w in words for p in WORD_PIECES.split(w) if p.strip("@-+")]
+        for before, piece in zip(["", *pieces], pieces, strict=False):
+            program = os.path.basename(before)
+            run = piece.startswith(("./", "../")) or program in INTERPRETERS
+            if run or (program.startswith("python") and not piece.startswith("-")):
+                named = literal_path(piece.strip("'\""), base)
+                if named is not None and os.path.isfile(named):
+                    found.append(named)
+    return found
+
+
+def modules_run_by_envrc(envrc: Path) -> list[Path]:
+    """The files of each module an `.envrc` runs with `python -m` (`eval "$(python3 -m
+    tools.env)"`), found from its folder, where direnv runs it and python looks first: the
+    module, or package, and the `__init__.py` of each package above it, which runs first.
+    Missing ones are included."""
+    base = envrc.parent
+    found: list[Path] = []
+    for words in shell_commands(_read(envrc)):
+        pieces = [piece for word in words for piece in WORD_PIECES.split(word) if piece]
+        for first, flag, module in zip(pieces, pieces[1:], pieces[2:], strict=False):
+            if not os.path.basename(first).startswith("python") or flag != "-m":
+                continue
+            parts = module.split(".")
+            if not all(part.isidentifier() for part in parts):
+                continue
+            found += [base.joinpath(*parts[:n], "__init__.py") for n in range(1, len(parts))]
+            found += [base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts)]
+    return found
 
 
 def activation_scripts(manifest: str) -> list[str]:
@@ -414,11 +487,15 @@ def held_when_there(
     root = Path(os.path.realpath(root))
     tools: list[Path] = []
     bins: list[Path] = [*path_folders_in(root)[0], *venv_bins(root)]
+    named = [(path, YOUR_CONFIG_REASON) for path in named_by_your_configs(root)]
+    named += [(path, YOUR_ENVIRONMENT_REASON) for path in named_by_your_environment(root)]
     for envrc in envrcs_around(root, envrcs, below):
         tools += tools_run_by_envrc(envrc)
         bins += path_added_by_envrc(envrc)
+        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, _read(envrc))]
     bins += [path for path in tools if path.name == "bin"]
-    found = [(path, ENVRC_TOOL_REASON) for path in tools]
+    bins += [path for path, _ in named if path.name in ("bin", "sbin")]
+    found = [(path, ENVRC_TOOL_REASON) for path in tools] + named
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
     found += [(path, PYTHON_PATH_REASON) for path in python_path_start_files(root)]
     return inside_workspace(root, found)
