@@ -59,6 +59,12 @@ from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
+# docker compose's `env_file:` convention (docker.env, prod.env): the same settings and keys.
+ENV_FILE_SUFFIX = ".env"
+# The files in a `.env*` folder are `.env` files too, this many folders down: cookiecutter-
+# django keeps its keys in `.envs/.local/.django`. Not deeper: a virtualenv is often named
+# `.env`, and its packages (in .env/lib/python3.12/) are no settings.
+ENV_FOLDER_DEPTH = 2
 
 GIT_REASON = (
     ".git/ is protected: its config and hooks can make git run any command "
@@ -201,6 +207,24 @@ def check_path_text(path: str) -> None:
         )
 
 
+def is_env_name(name: str) -> bool:
+    """Whether a file of this name holds settings and keys as a `.env` does (`.env.local`,
+    `docker.env`)."""
+    return name.startswith(ENV_FILE_PREFIX) or name.endswith(ENV_FILE_SUFFIX)
+
+
+def in_env_folder(folders: tuple[str, ...]) -> bool:
+    """Whether a file in the folder `folders` (its names below the workspace) lies in a `.env*`
+    folder, at most ENV_FOLDER_DEPTH folders down (`.envs/.local/.django`)."""
+    return any(name.startswith(ENV_FILE_PREFIX) for name in folders[-ENV_FOLDER_DEPTH:])
+
+
+def is_env_path(inside: Path) -> bool:
+    """Whether the path `inside` (below the workspace, or absolute) names a `.env` file:
+    by its name, or by the `.env*` folder it lies in."""
+    return is_env_name(inside.name) or in_env_folder(inside.parent.parts)
+
+
 def planloop_home() -> Path:
     """planloop's own folder (sessions, history); imported late, session.py imports the tools."""
     from session import planloop_home as home
@@ -258,7 +282,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
             return GIT_REASON
-        if candidate.name.startswith(ENV_FILE_PREFIX):
+        if is_env_path(inside):
             return ENV_REASON
         for parent, name in itertools.pairwise(("", *inside.parts)):
             if is_host_tool_config(name, parent):
@@ -770,8 +794,9 @@ class FolderListing:
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
 
 
-def list_folder(folder: str, info: os.stat_result) -> FolderListing:
+def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> FolderListing:
     """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries.
+    In an `env_folder` (see `in_env_folder`) every file counts as a `.env` file.
 
     A folder this process may not read or enter is `closed`: what is in it cannot be known.
     Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
@@ -809,7 +834,7 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
             with contextlib.suppress(OSError):
                 git_info = entry.stat(follow_symlinks=False)
                 listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
-        elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
+        elif (env_folder or is_env_name(entry.name)) and not entry.is_dir(follow_symlinks=False):
             listing.env_files.append(Path(entry.path))
             with contextlib.suppress(OSError):
                 if entry.is_symlink():
@@ -866,7 +891,8 @@ def scan_workspace(
         if cached is not None and cached.reusable and cached.identity == identity:
             listing = cached
         else:
-            listing = list_folder(folder, info)
+            env_folder = in_env_folder(Path(folder).relative_to(root).parts)
+            listing = list_folder(folder, info, env_folder)
             if cache is not None:
                 cache[folder] = listing
         if listing.closed and folder == str(root):
