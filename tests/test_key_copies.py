@@ -30,6 +30,7 @@ from test_hostile_pass4 import (
 )
 
 from fakeapi import text, tool_use
+from tools.paths import scan_workspace
 
 KEY_LINE = f"ANTHROPIC_API_KEY={API_KEY}\n"
 
@@ -147,25 +148,29 @@ def test_copies_editors_and_the_desktop_keep_are_not_readable(api, env, layout):
 
 @needs_bwrap
 def test_env_folders_and_files_named_dot_env_at_the_end_are_key_files(api, env, layout):
-    # cookiecutter-django's `.envs/.local/.django`, docker compose's `docker.env`.
+    # cookiecutter-django's `.envs/.local/.django`, docker compose's `docker.env`: commands
+    # see them empty, and the file tools do not change the key in them unasked (an edit's
+    # answer would tell what the file holds).
     user, workspace, planloop_home, home = layout
     plant(workspace, {".envs/.local/.django": KEY_LINE, "docker.env": KEY_LINE}, user)
-    api.add({"content": [tool_use("bash", {"command": "base64 .envs/.local/.django docker.env"})]})
-    # Headless without --yes, a write to either asks, and so is refused.
-    api.add(
-        {
-            "content": [
-                tool_use("write_file", {"path": "prod.env", "content": "ANTHROPIC_BASE_URL=x\n"})
-            ]
-        }
-    )
+    plant(workspace, {".envs/.local/.postgres": "POSTGRES_DB=app\n"}, user)
+    steal = "base64 .envs/.local/.django docker.env; cat .envs/.local/.postgres"
+    edit = {"path": "docker.env", "old_text": "-key", "new_text": "-kez"}
+    for step in [
+        tool_use("bash", {"command": steal}),
+        tool_use("read_file", {"path": "docker.env"}),
+        tool_use("edit_file", edit),
+    ]:
+        api.add({"content": [step]})
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
     result = run_as(user, api, env, workspace, home)
     assert result.returncode == 0, result.stderr
-    output, written = tool_results(api)
-    assert_no_key(output + result.stdout + result.stderr)
-    assert not (workspace / "prod.env").exists(), written
+    output, read, edited = tool_results(api)
+    assert_no_key(output + read + edited + result.stdout + result.stderr)
+    assert "POSTGRES_DB=app" in output  # a file of the folder without the key: readable
+    assert "was not changed" in edited and "holds planloop's API key" in edited, edited
+    assert (workspace / "docker.env").read_text() == KEY_LINE
 
 
 @pytest.mark.parametrize("how", ["a .env links to it", "UTF-16 without a mark", "UTF-32"])
@@ -219,3 +224,22 @@ def test_the_workspace_env_is_hidden_at_a_second_path_too(api, env, layout, wher
         subprocess.run(["umount", str(alias)], check=True)
     assert "0 .env" in output and f"0 {other}" in output
     assert_no_key(output + result.stdout + result.stderr)
+
+
+def test_a_virtualenv_named_env_keeps_its_links_and_packages_out_of_the_env_files(tmp_path):
+    # `python -m venv .env` is common: its links lead out of it or to its own folders, and its
+    # packages are no settings; only the plain files near its top count as `.env` files.
+    venv = tmp_path / ".env"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib/python3.12/site-packages/pkg").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin/python").symlink_to("/usr/bin/python3")
+    (venv / "lib64").symlink_to("lib")
+    (venv / "lib/python3.12/site-packages/pkg/__init__.py").write_text("")
+    (tmp_path / ".envs/.local").mkdir(parents=True)
+    (tmp_path / ".envs/.local/.django").write_text(KEY_LINE)
+    (tmp_path / "docker.env").write_text(KEY_LINE)
+    scan = scan_workspace(tmp_path)
+    found = {path.relative_to(tmp_path).as_posix() for path in scan.key_files}
+    assert found == {".env/pyvenv.cfg", ".envs/.local/.django", "docker.env"}
+    assert scan.env_files == []  # none is a `.env*` file: planloop reads no setting there

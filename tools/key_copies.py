@@ -77,6 +77,11 @@ class KeyCopySearch:
     seconds: float = 0.0
     files_read: int = 0
 
+    def result(self) -> list[Path]:
+        """The files found, once the search has ended (it ends within SEARCH_SECONDS)."""
+        self.done.wait(SEARCH_SECONDS + 5)
+        return list(self.found) if self.done.is_set() else []
+
     def start(self) -> None:
         threading.Thread(target=self.run, name="key-copy-search", daemon=True).start()
 
@@ -178,7 +183,7 @@ def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None
     root = Path(os.path.realpath(workspace))
     roots = search_roots(root, Path.home())
     skipped = (root, *(Path(os.path.realpath(path)) for path in hidden), *SYSTEM_FOLDERS)
-    key = (secrets, roots, root)
+    key = (secrets, roots)  # the workspace counts only through the roots: one search a run
     with _lock:
         search = _searches.get(key)
         if search is None:
@@ -186,16 +191,6 @@ def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None
             _searches[key] = search
             search.start()
     return search
-
-
-def key_copies(workspace: Path, hidden: list[Path]) -> list[Path]:
-    """The files found to hold the key around `workspace` (see `key_copy_search`), waiting for
-    the search to end when it has not yet (it ends within SEARCH_SECONDS)."""
-    search = key_copy_search(workspace, hidden)
-    if search is None:
-        return []
-    search.done.wait(SEARCH_SECONDS + 5)
-    return list(search.found) if search.done.is_set() else []
 
 
 @dataclass(frozen=True)

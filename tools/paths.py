@@ -59,11 +59,12 @@ from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
-# docker compose's `env_file:` convention (docker.env, prod.env): the same settings and keys.
+# Files that hold keys as a `.env` does, though planloop reads no setting from them: docker
+# compose's `env_file:` convention (docker.env, prod.env), and the files of a `.env*` folder,
+# this many folders down (cookiecutter-django keeps its keys in `.envs/.local/.django`; not
+# deeper: a virtualenv is often named `.env`, and its packages are no key files). The sandbox
+# hides one that holds planloop's key (`WorkspaceScan.key_files`); writing one is a plain write.
 ENV_FILE_SUFFIX = ".env"
-# The files in a `.env*` folder are `.env` files too, this many folders down: cookiecutter-
-# django keeps its keys in `.envs/.local/.django`. Not deeper: a virtualenv is often named
-# `.env`, and its packages (in .env/lib/python3.12/) are no settings.
 ENV_FOLDER_DEPTH = 2
 
 GIT_REASON = (
@@ -208,8 +209,7 @@ def check_path_text(path: str) -> None:
 
 
 def is_env_name(name: str) -> bool:
-    """Whether a file of this name holds settings and keys as a `.env` does (`.env.local`,
-    `docker.env`)."""
+    """Whether a file of this name may hold keys as a `.env` does (`.env.local`, `docker.env`)."""
     return name.startswith(ENV_FILE_PREFIX) or name.endswith(ENV_FILE_SUFFIX)
 
 
@@ -217,12 +217,6 @@ def in_env_folder(folders: tuple[str, ...]) -> bool:
     """Whether a file in the folder `folders` (its names below the workspace) lies in a `.env*`
     folder, at most ENV_FOLDER_DEPTH folders down (`.envs/.local/.django`)."""
     return any(name.startswith(ENV_FILE_PREFIX) for name in folders[-ENV_FOLDER_DEPTH:])
-
-
-def is_env_path(inside: Path) -> bool:
-    """Whether the path `inside` (below the workspace, or absolute) names a `.env` file:
-    by its name, or by the `.env*` folder it lies in."""
-    return is_env_name(inside.name) or in_env_folder(inside.parent.parts)
 
 
 def planloop_home() -> Path:
@@ -282,7 +276,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
             return GIT_REASON
-        if is_env_path(inside):
+        if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
         for parent, name in itertools.pairwise(("", *inside.parts)):
             if is_host_tool_config(name, parent):
@@ -714,6 +708,9 @@ class WorkspaceScan:
     """
 
     env_files: list[Path] = field(default_factory=list)
+    # Files of other names that may hold keys (see ENV_FILE_SUFFIX): hidden from commands when
+    # they hold planloop's key, and not otherwise held.
+    key_files: list[Path] = field(default_factory=list)
     # The identity (see `link_identity`) of each `.env*` and host tool's configuration that is
     # a link: no bind can hold a link (the bind lands on its target), so a command may replace
     # it, which is then reported.
@@ -792,11 +789,13 @@ class FolderListing:
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
+    key_files: list[Path] = field(default_factory=list)  # see `WorkspaceScan.key_files`
 
 
 def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> FolderListing:
-    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries.
-    In an `env_folder` (see `in_env_folder`) every file counts as a `.env` file.
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries,
+    and the other files that may hold keys (`key_files`: `docker.env`, and in an `env_folder`,
+    see `in_env_folder`, every plain file).
 
     A folder this process may not read or enter is `closed`: what is in it cannot be known.
     Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
@@ -834,7 +833,7 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
             with contextlib.suppress(OSError):
                 git_info = entry.stat(follow_symlinks=False)
                 listing.git_entries[Path(entry.path)] = (git_info.st_dev, git_info.st_ino)
-        elif (env_folder or is_env_name(entry.name)) and not entry.is_dir(follow_symlinks=False):
+        elif entry.name.startswith(ENV_FILE_PREFIX) and not entry.is_dir(follow_symlinks=False):
             listing.env_files.append(Path(entry.path))
             with contextlib.suppress(OSError):
                 if entry.is_symlink():
@@ -851,6 +850,12 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
                 listing.subfolders.append(entry.path)
         elif entry.is_dir(follow_symlinks=False):
             listing.subfolders.append(entry.path)
+        elif (is_env_name(entry.name) and entry.is_file()) or (
+            # Only a `.env*` folder's plain files: a virtualenv named `.env` holds links
+            # (bin/python, lib64) that lead out of it, or to its own packages.
+            env_folder and entry.is_file(follow_symlinks=False)
+        ):
+            listing.key_files.append(Path(entry.path))
     return listing
 
 
@@ -902,6 +907,7 @@ def scan_workspace(
             scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
+        scan.key_files += listing.key_files
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)

@@ -88,7 +88,7 @@ from tools.beneath import located
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
-from tools.key_copies import key_copies, key_copy_search, mount_table, other_paths
+from tools.key_copies import key_copy_search, mount_table, other_paths
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -1062,7 +1062,8 @@ def hide_remembered_keys(argv: list[str], remembered: list[Path]) -> list[str]:
 def key_file_reason(workspace: Path, relative: str) -> str | None:
     """Why the file tools ask before changing the workspace's file `relative`: the sandbox
     hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
-    another name of the same file) or one it hid earlier in this run; or None.
+    another name of the same file), as a key file of another name (`docker.env`, a file in
+    `.envs/`), or one it hid earlier in this run; or None.
 
     Changed unasked, the key would no longer be the value read_file redacts, and an edit's
     answer (found, not found) tells what the file holds.
@@ -1076,7 +1077,8 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
         return None
     same = (info.st_dev, info.st_ino)
     remembered = [path for path in KEY_FILES if path.is_relative_to(root)]
-    for path in [*remembered, *scan_for_file_tools(root).env_files]:
+    scan = scan_for_file_tools(root)
+    for path in [*remembered, *scan.env_files, *scan.key_files]:
         try:
             other = os.stat(path)
         except OSError:
@@ -1300,6 +1302,7 @@ class Bubblewrap:
         self.hooks_stand_ins: set[Path] = set()
         # Package folders held read-only for their hard links (`hard_linked_packages`): said?
         self.packages_held: dict[Path, bool] = {}
+        self.search_cut_said = False  # the search for copies of the key stopped at a bound
 
     @property
     def description(self) -> str:
@@ -1673,7 +1676,20 @@ class Bubblewrap:
         hidden = hidden_paths(self.allow_read, root)
         # Copies of the key in your other projects and config files, found by their content
         # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
-        KEY_FILES.update(dict.fromkeys(key_copies(root, hidden)))
+        search = key_copy_search(root, hidden)
+        if search is not None:
+            KEY_FILES.update(dict.fromkeys(search.result()))
+            if search.cut_short and not self.search_cut_said:
+                self.search_cut_said = True
+                self._tell(
+                    f"planloop: the search for copies of the API key stopped at "
+                    f"{search.cut_short}; copies past that point stay readable to commands."
+                )
+        for path in snapshot.key_files:  # docker.env, .envs/.local/.django
+            hiding = hide_key_outside(path)
+            protected += hiding
+            if hiding:  # pinned, as read-only paths are: its folder cannot be moved away
+                read_only.append(Path(os.path.realpath(path)))
         remembered = remembered_key_files(root)
         # Those in the workspace are pinned like a read-only path: moved away with their
         # folder, a file would be read by its new name in the next command.
