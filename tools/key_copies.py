@@ -199,8 +199,8 @@ class Mount:
     is mounted (`root`), and where (`point`)."""
 
     device: str
-    root: str
-    point: str
+    root: Path
+    point: Path
 
 
 def unescape(field_text: str) -> str:
@@ -231,7 +231,7 @@ def mount_table(text: str | None = None) -> list[Mount]:
     for line in text.splitlines():
         fields = line.split()
         if len(fields) >= 5:
-            mounts.append(Mount(fields[2], unescape(fields[3]), unescape(fields[4])))
+            mounts.append(Mount(fields[2], Path(unescape(fields[3])), Path(unescape(fields[4]))))
     return mounts
 
 
@@ -241,7 +241,7 @@ def holding_mount(real: Path, mounts: list[Mount]) -> Mount | None:
     best: Mount | None = None
     for mount in mounts:
         if real.is_relative_to(mount.point) and (
-            best is None or len(Path(mount.point).parts) >= len(Path(best.point).parts)
+            best is None or len(mount.point.parts) >= len(best.point.parts)
         ):
             best = mount
     return best
@@ -260,12 +260,12 @@ def other_paths(path: Path, mounts: list[Mount], avoid: list[Path]) -> list[Path
     holder = holding_mount(real, mounts)
     if holder is None:
         return []
-    inside = Path(holder.root) / real.relative_to(holder.point)  # the path in its filesystem
+    inside = holder.root / real.relative_to(holder.point)  # the path in its filesystem
     found: list[Path] = []
     for mount in mounts:
         if mount.device != holder.device or not inside.is_relative_to(mount.root):
             continue
-        other = Path(mount.point) / inside.relative_to(mount.root)
+        other = mount.point / inside.relative_to(mount.root)
         if other == real or other in found:
             continue
         if any(other == folder or other.is_relative_to(folder) for folder in avoid):

@@ -1104,6 +1104,9 @@ def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
     if not mounts:
         return []
     table = mount_table()
+    devices = collections.Counter(mount.device for mount in table)
+    if all(count == 1 for count in devices.values()):
+        return []  # no filesystem is mounted twice: no file has a second path
     emptied_folders = [mount_point(mount) for mount in mounts if mount[0] == "--tmpfs"]
     avoid = [*emptied_folders, Path("/proc"), Path("/dev")]
     if not root.is_relative_to("/tmp"):
