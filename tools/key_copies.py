@@ -78,9 +78,10 @@ class KeyCopySearch:
     files_read: int = 0
 
     def result(self) -> list[Path]:
-        """The files found, once the search has ended (it ends within SEARCH_SECONDS)."""
+        """The files found, once the search has ended (it ends within SEARCH_SECONDS, unless a
+        read hangs, on a network filesystem say: then what was found so far)."""
         self.done.wait(SEARCH_SECONDS + 5)
-        return list(self.found) if self.done.is_set() else []
+        return list(self.found)
 
     def start(self) -> None:
         threading.Thread(target=self.run, name="key-copy-search", daemon=True).start()
