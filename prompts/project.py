@@ -28,10 +28,11 @@ from pathlib import Path
 
 from middleware.base import Middleware
 from prompts import load_prompt
-from redaction import redact
+from redaction import redact, redact_bytes
 from tools.base import ToolError
 from tools.beneath import open_for_reading
 from tools.paths import protected_reason
+from tools.textio import utf16_codec
 
 # The first name found in the workspace is loaded; CLAUDE.md serves projects that only have it.
 PROJECT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -71,8 +72,9 @@ def load_instructions(workspace: Path, home: Path) -> tuple[list[InstructionFile
     personal = home / PERSONAL_FILE_NAME
     try:
         loaded = read_personal_file(personal)
-    except OSError as err:
-        problems.append(f"{personal} was not loaded: {err.strerror or err}.")
+    except (ToolError, OSError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        problems.append(f"{personal} was not loaded: {reason}.")
     else:
         if loaded is not None:
             files.append(loaded)
@@ -102,13 +104,27 @@ def read_project_file(workspace: Path, name: str) -> InstructionFile | None:
     try:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise ToolError(f"{name} is a folder")
-        why = protected_reason(workspace, relative, reading=True)
+        why = protected_reason(workspace, relative, reading=True) or hidden_key_reason(
+            workspace, relative
+        )
         if why is not None:  # AGENTS.md -> .env would send the keys in it with every request
             raise ToolError(f"it leads to {relative}, and {why}")
         data, size = read_capped(fd)
     finally:
         os.close(fd)
     return instruction_file("project", name, data, size)
+
+
+def hidden_key_reason(workspace: Path, relative: str) -> str | None:
+    """Why the sandbox hides the workspace's file `relative` from commands, or None: the file a
+    `.env` links to that holds planloop's key, one it hid earlier in this run, or a secret of
+    your home folder (planloop run there). What no command may read, no prompt may carry."""
+    from tools.files import is_hidden_secret  # imported late: the tools import prompts
+    from tools.sandbox import key_file_reason
+
+    if is_hidden_secret(workspace, relative):
+        return "the sandbox hides it from commands as a secret"
+    return key_file_reason(workspace, relative)
 
 
 def read_personal_file(path: Path) -> InstructionFile | None:
@@ -145,8 +161,25 @@ def instruction_file(source: str, label: str, data: bytes, size: int) -> Instruc
     if cut:  # end at the last whole line, so no character or sentence is left half
         data = data[:MAX_INSTRUCTION_BYTES]
         data = data[: data.rfind(b"\n") + 1] or data
-    text = data.decode("utf-8", errors="replace").strip()
-    return InstructionFile(source, label, text, size, cut)
+    return InstructionFile(source, label, instruction_text(label, data), size, cut)
+
+
+def instruction_text(label: str, data: bytes) -> str:
+    """The text of an instruction file's bytes, with planloop's key taken out.
+
+    The key is taken out of the bytes, in every encoding redaction knows (UTF-16 and UTF-32
+    too), before they are decoded: decoded as UTF-8, a UTF-16 file holds the key with a NUL
+    between its characters, which no text redaction finds and the model reads all the same.
+    A UTF-16 file with a byte order mark is read as UTF-16, as read_file does; any other file
+    with a NUL in it is no text, and is refused.
+    """
+    data = redact_bytes(data)
+    codec = utf16_codec(data)
+    if codec:
+        data = data[2:].decode(codec, errors="replace").encode("utf-8")
+    if b"\0" in data:
+        raise ToolError(f"{label} is not a text file (it holds NUL bytes)")
+    return redact(data.decode("utf-8", errors="replace")).strip()
 
 
 def shown_path(path: Path) -> str:

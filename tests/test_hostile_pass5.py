@@ -404,8 +404,9 @@ def test_the_key_never_reaches_the_model_from_a_parent_folder_or_a_file_of_anoth
         (app / "config").mkdir(parents=True)
         (monorepo / ".env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
         (monorepo / ".envrc").write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
-        (app / "config" / "app.env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
-        steal = "cat ../.env ../.envrc; rev ../.env; cat config/app.env; echo finished"
+        # A name no key file has (a `*.env` file holding the key is hidden: test_key_copies.py).
+        (app / "config" / "app.cfg").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
+        steal = "cat ../.env ../.envrc; rev ../.env; cat config/app.cfg; echo finished"
         api.add({"content": [tool_use("bash", {"command": steal})]})
         api.add({"content": [tool_use("bash", {"command": "printenv | grep -c sk- ; true"})]})
         api.add({"content": [text("Done.")]})

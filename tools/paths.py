@@ -65,6 +65,13 @@ from tools.shell_config import protected_reason as run_later_reason
 
 GIT_DIR_NAME = ".git"
 ENV_FILE_PREFIX = ".env"
+# Files that hold keys as a `.env` does, though planloop reads no setting from them: docker
+# compose's `env_file:` convention (docker.env, prod.env), and the files of a `.env*` folder,
+# this many folders down (cookiecutter-django keeps its keys in `.envs/.local/.django`; not
+# deeper: a virtualenv is often named `.env`, and its packages are no key files). The sandbox
+# hides one that holds planloop's key (`WorkspaceScan.key_files`); writing one is a plain write.
+ENV_FILE_SUFFIX = ".env"
+ENV_FOLDER_DEPTH = 2
 
 GIT_REASON = (
     ".git/ is protected: its config and hooks can make git run any command "
@@ -228,6 +235,17 @@ def check_path_text(path: str) -> None:
             f"The path {path!r} contains a NUL byte, which no file name can contain. "
             "Send a plain path relative to the workspace."
         )
+
+
+def is_env_name(name: str) -> bool:
+    """Whether a file of this name may hold keys as a `.env` does (`.env.local`, `docker.env`)."""
+    return name.startswith(ENV_FILE_PREFIX) or name.endswith(ENV_FILE_SUFFIX)
+
+
+def in_env_folder(folders: tuple[str, ...]) -> bool:
+    """Whether a file in the folder `folders` (its names below the workspace) lies in a `.env*`
+    folder, at most ENV_FOLDER_DEPTH folders down (`.envs/.local/.django`)."""
+    return any(name.startswith(ENV_FILE_PREFIX) for name in folders[-ENV_FOLDER_DEPTH:])
 
 
 def planloop_home() -> Path:
@@ -734,6 +752,9 @@ class WorkspaceScan:
     """
 
     env_files: list[Path] = field(default_factory=list)
+    # Files of other names that may hold keys (see ENV_FILE_SUFFIX): hidden from commands when
+    # they hold planloop's key, and not otherwise held.
+    key_files: list[Path] = field(default_factory=list)
     # The identity (see `link_identity`) of each `.env*` and host tool's configuration that is
     # a link: no bind can hold a link (the bind lands on its target), so a command may replace
     # it, which is then reported.
@@ -812,10 +833,13 @@ class FolderListing:
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
+    key_files: list[Path] = field(default_factory=list)  # see `WorkspaceScan.key_files`
 
 
-def list_folder(folder: str, info: os.stat_result) -> FolderListing:
-    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries.
+def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> FolderListing:
+    """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries,
+    and the other files that may hold keys (`key_files`: `docker.env`, and in an `env_folder`,
+    see `in_env_folder`, every plain file).
 
     A folder this process may not read or enter is `closed`: what is in it cannot be known.
     Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
@@ -870,6 +894,12 @@ def list_folder(folder: str, info: os.stat_result) -> FolderListing:
                 listing.subfolders.append(entry.path)
         elif entry.is_dir(follow_symlinks=False):
             listing.subfolders.append(entry.path)
+        elif (is_env_name(entry.name) and entry.is_file()) or (
+            # Only a `.env*` folder's plain files: a virtualenv named `.env` holds links
+            # (bin/python, lib64) that lead out of it, or to its own packages.
+            env_folder and entry.is_file(follow_symlinks=False)
+        ):
+            listing.key_files.append(Path(entry.path))
     return listing
 
 
@@ -910,7 +940,8 @@ def scan_workspace(
         if cached is not None and cached.reusable and cached.identity == identity:
             listing = cached
         else:
-            listing = list_folder(folder, info)
+            env_folder = in_env_folder(Path(folder).relative_to(root).parts)
+            listing = list_folder(folder, info, env_folder)
             if cache is not None:
                 cache[folder] = listing
         if listing.closed and folder == str(root):
@@ -920,6 +951,7 @@ def scan_workspace(
             scan.closed_folders.append(Path(folder))
         entries_seen += listing.entries
         scan.env_files += listing.env_files
+        scan.key_files += listing.key_files
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)

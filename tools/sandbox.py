@@ -88,6 +88,7 @@ from tools.beneath import located
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
+from tools.key_copies import key_copy_search, mount_table, other_paths
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -105,6 +106,7 @@ from tools.paths import (
     home_links_into,
     hook_links,
     hook_links_around,
+    is_env_name,
     link_identity,
     path_entries,
     path_link_not_held,
@@ -357,6 +359,27 @@ SECRET_HOME_PATHS = (
     ".local/state/nvim/shada",
     ".local/share/nvim/shada",  # neovim before 0.8
     ".lesshst",
+    # Copies editors and the desktop keep of the files you save or delete, the workspace's
+    # hidden .env among them: VS Code's Local History (on by default) and its forks', the
+    # freedesktop Trash, JetBrains' LocalHistory (in its caches), vim's and Emacs' backups.
+    # A key copied anywhere else in reach is found by its content (`KeyCopySearch`).
+    ".config/Code/User/History",
+    ".config/Code - OSS/User/History",
+    ".config/VSCodium/User/History",
+    ".config/Cursor/User/History",
+    ".config/Windsurf/User/History",
+    ".local/share/Trash",
+    ".cache/JetBrains",
+    ".local/share/JetBrains",
+    ".vim/backup",
+    ".vim/swap",
+    ".vim/undo",
+    ".local/state/nvim/swap",
+    ".local/state/nvim/backup",
+    ".local/state/nvim/undo",
+    ".emacs.d/backups",
+    ".emacs.d/backup",
+    ".emacs.d/auto-save-list",
 )
 
 # Your own variables that move the paths above: an entry under .config/ is also looked for in
@@ -918,7 +941,7 @@ def hide_keys_above(root: Path) -> list[str]:
             continue
         try:
             with os.scandir(folder) as entries:
-                found = [Path(entry.path) for entry in entries if entry.name.startswith(".env")]
+                found = [Path(entry.path) for entry in entries if is_env_name(entry.name)]
         except OSError:
             # Listing refused: a folder planloop (and so a command) may still enter opens
             # known names. One it cannot enter either opens none, and this finds none.
@@ -1041,7 +1064,8 @@ def hide_remembered_keys(argv: list[str], remembered: list[Path]) -> list[str]:
 def key_file_reason(workspace: Path, relative: str) -> str | None:
     """Why the file tools ask before changing the workspace's file `relative`: the sandbox
     hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
-    another name of the same file) or one it hid earlier in this run; or None.
+    another name of the same file), as a key file of another name (`docker.env`, a file in
+    `.envs/`), or one it hid earlier in this run; or None.
 
     Changed unasked, the key would no longer be the value read_file redacts, and an edit's
     answer (found, not found) tells what the file holds.
@@ -1055,7 +1079,8 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
         return None
     same = (info.st_dev, info.st_ino)
     remembered = [path for path in KEY_FILES if path.is_relative_to(root)]
-    for path in [*remembered, *scan_for_file_tools(root).env_files]:
+    scan = scan_for_file_tools(root)
+    for path in [*remembered, *scan.env_files, *scan.key_files]:
         try:
             other = os.stat(path)
         except OSError:
@@ -1068,6 +1093,37 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
             KEY_FILES[Path(os.path.realpath(path))] = None  # the next sandbox hides it anyway
             return KEY_FILE_REASON
     return None
+
+
+def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
+    """bwrap's words that empty, at every other path the mount table shows for it, each file
+    and folder that the mount `words` empty: a workspace whose folder is also mounted
+    elsewhere (`/data/home` bound on `/home`) would show its `.env` there, key and all
+    (tools/key_copies.py `other_paths`). Not under a folder emptied as a whole (no mount
+    point can be made there, and nothing shows), nor in /tmp outside the workspace, /proc or
+    /dev: the sandbox's own."""
+    mounts = [mount for mount in mounts_of(words) if empties(mount)]
+    if not mounts:
+        return []
+    table = mount_table()
+    devices = collections.Counter(mount.device for mount in table)
+    if all(count == 1 for count in devices.values()):
+        return []  # no filesystem is mounted twice: no file has a second path
+    emptied_folders = [mount_point(mount) for mount in mounts if mount[0] == "--tmpfs"]
+    avoid = [*emptied_folders, Path("/proc"), Path("/dev")]
+    if not root.is_relative_to("/tmp"):
+        avoid.append(Path("/tmp"))
+    extra: list[str] = []
+    for mount in mounts:
+        hidden = mount[MOUNT_OPTIONS[mount[0]]]
+        for other in other_paths(Path(hidden), table, avoid):
+            if other.is_relative_to("/tmp") and not other.is_relative_to(root):
+                continue
+            if mount[0] == "--tmpfs":
+                extra += ["--tmpfs", str(other), "--remount-ro", str(other)]
+            else:
+                extra += ["--ro-bind", mount[1], str(other)]
+    return extra
 
 
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
@@ -1251,6 +1307,7 @@ class Bubblewrap:
         self.hooks_stand_ins: set[Path] = set()
         # Package folders held read-only for their hard links (`hard_linked_packages`): said?
         self.packages_held: dict[Path, bool] = {}
+        self.search_cut_said = False  # the search for copies of the key stopped at a bound
 
     @property
     def description(self) -> str:
@@ -1275,6 +1332,9 @@ class Bubblewrap:
         scan = scan_workspace(workspace, cache=self.scan_cache)
         scan.python_start = python_start_files(scan.package_roots)
         root = Path(workspace).resolve()
+        # Started at the first command (planloop's start, cli/app.py), in a thread: the
+        # search for copies of the key is done, or nearly, when the first command runs.
+        key_copy_search(root, hidden_paths(self.allow_read, root))
         scan.run_later = run_later_state(root, scan)
         scan.held_when_there = identities(held_when_there_paths(root, scan))
         if not self.must_ask:
@@ -1625,6 +1685,23 @@ class Bubblewrap:
                 # file that holds it appears empty (bound over the read-only binds, after them:
                 # `in_mount_order`).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+        hidden = hidden_paths(self.allow_read, root)
+        # Copies of the key in your other projects and config files, found by their content
+        # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
+        search = key_copy_search(root, hidden)
+        if search is not None:
+            KEY_FILES.update(dict.fromkeys(search.result()))
+            if search.cut_short and not self.search_cut_said:
+                self.search_cut_said = True
+                self._tell(
+                    f"planloop: the search for copies of the API key stopped at "
+                    f"{search.cut_short}; copies past that point stay readable to commands."
+                )
+        for path in snapshot.key_files:  # docker.env, .envs/.local/.django
+            hiding = hide_key_outside(path)
+            protected += hiding
+            if hiding:  # pinned, as read-only paths are: its folder cannot be moved away
+                read_only.append(Path(os.path.realpath(path)))
         remembered = remembered_key_files(root)
         # Those in the workspace are pinned like a read-only path: moved away with their
         # folder, a file would be read by its new name in the next command.
@@ -1633,11 +1710,12 @@ class Bubblewrap:
         mounts += hide_keys_loaded_as_settings(root, snapshot)
         mounts += hide_keys_in_system_files()
         mounts += hide_remembered_keys(mounts, remembered)
-        for path in hidden_paths(self.allow_read, root):
+        for path in hidden:
             if os.path.isdir(path):
                 mounts += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
                 mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
+        mounts += hide_at_other_paths(root, mounts)
         argv += in_mount_order(mounts)
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
