@@ -43,7 +43,7 @@ def test_what_a_stopped_command_created_is_reported(api, env, workspace, sent, c
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == code, stderr
     flat = "".join(stderr.split())
-    assert "sandbox:acommandcreated.vscode" in flat, stderr
-    assert "sandbox:acommandcreatedlib/.git" in flat, stderr
+    assert "sandbox:.vscode(ahosttool'sconfiguration)appearedwhileacommandran" in flat, stderr
+    assert "sandbox:lib/.git(anewgitrepository)appearedwhileacommandran" in flat, stderr
     closing = stderr.strip().splitlines()[-6:]
     assert any(".vscode" in line for line in closing), stderr
