@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import fcntl
 import os
 import threading
 import time
@@ -113,6 +114,50 @@ def test_a_task_that_reads_a_key_file_replaced_on_the_host_stops_the_run(api, en
     assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
     assert ".env was replaced on the host" in flat
     assert "planloop stopped the run" in flat and "Session saved" in flat
+
+
+def lock_released(path: Path, seconds: float = 60) -> bool:
+    """Whether the lock a command holds on `path` is let go (it ended) within `seconds`."""
+    deadline = time.monotonic() + seconds
+    with open(path) as file:
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                time.sleep(0.02)
+    return False
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_is_stopped_when_its_key_file_is_replaced_not_at_the_next_tool_call(
+    api, env, user_folders
+):
+    # While the model thinks (or the person is away), nothing calls a tool: the task, which
+    # could now read the key, is stopped when the file is replaced, not hours later.
+    user, workspace, planloop_home, home = user_folders
+    write_owned(workspace / ".env", f"DEBUG=1\n{KEY_LINE}", user)
+    task = (
+        "exec 9>lock; flock 9; touch started; while [ ! -s .env ]; do sleep 0.05; done; "
+        "touch saw; sleep 600"
+    )
+    stopped_before_next_call: list[bool] = []
+
+    def you_save_your_env(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        save_by_rename(workspace / ".env", f"DEBUG=0\n{KEY_LINE}", user)
+        stopped_before_next_call.append(lock_released(workspace / "lock"))
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(you_save_your_env)
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home)
+    assert stopped_before_next_call == [True]
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    flat = " ".join(result.stderr.split())
+    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
 
 
 @needs_bwrap

@@ -50,20 +50,25 @@ def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withhel
 
     api.add({"content": [tool_use("bash", {"command": WATCHER, "run_in_background": True})]})
     api.add(you_add_your_key)
-    api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
-    api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home)}
     result = run_as(user, api, env, workspace, home)
-    assert result.returncode == 0, result.stderr
-    started, output, size = tool_results(api)
+    # The task could read the key: it is stopped, and so is the headless run, before the
+    # task_output (or anything that could read what the task wrote) runs.
+    assert result.returncode == 3, result.stderr
+    (started,) = tool_results(api)
+    assert "bg-1" in started
     encoded = base64.b64encode(f"ANTHROPIC_API_KEY={API_KEY}\n".encode()).decode()
     for sent in api.accepted:
         assert encoded[:24] not in str(sent) and API_KEY not in str(sent)
-    assert "bg-1: killed by planloop" in output and "its output is withheld" in output, output
-    assert "withheld: .env.local appeared" in output  # named as in the workspace
-    assert size.startswith("0")  # a new command sees the file empty
     flat = "".join(result.stderr.split())
     assert "bg-1wasstoppedanditsoutputkeptfromthemodel" in flat, result.stderr
+    assert ".env.localappearedafteritstarted" in flat  # named as in the workspace
+    # A new command, in the next run, sees the file empty.
+    api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
+    api.add({"content": [text("Done.")]})
+    again = run_as(user, api, env, workspace, home)
+    assert again.returncode == 0, again.stderr
+    assert tool_results(api)[-1].startswith("0")
 
 
 @needs_bwrap

@@ -21,7 +21,11 @@ middleware (middleware/exposure.py) stops or pauses the run.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import ctypes
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,13 +97,35 @@ def what_was_lost(sandbox: Any, start: SandboxStart, view_now: Any = None) -> Lo
     lost = Lost()
     lost.seen = replaced_since(start, start.hidden)
     lost.replaced = replaced_since(start, start.held - start.hidden)
-    now = sandbox.view_now(start.workspace) if view_now is None else view_now
+    now = quiet_view_now(sandbox, start.workspace) if view_now is None else view_now
     lost.now = now
     if now is None:
         lost.unknown = True
     else:
         lost.seen = sorted({*lost.seen, *(now[1] - start.hidden)})
     return lost
+
+
+# What making a sandbox changes in the Bubblewrap object beyond its answer: the reason commands
+# must ask (and the line that tells it), the paths it could not bind (said once, in the next
+# command's notes), the package folders held for their hard links (said once), and the hooks
+# stand-ins it mounted. A look made only to compare leaves them as the next command finds them.
+SANDBOX_STATE = ("must_ask", "skipped", "packages_held", "hooks_stand_ins", "notify")
+
+
+def quiet_view_now(sandbox: Any, workspace: Path) -> tuple[frozenset, frozenset] | None:
+    """`sandbox.view_now(workspace)`, leaving the sandbox as it was (`SANDBOX_STATE`): the next
+    command finds, says and reports what it would have found had nobody looked."""
+    saved = {name: getattr(sandbox, name, None) for name in SANDBOX_STATE}
+    copies = {name: value.copy() for name, value in saved.items() if isinstance(value, dict | set)}
+    if hasattr(sandbox, "notify"):
+        sandbox.notify = None
+    try:
+        return sandbox.view_now(workspace)
+    finally:
+        for name, value in saved.items():
+            if hasattr(sandbox, name):
+                setattr(sandbox, name, copies.get(name, value))
 
 
 def shown(workspace: Path, path: str) -> str:
@@ -164,3 +190,110 @@ def replaced_notes(sandbox: Any, start: SandboxStart, paths: list[str], who: str
         f"[sandbox: {names} was replaced on the host while {who} ran, so it was no longer "
         "read-only there; the user was told. New commands hold the new one.]"
     ]
+
+
+# inotify(7): what a rename over, an unlink or a creation in a watched folder reports.
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
+IN_Q_OVERFLOW, IN_ONLYDIR = 0x4000, 0x01000000
+WATCHED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ONLYDIR
+EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
+
+
+class FolderWatch:
+    """Watches the folders holding what running sandboxes bind, and calls `changed` soon after
+    a bound name in one of them (or a new `.env*` name) is replaced, removed or made.
+
+    A background task may run for a day: comparing only when the model next calls a tool
+    leaves it that long with the key. This narrows the window to the time the event takes to
+    arrive; a command polling the file can still win that race, so the comparisons at each
+    tool call stay. Where inotify is missing, or out of watches, nothing is watched and those
+    comparisons are all there is.
+    """
+
+    def __init__(self, changed: Any) -> None:
+        self.changed = changed
+        self.fd: int | None = None
+        self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
+        self.folders: dict[str, int] = {}
+        self.loop: Any = None
+        self.pending = False
+
+    def add(self, start: SandboxStart) -> None:
+        """Watch the folders of every path `start` binds, and the workspace itself."""
+        try:
+            self._open()
+        except OSError:
+            return
+        folders: dict[str, set[str]] = {str(start.workspace): set()}
+        for path in start.held | start.hidden:
+            real = os.path.realpath(path)
+            for where in {path, real}:
+                folder, name = os.path.split(where)
+                folders.setdefault(folder, set()).add(name)
+        for folder, names in folders.items():
+            wd = self.folders.get(folder)
+            if wd is None:
+                wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), WATCHED)
+                if wd < 0:
+                    continue  # gone, unreadable, or out of watches
+                self.folders[folder] = wd
+            self.names.setdefault(wd, set()).update(names)
+
+    def close(self) -> None:
+        """Stop watching (no sandboxed task runs any more)."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(Exception):
+            self.loop.remove_reader(self.fd)
+        os.close(self.fd)
+        self.fd, self.names, self.folders, self.pending = None, {}, {}, False
+
+    def _open(self) -> None:
+        if self.fd is not None:
+            return
+        if _LIBC is None:
+            raise OSError("no inotify")
+        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.loop = asyncio.get_running_loop()
+        self.fd = fd
+        self.loop.add_reader(fd, self._read)
+
+    def _read(self) -> None:
+        try:
+            data = os.read(self.fd, 64 * 1024)
+        except BlockingIOError:
+            return
+        except OSError:
+            self.close()
+            return
+        relevant = False
+        offset = 0
+        while offset + EVENT_HEADER.size <= len(data):
+            wd, mask, _, size = EVENT_HEADER.unpack_from(data, offset)
+            offset += EVENT_HEADER.size
+            name = data[offset : offset + size].rstrip(b"\0").decode(errors="surrogateescape")
+            offset += size
+            bound = name in self.names.get(wd, ())
+            relevant = relevant or bound or name.startswith(".env") or bool(mask & IN_Q_OVERFLOW)
+        if relevant and not self.pending:
+            self.pending = True
+            self.loop.call_soon(self._changed)
+
+    def _changed(self) -> None:
+        self.pending = False
+        with contextlib.suppress(Exception):  # a failed look must not end the event loop
+            self.changed()
+
+
+def _libc() -> Any:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.inotify_init1, libc.inotify_add_watch  # noqa: B018 (present, or AttributeError)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _libc()

@@ -33,8 +33,10 @@ from redaction import StreamRedactor
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 from tools.bind_watch import (
+    FolderWatch,
     SandboxStart,
     key_seen,
+    quiet_view_now,
     replaced_notes,
     sandbox_start,
     what_was_lost,
@@ -253,6 +255,9 @@ class TaskManager:
         self.events = itertools.count(1)
         self.token = uuid.uuid4().hex
         self.starting = 0  # starts under way, counted against the limit before they run
+        # The folders of what running tasks' sandboxes bind: a file replaced there is looked
+        # at when it happens, not only at the next tool call.
+        self.folder_watch = FolderWatch(self.files_changed)
 
     # ---- starting ------------------------------------------------------------------------
 
@@ -310,6 +315,7 @@ class TaskManager:
         if task.confined and binds is not None:
             task.view_at_start, task.workspace = (binds.held, binds.hidden), Path(workspace)
             task.binds = binds
+            self.folder_watch.add(binds)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -361,6 +367,8 @@ class TaskManager:
                     task.notes += sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
+                if not any(other.binds for other in self.running()):
+                    self.folder_watch.close()
 
     # ---- looking and stopping ------------------------------------------------------------
 
@@ -472,6 +480,13 @@ class TaskManager:
         notes.append(f"[sandbox: {names} became read-only after {task.id} started; it still can]")
         return notes
 
+    def files_changed(self) -> None:
+        """A bound file (or a `.env*` name) changed in a watched folder: compare now, so that a
+        task that could read the key is stopped at once (and the person told)."""
+        self.check_running()
+        if not any(task.binds for task in self.running()):
+            self.folder_watch.close()
+
     def check_running(self) -> list[str]:
         """Compare every sandboxed task that is running, or ended and not yet compared, with
         the files now (`compare_sandboxes`); before each tool call, so that nothing a task
@@ -485,7 +500,7 @@ class TaskManager:
         ]
         if not tasks:
             return []
-        now = self.sandbox.view_now(tasks[0].workspace)
+        now = quiet_view_now(self.sandbox, tasks[0].workspace)
         notes = []
         for task in tasks:
             same = now if task.workspace == tasks[0].workspace else None
