@@ -87,8 +87,8 @@ class ExposureGuard(Middleware):
 
     async def person_goes_on(self, why: str, context: AgentContext) -> bool:
         question = Question(
-            f"Let the model go on? A sandboxed command could read the API key or a secret: "
-            f"{why}. Files written since may hold a copy; check them first."
+            "Let the model go on? A sandboxed command could read the API key or a secret:\n"
+            f"{why}.\nCheck the files written since first; a no ends this run."
         )
         try:
             answer = await self.answer(question, context)

@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, terminal_env
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
+from test_interactive import Terminal
 
 from fakeapi import text, tool_use
 from middleware.base import AgentContext, ShouldStopAfterTurnContext
@@ -320,3 +321,32 @@ def test_interactive_the_person_is_asked_before_anything_else_runs():
         after = ShouldStopAfterTurnContext(context, {}, [])
         assert asyncio.run(guard.should_stop_after_turn(after)) is stops
         assert (context.stop_reason is not None) is stops
+
+
+@needs_bwrap
+@pytest.mark.parametrize("reply", ["n", "y"])
+def test_interactive_the_person_decides_whether_the_run_goes_on(
+    api, workspace, isolated_home, reply
+):
+    # At the terminal the run does not go on as if nothing happened: the person is asked first.
+    reader = "touch started; until [ -s .env.local ]; do sleep 0.05; done; base64 -w0 .env.local"
+    person_after(workspace / "started", lambda: write_owned(workspace / ".env.local", KEY_LINE, ""))
+    api.add({"content": [tool_use("bash", {"command": reader})]})
+    api.add({"content": [text("Going on.")]})
+    with Terminal(workspace, terminal_env(api, isolated_home)) as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("run the tests\r")
+        terminal.wait_for("Let the model go on?")
+        terminal.wait_for("[y]es / [n]o")
+        terminal.type(f"{reply}\r")
+        if reply == "n":
+            terminal.wait_for("Reason for the model (optional):")
+            terminal.type("\r")
+            terminal.wait_for("planloop stopped the run")
+        else:
+            terminal.wait_for("Going on.")
+        terminal.wait_for_prompt()
+        terminal.type("\x04")
+        assert terminal.close() == 0
+    assert len(api.accepted) == (1 if reply == "n" else 2)
+    assert_never_sent(api, encoded(KEY_LINE)[:24], API_KEY)
