@@ -102,7 +102,11 @@ def what_was_lost(sandbox: Any, start: SandboxStart, view_now: Any = None) -> Lo
     if now is None:
         lost.unknown = True
     else:
-        lost.seen = sorted({*lost.seen, *(now[1] - start.hidden)})
+        # By identity: a file hidden at the start under another name (the file a `.env` link
+        # led to, hidden now by its own name after the link changed) was hidden all along.
+        hidden_then = {start.identities[path] for path in start.hidden if path in start.identities}
+        appeared = [path for path in now[1] - start.hidden if identity(path) not in hidden_then]
+        lost.seen = sorted({*lost.seen, *appeared})
     return lost
 
 
