@@ -33,6 +33,8 @@ __all__ = ["user_folders"]  # a fixture, used by name below
 
 EXIT_STOPPED = 3
 KEY_LINE = f"ANTHROPIC_API_KEY={API_KEY}\n"
+# A task holds a lock on `lock` while it runs; the name appears once it is held.
+HOLD_LOCK = "exec 9>lock.new; flock 9; mv lock.new lock; "
 
 
 def wait_for(path: Path, seconds: float = 60) -> None:
@@ -56,6 +58,21 @@ def write_owned(path: Path, content: str, user: str) -> None:
     path.write_text(content)
     if user == "nobody":
         os.chown(path, NOBODY, NOBODY)
+
+
+def done_or_stopped(flag: Path, lock: Path, seconds: float = 60) -> None:
+    """Until a task made `flag` or was stopped (it let go of `lock`): planloop watches the
+    folders of what a task's sandbox binds, and often stops it before it gets that far."""
+    wait_for(lock, seconds)  # named so only once the task holds it
+    deadline = time.monotonic() + seconds
+    with open(lock) as file:
+        while not flag.exists():
+            assert time.monotonic() < deadline, f"{flag.name} never appeared"
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                time.sleep(0.02)
 
 
 def person_after(flag: Path, action) -> threading.Thread:
@@ -89,14 +106,15 @@ def test_a_task_that_reads_a_key_file_replaced_on_the_host_stops_the_run(api, en
     user, workspace, planloop_home, home = user_folders
     write_owned(workspace / ".env", f"DEBUG=1\n{KEY_LINE}", user)
     watcher = (
-        "wc -c < .env > before; touch started; while [ ! -s .env ]; do sleep 0.05; done; "
+        HOLD_LOCK + "wc -c < .env > before; touch started; "
+        "while [ ! -s .env ]; do sleep 0.05; done; "
         "base64 -w0 .env > copy.txt; touch copied; sleep 600"
     )
 
     def you_save_your_env(_body: dict) -> dict:
         wait_for(workspace / "started")  # the task saw it empty
         save_by_rename(workspace / ".env", f"DEBUG=0\n{KEY_LINE}", user)
-        wait_for(workspace / "copied")  # the task read the key
+        done_or_stopped(workspace / "copied", workspace / "lock")  # it read the key, or not
         return {"content": [tool_use("read_file", {"path": "copy.txt"})]}
 
     api.add({"content": [tool_use("bash", {"command": watcher, "run_in_background": True})]})
@@ -106,7 +124,6 @@ def test_a_task_that_reads_a_key_file_replaced_on_the_host_stops_the_run(api, en
     env["PLANLOOP_HOME"] = str(planloop_home)
     result = run_as(user, api, env, workspace, home)
     assert (workspace / "before").read_text().strip() == "0"  # hidden when it started
-    assert (workspace / "copy.txt").read_text()  # the kernel undid the hiding: a copy exists
     assert result.returncode == EXIT_STOPPED, result.stderr
     assert_never_sent(api, encoded(f"DEBUG=0\n{KEY_LINE}")[:24], API_KEY)
     (started,) = tool_results(api)  # read_file did not run, and nothing more was sent
@@ -119,6 +136,7 @@ def test_a_task_that_reads_a_key_file_replaced_on_the_host_stops_the_run(api, en
 
 def lock_released(path: Path, seconds: float = 60) -> bool:
     """Whether the lock a command holds on `path` is let go (it ended) within `seconds`."""
+    wait_for(path, seconds)  # named so only once the task holds it
     deadline = time.monotonic() + seconds
     with open(path) as file:
         while time.monotonic() < deadline:
@@ -140,8 +158,7 @@ def test_a_task_is_stopped_when_its_key_file_is_replaced_not_at_the_next_tool_ca
     user, workspace, planloop_home, home = user_folders
     write_owned(workspace / ".env", f"DEBUG=1\n{KEY_LINE}", user)
     task = (
-        "exec 9>lock; flock 9; touch started; while [ ! -s .env ]; do sleep 0.05; done; "
-        "touch saw; sleep 600"
+        HOLD_LOCK + "touch started; while [ ! -s .env ]; do sleep 0.05; done; touch saw; sleep 600"
     )
     stopped_before_next_call: list[bool] = []
 
@@ -211,14 +228,14 @@ def test_what_a_task_copied_from_a_new_key_file_is_not_read_next(api, env, user_
     # the model asks read_file for that file before it ever looks at the task.
     user, workspace, planloop_home, home = user_folders
     copier = (
-        "touch started; until [ -s .env.local ]; do sleep 0.05; done; "
+        HOLD_LOCK + "touch started; until [ -s .env.local ]; do sleep 0.05; done; "
         "base64 -w0 .env.local > notes.txt; touch copied; sleep 600"
     )
 
     def you_add_your_key(_body: dict) -> dict:
         wait_for(workspace / "started")
         write_owned(workspace / ".env.local", KEY_LINE, user)
-        wait_for(workspace / "copied")
+        done_or_stopped(workspace / "copied", workspace / "lock")
         return {"content": [tool_use("read_file", {"path": "notes.txt"})]}
 
     api.add({"content": [tool_use("bash", {"command": copier, "run_in_background": True})]})
@@ -226,7 +243,6 @@ def test_what_a_task_copied_from_a_new_key_file_is_not_read_next(api, env, user_
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home)}
     result = run_as(user, api, env, workspace, home)
-    assert (workspace / "notes.txt").read_text()  # the copy was made
     assert result.returncode == EXIT_STOPPED, result.stderr
     assert_never_sent(api, encoded(KEY_LINE)[:24], API_KEY)
     flat = " ".join(result.stderr.split())
@@ -241,14 +257,15 @@ def test_a_held_file_replaced_on_the_host_stops_the_task_and_is_reported(api, en
     user, workspace, planloop_home, home = user_folders
     write_owned(workspace / "mise.toml", "[tools]\nnode = '20'\n", user)
     writer = (
-        "touch started; until echo '# task was here' >> mise.toml 2>/dev/null; "
+        HOLD_LOCK + "touch started; "
+        "until echo '# task was here' >> mise.toml 2>/dev/null; "
         "do sleep 0.05; done; touch wrote; sleep 600"
     )
 
     def you_save_mise_toml(_body: dict) -> dict:
         wait_for(workspace / "started")
         save_by_rename(workspace / "mise.toml", "[tools]\nnode = '22'\n", user)
-        wait_for(workspace / "wrote")  # the kernel undid the hold: the task wrote it
+        done_or_stopped(workspace / "wrote", workspace / "lock")
         return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
 
     api.add({"content": [tool_use("bash", {"command": writer, "run_in_background": True})]})

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY, run_cli
+from test_binds_replaced import HOLD_LOCK, done_or_stopped
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -21,8 +22,8 @@ from fakeapi import text, tool_use
 __all__ = ["user_folders"]  # a fixture, used by name below
 
 WATCHER = (
-    "until [ -s .env.local ]; do sleep 0.05; done; base64 -w0 .env.local; echo; "
-    "touch printed; sleep 600"
+    HOLD_LOCK + "until [ -s .env.local ]; do sleep 0.05; done; "
+    "base64 -w0 .env.local; echo; touch printed; sleep 600"
 )
 
 
@@ -41,11 +42,13 @@ def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withhel
     user, workspace, planloop_home, home = user_folders
 
     def you_add_your_key(_body: dict) -> dict:
+        wait_for(workspace / "lock")  # the task runs
         key_file = workspace / ".env.local"
         key_file.write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
         if user == "nobody":
             os.chown(key_file, NOBODY, NOBODY)
-        wait_for(workspace / "printed")  # the task has read it and printed it
+        # It read and printed it, or planloop, watching the folder, stopped it first.
+        done_or_stopped(workspace / "printed", workspace / "lock")
         return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
 
     api.add({"content": [tool_use("bash", {"command": WATCHER, "run_in_background": True})]})
