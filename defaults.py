@@ -8,6 +8,8 @@
 
 The product's middlewares, in the order they run (the order matters, middleware/stack.py):
 
+    ExposureGuard        middleware/    a sandboxed command could read the key after all: the
+                                        run stops (headless) or asks before going on
     TodoListMiddleware   todo/          the plan, its reminder and the finalization guard;
                                         checks for "completed", no item dropped silently
     StaleWriteGuard      middleware/    no overwriting a file the model has not read as it is
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from middleware import Middleware, PermissionPolicy, StaleWriteGuard
 from middleware.context import ContextManager, context_window
+from middleware.exposure import ExposureGuard
 from middleware.permissions import AskFunction
 from middleware.undo import UndoRecorder
 from prompts.project import ProjectInstructions
@@ -79,6 +82,9 @@ def default_middleware(
         sandbox=agent.sandbox,  # a sandbox that cannot keep its promise makes bash ask
     )
     product = [
+        # First: once a sandboxed command could read the key after all, no other call runs
+        # before the run is stopped (headless) or the person lets it go on.
+        *exposure_guard(agent.sandbox, tasks, ask),
         # Checks, "nothing vanishes" and the record of each write (todo/). A check runs like a
         # bash call: in the same sandbox, behind the same permission policy.
         TodoListMiddleware.with_evidence(
@@ -102,6 +108,11 @@ def default_middleware(
             agent.ui.notice(problem)
         product.append(instructions)
     return product
+
+
+def exposure_guard(sandbox: object, tasks: Any, ask: AskFunction | None) -> list[Middleware]:
+    """The exposure middleware, for a sandbox that can tell when its hiding was undone."""
+    return [ExposureGuard(sandbox, tasks, ask)] if hasattr(sandbox, "exposures") else []
 
 
 def find_middleware(agent: Agent, kind: type) -> Any:

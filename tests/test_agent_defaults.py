@@ -28,6 +28,7 @@ from examples.no_push import NoPush
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy, StaleWriteGuard, TurnLimit
 from middleware.context import ContextManager, context_window
+from middleware.exposure import ExposureGuard
 from middleware.undo import UndoRecorder
 from prompts.project import ProjectInstructions
 from settings import confirm_endpoint
@@ -37,6 +38,7 @@ from tools.tasks import TaskManager
 from wiretrace import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_WORKS = bubblewrap_works() is True
 PRODUCT = [
     TodoListMiddleware,
     StaleWriteGuard,
@@ -47,11 +49,17 @@ PRODUCT = [
     TurnLimit,
 ]
 GIT_CONFIG = "[core]\n\tbare = false\n"
-SANDBOX_WORKS = bubblewrap_works() is True
 
 
 def kinds(agent: Agent) -> list[type]:
     return [type(m) for m in agent.hooks.middlewares]
+
+
+def product(agent: Agent) -> list[type]:
+    """PRODUCT, after the one that comes first with the sandbox: a command that could read
+    the key after all stops the run (middleware/exposure.py)."""
+    sandboxed = getattr(agent.sandbox, "confines_writes", False)
+    return [*([ExposureGuard] if sandboxed else []), *PRODUCT]
 
 
 def a_git_repository(folder: Path) -> Path:
@@ -149,7 +157,7 @@ def test_the_readmes_first_snippet_gets_the_product(api, tmp_path, outside, monk
 
 def test_agent_has_the_products_middlewares_in_order(api, workspace):
     agent = Agent(client=fake_api_client(api.base_url), workspace=workspace, model="claude-opus-4")
-    assert kinds(agent) == PRODUCT
+    assert kinds(agent) == product(agent)
     assert "todo_write" in agent.tools
     assert find_middleware(agent, ContextManager).window == context_window("claude-opus-4")
 
@@ -201,7 +209,7 @@ def test_more_middleware_blocks_before_the_product_asks(api, workspace):
         ask=ask,
         more_middleware=[NoPush()],
     )
-    assert kinds(agent) == [NoPush, *PRODUCT]
+    assert kinds(agent) == [NoPush, *product(agent)]
     run(agent.run("ship it"))
     results = results_by_id(api.accepted[1])
     assert results[push["id"]]["content"] == "Pushing is not allowed here; commit locally instead."
@@ -221,7 +229,7 @@ def test_the_cli_builds_the_same_agent_and_adds_only_the_terminal(
     ui = HeadlessUI(Console(file=io.StringIO()))
     args = parse_args([*flags, "-p", "task"])
     agent = build_agent(args, workspace, ui, headless=True)
-    assert kinds(agent) == PRODUCT
+    assert kinds(agent) == product(agent)
     assert {"todo_write", "task_output", "task_stop"} <= set(agent.tools)
     assert find_middleware(agent, TodoListMiddleware).on_change == ui.show_todos
     policy = find_middleware(agent, PermissionPolicy)

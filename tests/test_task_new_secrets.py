@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY, run_cli
+from test_binds_replaced import HOLD_LOCK, done_or_stopped
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -21,8 +22,8 @@ from fakeapi import text, tool_use
 __all__ = ["user_folders"]  # a fixture, used by name below
 
 WATCHER = (
-    "until [ -s .env.local ]; do sleep 0.05; done; base64 -w0 .env.local; echo; "
-    "touch printed; sleep 600"
+    HOLD_LOCK + "until [ -s .env.local ]; do sleep 0.05; done; "
+    "base64 -w0 .env.local; echo; touch printed; sleep 600"
 )
 
 
@@ -41,29 +42,36 @@ def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withhel
     user, workspace, planloop_home, home = user_folders
 
     def you_add_your_key(_body: dict) -> dict:
+        wait_for(workspace / "lock")  # the task runs
         key_file = workspace / ".env.local"
         key_file.write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
         if user == "nobody":
             os.chown(key_file, NOBODY, NOBODY)
-        wait_for(workspace / "printed")  # the task has read it and printed it
+        # It read and printed it, or planloop, watching the folder, stopped it first.
+        done_or_stopped(workspace / "printed", workspace / "lock")
         return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
 
     api.add({"content": [tool_use("bash", {"command": WATCHER, "run_in_background": True})]})
     api.add(you_add_your_key)
-    api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
-    api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home)}
     result = run_as(user, api, env, workspace, home)
-    assert result.returncode == 0, result.stderr
-    started, output, size = tool_results(api)
+    # The task could read the key: it is stopped, and so is the headless run, before the
+    # task_output (or anything that could read what the task wrote) runs.
+    assert result.returncode == 3, result.stderr
+    (started,) = tool_results(api)
+    assert "bg-1" in started
     encoded = base64.b64encode(f"ANTHROPIC_API_KEY={API_KEY}\n".encode()).decode()
     for sent in api.accepted:
         assert encoded[:24] not in str(sent) and API_KEY not in str(sent)
-    assert "bg-1: killed by planloop" in output and "its output is withheld" in output, output
-    assert "withheld: .env.local appeared" in output  # named as in the workspace
-    assert size.startswith("0")  # a new command sees the file empty
     flat = "".join(result.stderr.split())
     assert "bg-1wasstoppedanditsoutputkeptfromthemodel" in flat, result.stderr
+    assert ".env.localappearedafteritstarted" in flat  # named as in the workspace
+    # A new command, in the next run, sees the file empty.
+    api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
+    api.add({"content": [text("Done.")]})
+    again = run_as(user, api, env, workspace, home)
+    assert again.returncode == 0, again.stderr
+    assert tool_results(api)[-1].startswith("0")
 
 
 @needs_bwrap

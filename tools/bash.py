@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
+from tools.bind_watch import key_seen, replaced_notes, sandbox_start, what_was_lost, why_seen
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, current_file_call
 from tools.process import (
     HEAD_BYTES,
@@ -125,6 +126,9 @@ async def run_bash(
         argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
     else:
         argv, env = sandbox.wrap(workspace, command)
+    # What its binds sit on, before it starts: a file replaced on the host meanwhile is no
+    # longer hidden or held in its sandbox (tools/bind_watch.py).
+    binds = sandbox_start(sandbox, workspace, argv) if confined else None
 
     supervise = not getattr(sandbox, "confines_processes", False)
     # The terminal shows the newest lines while the command runs (the loop sets the listener).
@@ -152,8 +156,27 @@ async def run_bash(
             # Ctrl-C, SIGTERM: what the command made before it was stopped is still reported,
             # at once and at exit. Left for later, a scan would count it as already there.
             sandbox.after_command(workspace, protected_before)
+            if binds is not None:
+                lost = what_was_lost(sandbox, binds)
+                if lost.seen:
+                    done = "a command was stopped"
+                    key_seen(sandbox, binds, lost.seen, "it", done)
+                replaced_notes(sandbox, binds, lost.replaced, "a command")
 
     output = started.watch
+    lost = what_was_lost(sandbox, binds) if binds is not None else None
+    if lost is not None and lost.seen:
+        # It could read the key: in any encoding, past the redaction of the plain value.
+        key_seen(sandbox, binds, lost.seen, "it", "a command's output was kept from the model")
+        why = why_seen(binds, lost.seen)
+        withheld = (
+            f"[its output is withheld: {why}, so it could read the API key or a secret; the "
+            "user was told]"
+        )
+        parts = [withheld, *replaced_notes(sandbox, binds, lost.replaced, "the command")]
+        parts += sandbox.after_command(workspace, protected_before)
+        parts.append(f"[exit code: {describe_exit(started.returncode)}]")
+        return "\n".join(parts)
     parts = [output.text().rstrip("\n") or "(no output)"]
     if output.was_cut:
         parts.append(
@@ -164,6 +187,8 @@ async def run_bash(
         parts.append(f"[timed out after {timeout} s; the command and its children were killed]")
     elif started.stopped_leftovers:
         parts.append("[processes the command left running in the background were stopped]")
+    if lost is not None:
+        parts += replaced_notes(sandbox, binds, lost.replaced, "the command")
     if confined:
         parts += sandbox.after_command(workspace, protected_before)  # reports, never deletes
         parts += sandbox.explain(output.text(), started.returncode)  # why git writes failed

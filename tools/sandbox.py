@@ -1297,6 +1297,9 @@ class Bubblewrap:
             )
         self.notify: Callable[[str], None] | None = None  # the terminal, set by the CLI
         self.created: list[str] = []  # every .env / .git a command made, for the closing note
+        # Why a command could read the key after all (tools/bind_watch.py), not yet acted on:
+        # middleware/exposure.py stops the run, or asks, and empties it.
+        self.exposures: list[str] = []
         self.placed_git_dirs: set[Path] = set()
         self.scan_cache: dict[str, FolderListing] = {}  # folder listings, reused while unchanged
         # What code_inside last found, and for which workspace and import state.

@@ -19,6 +19,7 @@ one loop for the whole session (asyncio.Runner) and calls `shutdown()` on it bef
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import time
@@ -31,6 +32,16 @@ from typing import Any
 from redaction import StreamRedactor
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
+from tools.bind_watch import (
+    FolderWatch,
+    SandboxStart,
+    key_seen,
+    quiet_view_now,
+    replaced_notes,
+    sandbox_start,
+    what_was_lost,
+    why_seen,
+)
 
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
@@ -185,11 +196,18 @@ class BackgroundTask:
     watcher: asyncio.Task | None = None
     # Whether it runs in a sandbox whose read-only binds were fixed when it started.
     confined: bool = False
-    # What that sandbox holds read-only and shows empty (tools/sandbox.py `view_of`), and
-    # where it runs; the paths held since, that the person was told it may still change.
+    # What that sandbox holds read-only and shows empty (tools/sandbox.py `view_of`), what
+    # those binds sit on (tools/bind_watch.py), and where it runs; the paths held since, that
+    # the person was told it may still change.
     view_at_start: tuple[frozenset[str], frozenset[str]] | None = None
+    binds: SandboxStart | None = None
     workspace: Path | None = None
     told: set[str] = field(default_factory=set)
+    # Held paths replaced on the host since it started, said to the person once each.
+    replaced_told: set[str] = field(default_factory=set)
+    checked_at_end: bool = False  # compared with the files once more after it ended
+    # Notes from a comparison made before another tool call, for its next task_output.
+    later_notes: list[str] = field(default_factory=list)
     # Why its output is kept from the model, once a file it could read held the key.
     withheld: str | None = None
 
@@ -237,6 +255,9 @@ class TaskManager:
         self.events = itertools.count(1)
         self.token = uuid.uuid4().hex
         self.starting = 0  # starts under way, counted against the limit before they run
+        # The folders of what running tasks' sandboxes bind: a file replaced there is looked
+        # at when it happens, not only at the next tool call.
+        self.folder_watch = FolderWatch(self.files_changed)
 
     # ---- starting ------------------------------------------------------------------------
 
@@ -275,6 +296,9 @@ class TaskManager:
         else:
             argv, env = sandbox.wrap(workspace, command)
         supervise = not getattr(sandbox, "confines_processes", False)
+        # Before it starts: what its binds sit on (a file replaced on the host since is no
+        # longer hidden or held in its sandbox).
+        binds = sandbox_start(sandbox, workspace, argv)
         output = OutputFile(self.folder / f"{task_id}.out")
         self.starting += 1
         try:
@@ -288,8 +312,10 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         task.confined = bool(getattr(sandbox, "confines_writes", False))
-        if task.confined and hasattr(sandbox, "view_of"):
-            task.view_at_start, task.workspace = sandbox.view_of(argv), Path(workspace)
+        if task.confined and binds is not None:
+            task.view_at_start, task.workspace = (binds.held, binds.hidden), Path(workspace)
+            task.binds = binds
+            self.folder_watch.add(binds)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -329,10 +355,20 @@ class TaskManager:
                 if task.status == RUNNING:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
+                end_notes: list[str] = []
+                if task.binds is not None and not task.delivered:
+                    # Once more after its end: what it could read or change until then is
+                    # known before the model reads anything it wrote.
+                    with contextlib.suppress(Exception):
+                        end_notes = self.compare_sandboxes(task)
+                    task.checked_at_end = True
+                task.notes = end_notes
                 if protected_before is not None:
-                    task.notes = sandbox.after_command(workspace, protected_before)
+                    task.notes += sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
+                if not any(other.binds for other in self.running()):
+                    self.folder_watch.close()
 
     # ---- looking and stopping ------------------------------------------------------------
 
@@ -377,43 +413,63 @@ class TaskManager:
             await asyncio.wait(watchers, timeout=CLEANUP_WAIT_SECONDS * 2)
         return still_running
 
-    def compare_sandboxes(self, task: BackgroundTask) -> list[str]:
-        """What a sandbox made now holds or hides that `task`'s (made at its start) does not.
+    def compare_sandboxes(self, task: BackgroundTask, now: Any = None) -> list[str]:
+        """What `task`'s sandbox (made at its start) no longer hides or holds, and what a
+        sandbox made now holds that it does not (`now`: `view_now`'s, when known already).
 
-        A file holding the key that appeared since: the task is stopped, and its output kept
-        from the model, since it may hold the key in any form. A path held since (a repository
-        or a virtualenv you made meanwhile): the task may still change it; the person and the
-        model are told once, and the person decides. Returns the notes for the model.
+        A file it could read that held the key or a secret (one that appeared or was filled
+        since, or one replaced on the host, which undoes its hiding: tools/bind_watch.py): the
+        task is stopped, its output kept from the model, since it may hold the key in any form,
+        and the run is stopped or paused (middleware/exposure.py). A held path replaced on the
+        host: the task could change the new one, so it is stopped and that is said. A path held
+        since (a repository or a virtualenv you made meanwhile): the task may still change it;
+        the person and the model are told once, and the person decides. Returns the notes for
+        the model.
         """
-        if task.view_at_start is None or task.withheld or task.delivered:
+        if task.binds is None or task.withheld or task.delivered or task.checked_at_end:
             return []
-        now = self.sandbox.view_now(task.workspace)
-        held_then, hidden_then = task.view_at_start
-        if now is None:
+        lost = what_was_lost(self.sandbox, task.binds, now)
+        if lost.unknown:
             secrets = "a file planloop can no longer look into"
         else:
-            appeared = sorted(now[1] - hidden_then)
-            secrets = ", ".join(shown(task.workspace, path) for path in appeared)
+            secrets = ", ".join(shown(task.workspace, path) for path in lost.seen)
         if secrets:
+            why = f"{secrets} appeared after it started and holds the API key or a secret"
+            if not lost.unknown:
+                why = why_seen(task.binds, lost.seen)
             task.withheld = (
-                f"[its output is withheld: {secrets} appeared after it started and holds the API "
-                "key or a secret, which its sandbox could not hide; start it again to go on]"
+                f"[its output is withheld: {why}, which its sandbox could not hide; start it "
+                "again to go on]"
             )
+            done = f"{task.id}'s output was kept from the model"
             if task.status == RUNNING:
                 self.stop(task.id, by=BY_SANDBOX)
-            self.tell(
-                f"sandbox: {task.id} was stopped and its output kept from the model: {secrets} "
-                "appeared after it started, and its sandbox could not hide it."
-            )
+                done = f"{task.id} was stopped and its output kept from the model"
+            if lost.unknown:
+                self.tell(f"sandbox: {done}: {secrets} could be read by it.")
+            else:
+                key_seen(self.sandbox, task.binds, lost.seen, task.id, done)
             return []
+        notes = []
+        replaced = [path for path in lost.replaced if path not in task.replaced_told]
+        if replaced:
+            task.replaced_told.update(replaced)
+            notes += replaced_notes(self.sandbox, task.binds, replaced, task.id)
+            if task.status == RUNNING:
+                # Its sandbox no longer holds them: stopped before it changes them.
+                self.stop(task.id, by=BY_SANDBOX)
+                notes.append(f"[{task.id} was stopped: its sandbox no longer held them]")
+        held_then, current = task.binds.held, lost.now
+        if current is None:
+            return notes
         root = str(task.workspace)
         held = sorted(
             path
-            for path in now[0] - held_then - task.told
+            for path in current[0] - held_then - task.told
             if path.startswith(root + os.sep) and task.status == RUNNING
         )
         if not held:
-            return []
+            return notes
         task.told.update(held)
         names = ", ".join(shown(task.workspace, path) for path in held)
         self.tell(
@@ -421,7 +477,37 @@ class TaskManager:
             f"change it, but {task.id} still can until it ends (stop it if you did not expect "
             "that)."
         )
-        return [f"[sandbox: {names} became read-only after {task.id} started; it still can]"]
+        notes.append(f"[sandbox: {names} became read-only after {task.id} started; it still can]")
+        return notes
+
+    def files_changed(self) -> None:
+        """A bound file (or a `.env*` name) changed in a watched folder: compare now, so that a
+        task that could read the key is stopped at once (and the person told)."""
+        self.check_running()
+        if not any(task.binds for task in self.running()):
+            self.folder_watch.close()
+
+    def check_running(self) -> list[str]:
+        """Compare every sandboxed task that is running, or ended and not yet compared, with
+        the files now (`compare_sandboxes`); before each tool call, so that nothing a task
+        wrote after it could read the key reaches the model. Returns notes for the model."""
+        tasks = [
+            task
+            for task in self.tasks.values()
+            if task.binds is not None
+            and not (task.withheld or task.delivered)
+            and not task.checked_at_end
+        ]
+        if not tasks:
+            return []
+        now = quiet_view_now(self.sandbox, tasks[0].workspace)
+        notes = []
+        for task in tasks:
+            same = now if task.workspace == tasks[0].workspace else None
+            found = self.compare_sandboxes(task, same)
+            task.later_notes += found  # the model reads them with the task's output
+            notes += found
+        return notes
 
     def tell(self, line: str) -> None:
         notify = getattr(self.sandbox, "notify", None)
@@ -430,7 +516,8 @@ class TaskManager:
 
     async def read_output(self, task: BackgroundTask) -> str:
         """The status and the output new since the last read (head and tail, as bash keeps)."""
-        sandbox_notes = self.compare_sandboxes(task)
+        sandbox_notes = [*task.later_notes, *self.compare_sandboxes(task)]
+        task.later_notes = []
         if task.withheld:
             waiter = asyncio.ensure_future(task.done.wait())  # its end, and the sandbox's notes
             try:
