@@ -204,6 +204,34 @@ def test_a_command_running_while_a_key_file_is_replaced_has_its_output_withheld(
 
 @needs_bwrap
 @pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_hidden_history_rewritten_without_the_key_is_told_and_the_run_goes_on(
+    api, env, user_folders
+):
+    # You close a terminal while a command runs: bash saves ~/.bash_history by rename. The
+    # command could read the new history, which does not hold planloop's key: you are told,
+    # and the run is not stopped for it.
+    user, workspace, planloop_home, home = user_folders
+    write_owned(home / ".bash_history", "ls\n", user)
+    reader = "touch started; until [ -e saved ]; do sleep 0.05; done; echo read it"
+
+    def you_close_a_terminal() -> None:
+        save_by_rename(home / ".bash_history", "ls\ngit status\n", user)
+        (workspace / "saved").touch()
+
+    person_after(workspace / "started", you_close_a_terminal)
+    api.add({"content": [tool_use("bash", {"command": reader})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    assert len(api.accepted) == 2  # the model heard the command's result and answered
+    flat = " ".join(result.stderr.split())
+    assert ".bash_history was replaced on the host while" in flat, result.stderr
+    assert "planloop stopped the run" not in flat
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
 def test_a_key_file_made_while_a_command_runs_withholds_its_output(api, env, user_folders):
     # The README's own example: you put your key in a new .env.local while a test suite runs.
     user, workspace, planloop_home, home = user_folders

@@ -25,10 +25,13 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from redaction import secret_encodings
 
 Identity = tuple[int, int]
 
@@ -86,6 +89,30 @@ def replaced_since(start: SandboxStart, paths: frozenset[str]) -> list[str]:
     )
 
 
+KEY_SEARCH_BYTES = 16 * 1024 * 1024  # a history or a .env is far smaller; past this, assume it
+
+
+def may_hold_the_key(path: str) -> bool:
+    """Whether `path` holds planloop's key in any encoding redaction knows, or cannot be read
+    to tell (then it may): read without following a link or waiting on a FIFO."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return os.path.lexists(path)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # a link, folder or pipe put there holds no key itself
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(KEY_SEARCH_BYTES + 1)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    if len(data) > KEY_SEARCH_BYTES:
+        return True
+    return any(secret in data for secret, _ in secret_encodings())
+
+
 def what_was_lost(sandbox: Any, start: SandboxStart, view_now: Any = None) -> Lost:
     """Compare the sandbox made at `start` with the files now and with a sandbox made now.
 
@@ -95,8 +122,14 @@ def what_was_lost(sandbox: Any, start: SandboxStart, view_now: Any = None) -> Lo
     read-only bind).
     """
     lost = Lost()
-    lost.seen = replaced_since(start, start.hidden)
-    lost.replaced = replaced_since(start, start.held - start.hidden)
+    # A hidden file replaced on the host (a `.env` saved by `sed -i`, a shell history a closing
+    # terminal rewrites) was readable from then on. Only one that holds the key stops the run;
+    # the others are told like a held file replaced, since the command could change them too.
+    replaced_hidden = replaced_since(start, start.hidden)
+    lost.seen = [path for path in replaced_hidden if may_hold_the_key(path)]
+    lost.replaced = sorted(
+        {*replaced_since(start, start.held - start.hidden), *set(replaced_hidden) - set(lost.seen)}
+    )
     now = quiet_view_now(sandbox, start.workspace) if view_now is None else view_now
     lost.now = now
     if now is None:
