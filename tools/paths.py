@@ -55,6 +55,7 @@ from pathlib import Path
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
 from tools.shell_config import (
+    NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
     SITE_FOLDER_NAMES,
     VENV_CONFIG_NAME,
@@ -287,6 +288,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
     git_entries = list(scan.git_entries)
     linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
     held_links: list[tuple[Path, Path, str]] | None = None  # worked out when first needed
+    named_only: str | None = None
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
@@ -303,7 +305,11 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         if run_later == PYTHON_PATH_REASON and not reading:
             # A folder of planloop's own import path is that first: planloop imports from it.
             run_later = cannot_be_held_reason(root, (given, resolved)) or run_later
-        if run_later:
+        if run_later in NAMED_ONLY_REASONS:
+            # Only named somewhere (your configuration, your environment, an .envrc): a reason
+            # that says what runs it (git, python, a host tool) comes first, if there is one.
+            named_only = named_only or run_later
+        elif run_later:
             return run_later
         inside = candidate.relative_to(root) if candidate.is_relative_to(root) else candidate
         if GIT_DIR_NAME in inside.parts:
@@ -330,6 +336,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             held_links = held_links_with_reasons(root, held)
         if linked_from_held := held_link_reason(root, candidate, held_links):
             return linked_from_held
+    if named_only:
+        return named_only
     return None if reading else cannot_be_held_reason(root, (given, resolved))
 
 

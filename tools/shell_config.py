@@ -200,6 +200,9 @@ ENVRC_NAMED_REASON = (
     "a path an .envrc names is protected: direnv puts it into your shell's environment "
     "(PATH, PYTHONPATH, NODE_OPTIONS, ...) each time your shell enters the folder"
 )
+# The reasons that say only that something names a path, not what runs it: another reason for
+# the same path, where there is one, tells the person more (tools/paths.py protected_reason).
+NAMED_ONLY_REASONS = (YOUR_CONFIG_REASON, YOUR_ENVIRONMENT_REASON, ENVRC_NAMED_REASON)
 # bash-completion (2.12 and later) looks for a command's completion in
 # X/share/bash-completion/completions for each folder X/bin or X/sbin on PATH, and sources the
 # file it finds at the first Tab after that command. zsh's fpath and fish's XDG_DATA_DIRS take
@@ -495,9 +498,11 @@ def held_when_there(
         named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, _read(envrc))]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
-    found = [(path, ENVRC_TOOL_REASON) for path in tools] + named
+    found = [(path, ENVRC_TOOL_REASON) for path in tools]
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
     found += [(path, PYTHON_PATH_REASON) for path in python_path_start_files(root)]
+    # Last: a path is named by what runs it, where that is known, before "something names it".
+    found += named
     return inside_workspace(root, found)
 
 
