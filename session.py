@@ -72,6 +72,22 @@ def make_private_folder(folder: Path) -> None:
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
+def write_private_json(path: Path, record: dict, prefix: str) -> None:
+    """Write `record` to `path` in planloop's home: a new file (0600 from mkstemp) renamed over
+    the old one, so it is never half written and never shared."""
+    make_private_folder(path.parent)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(record, file, indent=1)
+            file.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def sessions_dir(workspace: Path) -> Path:
     """One folder per workspace: the end of its path, to find it by eye, and a hash of all of it.
 

@@ -27,12 +27,10 @@ process of the same user can no longer read planloop's memory or `/proc/<pid>/en
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,21 +197,12 @@ def confirmed_endpoints(workspace: Path) -> list[str]:
 def confirm_endpoint(workspace: Path, url: str) -> Path:
     """Remember that you confirmed `url` as the endpoint of `workspace`'s .env; return the
     record's path (0600, in planloop's 0700 home)."""
-    from session import make_private_folder
+    from session import write_private_json
 
     path = confirmed_endpoints_file(workspace)
-    make_private_folder(path.parent)
     endpoints = [*[known for known in confirmed_endpoints(workspace) if known != url], url]
     record = {"workspace": str(workspace.resolve()), "endpoints": endpoints}
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".endpoints-")
-    try:
-        with os.fdopen(descriptor, "w") as file:
-            json.dump(record, file)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private_json(path, record, ".endpoints-")
     return path
 
 

@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from middleware.command_prefix import is_valid_prefix
@@ -72,24 +71,13 @@ def load_saved_prefixes(workspace: Path) -> tuple[list[tuple[str, ...]], str]:
 
 def write_saved_prefixes(workspace: Path, prefixes: list[tuple[str, ...]]) -> Path:
     """Replace the saved rules of `workspace` with `prefixes` (the file goes when none is left)."""
-    from session import make_private_folder
+    from session import write_private_json
 
     path = rules_file(workspace)
     if not prefixes:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         return path
-    make_private_folder(path.parent)
     record = {"workspace": str(workspace.resolve()), "commands": [list(p) for p in prefixes]}
-    # A new file (0600 from mkstemp) renamed over the old one: never half written, never shared.
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(record, file, indent=1)
-            file.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private_json(path, record, ".rules-")
     return path
