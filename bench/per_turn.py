@@ -57,6 +57,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FILE_NAME = "notes.txt"
+# A key of a real key's length: a short one (under redaction.MIN_SECRET_CHARS) is no secret to
+# planloop, and the work a real key costs (redaction, the search for copies) would be left out.
+API_KEY = "sk-ant-api03-" + "bench" * 18
 FILE_TEXT = "".join(f"line {n}: the quick brown fox\n" for n in range(1, 9))
 WINDOW = 10  # turns around each reported point
 
@@ -72,7 +75,7 @@ def serve(turns: int, record: str | None) -> None:
 
     script = [{"content": [tool_use("read_file", {"path": FILE_NAME})]} for _ in range(turns - 1)]
     script.append({"content": [text("done")]})
-    with FakeMessagesAPI(script=script, api_key="bench") as api:
+    with FakeMessagesAPI(script=script, api_key=API_KEY) as api:
         print(api.base_url, flush=True)
         sys.stdin.readline()  # the client has ended
         if record and api.accepted:
@@ -89,7 +92,7 @@ async def replay(base_url: str, recording: str) -> None:
     """
     import anthropic
 
-    client = anthropic.AsyncAnthropic(api_key="bench", base_url=base_url, max_retries=0)
+    client = anthropic.AsyncAnthropic(api_key=API_KEY, base_url=base_url, max_retries=0)
     recorded = json.loads(Path(recording).read_text())
     last = {key: value for key, value in recorded["last"].items() if key != "stream"}
     unmarked = json.loads(
@@ -114,7 +117,7 @@ async def bare_loop(base_url: str, turns: int) -> None:
     """The smallest loop that streams each reply, runs the tool and sends the result back."""
     import anthropic
 
-    client = anthropic.AsyncAnthropic(api_key="bench", base_url=base_url, max_retries=0)
+    client = anthropic.AsyncAnthropic(api_key=API_KEY, base_url=base_url, max_retries=0)
     tool = {
         "name": "read_file",
         "description": "Read a file.",
@@ -166,7 +169,7 @@ def measure(loop: str, turns: int, recording: Path) -> list[float]:
         base_url = fake.stdout.readline().strip()
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
-            "ANTHROPIC_API_KEY": "bench",
+            "ANTHROPIC_API_KEY": API_KEY,
             "ANTHROPIC_BASE_URL": base_url,
             "PLANLOOP_HOME": str(Path(tmp) / "home"),
         }
