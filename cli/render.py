@@ -532,6 +532,7 @@ class TerminalUI:
         the subject are shown as symbols, with a warning: they could otherwise hide part of it.
         """
         always = getattr(question, "always", None)
+        no_reason = getattr(question, "no_reason", False)
         preview = proposed_change(self.workspace, getattr(question, "call", None))
         question, _, subject = question.partition("\n")
         waiting_for = self.progress.label  # shown again once the answer is in
@@ -569,6 +570,8 @@ class TerminalUI:
                     if waiting_for:
                         self.progress.show(waiting_for)
                     return ("always" if answer.startswith("a") else "yes"), ""
+                elif answer in ("n", "no") and no_reason:
+                    return "no", ""
                 elif answer in ("n", "no"):
                     return "no", await read_answer("Reason for the model (optional): ")
                 else:

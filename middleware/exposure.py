@@ -88,7 +88,8 @@ class ExposureGuard(Middleware):
     async def person_goes_on(self, why: str, context: AgentContext) -> bool:
         question = Question(
             "Let the model go on? A sandboxed command could read the API key or a secret:\n"
-            f"{why}.\nCheck the files written since first; a no ends this run."
+            f"{why}.\nCheck the files written since first; a no ends this run.",
+            no_reason=True,  # the model is not told why it stopped, nor where the key was
         )
         try:
             answer = await self.answer(question, context)

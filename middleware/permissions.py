@@ -97,17 +97,24 @@ class Question(str):
 
     `always`: what an "always" answer would allow from now on ('commands starting with `npm
     test`'), or None when "always" is not offered. `call`: the tool call asked about, as
-    {"name": ..., "input": ...}. It is a str, so a simple `ask` function can ignore both.
+    {"name": ..., "input": ...}. `no_reason`: a "no" ends the matter, so a front end asks no
+    reason for the model. It is a str, so a simple `ask` function can ignore all three.
     """
 
     always: str | None
     call: dict[str, Any] | None
+    no_reason: bool
 
     def __new__(
-        cls, text: str, *, always: str | None = None, call: dict[str, Any] | None = None
+        cls,
+        text: str,
+        *,
+        always: str | None = None,
+        call: dict[str, Any] | None = None,
+        no_reason: bool = False,
     ) -> Question:
         question = super().__new__(cls, text)
-        question.always, question.call = always, call
+        question.always, question.call, question.no_reason = always, call, no_reason
         return question
 
 

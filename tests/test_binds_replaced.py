@@ -385,9 +385,9 @@ def test_interactive_the_person_decides_whether_the_run_goes_on(
         terminal.wait_for("[y]es / [n]o")
         terminal.type(f"{reply}\r")
         if reply == "n":
-            terminal.wait_for("Reason for the model (optional):")
-            terminal.type("\r")
+            # A "no" ends the run: no reason box, since the model is told nothing more.
             terminal.wait_for("planloop stopped the run")
+            assert "Reason for the model" not in terminal.screen
         else:
             terminal.wait_for("Going on.")
         terminal.wait_for_prompt()
