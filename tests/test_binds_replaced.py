@@ -246,7 +246,7 @@ def test_a_key_file_made_while_a_command_runs_withholds_its_output(api, env, use
     assert result.returncode == EXIT_STOPPED, result.stderr
     assert_never_sent(api, encoded(KEY_LINE)[:24], API_KEY)
     flat = " ".join(result.stderr.split())
-    assert ".env.local appeared after it started" in flat, result.stderr
+    assert ".env.local came to hold the API key or a secret after it started" in flat, result.stderr
 
 
 @needs_bwrap

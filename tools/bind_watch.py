@@ -178,7 +178,7 @@ def why_seen(start: SandboxStart, paths: list[str]) -> str:
         how = (
             "was replaced on the host, which undid its hiding"
             if path in start.hidden
-            else "appeared after it started and holds the API key or a secret"
+            else "came to hold the API key or a secret after it started"
         )
         parts.append(f"{shown(start.workspace, path)} {how}")
     return "; ".join(parts)

@@ -434,7 +434,7 @@ class TaskManager:
         else:
             secrets = ", ".join(shown(task.workspace, path) for path in lost.seen)
         if secrets:
-            why = f"{secrets} appeared after it started and holds the API key or a secret"
+            why = f"{secrets} came to hold the API key or a secret after it started"
             if not lost.unknown:
                 why = why_seen(task.binds, lost.seen)
             task.withheld = (
