@@ -168,6 +168,13 @@ def _root_words(root: Path, home: Path) -> tuple[str, ...]:
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _lines_with(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The lines that hold one of `words`, found in one pass of the regular expression engine:
+    a file of many lines that name the workspace's name costs milliseconds, not seconds."""
+    return re.compile(r"^.*(?:" + "|".join(map(re.escape, words)) + r").*$", re.MULTILINE)
+
+
 def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
     """Each path inside the workspace `root` (not `root` itself) that `text` names by a path
     (see the module's doc), compared by where it leads (`~/code/proj/x` with `~/code -> /data`);
@@ -177,13 +184,13 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
     if here is None:
         # Any path into the workspace spells the workspace's own name, however it is written
-        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it: only the lines that
-        # hold it are read further, which keeps reading a few hundred files to a few
-        # milliseconds.
+        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash: only
+        # the lines that hold both are read further, which keeps reading a few hundred files to
+        # a few milliseconds.
         words = _root_words(root, home)
         if not any(word in text for word in words):
             return []
-        text = "\n".join(line for line in text.splitlines() if any(w in line for w in words))
+        text = "\n".join(line for line in _lines_with(words).findall(text) if "/" in line)
     root_text = str(root).rstrip("/") or "/"
     inside = root_text.rstrip("/") + "/"
     named_at: list[tuple[int, str]] = []
@@ -249,12 +256,12 @@ def config_files(home: Path, config_home: Path, root: Path | None = None) -> lis
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
+                    name = entry.name
+                    if dots_only and not name.startswith("."):
+                        continue  # your home's own files and projects are not counted
                     left -= 1
                     if left < 0:
                         break
-                    name = entry.name
-                    if dots_only and not name.startswith("."):
-                        continue
                     try:
                         if entry.is_dir():
                             if not PROGRAM_STORE_FOLDER.search(name.lower()):
