@@ -258,6 +258,13 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("GNUPGHOME", ONE, "gpg's agent runs the pinentry-program its gpg-agent.conf names"),
     ("HGRCPATH", FOLDERS, "Mercurial runs the hooks and loads the extensions these configs name"),
     ("NPM_CONFIG_USERCONFIG", ONE, "npm runs scripts with the script-shell this npmrc names"),
+    # Caches whose content runs, or that name a program: not the scratch space a cache
+    # folder is (tools/your_configs.py leaves those writable).
+    ("PYTHONPYCACHEPREFIX", ONE, "every python runs the bytecode here instead of its modules'"),
+    ("CCACHE_PREFIX", PROGRAM, "ccache runs this program before every compiler it calls"),
+    ("CCACHE_PREFIX_CPP", PROGRAM, "ccache runs this program before every preprocessor call"),
+    ("CCACHE_COMPILERCHECK", PROGRAM, "ccache runs this command to know the compiler"),
+    ("CCACHE_CONFIGPATH", ONE, "ccache runs the prefix_command and compiler_check it names"),
 )
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
 # or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty

@@ -188,9 +188,9 @@ ENVRC_TOOL_REASON = (
     "shell enters the folder"
 )
 YOUR_CONFIG_REASON = (
-    "a path your own configuration names (a dot file in your home, a file under ~/.config) is "
-    "protected: the program it configures (your editor, tmux, ssh, systemd, your prompt, "
-    "your shell's PATH) may run it"
+    "a path your own configuration names (a dot file in your home, a file in its dot folders or "
+    "in ~/.config) is protected: the program it configures (your editor, tmux, ssh, systemd, "
+    "your prompt, your shell's PATH) may run it"
 )
 YOUR_ENVIRONMENT_REASON = (
     "a path a variable of your environment names is protected: the program that reads the "

@@ -9,10 +9,12 @@ does not read any format: a path in the workspace that your configuration names,
 stands, is one something of yours may run later, and is held while it exists (and reported when
 a command makes it: `held_when_there` in tools/shell_config.py).
 
-    your configuration  dot files in your home (~/.vimrc, ~/.tmux.conf, ~/.direnvrc), the files
-                        directly in its dot folders (~/.ssh/config, ~/.vim/vimrc) and the small
-                        text files under ~/.config ($XDG_CONFIG_HOME): read once per run, since
-                        your home is trusted and no sandboxed command can write it
+    your configuration  dot files in your home (~/.vimrc, ~/.tmux.conf, ~/.direnvrc) and the
+                        small text files in its dot folders (~/.ssh/config.d/x, ~/.vim/plugin/x,
+                        ~/.local/share/applications/x.desktop) and ~/.config ($XDG_CONFIG_HOME),
+                        a few folders down, through links (GNU stow's ~/.vim -> dotfiles/vim):
+                        read once per run, since your home is trusted and no sandboxed command
+                        can write it
     your environment    every variable's value (VIMINIT="source ~/proj/vim/init.vim", PHPRC,
                         BROWSER, DOTNET_STARTUP_HOOKS, ...), besides CODE_VARIABLES' stricter rule
     an .envrc           a path it names from its own folder, `$PWD/tools` or `$(pwd)/tools`, also
@@ -22,8 +24,11 @@ a command makes it: `held_when_there` in tools/shell_config.py).
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
 `${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder; it ends at a space, a quote or
 one of the characters that separate a path from what follows in the shell, TOML, Lua, vim,
-tmux or JSON (`:`, `;`, `,`, brackets). The workspace itself is never one (`cd ~/proj`,
-`safe.directory`), nor a folder a `cd` enters.
+tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name holds one
+(`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads (`~/code/proj/x`
+with `~/code -> /data`). The workspace itself is never one (`cd ~/proj`, `safe.directory`),
+nor a folder a `cd` enters, except as a folder vim or neovim loads code from (`set rtp+=~/proj`,
+`Plug '~/proj'`): then what they load from it is (RUNTIME_SUBFOLDERS).
 """
 
 from __future__ import annotations
@@ -36,24 +41,51 @@ from pathlib import Path
 
 from tools.environment import CODE_VARIABLES
 
+CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
+
 # How much of your configuration is read, at most: enough for a few hundred dot files and the
 # settings of the programs under ~/.config, not an editor's caches that happen to lie there.
 MAX_CONFIG_FILES = 2000
 MAX_CONFIG_FILE_BYTES = 256 * 1024
-MAX_CONFIG_DEPTH = 4  # ~/.config/systemd/user/default.target.wants/x.service
-# Files and folders that programs write for themselves, not configuration you wrote: histories,
-# recent-file lists, caches, logs and stores list the files you last opened in the workspace
-# (`vim ~/proj/src/app.py` in ~/.bash_history, ~/.viminfo, an editor's storage.json), and
-# holding those would keep the workspace's own sources from being edited. Matched in lower case
-# against each name on the way.
-NOT_CONFIGURATION = re.compile(
-    r"hist|hsts?$|viminfo|shada|recent|cache|log$|logs$|\.log\b|state|storage|session"
-    r"|backup|trash|\.lock$|\.db$|\.sqlite|\.vscdb|known_hosts|zcompdump|xsession-errors"
+MAX_CONFIG_BYTES = 16 * 1024 * 1024  # all files together: the worst case stays well under 1 s
+# Folders below your home that are read: ~/.config/systemd/user/default.target.wants/x.service
+# and ~/.local/share/applications/x.desktop are four down. Links are followed (GNU stow and
+# most dotfile managers make ~/.vim and ~/.config/nvim links), each folder is read once.
+MAX_CONFIG_DEPTH = 4
+# Entries looked at, at most, in all folders together: what keeps reading a home with large
+# program-owned trees (~/.pyenv, ~/.rustup, ~/.m2) to a few milliseconds at start. The walk is
+# breadth first, so what is cut is the deepest, never a dot file or ~/.config's top.
+MAX_CONFIG_ENTRIES = 20000
+# Files that programs write for themselves, not configuration you wrote: histories, recent-file
+# lists, logs, editors' stores, swap and backup copies list the files you last opened in the
+# workspace (`vim ~/proj/src/app.py` in ~/.bash_history, ~/.viminfo, an editor's
+# storage.json), and holding those would keep the workspace's own sources from being edited.
+# Matched against a file's own name in lower case, by how such files are named (not by a word
+# anywhere on the way: ~/.config/systemd/user/backup.service and lxsession's autostart are
+# configuration that runs programs).
+PROGRAM_WRITTEN_FILE = re.compile(
+    r"hist(?:ory|file)?(?:\.\w+)?$|^\.lesshst$|hsts$"  # .bash_history, .netrwhist, .wget-hsts
+    r"|viminfo|\.shada$|recent"  # vim's and nvim's marks, recently-used.xbel, recentf
+    r"|\.log(?:\.\d+)?$|xsession-errors|\.lock$"
+    r"|\.db$|\.sqlite3?$|\.vscdb$|^storage\.json$|known_hosts|zcompdump"
+    r"|\.sw[a-p]$|~$|\.bak$|\.orig$"  # vim's swap files, editors' backup copies
+    r"|^session\.|\.session$|_session$"  # a saved editor session lists the files it had open
+)
+# Folders that hold what programs store for themselves (the same reason), or whole trees of
+# downloaded code and data no one writes paths of theirs into: matched against the folder's own
+# name in lower case.
+PROGRAM_STORE_FOLDER = re.compile(
+    r"cache"  # ~/.cache, GPUCache, __pycache__, ~/.npm/_cacache
+    r"|^(?:history|logs?|state|backups?|swap|undo|sessions|trash|crashpad)$"
+    r"|storage$"  # VS Code's globalStorage and workspaceStorage, Firefox's storage
+    r"|^\.(?:git|hg|svn)$|^node_modules$|^(?:site|dist)-packages$"
+    r"|^(?:versions|toolchains|registry|repository)$"  # ~/.pyenv, ~/.rustup, ~/.cargo, ~/.m2
 )
 # Variables of your environment whose value names a workspace path that nothing runs from:
 # where a shell is or was (PWD, OLDPWD; `_` is the last program it ran), the active virtualenv
 # (its bin/ and pyvenv.cfg are held on their own, the rest is where pip installs), and scratch
-# and cache folders programs write to (`*CACHE*` anywhere in the name).
+# folders. Besides these, a folder that a cache's variable names (`*CACHE*` in the name): see
+# `names_code`.
 NOT_NAMING_CODE = ("PWD", "OLDPWD", "_", "VIRTUAL_ENV", "TMPDIR", "TMP", "TEMP", "TEMPDIR")
 # Where a path ends: a space, quotes, and what separates a path from its neighbours in the
 # shell (`:` of PATH, `;`, `&`, `|`, redirections), TOML, JSON, Lua and vim (`,`, brackets, `=`).
@@ -62,6 +94,22 @@ PATH_END = r"""\s'"`:;,()\[\]{}<>|&=$*?\\"""
 NOT_A_START = r"(?<![\w.~/$%\\])"
 HOME_SPELLINGS = (r"~", r"\$HOME", r"\$\{HOME\}", r"%h")
 ENVRC_FOLDER_SPELLINGS = (r"\$PWD", r"\$\{PWD\}", r"\$\(pwd(?: -[LP])?\)", r"`pwd(?: -[LP])?`")
+# Words before the workspace itself, on a line, that make it a folder vim or neovim loads code
+# from at every start: the runtimepath and packpath (`set rtp+=~/proj`), vim-plug's
+# `Plug '~/proj'`, Vundle's `Plugin`, NeoBundle's, packer's `use '~/proj'` and lazy.nvim's
+# `dir = "~/proj"`. Any other mention of the workspace itself (`cd ~/proj`, git's
+# `safe.directory`) names no code.
+RUNTIME_FOLDER_WORDS = re.compile(
+    r"\b(?:runtimepath|rtp|packpath|pp|Plug|Plugin|NeoBundle\w*|use|dir)\b"
+)
+# What vim and neovim load from such a folder: plugin/ and ftdetect/ (and filetype.vim) at
+# every start, the others when a file type, a colour scheme, a `require()` or a `:packadd` asks
+# for them. These are held, not the workspace: its other files are the plugin's tests and docs.
+RUNTIME_SUBFOLDERS = (
+    *("plugin", "ftplugin", "after", "autoload", "lua", "ftdetect", "syntax", "indent"),
+    *("colors", "compiler", "keymap", "pack", "rplugin", "parser"),
+    *("filetype.vim", "filetype.lua", "scripts.vim", "menu.vim"),
+)
 # A folder entered is where you stand, not code: `alias p='cd ~/proj/src'`.
 ENTERED = re.compile(r"\b(?:cd|pushd)\s+['\"]?$")
 
@@ -76,21 +124,76 @@ def _pattern(spellings: Iterable[str]) -> re.Pattern[str]:
 
 HOME_PATHS = _pattern(HOME_SPELLINGS)
 ENVRC_PATHS = _pattern((*HOME_SPELLINGS, *ENVRC_FOLDER_SPELLINGS))
+# Characters a shell, vim or tmux line escapes with a backslash, in a name that holds them.
+ESCAPED = re.compile(r"""([\s'"`\\()\[\]{}<>|&;$*?#!])""")
+
+
+@functools.lru_cache(maxsize=8)
+def _spelled_root(root: Path, home: Path) -> re.Pattern[str] | None:
+    """For a workspace whose path holds a character that ends a path (`~/My Project`): the
+    workspace as written, plain (`"~/My Project/x"`) or escaped (`~/My\\ Project/x`), from `/`
+    or from your home, then the rest of a path in it, where an escaped character goes on."""
+    if not re.search(f"[{PATH_END}]", str(root)):
+        return None
+    spellings = [str(root)]
+    for base in dict.fromkeys((str(home), os.path.realpath(home))):
+        if str(root).startswith(base.rstrip("/") + "/"):
+            relative = str(root)[len(base.rstrip("/")) :]
+            spellings += [start + relative for start in ("~", "$HOME", "${HOME}", "%h")]
+    variants = {
+        variant for spelling in spellings for variant in (spelling, ESCAPED.sub(r"\\\1", spelling))
+    }
+    starts = "|".join(map(re.escape, sorted(variants, key=len, reverse=True)))
+    # In quotes, the path goes on to the closing quote (`"~/My Project/bin/tmux start"`).
+    quoted = rf"""(?P<quote>["'])(?:{starts})(?P<quoted>/(?:(?!(?P=quote))[^\n])*)?(?P=quote)"""
+    plain = rf"(?:{starts})(?P<rest>(?:/(?:[^{PATH_END}]|\\[^\n])*)*)(?![^{PATH_END}])"
+    return re.compile(NOT_A_START + f"(?:{quoted}|{plain})")
+
+
+@functools.lru_cache(maxsize=8)
+def _root_words(root: Path, home: Path) -> tuple[str, ...]:
+    """What any line that names a path in the workspace holds: a piece of the workspace's name
+    that no escaping or quoting splits, or of the name of a link in your home that leads to the
+    workspace (`~/work -> /data/proj`)."""
+    names = [root.name]
+    try:
+        with os.scandir(home) as entries:
+            for entry in entries:
+                if entry.is_symlink() and os.path.realpath(entry.path) == str(root):
+                    names.append(entry.name)
+    except OSError:
+        pass
+    return tuple(
+        dict.fromkeys(max(re.split(r"""[\s'"\\]""", name), key=len) or name for name in names)
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _lines_with(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The lines that hold one of `words`, found in one pass of the regular expression engine:
+    a file of many lines that name the workspace's name costs milliseconds, not seconds."""
+    return re.compile(r"^.*(?:" + "|".join(map(re.escape, words)) + r").*$", re.MULTILINE)
 
 
 def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
     """Each path inside the workspace `root` (not `root` itself) that `text` names by a path
-    (see the module's doc); `here` is the folder `$PWD` stands for, in an .envrc."""
+    (see the module's doc), compared by where it leads (`~/code/proj/x` with `~/code -> /data`);
+    and, where `text` names `root` itself as a folder vim or neovim loads code from, what they
+    load from it (RUNTIME_SUBFOLDERS). `here` is the folder `$PWD` stands for, in an .envrc;
+    `root` is resolved."""
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
     if here is None:
         # Any path into the workspace spells the workspace's own name, however it is written
-        # (`~/proj/x`, `/home/me/./proj/x`): only the lines that hold it are read further,
-        # which keeps reading a few hundred files to a few milliseconds.
-        if root.name not in text:
+        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash: only
+        # the lines that hold both are read further, which keeps reading a few hundred files to
+        # a few milliseconds.
+        words = _root_words(root, home)
+        if not any(word in text for word in words):
             return []
-        text = "\n".join(line for line in text.splitlines() if root.name in line)
-    inside = str(root).rstrip("/") + "/"
-    found: list[Path] = []
+        text = "\n".join(line for line in _lines_with(words).findall(text) if "/" in line)
+    root_text = str(root).rstrip("/") or "/"
+    inside = root_text.rstrip("/") + "/"
+    named_at: list[tuple[int, str]] = []
     for match in pattern.finditer(text):
         start, rest = match.group("start"), match.group("rest").rstrip(".")
         if start is None:
@@ -99,41 +202,77 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
             base = str(home)
         else:
             base = str(here)
-        named = os.path.normpath(base + rest)
-        if not named.startswith(inside):
+        named_at.append((match.start(), os.path.normpath(base + rest)))
+    spelled = _spelled_root(root, home)
+    if spelled is not None:
+        for match in spelled.finditer(text):
+            if match.group("quote"):
+                rest = match.group("quoted") or ""
+            else:
+                rest = re.sub(r"\\(.)", r"\1", match.group("rest")).rstrip(".")
+            named_at.append((match.start(), os.path.normpath(root_text + rest)))
+    found: list[Path] = []
+    for at, named in named_at:
+        if named != root_text and not named.startswith(inside):
+            named = os.path.realpath(named)  # through a link to the workspace or above it
+            if named != root_text and not named.startswith(inside):
+                continue
+        if ENTERED.search(text, max(0, at - 12), at):
             continue
-        if ENTERED.search(text, max(0, match.start() - 12), match.start()):
+        if named == root_text:
+            line = text[text.rfind("\n", 0, at) + 1 : at]
+            if RUNTIME_FOLDER_WORDS.search(line):
+                found += [Path(named, name) for name in RUNTIME_SUBFOLDERS]
             continue
-        path = Path(named)
-        if path not in found:
-            found.append(path)
-    return found
+        found.append(Path(named))
+    return list(dict.fromkeys(found))
 
 
 def config_files(home: Path, config_home: Path, root: Path | None = None) -> list[Path]:
     """Your configuration files (see the module's doc), at most MAX_CONFIG_FILES: the dot
-    files in your home and in its dot folders first, then ~/.config's, shallowest first. The
-    workspace `root` is not read, when it lies there: commands write it, it is not yours."""
+    files in your home, then the files in its dot folders and ~/.config ($XDG_CONFIG_HOME),
+    shallowest first, through links. The workspace `root` is not read, when it lies there or a
+    link leads into it: commands write it, it is not yours."""
     found: list[str] = []
-    skipped = "" if root is None else str(root).rstrip("/") + "/"
+    skipped = "" if root is None else os.path.realpath(root).rstrip("/") + "/"
+    seen: set[tuple[int, int]] = set()
+    left = MAX_CONFIG_ENTRIES
+
+    def outside(path: str) -> bool:
+        return not skipped or not (os.path.realpath(path) + "/").startswith(skipped)
 
     def scan(folder: str, dots_only: bool) -> list[str]:
+        nonlocal left
         subfolders: list[str] = []
-        if skipped and (os.path.realpath(folder) + "/").startswith(skipped):
+        try:
+            info = os.stat(folder)
+        except OSError:
             return subfolders
+        # A folder reached twice (a link to a folder above it, ~/.config read as a dot folder
+        # and as $XDG_CONFIG_HOME) is read once: no link loop makes the walk longer.
+        if (info.st_dev, info.st_ino) in seen or not outside(folder):
+            return subfolders
+        seen.add((info.st_dev, info.st_ino))
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     name = entry.name
                     if dots_only and not name.startswith("."):
-                        continue
-                    if NOT_CONFIGURATION.search(name.lower()):
-                        continue
+                        continue  # your home's own files and projects are not counted
+                    left -= 1
+                    if left < 0:
+                        break
                     try:
-                        if entry.is_file() and entry.stat().st_size <= MAX_CONFIG_FILE_BYTES:
+                        if entry.is_dir():
+                            if not PROGRAM_STORE_FOLDER.search(name.lower()):
+                                subfolders.append(entry.path)
+                        elif (
+                            entry.is_file()
+                            and not PROGRAM_WRITTEN_FILE.search(name.lower())
+                            and entry.stat().st_size <= MAX_CONFIG_FILE_BYTES
+                            and (not entry.is_symlink() or outside(entry.path))
+                        ):
                             found.append(entry.path)
-                        elif entry.is_dir(follow_symlinks=False):
-                            subfolders.append(entry.path)
                     except OSError:
                         continue
         except OSError:
@@ -141,34 +280,48 @@ def config_files(home: Path, config_home: Path, root: Path | None = None) -> lis
         return subfolders
 
     configs = os.path.normpath(config_home)
-    for folder in scan(str(home), dots_only=True):
-        if folder != configs:
-            scan(folder, dots_only=False)  # ~/.ssh/config, ~/.vim/vimrc: one level only
-    folders = [configs]
+    # ~/.config first at each depth, as before the other dot folders: it is where most
+    # programs keep their settings, and what is cut by the bounds is cut last there.
+    folders = [configs, *scan(str(home), dots_only=True)]
     for _depth in range(MAX_CONFIG_DEPTH):
         deeper: list[str] = []
         for folder in folders:
-            if len(found) >= MAX_CONFIG_FILES:
+            if len(found) >= MAX_CONFIG_FILES or left < 0:
                 break
             deeper += scan(folder, dots_only=False)
         folders = deeper
     return [Path(path) for path in list(dict.fromkeys(found))[:MAX_CONFIG_FILES]]
 
 
-def _read(path: Path) -> str:
+def _read(path: str) -> bytes:
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_CONFIG_FILE_BYTES)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return ""
-    return "" if b"\0" in data else data.decode("utf-8", "replace")
+        return b""
+    try:
+        return os.read(fd, MAX_CONFIG_FILE_BYTES)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 @functools.lru_cache(maxsize=8)
-def _named_by_configs(root: Path, home: Path, config_home: Path) -> tuple[Path, ...]:
+def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) -> tuple[Path, ...]:
+    # Most files name nothing in the workspace: they are not even decoded (see paths_named_in).
+    words = [word.encode() for word in _root_words(root, homes[0])]
     found: list[Path] = []
-    for path in config_files(home, config_home, root):
-        found += paths_named_in(_read(path), root, home)
+    left = MAX_CONFIG_BYTES
+    for path in config_files(homes[0], config_home, root):
+        data = _read(str(path))
+        left -= len(data)
+        if left < 0:
+            break
+        if not any(word in data for word in words) or b"\0" in data:
+            continue
+        text = data.decode("utf-8", "replace")
+        for home in homes:
+            found += paths_named_in(text, root, home)
     return tuple(dict.fromkeys(found))
 
 
@@ -176,15 +329,22 @@ def named_by_your_configs(root: Path) -> list[Path]:
     """Each path in the workspace your configuration files name (read once per run)."""
     home = Path(os.path.expanduser("~"))
     config_home = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    found: list[Path] = []
-    for base in dict.fromkeys((home, Path(os.path.realpath(home)))):
-        found += _named_by_configs(Path(root), base, config_home)
-    return list(dict.fromkeys(found))
+    homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
+    return list(_named_by_configs(Path(root), homes, config_home))
 
 
-def is_code_free_variable(name: str) -> bool:
-    """Whether the variable `name` names nothing that runs (NOT_NAMING_CODE)."""
-    return name in NOT_NAMING_CODE or "CACHE" in name.upper()
+def names_code(name: str, path: Path) -> bool:
+    """Whether `path`, which the variable `name` names, may be code something runs: not where a
+    shell stands nor scratch space (NOT_NAMING_CODE), nor a folder where a program keeps what it
+    can make again, which a cache's variable names (PIP_CACHE_DIR, CCACHE_DIR). A file such a
+    variable names is a program or a configuration, not a cache, and the caches whose content
+    runs (PYTHONPYCACHEPREFIX) or that name a program (CCACHE_PREFIX) are CODE_VARIABLES,
+    decided by what the variable is for, not by its name."""
+    if name in NOT_NAMING_CODE:
+        return False
+    if "CACHE" not in name.upper() or name in CODE_VARIABLE_NAMES:
+        return True
+    return os.path.isfile(path)
 
 
 def named_by_your_environment(root: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
@@ -192,11 +352,11 @@ def named_by_your_environment(root: Path, environ: Mapping[str, str] = os.enviro
     home = Path(os.path.expanduser("~"))
     # PATH and CODE_VARIABLES have a stricter rule of their own, with their own reason: what
     # they name is held even when it does not exist yet, by making commands ask.
-    stricter = {"PATH", *(variable for variable, _, _ in CODE_VARIABLES)}
+    stricter = {"PATH", *CODE_VARIABLE_NAMES}
     found: list[Path] = []
     for name, value in environ.items():
-        if name not in stricter and not is_code_free_variable(name):
-            found += paths_named_in(value, Path(root), home)
+        if name not in stricter:
+            found += [p for p in paths_named_in(value, Path(root), home) if names_code(name, p)]
     return list(dict.fromkeys(found))
 
 
@@ -205,15 +365,16 @@ ENVRC_ASSIGNMENT = re.compile(r"(?:export\s+|local\s+|declare\s+(?:-\w+\s+)*)?([
 
 def named_by_envrc(envrc: Path, root: Path, text: str) -> list[Path]:
     """Each path in the workspace the .envrc `text` names by a path, `$PWD`-relative ones
-    included (see the module's doc); an assignment to a variable of NOT_NAMING_CODE is left
-    out, as it would be from your environment once direnv loaded it."""
+    included (see the module's doc); a path assigned to a variable that names no code there
+    (`names_code`) is left out, as it would be from your environment once direnv loaded it."""
     home = Path(os.path.expanduser("~"))
     found: list[Path] = []
     for line in text.splitlines():
         line = re.sub(r"(^|\s)#.*", "", line)
         for piece in re.split(r"[;&|]", line):
             assigned = ENVRC_ASSIGNMENT.match(piece.strip())
-            if assigned and is_code_free_variable(assigned.group(1)):
-                continue
-            found += paths_named_in(piece, Path(root), home, here=envrc.parent)
+            named = paths_named_in(piece, Path(root), home, here=envrc.parent)
+            if assigned:
+                named = [path for path in named if names_code(assigned.group(1), path)]
+            found += named
     return list(dict.fromkeys(found))

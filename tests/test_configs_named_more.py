@@ -1,0 +1,204 @@
+"""Workspace files your configuration names, however your home and the workspace are laid out.
+
+A sandboxed command must not change a file that a program of yours runs later outside the
+sandbox because your configuration names it: in a dot folder that is a link (GNU stow's
+`~/.vim -> dotfiles/vim`), deep in a dot folder (`~/.vim/plugin/x.vim`, `~/.ssh/config.d/x`),
+in a file whose name sounds like a program's store (`backup.service`), through a link to the
+workspace, in a workspace whose name has a space, in a cache variable that names code
+(PYTHONPYCACHEPREFIX, CCACHE_PREFIX), or as the folder vim loads a plugin from
+(`set rtp+=~/proj`). Each end-to-end test drives `python agent.py` against the fake API, as
+root and as an unprivileged user.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from test_hostile_pass4 import NOBODY, needs_bwrap
+from test_named_by_your_configs import each_writes, project, run, user_folders, write
+
+from tools.your_configs import MAX_CONFIG_FILES, config_files, paths_named_in
+
+__all__ = ["project", "user_folders"]  # the fixtures, used by name
+
+
+def link(path: Path, target: str, user: str) -> None:
+    """A symbolic link owned by the test's user."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    if user == "nobody":
+        os.lchown(path, NOBODY, NOBODY)
+
+
+def assert_held(output: str, workspace: Path, files: list[str]) -> None:
+    for name in files:
+        assert f"{name} rc=1" in output, output
+        assert (workspace / name).read_text() == "\n"
+
+
+def assert_writable(output: str, workspace: Path, files: list[str]) -> None:
+    for name in files:
+        assert f"{name} rc=0" in output, output
+        assert (workspace / name).read_text() == "\nplanted\n"
+
+
+@needs_bwrap
+def test_configuration_through_links_and_in_program_like_names_is_held(api, env, project):
+    # Dotfile managers link ~/.vim and ~/.config/nvim to a dotfiles checkout; systemd runs
+    # backup.service's ExecStart and lxsession its autostart at login; and ~/code -> ~ or
+    # ~/work -> ~/proj reach the workspace by another name. vim, nvim and systemd would run what
+    # a command wrote there.
+    user, workspace, _planloop_home, home = project
+    write(home / "dotfiles/nvim/init.vim", "source ~/proj/tools/nvim.vim\n", user)
+    write(home / "dotfiles/vim/vimrc", "source ~/proj/tools/vim.vim\nso ~/proj/new.vim\n", user)
+    link(home / ".config/nvim", "../dotfiles/nvim", user)
+    link(home / ".vim", "dotfiles/vim", user)
+    link(home / "dotfiles/vim/again", "..", user)  # a loop: read once, the walk ends
+    write(
+        home / ".config/systemd/user/backup.service",
+        "[Service]\nExecStart=%h/proj/scripts/backup.sh\n",
+        user,
+    )
+    write(home / ".config/lxsession/LXDE/autostart", "@/root/x\n@~/proj/bin/start\n", user)
+    link(home / "code", str(home), user)
+    link(home / "work", str(workspace), user)
+    write(home / ".gvimrc", "source ~/code/proj/tools/code.vim\nsource ~/work/tools/w.vim\n", user)
+    held = ["tools/nvim.vim", "tools/vim.vim", "scripts/backup.sh", "bin/start"]
+    held += ["tools/code.vim", "tools/w.vim"]
+    for name in held:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held), write_to="new.vim")
+    assert "your own configuration names" in output  # the file tools ask, and none can here
+    assert not (workspace / "new.vim").exists()
+    assert_held(output, workspace, held)
+
+
+@needs_bwrap
+def test_configuration_deep_in_dot_folders_is_held_and_program_stores_are_not(api, env, project):
+    # vim sources every ~/.vim/plugin/*.vim, ssh reads ~/.ssh/config.d/* by Include and runs its
+    # ProxyCommand, launchers run a .desktop file's Exec=, oh-my-zsh sources custom/*.zsh. What
+    # programs write for themselves deep down (an editor's file history, vim's backup copies,
+    # nvim's shada, a recent-files list) names files you opened, and they stay editable.
+    user, workspace, _planloop_home, home = project
+    configs = {
+        ".vim/plugin/proj.vim": "source ~/proj/tools/plugin.vim\n",
+        ".ssh/config": "Include ~/.ssh/config.d/*\n",
+        ".ssh/config.d/proj": "Host dev\n  ProxyCommand ~/proj/bin/proxy %h\n",
+        ".local/share/applications/proj.desktop": "[Desktop Entry]\nExec=~/proj/bin/launch\n",
+        ".oh-my-zsh/custom/proj.zsh": "source ~/proj/tools/aliases.zsh\n",
+        ".config/Code/User/History/1a/entries.json": f'"{workspace}/src/a.py"',
+        ".vim/backup/app.py~": "import sys  # ~/proj/src/b.py\n",
+        ".local/state/nvim/shada/main.shada": "~/proj/src/c.py\n",
+        ".local/share/recently-used.xbel": f'<bookmark href="{workspace}/src/d.py"/>',
+    }
+    for name, content in configs.items():
+        write(home / name, content, user)
+    held = ["tools/plugin.vim", "bin/proxy", "bin/launch", "tools/aliases.zsh"]
+    free = ["src/a.py", "src/b.py", "src/c.py", "src/d.py"]
+    for name in held + free:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held + free))
+    assert_held(output, workspace, held)
+    assert_writable(output, workspace, free)
+
+
+@needs_bwrap
+def test_paths_in_a_workspace_whose_name_has_a_space_are_held(api, env, project):
+    # vim escapes the space, tmux quotes it: both still run the file.
+    user, _proj, planloop_home, home = project
+    workspace = home / "My Project"
+    workspace.mkdir()
+    if user == "nobody":
+        os.chown(workspace, NOBODY, NOBODY)
+    write(home / ".vimrc", "source ~/My\\ Project/tools/a.vim\n", user)
+    write(home / ".tmux.conf", 'run-shell "~/My Project/bin/tmux start"\n', user)
+    escaped = str(workspace).replace(" ", "\\ ")
+    write(home / ".gvimrc", f"source {escaped}/tools/my\\ b.vim\n", user)
+    held = ["tools/a.vim", "bin/tmux start", "tools/my b.vim"]
+    for name in [*held, "tools/other.vim"]:
+        write(workspace / name, "\n", user)
+    command = "; ".join(
+        f'echo planted >> "{name}" 2>/dev/null; echo "{name} rc=$?"'
+        for name in [*held, "tools/other.vim"]
+    )
+    output = run(api, env, (user, workspace, planloop_home, home), command)
+    assert_held(output, workspace, held)
+    assert_writable(output, workspace, ["tools/other.vim"])
+
+
+@needs_bwrap
+def test_cache_variables_that_name_code_are_held(api, env, project):
+    # python runs the bytecode PYTHONPYCACHEPREFIX holds instead of the module it imports (the
+    # standard library's too, in planloop itself), ccache runs CCACHE_PREFIX and what
+    # CCACHE_CONFIGPATH's file names; a cache folder (PIP_CACHE_DIR) is only scratch space.
+    user, workspace, _planloop_home, home = project
+    write(workspace / ".envrc", 'export PYTHONPYCACHEPREFIX="$PWD/.pycache"\n', user)
+    held = [".pycache/json/__init__.cpython-311.pyc", "tools/wrap.sh", "tools/ccache.conf"]
+    free = [".pip-cache/http/x"]
+    for name in held + free:
+        write(workspace / name, "\n", user)
+    variables = {
+        "CCACHE_PREFIX": f"{workspace}/tools/wrap.sh",
+        "CCACHE_CONFIGPATH": f"{workspace}/tools/ccache.conf",
+        "PIP_CACHE_DIR": f"{workspace}/.pip-cache",
+    }
+    output = run(api, env, project, each_writes(held + free), variables)
+    assert_held(output, workspace, held)
+    assert_writable(output, workspace, free)
+
+
+@needs_bwrap
+def test_the_workspace_as_a_folder_vim_loads_plugins_from_holds_what_vim_loads(api, env, project):
+    # Developing a vim or neovim plugin: ~/.vimrc adds the checkout to the runtimepath, lazy.nvim
+    # loads it by `dir`. vim then sources plugin/*.vim at every start, anywhere, and nvim a
+    # lua/ module when asked: a new plugin/zz.vim runs as well as a changed one. The plugin's
+    # tests and docs are not loaded, and stay writable.
+    user, workspace, _planloop_home, home = project
+    write(home / ".vimrc", "set nocompatible\nset runtimepath+=~/proj\n", user)
+    write(home / ".config/nvim/lua/plugins/dev.lua", 'return { { dir = "~/proj" } }\n', user)
+    held = ["plugin/mine.vim", "plugin/zz_new.vim", "autoload/mine.vim", "lua/mine/init.lua"]
+    free = ["README.md", "tests/mine_spec.vim"]
+    for name in ["plugin/mine.vim", "autoload/mine.vim", "lua/mine/init.lua", *free]:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held + free))
+    for name in held:
+        assert f"{name} rc=1" in output, output
+    assert not (workspace / "plugin/zz_new.vim").exists()
+    assert (workspace / "plugin/mine.vim").read_text() == "\n"
+    assert_writable(output, workspace, free)
+
+
+def test_reading_linked_and_deep_configuration_stays_bounded(tmp_path):
+    # Links that loop, and a program's large tree under a dot folder, cost a bounded walk; a
+    # dot file is still read first.
+    home = tmp_path / "home"
+    (home / ".vim").mkdir(parents=True)
+    (home / ".vim" / "up").symlink_to("..")
+    (home / ".vim" / "self").symlink_to(".")
+    for index in range(MAX_CONFIG_FILES + 500):
+        folder = home / ".tool" / "share" / f"{index // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{index}").write_text("x")
+    (home / ".vimrc").write_text("source ~/proj/x.vim\n")
+    started = time.monotonic()
+    files = config_files(home, home / ".config")
+    assert time.monotonic() - started < 10
+    assert len(files) <= MAX_CONFIG_FILES
+    assert files[0] == home / ".vimrc"
+    assert len(files) == len(set(map(os.path.realpath, files)))  # each file once, loops or not
+
+
+def test_a_path_is_compared_by_where_it_leads_and_unescaped(tmp_path):
+    home = tmp_path / "home"
+    root = home / "a b'c"
+    (root / "x").mkdir(parents=True)
+    (home / "code").symlink_to(root)  # ~/code -> "~/a b'c"
+    text = "source ~/a\\ b\\'c/x/one.vim\nsource \"~/a b'c/x/two words.vim\"\n"
+    text += "source ~/code/x/three.vim\nsource ~/a\\ b\\'cd/x/not.vim\ncd ~/a\\ b\\'c\n"
+    assert set(paths_named_in(text, root, home)) == {
+        root / "x/one.vim",
+        root / "x/two words.vim",
+        root / "x/three.vim",
+    }
