@@ -526,8 +526,9 @@ class TaskManager:
         new = sorted(unwatched - self.unwatched_told)
         if new:
             self.unwatched_told.update(new)
+            named = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
             self.tell(
-                f"planloop: cannot watch {', '.join(new)} for files replaced or written under "
+                f"planloop: cannot watch {named} for files replaced or written under "
                 "background tasks (inotify is missing or out of watches); they are checked at "
                 f"each tool call and every {POLL_SECONDS} s instead."
             )
