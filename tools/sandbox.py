@@ -85,6 +85,7 @@ from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
+from tools.bind_watch import holds_the_key
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
@@ -562,7 +563,8 @@ def holds_known_secret(path: Path) -> bool:
     here is treated as holding one: hiding a file a command needed is a failure it reports, a
     key it read is not. The key is looked for in UTF-16 and UTF-32 too, of either byte order
     and with or without a BOM (`secret_encodings`): Windows PowerShell 5 writes `echo ... >
-    .env.local` in UTF-16, and `iconv` reads it back.
+    .env.local` in UTF-16, and `iconv` reads it back. And as python-dotenv gives it, `${...}`
+    expanded (`holds_the_key`): `K1=sk-ant-...` then `ANTHROPIC_API_KEY=${K1}rest`.
     """
     secrets = [secret for secret, _ in secret_encodings()]
     if not secrets:
@@ -580,7 +582,7 @@ def holds_known_secret(path: Path) -> bool:
         return True
     finally:
         os.close(fd)
-    return any(secret in data for secret in secrets)
+    return holds_the_key(data)
 
 
 def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:

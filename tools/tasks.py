@@ -59,6 +59,8 @@ MIN_TIMEOUT_SECONDS = 1
 MAX_TIMEOUT_SECONDS = 24 * 60 * 60
 MAX_RUNNING = 8
 MAX_WAIT_SECONDS = 600
+# While a folder a task binds in cannot be watched: how often its sandbox is compared meanwhile.
+POLL_SECONDS = 2
 
 # What the output file keeps: the beginning as it was written, then a rolling window of the
 # end (held in memory while the task runs, appended to the file when it ends). A task that
@@ -258,6 +260,8 @@ class TaskManager:
         # The folders of what running tasks' sandboxes bind: a file replaced there is looked
         # at when it happens, not only at the next tool call.
         self.folder_watch = FolderWatch(self.files_changed)
+        self.unwatched_told: set[str] = set()
+        self.poller: asyncio.Future | None = None
 
     # ---- starting ------------------------------------------------------------------------
 
@@ -316,6 +320,7 @@ class TaskManager:
             task.view_at_start, task.workspace = (binds.held, binds.hidden), Path(workspace)
             task.binds = binds
             self.folder_watch.add(binds)
+            self.poll_if_unwatched()
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -428,7 +433,10 @@ class TaskManager:
         """
         if task.binds is None or task.withheld or task.delivered or task.checked_at_end:
             return []
-        lost = what_was_lost(self.sandbox, task.binds, now)
+        # Key files seen holding the key when written, whatever they hold now.
+        self.folder_watch.look()
+        written = self.folder_watch.exposed_since(task.started_at)
+        lost = what_was_lost(self.sandbox, task.binds, now, written)
         if lost.unknown:
             secrets = "a file planloop can no longer look into"
         else:
@@ -508,6 +516,30 @@ class TaskManager:
             task.later_notes += found  # the model reads them with the task's output
             notes += found
         return notes
+
+    def poll_if_unwatched(self) -> None:
+        """Where a folder a task's sandbox binds in cannot be watched (no inotify, or no watch
+        left: `fs.inotify.max_user_watches` and `max_user_instances` are shared by all your
+        programs, and a task can use them up), compare at each tool call as always and every
+        POLL_SECONDS while the model waits, rather than only when it next calls a tool."""
+        unwatched = self.folder_watch.unwatched
+        new = sorted(unwatched - self.unwatched_told)
+        if new:
+            self.unwatched_told.update(new)
+            named = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+            self.tell(
+                f"planloop: cannot watch {named} for files replaced or written under "
+                "background tasks (inotify is missing or out of watches); they are checked at "
+                f"each tool call and every {POLL_SECONDS} s instead."
+            )
+        if unwatched and (self.poller is None or self.poller.done()):
+            self.poller = asyncio.ensure_future(self._poll())
+
+    async def _poll(self) -> None:
+        while self.folder_watch.unwatched and any(task.binds for task in self.running()):
+            await asyncio.sleep(POLL_SECONDS)
+            with contextlib.suppress(Exception):  # a failed look must not end the loop
+                self.check_running()
 
     def tell(self, line: str) -> None:
         notify = getattr(self.sandbox, "notify", None)
