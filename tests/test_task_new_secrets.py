@@ -65,7 +65,8 @@ def test_a_task_that_could_read_a_new_key_file_is_stopped_and_its_output_withhel
         assert encoded[:24] not in str(sent) and API_KEY not in str(sent)
     flat = "".join(result.stderr.split())
     assert "bg-1wasstoppedanditsoutputkeptfromthemodel" in flat, result.stderr
-    assert ".env.localcametoholdtheAPIkeyorasecretafteritstarted" in flat  # named as in the workspace
+    # Named as in the workspace.
+    assert ".env.localcametoholdtheAPIkeyorasecretafteritstarted" in flat
     # A new command, in the next run, sees the file empty.
     api.add({"content": [tool_use("bash", {"command": "wc -c < .env.local"})]})
     api.add({"content": [text("Done.")]})
