@@ -80,6 +80,24 @@ def redact_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
     return data
 
 
+def longest_secret_bytes() -> int:
+    """How far past a cut to read, so that a secret that starts before it is read whole."""
+    return max((len(secret) for secret, _ in secret_encodings()), default=0)
+
+
+def cut_bytes_redacted(data: bytes, limit: int, *, whole: bool) -> bytes:
+    """The first `limit` bytes of `data`, redacted before the cut (`redact_bytes`).
+
+    Unless `data` is `whole` (all there was), an end of it that a secret begins with is left
+    out before the cut too: the secret may go on past what was read. Read
+    `longest_secret_bytes` past `limit`, so that a secret begun before the cut ends in `data`.
+    """
+    data = redact_bytes(data)
+    if not whole:
+        data = data[: len(data) - start_of_a_secret(data, [s for s, _ in secret_encodings()])]
+    return data[:limit]
+
+
 def redact(text: str, secrets: list[str] | None = None) -> str:
     """`text` with every secret replaced by REDACTED."""
     for secret in secret_values() if secrets is None else secrets:

@@ -23,6 +23,7 @@ from conftest import AGENT
 from test_hostile_pass4 import needs_bwrap, owned_file, run_as, tool_results, user_folders
 
 import tools.sandbox as sandbox
+from cli.piped import PIPED_LIMIT, with_piped_input
 from fakeapi import FakeMessagesAPI, text, thinking, tool_use
 from middleware.context import render_transcript
 from prompts.project import MAX_INSTRUCTION_BYTES, instruction_file
@@ -280,3 +281,15 @@ def test_an_instruction_file_cut_at_its_cap_keeps_no_part_of_the_key(monkeypatch
         "project", "AGENTS.md", many[: MAX_INSTRUCTION_BYTES + 1 + len(KEY)], len(many)
     )
     assert not leaked(KEY, shown.text)
+
+
+def test_piped_input_cut_at_its_limit_keeps_no_part_of_the_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    for edge in (1, 8, 50, len(KEY) - 1):
+        data = b"a" * (PIPED_LIMIT - edge) + KEY.encode() + b"b" * 100
+        prompt = with_piped_input("review this", io.BytesIO(data), lambda line: None)
+        assert "planloop cut the piped input" in prompt
+        assert not leaked(KEY, prompt), edge
+    many = KEY.encode() * (2 * PIPED_LIMIT // len(KEY))
+    prompt = with_piped_input("review this", io.BytesIO(many), lambda line: None)
+    assert "[redacted]" in prompt and not leaked(KEY, prompt)
