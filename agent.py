@@ -75,6 +75,7 @@ from model import (
     with_cache_breakpoints,
 )
 from prompts import load_prompt
+from redaction import redact_request
 from settings import make_undumpable, read_settings
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 from tools.process import output_heard_by
@@ -347,6 +348,15 @@ class Agent:
         The UI hears that a call started and ended (spinner, tokens) even when the text goes
         to another listener, so every call counts in the session's cost.
         """
+        # The history may hold this run's key although it was redacted when written: a
+        # session saved under another key, now resumed under the one it holds.
+        request, dropped_thinking = redact_request(request)
+        if (
+            dropped_thinking
+            and "thinking" in request
+            and not opens_with_thinking(request["messages"])
+        ):
+            request = {key: value for key, value in request.items() if key != "thinking"}
         if self.trace:
             self.trace.request(request)
         # The SDK is imported here, at the first call.

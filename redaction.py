@@ -1,7 +1,11 @@
-"""Keeping the API key and token out of what planloop writes to disk.
+"""Keeping the API key and token out of what planloop writes to disk and sends to the model.
 
     a session record --redact------------------------------> <id>.jsonl
     a task's output  --StreamRedactor (piece by piece)-----> <id>.tasks/bg-1.out
+    a request        --redact_request----------------------> the model
+
+A text that is cut (a long line, a command's output, a transcript) is redacted before the cut:
+cut first, a secret across the cut keeps all but one end, which no later redaction finds.
 
 A secret is the value of ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (and any value handed to
 `add_secret`), at least MIN_SECRET_CHARS long: a shorter one would blank out ordinary words.
@@ -16,6 +20,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Sequence
+from typing import AnyStr
 
 SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 REDACTED = "[redacted]"
@@ -74,6 +80,24 @@ def redact_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
     return data
 
 
+def longest_secret_bytes() -> int:
+    """How far past a cut to read, so that a secret that starts before it is read whole."""
+    return max((len(secret) for secret, _ in secret_encodings()), default=0)
+
+
+def cut_bytes_redacted(data: bytes, limit: int, *, whole: bool) -> bytes:
+    """The first `limit` bytes of `data`, redacted before the cut (`redact_bytes`).
+
+    Unless `data` is `whole` (all there was), an end of it that a secret begins with is left
+    out before the cut too: the secret may go on past what was read. Read
+    `longest_secret_bytes` past `limit`, so that a secret begun before the cut ends in `data`.
+    """
+    data = redact_bytes(data)
+    if not whole:
+        data = data[: len(data) - start_of_a_secret(data, [s for s, _ in secret_encodings()])]
+    return data[:limit]
+
+
 def redact(text: str, secrets: list[str] | None = None) -> str:
     """`text` with every secret replaced by REDACTED."""
     for secret in secret_values() if secrets is None else secrets:
@@ -111,9 +135,72 @@ class StreamRedactor:
 
     def start_of_a_secret(self, data: bytes) -> int:
         """The length of the longest end of `data` that a secret begins with."""
-        longest = min(len(data), max(len(s) for s in self.secrets) - 1)
-        for size in range(longest, 0, -1):
-            tail = data[-size:]
-            if any(secret.startswith(tail) for secret in self.secrets):
-                return size
+        return start_of_a_secret(data, self.secrets)
+
+
+def start_of_a_secret(data: AnyStr, secrets: Sequence[AnyStr]) -> int:
+    """The length of the longest end of `data` that one of `secrets` begins with, shorter than
+    the secret: what to leave out of a text cut off there, as the rest may be the secret's."""
+    if not secrets:
         return 0
+    longest = min(len(data), max(len(s) for s in secrets) - 1)
+    for size in range(longest, 0, -1):
+        tail = data[-size:]
+        if any(secret.startswith(tail) for secret in secrets):
+            return size
+    return 0
+
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def redact_request(request: dict, secrets: list[str] | None = None) -> tuple[dict, bool]:
+    """A copy of a request with the secrets redacted from its system prompt and messages, and
+    whether a thinking block was left out.
+
+    The history may hold a secret that was none when it was written: a session saved under
+    another key and resumed under this one. Thinking blocks are never changed (their signature
+    covers their text): one that holds a secret is left out of the request instead, as the API
+    allows for a thinking block (the caller turns thinking off for a request whose tool loop
+    then no longer opens with one). Redacted thinking is encrypted and holds no text to find.
+    """
+    found = secret_values() if secrets is None else secrets
+    if not found:
+        return request, False
+    dropped = False
+
+    def block_kept(block: object) -> bool:
+        nonlocal dropped
+        if isinstance(block, dict) and block.get("type") == "thinking":
+            text = block.get("thinking")
+            if isinstance(text, str) and any(secret in text for secret in found):
+                dropped = True
+                return False
+        return True
+
+    def message(entry: dict) -> dict:
+        content = entry.get("content")
+        if not isinstance(content, list):
+            return _redacted(entry, found)
+        blocks = [_redacted(block, found) for block in content if block_kept(block)]
+        return {**entry, "content": blocks or [{"type": "text", "text": REDACTED}]}
+
+    copy = dict(request)
+    if "system" in copy:
+        copy["system"] = _redacted(copy["system"], found)
+    if isinstance(copy.get("messages"), list):
+        copy["messages"] = [message(entry) for entry in copy["messages"]]
+    return copy, dropped
+
+
+def _redacted(value: object, secrets: list[str]) -> object:
+    """`value` (a str, or a list or dict of them) redacted; thinking blocks as they are."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list):
+        return [_redacted(item, secrets) for item in value]
+    if isinstance(value, dict):
+        if value.get("type") in THINKING_TYPES:
+            return value
+        return {key: _redacted(item, secrets) for key, item in value.items()}
+    return value

@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable
 from typing import BinaryIO
 
+from redaction import cut_bytes_redacted, longest_secret_bytes
+
 PIPED_LIMIT = 200 * 1024  # bytes: about 50K tokens, a quarter of a 200K context window
 QUIET_PIPE_SECONDS = 3.0  # then one line on stderr, in case stdin was left open by mistake
 
@@ -30,10 +32,14 @@ def with_piped_input(prompt: str, stdin: BinaryIO | None, tell_user: Callable[[s
     if stdin is None or stdin.isatty():
         return prompt
     wait_for_first_byte(stdin, tell_user)
-    data = stdin.read(PIPED_LIMIT + 1)
+    # A secret's length more than is kept: one that starts before the cut is read whole, and
+    # redacted before the cut, which would otherwise keep its start.
+    extra = longest_secret_bytes()
+    data = stdin.read(PIPED_LIMIT + 1 + extra)
     cut = len(data) > PIPED_LIMIT
+    kept = cut_bytes_redacted(data, PIPED_LIMIT, whole=len(data) <= PIPED_LIMIT + extra)
     # A cut can fall inside a UTF-8 character: the incremental decoder leaves that half out.
-    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data[:PIPED_LIMIT])
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(kept)
     if not text.strip():
         return prompt
     block = f"{prompt}\n\n<stdin>\n{text.rstrip()}\n</stdin>"

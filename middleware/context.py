@@ -37,6 +37,7 @@ from typing import Any
 from conversation import starts_with_thinking, text_block, tool_calls, tool_loop_start
 from middleware.base import AgentContext, Middleware, TurnAction
 from prompts import escape_tags, load_prompt
+from redaction import redact
 from todo.manager import TodoManager
 
 # Context windows by model id prefix, first match wins. Source: the model overview pages of
@@ -447,7 +448,7 @@ def cleared_placeholder(call: dict | None, size: int) -> str:
         return (
             f"[Output cleared to save context: {size:,} characters. Run the tool again if needed.]"
         )
-    args = json.dumps(call.get("input"), ensure_ascii=False)
+    args = redact(json.dumps(call.get("input"), ensure_ascii=False))  # before the cut: whole
     if len(args) > 200:
         args = args[:200] + "…"
     return (
@@ -500,6 +501,9 @@ def render_transcript(messages: list[dict], max_chars: int) -> str:
 
 
 def head_and_tail(text: str, limit: int) -> str:
+    # Redacted before the cut, while each secret is whole: a cut through one would leave its
+    # start in the head (or its end in the tail) that no later redaction recognizes.
+    text = redact(text)
     if len(text) <= limit:
         return text
     half = limit // 2

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from middleware.base import Middleware
 from prompts import load_prompt
-from redaction import redact, redact_bytes
+from redaction import cut_bytes_redacted, longest_secret_bytes, redact, redact_bytes
 from tools.base import ToolError
 from tools.beneath import open_for_reading
 from tools.paths import protected_reason
@@ -143,9 +143,11 @@ def read_personal_file(path: Path) -> InstructionFile | None:
 
 
 def read_capped(fd: int) -> tuple[bytes, int]:
-    """Up to one byte more than the cap (to know it was cut), and the file's size."""
+    """Up to one byte more than the cap (to know it was cut) and a secret's length more (a
+    secret that starts before the cut is read whole, to be redacted before the cut), and the
+    file's size."""
     size = os.fstat(fd).st_size
-    chunks, left = [], MAX_INSTRUCTION_BYTES + 1
+    chunks, left = [], MAX_INSTRUCTION_BYTES + 1 + longest_secret_bytes()
     while left > 0:
         chunk = os.read(fd, left)
         if not chunk:
@@ -158,8 +160,10 @@ def read_capped(fd: int) -> tuple[bytes, int]:
 
 def instruction_file(source: str, label: str, data: bytes, size: int) -> InstructionFile:
     cut = len(data) > MAX_INSTRUCTION_BYTES
-    if cut:  # end at the last whole line, so no character or sentence is left half
-        data = data[:MAX_INSTRUCTION_BYTES]
+    if cut:
+        # Redacted before the cut, so the cut cannot split a secret and keep its start.
+        data = cut_bytes_redacted(data, MAX_INSTRUCTION_BYTES, whole=len(data) >= size)
+        # End at the last whole line, so no character or sentence is left half.
         data = data[: data.rfind(b"\n") + 1] or data
     return InstructionFile(source, label, instruction_text(label, data), size, cut)
 

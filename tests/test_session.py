@@ -216,7 +216,11 @@ def test_the_key_and_token_never_reach_the_sessions_folder(env, workspace, isola
         )
         result = run_cli("-p", f"is {key} right?", cwd=workspace, env=env)
         assert result.returncode == 0, result.stderr
-        assert key in json.dumps(api.accepted[1])  # the model did see the file
+        # The conversation held the key (the prompt, the reply); what was sent did not.
+        assert "The key is " + key in result.stdout
+        assert key not in json.dumps(api.accepted) and "is [redacted] right?" in json.dumps(
+            api.accepted[0]
+        )
     files = [p for p in (isolated_home / "sessions").rglob("*") if p.is_file()]
     assert any(p.suffix == ".jsonl" for p in files)
     for path in files:

@@ -260,7 +260,7 @@ def _describe_value(value: object) -> str:
     if isinstance(value, int | float):
         return f"the number {value}"
     if isinstance(value, str):
-        excerpt = json.dumps(value, ensure_ascii=False)
+        excerpt = redact(json.dumps(value, ensure_ascii=False))  # before the cut: whole
         if len(excerpt) > 60:
             excerpt = excerpt[:57] + '..."'
         return f"the string {excerpt}"

@@ -69,7 +69,9 @@ class OutputWithWholeCopy(BoundedOutput):
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         too_long = self.total_bytes + len(data) > HEAD_BYTES + TAIL_BYTES
         if self.copy is None and self.path is not None and too_long:
-            self._keep_whole(bytes(self.head + self.tail))  # all of it so far
+            # All of it so far: head and tail, redacted, and what the redactor holds back
+            # (raw: the file's own redactor goes on from there with `data`).
+            self._keep_whole(bytes(self.head + self.tail + self.redactor.held))
         super().pipe_data_received(fd, data)
         if self.copy is not None:
             self._keep_whole(data)

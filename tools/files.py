@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from redaction import redact, secret_values
+from redaction import secret_values
 from tools.base import Tool, ToolError
 from tools.beneath import (
     Fingerprint,
@@ -431,16 +431,15 @@ def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
 
 def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
     """The numbered lines read_file shows, with a note on how to read more."""
+    # The key planloop sends with every request (kept in a .env, say) is never shown: the
+    # model reading it could write it where it would leave the machine. Each line is redacted
+    # before it is cut to its shown length, so no part of the key is left at the cut.
     try:
-        window = read_window(file, offset, limit)
+        window = read_window(file, offset, limit, secret_values())
     except PastEnd as end:
         raise _past_end_error(path, offset, end.total_lines) from None
     if not window.lines:
         return "(empty file)"
-    # The key planloop sends with every request (kept in a .env, say) is never shown: the
-    # model reading it could write it where it would leave the machine.
-    secrets = secret_values()
-    window.lines = [redact(line, secrets) for line in window.lines]
     if not window.more:
         return "\n".join(window.lines)
     # The rest is counted only when it is small (textio.COUNT_REMAINING_LIMIT_BYTES).

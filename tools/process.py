@@ -57,6 +57,8 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
+from redaction import StreamRedactor
+
 # How much of the output the model sees: the beginning and the end, each this many bytes.
 HEAD_BYTES = 16 * 1024
 TAIL_BYTES = 16 * 1024
@@ -167,6 +169,10 @@ class BoundedOutput(ProcessWatch):
     head and tail at once, so the pipe is drained as fast as it is filled, and a command that
     prints gigabytes costs HEAD_BYTES + TAIL_BYTES of memory. With a `listener`, the newest
     output is also passed on as it comes (LiveTail).
+
+    The key is redacted as the output comes in, before any of it is cut (the head's end, the
+    tail's start, the live window): cut first, a key across a cut would keep all but one end.
+    `total_bytes` counts the redacted stream.
     """
 
     def __init__(self, listener: Callable[[str], None] | None = None) -> None:
@@ -175,6 +181,7 @@ class BoundedOutput(ProcessWatch):
         self.tail = bytearray()
         self.total_bytes = 0
         self.live = LiveTail(listener) if listener is not None else None
+        self.redactor = StreamRedactor()
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if self.live is not None:
@@ -182,6 +189,9 @@ class BoundedOutput(ProcessWatch):
         super().pipe_connection_lost(fd, exc)
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
+        data = self.redactor.feed(data)
+        if not data:
+            return
         if self.live is not None:
             self.live.feed(data)
         self.total_bytes += len(data)
@@ -195,14 +205,17 @@ class BoundedOutput(ProcessWatch):
 
     def text(self) -> str:
         """The output as text, with a marker where the middle was cut out."""
+        # What the redactor still holds (the start of a key, or not) ends the output: it is
+        # over when this is asked.
+        held = self.redactor.held
         cut_bytes = self.total_bytes - len(self.head) - len(self.tail)
         if cut_bytes == 0:
             # Head and tail are contiguous: decode them together so a character split
             # between them survives.
-            return (self.head + self.tail).decode("utf-8", errors="replace")
+            return (self.head + self.tail + held).decode("utf-8", errors="replace")
         # Decoding each part separately turns a character cut at a boundary into one U+FFFD.
         head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
+        tail = (self.tail + held).decode("utf-8", errors="replace")
         return f"{head}\n... [{cut_bytes} bytes cut from the middle of the output] ...\n{tail}"
 
     @property

@@ -80,6 +80,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from redaction import secret_encodings
 from tools import landlock, sandbox_launch
@@ -132,8 +133,11 @@ from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
-# A .env file is read this far for the key planloop uses (holds_known_secret).
-MAX_SECRET_SCAN_BYTES = 1024 * 1024
+# A key file is read whole for the key planloop uses (holds_known_secret), this much at a time;
+# one larger than MAX_SECRET_SCAN_BYTES counts as holding it: settings.py reads a .env whole, so
+# the key may sit anywhere in it, and a bound is still needed for a file that grows as it is read.
+SECRET_SCAN_CHUNK_BYTES = 1024 * 1024
+MAX_SECRET_SCAN_BYTES = 16 * 1024 * 1024
 
 
 def clean_environment(sandboxed: bool = True) -> dict[str, str]:
@@ -577,12 +581,37 @@ def holds_known_secret(path: Path) -> bool:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return True
         with os.fdopen(os.dup(fd), "rb") as file:
-            data = file.read(MAX_SECRET_SCAN_BYTES)
+            if scan_for_secrets(file, secrets):
+                return True
+            # Not in its bytes, and small enough to read whole: as python-dotenv gives it.
+            file.seek(0)
+            return holds_the_key(file.read(MAX_SECRET_SCAN_BYTES + 1))
     except OSError:
         return True
     finally:
         os.close(fd)
-    return holds_the_key(data)
+
+
+def scan_for_secrets(file: BinaryIO, secrets: list[bytes]) -> bool:
+    """Whether the rest of `file` holds one of `secrets`, or is too big to tell.
+
+    It is read in chunks, each looked at together with the end of the one before (as long as
+    the longest secret, less a byte), so a secret across a chunk's edge is found too. Past
+    MAX_SECRET_SCAN_BYTES the answer is yes: a file hidden that needed no hiding is a failure
+    a command reports, a key read is not.
+    """
+    overlap = max(len(secret) for secret in secrets) - 1
+    carried = b""
+    scanned = 0
+    while chunk := file.read(SECRET_SCAN_CHUNK_BYTES):
+        scanned += len(chunk)
+        data = carried + chunk
+        if any(secret in data for secret in secrets):
+            return True
+        if scanned > MAX_SECRET_SCAN_BYTES:
+            return True
+        carried = data[-overlap:] if overlap else b""
+    return False
 
 
 def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:

@@ -21,8 +21,11 @@ import codecs
 import contextlib
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
+
+from redaction import redact, start_of_a_secret
 
 # Longer lines are cut, so one minified line cannot fill the model's context.
 MAX_LINE_CHARS = 2000
@@ -70,8 +73,9 @@ class Window:
         return self.first + len(self.lines) - 1
 
 
-def read_window(file: BinaryIO, first: int, limit: int) -> Window:
-    """Up to `limit` numbered lines of `file` (UTF-8 or close to it) from line `first` on.
+def read_window(file: BinaryIO, first: int, limit: int, secrets: Sequence[str] = ()) -> Window:
+    """Up to `limit` numbered lines of `file` (UTF-8 or close to it) from line `first` on,
+    each with `secrets` redacted before it is cut to MAX_LINE_CHARS.
 
     Raises PastEnd when the file has fewer than `first` lines.
     """
@@ -82,7 +86,7 @@ def read_window(file: BinaryIO, first: int, limit: int) -> Window:
     skipped = skip_lines(file, first - 1)
     if skipped < first - 1:
         raise PastEnd(skipped)
-    lines, more, window_end = _numbered_lines(file, first, limit)
+    lines, more, window_end = _numbered_lines(file, first, limit, list(secrets))
     if not lines:  # the file ends with a line break right before the wanted line
         raise PastEnd(first - 1)
     total = None
@@ -114,8 +118,10 @@ def skip_lines(file: BinaryIO, count: int) -> int:
     return skipped
 
 
-def _numbered_lines(file: BinaryIO, first: int, limit: int) -> tuple[list[str], bool, int]:
-    """Read up to `limit` numbered lines from the current position.
+def _numbered_lines(
+    file: BinaryIO, first: int, limit: int, secrets: list[str]
+) -> tuple[list[str], bool, int]:
+    """Read up to `limit` numbered lines from the current position, `secrets` redacted.
 
     Returns the formatted lines, whether more of the file remains after them, and the byte
     position just after the last line shown.
@@ -123,16 +129,28 @@ def _numbered_lines(file: BinaryIO, first: int, limit: int) -> tuple[list[str], 
     shown: list[str] = []
     output_chars = 0
     window_end = file.tell()
+    # A line is redacted before it is cut, never after: a secret across the cut would keep
+    # all but its end. So a long line is read a secret's length past MAX_LINE_BYTES (a secret
+    # that starts before the cut ends in what is read), and where reading stopped mid-line, an
+    # end that a secret begins with is left out (it starts past the cut anyway).
+    past_cut = max((len(secret.encode()) for secret in secrets), default=0)
+    most = MAX_LINE_BYTES + past_cut
     while len(shown) < limit:
         # readline with a size bounds memory even for a file that is one enormous line.
-        raw = file.readline(MAX_LINE_BYTES)
+        raw = file.readline(most)
         if not raw:
             return shown, False, window_end
         truncated = False
-        if not raw.endswith(b"\n") and len(raw) == MAX_LINE_BYTES:
+        if not raw.endswith(b"\n") and len(raw) == most:
             truncated = True
             _skip_rest_of_line(file)
-        line = raw.removesuffix(b"\n").removesuffix(b"\r").decode("utf-8", errors="replace")
+        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+        # A character cut at the end stays out rather than becoming U+FFFD after a secret's start.
+        line, _ = codecs.utf_8_decode(raw, "replace", not truncated)
+        if secrets:
+            line = redact(line, secrets)
+            if truncated:
+                line = line[: len(line) - start_of_a_secret(line, secrets)]
         if len(line) > MAX_LINE_CHARS:
             line = line[:MAX_LINE_CHARS]
             truncated = True
