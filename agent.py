@@ -75,7 +75,7 @@ from model import (
     with_cache_breakpoints,
 )
 from prompts import load_prompt
-from redaction import redact_request
+from redaction import RequestRedactor
 from settings import make_undumpable, read_settings
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 from tools.process import output_heard_by
@@ -181,6 +181,7 @@ class Agent:
             self.ui.notice(self.settings.model_notice)
         self.checkpoint = checkpoint  # called whenever the conversation is in a savable state
         self.trace: Any = None  # a wiretrace.Trace records what goes over the wire (--trace)
+        self.redact_request = RequestRedactor()  # every request, for this run's key (stream)
         self.messages: list[dict] = []
         self.last_usage: dict | None = None  # the usage of the latest reply
         self.last_stop_reason: str | None = None  # of the latest reply
@@ -350,7 +351,7 @@ class Agent:
         """
         # The history may hold this run's key although it was redacted when written: a
         # session saved under another key, now resumed under the one it holds.
-        request, dropped_thinking = redact_request(request)
+        request, dropped_thinking = self.redact_request(request)
         if (
             dropped_thinking
             and "thinking" in request

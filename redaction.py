@@ -154,7 +154,9 @@ def start_of_a_secret(data: AnyStr, secrets: Sequence[AnyStr]) -> int:
 THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
-def redact_request(request: dict, secrets: list[str] | None = None) -> tuple[dict, bool]:
+def redact_request(
+    request: dict, secrets: list[str] | None = None, memo: dict | None = None
+) -> tuple[dict, bool]:
     """A copy of a request with the secrets redacted from its system prompt and messages, and
     whether a thinking block was left out.
 
@@ -163,34 +165,77 @@ def redact_request(request: dict, secrets: list[str] | None = None) -> tuple[dic
     covers their text): one that holds a secret is left out of the request instead, as the API
     allows for a thinking block (the caller turns thinking off for a request whose tool loop
     then no longer opens with one). Redacted thinking is encrypted and holds no text to find.
+
+    `memo` (one per conversation, `RequestRedactor`) keeps each message's redacted copy: a
+    transcript grows at its end, so a request shares all but its last messages with the one
+    before, and redacting the whole history again would cost more every turn of a long session.
+    A message is kept there, and taken from it, only once it is no longer one of the last
+    RECENT_MESSAGES, which a turn may still change in place, and only as the very same object.
     """
     found = secret_values() if secrets is None else secrets
     if not found:
         return request, False
-    dropped = False
-
-    def block_kept(block: object) -> bool:
-        nonlocal dropped
-        if isinstance(block, dict) and block.get("type") == "thinking":
-            text = block.get("thinking")
-            if isinstance(text, str) and any(secret in text for secret in found):
-                dropped = True
-                return False
-        return True
-
-    def message(entry: dict) -> dict:
-        content = entry.get("content")
-        if not isinstance(content, list):
-            return _redacted(entry, found)
-        blocks = [_redacted(block, found) for block in content if block_kept(block)]
-        return {**entry, "content": blocks or [{"type": "text", "text": REDACTED}]}
-
     copy = dict(request)
     if "system" in copy:
         copy["system"] = _redacted(copy["system"], found)
-    if isinstance(copy.get("messages"), list):
-        copy["messages"] = [message(entry) for entry in copy["messages"]]
+    messages = copy.get("messages")
+    if not isinstance(messages, list):
+        return copy, False
+    settled = len(messages) - RECENT_MESSAGES
+    kept: dict[int, tuple[dict, dict, bool]] = {}
+    redacted_messages, dropped = [], False
+    for index, entry in enumerate(messages):
+        known = memo.get(id(entry)) if memo is not None and index < settled else None
+        if known is not None and known[0] is entry:
+            done = known
+        else:
+            done = (entry, *_redacted_message(entry, found))
+        if index < settled:  # the last ones may still change in place: never kept
+            kept[id(entry)] = done
+        redacted_messages.append(done[1])
+        dropped = dropped or done[2]
+    if memo is not None:
+        memo.clear()  # only this request's messages: the memo is never larger than it
+        memo.update(kept)
+    copy["messages"] = redacted_messages
     return copy, dropped
+
+
+RECENT_MESSAGES = 2  # the last user and assistant messages: redacted afresh every request
+
+
+def _redacted_message(entry: object, secrets: list[str]) -> tuple[object, bool]:
+    """One message redacted, and whether a thinking block holding a secret was left out."""
+    content = entry.get("content") if isinstance(entry, dict) else None
+    if not isinstance(content, list):
+        return _redacted(entry, secrets), False
+    blocks = [block for block in content if not _thinking_with_secret(block, secrets)]
+    redacted = [_redacted(block, secrets) for block in blocks] or [
+        {"type": "text", "text": REDACTED}
+    ]
+    return {**entry, "content": redacted}, len(blocks) < len(content)
+
+
+def _thinking_with_secret(block: object, secrets: list[str]) -> bool:
+    if not (isinstance(block, dict) and block.get("type") == "thinking"):
+        return False
+    text = block.get("thinking")
+    return isinstance(text, str) and any(secret in text for secret in secrets)
+
+
+class RequestRedactor:
+    """`redact_request` for the requests of one conversation, with its memo; a new key (the
+    secrets changed) starts the memo again."""
+
+    def __init__(self) -> None:
+        self.secrets: list[str] | None = None
+        self.memo: dict[int, tuple[dict, dict, bool]] = {}
+
+    def __call__(self, request: dict) -> tuple[dict, bool]:
+        secrets = secret_values()
+        if secrets != self.secrets:
+            self.secrets, self.memo = secrets, {}
+        return redact_request(request, secrets, self.memo)
 
 
 def _redacted(value: object, secrets: list[str]) -> object:

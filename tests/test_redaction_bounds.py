@@ -293,3 +293,43 @@ def test_piped_input_cut_at_its_limit_keeps_no_part_of_the_key(monkeypatch):
     many = KEY.encode() * (2 * PIPED_LIMIT // len(KEY))
     prompt = with_piped_input("review this", io.BytesIO(many), lambda line: None)
     assert "[redacted]" in prompt and not leaked(KEY, prompt)
+
+
+def test_each_request_of_a_long_conversation_is_redacted_not_only_the_first(monkeypatch):
+    # The redaction keeps each message's redacted copy from one request to the next (the
+    # history is not redacted again every turn); an old message holding the key must still go
+    # out redacted in every later request, and one replaced by another copy (context clearing)
+    # or a new key must be redacted afresh.
+    from redaction import RequestRedactor, redact_request
+
+    def user(words: str) -> dict:
+        return {"role": "user", "content": [{"type": "text", "text": words}]}
+
+    def assistant(words: str) -> dict:
+        return {"role": "assistant", "content": [{"type": "text", "text": words}]}
+
+    history = [user(f"the key is {KEY}"), assistant("noted")]
+    memo: dict = {}
+    sent = []
+    for turn in range(6):
+        history += [user(f"turn {turn}"), assistant(f"reply {turn} quoting {KEY}")]
+        request, _ = redact_request({"messages": list(history)}, [KEY], memo)
+        sent.append(request)
+        assert leaked(KEY, request) == [], turn
+    assert KEY in history[0]["content"][0]["text"]  # what is stored stays as it was
+    assert sent[-1]["messages"][0] is sent[1]["messages"][0]  # redacted once, then reused
+    history[-1]["content"].append({"type": "text", "text": f"added in place {KEY}"})
+    history += [user("one more"), assistant("ok")]
+    request, _ = redact_request({"messages": list(history)}, [KEY], memo)
+    assert "added in place" in json.dumps(request) and leaked(KEY, request) == []
+    history[0] = user(f"cleared, but for {KEY[:20]}{KEY[20:]}")  # a new object in its place
+    request, _ = redact_request({"messages": list(history)}, [KEY], memo)
+    assert leaked(KEY, request) == [] and "cleared" in request["messages"][0]["content"][0]["text"]
+
+    redactor = RequestRedactor()
+    history = [user(f"old {OTHER_KEY}"), assistant("ok"), user("go on"), assistant("ok")]
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", KEY)
+    first, _ = redactor({"messages": list(history)})
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", OTHER_KEY)  # another key now: nothing kept counts
+    second, _ = redactor({"messages": list(history)})
+    assert OTHER_KEY in json.dumps(first) and leaked(OTHER_KEY, second) == []
