@@ -26,9 +26,10 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   Fair to each place. The folders above the workspace may be a cloned repository's own (one
   opened at its `app/`), and the workspace is one: what they hold is not the person's, and
   could be made to use up the bounds. So each place is searched on its own, nested places
-  carved out of the outer ones, and the places take turns an entry at a time; those in the
-  workspace's repository come after all the others. When a bound stops the search, `cut_short`
-  says which bound and `unfinished` which places, and the person is told.
+  carved out of the outer ones, and the places take turns an entry at a time: a place that
+  holds more than the others uses up no more than its share while they still have entries
+  to read. When a bound stops the search, `cut_short` says which bound and `unfinished` which
+  places, and the person is told.
 
 - Second paths. A file is hidden by a bind at one path, while the host may show the same
   folder at another (`/data/home` bound on `/home`, a devcontainer's volume, a btrfs
@@ -135,12 +136,10 @@ def base64_forms(secret: bytes) -> set[bytes]:
 
 @dataclass(frozen=True)
 class Place:
-    """One place searched: a folder and how deep, or a file; `trusted` when it is not the
-    workspace's nor its repository's, which are searched after the others."""
+    """One place searched: a folder and how many levels down, or a file (depth 0)."""
 
     path: Path
     depth: int
-    trusted: bool = True
 
 
 @dataclass
@@ -179,32 +178,26 @@ class KeyCopySearch:
             self.done.set()
 
     def search(self, deadline: float) -> None:
-        """The places in turns, an entry each, the trusted ones first; until a bound stops it."""
+        """The places in turns, an entry each, until a bound stops it: a place with more
+        entries than the others (a flood of files) uses up no more than its share of the
+        bounds while the others still have some to read."""
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
         self.seen: set[tuple[int, int]] = set()
         folders = [place.path for place in self.places if place.depth > 0]
-        for trusted in (True, False):
-            turns = collections.deque(
-                (place, self.walk(place, folders))
-                for place in self.places
-                if place.trusted == trusted
-            )
-            while turns:
-                place, walker = turns.popleft()
-                try:
-                    next(walker)
-                except StopIteration:
-                    continue
-                turns.append((place, walker))
-                bound = self.bound_reached(deadline)
-                if bound:
-                    self.cut_short = bound
-                    self.unfinished = [place.path for place, _ in turns]
-                    self.unfinished += [
-                        place.path for place in self.places if trusted and not place.trusted
-                    ]
-                    return
+        turns = collections.deque((place, self.walk(place, folders)) for place in self.places)
+        while turns:
+            place, walker = turns.popleft()
+            try:
+                next(walker)
+            except StopIteration:
+                continue
+            turns.append((place, walker))
+            bound = self.bound_reached(deadline)
+            if bound:
+                self.cut_short = bound
+                self.unfinished = [place.path for place, _ in turns]
+                return
 
     def bound_reached(self, deadline: float) -> str | None:
         if self.entries > SEARCH_ENTRIES:
@@ -310,16 +303,6 @@ _searches: dict[tuple, KeyCopySearch] = {}
 _lock = threading.Lock()
 
 
-def repository_top(workspace: Path) -> Path | None:
-    """The top of the repository the workspace lies in (the nearest folder at or above it
-    holding `.git`), or None. What it holds came with the repository, not from the person."""
-    for folder in (workspace, *workspace.parents):
-        if os.path.lexists(folder / ".git"):
-            # A home folder kept in git (dotfiles) holds the person's own files.
-            return None if Path.home().is_relative_to(folder) else folder
-    return None
-
-
 def unit_files(home: Path, as_root: bool) -> list[str]:
     """The files systemd units name with `EnvironmentFile=` (the home folder's user units, and
     as root the system's): a key kept for a service, wherever the unit put it."""
@@ -347,10 +330,8 @@ def unit_files(home: Path, as_root: bool) -> list[str]:
 def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
     """The places to search: the home folder, the two folders above the workspace, the
     workspace; as root, ROOT_PLACES and the files systemd units name. Not /tmp (the sandbox's
-    own is private), nor a system folder but those, nor `/`. The workspace and the folders
-    above it that its repository holds come last (`Place.trusted`)."""
+    own is private), nor a system folder but those, nor `/`."""
     as_root = os.geteuid() == 0
-    top = repository_top(workspace)
     candidates = [(home, SEARCH_DEPTH)]
     candidates += [(folder, SIBLING_DEPTH) for folder in list(workspace.parents)[:2]]
     candidates += [(workspace, SIBLING_DEPTH)]
@@ -371,13 +352,7 @@ def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
         if system and not any(real.is_relative_to(a) for a in allowed):
             continue
         places[real] = max(depth, places.get(real, 0)) if depth else places.get(real, 0)
-    untrusted = [Path(os.path.realpath(workspace))]
-    if top is not None:
-        untrusted.append(Path(os.path.realpath(top)))
-    return tuple(
-        Place(path, depth, not any(path.is_relative_to(u) for u in untrusted))
-        for path, depth in places.items()
-    )
+    return tuple(Place(path, depth) for path, depth in places.items())
 
 
 def search_secrets() -> tuple[bytes, ...]:
