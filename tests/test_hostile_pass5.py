@@ -404,7 +404,7 @@ def test_the_key_never_reaches_the_model_from_a_parent_folder_or_a_file_of_anoth
         (app / "config").mkdir(parents=True)
         (monorepo / ".env").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
         (monorepo / ".envrc").write_text(f"export ANTHROPIC_API_KEY={API_KEY}\n")
-        # A name no key file has (a `*.env` file holding the key is hidden: test_key_copies.py).
+        # A name no key file has (hidden for what it holds: test_key_copies_more.py).
         (app / "config" / "app.cfg").write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")
         steal = "cat ../.env ../.envrc; rev ../.env; cat config/app.cfg; echo finished"
         api.add({"content": [tool_use("bash", {"command": steal})]})
@@ -415,7 +415,8 @@ def test_the_key_never_reaches_the_model_from_a_parent_folder_or_a_file_of_anoth
         read, _ = tool_results(api)
         assert "finished" in read
         assert API_KEY not in read and API_KEY[::-1] not in read  # the parent's files are empty
-        assert "ANTHROPIC_API_KEY=[redacted]" in read  # the app's own file: shown, key redacted
+        # The app's own file holding the key: a copy found by its content, empty too.
+        assert "ANTHROPIC_API_KEY" not in read
         for request in api.accepted:
             assert API_KEY not in json.dumps(request)
     finally:

@@ -4,22 +4,32 @@ The sandbox (tools/sandbox.py) hides secrets by where they are: SECRET_HOME_PATH
 workspace's `.env` files, those above it. Two things slip past a list of places:
 
 - Copies. People paste the one key into every project (`~/code/chatbot/.env`,
-  `../other/.env`), into a systemd user unit's `Environment=`, `~/.tmux.conf`, other tools'
-  configs (Claude Desktop's, Crush's, LiteLLM's, aider's `oauth-keys.env`). No list of such
-  places ends; what a file holds does tell. `KeyCopySearch` reads the small files in the places
-  a key is likely kept, once per run (again only when the key or the places change), in a
-  thread started before the first command, and notes each file that holds the key in any
-  encoding redaction knows. Every sandbox made after that hides them (KEY_FILES).
+  `../other/.env`, a venv's `bin/activate`, a Kubernetes Secret in base64), into a systemd
+  unit's `Environment=`, `~/.tmux.conf`, other tools' configs (Claude Desktop's, cargo's `[env]`,
+  VS Code's remote settings, conda's `activate.d`); editors leave copies of the workspace's `.env`
+  beside it (Emacs's `#.env#`). No list of such places ends; what a file holds does tell.
+  `KeyCopySearch` reads the files in the places a key is likely kept, once per run (again only
+  when the key or the places change), in a thread started before the first command, and notes
+  each file that holds the key in any encoding redaction knows, or in base64. Every sandbox made
+  after that hides them (KEY_FILES).
 
       where      your home folder, SEARCH_DEPTH levels down; the folder holding the workspace
-                 and the one above it (your other projects), SIBLING_DEPTH levels down
-      not        the workspace (scanned on its own, and a command could flood it to use up
-                 the search), what the sandbox hides already, /tmp (the sandbox's is its
-                 own), the system's folders, and folders that hold packages or a VCS's
-                 objects (SKIPPED_FOLDERS: the bulk of the entries, and no keys)
-      bounds     SEARCH_ENTRIES entries, SEARCH_FILES files of at most MAX_FILE_BYTES, and
-                 SEARCH_SECONDS; the search stops at the first bound reached, shallow
-                 folders first, which is where keys are kept
+                 and the one above it (your other projects) and the workspace itself,
+                 SIBLING_DEPTH levels down; as root, /etc, cron's tables, and the files
+                 systemd units name (`EnvironmentFile=`), where a server keeps such a key
+      not        what the sandbox hides already, /tmp (the sandbox's is its own), the system's
+                 folders, and what is known by what it is to hold only what tools wrote:
+                 package stores, a VCS's objects, caches that say so (`skips_child`)
+      bounds     SEARCH_ENTRIES entries, SEARCH_FILES files, SEARCH_BYTES bytes (at most
+                 MAX_FILE_BYTES of one file, read in pieces) and SEARCH_SECONDS
+
+  Fair to each place. The folders above the workspace may be a cloned repository's own (one
+  opened at its `app/`), and the workspace is one: what they hold is not the person's, and
+  could be made to use up the bounds. So each place is searched on its own, nested places
+  carved out of the outer ones, and the places take turns an entry at a time: a place that
+  holds more than the others uses up no more than its share while they still have entries
+  to read. When a bound stops the search, `cut_short` says which bound and `unfinished` which
+  places, and the person is told.
 
 - Second paths. A file is hidden by a bind at one path, while the host may show the same
   folder at another (`/data/home` bound on `/home`, a devcontainer's volume, a btrfs
@@ -29,53 +39,126 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
 
 from __future__ import annotations
 
+import base64
 import collections
 import os
+import re
 import stat
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from redaction import secret_encodings
 
-SEARCH_DEPTH = 5  # ~/.local/share/jupyter/jupyter_ai/config.json is five levels down
-SIBLING_DEPTH = 4  # <folder above>/<project>/<sub>/.env, and a home folder's ~/code/x/.env
+SEARCH_DEPTH = 7  # ~/miniconda3/envs/<env>/etc/conda/activate.d/env_vars.sh: six folders down
+SIBLING_DEPTH = 6  # <mono>/deploy/k8s/overlays/prod/secrets.env, from <mono>/services/<ws>
 SEARCH_ENTRIES = 200_000
-SEARCH_FILES = 20_000
-MAX_FILE_BYTES = 256 * 1024  # key files are small; logs and databases are not read
+SEARCH_FILES = 50_000  # the time bound is the one usually met first
+SEARCH_BYTES = 512 * 1024 * 1024
+SMALL_FILE_BYTES = 256 * 1024  # read in one go; a larger file in pieces of this size
+MAX_FILE_BYTES = 32 * 1024 * 1024  # of one file: a notebook, a log, an editor's state database
 SEARCH_SECONDS = 5.0
 MAX_FOUND = 500  # each is one bind in every sandbox
-# Folders of packages, build output and version control: thousands of files each, written by
-# tools rather than by you. Only the person's own files are searched (no command can write
-# outside the workspace), so skipping these by name hides nothing a command could plant.
-SKIPPED_FOLDERS = frozenset(
-    {".git", ".hg", ".svn", ".jj", "node_modules", "site-packages", "dist-packages"}
-    | {"__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".ruff_cache"}
-    | {".pytest_cache", "target", ".gradle", ".m2", ".cargo", ".rustup", ".npm", ".pnpm-store"}
-    | {".cache", ".vscode-server", ".nvm", ".pyenv", ".conda"}
+# What a folder is, by its name anywhere: installed packages and tools' own output, thousands
+# of files each, written by package managers and linters, never where a person pastes a key.
+# (A venv, a conda env, cargo's or VS Code's folders are searched: their bin/activate,
+# etc/conda/activate.d, config.toml and settings.json are where people do.)
+PACKAGE_FOLDERS = frozenset(
+    {"node_modules", "bower_components", "site-packages", "dist-packages", "__pycache__"}
+    | {".mypy_cache", ".ruff_cache", ".pytest_cache", ".pnpm-store", "_cacache"}
 )
-# System folders: what every command needs, never a copy of your key.
+# Folders that are a store inside a folder of a known kind, told by a file beside it: a VCS's
+# objects (compressed: a key there cannot be found by its bytes anyway), a Python or Rust
+# installation's library, conda's package cache, registries' downloaded sources.
+STORES_BESIDE = (
+    ("HEAD", frozenset({"objects", "lfs"})),  # a git directory (.git, a bare repository)
+    ("requires", frozenset({"store", "cache"})),  # .hg
+    ("wc.db", frozenset({"pristine"})),  # .svn
+    ("conda-meta", frozenset({"pkgs", "lib", "include", "share", "Lib"})),  # a conda env
+    ("pyvenv.cfg", frozenset({"lib", "lib64", "include", "share", "Lib"})),  # a venv
+    ("config.toml", frozenset({"registry", "git"})),  # ~/.cargo: downloaded crates
+    ("settings.xml", frozenset({"repository"})),  # ~/.m2
+)
+# Folder names that are a store wherever they lie beneath a folder of this name.
+STORES_UNDER = {
+    ".cargo": frozenset({"registry", "git"}),  # crates, with or without a config.toml
+    ".m2": frozenset({"repository"}),
+    ".gradle": frozenset({"caches", "wrapper", "native"}),
+    "lib": frozenset({"rustlib"}),  # a Rust toolchain's libraries and sources
+    "share": frozenset({"doc", "man", "locale", "icons"}),  # what packages install
+}
+PYTHON_LIBRARY = re.compile(r"python[23](\.\d+)?t?")  # lib/python3.12: a Python's library
+# How programs and compressed archives begin (ELF, Mach-O, gzip, xz, zstd, bzip2, zip, 7z): a
+# large one is read no further than its first piece, as what follows is machine code, where
+# no one pastes a key, or compressed, where no key is found by its bytes.
+OPAQUE_STARTS = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\x1f\x8b", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")
+OPAQUE_STARTS += (b"BZh", b"PK\x03\x04", b"7z\xbc\xaf")
+CACHE_TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: "a cache, regenerated at will"
+# System folders: what every command needs. Not searched, but for /etc as root (below).
 SYSTEM_FOLDERS = tuple(
     Path(folder)
     for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
     + ("/proc", "/sys", "/dev", "/run", "/boot", "/tmp", "/nix", "/snap")
 )
+# Searched as root: a server's keys are kept in /etc (systemd's EnvironmentFile=/etc/default/x,
+# /etc/<app>/*.env), root's crontab (`ANTHROPIC_API_KEY=...` lines) and the files units name.
+ROOT_PLACES = ((Path("/etc"), SIBLING_DEPTH), (Path("/var/spool/cron"), 3))
+UNIT_FOLDERS = ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system")
+USER_UNIT_FOLDER = ".config/systemd/user"
+MAX_UNIT_FILES = 2_000
+
+
+def skips_child(names: set[str], parent: str, name: str) -> bool:
+    """Whether the folder `name`, in a folder named `parent` that holds `names`, is one of
+    the stores the search passes by (see PACKAGE_FOLDERS, STORES_BESIDE, STORES_UNDER)."""
+    if name in PACKAGE_FOLDERS or name in STORES_UNDER.get(parent, ()):
+        return True
+    if parent in ("lib", "lib64", "Lib") and PYTHON_LIBRARY.fullmatch(name):
+        return True
+    return any(marker in names and name in stores for marker, stores in STORES_BESIDE)
+
+
+def base64_forms(secret: bytes) -> set[bytes]:
+    """What base64 (standard and URL-safe) makes of `secret` wherever it lies in what is
+    encoded: one form for each of the three places it may start in a group of three bytes,
+    without the characters that also hold the bytes around it."""
+    forms = set()
+    for shift in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(bytes(shift) + secret + bytes(3))
+            first = -(-8 * shift // 6)  # the first character made of the secret's bits only
+            last = 8 * (shift + len(secret)) // 6  # and the last
+            forms.add(encoded[first:last])
+    return forms
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place searched: a folder and how many levels down, or a file (depth 0)."""
+
+    path: Path
+    depth: int
 
 
 @dataclass
 class KeyCopySearch:
     """One search (see the module's notes): `found` holds the real path of each file that holds
-    the key, once `done` is set; `cut_short` says which bound stopped it, if one did."""
+    the key, once `done` is set; `cut_short` says which bound stopped it, if one did, and
+    `unfinished` the places it did not search to their end."""
 
-    roots: tuple[tuple[Path, int], ...]  # (folder, depth)
-    skipped: tuple[Path, ...]  # the workspace and what the sandbox hides already
+    places: tuple[Place, ...]
+    skipped: tuple[Path, ...]  # what the sandbox hides already, the system's folders
     secrets: tuple[bytes, ...]
     found: list[Path] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     cut_short: str | None = None
+    unfinished: list[Path] = field(default_factory=list)
     seconds: float = 0.0
     files_read: int = 0
+    bytes_read: int = 0
+    entries: int = 0
 
     def result(self) -> list[Path]:
         """The files found, once the search has ended (it ends within SEARCH_SECONDS, unless a
@@ -95,100 +178,209 @@ class KeyCopySearch:
             self.done.set()
 
     def search(self, deadline: float) -> None:
-        pending = collections.deque((root, 0, depth) for root, depth in self.roots)
-        seen_folders: set[tuple[int, int]] = set()
-        entries = 0
-        longest = max(len(secret) for secret in self.secrets)
+        """The places in turns, an entry each, until a bound stops it: a place with more
+        entries than the others (a flood of files) uses up no more than its share of the
+        bounds while the others still have some to read."""
+        self.longest = max(len(secret) for secret in self.secrets)
+        self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
+        self.seen: set[tuple[int, int]] = set()
+        folders = [place.path for place in self.places if place.depth > 0]
+        turns = collections.deque((place, self.walk(place, folders)) for place in self.places)
+        while turns:
+            place, walker = turns.popleft()
+            try:
+                next(walker)
+            except StopIteration:
+                continue
+            turns.append((place, walker))
+            bound = self.bound_reached(deadline)
+            if bound:
+                self.cut_short = bound
+                self.unfinished = [place.path for place, _ in turns]
+                return
+
+    def bound_reached(self, deadline: float) -> str | None:
+        if self.entries > SEARCH_ENTRIES:
+            return f"more than {SEARCH_ENTRIES} entries"
+        if self.files_read > SEARCH_FILES:
+            return f"more than {SEARCH_FILES} files"
+        if self.bytes_read > SEARCH_BYTES:
+            return f"more than {SEARCH_BYTES // 2**20} MiB"
+        if len(self.found) >= MAX_FOUND:
+            return f"{MAX_FOUND} files holding the key"
+        if time.monotonic() > deadline:
+            return f"{SEARCH_SECONDS:.0f} s"
+        return None
+
+    def walk(self, place: Place, places: list[Path]) -> Iterator[None]:
+        """Searches `place`, breadth first, yielding after each entry; other places inside it
+        are left to their own turns. No link is followed, and the places are resolved: every
+        folder reached is real."""
+        if self.skips(place.path):
+            return
+        if place.depth == 0:  # a file
+            self.entries += 1
+            self.read_file(str(place.path))
+            yield
+            return
+        # Beneath a place, only a folder is compared: what is reached lies beneath `place`,
+        # and a folder the sandbox hides (or another place) is passed by as a whole.
+        passed = {str(path) for path in self.skipped} | {str(p) for p in places}
+        passed.discard(str(place.path))
+        pending = collections.deque([(str(place.path), 0)])
         while pending:
-            folder, depth, most = pending.popleft()
-            if self.skips(folder):
+            folder, depth = pending.popleft()
+            if folder in passed:
                 continue
             try:
                 info = os.stat(folder, follow_symlinks=False)
-                if (info.st_dev, info.st_ino) in seen_folders:
-                    continue  # reached from two roots (the home folder holds the workspace's)
-                seen_folders.add((info.st_dev, info.st_ino))
+                if (info.st_dev, info.st_ino) in self.seen:
+                    continue  # reached from two places
+                self.seen.add((info.st_dev, info.st_ino))
                 with os.scandir(folder) as listing:
                     children = list(listing)
             except OSError:
                 continue  # not readable by planloop: not by a command either
+            names = {entry.name for entry in children}
+            parent = os.path.basename(folder)
+            if CACHE_TAG in names:
+                continue  # a cache, regenerated at will: its tool wrote it all
             for entry in children:
-                entries += 1
-                if entries > SEARCH_ENTRIES or time.monotonic() > deadline:
-                    self.cut_short = (
-                        f"more than {SEARCH_ENTRIES} entries"
-                        if entries > SEARCH_ENTRIES
-                        else f"{SEARCH_SECONDS:.0f} s"
-                    )
-                    return
+                self.entries += 1
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if depth + 1 < most and entry.name not in SKIPPED_FOLDERS:
-                            pending.append((Path(entry.path), depth + 1, most))
+                        if depth + 1 < place.depth and not skips_child(names, parent, entry.name):
+                            pending.append((entry.path, depth + 1))
                     elif entry.is_file(follow_symlinks=False):
-                        if self.files_read >= SEARCH_FILES:
-                            self.cut_short = f"more than {SEARCH_FILES} files"
-                            return
-                        if entry.stat(follow_symlinks=False).st_size <= MAX_FILE_BYTES:
-                            self.files_read += 1
-                            self.look_at(Path(entry.path), longest)
+                        self.read_file(entry.path)
                 except OSError:
-                    continue
-                if len(self.found) >= MAX_FOUND:
-                    self.cut_short = f"{MAX_FOUND} files hold the key"
-                    return
+                    pass
+                yield
 
-    def skips(self, folder: Path) -> bool:
-        # No link is followed from a root, and the roots are resolved: `folder` is real.
-        return any(folder == other or folder.is_relative_to(other) for other in self.skipped)
-
-    def look_at(self, path: Path, longest: int) -> None:
+    def read_file(self, path: str) -> None:
         """Notes `path` when it holds the key. Not a FIFO or device: only regular files come
-        here, opened without blocking and checked again once open."""
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        here, opened without blocking and checked again once open. A large file is read in
+        pieces, each with the end of the one before (a key split between two is found), up to
+        MAX_FILE_BYTES."""
+        self.files_read += 1
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            return
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return
-            data = os.read(fd, MAX_FILE_BYTES + longest)
+            kept = b""
+            taken = 0
+            while taken < MAX_FILE_BYTES:
+                piece = os.read(fd, SMALL_FILE_BYTES)
+                if not piece:
+                    return
+                taken += len(piece)
+                self.bytes_read += len(piece)
+                data = kept + piece
+                if self.holds(data):
+                    self.found.append(Path(path))
+                    return
+                if taken == len(piece) and piece.startswith(OPAQUE_STARTS):
+                    return  # a program or a compressed archive: no pasted key further on
+                kept = data[-(self.longest - 1) :] if self.longest > 1 else b""
+        except OSError:
+            return
         finally:
             os.close(fd)
-        if any(secret in data for secret in self.secrets):
-            self.found.append(path)
+
+    def holds(self, data: bytes) -> bool:
+        if len(data) < 16 * 1024:  # most files: one pass for all the forms is quicker
+            return self.pattern.search(data) is not None
+        return any(secret in data for secret in self.secrets)  # each form a fast scan
+
+    def skips(self, path: Path) -> bool:
+        return any(path == other or path.is_relative_to(other) for other in self.skipped)
 
 
 _searches: dict[tuple, KeyCopySearch] = {}
 _lock = threading.Lock()
 
 
-def search_roots(workspace: Path, home: Path) -> tuple[tuple[Path, int], ...]:
-    """The folders to search, each with its depth: the home folder, and the two folders above
-    the workspace. Not /tmp (the sandbox's own is private) nor a system folder nor `/`."""
+def unit_files(home: Path, as_root: bool) -> list[str]:
+    """The files systemd units name with `EnvironmentFile=` (the home folder's user units, and
+    as root the system's): a key kept for a service, wherever the unit put it."""
+    named: list[str] = []
+    folders = [*(UNIT_FOLDERS if as_root else ()), str(home / USER_UNIT_FOLDER)]
+    read = 0
+    for top in folders:
+        for folder, _, names in os.walk(top):
+            for name in names:
+                read += 1
+                if read > MAX_UNIT_FILES:
+                    return named
+                try:
+                    with open(os.path.join(folder, name), "rb") as unit:
+                        text = unit.read(SMALL_FILE_BYTES).decode(errors="replace")
+                except OSError:
+                    continue
+                for line in text.splitlines():
+                    key, _, value = line.strip().partition("=")
+                    if key.strip() == "EnvironmentFile":
+                        named += [word.lstrip("-") for word in value.split() if "/" in word]
+    return named
+
+
+def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
+    """The places to search: the home folder, the two folders above the workspace, the
+    workspace; as root, ROOT_PLACES and the files systemd units name. Not /tmp (the sandbox's
+    own is private), nor a system folder but those, nor `/`."""
+    as_root = os.geteuid() == 0
     candidates = [(home, SEARCH_DEPTH)]
     candidates += [(folder, SIBLING_DEPTH) for folder in list(workspace.parents)[:2]]
-    roots: dict[Path, int] = {}
+    candidates += [(workspace, SIBLING_DEPTH)]
+    if as_root:
+        candidates += list(ROOT_PLACES)
+    candidates += [(Path(path), 0) for path in unit_files(home, as_root) if os.path.isabs(path)]
+    places: dict[Path, int] = {}
+    # A file a unit names under /etc as root only: /etc is read whole then anyway, and one
+    # readable without being root is the system's to keep, not a copy of the person's.
+    allowed = [folder for folder, _ in ROOT_PLACES] if as_root else []
     for folder, depth in candidates:
         real = Path(os.path.realpath(folder))
-        if len(real.parts) <= 1 or any(real.is_relative_to(s) for s in SYSTEM_FOLDERS):
+        if len(real.parts) <= 1 or real.is_relative_to("/tmp"):
             continue
-        roots[real] = max(depth, roots.get(real, 0))
-    return tuple(roots.items())
+        if depth and not os.path.isdir(real) or not depth and not os.path.isfile(real):
+            continue
+        system = any(real.is_relative_to(s) for s in SYSTEM_FOLDERS)
+        if system and not any(real.is_relative_to(a) for a in allowed):
+            continue
+        places[real] = max(depth, places.get(real, 0)) if depth else places.get(real, 0)
+    return tuple(Place(path, depth) for path, depth in places.items())
+
+
+def search_secrets() -> tuple[bytes, ...]:
+    """planloop's key and token as bytes, in every encoding redaction knows, and in base64."""
+    found = {secret for secret, _ in secret_encodings()}
+    utf8 = {secret for secret, _ in secret_encodings() if secret.isascii()}
+    for secret in utf8:
+        found |= base64_forms(secret)
+    return tuple(sorted(found))
 
 
 def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None:
     """The search for copies of the key around `workspace`, started now unless one for the same
     key and places was started already in this run; None when there is no key to look for.
     `hidden`: what the sandbox hides already, not searched."""
-    secrets = tuple(sorted({secret for secret, _ in secret_encodings()}))
+    secrets = search_secrets()
     if not secrets:
         return None
     root = Path(os.path.realpath(workspace))
-    roots = search_roots(root, Path.home())
-    skipped = (root, *(Path(os.path.realpath(path)) for path in hidden), *SYSTEM_FOLDERS)
-    key = (secrets, roots)  # the workspace counts only through the roots: one search a run
+    places = search_places(root, Path.home())
+    allowed = [place.path for place in places]
+    system = [s for s in SYSTEM_FOLDERS if not any(p.is_relative_to(s) for p in allowed)]
+    skipped = (*(Path(os.path.realpath(path)) for path in hidden), *system)
+    key = (secrets, places)  # one search a run
     with _lock:
         search = _searches.get(key)
         if search is None:
-            search = KeyCopySearch(roots, skipped, secrets)
+            search = KeyCopySearch(places, skipped, secrets)
             _searches[key] = search
             search.start()
     return search

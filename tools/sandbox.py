@@ -1727,9 +1727,13 @@ class Bubblewrap:
             KEY_FILES.update(dict.fromkeys(search.result()))
             if search.cut_short and not self.search_cut_said:
                 self.search_cut_said = True
+                places = ", ".join(str(path) for path in search.unfinished[:4])
+                more = len(search.unfinished) - 4
+                places += f" and {more} more" if more > 0 else ""
                 self._tell(
                     f"planloop: the search for copies of the API key stopped at "
-                    f"{search.cut_short}; copies past that point stay readable to commands."
+                    f"{search.cut_short} before it finished {places or 'its places'}: a copy "
+                    "of the key there stays readable to commands."
                 )
         for path in snapshot.key_files:  # docker.env, .envs/.local/.django
             hiding = hide_key_outside(path)

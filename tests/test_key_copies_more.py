@@ -1,0 +1,169 @@
+"""Copies of planloop's key that a search by name or by plain bytes misses.
+
+A Kubernetes Secret holds the key in base64; a notebook holding it is larger than a config
+file; people keep it in places that hold packages too (a venv's `bin/activate`, cargo's
+`[env]`, conda's `activate.d`), deeper than a project's top; a repository opened at a
+subfolder owns the folder above the workspace and can fill it to use up the search; a server's
+key lives in /etc; an editor's auto-save of the workspace `.env` has a name of its own. Each
+test drives `python agent.py` against the fake API with a command that tries to hand the key
+to the model past the redaction (reversed, in base64).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import test_key_copies
+from conftest import AGENT, API_KEY
+from test_hostile_pass4 import NOBODY, needs_bwrap, tool_results
+from test_key_copies import KEY_LINE, assert_no_key, plant, run_steal
+
+from fakeapi import text, tool_use
+
+layout = test_key_copies.layout  # (user, workspace, planloop home, home), as root and nobody
+
+
+def show_each(paths: list[str]) -> str:
+    """A command printing each file reversed and in base64, past the output's redaction."""
+    quoted = " ".join(f"'{path}'" for path in paths)
+    return f'for f in {quoted}; do echo "$f: $(rev "$f" | tr -d "\\n") $(base64 -w0 "$f")"; done'
+
+
+@needs_bwrap
+def test_copies_in_base64_large_files_and_tool_folders_are_not_readable(api, env, layout):
+    # Where people keep the key beside packages and tools' own files, and in forms a plain
+    # search for its bytes misses.
+    user, workspace, planloop_home, home = layout
+    secret = base64.b64encode(API_KEY.encode()).decode()
+    notebook = json.dumps(
+        {
+            "cells": [
+                {"outputs": [{"data": {"image/png": "A" * 400_000}}]},  # a plot before it
+                {"source": [f'os.environ["ANTHROPIC_API_KEY"] = "{API_KEY}"']},
+            ]
+        }
+    )
+    others = {
+        "other/.venv/bin/activate": f"# venv\nexport ANTHROPIC_API_KEY={API_KEY}\n",
+        "other/.venv/pyvenv.cfg": "home = /usr/bin\n",
+        "other/k8s/secret.yaml": f"kind: Secret\ndata:\n  ANTHROPIC_API_KEY: {secret}\n",
+        "other/k8s/all.yaml": "blob: " + base64.b64encode(b"x=" + KEY_LINE.encode()).decode(),
+        "other/explore.ipynb": notebook,
+    }
+    plant(workspace.parent, others, user)
+    files = {
+        ".cargo/config.toml": f'[env]\nANTHROPIC_API_KEY = "{API_KEY}"\n',
+        ".vscode-server/data/Machine/settings.json": json.dumps(
+            {"terminal.integrated.env.linux": {"ANTHROPIC_API_KEY": API_KEY}}
+        ),
+        "miniconda3/envs/bot/etc/conda/activate.d/env_vars.sh": f"export K={API_KEY}\n",
+        "miniconda3/envs/bot/conda-meta/history": "",
+        ".conda/envs/ml/etc/conda/activate.d/keys.sh": f"export K={API_KEY}\n",
+        "notes/plain.txt": "nothing here\n",
+    }
+    plant(home, files, user)
+    paths = [str(workspace.parent / path) for path in others if not path.endswith(".cfg")]
+    paths += [str(home / path) for path in files if "conda-meta" not in path]
+    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, show_each(paths))
+    assert_no_key(output + result.stdout + result.stderr)
+    assert secret[:12] not in output and API_KEY[::-1] not in output
+    assert "ereh gnihton" in output  # a file without the key: readable
+    assert (home / ".cargo/config.toml").read_text().endswith(f'"{API_KEY}"\n')  # not changed
+    assert "search for copies" not in result.stderr  # no bound stopped it
+
+
+@needs_bwrap
+def test_a_monorepo_keeps_its_deploy_secrets_deep_below_the_folder_above(api, env, layout):
+    # The workspace is one service of a monorepo (<mono>/services/api); kustomize's
+    # secretGenerator env file lies five folders below the monorepo's top.
+    user, workspace, planloop_home, home = layout
+    service = workspace / "services/api"
+    service.mkdir(parents=True)
+    deep = "deploy/k8s/overlays/prod/secrets.env"
+    plant(workspace, {deep: KEY_LINE, "deploy/k8s/base/config.env": "LOG=debug\n"}, user)
+    steal = show_each([f"../../{deep}", "../../deploy/k8s/base/config.env"])
+    result, (output,) = run_steal(api, env, user, service, planloop_home, home, steal)
+    assert_no_key(output + result.stdout + result.stderr)
+    assert "gubed=GOL" in output
+
+
+@needs_bwrap
+def test_a_repository_filling_the_folder_above_cannot_use_up_the_search(api, env, layout):
+    # Opened at its subfolder (`cd app`), a repository owns the folder above the workspace and
+    # fills it with more files than the search reads; the person's other project lies beside
+    # it. The search stops, says where, and the other project's key stays hidden.
+    user, workspace, planloop_home, home = layout
+    fixtures = workspace.parent / "fixtures"
+    fixtures.mkdir()
+    for index in range(60_001):
+        (fixtures / f"case{index:05d}.txt").touch()
+    (workspace.parent / ".git").mkdir()  # the repository's own top
+    mine = workspace.parent.parent / "mybot"
+    plant(mine, {".env": KEY_LINE, "config/settings.yaml": f"api_key: {API_KEY}\n"}, user)
+    if user == "nobody":
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(workspace.parent)], check=True)
+    steal = show_each([str(mine / ".env"), str(mine / "config/settings.yaml")])
+    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, steal)
+    assert_no_key(output + result.stdout + result.stderr)
+    said = " ".join(result.stderr.split())
+    assert "search for copies of the API key stopped" in said, said
+    assert f"before it finished {workspace.parent}" in said  # where a copy may stay readable
+
+
+@needs_bwrap
+def test_as_root_a_key_file_under_etc_is_not_readable(api, env, layout, tmp_path):
+    # A service's key kept the way systemd documents it: `EnvironmentFile=/etc/default/bot`,
+    # readable by root only, which planloop runs as here; and one a unit names elsewhere.
+    user, workspace, planloop_home, home = layout
+    if user != "root" or os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("a root-only file read by root, in a mount namespace of its own")
+    default = tmp_path / "default"
+    shutil.copytree("/etc/default", default, symlinks=True)
+    (default / "bot").write_text(KEY_LINE)
+    os.chmod(default / "bot", 0o600)
+    elsewhere = Path(tempfile.mkdtemp(prefix="planloop-srv-", dir="/var/tmp"))
+    try:
+        (elsewhere / "bot.conf").write_text(KEY_LINE)
+        unit = f"[Service]\nEnvironmentFile=-{elsewhere}/bot.conf\n"
+        plant(home, {".config/systemd/user/bot.service": unit}, user)
+        steal = show_each(["/etc/default/bot", f"{elsewhere}/bot.conf"])
+        api.add({"content": [tool_use("bash", {"command": steal})]})
+        api.add({"content": [text("Done.")]})
+        run_env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+        # /etc/default is replaced by the copy in this run's own mount namespace only.
+        script = 'mount --bind "$0" /etc/default && exec "$@"'
+        command = ["unshare", "-m", "--propagation", "private", "sh", "-c", script]
+        command += [str(default), sys.executable, str(AGENT), "-p", "look"]
+        result = subprocess.run(
+            command, cwd=workspace, env=run_env, capture_output=True, text=True, timeout=90
+        )
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "/etc/default/bot: " in output
+    assert_no_key(output + result.stdout + result.stderr)
+
+
+@needs_bwrap
+def test_an_editors_copies_of_the_workspace_env_are_not_readable(api, env, layout):
+    # Emacs's auto-save `#.env#` beside the `.env` it edits, and backups of other names the
+    # person made: none is a `.env*` name, each holds the key.
+    user, workspace, planloop_home, home = layout
+    copies = ["#.env#", "config/#settings.yaml#", "env.backup", "old/secrets.orig"]
+    plant(workspace, {".env": KEY_LINE, **dict.fromkeys(copies, KEY_LINE)}, user)
+    plant(workspace, {"README.md": "# work\n"}, user)
+    steal = show_each([".env", *copies, "README.md"])
+    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, steal)
+    assert_no_key(output + result.stdout + result.stderr)
+    assert "krow #" in output  # the workspace's other files: readable
+    for name in copies:
+        assert (workspace / name).read_text() == KEY_LINE  # hidden, not changed
