@@ -9,7 +9,8 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   VS Code's remote settings, conda's `activate.d`); editors leave copies of the workspace's `.env`
   beside it (Emacs's `#.env#`). No list of such places ends; what a file holds does tell.
   `KeyCopySearch` reads the files in the places a key is likely kept, once per run (again only
-  when the key or the places change), in a thread started before the first command, and notes
+  when the key or the places change), in a child process started before the first command (at
+  a low priority, and out of the way of planloop's own thread: see `start`), and notes
   each file that holds the key in any encoding redaction knows, or in base64. Every sandbox made
   after that hides them (KEY_FILES).
 
@@ -41,9 +42,12 @@ from __future__ import annotations
 
 import base64
 import collections
+import json
 import os
 import re
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -61,6 +65,7 @@ SMALL_FILE_BYTES = 256 * 1024  # read in one go; a larger file in pieces of this
 MAX_FILE_BYTES = 32 * 1024 * 1024  # of one file: a notebook, a log, an editor's state database
 SEARCH_SECONDS = 5.0
 MAX_FOUND = 500  # each is one bind in every sandbox
+CHILD_NICENESS = 10  # the search gives way to planloop, the model's stream and your editor
 # What a folder is, by its name anywhere: installed packages and tools' own output, thousands
 # of files each, written by package managers and linters, never where a person pastes a key.
 # (A venv, a conda env, cargo's or VS Code's folders are searched: their bin/activate,
@@ -167,7 +172,16 @@ class KeyCopySearch:
         return list(self.found)
 
     def start(self) -> None:
-        threading.Thread(target=self.run, name="key-copy-search", daemon=True).start()
+        """Search in a child process, whose answer a thread of planloop waits for.
+
+        The search reads thousands of files in the first seconds of a run. In a thread of
+        planloop's own it would hold the interpreter's lock against the event loop, and the
+        first turns would stream and answer slower; a child runs beside it, at a low priority.
+        It gets the key on a pipe, not in its environment, and cannot be read by a process of
+        the same user (non-dumpable, as planloop is). Where no child can be started, the
+        search runs in the thread itself.
+        """
+        threading.Thread(target=self.run_in_child, name="key-copy-search", daemon=True).start()
 
     def run(self) -> None:
         began = time.monotonic()
@@ -176,6 +190,33 @@ class KeyCopySearch:
         finally:
             self.seconds = time.monotonic() - began
             self.done.set()
+
+    def run_in_child(self) -> None:
+        began = time.monotonic()
+        question = {
+            "places": [[str(place.path), place.depth] for place in self.places],
+            "skipped": [str(path) for path in self.skipped],
+            "secrets": [secret.decode("latin-1") for secret in self.secrets],
+        }
+        try:
+            child = subprocess.run(
+                [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
+                input=json.dumps(question).encode(),
+                capture_output=True,
+                env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
+                timeout=SEARCH_SECONDS + 5,
+                check=True,
+            )
+            answer = json.loads(child.stdout)
+        except (OSError, ValueError, subprocess.SubprocessError):
+            self.run()  # no child: search here
+            return
+        self.found = [Path(path) for path in answer["found"]]
+        self.cut_short = answer["cut_short"]
+        self.unfinished = [Path(path) for path in answer["unfinished"]]
+        self.files_read, self.bytes_read = answer["files_read"], answer["bytes_read"]
+        self.seconds = time.monotonic() - began
+        self.done.set()
 
     def search(self, deadline: float) -> None:
         """The places in turns, an entry each, until a bound stops it: a place with more
@@ -301,6 +342,41 @@ class KeyCopySearch:
 
 _searches: dict[tuple, KeyCopySearch] = {}
 _lock = threading.Lock()
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The child loads this file alone (not the tools package, which loads every tool), beside
+# redaction.py, which it imports.
+CHILD_START = (
+    "import sys, importlib.util as u; sys.path.insert(0, sys.argv[1]); "
+    "spec = u.spec_from_file_location('key_copies', sys.argv[2]); "
+    "module = sys.modules['key_copies'] = u.module_from_spec(spec); "
+    "spec.loader.exec_module(module); module.search_in_child()"
+)
+
+
+def search_in_child() -> None:
+    """The child's side of `KeyCopySearch.start`: the question on stdin, the answer on stdout."""
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # no prctl: not Linux
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: it is about to hold the key
+    os.nice(CHILD_NICENESS)
+    question = json.load(sys.stdin)
+    search = KeyCopySearch(
+        tuple(Place(Path(path), depth) for path, depth in question["places"]),
+        tuple(Path(path) for path in question["skipped"]),
+        tuple(secret.encode("latin-1") for secret in question["secrets"]),
+    )
+    search.run()
+    answer = {
+        "found": [str(path) for path in search.found],
+        "cut_short": search.cut_short,
+        "unfinished": [str(path) for path in search.unfinished],
+        "files_read": search.files_read,
+        "bytes_read": search.bytes_read,
+    }
+    json.dump(answer, sys.stdout)
 
 
 def unit_files(home: Path, as_root: bool) -> list[str]:
