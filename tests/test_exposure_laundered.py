@@ -104,22 +104,19 @@ def test_a_command_that_rewrites_a_replaced_env_it_read_has_its_output_withheld(
     assert "planloop stopped the run" in flat
 
 
-@needs_bwrap
-@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
-@pytest.mark.parametrize("rewrite", sorted(REWRITES))
-def test_a_task_that_rewrites_a_replaced_env_it_read_stops_the_run(api, env, user_folders, rewrite):
+def stopped_while_the_person_writes(api, env, user_folders, task: str, person) -> str:
+    """Run `task` in the background while `person(workspace, user)` writes a key file; assert
+    the run stopped before the model saw the key or anything after; the person's lines."""
     user, workspace, planloop_home, home = user_folders
-    write_owned(workspace / ".env", f"DEBUG=1\n{KEY_LINE}", user)
-    task = HOLD_LOCK + launderer(".env", rewrite) + "touch copied; sleep 600"
 
-    def you_save_your_env(_body: dict) -> dict:
+    def meanwhile(_body: dict) -> dict:
         wait_for(workspace / "started")
-        save_by_rename(workspace / ".env", f"DEBUG=0\n{KEY_LINE}", user)
+        person(workspace, user)
         done_or_stopped(workspace / "copied", workspace / "lock")
         return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
 
     api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(you_save_your_env)
+    api.add(meanwhile)
     api.add({"content": [tool_use("bash", {"command": "echo the run goes on"})]})
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home)}
@@ -129,6 +126,21 @@ def test_a_task_that_rewrites_a_replaced_env_it_read_stops_the_run(api, env, use
     assert not sent_anywhere(api, "the run goes on")
     flat = " ".join(result.stderr.split())
     assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    return flat
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+@pytest.mark.parametrize("rewrite", sorted(REWRITES))
+def test_a_task_that_rewrites_a_replaced_env_it_read_stops_the_run(api, env, user_folders, rewrite):
+    user, workspace, _, _ = user_folders
+    write_owned(workspace / ".env", f"DEBUG=1\n{KEY_LINE}", user)
+    task = HOLD_LOCK + launderer(".env", rewrite) + "touch copied; sleep 600"
+
+    def you_save_your_env(workspace: Path, user: str) -> None:
+        save_by_rename(workspace / ".env", f"DEBUG=0\n{KEY_LINE}", user)
+
+    flat = stopped_while_the_person_writes(api, env, user_folders, task, you_save_your_env)
     assert ".env was replaced on the host" in flat
 
 
@@ -138,26 +150,12 @@ def test_a_task_that_rewrites_a_replaced_env_it_read_stops_the_run(api, env, use
 def test_a_task_that_rewrites_a_new_key_file_it_read_stops_the_run(api, env, user_folders, rewrite):
     # The person puts the key in a new .env.local while a task runs; the task reads it and
     # rewrites it, so that by the time planloop compares it holds no line with the key.
-    user, workspace, planloop_home, home = user_folders
     task = HOLD_LOCK + launderer(".env.local", rewrite) + "touch copied; sleep 600"
 
-    def you_add_a_key_file(_body: dict) -> dict:
-        wait_for(workspace / "started")
+    def you_add_a_key_file(workspace: Path, user: str) -> None:
         write_owned(workspace / ".env.local", KEY_LINE, user)
-        done_or_stopped(workspace / "copied", workspace / "lock")
-        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
 
-    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(you_add_a_key_file)
-    api.add({"content": [tool_use("bash", {"command": "echo the run goes on"})]})
-    api.add({"content": [text("Done.")]})
-    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
-    result = run_as(user, api, env, workspace, home)
-    assert result.returncode == EXIT_STOPPED, result.stderr
-    assert not sent_anywhere(api, DOTTED)
-    assert not sent_anywhere(api, "the run goes on")
-    flat = " ".join(result.stderr.split())
-    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    flat = stopped_while_the_person_writes(api, env, user_folders, task, you_add_a_key_file)
     assert ".env.local came to hold the API key" in flat
 
 
