@@ -170,6 +170,26 @@ def test_the_workspace_as_a_folder_vim_loads_plugins_from_holds_what_vim_loads(a
     assert_writable(output, workspace, free)
 
 
+@needs_bwrap
+def test_a_compiler_caches_config_and_a_deep_neovim_plugin_spec_are_held(api, env, project):
+    # ccache runs its config's prefix_command before every compile of every build of yours;
+    # its folder's name holds "cache" but it is no cache. kickstart.nvim keeps lazy.nvim specs
+    # five folders down: `dir = "~/proj"` there makes neovim load plugin/ at every start.
+    user, workspace, _planloop_home, home = project
+    write(home / ".config/ccache/ccache.conf", "prefix_command = ~/proj/bin/wrap\n", user)
+    write(home / ".ccache/ccache.conf", "compiler_check = ~/proj/bin/check\n", user)
+    spec = 'return { { dir = "~/proj", name = "mine" } }\n'
+    write(home / ".config/nvim/lua/custom/plugins/init.lua", spec, user)
+    write(home / ".cache/editor/recent", "~/proj/src/app.py\n", user)  # a cache: not read
+    held = ["bin/wrap", "bin/check", "plugin/mine.lua"]
+    free = ["src/app.py"]
+    for name in held + free:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held + free))
+    assert_held(output, workspace, held)
+    assert_writable(output, workspace, free)
+
+
 def test_reading_linked_and_deep_configuration_stays_bounded(tmp_path):
     # Links that loop, and a program's large tree under a dot folder, cost a bounded walk; a
     # dot file is still read first.

@@ -49,9 +49,13 @@ MAX_CONFIG_FILES = 2000
 MAX_CONFIG_FILE_BYTES = 256 * 1024
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # all files together: the worst case stays well under 1 s
 # Folders below your home that are read: ~/.config/systemd/user/default.target.wants/x.service
-# and ~/.local/share/applications/x.desktop are four down. Links are followed (GNU stow and
-# most dotfile managers make ~/.vim and ~/.config/nvim links), each folder is read once.
+# and ~/.local/share/applications/x.desktop are four down. ~/.config, where programs keep only
+# their settings, one further: kickstart.nvim's plugin specs are
+# ~/.config/nvim/lua/custom/plugins/init.lua (the other dot folders are often whole programs:
+# ~/.pyenv's plugins are a thousand files four down). Links are followed (GNU stow and most
+# dotfile managers make ~/.vim and ~/.config/nvim links), each folder is read once.
 MAX_CONFIG_DEPTH = 4
+MAX_XDG_CONFIG_DEPTH = 5
 # Entries looked at, at most, in all folders together: what keeps reading a home with large
 # program-owned trees (~/.pyenv, ~/.rustup, ~/.m2) to a few milliseconds at start. The walk is
 # breadth first, so what is cut is the deepest, never a dot file or ~/.config's top.
@@ -75,7 +79,8 @@ PROGRAM_WRITTEN_FILE = re.compile(
 # downloaded code and data no one writes paths of theirs into: matched against the folder's own
 # name in lower case.
 PROGRAM_STORE_FOLDER = re.compile(
-    r"cache"  # ~/.cache, GPUCache, __pycache__, ~/.npm/_cacache
+    r"(?<!c)cache"  # ~/.cache, GPUCache, __pycache__, ~/.npm/_cacache; not ccache, sccache:
+    # their folders hold a config (`prefix_command`, `compiler_check`) that names a program
     r"|^(?:history|logs?|state|backups?|swap|undo|sessions|trash|crashpad)$"
     r"|storage$"  # VS Code's globalStorage and workspaceStorage, Firefox's storage
     r"|^\.(?:git|hg|svn)$|^node_modules$|^(?:site|dist)-packages$"
@@ -282,14 +287,17 @@ def config_files(home: Path, config_home: Path, root: Path | None = None) -> lis
     configs = os.path.normpath(config_home)
     # ~/.config first at each depth, as before the other dot folders: it is where most
     # programs keep their settings, and what is cut by the bounds is cut last there.
-    folders = [configs, *scan(str(home), dots_only=True)]
-    for _depth in range(MAX_CONFIG_DEPTH):
+    folders = [configs]
+    dot_folders = scan(str(home), dots_only=True)  # a level less deep: join one round later
+    for depth in range(MAX_XDG_CONFIG_DEPTH):
         deeper: list[str] = []
         for folder in folders:
             if len(found) >= MAX_CONFIG_FILES or left < 0:
                 break
             deeper += scan(folder, dots_only=False)
-        folders = deeper
+        folders = deeper + (
+            dot_folders if depth == MAX_XDG_CONFIG_DEPTH - MAX_CONFIG_DEPTH - 1 else []
+        )
     return [Path(path) for path in list(dict.fromkeys(found))[:MAX_CONFIG_FILES]]
 
 
