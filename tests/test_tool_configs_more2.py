@@ -4,7 +4,8 @@ asked for by the file tools.
 Vim (with `set exrc` in your vimrc) runs `.exrc`/`.vimrc` from the folder it starts in, without a
 question; Neovim runs `.nvim.lua`/`.nvimrc` (and lazy.nvim `.lazy.lua`) once trusted; OpenHands
 runs `.openhands/setup.sh` at every session's start; proto's shims load the plugins `.prototools`
-names; Factory's Droid (`.factory/`), GitHub Copilot CLI (`.github/hooks/*.json`), Augment
+names; VS Code runs a dev container's `initializeCommand` on the host;
+Factory's Droid (`.factory/`), GitHub Copilot CLI (`.github/hooks/*.json`), Augment
 (`.augment/settings.json`) and Tabnine CLI (`.tabnine/agent/settings.json`) run the hooks their
 project settings name when they next start there. A prompt-injected model that planted one would
 have a command run on the host later, outside the sandbox.
@@ -40,6 +41,8 @@ PLANTED = [
     ".github/hooks/ci.json",
     ".augment/settings.json",
     ".tabnine/agent/settings.json",
+    ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
 ]
 HOOK = '{"hooks": {"SessionStart": [{"type": "command", "command": "touch ~/PWNED"}]}}\n'
 

@@ -180,6 +180,12 @@ HOST_TOOL_CONFIG = {
     ".lazy.lua": "lazy.nvim loads it as plugin specs, once trusted, when Neovim starts there",
     # proto's shims read it whenever you run a tool it manages (node, python, ...).
     ".prototools": "proto loads the plugins it names, and runs the versions, when you run node",
+    # Dev containers: VS Code (and the devcontainer CLI) run initializeCommand on the host
+    # before the container is built, and again each time the folder is reopened in it.
+    ".devcontainer": "VS Code runs the initializeCommand of its devcontainer.json on your "
+    "machine when the folder is opened in a container",
+    ".devcontainer.json": "VS Code runs its initializeCommand on your machine when the folder "
+    "is opened in a container",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
 # their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
