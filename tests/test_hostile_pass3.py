@@ -239,13 +239,15 @@ def test_a_hooks_folder_named_in_your_own_git_config_is_read_only(api, env, plac
 # ---- secrets outside the workspace -------------------------------------------------------
 
 # Runs planloop in a session keyring of its own that holds a secret, as a login's keyring can.
+# (The entry's name must not hold the tests' key, "test-key": the reader script would then be a
+# copy of the key to planloop, which hides it from commands.)
 KEYRING_WRAPPER = """
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 SESSION = ctypes.c_long(-3)
 assert libc.syscall(250, 1, b"planloop-test", 0, 0, 0) > 0  # KEYCTL_JOIN_SESSION_KEYRING
-assert libc.syscall(248, b"user", b"planloop-test-key", b"s3cr3t-in-keyring", 17, SESSION) > 0
+assert libc.syscall(248, b"user", b"planloop-keyring-entry", b"s3cr3t-in-keyring", 17, SESSION) > 0
 os.execvp(sys.argv[1], sys.argv[1:])
 """
 
@@ -253,7 +255,7 @@ READ_KEYRING = """
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
-key = libc.syscall(250, 10, ctypes.c_long(-3), b"user", b"planloop-test-key", 0)  # SEARCH
+key = libc.syscall(250, 10, ctypes.c_long(-3), b"user", b"planloop-keyring-entry", 0)  # SEARCH
 buffer = ctypes.create_string_buffer(64)
 size = libc.syscall(250, 11, ctypes.c_long(key), buffer, 64)  # KEYCTL_READ
 print("key", key, "read", buffer.raw[:max(size, 0)], "errno", ctypes.get_errno())
