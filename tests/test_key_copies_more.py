@@ -167,3 +167,47 @@ def test_an_editors_copies_of_the_workspace_env_are_not_readable(api, env, layou
     assert "krow #" in output  # the workspace's other files: readable
     for name in copies:
         assert (workspace / name).read_text() == KEY_LINE  # hidden, not changed
+
+
+def test_the_search_runs_in_a_child_that_finds_copies_without_the_key_in_its_environment(
+    tmp_path, monkeypatch
+):
+    # The search runs beside planloop, not in a thread of its own (where it would hold the
+    # interpreter's lock against the first turns); it gets the key on a pipe only. A search in
+    # planloop's own process would fail here.
+    import tools.key_copies as key_copies
+
+    key = "sk-ant-api03-" + "childsearch" * 8
+    place = tmp_path / "home"
+    (place / "other/deep").mkdir(parents=True)
+    (place / "other/deep/settings.json").write_text(f'{{"key": "{key}"}}')
+    (place / "plain.txt").write_text("nothing here\n")
+
+    def not_here(self):
+        raise AssertionError("searched in planloop's own process")
+
+    monkeypatch.setattr(key_copies.KeyCopySearch, "run", not_here)
+    search = key_copies.KeyCopySearch(
+        (key_copies.Place(place, 4),), (), key_copies.search_secrets_of([key])
+    )
+    search.start()
+    assert search.result() == [place / "other/deep/settings.json"]
+    assert search.cut_short is None and search.files_read == 2
+
+
+def test_a_search_that_hangs_is_cut_short_and_not_run_again(tmp_path, monkeypatch):
+    import tools.key_copies as key_copies
+
+    def hangs(*args, **kwargs):
+        raise subprocess.TimeoutExpired(args[0], key_copies.SEARCH_SECONDS + 5)
+
+    def not_again(self):
+        raise AssertionError("searched again after a hang")
+
+    monkeypatch.setattr(key_copies.subprocess, "run", hangs)
+    monkeypatch.setattr(key_copies.KeyCopySearch, "run", not_again)
+    search = key_copies.KeyCopySearch((key_copies.Place(tmp_path, 2),), (), (b"sk-ant-x" * 4,))
+    search.start()
+    assert search.result() == []
+    assert search.cut_short == f"{key_copies.SEARCH_SECONDS:.0f} s"
+    assert search.unfinished == [tmp_path]

@@ -208,8 +208,14 @@ class KeyCopySearch:
                 check=True,
             )
             answer = json.loads(child.stdout)
+        except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
+            self.cut_short = f"{SEARCH_SECONDS:.0f} s"
+            self.unfinished = [place.path for place in self.places]
+            self.seconds = time.monotonic() - began
+            self.done.set()
+            return
         except (OSError, ValueError, subprocess.SubprocessError):
-            self.run()  # no child: search here
+            self.run()  # no child could start, or it failed: search here
             return
         self.found = [Path(path) for path in answer["found"]]
         self.cut_short = answer["cut_short"]
@@ -433,8 +439,13 @@ def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
 
 def search_secrets() -> tuple[bytes, ...]:
     """planloop's key and token as bytes, in every encoding redaction knows, and in base64."""
-    found = {secret for secret, _ in secret_encodings()}
-    utf8 = {secret for secret, _ in secret_encodings() if secret.isascii()}
+    return search_secrets_of(None)
+
+
+def search_secrets_of(secrets: list[str] | None) -> tuple[bytes, ...]:
+    """`secrets` (planloop's when None) as `search_secrets` gives them."""
+    found = {secret for secret, _ in secret_encodings(secrets)}
+    utf8 = {secret for secret, _ in secret_encodings(secrets) if secret.isascii()}
     for secret in utf8:
         found |= base64_forms(secret)
     return tuple(sorted(found))
