@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -92,6 +93,29 @@ def test_streamed_text_assembles_into_the_final_message(api: FakeMessagesAPI) ->
     assert api.accepted == api.requests
     assert api.headers[0]["authorization"] == "Bearer test-key"
     assert api.headers[0]["anthropic-version"]
+
+
+def test_a_streamed_reply_leaves_the_connection_open_for_the_next_request(
+    api: FakeMessagesAPI,
+) -> None:
+    # The real API streams chunked on a kept-alive connection; a fake that closed it after
+    # each stream would give every client a reconnect per turn that no user pays.
+    api.add({"content": [text("one")]})
+    api.add({"content": [text("two")]})
+    address = api.base_url.removeprefix("http://")
+    connection = http.client.HTTPConnection(address, timeout=30)
+    request = json.dumps(body([user()], stream=True))
+    headers = {**HEADERS, "content-type": "application/json"}
+    streams, sockets = [], []
+    for _ in range(2):
+        connection.request("POST", "/v1/messages", body=request, headers=headers)
+        response = connection.getresponse()
+        streams.append(response.read().decode())
+        assert response.getheader("transfer-encoding") == "chunked"
+        sockets.append(connection.sock)
+    connection.close()
+    assert all("event: message_stop" in stream for stream in streams)
+    assert sockets[0] is not None and sockets[1] is sockets[0]
 
 
 def test_streamed_tool_use_gives_the_parsed_input(api: FakeMessagesAPI) -> None:
