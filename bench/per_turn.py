@@ -26,6 +26,10 @@ Each turn the model asks for `read_file` on one small file; the bare loop reads 
 and sends its text back. The figure is the gap at the fake between one reply written and the
 next request arrived: what the client did in between (read the stream, run the tool, save,
 build and send the next request). The fake's own work (validation, streaming) is outside it.
+Beside each gap the fake notes the client's CPU time in it (from /proc, all the client's
+threads): wall time over CPU time is waiting, for the CPU or for a thread, which a busy
+machine inflates and CPU time does not. The fake keeps the connection between requests, as
+the real API does, so no loop pays for a new one each turn.
 
 The loops run in rounds, one after the other, the order turning by one place each round (the
 replay sends the bodies of the latest planloop run), so a busy moment hits every loop alike;
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -64,7 +69,37 @@ FILE_TEXT = "".join(f"line {n}: the quick brown fox\n" for n in range(1, 9))
 WINDOW = 10  # turns around each reported point
 
 
-def serve(turns: int, record: str | None) -> None:
+class ClientClock:
+    """The fake's clock: each stamp also notes the client's CPU time (ns, all its threads).
+
+    The client's pid arrives in a file once it has started. CPU time in a gap is what the
+    client itself spent there; the rest of the gap's wall time it waited (for the CPU, a
+    thread, the disk), so the two tell apart "planloop does more" and "planloop waits more".
+    """
+
+    def __init__(self, pid_file: str) -> None:
+        self.pid_file = Path(pid_file)
+        self.pid = ""
+        self.cpu_at: dict[float, int] = {}
+
+    def __call__(self) -> float:
+        import time
+
+        now = time.perf_counter()
+        self.cpu_at[now] = self.client_cpu()
+        return now
+
+    def client_cpu(self) -> int:
+        if not self.pid:
+            self.pid = self.pid_file.read_text().strip() if self.pid_file.exists() else ""
+        total = 0
+        for task in Path(f"/proc/{self.pid}/task").glob("*/schedstat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):  # a thread that ended
+                total += int(task.read_text().split()[0])
+        return total
+
+
+def serve(turns: int, record: str | None, pid_file: str) -> None:
     """The fake, in this process: print its address, serve, print the timings when told.
 
     With `record`, also write what `replay` needs to send the very same requests again: the
@@ -75,13 +110,15 @@ def serve(turns: int, record: str | None) -> None:
 
     script = [{"content": [tool_use("read_file", {"path": FILE_NAME})]} for _ in range(turns - 1)]
     script.append({"content": [text("done")]})
-    with FakeMessagesAPI(script=script, api_key=API_KEY) as api:
+    clock = ClientClock(pid_file)
+    with FakeMessagesAPI(script=script, api_key=API_KEY, clock=clock) as api:
         print(api.base_url, flush=True)
         sys.stdin.readline()  # the client has ended
         if record and api.accepted:
             counts = [len(body["messages"]) for body in api.accepted]
             Path(record).write_text(json.dumps({"last": api.accepted[-1], "counts": counts}))
-        print(json.dumps({"timings": api.timings, "rejections": api.rejections}), flush=True)
+        stamps = [[t, clock.cpu_at[t]] for pair in sorted(api.timings) for t in pair]
+        print(json.dumps({"stamps": stamps, "rejections": api.rejections}), flush=True)
 
 
 async def replay(base_url: str, recording: str) -> None:
@@ -150,8 +187,8 @@ async def bare_loop(base_url: str, turns: int) -> None:
 RECORDINGS = Path(tempfile.gettempdir()) / f"planloop-per-turn-{os.getpid()}"
 
 
-def measure(loop: str, turns: int, recording: Path) -> list[float]:
-    """One run of `loop` against a fresh fake: the gaps, in ms.
+def measure(loop: str, turns: int, recording: Path) -> dict[str, list[float]]:
+    """One run of `loop` against a fresh fake: each gap's wall time and client CPU, in ms.
 
     "planloop" records its requests in `recording`; "replay" sends those again.
     """
@@ -159,9 +196,10 @@ def measure(loop: str, turns: int, recording: Path) -> list[float]:
         workspace = Path(tmp) / "work"
         workspace.mkdir()
         (workspace / FILE_NAME).write_text(FILE_TEXT)
+        pid_file = Path(tmp) / "client.pid"
         record = ["--record", str(recording)] if loop == "planloop" else []
         fake = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(turns), *record],
+            [sys.executable, __file__, "--serve", str(turns), "--pid-file", str(pid_file), *record],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -182,20 +220,30 @@ def measure(loop: str, turns: int, recording: Path) -> list[float]:
             command = [sys.executable, __file__, "--replay", base_url, str(recording)]
         else:
             command = [sys.executable, __file__, "--bare", base_url, str(turns)]
-        client = subprocess.run(command, cwd=workspace, env=env, capture_output=True, text=True)
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+        client = subprocess.Popen(command, cwd=workspace, env=env, **pipes)
+        # The fake reads it until it is there; the first gap starts only at the first answer.
+        pid_file.write_text(str(client.pid))
+        _, stderr = client.communicate()
         report = json.loads(fake.communicate("done\n")[0])
     if client.returncode != 0 or report["rejections"]:
         raise SystemExit(
-            f"{loop}: exit {client.returncode}, {report['rejections'][:1]}\n{client.stderr[-2000:]}"
+            f"{loop}: exit {client.returncode}, {report['rejections'][:1]}\n{stderr[-2000:]}"
         )
-    timings = sorted(report["timings"])
-    if len(timings) != turns:
-        raise SystemExit(f"{loop}: {len(timings)} requests, expected {turns}")
-    return [(timings[i + 1][0] - timings[i][1]) * 1000 for i in range(turns - 1)]
+    stamps = report["stamps"]
+    if len(stamps) != 2 * turns:
+        raise SystemExit(f"{loop}: {len(stamps) // 2} requests, expected {turns}")
+    # Stamps in order: request 1 arrived, answered, request 2 arrived, ...; a gap runs from
+    # one answer to the next arrival.
+    gaps = [(stamps[i], stamps[i + 1]) for i in range(1, 2 * turns - 1, 2)]
+    return {
+        "wall": [(end[0] - start[0]) * 1000 for start, end in gaps],
+        "cpu": [(end[1] - start[1]) / 1e6 for start, end in gaps],
+    }
 
 
 LOOPS = ("bare", "planloop", "replay")
-Round = dict[str, list[float]]  # the gaps of each loop's run in one round
+Round = dict[str, dict[str, list[float]]]  # each loop's gaps in one round: "wall" and "cpu"
 
 
 def rounds(turns: int, repeat: int, together: bool) -> list[Round]:
@@ -249,48 +297,60 @@ def table(per_round: list[dict[str, float]], label: str) -> None:
               f"{own / medians['replay']:9.2f}x")  # fmt: skip
 
 
+KINDS = {
+    "wall": "median gap at the fake (ms)",
+    "cpu": "the client's CPU time in the median gap (ms): what it did, not what it waited for",
+}
+
+
 def side_by_side(turns: int, repeat: int, together: bool) -> None:
     how = "the three loops together" if together else "one loop at a time"
-    print(f"per turn, {turns} read_file turns: median gap at the fake (ms), {repeat} rounds, {how}")
+    print(f"per turn, {turns} read_file turns, {repeat} rounds, {how}")
     print(f"  before: {load()}")
-    per_round = [
-        {loop: statistics.median(gaps) for loop, gaps in run.items()}
-        for run in rounds(turns, repeat, together)
-    ]
-    print(f"  {'':9} {'bare':>9} {'planloop':>9} {'replay':>9} {'/bare':>10} {'/replay':>10}")
-    table(per_round, "round ")
-    middle = {loop: statistics.median(r[loop] for r in per_round) for loop in LOOPS}
-    print("  median   " + " ".join(f"{middle[loop]:9.2f}" for loop in LOOPS))
-    to_bare, to_replay = ratios(per_round)
+    runs = rounds(turns, repeat, together)
     print(f"  after: {load()}")
-    print(f"\nAT {turns} TURNS (target: at most 1.2x)")
-    print(f"  planloop / bare:   {to_bare}")
-    print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
+    for kind, title in KINDS.items():
+        per_round = [{loop: statistics.median(run[loop][kind]) for loop in LOOPS} for run in runs]
+        print(f"\n{title}")
+        print(f"  {'':9} {'bare':>9} {'planloop':>9} {'replay':>9} {'/bare':>10} {'/replay':>10}")
+        table(per_round, "round ")
+        middle = {loop: statistics.median(r[loop] for r in per_round) for loop in LOOPS}
+        print("  median   " + " ".join(f"{middle[loop]:9.2f}" for loop in LOOPS))
+        to_bare, to_replay = ratios(per_round)
+        target = " (target: at most 1.2x)" if kind == "wall" else ""
+        print(f"AT {turns} TURNS, {kind}{target}")
+        print(f"  planloop / bare:   {to_bare}")
+        print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
 
 
 def growth(turns: int, repeat: int, together: bool) -> None:
     how = "the three loops together" if together else "one loop at a time"
-    print(f"\none run of {turns} turns per loop, {repeat} rounds, {how}: median gap of the")
-    print(f"{WINDOW} turns up to each point (ms); the ratios are the median of the rounds' ratios")
+    print(f"\none run of {turns} turns per loop, {repeat} rounds, {how}: the median of the")
+    print(f"{WINDOW} turns up to each point; the ratios are the median of the rounds' ratios")
     print(f"  before: {load()}")
     runs = rounds(turns, repeat, together)
-    points = list(dict.fromkeys(p for p in (10, 100, 1000, turns - 1) if p <= turns - 1))
-    print(f"  {'turn':>6} {'bare':>9} {'planloop':>9} {'replay':>9}   /bare, /replay")
-    at_point = {}
-    for point in points:
-        window = slice(max(0, point - WINDOW), point)
-        per_round = [{loop: statistics.median(run[loop][window]) for loop in LOOPS} for run in runs]
-        at_point[point] = per_round
-        middle = [statistics.median(r[loop] for r in per_round) for loop in LOOPS]
-        to_bare, to_replay = ratios(per_round)
-        figures = " ".join(f"{m:9.2f}" for m in middle)
-        print(f"  {point:6} {figures}   {to_bare}, {to_replay}")
     print(f"  after: {load()}")
-    last = points[-1]
-    to_bare, to_replay = ratios(at_point[last])
-    print(f"\nAT TURN {last} (target: at most 1.2x)")
-    print(f"  planloop / bare:   {to_bare}")
-    print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
+    points = list(dict.fromkeys(p for p in (10, 100, 1000, turns - 1) if p <= turns - 1))
+    for kind, title in KINDS.items():
+        print(f"\n{title}")
+        print(f"  {'turn':>6} {'bare':>9} {'planloop':>9} {'replay':>9}   /bare, /replay")
+        at_point = {}
+        for point in points:
+            window = slice(max(0, point - WINDOW), point)
+            per_round = [
+                {loop: statistics.median(run[loop][kind][window]) for loop in LOOPS} for run in runs
+            ]
+            at_point[point] = per_round
+            middle = [statistics.median(r[loop] for r in per_round) for loop in LOOPS]
+            to_bare, to_replay = ratios(per_round)
+            figures = " ".join(f"{m:9.2f}" for m in middle)
+            print(f"  {point:6} {figures}   {to_bare}, {to_replay}")
+        last = points[-1]
+        to_bare, to_replay = ratios(at_point[last])
+        target = " (target: at most 1.2x)" if kind == "wall" else ""
+        print(f"AT TURN {last}, {kind}{target}")
+        print(f"  planloop / bare:   {to_bare}")
+        print(f"  planloop / replay: {to_replay}   (the same request bodies as planloop's)")
 
 
 def main() -> None:
@@ -306,9 +366,10 @@ def main() -> None:
     parser.add_argument("--bare", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--replay", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--record", help=argparse.SUPPRESS)
+    parser.add_argument("--pid-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve, args.record)
+        serve(args.serve, args.record, args.pid_file)
     elif args.replay:
         asyncio.run(replay(*args.replay))
     elif args.bare:

@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -70,8 +70,10 @@ class FakeMessagesAPI:
         script: Iterable[ScriptEntry] = (),
         api_key: str = "test-key",
         context_limit: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.api_key = api_key
+        self.clock = clock  # stamps `timings`; a bench may note more at each stamp
         self.context_limit = context_limit
         self.requests: list[Any] = []
         self.headers: list[dict[str, str]] = []
@@ -238,11 +240,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._responding = False  # a kept-alive connection reuses the handler
-        arrived = time.perf_counter()
+        arrived = self.server.api.clock()
         try:
             self._handle()
             self.wfile.flush()
-            self.server.api.timings.append((arrived, time.perf_counter()))
+            self.server.api.timings.append((arrived, self.server.api.clock()))
         except Exception as err:
             # A fault in the fake itself must fail the test, not look like a network blip
             # that the SDK quietly retries: record it, and answer a final 500 if still possible.
