@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import os
 from collections.abc import Sequence
 from typing import AnyStr
@@ -166,11 +167,12 @@ def redact_request(
     allows for a thinking block (the caller turns thinking off for a request whose tool loop
     then no longer opens with one). Redacted thinking is encrypted and holds no text to find.
 
-    `memo` (one per conversation, `RequestRedactor`) keeps each message's redacted copy: a
-    transcript grows at its end, so a request shares all but its last messages with the one
-    before, and redacting the whole history again would cost more every turn of a long session.
-    A message is kept there, and taken from it, only once it is no longer one of the last
-    RECENT_MESSAGES, which a turn may still change in place, and only as the very same object.
+    `memo` (one per conversation, `RequestRedactor`) keeps the last request's messages and
+    their redacted copies: a transcript grows at its end, so a request shares all but its last
+    messages with the one before, and redacting the whole history again would cost more every
+    turn of a long session. A copy is taken from it only for the very same object at the same
+    place, and only for a message that was not one of the last RECENT_MESSAGES then either
+    (a turn may still change those in place).
     """
     found = secret_values() if secrets is None else secrets
     if not found:
@@ -181,24 +183,30 @@ def redact_request(
     messages = copy.get("messages")
     if not isinstance(messages, list):
         return copy, False
-    settled = len(messages) - RECENT_MESSAGES
-    kept: dict[int, tuple[dict, dict, bool]] = {}
-    redacted_messages, dropped = [], False
-    for index, entry in enumerate(messages):
-        known = memo.get(id(entry)) if memo is not None and index < settled else None
-        if known is not None and known[0] is entry:
-            done = known
-        else:
-            done = (entry, *_redacted_message(entry, found))
-        if index < settled:  # the last ones may still change in place: never kept
-            kept[id(entry)] = done
-        redacted_messages.append(done[1])
-        dropped = dropped or done[2]
-    if memo is not None:
-        memo.clear()  # only this request's messages: the memo is never larger than it
-        memo.update(kept)
-    copy["messages"] = redacted_messages
-    return copy, dropped
+    memo = {} if memo is None else memo
+    before = memo.get("messages", [])
+    reusable = max(0, min(len(before), len(messages)) - RECENT_MESSAGES)
+    # Nearly always the whole settled part is the same objects: compared and copied as slices,
+    # at C speed, one message at a time only when something in it was replaced.
+    if all(map(operator.is_, before[:reusable], messages[:reusable])):
+        sent, dropped = memo.get("sent", [])[:reusable], memo.get("dropped", [])[:reusable]
+    else:
+        sent, dropped = [], []
+        for index in range(reusable):
+            if before[index] is messages[index]:
+                sent.append(memo["sent"][index])
+                dropped.append(memo["dropped"][index])
+            else:
+                reviewed, left_out = _redacted_message(messages[index], found)
+                sent.append(reviewed)
+                dropped.append(left_out)
+    for entry in messages[reusable:]:
+        reviewed, left_out = _redacted_message(entry, found)
+        sent.append(reviewed)
+        dropped.append(left_out)
+    memo.update(messages=list(messages), sent=sent, dropped=dropped)
+    copy["messages"] = list(sent)
+    return copy, any(dropped)
 
 
 RECENT_MESSAGES = 2  # the last user and assistant messages: redacted afresh every request
@@ -229,7 +237,7 @@ class RequestRedactor:
 
     def __init__(self) -> None:
         self.secrets: list[str] | None = None
-        self.memo: dict[int, tuple[dict, dict, bool]] = {}
+        self.memo: dict[str, list] = {}
 
     def __call__(self, request: dict) -> tuple[dict, bool]:
         secrets = secret_values()
