@@ -126,30 +126,30 @@ def _withheld_key_file(
     from tools.bind_watch import holds_the_key  # late: the sandbox's modules import this one
     from tools.sandbox import key_file_reason
 
-    if key_file_reason(workspace, relative) is None:
-        # Judged by the path: the file opened must be the one that was judged, not one a
-        # command put at that path meanwhile (a second name of a hidden key file).
+    hidden = key_file_reason(workspace, relative) is not None
+    if not hidden:
+        # Judged by the path: only when it still leads to the file opened is the answer about
+        # that file. One a command put at the path meanwhile (a second name of a hidden key
+        # file swapped in) is treated as a hidden key file could be.
         try:
             now = os.stat(Path(os.path.realpath(workspace)) / relative)
         except OSError:
             now = None
         if now is not None and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino):
             return file
+    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+    if data is None and not hidden:
         raise ToolError(
             f"read_file: {path} changed while it was being opened (a command moved or replaced "
             "it). Nothing was read. Call read_file again."
         )
-    refused = ToolError(
-        f"read_file: {path} holds planloop's API key in a form that cannot be shown with the "
-        "key taken out, and the sandbox hides it from commands; it is not read for the model "
-        "either. Ask the user for what you need from it."
-    )
-    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
-    if data is None:
-        raise refused
-    shown = redact_bytes(data)
-    if holds_the_key(shown):
-        raise refused
+    shown = redact_bytes(data) if data is not None else None
+    if shown is None or holds_the_key(shown):
+        raise ToolError(
+            f"read_file: {path} holds planloop's API key in a form that cannot be shown with "
+            "the key taken out, and the sandbox hides it from commands; it is not read for the "
+            "model either. Ask the user for what you need from it."
+        )
     return io.BytesIO(shown)
 
 
