@@ -13,6 +13,12 @@ What is caught: the value itself, its JSON-escaped form, and in a stream the val
 between two pieces (a command's output arrives in pieces of any size). What is not: the value
 transformed (base64, URL-encoded, reversed, a part of it). A command that can read the key can
 always print it some other way; this keeps the key out of the files by accident, not by force.
+
+A file planloop itself reads for the model (read_file, an instruction file, piped input) is
+another matter: no command chose its form, and the key-copy search (tools/key_copies.py) judges
+files by more forms than the plain one, UTF-16, UTF-32 and base64 (a Kubernetes Secret). What
+the search would find the sandbox hides from commands, so those readers take out every form
+the search knows (`file_forms`, `redact_bytes`), not only the plain ones.
 """
 
 from __future__ import annotations
@@ -73,17 +79,50 @@ def secret_encodings(secrets: list[str] | None = None) -> list[tuple[bytes, byte
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
+def file_encodings(secrets: list[str] | None = None) -> list[tuple[bytes, bytes]]:
+    """`secret_encodings`, and each form the key-copy search looks for besides (base64: a
+    Kubernetes Secret holds the key so) with REDACTED in ASCII, longest first: every form of a
+    secret in a file's bytes that a reader for the model takes out."""
+    from tools.key_copies import search_secrets_of  # late: that module imports this one
+
+    pairs = dict(secret_encodings(secrets))
+    found = secret_values() if secrets is None else secrets
+    for form in search_secrets_of(found):
+        pairs.setdefault(form, REDACTED.encode())
+    return sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
+
+
+def file_forms(secrets: list[str] | None = None) -> list[str]:
+    """Every form of every secret to take out of a file's text shown to the model, longest
+    first: `secret_values`, and each form the key-copy search looks for in bytes as a UTF-8
+    reading shows it (base64; UTF-16 and UTF-32 with a NUL beside each character of an ASCII
+    key, as in a file with a text head and a wide line further down)."""
+    found = secret_values() if secrets is None else secrets
+    return list(_file_forms_of(frozenset(found)))
+
+
+@functools.lru_cache(maxsize=8)
+def _file_forms_of(values: frozenset[str]) -> tuple[str, ...]:
+    # Asked for once a file window, for the same few secrets: worked out once per set.
+    forms = set(_forms_of(values))
+    for form, _ in file_encodings(sorted(values)):
+        text = form.decode("utf-8", errors="replace")
+        if "\ufffd" not in text:  # a form no UTF-8 reading shows as it is
+            forms.add(text)
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
 def redact_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
-    """`data` with every secret, in any encoding of `secret_encodings`, replaced by REDACTED in
-    that encoding: for raw bytes a text redaction cannot see (a file copied as base64)."""
-    for secret, redacted in secret_encodings(secrets):
+    """`data` with every secret, in any form of `file_encodings`, replaced by REDACTED in that
+    encoding: for raw bytes a text redaction cannot see (a file in UTF-16, a key in base64)."""
+    for secret, redacted in file_encodings(secrets):
         data = data.replace(secret, redacted)
     return data
 
 
 def longest_secret_bytes() -> int:
     """How far past a cut to read, so that a secret that starts before it is read whole."""
-    return max((len(secret) for secret, _ in secret_encodings()), default=0)
+    return max((len(secret) for secret, _ in file_encodings()), default=0)
 
 
 def cut_bytes_redacted(data: bytes, limit: int, *, whole: bool) -> bytes:
@@ -95,7 +134,7 @@ def cut_bytes_redacted(data: bytes, limit: int, *, whole: bool) -> bytes:
     """
     data = redact_bytes(data)
     if not whole:
-        data = data[: len(data) - start_of_a_secret(data, [s for s, _ in secret_encodings()])]
+        data = data[: len(data) - start_of_a_secret(data, [s for s, _ in file_encodings()])]
     return data[:limit]
 
 

@@ -8,7 +8,10 @@ A workspace is untrusted: a cloned repository may ship a `.env` written to steer
 runs an agent in it. So the file is only *read*, never loaded into `os.environ`, and only
 planloop's own names are taken from it:
 
-- the key or the auth token, and the model, when your environment does not set them;
+- the key or the auth token, and the model, when your environment does not set them; only
+  one of the two (the key, as the SDK prefers it): a committed template where you fill in
+  `ANTHROPIC_API_KEY=` may set `ANTHROPIC_AUTH_TOKEN` to a value of its own choosing, and what
+  planloop holds as a credential it redacts and searches the disk for (`credential_like`);
 - the endpoint (`ANTHROPIC_BASE_URL`) only together with a key or token from that same file,
   so a repository can send its own key where it likes but never yours; and even then only
   once you have confirmed it for that folder (asked once in a terminal, remembered in
@@ -36,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import dotenv_values
+
+from redaction import MIN_SECRET_CHARS
 
 API_KEY = "ANTHROPIC_API_KEY"
 AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"
@@ -104,6 +109,12 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         api_key, auth_token = own(API_KEY), own(AUTH_TOKEN)
     else:
         api_key, auth_token = from_file(API_KEY), from_file(AUTH_TOKEN)
+        if api_key and auth_token:
+            notices.append(
+                f"Ignored {AUTH_TOKEN} in {path}: a folder's .env gives one credential, and "
+                f"its {API_KEY} is used."
+            )
+            auth_token = None
     base_url = own(BASE_URL)
     if from_file(BASE_URL) and credentials_are_yours:
         notices.append(
@@ -132,7 +143,14 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         # The model decides what the key pays for and, behind a routing endpoint, which
         # provider gets the conversation: a repository's choice is said, like its endpoint.
         model_notice = f"Using {MODEL} from {path} ({from_file(MODEL)}); --model replaces it."
-    _seen_secrets.update(value for value in (api_key, auth_token) if value)
+    # Yours are secrets whatever they look like; a value of the file only when it could be a
+    # credential at all, not a word or a piece of code the repository chose to blank out of
+    # what the model reads and to have the disk searched for (and hidden from commands).
+    _seen_secrets.update(
+        value
+        for value in (api_key, auth_token)
+        if value and (credentials_are_yours or credential_like(value))
+    )
     return Settings(
         api_key=api_key,
         auth_token=auth_token,
@@ -142,6 +160,19 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         unconfirmed_endpoint=unconfirmed,
         model_notice=model_notice,
     )
+
+
+def credential_like(value: str) -> bool:
+    """Whether `value`, given by a workspace's `.env`, may be a key or token: at least
+    MIN_SECRET_CHARS long, nothing but printable characters without a space, and of two kinds
+    of character at least (letters, digits, signs). Keys and tokens are made so (`sk-ant-api03-`
+    and random text, a gateway's hex, `test-key`); a word (`function`), a number, blanks or
+    a line of code with spaces in it are what text is made of, and a repository could choose
+    one to steer what is redacted and searched for."""
+    if len(value) < MIN_SECRET_CHARS or not value.isprintable() or " " in value:
+        return False
+    kinds = {"letter" if c.isalpha() else "digit" if c.isdigit() else "sign" for c in value}
+    return len(kinds) >= 2
 
 
 def require_confirmed_endpoint(settings: Settings) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from middleware.base import Middleware
 from prompts import load_prompt
-from redaction import cut_bytes_redacted, longest_secret_bytes, redact, redact_bytes
+from redaction import cut_bytes_redacted, file_forms, longest_secret_bytes, redact, redact_bytes
 from tools.base import ToolError
 from tools.beneath import open_for_reading
 from tools.paths import protected_reason
@@ -171,9 +171,10 @@ def instruction_file(source: str, label: str, data: bytes, size: int) -> Instruc
 def instruction_text(label: str, data: bytes) -> str:
     """The text of an instruction file's bytes, with planloop's key taken out.
 
-    The key is taken out of the bytes, in every encoding redaction knows (UTF-16 and UTF-32
-    too), before they are decoded: decoded as UTF-8, a UTF-16 file holds the key with a NUL
-    between its characters, which no text redaction finds and the model reads all the same.
+    The key is taken out of the bytes, in every form the key-copy search knows (UTF-16 and
+    UTF-32 too, and base64), before they are decoded: decoded as UTF-8, a UTF-16 file holds
+    the key with a NUL between its characters, which no text redaction finds and the model
+    reads all the same.
     A UTF-16 file with a byte order mark is read as UTF-16, as read_file does; any other file
     with a NUL in it is no text, and is refused.
     """
@@ -183,7 +184,7 @@ def instruction_text(label: str, data: bytes) -> str:
         data = data[2:].decode(codec, errors="replace").encode("utf-8")
     if b"\0" in data:
         raise ToolError(f"{label} is not a text file (it holds NUL bytes)")
-    return redact(data.decode("utf-8", errors="replace")).strip()
+    return redact(data.decode("utf-8", errors="replace"), file_forms()).strip()
 
 
 def shown_path(path: Path) -> str:
@@ -236,4 +237,5 @@ class ProjectInstructions(Middleware):
         # An instruction file may lead to any file of the workspace (AGENTS.md -> a secrets
         # file): the key planloop sends must not go back as part of the prompt. Redacted at
         # each call, since the key may be learnt (a .env read) after the files were loaded.
-        return f"{system_prompt}\n\n{redact(self.section)}" if self.section else system_prompt
+        section = redact(self.section, file_forms())
+        return f"{system_prompt}\n\n{section}" if self.section else system_prompt

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from redaction import secret_values
+from redaction import file_forms, redact_bytes
 from tools.base import Tool, ToolError
 from tools.beneath import (
     Fingerprint,
@@ -76,9 +76,10 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
         raise ToolError(f"read_file: offset is a line number starting at 1, got {offset}.")
     if not 1 <= limit <= MAX_LINE_LIMIT:
         raise ToolError(f"read_file: limit must be from 1 to {MAX_LINE_LIMIT} lines, got {limit}.")
-    with open_existing_file(workspace, path, "read_file") as (file, relative):
-        status = os.fstat(file.fileno())
+    with open_existing_file(workspace, path, "read_file") as (opened, relative):
+        status = os.fstat(opened.fileno())
         size = status.st_size
+        file = _withheld_key_file(workspace, path, relative, opened, status)
         note_touched(relative, fingerprint(status))
         head = file.read(BINARY_CHECK_BYTES)
         codec = utf16_codec(head)
@@ -106,6 +107,50 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                 "Use bash (e.g. file, xxd | head) to inspect it."
             )
         return _show_lines(file, path, offset, limit)
+
+
+# The largest file the sandbox hides for holding planloop's key that read_file still shows, with
+# the key taken out: it is read whole to be judged (a .env or a Kubernetes Secret is far smaller).
+MAX_KEY_FILE_READ_BYTES = 1024 * 1024
+
+
+def _withheld_key_file(
+    workspace: Path, path: str, relative: str, file: BinaryIO, status: os.stat_result
+) -> BinaryIO:
+    """`file` as read_file may show it: as it is, or, for a file the sandbox hides from
+    commands for holding planloop's key (`key_file_reason`: a `.env` that holds it, the file a
+    `.env` leads to, a copy the key-copy search found), its bytes with every form of the key
+    the search knows taken out (`redact_bytes`). A file that still gives the key after that, as
+    the sandbox reads a key file (`holds_the_key`: `K1=sk-ant-` then `KEY=${K1}rest`), or that
+    is too big to judge, is refused: what no command may read, the model may not either."""
+    from tools.bind_watch import holds_the_key  # late: the sandbox's modules import this one
+    from tools.sandbox import key_file_reason
+
+    hidden = key_file_reason(workspace, relative) is not None
+    if not hidden:
+        # Judged by the path: only when it still leads to the file opened is the answer about
+        # that file. One a command put at the path meanwhile (a second name of a hidden key
+        # file swapped in) is treated as a hidden key file could be.
+        try:
+            now = os.stat(Path(os.path.realpath(workspace)) / relative)
+        except OSError:
+            now = None
+        if now is not None and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino):
+            return file
+    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+    if data is None and not hidden:
+        raise ToolError(
+            f"read_file: {path} changed while it was being opened (a command moved or replaced "
+            "it). Nothing was read. Call read_file again."
+        )
+    shown = redact_bytes(data) if data is not None else None
+    if shown is None or holds_the_key(shown):
+        raise ToolError(
+            f"read_file: {path} holds planloop's API key in a form that cannot be shown with "
+            "the key taken out, and the sandbox hides it from commands; it is not read for the "
+            "model either. Ask the user for what you need from it."
+        )
+    return io.BytesIO(shown)
 
 
 def _refuse_hidden_secret(
@@ -432,10 +477,12 @@ def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
 def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
     """The numbered lines read_file shows, with a note on how to read more."""
     # The key planloop sends with every request (kept in a .env, say) is never shown: the
-    # model reading it could write it where it would leave the machine. Each line is redacted
-    # before it is cut to its shown length, so no part of the key is left at the cut.
+    # model reading it could write it where it would leave the machine. Nor in any form the
+    # key-copy search knows (base64, UTF-16 further down a file): the sandbox hides a file that
+    # holds it so from commands. Each line is redacted before it is cut to its shown length, so
+    # no part of the key is left at the cut.
     try:
-        window = read_window(file, offset, limit, secret_values())
+        window = read_window(file, offset, limit, file_forms())
     except PastEnd as end:
         raise _past_end_error(path, offset, end.total_lines) from None
     if not window.lines:
