@@ -18,19 +18,30 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
                  and the one above it (your other projects) and the workspace itself,
                  SIBLING_DEPTH levels down; as root, /etc, cron's tables, and the files
                  systemd units name (`EnvironmentFile=`), where a server keeps such a key
-      not        what the sandbox hides already, /tmp (the sandbox's is its own), the system's
-                 folders, and what is known by what it is to hold only what tools wrote:
-                 package stores, a VCS's objects, caches that say so (`skips_child`)
-      bounds     SEARCH_ENTRIES entries, SEARCH_FILES files, SEARCH_BYTES bytes (at most
-                 MAX_FILE_BYTES of one file, read in pieces) and SEARCH_SECONDS
+      not        what the sandbox hides already, /tmp but a workspace there (the sandbox's
+                 /tmp is its own, the workspace is bound into it), the system's folders, and
+                 in places of yours what is known by what it is to hold only what tools
+                 wrote: package stores, a VCS's objects, caches that say so (`skips_child`)
+      bounds     of each place: SEARCH_ENTRIES entries, SEARCH_FILES files, SEARCH_BYTES
+                 bytes (at most MAX_FILE_BYTES of what one file holds, read in pieces, a
+                 sparse file's holes skipped) and MAX_FOUND copies; SEARCH_SECONDS for your
+                 places, and as much again for the workspace's
 
-  Fair to each place. The folders above the workspace may be a cloned repository's own (one
-  opened at its `app/`), and the workspace is one: what they hold is not the person's, and
-  could be made to use up the bounds. So each place is searched on its own, nested places
-  carved out of the outer ones, and the places take turns an entry at a time: a place that
-  holds more than the others uses up no more than its share while they still have entries
-  to read. When a bound stops the search, `cut_short` says which bound and `unfinished` which
-  places, and the person is told.
+  Fair to each place. The workspace is the untrusted place: a cloned repository, and what
+  commands of earlier runs wrote there; the folders above it up to its repository's top are
+  the repository's too. So each place is searched on its own, nested places carved out of the
+  outer ones (the workspace in your home is searched as itself, not as part of your home), and
+  turns go by cost: the place that has spent the least time reads next, so one of big files
+  reads fewer of them while the others still have some to read. The workspace's places spend
+  a time budget of their own, never yours: nothing the repository holds cuts your home's
+  search short. In them no name is trusted either: a committed CACHEDIR.TAG, a `HEAD`, a
+  `pyvenv.cfg` or a `node_modules` sends a folder to the end of the workspace's search, not
+  out of it. When a bound stops the search, `cut_short` says which bound and `unfinished`
+  which places, and the person is told.
+
+  A copy found with more than one name (a command of an earlier run can `ln` the template the
+  person later fills in) is hidden at every name the workspace holds: `find_other_names` lists
+  the workspace by inode; when that cannot finish, no command runs (`linked`).
 
 - Second paths. A file is hidden by a bind at one path, while the host may show the same
   folder at another (`/data/home` bound on `/home`, a devcontainer's volume, a btrfs
