@@ -9,7 +9,7 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   VS Code's remote settings, conda's `activate.d`); editors leave copies of the workspace's `.env`
   beside it (Emacs's `#.env#`). No list of such places ends; what a file holds does tell.
   `KeyCopySearch` reads the files in the places a key is likely kept, once per run (again only
-  when the key or the places change), in a child process started before the first command (at
+  when the key or the places change), in child processes started before the first command (at
   a low priority, and out of the way of planloop's own thread: see `start`), and notes
   each file that holds the key in any encoding redaction knows, or in base64. Every sandbox made
   after that hides them (KEY_FILES).
@@ -81,7 +81,7 @@ TURN_SECONDS = 0.01  # a place's turn: it then gives way to the one that has spe
 MAX_FOUND = 500  # of one place: each is one bind in every sandbox
 LINK_ENTRIES = 200_000  # listed in the workspace for another name of a copy
 LINK_SECONDS = 2.0
-TOTAL_SECONDS = 2 * SEARCH_SECONDS + LINK_SECONDS
+TOTAL_SECONDS = SEARCH_SECONDS + LINK_SECONDS  # yours and the workspace's side by side
 CHILD_NICENESS = 10  # the search gives way to planloop, the model's stream and your editor
 # What a folder is, by its name anywhere: installed packages and tools' own output, thousands
 # of files each, written by package managers and linters, never where a person pastes a key.
@@ -208,11 +208,13 @@ class KeyCopySearch:
     skipped: tuple[Path, ...]  # what the sandbox hides already, the system's folders
     secrets: tuple[bytes, ...]
     workspace: Path | None = None  # where a command could have made another name of a copy
+    others: tuple[Path, ...] = ()  # places another search reads: passed by here
     found: list[Path] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     cut_short: str | None = None
     unfinished: list[Path] = field(default_factory=list)
     linked: list[Path] = field(default_factory=list)
+    copies: dict[tuple[int, int], int] = field(default_factory=dict)  # (device, inode): links
     seconds: float = 0.0
     files_read: int = 0
     bytes_read: int = 0
@@ -221,7 +223,7 @@ class KeyCopySearch:
     def result(self) -> list[Path]:
         """The files found, once the search has ended (it ends within TOTAL_SECONDS, unless a
         read hangs, on a network filesystem say: then what was found so far)."""
-        self.done.wait(TOTAL_SECONDS + 5)
+        self.done.wait(TOTAL_SECONDS + 10)
         return list(self.found)
 
     def start(self) -> None:
@@ -246,12 +248,44 @@ class KeyCopySearch:
             self.done.set()
 
     def run_in_child(self) -> None:
+        """Your places and the workspace's each in a child of their own, side by side: each
+        spends its own SEARCH_SECONDS, and what the workspace holds does not slow your places'
+        child (but for sharing a processor). Other names of the copies found are looked for
+        here, once both have answered (`find_other_names`)."""
         began = time.monotonic()
+        yours = tuple(place for place in self.places if place.yours)
+        theirs = tuple(place for place in self.places if not place.yours)
+        groups = [group for group in (yours, theirs) if group]
+        answers: list[dict] = [{} for _ in groups]
+        threads = [
+            threading.Thread(target=self.ask_child, args=(group, answer), daemon=True)
+            for group, answer in zip(groups, answers, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        try:
+            for answer in answers:
+                self.found += [Path(path) for path in answer["found"]]
+                self.cut_short = self.cut_short or answer["cut_short"]
+                self.unfinished += [Path(path) for path in answer["unfinished"]]
+                self.files_read += answer["files_read"]
+                self.bytes_read += answer["bytes_read"]
+                self.copies.update({(dev, ino): links for dev, ino, links in answer["copies"]})
+            self.find_other_names()
+        finally:
+            self.seconds = time.monotonic() - began
+            self.done.set()
+
+    def ask_child(self, group: tuple[Place, ...], answer: dict) -> None:
+        """Searches `group` in a child, and puts what it found in `answer` (`answer_of`)."""
+        others = [str(place.path) for place in self.places if place not in group and place.depth]
         question = {
-            "places": [[str(place.path), place.depth, place.yours] for place in self.places],
+            "places": [[str(place.path), place.depth, place.yours] for place in group],
+            "others": others,  # searched by the other child: passed by here
             "skipped": [str(path) for path in self.skipped],
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
-            "workspace": None if self.workspace is None else str(self.workspace),
         }
         try:
             child = subprocess.run(
@@ -259,26 +293,30 @@ class KeyCopySearch:
                 input=json.dumps(question).encode(),
                 capture_output=True,
                 env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
-                timeout=TOTAL_SECONDS + 5,
+                timeout=SEARCH_SECONDS + 5,
                 check=True,
             )
-            answer = json.loads(child.stdout)
+            answer.update(json.loads(child.stdout))
         except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
-            self.cut_short = f"{SEARCH_SECONDS:g} s"
-            self.unfinished = [place.path for place in self.places]
-            self.seconds = time.monotonic() - began
-            self.done.set()
-            return
+            unfinished = [str(place.path) for place in group]
+            answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
+            answer.update(files_read=0, bytes_read=0, copies=[])
         except (OSError, ValueError, subprocess.SubprocessError):
-            self.run()  # no child could start, or it failed: search here
-            return
-        self.found = [Path(path) for path in answer["found"]]
-        self.cut_short = answer["cut_short"]
-        self.unfinished = [Path(path) for path in answer["unfinished"]]
-        self.linked = [Path(path) for path in answer["linked"]]
-        self.files_read, self.bytes_read = answer["files_read"], answer["bytes_read"]
-        self.seconds = time.monotonic() - began
-        self.done.set()
+            # No child could start, or it failed: search here.
+            part = KeyCopySearch(group, self.skipped, self.secrets, others=tuple(map(Path, others)))
+            part.search()
+            answer.update(part.answer_of())
+
+    def answer_of(self) -> dict:
+        """What a search found, as a child answers it."""
+        return {
+            "found": [str(path) for path in self.found],
+            "cut_short": self.cut_short,
+            "unfinished": [str(path) for path in self.unfinished],
+            "files_read": self.files_read,
+            "bytes_read": self.bytes_read,
+            "copies": [[dev, ino, links] for (dev, ino), links in self.copies.items()],
+        }
 
     def search(self) -> None:
         """The places in turns until each is done or stopped by a bound.
@@ -293,8 +331,7 @@ class KeyCopySearch:
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
         self.seen: set[tuple[int, int]] = set()
-        self.copies: dict[tuple[int, int], int] = {}  # (device, inode) of a copy: its links
-        folders = [place.path for place in self.places if place.depth > 0]
+        folders = [place.path for place in self.places if place.depth > 0] + list(self.others)
         live = [Account(place, self.walk(place, folders)) for place in self.places]
         spent = {True: 0.0, False: 0.0}  # by group: yours, the workspace's
         self.account = live[0] if live else None
@@ -548,23 +585,14 @@ def search_in_child() -> None:
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: it is about to hold the key
     os.nice(CHILD_NICENESS)
     question = json.load(sys.stdin)
-    workspace = question["workspace"]
     search = KeyCopySearch(
         tuple(Place(Path(path), depth, yours) for path, depth, yours in question["places"]),
         tuple(Path(path) for path in question["skipped"]),
         tuple(secret.encode("latin-1") for secret in question["secrets"]),
-        None if workspace is None else Path(workspace),
+        others=tuple(Path(path) for path in question["others"]),
     )
-    search.run()
-    answer = {
-        "found": [str(path) for path in search.found],
-        "cut_short": search.cut_short,
-        "unfinished": [str(path) for path in search.unfinished],
-        "linked": [str(path) for path in search.linked],
-        "files_read": search.files_read,
-        "bytes_read": search.bytes_read,
-    }
-    json.dump(answer, sys.stdout)
+    search.search()
+    json.dump(search.answer_of(), sys.stdout)
 
 
 def unit_files(home: Path, as_root: bool) -> list[str]:
