@@ -1732,7 +1732,7 @@ class Bubblewrap:
                 self._tell(
                     f"planloop: {search.linked[0]} holds the API key and has another name in "
                     "the workspace that the search could not find in time (`find . -samefile` "
-                    "finds it); commands do not run until it is gone."
+                    "finds it); no command runs in this run: remove that name and start again."
                 )
                 raise ToolError(
                     "bash: the command did not run: a file that holds planloop's API key has "
