@@ -9,7 +9,7 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   VS Code's remote settings, conda's `activate.d`); editors leave copies of the workspace's `.env`
   beside it (Emacs's `#.env#`). No list of such places ends; what a file holds does tell.
   `KeyCopySearch` reads the files in the places a key is likely kept, once per run (again only
-  when the key or the places change), in a child process started before the first command (at
+  when the key or the places change), in child processes started before the first command (at
   a low priority, and out of the way of planloop's own thread: see `start`), and notes
   each file that holds the key in any encoding redaction knows, or in base64. Every sandbox made
   after that hides them (KEY_FILES).
@@ -18,19 +18,30 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
                  and the one above it (your other projects) and the workspace itself,
                  SIBLING_DEPTH levels down; as root, /etc, cron's tables, and the files
                  systemd units name (`EnvironmentFile=`), where a server keeps such a key
-      not        what the sandbox hides already, /tmp (the sandbox's is its own), the system's
-                 folders, and what is known by what it is to hold only what tools wrote:
-                 package stores, a VCS's objects, caches that say so (`skips_child`)
-      bounds     SEARCH_ENTRIES entries, SEARCH_FILES files, SEARCH_BYTES bytes (at most
-                 MAX_FILE_BYTES of one file, read in pieces) and SEARCH_SECONDS
+      not        what the sandbox hides already, /tmp but a workspace there (the sandbox's
+                 /tmp is its own, the workspace is bound into it), the system's folders, and
+                 in places of yours what is known by what it is to hold only what tools
+                 wrote: package stores, a VCS's objects, caches that say so (`skips_child`)
+      bounds     of each place: SEARCH_ENTRIES entries, SEARCH_FILES files, SEARCH_BYTES
+                 bytes (at most MAX_FILE_BYTES of what one file holds, read in pieces, a
+                 sparse file's holes skipped) and MAX_FOUND copies; SEARCH_SECONDS for your
+                 places, and as much again for the workspace's
 
-  Fair to each place. The folders above the workspace may be a cloned repository's own (one
-  opened at its `app/`), and the workspace is one: what they hold is not the person's, and
-  could be made to use up the bounds. So each place is searched on its own, nested places
-  carved out of the outer ones, and the places take turns an entry at a time: a place that
-  holds more than the others uses up no more than its share while they still have entries
-  to read. When a bound stops the search, `cut_short` says which bound and `unfinished` which
-  places, and the person is told.
+  Fair to each place. The workspace is the untrusted place: a cloned repository, and what
+  commands of earlier runs wrote there; the folders above it up to its repository's top are
+  the repository's too. So each place is searched on its own, nested places carved out of the
+  outer ones (the workspace in your home is searched as itself, not as part of your home), and
+  turns go by cost: the place that has spent the least time reads next, so one of big files
+  reads fewer of them while the others still have some to read. The workspace's places spend
+  a time budget of their own, never yours: nothing the repository holds cuts your home's
+  search short. In them no name is trusted either: a committed CACHEDIR.TAG, a `HEAD`, a
+  `pyvenv.cfg` or a `node_modules` sends a folder to the end of the workspace's search, not
+  out of it. When a bound stops the search, `cut_short` says which bound and `unfinished`
+  which places, and the person is told.
+
+  A copy found with more than one name (a command of an earlier run can `ln` the template the
+  person later fills in) is hidden at every name the workspace holds: `find_other_names` lists
+  the workspace by inode; when that cannot finish, no command runs (`linked`).
 
 - Second paths. A file is hidden by a bind at one path, while the host may show the same
   folder at another (`/data/home` bound on `/home`, a devcontainer's volume, a btrfs
@@ -42,6 +53,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import errno
 import json
 import os
 import re
@@ -52,6 +64,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from os import SEEK_DATA
 from pathlib import Path
 
 from redaction import secret_encodings
@@ -63,8 +76,12 @@ SEARCH_FILES = 50_000  # the time bound is the one usually met first
 SEARCH_BYTES = 512 * 1024 * 1024
 SMALL_FILE_BYTES = 256 * 1024  # read in one go; a larger file in pieces of this size
 MAX_FILE_BYTES = 32 * 1024 * 1024  # of one file: a notebook, a log, an editor's state database
-SEARCH_SECONDS = 5.0
-MAX_FOUND = 500  # each is one bind in every sandbox
+SEARCH_SECONDS = 5.0  # your places', and the workspace's another as long
+TURN_SECONDS = 0.01  # a place's turn: it then gives way to the one that has spent the least
+MAX_FOUND = 500  # of one place: each is one bind in every sandbox
+LINK_ENTRIES = 200_000  # listed in the workspace for another name of a copy
+LINK_SECONDS = 2.0
+TOTAL_SECONDS = SEARCH_SECONDS + LINK_SECONDS  # yours and the workspace's side by side
 CHILD_NICENESS = 10  # the search gives way to planloop, the model's stream and your editor
 # What a folder is, by its name anywhere: installed packages and tools' own output, thousands
 # of files each, written by package managers and linters, never where a person pastes a key.
@@ -141,34 +158,72 @@ def base64_forms(secret: bytes) -> set[bytes]:
 
 @dataclass(frozen=True)
 class Place:
-    """One place searched: a folder and how many levels down, or a file (depth 0)."""
+    """One place searched: a folder and how many levels down, or a file (depth 0).
+
+    `yours`: a place of the person's (the home folder, /etc, the files units name, the folders
+    beside the workspace). False for the workspace and the folders above it that belong to the
+    same repository: what they hold, names and markers included, the repository chose, or a
+    command of an earlier run. Such a place spends a time budget of its own, not yours, and
+    passes nothing by for a marker or a name in it (`walk`): what another place would pass by
+    it reads last."""
 
     path: Path
     depth: int
+    yours: bool = True
+
+
+@dataclass
+class Account:
+    """What one place has cost so far; each place has bounds of its own."""
+
+    place: Place
+    walker: Iterator[None]
+    seconds: float = 0.0
+    entries: int = 0
+    files: int = 0
+    bytes: int = 0
+    found: int = 0
+
+    def bound_reached(self) -> str | None:
+        if self.entries > SEARCH_ENTRIES:
+            return f"more than {SEARCH_ENTRIES} entries"
+        if self.files > SEARCH_FILES:
+            return f"more than {SEARCH_FILES} files"
+        if self.bytes > SEARCH_BYTES:
+            return f"more than {SEARCH_BYTES // 2**20} MiB"
+        if self.found >= MAX_FOUND:
+            return f"{MAX_FOUND} files holding the key"
+        return None
 
 
 @dataclass
 class KeyCopySearch:
     """One search (see the module's notes): `found` holds the real path of each file that holds
     the key, once `done` is set; `cut_short` says which bound stopped it, if one did, and
-    `unfinished` the places it did not search to their end."""
+    `unfinished` the places it did not search to their end. `linked`: files found holding the
+    key, in `workspace`, with another name that was not found (the search for it was cut
+    short): a command may read the key there."""
 
     places: tuple[Place, ...]
     skipped: tuple[Path, ...]  # what the sandbox hides already, the system's folders
     secrets: tuple[bytes, ...]
+    workspace: Path | None = None  # where a command could have made another name of a copy
+    others: tuple[Path, ...] = ()  # places another search reads: passed by here
     found: list[Path] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     cut_short: str | None = None
     unfinished: list[Path] = field(default_factory=list)
+    linked: list[Path] = field(default_factory=list)
+    copies: dict[tuple[int, int], int] = field(default_factory=dict)  # (device, inode): links
     seconds: float = 0.0
     files_read: int = 0
     bytes_read: int = 0
     entries: int = 0
 
     def result(self) -> list[Path]:
-        """The files found, once the search has ended (it ends within SEARCH_SECONDS, unless a
+        """The files found, once the search has ended (it ends within TOTAL_SECONDS, unless a
         read hangs, on a network filesystem say: then what was found so far)."""
-        self.done.wait(SEARCH_SECONDS + 5)
+        self.done.wait(TOTAL_SECONDS + 10)
         return list(self.found)
 
     def start(self) -> None:
@@ -186,15 +241,49 @@ class KeyCopySearch:
     def run(self) -> None:
         began = time.monotonic()
         try:
-            self.search(began + SEARCH_SECONDS)
+            self.search()
+            self.find_other_names()
         finally:
             self.seconds = time.monotonic() - began
             self.done.set()
 
     def run_in_child(self) -> None:
+        """Your places and the workspace's each in a child of their own, side by side: each
+        spends its own SEARCH_SECONDS, and what the workspace holds does not slow your places'
+        child (but for sharing a processor). Other names of the copies found are looked for
+        here, once both have answered (`find_other_names`)."""
         began = time.monotonic()
+        yours = tuple(place for place in self.places if place.yours)
+        theirs = tuple(place for place in self.places if not place.yours)
+        groups = [group for group in (yours, theirs) if group]
+        answers: list[dict] = [{} for _ in groups]
+        threads = [
+            threading.Thread(target=self.ask_child, args=(group, answer), daemon=True)
+            for group, answer in zip(groups, answers, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        try:
+            for answer in answers:
+                self.found += [Path(path) for path in answer["found"]]
+                self.cut_short = self.cut_short or answer["cut_short"]
+                self.unfinished += [Path(path) for path in answer["unfinished"]]
+                self.files_read += answer["files_read"]
+                self.bytes_read += answer["bytes_read"]
+                self.copies.update({(dev, ino): links for dev, ino, links in answer["copies"]})
+            self.find_other_names()
+        finally:
+            self.seconds = time.monotonic() - began
+            self.done.set()
+
+    def ask_child(self, group: tuple[Place, ...], answer: dict) -> None:
+        """Searches `group` in a child, and puts what it found in `answer` (`answer_of`)."""
+        others = [str(place.path) for place in self.places if place not in group and place.depth]
         question = {
-            "places": [[str(place.path), place.depth] for place in self.places],
+            "places": [[str(place.path), place.depth, place.yours] for place in group],
+            "others": others,  # searched by the other child: passed by here
             "skipped": [str(path) for path in self.skipped],
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
         }
@@ -207,66 +296,92 @@ class KeyCopySearch:
                 timeout=SEARCH_SECONDS + 5,
                 check=True,
             )
-            answer = json.loads(child.stdout)
+            answer.update(json.loads(child.stdout))
         except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
-            self.cut_short = f"{SEARCH_SECONDS:.0f} s"
-            self.unfinished = [place.path for place in self.places]
-            self.seconds = time.monotonic() - began
-            self.done.set()
-            return
+            unfinished = [str(place.path) for place in group]
+            answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
+            answer.update(files_read=0, bytes_read=0, copies=[])
         except (OSError, ValueError, subprocess.SubprocessError):
-            self.run()  # no child could start, or it failed: search here
-            return
-        self.found = [Path(path) for path in answer["found"]]
-        self.cut_short = answer["cut_short"]
-        self.unfinished = [Path(path) for path in answer["unfinished"]]
-        self.files_read, self.bytes_read = answer["files_read"], answer["bytes_read"]
-        self.seconds = time.monotonic() - began
-        self.done.set()
+            # No child could start, or it failed: search here.
+            part = KeyCopySearch(group, self.skipped, self.secrets, others=tuple(map(Path, others)))
+            part.search()
+            answer.update(part.answer_of())
 
-    def search(self, deadline: float) -> None:
-        """The places in turns, an entry each, until a bound stops it: a place with more
-        entries than the others (a flood of files) uses up no more than its share of the
-        bounds while the others still have some to read."""
+    def answer_of(self) -> dict:
+        """What a search found, as a child answers it."""
+        return {
+            "found": [str(path) for path in self.found],
+            "cut_short": self.cut_short,
+            "unfinished": [str(path) for path in self.unfinished],
+            "files_read": self.files_read,
+            "bytes_read": self.bytes_read,
+            "copies": [[dev, ino, links] for (dev, ino), links in self.copies.items()],
+        }
+
+    def search(self) -> None:
+        """The places in turns until each is done or stopped by a bound.
+
+        Fair by cost, not by entries: the next turn goes to the place that has spent the least
+        time so far, and lasts until it has spent TURN_SECONDS more, so one whose entries are
+        dear (big files) reads fewer of them while the others still have some to read. Your
+        places and the workspace's each spend a budget of SEARCH_SECONDS of their own: what
+        the workspace holds cannot cut your home's search short. Entries, files, bytes and
+        key copies are counted per place (`Account`): a place that meets one of those bounds
+        stops alone."""
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
         self.seen: set[tuple[int, int]] = set()
-        folders = [place.path for place in self.places if place.depth > 0]
-        turns = collections.deque((place, self.walk(place, folders)) for place in self.places)
-        while turns:
-            place, walker = turns.popleft()
-            try:
-                next(walker)
-            except StopIteration:
+        folders = [place.path for place in self.places if place.depth > 0] + list(self.others)
+        live = [Account(place, self.walk(place, folders)) for place in self.places]
+        spent = {True: 0.0, False: 0.0}  # by group: yours, the workspace's
+        self.account = live[0] if live else None
+        while live:
+            account = min(live, key=lambda each: each.seconds)
+            left = SEARCH_SECONDS - spent[account.place.yours]
+            if left <= 0:
+                self.stop(account, f"{SEARCH_SECONDS:g} s")
+                live.remove(account)
                 continue
-            turns.append((place, walker))
-            bound = self.bound_reached(deadline)
-            if bound:
-                self.cut_short = bound
-                self.unfinished = [place.path for place, _ in turns]
-                return
+            self.account = account
+            self.interrupted = False
+            began = time.monotonic()
+            self.stop_at = began + left  # a big file's read stops there too (`read_file`)
+            turn_ends = began + min(left, TURN_SECONDS)
+            finished = False
+            while True:
+                try:
+                    next(account.walker)
+                except StopIteration:
+                    finished = True
+                    break
+                if account.bound_reached() or time.monotonic() > turn_ends:
+                    break
+            cost = time.monotonic() - began
+            account.seconds += cost
+            spent[account.place.yours] += cost
+            bound = account.bound_reached()
+            if bound or finished and self.interrupted:
+                self.stop(account, bound or f"{SEARCH_SECONDS:g} s")
+                live.remove(account)
+            elif finished:
+                live.remove(account)
 
-    def bound_reached(self, deadline: float) -> str | None:
-        if self.entries > SEARCH_ENTRIES:
-            return f"more than {SEARCH_ENTRIES} entries"
-        if self.files_read > SEARCH_FILES:
-            return f"more than {SEARCH_FILES} files"
-        if self.bytes_read > SEARCH_BYTES:
-            return f"more than {SEARCH_BYTES // 2**20} MiB"
-        if len(self.found) >= MAX_FOUND:
-            return f"{MAX_FOUND} files holding the key"
-        if time.monotonic() > deadline:
-            return f"{SEARCH_SECONDS:.0f} s"
-        return None
+    def stop(self, account: Account, bound: str) -> None:
+        self.cut_short = self.cut_short or bound
+        self.unfinished.append(account.place.path)
 
     def walk(self, place: Place, places: list[Path]) -> Iterator[None]:
         """Searches `place`, breadth first, yielding after each entry; other places inside it
         are left to their own turns. No link is followed, and the places are resolved: every
-        folder reached is real."""
+        folder reached is real.
+
+        A store (`skips_child`) or a folder with a CACHEDIR.TAG is passed by in a place of
+        yours; in the workspace's, where the repository chose those names, it is read after
+        everything else there, within the workspace's own budget."""
         if self.skips(place.path):
             return
         if place.depth == 0:  # a file
-            self.entries += 1
+            self.account.entries += 1
             self.read_file(str(place.path))
             yield
             return
@@ -274,30 +389,42 @@ class KeyCopySearch:
         # and a folder the sandbox hides (or another place) is passed by as a whole.
         passed = {str(path) for path in self.skipped} | {str(p) for p in places}
         passed.discard(str(place.path))
-        pending = collections.deque([(str(place.path), 0)])
-        while pending:
-            folder, depth = pending.popleft()
-            if folder in passed:
-                continue
-            try:
-                info = os.stat(folder, follow_symlinks=False)
-                if (info.st_dev, info.st_ino) in self.seen:
-                    continue  # reached from two places
-                self.seen.add((info.st_dev, info.st_ino))
-                with os.scandir(folder) as listing:
-                    children = list(listing)
-            except OSError:
-                continue  # not readable by planloop: not by a command either
+        # (folder, depth, its entries when listed already, whether read last)
+        pending: collections.deque[tuple[str, int, list | None, bool]] = collections.deque()
+        pending.append((str(place.path), 0, None, False))
+        later: collections.deque[tuple[str, int, list | None, bool]] = collections.deque()
+        while pending or later:
+            folder, depth, children, late = pending.popleft() if pending else later.popleft()
+            if children is None:
+                if folder in passed:
+                    continue
+                try:
+                    info = os.stat(folder, follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) in self.seen:
+                        continue  # reached from two places
+                    self.seen.add((info.st_dev, info.st_ino))
+                    with os.scandir(folder) as listing:
+                        children = list(listing)
+                except OSError:
+                    continue  # not readable by planloop: not by a command either
             names = {entry.name for entry in children}
             parent = os.path.basename(folder)
             if CACHE_TAG in names:
-                continue  # a cache, regenerated at will: its tool wrote it all
+                if place.yours:
+                    continue  # a cache, regenerated at will: its tool wrote it all
+                if not late:
+                    later.append((folder, depth, children, True))
+                    continue
             for entry in children:
-                self.entries += 1
+                self.account.entries += 1
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if depth + 1 < place.depth and not skips_child(names, parent, entry.name):
-                            pending.append((entry.path, depth + 1))
+                        if depth + 1 < place.depth:
+                            store = skips_child(names, parent, entry.name)
+                            if not store and not late:
+                                pending.append((entry.path, depth + 1, None, False))
+                            elif not store or not place.yours:
+                                later.append((entry.path, depth + 1, None, True))
                     elif entry.is_file(follow_symlinks=False):
                         self.read_file(entry.path)
                 except OSError:
@@ -308,34 +435,63 @@ class KeyCopySearch:
         """Notes `path` when it holds the key. Not a FIFO or device: only regular files come
         here, opened without blocking and checked again once open. A large file is read in
         pieces, each with the end of the one before (a key split between two is found), up to
-        MAX_FILE_BYTES."""
+        MAX_FILE_BYTES of what it holds: a sparse file's holes are not read (zeros, of which a
+        key is not made), so it costs what it holds, not what its size says."""
         self.files_read += 1
+        self.account.files += 1
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             return
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 return
-            kept = b""
-            taken = 0
-            while taken < MAX_FILE_BYTES:
-                piece = os.read(fd, SMALL_FILE_BYTES)
-                if not piece:
-                    return
-                taken += len(piece)
-                self.bytes_read += len(piece)
-                data = kept + piece
-                if self.holds(data):
-                    self.found.append(Path(path))
-                    return
-                if taken == len(piece) and piece.startswith(OPAQUE_STARTS):
-                    return  # a program or a compressed archive: no pasted key further on
-                kept = data[-(self.longest - 1) :] if self.longest > 1 else b""
+            if self.holds_from(fd, info.st_size):
+                self.found.append(Path(path))
+                self.account.found += 1
+                if info.st_nlink > 1:  # another name may show it: `find_other_names`
+                    self.copies[(info.st_dev, info.st_ino)] = info.st_nlink
         except OSError:
             return
         finally:
             os.close(fd)
+
+    def holds_from(self, fd: int, size: int) -> bool:
+        kept = b""
+        taken = 0
+        position = 0
+        while taken < MAX_FILE_BYTES:
+            if size > SMALL_FILE_BYTES:
+                try:
+                    data_at = os.lseek(fd, position, SEEK_DATA)
+                except OSError as error:
+                    # ENXIO: only a hole from here to the end; else no SEEK_DATA: read on.
+                    data_at = size if error.errno == errno.ENXIO else position
+                if data_at > position:  # a hole: as many zeros as a key could span
+                    zeros = bytes(min(data_at - position, self.longest))
+                    if self.holds(kept + zeros):
+                        return True
+                    kept = (kept + zeros)[-(self.longest - 1) :] if self.longest > 1 else b""
+                    position = os.lseek(fd, data_at, os.SEEK_SET)
+            piece = os.read(fd, SMALL_FILE_BYTES)
+            if not piece:
+                return False
+            first = taken == 0 and position == 0
+            taken += len(piece)
+            position += len(piece)
+            self.bytes_read += len(piece)
+            self.account.bytes += len(piece)
+            data = kept + piece
+            if self.holds(data):
+                return True
+            if first and piece.startswith(OPAQUE_STARTS):
+                return False  # a program or a compressed archive: no pasted key further on
+            if time.monotonic() > self.stop_at:
+                self.interrupted = True  # the place's time is up: it is said unfinished
+                return False
+            kept = data[-(self.longest - 1) :] if self.longest > 1 else b""
+        return False
 
     def holds(self, data: bytes) -> bool:
         if len(data) < 16 * 1024:  # most files: one pass for all the forms is quicker
@@ -344,6 +500,66 @@ class KeyCopySearch:
 
     def skips(self, path: Path) -> bool:
         return any(path == other or path.is_relative_to(other) for other in self.skipped)
+
+    def find_other_names(self) -> None:
+        """Every other name, in the workspace, of a copy found with more than one: a command of
+        an earlier run may have made one (`ln config/local.json node_modules/.cache/x`) before
+        the person filled the key in, where the search passes by or does not reach. Hidden at
+        one name only, the file would be read at the other. The workspace's folders are listed
+        (no file is read) to their end, within LINK_ENTRIES and LINK_SECONDS; when that is not
+        enough, the copies still short of names are `linked`."""
+        if not self.copies or self.workspace is None:
+            return
+        found = set(self.found)
+        names: dict[tuple[int, int], int] = {}
+        for path in self.found:
+            try:
+                info = os.stat(path, follow_symlinks=False)
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key in self.copies:
+                names[key] = names.get(key, 0) + 1
+        inodes = {inode for _, inode in self.copies}
+        deadline = time.monotonic() + LINK_SECONDS
+        listed = 0
+        pending = [str(self.workspace)]
+        complete = True
+        while pending:
+            folder = pending.pop()
+            if listed > LINK_ENTRIES or time.monotonic() > deadline:
+                complete = False
+                break
+            try:
+                with os.scandir(folder) as listing:
+                    children = list(listing)
+            except OSError:
+                continue  # not readable by planloop: not by a command either
+            for entry in children:
+                listed += 1
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif entry.inode() in inodes and entry.is_file(follow_symlinks=False):
+                        info = entry.stat(follow_symlinks=False)
+                        key = (info.st_dev, info.st_ino)
+                        if key in self.copies and Path(entry.path) not in found:
+                            found.add(Path(entry.path))
+                            self.found.append(Path(entry.path))
+                            names[key] = names.get(key, 0) + 1
+                except OSError:
+                    pass
+        if complete:
+            return  # any name left lies outside the workspace, where no command makes one
+        for path in self.found:
+            try:
+                info = os.stat(path, follow_symlinks=False)
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            short = key in self.copies and names.get(key, 0) < self.copies[key]
+            if short and path.is_relative_to(self.workspace) and path not in self.linked:
+                self.linked.append(path)
 
 
 _searches: dict[tuple, KeyCopySearch] = {}
@@ -370,19 +586,13 @@ def search_in_child() -> None:
     os.nice(CHILD_NICENESS)
     question = json.load(sys.stdin)
     search = KeyCopySearch(
-        tuple(Place(Path(path), depth) for path, depth in question["places"]),
+        tuple(Place(Path(path), depth, yours) for path, depth, yours in question["places"]),
         tuple(Path(path) for path in question["skipped"]),
         tuple(secret.encode("latin-1") for secret in question["secrets"]),
+        others=tuple(Path(path) for path in question["others"]),
     )
-    search.run()
-    answer = {
-        "found": [str(path) for path in search.found],
-        "cut_short": search.cut_short,
-        "unfinished": [str(path) for path in search.unfinished],
-        "files_read": search.files_read,
-        "bytes_read": search.bytes_read,
-    }
-    json.dump(answer, sys.stdout)
+    search.search()
+    json.dump(search.answer_of(), sys.stdout)
 
 
 def unit_files(home: Path, as_root: bool) -> list[str]:
@@ -409,32 +619,55 @@ def unit_files(home: Path, as_root: bool) -> list[str]:
     return named
 
 
+def repository_top(workspace: Path) -> Path | None:
+    """The top of the repository `workspace` lies in: the nearest folder, from the workspace
+    up, with a `.git` file or a `.git` folder that is a repository (the sandbox's empty stand-in
+    is none), or None."""
+    for folder in (workspace, *workspace.parents):
+        git = folder / ".git"
+        if os.path.isfile(git) or os.path.isfile(git / "HEAD"):
+            return folder
+    return None
+
+
 def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
     """The places to search: the home folder, the two folders above the workspace, the
-    workspace; as root, ROOT_PLACES and the files systemd units name. Not /tmp (the sandbox's
-    own is private), nor a system folder but those, nor `/`."""
+    workspace; as root, ROOT_PLACES and the files systemd units name. Not /tmp but the workspace
+    itself (the sandbox's /tmp is private, the workspace is bound into it), nor a system folder
+    but those, nor `/`. The workspace, and the folders above it up to its repository's top,
+    are not yours (`Place`)."""
     as_root = os.geteuid() == 0
-    candidates = [(home, SEARCH_DEPTH)]
-    candidates += [(folder, SIBLING_DEPTH) for folder in list(workspace.parents)[:2]]
-    candidates += [(workspace, SIBLING_DEPTH)]
+    workspace = Path(os.path.realpath(workspace))
+    top = repository_top(workspace) or workspace
+    candidates = [(home, SEARCH_DEPTH, True)]
+    candidates += [
+        (folder, SIBLING_DEPTH, not folder.is_relative_to(top))
+        for folder in list(workspace.parents)[:2]
+    ]
+    candidates += [(workspace, SIBLING_DEPTH, False)]
     if as_root:
-        candidates += list(ROOT_PLACES)
-    candidates += [(Path(path), 0) for path in unit_files(home, as_root) if os.path.isabs(path)]
-    places: dict[Path, int] = {}
+        candidates += [(folder, depth, True) for folder, depth in ROOT_PLACES]
+    named = unit_files(home, as_root)
+    candidates += [(Path(path), 0, True) for path in named if os.path.isabs(path)]
+    places: dict[Path, tuple[int, bool]] = {}
     # A file a unit names under /etc as root only: /etc is read whole then anyway, and one
     # readable without being root is the system's to keep, not a copy of the person's.
     allowed = [folder for folder, _ in ROOT_PLACES] if as_root else []
-    for folder, depth in candidates:
+    for folder, depth, yours in candidates:
         real = Path(os.path.realpath(folder))
-        if len(real.parts) <= 1 or real.is_relative_to("/tmp"):
+        if len(real.parts) <= 1:
             continue
         if depth and not os.path.isdir(real) or not depth and not os.path.isfile(real):
             continue
-        system = any(real.is_relative_to(s) for s in SYSTEM_FOLDERS)
-        if system and not any(real.is_relative_to(a) for a in allowed):
-            continue
-        places[real] = max(depth, places.get(real, 0)) if depth else places.get(real, 0)
-    return tuple(Place(path, depth) for path, depth in places.items())
+        if real != workspace:  # the workspace is bound into every sandbox, wherever it lies
+            if real.is_relative_to("/tmp"):
+                continue
+            system = any(real.is_relative_to(s) for s in SYSTEM_FOLDERS)
+            if system and not any(real.is_relative_to(a) for a in allowed):
+                continue
+        before, was_yours = places.get(real, (0, False))
+        places[real] = (max(depth, before) if depth else before, yours or was_yours)
+    return tuple(Place(path, depth, yours) for path, (depth, yours) in places.items())
 
 
 def search_secrets() -> tuple[bytes, ...]:
@@ -467,7 +700,7 @@ def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None
     with _lock:
         search = _searches.get(key)
         if search is None:
-            search = KeyCopySearch(places, skipped, secrets)
+            search = KeyCopySearch(places, skipped, secrets, root)
             _searches[key] = search
             search.start()
     return search

@@ -1342,6 +1342,7 @@ class Bubblewrap:
         # Package folders held read-only for their hard links (`hard_linked_packages`): said?
         self.packages_held: dict[Path, bool] = {}
         self.search_cut_said = False  # the search for copies of the key stopped at a bound
+        self.searches_key_copies = True  # not the start-up probe's: it runs `true`, reads nothing
 
     @property
     def description(self) -> str:
@@ -1722,9 +1723,21 @@ class Bubblewrap:
         hidden = hidden_paths(self.allow_read, root)
         # Copies of the key in your other projects and config files, found by their content
         # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
-        search = key_copy_search(root, hidden)
+        search = key_copy_search(root, hidden) if self.searches_key_copies else None
         if search is not None:
             KEY_FILES.update(dict.fromkeys(search.result()))
+            if search.linked:
+                # A copy of the key with another name in the workspace that the search did not
+                # reach in time: hidden at the names found, it would be read at that one.
+                self._tell(
+                    f"planloop: {search.linked[0]} holds the API key and has another name in "
+                    "the workspace that the search could not find in time (`find . -samefile` "
+                    "finds it); no command runs in this run: remove that name and start again."
+                )
+                raise ToolError(
+                    "bash: the command did not run: a file that holds planloop's API key has "
+                    "another name in the workspace that the sandbox cannot hide; the user was told."
+                )
             if search.cut_short and not self.search_cut_said:
                 self.search_cut_said = True
                 places = ", ".join(str(path) for path in search.unfinished[:4])
@@ -1928,7 +1941,9 @@ def bubblewrap_works() -> bool | str:
     try:
         with tempfile.TemporaryDirectory() as probe_workspace:
             (Path(probe_workspace) / ".env").write_text("")  # so that a protected bind is made
-            argv, env = Bubblewrap().wrap(Path(probe_workspace), "true")
+            sandbox = Bubblewrap()
+            sandbox.searches_key_copies = False  # the run's own search starts with its workspace
+            argv, env = sandbox.wrap(Path(probe_workspace), "true")
             probe = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bubblewrap cannot start ({err})"
