@@ -274,10 +274,10 @@ def why_seen(start: SandboxStart, paths: list[str]) -> str:
     """'.env was replaced on the host, .env.local came to hold a secret' for the person."""
     parts = []
     for path in paths:
-        how = start.how.get(path) or (
+        how = (
             "was replaced on the host, which undid its hiding"
             if path in start.hidden
-            else "came to hold the API key or a secret after it started"
+            else start.how.get(path) or "came to hold the API key or a secret after it started"
         )
         parts.append(f"{shown(start.workspace, path)} {how}")
     return "; ".join(parts)

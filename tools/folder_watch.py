@@ -55,10 +55,15 @@ SETTLE_ROUNDS = 20
 # by comparison only (said once).
 MAX_WATCHED_FOLDERS = 10_000
 
+# How soon a rename seen without its other half is looked at again (`_gone`).
+MOVE_SETTLE_SECONDS = 0.01
+
 REMOVED = "was written while it ran and removed before planloop could read it"
 MOVED_AWAY = "was written while it ran and moved where planloop cannot see before it could read it"
 RENAMED = "came to hold the API key or a secret as {} while it ran, and was renamed"
-UNREAD = "was written while it ran and changed again before planloop could read it"
+# Read by somebody and written over before planloop read it: said as a key found ("came to hold
+# the API key"), which is what the command could read.
+UNREAD = ""
 
 
 @dataclass
@@ -189,6 +194,7 @@ class FolderWatch:
         """Take in the last events, stop watching, and return every key file exposed: for a
         foreground command, when it ends."""
         self.look()
+        self._gone(set(self.moving))
         found = self.exposed_since(0)
         self.close()
         return found
@@ -357,14 +363,16 @@ class FolderWatch:
             if window.filled or window.unread:
                 self._expose(path, MOVED_AWAY)
 
-    def _gone(self) -> None:
-        """Renames whose other half never came: moved out of the watched folders."""
-        for path, window, folder in self.moving.values():
+    def _gone(self, cookies: set[int]) -> None:
+        """Renames (of `cookies`) whose other half never came: moved out of the watched
+        folders. The two halves of one rename are queued one after the other, so planloop's
+        read may fall between them: a rename is judged at the look after the one that saw it."""
+        for cookie in cookies & set(self.moving):
+            path, window, folder = self.moving.pop(cookie)
             if folder:
                 self._forget(path)
             elif window is not None and (window.filled or window.unread):
                 self._expose(path, MOVED_AWAY)
-        self.moving = {}
 
     def _overflowed(self) -> None:
         """Events were lost: every key file in a watched folder changed since the last look
@@ -386,6 +394,7 @@ class FolderWatch:
             self._read()
 
     def _read(self) -> None:
+        earlier = set(self.moving)
         events = self._events()
         if events is None:
             return
@@ -419,7 +428,9 @@ class FolderWatch:
         for path in written:  # written all along: nobody can tell what it held
             self.windows.pop(path, None)
             self._expose(path, UNREAD)
-        self._gone()
+        self._gone(earlier)
+        if self.moving:  # judged at the next look, soon, also when no other event comes
+            self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
         self.last_look = time.time()
         found, self.found = self.found, False
         if (relevant or found) and not self.pending:
