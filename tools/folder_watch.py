@@ -76,6 +76,7 @@ class KeyFileWindow:
     own_read: bool = False  # planloop's own read is under way: its events are nobody's read
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
+    seen: bytes | None = None  # what planloop read of it since its last write
 
 
 class FolderWatch:
@@ -276,15 +277,15 @@ class FolderWatch:
                 self._folder_event(wd, mask, name, cookie, written)
                 continue
             path = self._key_file(wd, name)
+            if mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None:
+                path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
             if path is None:
                 continue
             if mask & IN_MOVED_FROM:
                 self.moving[cookie] = (path, self.windows.pop(path, None), False)
                 continue
             if mask & IN_DELETE:
-                window = self.windows.pop(path, None)
-                if window is not None and (window.filled or window.unread):
-                    self._expose(path, UNREAD if window.unread else REMOVED)
+                self._vanished(path, self.windows.pop(path, None), REMOVED)
                 continue
             if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
                 continue
@@ -293,6 +294,7 @@ class FolderWatch:
                 window.unread = window.unread or (window.written and window.read_since)
                 window.written, window.read_since = True, False
                 window.filled = window.filled or bool(mask & FILLS)
+                window.seen = None
                 written.add(path)
             elif mask & READS:
                 if window.own_read:
@@ -301,12 +303,23 @@ class FolderWatch:
                     window.read_since = True
         return relevant, written
 
+    def _vanished(self, path: str, window: KeyFileWindow | None, how: str) -> None:
+        """Key file `path` was removed or moved out of sight: judged by what planloop read of
+        it since its last write; written and never read by planloop, it counts as read."""
+        if window is None:
+            return
+        if window.unread:
+            self._expose(path, UNREAD)
+        elif window.seen is not None:
+            if holds_the_key(window.seen):
+                self._expose(path)
+        elif window.filled:
+            self._expose(path, how)
+
     def _moved_in(self, path: str, cookie: int, written: set[str]) -> bool:
         """A file renamed to `path`: a key file planloop follows (its window moves with it, to
         be read under the new name); False when nothing followed it here."""
-        before = self.windows.pop(path, None)
-        if before is not None and (before.filled or before.unread):
-            self._expose(path, UNREAD if before.unread else REMOVED)  # renamed over, unread
+        self._vanished(path, self.windows.pop(path, None), REMOVED)  # renamed over
         old, window, _ = self.moving.pop(cookie, ("", None, False))
         if window is None:
             return False
@@ -359,9 +372,7 @@ class FolderWatch:
             if self.fd is not None:
                 _LIBC.inotify_rm_watch(self.fd, wd)
         for path in [path for path in self.windows if path.startswith(below)]:
-            window = self.windows.pop(path)
-            if window.filled or window.unread:
-                self._expose(path, MOVED_AWAY)
+            self._vanished(path, self.windows.pop(path), MOVED_AWAY)
 
     def _gone(self, cookies: set[int]) -> None:
         """Renames (of `cookies`) whose other half never came: moved out of the watched
@@ -371,8 +382,8 @@ class FolderWatch:
             path, window, folder = self.moving.pop(cookie)
             if folder:
                 self._forget(path)
-            elif window is not None and (window.filled or window.unread):
-                self._expose(path, MOVED_AWAY)
+            else:
+                self._vanished(path, window, MOVED_AWAY)
 
     def _overflowed(self) -> None:
         """Events were lost: every key file in a watched folder changed since the last look
@@ -405,8 +416,11 @@ class FolderWatch:
                 break
             contents = {}
             for path in written:
-                self.windows[path].own_read = True
-                contents[path] = read_for_key(path)
+                window = self.windows[path]
+                window.own_read = True
+                contents[path] = data = read_for_key(path)
+                if data is not None and (data or os.path.lexists(path)):
+                    window.seen = data
             more = self._events()
             if more is None:
                 return
