@@ -277,7 +277,8 @@ class FolderWatch:
                 self._folder_event(wd, mask, name, cookie, written)
                 continue
             path = self._key_file(wd, name)
-            if mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None:
+            followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
+            if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
             if path is None:
                 continue
