@@ -151,14 +151,15 @@ def test_a_foreground_command_that_reads_and_moves_a_new_env_has_its_output_with
     assert "planloop stopped the run" in flat
 
 
-# Writes an env file holding no key, waits until somebody else (planloop) has read it, then
-# removes it: what a test's fixture does, with planloop as fast as it can be.
+# Writes an env file holding no key, waits until somebody else (planloop) has read its bytes
+# (a read of the file before the write, still empty, is no read of them), then removes it:
+# what a test's fixture does, with planloop as fast as it can be.
 WRITE_READ_REMOVE = r"""
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 fd = libc.inotify_init1(0)
 path = sys.argv[1]
-libc.inotify_add_watch(fd, os.path.dirname(path).encode() or b".", 0x10)  # IN_CLOSE_NOWRITE
+libc.inotify_add_watch(fd, os.path.dirname(path).encode() or b".", 0x1)  # IN_ACCESS: bytes read
 open(path, "w").write("DEBUG=1\n")
 while os.path.basename(path).encode() + b"\0" not in os.read(fd, 4096):
     pass
