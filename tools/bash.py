@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolError
-from tools.bind_watch import key_seen, replaced_notes, sandbox_start, what_was_lost, why_seen
+from tools.bind_watch import (
+    key_seen,
+    replaced_notes,
+    sandbox_start,
+    watch_key_files,
+    what_was_lost,
+    why_seen,
+)
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, current_file_call
 from tools.process import (
     HEAD_BYTES,
@@ -131,6 +138,9 @@ async def run_bash(
     # What its binds sit on, before it starts: a file replaced on the host meanwhile is no
     # longer hidden or held in its sandbox (tools/bind_watch.py).
     binds = sandbox_start(sandbox, workspace, argv) if confined else None
+    # A key file the person saves while it runs is judged when it is written, in every folder
+    # (tools/folder_watch.py): one read and then moved away is gone by the end.
+    keys = watch_key_files(sandbox, binds)
 
     supervise = not getattr(sandbox, "confines_processes", False)
     # The terminal shows the newest lines while the command runs (the loop sets the listener).
@@ -138,6 +148,8 @@ async def run_bash(
     try:
         started = await start_command(watch, argv, env, workspace, supervise=supervise)
     except OSError as err:
+        if keys is not None:
+            keys.close()
         if err.errno != errno.E2BIG:
             raise
         raise ToolError(
@@ -159,14 +171,15 @@ async def run_bash(
             # at once and at exit. Left for later, a scan would count it as already there.
             sandbox.after_command(workspace, protected_before)
             if binds is not None:
-                lost = what_was_lost(sandbox, binds)
+                lost = what_was_lost(sandbox, binds, written=keys.finish() if keys else ())
                 if lost.seen:
                     done = "a command was stopped"
                     key_seen(sandbox, binds, lost.seen, "it", done)
                 replaced_notes(sandbox, binds, lost.replaced, "a command")
 
     output = started.watch
-    lost = what_was_lost(sandbox, binds) if binds is not None else None
+    written = keys.finish() if keys is not None else ()
+    lost = what_was_lost(sandbox, binds, written=written) if binds is not None else None
     if lost is not None and lost.seen:
         # It could read the key: in any encoding, past the redaction of the plain value.
         key_seen(sandbox, binds, lost.seen, "it", "a command's output was kept from the model")

@@ -21,7 +21,9 @@ leave it without the key's bytes. So a hidden file that held the key at the star
 file's name (`.env`, `docker.env`), counts as read once replaced, whatever it holds later; a
 history or shell file that held no key is only said replaced. A key file made or changed while a
 command runs is read as planloop reads a key (`holds_the_key`: every encoding, python-dotenv's
-`${...}` expanded) and, for background tasks, at the moment it is written (`FolderWatch`).
+`${...}` expanded) at the moment it is written, in every folder of the workspace, and one
+written and then moved away or removed before planloop could read it counts as read
+(`FolderWatch`, tools/folder_watch.py: for foreground commands and background tasks alike).
 
 bash (foreground) and the background tasks (tools/tasks.py) act on what is found; the exposure
 middleware (middleware/exposure.py) stops or pauses the run.
@@ -29,14 +31,10 @@ middleware (middleware/exposure.py) stops or pauses the run.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import ctypes
 import io
 import os
 import stat
-import struct
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +58,9 @@ class SandboxStart:
     identities: dict[str, Identity] = field(default_factory=dict)
     # Hidden paths whose replacement counts as the key read (`key_files`).
     keyed: frozenset[str] = frozenset()
+    # What happened to a key file found read, said instead of "came to hold the key" (one
+    # written and removed unread: tools/folder_watch.py); filled by `what_was_lost`.
+    how: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -188,10 +189,11 @@ def what_was_lost(
     """Compare the sandbox made at `start` with the files now and with a sandbox made now.
 
     `view_now` (what `sandbox.view_now` returns) may be given when the caller has it already;
-    `written`: key files seen holding the key (or rewritten unread) while the command ran
-    (`FolderWatch.exposed`). A file a sandbox made now would hide, and this one did not, held
-    the key or a secret while the command could read it (or came to hold it: a key added in
-    place reads through a read-only bind).
+    `written`: key files seen holding the key (or rewritten or gone unread) while the command
+    ran (`FolderWatch.exposed_since`: with what happened to each, kept in `start.how`). A file
+    a sandbox made now would hide, and this one did not, held the key or a secret while the
+    command could read it (or came to hold it: a key added in place reads through a read-only
+    bind).
     """
     lost = Lost()
     # A hidden file replaced on the host (a `.env` saved by `sed -i`, a shell history a closing
@@ -212,6 +214,8 @@ def what_was_lost(
             and not replaced_since(start, frozenset({path}))
         )
     ]
+    if isinstance(written, dict):
+        start.how.update({path: how for path, how in written.items() if how})
     lost.replaced = sorted(
         {*replaced_since(start, start.held - start.hidden), *set(replaced_hidden) - set(lost.seen)}
     )
@@ -273,7 +277,7 @@ def why_seen(start: SandboxStart, paths: list[str]) -> str:
         how = (
             "was replaced on the host, which undid its hiding"
             if path in start.hidden
-            else "came to hold the API key or a secret after it started"
+            else start.how.get(path) or "came to hold the API key or a secret after it started"
         )
         parts.append(f"{shown(start.workspace, path)} {how}")
     return "; ".join(parts)
@@ -324,247 +328,18 @@ def replaced_notes(sandbox: Any, start: SandboxStart, paths: list[str], who: str
     ]
 
 
-# inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
-# writes and reads of the files in it.
-IN_ACCESS, IN_MODIFY, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE = 0x1, 0x2, 0x8, 0x10
-IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
-IN_Q_OVERFLOW, IN_ONLYDIR = 0x4000, 0x01000000
-NAMES_CHANGED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
-# A read that returned bytes. A close without writing also ends planloop's own read; an open
-# alone, or a read of nothing (a file just made, not yet written), gives nobody a key.
-READS = IN_ACCESS | IN_CLOSE_NOWRITE
-WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
-EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
-# Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
-# a key file still written after that many is taken as read with the key.
-SETTLE_ROUNDS = 20
+# The watch of key files lives in its own module, which builds on this one: its names are found
+# here too (`from tools.bind_watch import FolderWatch`), looked up when first asked for, so that
+# either module may be imported first.
+FROM_FOLDER_WATCH = frozenset(
+    {"FolderWatch", "KeyFileWindow", "watch_key_files", "IN_ACCESS", "IN_CLOSE_WRITE"}
+    | {"IN_CREATE", "IN_MODIFY", "IN_DELETE", "IN_MOVED_FROM", "IN_MOVED_TO"}
+)
 
 
-@dataclass
-class KeyFileWindow:
-    """What happened to one key file since planloop last read it (`FolderWatch`)."""
+def __getattr__(name: str) -> Any:
+    if name in FROM_FOLDER_WATCH:
+        from tools import folder_watch
 
-    written: bool = False  # written (or made, or renamed over) since then
-    read_since: bool = False  # read by anyone after that write
-    unread: bool = False  # a write somebody read was written over before planloop read it
-    own_read: bool = False  # planloop's own read is under way: its events are nobody's read
-
-
-class FolderWatch:
-    """Watches the folders holding what running sandboxes bind, and calls `changed` soon after
-    a bound name in one of them (or a new `.env*` name) is replaced, removed or made.
-
-    A background task may run for a day: comparing only when the model next calls a tool
-    leaves it that long with the key. This narrows the window to the time the event takes to
-    arrive; a command polling the file can still win that race, so the comparisons at each
-    tool call stay.
-
-    A key file (`is_key_name`, or a hidden one `key_files` counts) written in a watched folder
-    is read at once, before anything else planloop does, and one found holding the key is kept
-    in `exposed` whatever it holds later: a task that read it can rewrite it without the key.
-    A write that somebody read and that was written over before planloop could read it (write,
-    read, write: the events arrive together) counts the same, since what was read is gone; one
-    command writing a file twice (`cp .env.example .env` then `echo X >> .env`) reads nothing
-    between and is not one. Lost events (the queue overflowed) count every key file changed
-    since the last look.
-
-    Where inotify is missing, or out of watches (another program, or a task, used them up),
-    a folder goes unwatched: `unwatched` says which, and the caller checks at each tool call
-    and every few seconds while it waits instead.
-    """
-
-    def __init__(self, changed: Any) -> None:
-        self.changed = changed
-        self.fd: int | None = None
-        self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
-        self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
-        self.folders: dict[str, int] = {}
-        self.paths: dict[int, str] = {}  # watch descriptor -> folder
-        self.loop: Any = None
-        self.pending = False
-        self.windows: dict[str, KeyFileWindow] = {}
-        self.exposed: dict[str, float] = {}  # key file -> when it was found (time.monotonic)
-        self.unwatched: set[str] = set()  # folders no watch could be added for
-        self.last_look = time.time()
-
-    def add(self, start: SandboxStart) -> None:
-        """Watch the folders of every path `start` binds, and the workspace itself."""
-        folders: dict[str, set[str]] = {str(start.workspace): set()}
-        keyed: dict[str, set[str]] = {}
-        for path in start.held | start.hidden:
-            real = os.path.realpath(path)
-            for where in {path, real}:
-                folder, name = os.path.split(where)
-                folders.setdefault(folder, set()).add(name)
-                if path in start.keyed:
-                    keyed.setdefault(folder, set()).add(name)
-        try:
-            self._open()
-        except OSError:
-            self.unwatched.update(folders)
-            return
-        for folder, names in folders.items():
-            wd = self.folders.get(folder)
-            if wd is None:
-                wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), WATCHED)
-                if wd < 0:
-                    # Gone, unreadable, or out of watches (ENOSPC): said, and checked by polling.
-                    if os.path.isdir(folder):
-                        self.unwatched.add(folder)
-                    continue
-                self.folders[folder] = wd
-                self.paths[wd] = folder
-            self.names.setdefault(wd, set()).update(names)
-            self.keyed.setdefault(wd, set()).update(keyed.get(folder, ()))
-
-    def exposed_since(self, since: float) -> list[str]:
-        """The key files found holding the key (or rewritten unread) at `since` or later."""
-        return sorted(path for path, when in self.exposed.items() if when >= since)
-
-    def close(self) -> None:
-        """Stop watching (no sandboxed task runs any more)."""
-        self.unwatched = set()
-        if self.fd is None:
-            return
-        with contextlib.suppress(Exception):
-            self.loop.remove_reader(self.fd)
-        os.close(self.fd)
-        self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
-        self.pending, self.windows, self.exposed = False, {}, {}
-
-    def _open(self) -> None:
-        if self.fd is not None:
-            return
-        if _LIBC is None:
-            raise OSError("no inotify")
-        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
-            raise OSError(ctypes.get_errno(), "inotify_init1")
-        self.loop = asyncio.get_running_loop()
-        self.fd = fd
-        self.loop.add_reader(fd, self._read)
-
-    def _events(self) -> list[tuple[int, int, str]] | None:
-        """The events queued now, as (wd, mask, name); None once the watch broke."""
-        events: list[tuple[int, int, str]] = []
-        while True:
-            try:
-                data = os.read(self.fd, 64 * 1024)
-            except BlockingIOError:
-                return events
-            except OSError:
-                self.close()
-                return None
-            offset = 0
-            while offset + EVENT_HEADER.size <= len(data):
-                wd, mask, _, size = EVENT_HEADER.unpack_from(data, offset)
-                offset += EVENT_HEADER.size
-                name = data[offset : offset + size].rstrip(b"\0").decode(errors="surrogateescape")
-                offset += size
-                events.append((wd, mask, name))
-
-    def _key_file(self, wd: int, name: str) -> str | None:
-        """The path of a key file an event names, or None for any other name."""
-        if not name or (name not in self.keyed.get(wd, ()) and not is_key_name(name)):
-            return None
-        folder = self.paths.get(wd)
-        return None if folder is None else os.path.join(folder, name)
-
-    def _note(self, events: list[tuple[int, int, str]]) -> tuple[bool, set[str]]:
-        """Fold `events` into the windows; whether a bound or key name changed, and the key
-        files written."""
-        relevant, written = False, set()
-        for wd, mask, name in events:
-            if mask & IN_Q_OVERFLOW:
-                relevant = True
-                self._overflowed()
-                continue
-            path = self._key_file(wd, name)
-            if mask & NAMES_CHANGED and (name in self.names.get(wd, ()) or path is not None):
-                relevant = True
-            if path is None:
-                continue
-            window = self.windows.setdefault(path, KeyFileWindow())
-            if mask & WRITES:
-                window.unread = window.unread or (window.written and window.read_since)
-                window.written, window.read_since = True, False
-                written.add(path)
-                relevant = True
-            elif mask & READS:
-                if window.own_read:
-                    window.own_read = not mask & IN_CLOSE_NOWRITE  # its close ends it
-                elif window.written and mask & IN_ACCESS:
-                    window.read_since = True
-        return relevant, written
-
-    def _overflowed(self) -> None:
-        """Events were lost: every key file in a watched folder changed since the last look
-        may have been read with the key and rewritten."""
-        since = self.last_look - 1
-        for folder in self.folders:
-            with contextlib.suppress(OSError), os.scandir(folder) as entries:
-                for entry in entries:
-                    if not is_key_name(entry.name):
-                        continue
-                    with contextlib.suppress(OSError):
-                        if entry.stat(follow_symlinks=False).st_ctime >= since:
-                            self.exposed[entry.path] = time.monotonic()
-
-    def look(self) -> None:
-        """Take in the events queued now (as their arrival would), without waiting for the loop:
-        before a comparison, so that a key file written just before counts."""
-        if self.fd is not None:
-            self._read()
-
-    def _read(self) -> None:
-        events = self._events()
-        if events is None:
-            return
-        relevant, written = self._note(events)
-        found = False
-        for _ in range(SETTLE_ROUNDS):
-            if not written:
-                break
-            contents = {}
-            for path in written:
-                self.windows[path].own_read = True
-                contents[path] = read_for_key(path)
-            more = self._events()
-            if more is None:
-                return
-            more_relevant, written = self._note(more)
-            relevant = relevant or more_relevant
-            # Read with nothing written after: what it held is what anyone could read since.
-            for path, data in contents.items():
-                if path in written:
-                    continue
-                window = self.windows.pop(path)
-                if window.unread or data is None or holds_the_key(data):
-                    self.exposed[path] = time.monotonic()
-                    found = True
-        for path in written:  # written all along: nobody can tell what it held
-            self.windows.pop(path, None)
-            self.exposed[path] = time.monotonic()
-            found = True
-        self.last_look = time.time()
-        if (relevant or found) and not self.pending:
-            self.pending = True
-            self.loop.call_soon(self._changed)
-
-    def _changed(self) -> None:
-        self.pending = False
-        with contextlib.suppress(Exception):  # a failed look must not end the event loop
-            self.changed()
-
-
-def _libc() -> Any:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.inotify_init1, libc.inotify_add_watch  # noqa: B018 (present, or AttributeError)
-    except (OSError, AttributeError):
-        return None
-    return libc
-
-
-_LIBC = _libc()
+        return getattr(folder_watch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

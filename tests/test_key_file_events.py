@@ -1,0 +1,308 @@
+"""Key files judged by what happens to them while a command runs, not by what is left at the end.
+
+The person saves the key into a `.env` while a sandboxed command runs. The command reads it and
+moves it aside (or removes it) before planloop compares the files, so nothing is left to find.
+These drive `python agent.py` against the fake API (root and an unprivileged user) for a key
+file in a subfolder, in the root under a task that races planloop with its own inotify watch,
+and under a foreground command; and the watch itself (tools/folder_watch.py) with real inotify
+events, in the order a lost race leaves them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY
+from test_binds_replaced import (
+    HOLD_LOCK,
+    KEY_LINE,
+    assert_never_sent,
+    done_or_stopped,
+    person_after,
+    wait_for,
+    write_owned,
+)
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools.bind_watch import SandboxStart, what_was_lost, why_seen
+from tools.folder_watch import MOVED_AWAY, REMOVED, FolderWatch
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+EXIT_STOPPED = 3
+REVERSED = API_KEY[::-1]
+
+
+def never_sent(api, *needles: str) -> None:
+    assert_never_sent(api, *needles)
+    assert not any(needle in result for result in tool_results(api) for needle in needles)
+
+
+# ---- end to end ------------------------------------------------------------------------
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_reads_and_moves_a_key_file_made_in_a_subfolder_stops_the_run(
+    api, env, user_folders
+):
+    # config/ holds nothing the sandbox binds. The person saves config/.env while a task runs;
+    # the task reads it and moves it to a name that is no key file's, before any comparison.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.py", "DEBUG = True\n", user)
+    if user == "nobody":
+        os.chown(workspace / "config", 65534, 65534)
+    task = (
+        HOLD_LOCK + "touch started; until [ -s config/.env ]; do sleep 0.01; done; "
+        "rev config/.env > notes.txt; mv config/.env config/settings.bak; touch copied; "
+        "cat notes.txt; sleep 600"
+    )
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        write_owned(workspace / "config" / ".env", KEY_LINE, user)
+        done_or_stopped(workspace / "copied", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(meanwhile)
+    api.add({"content": [tool_use("bash", {"command": "cat notes.txt | rev"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    flat = " ".join(result.stderr.split())
+    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    assert "config/" in flat  # the person is told which file
+
+
+GRAB = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+libc.inotify_add_watch(fd, b".", 0x2 | 0x8)  # IN_MODIFY | IN_CLOSE_WRITE
+open("started", "w").close()
+while True:
+    if b".env" in os.read(fd, 4096):
+        try:
+            os.rename(".env", "cfg.bak")  # before planloop reads it, when this side wins
+        except OSError:
+            continue
+        break
+open("notes.txt", "w").write(open("cfg.bak").read()[::-1])
+open("copied", "w").close()
+print(open("notes.txt").read(), flush=True)
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_renames_a_new_root_env_on_its_own_event_stops_the_run(api, env, user_folders):
+    # The task watches the workspace itself and renames the person's new .env the moment it is
+    # written: planloop then finds no .env to read, and reads it under its new name. Whichever
+    # side wins the race, the run stops (the rule is tested without a race below).
+    user, workspace, planloop_home, home = user_folders
+    write_owned(workspace / "grab.py", GRAB, user)
+    task = HOLD_LOCK + "python3 grab.py; sleep 600"
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        write_owned(workspace / ".env", KEY_LINE, user)
+        done_or_stopped(workspace / "copied", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(meanwhile)
+    api.add({"content": [tool_use("bash", {"command": "cat notes.txt"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    assert "bg-1 was stopped" in " ".join(result.stderr.split()), result.stderr
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_foreground_command_that_reads_and_moves_a_new_env_has_its_output_withheld(
+    api, env, user_folders
+):
+    # One ordinary command (a long build): the person saves .env while it runs; it reads the
+    # key and moves the file aside before it ends, when planloop used to compare only.
+    user, workspace, planloop_home, home = user_folders
+    command = (
+        "touch started; until [ -s .env ]; do sleep 0.01; done; rev .env; "
+        "mv .env build.cfg; echo built"
+    )
+    person_after(workspace / "started", lambda: write_owned(workspace / ".env", KEY_LINE, user))
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("bash", {"command": "rev build.cfg"})]})  # never asked for
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    assert len(api.accepted) == 1  # the run stopped with the command's result
+    flat = " ".join(result.stderr.split())
+    assert "its output is withheld: .env came to hold the API key" in flat, result.stderr
+    assert "planloop stopped the run" in flat
+
+
+# Writes an env file holding no key, waits until somebody else (planloop) has read its bytes
+# (a read of the file before the write, still empty, is no read of them), then removes it:
+# what a test's fixture does, with planloop as fast as it can be.
+WRITE_READ_REMOVE = r"""
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+path = sys.argv[1]
+libc.inotify_add_watch(fd, os.path.dirname(path).encode() or b".", 0x1)  # IN_ACCESS: bytes read
+open(path, "w").write("DEBUG=1\n")
+while os.path.basename(path).encode() + b"\0" not in os.read(fd, 4096):
+    pass
+os.remove(path)
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_command_that_makes_and_removes_env_files_without_the_key_goes_on(api, env, user_folders):
+    # What tests and setup scripts do: copy the example and append to it, make one and remove
+    # it once planloop could read it, in the root and in a folder they make; rename one; and
+    # churn empty .env names.
+    user, workspace, planloop_home, home = user_folders
+    write_owned(workspace / ".env.example", "DEBUG=1\n", user)
+    write_owned(workspace / "wrr.py", WRITE_READ_REMOVE, user)
+    command = (
+        "cp .env.example .env && echo PORT=1 >> .env && cat .env && "
+        "timeout 60 python3 wrr.py .env.test && mkdir -p sub && "
+        "timeout 60 python3 wrr.py sub/.env && cp .env.example sub/.env.local && "
+        "mv sub/.env.local sub/env.bak && "
+        "for i in $(seq 50); do touch .env.x; rm .env.x; done; echo fine"
+    )
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("bash", {"command": command, "run_in_background": True})]})
+    api.add({"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 60})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    first, _, third = tool_results(api)
+    assert "PORT=1" in first and "fine" in first and "withheld" not in first
+    assert "fine" in third and "withheld" not in third
+
+
+# ---- the watch, driven with real events in the order a lost race leaves them --------------
+
+
+class Watched:
+    """A FolderWatch on `workspace` as a task's start makes it, on a loop of its own."""
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.start = SandboxStart(workspace, frozenset(), frozenset())
+        self.changes = 0
+
+    async def run(self, steps) -> dict[str, str]:
+        def changed() -> None:
+            self.changes += 1
+
+        watch = FolderWatch(changed)
+        watch.add(self.start)
+        try:
+            for step in steps:
+                step()  # all before the loop reads an event: planloop has lost every race
+                await asyncio.sleep(0.05)  # the loop reads what came
+            watch.look()
+            await asyncio.sleep(0.05)
+            return watch.finish()
+        finally:
+            watch.close()
+
+    def __call__(self, *steps) -> dict[str, str]:
+        return asyncio.run(self.run(steps))
+
+
+@pytest.fixture(autouse=True)
+def planloop_key(monkeypatch):
+    """The key planloop runs with, which the watch looks for."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+
+
+def key_file(path: Path, content: str = KEY_LINE) -> None:
+    path.write_text(content)
+
+
+def test_a_key_file_renamed_before_planloop_read_it_is_read_under_its_new_name(tmp_path):
+    watched = Watched(tmp_path)
+    found = watched(
+        lambda: (key_file(tmp_path / ".env"), os.rename(tmp_path / ".env", tmp_path / "cfg.bak"))
+    )
+    assert str(tmp_path / "cfg.bak") in found
+    why = why_seen(watched.start, list(what_was_lost_paths(watched.start, found)))
+    assert "as .env while it ran, and was renamed" in why
+
+
+def what_was_lost_paths(start: SandboxStart, found: dict[str, str]) -> list[str]:
+    class NoView:
+        def view_now(self, workspace):
+            return None
+
+    return what_was_lost(NoView(), start, None, found).seen
+
+
+def test_a_key_file_written_then_removed_unread_counts(tmp_path):
+    (tmp_path / "config").mkdir()
+    env = tmp_path / "config" / ".env"
+    watched = Watched(tmp_path)
+    found = watched(lambda: (key_file(env), env.unlink()))
+    assert found == {str(env): REMOVED}
+    assert what_was_lost_paths(watched.start, found) == [str(env)]
+    assert "removed before planloop could read it" in why_seen(watched.start, [str(env)])
+
+
+def test_a_key_file_written_then_moved_out_of_the_workspace_unread_counts(tmp_path):
+    workspace, outside = tmp_path / "work", tmp_path / "elsewhere"
+    workspace.mkdir()
+    outside.mkdir()
+    found = Watched(workspace)(
+        lambda: (
+            key_file(workspace / ".env.local"),
+            os.rename(workspace / ".env.local", outside / "x"),
+        )
+    )
+    assert found == {str(workspace / ".env.local"): MOVED_AWAY}
+
+
+def test_a_key_file_in_a_folder_made_or_renamed_while_it_runs_counts(tmp_path):
+    (tmp_path / "config").mkdir()
+    found = Watched(tmp_path)(
+        lambda: (tmp_path / "new").mkdir(),
+        lambda: key_file(tmp_path / "new" / ".env"),
+        lambda: os.rename(tmp_path / "config", tmp_path / "conf"),
+        lambda: key_file(tmp_path / "conf" / ".env.prod"),
+    )
+    assert set(found) == {str(tmp_path / "new" / ".env"), str(tmp_path / "conf" / ".env.prod")}
+
+
+def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):
+    env = tmp_path / ".env"
+
+    def churn() -> None:
+        for _ in range(200):
+            (tmp_path / ".env.x").touch()
+            (tmp_path / ".env.x").unlink()
+
+    watched = Watched(tmp_path)
+    found = watched(
+        churn,
+        lambda: key_file(env, "DEBUG=1\n"),  # cp .env.example .env
+        lambda: env.write_text("DEBUG=1\nPORT=2\n"),  # an append, read by planloop
+        lambda: os.rename(env, tmp_path / "env.bak"),
+        lambda: (tmp_path / "env.bak").unlink(),
+    )
+    assert found == {}
+    # Key-file names changing are judged by their events: no whole-workspace comparison.
+    assert watched.changes == 0

@@ -1,0 +1,492 @@
+"""Key files judged by what happens to them while sandboxed commands run, not by what they hold
+when planloop looks (`FolderWatch`).
+
+A key file (`.env`, `.env.local`, `config/.env`) the person saves while a command runs is in no
+command's view at its start, so the sandbox cannot hide it: the command can read it. Comparing
+the files when the command ends (tools/bind_watch.py `what_was_lost`) only finds the ones still
+there; a command that reads the new file and moves or removes it leaves nothing to find. So
+every folder of the workspace is watched with inotify while a command (foreground or in the
+background) runs, and a key-file name is judged by its events:
+
+    written              read at once: holding the key, it counts as read by the command
+    renamed (cookie)     followed, and read under its new name (`cfg.bak`)
+    written, then gone   removed or moved out of sight before planloop could read it: it cannot
+                         be cleared, so it counts as read (a file made and removed empty does
+                         not: nothing was written into it)
+
+Where inotify cannot watch a folder (none, out of watches, past MAX_WATCHED_FOLDERS), that is
+said once and the comparisons at the end of a command, at each tool call and every few seconds
+while a task runs stay the only check there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tools.bind_watch import SandboxStart, holds_the_key, is_key_name, read_for_key
+
+# inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
+# writes and reads of the files in it.
+IN_ACCESS, IN_MODIFY, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE = 0x1, 0x2, 0x8, 0x10
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
+IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x40000000
+NAMES_CHANGED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
+# Bytes put into a file: a write, or a file renamed in whole. A file made and closed without
+# these holds nothing (`touch .env.x`).
+FILLS = IN_MODIFY | IN_MOVED_TO
+# A read that returned bytes. A close without writing also ends planloop's own read; an open
+# alone, or a read of nothing (a file just made, not yet written), gives nobody a key.
+READS = IN_ACCESS | IN_CLOSE_NOWRITE
+WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
+EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
+# Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
+# a key file still written after that many is taken as read with the key.
+SETTLE_ROUNDS = 20
+# Folders of one workspace watched at most: each costs a watch of `fs.inotify.max_user_watches`,
+# shared by all your programs, and a walk at each command's start. Past it, folders are checked
+# by comparison only (said once).
+MAX_WATCHED_FOLDERS = 10_000
+
+# How soon a rename seen without its other half is looked at again (`_gone`).
+MOVE_SETTLE_SECONDS = 0.01
+
+REMOVED = "was written while it ran and removed before planloop could read it"
+MOVED_AWAY = "was written while it ran and moved where planloop cannot see before it could read it"
+RENAMED = "came to hold the API key or a secret as {} while it ran, and was renamed"
+# Read by somebody and written over before planloop read it: said as a key found ("came to hold
+# the API key"), which is what the command could read.
+UNREAD = ""
+
+
+@dataclass
+class KeyFileWindow:
+    """What happened to one key file since planloop last read it (`FolderWatch`)."""
+
+    written: bool = False  # written (or made, or renamed over) since then
+    read_since: bool = False  # read by anyone after that write
+    unread: bool = False  # a write somebody read was written over before planloop read it
+    own_read: bool = False  # planloop's own read is under way: its events are nobody's read
+    filled: bool = False  # bytes were put in that planloop has not read yet
+    came_from: str = ""  # the key file's name before a rename planloop followed
+    seen: bytes | None = None  # what planloop read of it since its last write
+
+
+class FolderWatch:
+    """Watches every folder of the workspace and the folders holding what running sandboxes
+    bind, and calls `changed` soon after a bound name in one of them is replaced, removed or
+    made, or a key file is found read (module doc).
+
+    A background task may run for a day: comparing only when the model next calls a tool
+    leaves it that long with the key. This narrows the window to the time the event takes to
+    arrive; a command polling the file can still win that race, so the comparisons at each
+    tool call stay.
+
+    A key file (`is_key_name`, or a hidden one `key_files` counts) written in a watched folder
+    is read at once, before anything else planloop does, and one found holding the key is kept
+    in `exposed` whatever it holds later: a task that read it can rewrite it without the key.
+    A write that somebody read and that was written over before planloop could read it (write,
+    read, write: the events arrive together) counts the same, since what was read is gone; one
+    command writing a file twice (`cp .env.example .env` then `echo X >> .env`) reads nothing
+    between and is not one. So does a write removed, or moved out of the watched folders,
+    before planloop read it. Lost events (the queue overflowed) count every key file changed
+    since the last look.
+
+    Key files are judged here without a look at the whole workspace: a `.env.x` made and removed
+    a thousand times a second costs one read each, never a scan (a scan on the event loop would
+    hold back the very event it should act on).
+
+    Where inotify is missing, or out of watches (another program, or a task, used them up),
+    a folder goes unwatched: `unwatched` says which, and the caller checks at each tool call
+    and every few seconds while it waits instead.
+    """
+
+    def __init__(self, changed: Any) -> None:
+        self.changed = changed
+        self.fd: int | None = None
+        self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
+        self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
+        self.folders: dict[str, int] = {}
+        self.paths: dict[int, str] = {}  # watch descriptor -> folder
+        self.loop: Any = None
+        self.pending = False
+        self.windows: dict[str, KeyFileWindow] = {}
+        self.exposed: dict[str, float] = {}  # key file -> when it was found (time.monotonic)
+        self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
+        self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
+        self.unwatched: set[str] = set()  # folders no watch could be added for
+        self.last_look = time.time()
+        self.found = False  # a key file was exposed since `_read` last looked
+
+    def add(self, start: SandboxStart) -> None:
+        """Watch the folders of every path `start` binds, and every folder of the workspace."""
+        folders: dict[str, set[str]] = {str(start.workspace): set()}
+        keyed: dict[str, set[str]] = {}
+        for path in start.held | start.hidden:
+            real = os.path.realpath(path)
+            for where in {path, real}:
+                folder, name = os.path.split(where)
+                folders.setdefault(folder, set()).add(name)
+                if path in start.keyed:
+                    keyed.setdefault(folder, set()).add(name)
+        try:
+            self._open()
+        except OSError:
+            self.unwatched.update(folders)
+            return
+        for folder, names in folders.items():
+            wd = self._watch(folder)
+            if wd is not None:
+                self.names.setdefault(wd, set()).update(names)
+                self.keyed.setdefault(wd, set()).update(keyed.get(folder, ()))
+        self._watch_tree(str(start.workspace))
+
+    def _watch(self, folder: str) -> int | None:
+        wd = self.folders.get(folder)
+        if wd is not None:
+            return wd
+        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), WATCHED)
+        if wd < 0:
+            # Gone, unreadable, or out of watches (ENOSPC): said, and checked by polling.
+            if os.path.isdir(folder):
+                self.unwatched.add(folder)
+            return None
+        self.folders[folder] = wd
+        self.paths[wd] = folder
+        return wd
+
+    def _watch_tree(self, root: str, new: bool = False) -> None:
+        """Watch `root` and every folder below it (links not followed). `new`: a folder made or
+        moved in while a command runs, whose key files may have been written before its watch
+        began: they are read as written."""
+        folders = [root]
+        while folders:
+            folder = folders.pop()
+            if folder not in self.folders and len(self.folders) >= MAX_WATCHED_FOLDERS:
+                self.unwatched.add(folder)
+                continue
+            if self._watch(folder) is None:
+                continue
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    with contextlib.suppress(OSError):
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append(entry.path)
+                        elif new and is_key_name(entry.name):
+                            self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
+
+    def exposed_since(self, since: float) -> dict[str, str]:
+        """The key files found holding the key (or rewritten unread, or gone unread) at `since`
+        or later, each with what happened to it ("" for found holding the key)."""
+        return {
+            path: self.how.get(path, "")
+            for path, when in sorted(self.exposed.items())
+            if when >= since
+        }
+
+    def finish(self) -> dict[str, str]:
+        """Take in the last events, stop watching, and return every key file exposed: for a
+        foreground command, when it ends."""
+        self.look()
+        self._gone(set(self.moving))
+        found = self.exposed_since(0)
+        self.close()
+        return found
+
+    def close(self) -> None:
+        """Stop watching (no sandboxed task runs any more)."""
+        self.unwatched = set()
+        if self.fd is None:
+            return
+        with contextlib.suppress(Exception):
+            self.loop.remove_reader(self.fd)
+        os.close(self.fd)
+        self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
+        self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
+
+    def _open(self) -> None:
+        if self.fd is not None:
+            return
+        if _LIBC is None:
+            raise OSError("no inotify")
+        fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.loop = asyncio.get_running_loop()
+        self.fd = fd
+        self.loop.add_reader(fd, self._read)
+
+    def _events(self) -> list[tuple[int, int, str, int]] | None:
+        """The events queued now, as (wd, mask, name, cookie); None once the watch broke."""
+        events: list[tuple[int, int, str, int]] = []
+        while True:
+            try:
+                data = os.read(self.fd, 64 * 1024)
+            except BlockingIOError:
+                return events
+            except OSError:
+                self.close()
+                return None
+            offset = 0
+            while offset + EVENT_HEADER.size <= len(data):
+                wd, mask, cookie, size = EVENT_HEADER.unpack_from(data, offset)
+                offset += EVENT_HEADER.size
+                name = data[offset : offset + size].rstrip(b"\0").decode(errors="surrogateescape")
+                offset += size
+                events.append((wd, mask, name, cookie))
+
+    def _key_file(self, wd: int, name: str) -> str | None:
+        """The path of a key file an event names (or of a file a key file was renamed to, while
+        planloop has not read it), or None for any other name."""
+        folder = self.paths.get(wd)
+        if not name or folder is None:
+            return None
+        path = os.path.join(folder, name)
+        if path in self.windows or name in self.keyed.get(wd, ()) or is_key_name(name):
+            return path
+        return None
+
+    def _expose(self, path: str, how: str = "") -> None:
+        self.exposed[path] = time.monotonic()
+        if how:
+            self.how[path] = how
+        self.found = True
+
+    def _note(self, events: list) -> tuple[bool, set[str]]:
+        """Fold `events` ((wd, mask, name[, cookie])) into the windows; whether a bound name
+        changed (or events were lost), and the key files written."""
+        relevant, written = False, set()
+        for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
+            if mask & IN_Q_OVERFLOW:
+                relevant = True
+                self._overflowed()
+                continue
+            if mask & IN_IGNORED:  # the folder itself is gone
+                self._forget(self.paths.get(wd, ""))
+                continue
+            if mask & NAMES_CHANGED and name in self.names.get(wd, ()):
+                relevant = True
+            if mask & IN_ISDIR:
+                self._folder_event(wd, mask, name, cookie, written)
+                continue
+            path = self._key_file(wd, name)
+            followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
+            if followed and wd in self.paths:
+                path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
+            if path is None:
+                continue
+            if mask & IN_MOVED_FROM:
+                self.moving[cookie] = (path, self.windows.pop(path, None), False)
+                continue
+            if mask & IN_DELETE:
+                self._vanished(path, self.windows.pop(path, None), REMOVED)
+                continue
+            if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
+                continue
+            window = self.windows.setdefault(path, KeyFileWindow())
+            if mask & WRITES:
+                window.unread = window.unread or (window.written and window.read_since)
+                window.written, window.read_since = True, False
+                window.filled = window.filled or bool(mask & FILLS)
+                window.seen = None
+                written.add(path)
+            elif mask & READS:
+                if window.own_read:
+                    window.own_read = not mask & IN_CLOSE_NOWRITE  # its close ends it
+                elif window.written and mask & IN_ACCESS:
+                    window.read_since = True
+        return relevant, written
+
+    def _vanished(self, path: str, window: KeyFileWindow | None, how: str) -> None:
+        """Key file `path` was removed or moved out of sight: judged by what planloop read of
+        it since its last write; written and never read by planloop, it counts as read."""
+        if window is None:
+            return
+        if window.unread:
+            self._expose(path, UNREAD)
+        elif window.seen is not None:
+            if holds_the_key(window.seen):
+                self._expose(path)
+        elif window.filled:
+            self._expose(path, how)
+
+    def _moved_in(self, path: str, cookie: int, written: set[str]) -> bool:
+        """A file renamed to `path`: a key file planloop follows (its window moves with it, to
+        be read under the new name); False when nothing followed it here."""
+        self._vanished(path, self.windows.pop(path, None), REMOVED)  # renamed over
+        old, window, _ = self.moving.pop(cookie, ("", None, False))
+        if window is None:
+            return False
+        window.written, window.came_from = True, window.came_from or old
+        self.windows[path] = window
+        written.add(path)
+        return True
+
+    def _folder_event(self, wd: int, mask: int, name: str, cookie: int, written: set[str]) -> None:
+        """A folder made, removed or renamed in a watched folder: watch what is new, follow a
+        rename (watches keep their folder, so their paths change), forget what left."""
+        folder = self.paths.get(wd)
+        if folder is None or not name:
+            return
+        path = os.path.join(folder, name)
+        if mask & IN_MOVED_FROM:
+            self.moving[cookie] = (path, None, True)
+        elif mask & IN_MOVED_TO and cookie in self.moving:
+            self._renamed(self.moving.pop(cookie)[0], path)
+        elif mask & (IN_CREATE | IN_MOVED_TO):
+            before = set(self.windows)
+            self._watch_tree(path, new=True)
+            written.update(set(self.windows) - before)
+
+    def _renamed(self, old: str, new: str) -> None:
+        """Folder `old` is `new` now: its watches, and the files planloop follows in it."""
+
+        def moved(path: str) -> str | None:
+            if path == old or path.startswith(old + os.sep):
+                return new + path[len(old) :]
+            return None
+
+        for wd, path in list(self.paths.items()):
+            if (now := moved(path)) is not None:
+                del self.folders[path]
+                self.paths[wd], self.folders[now] = now, wd
+        for path in list(self.windows):
+            if (now := moved(path)) is not None:
+                self.windows[now] = self.windows.pop(path)
+
+    def _forget(self, folder: str) -> None:
+        """Stop following `folder` and what lies below it (removed, or moved out of sight): a
+        key file there that planloop has not read counts as gone unread."""
+        if not folder:
+            return
+        below = folder + os.sep
+        for path in [path for path in self.folders if path == folder or path.startswith(below)]:
+            wd = self.folders.pop(path)
+            self.paths.pop(wd, None)
+            if self.fd is not None:
+                _LIBC.inotify_rm_watch(self.fd, wd)
+        for path in [path for path in self.windows if path.startswith(below)]:
+            self._vanished(path, self.windows.pop(path), MOVED_AWAY)
+
+    def _gone(self, cookies: set[int]) -> None:
+        """Renames (of `cookies`) whose other half never came: moved out of the watched
+        folders. The two halves of one rename are queued one after the other, so planloop's
+        read may fall between them: a rename is judged at the look after the one that saw it."""
+        for cookie in cookies & set(self.moving):
+            path, window, folder = self.moving.pop(cookie)
+            if folder:
+                self._forget(path)
+            else:
+                self._vanished(path, window, MOVED_AWAY)
+
+    def _overflowed(self) -> None:
+        """Events were lost: every key file in a watched folder changed since the last look
+        may have been read with the key and rewritten."""
+        since = self.last_look - 1
+        for folder in self.folders:
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    if not is_key_name(entry.name):
+                        continue
+                    with contextlib.suppress(OSError):
+                        if entry.stat(follow_symlinks=False).st_ctime >= since:
+                            self._expose(entry.path)
+
+    def look(self) -> None:
+        """Take in the events queued now (as their arrival would), without waiting for the loop:
+        before a comparison, so that a key file written just before counts."""
+        if self.fd is not None:
+            self._read()
+
+    def _read(self) -> None:
+        earlier = set(self.moving)
+        events = self._events()
+        if events is None:
+            return
+        relevant, written = self._note(events)
+        for _ in range(SETTLE_ROUNDS):
+            written = {path for path in written if path in self.windows}
+            if not written:
+                break
+            contents = {}
+            for path in written:
+                window = self.windows[path]
+                window.own_read = True
+                contents[path] = data = read_for_key(path)
+                if data is not None and (data or os.path.lexists(path)):
+                    window.seen = data
+            more = self._events()
+            if more is None:
+                return
+            more_relevant, written = self._note(more)
+            relevant = relevant or more_relevant
+            # Read with nothing written after: what it held is what anyone could read since. A
+            # file renamed or removed meanwhile was followed, or judged, by `_note`.
+            for path, data in contents.items():
+                if path in written or path not in self.windows:
+                    continue
+                window = self.windows.pop(path)
+                if window.unread:
+                    self._expose(path, UNREAD)
+                elif data is None or holds_the_key(data):
+                    renamed = os.path.basename(window.came_from)
+                    self._expose(path, RENAMED.format(renamed) if renamed else "")
+                elif window.filled and not data and not os.path.lexists(path):
+                    self._expose(path, REMOVED)  # gone, and no event said where
+        for path in written:  # written all along: nobody can tell what it held
+            self.windows.pop(path, None)
+            self._expose(path, UNREAD)
+        self._gone(earlier)
+        if self.moving:  # judged at the next look, soon, also when no other event comes
+            self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
+        self.last_look = time.time()
+        found, self.found = self.found, False
+        if (relevant or found) and not self.pending:
+            self.pending = True
+            self.loop.call_soon(self._changed)
+
+    def _changed(self) -> None:
+        self.pending = False
+        with contextlib.suppress(Exception):  # a failed look must not end the event loop
+            self.changed()
+
+
+def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | None:
+    """A watch of `start`'s workspace for the key files written while a foreground command
+    runs (`FolderWatch.finish` when it ends); folders it cannot watch are said once."""
+    if start is None:
+        return None
+    watch = FolderWatch(lambda: None)
+    watch.add(start)
+    new = sorted(watch.unwatched - UNWATCHED_TOLD)
+    notify = getattr(sandbox, "notify", None)
+    if new and notify is not None:
+        UNWATCHED_TOLD.update(new)
+        named = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
+        notify(
+            f"planloop: cannot watch {named} for key files written while a command runs "
+            "(inotify is missing or out of watches); they are checked when it ends instead."
+        )
+    return watch
+
+
+UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
+
+
+def _libc() -> Any:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.inotify_init1, libc.inotify_add_watch  # noqa: B018 (present, or AttributeError)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _libc()
