@@ -55,9 +55,12 @@ def save_by_rename(path: Path, content: str, user: str) -> None:
 
 
 def write_owned(path: Path, content: str, user: str) -> None:
-    path.write_text(content)
-    if user == "nobody":
-        os.chown(path, NOBODY, NOBODY)
+    """`content` in a file of `user`'s from its first byte: the owner is set on the open file
+    before the write, since a racing command may rename the path the moment it is written."""
+    with open(path, "w") as file:
+        if user == "nobody":
+            os.fchown(file.fileno(), NOBODY, NOBODY)
+        file.write(content)
 
 
 def done_or_stopped(flag: Path, lock: Path, seconds: float = 60) -> None:
