@@ -167,6 +167,7 @@ class Agent:
             require_credentials(self.settings)  # a missing key is reported now, not later
             make_undumpable()  # this process holds the key: no command may read its memory
         self.client = client  # None: made at the first call, so start-up skips the SDK import
+        self.own_client_loop: asyncio.AbstractEventLoop | None = None  # where ours was made
         self.max_tokens = max_tokens
         # "off", "adaptive" or a budget; the default is adaptive where the model has it
         # (model.THINKING_SUPPORT). A change applies from the next input: the API sees a whole
@@ -351,23 +352,25 @@ class Agent:
         """
         # The history may hold this run's key although it was redacted when written: a
         # session saved under another key, now resumed under the one it holds.
-        request, dropped_thinking = self.redact_request(request)
-        if (
-            dropped_thinking
-            and "thinking" in request
-            and not opens_with_thinking(request["messages"])
-        ):
-            request = {key: value for key, value in request.items() if key != "thinking"}
+        request = self.redact_request(request)
         if self.trace:
             self.trace.request(request)
-        # The SDK is imported here, at the first call.
-        self.client = self.client or make_client(self.settings)
+        self.client = self.client_for_this_loop()
         self.ui.model_started()
         reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))
         if self.trace:
             self.trace.reply(reply)
         self.ui.reply_finished(reply)
         return reply
+
+    def client_for_this_loop(self) -> Any:
+        """The client, made at the first call (the SDK is imported then) and again in each new
+        event loop: a script may asyncio.run() each input, and the connection the API kept open
+        belongs to the loop that opened it. A client you passed in is always yours to keep."""
+        loop = asyncio.get_running_loop()
+        if self.client is None or (self.own_client_loop and self.own_client_loop is not loop):
+            self.client, self.own_client_loop = make_client(self.settings), loop
+        return self.client
 
     async def run_tools(self, reply: dict, decision: str) -> tuple[list[dict], bool]:
         """Run each call in order; return one result block per call and the terminate flag.

@@ -30,6 +30,8 @@ import os
 from collections.abc import Sequence
 from typing import AnyStr
 
+from conversation import opens_with_thinking
+
 SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 8
@@ -271,18 +273,30 @@ def _thinking_with_secret(block: object, secrets: list[str]) -> bool:
 
 
 class RequestRedactor:
-    """`redact_request` for the requests of one conversation, with its memo; a new key (the
-    secrets changed) starts the memo again."""
+    """Each request of one conversation, redacted for this run's key (`redact_request`, with
+    its memo; a new key starts the memo again).
+
+    When a thinking block had to be left out and the open tool loop no longer starts with
+    one, the request goes without thinking: the API refuses thinking for a tool loop whose
+    assistant turn does not open with a thinking block.
+    """
 
     def __init__(self) -> None:
         self.secrets: list[str] | None = None
         self.memo: dict[str, list] = {}
 
-    def __call__(self, request: dict) -> tuple[dict, bool]:
+    def __call__(self, request: dict) -> dict:
         secrets = secret_values()
         if secrets != self.secrets:
             self.secrets, self.memo = secrets, {}
-        return redact_request(request, secrets, self.memo)
+        request, dropped_thinking = redact_request(request, secrets, self.memo)
+        if (
+            dropped_thinking
+            and "thinking" in request
+            and not opens_with_thinking(request["messages"])
+        ):
+            request = {key: value for key, value in request.items() if key != "thinking"}
+        return request
 
 
 def _redacted(value: object, secrets: list[str]) -> object:

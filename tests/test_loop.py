@@ -357,11 +357,19 @@ def test_agent_without_a_key_says_how_to_set_one(monkeypatch):
         Agent()
 
 
-def test_each_input_can_run_in_its_own_event_loop(api, make_agent):
-    """Scripts call asyncio.run(agent.run(...)) once per input; the agent must allow it."""
+def test_each_input_can_run_in_its_own_event_loop(api, workspace, monkeypatch):
+    """Scripts call asyncio.run(agent.run(...)) once per input; the agent must allow it.
+
+    The API keeps the connection open between requests, and a kept connection belongs to the
+    event loop that opened it: the agent's own client must not carry it into the next loop.
+    """
+    from agent import Agent
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
     api.add({"content": [text("one")]})
     api.add({"content": [text("two")]})
-    agent = make_agent()
+    agent = Agent(workspace=workspace, middleware=[], sandbox=False)
     assert run(agent.run("first")) == "one"
     agent.cancel()  # a stray cancel between inputs must not stop the next one
     assert run(agent.run("second")) == "two"

@@ -329,7 +329,7 @@ def test_each_request_of_a_long_conversation_is_redacted_not_only_the_first(monk
     redactor = RequestRedactor()
     history = [user(f"old {OTHER_KEY}"), assistant("ok"), user("go on"), assistant("ok")]
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", KEY)
-    first, _ = redactor({"messages": list(history)})
+    first = redactor({"messages": list(history)})
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", OTHER_KEY)  # another key now: nothing kept counts
-    second, _ = redactor({"messages": list(history)})
+    second = redactor({"messages": list(history)})
     assert OTHER_KEY in json.dumps(first) and leaked(OTHER_KEY, second) == []
