@@ -111,7 +111,7 @@ def serve(turns: int, record: str | None, pid_file: str) -> None:
     script = [{"content": [tool_use("read_file", {"path": FILE_NAME})]} for _ in range(turns - 1)]
     script.append({"content": [text("done")]})
     clock = ClientClock(pid_file)
-    with FakeMessagesAPI(script=script, api_key=API_KEY, clock=clock) as api:
+    with FakeMessagesAPI(script=script, api_key=API_KEY, clock=clock, keep_alive=True) as api:
         print(api.base_url, flush=True)
         sys.stdin.readline()  # the client has ended
         if record and api.accepted:

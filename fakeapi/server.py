@@ -71,8 +71,13 @@ class FakeMessagesAPI:
         api_key: str = "test-key",
         context_limit: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        keep_alive: bool = False,
     ) -> None:
         self.api_key = api_key
+        # Streams chunked on a kept connection, as the real API does. Off by default: most tests
+        # build an agent around their own client and asyncio.run() each input, and a kept
+        # connection belongs to the loop that opened it (see Agent.client_for_this_loop).
+        self.keep_alive = keep_alive
         self.clock = clock  # stamps `timings`; a bench may note more at each stamp
         self.context_limit = context_limit
         self.requests: list[Any] = []
@@ -387,6 +392,27 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(status, payload, extra_headers, request_id)
 
     def _send_stream(self, events: Iterator[Event]) -> None:
+        if self.server.api.keep_alive:
+            self._send_chunked_stream(events)
+            return
+        # No Content-Length: the stream ends when the connection closes, so close it.
+        self.close_connection = True
+        self._responding = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.send_header("request-id", _request_id())
+        self.end_headers()
+        try:
+            for name, data in events:
+                self.wfile.write(encode_event(name, data))
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client stopped reading (a harness may abandon a stream); nothing to do.
+            pass
+
+    def _send_chunked_stream(self, events: Iterator[Event]) -> None:
         # Chunked, and the connection kept for the next request, as the real API streams: a
         # client then pays for a new connection only when it dropped the old one.
         self._responding = True

@@ -100,6 +100,7 @@ def test_a_streamed_reply_leaves_the_connection_open_for_the_next_request(
 ) -> None:
     # The real API streams chunked on a kept-alive connection; a fake that closed it after
     # each stream would give every client a reconnect per turn that no user pays.
+    api.keep_alive = True
     api.add({"content": [text("one")]})
     api.add({"content": [text("two")]})
     address = api.base_url.removeprefix("http://")

@@ -367,6 +367,7 @@ def test_each_input_can_run_in_its_own_event_loop(api, workspace, monkeypatch):
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    api.keep_alive = True  # as the real API keeps it
     api.add({"content": [text("one")]})
     api.add({"content": [text("two")]})
     agent = Agent(workspace=workspace, middleware=[], sandbox=False)
