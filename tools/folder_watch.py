@@ -62,12 +62,12 @@ SETTLE_ROUNDS = 20
 # by comparison only (said once).
 MAX_WATCHED_FOLDERS = 10_000
 
-# Bytes of events taken in one read of the queue: at most 16 384 events (16 bytes and a name
-# each), about what the kernel queues (`fs.inotify.max_queued_events`). The loop runs its other
-# work between two such reads.
-MAX_EVENT_BYTES = 256 * 1024
-# Reads of the queue a watch takes when it closes, before it counts what is left as lost.
-CLOSING_READS = 8
+# Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
+# tens of milliseconds of Python. The loop runs its other work between two such reads.
+MAX_EVENT_BYTES = 16 * 1024
+# Reads of the queue a watch takes when it closes, before it counts what is left as lost: 2 MiB,
+# more than the kernel queues (`fs.inotify.max_queued_events`, 16 384 events by default).
+CLOSING_READS = 2 * 1024 * 1024 // MAX_EVENT_BYTES
 
 # How soon a rename seen without its other half is looked at again (`_gone`).
 MOVE_SETTLE_SECONDS = 0.01
@@ -260,7 +260,7 @@ class FolderWatch:
                 self.behind = True
                 return events
             try:
-                data = os.read(self.fd, 64 * 1024)
+                data = os.read(self.fd, MAX_EVENT_BYTES)
             except BlockingIOError:
                 self.behind = False
                 return events
