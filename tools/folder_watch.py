@@ -65,9 +65,10 @@ MAX_WATCHED_FOLDERS = 10_000
 # Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
 # tens of milliseconds of Python. The loop runs its other work between two such reads.
 MAX_EVENT_BYTES = 16 * 1024
-# Reads of the queue a watch takes when it closes, before it counts what is left as lost: 2 MiB,
-# more than the kernel queues (`fs.inotify.max_queued_events`, 16 384 events by default).
-CLOSING_READS = 2 * 1024 * 1024 // MAX_EVENT_BYTES
+# Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
+# what the kernel queues at most (`fs.inotify.max_queued_events`, 16 384 events by default, of
+# 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
+CLOSING_READS = 512 * 1024 // MAX_EVENT_BYTES
 
 # How soon a rename seen without its other half is looked at again (`_gone`).
 MOVE_SETTLE_SECONDS = 0.01
@@ -127,6 +128,7 @@ class FolderWatch:
         # Called (soon, on the loop) when a folder goes unwatched while commands run: one made
         # past MAX_WATCHED_FOLDERS or when inotify is out of watches, to be said and polled.
         self.unwatched_now = unwatched_now
+        self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
@@ -227,7 +229,7 @@ class FolderWatch:
 
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
-        self.unwatched = set()
+        self.unwatched, self.said_unwatched = set(), False
         if self.fd is None:
             return
         with contextlib.suppress(Exception):
@@ -444,7 +446,9 @@ class FolderWatch:
         try:
             self._read_events()
         finally:
-            if len(self.unwatched) > unwatched and self.unwatched_now is not None:
+            grew = len(self.unwatched) > unwatched
+            if grew and self.unwatched_now is not None and not self.said_unwatched:
+                self.said_unwatched = True
                 # Now, not later on the loop: a foreground command's last look is followed by
                 # the watch's close, which forgets the folders.
                 with contextlib.suppress(Exception):  # a failed notice must not end the loop
