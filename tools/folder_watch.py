@@ -16,7 +16,14 @@ background) runs, and a key-file name is judged by its events:
 
 Where inotify cannot watch a folder (none, out of watches, past MAX_WATCHED_FOLDERS), that is
 said once and the comparisons at the end of a command, at each tool call and every few seconds
-while a task runs stay the only check there.
+while a task runs stay the only check there; also for a folder made while a command runs, past
+the bound (`unwatched_now`).
+
+The events are read a bounded batch at a time (MAX_EVENT_BYTES): a command that reads files
+in a tight loop makes events as fast as planloop can take them, and reading until the queue is
+empty would hold planloop's event loop (timeouts, Ctrl-C, the next model turn) for as long as
+it goes on, with every event in memory. What is still queued when a foreground command's watch
+closes counts as lost, as an overflow of the kernel's queue does (`_overflowed`).
 """
 
 from __future__ import annotations
@@ -54,6 +61,14 @@ SETTLE_ROUNDS = 20
 # shared by all your programs, and a walk at each command's start. Past it, folders are checked
 # by comparison only (said once).
 MAX_WATCHED_FOLDERS = 10_000
+
+# Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
+# tens of milliseconds of Python. The loop runs its other work between two such reads.
+MAX_EVENT_BYTES = 16 * 1024
+# Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
+# what the kernel queues at most (`fs.inotify.max_queued_events`, 16 384 events by default, of
+# 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
+CLOSING_READS = 512 * 1024 // MAX_EVENT_BYTES
 
 # How soon a rename seen without its other half is looked at again (`_gone`).
 MOVE_SETTLE_SECONDS = 0.01
@@ -108,8 +123,13 @@ class FolderWatch:
     and every few seconds while it waits instead.
     """
 
-    def __init__(self, changed: Any) -> None:
+    def __init__(self, changed: Any, unwatched_now: Any = None) -> None:
         self.changed = changed
+        # Called (soon, on the loop) when a folder goes unwatched while commands run: one made
+        # past MAX_WATCHED_FOLDERS or when inotify is out of watches, to be said and polled.
+        self.unwatched_now = unwatched_now
+        self.said_unwatched = False  # once per watch: a command making folders makes thousands
+        self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
         self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
@@ -195,6 +215,13 @@ class FolderWatch:
         """Take in the last events, stop watching, and return every key file exposed: for a
         foreground command, when it ends."""
         self.look()
+        for _ in range(CLOSING_READS):
+            if not self.behind:
+                break
+            self.look()
+        if self.behind and self.fd is not None:
+            # Still more (a task reads in a loop meanwhile): what is left is lost with the watch.
+            self._overflowed()
         self._gone(set(self.moving))
         found = self.exposed_since(0)
         self.close()
@@ -202,7 +229,7 @@ class FolderWatch:
 
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
-        self.unwatched = set()
+        self.unwatched, self.said_unwatched = set(), False
         if self.fd is None:
             return
         with contextlib.suppress(Exception):
@@ -224,16 +251,25 @@ class FolderWatch:
         self.loop.add_reader(fd, self._read)
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
-        """The events queued now, as (wd, mask, name, cookie); None once the watch broke."""
+        """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
+        may wait), as (wd, mask, name, cookie); None once the watch broke."""
         events: list[tuple[int, int, str, int]] = []
+        taken = 0
         while True:
+            if taken >= MAX_EVENT_BYTES:
+                # The rest on a later call: the reader is called again while the queue is not
+                # empty, after the loop's other work.
+                self.behind = True
+                return events
             try:
-                data = os.read(self.fd, 64 * 1024)
+                data = os.read(self.fd, MAX_EVENT_BYTES)
             except BlockingIOError:
+                self.behind = False
                 return events
             except OSError:
                 self.close()
                 return None
+            taken += len(data)
             offset = 0
             while offset + EVENT_HEADER.size <= len(data):
                 wd, mask, cookie, size = EVENT_HEADER.unpack_from(data, offset)
@@ -406,6 +442,19 @@ class FolderWatch:
             self._read()
 
     def _read(self) -> None:
+        unwatched = len(self.unwatched)
+        try:
+            self._read_events()
+        finally:
+            grew = len(self.unwatched) > unwatched
+            if grew and self.unwatched_now is not None and not self.said_unwatched:
+                self.said_unwatched = True
+                # Now, not later on the loop: a foreground command's last look is followed by
+                # the watch's close, which forgets the folders.
+                with contextlib.suppress(Exception):  # a failed notice must not end the loop
+                    self.unwatched_now()
+
+    def _read_events(self) -> None:
         earlier = set(self.moving)
         events = self._events()
         if events is None:
@@ -463,18 +512,34 @@ def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | N
     runs (`FolderWatch.finish` when it ends); folders it cannot watch are said once."""
     if start is None:
         return None
-    watch = FolderWatch(lambda: None)
+
+    def tell() -> None:
+        new = sorted(watch.unwatched - UNWATCHED_TOLD)
+        notify = getattr(sandbox, "notify", None)
+        if new and notify is not None:
+            UNWATCHED_TOLD.update(new)
+            notify(
+                f"planloop: cannot watch {unwatched_names(new)} for key files written while a "
+                f"command runs ({WHY_UNWATCHED}); they are checked when it ends instead."
+            )
+
+    # Also a folder the command makes past the bound: said while it runs, checked at its end.
+    watch = FolderWatch(lambda: None, tell)
     watch.add(start)
-    new = sorted(watch.unwatched - UNWATCHED_TOLD)
-    notify = getattr(sandbox, "notify", None)
-    if new and notify is not None:
-        UNWATCHED_TOLD.update(new)
-        named = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
-        notify(
-            f"planloop: cannot watch {named} for key files written while a command runs "
-            "(inotify is missing or out of watches); they are checked when it ends instead."
-        )
+    tell()
     return watch
+
+
+# Why a folder can go unwatched, said with it.
+WHY_UNWATCHED = (
+    f"inotify is missing or out of watches, or the workspace has over {MAX_WATCHED_FOLDERS} folders"
+)
+
+
+def unwatched_names(folders: list[str]) -> str:
+    """The first few of `folders`, for a notice."""
+    more = len(folders) - 3
+    return ", ".join(folders[:3]) + (f" and {more} more" if more > 0 else "")
 
 
 UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process

@@ -42,6 +42,7 @@ from tools.bind_watch import (
     what_was_lost,
     why_seen,
 )
+from tools.folder_watch import WHY_UNWATCHED
 
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
@@ -259,7 +260,8 @@ class TaskManager:
         self.starting = 0  # starts under way, counted against the limit before they run
         # The folders of what running tasks' sandboxes bind: a file replaced there is looked
         # at when it happens, not only at the next tool call.
-        self.folder_watch = FolderWatch(self.files_changed)
+        # A folder that goes unwatched while tasks run (made past the bound) is said and polled.
+        self.folder_watch = FolderWatch(self.files_changed, self.poll_if_unwatched)
         self.unwatched_told: set[str] = set()
         self.poller: asyncio.Future | None = None
 
@@ -529,7 +531,7 @@ class TaskManager:
             named = ", ".join(new[:3]) + (f" and {len(new) - 3} more" if len(new) > 3 else "")
             self.tell(
                 f"planloop: cannot watch {named} for files replaced or written under "
-                "background tasks (inotify is missing or out of watches); they are checked at "
+                f"background tasks ({WHY_UNWATCHED}); they are checked at "
                 f"each tool call and every {POLL_SECONDS} s instead."
             )
         if unwatched and (self.poller is None or self.poller.done()):

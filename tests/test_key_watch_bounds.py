@@ -1,0 +1,209 @@
+"""The key-file watch (tools/folder_watch.py) at its bounds.
+
+A command that makes folders past MAX_WATCHED_FOLDERS while it runs leaves the new ones
+unwatched: a key file saved there could be read and renamed away unseen, so the person is told,
+and a task's folders are polled, as for any folder inotify cannot watch. A command that reads
+files in a tight loop fills the event queue as fast as planloop reads it: planloop takes a bounded
+batch per wake-up, so its event loop (timeouts, Ctrl-C, the next model turn) keeps running and
+the events held in memory stay bounded. These use real inotify events.
+"""
+
+from __future__ import annotations
+
+import array
+import asyncio
+import fcntl
+import os
+import termios
+from pathlib import Path
+
+import pytest
+from conftest import API_KEY
+from test_binds_replaced import KEY_LINE
+
+import tools.folder_watch as folder_watch
+from tools.bind_watch import SandboxStart
+from tools.folder_watch import EVENT_HEADER, MAX_EVENT_BYTES, FolderWatch, watch_key_files
+from tools.tasks import TaskManager
+
+
+@pytest.fixture(autouse=True)
+def planloop_key(monkeypatch):
+    """The key planloop runs with, which the watch looks for."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+
+
+@pytest.fixture
+def few_folders(monkeypatch):
+    """A bound of 3 watched folders, so that passing it takes three mkdirs, not 10 000."""
+    monkeypatch.setattr(folder_watch, "MAX_WATCHED_FOLDERS", 3)
+    monkeypatch.setattr(folder_watch, "UNWATCHED_TOLD", set())
+
+
+class Told:
+    """A sandbox that keeps what planloop tells the person."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def notify(self, line: str) -> None:
+        self.lines.append(line)
+
+
+async def settle(watch: FolderWatch) -> None:
+    """Until the loop has read every event queued now (a state, not a time)."""
+    while queued(watch.fd):
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
+
+
+def queued(fd: int | None) -> int:
+    """Bytes of events waiting in inotify queue `fd`."""
+    if fd is None:
+        return 0
+    size = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, size, True)
+    return size[0]
+
+
+# ---- folders made past the bound while a command runs -----------------------------------
+
+
+def test_a_folder_made_past_the_bound_by_a_foreground_command_is_said_while_it_runs(
+    tmp_path, few_folders
+):
+    # The command makes folders until the bound is passed, then cfg/, where you save .env.
+    (tmp_path / "a").mkdir()
+    sandbox = Told()
+
+    async def run() -> tuple[list[str], set[str]]:
+        watch = watch_key_files(sandbox, SandboxStart(tmp_path, frozenset(), frozenset()))
+        assert watch is not None and sandbox.lines == []  # 2 folders: all watched at the start
+        for name in ("b", "c", "cfg"):
+            (tmp_path / name).mkdir()
+        await settle(watch)
+        told = list(sandbox.lines)  # while the command still runs
+        unwatched = set(watch.unwatched)
+        watch.finish()
+        return told, unwatched
+
+    told, unwatched = asyncio.run(run())
+    assert str(tmp_path / "cfg") in unwatched
+    assert len(told) == 1, told
+    assert "cannot watch" in told[0] and str(tmp_path / "cfg") in told[0]
+    assert folder_watch.WHY_UNWATCHED in told[0]  # why: more folders than are watched
+
+
+def test_a_folder_made_past_the_bound_under_a_task_is_said_and_polled(tmp_path, few_folders):
+    (tmp_path / "a").mkdir()
+    sandbox = Told()
+
+    async def run() -> tuple[list[str], bool]:
+        tasks = TaskManager(tmp_path / "tasks", sandbox)
+        tasks.folder_watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        tasks.poll_if_unwatched()  # as a task's start does
+        assert sandbox.lines == [] and tasks.poller is None
+        for name in ("b", "c", "cfg"):
+            (tmp_path / name).mkdir()
+        await settle(tasks.folder_watch)
+        polled = tasks.poller is not None
+        tasks.folder_watch.close()
+        if tasks.poller is not None:
+            await tasks.poller  # no task runs: it ends at once
+        return list(sandbox.lines), polled
+
+    told, polled = asyncio.run(run())
+    assert len(told) == 1, told
+    assert "cannot watch" in told[0] and str(tmp_path / "cfg") in told[0]
+    assert "every 2 s" in told[0]
+    assert polled
+
+
+def test_folders_past_the_bound_are_said_once(tmp_path, few_folders):
+    sandbox = Told()
+
+    async def run() -> None:
+        watch = watch_key_files(sandbox, SandboxStart(tmp_path, frozenset(), frozenset()))
+        assert watch is not None
+        for round in range(3):
+            for name in range(4):
+                (tmp_path / f"r{round}-{name}").mkdir()
+            await settle(watch)
+        watch.finish()
+
+    asyncio.run(run())
+    # A command making folders makes thousands: one notice, not one per batch of them.
+    named = [line for line in sandbox.lines if "cannot watch" in line]
+    assert len(named) == 1, named
+
+
+# ---- a flood of read events ---------------------------------------------------------------
+
+
+def flood(folder: Path, reads: int) -> None:
+    """`reads` alternating one-byte reads of two files: distinct events, which the kernel does
+    not merge into one."""
+    (folder / "a").write_text("a")
+    (folder / "b").write_text("b")
+    fa, fb = os.open(folder / "a", os.O_RDONLY), os.open(folder / "b", os.O_RDONLY)
+    try:
+        for _ in range(reads // 2):
+            os.pread(fa, 1, 0)
+            os.pread(fb, 1, 0)
+    finally:
+        os.close(fa)
+        os.close(fb)
+
+
+def test_one_wake_up_reads_a_bounded_batch_of_a_read_flood(tmp_path):
+    # 12 000 read events (32 bytes each) queued before planloop reads any: more than one batch.
+    async def run() -> tuple[int, int, int]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        watch.loop.remove_reader(watch.fd)  # this test wakes it itself
+        flood(tmp_path, 12_000)
+        before = queued(watch.fd)
+        events = watch._events()
+        after = queued(watch.fd)
+        watch.close()
+        return before, len(events or ()), after
+
+    before, taken, after = asyncio.run(run())
+    assert before > MAX_EVENT_BYTES
+    assert taken <= MAX_EVENT_BYTES // EVENT_HEADER.size
+    assert after > 0  # the rest waits for the next wake-up: the loop runs meanwhile
+
+
+def test_the_loop_runs_between_batches_of_a_read_flood(tmp_path):
+    # Once the watch has taken its first events, this coroutine runs again before the whole
+    # backlog is read, not after it.
+    async def run() -> int:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        flood(tmp_path, 12_000)
+        before = queued(watch.fd)
+        while queued(watch.fd) >= before:
+            await asyncio.sleep(0)
+        left = queued(watch.fd)
+        await settle(watch)
+        watch.close()
+        return left
+
+    assert asyncio.run(run()) > 0
+
+
+def test_a_key_file_renamed_behind_a_read_flood_is_still_followed_when_the_watch_closes(
+    tmp_path,
+):
+    # The backlog is more than one batch; the command's end reads through it to the rename.
+    async def run() -> dict[str, str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        watch.loop.remove_reader(watch.fd)
+        flood(tmp_path, 12_000)
+        (tmp_path / ".env").write_text(KEY_LINE)
+        os.rename(tmp_path / ".env", tmp_path / "notes.txt")
+        return watch.finish()
+
+    found = asyncio.run(run())
+    assert str(tmp_path / "notes.txt") in found
