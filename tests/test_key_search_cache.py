@@ -142,7 +142,7 @@ def test_the_second_run_of_a_big_package_store_is_quiet_and_still_hides_a_copy(a
     settle(*made[-50:])
     result, _ = run(api, env, user, workspace, planloop_home, home)
     said = " ".join(result.stderr.split())
-    assert f"before it finished {workspace} (left: node_modules; files tools wrote" in said
+    assert f"{workspace} (left: node_modules; files tools wrote, read last)" in said
     assert said.count(NOTICE) == 1
     learnt(planloop_home, *made)  # read on after its answer
     copy = "node_modules/pkg3/.cache/app/settings.json"

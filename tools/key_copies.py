@@ -437,23 +437,26 @@ class KeyCopySearch:
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
         }
         try:
-            # The child answers, closes its output, and reads on to learn what a bound left
-            # (`learn`): in a session of its own, so that neither Ctrl-C nor planloop's end
-            # cuts that short; it ends within LEARN_SECONDS.
-            child = subprocess.Popen(
+            # In a session of its own: its part that reads on after the answer (`learn`) is
+            # cut short by neither Ctrl-C nor planloop's end; it ends within LEARN_SECONDS.
+            child = subprocess.run(
                 [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                input=json.dumps(question).encode(),
+                capture_output=True,
                 env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
+                timeout=SEARCH_SECONDS + 5,
+                check=True,
                 start_new_session=True,
             )
-        except OSError:
-            child = None
-        if child is None:
-            # No child could start (its interpreter out of the user's reach): search here,
-            # remembering what was read, but not reading on after the answer (`learn`): that
-            # would hold planloop's interpreter for as long.
+            answer.update(json.loads(child.stdout))
+        except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
+            unfinished = [str(place.path) for place in group]
+            answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
+            answer.update(files_read=0, bytes_read=0, copies=[], left=[])
+        except (OSError, ValueError, subprocess.SubprocessError):
+            # No child could start (its interpreter out of the user's reach), or it failed:
+            # search here, remembering what was read, but not reading on after the answer
+            # (`learn`): that would hold planloop's interpreter for as long.
             part = KeyCopySearch(
                 group,
                 self.skipped,
@@ -464,26 +467,6 @@ class KeyCopySearch:
             part.search()
             answer.update(part.answer_of())
             part.remember()
-            return
-        threading.Thread(target=child.wait, daemon=True).start()  # reaped when it ends
-        said: list[bytes] = []
-        reader = threading.Thread(target=lambda: said.append(child.stdout.read()), daemon=True)
-        reader.start()
-        try:
-            child.stdin.write(json.dumps(question).encode())
-            child.stdin.close()
-        except OSError:
-            pass
-        reader.join(SEARCH_SECONDS + 5)
-        try:
-            answer.update(json.loads(said[0]))
-        except (IndexError, ValueError):
-            # A read that hangs (a network filesystem), or a child that failed: its places
-            # are not searched again.
-            child.kill()
-            unfinished = [str(place.path) for place in group]
-            answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
-            answer.update(files_read=0, bytes_read=0, copies=[], left=[])
 
     def answer_of(self) -> dict:
         """What a search found, as a child answers it."""
@@ -857,11 +840,22 @@ def search_in_child() -> None:
     search.search()
     json.dump(search.answer_of(), sys.stdout)
     sys.stdout.flush()
-    os.close(1)  # the answer is whole: planloop goes on with it (sys.stdout leaves fd 1 open)
+    try:
+        # What is left is done by a process of its own, so that planloop, waiting for this
+        # one to end, goes on with the answer at once.
+        if os.fork():
+            os._exit(0)
+    except OSError:
+        search.remember()
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):  # planloop's pipes: it reads them to their end
+        os.dup2(null, descriptor)
     search.remember()
     if search.stopped and search.memory is not None:
         search.learn()
         search.remember()
+    os._exit(0)
 
 
 def unit_files(home: Path, as_root: bool) -> list[str]:
