@@ -53,13 +53,17 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
 import stat
+import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -132,6 +136,127 @@ USER_UNIT_FOLDER = ".config/systemd/user"
 MAX_UNIT_FILES = 2_000
 
 
+# What the search learnt, kept between runs in planloop's home (never the workspace's): the
+# files read that did not hold the key, each by (st_dev, st_ino, st_size, st_mtime_ns,
+# st_ctime_ns). A file unchanged since is not read again, so a known workspace costs its
+# listing, not its reading. ctime cannot be set back by a process: a file rewritten since, its
+# mtime set back with `touch -d` or not, has another, and is read. The record holds a salted
+# digest of the forms searched for: for a new key nothing remembered counts.
+MEMORY_FOLDER = "key-search"
+MEMORY_NAME = "memory"
+MEMORY_MAGIC = b"PLKEYMEM\x01"  # what a record begins with; any other file is no record
+MEMORY_FILES = 400_000  # remembered at most (16 bytes each): the newest first
+IDENTITY_BYTES = 16
+LEARN_SECONDS = 60.0  # after its answer, the child reads on to learn what it left, at most this
+CTIME_SETTLED_NS = 2_000_000_000  # a file changed this recently may change again within its
+# ctime's tick (coarse clocks): read it next time too
+# Filesystems whose ctime the kernel sets on every change of a file and no process can set back.
+# Others (FAT's ctime is its creation time, a network or FUSE filesystem's is the server's
+# word) are read every run.
+CTIME_TRUSTED = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs", "zfs", "bcachefs", "overlay"}
+    | {"jfs", "reiserfs", "nilfs2"}
+)
+
+
+def identity(info: os.stat_result) -> bytes:
+    """What the memory knows a file by: its inode and every time and size that changes with it."""
+    fields = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    packed = struct.pack("<QQqqq", *fields)
+    return hashlib.blake2b(packed, digest_size=IDENTITY_BYTES).digest()
+
+
+def secrets_digest(salt: bytes, secrets: tuple[bytes, ...]) -> bytes:
+    """Which key a record was learnt for, salted: the key is not told by it."""
+    return hashlib.blake2b(b"\0".join(sorted(secrets)), key=salt, digest_size=32).digest()
+
+
+def trusted_devices() -> set[int]:
+    """The devices (st_dev) of the mounted filesystems whose ctime is trusted (CTIME_TRUSTED)."""
+    devices: set[int] = set()
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return devices
+    for line in lines:
+        before, _, after = line.partition(" - ")
+        fields, kind = before.split(), after.split()[:1]
+        if len(fields) > 2 and kind and kind[0] in CTIME_TRUSTED:
+            major, _, minor = fields[2].partition(":")
+            if major.isdigit() and minor.isdigit():
+                devices.add(os.makedev(int(major), int(minor)))
+    return devices
+
+
+def load_memory(path: Path | None, secrets: tuple[bytes, ...]) -> tuple[bytes | None, set[bytes]]:
+    """(salt, identities) of the record at `path`; (None, empty) when there is none, or it is
+    damaged, another user's, or learnt for another key: nothing of it counts."""
+    if path is None:
+        return None, set()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None, set()
+    try:
+        info = os.fstat(fd)
+        most = len(MEMORY_MAGIC) + 16 + 32 + 4 + MEMORY_FILES * IDENTITY_BYTES + 32
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_size > most:
+            return None, set()
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(most + 1)
+    except OSError:
+        return None, set()
+    finally:
+        os.close(fd)
+    head = len(MEMORY_MAGIC)
+    body, check = data[:-32], data[-32:]
+    if not data.startswith(MEMORY_MAGIC) or hashlib.sha256(body).digest() != check:
+        return None, set()
+    salt, digest = data[head : head + 16], data[head + 16 : head + 48]
+    (count,) = struct.unpack("<I", data[head + 48 : head + 52] or b"\xff" * 4)
+    entries = body[head + 52 :]
+    if len(entries) != count * IDENTITY_BYTES or secrets_digest(salt, secrets) != digest:
+        return None, set()
+    return salt, {entries[i : i + IDENTITY_BYTES] for i in range(0, len(entries), IDENTITY_BYTES)}
+
+
+def save_memory(path: Path, secrets: tuple[bytes, ...], learnt: set[bytes]) -> None:
+    """Add `learnt` to the record at `path` (the newest first, MEMORY_FILES at most), written
+    to a new file renamed over the old: never half written. Two searches saving at once may
+    lose some of what one learnt, never add what neither did."""
+    salt, known = load_memory(path, secrets)
+    salt = salt or os.urandom(16)
+    entries = list(learnt)[:MEMORY_FILES]
+    entries += list(known - learnt)[: MEMORY_FILES - len(entries)]
+    body = MEMORY_MAGIC + salt + secrets_digest(salt, secrets)
+    body += struct.pack("<I", len(entries)) + b"".join(entries)
+    try:
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".memory-", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(body + hashlib.sha256(body).digest())
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def memory_path() -> Path | None:
+    """Where the memory is kept, in planloop's home (made, private, when missing); None when it
+    cannot be made."""
+    from session import make_private_folder, planloop_home  # late: session imports the tools
+
+    folder = planloop_home() / MEMORY_FOLDER
+    try:
+        make_private_folder(folder)
+    except OSError:
+        return None
+    return folder / MEMORY_NAME
+
+
 def skips_child(names: set[str], parent: str, name: str) -> bool:
     """Whether the folder `name`, in a folder named `parent` that holds `names`, is one of
     the stores the search passes by (see PACKAGE_FOLDERS, STORES_BESIDE, STORES_UNDER)."""
@@ -183,6 +308,25 @@ class Account:
     files: int = 0
     bytes: int = 0
     found: int = 0
+    # The walk's folders still to read, ordinary and last (`walk`), and the one being read.
+    pending: collections.deque = field(default_factory=collections.deque)
+    later: collections.deque = field(default_factory=collections.deque)
+    current: tuple[str, bool] | None = None
+    stores: list[str] = field(default_factory=list)  # the folders first put off to be read last
+
+    def left(self) -> tuple[list[str], bool]:
+        """The folders of this place not read to their end, and whether they are all ones
+        read last (package stores, caches: files tools wrote)."""
+        folders = [folder for folder, _, _, _ in self.pending]
+        only_late = not folders and (self.current is None or self.current[1])
+        if only_late:  # said by the stores they lie in: node_modules, not its 2,000 packages
+            late = [folder for folder, _, _, _ in self.later]
+            late += [self.current[0]] if self.current else []
+            left = {os.path.join(folder, "") for folder in late}
+            return [s for s in self.stores if any(f.startswith(s + os.sep) for f in left)], True
+        if self.current is not None:
+            folders.insert(0, self.current[0])
+        return list(dict.fromkeys(folders)), False
 
     def bound_reached(self) -> str | None:
         if self.entries > SEARCH_ENTRIES:
@@ -214,6 +358,9 @@ class KeyCopySearch:
     cut_short: str | None = None
     unfinished: list[Path] = field(default_factory=list)
     linked: list[Path] = field(default_factory=list)
+    # Of each unfinished place: the folders left, and whether they are all read last.
+    left: dict[Path, tuple[list[str], bool]] = field(default_factory=dict)
+    memory: Path | None = None  # what earlier searches learnt (`load_memory`)
     copies: dict[tuple[int, int], int] = field(default_factory=dict)  # (device, inode): links
     seconds: float = 0.0
     files_read: int = 0
@@ -273,6 +420,7 @@ class KeyCopySearch:
                 self.files_read += answer["files_read"]
                 self.bytes_read += answer["bytes_read"]
                 self.copies.update({(dev, ino): links for dev, ino, links in answer["copies"]})
+                self.left.update({Path(p): (f, late) for p, f, late in answer.get("left", ())})
             self.find_other_names()
         finally:
             self.seconds = time.monotonic() - began
@@ -282,12 +430,15 @@ class KeyCopySearch:
         """Searches `group` in a child, and puts what it found in `answer` (`answer_of`)."""
         others = [str(place.path) for place in self.places if place not in group and place.depth]
         question = {
+            "memory": str(self.memory) if self.memory else None,
             "places": [[str(place.path), place.depth, place.yours] for place in group],
             "others": others,  # searched by the other child: passed by here
             "skipped": [str(path) for path in self.skipped],
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
         }
         try:
+            # In a session of its own: its part that reads on after the answer (`learn`) is
+            # cut short by neither Ctrl-C nor planloop's end; it ends within LEARN_SECONDS.
             child = subprocess.run(
                 [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
                 input=json.dumps(question).encode(),
@@ -295,17 +446,27 @@ class KeyCopySearch:
                 env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
                 timeout=SEARCH_SECONDS + 5,
                 check=True,
+                start_new_session=True,
             )
             answer.update(json.loads(child.stdout))
         except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
             unfinished = [str(place.path) for place in group]
             answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
-            answer.update(files_read=0, bytes_read=0, copies=[])
+            answer.update(files_read=0, bytes_read=0, copies=[], left=[])
         except (OSError, ValueError, subprocess.SubprocessError):
-            # No child could start, or it failed: search here.
-            part = KeyCopySearch(group, self.skipped, self.secrets, others=tuple(map(Path, others)))
+            # No child could start (its interpreter out of the user's reach), or it failed:
+            # search here, remembering what was read, but not reading on after the answer
+            # (`learn`): that would hold planloop's interpreter for as long.
+            part = KeyCopySearch(
+                group,
+                self.skipped,
+                self.secrets,
+                others=tuple(map(Path, others)),
+                memory=self.memory,
+            )
             part.search()
             answer.update(part.answer_of())
+            part.remember()
 
     def answer_of(self) -> dict:
         """What a search found, as a child answers it."""
@@ -316,6 +477,7 @@ class KeyCopySearch:
             "files_read": self.files_read,
             "bytes_read": self.bytes_read,
             "copies": [[dev, ino, links] for (dev, ino), links in self.copies.items()],
+            "left": [[str(path), folders, late] for path, (folders, late) in self.left.items()],
         }
 
     def search(self) -> None:
@@ -331,6 +493,11 @@ class KeyCopySearch:
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
         self.seen: set[tuple[int, int]] = set()
+        self.trusted = trusted_devices()
+        _, self.known = load_memory(self.memory, self.secrets)
+        self.learnt: set[bytes] = set()  # files that hold no key, as the memory keeps them
+        self.stopped: list[Account] = []  # by a bound but the copies': `learn` reads on
+        self.interrupted_file = False
         folders = [place.path for place in self.places if place.depth > 0] + list(self.others)
         live = [Account(place, self.walk(place, folders)) for place in self.places]
         spent = {True: 0.0, False: 0.0}  # by group: yours, the workspace's
@@ -369,6 +536,27 @@ class KeyCopySearch:
     def stop(self, account: Account, bound: str) -> None:
         self.cut_short = self.cut_short or bound
         self.unfinished.append(account.place.path)
+        self.left[account.place.path] = account.left()
+        if account.found < MAX_FOUND:
+            self.stopped.append(account)
+
+    def learn(self) -> None:
+        """After the answer: reads on where bounds stopped the search, for LEARN_SECONDS at
+        most, only to learn which files hold no key (`learnt`), so that the next run finds
+        them known. A copy found now is not in this run's answer (the person was told the
+        place was left); not remembered, it is read again next run."""
+        deadline = time.monotonic() + LEARN_SECONDS
+        self.stop_at = deadline
+        for account in self.stopped:
+            self.account = account
+            for _ in account.walker:
+                if time.monotonic() > deadline or len(self.learnt) >= MEMORY_FILES:
+                    return
+
+    def remember(self) -> None:
+        """Adds what this search learnt to the memory (`save_memory`)."""
+        if self.memory is not None and self.learnt:
+            save_memory(self.memory, self.secrets, self.learnt)
 
     def walk(self, place: Place, places: list[Path]) -> Iterator[None]:
         """Searches `place`, breadth first, yielding after each entry; other places inside it
@@ -390,11 +578,14 @@ class KeyCopySearch:
         passed = {str(path) for path in self.skipped} | {str(p) for p in places}
         passed.discard(str(place.path))
         # (folder, depth, its entries when listed already, whether read last)
-        pending: collections.deque[tuple[str, int, list | None, bool]] = collections.deque()
+        # (kept on the place's account: what is left when a bound stops it is said, and read
+        # on by `learn`)
+        account = self.account
+        pending, later = account.pending, account.later
         pending.append((str(place.path), 0, None, False))
-        later: collections.deque[tuple[str, int, list | None, bool]] = collections.deque()
         while pending or later:
             folder, depth, children, late = pending.popleft() if pending else later.popleft()
+            account.current = (folder, late)
             if children is None:
                 if folder in passed:
                     continue
@@ -414,6 +605,7 @@ class KeyCopySearch:
                     continue  # a cache, regenerated at will: its tool wrote it all
                 if not late:
                     later.append((folder, depth, children, True))
+                    account.stores.append(folder)
                     continue
             for entry in children:
                 self.account.entries += 1
@@ -425,11 +617,14 @@ class KeyCopySearch:
                                 pending.append((entry.path, depth + 1, None, False))
                             elif not store or not place.yours:
                                 later.append((entry.path, depth + 1, None, True))
+                                if not late:
+                                    account.stores.append(entry.path)
                     elif entry.is_file(follow_symlinks=False):
                         self.read_file(entry.path)
                 except OSError:
                     pass
                 yield
+        account.current = None
 
     def read_file(self, path: str) -> None:
         """Notes `path` when it holds the key. Not a FIFO or device: only regular files come
@@ -437,6 +632,18 @@ class KeyCopySearch:
         pieces, each with the end of the one before (a key split between two is found), up to
         MAX_FILE_BYTES of what it holds: a sparse file's holes are not read (zeros, of which a
         key is not made), so it costs what it holds, not what its size says."""
+        try:
+            seen = os.lstat(path)
+        except OSError:
+            return
+        if seen.st_dev in self.trusted:
+            known = identity(seen)
+            if known in self.known:
+                # Read by an earlier search, not changed since: an inode that held no key
+                # then and, with the same ctime, holds the same bytes now (at any of its
+                # names). Counted as an entry, not as a file read: it costs one lstat.
+                self.learnt.add(known)
+                return
         self.files_read += 1
         self.account.files += 1
         try:
@@ -447,11 +654,22 @@ class KeyCopySearch:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return
+            began = time.time_ns()
+            self.interrupted_file = False
             if self.holds_from(fd, info.st_size):
                 self.found.append(Path(path))
                 self.account.found += 1
                 if info.st_nlink > 1:  # another name may show it: `find_other_names`
                     self.copies[(info.st_dev, info.st_ino)] = info.st_nlink
+            elif (
+                not self.interrupted_file
+                and info.st_size <= MAX_FILE_BYTES
+                and info.st_dev in self.trusted
+                and info.st_ctime_ns < began - CTIME_SETTLED_NS
+                and identity(os.fstat(fd)) == identity(info)
+            ):
+                # Read to its end, not changed while it was read nor lately: remembered.
+                self.learnt.add(identity(info))
         except OSError:
             return
         finally:
@@ -489,6 +707,7 @@ class KeyCopySearch:
                 return False  # a program or a compressed archive: no pasted key further on
             if time.monotonic() > self.stop_at:
                 self.interrupted = True  # the place's time is up: it is said unfinished
+                self.interrupted_file = True  # and this file is not known to hold no key
                 return False
             kept = data[-(self.longest - 1) :] if self.longest > 1 else b""
         return False
@@ -562,6 +781,33 @@ class KeyCopySearch:
                 self.linked.append(path)
 
 
+def cut_short_notice(search: KeyCopySearch) -> str:
+    """One line for the person when a bound stopped `search`: which places it left, and in
+    each that only had package stores or caches left (read last), which folders."""
+    parts = []
+    late_only = True
+    for place in search.unfinished[:4]:
+        folders, late = search.left.get(place, ([], False))
+        if not (late and folders):
+            late_only = False
+            parts.append(str(place))
+            continue
+        tops = [Path(folder) for folder in folders]
+        names = ", ".join(str(top.relative_to(place)) for top in tops[:3])
+        names += f" and {len(tops) - 3} more" if len(tops) > 3 else ""
+        parts.append(f"{place} (left: {names}; files tools wrote, read last)")
+    more = len(search.unfinished) - 4
+    places = ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+    if late_only and parts:
+        ending = "later runs go on from what this one read; a key put there is readable till then"
+    else:
+        ending = "a copy of the key there stays readable to commands"
+    return (
+        f"planloop: the search for copies of the API key stopped at {search.cut_short} before "
+        f"it finished {places or 'its places'}: {ending}."
+    )
+
+
 _searches: dict[tuple, KeyCopySearch] = {}
 _lock = threading.Lock()
 
@@ -578,7 +824,6 @@ CHILD_START = (
 
 def search_in_child() -> None:
     """The child's side of `KeyCopySearch.start`: the question on stdin, the answer on stdout."""
-    import contextlib
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):  # no prctl: not Linux
@@ -590,9 +835,27 @@ def search_in_child() -> None:
         tuple(Path(path) for path in question["skipped"]),
         tuple(secret.encode("latin-1") for secret in question["secrets"]),
         others=tuple(Path(path) for path in question["others"]),
+        memory=Path(question["memory"]) if question.get("memory") else None,
     )
     search.search()
     json.dump(search.answer_of(), sys.stdout)
+    sys.stdout.flush()
+    try:
+        # What is left is done by a process of its own, so that planloop, waiting for this
+        # one to end, goes on with the answer at once.
+        if os.fork():
+            os._exit(0)
+    except OSError:
+        search.remember()
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for descriptor in (0, 1, 2):  # planloop's pipes: it reads them to their end
+        os.dup2(null, descriptor)
+    search.remember()
+    if search.stopped and search.memory is not None:
+        search.learn()
+        search.remember()
+    os._exit(0)
 
 
 def unit_files(home: Path, as_root: bool) -> list[str]:
@@ -700,7 +963,7 @@ def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None
     with _lock:
         search = _searches.get(key)
         if search is None:
-            search = KeyCopySearch(places, skipped, secrets, root)
+            search = KeyCopySearch(places, skipped, secrets, root, memory=memory_path())
             _searches[key] = search
             search.start()
     return search

@@ -90,7 +90,7 @@ from tools.bind_watch import holds_the_key
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
-from tools.key_copies import key_copy_search, mount_table, other_paths
+from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -1740,14 +1740,7 @@ class Bubblewrap:
                 )
             if search.cut_short and not self.search_cut_said:
                 self.search_cut_said = True
-                places = ", ".join(str(path) for path in search.unfinished[:4])
-                more = len(search.unfinished) - 4
-                places += f" and {more} more" if more > 0 else ""
-                self._tell(
-                    f"planloop: the search for copies of the API key stopped at "
-                    f"{search.cut_short} before it finished {places or 'its places'}: a copy "
-                    "of the key there stays readable to commands."
-                )
+                self._tell(cut_short_notice(search))
         for path in snapshot.key_files:  # docker.env, .envs/.local/.django
             hiding = hide_key_outside(path)
             protected += hiding
