@@ -128,33 +128,6 @@ def js_project(workspace: Path, files: int, user: str) -> list[Path]:
 
 
 @needs_bwrap
-def test_the_second_run_of_a_big_package_store_is_quiet_and_still_hides_a_copy(api, env, folders):
-    # An ordinary JavaScript project, more files in node_modules than one run reads. The
-    # first run says, on one line, what it left: node_modules, files tools wrote. It reads on
-    # after its answer; the second says nothing, and a copy a tool's cache keeps in the store
-    # (new since, or among the files the first run left) is hidden.
-    user, workspace, planloop_home, home = folders
-    if not child_starts(user):
-        # Then the search runs in planloop's own thread, beside its start-up, and does not
-        # read on after its answer: a known store's listing is not always done in 5 s there.
-        pytest.skip("the search's child cannot start as this user here")
-    made = js_project(workspace, key_copies.SEARCH_FILES + 6_000, user)
-    settle(*made[-50:])
-    result, _ = run(api, env, user, workspace, planloop_home, home)
-    said = " ".join(result.stderr.split())
-    assert f"{workspace} (left: node_modules; files tools wrote, read last)" in said
-    assert said.count(NOTICE) == 1
-    learnt(planloop_home, *made)  # read on after its answer
-    copy = "node_modules/pkg3/.cache/app/settings.json"
-    plant(workspace, {copy: COPY}, user)
-    result, output = run(api, env, user, workspace, planloop_home, home, show_each([copy]))
-    assert NOTICE not in result.stderr
-    assert f"{copy}: " in output
-    assert_no_key(output + result.stdout + result.stderr)
-    assert (workspace / copy).read_text() == COPY
-
-
-@needs_bwrap
 def test_a_file_filled_in_since_with_its_size_and_mtime_kept_is_read_again(api, env, folders):
     # The repository's template, remembered as holding no key, and a hard link an earlier
     # run's command made to it deep in a store. The person pastes the key in, in place, and

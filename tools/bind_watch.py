@@ -32,6 +32,7 @@ middleware (middleware/exposure.py) stops or pauses the run.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import stat
@@ -135,7 +136,9 @@ def read_for_key(path: str) -> bytes | None:
     a pipe), or None when it cannot be read or is too big to search."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return b""  # a link: it holds no key itself (what it leads to is judged as a file)
         return None if os.path.lexists(path) else b""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
