@@ -392,42 +392,27 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(status, payload, extra_headers, request_id)
 
     def _send_stream(self, events: Iterator[Event]) -> None:
-        if self.server.api.keep_alive:
-            self._send_chunked_stream(events)
-            return
-        # No Content-Length: the stream ends when the connection closes, so close it.
-        self.close_connection = True
+        # With keep_alive: chunked, the connection kept for the next request, as the real API
+        # streams. Without: no Content-Length, so the stream ends when the connection closes.
+        chunked = self.server.api.keep_alive
+        self.close_connection = not chunked
         self._responding = True
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.send_header("request-id", _request_id())
-        self.end_headers()
-        try:
-            for name, data in events:
-                self.wfile.write(encode_event(name, data))
-                self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            # The client stopped reading (a harness may abandon a stream); nothing to do.
-            pass
-
-    def _send_chunked_stream(self, events: Iterator[Event]) -> None:
-        # Chunked, and the connection kept for the next request, as the real API streams: a
-        # client then pays for a new connection only when it dropped the old one.
-        self._responding = True
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
         self.send_header("request-id", _request_id())
         self.end_headers()
         try:
             for name, data in events:
                 event = encode_event(name, data)
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event) if chunked else event)
                 self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             # The client stopped reading (a harness may abandon a stream); nothing to do.
             self.close_connection = True

@@ -731,12 +731,13 @@ class KeyCopySearch:
             return
         found = set(self.found)
         names: dict[tuple[int, int], int] = {}
+        identities: dict[Path, tuple[int, int]] = {}  # each found copy's, stat'ed once
         for path in self.found:
             try:
                 info = os.stat(path, follow_symlinks=False)
             except OSError:
                 continue
-            key = (info.st_dev, info.st_ino)
+            key = identities[path] = (info.st_dev, info.st_ino)
             if key in self.copies:
                 names[key] = names.get(key, 0) + 1
         inodes = {inode for _, inode in self.copies}
@@ -765,17 +766,13 @@ class KeyCopySearch:
                         if key in self.copies and Path(entry.path) not in found:
                             found.add(Path(entry.path))
                             self.found.append(Path(entry.path))
+                            identities[Path(entry.path)] = key
                             names[key] = names.get(key, 0) + 1
                 except OSError:
                     pass
         if complete:
             return  # any name left lies outside the workspace, where no command makes one
-        for path in self.found:
-            try:
-                info = os.stat(path, follow_symlinks=False)
-            except OSError:
-                continue
-            key = (info.st_dev, info.st_ino)
+        for path, key in identities.items():
             short = key in self.copies and names.get(key, 0) < self.copies[key]
             if short and path.is_relative_to(self.workspace) and path not in self.linked:
                 self.linked.append(path)
