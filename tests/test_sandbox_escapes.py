@@ -469,14 +469,20 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
         argv[0] = "/usr/bin/python3"
         argv = ["/usr/bin/python3" if word == LANDLOCK_PYTHON else word for word in argv]
         # planloop's private folder (the filter, the empty file) belongs to the user who runs
-        # planloop; here that is root building the argv for another user, so let it in.
-        private_folder().chmod(0o755)
+        # planloop; here that is root building the argv for another user, who may not reach it
+        # (an earlier test in this process can have put it under a root-only folder), so the
+        # ordinary user is given a copy of its own.
+        theirs = place / "private"
+        shutil.copytree(private_folder(), theirs)
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(theirs)], check=True)
+        ours = str(private_folder())
+        argv = [word.replace(ours, str(theirs)) for word in argv]
         done = subprocess.run(
             ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv],
             env={**env, "HOME": str(home)}, cwd=ws, capture_output=True, text=True,
         )  # fmt: skip
         output = done.stdout
-        assert output.rstrip().endswith(str(NOBODY)), output  # it ran, as the ordinary user
+        assert output.rstrip().endswith(str(NOBODY)), (output, done.stderr)  # it ran, as nobody
         git("status", cwd=ws, home=home)
         assert not marker.exists()
         assert (ws / ".git").is_dir() and not (ws / ".git-old").exists()
