@@ -134,12 +134,22 @@ def may_hold_the_key(path: str) -> bool:
 def read_for_key(path: str) -> bytes | None:
     """What `path` holds, b"" for nothing a key could be read from (missing, a link, a folder,
     a pipe), or None when it cannot be read or is too big to search."""
+    opened = open_for_key(path)
+    return read_opened(opened) if isinstance(opened, int) else opened
+
+
+def open_for_key(path: str) -> int | bytes | None:
+    """`path` opened for `read_opened`, or what `read_for_key` answers when it cannot be."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         if err.errno == errno.ELOOP:
             return b""  # a link: it holds no key itself (what it leads to is judged as a file)
         return None if os.path.lexists(path) else b""
+
+
+def read_opened(fd: int) -> bytes | None:
+    """What `read_for_key` answers of the file open as `fd`, which it closes."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return b""  # a link, folder or pipe put there holds no key itself

@@ -37,11 +37,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tools.bind_watch import SandboxStart, holds_the_key, is_key_name, read_for_key
+from tools.bind_watch import SandboxStart, holds_the_key, is_key_name, open_for_key, read_opened
 
 # inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
 # writes and reads of the files in it.
-IN_ACCESS, IN_MODIFY, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE = 0x1, 0x2, 0x8, 0x10
+IN_ACCESS, IN_MODIFY, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x1, 0x2, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x40000000
 NAMES_CHANGED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
@@ -52,8 +52,10 @@ FILLS = IN_MODIFY | IN_MOVED_TO
 # A read that returned bytes. A close without writing also ends planloop's own read; an open
 # alone, or a read of nothing (a file just made, not yet written), gives nobody a key.
 READS = IN_ACCESS | IN_CLOSE_NOWRITE
-WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
+# IN_OPEN marks where planloop's own read begins in the queue (`KeyFileWindow.own_read`).
+WATCHED = NAMES_CHANGED | WRITES | READS | IN_OPEN | IN_ONLYDIR
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
+LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
 # a key file still written after that many is taken as read with the key.
 SETTLE_ROUNDS = 20
@@ -88,7 +90,12 @@ class KeyFileWindow:
     written: bool = False  # written (or made, or renamed over) since then
     read_since: bool = False  # read by anyone after that write
     unread: bool = False  # a write somebody read was written over before planloop read it
-    own_read: bool = False  # planloop's own read is under way: its events are nobody's read
+    # planloop's own read: "pending" from just before it opens the file until its open is
+    # seen in the queue, "open" from then until its close. The queue is in the order things
+    # happened, and the first open seen once pending is planloop's or an earlier one: a write
+    # queued before it was done before planloop read, so what planloop read holds it. The reads
+    # of an open read are nobody else's (taken as planloop's, as they read what it read).
+    own_read: str = ""
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
     seen: bytes | None = None  # what planloop read of it since its last write
@@ -256,13 +263,15 @@ class FolderWatch:
         events: list[tuple[int, int, str, int]] = []
         taken = 0
         while True:
-            if taken >= MAX_EVENT_BYTES:
+            if MAX_EVENT_BYTES - taken < LARGEST_EVENT:
                 # The rest on a later call: the reader is called again while the queue is not
                 # empty, after the loop's other work.
                 self.behind = True
                 return events
             try:
-                data = os.read(self.fd, MAX_EVENT_BYTES)
+                # A read ends at an event's end, so it may give less than asked with more
+                # queued; what is asked of the next keeps the batch within its bound.
+                data = os.read(self.fd, MAX_EVENT_BYTES - taken)
             except BlockingIOError:
                 self.behind = False
                 return events
@@ -331,11 +340,15 @@ class FolderWatch:
                 window.unread = window.unread or (window.written and window.read_since)
                 window.written, window.read_since = True, False
                 window.filled = window.filled or bool(mask & FILLS)
-                window.seen = None
-                written.add(path)
+                if window.own_read != "pending":  # not done before planloop's read: read again
+                    window.seen = None
+                    written.add(path)
+            elif mask & IN_OPEN:
+                if window.own_read == "pending":
+                    window.own_read = "open"
             elif mask & READS:
-                if window.own_read:
-                    window.own_read = not mask & IN_CLOSE_NOWRITE  # its close ends it
+                if window.own_read == "open":
+                    window.own_read = "" if mask & IN_CLOSE_NOWRITE else "open"  # its close ends it
                 elif window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
@@ -467,8 +480,11 @@ class FolderWatch:
             contents = {}
             for path in written:
                 window = self.windows[path]
-                window.own_read = True
-                contents[path] = data = read_for_key(path)
+                data = opened = open_for_key(path)
+                if isinstance(opened, int):
+                    window.own_read = "pending"  # its open is queued now, after what came before
+                    data = read_opened(opened)
+                contents[path] = data
                 if data is not None and (data or os.path.lexists(path)):
                     window.seen = data
             more = self._events()
