@@ -107,6 +107,27 @@ def test_a_env_in_a_folder_a_command_closed_stays_hidden(api, env, folders):
 
 
 @needs_bwrap
+def test_a_folder_closed_before_the_run_makes_commands_ask(api, env, folders):
+    # The same `chmod 311 config`, made by a command of an earlier run: this run's scan never
+    # saw config/.env, so nothing hides it, and `cat config/.env` would read it by its name.
+    user, _, workspace, planloop_home, home = folders
+    if user != "nobody":
+        pytest.skip("root lists every folder")
+    write(workspace / "config" / ".env", ENV_LINE)
+    hand_over(user, workspace, planloop_home, home)
+    (workspace / "config").chmod(0o311)
+    try:
+        results = run_steps(
+            user, api, env, workspace, planloop_home, home,
+            [("bash", {"command": "base64 config/.env"})],
+        )  # fmt: skip
+    finally:
+        (workspace / "config").chmod(0o755)
+    assert "can be entered but not listed by planloop" in results[0], results[0]
+    assert base64.b64encode(ENV_LINE.encode()).decode()[:20] not in json.dumps(api.requests)
+
+
+@needs_bwrap
 def test_a_env_that_holds_the_key_in_utf16_appears_empty(api, env, folders):
     # Windows PowerShell 5's `echo ANTHROPIC_API_KEY=... > .env.local` writes UTF-16 with a BOM;
     # other tools write it without, in either byte order. `iconv` reads each back.

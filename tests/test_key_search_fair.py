@@ -236,6 +236,29 @@ def test_a_second_name_not_found_in_time_is_said(tmp_path, monkeypatch):
     assert search.linked == [work / "config/local.json"]
 
 
+def test_a_second_name_in_a_folder_planloop_cannot_list_but_can_enter_is_said(
+    tmp_path, monkeypatch
+):
+    # `mkdir -p a/b && ln config/local.json a/b/x && chmod 311 a/b`: planloop (not root) cannot
+    # list a/b, a command reaches a/b/x by its name. Its listing is not complete.
+    work = tmp_path / "work"
+    (work / "config").mkdir(parents=True)
+    (work / "config/local.json").write_bytes(KEY)
+    (work / "a/b").mkdir(parents=True)
+    os.link(work / "config/local.json", work / "a/b/x")
+    listed = os.scandir
+
+    def scandir(folder):  # as for a user other than root, who lists every folder
+        if os.fspath(folder) == str(work / "a/b"):
+            raise PermissionError(13, "Permission denied", os.fspath(folder))
+        return listed(folder)
+
+    monkeypatch.setattr(key_copies.os, "scandir", scandir)
+    search = search_here([key_copies.Place(work, 3, yours=False)], SECRETS, work)
+    assert search.found == [work / "config/local.json"]
+    assert search.linked == [work / "config/local.json"]  # so no command runs this run
+
+
 def test_the_workspace_and_its_repository_are_not_yours(tmp_path):
     tmp_path = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
     repository = tmp_path / "home/code/repo"

@@ -754,7 +754,10 @@ class KeyCopySearch:
                 with os.scandir(folder) as listing:
                     children = list(listing)
             except OSError:
-                continue  # not readable by planloop: not by a command either
+                # Closed to planloop. One it may still pass through (`chmod 311`) a command
+                # may too, to a name in it that cannot be listed.
+                complete = complete and not os.access(folder, os.X_OK)
+                continue
             for entry in children:
                 listed += 1
                 try:

@@ -1442,6 +1442,15 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        passable = next((p for p in scan.closed_folders if os.access(p, os.X_OK)), None)
+        if passable:
+            # Entered by name though planloop cannot list it (`chmod 311`): a key file in it
+            # can be neither found nor hidden, and a command reads it by its name.
+            return (
+                f"{passable} can be entered but not listed by planloop, so a key file in it "
+                "could be read unseen; sandboxed commands ask before they run (`chmod u+r` "
+                "it to let planloop look)"
+            )
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
