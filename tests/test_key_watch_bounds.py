@@ -207,3 +207,23 @@ def test_a_key_file_renamed_behind_a_read_flood_is_still_followed_when_the_watch
 
     found = asyncio.run(run())
     assert str(tmp_path / "notes.txt") in found
+
+
+def test_a_key_file_renamed_while_the_kernel_drops_events_counts_as_read(tmp_path):
+    # More read events than the kernel queues (`fs.inotify.max_queued_events`): the .env saved
+    # meanwhile and its rename to notes.txt are among those dropped. Nothing is left to follow,
+    # so the workspace counts as read, said as events lost.
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+
+    async def run() -> dict[str, str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        watch.loop.remove_reader(watch.fd)
+        flood(tmp_path, limit + 2)
+        (tmp_path / ".env").write_text(KEY_LINE)
+        os.rename(tmp_path / ".env", tmp_path / "notes.txt")
+        return watch.finish()
+
+    found = asyncio.run(run())
+    assert found == {str(tmp_path): folder_watch.LOST_TRACK}
+    assert "dropped some" in found[str(tmp_path)]

@@ -78,6 +78,11 @@ MOVE_SETTLE_SECONDS = 0.01
 REMOVED = "was written while it ran and removed before planloop could read it"
 MOVED_AWAY = "was written while it ran and moved where planloop cannot see before it could read it"
 RENAMED = "came to hold the API key or a secret as {} while it ran, and was renamed"
+# Events dropped by the kernel (its queue was full): said of the workspace as a whole.
+LOST_TRACK = (
+    "had more file events at once than planloop could take while it ran, and the kernel dropped "
+    "some, so a key file saved meanwhile could have been read and moved away unseen"
+)
 # Read by somebody and written over before planloop read it: said as a key found ("came to hold
 # the API key"), which is what the command could read.
 UNREAD = ""
@@ -118,8 +123,8 @@ class FolderWatch:
     read, write: the events arrive together) counts the same, since what was read is gone; one
     command writing a file twice (`cp .env.example .env` then `echo X >> .env`) reads nothing
     between and is not one. So does a write removed, or moved out of the watched folders,
-    before planloop read it. Lost events (the queue overflowed) count every key file changed
-    since the last look.
+    before planloop read it. Lost events (the queue overflowed) leave nothing to judge by: the
+    workspace counts as read, for every command that ran meanwhile.
 
     Key files are judged here without a look at the whole workspace: a `.env.x` made and removed
     a thousand times a second costs one read each, never a scan (a scan on the event loop would
@@ -149,12 +154,13 @@ class FolderWatch:
         self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
         self.unwatched: set[str] = set()  # folders no watch could be added for
-        self.last_look = time.time()
+        self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.found = False  # a key file was exposed since `_read` last looked
 
     def add(self, start: SandboxStart) -> None:
         """Watch the folders of every path `start` binds, and every folder of the workspace."""
         folders: dict[str, set[str]] = {str(start.workspace): set()}
+        self.workspaces.add(str(start.workspace))
         keyed: dict[str, set[str]] = {}
         for path in start.held | start.hidden:
             real = os.path.realpath(path)
@@ -236,7 +242,7 @@ class FolderWatch:
 
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
-        self.unwatched, self.said_unwatched = set(), False
+        self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
         if self.fd is None:
             return
         with contextlib.suppress(Exception):
@@ -436,17 +442,11 @@ class FolderWatch:
                 self._vanished(path, window, MOVED_AWAY)
 
     def _overflowed(self) -> None:
-        """Events were lost: every key file in a watched folder changed since the last look
-        may have been read with the key and rewritten."""
-        since = self.last_look - 1
-        for folder in self.folders:
-            with contextlib.suppress(OSError), os.scandir(folder) as entries:
-                for entry in entries:
-                    if not is_key_name(entry.name):
-                        continue
-                    with contextlib.suppress(OSError):
-                        if entry.stat(follow_symlinks=False).st_ctime >= since:
-                            self._expose(entry.path)
+        """Events were lost: nothing can be told of what happened meanwhile. A key file saved
+        then may have been read and renamed to any name, or removed, with no trace left to
+        look for; so every command that ran meanwhile counts as having read one."""
+        for workspace in self.workspaces:
+            self._expose(workspace, LOST_TRACK)
 
     def look(self) -> None:
         """Take in the events queued now (as their arrival would), without waiting for the loop:
@@ -511,7 +511,6 @@ class FolderWatch:
         self._gone(earlier)
         if self.moving:  # judged at the next look, soon, also when no other event comes
             self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
-        self.last_look = time.time()
         found, self.found = self.found, False
         if (relevant or found) and not self.pending:
             self.pending = True
