@@ -29,6 +29,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.beneath import Fingerprint, Target
+from tools.letter_case import as_on_disk, ignores_case
 from tools.paths import GIT_REASON, protected_reason
 
 
@@ -77,11 +78,12 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
 
     if target.in_git_dir:
         return GIT_REASON
-    return (
-        protected_reason(workspace, path)
-        or protected_reason(workspace, target.relative)
-        or key_file_reason(workspace, target.relative)
-    )
+    spellings = [path, target.relative]
+    if ignores_case(Path(workspace).resolve()):  # `.VSCODE/tasks.json` is `.vscode/tasks.json`
+        spellings += as_on_disk(Path(workspace).resolve(), target.relative)
+    return next(
+        (why for spelling in spellings if (why := protected_reason(workspace, spelling))), None
+    ) or key_file_reason(workspace, target.relative)
 
 
 def write_check(

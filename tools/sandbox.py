@@ -91,6 +91,7 @@ from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
 from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
+from tools.letter_case import ignores_case
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -1442,6 +1443,14 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        if ignores_case(root):
+            # A bind holds one spelling; on FUSE or 9p (WSL's /mnt/c) `.GIT/hooks` is another
+            # way to the same folder, past it.
+            return (
+                "the workspace's file system ignores letter case (`.GIT` is `.git`), so a "
+                "command could write a protected path by another spelling; sandboxed commands "
+                "ask before they run"
+            )
         passable = next((p for p in scan.closed_folders if os.access(p, os.X_OK)), None)
         if passable:
             # Entered by name though planloop cannot list it (`chmod 311`): a key file in it
