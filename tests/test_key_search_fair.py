@@ -259,6 +259,20 @@ def test_a_second_name_in_a_folder_planloop_cannot_list_but_can_enter_is_said(
     assert search.linked == [work / "config/local.json"]  # so no command runs this run
 
 
+def test_a_large_file_that_begins_like_an_archive_is_read_on_only_in_the_workspace(tmp_path):
+    # A log your app appends to, which a repository made begin like a zip: the key pasted past
+    # the first piece is found in the workspace; in a place of yours such a file is an archive.
+    start = b"PK\x03\x04" + bytes(key_copies.SMALL_FILE_BYTES)
+    work, home = tmp_path / "work", tmp_path / "home"
+    for place in (work, home):
+        place.mkdir()
+        (place / "dev.log").write_bytes(start + b"\nANTHROPIC_API_KEY=" + KEY + b"\n")
+    search = search_here(
+        [key_copies.Place(work, 2, yours=False), key_copies.Place(home, 2)], SECRETS
+    )
+    assert search.found == [work / "dev.log"]
+
+
 def test_the_workspace_and_its_repository_are_not_yours(tmp_path):
     tmp_path = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
     repository = tmp_path / "home/code/repo"

@@ -117,7 +117,7 @@ STORES_UNDER = {
 }
 PYTHON_LIBRARY = re.compile(r"python[23](\.\d+)?t?")  # lib/python3.12: a Python's library
 # How programs and compressed archives begin (ELF, Mach-O, gzip, xz, zstd, bzip2, zip, 7z): a
-# large one is read no further than its first piece, as what follows is machine code, where
+# large one of yours is read no further than its first piece, as what follows is machine code, where
 # no one pastes a key, or compressed, where no key is found by its bytes.
 OPAQUE_STARTS = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\x1f\x8b", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")
 OPAQUE_STARTS += (b"BZh", b"PK\x03\x04", b"7z\xbc\xaf")
@@ -703,8 +703,11 @@ class KeyCopySearch:
             data = kept + piece
             if self.holds(data):
                 return True
-            if first and piece.startswith(OPAQUE_STARTS):
-                return False  # a program or a compressed archive: no pasted key further on
+            if first and piece.startswith(OPAQUE_STARTS) and self.account.place.yours:
+                # A program or a compressed archive of yours: no pasted key further on. In the
+                # workspace a file's first bytes are the repository's to choose, and a log
+                # your app appends to may begin like an archive: read on.
+                return False
             if time.monotonic() > self.stop_at:
                 self.interrupted = True  # the place's time is up: it is said unfinished
                 self.interrupted_file = True  # and this file is not known to hold no key
