@@ -117,8 +117,8 @@ STORES_UNDER = {
 }
 PYTHON_LIBRARY = re.compile(r"python[23](\.\d+)?t?")  # lib/python3.12: a Python's library
 # How programs and compressed archives begin (ELF, Mach-O, gzip, xz, zstd, bzip2, zip, 7z): a
-# large one of yours is read no further than its first piece, as what follows is machine code, where
-# no one pastes a key, or compressed, where no key is found by its bytes.
+# large one of yours is read no further than its first piece, as what follows is machine code,
+# where no one pastes a key, or compressed, where no key is found by its bytes.
 OPAQUE_STARTS = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\x1f\x8b", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")
 OPAQUE_STARTS += (b"BZh", b"PK\x03\x04", b"7z\xbc\xaf")
 CACHE_TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: "a cache, regenerated at will"
