@@ -273,6 +273,20 @@ def test_a_large_file_that_begins_like_an_archive_is_read_on_only_in_the_workspa
     assert search.found == [work / "dev.log"]
 
 
+def test_the_workspace_is_searched_to_any_depth(tmp_path):
+    # Where a Java project's README says to put a local key: seven folders down.
+    work = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
+    try:
+        deep = work / "src/main/resources/config/profiles/local/dev"
+        deep.mkdir(parents=True)
+        (deep / "ai.properties").write_bytes(b"anthropic.api-key=" + KEY + b"\n")
+        places = key_copies.search_places(work, tmp_path / "home")
+        search = search_here([place for place in places if place.path == work], SECRETS, work)
+        assert search.found == [deep / "ai.properties"]
+    finally:
+        shutil.rmtree(work)
+
+
 def test_the_workspace_and_its_repository_are_not_yours(tmp_path):
     tmp_path = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
     repository = tmp_path / "home/code/repo"
@@ -288,7 +302,7 @@ def test_the_workspace_and_its_repository_are_not_yours(tmp_path):
     under_tmp = Path(tempfile.mkdtemp(dir="/tmp"))
     try:
         found = key_copies.search_places(under_tmp, tmp_path / "home")
-        assert key_copies.Place(under_tmp, key_copies.SIBLING_DEPTH, False) in found
+        assert key_copies.Place(under_tmp, key_copies.WORKSPACE_DEPTH, False) in found
     finally:
         shutil.rmtree(under_tmp)
         shutil.rmtree(tmp_path)

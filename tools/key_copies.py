@@ -15,9 +15,10 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   after that hides them (KEY_FILES).
 
       where      your home folder, SEARCH_DEPTH levels down; the folder holding the workspace
-                 and the one above it (your other projects) and the workspace itself,
-                 SIBLING_DEPTH levels down; as root, /etc, cron's tables, and the files
-                 systemd units name (`EnvironmentFile=`), where a server keeps such a key
+                 and the one above it (your other projects), SIBLING_DEPTH levels down;
+                 the workspace itself to any depth (WORKSPACE_DEPTH); as root, /etc,
+                 cron's tables, and the files systemd units name (`EnvironmentFile=`),
+                 where a server keeps such a key
       not        what the sandbox hides already, /tmp but a workspace there (the sandbox's
                  /tmp is its own, the workspace is bound into it), the system's folders, and
                  in places of yours what is known by what it is to hold only what tools
@@ -75,6 +76,10 @@ from redaction import secret_encodings
 
 SEARCH_DEPTH = 7  # ~/miniconda3/envs/<env>/etc/conda/activate.d/env_vars.sh: six folders down
 SIBLING_DEPTH = 6  # <mono>/deploy/k8s/overlays/prod/secrets.env, from <mono>/services/<ws>
+# The workspace, all of it: a key pasted where its README says (src/main/resources/config/
+# profiles/local/ai.properties) is as readable to commands as one at its top. Its own budget
+# bounds it, and a bound reached is said.
+WORKSPACE_DEPTH = 4096
 SEARCH_ENTRIES = 200_000
 SEARCH_FILES = 50_000  # the time bound is the one usually met first
 SEARCH_BYTES = 512 * 1024 * 1024
@@ -910,7 +915,7 @@ def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
         (folder, SIBLING_DEPTH, not folder.is_relative_to(top))
         for folder in list(workspace.parents)[:2]
     ]
-    candidates += [(workspace, SIBLING_DEPTH, False)]
+    candidates += [(workspace, WORKSPACE_DEPTH, False)]
     if as_root:
         candidates += [(folder, depth, True) for folder, depth in ROOT_PLACES]
     named = unit_files(home, as_root)
