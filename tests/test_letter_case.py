@@ -19,7 +19,11 @@ from tools.letter_case import as_on_disk, ignores_case
 
 
 def answers_to_either_case(workspace: Path) -> None:
-    """Make `workspace` look, to planloop's test, like a file system that ignores case."""
+    """Make `workspace` look, to planloop's test, like a file system that ignores case; among
+    other entries, which answer only to their own spelling."""
+    workspace.mkdir(exist_ok=True)
+    for name in ("Makefile", "docs", "src", ".git", "LICENSE", "setup.cfg"):
+        (workspace / name).mkdir()
     (workspace / "README").write_text("hello\n")
     os.link(workspace / "README", workspace / "readme")
 
@@ -30,8 +34,8 @@ def test_a_workspace_is_told_by_a_name_found_in_another_case(tmp_path):
     assert not ignores_case(tmp_path)
     (tmp_path / "readme").unlink()
     assert not ignores_case(tmp_path)
-    os.link(tmp_path / "README", tmp_path / "readme")
-    assert ignores_case(tmp_path)
+    answers_to_either_case(tmp_path / "other")
+    assert ignores_case(tmp_path / "other")
 
 
 def test_a_path_is_checked_as_the_disk_spells_it(tmp_path):

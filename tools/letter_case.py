@@ -20,20 +20,22 @@ ENTRIES_TRIED = 50
 
 def ignores_case(root: Path) -> bool:
     """Whether `root`'s file system finds a name spelled in another case: one of its first
-    entries with a letter in its name, or else the workspace itself (whose folder may lie on
-    another file system), by its name with the case of each letter swapped."""
-    candidates = []
+    entries, or the workspace itself (whose folder may lie on another file system), by its
+    name with the case of each letter swapped. Where case counts, only a second name for the
+    same file could answer so (`ln README rEADME`): then commands ask, which is safe."""
+    candidates = [root]
     with contextlib.suppress(OSError), os.scandir(root) as entries:
-        candidates = [Path(entry.path) for entry in itertools.islice(entries, ENTRIES_TRIED)]
-    for path in [*candidates, root]:
+        candidates += [Path(entry.path) for entry in itertools.islice(entries, ENTRIES_TRIED)]
+    for path in candidates:
         other = path.name.swapcase()
         if other == path.name:
             continue  # no letters in it: says nothing
         try:
             mine, theirs = os.lstat(path), os.lstat(path.with_name(other))
         except OSError:
-            return False  # the other spelling is not found: case counts here
-        return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+            continue  # not found: case counts, at least where this one lies
+        if (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
+            return True
     return False
 
 
