@@ -55,12 +55,12 @@ def proposed_change(workspace: Path, call: dict | None) -> ChangePreview | None:
 
 def written(before: str | None, exists: bool, content: str) -> ChangePreview:
     added = redacted(["+" + line for line in content.splitlines()])
+    count = f"{len(added)} line{'' if len(added) == 1 else 's'}"
     if not exists:
-        return ChangePreview(f"new file, {len(added)} lines:", added)
+        return ChangePreview(f"new file, {count}:", added)
     if before is None or len(content.encode("utf-8", "replace")) > SNAPSHOT_LIMIT_BYTES:
         return ChangePreview(
-            f"replaces a file too large or binary to compare; the new content, {len(added)} lines:",
-            added,
+            f"replaces a file too large or binary to compare; the new content, {count}:", added
         )
     lines = diff_lines(before, content)
     return ChangePreview("the change:" if lines else "no change: the content is the same", lines)

@@ -125,3 +125,12 @@ def test_an_edit_that_would_fail_says_so_instead_of_a_diff(workspace):
     assert "not in the file" in proposed_change(workspace, call).title
     call["input"].update(old_text="A=1", replace_all=True)
     assert proposed_change(workspace, call).lines[-2:] == ["+A=2", "+A=2"]
+
+
+def test_a_new_file_of_one_line_is_counted_as_one_line(workspace):
+    def write(path: str, content: str) -> dict:
+        return {"name": "write_file", "input": {"path": path, "content": content}}
+
+    one = proposed_change(workspace, write("tasks.json", "{}"))
+    two = proposed_change(workspace, write("a.txt", "a\nb\n"))
+    assert (one.title, two.title) == ("new file, 1 line:", "new file, 2 lines:")
