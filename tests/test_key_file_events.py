@@ -352,3 +352,34 @@ def test_a_write_queued_before_planloop_opened_the_file_is_in_what_it_read(tmp_p
         tmp_path, b"DEBUG=1\n", IN_MODIFY, IN_ACCESS, IN_MODIFY, *ours, IN_DELETE
     )
     assert over == {str(tmp_path / ".env.test"): ""}
+
+
+def test_a_key_file_given_another_name_counts_when_it_is_written(tmp_path):
+    # A task made .env (from the example) and a hard link to it; reads and writes through the
+    # link raise events under that name only. Written while linked, .env counts as read.
+    from tools.folder_watch import SECOND_NAME
+
+    env, link = tmp_path / ".env", tmp_path / "x" / "notes.txt"
+    (tmp_path / "x").mkdir()
+    found = Watched(tmp_path)(
+        lambda: key_file(env, "DEBUG=1\n"),
+        lambda: os.link(env, link),
+        lambda: env.write_text("DEBUG=1\nPORT=2\n"),
+    )
+    assert found == {str(env): SECOND_NAME}
+    # Also when the link is gone by the time planloop reads the write: it was made meanwhile.
+    env.unlink()
+    link.unlink()
+    found = Watched(tmp_path)(
+        lambda: key_file(env, "DEBUG=1\n"),
+        lambda: os.link(env, link),
+        lambda: (env.write_text("DEBUG=1\nPORT=2\n"), link.unlink()),
+    )
+    assert found == {str(env): SECOND_NAME}
+    # Without a second name, the same writes count nothing.
+    env.unlink()
+    found = Watched(tmp_path)(
+        lambda: key_file(env, "DEBUG=1\n"),
+        lambda: env.write_text("DEBUG=1\nPORT=2\n"),
+    )
+    assert found == {}

@@ -72,12 +72,19 @@ MAX_EVENT_BYTES = 16 * 1024
 # 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
 CLOSING_READS = 512 * 1024 // MAX_EVENT_BYTES
 
+# Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
+MAX_KEY_INODES = 10_000
+
 # How soon a rename seen without its other half is looked at again (`_gone`).
 MOVE_SETTLE_SECONDS = 0.01
 
 REMOVED = "was written while it ran and removed before planloop could read it"
 MOVED_AWAY = "was written while it ran and moved where planloop cannot see before it could read it"
 RENAMED = "came to hold the API key or a secret as {} while it ran, and was renamed"
+SECOND_NAME = (
+    "was written while it ran and has another name (a hard link), through which it could be "
+    "read and written back unseen"
+)
 # Events dropped by the kernel (its queue was full): said of the workspace as a whole.
 LOST_TRACK = (
     "had more file events at once than planloop could take while it ran, and the kernel dropped "
@@ -155,6 +162,8 @@ class FolderWatch:
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
         self.unwatched: set[str] = set()  # folders no watch could be added for
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
+        self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
+        self.linked: set[str] = set()  # key files given another name while commands ran
         self.found = False  # a key file was exposed since `_read` last looked
 
     def add(self, start: SandboxStart) -> None:
@@ -250,6 +259,7 @@ class FolderWatch:
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
+        self.key_inodes, self.linked = {}, set()
 
     def _open(self) -> None:
         if self.fd is not None:
@@ -328,6 +338,8 @@ class FolderWatch:
                 self._folder_event(wd, mask, name, cookie, written)
                 continue
             path = self._key_file(wd, name)
+            if path is None and mask & IN_CREATE and self.key_inodes:
+                self._linked_to(wd, name)
             followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
             if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
@@ -337,6 +349,7 @@ class FolderWatch:
                 self.moving[cookie] = (path, self.windows.pop(path, None), False)
                 continue
             if mask & IN_DELETE:
+                self.key_inodes.pop(path, None)  # `.env.1`, `.env.2`, ... made and removed
                 self._vanished(path, self.windows.pop(path, None), REMOVED)
                 continue
             if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
@@ -358,6 +371,15 @@ class FolderWatch:
                 elif window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
+
+    def _linked_to(self, wd: int, name: str) -> None:
+        """A file made in a watched folder: when it is another name of a key file (`ln .env
+        x/notes.txt`), that key file's later writes cannot be judged by its own events."""
+        with contextlib.suppress(OSError, KeyError):
+            info = os.lstat(os.path.join(self.paths[wd], name))
+            if info.st_nlink > 1:
+                inode = (info.st_dev, info.st_ino)
+                self.linked.update(p for p, known in self.key_inodes.items() if known == inode)
 
     def _vanished(self, path: str, window: KeyFileWindow | None, how: str) -> None:
         """Key file `path` was removed or moved out of sight: judged by what planloop read of
@@ -483,6 +505,15 @@ class FolderWatch:
                 data = opened = open_for_key(path)
                 if isinstance(opened, int):
                     window.own_read = "pending"  # its open is queued now, after what came before
+                    with contextlib.suppress(OSError):
+                        info = os.fstat(opened)
+                        self.key_inodes[path] = (info.st_dev, info.st_ino)
+                        if len(self.key_inodes) > MAX_KEY_INODES:  # the oldest goes
+                            del self.key_inodes[next(iter(self.key_inodes))]
+                        if info.st_nlink > 1 or path in self.linked:
+                            # Read and rewritten under its other name, it raises events there,
+                            # which tell nothing of this file: what it held cannot be told.
+                            self._expose(path, SECOND_NAME)
                     data = read_opened(opened)
                 contents[path] = data
                 if data is not None and (data or os.path.lexists(path)):
