@@ -308,50 +308,87 @@ def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothin
     assert watched.changes == 0
 
 
-# ---- planloop's own read, placed in the queue by its open --------------------------------
+# ---- planloop's own read, placed in the queue by a mark made before it ---------------------
+
+MARK = -2  # stands for the mark's event: its open of a file only planloop opens
 
 
 def after_planloop_read(tmp_path: Path, held: bytes, *events: int) -> dict[str, str]:
-    """What the watch makes of `events` on `.env.test`, queued after planloop read `held` from
-    it: it had seen the file made, and its read came before these were taken from the queue."""
-    from tools.folder_watch import IN_CREATE
+    """What the watch makes of `events` on `.env.test` (MARK: the mark's), queued after
+    planloop read `held` from it: it had seen the file made, then made its mark and read."""
+    from tools.folder_watch import IN_CREATE, IN_OPEN
 
     watch = FolderWatch(lambda: None)
-    watch.paths, watch.folders = {1: str(tmp_path)}, {str(tmp_path): 1}
+    watch.paths, watch.folders, watch.marker_wd = {1: str(tmp_path)}, {str(tmp_path): 1}, 2
     path = str(tmp_path / ".env.test")
     watch._note([(1, IN_CREATE, ".env.test")])
     window = watch.windows[path]
     window.own_read, window.seen = "pending", held  # as `_read_events` leaves them
-    watch._note([(1, mask, ".env.test") for mask in events])
+    watch._note([(2, IN_OPEN, "") if m == MARK else (1, m, ".env.test") for m in events])
     watch._gone(set(watch.moving))
     return watch.exposed_since(0)
 
 
-def test_a_write_queued_before_planloop_opened_the_file_is_in_what_it_read(tmp_path):
+def test_a_write_queued_before_planloop_s_mark_is_in_what_it_read(tmp_path):
     from tools.folder_watch import (
         IN_ACCESS,
         IN_CLOSE_NOWRITE,
         IN_CLOSE_WRITE,
         IN_DELETE,
         IN_MODIFY,
-        IN_OPEN,
     )
 
-    # The command wrote, planloop opened and read it all, then the command removed it: what
-    # planloop read is what was there, so nothing is lost (it used to read again, find the file
-    # gone, and stop the run).
-    ours = (IN_OPEN, IN_ACCESS, IN_CLOSE_NOWRITE)
+    # The command wrote, planloop marked, opened and read it all, then the command removed it:
+    # what planloop read is what was there, so nothing is lost (it used to read again, find the
+    # file gone, and stop the run).
+    ours = (MARK, IN_ACCESS, IN_CLOSE_NOWRITE)
     quiet = after_planloop_read(tmp_path, b"DEBUG=1\n", IN_MODIFY, IN_CLOSE_WRITE, *ours, IN_DELETE)
     assert quiet == {}
-    # Written after planloop's open: what it read may be older than what the command read.
-    late = after_planloop_read(tmp_path, b"DEBUG=1\n", IN_OPEN, IN_MODIFY, IN_ACCESS, IN_DELETE)
+    # Written after planloop's mark: what it read may be older than what the command read.
+    late = after_planloop_read(tmp_path, b"DEBUG=1\n", MARK, IN_MODIFY, IN_ACCESS, IN_DELETE)
     assert late == {str(tmp_path / ".env.test"): REMOVED}
-    # The same write before planloop's open, read by somebody, then written over: what they
-    # read, planloop never saw.
+    # The same write before the mark, read by somebody, then written over: what they read,
+    # planloop never saw.
     over = after_planloop_read(
         tmp_path, b"DEBUG=1\n", IN_MODIFY, IN_ACCESS, IN_MODIFY, *ours, IN_DELETE
     )
     assert over == {str(tmp_path / ".env.test"): ""}
+
+
+def test_the_mark_is_planloop_s_own_and_comes_before_its_read(tmp_path):
+    # The real queue: the mark's event, then the read's, in that order and on the mark's watch.
+    from tools.folder_watch import IN_ACCESS, IN_OPEN
+
+    (tmp_path / ".env").write_text("DEBUG=1\n")
+
+    async def run() -> tuple[list[tuple[int, int, str, int]], int | None]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        watch.loop.remove_reader(watch.fd)
+        assert watch._mark() == "pending"
+        (tmp_path / ".env").read_text()
+        events = watch._events() or []
+        marker_wd = watch.marker_wd
+        watch.close()
+        return [event for event in events if event[0] == marker_wd or event[2] == ".env"], marker_wd
+
+    events, marker_wd = asyncio.run(run())
+    assert events[0][:2] == (marker_wd, IN_OPEN)
+    assert any(mask & IN_ACCESS and name == ".env" for _, mask, name, _ in events[1:])
+
+
+def test_a_key_file_removed_after_planloop_read_it_once_is_judged_by_what_it_held(tmp_path):
+    # planloop keeps its last read of a key file open: rewritten and removed before it could
+    # read again, the file is judged by what it held when it was removed.
+    env = tmp_path / ".env.test"
+
+    def rewritten_and_removed(content: str):
+        return lambda: (env.write_text(content), env.unlink())
+
+    watched = Watched(tmp_path)
+    assert watched(lambda: key_file(env, "DEBUG=1\n"), rewritten_and_removed("PORT=2\n")) == {}
+    found = watched(lambda: key_file(env, "DEBUG=1\n"), rewritten_and_removed(KEY_LINE))
+    assert found == {str(env): REMOVED}
 
 
 def test_a_key_file_given_another_name_counts_when_it_is_written(tmp_path):

@@ -12,7 +12,12 @@ background) runs, and a key-file name is judged by its events:
     renamed (cookie)     followed, and read under its new name (`cfg.bak`)
     written, then gone   removed or moved out of sight before planloop could read it: it cannot
                          be cleared, so it counts as read (a file made and removed empty does
-                         not: nothing was written into it)
+                         not: nothing was written into it; one removed that planloop still has
+                         open from an earlier read is judged by what it held then and at the end)
+
+planloop's own reads are told from the command's by their place in the queue: a mark (an open
+of a file of planloop's own, in a folder watched for that only) is queued before them, and a
+write queued before the mark is in what planloop read.
 
 Where inotify cannot watch a folder (none, out of watches, past MAX_WATCHED_FOLDERS), that is
 said once and the comparisons at the end of a command, at each tool call and every few seconds
@@ -29,15 +34,27 @@ closes counts as lost, as an overflow of the kernel's queue does (`_overflowed`)
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import ctypes
+import functools
 import os
+import shutil
 import struct
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from tools.bind_watch import SandboxStart, holds_the_key, is_key_name, open_for_key, read_opened
+from tools.bind_watch import (
+    KEY_SEARCH_BYTES,
+    SandboxStart,
+    holds_the_key,
+    is_key_name,
+    open_for_key,
+    read_opened,
+)
 
 # inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
 # writes and reads of the files in it.
@@ -52,8 +69,7 @@ FILLS = IN_MODIFY | IN_MOVED_TO
 # A read that returned bytes. A close without writing also ends planloop's own read; an open
 # alone, or a read of nothing (a file just made, not yet written), gives nobody a key.
 READS = IN_ACCESS | IN_CLOSE_NOWRITE
-# IN_OPEN marks where planloop's own read begins in the queue (`KeyFileWindow.own_read`).
-WATCHED = NAMES_CHANGED | WRITES | READS | IN_OPEN | IN_ONLYDIR
+WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
 LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
@@ -72,6 +88,9 @@ MAX_EVENT_BYTES = 16 * 1024
 # 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
 CLOSING_READS = 512 * 1024 // MAX_EVENT_BYTES
 
+# Key files planloop keeps its last read of open, to judge one removed by what it held: few,
+# as descriptors are a limited resource (`_keep`).
+MAX_KEPT = 64
 # Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
 MAX_KEY_INODES = 10_000
 
@@ -102,11 +121,11 @@ class KeyFileWindow:
     written: bool = False  # written (or made, or renamed over) since then
     read_since: bool = False  # read by anyone after that write
     unread: bool = False  # a write somebody read was written over before planloop read it
-    # planloop's own read: "pending" from just before it opens the file until its open is
-    # seen in the queue, "open" from then until its close. The queue is in the order things
-    # happened, and the first open seen once pending is planloop's or an earlier one: a write
-    # queued before it was done before planloop read, so what planloop read holds it. The reads
-    # of an open read are nobody else's (taken as planloop's, as they read what it read).
+    # planloop's own read: "pending" from just before it opens the file until the mark made
+    # before that open (`FolderWatch._mark`) is seen in the queue, "open" from then until its
+    # close. The queue is in the order things happened: a write queued before the mark was done
+    # before planloop read, so what planloop read holds it. The reads of an open read are
+    # nobody else's (taken as planloop's, as they read what it read).
     own_read: str = ""
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
@@ -164,6 +183,9 @@ class FolderWatch:
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
+        self.marker_wd: int | None = None  # the watch of `_marker`'s folder (`_mark`)
+        # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
+        self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
 
     def add(self, start: SandboxStart) -> None:
@@ -259,7 +281,10 @@ class FolderWatch:
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
-        self.key_inodes, self.linked = {}, set()
+        self.key_inodes, self.linked, self.marker_wd = {}, set(), None
+        for fd, _ in self.kept.values():
+            os.close(fd)
+        self.kept = {}
 
     def _open(self) -> None:
         if self.fd is not None:
@@ -272,6 +297,23 @@ class FolderWatch:
         self.loop = asyncio.get_running_loop()
         self.fd = fd
         self.loop.add_reader(fd, self._read)
+        # Only opens in the marker's folder: the mark (`_mark`).
+        marker = _marker()
+        wd = -1 if marker is None else _LIBC.inotify_add_watch(fd, bytes(marker.parent), IN_OPEN)
+        self.marker_wd = wd if wd >= 0 else None
+
+    def _mark(self) -> str:
+        """Put a mark in the queue before planloop's own reads: its open of a file of its own,
+        which nothing else opens. Returns the state the reads start in ("open" at once when
+        there is no mark, as if the mark had come: a write queued since then is read again)."""
+        marker = _marker()
+        if self.marker_wd is None or marker is None:
+            return "open"
+        try:
+            os.close(os.open(marker, os.O_RDONLY | os.O_CLOEXEC))
+        except OSError:
+            return "open"
+        return "pending"
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
@@ -325,6 +367,10 @@ class FolderWatch:
         changed (or events were lost), and the key files written."""
         relevant, written = False, set()
         for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
+            if wd == self.marker_wd and mask & IN_OPEN:  # planloop's reads begin after this
+                for window in self.windows.values():
+                    window.own_read = "open" if window.own_read == "pending" else window.own_read
+                continue
             if mask & IN_Q_OVERFLOW:
                 relevant = True
                 self._overflowed()
@@ -362,9 +408,6 @@ class FolderWatch:
                 if window.own_read != "pending":  # not done before planloop's read: read again
                     window.seen = None
                     written.add(path)
-            elif mask & IN_OPEN:
-                if window.own_read == "pending":
-                    window.own_read = "open"
             elif mask & READS:
                 if window.own_read == "open":
                     window.own_read = "" if mask & IN_CLOSE_NOWRITE else "open"  # its close ends it
@@ -391,8 +434,37 @@ class FolderWatch:
         elif window.seen is not None:
             if holds_the_key(window.seen):
                 self._expose(path)
-        elif window.filled:
+        elif window.filled and (how != REMOVED or self._held_the_key_when_removed(path)):
             self._expose(path, how)
+
+    def _held_the_key_when_removed(self, path: str) -> bool:
+        """Whether the file removed at `path` may have held the key: True unless planloop still
+        has it open from its last read (`kept`), it has no name left, and neither what planloop
+        read then nor what it holds now gives the key. A removed file cannot change unseen: a
+        write through a descriptor still open raises events under its old name."""
+        fd, read_then = self.kept.pop(path, (None, None))
+        if fd is None:
+            return True
+        try:
+            info = os.fstat(fd)
+            if info.st_nlink != 0 or info.st_size > KEY_SEARCH_BYTES or read_then is None:
+                return True  # another file was removed there, or this one has other names
+            last = os.pread(fd, info.st_size + 1, 0)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+        return holds_the_key(read_then) or holds_the_key(last)
+
+    def _keep(self, path: str, fd: int, data: bytes | None) -> None:
+        """Keep `fd` (planloop's read of key file `path`, which gave `data`) open, so that the
+        file can still be judged by what it held once it is removed."""
+        old, _ = self.kept.pop(path, (None, None))
+        if old is not None:
+            os.close(old)
+        self.kept[path] = (fd, data)
+        if len(self.kept) > MAX_KEPT:  # the oldest goes
+            os.close(self.kept.pop(next(iter(self.kept)))[0])
 
     def _moved_in(self, path: str, cookie: int, written: set[str]) -> bool:
         """A file renamed to `path`: a key file planloop follows (its window moves with it, to
@@ -500,11 +572,13 @@ class FolderWatch:
             if not written:
                 break
             contents = {}
+            started = self._mark()
             for path in written:
                 window = self.windows[path]
                 data = opened = open_for_key(path)
                 if isinstance(opened, int):
-                    window.own_read = "pending"  # its open is queued now, after what came before
+                    window.own_read = started
+                    kept = _reopen(opened)
                     with contextlib.suppress(OSError):
                         info = os.fstat(opened)
                         self.key_inodes[path] = (info.st_dev, info.st_ino)
@@ -515,6 +589,8 @@ class FolderWatch:
                             # which tell nothing of this file: what it held cannot be told.
                             self._expose(path, SECOND_NAME)
                     data = read_opened(opened)
+                    if kept is not None:
+                        self._keep(path, kept, data)
                 contents[path] = data
                 if data is not None and (data or os.path.lexists(path)):
                     window.seen = data
@@ -589,6 +665,27 @@ def unwatched_names(folders: list[str]) -> str:
 
 
 UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
+
+
+def _reopen(fd: int) -> int | None:
+    """The file open as `fd`, opened again on its own: a copy (dup) would share its open, and
+    planloop's read would then not close (no IN_CLOSE_NOWRITE) until the copy did."""
+    try:
+        return os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+@functools.cache
+def _marker() -> Path | None:
+    """A file of planloop's own, outside any workspace, that only `FolderWatch._mark` opens."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="planloop-watch-"))
+        (folder / "mark").write_bytes(b"")
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder / "mark"
 
 
 def _libc() -> Any:
