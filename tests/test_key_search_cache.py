@@ -254,6 +254,29 @@ def test_the_record_holds_no_form_of_the_key_and_is_bounded(tmp_path, monkeypatc
     assert key_copies.load_memory(tmp_path / "link", SECRETS) == (None, set())
 
 
+def test_the_two_searches_saving_at_once_keep_what_both_learnt(tmp_path):
+    # Your places' search and the workspace's end together and save together; each save is
+    # read, added to and written whole. Side by side, many times over, nothing is lost.
+    import multiprocessing
+
+    memory = tmp_path / "memory"
+    mine = [{bytes([1, index]) * 8} for index in range(40)]
+    theirs = [{bytes([2, index]) * 8} for index in range(40)]
+
+    def saves(sets: list[set[bytes]]) -> None:
+        for learnt in sets:
+            key_copies.save_memory(memory, SECRETS, learnt)
+
+    children = [multiprocessing.get_context("fork").Process(target=saves, args=(sets,))
+                for sets in (mine, theirs)]  # fmt: skip
+    for child in children:
+        child.start()
+    for child in children:
+        child.join()
+    _, known = key_copies.load_memory(memory, SECRETS)
+    assert known == set().union(*mine, *theirs)
+
+
 def test_the_notice_names_the_stores_left_on_one_line(tmp_path):
     place = tmp_path / "work"
     search = key_copies.KeyCopySearch((), (), SECRETS)

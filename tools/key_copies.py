@@ -56,6 +56,7 @@ import base64
 import collections
 import contextlib
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -228,8 +229,23 @@ def load_memory(path: Path | None, secrets: tuple[bytes, ...]) -> tuple[bytes | 
 
 def save_memory(path: Path, secrets: tuple[bytes, ...], learnt: set[bytes]) -> None:
     """Add `learnt` to the record at `path` (the newest first, MEMORY_FILES at most), written
-    to a new file renamed over the old: never half written. Two searches saving at once may
-    lose some of what one learnt, never add what neither did."""
+    to a new file renamed over the old: never half written. The searches of your places and of
+    the workspace end together and save one after the other (a lock beside the record), each
+    adding to what the other saved."""
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+        lock = os.open(path.parent / ".lock", flags, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        add_to_memory(path, secrets, learnt)
+    finally:
+        os.close(lock)
+
+
+def add_to_memory(path: Path, secrets: tuple[bytes, ...], learnt: set[bytes]) -> None:
+    """`save_memory`'s work, under its lock."""
     salt, known = load_memory(path, secrets)
     salt = salt or os.urandom(16)
     entries = list(learnt)[:MEMORY_FILES]
