@@ -389,6 +389,14 @@ def test_a_key_file_removed_after_planloop_read_it_once_is_judged_by_what_it_hel
     assert watched(lambda: key_file(env, "DEBUG=1\n"), rewritten_and_removed("PORT=2\n")) == {}
     found = watched(lambda: key_file(env, "DEBUG=1\n"), rewritten_and_removed(KEY_LINE))
     assert found == {str(env): REMOVED}
+    # What planloop keeps is of that file only: one made again at the name, and removed
+    # before planloop could read it, is not judged by the one before.
+    found = watched(
+        lambda: key_file(env, "DEBUG=1\n"),
+        env.unlink,
+        lambda: (key_file(env, KEY_LINE), env.unlink()),
+    )
+    assert found == {str(env): REMOVED}
 
 
 def test_a_key_file_given_another_name_counts_when_it_is_written(tmp_path):

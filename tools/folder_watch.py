@@ -392,12 +392,16 @@ class FolderWatch:
             if path is None:
                 continue
             if mask & IN_MOVED_FROM:
+                self._drop_kept(path)  # that file goes on under another name
                 self.moving[cookie] = (path, self.windows.pop(path, None), False)
                 continue
             if mask & IN_DELETE:
                 self.key_inodes.pop(path, None)  # `.env.1`, `.env.2`, ... made and removed
                 self._vanished(path, self.windows.pop(path, None), REMOVED)
+                self._drop_kept(path)
                 continue
+            if mask & IN_CREATE:
+                self._drop_kept(path)  # another file at that name now
             if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
                 continue
             window = self.windows.setdefault(path, KeyFileWindow())
@@ -456,12 +460,17 @@ class FolderWatch:
             os.close(fd)
         return holds_the_key(read_then) or holds_the_key(last)
 
+    def _drop_kept(self, path: str) -> None:
+        """Stop keeping planloop's last read of `path`: the file at that name is another now."""
+        fd, _ = self.kept.pop(path, (None, None))
+        if fd is not None:
+            os.close(fd)
+
     def _keep(self, path: str, fd: int, data: bytes | None) -> None:
         """Keep `fd` (planloop's read of key file `path`, which gave `data`) open, so that the
-        file can still be judged by what it held once it is removed."""
-        old, _ = self.kept.pop(path, (None, None))
-        if old is not None:
-            os.close(old)
+        file can still be judged by what it held once it is removed (until another file takes
+        its name: `_drop_kept`)."""
+        self._drop_kept(path)
         self.kept[path] = (fd, data)
         if len(self.kept) > MAX_KEPT:  # the oldest goes
             os.close(self.kept.pop(next(iter(self.kept)))[0])
@@ -470,6 +479,7 @@ class FolderWatch:
         """A file renamed to `path`: a key file planloop follows (its window moves with it, to
         be read under the new name); False when nothing followed it here."""
         self._vanished(path, self.windows.pop(path, None), REMOVED)  # renamed over
+        self._drop_kept(path)
         old, window, _ = self.moving.pop(cookie, ("", None, False))
         if window is None:
             return False
