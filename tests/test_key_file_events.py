@@ -428,3 +428,10 @@ def test_a_key_file_given_another_name_counts_when_it_is_written(tmp_path):
         lambda: env.write_text("DEBUG=1\nPORT=2\n"),
     )
     assert found == {}
+
+
+def test_a_pipe_made_with_a_key_file_name_does_not_hold_the_watch(tmp_path):
+    # planloop keeps a key file it read open; a FIFO at that name is not reopened (an open of a
+    # pipe for reading waits for a writer, on the event loop).
+    found = Watched(tmp_path)(lambda: os.mkfifo(tmp_path / ".env.local"))
+    assert found == {}

@@ -40,6 +40,7 @@ import ctypes
 import functools
 import os
 import shutil
+import stat
 import struct
 import tempfile
 import time
@@ -678,10 +679,13 @@ UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
 
 
 def _reopen(fd: int) -> int | None:
-    """The file open as `fd`, opened again on its own: a copy (dup) would share its open, and
-    planloop's read would then not close (no IN_CLOSE_NOWRITE) until the copy did."""
+    """The regular file open as `fd`, opened again on its own: a copy (dup) would share its
+    open, and planloop's read would then not close (no IN_CLOSE_NOWRITE) until the copy did.
+    Not a pipe or a device (whose open may wait, or do something)."""
     try:
-        return os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
 
