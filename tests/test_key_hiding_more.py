@@ -88,22 +88,27 @@ def test_the_file_an_env_link_led_to_stays_hidden_after_the_link_changes(api, en
 
 
 @needs_bwrap
-def test_a_env_in_a_folder_a_command_closed_stays_hidden(api, env, folders):
+def test_a_folder_a_command_closed_makes_the_next_command_ask(api, env, folders):
     # `chmod 311 config`: planloop (not root) can no longer list the folder, so its scan no
     # longer finds config/.env; a command still opens the file by its name.
     user, _, workspace, planloop_home, home = folders
     if user != "nobody":
         pytest.skip("root lists every folder")
     key_file = write(workspace / "config" / ".env", ENV_LINE)
-    control = write(workspace / "notes.txt", CONTROL)
+    write(workspace / "notes.txt", CONTROL)
     hand_over(user, workspace, planloop_home, home)
-    api.add({"content": [tool_use("bash", {"command": "chmod 311 config"})]})
     try:
-        contents = steal(user, api, env, workspace, planloop_home, home, [key_file], control)
+        results = run_steps(
+            user, api, env, workspace, planloop_home, home,
+            [("bash", {"command": "chmod 311 config"}),
+             ("bash", {"command": f"base64 {key_file}"})],
+        )  # fmt: skip
     finally:
         (workspace / "config").chmod(0o755)
-    assert "[exit code: 0]" in tool_results(api)[0]
-    assert leaked(contents) == [] and contents[str(key_file)] == ""
+    assert "[exit code: 0]" in results[0]
+    # The next command is refused: planloop can no longer find config/.env to hide it.
+    assert "can be entered but not listed by planloop" in results[1], results[1]
+    assert base64.b64encode(ENV_LINE.encode()).decode()[:20] not in json.dumps(api.requests)
 
 
 @needs_bwrap
