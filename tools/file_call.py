@@ -79,8 +79,9 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
     if target.in_git_dir:
         return GIT_REASON
     spellings = [path, target.relative]
-    if ignores_case(Path(workspace).resolve()):  # `.VSCODE/tasks.json` is `.vscode/tasks.json`
-        spellings += as_on_disk(Path(workspace).resolve(), target.relative)
+    root = Path(workspace).resolve()
+    if ignores_case(root):  # `.VSCODE/tasks.json` is `.vscode/tasks.json`
+        spellings += as_on_disk(root, target.relative)
     return next(
         (why for spelling in spellings if (why := protected_reason(workspace, spelling))), None
     ) or key_file_reason(workspace, target.relative)
