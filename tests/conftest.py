@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +66,33 @@ def warm_parent() -> Iterator[None]:
     """Each test process starts its warm parent on first use (spawn.py); end it with the tests."""
     yield
     spawn.stop_warm_parent()
+
+
+# Folders the tests make outside /tmp: only there can a test show what a command would see,
+# the sandbox's /tmp being its own. planloop's search for copies of its key reads the two
+# folders above the workspace; each of these sits two levels below a folder of its own, so that
+# no test's search reads /var/tmp, where another test plants keys and removes them at any time.
+OUTSIDE_TMP = "/var/tmp"
+MADE_OUTSIDE_TMP: list[str] = []
+
+
+def outside_tmp(prefix: str) -> Path:
+    """A new empty folder (0755) outside /tmp, the only one in a new folder of its own."""
+    outer = tempfile.mkdtemp(prefix=prefix, dir=OUTSIDE_TMP)
+    os.chmod(outer, 0o755)
+    MADE_OUTSIDE_TMP.append(outer)
+    folder = Path(outer) / "own"
+    folder.mkdir()
+    folder.chmod(0o755)
+    return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def remove_what_was_made_outside_tmp() -> Iterator[None]:
+    """Tests remove their own folders; the folders holding them go when the tests end."""
+    yield
+    for outer in MADE_OUTSIDE_TMP:
+        shutil.rmtree(outer, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -14,12 +14,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import RecordingUI, fake_api_client, results_by_id
+from conftest import RecordingUI, fake_api_client, outside_tmp, results_by_id
 
 from agent import Agent
 from fakeapi import text, tool_use
@@ -29,7 +28,6 @@ from tools.sandbox import Bubblewrap, bubblewrap_works
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 NOBODY = 65534
-PLACES = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
 needs_sandbox = pytest.mark.skipif(
     bubblewrap_works() is not True, reason=f"no bubblewrap sandbox here: {bubblewrap_works()}"
 )
@@ -46,7 +44,7 @@ def place() -> Iterator[Path]:
     """A workspace, a planloop home and a user's home that root and nobody can both use (not
     pytest's 0700 folders), outside /tmp: the sandbox's /tmp is private, which would hide the
     user's home from a command whether or not the sandbox hides its secrets."""
-    root = Path(tempfile.mkdtemp(prefix="planloop-pass3-", dir=PLACES))
+    root = outside_tmp("planloop-pass3-")
     root.chmod(0o755)
     for folder in ("work", "home", "user-home"):
         (root / folder).mkdir()

@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, run_cli, terminal_env
+from conftest import API_KEY, outside_tmp, run_cli, terminal_env
 from test_hostile_pass4 import (
     NOBODY,
     needs_bwrap,
@@ -136,7 +135,7 @@ def test_undo_never_deletes_or_restores_another_file_through_a_link_put_in_its_p
 def key_folder(user: str) -> Path:
     """A folder outside /tmp (the sandbox's own /tmp would hide it anyway), as a person's
     ~/keys or a monorepo's root is, that `user` owns."""
-    folder = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="planloop-keys-"))
+    folder = outside_tmp("planloop-keys-")
     os.chmod(folder, 0o755)
     if user == "nobody":
         os.chown(folder, NOBODY, NOBODY)

@@ -16,11 +16,10 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, outside_tmp
 from test_hostile_pass4 import (
     NOBODY,
     can_switch_user,
@@ -60,7 +59,7 @@ def layout(request, isolated_home):
     user = request.param
     if user == "nobody" and not can_switch_user():
         pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
-    folder = Path(tempfile.mkdtemp(prefix="planloop-copies-", dir="/var/tmp"))
+    folder = outside_tmp("planloop-copies-")
     os.chmod(folder, 0o755)
     paths = [folder / name for name in ("projects/work", "planloop-home", "home")]
     for path in paths:

@@ -17,12 +17,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 import test_key_copies
-from conftest import AGENT, API_KEY
+from conftest import AGENT, API_KEY, outside_tmp
 from test_hostile_pass4 import NOBODY, needs_bwrap, tool_results
 from test_key_copies import KEY_LINE, assert_no_key, plant, run_steal
 
@@ -129,7 +127,7 @@ def test_as_root_a_key_file_under_etc_is_not_readable(api, env, layout, tmp_path
     shutil.copytree("/etc/default", default, symlinks=True)
     (default / "bot").write_text(KEY_LINE)
     os.chmod(default / "bot", 0o600)
-    elsewhere = Path(tempfile.mkdtemp(prefix="planloop-srv-", dir="/var/tmp"))
+    elsewhere = outside_tmp("planloop-srv-")
     try:
         (elsewhere / "bot.conf").write_text(KEY_LINE)
         unit = f"[Service]\nEnvironmentFile=-{elsewhere}/bot.conf\n"

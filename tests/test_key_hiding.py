@@ -13,12 +13,12 @@ import binascii
 import os
 import shlex
 import shutil
-import tempfile
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, run
+from conftest import API_KEY, outside_tmp, run
 from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, tool_results
 
 from fakeapi import text, tool_use
@@ -31,12 +31,12 @@ CONTROL = "an ordinary file of the home folder\n"
 
 @pytest.fixture(params=["root", "nobody"])
 def folders(request, isolated_home) -> Iterator[tuple[str, Path, Path, Path, Path]]:
-    """(user, base, workspace, planloop home, home), under /var/tmp: the sandbox's /tmp is its
+    """(user, base, workspace, planloop home, home), outside /tmp: the sandbox's /tmp is its
     own, and a home folder there would be out of a command's sight whatever planloop hides."""
     user = request.param
     if user == "nobody" and not can_switch_user():
         pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
-    base = Path(tempfile.mkdtemp(prefix="planloop-keys-", dir="/var/tmp"))
+    base = outside_tmp("planloop-keys-")
     os.chmod(base, 0o755)
     paths = [base / name for name in ("work", "planloop-home", "home")]
     for path in paths:
@@ -264,7 +264,7 @@ def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
 def test_a_system_start_up_file_holding_the_key_appears_empty(monkeypatch, workspace):
     # /etc/environment or a script in /etc/profile.d, where servers keep such keys: stood in for
     # by files outside /etc, since a test must not write the system's own.
-    folder = Path(tempfile.mkdtemp(prefix="planloop-keys-etc-", dir="/var/tmp"))
+    folder = outside_tmp("planloop-keys-etc-")
     try:
         environment = write(folder / "environment", f"ANTHROPIC_API_KEY={API_KEY}\n")
         profile_d = write(folder / "profile.d" / "keys.sh", KEY_LINE).parent
@@ -276,5 +276,33 @@ def test_a_system_start_up_file_holding_the_key_appears_empty(monkeypatch, works
         contents = dumped(run(run_bash(workspace, command, sandbox=sandbox.Bubblewrap())))
         assert contents[str(plain)] == plain.read_text()  # one without the key is untouched
         assert leaked(contents) == [] and len(contents) == 3
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_hidden_file_or_folder_outside_that_is_removed_while_the_sandbox_is_made_stops_nothing(
+    monkeypatch, workspace
+):
+    # Another project's file holding the key, and your ~/.ssh, hidden by this sandbox and
+    # removed (by you, by that project's tooling) after planloop listed them and before bwrap
+    # mounted: there is nothing left to hide, and the command runs.
+    folder = outside_tmp("planloop-gone-")
+    try:
+        environment = write(folder / "other" / "environment", f"ANTHROPIC_API_KEY={API_KEY}\n")
+        home = folder / "home"
+        write(home / ".ssh" / "id_ed25519", "PRIVATE KEY\n")
+        monkeypatch.setattr(sandbox, "SYSTEM_START_UP_FILES", (str(environment),))
+        monkeypatch.setattr(sandbox, "SYSTEM_START_UP_FOLDERS", ())
+        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+        monkeypatch.setenv("HOME", str(home))
+        box = sandbox.Bubblewrap()
+        argv, environ = box.wrap(workspace, "echo the command ran")
+        held, hidden = box.view_of(argv)
+        assert str(environment) in hidden and str(home / ".ssh") in held  # an empty folder
+        shutil.rmtree(folder / "other")
+        shutil.rmtree(home / ".ssh")
+        result = subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=60)
+        assert (result.returncode, result.stdout) == (0, "the command ran\n"), result.stderr
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import test_key_copies
-from conftest import API_KEY
+from conftest import API_KEY, outside_tmp
 from test_hostile_pass4 import NOBODY, needs_bwrap
 from test_key_copies import assert_no_key, plant, run_steal
 from test_key_copies_more import show_each
@@ -275,7 +275,7 @@ def test_a_large_file_that_begins_like_an_archive_is_read_on_only_in_the_workspa
 
 def test_the_workspace_is_searched_to_any_depth(tmp_path):
     # Where a Java project's README says to put a local key: seven folders down.
-    work = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
+    work = outside_tmp("planloop-")  # /tmp is searched only as a workspace
     try:
         deep = work / "src/main/resources/config/profiles/local/dev"
         deep.mkdir(parents=True)
@@ -288,7 +288,7 @@ def test_the_workspace_is_searched_to_any_depth(tmp_path):
 
 
 def test_the_workspace_and_its_repository_are_not_yours(tmp_path):
-    tmp_path = Path(tempfile.mkdtemp(dir="/var/tmp"))  # /tmp is searched only as a workspace
+    tmp_path = outside_tmp("planloop-")  # /tmp is searched only as a workspace
     repository = tmp_path / "home/code/repo"
     workspace = repository / "app"
     (repository / ".git").mkdir(parents=True)

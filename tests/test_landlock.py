@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import outside_tmp
 from test_hostile_pass4 import needs_bwrap, tool_results, user_folders
 from test_hostile_pass5_kernel import run_planloop
 
@@ -35,7 +36,7 @@ def host_fifo(user_folders):
     """A named pipe outside the workspace (and outside /tmp, which the sandbox replaces) that a
     host program reads: opened here for reading, so that a writer's bytes would wait in it."""
     user = user_folders[0]
-    folder = Path(tempfile.mkdtemp(prefix="planloop-fifo-", dir="/var/tmp"))
+    folder = outside_tmp("planloop-fifo-")
     os.chmod(folder, 0o755)
     path = folder / "player-commands"
     os.mkfifo(path, 0o666)

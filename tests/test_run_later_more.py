@@ -17,11 +17,10 @@ import base64
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, outside_tmp
 from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, tool_results
 
 from fakeapi import text, tool_use
@@ -36,7 +35,7 @@ def folders(request, isolated_home):
     user = request.param
     if user == "nobody" and not can_switch_user():
         pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
-    folder = Path(tempfile.mkdtemp(prefix="planloop-later-", dir="/var/tmp"))
+    folder = outside_tmp("planloop-later-")
     os.chmod(folder, 0o755)
     paths = [folder / name for name in ("work", "planloop-home", "home")]
     for path in paths:

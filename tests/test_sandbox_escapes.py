@@ -13,14 +13,13 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, results_by_id, run, run_cli, terminal_env
+from conftest import API_KEY, outside_tmp, results_by_id, run, run_cli, terminal_env
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
@@ -75,7 +74,7 @@ def home() -> Iterator[Path]:
     Not under /tmp, which the sandbox replaces with an empty one: there the secrets would be
     out of sight anyway, and the test would prove nothing.
     """
-    folder = Path(tempfile.mkdtemp(prefix="planloop-test-home-", dir="/var/tmp"))
+    folder = outside_tmp("planloop-test-home-")
     (folder / ".ssh").mkdir(parents=True)
     (folder / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL\n")
     (folder / ".netrc").write_text("machine x login y password NETRC-PASSWORD\n")
@@ -438,7 +437,7 @@ def as_nobody_or_skip(tmp_path: Path) -> Path:
     )  # fmt: skip
     if probe.returncode != 0:
         pytest.skip(f"an ordinary user cannot start bwrap here: {probe.stderr.strip()}")
-    place = Path(tempfile.mkdtemp(prefix="planloop-test-nobody-", dir="/var/tmp"))
+    place = outside_tmp("planloop-test-nobody-")
     place.chmod(0o755)
     return place
 

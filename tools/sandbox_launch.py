@@ -25,6 +25,12 @@ right now), the sandbox is not made at all and the command does not run.
 
 `@file:PATH` (the seccomp filter, planloop's own file) is opened for reading as it is.
 
+A `--ro-bind` or `--tmpfs` that hides something outside the workspace and outside the
+sandbox's own /tmp (a file holding planloop's key in another project, your ~/.ssh) is dropped
+when nothing is there any more: outside the workspace all is read-only, so bwrap could not make
+the mount point and would refuse to run the command; and what is gone needs no hiding. Only
+you can bring it back there: no command can write outside the workspace.
+
 Only `os` and `sys` are imported: this runs before every sandboxed command.
 """
 
@@ -71,6 +77,12 @@ def open_checked(root: str, path: str) -> tuple[int | None, str]:
     return fd, real
 
 
+def gone_outside(root: str, path: str) -> bool:
+    """Whether `path`, outside the workspace and outside the sandbox's /tmp, no longer exists."""
+    inside = any(path == folder or path.startswith(folder + os.sep) for folder in (root, "/tmp"))
+    return not inside and not os.path.lexists(path)
+
+
 def translate(root: str, args: list[str]) -> list[str]:
     """bwrap's argv with every marker turned into an open descriptor, up to the `--`."""
     out: list[str] = []
@@ -80,6 +92,13 @@ def translate(root: str, args: list[str]) -> list[str]:
         word = args[position]
         if word == "--":
             return out + args[position:]
+        if word == "--ro-bind" and gone_outside(root, args[position + 2]):
+            position += 3
+            continue
+        if word == "--tmpfs" and gone_outside(root, args[position + 1]):
+            remount = args[position + 2 : position + 4] == ["--remount-ro", args[position + 1]]
+            position += 4 if remount else 2
+            continue
         if word == "--bind-fd" and args[position + 1].startswith(PIN_PREFIX):
             path = args[position + 1][len(PIN_PREFIX) :]
             position += 3
