@@ -48,6 +48,11 @@ def test_a_path_is_checked_as_the_disk_spells_it(tmp_path):
         ".vscode/tasks.json",
     ]
     assert as_on_disk(tmp_path, "src/New.py") == ["src/New.py", "src/new.py"]
+    # No such folder yet: the one it would make is read as `.claude` by Claude Code.
+    assert as_on_disk(tmp_path, ".Claude/Settings.json") == [
+        ".Claude/Settings.json",
+        ".claude/settings.json",
+    ]
 
 
 @needs_bwrap
@@ -59,13 +64,19 @@ def test_protected_paths_spelled_in_another_case_ask_and_commands_ask(api, env, 
     task = '{"version": "2.0.0", "tasks": [{"runOptions": {"runOn": "folderOpen"}}]}'
     api.add({"content": [tool_use("write_file", {"path": ".VSCODE/tasks.json", "content": task})]})
     api.add({"content": [tool_use("write_file", {"path": "sub/.ENV", "content": "API_URL=x\n"})]})
+    hook = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
+    api.add(
+        {"content": [tool_use("write_file", {"path": ".Claude/settings.json", "content": hook})]}
+    )
     api.add({"content": [tool_use("write_file", {"path": "src/app.py", "content": "print(1)\n"})]})
     api.add({"content": [tool_use("bash", {"command": "echo ran > ran.txt"})]})
     api.add({"content": [text("Done.")]})
     result = run_cli("-p", "set up the editor", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
-    vscode, env_file, plain, command = tool_results(api)
+    vscode, env_file, claude, plain, command = tool_results(api)
     assert "was not changed. .vscode is protected" in vscode, vscode
+    assert "was not changed. .claude is protected" in claude, claude
+    assert not (workspace / ".Claude").exists()
     assert "was not changed" in env_file, env_file
     assert not (workspace / ".VSCODE").exists()
     assert (workspace / "sub" / ".env").read_text() == "API_URL=https://api.example.com\n"

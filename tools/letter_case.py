@@ -41,9 +41,10 @@ def ignores_case(root: Path) -> bool:
 
 def as_on_disk(root: Path, relative: str) -> list[str]:
     """`relative` (beneath `root`) as the disk spells it, for a workspace that ignores case:
-    each part that names an entry in another case is spelled as that entry is. A last part
-    that names nothing yet is given as written and in lower case too: either may be a
-    protected name (`.ENV` is made as `.ENV`, and found as `.env`)."""
+    each part that names an entry in another case is spelled as that entry is. From the first
+    part that names nothing yet, the rest is given as written and in lower case too: either
+    may be a protected name (`.ENV` is made as `.ENV`, and found as `.env`; `.VSCODE/tasks.json`
+    with no `.vscode` yet makes the folder that VS Code reads as `.vscode`)."""
     folder, parts = root, []
     names = Path(relative).parts
     for position, part in enumerate(names):
@@ -53,9 +54,12 @@ def as_on_disk(root: Path, relative: str) -> list[str]:
             listed = []
         if part not in listed:
             part = next((name for name in listed if name.casefold() == part.casefold()), part)
-        if part not in listed and position == len(names) - 1:
-            base = os.path.join(*parts) if parts else ""
-            return [os.path.join(base, part), os.path.join(base, part.lower())]
+        if part not in listed:
+            rest = names[position:]
+            return [
+                os.path.join(*parts, *rest),
+                os.path.join(*parts, *(name.lower() for name in rest)),
+            ]
         parts.append(part)
         folder = folder / part
     return [os.path.join(*parts)] if parts else [relative]
