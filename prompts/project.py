@@ -108,7 +108,7 @@ def read_project_file(workspace: Path, name: str) -> InstructionFile | None:
             workspace, relative
         )
         if why is not None:  # AGENTS.md -> .env would send the keys in it with every request
-            raise ToolError(f"it leads to {relative}, and {why}")
+            raise ToolError(f"it leads to {relative}, and {why}" if relative != name else why)
         data, size = read_capped(fd)
     finally:
         os.close(fd)

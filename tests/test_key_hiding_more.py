@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, run_cli
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results
 from test_key_hiding import (
     CONTROL,
@@ -244,15 +244,21 @@ def key_in_session_logs(planloop_home: Path) -> list[str]:
 
 
 def test_the_undo_copy_of_a_latin1_file_keeps_no_key(api, env, workspace, isolated_home):
-    # A Latin-1 settings.ini with the key in it: its undo copy is kept as base64, which the
-    # session log's redaction of the plain key cannot see.
+    # A Latin-1 settings.ini with the key in it: a copy kept for /undo would be base64, which
+    # the session log's redaction of the plain key cannot see. A file holding the key is
+    # changed only with the person's approval (here --yes), and no copy of it is kept.
     settings = workspace / "settings.ini"
     settings.write_bytes(f"# r\u00e9glages\napi_key = {API_KEY}\ndebug = 0\n".encode("latin-1"))
     edit = {"path": "settings.ini", "old_text": "debug = 0", "new_text": "debug = 1"}
-    steps = [("read_file", {"path": "settings.ini"}), ("edit_file", edit)]
-    results = run_steps("root", api, env, workspace, isolated_home, isolated_home, steps)
+    api.add({"content": [tool_use("read_file", {"path": "settings.ini"})]})
+    api.add({"content": [tool_use("edit_file", edit)]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "turn debugging on", "--yes", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    results = tool_results(api)
     assert results[1].startswith("Replaced 1 occurrence"), results
     assert b"debug = 1" in settings.read_bytes()
-    logs = list(isolated_home.rglob("*.jsonl"))
-    assert logs and any('"base64"' in log.read_text() for log in logs)
+    logs = [log.read_text() for log in isolated_home.rglob("*.jsonl")]
+    assert logs and any("holds planloop's API key" in log for log in logs)  # why not kept
+    assert not any('"base64"' in log for log in logs)
     assert key_in_session_logs(isolated_home) == []

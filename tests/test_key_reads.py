@@ -87,7 +87,8 @@ def test_read_file_does_not_show_a_key_in_utf16_below_a_text_head(api, env, layo
     for encoding in ("utf-16-le", "utf-16-be"):
         wide = json.dumps(API_KEY.encode(encoding).decode("utf-8"))[1:-1]
         assert wide not in sent
-    assert "[redacted]" in shown, shown
+    # The line is shown as it reads in UTF-8, a NUL after each character, the marker too.
+    assert "[redacted]" in shown.replace("\0", ""), shown
 
 
 def test_read_file_refuses_a_key_file_that_gives_the_key_only_expanded(api, env, layout):
@@ -108,13 +109,16 @@ def test_read_file_refuses_a_key_file_that_gives_the_key_only_expanded(api, env,
 
 def test_an_instruction_file_does_not_bring_the_key_in_base64(api, env, layout):
     # AGENTS.md with a deployment note pasted in, the key in it base64'd: the system prompt
-    # goes with every request.
+    # goes with every request. A file that holds the key is hidden from commands, and what no
+    # command may read no prompt carries: it is not loaded, and the person is told why.
     user, workspace, planloop_home, home = layout
     encoded = base64.b64encode(KEY_LINE.encode()).decode()
     plant(workspace, {"AGENTS.md": f"# Deploy\nkubectl create secret: {encoded}\n"}, user)
-    _, _ = run_steps(user, api, env, workspace, planloop_home, home, [])
+    result, _ = run_steps(user, api, env, workspace, planloop_home, home, [])
     system = json.dumps(api.accepted[0]["system"])
-    assert "# Deploy" in system  # the file was loaded
+    assert "# Deploy" not in system
+    said = " ".join(result.stderr.split())  # as the terminal wrapped it
+    assert "AGENTS.md was not loaded: a file that holds planloop's API key" in said, said
     for form in base64_shapes():
         assert form not in system, f"the key reached the model as {form!r}"
 

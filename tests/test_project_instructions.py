@@ -151,8 +151,9 @@ def test_a_link_to_a_protected_file_is_not_loaded(api, env, workspace):
 
 
 def test_the_key_never_goes_back_to_the_model_in_the_instructions(api, env, workspace):
-    # A secrets file of another name than .env* (Streamlit's) is not protected, and an
-    # AGENTS.md that links to it would put the key into every request's system prompt.
+    # A secrets file of another name than .env* (Streamlit's), and an AGENTS.md that links to
+    # it, would put the key into every request's system prompt. It holds the key, so the
+    # sandbox hides it from commands, and no prompt carries it either.
     (workspace / ".streamlit").mkdir()
     (workspace / ".streamlit/secrets.toml").write_text(f'ANTHROPIC_API_KEY = "{API_KEY}"\n')
     (workspace / "AGENTS.md").symlink_to(".streamlit/secrets.toml")
@@ -160,8 +161,10 @@ def test_the_key_never_goes_back_to_the_model_in_the_instructions(api, env, work
     result = run_cli("-p", "hello", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     system = system_text(api.accepted[0])
-    assert "ANTHROPIC_API_KEY = " in system  # the file was loaded...
-    assert API_KEY not in system and "[redacted]" in system  # ...without the key
+    assert "ANTHROPIC_API_KEY" not in system and API_KEY not in system
+    said = " ".join(result.stderr.split())  # as the terminal wrapped it
+    expected = "AGENTS.md was not loaded: it leads to .streamlit/secrets.toml, and a file that "
+    assert expected + "holds planloop's API key" in said, said
 
 
 def test_a_fifo_does_not_hang_the_start(api, env, workspace):

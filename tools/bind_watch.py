@@ -43,7 +43,7 @@ from typing import Any
 from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
-from redaction import WIDE_ENCODINGS, secret_encodings, secret_values
+from redaction import WIDE_ENCODINGS, secret_values
 
 Identity = tuple[int, int]
 
@@ -164,12 +164,16 @@ def read_opened(fd: int) -> bytes | None:
 
 def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
     """Whether a file holding `data` gives the key (or auth token) to whoever reads it as a
-    program reads a key file: its bytes in UTF-8, UTF-16 or UTF-32, or a value python-dotenv
-    makes of it with `${...}` expanded (`K1=sk-ant-` then `KEY=${K1}rest` holds no line with the
-    key, and every dotenv reader still gets it). Variables are expanded from the file alone:
-    what `${ANTHROPIC_API_KEY}` would take from an environment is not in the file."""
+    program reads a key file: its bytes in UTF-8, UTF-16 or UTF-32, in base64 whole or broken
+    into lines (a Kubernetes Secret, `base64 key.txt`), or a value python-dotenv makes of it
+    with `${...}` expanded (`K1=sk-ant-` then `KEY=${K1}rest` holds no line with the key, and
+    every dotenv reader still gets it). Variables are expanded from the file alone: what
+    `${ANTHROPIC_API_KEY}` would take from an environment is not in the file."""
+    from tools.key_copies import base64_only, holds_wrapped, search_secrets_of  # (a cycle)
+
     found = secret_values() if secrets is None else secrets
-    if any(secret in data for secret, _ in secret_encodings(found)):
+    forms = search_secrets_of(found)  # each encoding, and base64
+    if any(form in data for form in forms) or holds_wrapped(data, base64_only(forms)):
         return True
     for encoding in ("utf-8", *WIDE_ENCODINGS):
         if "${".encode(encoding) not in data:

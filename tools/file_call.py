@@ -137,11 +137,30 @@ def _refuse_unapproved(
         return
     why = protection(workspace, path, target)
     if why:
-        raise ToolError(
-            f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing "
-            "was written, because no approval covers that file in this call (the path may "
-            "have changed after it was checked). Leave it as it is and go on with the task."
-        )
+        raise _protected(tool_name, path, relative, why)
+
+
+def refuse_key_holder(tool_name: str, path: str, relative: str, data: bytes) -> None:
+    """Refuse to change a file whose bytes, as the tool read them, hold planloop's key, unless
+    a person approved it in this call. `protection` judged the file at the path; this judges
+    what the tool opened and read, whatever the path leads to now. Called before the answer
+    depends on the content (an edit's found / not found), so it is the same for any edit."""
+    # Imported here: tools/sandbox.py imports this module.
+    from tools.sandbox import KEY_FILE_REASON, holds_the_key
+
+    call = current_file_call()
+    if call is None or call.approved is None or relative in call.approved:
+        return
+    if holds_the_key(data):
+        raise _protected(tool_name, path, relative, KEY_FILE_REASON)
+
+
+def _protected(tool_name: str, path: str, relative: str, why: str) -> ToolError:
+    return ToolError(
+        f"{tool_name}: {path} leads to {relative}, which is protected: {why}. Nothing was "
+        "written, because no approval covers that file in this call (the path may have "
+        "changed after it was checked). Leave it as it is and go on with the task."
+    )
 
 
 def note_touched(relative: str, seen: Fingerprint) -> None:

@@ -33,7 +33,13 @@ from tools.beneath import (
     open_target,
     replace_file,
 )
-from tools.file_call import current_file_call, note_touched, read_check, write_check
+from tools.file_call import (
+    current_file_call,
+    note_touched,
+    read_check,
+    refuse_key_holder,
+    write_check,
+)
 from tools.textio import (
     BINARY_CHECK_BYTES,
     MAX_OUTPUT_CHARS,
@@ -250,7 +256,7 @@ def edit_file(
     # the content (whether old_text is there), so a file the model may not see must be refused
     # first, and alike for every old_text.
     opened = read_check("edit_file", workspace, path)
-    with open_existing_file(workspace, path, "edit_file", check=opened) as (file, _):
+    with open_existing_file(workspace, path, "edit_file", check=opened) as (file, relative):
         status = os.fstat(file.fileno())
         if status.st_size > MAX_EDIT_BYTES:
             raise ToolError(
@@ -265,6 +271,7 @@ def edit_file(
             f"edit_file: {path} grew past edit_file's limit of {MAX_EDIT_BYTES} bytes while it "
             "was read. Change it with bash instead."
         )
+    refuse_key_holder("edit_file", path, relative, raw)
     text, encoding, bom = decode_for_editing(raw)
     old, new = match_file_newlines(text, old_text, new_text)
 

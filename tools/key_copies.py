@@ -57,6 +57,7 @@ import collections
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -68,7 +69,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from os import SEEK_DATA
 from pathlib import Path
@@ -150,7 +151,10 @@ MAX_UNIT_FILES = 2_000
 # digest of the forms searched for: for a new key nothing remembered counts.
 MEMORY_FOLDER = "key-search"
 MEMORY_NAME = "memory"
-MEMORY_MAGIC = b"PLKEYMEM\x01"  # what a record begins with; any other file is no record
+# What a record begins with; any other file is no record. Its last byte is raised whenever a
+# file is judged otherwise (2: wrapped base64 counts): what an earlier one found clean, this
+# one might not.
+MEMORY_MAGIC = b"PLKEYMEM\x02"
 MEMORY_FILES = 400_000  # remembered at most (16 bytes each): the newest first
 IDENTITY_BYTES = 16
 LEARN_SECONDS = 60.0  # after its answer, the child reads on to learn what it left, at most this
@@ -286,6 +290,27 @@ def skips_child(names: set[str], parent: str, name: str) -> bool:
     if parent in ("lib", "lib64", "Lib") and PYTHON_LIBRARY.fullmatch(name):
         return True
     return any(marker in names and name in stores for marker, stores in STORES_BESIDE)
+
+
+# A base64 copy is often broken into lines (`base64` writes 76 characters a line, PEM and
+# openssl 64) and indented (a YAML block scalar); a program decoding it skips those blanks. So
+# each form made only of base64's characters is looked for with the blanks taken out too.
+BASE64_CHARACTERS = re.compile(rb"[A-Za-z0-9+/_-]+")
+BLANKS = b" \t\r\n"
+
+
+def base64_only(forms: Iterable[bytes]) -> tuple[bytes, ...]:
+    """Those of `forms` a base64 decoder reads whole (the key itself is one: `sk-ant-...`)."""
+    return tuple(form for form in forms if BASE64_CHARACTERS.fullmatch(form))
+
+
+def holds_wrapped(data: bytes, forms: Iterable[bytes]) -> bool:
+    """Whether `data` holds one of the base64 `forms` broken into lines: found in it with the
+    blanks taken out. (Cheap: one pass to take them out, then a fast scan per form.)"""
+    if b"\n" not in data:
+        return False
+    joined = data.translate(None, BLANKS)
+    return any(form in joined for form in forms)
 
 
 def base64_forms(secret: bytes) -> set[bytes]:
@@ -513,6 +538,9 @@ class KeyCopySearch:
         stops alone."""
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
+        self.wrapped = base64_only(self.secrets)
+        # What a piece carries over to the next: a form across the edge, broken into lines.
+        self.overlap = 2 * self.longest
         self.seen: set[tuple[int, int]] = set()
         self.trusted = trusted_devices()
         _, self.known = load_memory(self.memory, self.secrets)
@@ -711,7 +739,7 @@ class KeyCopySearch:
                     zeros = bytes(min(data_at - position, self.longest))
                     if self.holds(kept + zeros):
                         return True
-                    kept = (kept + zeros)[-(self.longest - 1) :] if self.longest > 1 else b""
+                    kept = (kept + zeros)[-self.overlap :]
                     position = os.lseek(fd, data_at, os.SEEK_SET)
             piece = os.read(fd, SMALL_FILE_BYTES)
             if not piece:
@@ -733,10 +761,12 @@ class KeyCopySearch:
                 self.interrupted = True  # the place's time is up: it is said unfinished
                 self.interrupted_file = True  # and this file is not known to hold no key
                 return False
-            kept = data[-(self.longest - 1) :] if self.longest > 1 else b""
+            kept = data[-self.overlap :]
         return False
 
     def holds(self, data: bytes) -> bool:
+        if holds_wrapped(data, self.wrapped):
+            return True
         if len(data) < 16 * 1024:  # most files: one pass for all the forms is quicker
             return self.pattern.search(data) is not None
         return any(secret in data for secret in self.secrets)  # each form a fast scan
@@ -964,10 +994,16 @@ def search_secrets() -> tuple[bytes, ...]:
 
 def search_secrets_of(secrets: list[str] | None) -> tuple[bytes, ...]:
     """`secrets` (planloop's when None) as `search_secrets` gives them."""
-    found = {secret for secret, _ in secret_encodings(secrets)}
-    utf8 = {secret for secret, _ in secret_encodings(secrets) if secret.isascii()}
-    for secret in utf8:
-        found |= base64_forms(secret)
+    return _search_forms(tuple(secret for secret, _ in secret_encodings(secrets)))
+
+
+@functools.lru_cache(maxsize=8)
+def _search_forms(encoded: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    # Asked for with every file judged (bind_watch.holds_the_key): worked out once per key.
+    found = set(encoded)
+    for secret in encoded:
+        if secret.isascii():
+            found |= base64_forms(secret)
     return tuple(sorted(found))
 
 

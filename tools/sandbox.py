@@ -1050,9 +1050,11 @@ def hide_keys_in_system_files() -> list[str]:
 # (`hide_remembered_keys`), and the file tools ask before changing one (`key_file_reason`).
 KEY_FILES: dict[Path, None] = {}
 KEY_FILE_REASON = (
-    "a file that holds planloop's API key is protected: the sandbox hides it from commands (a "
-    ".env file leads to it, or did earlier in this run)"
+    "a file that holds planloop's API key is protected: the sandbox hides it from commands"
 )
+# The largest file the file tools judge by its content (a key pasted into config/local.json);
+# a bigger one is judged by the key-copy search, which reads on.
+MAX_KEY_JUDGED_BYTES = 1024 * 1024
 
 
 def remembered_key_files(root: Path) -> list[Path]:
@@ -1097,10 +1099,13 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
     """Why the file tools ask before changing the workspace's file `relative`: the sandbox
     hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
     another name of the same file), as a key file of another name (`docker.env`, a file in
-    `.envs/`), or one it hid earlier in this run; or None.
+    `.envs/`), or one it hid earlier in this run; or it holds the key now, in any form a
+    program reads (`holds_the_key`: `config/local.json` with the key pasted in, which the
+    key-copy search may not have reported yet); or None.
 
-    Changed unasked, the key would no longer be the value read_file redacts, and an edit's
-    answer (found, not found) tells what the file holds.
+    Changed unasked, the key would no longer be the value read_file redacts (one character
+    put into it, and the next read shows the rest), and an edit's answer (found, not found)
+    tells what the file holds.
     """
     root = Path(os.path.realpath(workspace))
     try:
@@ -1124,7 +1129,28 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
         if holds_known_secret(path):
             KEY_FILES[Path(os.path.realpath(path))] = None  # the next sandbox hides it anyway
             return KEY_FILE_REASON
+    if info.st_size <= MAX_KEY_JUDGED_BYTES and holds_the_key_now(root / relative):
+        KEY_FILES[Path(os.path.realpath(root / relative))] = None  # and so does the sandbox
+        return KEY_FILE_REASON
     return None
+
+
+def holds_the_key_now(path: Path) -> bool:
+    """Whether the regular file at `path` holds planloop's key (`holds_the_key`), read whole up
+    to MAX_KEY_JUDGED_BYTES; False for one that cannot be read (no tool can read it either)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return holds_the_key(file.read(MAX_KEY_JUDGED_BYTES))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
