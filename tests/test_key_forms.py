@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import textwrap
+import tracemalloc
 
 import pytest
 from conftest import run_cli
@@ -23,6 +24,7 @@ from test_key_copies import layout, plant
 
 from fakeapi import FakeMessagesAPI, text, tool_use
 from tools import sandbox
+from tools.bind_watch import holds_the_key
 from tools.file_call import file_call
 from tools.files import edit_file
 
@@ -121,3 +123,50 @@ def test_a_key_in_base64_broken_into_lines_is_hidden_from_commands(env, layout):
     assert "an ordinary value" in output  # a file without the key: readable
     assert LONG_KEY[::-1] not in output and LONG_KEY not in output
     assert (home / "projects/bot/anthropic.key.b64").read_text() == wrapped_base64(LONG_KEY)
+
+
+# --- judging a file costs what its data costs ---------------------------------------------------
+
+
+def test_a_dotenv_file_that_doubles_its_value_each_line_is_judged_without_building_it(
+    monkeypatch,
+):
+    # 275 bytes whose python-dotenv expansion would be 2^27 characters: judged as holding the
+    # key (too big to expand: hidden from commands) in a few megabytes.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", LONG_KEY)
+    bomb = "A=xxxxxxxx\n" + "A=${A}${A}\n" * 24  # 2^27 characters
+    tracemalloc.start()
+    try:
+        judged = holds_the_key(bomb.encode())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert judged is True
+    assert peak < 64 * 1024 * 1024, f"{peak} bytes at most"
+
+
+def test_a_key_joined_over_a_quoted_line_break_is_found(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", LONG_KEY)
+    split = f'K1={LONG_KEY[:40]}\nKEY="\n${{K1}}{LONG_KEY[40:]}"\n'
+    assert holds_the_key(split.encode())
+    assert not holds_the_key(b'K1=sk-ant-\nKEY="\n${K1}other"\n')
+
+
+def test_a_sparse_key_file_is_judged_by_its_data_not_its_size(monkeypatch, workspace):
+    # `truncate -s 16M .env.1`, as many times as a command likes: reading 16 MiB of zeros for
+    # each, before every command, held planloop for minutes.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", LONG_KEY)
+    sparse = workspace / ".env.1"
+    with open(sparse, "wb") as file:
+        file.truncate(16 * 1024 * 1024 - 1)
+    tracemalloc.start()
+    try:
+        judged = sandbox.holds_known_secret(sparse)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert judged is False and peak < 1024 * 1024, f"{peak} bytes at most"
+    with open(sparse, "r+b") as file:  # the key written into the middle of it
+        file.seek(8 * 1024 * 1024)
+        file.write(f"ANTHROPIC_API_KEY={LONG_KEY}\n".encode())
+    assert sandbox.holds_known_secret(sparse)

@@ -22,6 +22,7 @@ import pytest
 from conftest import AGENT
 from test_hostile_pass4 import needs_bwrap, owned_file, run_as, tool_results, user_folders
 
+import tools.bind_watch as bind_watch
 import tools.sandbox as sandbox
 from cli.piped import PIPED_LIMIT, with_piped_input
 from fakeapi import FakeMessagesAPI, text, thinking, tool_use
@@ -106,12 +107,12 @@ def test_a_key_past_the_first_mib_of_a_key_file_is_hidden(
 
 @pytest.fixture
 def only_the_key(monkeypatch):
-    monkeypatch.setattr(sandbox, "secret_encodings", lambda: [(KEY.encode(), b"[redacted]")])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
 
 
 @pytest.mark.parametrize("start", [0, 1, 4000, 4096 - len(KEY) + 1, 4096 - 1, 3 * 4096 - 50])
 def test_a_key_across_a_chunk_edge_is_found(tmp_path, monkeypatch, only_the_key, start):
-    monkeypatch.setattr(sandbox, "SECRET_SCAN_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(bind_watch, "READ_PIECE", 4096)
     path = tmp_path / "docker.env"
     path.write_bytes(b"a" * start + KEY.encode() + b"#" * 5000)
     assert sandbox.holds_known_secret(path)
@@ -120,7 +121,7 @@ def test_a_key_across_a_chunk_edge_is_found(tmp_path, monkeypatch, only_the_key,
 
 
 def test_a_file_too_big_to_scan_counts_as_holding_the_key(tmp_path, monkeypatch, only_the_key):
-    monkeypatch.setattr(sandbox, "SECRET_SCAN_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(bind_watch, "READ_PIECE", 4096)
     monkeypatch.setattr(sandbox, "MAX_SECRET_SCAN_BYTES", 4 * 4096)
     path = tmp_path / ".env"
     path.write_bytes(b"a" * 4 * 4096)

@@ -35,6 +35,7 @@ import contextlib
 import errno
 import io
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,13 +154,47 @@ def read_opened(fd: int) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return b""  # a link, folder or pipe put there holds no key itself
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(KEY_SEARCH_BYTES + 1)
+        return read_allocated(fd, KEY_SEARCH_BYTES)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return None if len(data) > KEY_SEARCH_BYTES else data
+
+
+HOLE_KEPT = 1024  # zeros that stand for a hole: more than any form of the key spans
+READ_PIECE = 1024 * 1024
+
+
+def read_allocated(fd: int, limit: int) -> bytes | None:
+    """The bytes of the regular file open as `fd`, each hole in it (the unwritten part of a
+    sparse file, which reads as zeros) cut to HOLE_KEPT zeros; None when it holds more than
+    `limit` bytes of data. A command's `truncate -s 16M .env.1` then costs nothing to judge,
+    however many it makes."""
+    size = os.fstat(fd).st_size
+    parts: list[bytes] = []
+    taken = position = 0
+    while position < size:
+        try:
+            start = os.lseek(fd, position, os.SEEK_DATA)
+        except OSError as err:  # ENXIO: a hole from here to the end; else no SEEK_DATA here
+            start = size if err.errno == errno.ENXIO else position
+        if start > position:
+            parts.append(bytes(min(start - position, HOLE_KEPT)))
+        try:
+            end = min(os.lseek(fd, start, os.SEEK_HOLE), size) if start < size else size
+        except OSError:
+            end = size
+        while start < end:
+            piece = os.pread(fd, min(end - start, READ_PIECE), start)
+            if not piece:  # it shrank meanwhile
+                return b"".join(parts)
+            taken += len(piece)
+            if taken > limit:
+                return None
+            parts.append(piece)
+            start += len(piece)
+        position = end
+    return b"".join(parts)
 
 
 def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
@@ -182,21 +217,39 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
             text = data.decode(encoding).lstrip("\ufeff")
         except UnicodeDecodeError:
             continue
-        if any(secret in value for value in dotenv_expanded(text) for secret in found):
+        if not BINDING.search(text):
+            continue  # no `NAME=` line: nothing a dotenv reader takes (source code's `${x}`)
+        if len(data) > DOTENV_JUDGED_BYTES:
+            return True  # too big to expand: judged as holding it
+        expanded = dotenv_expanded(text)
+        if expanded is None or any(secret in value for value in expanded for secret in found):
             return True
     return False
 
 
-def dotenv_expanded(text: str) -> list[str]:
+# Expanding `${...}` costs what the values built cost: `A=${A}${A}` on each of 40 lines would
+# build a value of a trillion characters. Past these bounds a file is judged as holding the key
+# (hidden from commands, not shown): no .env of a person's comes near them.
+DOTENV_JUDGED_BYTES = 1024 * 1024
+EXPANDED_CHARS = 4 * 1024 * 1024  # all values built, together
+BINDING = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][\w.]*[ \t]*=")
+
+
+def dotenv_expanded(text: str) -> list[str] | None:
     """The values python-dotenv reads from `text` with interpolation, each `${NAME}` taken from
-    the file's earlier lines (as `dotenv_values` does without an environment)."""
+    the file's earlier lines (as `dotenv_values` does without an environment); None when they
+    would add up to more than EXPANDED_CHARS."""
     values: dict[str, str | None] = {}
+    built = 0
     with contextlib.suppress(Exception):  # a file no parser makes sense of gives what it gave
         for binding in parse_stream(io.StringIO(text)):
             if binding.key is None or binding.value is None:
                 continue
-            atoms = parse_variables(binding.value)
-            values[binding.key] = "".join(atom.resolve(values) for atom in atoms)
+            pieces = [atom.resolve(values) for atom in parse_variables(binding.value)]
+            built += sum(len(piece) for piece in pieces)
+            if built > EXPANDED_CHARS:
+                return None  # measured before it is built
+            values[binding.key] = "".join(pieces)
     return [value for value in values.values() if value]
 
 

@@ -80,13 +80,12 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO
 
 from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
-from tools.bind_watch import holds_the_key
+from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import git_program_not_held, git_programs_in
@@ -137,7 +136,6 @@ INSTALL_HINT = "install it with: apt-get install bubblewrap"
 # A key file is read whole for the key planloop uses (holds_known_secret), this much at a time;
 # one larger than MAX_SECRET_SCAN_BYTES counts as holding it: settings.py reads a .env whole, so
 # the key may sit anywhere in it, and a bound is still needed for a file that grows as it is read.
-SECRET_SCAN_CHUNK_BYTES = 1024 * 1024
 MAX_SECRET_SCAN_BYTES = 16 * 1024 * 1024
 
 
@@ -571,8 +569,7 @@ def holds_known_secret(path: Path) -> bool:
     .env.local` in UTF-16, and `iconv` reads it back. And as python-dotenv gives it, `${...}`
     expanded (`holds_the_key`): `K1=sk-ant-...` then `ANTHROPIC_API_KEY=${K1}rest`.
     """
-    secrets = [secret for secret, _ in secret_encodings()]
-    if not secrets:
+    if not secret_encodings():
         return False
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -581,38 +578,14 @@ def holds_known_secret(path: Path) -> bool:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return True
-        with os.fdopen(os.dup(fd), "rb") as file:
-            if scan_for_secrets(file, secrets):
-                return True
-            # Not in its bytes, and small enough to read whole: as python-dotenv gives it.
-            file.seek(0)
-            return holds_the_key(file.read(MAX_SECRET_SCAN_BYTES + 1))
+        # Past MAX_SECRET_SCAN_BYTES of data the answer is yes: a file hidden that needed no
+        # hiding is a failure a command reports, a key read is not. Holes cost nothing.
+        data = read_allocated(fd, MAX_SECRET_SCAN_BYTES)
+        return True if data is None else holds_the_key(data)
     except OSError:
         return True
     finally:
         os.close(fd)
-
-
-def scan_for_secrets(file: BinaryIO, secrets: list[bytes]) -> bool:
-    """Whether the rest of `file` holds one of `secrets`, or is too big to tell.
-
-    It is read in chunks, each looked at together with the end of the one before (as long as
-    the longest secret, less a byte), so a secret across a chunk's edge is found too. Past
-    MAX_SECRET_SCAN_BYTES the answer is yes: a file hidden that needed no hiding is a failure
-    a command reports, a key read is not.
-    """
-    overlap = max(len(secret) for secret in secrets) - 1
-    carried = b""
-    scanned = 0
-    while chunk := file.read(SECRET_SCAN_CHUNK_BYTES):
-        scanned += len(chunk)
-        data = carried + chunk
-        if any(secret in data for secret in secrets):
-            return True
-        if scanned > MAX_SECRET_SCAN_BYTES:
-            return True
-        carried = data[-overlap:] if overlap else b""
-    return False
 
 
 def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
