@@ -68,7 +68,8 @@ WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
 # these holds nothing (`touch .env.x`).
 FILLS = IN_MODIFY | IN_MOVED_TO
 # A read that returned bytes. A close without writing also ends planloop's own read; an open
-# alone, or a read of nothing (a file just made, not yet written), gives nobody a key.
+# alone, or a read of nothing (a file just made, not yet written), gives nobody a key. A read
+# through a memory mapping raises no event at all.
 READS = IN_ACCESS | IN_CLOSE_NOWRITE
 WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
@@ -445,8 +446,9 @@ class FolderWatch:
     def _held_the_key_when_removed(self, path: str) -> bool:
         """Whether the file removed at `path` may have held the key: True unless planloop still
         has it open from its last read (`kept`), it has no name left, and neither what planloop
-        read then nor what it holds now gives the key. A removed file cannot change unseen: a
-        write through a descriptor still open raises events under its old name."""
+        read then nor what it holds now gives the key. A write through a descriptor still open
+        raises events under its old name; one through a memory mapping raises none, which no
+        file event can tell (a limit the README states)."""
         fd, read_then = self.kept.pop(path, (None, None))
         if fd is None:
             return True
