@@ -11,6 +11,7 @@ events, in the order a lost race leaves them.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 from pathlib import Path
 
@@ -43,6 +44,55 @@ def never_sent(api, *needles: str) -> None:
 
 
 # ---- end to end ------------------------------------------------------------------------
+
+# A task maps a key file into memory before the person fills it in: through the mapping it reads
+# the key and overwrites it, and neither raises a file event.
+MAPPER = """
+import base64, ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+fd = os.open(".env.local", os.O_RDWR | os.O_CREAT, 0o644)
+address = libc.mmap(None, 4096, 3, 1, fd, 0)  # read and write, shared
+os.close(fd)
+open("started", "w").close()
+while os.stat(".env.local").st_size == 0:
+    time.sleep(0.001)
+page = (ctypes.c_char * 4096).from_address(address)
+size = os.stat(".env.local").st_size
+line = page[:size]
+page[0:size] = b"#" * size
+print(base64.b32encode(line[::-1]).decode(), flush=True)
+open("copied", "w").close()
+"""  # and it ends: the mapping is gone before planloop may look for it
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_reads_a_key_file_through_a_memory_mapping_stops_the_run(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    write_owned(workspace / "mapper.py", MAPPER, user)
+    task = HOLD_LOCK + "python3 mapper.py"
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        write_owned(workspace / ".env.local", KEY_LINE, user)
+        done_or_stopped(workspace / "copied", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(meanwhile)
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    encoded = base64.b32encode(KEY_LINE.encode()[::-1]).decode()
+    never_sent(api, encoded, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    flat = " ".join(result.stderr.split())
+    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    assert "mapped into memory" in flat, result.stderr
 
 
 @needs_bwrap

@@ -106,6 +106,10 @@ SECOND_NAME = (
     "was written while it ran and has another name (a hard link), through which it could be "
     "read and written back unseen"
 )
+MAPPED = (
+    "was written while it ran and a command had it mapped into memory, through which it could "
+    "be read and changed without a file event"
+)
 # Events dropped by the kernel (its queue was full): said of the workspace as a whole.
 LOST_TRACK = (
     "had more file events at once than planloop could take while it ran, and the kernel dropped "
@@ -185,6 +189,9 @@ class FolderWatch:
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
+        # Key files (device, inode) a command had mapped into memory when planloop read them:
+        # a write to one later is read through the mapping unseen (`mapped_by_our_commands`).
+        self.mapped: set[tuple[int, int]] = set()
         self.marker_wd: int | None = None  # the watch of `_marker`'s folder (`_mark`)
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
@@ -443,12 +450,22 @@ class FolderWatch:
         elif window.filled and (how != REMOVED or self._held_the_key_when_removed(path)):
             self._expose(path, how)
 
+    def _judge_mapping(self, path: str, window: KeyFileWindow, identity: tuple[int, int]) -> None:
+        """A key file a command has mapped into memory is read and changed through the mapping
+        without a file event. A mapping made before the person fills the file in lives until
+        after: it is seen at planloop's read of the file being made (the command's own open and
+        close), and a write to it later counts as read."""
+        if identity not in self.mapped and mapped_by_our_commands(*identity):
+            self.mapped.add(identity)
+        if window.filled and identity in self.mapped:
+            self._expose(path, MAPPED)
+
     def _held_the_key_when_removed(self, path: str) -> bool:
         """Whether the file removed at `path` may have held the key: True unless planloop still
         has it open from its last read (`kept`), it has no name left, and neither what planloop
         read then nor what it holds now gives the key. A write through a descriptor still open
-        raises events under its old name; one through a memory mapping raises none, which no
-        file event can tell (a limit the README states)."""
+        raises events under its old name; one through a memory mapping raises none: a file
+        seen mapped (`_judge_mapping`) may have held it."""
         fd, read_then = self.kept.pop(path, (None, None))
         if fd is None:
             return True
@@ -456,6 +473,8 @@ class FolderWatch:
             info = os.fstat(fd)
             if info.st_nlink != 0 or info.st_size > KEY_SEARCH_BYTES or read_then is None:
                 return True  # another file was removed there, or this one has other names
+            if (info.st_dev, info.st_ino) in self.mapped:
+                return True  # emptied through a mapping before it went: no event says so
             last = os.pread(fd, info.st_size + 1, 0)
         except OSError:
             return True
@@ -601,6 +620,8 @@ class FolderWatch:
                             # Read and rewritten under its other name, it raises events there,
                             # which tell nothing of this file: what it held cannot be told.
                             self._expose(path, SECOND_NAME)
+                        else:
+                            self._judge_mapping(path, window, (info.st_dev, info.st_ino))
                     data = read_opened(opened)
                     if kept is not None:
                         self._keep(path, kept, data)
@@ -678,6 +699,33 @@ def unwatched_names(folders: list[str]) -> str:
 
 
 UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
+
+
+def mapped_by_our_commands(device: int, inode: int) -> bool:
+    """Whether a process planloop started (a command, a background task, in a sandbox or not)
+    has the file (`device`, `inode`) mapped into memory: reads and writes through a mapping
+    raise no inotify event, so what the file held when written cannot be told. Only planloop's
+    descendants are looked at (/proc/PID/stat gives each one's parent), and a process that
+    cannot be looked into is passed by."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+        for entry in entries:
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    with open(f"/proc/{entry.name}/stat", "rb") as file:
+                        # After the command's name, in parentheses (which may hold any byte).
+                        parent = int(file.read().rpartition(b")")[2].split()[1])
+                    children.setdefault(parent, []).append(int(entry.name))
+    wanted = f" {os.major(device):02x}:{os.minor(device):02x} {inode} ".encode()
+    pending = list(children.get(os.getpid(), ()))
+    while pending:
+        pid = pending.pop()
+        pending += children.get(pid, ())
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/maps", "rb") as file:
+            # Each line: address, permissions, offset, device (major:minor in hex), inode, path.
+            if any(wanted in line for line in file):
+                return True
+    return False
 
 
 def _reopen(fd: int) -> int | None:
