@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 from pathlib import Path
 
@@ -44,6 +45,41 @@ def never_sent(api, *needles: str) -> None:
 
 
 # ---- end to end ------------------------------------------------------------------------
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_reads_the_key_saved_into_a_file_of_another_name_stops_the_run(
+    api, env, user_folders
+):
+    # No key file's name: the person pastes the key into the app's settings while a task runs.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.json", "{}\n", user)
+    if user == "nobody":
+        os.chown(workspace / "config", 65534, 65534)
+    task = (
+        HOLD_LOCK + "touch started; until grep -q key config/settings.json; do sleep 0.01; "
+        "done; rev config/settings.json; touch copied; sleep 600"
+    )
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        settings = json.dumps({"anthropic_api_key": API_KEY}) + "\n"
+        write_owned(workspace / "config" / "settings.json", settings, user)
+        done_or_stopped(workspace / "copied", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(meanwhile)
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    flat = " ".join(result.stderr.split())
+    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    assert "settings.json" in flat, result.stderr
+
 
 # A task maps a key file into memory before the person fills it in: through the mapping it reads
 # the key and overwrites it, and neither raises a file event.

@@ -54,6 +54,7 @@ from tools.bind_watch import (
     holds_the_key,
     is_key_name,
     open_for_key,
+    read_for_key,
     read_opened,
 )
 
@@ -93,6 +94,11 @@ CLOSING_READS = 512 * 1024 // MAX_EVENT_BYTES
 # Key files planloop keeps its last read of open, to judge one removed by what it held: few,
 # as descriptors are a limited resource (`_keep`).
 MAX_KEPT = 64
+# Other files written while commands ran that are read for the key at the next comparison:
+# the newest this many, each up to OTHER_FILE_BYTES, OTHERS_BYTES in all per look.
+MAX_OTHERS = 2_000
+OTHER_FILE_BYTES = 1024 * 1024
+OTHERS_BYTES = 32 * 1024 * 1024
 # Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
 MAX_KEY_INODES = 10_000
 
@@ -196,6 +202,9 @@ class FolderWatch:
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
+        # Other files written while commands ran, judged by their content at the next look for
+        # what was exposed (`_judge_others`): the key saved into `config/settings.json`.
+        self.others: dict[str, None] = {}
 
     def add(self, start: SandboxStart) -> None:
         """Watch the folders of every path `start` binds, and every folder of the workspace."""
@@ -257,7 +266,9 @@ class FolderWatch:
 
     def exposed_since(self, since: float) -> dict[str, str]:
         """The key files found holding the key (or rewritten unread, or gone unread) at `since`
-        or later, each with what happened to it ("" for found holding the key)."""
+        or later, each with what happened to it ("" for found holding the key); and the other
+        files written meanwhile that hold it now."""
+        self._judge_others()
         return {
             path: self.how.get(path, "")
             for path, when in sorted(self.exposed.items())
@@ -365,6 +376,25 @@ class FolderWatch:
             return path
         return None
 
+    def _judge_others(self) -> None:
+        """Read the other files written since the last look (the newest MAX_OTHERS, up to
+        OTHER_FILE_BYTES each and OTHERS_BYTES in all; the rest waits for the next look): one
+        that holds the key now could be read by a command still running, as a key file could."""
+        budget = OTHERS_BYTES
+        while self.others and budget > 0:
+            path = next(iter(self.others))
+            del self.others[path]
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode) or info.st_size > OTHER_FILE_BYTES:
+                continue
+            budget -= info.st_size
+            data = read_for_key(path)
+            if data and holds_the_key(data):
+                self._expose(path)
+
     def _expose(self, path: str, how: str = "") -> None:
         self.exposed[path] = time.monotonic()
         if how:
@@ -395,6 +425,12 @@ class FolderWatch:
             path = self._key_file(wd, name)
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
+            if path is None and mask & (IN_CLOSE_WRITE | IN_MOVED_TO) and wd in self.paths:
+                other = os.path.join(self.paths[wd], name)
+                self.others.pop(other, None)
+                self.others[other] = None  # the newest last
+                if len(self.others) > MAX_OTHERS:
+                    del self.others[next(iter(self.others))]
             followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
             if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
