@@ -82,16 +82,21 @@ def test_a_task_that_reads_the_key_saved_into_a_file_of_another_name_stops_the_r
 
 
 # A task maps a key file into memory before the person fills it in: through the mapping it reads
-# the key and overwrites it, and neither raises a file event.
+# the key and overwrites it, and neither raises a file event. It waits until planloop has read
+# the file it made (the person fills it in later than that, as people do).
 MAPPER = """
 import base64, ctypes, os, time
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                       ctypes.c_int, ctypes.c_long]
+events = libc.inotify_init1(0)
+libc.inotify_add_watch(events, b".", 0x10)  # IN_CLOSE_NOWRITE: somebody read a file here
 fd = os.open(".env.local", os.O_RDWR | os.O_CREAT, 0o644)
 address = libc.mmap(None, 4096, 3, 1, fd, 0)  # read and write, shared
 os.close(fd)
+while b".env.local\\0" not in os.read(events, 4096):
+    pass
 open("started", "w").close()
 while os.stat(".env.local").st_size == 0:
     time.sleep(0.001)

@@ -13,6 +13,7 @@ one would fit on one line of base64).
 from __future__ import annotations
 
 import base64
+import contextvars
 import json
 import textwrap
 import tracemalloc
@@ -24,6 +25,7 @@ from test_key_copies import layout, plant
 
 from fakeapi import FakeMessagesAPI, text, tool_use
 from tools import sandbox
+from tools.base import ToolError
 from tools.bind_watch import holds_the_key
 from tools.file_call import file_call
 from tools.files import edit_file
@@ -79,9 +81,13 @@ def test_the_edit_judges_the_file_it_opened_whatever_the_path_check_saw(monkeypa
     monkeypatch.setenv("ANTHROPIC_API_KEY", LONG_KEY)
     monkeypatch.setattr(sandbox, "key_file_reason", lambda workspace, relative: None)
     (workspace / "settings.ini").write_text(f"[llm]\nkey = {LONG_KEY}\n")
-    file_call("call-1").approved = set()  # a permission policy looked, and approved nothing
-    with pytest.raises(Exception, match="holds planloop's API key"):
+
+    def edit_as_a_call() -> None:
+        file_call("call-1").approved = set()  # a permission policy looked, approved nothing
         edit_file(workspace, "settings.ini", "sk-ant-", "sk-ant-" + INVISIBLE)
+
+    with pytest.raises(ToolError, match="holds planloop's API key"):
+        contextvars.copy_context().run(edit_as_a_call)  # the call's context stays in here
     assert (workspace / "settings.ini").read_text() == f"[llm]\nkey = {LONG_KEY}\n"
 
 
