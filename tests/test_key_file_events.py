@@ -47,13 +47,40 @@ def never_sent(api, *needles: str) -> None:
 # ---- end to end ------------------------------------------------------------------------
 
 
+def task_stopped_when_the_person_writes(
+    api, env, user_folders, task: str, path: Path, content: str, *needles: str
+) -> str:
+    """Start `task` in the background; once it has made `started`, the person writes `content`
+    to `path`; then the model asks for the task's output (and, if it still could, runs `cat
+    notes.txt | rev`). The run must stop with the task's output kept from the model and none of
+    `needles` (nor the key) sent; returns what planloop said, its line breaks undone."""
+    user, workspace, planloop_home, home = user_folders
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        write_owned(path, content, user)
+        done_or_stopped(workspace / "copied", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
+
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(meanwhile)
+    api.add({"content": [tool_use("bash", {"command": "cat notes.txt | rev"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, *needles, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    flat = " ".join(result.stderr.split())
+    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
+    return flat
+
+
 @needs_bwrap
 @pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
 def test_a_task_that_reads_the_key_saved_into_a_file_of_another_name_stops_the_run(
     api, env, user_folders
 ):
     # No key file's name: the person pastes the key into the app's settings while a task runs.
-    user, workspace, planloop_home, home = user_folders
+    user, workspace, _, _ = user_folders
     (workspace / "config").mkdir()
     write_owned(workspace / "config" / "settings.json", "{}\n", user)
     if user == "nobody":
@@ -62,23 +89,10 @@ def test_a_task_that_reads_the_key_saved_into_a_file_of_another_name_stops_the_r
         HOLD_LOCK + "touch started; until grep -q key config/settings.json; do sleep 0.01; "
         "done; rev config/settings.json; touch copied; sleep 600"
     )
-
-    def meanwhile(_body: dict) -> dict:
-        wait_for(workspace / "started")
-        settings = json.dumps({"anthropic_api_key": API_KEY}) + "\n"
-        write_owned(workspace / "config" / "settings.json", settings, user)
-        done_or_stopped(workspace / "copied", workspace / "lock")
-        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
-
-    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(meanwhile)
-    api.add({"content": [text("Done.")]})
-    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
-    never_sent(api, REVERSED, API_KEY)
-    assert result.returncode == EXIT_STOPPED, result.stderr
-    flat = " ".join(result.stderr.split())
-    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
-    assert "settings.json" in flat, result.stderr
+    settings = json.dumps({"anthropic_api_key": API_KEY}) + "\n"
+    path = workspace / "config" / "settings.json"
+    said = task_stopped_when_the_person_writes(api, env, user_folders, task, path, settings)
+    assert "settings.json" in said
 
 
 # A task maps a key file into memory before the person fills it in: through the mapping it reads
@@ -114,26 +128,15 @@ open("copied", "w").close()
 def test_a_task_that_reads_a_key_file_through_a_memory_mapping_stops_the_run(
     api, env, user_folders
 ):
-    user, workspace, planloop_home, home = user_folders
+    user, workspace, _, _ = user_folders
     write_owned(workspace / "mapper.py", MAPPER, user)
     task = HOLD_LOCK + "python3 mapper.py"
-
-    def meanwhile(_body: dict) -> dict:
-        wait_for(workspace / "started")
-        write_owned(workspace / ".env.local", KEY_LINE, user)
-        done_or_stopped(workspace / "copied", workspace / "lock")
-        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
-
-    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(meanwhile)
-    api.add({"content": [text("Done.")]})
-    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     encoded = base64.b32encode(KEY_LINE.encode()[::-1]).decode()
-    never_sent(api, encoded, API_KEY)
-    assert result.returncode == EXIT_STOPPED, result.stderr
-    flat = " ".join(result.stderr.split())
-    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
-    assert "mapped into memory" in flat, result.stderr
+    path = workspace / ".env.local"
+    said = task_stopped_when_the_person_writes(
+        api, env, user_folders, task, path, KEY_LINE, encoded
+    )
+    assert "mapped into memory" in said
 
 
 @needs_bwrap
@@ -143,7 +146,7 @@ def test_a_task_that_reads_and_moves_a_key_file_made_in_a_subfolder_stops_the_ru
 ):
     # config/ holds nothing the sandbox binds. The person saves config/.env while a task runs;
     # the task reads it and moves it to a name that is no key file's, before any comparison.
-    user, workspace, planloop_home, home = user_folders
+    user, workspace, _, _ = user_folders
     (workspace / "config").mkdir()
     write_owned(workspace / "config" / "settings.py", "DEBUG = True\n", user)
     if user == "nobody":
@@ -153,23 +156,9 @@ def test_a_task_that_reads_and_moves_a_key_file_made_in_a_subfolder_stops_the_ru
         "rev config/.env > notes.txt; mv config/.env config/settings.bak; touch copied; "
         "cat notes.txt; sleep 600"
     )
-
-    def meanwhile(_body: dict) -> dict:
-        wait_for(workspace / "started")
-        write_owned(workspace / "config" / ".env", KEY_LINE, user)
-        done_or_stopped(workspace / "copied", workspace / "lock")
-        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
-
-    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(meanwhile)
-    api.add({"content": [tool_use("bash", {"command": "cat notes.txt | rev"})]})
-    api.add({"content": [text("Done.")]})
-    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
-    never_sent(api, REVERSED, API_KEY)
-    assert result.returncode == EXIT_STOPPED, result.stderr
-    flat = " ".join(result.stderr.split())
-    assert "bg-1 was stopped and its output kept from the model" in flat, result.stderr
-    assert "config/" in flat  # the person is told which file
+    path = workspace / "config" / ".env"
+    said = task_stopped_when_the_person_writes(api, env, user_folders, task, path, KEY_LINE)
+    assert "config/" in said  # the person is told which file
 
 
 GRAB = r"""
