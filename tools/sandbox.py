@@ -559,31 +559,31 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
     return kept
 
 
-def holds_known_secret(path: Path) -> bool:
+def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
     """Whether the file at `path` holds the API key or auth token planloop uses (redaction.py).
 
     A workspace `.env` is where the README suggests keeping the key. A file that cannot be read
-    here is treated as holding one: hiding a file a command needed is a failure it reports, a
-    key it read is not. The key is looked for in UTF-16 and UTF-32 too, of either byte order
-    and with or without a BOM (`secret_encodings`): Windows PowerShell 5 writes `echo ... >
-    .env.local` in UTF-16, and `iconv` reads it back. And as python-dotenv gives it, `${...}`
-    expanded (`holds_the_key`): `K1=sk-ant-...` then `ANTHROPIC_API_KEY=${K1}rest`.
+    here is treated as holding one (`unreadable`): hiding a file a command needed is a failure
+    it reports, a key it read is not. The key is looked for in UTF-16 and UTF-32 too, of either
+    byte order and with or without a BOM (`secret_encodings`): Windows PowerShell 5 writes `echo
+    ... > .env.local` in UTF-16, and `iconv` reads it back. And as python-dotenv gives it,
+    `${...}` expanded (`holds_the_key`): `K1=sk-ant-...` then `ANTHROPIC_API_KEY=${K1}rest`.
     """
     if not secret_encodings():
         return False
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return True
+        return unreadable
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return True
+            return unreadable
         # Past MAX_SECRET_SCAN_BYTES of data the answer is yes: a file hidden that needed no
         # hiding is a failure a command reports, a key read is not. Holes cost nothing.
         data = read_allocated(fd, MAX_SECRET_SCAN_BYTES)
         return True if data is None else holds_the_key(data)
     except OSError:
-        return True
+        return unreadable
     finally:
         os.close(fd)
 
@@ -1073,7 +1073,7 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
     hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
     another name of the same file), as a key file of another name (`docker.env`, a file in
     `.envs/`), or one it hid earlier in this run; or it holds the key now, in any form a
-    program reads (`holds_the_key`: `config/local.json` with the key pasted in, which the
+    program reads (`holds_known_secret`: `config/local.json` with the key pasted in, which the
     key-copy search may not have reported yet); or None.
 
     Changed unasked, the key would no longer be the value read_file redacts (one character
@@ -1102,28 +1102,11 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
         if holds_known_secret(path):
             KEY_FILES[Path(os.path.realpath(path))] = None  # the next sandbox hides it anyway
             return KEY_FILE_REASON
-    if info.st_size <= MAX_KEY_JUDGED_BYTES and holds_the_key_now(root / relative):
+    # No tool can read a file planloop cannot: judged by what it holds, not by that.
+    if info.st_size <= MAX_KEY_JUDGED_BYTES and holds_known_secret(root / relative, False):
         KEY_FILES[Path(os.path.realpath(root / relative))] = None  # and so does the sandbox
         return KEY_FILE_REASON
     return None
-
-
-def holds_the_key_now(path: Path) -> bool:
-    """Whether the regular file at `path` holds planloop's key (`holds_the_key`), read whole up
-    to MAX_KEY_JUDGED_BYTES; False for one that cannot be read (no tool can read it either)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return holds_the_key(file.read(MAX_KEY_JUDGED_BYTES))
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
