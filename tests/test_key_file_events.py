@@ -14,6 +14,8 @@ import asyncio
 import base64
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,7 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
 from tools.bind_watch import SandboxStart, what_was_lost, why_seen
-from tools.folder_watch import MOVED_AWAY, REMOVED, FolderWatch
+from tools.folder_watch import MOVED_AWAY, REMOVED, FolderWatch, mapped_by_our_commands
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -519,3 +521,32 @@ def test_a_pipe_made_with_a_key_file_name_does_not_hold_the_watch(tmp_path):
     # pipe for reading waits for a writer, on the event loop).
     found = Watched(tmp_path)(lambda: os.mkfifo(tmp_path / ".env.local"))
     assert found == {}
+
+
+def test_a_mapping_is_found_in_a_process_planloop_started_and_only_while_it_lasts(tmp_path):
+    key_file = tmp_path / ".env.local"
+    key_file.write_text("DEBUG=1\n")
+    info = key_file.stat()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", MAP_AND_WAIT, str(key_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout.readline() == b"mapped\n"
+        assert mapped_by_our_commands(info.st_dev, info.st_ino, str(key_file))
+        # Told by its path where the device a mapping shows is another (overlayfs, btrfs).
+        assert mapped_by_our_commands(info.st_dev + 1, info.st_ino, str(key_file))
+        assert not mapped_by_our_commands(info.st_dev + 1, info.st_ino, str(tmp_path / "x"))
+    finally:
+        holder.communicate(b"go\n")
+    assert not mapped_by_our_commands(info.st_dev, info.st_ino, str(key_file))
+
+
+MAP_AND_WAIT = """
+import mmap, sys
+with open(sys.argv[1], "r+b") as file:
+    mapping = mmap.mmap(file.fileno(), 0)
+print("mapped", flush=True)
+sys.stdin.readline()
+"""

@@ -491,7 +491,7 @@ class FolderWatch:
         without a file event. A mapping made before the person fills the file in lives until
         after: it is seen at planloop's read of the file being made (the command's own open and
         close), and a write to it later counts as read."""
-        if identity not in self.mapped and mapped_by_our_commands(*identity):
+        if identity not in self.mapped and mapped_by_our_commands(*identity, path):
             self.mapped.add(identity)
         if window.filled and identity in self.mapped:
             self._expose(path, MAPPED)
@@ -737,12 +737,14 @@ def unwatched_names(folders: list[str]) -> str:
 UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
 
 
-def mapped_by_our_commands(device: int, inode: int) -> bool:
+def mapped_by_our_commands(device: int, inode: int, path: str) -> bool:
     """Whether a process planloop started (a command, a background task, in a sandbox or not)
-    has the file (`device`, `inode`) mapped into memory: reads and writes through a mapping
-    raise no inotify event, so what the file held when written cannot be told. Only planloop's
-    descendants are looked at (/proc/PID/stat gives each one's parent), and a process that
-    cannot be looked into is passed by."""
+    has the file at `path` (`device`, `inode`) mapped into memory: reads and writes through a
+    mapping raise no inotify event, so what the file held when written cannot be told. Only
+    planloop's descendants are looked at (/proc/PID/stat gives each one's parent), and a
+    process that cannot be looked into is passed by. A mapping is told by its inode and its
+    device, or its path (the sandbox binds the workspace at its own path): on overlayfs or a
+    btrfs subvolume the device a mapping shows is not the one `stat` gives."""
     children: dict[int, list[int]] = {}
     with contextlib.suppress(OSError), os.scandir("/proc") as entries:
         for entry in entries:
@@ -752,15 +754,21 @@ def mapped_by_our_commands(device: int, inode: int) -> bool:
                         # After the command's name, in parentheses (which may hold any byte).
                         parent = int(file.read().rpartition(b")")[2].split()[1])
                     children.setdefault(parent, []).append(int(entry.name))
-    wanted = f" {os.major(device):02x}:{os.minor(device):02x} {inode} ".encode()
+    number, where = str(inode).encode(), os.fsencode(path)
+    shown_device = f"{os.major(device):02x}:{os.minor(device):02x}".encode()
     pending = list(children.get(os.getpid(), ()))
     while pending:
         pid = pending.pop()
         pending += children.get(pid, ())
         with contextlib.suppress(OSError), open(f"/proc/{pid}/maps", "rb") as file:
-            # Each line: address, permissions, offset, device (major:minor in hex), inode, path.
-            if any(wanted in line for line in file):
-                return True
+            for line in file:
+                # Address, permissions, offset, device (major:minor in hex), inode, path.
+                fields = line.rstrip(b"\n").split(maxsplit=5)
+                if len(fields) < 5 or fields[4] != number:
+                    continue
+                mapped = fields[5].removesuffix(b" (deleted)") if len(fields) > 5 else b""
+                if fields[3] == shown_device or mapped == where:
+                    return True
     return False
 
 
