@@ -1090,6 +1090,7 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
     same = (info.st_dev, info.st_ino)
     remembered = [path for path in KEY_FILES if path.is_relative_to(root)]
     scan = scan_for_file_tools(root)
+    names = [root / relative]  # and the key files that are this file by another name
     for path in [*remembered, *scan.env_files, *scan.key_files]:
         try:
             other = os.stat(path)
@@ -1099,13 +1100,15 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
             continue
         if path in KEY_FILES:
             return KEY_FILE_REASON
-        if holds_known_secret(path):
-            KEY_FILES[Path(os.path.realpath(path))] = None  # the next sandbox hides it anyway
-            return KEY_FILE_REASON
-    # No tool can read a file planloop cannot: judged by what it holds, not by that.
-    if info.st_size <= MAX_KEY_JUDGED_BYTES and holds_known_secret(root / relative, False):
-        KEY_FILES[Path(os.path.realpath(root / relative))] = None  # and so does the sandbox
-        return KEY_FILE_REASON
+        names.append(path)
+    # One read of the file, whichever name: a key file by name is judged as the sandbox judges
+    # it (one it cannot read, or too big to read, holds the key); another only up to
+    # MAX_KEY_JUDGED_BYTES, and one no tool can read holds nothing a tool could show.
+    named = len(names) > 1
+    if (named or info.st_size <= MAX_KEY_JUDGED_BYTES) and holds_known_secret(names[-1], named):
+        hidden = names[1:] or names  # by its key-file names, else by its own
+        KEY_FILES.update(dict.fromkeys(Path(os.path.realpath(name)) for name in hidden))
+        return KEY_FILE_REASON  # and the next sandbox hides it
     return None
 
 
