@@ -71,10 +71,11 @@ def current_file_call() -> FileCall | None:
 
 def protection(workspace: Path, path: str, target: Target) -> str | None:
     """Why writing this target is not a plain write: by the name given, the one walked to, or
-    a git directory on the way, whatever it is called; or because the sandbox hides the file
-    for holding planloop's key (the file a `.env` link leads to)."""
+    a git directory on the way, whatever it is called; because the sandbox hides the file for
+    holding planloop's key (the file a `.env` link leads to); or because sandboxed commands
+    find it read-only, wherever it is named from."""
     # Imported here: tools/sandbox.py imports this module.
-    from tools.sandbox import key_file_reason
+    from tools.sandbox import held_for_commands_reason, key_file_reason
 
     if target.in_git_dir:
         return GIT_REASON
@@ -82,9 +83,13 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
     root = Path(workspace).resolve()
     if ignores_case(root):  # `.VSCODE/tasks.json` is `.vscode/tasks.json`
         spellings += as_on_disk(root, target.relative)
-    return next(
-        (why for spelling in spellings if (why := protected_reason(workspace, spelling))), None
-    ) or key_file_reason(workspace, target.relative)
+    return (
+        next(
+            (why for spelling in spellings if (why := protected_reason(workspace, spelling))), None
+        )
+        or key_file_reason(workspace, target.relative)
+        or held_for_commands_reason(workspace, target.relative)
+    )
 
 
 def write_check(

@@ -642,6 +642,73 @@ def protected_candidates(scan: WorkspaceScan) -> list[Path]:
     return paths + scan.env_files + scan.tool_configs + scan.closed_folders
 
 
+def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """Every path in or around the workspace that sandboxed commands must not change, as
+    named (a link among them is held where it leads): what `protected_candidates` lists, and
+    what git, your shell, your PATH or a held folder's links name (package folders held for
+    their hard links aside: `wrap` adds those). The file tools ask before writing any of them
+    too (`held_for_commands_reason`): what a command cannot change, neither can the model."""
+    # The repositories above the workspace are read-only already, but the hooks folder or an
+    # included config they name may lie inside it.
+    above_hooks, above_includes = git_paths_around(root.parent)
+    linked = hook_link_targets(root, scan)
+    candidates = [*protected_candidates(scan), *above_hooks, *above_includes, *linked]
+    candidates += home_links_into(root)  # your dot files, kept in this workspace
+    candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
+    candidates += run_later_read_only(root, run_later_paths(root, scan))
+    held_there = run_later_read_only(root, held_when_there_paths(root, scan))
+    candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
+    candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
+    candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
+    return candidates
+
+
+def held_for_commands_reason(workspace: Path, relative: str) -> str | None:
+    """Why the file tools must ask before writing `relative`: it is, or lies in, a path that
+    sandboxed commands find read-only (`read_only_candidates`), compared where each leads.
+
+    The file tools' own reasons (`protected_reason`) name the path by what it is; this one
+    catches the rest by the same list the sandbox binds, so the two cannot drift apart: the
+    folder a nested repository's core.hooksPath names beside it, a config git includes
+    through a link, the file a `.claude` or `.envrc` link leads to (or would lead to, once
+    made: a link to a missing file resolves to the name a write would create).
+    """
+    root = Path(workspace).resolve()
+    target = Path(os.path.realpath(root / relative))
+    for path in dict.fromkeys(read_only_candidates(root, scan_for_file_tools(root))):
+        if path == root:
+            continue  # the workspace as a git directory: commands ask instead (_cannot_confine)
+        held = Path(os.path.realpath(path))
+        if held != root and (target == held or target.is_relative_to(held)):
+            name = shown(root, path) if path.is_relative_to(root) else str(path)
+            where = shown(root, held) if held.is_relative_to(root) else str(held)
+            leads = "" if held == Path(os.path.normpath(path)) else f" (a link to {where})"
+            return (
+                f"{name}{leads} is protected: sandboxed commands cannot change it, because "
+                "git, your shell or a host tool runs what it holds outside the sandbox"
+            )
+    return None
+
+
+def dangling_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why a protected name that is a link to nothing yet cannot be held, or None.
+
+    A bind needs something to hold; a command could create the file the link leads to, and a
+    `.env -> config/dev.env` would then be a `.env` of its making, which no scan reports as new
+    (the name was there before).
+    """
+    for path in dict.fromkeys(read_only_candidates(root, scan)):
+        if path == root or not os.path.islink(path):
+            continue
+        real = Path(os.path.realpath(path))
+        if real.is_relative_to(root) and not os.path.lexists(real):
+            return (
+                f"{shown(root, path)} is a link to {shown(root, real)}, which does not exist "
+                "yet: a command could create it"
+            )
+    return None
+
+
 def hook_link_targets(root: Path, scan: WorkspaceScan) -> list[Path]:
     """What the hooks that are links lead to, resolved, inside the workspace (`hook_links`), of
     every repository the scan found and those above the workspace.
@@ -1451,6 +1518,7 @@ class Bubblewrap:
         unheld = home_link_not_held(root) or path_link_not_held(root)
         unheld = unheld or hard_link_not_held(root, scan) or home_file_hard_linked(root)
         unheld = unheld or held_folder_link_not_held(root, scan)
+        unheld = unheld or dangling_link_not_held(root, scan)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         return None
@@ -1663,18 +1731,8 @@ class Bubblewrap:
                 atexit.register(self._remove_placeholder, root)
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
-        # The repositories above the workspace are read-only already, but the hooks folder or
-        # an included config they name may lie inside it.
-        above_hooks, above_includes = git_paths_around(root.parent)
-        linked = hook_link_targets(root, snapshot)
-        candidates = [*protected_candidates(snapshot), *above_hooks, *above_includes, *linked]
-        candidates += home_links_into(root)  # your dot files, kept in this workspace
-        candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
-        candidates += run_later_read_only(root, run_later_paths(root, snapshot))
-        held_there = run_later_read_only(root, held_when_there_paths(root, snapshot))
-        candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
-        candidates += git_programs_in(root, [*snapshot.git_entries])  # core.pager = ./x, ...
-        candidates += linked_from_held_folders(root, snapshot)  # bin/deploy -> ../scripts/x
+        above_hooks = git_paths_around(root.parent)[0]
+        candidates = read_only_candidates(root, snapshot)
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)
             if folder not in self.packages_held:
