@@ -419,6 +419,18 @@ class KeyCopySearch:
         self.done.wait(TOTAL_SECONDS + 10)
         return list(self.found)
 
+    def workspace_left(self) -> Path | None:
+        """The first of the workspace's places (not yours) that a bound stopped with ordinary
+        folders still unread, or None. Only package stores and caches left (read last, where
+        the repository's own files are not) is not counted: a node_modules of 200,000 entries
+        would otherwise stop every run's commands."""
+        theirs = {place.path for place in self.places if not place.yours}
+        for place in self.unfinished:
+            folders, late = self.left.get(place, ([], False))
+            if place in theirs and not (late and folders):
+                return place
+        return None
+
     def start(self) -> None:
         """Search in a child process, whose answer a thread of planloop waits for.
 

@@ -1802,6 +1802,22 @@ class Bubblewrap:
             if search.cut_short and not self.search_cut_said:
                 self.search_cut_said = True
                 self._tell(cut_short_notice(search))
+            unread = search.workspace_left()
+            if unread is not None and not self.must_ask:
+                # A repository can ship files enough to stop the search before it reaches the
+                # one the person keeps the key in: no command may count on its being hidden.
+                self.must_ask = (
+                    f"the search for copies of the API key stopped ({search.cut_short}) before "
+                    f"it had read all of {unread}, where a copy could be read unseen, so "
+                    "sandboxed commands ask before they run"
+                )
+                self._tell(f"planloop: {self.must_ask}.")
+                if permission_was_checked():
+                    raise ToolError(
+                        f"bash: the command did not run: {self.must_ask}. It was let through "
+                        "unasked just before that was found. Send it again: the user is asked "
+                        "first now (a headless run without --yes refuses it)."
+                    )
         for path in snapshot.key_files:  # docker.env, .envs/.local/.django
             hiding = hide_key_outside(path)
             protected += hiding

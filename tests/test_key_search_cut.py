@@ -1,0 +1,58 @@
+"""A workspace too big for the search for copies of the key: commands ask instead of running.
+
+A cloned repository chooses how many files it ships. Past the search's bounds, the file the
+person keeps the key in, a few folders down, was never read, never hidden, and a sandboxed
+command printed it reversed. The sandbox cannot promise what it has not looked at, so commands
+ask, as they do when the scan of protected paths cannot finish.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import API_KEY
+from test_hostile_pass4 import needs_bwrap
+from test_key_copies import assert_no_key, layout, plant, run_steal
+from test_key_copies_more import show_each
+
+import tools.key_copies as key_copies
+
+__all__ = ["layout"]  # a fixture, used by name
+
+SECRET_FILE = "src/main/resources/application.properties"
+
+
+@needs_bwrap
+def test_a_repository_too_big_to_search_makes_commands_ask(api, env, layout):
+    user, workspace, planloop_home, home = layout
+    junk = workspace / "assets"
+    junk.mkdir()
+    for index in range(key_copies.SEARCH_FILES + 100):
+        (junk / f"f{index}.txt").write_bytes(b"x")
+    plant(workspace, {SECRET_FILE: f"anthropic.api-key={API_KEY}\n"}, user)  # owns all
+    result, (output,) = run_steal(
+        api, env, user, workspace, planloop_home, home, show_each([SECRET_FILE])
+    )
+    assert "the command did not run" in output
+    assert f"more than {key_copies.SEARCH_FILES} files" in output
+    assert "sandboxed commands ask before they run" in result.stderr
+    assert_no_key(output + result.stdout + result.stderr)
+    assert (workspace / SECRET_FILE).read_text() == f"anthropic.api-key={API_KEY}\n"
+
+
+def stopped(place: Path, yours: bool, folders: list[str], late: bool) -> key_copies.KeyCopySearch:
+    search = key_copies.KeyCopySearch((key_copies.Place(place, 5, yours=yours),), (), (b"k" * 40,))
+    search.cut_short = "5 s"
+    search.unfinished = [place]
+    search.left = {place: (folders, late)}
+    return search
+
+
+def test_only_the_workspaces_ordinary_folders_left_unread_count(tmp_path):
+    # The workspace's own folders unread: a copy there could be read unseen.
+    assert stopped(tmp_path, False, [str(tmp_path / "src")], False).workspace_left() == tmp_path
+    # Only its package stores left (a node_modules of 200,000 entries): read last, by rule.
+    late = stopped(tmp_path, False, [str(tmp_path / "node_modules")], True)
+    assert late.workspace_left() is None
+    # Your home cut short: the person is told; it is no reason for the workspace's commands.
+    assert stopped(tmp_path, True, [str(tmp_path / "code")], False).workspace_left() is None
