@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.base import ToolError
+from tools.beneath import open_for_reading
 from tools.bind_watch import (
     KEY_SEARCH_BYTES,
     SandboxStart,
@@ -99,6 +101,10 @@ MAX_KEPT = 64
 MAX_OTHERS = 2_000
 OTHER_FILE_BYTES = 1024 * 1024
 OTHERS_BYTES = 32 * 1024 * 1024
+# Of those, the newest this many are opened at their write event and judged through that
+# descriptor: a task that read the key cannot hide the file from the judging by removing its
+# name or making it a link to a hard link it made before. Few, as descriptors are limited.
+MAX_OTHER_FDS = 256
 # Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
 MAX_KEY_INODES = 10_000
 
@@ -175,8 +181,9 @@ class FolderWatch:
 
     def __init__(self, changed: Any, unwatched_now: Any = None) -> None:
         self.changed = changed
-        # Called (soon, on the loop) when a folder goes unwatched while commands run: one made
-        # past MAX_WATCHED_FOLDERS or when inotify is out of watches, to be said and polled.
+        # Called (soon, on the loop) when there is something to say: a folder went unwatched
+        # while commands ran (one made past MAX_WATCHED_FOLDERS or when inotify is out of
+        # watches), to be said and polled; or other files were passed over (`passed_over`).
         self.unwatched_now = unwatched_now
         self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
@@ -203,8 +210,11 @@ class FolderWatch:
         self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
         # Other files written while commands ran, judged by their content at the next look for
-        # what was exposed (`_judge_others`): the key saved into `config/settings.json`.
-        self.others: dict[str, None] = {}
+        # what was exposed (`_judge_others`): the key saved into `config/settings.json`. Each
+        # with the descriptor opened at its write, or None (past MAX_OTHER_FDS, or not a file).
+        self.others: dict[str, int | None] = {}
+        self.other_fds = 0
+        self.passed_over = 0  # other files left unjudged, past MAX_OTHERS (said once)
 
     def add(self, start: SandboxStart) -> None:
         """Watch the folders of every path `start` binds, and every folder of the workspace."""
@@ -305,6 +315,11 @@ class FolderWatch:
         for fd, _ in self.kept.values():
             os.close(fd)
         self.kept = {}
+        for path, fd in self.others.items():  # judged by path from now on, as before
+            if fd is not None:
+                os.close(fd)
+                self.others[path] = None
+        self.other_fds = 0
 
     def _open(self) -> None:
         if self.fd is not None:
@@ -383,17 +398,64 @@ class FolderWatch:
         budget = OTHERS_BYTES
         while self.others and budget > 0:
             path = next(iter(self.others))
-            del self.others[path]
+            fd = self._pop_other(path)
             try:
-                info = os.lstat(path)
+                info = os.fstat(fd) if fd is not None else os.lstat(path)
             except OSError:
-                continue
-            if not stat.S_ISREG(info.st_mode) or info.st_size > OTHER_FILE_BYTES:
+                info = None
+            if fd is None and info is not None and stat.S_ISLNK(info.st_mode):
+                fd = self._open_other(path)  # made a link after the write (past MAX_OTHER_FDS)
+                info = os.fstat(fd) if fd is not None else None
+            if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > OTHER_FILE_BYTES:
+                if fd is not None:
+                    os.close(fd)
                 continue
             budget -= info.st_size
-            data = read_for_key(path)
+            data = read_opened(fd) if fd is not None else read_for_key(path)
             if data and holds_the_key(data):
                 self._expose(path)
+
+    def _note_other(self, path: str) -> None:
+        """Note another file written at `path`, the newest last; opened now while few are open."""
+        fd = self._pop_other(path)
+        if fd is not None:
+            os.close(fd)
+        if self.other_fds < MAX_OTHER_FDS:
+            fd = self._open_other(path)
+        self.others[path] = fd
+        self.other_fds += fd is not None
+        if len(self.others) > MAX_OTHERS:
+            oldest = self._pop_other(next(iter(self.others)))
+            if oldest is not None:
+                os.close(oldest)
+            self.passed_over += 1
+            if self.passed_over == 1 and self.unwatched_now is not None:
+                with contextlib.suppress(Exception):  # a failed notice must not end the loop
+                    self.unwatched_now()
+
+    def _open_other(self, path: str) -> int | None:
+        """Another file written at `path`, opened; a link there (made by a task, over the file
+        it had read) is followed inside the workspace, where the file may live on under a hard
+        link the task made before: `config/settings.json -> ../.hl`."""
+        opened = open_for_key(path)
+        if isinstance(opened, int):
+            return opened
+        workspace = next((w for w in self.workspaces if path.startswith(w + os.sep)), None)
+        if opened != b"" or workspace is None or not os.path.islink(path):
+            return None
+        try:
+            fd, _ = open_for_reading(Path(workspace), os.path.relpath(path, workspace))
+        except (OSError, ToolError):
+            return None
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+        os.close(fd)
+        return None
+
+    def _pop_other(self, path: str) -> int | None:
+        fd = self.others.pop(path, None)
+        self.other_fds -= fd is not None
+        return fd
 
     def _expose(self, path: str, how: str = "") -> None:
         self.exposed[path] = time.monotonic()
@@ -426,11 +488,7 @@ class FolderWatch:
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
             if path is None and mask & (IN_CLOSE_WRITE | IN_MOVED_TO) and wd in self.paths:
-                other = os.path.join(self.paths[wd], name)
-                self.others.pop(other, None)
-                self.others[other] = None  # the newest last
-                if len(self.others) > MAX_OTHERS:
-                    del self.others[next(iter(self.others))]
+                self._note_other(os.path.join(self.paths[wd], name))
             followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
             if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
@@ -708,6 +766,8 @@ def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | N
     def tell() -> None:
         new = sorted(watch.unwatched - UNWATCHED_TOLD)
         notify = getattr(sandbox, "notify", None)
+        if watch.passed_over == 1 and notify is not None:
+            notify(passed_over_notice())
         if new and notify is not None:
             UNWATCHED_TOLD.update(new)
             notify(
@@ -726,6 +786,15 @@ def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | N
 WHY_UNWATCHED = (
     f"inotify is missing or out of watches, or the workspace has over {MAX_WATCHED_FOLDERS} folders"
 )
+
+
+def passed_over_notice() -> str:
+    """Said once when commands wrote more files than planloop reads for the key at a look."""
+    return (
+        f"planloop: commands wrote more than {MAX_OTHERS:,} files before planloop's next look; "
+        f"only the newest {MAX_OTHERS:,} are read for the API key, so a key you saved "
+        "into another file meanwhile may have been read by a command."
+    )
 
 
 def unwatched_names(folders: list[str]) -> str:

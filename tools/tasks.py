@@ -42,7 +42,7 @@ from tools.bind_watch import (
     what_was_lost,
     why_seen,
 )
-from tools.folder_watch import WHY_UNWATCHED
+from tools.folder_watch import WHY_UNWATCHED, passed_over_notice
 
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
@@ -263,6 +263,7 @@ class TaskManager:
         # A folder that goes unwatched while tasks run (made past the bound) is said and polled.
         self.folder_watch = FolderWatch(self.files_changed, self.poll_if_unwatched)
         self.unwatched_told: set[str] = set()
+        self.passed_over_told = False  # other files past MAX_OTHERS were said
         self.poller: asyncio.Future | None = None
 
     # ---- starting ------------------------------------------------------------------------
@@ -536,6 +537,9 @@ class TaskManager:
             )
         if unwatched and (self.poller is None or self.poller.done()):
             self.poller = asyncio.ensure_future(self._poll())
+        if self.folder_watch.passed_over and not self.passed_over_told:
+            self.passed_over_told = True
+            self.tell(passed_over_notice())
 
     async def _poll(self) -> None:
         while self.folder_watch.unwatched and any(task.binds for task in self.running()):
