@@ -80,6 +80,16 @@ def test_the_file_an_env_link_led_to_stays_hidden_after_the_link_changes(api, en
         move = "mv config moved"
     control = write(workspace / "notes.txt", CONTROL)
     hand_over(user, workspace, planloop_home, home)
+    if where == "inside":
+        # Re-pointed at a file not made yet, the link makes the commands after it ask (one
+        # creating that file would make the `.env`): headless, none runs, none reads the key.
+        steps = [("bash", {"command": first}), ("bash", {"command": move})]
+        steps.append(("bash", {"command": f"base64 -w0 {key_file} {moved}; rev {key_file}"}))
+        results = run_steps(user, api, env, workspace, planloop_home, home, steps)
+        assert all("which does not exist yet" in result for result in results[1:]), results
+        assert not any(API_KEY in result or API_KEY[::-1] in result for result in results)
+        assert key_file.read_text() == ENV_LINE
+        return
     api.add({"content": [tool_use("bash", {"command": first})]})
     api.add({"content": [tool_use("bash", {"command": move})]})
     contents = steal(user, api, env, workspace, planloop_home, home, [key_file, moved], control)
