@@ -51,14 +51,14 @@ def can_switch_user() -> bool:
 
 
 def run_as(
-    user: str, api, env: dict, workspace: Path, home: Path, **options
+    user: str, api, env: dict, workspace: Path, home: Path, flags: tuple = (), **options
 ) -> subprocess.CompletedProcess:
-    """`python agent.py -p` in `workspace`, as root or as the unprivileged user; `options` go
-    to subprocess.run (a longer timeout, a preexec_fn)."""
+    """`python agent.py -p` in `workspace`, as root or as the unprivileged user, with `flags`;
+    `options` go to subprocess.run (a longer timeout, a preexec_fn)."""
     prefix = AS_NOBODY if user == "nobody" else []
     extra = {"HOME": str(home)} if user == "nobody" else {}
     return subprocess.run(
-        [*prefix, sys.executable, str(AGENT), "-p", "look at the settings"],
+        [*prefix, sys.executable, str(AGENT), "-p", "look at the settings", *flags],
         cwd=workspace,
         env={**env, **extra},
         capture_output=True,

@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 import test_key_copies
 from conftest import API_KEY, outside_tmp
-from test_hostile_pass4 import NOBODY, needs_bwrap
+from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results
 from test_key_copies import assert_no_key, plant, run_steal
 from test_key_copies_more import show_each
 
 import tools.key_copies as key_copies
+from fakeapi import text, tool_use
 
 layout = test_key_copies.layout  # (user, workspace, planloop home, home), as root and nobody
 SETTINGS = json.dumps({"editor.fontSize": 13, "cline.anthropicApiKey": API_KEY})
@@ -133,7 +134,16 @@ def test_hundreds_of_copies_in_the_workspace_do_not_stop_the_search_of_your_home
     plant(home, files, user)
     plant(workspace, {f"src/m{index}.js": f"// {API_KEY}\n" for index in range(600)}, user)
     copy = home / deep
-    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, show_each([copy]))
+    # 100 copies left unhidden in the workspace: commands ask (here: --yes), and the first,
+    # let through before that was known, did not run.
+    for _ in range(2):
+        api.add({"content": [tool_use("bash", {"command": show_each([copy])})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home, flags=("--yes",))
+    assert result.returncode == 0, result.stderr
+    refused, output = tool_results(api)
+    assert "did not run" in refused and f"all of {workspace}" in refused
     assert f"{copy}: " in output
     assert_no_key(output + result.stdout + result.stderr)
     said = " ".join(result.stderr.split())
