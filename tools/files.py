@@ -132,23 +132,33 @@ def _withheld_key_file(
     from tools.bind_watch import holds_the_key  # late: the sandbox's modules import this one
     from tools.sandbox import key_file_reason
 
-    hidden = key_file_reason(workspace, relative) is not None
-    if not hidden:
-        # Judged by the path: only when it still leads to the file opened is the answer about
-        # that file. One a command put at the path meanwhile (a second name of a hidden key
-        # file swapped in) is treated as a hidden key file could be.
-        try:
-            now = os.stat(Path(os.path.realpath(workspace)) / relative)
-        except OSError:
-            now = None
-        if now is not None and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino):
-            return file
-    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
-    if data is None and not hidden:
-        raise ToolError(
-            f"read_file: {path} changed while it was being opened (a command moved or replaced "
-            "it). Nothing was read. Call read_file again."
-        )
+    small = status.st_size <= MAX_KEY_FILE_READ_BYTES
+    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES) if small else None
+    if data is not None:
+        # Most files: read whole once, judged as read and shown from what was judged, with no
+        # second look at the path (which a command may have pointed elsewhere meanwhile).
+        hidden = key_file_reason(workspace, relative, (status, data)) is not None
+        if not hidden:
+            return io.BytesIO(data)
+    else:
+        file.seek(0)
+        hidden = key_file_reason(workspace, relative) is not None
+        if not hidden:
+            # Judged by the path: only when it still leads to the file opened is the answer
+            # about that file. One a command put at the path meanwhile (a second name of a
+            # hidden key file swapped in) is treated as a hidden key file could be.
+            try:
+                now = os.stat(Path(os.path.realpath(workspace)) / relative)
+            except OSError:
+                now = None
+            if now is not None and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino):
+                return file
+        data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+        if data is None and not hidden:
+            raise ToolError(
+                f"read_file: {path} changed while it was being opened (a command moved or "
+                "replaced it). Nothing was read. Call read_file again."
+            )
     shown = redact_bytes(data) if data is not None else None
     if shown is None or holds_the_key(shown):
         raise ToolError(

@@ -114,6 +114,7 @@ from tools.paths import (
     path_link_not_held,
     planloop_home,
     protected_reason,
+    real_workspace,
     scan_for_file_tools,
     scan_workspace,
 )
@@ -1135,7 +1136,9 @@ def hide_remembered_keys(argv: list[str], remembered: list[Path]) -> list[str]:
     return words
 
 
-def key_file_reason(workspace: Path, relative: str) -> str | None:
+def key_file_reason(
+    workspace: Path, relative: str, opened: tuple[os.stat_result, bytes] | None = None
+) -> str | None:
     """Why the file tools ask before changing the workspace's file `relative`: the sandbox
     hides it for holding planloop's key, as the file a `.env*` leads to (by a link or as
     another name of the same file), as a key file of another name (`docker.env`, a file in
@@ -1146,12 +1149,19 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
     Changed unasked, the key would no longer be the value read_file redacts (one character
     put into it, and the next read shows the rest), and an edit's answer (found, not found)
     tells what the file holds.
+
+    `opened`: the status and the whole content of the file a tool has open at `relative`
+    (read_file's): judged as they are, with no second look at the path, which a command may
+    have pointed elsewhere meanwhile.
     """
-    root = Path(os.path.realpath(workspace))
-    try:
-        info = os.stat(root / relative)
-    except OSError:
-        return None
+    root = real_workspace(workspace)
+    if opened is not None:
+        info, data = opened
+    else:
+        try:
+            info = os.stat(root / relative)
+        except OSError:
+            return None
     if not stat.S_ISREG(info.st_mode):
         return None
     same = (info.st_dev, info.st_ino)
@@ -1172,7 +1182,12 @@ def key_file_reason(workspace: Path, relative: str) -> str | None:
     # it (one it cannot read, or too big to read, holds the key); another only up to
     # MAX_KEY_JUDGED_BYTES, and one no tool can read holds nothing a tool could show.
     named = len(names) > 1
-    if (named or info.st_size <= MAX_KEY_JUDGED_BYTES) and holds_known_secret(names[-1], named):
+    if opened is not None:
+        holds = bool(secret_encodings()) and holds_the_key(data)
+    else:
+        judged = named or info.st_size <= MAX_KEY_JUDGED_BYTES
+        holds = judged and holds_known_secret(names[-1], named)
+    if holds:
         hidden = names[1:] or names  # by its key-file names, else by its own
         KEY_FILES.update(dict.fromkeys(Path(os.path.realpath(name)) for name in hidden))
         return KEY_FILE_REASON  # and the next sandbox hides it
