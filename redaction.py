@@ -73,12 +73,18 @@ def secret_encodings(secrets: list[str] | None = None) -> list[tuple[bytes, byte
     """(a secret's bytes, REDACTED's bytes in the same encoding) for every secret in UTF-8 and
     in each of WIDE_ENCODINGS, longest first: what to look for in a file's raw bytes."""
     found = secret_values() if secrets is None else secrets
+    return list(_encodings_of(tuple(found)))
+
+
+@functools.lru_cache(maxsize=8)
+def _encodings_of(found: tuple[str, ...]) -> tuple[tuple[bytes, bytes], ...]:
+    # Asked for with every file judged and every window read_file shows: once per key.
     pairs = {
         (value.encode(encoding), REDACTED.encode(encoding))
         for value in found
         for encoding in ("utf-8", *WIDE_ENCODINGS)
     }
-    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+    return tuple(sorted(pairs, key=lambda pair: len(pair[0]), reverse=True))
 
 
 def file_encodings(secrets: list[str] | None = None) -> list[tuple[bytes, bytes]]:

@@ -289,6 +289,7 @@ class TerminalUI:
         self.blocks_in_text = 0  # Markdown blocks printed so far of the text block streaming in
         self.usage = Usage()  # the session so far
         self.styles: dict[str, tuple[str, str]] = {}  # escape codes before and after
+        self.fixed_width: tuple[object, int] | None = None  # (file, width): see `line_width`
         self.before: dict[str, str] = {}  # call id -> the file's text before an edit
         self.thinking_in_full = False  # /thinking: whole thinking blocks, not their first line
         self.printed_in_reply = 0  # Markdown blocks printed of the reply streaming in
@@ -463,7 +464,7 @@ class TerminalUI:
         if "\t" in shown and shown.isascii():  # as rich would expand them (file windows)
             shown = shown.expandtabs(self.console.tab_size)
         lines = shown.split("\n")
-        width = self.console.width  # rich works it out afresh each time it is asked
+        width = self.line_width()
         if all(fits_on_one_line(line, width) for line in lines):
             # Fast path for the short lines of every turn (tool line, preview, cost line):
             # rich's layout costs about 0.3 ms a line, writing the styled lines a few µs.
@@ -473,6 +474,17 @@ class TerminalUI:
                     self.console.file.flush()
                     return
         self.console.print(Text(shown, style=style))
+
+    def line_width(self) -> int:
+        """The console's width. rich asks the terminal afresh each time (four system calls), as
+        a terminal can be resized; a file or a pipe (headless output) keeps the width it had."""
+        file = self.console.file
+        if self.fixed_width is not None and self.fixed_width[0] is file:
+            return self.fixed_width[1]
+        width = self.console.width
+        if not self.console.is_terminal:
+            self.fixed_width = (file, width)
+        return width
 
     def styled(self, text: str, style: str) -> str:
         # The escape codes around a line depend on the style alone: rendered once per style.

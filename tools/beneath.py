@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from tools.base import ToolError
-from tools.paths import check_path_text, looks_like_git_dir, safe_path
+from tools.paths import check_path_text, looks_like_git_dir, real_workspace, safe_path
 
 # Links followed in one path at most, as the kernel does (its ELOOP limit).
 MAX_LINKS = 40
@@ -98,7 +98,7 @@ def located(workspace: Path, path: str, *, make_parents: bool = False) -> Iterat
 
     Raises ToolError when the path, or a link on the way, leads out of the workspace.
     """
-    root = Path(workspace).resolve()
+    root = real_workspace(workspace)
     if make_parents:
         safe_path(root, path)  # refuse an escape before the walk makes any folder on its way
     else:
@@ -158,7 +158,7 @@ def open_target(workspace: Path, path: str) -> tuple[int, Target]:
                 )
             # The folder it was opened in, still where the walk found it after the open.
             folder = where.relative if where.name == "." else _parent(where.relative)
-            _require_opened_at(where.folder, Path(workspace).resolve(), folder, path)
+            _require_opened_at(where.folder, real_workspace(workspace), folder, path)
         except BaseException:
             os.close(fd)
             raise

@@ -301,6 +301,11 @@ BLANKS = b" \t\r\n"
 
 def base64_only(forms: Iterable[bytes]) -> tuple[bytes, ...]:
     """Those of `forms` a base64 decoder reads whole (the key itself is one: `sk-ant-...`)."""
+    return _base64_only(tuple(forms))
+
+
+@functools.lru_cache(maxsize=8)
+def _base64_only(forms: tuple[bytes, ...]) -> tuple[bytes, ...]:
     return tuple(form for form in forms if BASE64_CHARACTERS.fullmatch(form))
 
 

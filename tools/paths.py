@@ -518,6 +518,37 @@ def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
 _FILE_TOOL_SCAN_CACHES: dict[str, dict[str, FolderListing]] = {}
 
 
+# The workspace's real path by the path it was given as, with the identity of the folder there.
+_REAL_WORKSPACES: dict[str, tuple[Path, tuple[int, int]]] = {}
+
+
+def real_workspace(workspace: Path | str) -> Path:
+    """The workspace's real path (every link above it resolved). The file tools ask for it
+    several times a call, and resolving looks at each folder above it; it is worked out again
+    only when the folder found there (by the path given, and at the real path without
+    following a link) is no longer the same one: a folder above it renamed or made a link."""
+    given = os.fspath(workspace)
+    known = _REAL_WORKSPACES.get(given)
+    if known is not None:
+        real, identity = known
+        try:
+            there, here = os.stat(given), os.lstat(real)
+        except OSError:
+            there = here = None
+        if there is not None and (there.st_dev, there.st_ino) == identity == (
+            here.st_dev,
+            here.st_ino,
+        ):
+            return real
+    real = Path(os.path.realpath(given))
+    try:
+        info = os.stat(given)
+    except OSError:
+        return real
+    _REAL_WORKSPACES[given] = (real, (info.st_dev, info.st_ino))
+    return real
+
+
 def scan_for_file_tools(root: Path) -> WorkspaceScan:
     """A scan of the workspace `root` for the file tools' questions (see `protected_reason`)."""
     cache = _FILE_TOOL_SCAN_CACHES.setdefault(str(root), {})
@@ -931,7 +962,7 @@ def scan_workspace(
     With `cache` (kept by the caller between scans), a folder whose ctime has not changed is
     not listed again; see CTIME_TRUST_MARGIN_NS.
     """
-    root = Path(workspace).resolve()
+    root = real_workspace(workspace)
     scan = WorkspaceScan()
     deadline = time.monotonic() + seconds_limit
     entries_seen = 0
