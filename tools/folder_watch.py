@@ -417,11 +417,10 @@ class FolderWatch:
 
     def _note_other(self, path: str) -> None:
         """Note another file written at `path`, the newest last; opened now while few are open."""
-        fd = self._pop_other(path)
-        if fd is not None:
-            os.close(fd)
-        if self.other_fds < MAX_OTHER_FDS:
-            fd = self._open_other(path)
+        earlier = self._pop_other(path)  # its last write's: the file there may be another now
+        if earlier is not None:
+            os.close(earlier)
+        fd = self._open_other(path) if self.other_fds < MAX_OTHER_FDS else None
         self.others[path] = fd
         self.other_fds += fd is not None
         if len(self.others) > MAX_OTHERS:
