@@ -40,6 +40,7 @@ from tools.file_call import (
     refuse_key_holder,
     write_check,
 )
+from tools.paths import real_workspace
 from tools.textio import (
     BINARY_CHECK_BYTES,
     MAX_OUTPUT_CHARS,
@@ -148,7 +149,7 @@ def _withheld_key_file(
             # about that file. One a command put at the path meanwhile (a second name of a
             # hidden key file swapped in) is treated as a hidden key file could be.
             try:
-                now = os.stat(Path(os.path.realpath(workspace)) / relative)
+                now = os.stat(real_workspace(workspace) / relative)
             except OSError:
                 now = None
             if now is not None and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino):

@@ -830,6 +830,9 @@ class WorkspaceScan:
     # (`held_folder_links`): what they lead to is held too.
     held_links: list[tuple[Path, Path, Path]] | None = None
     held_folders: list[Path] = field(default_factory=list)
+    # What sandboxed commands find read-only (tools/sandbox.py `read_only_candidates`), worked
+    # out once per scan: the check before a command and the sandbox made for it both ask.
+    read_only: list[Path] | None = None
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 

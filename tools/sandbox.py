@@ -649,19 +649,21 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
     what git, your shell, your PATH or a held folder's links name (package folders held for
     their hard links aside: `wrap` adds those). The file tools ask before writing any of them
     too (`held_for_commands_reason`): what a command cannot change, neither can the model."""
-    # The repositories above the workspace are read-only already, but the hooks folder or an
-    # included config they name may lie inside it.
-    above_hooks, above_includes = git_paths_around(root.parent)
-    linked = hook_link_targets(root, scan)
-    candidates = [*protected_candidates(scan), *above_hooks, *above_includes, *linked]
-    candidates += home_links_into(root)  # your dot files, kept in this workspace
-    candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
-    candidates += run_later_read_only(root, run_later_paths(root, scan))
-    held_there = run_later_read_only(root, held_when_there_paths(root, scan))
-    candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: read-only
-    candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
-    candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
-    return candidates
+    if scan.read_only is None:
+        # The repositories above the workspace are read-only already, but the hooks folder or
+        # an included config they name may lie inside it.
+        above_hooks, above_includes = git_paths_around(root.parent)
+        linked = hook_link_targets(root, scan)
+        candidates = [*protected_candidates(scan), *above_hooks, *above_includes, *linked]
+        candidates += home_links_into(root)  # your dot files, kept in this workspace
+        candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
+        candidates += run_later_read_only(root, run_later_paths(root, scan))
+        held_there = run_later_read_only(root, held_when_there_paths(root, scan))
+        candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: held
+        candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
+        candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
+        scan.read_only = list(dict.fromkeys(candidates))
+    return list(scan.read_only)  # a copy: `wrap` adds to it
 
 
 def held_for_commands_reason(workspace: Path, relative: str) -> str | None:
@@ -674,9 +676,9 @@ def held_for_commands_reason(workspace: Path, relative: str) -> str | None:
     through a link, the file a `.claude` or `.envrc` link leads to (or would lead to, once
     made: a link to a missing file resolves to the name a write would create).
     """
-    root = Path(workspace).resolve()
+    root = real_workspace(workspace)
     target = Path(os.path.realpath(root / relative))
-    for path in dict.fromkeys(read_only_candidates(root, scan_for_file_tools(root))):
+    for path in read_only_candidates(root, scan_for_file_tools(root)):
         if path == root:
             continue  # the workspace as a git directory: commands ask instead (_cannot_confine)
         held = Path(os.path.realpath(path))
@@ -698,7 +700,7 @@ def dangling_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     `.env -> config/dev.env` would then be a `.env` of its making, which no scan reports as new
     (the name was there before).
     """
-    for path in dict.fromkeys(read_only_candidates(root, scan)):
+    for path in read_only_candidates(root, scan):
         if path == root or not os.path.islink(path):
             continue
         real = Path(os.path.realpath(path))
