@@ -204,14 +204,15 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
     with `${...}` expanded (`K1=sk-ant-` then `KEY=${K1}rest` holds no line with the key, and
     every dotenv reader still gets it). Variables are expanded from the file alone: what
     `${ANTHROPIC_API_KEY}` would take from an environment is not in the file."""
-    from tools.key_copies import base64_only, holds_wrapped, search_secrets_of  # (a cycle)
+    # Imported here: tools.key_copies imports this module.
+    from tools.key_copies import base64_only, holds_any, holds_wrapped, search_secrets_of
 
     found = secret_values() if secrets is None else secrets
     forms = search_secrets_of(found)  # each encoding, and base64
-    if any(form in data for form in forms) or holds_wrapped(data, base64_only(forms)):
+    if holds_any(data, forms) or holds_wrapped(data, base64_only(forms)):
         return True
-    for encoding in ("utf-8", *WIDE_ENCODINGS):
-        if "${".encode(encoding) not in data:
+    for encoding, reference in REFERENCE_STARTS:
+        if reference not in data:
             continue
         try:
             text = data.decode(encoding).lstrip("\ufeff")
@@ -232,6 +233,8 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
 # (hidden from commands, not shown): no .env of a person's comes near them.
 DOTENV_JUDGED_BYTES = 1024 * 1024
 EXPANDED_CHARS = 4 * 1024 * 1024  # all values built, together
+# `${` in each encoding a dotenv file is read in: no variable is expanded in a file without it.
+REFERENCE_STARTS = tuple((name, "${".encode(name)) for name in ("utf-8", *WIDE_ENCODINGS))
 BINDING = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][\w.]*[ \t]*=")
 
 

@@ -482,13 +482,21 @@ def _list_directory(fd: int) -> str:
     return listing
 
 
+# read_at_most's first read: most files are smaller, and a buffer this size is cheap to make.
+FIRST_READ_BYTES = 64 * 1024
+
+
 def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
     """The rest of `file` if it is at most `limit` bytes, else None.
 
     A size checked with fstat is no bound: a command running meanwhile can grow the file (a
     sparse terabyte is one `truncate` away) before it is read.
     """
-    data = file.read(limit + 1)
+    # A first read of at most FIRST_READ_BYTES: asking for `limit` bytes at once makes Python
+    # allocate that much (a megabyte for read_file's key check) for every small file read.
+    data = file.read(min(limit + 1, FIRST_READ_BYTES))
+    if len(data) == FIRST_READ_BYTES and limit + 1 > FIRST_READ_BYTES:
+        data += file.read(limit + 1 - len(data))
     return None if len(data) > limit else data
 
 

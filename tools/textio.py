@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from redaction import redact, start_of_a_secret
+from redaction import redact, secret_pattern, start_of_a_secret
 
 # Longer lines are cut, so one minified line cannot fill the model's context.
 MAX_LINE_CHARS = 2000
@@ -133,8 +133,9 @@ def _numbered_lines(
     # all but its end. So a long line is read a secret's length past MAX_LINE_BYTES (a secret
     # that starts before the cut ends in what is read), and where reading stopped mid-line, an
     # end that a secret begins with is left out (it starts past the cut anyway).
-    past_cut = max((len(secret.encode()) for secret in secrets), default=0)
+    past_cut = max(map(len, map(str.encode, secrets)), default=0)
     most = MAX_LINE_BYTES + past_cut
+    finder = secret_pattern(tuple(secrets))  # one search a line, not one scan per secret
     while len(shown) < limit:
         # readline with a size bounds memory even for a file that is one enormous line.
         raw = file.readline(most)
@@ -147,8 +148,9 @@ def _numbered_lines(
         raw = raw.removesuffix(b"\n").removesuffix(b"\r")
         # A character cut at the end stays out rather than becoming U+FFFD after a secret's start.
         line, _ = codecs.utf_8_decode(raw, "replace", not truncated)
-        if secrets:
-            line = redact(line, secrets)
+        if finder is not None:
+            if finder.search(line):
+                line = redact(line, secrets)
             if truncated:
                 line = line[: len(line) - start_of_a_secret(line, secrets)]
         if len(line) > MAX_LINE_CHARS:
