@@ -67,6 +67,7 @@ from middleware.base import (
 from middleware.command_prefix import prefix_for, starts_with
 from middleware.saved_rules import load_saved_prefixes, write_saved_prefixes
 from tools.base import ToolError
+from tools.bash import runs_commands, sandbox_of
 from tools.beneath import is_under_git, target_of
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
 from tools.paths import HOME_REASON, PROTECTED_PATHS
@@ -286,14 +287,20 @@ class PermissionPolicy(Middleware):
         name = ctx.tool_call["name"]
         shown_call = {"name": name, "input": ctx.args}
         must_ask = getattr(self.sandbox, "must_ask", None)  # the sandbox cannot keep its promise
-        if name == "bash" and ctx.args.get("outside_sandbox"):
+        tool = ctx.context.tools.get(name)
+        # Bash by what it runs, not by its name: given the agent's sandbox, a command tool runs
+        # unasked only when it spawns through it (a tool named bash that runs commands its own
+        # way asks). Without one, `sandboxed` is the caller's word.
+        commands = name == "bash" or runs_commands(tool)
+        sandboxed = self.sandboxed and (self.sandbox is None or sandbox_of(tool) is self.sandbox)
+        if commands and ctx.args.get("outside_sandbox"):
             question = Question(
                 f"Run this command OUTSIDE the sandbox? (asked every time)\n{ctx.args['command']}",
                 call=shown_call,
             )
             # No rule covers it and "always" is not offered; a yes is handed to bash for this call.
             return NeedsApproval(question, OUTSIDE_SANDBOX_REFUSAL, target=OUTSIDE_SANDBOX_APPROVED)
-        if name == "bash" and (not self.sandboxed or must_ask):
+        if commands and (not sandboxed or must_ask):
             command = ctx.args["command"]
             prefix = prefix_for(command)
             always = AlwaysRule(prefix) if prefix else None
@@ -304,13 +311,18 @@ class PermissionPolicy(Middleware):
                 f"{asks}\n{command}", always=always and always.describe(), call=shown_call
             )
             refusal = HEADLESS_BASH_REFUSAL
-            if self.sandboxed and must_ask:  # the sandbox is on, but cannot keep its promise
+            if self.sandboxed and not sandboxed:  # a command tool of its own making
+                refusal = refusal.replace(
+                    "this agent runs without the sandbox",
+                    f"this {name} tool does not run its commands in the agent's sandbox",
+                )
+            elif self.sandboxed and must_ask:  # the sandbox is on, but cannot keep its promise
                 refusal = refusal.replace(
                     "this agent runs without the sandbox",
                     f"the sandbox cannot confine it ({must_ask})",
                 )
             return NeedsApproval(question, refusal, command=command, always=always)
-        written = getattr(ctx.context.tools.get(name), "writes", None)
+        written = getattr(tool, "writes", None)
         path = ctx.args.get(written) if written else None
         if not isinstance(path, str):
             return None

@@ -8,6 +8,7 @@ sandbox, where they fail, or refuses them; neither leaves a trace on the host.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import subprocess
@@ -33,6 +34,7 @@ from middleware.undo import UndoRecorder
 from prompts.project import ProjectInstructions
 from settings import confirm_endpoint
 from todo import TodoListMiddleware
+from tools import BASH, READ_FILE, Tool, make_bash
 from tools.sandbox import NoSandbox, bubblewrap_works
 from tools.tasks import TaskManager
 from wiretrace import Trace
@@ -266,3 +268,68 @@ def test_tasks_give_bash_its_background_and_the_todo_list_its_wait(api, workspac
     plain = Agent(client=fake_api_client(api.base_url), workspace=workspace, sandbox=sandbox)
     assert "wait_for_tasks" not in plain.tools["todo_write"].schema()["input_schema"]["properties"]
     assert "task_output" not in plain.tools
+
+
+# ---- a changed bash is still the sandboxed bash -------------------------------------------
+
+
+def changed_bash_tools() -> dict[str, Tool]:
+    """bash as an extender changes it: a longer description, another name, a fresh make_bash()."""
+    return {
+        "described": dataclasses.replace(BASH, description=BASH.description + " Prefer rg."),
+        "renamed": dataclasses.replace(BASH, name="shell"),
+        "made": make_bash(),
+    }
+
+
+@pytest.mark.skipif(not SANDBOX_WORKS, reason="bubblewrap cannot start a sandbox here")
+@pytest.mark.parametrize("kind", ["described", "renamed", "made"])
+def test_a_changed_copy_of_bash_runs_in_the_agents_sandbox(api, workspace, outside, kind):
+    tool = changed_bash_tools()[kind]
+    a_git_repository(workspace)
+    plant = "printf '\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config"
+    call = tool_use(tool.name, {"command": f"echo pwned > {outside}; {plant}"})
+    api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    agent = Agent(
+        client=fake_api_client(api.base_url),
+        workspace=workspace,
+        tools=[tool, READ_FILE],
+    )  # headless: nobody to ask, so a command that would need a question is refused
+    run(agent.run("go"))
+    result = results_by_id(api.accepted[-1])[call["id"]]
+    assert "Read-only file system" in result["content"], result  # it ran, confined
+    assert not outside.exists()
+    assert (workspace / ".git" / "config").read_text() == GIT_CONFIG
+    assert agent.tools[tool.name].description == tool.description  # the extender's own words
+
+
+def test_a_tool_named_bash_that_runs_commands_its_own_way_is_asked_about(api, workspace):
+    ran: list[str] = []
+
+    def own_bash(workspace: Path, command: str) -> str:
+        ran.append(command)
+        return "ran"
+
+    tool = Tool(
+        name="bash",
+        description="Run a command.",
+        input_schema={
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+        },
+        handler=own_bash,
+    )
+    call = tool_use("bash", {"command": "touch x"})
+    api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    agent = Agent(client=fake_api_client(api.base_url), workspace=workspace, tools=[tool])
+    run(agent.run("go"))
+    # Whether the agent has a sandbox or not, this bash does not spawn through it: headless,
+    # nobody can approve it, so it does not run.
+    assert ran == []
+    result = results_by_id(api.accepted[-1])[call["id"]]
+    assert result.get("is_error") and "bash is disabled" in result["content"], result
+    if SANDBOX_WORKS:
+        assert "does not run its commands in the agent's sandbox" in result["content"]

@@ -26,13 +26,14 @@ the workspace, and refuses a protected file the policy did not approve for this 
 examples/append_file.py is a complete writing tool.
 
 bash spawns its commands through a sandbox (tools/sandbox.py): `Agent` hands its own to the
-registered `BASH` through `default_tools(sandbox)`, in `TOOLS` or in a list of your own, and
-with `default_tools(sandbox, tasks)` adds background tasks (tools/tasks.py): bash's
+registered `BASH` through `default_tools(sandbox)`, in `TOOLS` or in a list of your own (a copy
+of it with another description or name runs in that sandbox too), and with
+`default_tools(sandbox, tasks)` adds background tasks (tools/tasks.py): bash's
 `run_in_background`, task_output and task_stop.
 """
 
 from tools.base import Tool, ToolError, call_handler, validate_input
-from tools.bash import BASH, make_bash
+from tools.bash import BASH, in_sandbox, make_bash, runs_commands, sandbox_of
 from tools.files import EDIT_FILE, READ_FILE, WRITE_FILE
 from tools.paths import protected_reason, safe_path
 
@@ -69,4 +70,16 @@ def default_tools(
     """
     bash = BASH if sandbox is None and tasks is None else make_bash(sandbox, tasks)
     extra = tasks.tools() if tasks is not None else []
-    return [bash if tool is BASH else tool for tool in (TOOLS if tools is None else tools)] + extra
+    chosen = TOOLS if tools is None else tools
+    # A changed copy of bash (another description, make_bash()) runs in the same sandbox as
+    # the registered one, unless it was made with a sandbox of its own: the permission policy
+    # lets bash run unasked only in the agent's.
+    return [
+        bash if tool is BASH else in_sandbox(tool, sandbox, tasks) if unbound(tool) else tool
+        for tool in chosen
+    ] + extra
+
+
+def unbound(tool: Tool) -> bool:
+    """A bash tool made without a sandbox: `dataclasses.replace(BASH, ...)`, `make_bash()`."""
+    return runs_commands(tool) and sandbox_of(tool) is None

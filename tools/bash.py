@@ -16,6 +16,7 @@ How a command is started, watched and ended, with everything it started and on e
 the result.
 """
 
+import dataclasses
 import errno
 import functools
 import re
@@ -273,6 +274,24 @@ def make_bash(sandbox: object = None, tasks: Any = None) -> Tool:
         },
         handler=functools.partial(bash, sandbox=sandbox, tasks=tasks),
     )
+
+
+def runs_commands(tool: Tool | None) -> bool:
+    """Whether `tool` runs bash's handler: the registered BASH, `make_bash()`, or a copy of
+    either with its own name or description (`dataclasses.replace(BASH, description=...)`)."""
+    handler = getattr(tool, "handler", None)
+    return isinstance(handler, functools.partial) and handler.func is bash
+
+
+def sandbox_of(tool: Tool | None) -> object:
+    """The sandbox a bash tool spawns its commands through (None: none, or no bash tool)."""
+    return tool.handler.keywords.get("sandbox") if runs_commands(tool) else None
+
+
+def in_sandbox(tool: Tool, sandbox: object, tasks: Any = None) -> Tool:
+    """`tool`, a bash tool, spawning its commands through `sandbox` (with `tasks`), its name,
+    description and schema as they are: a changed copy runs where the registered one does."""
+    return dataclasses.replace(tool, handler=functools.partial(bash, sandbox=sandbox, tasks=tasks))
 
 
 async def bash(
