@@ -264,6 +264,31 @@ def test_a_program_the_repository_config_names_in_its_tree_stays_read_only(
 
 
 @needs_bwrap
+@pytest.mark.parametrize("key", ["core.fsmonitor", "diff textconv"])
+def test_a_script_named_by_a_bare_name_stays_read_only(api, env, user_folders, key):
+    # `sh fsmon.sh`: git runs it from the top of the working tree, where sh opens fsmon.sh.
+    user, workspace, planloop_home, home = user_folders
+    config, steps = REPOSITORY_KEYS[key]
+    program = "sh prog.sh" if key == "core.fsmonitor" else "prog.sh"  # textconv has its `sh`
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    with (workspace / ".git" / "config").open("a") as file:
+        file.write(config.format(program=program))
+    make(workspace / "prog.sh", "#!/bin/sh\ncat\n", user)
+    marker = home / "planted-ran"
+    api.add(plant("prog.sh", marker))
+    write(api, "prog.sh")
+    api.add({"content": [text("Done.")]})
+    ran, _, written = run(user, api, env, workspace, planloop_home, home)
+    assert "finished" in ran and "Read-only file system" in ran, ran
+    assert REFUSED in written
+    assert (workspace / "prog.sh").read_text() == "#!/bin/sh\ncat\n"
+    ident = {"GIT_AUTHOR_NAME": "me", "GIT_COMMITTER_NAME": "me", "EMAIL": "me@x.test"}
+    for step in steps:
+        host(user, home, *step, cwd=workspace, env=ident)
+    assert not marker.exists()
+
+
+@needs_bwrap
 def test_a_program_the_repository_config_names_that_does_not_exist_makes_commands_ask(
     api, env, user_folders
 ):
@@ -295,11 +320,48 @@ def test_a_program_the_repository_config_names_that_does_not_exist_makes_command
         ("FOO=/x ssh -o Opt=/y host", []),
         ("curl https://x.test/a", []),
         ('echo "open', []),
+        ("sh fsmon.sh", ["/w/fsmon.sh"]),  # a script's name: opened from the tree's top
+        ("fsmon.sh", []),  # the program itself: looked up on PATH
+        ("python3 conv.py && make all", ["/w/conv.py"]),  # `make` is a program, `all` a word
+        ("cache --timeout 3600", []),
+        ("!git log --oneline", []),
     ],
 )
 def test_the_program_paths_of_a_command_line_in_git_config(value, found):
     expected = [Path(os.path.expanduser(path)) for path in found]
     assert program_paths(value, Path("/w")) == expected
+
+
+def test_a_bare_argument_counts_when_it_names_a_file_at_the_top_of_the_tree(tmp_path):
+    (tmp_path / "conv").write_text("print(1)\n")
+    assert program_paths("perl conv words", tmp_path) == [tmp_path / "conv"]
+    assert program_paths("perl conv words", None) == []  # your config, no tree: no base
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        '[remote "origin"]\n\turl = ext::sh {program} %S\n',
+        '[submodule "x"]\n\tupdate = !sh {program}\n',
+        '[lfs "customtransfer.x"]\n\tpath = {program}\n',
+        '[lfs "extension.x"]\n\tclean = {program} %f\n',
+    ],
+)
+def test_the_urls_submodules_and_lfs_commands_of_a_repository_count(config, tmp_path):
+    from tools.git_programs import programs_of
+    from tools.paths import read_git_config
+
+    (tmp_path / "config").write_text(config.format(program="tools/x.sh"))
+    assert programs_of(read_git_config(tmp_path / "config"), Path("/w")) == [Path("/w/tools/x.sh")]
+
+
+def test_a_plain_url_or_submodule_update_is_no_program(tmp_path):
+    from tools.git_programs import programs_of
+    from tools.paths import read_git_config
+
+    plain = '[remote "o"]\n\turl = ../mirror/x.git\n[submodule "x"]\n\tupdate = ./rebase\n'
+    (tmp_path / "config").write_text(plain)
+    assert programs_of(read_git_config(tmp_path / "config"), Path("/w")) == []
 
 
 ALL_YOUR_KEYS = [

@@ -103,7 +103,34 @@ def test_the_protected_names_are_the_ones_tools_read_and_no_more():
         "_darcs/prefs/defaults",
         ".helix/languages.toml",
         ".zed/settings.json",
+        ".cargo/config.toml",
+        "crates/app/.cargo/config",
+        ".Rprofile",
     ):
         assert protected_reason(root, path), path
     for path in ("src/mise/app.py", "mise/README.md", "docs/vscode.md", "mise.txt", "idea/x"):
         assert protected_reason(root, path) is None, path
+
+
+@needs_bwrap
+def test_what_cargo_runs_when_an_editor_opens_the_folder_cannot_be_planted(api, env, user_folders):
+    # rust-analyzer runs `cargo metadata` on opening the folder, and cargo runs the
+    # rustc-wrapper that .cargo/config.toml names.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / ".cargo").mkdir()
+    owned_file(workspace / ".cargo/config.toml", "[build]\njobs = 2\n", user)
+    if user == "nobody":
+        os.chown(workspace / ".cargo", NOBODY, NOBODY)
+    wrapper = '[build]\nrustc-wrapper = "w.sh"\n'
+    plant = f"printf '{wrapper}' >> .cargo/config.toml; echo finished"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("read_file", {"path": ".cargo/config.toml"})]})
+    write = {"path": ".cargo/config.toml", "content": wrapper}
+    api.add({"content": [tool_use("write_file", write)]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "Read-only file system" in ran, ran
+    assert ".cargo is protected" in written and "cargo" in written
+    assert (workspace / ".cargo/config.toml").read_text() == "[build]\njobs = 2\n"

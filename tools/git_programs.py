@@ -9,8 +9,10 @@ tools ask before writing them (tools/paths.py `protected_reason`).
 
 Only files are read here, nothing is run. A value is split into shell words: its first word is
 the program, and any later word written as a path (`sh ~/bin/x.sh`, `python3 tools/conv.py`)
-counts too, as the script the program runs. A word without a slash is looked up on PATH (held
-with the PATH folders), not here.
+counts too, as the script the program runs; so does a later word without a slash that names a
+file at the top of the working tree, or a script's name (`sh fsmon.sh`), as git runs these
+from there. A program's own name without a slash is looked up on PATH (held with the PATH
+folders), not here.
 """
 
 from __future__ import annotations
@@ -78,8 +80,19 @@ PROGRAM_KEYS = frozenset(
         "trailer.cmd",
         "tar.command",
         "hook.command",
+        "submodule.update",  # `!command` only: checkout, rebase, merge and none are words
+        # git-lfs: [lfs "customtransfer.<name>"] path and args, [lfs "extension.<name>"]
+        # clean and smudge, run at checkout, pull and push.
+        "lfs.path",
+        "lfs.args",
+        "lfs.clean",
+        "lfs.smudge",
     }
 )
+# Keys whose value is a URL, and a command line only in the `ext::` form (git fetch, pull and
+# push run it, with protocol.ext.allow): `ext::sh tools/remote.sh`.
+URL_KEYS = frozenset({"remote.url", "remote.pushurl", "submodule.url"})
+EXT_URL = "ext::"
 # Sections whose every key is a command line: `[pager] log = ~/bin/x`, and aliases, of which
 # only those starting with `!` run a program (the others run a git subcommand).
 PROGRAM_SECTIONS = ("alias", "pager")
@@ -106,6 +119,18 @@ def is_program_key(key: str) -> bool:
     return key in PROGRAM_KEYS or key.split(".")[0] in PROGRAM_SECTIONS
 
 
+# The shell's separators, after which the next word is a program again.
+PUNCTUATION = (";", "&", "&&", "|", "||", "(", ")", ";;")
+# What a script's name ends with: an argument of this form names a file to run even before it
+# exists (a command could create `fsmon.sh` for `core.fsmonitor = sh fsmon.sh`).
+SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".py", ".pl", ".rb", ".js", ".mjs", ".cjs", ".ts")
+SCRIPT_SUFFIXES += (".php", ".lua", ".tcl", ".awk", ".sed", ".ps1", ".bat", ".cmd")
+
+
+def is_script_name(word: str) -> bool:
+    return word.lower().endswith(SCRIPT_SUFFIXES)
+
+
 def program_paths(value: str, worktree: Path | None) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
@@ -118,14 +143,21 @@ def program_paths(value: str, worktree: Path | None) -> list[Path]:
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = value.split()
     found: list[Path] = []
-    for before, word in zip(["", *words], words, strict=False):
+    for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if any(char.isspace() for char in word):
             found += program_paths(word, worktree)  # a quoted command line: `sh -c "~/x y"`
             continue
-        if before in ("<", ">", ">>") or "/" not in word or word.startswith("-"):
-            continue  # a redirection's file, an option (`--format=a/b`), or no path at all
+        if before in ("<", ">", ">>") or word.startswith("-"):
+            continue  # a redirection's file, an option (`--format=a/b`)
         if "=" in word or "://" in word:
             continue  # a variable set for the program, an address
+        if "/" not in word:
+            # A program (the first word, or one after `;`, `&&`, `|`) is looked up on PATH.
+            # An argument is opened from the top of the working tree: `sh fsmon.sh`.
+            if index == 0 or before in PUNCTUATION or worktree is None:
+                continue
+            if not (is_script_name(word) or os.path.isfile(worktree / word)):
+                continue  # `--timeout 3600`, `log --oneline`: words, not files
         path = Path(os.path.expanduser(word))
         if not path.is_absolute():
             if worktree is None or word.startswith("~"):
@@ -154,8 +186,10 @@ def programs_of(settings: Iterable[tuple[str, str]], worktree: Path | None) -> l
             templates = Path(os.path.expanduser(value))
             if templates.is_absolute():
                 found.append(Path(os.path.normpath(templates)))
+        elif key in URL_KEYS and value.startswith(EXT_URL):
+            found += program_paths(value.removeprefix(EXT_URL), worktree)
         elif value and is_program_key(key):
-            if key.startswith("alias.") and not value.startswith("!"):
+            if key.startswith(("alias.", "submodule.")) and not value.startswith("!"):
                 continue
             found += program_paths(value, worktree)
     return found

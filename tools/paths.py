@@ -155,6 +155,11 @@ HOST_TOOL_CONFIG = {
     # rust-analyzer do on their own: a `path` toolchain is any folder's rustc.
     "rust-toolchain.toml": "rustup runs the toolchain it names (a path: any folder's rustc)",
     "rust-toolchain": "rustup runs the toolchain it names (a path: any folder's rustc)",
+    # cargo reads .cargo/config.toml in the folder it starts in and every folder above, and
+    # rust-analyzer runs `cargo metadata` when the folder is opened: a rustc-wrapper, a runner.
+    ".cargo": "cargo runs the rustc wrapper and runners its config names, as rust-analyzer does",
+    # R sources it at every start in the folder, and RStudio or Positron start R on opening it.
+    ".Rprofile": "R runs it at every start in the folder, and R editors start R on opening it",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
     ".factory": "Factory's Droid runs the hooks of its settings.json and hooks.json and starts "
@@ -1461,15 +1466,35 @@ def your_git_config_paths() -> tuple[list[Path], list[Path]]:
     return paths_named_by(your_git_configs(), worktree=None)
 
 
-def git_paths_around(path: Path) -> tuple[list[Path], list[Path]]:
+def git_paths_around(path: Path, workspace: Path | None = None) -> tuple[list[Path], list[Path]]:
     """The hooks folders and included configs of the repositories at `path` and above it, and
-    those your own git configs name (`your_git_config_paths`)."""
+    those your own git configs name (`your_git_config_paths`).
+
+    With `workspace` (whose parent `path` is), while no repository holds it yet: your configs'
+    relative hooks folder taken from it too. `git init` there, and the first commit runs what
+    a command put in `.githooks/` before.
+    """
     hooks, includes = your_git_config_paths()
     # Up to the file system's root: a repository that holds the workspace can name a hooks
     # folder inside it (a monorepo's packages/app/.hooks, say).
+    held_by_a_repository = False
     for folder in [path, *path.parents]:
         if os.path.exists(folder / GIT_DIR_NAME):
             more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
             hooks += more_hooks
             includes += more_includes
+            held_by_a_repository = held_by_a_repository or is_repository(folder / GIT_DIR_NAME)
+    # (A workspace that is a repository has its hooks found with it, from its scan.)
+    held_by_a_repository = held_by_a_repository or (
+        workspace is not None and is_repository(workspace / GIT_DIR_NAME)
+    )
+    if workspace is not None and not held_by_a_repository:
+        yours = paths_named_by(your_git_configs(), worktree=workspace)[0]
+        hooks += [hook for hook in yours if hook.is_relative_to(workspace)]
     return hooks, includes
+
+
+def is_repository(git_entry: Path) -> bool:
+    """Whether a `.git` entry is a repository git would use (not the sandbox's empty stand-in)."""
+    git_dir = git_dir_of(git_entry)
+    return git_dir is not None and os.path.exists(git_dir / "HEAD")

@@ -597,7 +597,7 @@ def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     can it hold a config file that git would include but that does not exist yet. Either way
     a command could change what git runs on the host, so commands ask instead.
     """
-    above_hooks, above_includes = git_paths_around(root.parent)
+    above_hooks, above_includes = git_paths_around(root.parent, root)
     # A `.git` counts when it leads to a repository inside the workspace (one outside, or a
     # link to /proc, is not bound, and is reported as such).
     repositories = [
@@ -652,7 +652,7 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
     if scan.read_only is None:
         # The repositories above the workspace are read-only already, but the hooks folder or
         # an included config they name may lie inside it.
-        above_hooks, above_includes = git_paths_around(root.parent)
+        above_hooks, above_includes = git_paths_around(root.parent, root)
         linked = hook_link_targets(root, scan)
         candidates = [*protected_candidates(scan), *above_hooks, *above_includes, *linked]
         candidates += home_links_into(root)  # your dot files, kept in this workspace
@@ -739,7 +739,7 @@ def links_in_held_folders(
     for their hard links (installed code, whose links stay inside them).
     """
     if scan.held_links is None:
-        folders = [*scan.tool_configs, *git_paths_around(root.parent)[0]]
+        folders = [*scan.tool_configs, *git_paths_around(root.parent, root)[0]]
         folders += [hook for entry in scan.git_entries for hook in git_config_paths(entry)[0]]
         folders += [*path_folders_in(root)[0], *path_entries()]  # ~/bin/tool -> ~/proj/tool
         folders += run_later_read_only(root, run_later_paths(root, scan))
@@ -853,7 +853,7 @@ def hard_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     commands ask. Looked at: each protected file, and the files directly in each protected
     folder and in its `hooks` folder (a repository's config, HEAD, hooks), not deeper.
     """
-    above_hooks, above_includes = git_paths_around(root.parent)
+    above_hooks, above_includes = git_paths_around(root.parent, root)
     paths = [*protected_candidates(scan), *above_hooks, *above_includes]
     paths += hook_link_targets(root, scan) + home_links_into(root)
     try:
@@ -1748,7 +1748,7 @@ class Bubblewrap:
                 atexit.register(self._remove_placeholder, root)
             self.placed_git_dirs.add(root / GIT_DIR_NAME)
             argv += ["--tmpfs", str(root / GIT_DIR_NAME), "--remount-ro", str(root / GIT_DIR_NAME)]
-        above_hooks = git_paths_around(root.parent)[0]
+        above_hooks = git_paths_around(root.parent, root)[0]
         candidates = read_only_candidates(root, snapshot)
         for folder in hard_linked_packages(root, snapshot):  # files shared with a cache outside
             candidates.append(folder)
