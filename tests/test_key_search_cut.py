@@ -8,6 +8,7 @@ ask, as they do when the scan of protected paths cannot finish.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from conftest import API_KEY
@@ -56,3 +57,59 @@ def test_only_the_workspaces_ordinary_folders_left_unread_count(tmp_path):
     assert late.workspace_left() is None
     # Your home cut short: the person is told; it is no reason for the workspace's commands.
     assert stopped(tmp_path, True, [str(tmp_path / "code")], False).workspace_left() is None
+
+
+KEY = b"sk-ant-api03-" + b"searchcut" * 9
+SECRETS = key_copies.search_secrets_of([KEY.decode()])
+
+
+def searched_workspace(workspace: Path) -> key_copies.KeyCopySearch:
+    search = key_copies.KeyCopySearch((key_copies.Place(workspace, 8, yours=False),), (), SECRETS)
+    search.run()
+    return search
+
+
+def a_big_package_store(workspace: Path, files: int) -> None:
+    store = workspace / "node_modules"
+    store.mkdir(parents=True)
+    for index in range(files):
+        (store / f"f{index}.js").write_bytes(b"x")
+
+
+def test_a_marker_the_repository_put_beside_a_folder_does_not_send_it_last(tmp_path, monkeypatch):
+    # config/CACHEDIR.TAG, or a pyvenv.cfg at the top making lib/ a venv's library: the
+    # folder the person fills in was read after node_modules, past the bound, and unread
+    # "stores" only did not make commands ask.
+    monkeypatch.setattr(key_copies, "SEARCH_FILES", 200)
+    for marker, config in (
+        ("config/CACHEDIR.TAG", "config/settings.json"),
+        ("pyvenv.cfg", "lib/x.js"),
+    ):
+        workspace = tmp_path / marker.replace("/", "-")
+        a_big_package_store(workspace, 300)
+        (workspace / marker).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / marker).write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+        (workspace / "bin").mkdir()
+        (workspace / config).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / config).write_bytes(b'{"key": "' + KEY + b'"}\n')
+        search = searched_workspace(workspace)
+        assert workspace / config in search.found, marker
+        assert search.workspace_left() is None  # only node_modules left: read last by name
+
+
+def test_hard_links_to_one_big_file_are_read_once(tmp_path, monkeypatch):
+    # Sixty names of one 2 MiB file spent the bytes bound sixty times over, before the
+    # person's file was reached.
+    monkeypatch.setattr(key_copies, "SEARCH_BYTES", 8 * 1024 * 1024)
+    workspace = tmp_path / "work"
+    (workspace / "a").mkdir(parents=True)
+    big = workspace / "a" / "big.bin"
+    big.write_bytes(os.urandom(2 * 1024 * 1024))
+    os.utime(big, ns=(1, 1))
+    for index in range(60):
+        os.link(big, workspace / "a" / f"name{index}.bin")
+    (workspace / "z").mkdir()
+    (workspace / "z" / "settings.json").write_bytes(b'{"key": "' + KEY + b'"}\n')
+    search = searched_workspace(workspace)
+    assert search.found == [workspace / "z" / "settings.json"]
+    assert search.bytes_read < 3 * 1024 * 1024

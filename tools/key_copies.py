@@ -35,10 +35,12 @@ workspace's `.env` files, those above it. Two things slip past a list of places:
   turns go by cost: the place that has spent the least time reads next, so one of big files
   reads fewer of them while the others still have some to read. The workspace's places spend
   a time budget of their own, never yours: nothing the repository holds cuts your home's
-  search short. In them no name is trusted either: a committed CACHEDIR.TAG, a `HEAD`, a
-  `pyvenv.cfg` or a `node_modules` sends a folder to the end of the workspace's search, not
-  out of it. When a bound stops the search, `cut_short` says which bound and `unfinished`
-  which places, and the person is told.
+  search short. In them no name is trusted either: a `node_modules` (a package store by its
+  name, `read_last_in_the_workspace`) is sent to the end of the workspace's search, not out of
+  it; a marker file beside a folder (a CACHEDIR.TAG but in cargo's `target`, a `HEAD`, a
+  `pyvenv.cfg`) does not even do that, as the repository chose where to put it. When a bound
+  stops the search, `cut_short` says which bound and `unfinished` which places, and the person
+  is told.
 
   A copy found with more than one name (a command of an earlier run can `ln` the template the
   person later fills in) is hidden at every name the workspace holds: `find_other_names` lists
@@ -280,6 +282,21 @@ def memory_path() -> Path | None:
     except OSError:
         return None
     return folder / MEMORY_NAME
+
+
+def read_last_in_the_workspace(parent: str, name: str) -> bool:
+    """Whether the workspace's folder `name`, in a folder named `parent`, is read after
+    everything else there: by its name alone, a package store or a Python's library. Not by a
+    marker file beside it, which the repository chooses: a `pyvenv.cfg` committed at the top
+    made `lib/` a store, and the person's `lib/config.js` was left unread past a bound."""
+    if name in PACKAGE_FOLDERS:
+        return True
+    return parent in ("lib", "lib64", "Lib") and PYTHON_LIBRARY.fullmatch(name) is not None
+
+
+# Build output that tags itself with a CACHEDIR.TAG: in the workspace, only a folder of this
+# name is read last for its tag (a committed `config/CACHEDIR.TAG` is an ordinary file).
+TAGGED_OUTPUT = frozenset({"target"})
 
 
 def skips_child(names: set[str], parent: str, name: str) -> bool:
@@ -579,6 +596,7 @@ class KeyCopySearch:
         self.trusted = trusted_devices()
         _, self.known = load_memory(self.memory, self.secrets)
         self.learnt: set[bytes] = set()  # files that hold no key, as the memory keeps them
+        self.read_once: set[bytes] = set()  # files read in this search that held no key
         self.stopped: list[Account] = []  # by a bound but the copies': `learn` reads on
         self.interrupted_file = False
         folders = [place.path for place in self.places if place.depth > 0] + list(self.others)
@@ -647,8 +665,9 @@ class KeyCopySearch:
         folder reached is real.
 
         A store (`skips_child`) or a folder with a CACHEDIR.TAG is passed by in a place of
-        yours; in the workspace's, where the repository chose those names, it is read after
-        everything else there, within the workspace's own budget."""
+        yours; in the workspace's, where the repository chose those names, a package store
+        (`read_last_in_the_workspace`) is read after everything else there, within the
+        workspace's own budget, and the rest in order."""
         if self.skips(place.path):
             return
         if place.depth == 0:  # a file
@@ -686,7 +705,7 @@ class KeyCopySearch:
             if CACHE_TAG in names:
                 if place.yours:
                     continue  # a cache, regenerated at will: its tool wrote it all
-                if not late:
+                if not late and parent in TAGGED_OUTPUT:
                     later.append((folder, depth, children, True))
                     account.stores.append(folder)
                     continue
@@ -695,7 +714,10 @@ class KeyCopySearch:
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         if depth + 1 < place.depth:
-                            store = skips_child(names, parent, entry.name)
+                            if place.yours:
+                                store = skips_child(names, parent, entry.name)
+                            else:
+                                store = read_last_in_the_workspace(parent, entry.name)
                             if not store and not late:
                                 pending.append((entry.path, depth + 1, None, False))
                             elif not store or not place.yours:
@@ -727,6 +749,8 @@ class KeyCopySearch:
                 # names). Counted as an entry, not as a file read: it costs one lstat.
                 self.learnt.add(known)
                 return
+        if identity(seen) in self.read_once:
+            return  # another name of a file read in this search: its bytes are not read twice
         self.files_read += 1
         self.account.files += 1
         try:
@@ -744,15 +768,18 @@ class KeyCopySearch:
                 self.account.found += 1
                 if info.st_nlink > 1:  # another name may show it: `find_other_names`
                     self.copies[(info.st_dev, info.st_ino)] = info.st_nlink
-            elif (
-                not self.interrupted_file
-                and info.st_size <= MAX_FILE_BYTES
-                and info.st_dev in self.trusted
-                and info.st_ctime_ns < began - CTIME_SETTLED_NS
-                and identity(os.fstat(fd)) == identity(info)
-            ):
-                # Read to its end, not changed while it was read nor lately: remembered.
-                self.learnt.add(identity(info))
+            elif not self.interrupted_file and identity(os.fstat(fd)) == identity(info):
+                # Not changed while it was read: read at no other name in this search (sixty
+                # hard links to one big file would spend the bytes bound sixty times), and,
+                # read to its end on a disk of this machine's and not changed lately either,
+                # remembered for later runs.
+                self.read_once.add(identity(info))
+                if (
+                    info.st_size <= MAX_FILE_BYTES
+                    and info.st_dev in self.trusted
+                    and info.st_ctime_ns < began - CTIME_SETTLED_NS
+                ):
+                    self.learnt.add(identity(info))
         except OSError:
             return
         finally:
