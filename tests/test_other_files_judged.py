@@ -16,11 +16,19 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY
-from test_binds_replaced import HOLD_LOCK
-from test_hostile_pass4 import needs_bwrap, user_folders
-from test_key_file_events import Watched, task_stopped_when_the_person_writes, write_owned
+from test_binds_replaced import HOLD_LOCK, wait_for
+from test_hostile_pass4 import needs_bwrap, run_as, user_folders
+from test_key_file_events import (
+    EXIT_STOPPED,
+    REVERSED,
+    Watched,
+    never_sent,
+    task_stopped_when_the_person_writes,
+    write_owned,
+)
 
 import tools.folder_watch as folder_watch
+from fakeapi import text, tool_use
 from tools.bind_watch import SandboxStart
 from tools.folder_watch import FolderWatch
 
@@ -130,3 +138,166 @@ def test_the_files_kept_open_for_judging_are_bounded(tmp_path, monkeypatch):
     assert asyncio.run(run()) == (3, 3)
     assert len(os.listdir("/proc/self/fd")) <= before  # all closed with the watch
     assert Path(tmp_path / "out9.txt").exists()
+
+
+async def taken_in(watch: FolderWatch, count: int) -> None:
+    """Until the watch has noted `count` other files, each event taken in as the loop would."""
+    while len(watch.others) < count:
+        watch.look()
+        await asyncio.sleep(0)
+
+
+def watched(workspace: Path, steps, count: int, last: bool = True) -> tuple[FolderWatch, dict]:
+    """Run `steps` against a watch of `workspace`; what a look finds once `count` are noted."""
+
+    async def run() -> tuple[FolderWatch, dict]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(workspace, frozenset(), frozenset()))
+        try:
+            steps()
+            await taken_in(watch, count)
+            return watch, watch.exposed_since(0, last=last)
+        finally:
+            watch.close()
+
+    return asyncio.run(run())
+
+
+def test_the_newest_files_keep_their_descriptors(tmp_path, monkeypatch):
+    # A task wrote hundreds of files before the person's: the person's still gets one.
+    monkeypatch.setattr(folder_watch, "MAX_OTHER_FDS", 3)
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            for index in range(10):
+                (tmp_path / f"out{index}.txt").write_text("x\n")
+            await taken_in(watch, 10)
+            return [Path(path).name for path, fd in watch.others.items() if fd is not None]
+        finally:
+            watch.close()
+
+    assert asyncio.run(run()) == ["out7.txt", "out8.txt", "out9.txt"]
+
+
+def test_sparse_files_written_first_do_not_spend_a_looks_budget(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setattr(folder_watch, "OTHERS_BYTES", 4 * 1024 * 1024)
+    (tmp_path / "config").mkdir()
+    settings = tmp_path / "config" / "settings.json"
+
+    def sparse_then_the_key() -> None:
+        for index in range(40):  # 40 MiB by their sizes, nothing on disk
+            with (tmp_path / f"o{index}.bin").open("wb") as sparse:
+                sparse.truncate(1024 * 1024)
+        settings.write_text(SETTINGS)
+
+    _, found = watched(tmp_path, sparse_then_the_key, 41, last=False)
+    assert str(settings) in found
+
+
+def test_the_last_look_reads_every_file_left_however_big(tmp_path, monkeypatch):
+    # Before a task's output goes to the model, a look's budget does not leave a file unread.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setattr(folder_watch, "OTHERS_BYTES", 64 * 1024)
+    (tmp_path / "config").mkdir()
+    settings = tmp_path / "config" / "settings.json"
+
+    def data_then_the_key() -> None:
+        for index in range(8):
+            (tmp_path / f"o{index}.bin").write_bytes(os.urandom(32 * 1024))
+        settings.write_text(SETTINGS)
+
+    _, found = watched(tmp_path, data_then_the_key, 9, last=False)
+    assert str(settings) not in found  # within a look's budget: waits for the next look
+    _, found = watched(tmp_path, data_then_the_key, 9, last=True)
+    assert str(settings) in found
+
+
+def test_a_link_that_leaves_the_workspace_and_comes_back_is_followed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    workspace = tmp_path / "ws"
+    (workspace / "config").mkdir(parents=True)
+    settings = workspace / "config" / "settings.json"
+    settings.write_text("{}\n")
+    os.link(settings, workspace / ".kept")
+
+    def write_then_swap() -> None:
+        settings.write_text(SETTINGS)
+        settings.unlink()
+        settings.symlink_to("../../ws/.kept")  # out, and in again: the settings still work
+
+    _, found = watched(workspace, write_then_swap, 1)
+    assert str(settings) in found
+
+
+def test_a_file_too_big_to_read_for_the_key_is_said_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    said: list[str] = []
+
+    async def run() -> None:
+        watch = FolderWatch(lambda: None, lambda: said.append("told"))
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            for index in range(2):
+                data = SETTINGS.encode() + b" " * (folder_watch.OTHER_FILE_BYTES + 1)
+                (tmp_path / f"settings{index}.json").write_bytes(data)
+            await taken_in(watch, 2)
+            watch.exposed_since(0, last=True)
+            assert watch.too_big == 2
+        finally:
+            watch.close()
+
+    asyncio.run(run())
+    assert said == ["told"]
+    assert "not read for the API key" in folder_watch.too_big_notice()
+
+
+# Makes hundreds of sparse files (a look's budget by their sizes), waits for the person's write,
+# prints the file reversed and ends: its last look is all that stands before its output.
+SPARSE_FIRST = """
+import ctypes, os
+libc = ctypes.CDLL(None)
+events = libc.inotify_init1(0)
+libc.inotify_add_watch(events, b"config", 0x8)  # IN_CLOSE_WRITE
+os.makedirs("junk", exist_ok=True)
+for index in range(200):
+    with open(f"junk/{index}.bin", "wb") as sparse:
+        sparse.truncate(1024 * 1024)
+open("started", "w").close()
+while b"settings.json" not in os.read(events, 4096):
+    pass
+print(open("config/settings.json").read()[::-1], flush=True)
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_task_that_ends_right_after_reading_is_judged_before_its_output_goes(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.json", "{}\n", user)
+    write_owned(workspace / "sparse.py", SPARSE_FIRST, user)
+    if user == "nobody":
+        os.chown(workspace / "config", 65534, 65534)
+    path = workspace / "config" / "settings.json"
+
+    def meanwhile(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        write_owned(path, SETTINGS, user)
+        return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 60})]}
+
+    task = {"command": "python3 sparse.py", "run_in_background": True}
+    api.add({"content": [tool_use("bash", task)]})
+    api.add(meanwhile)
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    never_sent(api, REVERSED, API_KEY)
+    assert result.returncode == EXIT_STOPPED, result.stderr
+    # Caught by a look while it runs, or by the last one once it has ended: never delivered.
+    assert "its output kept from the model" in " ".join(result.stderr.split()) or (
+        "bg-1's output was kept from the model" in " ".join(result.stderr.split())
+    )

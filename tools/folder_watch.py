@@ -213,8 +213,10 @@ class FolderWatch:
         # what was exposed (`_judge_others`): the key saved into `config/settings.json`. Each
         # with the descriptor opened at its write, or None (past MAX_OTHER_FDS, or not a file).
         self.others: dict[str, int | None] = {}
+        self.with_fds: dict[str, None] = {}  # those of them with a descriptor, oldest first
         self.other_fds = 0
         self.passed_over = 0  # other files left unjudged, past MAX_OTHERS (said once)
+        self.too_big = 0  # other files left unjudged, past OTHER_FILE_BYTES (said once)
 
     def add(self, start: SandboxStart) -> None:
         """Watch the folders of every path `start` binds, and every folder of the workspace."""
@@ -274,11 +276,12 @@ class FolderWatch:
                         elif new and is_key_name(entry.name):
                             self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
 
-    def exposed_since(self, since: float) -> dict[str, str]:
+    def exposed_since(self, since: float, last: bool = False) -> dict[str, str]:
         """The key files found holding the key (or rewritten unread, or gone unread) at `since`
         or later, each with what happened to it ("" for found holding the key); and the other
-        files written meanwhile that hold it now."""
-        self._judge_others()
+        files written meanwhile that hold it now: all of them when this is the `last` look
+        before a command's output goes to the model, else those within a look's budget."""
+        self._judge_others(None if last else OTHERS_BYTES)
         return {
             path: self.how.get(path, "")
             for path, when in sorted(self.exposed.items())
@@ -297,7 +300,7 @@ class FolderWatch:
             # Still more (a task reads in a loop meanwhile): what is left is lost with the watch.
             self._overflowed()
         self._gone(set(self.moving))
-        found = self.exposed_since(0)
+        found = self.exposed_since(0, last=True)
         self.close()
         return found
 
@@ -319,7 +322,7 @@ class FolderWatch:
             if fd is not None:
                 os.close(fd)
                 self.others[path] = None
-        self.other_fds = 0
+        self.other_fds, self.with_fds = 0, {}
 
     def _open(self) -> None:
         if self.fd is not None:
@@ -391,12 +394,13 @@ class FolderWatch:
             return path
         return None
 
-    def _judge_others(self) -> None:
+    def _judge_others(self, budget: int | None = OTHERS_BYTES) -> None:
         """Read the other files written since the last look (the newest MAX_OTHERS, up to
-        OTHER_FILE_BYTES each and OTHERS_BYTES in all; the rest waits for the next look): one
-        that holds the key now could be read by a command still running, as a key file could."""
-        budget = OTHERS_BYTES
-        while self.others and budget > 0:
+        OTHER_FILE_BYTES each, and `budget` bytes of data in all, None for no bound; the rest
+        waits for the next look): one that holds the key now could be read by a command still
+        running, as a key file could. A sparse file costs what it holds, not its size: a task's
+        `truncate -s 1M` a few hundred times no longer spends the look's budget."""
+        while self.others and (budget is None or budget > 0):
             path = next(iter(self.others))
             fd = self._pop_other(path)
             try:
@@ -406,23 +410,43 @@ class FolderWatch:
             if fd is None and info is not None and stat.S_ISLNK(info.st_mode):
                 fd = self._open_other(path)  # made a link after the write (past MAX_OTHER_FDS)
                 info = os.fstat(fd) if fd is not None else None
-            if info is None or not stat.S_ISREG(info.st_mode) or info.st_size > OTHER_FILE_BYTES:
+            regular = info is not None and stat.S_ISREG(info.st_mode)
+            if regular and allocated(info) > OTHER_FILE_BYTES:
+                self._too_big(path)
+                regular = False
+            if not regular:
                 if fd is not None:
                     os.close(fd)
                 continue
-            budget -= info.st_size
+            if budget is not None:
+                budget -= allocated(info)
             data = read_opened(fd) if fd is not None else read_for_key(path)
             if data and holds_the_key(data):
                 self._expose(path)
+
+    def _too_big(self, path: str) -> None:
+        """An other file past OTHER_FILE_BYTES is not read for the key: said once a watch."""
+        self.too_big += 1
+        if self.too_big == 1 and self.unwatched_now is not None:
+            with contextlib.suppress(Exception):  # a failed notice must not end the loop
+                self.unwatched_now()
 
     def _note_other(self, path: str) -> None:
         """Note another file written at `path`, the newest last; opened now while few are open."""
         earlier = self._pop_other(path)  # its last write's: the file there may be another now
         if earlier is not None:
             os.close(earlier)
-        fd = self._open_other(path) if self.other_fds < MAX_OTHER_FDS else None
+        if self.other_fds >= MAX_OTHER_FDS:
+            # The newest keep their descriptors: the oldest one gives its up, and is judged by
+            # its path at the look, as a file past the bound always was.
+            oldest = next(iter(self.with_fds))
+            os.close(self._pop_other(oldest))
+            self.others[oldest] = None
+        fd = self._open_other(path)
         self.others[path] = fd
-        self.other_fds += fd is not None
+        if fd is not None:
+            self.with_fds[path] = None
+            self.other_fds += 1
         if len(self.others) > MAX_OTHERS:
             oldest = self._pop_other(next(iter(self.others)))
             if oldest is not None:
@@ -445,7 +469,13 @@ class FolderWatch:
         try:
             fd, _ = open_for_reading(Path(workspace), os.path.relpath(path, workspace))
         except (OSError, ToolError):
-            return None
+            # Refused on its way (`../../ws/.hl` leaves the workspace and comes back): where it
+            # ends, if that is inside, is what a program reading the name gets.
+            real = os.path.realpath(path)
+            if not real.startswith(workspace + os.sep):
+                return None
+            opened = open_for_key(real)
+            return opened if isinstance(opened, int) else None
         if stat.S_ISREG(os.fstat(fd).st_mode):
             return fd
         os.close(fd)
@@ -454,6 +484,7 @@ class FolderWatch:
     def _pop_other(self, path: str) -> int | None:
         fd = self.others.pop(path, None)
         self.other_fds -= fd is not None
+        self.with_fds.pop(path, None)
         return fd
 
     def _expose(self, path: str, how: str = "") -> None:
@@ -767,6 +798,8 @@ def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | N
         notify = getattr(sandbox, "notify", None)
         if watch.passed_over == 1 and notify is not None:
             notify(passed_over_notice())
+        if watch.too_big == 1 and notify is not None:
+            notify(too_big_notice())
         if new and notify is not None:
             UNWATCHED_TOLD.update(new)
             notify(
@@ -785,6 +818,20 @@ def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | N
 WHY_UNWATCHED = (
     f"inotify is missing or out of watches, or the workspace has over {MAX_WATCHED_FOLDERS} folders"
 )
+
+
+def too_big_notice() -> str:
+    """Said once when a file commands wrote was too big to read for the API key."""
+    return (
+        f"planloop: commands wrote a file of more than {OTHER_FILE_BYTES // (1024 * 1024)} MiB; "
+        "files that big are not read for the API key, so a key you saved into one meanwhile "
+        "may have been read by a command."
+    )
+
+
+def allocated(info: os.stat_result) -> int:
+    """What a file holds on disk: a sparse file's holes, which read as zeros, cost nothing."""
+    return min(info.st_size, info.st_blocks * 512)
 
 
 def passed_over_notice() -> str:

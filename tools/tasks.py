@@ -42,7 +42,7 @@ from tools.bind_watch import (
     what_was_lost,
     why_seen,
 )
-from tools.folder_watch import WHY_UNWATCHED, passed_over_notice
+from tools.folder_watch import WHY_UNWATCHED, passed_over_notice, too_big_notice
 
 # Started, watched and ended as bash's commands are (tools/process.py): a task's output reads
 # like a foreground command's, and it is stopped just as thoroughly, also when planloop dies.
@@ -264,6 +264,7 @@ class TaskManager:
         self.folder_watch = FolderWatch(self.files_changed, self.poll_if_unwatched)
         self.unwatched_told: set[str] = set()
         self.passed_over_told = False  # other files past MAX_OTHERS were said
+        self.too_big_told = False  # an other file past OTHER_FILE_BYTES was said
         self.poller: asyncio.Future | None = None
 
     # ---- starting ------------------------------------------------------------------------
@@ -368,7 +369,7 @@ class TaskManager:
                     # Once more after its end: what it could read or change until then is
                     # known before the model reads anything it wrote.
                     with contextlib.suppress(Exception):
-                        end_notes = self.compare_sandboxes(task)
+                        end_notes = self.compare_sandboxes(task, last=True)
                     task.checked_at_end = True
                 task.notes = end_notes
                 if protected_before is not None:
@@ -421,7 +422,9 @@ class TaskManager:
             await asyncio.wait(watchers, timeout=CLEANUP_WAIT_SECONDS * 2)
         return still_running
 
-    def compare_sandboxes(self, task: BackgroundTask, now: Any = None) -> list[str]:
+    def compare_sandboxes(
+        self, task: BackgroundTask, now: Any = None, last: bool = False
+    ) -> list[str]:
         """What `task`'s sandbox (made at its start) no longer hides or holds, and what a
         sandbox made now holds that it does not (`now`: `view_now`'s, when known already).
 
@@ -432,13 +435,14 @@ class TaskManager:
         host: the task could change the new one, so it is stopped and that is said. A path held
         since (a repository or a virtualenv you made meanwhile): the task may still change it;
         the person and the model are told once, and the person decides. Returns the notes for
-        the model.
+        the model. The `last` look, once the task has ended, reads every file it wrote that
+        is still to be judged, however many bytes they hold: its output goes to the model next.
         """
         if task.binds is None or task.withheld or task.delivered or task.checked_at_end:
             return []
         # Key files seen holding the key when written, whatever they hold now.
         self.folder_watch.look()
-        written = self.folder_watch.exposed_since(task.started_at)
+        written = self.folder_watch.exposed_since(task.started_at, last=last)
         lost = what_was_lost(self.sandbox, task.binds, now, written)
         if lost.unknown:
             secrets = "a file planloop can no longer look into"
@@ -540,6 +544,9 @@ class TaskManager:
         if self.folder_watch.passed_over and not self.passed_over_told:
             self.passed_over_told = True
             self.tell(passed_over_notice())
+        if self.folder_watch.too_big and not self.too_big_told:
+            self.too_big_told = True
+            self.tell(too_big_notice())
 
     async def _poll(self) -> None:
         while self.folder_watch.unwatched and any(task.binds for task in self.running()):
