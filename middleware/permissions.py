@@ -67,7 +67,6 @@ from middleware.base import (
 from middleware.command_prefix import prefix_for, starts_with
 from middleware.saved_rules import load_saved_prefixes, write_saved_prefixes
 from tools.base import ToolError
-from tools.bash import runs_commands, sandbox_of
 from tools.beneath import is_under_git, target_of
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
 from tools.paths import HOME_REASON, PROTECTED_PATHS
@@ -288,6 +287,8 @@ class PermissionPolicy(Middleware):
         shown_call = {"name": name, "input": ctx.args}
         must_ask = getattr(self.sandbox, "must_ask", None)  # the sandbox cannot keep its promise
         tool = ctx.context.tools.get(name)
+        from tools.bash import runs_commands, sandbox_of  # late: it imports the middlewares
+
         # Bash by what it runs, not by its name: given the agent's sandbox, a command tool runs
         # unasked only when it spawns through it (a tool named bash that runs commands its own
         # way asks). Without one, `sandboxed` is the caller's word.
