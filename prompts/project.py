@@ -237,5 +237,6 @@ class ProjectInstructions(Middleware):
         # An instruction file may lead to any file of the workspace (AGENTS.md -> a secrets
         # file): the key planloop sends must not go back as part of the prompt. Redacted at
         # each call, since the key may be learnt (a .env read) after the files were loaded.
-        section = redact(self.section, file_forms())
-        return f"{system_prompt}\n\n{section}" if self.section else system_prompt
+        if not self.section:
+            return system_prompt
+        return f"{system_prompt}\n\n{redact(self.section, file_forms())}"
