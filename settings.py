@@ -266,8 +266,15 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
 def known_secrets() -> list[str]:
     """Every key and token value seen so far: the ones settings were read with, and any set in
     the environment now (a program that embeds planloop may set them after start-up)."""
-    current = (os.environ.get(API_KEY), os.environ.get(AUTH_TOKEN))
-    return sorted(_seen_secrets | {value for value in current if value})
+    # Asked for several times a tool call: worked out again only when one of them changed
+    # (`_seen_secrets` only grows, so its size tells).
+    current = (os.environ.get(API_KEY), os.environ.get(AUTH_TOKEN), len(_seen_secrets))
+    if _known[0] != current:
+        _known[:] = [current, sorted(_seen_secrets | {value for value in current[:2] if value})]
+    return list(_known[1])
+
+
+_known: list = [None, []]  # (what known_secrets was worked out from, its answer)
 
 
 def make_undumpable() -> None:

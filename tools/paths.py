@@ -537,7 +537,9 @@ def real_workspace(workspace: Path | str) -> Path:
     if known is not None:
         real, identity = known
         try:
-            there, here = os.stat(given), os.lstat(real)
+            here = os.lstat(real)
+            # Given as its real path (the usual case), that one look is both.
+            there = here if given == str(real) else os.stat(given)
         except OSError:
             there = here = None
         if there is not None and (there.st_dev, there.st_ino) == identity == (
