@@ -85,6 +85,7 @@ from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
+from tools.between_commands import key_files_written_between
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
@@ -1440,6 +1441,9 @@ class Bubblewrap:
         # Started at the first command (planloop's start, cli/app.py), in a thread: the
         # search for copies of the key is done, or nearly, when the first command runs.
         key_copy_search(root, hidden_paths(self.allow_read, root))
+        if self.searches_key_copies:
+            # And what came to hold it since the command before (tools/between_commands.py).
+            KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell)))
         scan.run_later = run_later_state(root, scan)
         scan.held_when_there = identities(held_when_there_paths(root, scan))
         if not self.must_ask:
