@@ -24,7 +24,7 @@ from conftest import API_KEY, outside_tmp, results_by_id, run, run_cli, terminal
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
 from tools import protected_reason
-from tools.bash import run_bash
+from tools.bash import make_bash, run_bash
 from tools.paths import scan_workspace
 from tools.sandbox import LANDLOCK_PYTHON, Bubblewrap, hidden_paths, private_folder
 from tools.seccomp import (
@@ -352,9 +352,13 @@ def test_a_workspace_too_large_to_scan_makes_bash_ask(workspace: Path, monkeypat
     assert len(told) == 1 and "too large" in told[0]  # said once
     policy = PermissionPolicy(ask=None, sandboxed=True, sandbox=sandbox)
 
+    class Context:
+        tools = {"bash": make_bash(sandbox)}  # bash in this very sandbox
+
     class Call:
         tool_call = {"name": "bash"}
         args = {"command": "true"}
+        context = Context()
 
     assert policy._needs_approval(Call()).command == "true"  # bash asks, as without a sandbox
 

@@ -289,8 +289,10 @@ def sandbox_of(tool: Tool | None) -> object:
 
 
 def in_sandbox(tool: Tool, sandbox: object, tasks: Any = None) -> Tool:
-    """`tool`, a bash tool, spawning its commands through `sandbox` (with `tasks`), its name,
-    description and schema as they are: a changed copy runs where the registered one does."""
+    """`tool`, a bash tool, spawning its commands through `sandbox` (with `tasks`, else its
+    own), its name, description and schema as they are: a changed copy runs where the
+    registered one does."""
+    tasks = tasks if tasks is not None else tool.handler.keywords.get("tasks")
     return dataclasses.replace(tool, handler=functools.partial(bash, sandbox=sandbox, tasks=tasks))
 
 
