@@ -53,17 +53,19 @@ def test_a_key_pasted_between_two_commands_is_hidden_from_the_next(api, env, use
 
 def test_the_watch_between_commands_is_one_per_workspace_and_few(tmp_path):
     # Each is an inotify instance (128 a user by default): a process that runs agents in
-    # many folders, as this test suite does, keeps only the newest few.
+    # many folders, as this test suite does, keeps only the newest few; and none stays while
+    # a command runs, which its own watch judges.
     import asyncio
 
     import tools.between_commands as between
 
-    async def run() -> int:
+    async def run() -> tuple[int, int]:
         for index in range(between.MAX_WATCHED + 3):
             folder = tmp_path / f"w{index}"
             folder.mkdir()
-            between.key_files_written_between(folder, print)
-            between.key_files_written_between(folder, print)
-        return len(between._watches)
+            between.watch_until_the_next_command(folder)
+        kept = len(between._watches)
+        between.key_files_written_between(tmp_path / "w6", print)  # a command starts there
+        return kept, len(between._watches)
 
-    assert asyncio.run(run()) == between.MAX_WATCHED
+    assert asyncio.run(run()) == (between.MAX_WATCHED, between.MAX_WATCHED - 1)

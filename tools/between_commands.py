@@ -5,10 +5,11 @@ watch (tools/folder_watch.py) sees what is written while that command runs. Betw
 commands nothing looked: the person, asked by the model to put their key into the app's
 settings, did so while the model was thinking, and the next command read it.
 
-So the workspace stays watched from the first command on. Before each command, the files
-written since the one before are read for the key, and those that hold it are hidden from
-the command like any copy the search found (`KEY_FILES`). A watch that lost track (more file
-events at once than the kernel keeps) is said once: what was written then is not known.
+So from the end of the first command on, the workspace is watched while no command runs.
+Before the next one, the files written meanwhile are read for the key, and those that hold it
+are hidden from the command like any copy the search found (`KEY_FILES`). A watch that lost
+track (more file events at once than the kernel keeps) is said once: what was written then is
+not known.
 """
 
 from __future__ import annotations
@@ -37,33 +38,43 @@ LOST_TRACK_NOTICE = (
 
 
 def key_files_written_between(root: Path, tell: Callable[[str], None]) -> list[Path]:
-    """The files of the workspace `root` written since the last call that hold the key now
-    (real paths); the first call starts the watch and finds none. `tell` says a lost track."""
+    """The files of the workspace `root` written since the last command ended that hold the
+    key now (real paths), and the watch ends: the command about to run has its own, and two
+    watches reading the same events would slow the one that judges the command. `tell` says
+    a watch that lost track."""
     key = str(root)
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return []  # a sandbox made outside an event loop (a probe): nothing to watch with
     known = _watches.pop(key, None)
-    if known is not None and known[0].loop is not loop:
-        # The loop it was made in has ended (a program that runs each input in a new one):
-        # it can no longer take in events. A new watch begins here.
-        known[0].close()
-        known = None
     if known is None:
-        _watches[key] = (_watch(root), time.monotonic())
-        _keep_few()
         return []
     watch, since = known
-    watch.look()
-    found = watch.exposed_since(since, last=True)
-    _watches[key] = (watch, time.monotonic())  # the newest last
+    try:
+        if watch.loop is not _running_loop():
+            return []  # its loop has ended (a program that runs each input in a new one)
+        watch.look()
+        found = watch.exposed_since(since, last=True)
+    finally:
+        watch.close()
     if LOST_TRACK in found.values() and key not in _told:
         _told.add(key)
         tell(LOST_TRACK_NOTICE)
     # Those found holding the key ("" for how): a key file written and read by your editor,
     # or moved away, is no copy of the key.
     return [Path(os.path.realpath(path)) for path, how in found.items() if not how]
+
+
+def watch_until_the_next_command(root: Path) -> None:
+    """Watch the workspace `root` from now (a command has ended) until the next one starts."""
+    if _running_loop() is None or str(root) in _watches:
+        return  # no event loop to watch on (a sandbox used outside one), or watched already
+    _watches[str(root)] = (_watch(root), time.monotonic())
+    _keep_few()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _watch(root: Path) -> FolderWatch:

@@ -85,7 +85,7 @@ from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
-from tools.between_commands import key_files_written_between
+from tools.between_commands import key_files_written_between, watch_until_the_next_command
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
@@ -1442,7 +1442,7 @@ class Bubblewrap:
         # search for copies of the key is done, or nearly, when the first command runs.
         key_copy_search(root, hidden_paths(self.allow_read, root))
         if self.searches_key_copies:
-            # And what came to hold it since the command before (tools/between_commands.py).
+            # And what came to hold it since the command before ended (between_commands.py).
             KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell)))
         scan.run_later = run_later_state(root, scan)
         scan.held_when_there = identities(held_when_there_paths(root, scan))
@@ -1564,6 +1564,8 @@ class Bubblewrap:
         Nothing is deleted: the person is told, here and at exit, and decides.
         """
         root = Path(workspace).resolve()
+        if self.searches_key_copies:
+            watch_until_the_next_command(root)  # a key pasted meanwhile (between_commands.py)
         after = scan_workspace(root, cache=self.scan_cache)
         started = before.python_start
         python_start = [
