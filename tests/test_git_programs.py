@@ -321,6 +321,10 @@ def test_a_program_the_repository_config_names_that_does_not_exist_makes_command
         ("curl https://x.test/a", []),
         ('echo "open', []),
         ("sh fsmon.sh", ["/w/fsmon.sh"]),  # a script's name: opened from the tree's top
+        ("sh fsmon", ["/w/fsmon"]),  # an interpreter's script, made or not, whatever its name
+        ("python3.12 -u hook", ["/w/hook"]),
+        ("sh -c status", []),  # a command, not a script
+        ("python3 -m black", []),  # a module
         ("fsmon.sh", []),  # the program itself: looked up on PATH
         ("python3 conv.py && make all", ["/w/conv.py"]),  # `make` is a program, `all` a word
         ("cache --timeout 3600", []),

@@ -18,6 +18,7 @@ folders), not here.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
@@ -127,8 +128,20 @@ SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".py", ".pl", ".rb", ".js", ".mjs", "
 SCRIPT_SUFFIXES += (".php", ".lua", ".tcl", ".awk", ".sed", ".ps1", ".bat", ".cmd")
 
 
+# Programs whose first argument is the script they run, whatever its name: `sh fsmon`, made by
+# a command after the scan, would be run by the next `git status`.
+INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "perl", "ruby", "node", "php"})
+INTERPRETERS |= {"lua", "tclsh", "pwsh", "python", "python2", "python3"}
+
+
 def is_script_name(word: str) -> bool:
     return word.lower().endswith(SCRIPT_SUFFIXES)
+
+
+def runs_a_script(program: str) -> bool:
+    """Whether the word before an argument is an interpreter, which runs that argument."""
+    name = os.path.basename(program)
+    return name in INTERPRETERS or re.fullmatch(r"python3\.\d+", name) is not None
 
 
 def program_paths(value: str, worktree: Path | None) -> list[Path]:
@@ -143,7 +156,9 @@ def program_paths(value: str, worktree: Path | None) -> list[Path]:
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = value.split()
     found: list[Path] = []
+    last = ""  # the last word before this one that is not an option
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
+        previous, last = last, last if word.startswith("-") else word
         if any(char.isspace() for char in word):
             found += program_paths(word, worktree)  # a quoted command line: `sh -c "~/x y"`
             continue
@@ -156,7 +171,12 @@ def program_paths(value: str, worktree: Path | None) -> list[Path]:
             # An argument is opened from the top of the working tree: `sh fsmon.sh`.
             if index == 0 or before in PUNCTUATION or worktree is None:
                 continue
-            if not (is_script_name(word) or os.path.isfile(worktree / word)):
+            if not (
+                # `python3 -u hook`; not `sh -c cmd`, `python3 -m module`, `perl -e code`
+                (runs_a_script(previous) and before not in ("-c", "-m", "-e"))
+                or is_script_name(word)
+                or os.path.isfile(worktree / word)
+            ):
                 continue  # `--timeout 3600`, `log --oneline`: words, not files
         path = Path(os.path.expanduser(word))
         if not path.is_absolute():
