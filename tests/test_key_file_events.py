@@ -50,13 +50,18 @@ def never_sent(api, *needles: str) -> None:
 
 
 def task_stopped_when_the_person_writes(
-    api, env, user_folders, task: str, path: Path, content: str, *needles: str
+    api, env, user_folders, task: str, path: Path, content: str, *needles: str, later=False
 ) -> str:
     """Start `task` in the background; once it has made `started`, the person writes `content`
-    to `path`; then the model asks for the task's output (and, if it still could, runs `cat
-    notes.txt | rev`). The run must stop with the task's output kept from the model and none of
-    `needles` (nor the key) sent; returns what planloop said, its line breaks undone."""
+    to `path` (`later`: after the model's next step, a look at the task's output); then the
+    model asks for the task's output (and, if it still could, runs `cat notes.txt | rev`). The
+    run must stop with the task's output kept from the model and none of `needles` (nor the
+    key) sent; returns what planloop said, its line breaks undone."""
     user, workspace, planloop_home, home = user_folders
+
+    def a_look(_body: dict) -> dict:
+        wait_for(workspace / "started")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
 
     def meanwhile(_body: dict) -> dict:
         wait_for(workspace / "started")
@@ -65,6 +70,8 @@ def task_stopped_when_the_person_writes(
         return {"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 30})]}
 
     api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    if later:
+        api.add(a_look)
     api.add(meanwhile)
     api.add({"content": [tool_use("bash", {"command": "cat notes.txt | rev"})]})
     api.add({"content": [text("Done.")]})
@@ -98,8 +105,11 @@ def test_a_task_that_reads_the_key_saved_into_a_file_of_another_name_stops_the_r
 
 
 # A task maps a key file into memory before the person fills it in: through the mapping it reads
-# the key and overwrites it, and neither raises a file event. It waits until planloop has read
-# the file it made (the person fills it in later than that, as people do).
+# the key and overwrites it, and neither raises a file event. It maps the file before giving it
+# its name, and waits until somebody has read it. The person fills it in after the model's next
+# step (later, as people do): by then planloop's watch has taken the file in. A mapping made or
+# let go of between two of planloop's reads is not seen (README), and planloop may read the file
+# elsewhere first (what a sandbox made now would hide), which is all the task waits for.
 MAPPER = """
 import base64, ctypes, os, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -108,9 +118,10 @@ libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_i
                       ctypes.c_int, ctypes.c_long]
 events = libc.inotify_init1(0)
 libc.inotify_add_watch(events, b".", 0x10)  # IN_CLOSE_NOWRITE: somebody read a file here
-fd = os.open(".env.local", os.O_RDWR | os.O_CREAT, 0o644)
+fd = os.open(".making", os.O_RDWR | os.O_CREAT, 0o644)
 address = libc.mmap(None, 4096, 3, 1, fd, 0)  # read and write, shared
 os.close(fd)
+os.rename(".making", ".env.local")  # mapped before anybody could read it as a key file
 while b".env.local\\0" not in os.read(events, 4096):
     pass
 open("started", "w").close()
@@ -136,7 +147,7 @@ def test_a_task_that_reads_a_key_file_through_a_memory_mapping_stops_the_run(
     encoded = base64.b32encode(KEY_LINE.encode()[::-1]).decode()
     path = workspace / ".env.local"
     said = task_stopped_when_the_person_writes(
-        api, env, user_folders, task, path, KEY_LINE, encoded
+        api, env, user_folders, task, path, KEY_LINE, encoded, later=True
     )
     assert "mapped into memory" in said
 
