@@ -227,3 +227,24 @@ def test_a_key_file_renamed_while_the_kernel_drops_events_counts_as_read(tmp_pat
     found = asyncio.run(run())
     assert found == {str(tmp_path): folder_watch.LOST_TRACK}
     assert "dropped some" in found[str(tmp_path)]
+
+
+def test_a_workspace_of_many_folders_is_watched_without_losing_track(tmp_path):
+    # A node project: thousands of folders. Listing each as its watch begins queues events of
+    # its own (about six a folder), more than the kernel keeps for 2,700 folders; nothing was
+    # lost, and a key file saved once the watch is on is still judged.
+    for number in range(5_000):
+        (tmp_path / "node_modules" / f"package{number}").mkdir(parents=True)
+
+    async def run() -> tuple[dict[str, str], int]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        watched = len(watch.folders)
+        (tmp_path / "node_modules" / "package4999" / ".env").write_text(KEY_LINE)
+        os.rename(tmp_path / "node_modules" / "package4999" / ".env", tmp_path / "notes.txt")
+        return watch.finish(), watched
+
+    found, watched = asyncio.run(run())
+    assert watched == 5_002
+    assert folder_watch.LOST_TRACK not in found.values()
+    assert str(tmp_path / "notes.txt") in found

@@ -88,6 +88,11 @@ MAX_WATCHED_FOLDERS = 10_000
 # Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
 # tens of milliseconds of Python. The loop runs its other work between two such reads.
 MAX_EVENT_BYTES = 16 * 1024
+# A walk of the workspace's folders takes the queued events in after every SET_ASIDE_EVERY
+# folders (each listing queues about six), and holds at most MAX_SET_ASIDE of them: as many
+# as the kernel keeps by default (fs.inotify.max_queued_events).
+SET_ASIDE_EVERY = 256
+MAX_SET_ASIDE = 16_384
 # Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
 # what the kernel queues at most (`fs.inotify.max_queued_events`, 16 384 events by default, of
 # 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
@@ -187,6 +192,7 @@ class FolderWatch:
         self.unwatched_now = unwatched_now
         self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
+        self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`_set_aside`)
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
         self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
@@ -260,9 +266,12 @@ class FolderWatch:
         """Watch `root` and every folder below it (links not followed). `new`: a folder made or
         moved in while a command runs, whose key files may have been written before its watch
         began: they are read as written."""
-        folders = [root]
+        folders, listed = [root], 0
         while folders:
             folder = folders.pop()
+            listed += 1
+            if listed % SET_ASIDE_EVERY == 0:
+                self._set_aside()
             if folder not in self.folders and len(self.folders) >= MAX_WATCHED_FOLDERS:
                 self.unwatched.add(folder)
                 continue
@@ -275,6 +284,20 @@ class FolderWatch:
                             folders.append(entry.path)
                         elif new and is_key_name(entry.name):
                             self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
+        if self.aside and self.loop is not None:
+            self.loop.call_soon(self.look)  # the kernel's queue may be empty: nothing wakes it
+
+    def _set_aside(self) -> None:
+        """Take the queued events in now, to be read as if still queued: listing a folder
+        queues events of its own (its read, on its watch and its parent's), and a walk of
+        thousands of folders would otherwise fill the kernel's queue, which loses track."""
+        while len(self.aside) < MAX_SET_ASIDE:
+            events = self._events()
+            if events is None:
+                return
+            self.aside += events
+            if not self.behind:
+                return
 
     def exposed_since(self, since: float, last: bool = False) -> dict[str, str]:
         """The key files found holding the key (or rewritten unread, or gone unread) at `since`
@@ -314,7 +337,7 @@ class FolderWatch:
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
-        self.key_inodes, self.linked, self.marker_wd = {}, set(), None
+        self.key_inodes, self.linked, self.marker_wd, self.aside = {}, set(), None, []
         for fd, _ in self.kept.values():
             os.close(fd)
         self.kept = {}
@@ -356,7 +379,7 @@ class FolderWatch:
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
         may wait), as (wd, mask, name, cookie); None once the watch broke."""
-        events: list[tuple[int, int, str, int]] = []
+        events, self.aside = self.aside, []
         taken = 0
         while True:
             if MAX_EVENT_BYTES - taken < LARGEST_EVENT:
@@ -381,6 +404,8 @@ class FolderWatch:
                 offset += EVENT_HEADER.size
                 name = data[offset : offset + size].rstrip(b"\0").decode(errors="surrogateescape")
                 offset += size
+                if mask & IN_ISDIR and mask & READS:
+                    continue  # a folder listed: only reads of files tell of the key
                 events.append((wd, mask, name, cookie))
 
     def _key_file(self, wd: int, name: str) -> str | None:
