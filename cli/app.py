@@ -172,7 +172,9 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
         )
     if hasattr(sandbox, "before_command"):
         sandbox.notify = ui.notice  # a new .env or .git is said at once, not only to the model
-        sandbox.before_command(workspace)  # a workspace too large to scan is said before bash
+        # A workspace too large to scan is said before bash; the key search and the watch of
+        # what is written until the first command begin.
+        sandbox.before_command(workspace, starting=True)
     # Background tasks: bash's run_in_background, task_output, task_stop, and the host that
     # validates task waits. The front end delivers their results and stops them (cli/tasks.py);
     # their output files go beside the session (run_cli sets the folder).

@@ -8,14 +8,23 @@ between commands, and what came to hold the key is hidden like any copy found.
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import json
 import os
+import select
+import struct
+import time
+from pathlib import Path
 
 import pytest
 from conftest import API_KEY
+from test_binds_replaced import KEY_LINE
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 from test_key_file_events import REVERSED, write_owned
 
+import tools.between_commands as between
+import tools.folder_watch as folder_watch
 from fakeapi import text, tool_use
 
 __all__ = ["user_folders"]  # a fixture, used by name
@@ -55,10 +64,6 @@ def test_the_watch_between_commands_is_one_per_workspace_and_few(tmp_path):
     # Each is an inotify instance (128 a user by default): a process that runs agents in
     # many folders, as this test suite does, keeps only the newest few; and none stays while
     # a command runs, which its own watch judges.
-    import asyncio
-
-    import tools.between_commands as between
-
     async def run() -> tuple[int, int]:
         for index in range(between.MAX_WATCHED + 3):
             folder = tmp_path / f"w{index}"
@@ -69,3 +74,112 @@ def test_the_watch_between_commands_is_one_per_workspace_and_few(tmp_path):
         return kept, len(between._watches)
 
     assert asyncio.run(run()) == (between.MAX_WATCHED, between.MAX_WATCHED - 1)
+
+
+class Reads:
+    """The reads of files in `folder` from now on (inotify's IN_CLOSE_NOWRITE)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.fd = ctypes.CDLL(None, use_errno=True).inotify_init1(os.O_CLOEXEC)
+        assert self.fd >= 0
+        ctypes.CDLL(None).inotify_add_watch(self.fd, bytes(folder), 0x10)
+
+    def wait_for(self, name: str, seconds: float = 60) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            assert select.select([self.fd], [], [], max(0, deadline - time.monotonic()))[0]
+            data = os.read(self.fd, 65536)
+            while data:
+                size = struct.unpack_from("iIII", data)[3]
+                if data[16 : 16 + size].rstrip(b"\0") == name.encode():
+                    return
+                data = data[16 + size :]
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_key_pasted_before_the_first_command_is_hidden_from_it(api, env, user_folders):
+    # planloop has started and its search for copies of the key has read the settings; the
+    # model asks for the key in its first answer, and the person pastes it meanwhile.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.json", '{"anthropic_api_key": ""}\n', user)
+    if user == "nobody":
+        os.chown(workspace / "config", 65534, 65534)
+    reads = Reads(workspace / "config")
+
+    def the_person_pastes_it(_body: dict) -> dict:
+        reads.wait_for("settings.json")  # the search has read it, and found no key
+        write_owned(workspace / "config" / "settings.json", SETTINGS, user)
+        return {"content": [tool_use("bash", {"command": SHOW})]}
+
+    api.add(the_person_pastes_it)
+    api.add({"content": [text("Done.")]})
+    try:
+        result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    finally:
+        reads.close()
+    assert result.returncode == 0, result.stderr
+    assert "0\n" in tool_results(api)[0]  # hidden: the command finds it empty
+    sent = json.dumps(api.requests)
+    assert API_KEY not in sent and REVERSED not in sent
+
+
+@pytest.fixture
+def planloop_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+
+
+def test_a_program_that_runs_each_input_in_a_new_event_loop_is_watched_between_them(
+    tmp_path, planloop_key
+):
+    # `asyncio.run(agent.run(...))` for each input, as the README's examples do: the watch
+    # begun in the first loop is read in the second, and the key pasted meanwhile is found.
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}\n")
+
+    async def first_input() -> None:
+        between.watch_until_the_next_command(tmp_path)
+
+    async def second_input() -> list[Path]:
+        return between.key_files_written_between(tmp_path, print)
+
+    asyncio.run(first_input())
+    settings.write_text(SETTINGS)
+    assert asyncio.run(second_input()) == [settings.resolve()]
+
+
+def test_a_key_saved_before_the_first_input_is_found_without_an_event_loop(tmp_path, planloop_key):
+    # planloop starts (no event loop runs yet) and the first command comes later.
+    between.watch_until_the_next_command(tmp_path)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "key.txt").write_text(KEY_LINE)
+    found = between.key_files_written_between(tmp_path, print)
+    assert found == [(tmp_path / "config" / "key.txt").resolve()]
+
+
+def test_a_key_saved_through_a_key_named_file_renamed_into_place_is_found(tmp_path, planloop_key):
+    # An atomic save: `.env.new` written, then renamed to the file it replaces, at once.
+    (tmp_path / "config").mkdir()
+    between.watch_until_the_next_command(tmp_path)
+    (tmp_path / ".env.new").write_text(KEY_LINE)
+    os.rename(tmp_path / ".env.new", tmp_path / "config" / "key.txt")
+    found = between.key_files_written_between(tmp_path, print)
+    assert found == [(tmp_path / "config" / "key.txt").resolve()]
+
+
+def test_a_workspace_that_cannot_be_watched_between_commands_is_said_once(
+    tmp_path, planloop_key, monkeypatch
+):
+    # All of the person's inotify instances in use (editors and file watchers take them).
+    monkeypatch.setattr(folder_watch, "_LIBC", None)
+    monkeypatch.setattr(between, "_told", set())
+    said: list[str] = []
+    for _ in range(2):
+        between.watch_until_the_next_command(tmp_path)
+        between.key_files_written_between(tmp_path, said.append)
+    assert len(said) == 1
+    assert "could not watch the workspace for files written between two commands" in said[0]

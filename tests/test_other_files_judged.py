@@ -301,3 +301,28 @@ def test_a_task_that_ends_right_after_reading_is_judged_before_its_output_goes(
     assert "its output kept from the model" in " ".join(result.stderr.split()) or (
         "bg-1's output was kept from the model" in " ".join(result.stderr.split())
     )
+
+
+def test_files_in_a_folder_moved_or_copied_in_are_judged(tmp_path, monkeypatch):
+    # The person moves their keys folder into the project (or copies it in) while a task
+    # runs: the files were there before the new folder's watch began, and are read as written.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    workspace, outside = tmp_path / "work", tmp_path / "keys"
+    workspace.mkdir()
+    (outside / "anthropic").mkdir(parents=True)
+    (outside / "anthropic" / "key.json").write_text(SETTINGS)
+    (outside / "anthropic" / "README").write_text("my keys\n")
+
+    async def run() -> dict[str, str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(workspace, frozenset(), frozenset()))
+        try:
+            os.rename(outside / "anthropic", workspace / "local")
+            while str(workspace / "local") not in watch.folders:  # its watch has begun
+                watch.look()
+                await asyncio.sleep(0)
+            return watch.exposed_since(0, last=True)
+        finally:
+            watch.close()
+
+    assert list(asyncio.run(run())) == [str(workspace / "local" / "key.json")]

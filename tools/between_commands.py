@@ -5,11 +5,11 @@ watch (tools/folder_watch.py) sees what is written while that command runs. Betw
 commands nothing looked: the person, asked by the model to put their key into the app's
 settings, did so while the model was thinking, and the next command read it.
 
-So from the end of the first command on, the workspace is watched while no command runs.
-Before the next one, the files written meanwhile are read for the key, and those that hold it
-are hidden from the command like any copy the search found (`KEY_FILES`). A watch that lost
-track (more file events at once than the kernel keeps) is said once: what was written then is
-not known.
+So from planloop's start on (when the search begins), the workspace is watched while no
+command runs. Before the next command, the files written meanwhile are read for the key, and
+those that hold it are hidden from the command like any copy the search found (`KEY_FILES`).
+A watch that lost track (more file events at once than the kernel keeps), or could not watch
+every folder, is said once: what was written there is not known.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.bind_watch import SandboxStart
-from tools.folder_watch import LOST_TRACK, FolderWatch
+from tools.folder_watch import LOST_TRACK, RENAMED, FolderWatch
 
 # Workspaces watched at once in one process (each watch is an inotify instance, of which a
 # user has 128 by default): a program running agents in many folders keeps the newest.
@@ -35,37 +35,61 @@ LOST_TRACK_NOTICE = (
     "planloop: more files changed at once between two commands than it could follow; a key "
     "saved into a file meanwhile is not known to planloop, and commands may read it."
 )
+UNWATCHED_NOTICE = (
+    "planloop: could not watch {shown} for files written between two commands (inotify is "
+    "missing or out of instances or watches, or there are too many folders); a key saved "
+    "there meanwhile is not known to planloop, and commands may read it."
+)
 
 
 def key_files_written_between(root: Path, tell: Callable[[str], None]) -> list[Path]:
-    """The files of the workspace `root` written since the last command ended that hold the
-    key now (real paths), and the watch ends: the command about to run has its own, and two
-    watches reading the same events would slow the one that judges the command. `tell` says
-    a watch that lost track."""
+    """The files of the workspace `root` written since the watch began (planloop's start, or
+    the end of the last command) that hold the key now (real paths), and the watch ends: the
+    command about to run has its own, and two watches reading the same events would slow the
+    one that judges the command. `tell` says, once, a watch that lost track or could not
+    watch every folder."""
     key = str(root)
     known = _watches.pop(key, None)
     if known is None:
         return []
     watch, since = known
-    try:
-        if watch.loop is not _running_loop():
-            return []  # its loop has ended (a program that runs each input in a new one)
-        watch.look()
-        found = watch.exposed_since(since, last=True)
-    finally:
-        watch.close()
+    if watch.loop is not None and watch.loop is not _running_loop():
+        # Its loop has ended (a program that runs each input in a new one), and its reader
+        # with it; the kernel still holds the events, read now.
+        watch.loop = None
+    unwatched = sorted(watch.unwatched)
+    found = watch.finish()
     if LOST_TRACK in found.values() and key not in _told:
         _told.add(key)
         tell(LOST_TRACK_NOTICE)
-    # Those found holding the key ("" for how): a key file written and read by your editor,
-    # or moved away, is no copy of the key.
-    return [Path(os.path.realpath(path)) for path, how in found.items() if not how]
+    if unwatched and key not in _told:
+        _told.add(key)
+        tell(UNWATCHED_NOTICE.format(shown=unwatched_shown(root, unwatched)))
+    # Those found holding the key, at the name written or renamed to: a key file written and
+    # read by your editor, or moved away, is no copy of the key.
+    renamed = RENAMED.split("{}")[0]
+    return [
+        Path(os.path.realpath(path))
+        for path, how in found.items()
+        if path != key and (not how or how.startswith(renamed))
+    ]
+
+
+def unwatched_shown(root: Path, folders: list[str]) -> str:
+    inside = [
+        "the workspace" if folder == str(root) else os.path.relpath(folder, root)
+        for folder in folders[:3]
+    ]
+    more = f" and {len(folders) - 3} more" if len(folders) > 3 else ""
+    return ", ".join(inside) + more
 
 
 def watch_until_the_next_command(root: Path) -> None:
-    """Watch the workspace `root` from now (a command has ended) until the next one starts."""
-    if _running_loop() is None or str(root) in _watches:
-        return  # no event loop to watch on (a sandbox used outside one), or watched already
+    """Watch the workspace `root` from now (planloop starts, or a command has ended) until the
+    next command starts. Without an event loop running, the kernel keeps the events until
+    then."""
+    if str(root) in _watches:
+        return  # watched already
     _watches[str(root)] = (_watch(root), time.monotonic())
     _keep_few()
 

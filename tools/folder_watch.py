@@ -240,6 +240,7 @@ class FolderWatch:
             self._open()
         except OSError:
             self.unwatched.update(folders)
+            self.unwatched.add(str(start.workspace))
             return
         for folder, names in folders.items():
             wd = self._watch(folder)
@@ -264,8 +265,8 @@ class FolderWatch:
 
     def _watch_tree(self, root: str, new: bool = False) -> None:
         """Watch `root` and every folder below it (links not followed). `new`: a folder made or
-        moved in while a command runs, whose key files may have been written before its watch
-        began: they are read as written."""
+        moved in while a command runs, whose files may have been written before its watch
+        began: they are read as written (key files, and other files as any written)."""
         folders, listed = [root], 0
         while folders:
             folder = folders.pop()
@@ -284,6 +285,8 @@ class FolderWatch:
                             folders.append(entry.path)
                         elif new and is_key_name(entry.name):
                             self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
+                        elif new and entry.is_file(follow_symlinks=False):
+                            self._note_other(entry.path)
         if self.aside and self.loop is not None:
             self.loop.call_soon(self.look)  # the kernel's queue may be empty: nothing wakes it
 
@@ -355,9 +358,13 @@ class FolderWatch:
         fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1")
-        self.loop = asyncio.get_running_loop()
         self.fd = fd
-        self.loop.add_reader(fd, self._read)
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None  # read when looked at (`look`), as the watch between commands is
+        else:
+            self.loop.add_reader(fd, self._read)
         # Only opens in the marker's folder: the mark (`_mark`).
         marker = _marker()
         wd = -1 if marker is None else _LIBC.inotify_add_watch(fd, bytes(marker.parent), IN_OPEN)
@@ -799,10 +806,10 @@ class FolderWatch:
             self.windows.pop(path, None)
             self._expose(path, UNREAD)
         self._gone(earlier)
-        if self.moving:  # judged at the next look, soon, also when no other event comes
+        if self.moving and self.loop is not None:  # judged at the next look, soon
             self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
         found, self.found = self.found, False
-        if (relevant or found) and not self.pending:
+        if (relevant or found) and not self.pending and self.loop is not None:
             self.pending = True
             self.loop.call_soon(self._changed)
 

@@ -1428,8 +1428,10 @@ class Bubblewrap:
             f"sockets (and vsocks) cannot be opened.{network}"
         )
 
-    def before_command(self, workspace: Path) -> WorkspaceScan:
+    def before_command(self, workspace: Path, starting: bool = False) -> WorkspaceScan:
         """Scan the workspace for what to protect; the result is also `after_command`'s base.
+        `starting`: planloop starts, and no command follows yet; the workspace is watched from
+        the search's start until the first command (between_commands.py).
 
         When this scan finds that the sandbox can no longer keep its promise, `must_ask` is set
         from now on, and the scan says so in `confinement_lost`: the command waiting for it was
@@ -1444,6 +1446,8 @@ class Bubblewrap:
         if self.searches_key_copies:
             # And what came to hold it since the command before ended (between_commands.py).
             KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell)))
+            if starting:
+                watch_until_the_next_command(root)  # the search has listed what it reads
         scan.run_later = run_later_state(root, scan)
         scan.held_when_there = identities(held_when_there_paths(root, scan))
         if not self.must_ask:
