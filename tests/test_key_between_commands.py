@@ -183,3 +183,35 @@ def test_a_workspace_that_cannot_be_watched_between_commands_is_said_once(
         between.key_files_written_between(tmp_path, said.append)
     assert len(said) == 1
     assert "could not watch the workspace for files written between two commands" in said[0]
+
+
+def test_a_key_file_found_between_commands_is_found_at_its_other_names(tmp_path, planloop_key):
+    # A command made a second name for the settings before the key came (`ln`); the person
+    # then saved the key in place, as editors do for a file with several names.
+    (tmp_path / "config").mkdir()
+    settings = tmp_path / "config" / "settings.json"
+    settings.write_text("{}\n")
+    os.link(settings, tmp_path / "notes.txt")
+    between.watch_until_the_next_command(tmp_path)
+    with open(settings, "r+") as file:
+        file.write(SETTINGS)
+    found = between.key_files_written_between(tmp_path, print, [])
+    assert sorted(found) == sorted([settings.resolve(), (tmp_path / "notes.txt").resolve()])
+
+
+def test_a_key_file_whose_other_names_cannot_all_be_found_stops_commands(
+    tmp_path, planloop_key, monkeypatch
+):
+    # The workspace is too large to list in time: the file is the search's `linked`, on which
+    # no command runs (tools/sandbox.py).
+    import tools.key_copies as key_copies
+
+    monkeypatch.setattr(key_copies, "LINK_ENTRIES", -1)
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}\n")
+    os.link(settings, tmp_path / "notes.txt")
+    between.watch_until_the_next_command(tmp_path)
+    settings.write_text(SETTINGS)
+    linked: list[Path] = []
+    between.key_files_written_between(tmp_path, print, linked)
+    assert linked == [settings.resolve()]

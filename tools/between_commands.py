@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tools.bind_watch import SandboxStart
 from tools.folder_watch import LOST_TRACK, RENAMED, FolderWatch
+from tools.key_copies import other_names
 
 # Workspaces watched at once in one process (each watch is an inotify instance, of which a
 # user has 128 by default): a program running agents in many folders keeps the newest.
@@ -42,12 +43,16 @@ UNWATCHED_NOTICE = (
 )
 
 
-def key_files_written_between(root: Path, tell: Callable[[str], None]) -> list[Path]:
+def key_files_written_between(
+    root: Path, tell: Callable[[str], None], linked: list[Path] | None = None
+) -> list[Path]:
     """The files of the workspace `root` written since the watch began (planloop's start, or
-    the end of the last command) that hold the key now (real paths), and the watch ends: the
-    command about to run has its own, and two watches reading the same events would slow the
-    one that judges the command. `tell` says, once, a watch that lost track or could not
-    watch every folder."""
+    the end of the last command) that hold the key now, at every name they have in the
+    workspace (real paths), and the watch ends: the command about to run has its own, and two
+    watches reading the same events would slow the one that judges the command. `tell` says,
+    once, a watch that lost track or could not watch every folder. One whose other names
+    could not all be found (`ln config/settings.json notes.txt` before the key came) is added
+    to `linked`."""
     key = str(root)
     known = _watches.pop(key, None)
     if known is None:
@@ -68,11 +73,28 @@ def key_files_written_between(root: Path, tell: Callable[[str], None]) -> list[P
     # Those found holding the key, at the name written or renamed to: a key file written and
     # read by your editor, or moved away, is no copy of the key.
     renamed = RENAMED.split("{}")[0]
-    return [
+    holders = [
         Path(os.path.realpath(path))
         for path, how in found.items()
         if path != key and (not how or how.startswith(renamed))
     ]
+    return holders + names_beside(root, holders, linked)
+
+
+def names_beside(root: Path, holders: list[Path], linked: list[Path] | None) -> list[Path]:
+    """The other names in `root` of the files `holders` that have more than one."""
+    copies = {}
+    for path in holders:
+        with contextlib.suppress(OSError):
+            info = os.stat(path, follow_symlinks=False)
+            if info.st_nlink > 1:
+                copies[(info.st_dev, info.st_ino)] = info.st_nlink
+    if not copies:
+        return []
+    more, short = other_names(root, copies, holders)
+    if linked is not None:
+        linked += [path for path in short if path not in linked]
+    return more
 
 
 def unwatched_shown(root: Path, folders: list[str]) -> str:

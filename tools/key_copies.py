@@ -839,61 +839,75 @@ class KeyCopySearch:
         """Every other name, in the workspace, of a copy found with more than one: a command of
         an earlier run may have made one (`ln config/local.json node_modules/.cache/x`) before
         the person filled the key in, where the search passes by or does not reach. Hidden at
-        one name only, the file would be read at the other. The workspace's folders are listed
-        (no file is read) to their end, within LINK_ENTRIES and LINK_SECONDS; when that is not
-        enough, the copies still short of names are `linked`."""
+        one name only, the file would be read at the other. The copies still short of names
+        when the listing had to stop are `linked`."""
         if not self.copies or self.workspace is None:
             return
-        found = set(self.found)
-        names: dict[tuple[int, int], int] = {}
-        identities: dict[Path, tuple[int, int]] = {}  # each found copy's, stat'ed once
-        for path in self.found:
+        more, short = other_names(self.workspace, self.copies, self.found)
+        self.found += more
+        self.linked += [path for path in short if path not in self.linked]
+
+
+def other_names(
+    workspace: Path, copies: dict[tuple[int, int], int], known: list[Path]
+) -> tuple[list[Path], list[Path]]:
+    """The names in `workspace` of the files `copies` ((device, inode) -> how many names each
+    has) that `known` does not hold; and the paths of `known` in the workspace whose names were
+    not all found. The workspace's folders are listed (no file is read) to their end, within
+    LINK_ENTRIES and LINK_SECONDS; any name left then lies outside it, where no command makes
+    one. A folder closed to planloop that it may still pass through (`chmod 311`) ends it too:
+    a command may pass through to a name in it that cannot be listed."""
+    found = set(known)
+    more: list[Path] = []
+    names: dict[tuple[int, int], int] = {}
+    identities: dict[Path, tuple[int, int]] = {}  # each known copy's, stat'ed once
+    for path in known:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            continue
+        key = identities[path] = (info.st_dev, info.st_ino)
+        if key in copies:
+            names[key] = names.get(key, 0) + 1
+    inodes = {inode for _, inode in copies}
+    deadline = time.monotonic() + LINK_SECONDS
+    listed = 0
+    pending = [str(workspace)]
+    complete = True
+    while pending:
+        folder = pending.pop()
+        if listed > LINK_ENTRIES or time.monotonic() > deadline:
+            complete = False
+            break
+        try:
+            with os.scandir(folder) as listing:
+                children = list(listing)
+        except OSError:
+            complete = complete and not os.access(folder, os.X_OK)
+            continue
+        for entry in children:
+            listed += 1
             try:
-                info = os.stat(path, follow_symlinks=False)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.inode() in inodes and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    key = (info.st_dev, info.st_ino)
+                    if key in copies and Path(entry.path) not in found:
+                        found.add(Path(entry.path))
+                        more.append(Path(entry.path))
+                        identities[Path(entry.path)] = key
+                        names[key] = names.get(key, 0) + 1
             except OSError:
-                continue
-            key = identities[path] = (info.st_dev, info.st_ino)
-            if key in self.copies:
-                names[key] = names.get(key, 0) + 1
-        inodes = {inode for _, inode in self.copies}
-        deadline = time.monotonic() + LINK_SECONDS
-        listed = 0
-        pending = [str(self.workspace)]
-        complete = True
-        while pending:
-            folder = pending.pop()
-            if listed > LINK_ENTRIES or time.monotonic() > deadline:
-                complete = False
-                break
-            try:
-                with os.scandir(folder) as listing:
-                    children = list(listing)
-            except OSError:
-                # Closed to planloop. One it may still pass through (`chmod 311`) a command
-                # may too, to a name in it that cannot be listed.
-                complete = complete and not os.access(folder, os.X_OK)
-                continue
-            for entry in children:
-                listed += 1
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    elif entry.inode() in inodes and entry.is_file(follow_symlinks=False):
-                        info = entry.stat(follow_symlinks=False)
-                        key = (info.st_dev, info.st_ino)
-                        if key in self.copies and Path(entry.path) not in found:
-                            found.add(Path(entry.path))
-                            self.found.append(Path(entry.path))
-                            identities[Path(entry.path)] = key
-                            names[key] = names.get(key, 0) + 1
-                except OSError:
-                    pass
-        if complete:
-            return  # any name left lies outside the workspace, where no command makes one
-        for path, key in identities.items():
-            short = key in self.copies and names.get(key, 0) < self.copies[key]
-            if short and path.is_relative_to(self.workspace) and path not in self.linked:
-                self.linked.append(path)
+                pass
+    if complete:
+        return more, []
+    short = [
+        path
+        for path, key in identities.items()
+        if key in copies and names.get(key, 0) < copies[key] and path.is_relative_to(workspace)
+    ]
+    return more, short
 
 
 def cut_short_notice(search: KeyCopySearch) -> str:

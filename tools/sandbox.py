@@ -1442,10 +1442,12 @@ class Bubblewrap:
         root = Path(workspace).resolve()
         # Started at the first command (planloop's start, cli/app.py), in a thread: the
         # search for copies of the key is done, or nearly, when the first command runs.
-        key_copy_search(root, hidden_paths(self.allow_read, root))
+        search = key_copy_search(root, hidden_paths(self.allow_read, root))
         if self.searches_key_copies:
-            # And what came to hold it since the command before ended (between_commands.py).
-            KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell)))
+            # And what came to hold it since the command before ended (between_commands.py);
+            # one with a name not found is the search's `linked`, which `wrap` refuses on.
+            linked = search.linked if search is not None else None
+            KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell, linked)))
             if starting:
                 watch_until_the_next_command(root)  # the search has listed what it reads
         scan.run_later = run_later_state(root, scan)
