@@ -215,3 +215,50 @@ def test_a_key_file_whose_other_names_cannot_all_be_found_stops_commands(
     linked: list[Path] = []
     between.key_files_written_between(tmp_path, print, linked)
     assert linked == [settings.resolve()]
+
+
+CHMOD_AND_SHOW = "chmod 600 config/settings.json; " + SHOW
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["nobody"], indirect=True)
+def test_a_file_closed_to_planloop_is_hidden_as_if_it_held_the_key(api, env, user_folders):
+    # Root reads through a file's mode; an ordinary user does not. A command makes the settings
+    # write-only; the person can still save into them (a shell's `>` opens for writing), and the
+    # next command would open them up again and read them. What they hold cannot be told.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.json", '{"anthropic_api_key": ""}\n', user)
+    os.chown(workspace / "config", 65534, 65534)
+
+    def the_person_pastes_it(_body: dict) -> dict:
+        with open(workspace / "config" / "settings.json", "w") as file:  # as root: mode 200
+            file.write(SETTINGS)
+        return {"content": [tool_use("bash", {"command": CHMOD_AND_SHOW})]}
+
+    api.add({"content": [tool_use("bash", {"command": "chmod 200 config/settings.json"})]})
+    api.add(the_person_pastes_it)
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    assert "Read-only file system" in tool_results(api)[1]  # hidden: it cannot be opened up
+    sent = json.dumps(api.requests)
+    assert API_KEY not in sent and REVERSED not in sent
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["nobody"], indirect=True)
+def test_a_file_closed_to_the_search_is_hidden_from_commands(api, env, user_folders):
+    # An earlier run's command made the settings write-only, and the key was saved into them.
+    user, workspace, planloop_home, home = user_folders
+    (workspace / "config").mkdir()
+    write_owned(workspace / "config" / "settings.json", SETTINGS, user)
+    os.chmod(workspace / "config" / "settings.json", 0o200)
+    os.chown(workspace / "config", 65534, 65534)
+    api.add({"content": [tool_use("bash", {"command": CHMOD_AND_SHOW})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    assert "Read-only file system" in tool_results(api)[0]
+    sent = json.dumps(api.requests)
+    assert API_KEY not in sent and REVERSED not in sent

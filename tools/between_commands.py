@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.bind_watch import SandboxStart
-from tools.folder_watch import LOST_TRACK, RENAMED, FolderWatch
+from tools.folder_watch import LOST_TRACK, RENAMED, UNREADABLE, FolderWatch
 from tools.key_copies import other_names
 
 # Workspaces watched at once in one process (each watch is an inotify instance, of which a
@@ -70,13 +70,13 @@ def key_files_written_between(
     if unwatched and key not in _told:
         _told.add(key)
         tell(UNWATCHED_NOTICE.format(shown=unwatched_shown(root, unwatched)))
-    # Those found holding the key, at the name written or renamed to: a key file written and
-    # read by your editor, or moved away, is no copy of the key.
+    # Those found holding the key, at the name written or renamed to, or that planloop cannot
+    # read: a key file written and read by your editor, or moved away, is no copy of the key.
     renamed = RENAMED.split("{}")[0]
     holders = [
         Path(os.path.realpath(path))
         for path, how in found.items()
-        if path != key and (not how or how.startswith(renamed))
+        if path != key and (not how or how.startswith(renamed) or how == UNREADABLE)
     ]
     return holders + names_beside(root, holders, linked)
 

@@ -135,6 +135,9 @@ LOST_TRACK = (
 # Read by somebody and written over before planloop read it: said as a key found ("came to hold
 # the API key"), which is what the command could read.
 UNREAD = ""
+UNREADABLE = (
+    "was written while it ran and cannot be read by planloop, though a command may open it up again"
+)
 
 
 @dataclass
@@ -455,6 +458,10 @@ class FolderWatch:
             data = read_opened(fd) if fd is not None else read_for_key(path)
             if data and holds_the_key(data):
                 self._expose(path)
+            elif data is None and fd is None and not os.access(path, os.R_OK):
+                # Closed to planloop (`chmod 200`) but not to a command, which may open it
+                # up again: what it holds cannot be told.
+                self._expose(path, UNREADABLE)
 
     def _too_big(self, path: str) -> None:
         """An other file past OTHER_FILE_BYTES is not read for the key: said once a watch."""

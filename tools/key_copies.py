@@ -532,6 +532,7 @@ class KeyCopySearch:
             "others": others,  # searched by the other child: passed by here
             "skipped": [str(path) for path in self.skipped],
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
+            "workspace": str(self.workspace) if self.workspace else None,
         }
         try:
             # In a session of its own: its part that reads on after the answer (`learn`) is
@@ -560,6 +561,7 @@ class KeyCopySearch:
                 self.secrets,
                 others=tuple(map(Path, others)),
                 memory=self.memory,
+                workspace=self.workspace,
             )
             part.search()
             answer.update(part.answer_of())
@@ -755,7 +757,13 @@ class KeyCopySearch:
         self.account.files += 1
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
-        except OSError:
+        except OSError as error:
+            unreadable = error.errno == errno.EACCES and stat.S_ISREG(seen.st_mode)
+            if unreadable and self.workspace and Path(path).is_relative_to(self.workspace):
+                # Closed to planloop (`chmod 200`), not to a command, which may open it up
+                # again: hidden as a copy, since what it holds cannot be told.
+                self.found.append(Path(path))
+                self.account.found += 1
             return
         try:
             info = os.fstat(fd)
@@ -965,6 +973,7 @@ def search_in_child() -> None:
         tuple(secret.encode("latin-1") for secret in question["secrets"]),
         others=tuple(Path(path) for path in question["others"]),
         memory=Path(question["memory"]) if question.get("memory") else None,
+        workspace=Path(question["workspace"]) if question.get("workspace") else None,
     )
     search.search()
     json.dump(search.answer_of(), sys.stdout)
