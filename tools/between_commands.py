@@ -22,7 +22,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.bind_watch import SandboxStart
-from tools.folder_watch import LOST_TRACK, RENAMED, UNREADABLE, FolderWatch
+from tools.folder_watch import (
+    LOST_TRACK,
+    MAX_WATCHED_FOLDERS,
+    RENAMED,
+    UNREADABLE,
+    FolderWatch,
+)
 from tools.key_copies import other_names
 
 # Workspaces watched at once in one process (each watch is an inotify instance, of which a
@@ -62,7 +68,10 @@ def key_files_written_between(
         # Its loop has ended (a program that runs each input in a new one), and its reader
         # with it; the kernel still holds the events, read now.
         watch.loop = None
-    unwatched = sorted(watch.unwatched)
+    # Folders past the bound a watch keeps (a big node_modules) are said by each command's
+    # watch; those inotify refused (no instance or watch left) only here.
+    past_the_bound = len(watch.folders) >= MAX_WATCHED_FOLDERS
+    unwatched = [] if past_the_bound else sorted(watch.unwatched)
     found = watch.finish()
     if LOST_TRACK in found.values() and key not in _told:
         _told.add(key)
