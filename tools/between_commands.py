@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from tools.key_copies import other_names
 # user has 128 by default): a program running agents in many folders keeps the newest.
 MAX_WATCHED = 4
 
-_watches: dict[str, tuple[FolderWatch, float]] = {}  # workspace -> its watch, judged up to when
+_watches: dict[str, FolderWatch] = {}  # workspace -> its watch
 _told: set[str] = set()  # workspaces whose watch lost track, said once
 
 LOST_TRACK_NOTICE = (
@@ -60,10 +59,9 @@ def key_files_written_between(
     could not all be found (`ln config/settings.json notes.txt` before the key came) is added
     to `linked`."""
     key = str(root)
-    known = _watches.pop(key, None)
-    if known is None:
+    watch = _watches.pop(key, None)
+    if watch is None:
         return []
-    watch, since = known
     if watch.loop is not None and watch.loop is not _running_loop():
         # Its loop has ended (a program that runs each input in a new one), and its reader
         # with it; the kernel still holds the events, read now.
@@ -121,7 +119,7 @@ def watch_until_the_next_command(root: Path) -> None:
     then."""
     if str(root) in _watches:
         return  # watched already
-    _watches[str(root)] = (_watch(root), time.monotonic())
+    _watches[str(root)] = _watch(root)
     _keep_few()
 
 
@@ -141,6 +139,6 @@ def _watch(root: Path) -> FolderWatch:
 def _keep_few() -> None:
     while len(_watches) > MAX_WATCHED:
         oldest = next(iter(_watches))
-        watch, _ = _watches.pop(oldest)
+        watch = _watches.pop(oldest)
         with contextlib.suppress(Exception):
             watch.close()
