@@ -12,6 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from test_hostile_pass4 import AS_NOBODY, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
@@ -31,8 +32,16 @@ def commit_on_the_host(user: str, workspace: Path, home: Path) -> None:
 
 
 @needs_bwrap
-def test_your_relative_hooks_folder_is_held_before_the_first_git_init(api, env, user_folders):
+@pytest.mark.parametrize("above", ["no repository", "a repository"])
+def test_your_relative_hooks_folder_is_held_before_the_first_git_init(
+    api, env, user_folders, above
+):
+    # A repository above the workspace (a dotfiles ~/.git, the monorepo a new project is made
+    # in) changes nothing: `git init` in the workspace makes a nested repository, whose hooks
+    # folder is the workspace's own `.githooks`.
     user, workspace, planloop_home, home = user_folders
+    if above == "a repository":
+        subprocess.run(["git", "init", "-q", str(workspace.parent)], check=True)
     (home / ".gitconfig").write_text(YOUR_CONFIG)
     marker = home / "hook-ran"
     hook = f"#!/bin/sh\ntouch {marker}\n"

@@ -1479,18 +1479,17 @@ def git_paths_around(path: Path, workspace: Path | None = None) -> tuple[list[Pa
     hooks, includes = your_git_config_paths()
     # Up to the file system's root: a repository that holds the workspace can name a hooks
     # folder inside it (a monorepo's packages/app/.hooks, say).
-    held_by_a_repository = False
     for folder in [path, *path.parents]:
         if os.path.exists(folder / GIT_DIR_NAME):
             more_hooks, more_includes = git_config_paths(folder / GIT_DIR_NAME)
             hooks += more_hooks
             includes += more_includes
-            held_by_a_repository = held_by_a_repository or is_repository(folder / GIT_DIR_NAME)
-    # (A workspace that is a repository has its hooks found with it, from its scan.)
-    held_by_a_repository = held_by_a_repository or (
-        workspace is not None and is_repository(workspace / GIT_DIR_NAME)
-    )
-    if workspace is not None and not held_by_a_repository:
+    # Only the workspace's own `.git` decides, not a repository above it (a dotfiles ~/.git, a
+    # monorepo): `git init` in the workspace makes a nested repository whose hooks folder is
+    # the workspace's `.githooks` all the same. The sandbox gives the workspace its empty `.git`
+    # stand-in exactly when it is no repository, and the two must agree. (A workspace that is
+    # a repository has its hooks found with it, from its scan.)
+    if workspace is not None and not is_repository(workspace / GIT_DIR_NAME):
         yours = paths_named_by(your_git_configs(), worktree=workspace)[0]
         hooks += [hook for hook in yours if hook.is_relative_to(workspace)]
     return hooks, includes
