@@ -306,6 +306,53 @@ def test_a_program_the_repository_config_names_that_does_not_exist_makes_command
     assert not marker.exists()
 
 
+# Programs whose script the repository's config names so that no bind can hold it before git
+# runs it: (config line, the script a command writes, what the person then runs on the host).
+NOT_TOLD_OR_NOT_MADE = {
+    "textconv by the tree's top": (
+        '[diff "x"]\n\ttextconv = "$(git rev-parse --show-toplevel)"/tools/conv\n',
+        "tools/conv",
+        "diff",
+    ),
+    "bash -e": ("[core]\n\tfsmonitor = bash -e fsmon\n", "fsmon", "status"),
+    "awk -f": ('[diff "x"]\n\ttextconv = awk -f conv\n', "conv", "diff"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("case", NOT_TOLD_OR_NOT_MADE)
+def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_commands_ask(
+    api, env, user_folders, case
+):
+    user, workspace, planloop_home, home = user_folders
+    if user == "nobody" and case == "awk -f":
+        pytest.skip("two cases are enough as the unprivileged user")
+    config, script, run_it = NOT_TOLD_OR_NOT_MADE[case]
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    with (workspace / ".git" / "config").open("a") as file:
+        file.write(config)
+    make(workspace / ".gitattributes", "* diff=x\n", user, 0o644)
+    make(workspace / "a.txt", "a\n", user, 0o644)
+    if case == "textconv by the tree's top":
+        make(workspace / script, '#!/bin/sh\ncat "$1"\n', user)
+    ident = {"GIT_AUTHOR_NAME": "me", "GIT_COMMITTER_NAME": "me", "EMAIL": "me@x.test"}
+    host(user, home, "git", "add", "a.txt", ".gitattributes", cwd=workspace, env=ident)
+    marker = home / "planted-ran"
+    planted = f'#!/bin/sh\ntouch {marker}\ncat "$1"\n'
+    if case == "awk -f":
+        planted = f'BEGIN {{ system("touch {marker}") }} {{ print }}\n'
+    command = f"mkdir -p {Path(script).parent}; printf '%s' '{planted}' > {script}; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    write(api, script, exists=(workspace / script).exists())
+    api.add({"content": [text("Done.")]})
+    ran, *_, written = run(user, api, env, workspace, planloop_home, home)
+    assert "sandboxed commands ask before they run" in ran and "finished" not in ran, ran
+    assert REFUSED in written
+    make(workspace / "a.txt", "b\n", user, 0o644)
+    host(user, home, "git", run_it, cwd=workspace, env=ident)
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize(
     ("value", "found"),
     [
@@ -329,6 +376,35 @@ def test_a_program_the_repository_config_names_that_does_not_exist_makes_command
         ("python3 conv.py && make all", ["/w/conv.py"]),  # `make` is a program, `all` a word
         ("cache --timeout 3600", []),
         ("!git log --oneline", []),
+        # For a shell `-e` is errexit, not code: the next word is the script.
+        ("bash -e fsmon", ["/w/fsmon"]),
+        ("sh -eu fsmon", ["/w/fsmon"]),
+        ("!f() { bash -e run; }; f", ["/w/run"]),
+        ("bash -o pipefail fsmon", ["/w/fsmon"]),  # `pipefail` is the option's value
+        ("perl -e code", []),
+        ("node -e code", []),
+        # Interpreters by a version or build of their name, and by the word naming the script.
+        ("pypy3 conv", ["/w/conv"]),
+        ("python3-dbg conv", ["/w/conv"]),
+        ("Rscript conv", ["/w/conv"]),
+        ("fish conv", ["/w/conv"]),
+        ("tcsh conv", ["/w/conv"]),
+        ("julia conv", ["/w/conv"]),
+        ("awk -f conv", ["/w/conv"]),
+        ("make -f conv", ["/w/conv"]),
+        ("deno run --allow-read conv", ["/w/conv"]),
+        ("uv run conv", ["/w/conv"]),
+        ("bun run conv", ["/w/conv"]),
+        ("go run conv.go", ["/w/conv.go"]),
+        ("java Conv.java", ["/w/Conv.java"]),
+        # Words, not scripts: no file of that name, and no interpreter's script slot.
+        ("iconv -f utf-16 -t utf8", []),
+        ("git-lfs filter-process", []),
+        ("git-lfs clean -- %f", []),
+        ("awk '{print $1}'", []),
+        ("deno fmt", []),
+        ('meld "$LOCAL" "$REMOTE"', []),
+        ("!f() { git log $1; }; f", []),
     ],
 )
 def test_the_program_paths_of_a_command_line_in_git_config(value, found):
@@ -340,6 +416,53 @@ def test_a_bare_argument_counts_when_it_names_a_file_at_the_top_of_the_tree(tmp_
     (tmp_path / "conv").write_text("print(1)\n")
     assert program_paths("perl conv words", tmp_path) == [tmp_path / "conv"]
     assert program_paths("perl conv words", None) == []  # your config, no tree: no base
+
+
+def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_path):
+    # A link to a file not made yet: a command that made the file would change the program.
+    (tmp_path / "conv").symlink_to("later")
+    assert program_paths("mytool conv", tmp_path) == [tmp_path / "conv"]
+
+
+TOP = "$(git rev-parse --show-toplevel)"
+
+
+@pytest.mark.parametrize(
+    ("value", "untold"),
+    [
+        (f'"{TOP}"/tools/conv', f"{TOP}/tools/conv"),
+        (f'sh "{TOP}/tools/run"', f"{TOP}/tools/run"),
+        ("`git rev-parse --show-toplevel`/conv", "`git"),
+        ("sh ~+/fsmon", "~+/fsmon"),
+        ("bash -e $HOOK", "$HOOK"),
+        ("!cat $GIT_DIR/x", "$GIT_DIR/x"),
+    ],
+)
+def test_a_program_whose_path_a_shell_expansion_makes_cannot_be_told(value, untold):
+    from tools.git_programs import UntoldProgram
+
+    found: list[UntoldProgram] = []
+    program_paths(value, Path("/w"), found)
+    assert found == [UntoldProgram(Path("/w"), untold)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['meld "$LOCAL" "$REMOTE"', "!f() { git log $1; }; f", 'sh -c "cd $HOME && make"', "~/bin/x"],
+)
+def test_an_expansion_where_no_program_or_script_stands_is_told(value):
+    found: list = []
+    program_paths(value, Path("/w"), found)
+    assert found == []
+
+
+def test_an_untold_program_may_be_each_file_its_words_after_the_expansion_end_with():
+    from tools.git_programs import UntoldProgram
+
+    conv = UntoldProgram(Path("/w"), f"{TOP}/tools/conv")
+    assert conv.may_be(Path("/w/tools/conv")) and conv.may_be(Path("/w/sub/tools/conv"))
+    assert not conv.may_be(Path("/w/tools/other"))
+    assert UntoldProgram(Path("/w"), "$HOOK").may_be(Path("/w/anything"))
 
 
 @pytest.mark.parametrize(

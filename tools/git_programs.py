@@ -9,10 +9,14 @@ tools ask before writing them (tools/paths.py `protected_reason`).
 
 Only files are read here, nothing is run. A value is split into shell words: its first word is
 the program, and any later word written as a path (`sh ~/bin/x.sh`, `python3 tools/conv.py`)
-counts too, as the script the program runs; so does a later word without a slash that names a
-file at the top of the working tree, or a script's name (`sh fsmon.sh`), as git runs these
-from there. A program's own name without a slash is looked up on PATH (held with the PATH
-folders), not here.
+counts too, as the script the program runs; so does a later word without a slash that names
+something at the top of the working tree, ends like a script's name (`sh fsmon.sh`), or stands
+where an interpreter takes its script (`bash -e fsmon`, `awk -f conv`), as git runs these from
+there. Other words that name nothing (`git-lfs filter-process`, `iconv -f utf-16`) are words:
+counting every one would make every command ask. A program or script whose path a shell
+expansion makes (`"$(git rev-parse --show-toplevel)"/tools/conv`, `sh ~+/x`) cannot be told,
+and makes commands ask. A program's own name without a slash is looked up on PATH (held with
+the PATH folders), not here.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from tools.paths import (
     GIT_DIR_NAME,
@@ -120,34 +125,98 @@ def is_program_key(key: str) -> bool:
     return key in PROGRAM_KEYS or key.split(".")[0] in PROGRAM_SECTIONS
 
 
-# The shell's separators, after which the next word is a program again.
-PUNCTUATION = (";", "&", "&&", "|", "||", "(", ")", ";;")
+# The shell's separators and keywords, after which the next word is a program again.
+PUNCTUATION = (";", "&", "&&", "|", "||", "(", ")", ";;", "()", "{", "!")
+PUNCTUATION += ("then", "do", "else", "elif", "if", "while", "until", "exec")
 # What a script's name ends with: an argument of this form names a file to run even before it
 # exists (a command could create `fsmon.sh` for `core.fsmonitor = sh fsmon.sh`).
-SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".py", ".pl", ".rb", ".js", ".mjs", ".cjs", ".ts")
-SCRIPT_SUFFIXES += (".php", ".lua", ".tcl", ".awk", ".sed", ".ps1", ".bat", ".cmd")
+SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".py", ".pl", ".rb", ".php", ".lua")
+SCRIPT_SUFFIXES += (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".tcl", ".awk")
+SCRIPT_SUFFIXES += (".sed", ".ps1", ".bat", ".cmd", ".r", ".jl", ".java", ".jar", ".go", ".mk")
+SCRIPT_SUFFIXES += (".kts", ".groovy", ".swift", ".exs", ".raku", ".scm", ".rkt")
+
+# Programs whose first argument is the script they run, whatever its name (`sh fsmon`, made by
+# a command after the scan, would be run by the next `git status`), each with its flags whose
+# next word is code or a module instead (`sh -c cmd`, `python3 -m black`, `perl -e code`). A
+# name is taken without its version or build (`python3.12`, `pypy3`, `python3-dbg`, `lua5.4`).
+SHELL_FLAGS = ("-c",)  # for a shell, `-e` is errexit: `bash -e fsmon` runs fsmon
+INTERPRETERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash"), SHELL_FLAGS),
+    **dict.fromkeys(("fish", "csh", "tcsh", "pwsh", "powershell"), SHELL_FLAGS),
+    **dict.fromkeys(("python", "pypy", "py"), ("-c", "-m")),
+    **dict.fromkeys(("perl", "julia"), ("-e", "-E")),
+    **dict.fromkeys(("ruby", "lua", "luajit", "rscript", "raku", "elixir", "osascript"), ("-e",)),
+    **dict.fromkeys(("node", "nodejs", "tsx", "ts-node"), ("-e", "-p", "--eval", "--print")),
+    "php": ("-r",),
+    **dict.fromkeys(("tclsh", "wish", "java", "groovy", "kotlin", "scala", "swift"), ()),
+}
+# Flags of an interpreter whose next word is the option's value (`bash -o pipefail x`).
+VALUE_FLAGS = {"shell": ("-o", "+o", "-O", "+O"), "python": ("-W", "-X")}
+# Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
+# `uv run x`): their other words are program text (`awk '{print}'`), targets or subcommands.
+SCRIPT_AFTER = {
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake"), "-f"),
+    **dict.fromkeys(("deno", "bun", "uv", "go", "poetry", "pipenv", "pdm"), "run"),
+}
+# A shell expansion in a word: `$NAME`, `${...}`, `$(...)`, a backquote, a leading `~+` or
+# `~-` or `~user` of no known user. What it expands to is known only when git's shell runs it.
+EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)+|\$\w+|\$.?|`[^`]*`?|^~[^/]*")
 
 
-# Programs whose first argument is the script they run, whatever its name: `sh fsmon`, made by
-# a command after the scan, would be run by the next `git status`.
-INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "perl", "ruby", "node", "php"})
-INTERPRETERS |= {"lua", "tclsh", "pwsh", "python", "python2", "python3"}
+class UntoldProgram(NamedTuple):
+    """A program or script git runs whose path a shell expansion makes: `worktree` is where
+    git runs it from (None for your own configs read alone), `word` the word as written."""
+
+    worktree: Path | None
+    word: str
+
+    def may_be(self, candidate: Path) -> bool:
+        """Whether `candidate` could be the file: its path ends as the word does after its last
+        expansion (`"$(git rev-parse --show-toplevel)"/tools/conv`: any `.../tools/conv`)."""
+        expansions = [*EXPANSION.finditer(self.word)]
+        tail = self.word[expansions[-1].end() :] if expansions else ""
+        return str(candidate).endswith(tail.rstrip("/"))
 
 
 def is_script_name(word: str) -> bool:
     return word.lower().endswith(SCRIPT_SUFFIXES)
 
 
-def runs_a_script(program: str) -> bool:
-    """Whether the word before an argument is an interpreter, which runs that argument."""
-    name = os.path.basename(program)
-    return name in INTERPRETERS or re.fullmatch(r"python3\.\d+", name) is not None
+def program_name(program: str) -> str:
+    """A program's name without its folder, version or build: `/usr/bin/python3.12-dbg` is
+    `python`, `pypy3` is `pypy`, `Rscript` is `rscript`."""
+    name = os.path.basename(program).lower().removesuffix(".exe")
+    return re.sub(r"[\d.]*(-dbg|-debug)?$", "", name) or name
 
 
-def program_paths(value: str, worktree: Path | None) -> list[Path]:
+def runs_a_script(program: str, flag: str) -> bool:
+    """Whether the word after `program` and its option `flag` (or "") is the script it runs:
+    an interpreter's first argument, not after a code flag (`sh -c cmd`); `awk -f x`."""
+    name = program_name(program)
+    if name in INTERPRETERS:
+        return flag not in INTERPRETERS[name] and flag not in value_flags(name)
+    return SCRIPT_AFTER.get(name) == flag == "-f"
+
+
+def value_flags(name: str) -> tuple[str, ...]:
+    if INTERPRETERS.get(name) == SHELL_FLAGS:
+        return VALUE_FLAGS["shell"]
+    return VALUE_FLAGS.get(name, ())
+
+
+def program_paths(
+    value: str, worktree: Path | None, untold: list[UntoldProgram] | None = None
+) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
-    these from the top of the working tree), and left out when there is none."""
+    these from the top of the working tree), and left out when there is none.
+
+    A later word without a slash counts when it names something at the top of the tree, ends
+    like a script's name, or stands where an interpreter takes its script (`sh fsmon`,
+    `bash -e fsmon`, `awk -f conv`, `deno run conv`), made yet or not. A program or such a
+    script whose path a shell expansion makes (`"$(git rev-parse --show-toplevel)"/x`,
+    `sh ~+/x`) cannot be told: it goes to `untold`, for which commands ask.
+    """
     value = value.removeprefix("!")  # an alias that runs a program
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
@@ -156,32 +225,44 @@ def program_paths(value: str, worktree: Path | None) -> list[Path]:
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = value.split()
     found: list[Path] = []
-    last = ""  # the last word before this one that is not an option
+    # The last two words before this one that are neither options nor an option's value:
+    # the program (`python3 -u hook`), and the one before it (`deno run --allow-all conv`).
+    last, before_last = "", ""
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
-        previous, last = last, last if word.startswith("-") else word
-        if any(char.isspace() for char in word):
-            found += program_paths(word, worktree)  # a quoted command line: `sh -c "~/x y"`
+        previous, program_before = last, before_last
+        is_program = index == 0 or before in PUNCTUATION
+        is_value = before in value_flags(program_name(previous))
+        if not (word.startswith(("-", "+")) or is_value):
+            before_last, last = last, word
+        is_script = not is_program and (
+            runs_a_script(previous, before if before.startswith("-") else "")
+            or (previous in ("run",) and SCRIPT_AFTER.get(program_name(program_before)) == "run")
+        )
+        expanded = EXPANSION.search(os.path.expanduser(word)) is not None
+        if expanded and (is_program or is_script):
+            _cannot_tell(word, worktree, untold)
             continue
-        if before in ("<", ">", ">>") or word.startswith("-"):
-            continue  # a redirection's file, an option (`--format=a/b`)
+        if any(char.isspace() for char in word):
+            found += program_paths(word, worktree, untold)  # a quoted command line: `sh -c "~/x y"`
+            continue
+        if before in ("<", ">", ">>") or word.startswith("-") or is_value:
+            continue  # a redirection's file, an option (`--format=a/b`), its value
         if "=" in word or "://" in word:
             continue  # a variable set for the program, an address
+        if expanded and "/" in word:
+            _cannot_tell(word, worktree, untold)  # a path, written with an expansion
+            continue
         if "/" not in word:
             # A program (the first word, or one after `;`, `&&`, `|`) is looked up on PATH.
             # An argument is opened from the top of the working tree: `sh fsmon.sh`.
-            if index == 0 or before in PUNCTUATION or worktree is None:
+            if is_program or worktree is None:
                 continue
-            if not (
-                # `python3 -u hook`; not `sh -c cmd`, `python3 -m module`, `perl -e code`
-                (runs_a_script(previous) and before not in ("-c", "-m", "-e"))
-                or is_script_name(word)
-                or os.path.isfile(worktree / word)
-            ):
-                continue  # `--timeout 3600`, `log --oneline`: words, not files
+            if not (is_script or is_script_name(word) or os.path.lexists(worktree / word)):
+                continue  # `--timeout 3600`, `log --oneline`, `-f utf-16`: words, not files
         path = Path(os.path.expanduser(word))
         if not path.is_absolute():
-            if worktree is None or word.startswith("~"):
-                continue  # `~user` of no known user: not a path git would find
+            if worktree is None:
+                continue
             path = worktree / path
         path = Path(os.path.normpath(path))
         if not os.path.isdir(path):  # git runs no folder: `!cd ~/src/x && make` names one
@@ -189,16 +270,30 @@ def program_paths(value: str, worktree: Path | None) -> list[Path]:
     return found
 
 
-def git_programs_named_by(config_files: list[Path], worktree: Path | None) -> list[Path]:
-    """The program files and templates folder that `config_files` (includes followed) name."""
+def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] | None) -> None:
+    """Note a word whose file only git's shell knows. Your own configs read without a working
+    tree (`worktree` None) are read again with each repository's, where git runs them."""
+    if untold is not None and worktree is not None:
+        untold.append(UntoldProgram(worktree, word))
+
+
+def git_programs_named_by(
+    config_files: list[Path], worktree: Path | None, untold: list[UntoldProgram] | None = None
+) -> list[Path]:
+    """The program files and templates folder that `config_files` (includes followed) name;
+    those that cannot be told go to `untold` (`program_paths`)."""
     _, includes = paths_named_by(list(config_files), worktree)
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
-        found += programs_of(read_git_config(config), worktree)
+        found += programs_of(read_git_config(config), worktree, untold)
     return found
 
 
-def programs_of(settings: Iterable[tuple[str, str]], worktree: Path | None) -> list[Path]:
+def programs_of(
+    settings: Iterable[tuple[str, str]],
+    worktree: Path | None,
+    untold: list[UntoldProgram] | None = None,
+) -> list[Path]:
     """The program files and templates folder that these (key, value) settings name."""
     found: list[Path] = []
     for key, value in settings:
@@ -207,11 +302,11 @@ def programs_of(settings: Iterable[tuple[str, str]], worktree: Path | None) -> l
             if templates.is_absolute():
                 found.append(Path(os.path.normpath(templates)))
         elif key in URL_KEYS and value.startswith(EXT_URL):
-            found += program_paths(value.removeprefix(EXT_URL), worktree)
+            found += program_paths(value.removeprefix(EXT_URL), worktree, untold)
         elif value and is_program_key(key):
             if key.startswith(("alias.", "submodule.")) and not value.startswith("!"):
                 continue
-            found += program_paths(value, worktree)
+            found += program_paths(value, worktree, untold)
     return found
 
 
@@ -252,7 +347,9 @@ def your_git_programs() -> list[Path]:
     return found
 
 
-def repository_git_programs(git_entry: Path) -> list[Path]:
+def repository_git_programs(
+    git_entry: Path, untold: list[UntoldProgram] | None = None
+) -> list[Path]:
     """The programs a repository's config names, and your configs' relative ones (taken from
     this repository's working tree, as git takes them when it runs them here)."""
     git_dir = git_dir_of(git_entry)
@@ -263,17 +360,27 @@ def repository_git_programs(git_entry: Path) -> list[Path]:
     if common is not None:
         configs.insert(-2, common / "config")
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
-    return git_programs_named_by(configs, worktree)
+    return git_programs_named_by(configs, worktree, untold)
 
 
-def git_programs_around(path: Path, git_entries: list[Path] = ()) -> list[Path]:
+def git_programs_around(
+    path: Path, git_entries: list[Path] = (), untold: list[UntoldProgram] | None = None
+) -> list[Path]:
     """`your_git_programs`, and the programs of the repositories at `path` and above it and of
-    `git_entries` (those a workspace scan found), each once."""
+    `git_entries` (those a workspace scan found), each once; those that cannot be told go to
+    `untold`."""
     found = your_git_programs()
     entries = [folder / GIT_DIR_NAME for folder in [path, *path.parents]]
     for entry in dict.fromkeys([*(e for e in entries if os.path.exists(e)), *git_entries]):
-        found += repository_git_programs(entry)
+        found += repository_git_programs(entry, untold)
     return list(dict.fromkeys(found))
+
+
+def untold_git_programs(path: Path, git_entries: list[Path] = ()) -> list[UntoldProgram]:
+    """The programs of `git_programs_around` whose path a shell expansion makes."""
+    untold: list[UntoldProgram] = []
+    git_programs_around(path, git_entries, untold)
+    return list(dict.fromkeys(untold))
 
 
 def git_programs_in(root: Path, git_entries: list[Path] = ()) -> list[Path]:
@@ -310,13 +417,21 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
 
     A read-only bind holds an existing file at the path it resolves to: a program that does not
     exist yet could be created by a command, and one behind a link could be redirected by
-    changing the link. Either way commands ask instead.
+    changing the link. One whose path a shell expansion makes (`UntoldProgram`) could be any
+    file of the repository that holds or lies in the workspace. Each way commands ask instead.
     """
     root = Path(os.path.realpath(root))
-    named = (_under(root, path) for path in git_programs_around(root.parent, git_entries))
+    untold: list[UntoldProgram] = []
+    named = (_under(root, p) for p in git_programs_around(root.parent, git_entries, untold))
     if any(os.path.realpath(path) == str(root) for path in named):
         # init.templateDir = the workspace: its hooks/ would be copied into your next clone.
         return "your git config names the workspace itself as a program or templates folder"
+    if untold:
+        shown = untold[0].word.replace("\r", "\\r").replace("\n", "\\n")
+        return (
+            f"`{shown}`, which your git config or the repository's runs, is a path only git's "
+            "shell can tell (it expands it)"
+        )
     for path in git_programs_in(root, git_entries):
         shown = str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
         if not os.path.lexists(path):
@@ -328,8 +443,13 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
 
 def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | None:
     """GIT_PROGRAM_REASON when writing `candidate` changes a program git runs, else None;
-    with `git_entries`, the programs of those repositories (a workspace scan's) count too."""
-    for path in git_programs_around(candidate.parent, git_entries):
+    with `git_entries`, the programs of those repositories (a workspace scan's) count too.
+    A program whose path a shell expansion makes counts for each file it may be."""
+    untold: list[UntoldProgram] = []
+    named = git_programs_around(candidate.parent, git_entries, untold)
+    if any(program.may_be(candidate) for program in untold):
+        return GIT_PROGRAM_REASON
+    for path in named:
         real = Path(os.path.realpath(path))
         # A templates folder (or the system config's) holds what is inside it too.
         folder = os.path.isdir(path)
