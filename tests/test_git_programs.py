@@ -448,7 +448,13 @@ def test_a_program_whose_path_a_shell_expansion_makes_cannot_be_told(value, unto
 
 @pytest.mark.parametrize(
     "value",
-    ['meld "$LOCAL" "$REMOTE"', "!f() { git log $1; }; f", 'sh -c "cd $HOME && make"', "~/bin/x"],
+    [
+        'meld "$LOCAL" "$REMOTE"',
+        "!f() { git log $1; }; f",
+        'sh -c "cd $HOME && make"',
+        "~/bin/x",
+        '!git checkout "$(git branch | fzf)"',  # an argument made by a command's output
+    ],
 )
 def test_an_expansion_where_no_program_or_script_stands_is_told(value):
     found: list = []

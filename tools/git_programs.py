@@ -243,7 +243,10 @@ def program_paths(
             _cannot_tell(word, worktree, untold)
             continue
         if any(char.isspace() for char in word):
-            found += program_paths(word, worktree, untold)  # a quoted command line: `sh -c "~/x y"`
+            # A quoted command line: `sh -c "~/x y"`. An argument made by a command's output
+            # (`git checkout "$(git branch | fzf)"`) is no program: only the command inside is.
+            inner = word.removeprefix("$") if word.startswith("$(") else word
+            found += program_paths(inner, worktree, untold)
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
