@@ -462,6 +462,21 @@ def test_an_expansion_where_no_program_or_script_stands_is_told(value):
     assert found == []
 
 
+def test_your_environments_variables_are_expanded_as_gits_shell_would(monkeypatch, tmp_path):
+    # Your own config: `core.sshCommand = ssh -i $HOME/.ssh/key`, `alias.e = !$EDITOR`. Their
+    # values are your environment's, which git's shell has too: no command need ask for them.
+    monkeypatch.setenv("EDITOR", "/usr/bin/vi")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HOOKS", str(tmp_path / "work"))
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "run").write_text("exit 0\n")
+    for value in ("ssh -i $HOME/.ssh/key", "!$EDITOR", "sh ${HOOKS}/run"):
+        untold: list = []
+        found = program_paths(value, Path("/w"), untold)
+        assert untold == [], value
+    assert found == [tmp_path / "work" / "run"]  # the script named through a variable counts
+
+
 def test_an_untold_program_may_be_each_file_its_words_after_the_expansion_end_with():
     from tools.git_programs import UntoldProgram
 

@@ -224,6 +224,9 @@ def program_paths(
         words = list(lexer)
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = value.split()
+    # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
+    # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
+    words = [os.path.expandvars(word) for word in words]
     found: list[Path] = []
     # The last two words before this one that are neither options nor an option's value:
     # the program (`python3 -u hook`), and the one before it (`deno run --allow-all conv`).
