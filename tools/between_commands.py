@@ -14,7 +14,6 @@ every folder, is said once: what was written there is not known.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 from collections.abc import Callable
@@ -62,10 +61,6 @@ def key_files_written_between(
     watch = _watches.pop(key, None)
     if watch is None:
         return []
-    if watch.loop is not None and watch.loop is not _running_loop():
-        # Its loop has ended (a program that runs each input in a new one), and its reader
-        # with it; the kernel still holds the events, read now.
-        watch.loop = None
     # Folders past the bound a watch keeps (a big node_modules) are said by each command's
     # watch; those inotify refused (no instance or watch left) only here.
     past_the_bound = len(watch.folders) >= MAX_WATCHED_FOLDERS
@@ -115,23 +110,16 @@ def unwatched_shown(root: Path, folders: list[str]) -> str:
 
 def watch_until_the_next_command(root: Path) -> None:
     """Watch the workspace `root` from now (planloop starts, or a command has ended) until the
-    next command starts. Without an event loop running, the kernel keeps the events until
-    then."""
+    next command starts: read by a thread of its own, as no event loop may run meanwhile (the
+    terminal runs each input in one of its own)."""
     if str(root) in _watches:
         return  # watched already
     _watches[str(root)] = _watch(root)
     _keep_few()
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
 def _watch(root: Path) -> FolderWatch:
-    watch = FolderWatch(lambda: None)
+    watch = FolderWatch(lambda: None, threaded=True)
     watch.add(SandboxStart(root, frozenset(), frozenset()))
     return watch
 

@@ -39,10 +39,12 @@ import contextlib
 import ctypes
 import functools
 import os
+import select
 import shutil
 import stat
 import struct
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +95,7 @@ MAX_EVENT_BYTES = 16 * 1024
 # as the kernel keeps by default (fs.inotify.max_queued_events).
 SET_ASIDE_EVERY = 256
 MAX_SET_ASIDE = 16_384
+DRAIN_SECONDS = 0.2  # how soon a watch read by a thread of its own sees that it should stop
 # Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
 # what the kernel queues at most (`fs.inotify.max_queued_events`, 16 384 events by default, of
 # 32 bytes for a name of up to 16). More came after the command ended, from a task reading on.
@@ -187,8 +190,13 @@ class FolderWatch:
     and every few seconds while it waits instead.
     """
 
-    def __init__(self, changed: Any, unwatched_now: Any = None) -> None:
+    def __init__(self, changed: Any, unwatched_now: Any = None, threaded: bool = False) -> None:
         self.changed = changed
+        # Read by a thread of its own, not an event loop (`_drain`): a watch that waits for
+        # the next command, while the person types, when no loop runs.
+        self.threaded = threaded
+        self.drainer: threading.Thread | None = None
+        self.stop_draining = threading.Event()
         # Called (soon, on the loop) when there is something to say: a folder went unwatched
         # while commands ran (one made past MAX_WATCHED_FOLDERS or when inotify is out of
         # watches), to be said and polled; or other files were passed over (`passed_over`).
@@ -251,6 +259,34 @@ class FolderWatch:
                 self.names.setdefault(wd, set()).update(names)
                 self.keyed.setdefault(wd, set()).update(keyed.get(folder, ()))
         self._watch_tree(str(start.workspace))
+        if self.threaded and self.fd is not None and self.drainer is None:
+            self.drainer = threading.Thread(target=self._drain, daemon=True)
+            self.drainer.start()
+
+    def _drain(self) -> None:
+        """Take the kernel's events into `aside` as they come, until the first `look`: the
+        kernel keeps only 16,384 (a checkout, an `npm install` while the person types), and
+        no event loop reads them. Once `aside` holds as many, the kernel's queue fills, and its
+        overflow is read as lost track."""
+        while not self.stop_draining.is_set():
+            if len(self.aside) >= MAX_SET_ASIDE:
+                self.stop_draining.wait(DRAIN_SECONDS)
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                if select.select([self.fd], [], [], DRAIN_SECONDS)[0]:
+                    events = self._events()
+                    if events is None:
+                        return
+                    self.aside = events
+
+    def _stop_draining(self) -> None:
+        """The thread stops before planloop reads the queue itself, so that the two reads do
+        not take events out of order."""
+        if self.drainer is not None:
+            self.stop_draining.set()
+            if self.drainer is not threading.current_thread():  # its own read failed: closing
+                self.drainer.join()
+            self.drainer = None
 
     def _watch(self, folder: str) -> int | None:
         wd = self.folders.get(folder)
@@ -336,6 +372,7 @@ class FolderWatch:
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
         self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
+        self._stop_draining()
         if self.fd is None:
             return
         with contextlib.suppress(Exception):
@@ -363,10 +400,10 @@ class FolderWatch:
             raise OSError(ctypes.get_errno(), "inotify_init1")
         self.fd = fd
         try:
-            self.loop = asyncio.get_running_loop()
+            self.loop = None if self.threaded else asyncio.get_running_loop()
         except RuntimeError:
-            self.loop = None  # read when looked at (`look`), as the watch between commands is
-        else:
+            self.loop = None  # read when looked at (`look`)
+        if self.loop is not None:
             self.loop.add_reader(fd, self._read)
         # Only opens in the marker's folder: the mark (`_mark`).
         marker = _marker()
@@ -740,6 +777,7 @@ class FolderWatch:
     def look(self) -> None:
         """Take in the events queued now (as their arrival would), without waiting for the loop:
         before a comparison, so that a key file written just before counts."""
+        self._stop_draining()
         if self.fd is not None:
             self._read()
 
