@@ -262,3 +262,30 @@ def test_a_file_closed_to_the_search_is_hidden_from_commands(api, env, user_fold
     assert "Read-only file system" in tool_results(api)[0]
     sent = json.dumps(api.requests)
     assert API_KEY not in sent and REVERSED not in sent
+
+
+def test_the_watch_between_commands_keeps_up_with_no_event_loop(tmp_path, planloop_key):
+    # The terminal runs each input in an event loop of its own; between two, the person greps
+    # the tree again and again (more reads than the kernel keeps) and then saves the key.
+    import array
+    import fcntl
+    import termios
+
+    from test_key_watch_bounds import flood
+
+    said: list[str] = []
+    between.watch_until_the_next_command(tmp_path)
+    watch = between._watches[str(tmp_path)]
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    for _ in range(3):
+        flood(tmp_path, limit // 2)
+        queued, deadline = array.array("i", [1]), time.monotonic() + 60
+        while queued[0]:  # until its thread has taken them in
+            assert time.monotonic() < deadline, "nothing reads the watch's events"
+            fcntl.ioctl(watch.fd, termios.FIONREAD, queued)
+            time.sleep(0.01)
+    (tmp_path / "config.json").write_text(SETTINGS)
+    assert between.key_files_written_between(tmp_path, said.append) == [
+        (tmp_path / "config.json").resolve()
+    ]
+    assert said == []

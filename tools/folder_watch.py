@@ -91,10 +91,11 @@ MAX_WATCHED_FOLDERS = 10_000
 # tens of milliseconds of Python. The loop runs its other work between two such reads.
 MAX_EVENT_BYTES = 16 * 1024
 # A walk of the workspace's folders takes the queued events in after every SET_ASIDE_EVERY
-# folders (each listing queues about six), and holds at most MAX_SET_ASIDE of them: as many
-# as the kernel keeps by default (fs.inotify.max_queued_events).
+# folders (each listing queues about six); a watch read by a thread takes them in as they
+# come. Either holds at most MAX_SET_ASIDE of them (some 10 MB), four times what the kernel
+# keeps by default (fs.inotify.max_queued_events), before the kernel's queue fills again.
 SET_ASIDE_EVERY = 256
-MAX_SET_ASIDE = 16_384
+MAX_SET_ASIDE = 65_536
 DRAIN_SECONDS = 0.2  # how soon a watch read by a thread of its own sees that it should stop
 # Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
 # what the kernel queues at most (`fs.inotify.max_queued_events`, 16 384 events by default, of
@@ -277,7 +278,9 @@ class FolderWatch:
                     events = self._events()
                     if events is None:
                         return
-                    self.aside = events
+                    # Reads between two commands are the person's own (`rg` over the tree),
+                    # or a task's, which its own watch judges: only what changes is kept.
+                    self.aside = [event for event in events if not event[1] & READS]
 
     def _stop_draining(self) -> None:
         """The thread stops before planloop reads the queue itself, so that the two reads do
