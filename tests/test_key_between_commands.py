@@ -33,14 +33,19 @@ SETTINGS = json.dumps({"anthropic_api_key": API_KEY}) + "\n"
 SHOW = "rev config/settings.json; base64 -w0 config/settings.json; wc -c < config/settings.json"
 
 
-@needs_bwrap
-@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
-def test_a_key_pasted_between_two_commands_is_hidden_from_the_next(api, env, user_folders):
-    user, workspace, planloop_home, home = user_folders
+def settings_without_a_key(workspace: Path, user: str) -> None:
+    """The app's `config/settings.json`, its key not filled in yet, owned by `user`."""
     (workspace / "config").mkdir()
     write_owned(workspace / "config" / "settings.json", '{"anthropic_api_key": ""}\n', user)
     if user == "nobody":
         os.chown(workspace / "config", 65534, 65534)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_key_pasted_between_two_commands_is_hidden_from_the_next(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    settings_without_a_key(workspace, user)
 
     def the_person_pastes_it(_body: dict) -> dict:
         # The first command has ended; the model is thinking: no command runs now.
@@ -105,10 +110,7 @@ def test_a_key_pasted_before_the_first_command_is_hidden_from_it(api, env, user_
     # planloop has started and its search for copies of the key has read the settings; the
     # model asks for the key in its first answer, and the person pastes it meanwhile.
     user, workspace, planloop_home, home = user_folders
-    (workspace / "config").mkdir()
-    write_owned(workspace / "config" / "settings.json", '{"anthropic_api_key": ""}\n', user)
-    if user == "nobody":
-        os.chown(workspace / "config", 65534, 65534)
+    settings_without_a_key(workspace, user)
     reads = Reads(workspace / "config")
 
     def the_person_pastes_it(_body: dict) -> dict:
@@ -227,9 +229,7 @@ def test_a_file_closed_to_planloop_is_hidden_as_if_it_held_the_key(api, env, use
     # write-only; the person can still save into them (a shell's `>` opens for writing), and the
     # next command would open them up again and read them. What they hold cannot be told.
     user, workspace, planloop_home, home = user_folders
-    (workspace / "config").mkdir()
-    write_owned(workspace / "config" / "settings.json", '{"anthropic_api_key": ""}\n', user)
-    os.chown(workspace / "config", 65534, 65534)
+    settings_without_a_key(workspace, user)
 
     def the_person_pastes_it(_body: dict) -> dict:
         with open(workspace / "config" / "settings.json", "w") as file:  # as root: mode 200
