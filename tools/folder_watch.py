@@ -498,9 +498,8 @@ class FolderWatch:
             data = read_opened(fd) if fd is not None else read_for_key(path)
             if data and holds_the_key(data):
                 self._expose(path)
-            elif data is None and fd is None and not os.access(path, os.R_OK):
-                # Closed to planloop (`chmod 200`) but not to a command, which may open it
-                # up again: what it holds cannot be told.
+            elif data is None and fd is None and closed_to_planloop(path):
+                # Not to a command, which may open it up again: what it holds cannot be told.
                 self._expose(path, UNREADABLE)
 
     def _too_big(self, path: str) -> None:
@@ -930,6 +929,18 @@ def unwatched_names(folders: list[str]) -> str:
 
 
 UNWATCHED_TOLD: set[str] = set()  # folders said unwatched once in this process
+
+
+def closed_to_planloop(path: str) -> bool:
+    """Whether the file at `path` is there but its mode keeps planloop out (`chmod 200`); not
+    one removed meanwhile, or a link."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def mapped_by_our_commands(device: int, inode: int, path: str) -> bool:
