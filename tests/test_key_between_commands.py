@@ -265,20 +265,18 @@ def test_a_file_closed_to_the_search_is_hidden_from_commands(api, env, user_fold
 
 
 def test_the_watch_between_commands_keeps_up_with_no_event_loop(tmp_path, planloop_key):
-    # The terminal runs each input in an event loop of its own; between two, the person greps
-    # the tree again and again (more reads than the kernel keeps) and then saves the key.
+    # The terminal runs each input in an event loop of its own; between two, the person's
+    # build writes on and on (more changes than the kernel keeps), then they save the key.
     import array
     import fcntl
     import termios
-
-    from test_key_watch_bounds import flood
 
     said: list[str] = []
     between.watch_until_the_next_command(tmp_path)
     watch = between._watches[str(tmp_path)]
     limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
     for _ in range(3):
-        flood(tmp_path, limit // 2)
+        rewrite(tmp_path, limit // 2)
         queued, deadline = array.array("i", [1]), time.monotonic() + 60
         while queued[0]:  # until its thread has taken them in
             assert time.monotonic() < deadline, "nothing reads the watch's events"
@@ -289,3 +287,34 @@ def test_the_watch_between_commands_keeps_up_with_no_event_loop(tmp_path, planlo
         (tmp_path / "config.json").resolve()
     ]
     assert said == []
+
+
+def rewrite(folder: Path, writes: int) -> None:
+    """`writes` alternating one-byte writes to two files: distinct events, which the kernel does
+    not merge into one."""
+    first, second = (os.open(folder / name, os.O_WRONLY | os.O_CREAT) for name in ("a", "b"))
+    try:
+        for _ in range(writes // 2):
+            os.pwrite(first, b"a", 0)
+            os.pwrite(second, b"b", 0)
+    finally:
+        os.close(first)
+        os.close(second)
+
+
+def test_the_watch_between_commands_asks_for_no_reads(tmp_path, planloop_key):
+    # Each read_file of a turn, or the person's grep, would wake its thread for nothing.
+    import array
+    import fcntl
+    import termios
+
+    (tmp_path / "notes.txt").write_text("notes\n")
+    between.watch_until_the_next_command(tmp_path)
+    watch = between._watches[str(tmp_path)]
+    watch._stop_draining()  # what the kernel queues stays there
+    for _ in range(100):
+        (tmp_path / "notes.txt").read_text()
+    queued = array.array("i", [0])
+    fcntl.ioctl(watch.fd, termios.FIONREAD, queued)
+    between.key_files_written_between(tmp_path, print)
+    assert queued[0] == 0

@@ -23,9 +23,8 @@ from tools.bind_watch import SandboxStart
 from tools.folder_watch import (
     LOST_TRACK,
     MAX_WATCHED_FOLDERS,
-    RENAMED,
-    UNREADABLE,
     FolderWatch,
+    holds_it_at_that_name,
 )
 from tools.key_copies import other_names
 
@@ -42,7 +41,7 @@ LOST_TRACK_NOTICE = (
 )
 UNWATCHED_NOTICE = (
     "planloop: could not watch {shown} for files written between two commands (inotify is "
-    "missing or out of instances or watches, or there are too many folders); a key saved "
+    "missing or out of instances or watches); a key saved "
     "there meanwhile is not known to planloop, and commands may read it."
 )
 
@@ -72,13 +71,11 @@ def key_files_written_between(
     if unwatched and key not in _told:
         _told.add(key)
         tell(UNWATCHED_NOTICE.format(shown=unwatched_shown(root, unwatched)))
-    # Those found holding the key, at the name written or renamed to, or that planloop cannot
-    # read: a key file written and read by your editor, or moved away, is no copy of the key.
-    renamed = RENAMED.split("{}")[0]
+    # A key file written and read by your editor, or moved away, is no copy of the key.
     holders = [
         Path(os.path.realpath(path))
         for path, how in found.items()
-        if path != key and (not how or how.startswith(renamed) or how == UNREADABLE)
+        if path != key and holds_it_at_that_name(how)
     ]
     return holders + names_beside(root, holders, linked)
 

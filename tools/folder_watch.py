@@ -144,6 +144,13 @@ UNREADABLE = (
 )
 
 
+def holds_it_at_that_name(how: str) -> bool:
+    """Whether a file exposed with `how` holds the key (or may: planloop cannot read it) at the
+    name it was exposed by: found holding it, renamed there holding it, or closed to planloop;
+    not one removed, moved away, or judged by its events alone."""
+    return not how or how.startswith(RENAMED.split("{}")[0]) or how == UNREADABLE
+
+
 @dataclass
 class KeyFileWindow:
     """What happened to one key file since planloop last read it (`FolderWatch`)."""
@@ -278,9 +285,7 @@ class FolderWatch:
                     events = self._events()
                     if events is None:
                         return
-                    # Reads between two commands are the person's own (`rg` over the tree),
-                    # or a task's, which its own watch judges: only what changes is kept.
-                    self.aside = [event for event in events if not event[1] & READS]
+                    self.aside = events
 
     def _stop_draining(self) -> None:
         """The thread stops before planloop reads the queue itself, so that the two reads do
@@ -295,7 +300,10 @@ class FolderWatch:
         wd = self.folders.get(folder)
         if wd is not None:
             return wd
-        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), WATCHED)
+        # Between two commands reads are the person's own (`rg` over the tree), or a task's,
+        # which its own watch judges: a threaded watch asks only for what changes.
+        mask = WATCHED & ~READS if self.threaded else WATCHED
+        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask)
         if wd < 0:
             # Gone, unreadable, or out of watches (ENOSPC): said, and checked by polling.
             if os.path.isdir(folder):
