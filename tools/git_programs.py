@@ -205,7 +205,10 @@ def value_flags(name: str) -> tuple[str, ...]:
 
 
 def program_paths(
-    value: str, worktree: Path | None, untold: list[UntoldProgram] | None = None
+    value: str,
+    worktree: Path | None,
+    untold: list[UntoldProgram] | None = None,
+    unmade_arguments: bool = True,
 ) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
@@ -216,6 +219,10 @@ def program_paths(
     `bash -e fsmon`, `awk -f conv`, `deno run conv`), made yet or not. A program or such a
     script whose path a shell expansion makes (`"$(git rev-parse --show-toplevel)"/x`,
     `sh ~+/x`) cannot be told: it goes to `untold`, for which commands ask.
+
+    Without `unmade_arguments`, a later word that names nothing yet counts only where it
+    stands as a script or is named like one: an MCP server's arguments are mostly package and
+    image names (`@scope/server`, `ghcr.io/org/server`), not files.
     """
     value = value.removeprefix("!")  # an alias that runs a program
     try:
@@ -249,7 +256,7 @@ def program_paths(
             # A quoted command line: `sh -c "~/x y"`. An argument made by a command's output
             # (`git checkout "$(git branch | fzf)"`) is no program: only the command inside is.
             inner = word.removeprefix("$") if word.startswith("$(") else word
-            found += program_paths(inner, worktree, untold)
+            found += program_paths(inner, worktree, untold, unmade_arguments)
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
@@ -271,6 +278,9 @@ def program_paths(
                 continue
             path = worktree / path
         path = Path(os.path.normpath(path))
+        named_as_code = is_program or is_script or is_script_name(word)
+        if not (unmade_arguments or named_as_code or os.path.lexists(path)):
+            continue
         if not os.path.isdir(path):  # git runs no folder: `!cd ~/src/x && make` names one
             found.append(path)
     return found

@@ -340,6 +340,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
+        if tool_script := _tool_script_reason(root, candidate, scan.tool_configs):
+            return tool_script  # scripts/watch.sh, a folderOpen task of .vscode/tasks.json
         if started := python_start_reason(candidate, scan.package_roots):
             return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
         if held_links is None:
@@ -508,6 +510,14 @@ def _held_folders(
     folders += [(path, why) for path, why in run_later(root, envrcs)]
     folders += [(folder, HOME_FILES_REASON) for folder in linked_here]
     return [(folder, why) for folder, why in folders if os.path.isdir(folder)]
+
+
+def _tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:
+    """tools/tool_scripts.py's answer: a script a host tool's settings run (a folderOpen task,
+    an MCP server, an agent's hook). Imported here, late: that module reads with this one."""
+    from tools.tool_scripts import tool_script_reason
+
+    return tool_script_reason(root, candidate, tool_configs)
 
 
 def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:

@@ -27,6 +27,9 @@ and call `before_command` / `after_command` around each command when the sandbox
           git's programs      read-only         what git's config runs by a path here:
                                                 core.pager, ./fsmon.sh, init.templateDir
                                                 (tools/git_programs.py)
+          host tools' scripts read-only         what a folderOpen task, an initializeCommand,
+                                                an agent's hook or MCP server, mise's hooks
+                                                run here (tools/tool_scripts.py)
           no .git at the top  an empty one      read-only, so `git init` fails there
           existing .env*      read-only         they steer where the API key goes; one that
                                                 holds planloop's own key appears empty
@@ -133,6 +136,7 @@ from tools.shell_config import (
 from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
+from tools.tool_scripts import tool_script_not_held, tool_scripts_in
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 # A key file is read whole for the key planloop uses (holds_known_secret), this much at a time;
@@ -662,6 +666,7 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
         held_there = run_later_read_only(root, held_when_there_paths(root, scan))
         candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: held
         candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
+        candidates += tool_scripts_in(root, scan.tool_configs)  # a folderOpen task's script
         candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
         scan.read_only = list(dict.fromkeys(candidates))
     return list(scan.read_only)  # a copy: `wrap` adds to it
@@ -746,6 +751,7 @@ def links_in_held_folders(
         folders += run_later_read_only(root, run_later_paths(root, scan))
         folders += home_links_into(root)
         folders += git_programs_in(root, [*scan.git_entries])
+        folders += tool_scripts_in(root, scan.tool_configs)  # mise's _.path
         scan.held_folders = [path for path in dict.fromkeys(folders) if os.path.isdir(path)]
         scan.held_links = held_folder_links(root, scan.held_folders)
     return scan.held_links, scan.held_folders
@@ -1540,6 +1546,7 @@ class Bubblewrap:
                 "it to let planloop look)"
             )
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
+        unheld = unheld or tool_script_not_held(root, scan.tool_configs)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)

@@ -1,0 +1,259 @@
+"""Scripts that host tools run on their own, named by their settings in the workspace.
+
+`.vscode/tasks.json`, `.mcp.json` and the like are read-only for commands; the scripts they name
+(`./scripts/watch.sh` for a folderOpen task, `node tools/mcp.js` for an MCP server) lie elsewhere
+in the tree. A prompt-injected model that rewrote one would have VS Code, the dev container CLI,
+a coding agent or mise run it outside the sandbox, with no command of the person's. The
+end-to-end tests drive `python agent.py -p` against the fake API, as root and as an unprivileged
+user, then run each script as its tool would, and check that the planted code did not run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_git_programs import make, prefix
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools.paths import protected_reason, scan_for_file_tools
+from tools.tool_scripts import tool_script_not_held, tool_scripts
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+SETTINGS = {
+    ".vscode/tasks.json": """{
+  // VS Code's tasks.json allows comments and trailing commas
+  "version": "2.0.0",
+  "tasks": [
+    {"label": "watch", "type": "shell", "command": "./scripts/watch.sh",
+     "runOptions": {"runOn": "folderOpen"}, "dependsOn": ["prepare"],},
+    {"label": "prepare", "type": "process", "command": "bash", "args": ["scripts/prepare"]},
+    {"label": "build", "type": "shell", "command": "bash scripts/build.sh"},
+  ],
+}
+""",
+    ".devcontainer/devcontainer.json": '{"image": "debian", "initializeCommand": '
+    '{"a": "bash scripts/init.sh", "b": ["python3", "scripts/init.py"]}}\n',
+    ".mcp.json": json.dumps(
+        {
+            "mcpServers": {
+                "project": {"command": "node", "args": ["tools/mcp.js"]},
+                "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server"]},
+                "image": {"command": "docker", "args": ["run", "-i", "ghcr.io/org/server"]},
+            }
+        }
+    ),
+    ".claude/settings.json": json.dumps(
+        {
+            "hooks": {
+                "SessionStart": [
+                    {"hooks": [{"type": "command", "command": "python3 scripts/session.py"}]}
+                ],
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [{"command": '"$CLAUDE_PROJECT_DIR"/tools/check-bash'}],
+                    }
+                ],
+            },
+            "statusLine": {"type": "command", "command": "tools/status-line"},
+        }
+    ),
+    "mise.toml": '[env]\n_.source = "{{config_root}}/scripts/env.sh"\n'
+    '[hooks]\nenter = "bash scripts/enter.sh"\n',
+}
+# Each script they name, with what runs it as its tool would.
+SCRIPTS = {
+    "scripts/watch.sh": ["./scripts/watch.sh"],
+    "scripts/prepare": ["bash", "scripts/prepare"],
+    "scripts/init.sh": ["bash", "scripts/init.sh"],
+    "scripts/init.py": ["python3", "scripts/init.py"],
+    "tools/mcp.js": ["sh", "tools/mcp.js"],  # (no node here: the file is run as a script)
+    "scripts/session.py": ["python3", "scripts/session.py"],
+    "tools/check-bash": ["./tools/check-bash"],
+    "tools/status-line": ["./tools/status-line"],
+    "scripts/env.sh": ["sh", "scripts/env.sh"],
+    "scripts/enter.sh": ["bash", "scripts/enter.sh"],
+}
+
+
+def project(workspace: Path, user: str) -> None:
+    for path, content in SETTINGS.items():
+        make(workspace / path, content, user, mode=0o644)
+    for path in SCRIPTS:
+        make(workspace / path, "#!/bin/sh\necho ok\n", user)
+    make(workspace / "scripts/build.sh", "#!/bin/sh\necho build\n", user)
+
+
+def rewrite_all(marker: Path) -> str:
+    return (
+        " ".join(
+            f"printf '#!/bin/sh\\ntouch {marker}\\n' > {path};"
+            for path in [*SCRIPTS, "scripts/build.sh"]
+        )
+        + " echo finished"
+    )
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_what_a_host_tool_runs_on_its_own(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    project(workspace, user)
+    marker = home / "planted-ran"
+    api.add({"content": [tool_use("bash", {"command": rewrite_all(marker)})]})
+    api.add({"content": [tool_use("read_file", {"path": "scripts/session.py"})]})
+    session = {"path": "scripts/session.py", "content": f"open('{marker}', 'w')\n"}
+    api.add({"content": [tool_use("write_file", session)]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "finished" in ran
+    assert ran.count("Read-only file system") == len(SCRIPTS), ran
+    assert "scripts/session.py was not changed" in written
+    assert ".claude/settings.json" in written and "coding agent runs it" in written
+    # A task VS Code runs only when the person picks it is the project's code, as make's is.
+    assert "touch" in (workspace / "scripts/build.sh").read_text()
+    for argv in SCRIPTS.values():
+        subprocess.run([*prefix(user), *argv], cwd=workspace, capture_output=True, timeout=60)
+    assert not marker.exists()
+
+
+@needs_bwrap
+def test_a_script_an_mcp_server_runs_that_is_not_made_yet_makes_commands_ask(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    make(workspace / ".mcp.json", SETTINGS[".mcp.json"], user, mode=0o644)
+    make(workspace / "tools/README", "built by npm run build\n", user, mode=0o644)
+    marker = home / "planted-ran"
+    command = f"printf 'touch {marker}' > tools/mcp.js; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("write_file", {"path": "tools/mcp.js", "content": "x"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, written = tool_results(api)
+    assert "tools/mcp.js does not exist or is a link" in ran, ran
+    assert "finished" not in ran
+    assert "tools/mcp.js was not changed" in written and ".mcp.json" in written
+    assert not (workspace / "tools/mcp.js").exists()
+
+
+def named(root: Path) -> set[str]:
+    """What the host tools' settings that a workspace scan finds run, relative to `root`."""
+    configs = scan_for_file_tools(root).tool_configs
+    return {str(path.relative_to(root)) for path, _ in tool_scripts(root, configs).named}
+
+
+def test_what_each_tool_runs_is_found_and_what_it_does_not_run_is_not(tmp_path):
+    for path, content in SETTINGS.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(content)
+    found = named(tmp_path)
+    assert found == set(SCRIPTS)  # not build.sh, nor the npm package or the image's name
+
+
+@pytest.mark.parametrize(
+    ("name", "settings", "found"),
+    [
+        # The folder VS Code opened, by its variable, and a task's own cwd.
+        (
+            ".vscode/tasks.json",
+            {
+                "tasks": [
+                    {
+                        "command": "${workspaceFolder}/bin/dev",
+                        "args": ["serve.py"],
+                        "options": {"cwd": "${workspaceFolder}/web"},
+                        "runOptions": {"runOn": "folderOpen"},
+                    }
+                ]
+            },
+            {"bin/dev", "web/serve.py"},
+        ),
+        # A devcontainer's initializeCommand as an argv list, in a named configuration.
+        (".devcontainer/py/devcontainer.json", {"initializeCommand": ["sh", "init"]}, {"init"}),
+        # Cursor's hooks, Copilot's `bash` key, opencode's command list, Claude's key helper.
+        (
+            ".cursor/hooks.json",
+            {"hooks": {"stop": [{"command": "./hooks/stop.sh"}]}},
+            {"hooks/stop.sh"},
+        ),
+        (".github/hooks/start.json", {"hooks": {"sessionStart": [{"bash": "./go"}]}}, {"go"}),
+        ("opencode.json", {"mcp": {"x": {"command": ["bun", "run", "srv.ts"]}}}, {"srv.ts"}),
+        (".claude/settings.local.json", {"apiKeyHelper": "./key-helper"}, {"key-helper"}),
+        (
+            ".vscode/mcp.json",
+            {"servers": {"x": {"command": "uv", "args": ["run", "m.py"]}}},
+            {"m.py"},
+        ),
+    ],
+)
+def test_the_scripts_of_each_kind_of_settings(tmp_path, name, settings, found):
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(json.dumps(settings))
+    assert named(tmp_path) == found
+
+
+def test_mise_hooks_in_every_form_and_the_files_its_env_loads(tmp_path):
+    (tmp_path / ".config").mkdir()
+    (tmp_path / "bin").mkdir()
+    (tmp_path / ".config/mise.toml").write_text(
+        "[env]\n"
+        '_.file = ".env.json"\n'
+        '_.path = ["{{config_root}}/bin"]\n'
+        '_.source = [{path = "scripts/a.sh"}]\n'
+        "[hooks]\n"
+        'cd = ["sh scripts/cd.sh"]\n'
+        'leave = {script = "./scripts/leave", shell = "bash"}\n'
+        "[[watch_files]]\n"
+        'patterns = ["src/*.rs"]\n'
+        'run = "./scripts/rebuild"\n'
+    )
+    root = tmp_path
+    assert named(root) == {
+        ".env.json",
+        "bin",
+        "scripts/a.sh",
+        "scripts/cd.sh",
+        "scripts/leave",
+        "scripts/rebuild",
+    }
+    # The folder mise puts on PATH holds what is in it: the file tools ask for a program there.
+    assert "mise runs or loads it" in protected_reason(root, "bin/tool")
+
+
+def test_settings_that_cannot_be_read_make_commands_ask(tmp_path):
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "node", "args": [')
+    why = tool_script_not_held(tmp_path, [tmp_path / ".mcp.json"])
+    assert why and "cannot read .mcp.json" in why
+
+
+def test_a_script_only_the_tool_can_place_makes_commands_ask_and_the_file_tools_refuse(tmp_path):
+    tasks = {
+        "tasks": [
+            {
+                "command": "sh ${input:folder}/fresh.sh",
+                "runOptions": {"runOn": "folderOpen"},
+            }
+        ]
+    }
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps(tasks))
+    why = tool_script_not_held(tmp_path, [tmp_path / ".vscode"])
+    assert why and "${input:folder}/fresh.sh" in why
+    assert protected_reason(tmp_path, "deep/in/fresh.sh")
+    assert protected_reason(tmp_path, "deep/in/other.sh") is None
+
+
+def test_no_script_is_told_for_a_task_that_is_not_run_on_folder_open(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    task = {"tasks": [{"label": "t", "command": "./scripts/t.sh", "runOptions": {}}]}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps(task))
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+    assert named(tmp_path) == set()

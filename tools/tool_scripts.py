@@ -1,0 +1,421 @@
+"""Scripts that host tools run on their own, named by their settings in the workspace.
+
+The settings themselves are held (HOST_TOOL_CONFIG in tools/paths.py). What they name often lies
+elsewhere in the tree, and the tool runs it outside the sandbox as surely as it reads the
+settings, without anyone typing a command:
+
+    VS Code           .vscode/tasks.json: each task with `"runOn": "folderOpen"`, and the tasks
+                      it dependsOn, when the folder is opened
+    dev containers    devcontainer.json's initializeCommand, on your machine, before the
+                      container is built and each time the folder is reopened in it
+    coding agents     each `command` (with its `args`) of their hook and MCP settings, and a few
+                      keys that are commands themselves (Claude Code's apiKeyHelper, ...):
+                      .claude/settings.json, .mcp.json, .cursor/hooks.json, .vscode/mcp.json,
+                      .gemini/settings.json, .github/hooks/*.json, .codex/config.toml, ...
+    mise              what its [hooks] run when the shell enters the folder, and the files its
+                      [env] loads (_.source, _.file) or puts on your PATH (_.path)
+
+Each command line is read as git's are (tools/git_programs.py `program_paths`), from the folder
+that holds the settings (the project the tool opened), or from the `cwd` they give: its program
+when written as a path, and each later word written as a path, counted while nothing is there
+only where it stands as a script (`node tools/mcp.js`), as MCP servers' arguments are mostly
+package and image names. The tools' own variables for that folder (`${workspaceFolder}`,
+`$CLAUDE_PROJECT_DIR`, mise's `{{config_root}}`) are put in first; any other expansion makes
+the script a path that cannot be told.
+
+What is found is held like git's programs: an existing file is bound read-only for sandboxed
+commands and the file tools ask before writing it; one that does not exist yet, lies behind a
+link, or cannot be told makes commands ask (`tool_script_not_held`), and so do settings that
+cannot be read, since what they run is then unknown. What such a script imports or sources in
+turn is the project's code, as a Makefile's is, and is not held.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tools.environment import link_inside
+from tools.git_programs import EXPANSION, UntoldProgram, program_paths
+from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
+
+TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
+# The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
+# itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
+SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
+    ".vscode": (("tasks.json", TASKS), ("mcp.json", COMMANDS)),
+    ".devcontainer": (("devcontainer.json", DEVCONTAINER), ("*/devcontainer.json", DEVCONTAINER)),
+    ".devcontainer.json": (("", DEVCONTAINER),),
+    ".claude": (("settings.json", COMMANDS), ("settings.local.json", COMMANDS)),
+    ".mcp.json": (("", COMMANDS),),
+    ".cursor": (("mcp.json", COMMANDS), ("hooks.json", COMMANDS)),
+    ".gemini": (("settings.json", COMMANDS),),
+    ".qwen": (("settings.json", COMMANDS),),
+    ".roo": (("mcp.json", COMMANDS),),
+    ".kiro": (("settings/mcp.json", COMMANDS), ("hooks/*.kiro.hook", COMMANDS)),
+    ".amazonq": (
+        ("mcp.json", COMMANDS),
+        ("default.json", COMMANDS),
+        ("cli-agents/*.json", COMMANDS),
+    ),
+    ".kilocode": (("mcp.json", COMMANDS),),
+    ".kilo": (("kilo.json", COMMANDS), ("kilo.jsonc", COMMANDS)),
+    ".factory": (("settings.json", COMMANDS), ("hooks.json", COMMANDS), ("mcp.json", COMMANDS)),
+    ".windsurf": (("hooks.json", COMMANDS),),
+    ".augment": (("settings.json", COMMANDS),),
+    ".tabnine": (("agent/settings.json", COMMANDS),),
+    ".github/hooks": (("*.json", COMMANDS),),
+    ".codex": (("config.toml", COMMANDS),),
+    ".opencode": (("opencode.json", COMMANDS), ("opencode.jsonc", COMMANDS)),
+    ".mise": (("config.toml", MISE),),
+    **dict.fromkeys(
+        ("opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc"), (("", COMMANDS),)
+    ),
+    **dict.fromkeys(("crush.json", ".crush.json"), (("", COMMANDS),)),
+}
+# Keys of coding agents' settings whose value is a command line (or a program's argv), besides
+# `command`: Claude Code's credential and telemetry helpers, GitHub Copilot's hooks' `bash`.
+COMMAND_KEYS = ("command", "bash", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport")
+COMMAND_KEYS += ("otelHeadersHelper",)
+# mise's [env] directives that name files: one it sources, dotenv files it loads (variables such
+# as LD_PRELOAD make programs run code), and folders it puts on your PATH.
+MISE_ENV_FILES = ("source", "file", "path")
+# What a tool puts in for the folder it opened: VS Code's and the dev container's variables,
+# the agents' `$<NAME>_PROJECT_DIR` (CLAUDE_, GEMINI_, FACTORY_, ...), mise's template.
+PROJECT_VARIABLE = re.compile(
+    r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder)\}"
+    r"|\$\{?[A-Z]+_PROJECT_DIR\}?"
+    r"|\{\{\s*config_root\s*\}\}"
+)
+ENVIRONMENT_VARIABLE = re.compile(r"\$\{(?:env|localEnv):(\w+)\}")  # VS Code's ${env:NAME}
+# A mise template other than config_root: what it makes is known only to mise.
+TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+# Files that mise's config_root is the folder above of: .mise/config.toml, mise/conf.d/x.toml,
+# .config/mise.toml, .config/mise/config.toml.
+MISE_SUBFOLDERS = (".mise", MISE_FOLDER, ".config", "conf.d")
+
+REASONS = {
+    TASKS: "VS Code runs it when the folder is opened (a folderOpen task of {settings})",
+    DEVCONTAINER: "VS Code runs it on your machine when the folder is opened in a container "
+    "(the initializeCommand of {settings})",
+    COMMANDS: "a coding agent runs it on its own (a hook, helper or MCP server that {settings} "
+    "names)",
+    MISE: "mise runs or loads it when the shell enters the folder ({settings} names it)",
+}
+
+
+class ToolScripts(NamedTuple):
+    """What the host tools' settings in a workspace run: each path, with why it is protected;
+    the words whose path cannot be told, with why; and settings that could not be read."""
+
+    named: list[tuple[Path, str]]
+    untold: list[tuple[UntoldProgram, str]]
+    unread: list[Path]
+
+
+def settings_files(config: Path) -> list[tuple[Path, str]]:
+    """The files of one host tool's entry (`scan.tool_configs`) that name what it runs, each
+    with how it is read: those of SETTINGS_FILES that exist, and mise's own files."""
+    name, parent = config.name, config.parent.name
+    kinds = SETTINGS_FILES.get(name) or SETTINGS_FILES.get(f"{parent}/{name}", ())
+    if not kinds and (MISE_FILE.fullmatch(name) or parent == MISE_FOLDER):
+        kinds = (("*.toml", MISE),) if os.path.isdir(config) else (("", MISE),)  # mise/conf.d
+    found: list[tuple[Path, str]] = []
+    for pattern, kind in kinds:
+        matches = (
+            [str(config)] if not pattern else glob.glob(f"{glob.escape(str(config))}/{pattern}")
+        )
+        found += [(Path(path), kind) for path in sorted(matches) if os.path.isfile(path)]
+    return found
+
+
+def project_of(config: Path, kind: str) -> Path:
+    """The folder a tool opened when it reads the settings of the entry `config`: the folder
+    that holds the entry (`.github/hooks`: the one above), for mise its config_root."""
+    if f"{config.parent.name}/{config.name}" in SETTINGS_FILES:
+        return config.parent.parent
+    folder = config.parent
+    while kind == MISE and folder.name in MISE_SUBFOLDERS and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def read_settings(path: Path) -> Any:
+    """The settings in `path`, parsed: TOML by its name, else JSON with comments and trailing
+    commas (as VS Code and the agents read theirs). ValueError or OSError when they cannot be."""
+    text = read_small_file(path).removeprefix("\ufeff")
+    if path.suffix == ".toml":
+        return tomllib.loads(text)
+    return json.loads(without_comments(text))
+
+
+def without_comments(text: str) -> str:
+    """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON: each is dropped
+    where it stands outside a string."""
+    out: list[str] = []
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        if char == '"':
+            end = index + 1
+            while end < length and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[index : end + 1])
+            index = end + 1
+        elif text.startswith("//", index):
+            index = text.find("\n", index)
+            index = length if index < 0 else index
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = length if end < 0 else end + 2
+        else:
+            out.append(char)
+            index += 1
+    return re.sub(r",(\s*[\]}])", r"\1", "".join(out))
+
+
+def put_in(text: str, project: Path) -> str:
+    """`text` with the tool's own variables for the project folder, your home and your
+    environment put in (PROJECT_VARIABLE, `${userHome}`, `${env:NAME}`)."""
+    text = PROJECT_VARIABLE.sub(lambda _: str(project), text)
+    text = text.replace("${userHome}", str(Path.home())).replace("${pathSeparator}", "/")
+    return ENVIRONMENT_VARIABLE.sub(lambda found: os.environ.get(found.group(1), ""), text)
+
+
+def as_command_line(command: Any, args: Any = None) -> str | None:
+    """A command (a string, an argv list, or VS Code's `{"value": ...}`) and its arguments as
+    one command line, or None when it is none of these."""
+    command = _value(command)
+    words = [_value(arg) for arg in args] if isinstance(args, list) else []
+    if isinstance(command, list):
+        words = [_value(word) for word in command] + words
+        command = None
+    if not all(isinstance(word, str) for word in words):
+        return None
+    if isinstance(command, str):
+        return " ".join([command, *(shlex.quote(word) for word in words)])
+    return shlex.join(words) if words else None
+
+
+def _value(item: Any) -> Any:
+    return item.get("value") if isinstance(item, dict) else item
+
+
+def folder_open_tasks(settings: Any) -> Iterator[tuple[str, Any]]:
+    """(command line, cwd) of each task of a tasks.json that VS Code runs when the folder is
+    opened (`"runOptions": {"runOn": "folderOpen"}`), and of the tasks those depend on."""
+    if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), list):
+        return
+    tasks = [task for task in settings["tasks"] if isinstance(task, dict)]
+    by_label = {task.get("label") or task.get("taskName"): task for task in tasks}
+    runs = [task for task in tasks if (task.get("runOptions") or {}).get("runOn") == "folderOpen"]
+    for task in runs:  # grows while it is walked: what each depends on runs first
+        needs = task.get("dependsOn")
+        for label in [needs] if isinstance(needs, str) else needs or []:
+            needed = by_label.get(label) if isinstance(label, str) else None
+            if needed is not None and needed not in runs:
+                runs.append(needed)
+    linux = settings.get("linux") if isinstance(settings.get("linux"), dict) else {}
+    for task in runs:
+        mine = {**task, **(task.get("linux") if isinstance(task.get("linux"), dict) else {})}
+        command = mine.get("command", linux.get("command", settings.get("command")))
+        options = {**_dict(settings.get("options")), **_dict(linux.get("options"))}
+        options |= _dict(mine.get("options"))
+        if (line := as_command_line(command, mine.get("args"))) is not None:
+            yield line, options.get("cwd")
+
+
+def _dict(item: Any) -> dict:
+    return item if isinstance(item, dict) else {}
+
+
+def initialize_commands(settings: Any) -> Iterator[tuple[str, Any]]:
+    """(command line, None) of a devcontainer.json's initializeCommand: a string, an argv
+    list, or an object of either, whose commands run side by side."""
+    command = _dict(settings).get("initializeCommand")
+    for each in command.values() if isinstance(command, dict) else [command]:
+        if (line := as_command_line(each)) is not None:
+            yield line, None
+
+
+def agent_commands(settings: Any) -> Iterator[tuple[str, Any]]:
+    """(command line, cwd) of each object in a coding agent's settings that names a command
+    (COMMAND_KEYS: a hook, a status line, an MCP server with its `args` and `cwd`)."""
+    stack = [settings]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack += node
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key not in COMMAND_KEYS:
+                    stack.append(value)
+                elif (line := as_command_line(value, node.get("args"))) is not None:
+                    yield line, node.get("cwd")
+
+
+def mise_files(settings: Any) -> tuple[list[str], list[str]]:
+    """(command lines, paths) of a mise config: what its [hooks] and [[watch_files]] run, and
+    the files its [env] sources or loads and the folders it puts on PATH."""
+    settings = _dict(settings)
+    lines = [value for value in _strings(settings.get("hooks"))]
+    watches = settings.get("watch_files")
+    for watch in watches if isinstance(watches, list) else []:
+        lines += _strings(_dict(watch).get("run"))
+    paths: list[str] = []
+    env = settings.get("env")
+    for table in env if isinstance(env, list) else [env]:
+        directives = _dict(_dict(table).get("_"))
+        for key in MISE_ENV_FILES:
+            for item in _list(directives.get(key)):
+                paths += _strings(_dict(item).get("path") if isinstance(item, dict) else item)
+    return lines, paths
+
+
+def _list(item: Any) -> list:
+    return item if isinstance(item, list) else [item]
+
+
+def _strings(item: Any) -> list[str]:
+    """Every string in `item`, however deep in lists and tables (mise's hook forms: a string, a
+    list, `{script = ..., shell = ...}`)."""
+    if isinstance(item, str):
+        return [item]
+    if isinstance(item, dict):
+        return [text for key, value in item.items() if key != "shell" for text in _strings(value)]
+    if isinstance(item, list):
+        return [text for value in item for text in _strings(value)]
+    return []
+
+
+def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
+    """What the host tools' settings among `tool_configs` (a workspace scan's) run, each path
+    inside the workspace `root`, as named and as resolved."""
+    named: list[tuple[Path, str]] = []
+    untold: list[tuple[UntoldProgram, str]] = []
+    unread: list[Path] = []
+    for config in tool_configs:
+        for path, kind in settings_files(config):
+            try:
+                settings = read_settings(path)
+            except (OSError, ValueError):
+                unread.append(path)
+                continue
+            shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+            why = REASONS[kind].format(settings=shown)
+            found, told = run_by(settings, kind, project_of(config, kind))
+            named += [(each, why) for each in found]
+            untold += [(program, why) for program in told]
+    inside: list[tuple[Path, str]] = []
+    for path, why in named:
+        for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
+            if version != root and version.is_relative_to(root):
+                inside.append((version, why))
+    return ToolScripts(list(dict.fromkeys(inside)), list(dict.fromkeys(untold)), unread)
+
+
+def run_by(settings: Any, kind: str, project: Path) -> tuple[list[Path], list[UntoldProgram]]:
+    """The paths that parsed settings of this kind run or load, from the folder `project`, and
+    the words whose path cannot be told."""
+    untold: list[UntoldProgram] = []
+    found: list[Path] = []
+    if kind == MISE:
+        lines, paths = mise_files(settings)
+        found += _mise_paths(paths, project, untold)
+        # A template mise alone fills in is an expansion: `${mise}` stands for it.
+        commands = [(TEMPLATE.sub("${mise}", line), None) for line in lines]
+    else:
+        read = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands}
+        commands = list(read.get(kind, agent_commands)(settings))
+    for line, cwd in commands:
+        folder = _folder(cwd, project)
+        paths = program_paths(put_in(line, project), folder or project, untold, False)
+        if folder is None:
+            # Run from a folder only the tool knows (`${fileDirname}`): each script it names
+            # may be any file of that name.
+            untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
+        else:
+            found += paths
+    return found, untold
+
+
+def _folder(cwd: Any, project: Path) -> Path | None:
+    """The folder a command runs in: `cwd` (a string, from the project) or the project; None
+    when `cwd` holds a variable the tool alone knows."""
+    if not isinstance(cwd, str) or not cwd:
+        return project
+    cwd = os.path.expanduser(put_in(cwd, project))
+    if EXPANSION.search(cwd):
+        return None
+    return Path(os.path.normpath(project / cwd))
+
+
+def _mise_paths(paths: list[str], project: Path, untold: list[UntoldProgram]) -> list[Path]:
+    found: list[Path] = []
+    for text in paths:
+        text = os.path.expanduser(put_in(text, project))
+        if TEMPLATE.search(text) or EXPANSION.search(text):
+            untold.append(UntoldProgram(project, TEMPLATE.sub("${mise}", text)))
+            continue
+        found.append(Path(os.path.normpath(project / text)))
+    return found
+
+
+def tool_scripts_in(root: Path, tool_configs: list[Path]) -> list[Path]:
+    """The paths of `tool_scripts` for the sandbox to hold read-only, but for those inside a
+    host tool's entry (held with it: `.claude/hooks/check.sh`)."""
+    named = tool_scripts(root, tool_configs).named
+    return [
+        path
+        for path, _ in named
+        if not any(path == config or path.is_relative_to(config) for config in tool_configs)
+    ]
+
+
+def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
+    """Why something the host tools' settings run cannot be kept read-only, or None: settings
+    planloop cannot read (what they run is unknown), a path only the tool can tell, or a script
+    that does not exist yet (a command could make it) or lies behind a link (a command could
+    point the link elsewhere)."""
+    root = Path(os.path.realpath(root))
+    found = tool_scripts(root, tool_configs)
+    for path in found.unread:
+        return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
+    for program, why in found.untold:
+        return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
+    for path, why in found.named:
+        if link_inside(str(root), str(path)) or not os.path.exists(path):
+            return f"{_shown(root, path)} does not exist or is a link, and {why}"
+    return None
+
+
+def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:
+    """Why the file tools must ask before writing `candidate`: a host tool's settings run it
+    (or a folder of theirs holds it), or a path only the tool can tell may be it."""
+    root = Path(os.path.realpath(root))
+    found = tool_scripts(root, tool_configs)
+    for program, why in found.untold:
+        if program.may_be(candidate):
+            return (
+                f"{_shown(root, candidate)} is protected: it may be what `{program.word}` is: {why}"
+            )
+    for path, why in found.named:
+        if candidate == path or (os.path.isdir(path) and candidate.is_relative_to(path)):
+            return f"{_shown(root, path)} is protected: {why}"
+    return None
+
+
+def _shown(root: Path, path: Path) -> str:
+    return _one_line(str(path.relative_to(root)) if path.is_relative_to(root) else str(path))
+
+
+def _one_line(text: str) -> str:
+    # A file name is the workspace's choosing: a line break in it would start a line of its own.
+    return text.replace("\r", "\\r").replace("\n", "\\n")
