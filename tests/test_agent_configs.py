@@ -36,6 +36,11 @@ from tools.paths import protected_reason
 __all__ = ["user_folders"]  # a fixture, used by name below
 
 REVIEWED = '{"permissions": {}}\n'
+REVIEWED_TOML = "[permissions]\n"  # settings planloop cannot parse would make commands ask
+
+
+def reviewed(name: str) -> str:
+    return REVIEWED_TOML if name.endswith(".toml") else REVIEWED
 PLANTED = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
 
 # Settings that already exist in the project, each of which names commands its agent runs.
@@ -96,7 +101,7 @@ def test_a_command_cannot_change_another_agents_settings(api, env, user_folders)
     user, workspace, planloop_home, home = user_folders
     make_folders(workspace, [str(Path(name).parent) for name in EXISTING] + ["src/claude"], user)
     for name in EXISTING:
-        owned_file(workspace / name, REVIEWED, user)
+        owned_file(workspace / name, reviewed(name), user)
     # What planloop reads or the project owns is not another agent's settings: it stays writable.
     for name in ("CLAUDE.md", "AGENTS.md", "src/claude/hooks.py"):
         owned_file(workspace / name, "kept\n", user)
@@ -110,7 +115,7 @@ def test_a_command_cannot_change_another_agents_settings(api, env, user_folders)
     (output,) = tool_results(api)
     assert "finished" in output and "Read-only file system" in output
     for name in EXISTING:
-        assert (workspace / name).read_text() == REVIEWED, name
+        assert (workspace / name).read_text() == reviewed(name), name
     for name in ("CLAUDE.md", "AGENTS.md", "src/claude/hooks.py"):
         assert (workspace / name).read_text() == "kept\nedited\n", name
 
