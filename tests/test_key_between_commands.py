@@ -14,6 +14,8 @@ import json
 import os
 import select
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -318,3 +320,48 @@ def test_the_watch_between_commands_asks_for_no_reads(tmp_path, planloop_key):
     fcntl.ioctl(watch.fd, termios.FIONREAD, queued)
     between.key_files_written_between(tmp_path, print)
     assert queued[0] == 0
+
+
+# The person's program writes the key into the settings and keeps the file open (a dev
+# server's log, `cat > file` still reading, `script -f`): the file is never closed meanwhile.
+KEEPS_IT_OPEN = """
+import sys, time
+with open(sys.argv[1], "w") as file:
+    file.write(sys.argv[2])
+    file.flush()
+    open(sys.argv[3], "w").close()
+    time.sleep(600)
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_key_written_to_a_file_kept_open_is_hidden_from_the_next_command(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    settings_without_a_key(workspace, user)
+    written = home / "written"
+    writers: list[subprocess.Popen] = []
+
+    def the_persons_program_writes_it(_body: dict) -> dict:
+        settings = workspace / "config" / "settings.json"
+        argv = [sys.executable, "-c", KEEPS_IT_OPEN, str(settings), SETTINGS, str(written)]
+        writers.append(subprocess.Popen(argv))
+        while not written.exists():  # the key is in the file, which is still open
+            assert writers[0].poll() is None
+            time.sleep(0.01)
+        return {"content": [tool_use("bash", {"command": SHOW})]}
+
+    api.add({"content": [tool_use("bash", {"command": "cat config/settings.json"})]})
+    api.add(the_persons_program_writes_it)
+    api.add({"content": [text("Done.")]})
+    try:
+        result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    finally:
+        for writer in writers:
+            writer.kill()
+            writer.wait()
+    assert result.returncode == 0, result.stderr
+    _, second = tool_results(api)
+    assert "0\n" in second  # hidden: the command finds it empty
+    sent = json.dumps(api.requests)
+    assert API_KEY not in sent and REVERSED not in sent

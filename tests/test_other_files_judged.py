@@ -326,3 +326,71 @@ def test_files_in_a_folder_moved_or_copied_in_are_judged(tmp_path, monkeypatch):
             watch.close()
 
     assert list(asyncio.run(run())) == [str(workspace / "local" / "key.json")]
+
+
+@pytest.fixture
+def planloop_key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+
+
+def judged_after(workspace: Path, change) -> list[str]:
+    """The files a command's watch on `workspace` finds holding the key once `change` has run
+    (while the command runs): its events are queued when `change` returns."""
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(workspace, frozenset(), frozenset()))
+        try:
+            change()
+            watch.look()
+            return list(watch.exposed_since(0, last=True))
+        finally:
+            watch.close()
+
+    return asyncio.run(run())
+
+
+def test_a_file_still_open_for_writing_is_judged(tmp_path, planloop_key):
+    # `cat > config/settings.json`, a log, `script -f`: written, and not closed yet.
+    (tmp_path / "config").mkdir()
+    settings = tmp_path / "config" / "settings.json"
+    settings.write_text('{"anthropic_api_key": ""}\n')
+    writer = open(settings, "w")  # noqa: SIM115 (kept open past the look, as the program does)
+    try:
+
+        def write_and_keep_open() -> None:
+            writer.write(SETTINGS)
+            writer.flush()
+
+        assert judged_after(tmp_path, write_and_keep_open) == [str(settings)]
+    finally:
+        writer.close()
+
+
+def test_a_new_name_for_a_file_that_holds_the_key_is_judged(tmp_path, planloop_key):
+    # `ln ~/keys/anthropic.json config/local.json`: no byte is written, a name is made.
+    workspace, keys = tmp_path / "work", tmp_path / "keys"
+    (workspace / "config").mkdir(parents=True)
+    keys.mkdir()
+    (keys / "anthropic.json").write_text(SETTINGS)
+    local = workspace / "config" / "local.json"
+    assert judged_after(workspace, lambda: os.link(keys / "anthropic.json", local)) == [str(local)]
+
+
+def test_a_file_written_nameless_and_linked_into_place_is_judged(tmp_path, planloop_key):
+    # O_TMPFILE, then linkat: its writes come under a name that was never in the folder.
+    (tmp_path / "config").mkdir()
+    saved = tmp_path / "config" / "settings.json"
+
+    def save_nameless() -> None:
+        folder = os.open(tmp_path / "config", os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(tmp_path / "config", os.O_TMPFILE | os.O_WRONLY, 0o600)
+        try:
+            os.write(fd, SETTINGS.encode())
+            # linkat(AT_SYMLINK_FOLLOW), which a folder descriptor makes os.link call
+            os.link(f"/proc/self/fd/{fd}", saved.name, dst_dir_fd=folder)
+        finally:
+            os.close(fd)
+            os.close(folder)
+
+    assert judged_after(tmp_path, save_nameless) == [str(saved)]

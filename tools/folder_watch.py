@@ -77,6 +77,11 @@ FILLS = IN_MODIFY | IN_MOVED_TO
 # through a memory mapping raises no event at all.
 READS = IN_ACCESS | IN_CLOSE_NOWRITE
 WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
+# What makes a file of another name worth reading for the key at the next look: bytes written
+# (closed or not: a file kept open for writing may never be closed), a file renamed in, or a
+# new name for a file (a hard link to a key file, or an O_TMPFILE file linked into place, whose
+# writes came under a name that never was in the folder).
+OTHER_WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
 LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
@@ -603,8 +608,12 @@ class FolderWatch:
             path = self._key_file(wd, name)
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
-            if path is None and mask & (IN_CLOSE_WRITE | IN_MOVED_TO) and wd in self.paths:
-                self._note_other(os.path.join(self.paths[wd], name))
+            if path is None and mask & OTHER_WRITES and wd in self.paths:
+                other = os.path.join(self.paths[wd], name)
+                # A write to a file still open for writing (`cat > f`, a log) is noted once:
+                # it may never be closed. A close, a rename or a new name notes it again.
+                if mask & ~IN_MODIFY or other not in self.others:
+                    self._note_other(other)
             followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
             if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
