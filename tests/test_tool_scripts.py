@@ -19,7 +19,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.paths import protected_reason, scan_for_file_tools
+from tools.paths import SMALL_FILE_LIMIT, protected_reason, read_small_file, scan_for_file_tools
 from tools.tool_scripts import tool_script_not_held, tool_scripts
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -257,3 +257,38 @@ def test_no_script_is_told_for_a_task_that_is_not_run_on_folder_open(tmp_path):
     (tmp_path / ".vscode/tasks.json").write_text(json.dumps(task))
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
     assert named(tmp_path) == set()
+
+
+def padded_past_the_limit(text: str) -> str:
+    """`text` after comment lines that take it past what planloop reads of a config."""
+    return "# padding\n" * (SMALL_FILE_LIMIT // 10 + 1) + text
+
+
+@needs_bwrap
+def test_a_git_config_too_big_to_read_whole_makes_commands_and_file_tools_ask(
+    api, env, user_folders
+):
+    # What lies past the cut could name any hook or program: taking the first part as the
+    # whole would leave `tools/hooks` writable while git runs it.
+    user, workspace, planloop_home, home = user_folders
+    subprocess.run([*prefix(user), "git", "init", "-q", str(workspace)], check=True)
+    config = workspace / ".git" / "config"
+    config.write_text(config.read_text() + padded_past_the_limit("[core]\n\thooksPath = hooks\n"))
+    api.add({"content": [tool_use("bash", {"command": "mkdir hooks; echo made"})]})
+    hook = {"path": "hooks/pre-commit", "content": "#!/bin/sh\nid\n"}
+    api.add({"content": [tool_use("write_file", hook)]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, written = tool_results(api)
+    assert ".git/config is larger than planloop reads" in ran and "made" not in ran
+    assert "was not changed" in written and ".git/config is larger" in written
+    assert not (workspace / "hooks").exists()
+
+
+def test_host_tool_settings_too_big_to_read_whole_protect_every_file(tmp_path):
+    (tmp_path / "mise.toml").write_text(padded_past_the_limit('[hooks]\nenter = "sh x.sh"\n'))
+    assert "mise.toml is larger than planloop reads" in protected_reason(tmp_path, "x.sh")
+    assert "mise.toml is larger" in protected_reason(tmp_path, "src/any.py")
+    with pytest.raises(OSError):
+        read_small_file(tmp_path / "mise.toml")

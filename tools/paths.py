@@ -351,7 +351,9 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return linked_from_held
     if named_only:
         return named_only
-    return None if reading else cannot_be_held_reason(root, (given, resolved))
+    if reading:
+        return None
+    return cannot_be_held_reason(root, (given, resolved)) or config_too_big(root, scan)
 
 
 def cannot_be_held_reason(
@@ -1052,7 +1054,7 @@ SMALL_FILE_LIMIT = 1024 * 1024
 
 
 def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
-    """The text of the regular file at `path`, at most `limit` bytes of it; OSError otherwise.
+    """The text of the regular file at `path`, of at most `limit` bytes; OSError otherwise.
 
     For files planloop reads outside the sandbox, which a command may have replaced: opened
     without blocking (a FIFO has no writer, and a plain open would wait for one for ever), and
@@ -1061,8 +1063,13 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if info.st_size > limit:
+            # Never the first part as if it were the whole: past the cut, a config may name
+            # the hook or program that matters (a `.git/config` padded past 1 MiB).
+            raise OSError(errno.EFBIG, "larger than planloop reads", str(path))
         chunks, left = [], limit
         while left > 0:
             chunk = os.read(fd, left)
@@ -1073,6 +1080,32 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
     finally:
         os.close(fd)
     return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:
+    """Why what runs from the workspace cannot be told, or None: a config in it that names
+    what runs (a repository's git config, an `.envrc`, a host tool's settings) is larger than
+    planloop reads (SMALL_FILE_LIMIT), and what lies past that may name any file. Commands ask,
+    and the file tools ask before every write."""
+    from tools.tool_scripts import settings_files  # late: that module reads with this one's
+
+    configs = [path for path in scan.env_files if path.name == ".envrc"]
+    for entry in scan.git_entries:
+        git_dir = git_dir_of(entry)
+        common = common_dir_of(git_dir) if git_dir is not None else None
+        for folder in (git_dir, common):
+            configs += [folder / "config", folder / "config.worktree"] if folder else []
+    configs += [path for config in scan.tool_configs for path, _ in settings_files(config)]
+    for path in configs:
+        with contextlib.suppress(OSError):
+            info = os.stat(path)
+            if stat.S_ISREG(info.st_mode) and info.st_size > SMALL_FILE_LIMIT:
+                shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+                return (
+                    f"{shown} is larger than planloop reads (1 MiB), so what it makes git, "
+                    "direnv or its tool run cannot be told"
+                )
+    return None
 
 
 def git_dir_of(git_entry: Path) -> Path | None:

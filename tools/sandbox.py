@@ -100,6 +100,7 @@ from tools.paths import (
     FolderListing,
     WorkspaceScan,
     common_dir_of,
+    config_too_big,
     git_config_paths,
     git_dir_of,
     git_paths_around,
@@ -1497,6 +1498,9 @@ class Bubblewrap:
             if known is None
             else [(path, why) for path, (why, _) in known.items()]
         )
+        too_big = config_too_big(root, scan)  # a `.git/config` padded past 1 MiB
+        if too_big:
+            return f"{too_big}, so sandboxed commands ask before they run"
         later_unheld = run_later_not_held(root, later)
         if later_unheld:
             return (
