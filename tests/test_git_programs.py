@@ -405,6 +405,18 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("deno fmt", []),
         ('meld "$LOCAL" "$REMOTE"', []),
         ("!f() { git log $1; }; f", []),
+        # A variable set for the program that names code it runs; one that names data does not.
+        ("BASH_ENV=tools/env.sh bash -c true", ["/w/tools/env.sh"]),
+        ("env LD_PRELOAD=./x.so git status", ["/w/x.so"]),
+        ("DB=./dev.db sh run.sh", ["/w/run.sh"]),
+        # A setting git is given for its run: a program key's value is a command line.
+        ("!git -c core.pager=tools/pg log", ["/w/tools/pg"]),
+        ("!git -c color.ui=auto log", []),
+        # Where the program runs from: after `cd`, `env -C`, `uv --directory`.
+        ("!cd tools && ./run", ["/w/tools/run"]),
+        ("env -C tools ./run", ["/w/tools/run"]),
+        ("nice -n 5 sh fsmon", ["/w/fsmon"]),
+        ("uv --directory /opt/x run weather.py", ["/opt/x/weather.py"]),
     ],
 )
 def test_the_program_paths_of_a_command_line_in_git_config(value, found):
@@ -567,3 +579,16 @@ def test_a_program_inside_git_needs_no_stand_in_and_a_linked_home_counts(tmp_pat
     entries = [workspace / ".git"]
     assert git_programs_in(workspace, entries) == [workspace / "bin" / "pager"]
     assert git_program_not_held(workspace, entries) is None
+
+
+def test_a_folder_an_interpreter_runs_as_its_script_counts(tmp_path):
+    # `python3 tools/conv` runs tools/conv/__main__.py, `node tools/mcp` its index.js.
+    (tmp_path / "tools" / "conv").mkdir(parents=True)
+    assert program_paths("python3 tools/conv", tmp_path) == [tmp_path / "tools" / "conv"]
+    assert program_paths("!cd tools/conv && make", tmp_path) == []
+
+
+def test_a_script_run_from_a_folder_only_the_shell_can_tell_cannot_be_told(tmp_path):
+    untold: list = []
+    assert program_paths('!cd "$(git rev-parse --git-dir)/.." && ./run', tmp_path, untold) == []
+    assert [program.word for program in untold] == ["${PWD}/./run"]

@@ -272,6 +272,14 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
 EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH")
 
 
+def code_paths_of(name: str, value: str) -> list[str]:
+    """The paths (as written) that `value` names when set as the variable `name`, if that is
+    one of CODE_VARIABLES: `BASH_ENV=tools/env.sh` before a command in a config git or a host
+    tool runs, or a mise `[env]` entry."""
+    kinds = [kind for known, kind, _ in CODE_VARIABLES if known == name]
+    return _named_by_variable(name, kinds[0], value) if kinds else []
+
+
 def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
     """The paths (as written, `~` expanded) a variable of CODE_VARIABLES names."""
     if not value:

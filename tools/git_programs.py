@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from tools.environment import code_paths_of
 from tools.paths import (
     GIT_DIR_NAME,
     common_dir_of,
@@ -151,7 +152,26 @@ INTERPRETERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("tclsh", "wish", "java", "groovy", "kotlin", "scala", "swift"), ()),
 }
 # Flags of an interpreter whose next word is the option's value (`bash -o pipefail x`).
-VALUE_FLAGS = {"shell": ("-o", "+o", "-O", "+O"), "python": ("-W", "-X")}
+VALUE_FLAGS = {
+    "shell": ("-o", "+o", "-O", "+O"),
+    "python": ("-W", "-X"),
+    "uv": ("--directory", "--project", "--with", "--python", "-p", "--from", "--env-file"),
+}
+# Programs that only run the one named after them, with the flags whose next word is a value.
+RUNNERS = {
+    "env": ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
+    "nice": ("-n", "--adjustment"),
+    **dict.fromkeys(("nohup", "command", "time", "exec"), ()),
+}
+# Flags that move where a program runs, and with it where its relative paths start.
+MOVES_TO = {
+    "env": ("-C", "--chdir"),
+    "uv": ("--directory", "--project"),
+    "git": ("-C",),
+    "make": ("-C", "--directory"),
+}
+# A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
 # `uv run x`): their other words are program text (`awk '{print}'`), targets or subcommands.
 SCRIPT_AFTER = {
@@ -235,13 +255,46 @@ def program_paths(
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
     words = [os.path.expandvars(word) for word in words]
     found: list[Path] = []
+    # Where relative paths start: the top of the tree, or where `cd DIR`, `env -C DIR` or
+    # `uv --directory DIR` moved; None once moved somewhere only the shell can tell.
+    base = worktree
+    # The program of the simple command being read ("" until its word comes), and a program
+    # that only runs the next one (`env`, `nice`) met before it.
+    command, runner = "", ""
     # The last two words before this one that are neither options nor an option's value:
     # the program (`python3 -u hook`), and the one before it (`deno run --allow-all conv`).
     last, before_last = "", ""
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
+        if index == 0 or before in PUNCTUATION:
+            command, runner = "", ""
         previous, program_before = last, before_last
-        is_program = index == 0 or before in PUNCTUATION
-        is_value = before in value_flags(program_name(previous))
+        is_value = before in value_flags(program_name(previous)) or (
+            not command and before in RUNNERS.get(runner, ())
+        )
+        if before in MOVES_TO.get(command or runner, ()) or (command == "cd" and previous == "cd"):
+            base = _moved(base, word)  # `cd tools && ./run` runs tools/run
+            before_last, last = last, word
+            continue
+        if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
+            key, _, setting = word.partition("=")
+            if is_program_key(key.lower()):
+                found += program_paths(setting, base, untold, unmade_arguments)
+            continue
+        is_program = not command
+        if is_program and ASSIGNMENT.match(word):
+            # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
+            # code it runs or loads; the program's word is still to come.
+            name, _, setting = word.partition("=")
+            if base is not None:
+                found += [_from(base, path) for path in code_paths_of(name, setting)]
+            continue
+        if is_program and (word.startswith("-") or is_value):
+            continue  # an option of `env` or `nice`, or its value
+        elif is_program and program_name(word) in RUNNERS:
+            runner = program_name(word)
+            continue
+        elif is_program:
+            command = program_name(word)
         if not (word.startswith(("-", "+")) or is_value):
             before_last, last = last, word
         is_script = not is_program and (
@@ -252,38 +305,56 @@ def program_paths(
         if expanded and (is_program or is_script):
             _cannot_tell(word, worktree, untold)
             continue
+        relative = not os.path.isabs(os.path.expanduser(word))
+        if base is None and relative and (is_script or is_program and "/" in word):
+            _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
+            continue
         if any(char.isspace() for char in word):
             # A quoted command line: `sh -c "~/x y"`. An argument made by a command's output
             # (`git checkout "$(git branch | fzf)"`) is no program: only the command inside is.
             inner = word.removeprefix("$") if word.startswith("$(") else word
-            found += program_paths(inner, worktree, untold, unmade_arguments)
+            found += program_paths(inner, base, untold, unmade_arguments)
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
         if "=" in word or "://" in word:
-            continue  # a variable set for the program, an address
+            continue  # a variable set for a program's own use, an address
         if expanded and "/" in word:
             _cannot_tell(word, worktree, untold)  # a path, written with an expansion
             continue
         if "/" not in word:
             # A program (the first word, or one after `;`, `&&`, `|`) is looked up on PATH.
             # An argument is opened from the top of the working tree: `sh fsmon.sh`.
-            if is_program or worktree is None:
+            if is_program or base is None:
                 continue
-            if not (is_script or is_script_name(word) or os.path.lexists(worktree / word)):
+            if not (is_script or is_script_name(word) or os.path.lexists(base / word)):
                 continue  # `--timeout 3600`, `log --oneline`, `-f utf-16`: words, not files
         path = Path(os.path.expanduser(word))
         if not path.is_absolute():
-            if worktree is None:
+            if base is None:
                 continue
-            path = worktree / path
+            path = base / path
         path = Path(os.path.normpath(path))
         named_as_code = is_program or is_script or is_script_name(word)
         if not (unmade_arguments or named_as_code or os.path.lexists(path)):
             continue
-        if not os.path.isdir(path):  # git runs no folder: `!cd ~/src/x && make` names one
+        # A folder is no program (`!cd ~/src/x && make` names one), but an interpreter runs
+        # one given as its script: python its __main__.py, node its index.js.
+        if is_script or not os.path.isdir(path):
             found.append(path)
     return found
+
+
+def _from(base: Path, path: str) -> Path:
+    return Path(os.path.normpath(base / os.path.expanduser(path)))
+
+
+def _moved(base: Path | None, folder: str) -> Path | None:
+    """Where a command runs after moving to `folder` from `base`: None where only the shell
+    can tell (`cd "$(dirname "$0")"`, or a move from there)."""
+    if base is None or EXPANSION.search(os.path.expanduser(folder)):
+        return None
+    return _from(base, folder)
 
 
 def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] | None) -> None:
