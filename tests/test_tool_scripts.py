@@ -178,12 +178,38 @@ def test_what_each_tool_runs_is_found_and_what_it_does_not_run_is_not(tmp_path):
         ),
         # A devcontainer's initializeCommand as an argv list, in a named configuration.
         (".devcontainer/py/devcontainer.json", {"initializeCommand": ["sh", "init"]}, {"init"}),
-        # Cursor's hooks, Copilot's `bash` key, opencode's command list, Claude's key helper.
+        # VS Code reads runOn in any letter case; a task's shell and the variables it sets.
+        (
+            ".vscode/tasks.json",
+            {
+                "options": {"env": {"BASH_ENV": "${workspaceFolder}/tools/env.sh"}},
+                "tasks": [
+                    {
+                        "command": "echo hi",
+                        "options": {"shell": {"executable": "tools/mysh"}},
+                        "runOptions": {"runOn": "FolderOpen"},
+                    }
+                ],
+            },
+            {"tools/env.sh", "tools/mysh"},
+        ),
+        # Cursor's hooks (from beside them), Copilot's `bash` key, opencode's command list and
+        # plugins, Claude's key helper, Gemini's tool discovery, Codex's hooks.
         (
             ".cursor/hooks.json",
-            {"hooks": {"stop": [{"command": "./hooks/stop.sh"}]}},
-            {"hooks/stop.sh"},
+            {"hooks": {"stop": [{"command": "../scripts/stop.sh"}]}},
+            {"scripts/stop.sh"},
         ),
+        ("opencode.json", {"plugin": ["./tools/plug.js"]}, {"tools/plug.js"}),
+        (".gemini/settings.json", {"tools": {"discoveryCommand": "sh tools/d.sh"}}, {"tools/d.sh"}),
+        (".codex/hooks.json", {"hooks": {"SessionStart": [{"command": "sh s.sh"}]}}, {"s.sh"}),
+        # An MCP server's variables that name code; a compose file a dev container starts.
+        (
+            ".mcp.json",
+            {"mcpServers": {"x": {"command": "npx", "args": ["-y", "x"], "env": {"ENV": "e.sh"}}}},
+            {"e.sh"},
+        ),
+        (".devcontainer.json", {"dockerComposeFile": ["compose.yml"]}, {"compose.yml"}),
         (".github/hooks/start.json", {"hooks": {"sessionStart": [{"bash": "./go"}]}}, {"go"}),
         ("opencode.json", {"mcp": {"x": {"command": ["bun", "run", "srv.ts"]}}}, {"srv.ts"}),
         (".claude/settings.local.json", {"apiKeyHelper": "./key-helper"}, {"key-helper"}),
@@ -292,3 +318,48 @@ def test_host_tool_settings_too_big_to_read_whole_protect_every_file(tmp_path):
     assert "mise.toml is larger" in protected_reason(tmp_path, "src/any.py")
     with pytest.raises(OSError):
         read_small_file(tmp_path / "mise.toml")
+
+
+def test_a_folder_open_npm_task_holds_package_json_and_what_its_script_runs(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    tasks = {"tasks": [{"label": "a", "command": "true", "dependsOn": "npm: watch"}]}
+    tasks["tasks"][0]["runOptions"] = {"runOn": "folderOpen"}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps(tasks))
+    scripts = {"scripts": {"watch": "node tools/watch.js", "build": "node tools/build.js"}}
+    (tmp_path / "package.json").write_text(json.dumps(scripts))
+    assert named(tmp_path) == {"package.json", "tools/watch.js"}
+
+
+def test_a_folder_open_task_whose_program_cannot_be_told_makes_commands_ask(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    gulp = {"tasks": [{"type": "gulp", "task": "w", "runOptions": {"runOn": "folderOpen"}}]}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps(gulp))
+    why = tool_script_not_held(tmp_path, [tmp_path / ".vscode"])
+    assert why and "a gulp task" in why and ".vscode/tasks.json" in why
+
+
+def test_toml_settings_codex_notify_and_mise_variables_that_name_code(tmp_path):
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex/config.toml").write_text('notify = ["sh", "tools/notify.sh"]\n')
+    (tmp_path / "mise.toml").write_text(
+        '[env]\nBASH_ENV = "{{config_root}}/tools/env.sh"\nDATABASE = "./dev.db"\n'
+    )
+    assert named(tmp_path) == {"tools/notify.sh", "tools/env.sh"}
+
+
+def test_an_mcp_server_given_as_a_folder_is_held_whole(tmp_path):
+    (tmp_path / "tools" / "mcp").mkdir(parents=True)
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"x": {"command": "node", "args": ["tools/mcp"]}}})
+    )
+    assert named(tmp_path) == {"tools/mcp"}
+    assert protected_reason(tmp_path, "tools/mcp/index.js")
+
+
+def test_a_comma_inside_a_string_is_kept_as_written():
+    from tools.tool_scripts import without_comments
+
+    assert json.loads(without_comments('{"a": ["tools/x,]", 1,], /* c */ "b": "//",}')) == {
+        "a": ["tools/x,]", 1],
+        "b": "//",
+    }

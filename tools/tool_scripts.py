@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tools.environment import link_inside
+from tools.environment import code_paths_of, link_inside
 from tools.git_programs import EXPANSION, UntoldProgram, program_paths
 from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
 
@@ -72,7 +72,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".augment": (("settings.json", COMMANDS),),
     ".tabnine": (("agent/settings.json", COMMANDS),),
     ".github/hooks": (("*.json", COMMANDS),),
-    ".codex": (("config.toml", COMMANDS),),
+    ".codex": (("config.toml", COMMANDS), ("hooks.json", COMMANDS)),
     ".opencode": (("opencode.json", COMMANDS), ("opencode.jsonc", COMMANDS)),
     ".mise": (("config.toml", MISE),),
     **dict.fromkeys(
@@ -84,6 +84,11 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
 # `command`: Claude Code's credential and telemetry helpers, GitHub Copilot's hooks' `bash`.
 COMMAND_KEYS = ("command", "bash", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport")
 COMMAND_KEYS += ("otelHeadersHelper",)
+# Gemini CLI's tool discovery and calls, and its MCP server's; Codex's notify program.
+COMMAND_KEYS += ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "toolCallCommand")
+COMMAND_KEYS += ("serverCommand", "mcpServerCommand", "notify")
+# Keys whose value names files the agent loads as code: opencode's plugins.
+PLUGIN_KEYS = ("plugin", "plugins")
 # mise's [env] directives that name files: one it sources, dotenv files it loads (variables such
 # as LD_PRELOAD make programs run code), and folders it puts on your PATH.
 MISE_ENV_FILES = ("source", "file", "path")
@@ -118,6 +123,7 @@ class ToolScripts(NamedTuple):
     named: list[tuple[Path, str]]
     untold: list[tuple[UntoldProgram, str]]
     unread: list[Path]
+    unknown: list[tuple[str, str]]  # (what is run, the settings that run it)
 
 
 def settings_files(config: Path) -> list[tuple[Path, str]]:
@@ -147,6 +153,15 @@ def project_of(config: Path, kind: str) -> Path:
     return folder
 
 
+# Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
+# (`./hooks/format.sh` is `.cursor/hooks/format.sh`).
+PATHS_BESIDE = (".cursor/hooks.json",)
+
+
+def _beside(settings: Path) -> bool:
+    return f"{settings.parent.name}/{settings.name}" in PATHS_BESIDE
+
+
 def read_settings(path: Path) -> Any:
     """The settings in `path`, parsed: TOML by its name, else JSON with comments and trailing
     commas (as VS Code and the agents read theirs). ValueError or OSError when they cannot be."""
@@ -158,7 +173,7 @@ def read_settings(path: Path) -> Any:
 
 def without_comments(text: str) -> str:
     """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON: each is dropped
-    where it stands outside a string."""
+    where it stands outside a string (`"tools/x,]"` is a name, and stays one)."""
     out: list[str] = []
     index, length = 0, len(text)
     while index < length:
@@ -175,10 +190,17 @@ def without_comments(text: str) -> str:
         elif text.startswith("/*", index):
             end = text.find("*/", index + 2)
             index = length if end < 0 else end + 2
+        elif char in "]}":
+            while out and not out[-1].strip():  # the blanks, then a trailing comma, go
+                out.pop()
+            if out and out[-1] == ",":
+                out.pop()
+            out.append(char)
+            index += 1
         else:
             out.append(char)
             index += 1
-    return re.sub(r",(\s*[\]}])", r"\1", "".join(out))
+    return "".join(out)
 
 
 def put_in(text: str, project: Path) -> str:
@@ -208,46 +230,97 @@ def _value(item: Any) -> Any:
     return item.get("value") if isinstance(item, dict) else item
 
 
-def folder_open_tasks(settings: Any) -> Iterator[tuple[str, Any]]:
-    """(command line, cwd) of each task of a tasks.json that VS Code runs when the folder is
-    opened (`"runOptions": {"runOn": "folderOpen"}`), and of the tasks those depend on."""
+class Run(NamedTuple):
+    """One thing a tool runs on its own: a command line (None for none), the folder it runs in
+    (`cwd` as the settings give it, None for the project), the variables it sets for it, files
+    it runs or loads by a path, a package.json script it runs, and what it runs that planloop
+    cannot tell at all ("" for nothing)."""
+
+    line: str | None
+    cwd: Any = None
+    env: Any = None
+    files: tuple[str, ...] = ()
+    npm_script: str = ""
+    unknown: str = ""
+
+
+def folder_open_tasks(settings: Any) -> Iterator[Run]:
+    """What VS Code runs of a tasks.json when the folder is opened: each task with
+    `"runOn": "folderOpen"` (in any letter case, as VS Code reads it) and the tasks it
+    depends on, each with the shell, variables and folder its options give (the file's own,
+    then Linux's, then the task's)."""
     if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), list):
         return
     tasks = [task for task in settings["tasks"] if isinstance(task, dict)]
     by_label = {task.get("label") or task.get("taskName"): task for task in tasks}
-    runs = [task for task in tasks if (task.get("runOptions") or {}).get("runOn") == "folderOpen"]
+    runs = [task for task in tasks if _on_open(_dict(task.get("runOptions")).get("runOn"))]
     for task in runs:  # grows while it is walked: what each depends on runs first
         needs = task.get("dependsOn")
-        for label in [needs] if isinstance(needs, str) else needs or []:
-            needed = by_label.get(label) if isinstance(label, str) else None
-            if needed is not None and needed not in runs:
+        for need in [needs] if isinstance(needs, str | dict) else _list(needs or []):
+            needed = _task_named(need, by_label, tasks)
+            if needed not in runs:
                 runs.append(needed)
-    linux = settings.get("linux") if isinstance(settings.get("linux"), dict) else {}
+    linux = _dict(settings.get("linux"))
     for task in runs:
-        mine = {**task, **(task.get("linux") if isinstance(task.get("linux"), dict) else {})}
-        command = mine.get("command", linux.get("command", settings.get("command")))
+        mine = {**task, **_dict(task.get("linux"))}
         options = {**_dict(settings.get("options")), **_dict(linux.get("options"))}
         options |= _dict(mine.get("options"))
-        if (line := as_command_line(command, mine.get("args"))) is not None:
-            yield line, options.get("cwd")
+        shell = _dict(options.get("shell")).get("executable")
+        shells = (shell,) if isinstance(shell, str) else ()
+        common = {"cwd": options.get("cwd"), "env": options.get("env"), "files": shells}
+        if "unknown" in mine:
+            yield Run(None, unknown=mine["unknown"])
+        elif "command" in mine:
+            yield Run(as_command_line(mine["command"], mine.get("args")), **common)
+        elif mine.get("type") == "npm" and isinstance(mine.get("script"), str):
+            where = mine.get("path") if isinstance(mine.get("path"), str) else None
+            yield Run(None, cwd=where, files=("package.json",), npm_script=mine["script"])
+        elif "command" in settings or "command" in linux:  # the 0.1.0 form's global command
+            command = linux.get("command", settings.get("command"))
+            arguments = mine.get("args", linux.get("args", settings.get("args")))
+            yield Run(as_command_line(command, arguments), **common)
+        else:  # gulp, grunt, typescript, an extension's task: its program is its own
+            yield Run(None, unknown=f"a {mine.get('type') or 'provided'!s} task run on opening")
+
+
+def _on_open(run_on: Any) -> bool:
+    return isinstance(run_on, str) and run_on.lower() == "folderopen"
+
+
+def _task_named(need: Any, by_label: dict, tasks: list[dict]) -> dict:
+    """The task a dependsOn item names: a label of this file, an npm script's (`npm: watch`,
+    or `{"type": "npm", "script": "watch"}`), or else one planloop cannot tell."""
+    if isinstance(need, str) and need in by_label:
+        return by_label[need]
+    if isinstance(need, str) and need.startswith("npm: "):
+        need = {"type": "npm", "script": need.removeprefix("npm: ")}
+    if isinstance(need, dict):
+        same = [task for task in tasks if all(task.get(k) == v for k, v in need.items())]
+        return same[0] if same else need
+    return {"unknown": f"the task {need!r} a folderOpen task depends on"}
 
 
 def _dict(item: Any) -> dict:
     return item if isinstance(item, dict) else {}
 
 
-def initialize_commands(settings: Any) -> Iterator[tuple[str, Any]]:
-    """(command line, None) of a devcontainer.json's initializeCommand: a string, an argv
-    list, or an object of either, whose commands run side by side."""
+def initialize_commands(settings: Any) -> Iterator[Run]:
+    """A devcontainer.json's initializeCommand (a string, an argv list, or an object of
+    either, whose commands run side by side), and the compose files whose containers it
+    starts on your machine (`dockerComposeFile`: a service there may mount any folder)."""
     command = _dict(settings).get("initializeCommand")
     for each in command.values() if isinstance(command, dict) else [command]:
         if (line := as_command_line(each)) is not None:
-            yield line, None
+            yield Run(line)
+    compose = _dict(settings).get("dockerComposeFile")
+    files = tuple(name for name in _list(compose) if isinstance(name, str))
+    if files:
+        yield Run(None, files=files)
 
 
-def agent_commands(settings: Any) -> Iterator[tuple[str, Any]]:
-    """(command line, cwd) of each object in a coding agent's settings that names a command
-    (COMMAND_KEYS: a hook, a status line, an MCP server with its `args` and `cwd`)."""
+def agent_commands(settings: Any) -> Iterator[Run]:
+    """Each object in a coding agent's settings that names a command (COMMAND_KEYS: a hook, a
+    status line, an MCP server with its `args`, `cwd` and `env`), and the plugins it loads."""
     stack = [settings]
     while stack:
         node = stack.pop()
@@ -255,28 +328,34 @@ def agent_commands(settings: Any) -> Iterator[tuple[str, Any]]:
             stack += node
         elif isinstance(node, dict):
             for key, value in node.items():
-                if key not in COMMAND_KEYS:
+                if key in PLUGIN_KEYS:
+                    yield Run(None, files=tuple(v for v in _list(value) if isinstance(v, str)))
+                elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
-                    yield line, node.get("cwd")
+                    yield Run(line, node.get("cwd"), node.get("env"))
 
 
-def mise_files(settings: Any) -> tuple[list[str], list[str]]:
-    """(command lines, paths) of a mise config: what its [hooks] and [[watch_files]] run, and
-    the files its [env] sources or loads and the folders it puts on PATH."""
+def mise_runs(settings: Any) -> Iterator[Run]:
+    """What a mise config runs or loads when the shell enters its folder: what its [hooks] and
+    [[watch_files]] run, the files its [env] sources or loads, the folders it puts on PATH,
+    and its variables that name code (`BASH_ENV`)."""
     settings = _dict(settings)
-    lines = [value for value in _strings(settings.get("hooks"))]
+    lines = _strings(settings.get("hooks"))
     watches = settings.get("watch_files")
     for watch in watches if isinstance(watches, list) else []:
         lines += _strings(_dict(watch).get("run"))
-    paths: list[str] = []
+    # A template mise alone fills in is an expansion: `${mise}` stands for it.
+    yield from (Run(TEMPLATE.sub("${mise}", line)) for line in lines)
     env = settings.get("env")
     for table in env if isinstance(env, list) else [env]:
         directives = _dict(_dict(table).get("_"))
         for key in MISE_ENV_FILES:
             for item in _list(directives.get(key)):
-                paths += _strings(_dict(item).get("path") if isinstance(item, dict) else item)
-    return lines, paths
+                paths = _strings(_dict(item).get("path") if isinstance(item, dict) else item)
+                yield Run(None, files=tuple(paths))
+        variables = {k: v for k, v in _dict(table).items() if k != "_" and isinstance(v, str)}
+        yield Run(None, env=variables)
 
 
 def _list(item: Any) -> list:
@@ -301,6 +380,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     named: list[tuple[Path, str]] = []
     untold: list[tuple[UntoldProgram, str]] = []
     unread: list[Path] = []
+    unknown: list[tuple[str, str]] = []
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
@@ -310,40 +390,80 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
                 continue
             shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
             why = REASONS[kind].format(settings=shown)
-            found, told = run_by(settings, kind, project_of(config, kind))
+            project = path.parent if _beside(path) else project_of(config, kind)
+            found, told, cannot = run_by(settings, kind, project)
             named += [(each, why) for each in found]
             untold += [(program, why) for program in told]
+            unknown += [(what, shown) for what in cannot]
     inside: list[tuple[Path, str]] = []
     for path, why in named:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
             if version != root and version.is_relative_to(root):
                 inside.append((version, why))
-    return ToolScripts(list(dict.fromkeys(inside)), list(dict.fromkeys(untold)), unread)
+    return ToolScripts(list(dict.fromkeys(inside)), list(dict.fromkeys(untold)), unread, unknown)
 
 
-def run_by(settings: Any, kind: str, project: Path) -> tuple[list[Path], list[UntoldProgram]]:
-    """The paths that parsed settings of this kind run or load, from the folder `project`, and
-    the words whose path cannot be told."""
+def run_by(
+    settings: Any, kind: str, project: Path
+) -> tuple[list[Path], list[UntoldProgram], list[str]]:
+    """The paths that parsed settings of this kind run or load, from the folder `project`; the
+    words whose path cannot be told; and what they run that cannot be told at all."""
     untold: list[UntoldProgram] = []
     found: list[Path] = []
-    if kind == MISE:
-        lines, paths = mise_files(settings)
-        found += _mise_paths(paths, project, untold)
-        # A template mise alone fills in is an expansion: `${mise}` stands for it.
-        commands = [(TEMPLATE.sub("${mise}", line), None) for line in lines]
-    else:
-        read = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands}
-        commands = list(read.get(kind, agent_commands)(settings))
-    for line, cwd in commands:
-        folder = _folder(cwd, project)
-        paths = program_paths(put_in(line, project), folder or project, untold, False)
+    unknown: list[str] = []
+    readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
+    for run in readers.get(kind, agent_commands)(settings):
+        if run.unknown:
+            unknown.append(run.unknown)
+            continue
+        folder = _folder(run.cwd, project)
         if folder is None:
-            # Run from a folder only the tool knows (`${fileDirname}`): each script it names
+            # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
+            paths = _run_paths(run, project, project, [])
             untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
         else:
-            found += paths
-    return found, untold
+            found += _run_paths(run, folder, project, untold)
+    return found, untold, unknown
+
+
+def _run_paths(run: Run, folder: Path, project: Path, untold: list[UntoldProgram]) -> list[Path]:
+    """The paths one Run names, from `folder`."""
+    found: list[Path] = []
+    if run.line is not None:
+        found += program_paths(put_in(run.line, project), folder, untold, False)
+    for name, value in _dict(run.env).items():
+        for path in code_paths_of(str(name), put_in(str(value), project)):
+            found += _literal(path, folder, untold)
+    for path in run.files:
+        found += _literal(put_in(path, project), folder, untold)
+    if run.npm_script:
+        found += _npm_script(folder, run.npm_script, project, untold)
+    return found
+
+
+def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
+    """The file a settings value names by a path, from `folder`; one made by a template or a
+    variable only the tool knows goes to `untold`."""
+    text = os.path.expanduser(text)
+    if TEMPLATE.search(text) or EXPANSION.search(text):
+        untold.append(UntoldProgram(folder, TEMPLATE.sub("${mise}", text)))
+        return []
+    return [Path(os.path.normpath(folder / text))]
+
+
+def _npm_script(
+    folder: Path, script: str, project: Path, untold: list[UntoldProgram]
+) -> list[Path]:
+    """What `npm run <script>` runs from `folder`: the command line package.json gives it."""
+    try:
+        scripts = _dict(_dict(read_settings(folder / "package.json")).get("scripts"))
+    except (OSError, ValueError):
+        return []  # no package.json yet: held (missing) as the file that will name it
+    line = scripts.get(script)
+    if not isinstance(line, str):
+        return []
+    return program_paths(put_in(line, project), folder, untold, False)
 
 
 def _folder(cwd: Any, project: Path) -> Path | None:
@@ -355,17 +475,6 @@ def _folder(cwd: Any, project: Path) -> Path | None:
     if EXPANSION.search(cwd):
         return None
     return Path(os.path.normpath(project / cwd))
-
-
-def _mise_paths(paths: list[str], project: Path, untold: list[UntoldProgram]) -> list[Path]:
-    found: list[Path] = []
-    for text in paths:
-        text = os.path.expanduser(put_in(text, project))
-        if TEMPLATE.search(text) or EXPANSION.search(text):
-            untold.append(UntoldProgram(project, TEMPLATE.sub("${mise}", text)))
-            continue
-        found.append(Path(os.path.normpath(project / text)))
-    return found
 
 
 def tool_scripts_in(root: Path, tool_configs: list[Path]) -> list[Path]:
@@ -388,6 +497,8 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
     found = tool_scripts(root, tool_configs)
     for path in found.unread:
         return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
+    for what, settings in found.unknown:
+        return f"{_one_line(settings)} names {_one_line(what)}, whose program planloop cannot tell"
     for program, why in found.untold:
         return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
     for path, why in found.named:
