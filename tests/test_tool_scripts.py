@@ -363,3 +363,58 @@ def test_a_comma_inside_a_string_is_kept_as_written():
         "a": ["tools/x,]", 1],
         "b": "//",
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        # cargo's wrapper and runners, run by every build and by rust-analyzer on opening.
+        (
+            ".cargo/config.toml",
+            '[build]\nrustc-wrapper = "tools/wrap"\n[target.x86_64-unknown-linux-gnu]\n'
+            'runner = ["sh", "tools/run.sh"]\n',
+            {"tools/wrap", "tools/run.sh"},
+        ),
+        # rustup's toolchain by a path; a plain channel name is nothing to hold.
+        ("rust-toolchain.toml", '[toolchain]\npath = "./toolchain"\n', {"toolchain"}),
+        ("rust-toolchain", "stable\n", set()),
+        # Zed's language server by a path.
+        (
+            ".zed/settings.json",
+            '{"lsp": {"x": {"binary": {"path": "./bin/ls", "arguments": ["s.py"]}}}}',
+            {"bin/ls", "s.py"},
+        ),
+        # Mercurial's hooks and extensions.
+        (
+            ".hg/hgrc",
+            "[hooks]\nprecommit = sh hooks/pre.sh\npretxn = python:hooks/check.py:run\n"
+            "[extensions]\nmine = ext/mine.py\noff = !\n",
+            {"hooks/pre.sh", "hooks/check.py", "ext/mine.py"},
+        ),
+        # aider's lint and test commands.
+        (
+            ".aider.conf.yml",
+            "lint-cmd: 'python: sh tools/lint.sh'\ntest-cmd: sh t.sh\n",
+            {"tools/lint.sh", "t.sh"},
+        ),
+    ],
+)
+def test_what_editors_cargo_rustup_mercurial_and_aider_run(tmp_path, name, text, found):
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    assert named(tmp_path) == found
+
+
+def test_vs_code_settings_hold_the_files_they_name_that_exist(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "py").write_text("#!/bin/sh\n")
+    settings = {
+        "python.defaultInterpreterPath": "${workspaceFolder}/tools/py",
+        "json.schemas": [{"url": "./schemas/not-made-yet.json"}],
+        "files.exclude": {"**/build": True},
+        "editor.fontSize": 13,
+    }
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    assert named(tmp_path) == {"tools/py"}
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None

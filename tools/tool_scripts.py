@@ -32,6 +32,7 @@ turn is the project's code, as a Makefile's is, and is not held.
 
 from __future__ import annotations
 
+import configparser
 import glob
 import json
 import os
@@ -47,10 +48,11 @@ from tools.git_programs import EXPANSION, UntoldProgram, program_paths
 from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
+CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
-    ".vscode": (("tasks.json", TASKS), ("mcp.json", COMMANDS)),
+    ".vscode": (("tasks.json", TASKS), ("mcp.json", COMMANDS), ("settings.json", EDITOR)),
     ".devcontainer": (("devcontainer.json", DEVCONTAINER), ("*/devcontainer.json", DEVCONTAINER)),
     ".devcontainer.json": (("", DEVCONTAINER),),
     ".claude": (("settings.json", COMMANDS), ("settings.local.json", COMMANDS)),
@@ -75,6 +77,11 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".codex": (("config.toml", COMMANDS), ("hooks.json", COMMANDS)),
     ".opencode": (("opencode.json", COMMANDS), ("opencode.jsonc", COMMANDS)),
     ".mise": (("config.toml", MISE),),
+    ".cargo": (("config.toml", CARGO), ("config", CARGO)),
+    **dict.fromkeys(("rust-toolchain.toml", "rust-toolchain"), (("", TOOLCHAIN),)),
+    ".zed": (("settings.json", ZED),),
+    ".hg": (("hgrc", HG),),
+    ".aider.conf.yml": (("", AIDER),),
     **dict.fromkeys(
         ("opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc"), (("", COMMANDS),)
     ),
@@ -113,6 +120,14 @@ REASONS = {
     COMMANDS: "a coding agent runs it on its own (a hook, helper or MCP server that {settings} "
     "names)",
     MISE: "mise runs or loads it when the shell enters the folder ({settings} names it)",
+    CARGO: "cargo runs it for every build, as rust-analyzer does on opening the folder "
+    "({settings} names it)",
+    TOOLCHAIN: "rustup runs the toolchain there whenever rustc or cargo starts in the folder "
+    "({settings} names it)",
+    ZED: "Zed starts it as a language server on opening the folder ({settings} names it)",
+    HG: "Mercurial runs it as a hook or loads it as an extension ({settings} names it)",
+    AIDER: "aider runs it after each change it makes ({settings} names it as lint-cmd or test-cmd)",
+    EDITOR: "VS Code or an extension of it runs or loads it ({settings} names it)",
 }
 
 
@@ -153,6 +168,9 @@ def project_of(config: Path, kind: str) -> Path:
     return folder
 
 
+# How a settings value that names a file by its path begins (a glob is a pattern, not a file).
+PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
+
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
 # (`./hooks/format.sh` is `.cursor/hooks/format.sh`).
 PATHS_BESIDE = (".cursor/hooks.json",)
@@ -162,13 +180,43 @@ def _beside(settings: Path) -> bool:
     return f"{settings.parent.name}/{settings.name}" in PATHS_BESIDE
 
 
-def read_settings(path: Path) -> Any:
-    """The settings in `path`, parsed: TOML by its name, else JSON with comments and trailing
-    commas (as VS Code and the agents read theirs). ValueError or OSError when they cannot be."""
+def read_settings(path: Path, kind: str = "") -> Any:
+    """The settings in `path`, parsed as their tool reads them: Mercurial's INI, aider's YAML
+    (its top-level keys), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML
+    names a channel, nothing to hold), else JSON with comments and trailing commas (as VS
+    Code and the agents read theirs). ValueError or OSError when they cannot be."""
     text = read_small_file(path).removeprefix("\ufeff")
-    if path.suffix == ".toml":
+    if kind == HG:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        parser.read_string(text)
+        return {section: dict(parser[section]) for section in parser.sections()}
+    if kind == AIDER:
+        return yaml_top_level(text)
+    if kind == TOOLCHAIN and path.suffix != ".toml":
+        try:
+            return tomllib.loads(text)
+        except ValueError:
+            return {}
+    if path.suffix == ".toml" or kind == CARGO:
         return tomllib.loads(text)
     return json.loads(without_comments(text))
+
+
+def yaml_top_level(text: str) -> dict[str, list[str]]:
+    """The top-level keys of a YAML file with their plain values (`lint-cmd: flake8 --x`, or a
+    list of `- item` lines): enough for the keys that name commands, nothing else is read."""
+    found: dict[str, list[str]] = {}
+    key = ""
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace() and ":" in line:
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            found[key] = [value.strip("'\"")] if value and value not in ("|", ">") else []
+        elif key and line.strip().startswith("- "):
+            found[key].append(line.strip()[2:].strip("'\""))
+    return found
 
 
 def without_comments(text: str) -> str:
@@ -242,6 +290,7 @@ class Run(NamedTuple):
     files: tuple[str, ...] = ()
     npm_script: str = ""
     unknown: str = ""
+    existing: bool = False  # only the files that exist count (a settings value may be data)
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -358,6 +407,74 @@ def mise_runs(settings: Any) -> Iterator[Run]:
         yield Run(None, env=variables)
 
 
+def cargo_runs(settings: Any) -> Iterator[Run]:
+    """What cargo runs for a build by the paths its config names: rustc, its wrappers and
+    rustdoc, each target's runner and linker, and credential providers."""
+    build = _dict(_dict(settings).get("build"))
+    for key in ("rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc"):
+        yield Run(as_command_line(build.get(key)))
+    for target in _dict(_dict(settings).get("target")).values():
+        for key in ("runner", "linker"):
+            yield Run(as_command_line(_dict(target).get(key)))
+    stack = [settings]
+    while stack:
+        node = stack.pop()
+        for key, value in _dict(node).items():
+            if key in ("credential-provider", "global-credential-providers"):
+                for each in (
+                    value if key.startswith("global") and isinstance(value, list) else [value]
+                ):
+                    yield Run(as_command_line(each))
+            elif isinstance(value, dict):
+                stack.append(value)
+
+
+def toolchain_runs(settings: Any) -> Iterator[Run]:
+    """A rust-toolchain.toml's `path` toolchain: a folder whose bin/rustc rustup runs."""
+    path = _dict(_dict(settings).get("toolchain")).get("path")
+    if isinstance(path, str):
+        yield Run(None, files=(path,))
+
+
+def zed_runs(settings: Any) -> Iterator[Run]:
+    """The language servers Zed's settings give by a path (`lsp.<name>.binary`)."""
+    for server in _dict(_dict(settings).get("lsp")).values():
+        binary = _dict(_dict(server).get("binary"))
+        yield Run(
+            as_command_line(binary.get("path"), binary.get("arguments")), env=binary.get("env")
+        )
+
+
+def hg_runs(settings: Any) -> Iterator[Run]:
+    """Mercurial's hooks (a command line, or `python:path.py:function`) and extensions (a
+    file or folder, `!` for one turned off)."""
+    for value in _dict(_dict(settings).get("hooks")).values():
+        if value.startswith("python:"):
+            module = value.removeprefix("python:").rpartition(":")[0]
+            yield Run(None, files=(module,) if "/" in module or module.endswith(".py") else ())
+        else:
+            yield Run(value)
+    for value in _dict(_dict(settings).get("extensions")).values():
+        if value and not value.startswith("!"):
+            yield Run(None, files=(value,))
+
+
+def aider_runs(settings: Any) -> Iterator[Run]:
+    """aider's lint and test commands (`lint-cmd: python: flake8`, a language before them)."""
+    for key in ("lint-cmd", "test-cmd"):
+        for value in _dict(settings).get(key, []):
+            yield Run(re.sub(r"^\w+:\s", "", value))
+
+
+def editor_paths(settings: Any) -> Iterator[Run]:
+    """The existing files an editor's settings name by a path (`"python.defaultInterpreterPath":
+    "./tools/py"`, a terminal profile's `path`, a language server's): extensions run them."""
+    named = [
+        text for text in _strings(settings) if text.startswith(PATH_STARTS) and "*" not in text
+    ]
+    yield Run(None, files=tuple(named), existing=True)
+
+
 def _list(item: Any) -> list:
     return item if isinstance(item, list) else [item]
 
@@ -384,7 +501,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
-                settings = read_settings(path)
+                settings = read_settings(path, kind)
             except (OSError, ValueError):
                 unread.append(path)
                 continue
@@ -412,6 +529,8 @@ def run_by(
     found: list[Path] = []
     unknown: list[str] = []
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
+    readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
+    readers |= {AIDER: aider_runs, EDITOR: editor_paths}
     for run in readers.get(kind, agent_commands)(settings):
         if run.unknown:
             unknown.append(run.unknown)
@@ -436,7 +555,8 @@ def _run_paths(run: Run, folder: Path, project: Path, untold: list[UntoldProgram
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
     for path in run.files:
-        found += _literal(put_in(path, project), folder, untold)
+        named = _literal(put_in(path, project), folder, untold)
+        found += [each for each in named if not run.existing or os.path.isfile(each)]
     if run.npm_script:
         found += _npm_script(folder, run.npm_script, project, untold)
     return found
