@@ -41,6 +41,8 @@ REVIEWED_TOML = "[permissions]\n"  # settings planloop cannot parse would make c
 
 def reviewed(name: str) -> str:
     return REVIEWED_TOML if name.endswith(".toml") else REVIEWED
+
+
 PLANTED = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "id"}]}]}}'
 
 # Settings that already exist in the project, each of which names commands its agent runs.
