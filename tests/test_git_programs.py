@@ -417,6 +417,18 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("env -C tools ./run", ["/w/tools/run"]),
         ("nice -n 5 sh fsmon", ["/w/fsmon"]),
         ("uv --directory /opt/x run weather.py", ["/opt/x/weather.py"]),
+        # What a shell reads on its input it runs; env's split string is a command line.
+        ("<tools/fsmon.sh sh", ["/w/tools/fsmon.sh"]),
+        ("env -S 'sh tools/pg.sh'", ["/w/tools/pg.sh"]),
+        ("sh -c 'sh<fsmon'", ["/w/fsmon"]),
+        ("bash -c 'source fsmon'", ["/w/fsmon"]),
+        ("GIT_PAGER=tools/pg git log", ["/w/tools/pg"]),
+        ("!git -c core.hooksPath=hooks commit", ["/w/hooks"]),
+        ("env --chdir=tools ./run", ["/w/tools/run"]),
+        ("pushd tools && ./run", ["/w/tools/run"]),
+        ("git checkout $(./scripts/pick-branch)", ["/w/scripts/pick-branch"]),
+        # A pattern is no file: `[[ $f == src/*.py ]]`.
+        ("f=$(jq -r .x); [[ $f == src/*.py ]] && ruff format $f", []),
     ],
 )
 def test_the_program_paths_of_a_command_line_in_git_config(value, found):
@@ -444,10 +456,10 @@ TOP = "$(git rev-parse --show-toplevel)"
     [
         (f'"{TOP}"/tools/conv', f"{TOP}/tools/conv"),
         (f'sh "{TOP}/tools/run"', f"{TOP}/tools/run"),
-        ("`git rev-parse --show-toplevel`/conv", "`git"),
+        ("`git rev-parse --show-toplevel`/conv", "`git rev-parse --show-toplevel`/conv"),
         ("sh ~+/fsmon", "~+/fsmon"),
-        ("bash -e $HOOK", "$HOOK"),
-        ("!cat $GIT_DIR/x", "$GIT_DIR/x"),
+        ("bash -e $GIT_DIR/hooks/run", "$GIT_DIR/hooks/run"),
+        ("<$(git rev-parse --show-toplevel)/x.sh sh", f"{TOP}/x.sh"),
     ],
 )
 def test_a_program_whose_path_a_shell_expansion_makes_cannot_be_told(value, untold):
@@ -466,6 +478,11 @@ def test_a_program_whose_path_a_shell_expansion_makes_cannot_be_told(value, unto
         'sh -c "cd $HOME && make"',
         "~/bin/x",
         '!git checkout "$(git branch | fzf)"',  # an argument made by a command's output
+        # Refspecs and branches made by the shell: git's arguments, no file to run.
+        "!f() { git fetch origin pull/$1/head:pr-$1 && git checkout pr-$1; }; f",
+        "!git fetch && git rebase origin/$(git branch --show-current)",
+        "!env -u GIT_DIR sh -c 'exec \"$@\"' -",
+        "!cat $GIT_DIR/x",
     ],
 )
 def test_an_expansion_where_no_program_or_script_stands_is_told(value):
@@ -495,7 +512,8 @@ def test_an_untold_program_may_be_each_file_its_words_after_the_expansion_end_wi
     conv = UntoldProgram(Path("/w"), f"{TOP}/tools/conv")
     assert conv.may_be(Path("/w/tools/conv")) and conv.may_be(Path("/w/sub/tools/conv"))
     assert not conv.may_be(Path("/w/tools/other"))
-    assert UntoldProgram(Path("/w"), "$HOOK").may_be(Path("/w/anything"))
+    # A word the shell makes whole (`"$@"`, `$1`) names no file of the tree in particular.
+    assert not UntoldProgram(Path("/w"), "$HOOK").may_be(Path("/w/anything"))
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,7 @@ INTERPRETERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("node", "nodejs", "tsx", "ts-node"), ("-e", "-p", "--eval", "--print")),
     "php": ("-r",),
     **dict.fromkeys(("tclsh", "wish", "java", "groovy", "kotlin", "scala", "swift"), ()),
+    **dict.fromkeys(("source", "."), ()),  # the shell's builtins that run a file
 }
 # Flags of an interpreter whose next word is the option's value (`bash -o pipefail x`).
 VALUE_FLAGS = {
@@ -170,6 +171,13 @@ MOVES_TO = {
     "git": ("-C",),
     "make": ("-C", "--directory"),
 }
+# A command substitution without another inside it: `$(git rev-parse --show-toplevel)`.
+COMMAND_OUTPUT = re.compile(r"\$\([^()]*\)|`[^`]*`")
+SET_ASIDE = "\x00"  # where one stands while the line is split into words
+# Redirections: the word after one is a file (read, for `<`), not the program or its argument.
+REDIRECTIONS = ("<", ">", ">>", ">|", "&>", "&>>", "<>")
+# A word with these is a pattern the shell matches against names, not a file.
+GLOB_CHARACTERS = "*?["
 # A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
@@ -193,9 +201,16 @@ class UntoldProgram(NamedTuple):
     def may_be(self, candidate: Path) -> bool:
         """Whether `candidate` could be the file: its path ends as the word does after its last
         expansion (`"$(git rev-parse --show-toplevel)"/tools/conv`: any `.../tools/conv`)."""
-        expansions = [*EXPANSION.finditer(self.word)]
-        tail = self.word[expansions[-1].end() :] if expansions else ""
-        return str(candidate).endswith(tail.rstrip("/"))
+        tail = self.tail()
+        return bool(tail) and str(candidate).endswith(tail)
+
+    def tail(self) -> str:
+        """What the word ends with after its last expansion (or pattern), when that names a
+        file (`/tools/conv`); "" for a word the shell makes whole (`$1`, `origin/$`)."""
+        pieces = [*EXPANSION.finditer(self.word), *re.finditer(r"[*?[]", self.word)]
+        end = max((piece.end() for piece in pieces), default=0)
+        tail = self.word[end:].rstrip("/").strip("\"'")
+        return tail if tail.strip("/") else ""
 
 
 def is_script_name(word: str) -> bool:
@@ -245,16 +260,25 @@ def program_paths(
     image names (`@scope/server`, `ghcr.io/org/server`), not files.
     """
     value = value.removeprefix("!")  # an alias that runs a program
+    # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
+    # that word, not punctuation that splits it: set aside while the line is split, and the
+    # command inside read as a command line of its own (`$(./scripts/branch.sh)` runs it).
+    outputs = COMMAND_OUTPUT.findall(value)
+    found: list[Path] = []
+    for inner in outputs:
+        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments)
+    value = COMMAND_OUTPUT.sub(lambda _: SET_ASIDE, value)
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
         words = list(lexer)
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = value.split()
+    restored = iter(outputs)
+    words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
     # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
     words = [os.path.expandvars(word) for word in words]
-    found: list[Path] = []
     # Where relative paths start: the top of the tree, or where `cd DIR`, `env -C DIR` or
     # `uv --directory DIR` moved; None once moved somewhere only the shell can tell.
     base = worktree
@@ -267,25 +291,41 @@ def program_paths(
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
+        if word in REDIRECTIONS:
+            continue  # the next word is a file, and the program's word may still come
+        if before in REDIRECTIONS:
+            # `<tools/fsmon.sh sh`: what a program reads on its input a shell runs as a script.
+            if before == "<" and base is not None:
+                found += _told(word, base, worktree, untold)
+            continue
         previous, program_before = last, before_last
         is_value = before in value_flags(program_name(previous)) or (
             not command and before in RUNNERS.get(runner, ())
         )
-        if before in MOVES_TO.get(command or runner, ()) or (command == "cd" and previous == "cd"):
-            base = _moved(base, word)  # `cd tools && ./run` runs tools/run
-            before_last, last = last, word
+        moves = MOVES_TO.get(command or runner, ())
+        joined = next((f for f in moves if f.startswith("--") and word.startswith(f + "=")), "")
+        if before in moves or joined or (command in ("cd", "pushd") and previous == command):
+            base = _moved(base, word.removeprefix(joined + "=") if joined else word)
+            before_last, last = last, word  # `cd tools && ./run` runs tools/run
+            continue
+        if runner == "env" and not command and before in ("-S", "--split-string"):
+            found += program_paths(word, base, untold, unmade_arguments)  # `env -S 'sh x'`
             continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
             key, _, setting = word.partition("=")
             if is_program_key(key.lower()):
                 found += program_paths(setting, base, untold, unmade_arguments)
+            elif key.lower() == "core.hookspath" and base is not None and setting:
+                found.append(_from(base, setting))  # the hooks folder for that run
             continue
         is_program = not command
         if is_program and ASSIGNMENT.match(word):
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
-            if base is not None:
+            if name in PROGRAM_VARIABLES:  # `GIT_PAGER=tools/pg git log`
+                found += program_paths(setting, base, untold, unmade_arguments)
+            elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
             continue
         if is_program and (word.startswith("-") or is_value):
@@ -302,26 +342,28 @@ def program_paths(
             or (previous in ("run",) and SCRIPT_AFTER.get(program_name(program_before)) == "run")
         )
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
-        if expanded and (is_program or is_script):
+        globbed = any(char in word for char in GLOB_CHARACTERS)
+        if (expanded or globbed) and (is_program or is_script):
             _cannot_tell(word, worktree, untold)
             continue
+        if globbed and not any(char.isspace() for char in word):
+            continue  # a pattern (`[[ $f == src/*.py ]]`), not a file
         relative = not os.path.isabs(os.path.expanduser(word))
         if base is None and relative and (is_script or is_program and "/" in word):
             _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
             continue
-        if any(char.isspace() for char in word):
-            # A quoted command line: `sh -c "~/x y"`. An argument made by a command's output
-            # (`git checkout "$(git branch | fzf)"`) is no program: only the command inside is.
-            inner = word.removeprefix("$") if word.startswith("$(") else word
-            found += program_paths(inner, base, untold, unmade_arguments)
+        shell_code = before == "-c" and INTERPRETERS.get(program_name(previous)) == SHELL_FLAGS
+        if COMMAND_OUTPUT.fullmatch(word):
+            continue  # an argument made by a command's output: the command was read above
+        if shell_code or any(char.isspace() for char in word):
+            found += program_paths(word, base, untold, unmade_arguments)  # `sh -c "~/x y"`
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
         if "=" in word or "://" in word:
             continue  # a variable set for a program's own use, an address
-        if expanded and "/" in word:
-            _cannot_tell(word, worktree, untold)  # a path, written with an expansion
-            continue
+        if expanded:
+            continue  # an argument made by the shell: a refspec (`pull/$1/head`), a branch
         if "/" not in word:
             # A program (the first word, or one after `;`, `&&`, `|`) is looked up on PATH.
             # An argument is opened from the top of the working tree: `sh fsmon.sh`.
@@ -345,6 +387,14 @@ def program_paths(
     return found
 
 
+def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> list[Path]:
+    """The file a word names from `base`, or none when the shell makes it (then untold)."""
+    if EXPANSION.search(os.path.expanduser(word)) or any(c in word for c in GLOB_CHARACTERS):
+        _cannot_tell(word, worktree, untold)
+        return []
+    return [_from(base, word)]
+
+
 def _from(base: Path, path: str) -> Path:
     return Path(os.path.normpath(base / os.path.expanduser(path)))
 
@@ -360,7 +410,9 @@ def _moved(base: Path | None, folder: str) -> Path | None:
 def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] | None) -> None:
     """Note a word whose file only git's shell knows. Your own configs read without a working
     tree (`worktree` None) are read again with each repository's, where git runs them."""
-    if untold is not None and worktree is not None:
+    if untold is not None and worktree is not None and UntoldProgram(worktree, word).tail():
+        # (A word the shell makes whole, `"$@"` or `$1`, names no file of the tree: nothing
+        # to hold, and no file it could be.)
         untold.append(UntoldProgram(worktree, word))
 
 

@@ -1095,6 +1095,7 @@ def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:
         common = common_dir_of(git_dir) if git_dir is not None else None
         for folder in (git_dir, common):
             configs += [folder / "config", folder / "config.worktree"] if folder else []
+        configs += git_config_paths(entry)[1]  # the files its config includes
     configs += [path for config in scan.tool_configs for path, _ in settings_files(config)]
     for path in configs:
         with contextlib.suppress(OSError):
@@ -1113,18 +1114,24 @@ def git_dir_of(git_entry: Path) -> Path | None:
     if os.path.isdir(git_entry):
         return git_entry
     try:
-        first_line = read_small_file(git_entry).splitlines()[0]
-    except (OSError, IndexError):
+        # As git reads it: only line ends are taken off the end, so `gitdir: .rg ` (a space
+        # kept) is another folder than `.rg`.
+        text = read_small_file(git_entry).rstrip("\r\n")
+    except OSError:
         return None
-    if not first_line.startswith("gitdir:"):
+    if not text.startswith(GITDIR_PREFIX) or not text[len(GITDIR_PREFIX) :]:
         return None
-    return Path(os.path.normpath(git_entry.parent / first_line[len("gitdir:") :].strip()))
+    return Path(os.path.normpath(git_entry.parent / text[len(GITDIR_PREFIX) :]))
+
+
+# What a `.git` file holds before the path, as git requires it (with the one space).
+GITDIR_PREFIX = "gitdir: "
 
 
 def common_dir_of(git_dir: Path) -> Path | None:
     """Where a worktree's `commondir` file points (the main repository), if it has one."""
     try:
-        target = read_small_file(git_dir / "commondir").strip()
+        target = read_small_file(git_dir / "commondir").rstrip("\r\n")  # as git reads it
     except OSError:
         return None
     return Path(os.path.normpath(git_dir / target)) if target else None
