@@ -19,7 +19,13 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.paths import SMALL_FILE_LIMIT, protected_reason, read_small_file, scan_for_file_tools
+from tools.paths import (
+    SMALL_FILE_LIMIT,
+    git_dir_of,
+    protected_reason,
+    read_small_file,
+    scan_for_file_tools,
+)
 from tools.tool_scripts import tool_script_not_held, tool_scripts
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -418,3 +424,71 @@ def test_vs_code_settings_hold_the_files_they_name_that_exist(tmp_path):
     (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
     assert named(tmp_path) == {"tools/py"}
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+
+
+def test_everyday_settings_make_nothing_ask(tmp_path):
+    # An empty or comments-only settings file is no settings (VS Code reads `{}`); npm
+    # packages as opencode plugins are names, not files; a hook's pattern is no file.
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text("")
+    (tmp_path / ".vscode" / "tasks.json").write_text('// "editor.formatOnSave": true\n')
+    (tmp_path / "opencode.json").write_text(
+        json.dumps({"plugin": ["opencode-helicone-session", "@my-org/custom-plugin"]})
+    )
+    hook = 'f=$(jq -r .tool_input.file_path); [[ $f == src/*.py ]] && ruff format "$f"'
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PostToolUse": [{"hooks": [{"command": hook}]}]}})
+    )
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert tool_script_not_held(tmp_path, configs) is None
+    assert protected_reason(tmp_path, "src/app.py") is None
+
+
+def test_an_hgrc_with_includes_and_unsets_is_read_without_failing(tmp_path):
+    (tmp_path / ".hg").mkdir()
+    (tmp_path / ".hg" / "hooks.rc").write_text("[hooks]\nprecommit = sh hooks/pre.sh\n")
+    (tmp_path / ".hg" / "hgrc").write_text("%include hooks.rc\n%unset default-push\n[ui]\n")
+    assert named(tmp_path) == {"hooks/pre.sh"}
+
+
+def test_more_of_what_a_folder_open_task_runs(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    tasks = """{"tasks": [
+      // a line comment that ends at a lone carriage return\r{"label": "a",
+      "command": "npm run watch", "runOptions": {"runOn": "folderOpen"},
+      "options": {"shell": {"executable": "bash", "args": ["--rcfile", "tools/rc.sh", "-c"]}}}
+    ]}"""
+    (tmp_path / ".vscode" / "tasks.json").write_text(tasks)
+    scripts = {"prewatch": "sh tools/pre.sh", "watch": "node tools/watch.js"}
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    assert named(tmp_path) == {"package.json", "tools/pre.sh", "tools/watch.js", "tools/rc.sh"}
+
+
+def test_a_package_json_too_big_to_read_for_a_folder_open_task_makes_commands_ask(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    task = {"type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode" / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    (tmp_path / "package.json").write_text(" " * (SMALL_FILE_LIMIT + 1) + "{}")
+    assert "package.json" in (tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) or "")
+
+
+def test_variables_an_agent_sets_for_every_hook_count(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"env": {"BASH_ENV": "e.sh"}}))
+    assert named(tmp_path) == {"e.sh"}
+
+
+def test_a_gitdir_file_is_read_as_git_reads_it(tmp_path):
+    # git takes off line ends only: `gitdir: .rg ` names the folder `.rg ` (with its space).
+    (tmp_path / ".git").write_text("gitdir: .rg \n")
+    assert git_dir_of(tmp_path / ".git") == tmp_path / ".rg "
+
+
+def test_a_git_include_too_big_to_read_whole_makes_everything_ask(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "inc.cfg").write_text(padded_past_the_limit("[core]\n\tpager = x\n"))
+    with (tmp_path / ".git" / "config").open("a") as config:
+        config.write("[include]\n\tpath = ../tools/inc.cfg\n")
+    assert "tools/inc.cfg is larger than planloop reads" in protected_reason(tmp_path, "x")

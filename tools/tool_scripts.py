@@ -33,6 +33,7 @@ turn is the project's code, as a Makefile's is, and is not held.
 from __future__ import annotations
 
 import configparser
+import contextlib
 import glob
 import json
 import os
@@ -171,6 +172,9 @@ def project_of(config: Path, kind: str) -> Path:
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
 
+# A shell task that runs a package.json script: `npm run watch`, `yarn watch`.
+NPM_RUN = re.compile(r"(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)\s*$")
+
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
 # (`./hooks/format.sh` is `.cursor/hooks/format.sh`).
 PATHS_BESIDE = (".cursor/hooks.json",)
@@ -188,7 +192,7 @@ def read_settings(path: Path, kind: str = "") -> Any:
     text = read_small_file(path).removeprefix("\ufeff")
     if kind == HG:
         parser = configparser.ConfigParser(interpolation=None, strict=False)
-        parser.read_string(text)
+        parser.read_string(hgrc_text(path, text))
         return {section: dict(parser[section]) for section in parser.sections()}
     if kind == AIDER:
         return yaml_top_level(text)
@@ -199,7 +203,22 @@ def read_settings(path: Path, kind: str = "") -> Any:
             return {}
     if path.suffix == ".toml" or kind == CARGO:
         return tomllib.loads(text)
-    return json.loads(without_comments(text))
+    plain = without_comments(text)
+    return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
+
+
+def hgrc_text(path: Path, text: str, depth: int = 0) -> str:
+    """An hgrc as configparser can read it: `%include FILE` replaced by that file's text (from
+    the hgrc's folder, a few levels deep), `%unset` lines dropped."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("%include ") and depth < 3:
+            included = path.parent / os.path.expanduser(line.split(None, 1)[1].strip())
+            with contextlib.suppress(OSError):
+                lines.append(hgrc_text(included, read_small_file(included), depth + 1))
+        elif not line.startswith("%"):
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def yaml_top_level(text: str) -> dict[str, list[str]]:
@@ -233,8 +252,8 @@ def without_comments(text: str) -> str:
             out.append(text[index : end + 1])
             index = end + 1
         elif text.startswith("//", index):
-            index = text.find("\n", index)
-            index = length if index < 0 else index
+            ends = [at for at in (text.find("\n", index), text.find("\r", index)) if at >= 0]
+            index = min(ends, default=length)  # a line ends at a lone `\r` too
         elif text.startswith("/*", index):
             end = text.find("*/", index + 2)
             index = length if end < 0 else end + 2
@@ -314,16 +333,19 @@ def folder_open_tasks(settings: Any) -> Iterator[Run]:
         mine = {**task, **_dict(task.get("linux"))}
         options = {**_dict(settings.get("options")), **_dict(linux.get("options"))}
         options |= _dict(mine.get("options"))
-        shell = _dict(options.get("shell")).get("executable")
-        shells = (shell,) if isinstance(shell, str) else ()
-        common = {"cwd": options.get("cwd"), "env": options.get("env"), "files": shells}
+        shell = _dict(options.get("shell"))
+        common = {"cwd": options.get("cwd"), "env": options.get("env")}
+        if isinstance(shell.get("executable"), str):  # the shell, and its own arguments
+            yield Run(as_command_line(shell["executable"], shell.get("args")), options.get("cwd"))
         if "unknown" in mine:
             yield Run(None, unknown=mine["unknown"])
         elif "command" in mine:
-            yield Run(as_command_line(mine["command"], mine.get("args")), **common)
+            line = as_command_line(mine["command"], mine.get("args"))
+            script = NPM_RUN.match(line or "")  # `npm run watch` as a shell task
+            yield Run(line, npm_script=script.group(1) if script else "", **common)
         elif mine.get("type") == "npm" and isinstance(mine.get("script"), str):
             where = mine.get("path") if isinstance(mine.get("path"), str) else None
-            yield Run(None, cwd=where, files=("package.json",), npm_script=mine["script"])
+            yield Run(None, cwd=where, npm_script=mine["script"])
         elif "command" in settings or "command" in linux:  # the 0.1.0 form's global command
             command = linux.get("command", settings.get("command"))
             arguments = mine.get("args", linux.get("args", settings.get("args")))
@@ -377,8 +399,11 @@ def agent_commands(settings: Any) -> Iterator[Run]:
             stack += node
         elif isinstance(node, dict):
             for key, value in node.items():
-                if key in PLUGIN_KEYS:
-                    yield Run(None, files=tuple(v for v in _list(value) if isinstance(v, str)))
+                if key in PLUGIN_KEYS:  # a path; a plain name is an npm package
+                    paths = [v for v in _list(value) if isinstance(v, str) and _a_path(v)]
+                    yield Run(None, files=tuple(v.removeprefix("file:") for v in paths))
+                elif key == "env":  # variables for every hook (Claude's settings' `env`)
+                    yield Run(None, env=value)
                 elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
@@ -475,6 +500,10 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     yield Run(None, files=tuple(named), existing=True)
 
 
+def _a_path(text: str) -> bool:
+    return text.startswith((*PATH_STARTS, "file:"))
+
+
 def _list(item: Any) -> list:
     return item if isinstance(item, list) else [item]
 
@@ -502,13 +531,17 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for path, kind in settings_files(config):
             try:
                 settings = read_settings(path, kind)
-            except (OSError, ValueError):
-                unread.append(path)
+            except (OSError, ValueError, RecursionError, configparser.Error):
+                unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
                 continue
             shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
             why = REASONS[kind].format(settings=shown)
             project = path.parent if _beside(path) else project_of(config, kind)
-            found, told, cannot = run_by(settings, kind, project)
+            try:
+                found, told, cannot = run_by(settings, kind, project)
+            except RecursionError:  # nested deeper than python walks
+                unread.append(path)
+                continue
             named += [(each, why) for each in found]
             untold += [(program, why) for program in told]
             unknown += [(what, shown) for what in cannot]
@@ -536,6 +569,9 @@ def run_by(
             unknown.append(run.unknown)
             continue
         folder = _folder(run.cwd, project)
+        if run.npm_script and folder is not None and npm_scripts(folder) is None:
+            unknown.append("an npm script of a package.json it cannot read (too big, or not JSON)")
+            continue
         if folder is None:
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
@@ -558,6 +594,7 @@ def _run_paths(run: Run, folder: Path, project: Path, untold: list[UntoldProgram
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
     if run.npm_script:
+        found.append(folder / "package.json")
         found += _npm_script(folder, run.npm_script, project, untold)
     return found
 
@@ -572,18 +609,27 @@ def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]
     return [Path(os.path.normpath(folder / text))]
 
 
+def npm_scripts(folder: Path) -> dict | None:
+    """The scripts of the package.json in `folder` ({} when there is none yet: held, missing,
+    as the file that will name them), or None when it cannot be read (too big, not JSON)."""
+    try:
+        return _dict(_dict(read_settings(folder / "package.json")).get("scripts"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
 def _npm_script(
     folder: Path, script: str, project: Path, untold: list[UntoldProgram]
 ) -> list[Path]:
     """What `npm run <script>` runs from `folder`: the command line package.json gives it."""
-    try:
-        scripts = _dict(_dict(read_settings(folder / "package.json")).get("scripts"))
-    except (OSError, ValueError):
-        return []  # no package.json yet: held (missing) as the file that will name it
-    line = scripts.get(script)
-    if not isinstance(line, str):
-        return []
-    return program_paths(put_in(line, project), folder, untold, False)
+    scripts = npm_scripts(folder) or {}
+    found: list[Path] = []
+    for name in (f"pre{script}", script, f"post{script}"):  # npm runs all three
+        if isinstance(scripts.get(name), str):
+            found += program_paths(put_in(scripts[name], project), folder, untold, False)
+    return found
 
 
 def _folder(cwd: Any, project: Path) -> Path | None:
@@ -618,7 +664,7 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
     for path in found.unread:
         return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
     for what, settings in found.unknown:
-        return f"{_one_line(settings)} names {_one_line(what)}, whose program planloop cannot tell"
+        return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
     for program, why in found.untold:
         return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
     for path, why in found.named:
