@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -394,3 +395,97 @@ def test_a_file_written_nameless_and_linked_into_place_is_judged(tmp_path, planl
             os.close(folder)
 
     assert judged_after(tmp_path, save_nameless) == [str(saved)]
+
+
+def test_a_write_under_a_name_the_file_no_longer_has_is_judged_at_its_other_name(
+    tmp_path, planloop_key
+):
+    # A dev server keeps logs/server.log open; a command makes a second name for it and removes
+    # the first; the key the server logs later comes under the name that is gone.
+    (tmp_path / "logs").mkdir()
+    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            log.write("started\n")
+            log.flush()
+            watch.look()
+            assert watch.exposed_since(0, last=True) == {}  # read once: no key yet
+            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
+            os.unlink(tmp_path / "logs" / "server.log")
+            watch.look()
+            watch.exposed_since(0, last=True)
+            log.write(SETTINGS)
+            log.flush()
+            watch.look()
+            return list(watch.exposed_since(0, last=True))
+        finally:
+            watch.close()
+
+    try:
+        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
+    finally:
+        log.close()
+
+
+def test_a_nameless_file_written_after_it_was_linked_into_place_is_judged(tmp_path, planloop_key):
+    # O_TMPFILE, linked into place, then written through the same descriptor: its writes come
+    # under `#<inode>`, a name that never was in the folder.
+    (tmp_path / "config").mkdir()
+    saved = tmp_path / "config" / "settings.json"
+    folder = os.open(tmp_path / "config", os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(tmp_path / "config", os.O_TMPFILE | os.O_WRONLY, 0o600)
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            os.write(fd, b"{}\n")
+            os.link(f"/proc/self/fd/{fd}", saved.name, dst_dir_fd=folder)
+            watch.look()
+            assert watch.exposed_since(0, last=True) == {}
+            os.write(fd, SETTINGS.encode())
+            watch.look()
+            return list(watch.exposed_since(0, last=True))
+        finally:
+            watch.close()
+
+    try:
+        assert asyncio.run(run()) == [str(saved)]
+    finally:
+        os.close(fd)
+        os.close(folder)
+
+
+def test_a_write_under_a_name_gone_before_planloop_looked_is_judged_at_its_other_name(
+    tmp_path, planloop_key
+):
+    # As above, but the second name is made and the first removed before planloop ever read
+    # the log: which file `server.log` was, it never knew.
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "other.log").write_text("an older log, not written since\n")
+    old = time.time() - 3600
+    os.utime(tmp_path / "logs" / "other.log", (old, old))
+    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
+            os.unlink(tmp_path / "logs" / "server.log")
+            watch.look()
+            assert watch.exposed_since(0, last=True) == {}
+            log.write(SETTINGS)
+            log.flush()
+            watch.look()
+            return list(watch.exposed_since(0, last=True))
+        finally:
+            watch.close()
+
+    try:
+        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
+    finally:
+        log.close()

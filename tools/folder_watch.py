@@ -38,7 +38,9 @@ import atexit
 import contextlib
 import ctypes
 import functools
+import itertools
 import os
+import re
 import select
 import shutil
 import stat
@@ -119,6 +121,14 @@ OTHERS_BYTES = 32 * 1024 * 1024
 # descriptor: a task that read the key cannot hide the file from the judging by removing its
 # name or making it a link to a hard link it made before. Few, as descriptors are limited.
 MAX_OTHER_FDS = 256
+# Other files whose inode is remembered by name, the newest (`_names_now`).
+MAX_REMEMBERED_NAMES = 10_000
+# Entries of a folder looked through for the other names of a file written under a name gone.
+MAX_FOLDER_LOOK = 10_000
+# How far a file's timestamp may lag the clock (a coarse clock stamps it).
+TIMESTAMP_SLACK_NS = 1_000_000_000
+# The name inotify gives a write to a file with no name (O_TMPFILE): `#` and its inode.
+ANONYMOUS = re.compile(r"#(\d+)")
 # Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
 MAX_KEY_INODES = 10_000
 
@@ -245,6 +255,11 @@ class FolderWatch:
         self.others: dict[str, int | None] = {}
         self.with_fds: dict[str, None] = {}  # those of them with a descriptor, oldest first
         self.other_fds = 0
+        # The inode of each other file opened (by path), and the names each inode was opened
+        # under: a write that comes under a name gone since is judged at the others.
+        self.inode_of: dict[str, int] = {}
+        self.names_of: dict[int, set[str]] = {}
+        self.since_ns = time.time_ns() - TIMESTAMP_SLACK_NS  # files written after: `_names_now`
         self.passed_over = 0  # other files left unjudged, past MAX_OTHERS (said once)
         self.too_big = 0  # other files left unjudged, past OTHER_FILE_BYTES (said once)
 
@@ -397,6 +412,7 @@ class FolderWatch:
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
         self.key_inodes, self.linked, self.marker_wd, self.aside = {}, set(), None, []
+        self.inode_of, self.names_of = {}, {}
         for fd, _ in self.kept.values():
             os.close(fd)
         self.kept = {}
@@ -523,7 +539,15 @@ class FolderWatch:
                 self.unwatched_now()
 
     def _note_other(self, path: str) -> None:
-        """Note another file written at `path`, the newest last; opened now while few are open."""
+        """Note another file written at `path`, the newest last; opened now while few are open.
+
+        A write can come under a name the file no longer has (`ln log .hl && rm log`, then
+        the program that keeps it open writes), or under none (`#123`, an O_TMPFILE file's,
+        linked into place since): the file is then noted at the names it was seen under.
+        """
+        if not os.path.lexists(path):
+            for name in self._names_now(path):
+                self._note_other(name)
         earlier = self._pop_other(path)  # its last write's: the file there may be another now
         if earlier is not None:
             os.close(earlier)
@@ -538,6 +562,7 @@ class FolderWatch:
         if fd is not None:
             self.with_fds[path] = None
             self.other_fds += 1
+            self._remember_inode(path, os.fstat(fd).st_ino)
         if len(self.others) > MAX_OTHERS:
             oldest = self._pop_other(next(iter(self.others)))
             if oldest is not None:
@@ -546,6 +571,39 @@ class FolderWatch:
             if self.passed_over == 1 and self.unwatched_now is not None:
                 with contextlib.suppress(Exception):  # a failed notice must not end the loop
                     self.unwatched_now()
+
+    def _remember_inode(self, path: str, inode: int) -> None:
+        """Which file `path` was when opened: the newest MAX_REMEMBERED_NAMES are kept."""
+        self.inode_of.pop(path, None)
+        self.inode_of[path] = inode
+        self.names_of.setdefault(inode, set()).add(path)
+        while len(self.inode_of) > MAX_REMEMBERED_NAMES:
+            oldest = next(iter(self.inode_of))
+            self.names_of.get(self.inode_of.pop(oldest), set()).discard(oldest)
+
+    def _names_now(self, path: str) -> list[str]:
+        """The names, still there, of the file written under `path`, a name it no longer has:
+        those it was opened under before, or an O_TMPFILE file's (`#<inode>`, its inode), and
+        in the same folder each of that inode, or, for an inode not known (the name was gone
+        before planloop looked: `ln log .hl && rm log`), each file written while it watched,
+        as that write just was, or with more than one name."""
+        anonymous = ANONYMOUS.fullmatch(os.path.basename(path))
+        inode = int(anonymous.group(1)) if anonymous else self.inode_of.get(path)
+        found = set(self.names_of.get(inode, ())) if inode is not None else set()
+        with contextlib.suppress(OSError), os.scandir(os.path.dirname(path)) as entries:
+            for entry in itertools.islice(entries, MAX_FOLDER_LOOK):
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    fresh = info.st_nlink > 1 or info.st_mtime_ns >= self.since_ns
+                    fresh = fresh and stat.S_ISREG(info.st_mode)
+                    if info.st_ino == inode or (inode is None and fresh):
+                        found.add(entry.path)
+        named = []
+        for name in sorted(found - {path}):
+            with contextlib.suppress(OSError):
+                if inode is None or os.lstat(name).st_ino == inode:
+                    named.append(name)
+        return named
 
     def _open_other(self, path: str) -> int | None:
         """Another file written at `path`, opened; a link there (made by a task, over the file
