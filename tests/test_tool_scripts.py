@@ -336,6 +336,45 @@ def test_a_folder_open_npm_task_holds_package_json_and_what_its_script_runs(tmp_
     assert named(tmp_path) == {"package.json", "tools/watch.js"}
 
 
+@needs_bwrap
+def test_the_npmrc_beside_a_folder_open_npm_task_is_held_and_a_new_one_is_reported(
+    api, env, user_folders
+):
+    # npm runs each script through the .npmrc's script-shell, with its node-options: VS Code's
+    # npm task would run either on opening the folder. Most projects have no .npmrc.
+    user, workspace, planloop_home, home = user_folders
+    tasks = [{"type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}]
+    tasks.append({**tasks[0], "path": "web"})
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
+    for folder in (workspace, workspace / "web"):
+        make(folder / "package.json", '{"scripts": {"watch": "node -e 1"}}', user, mode=0o644)
+    make(workspace / ".npmrc", "fund=false\n", user, mode=0o644)
+    planted = "node-options=--require ./tools/p.js"
+    command = f"echo '{planted}' >> .npmrc; echo '{planted}' > web/.npmrc; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("read_file", {"path": ".npmrc"})]})
+    api.add({"content": [tool_use("write_file", {"path": ".npmrc", "content": planted})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "Read-only file system" in ran and "finished" in ran
+    assert "web/.npmrc is new. It was kept, and the user was told: npm runs" in ran, ran
+    assert "web/.npmrc (npm reads it for the scripts a host tool runs)" in result.stderr
+    assert ".npmrc was not changed" in written and "script-shell" in written
+    assert (workspace / ".npmrc").read_text() == "fund=false\n"
+
+
+def test_a_missing_npmrc_beside_an_npm_task_does_not_make_commands_ask(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    npm_task = {"type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [npm_task]}))
+    (tmp_path / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+    assert "script-shell" in protected_reason(tmp_path, ".npmrc")
+    assert protected_reason(tmp_path, "web/.npmrc") is None
+
+
 def test_a_folder_open_task_whose_program_cannot_be_told_makes_commands_ask(tmp_path):
     (tmp_path / ".vscode").mkdir()
     gulp = {"tasks": [{"type": "gulp", "task": "w", "runOptions": {"runOn": "folderOpen"}}]}

@@ -137,7 +137,12 @@ from tools.shell_config import (
 from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
-from tools.tool_scripts import tool_script_not_held, tool_scripts_in
+from tools.tool_scripts import (
+    NPM_SETTINGS_REASON,
+    npm_settings,
+    tool_script_not_held,
+    tool_scripts_in,
+)
 
 INSTALL_HINT = "install it with: apt-get install bubblewrap"
 # A key file is read whole for the key planloop uses (holds_known_secret), this much at a time;
@@ -808,7 +813,7 @@ def run_later_state(
 def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
-    return held_when_there(root, envrcs)
+    return held_when_there(root, envrcs) + npm_settings(root, scan.tool_configs)
 
 
 def shown(root: Path, path: Path) -> str:
@@ -1658,11 +1663,10 @@ class Bubblewrap:
             if path in python_start:
                 continue  # told below, as a site folder's start-up file
             name = shown(root, path)
-            runs = (
-                "python runs it at start"
-                if why == PYTHON_PATH_REASON
-                else "your shell or direnv runs it later"
-            )
+            runs = {
+                PYTHON_PATH_REASON: "python runs it at start",
+                NPM_SETTINGS_REASON: "npm reads it for the scripts a host tool runs",
+            }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "

@@ -97,6 +97,13 @@ COMMAND_KEYS += ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "too
 COMMAND_KEYS += ("serverCommand", "mcpServerCommand", "notify")
 # Keys whose value names files the agent loads as code: opencode's plugins.
 PLUGIN_KEYS = ("plugin", "plugins")
+# npm reads the .npmrc beside a package.json whose script it runs: its script-shell runs the
+# script, its node-options go into the script's NODE_OPTIONS. Most projects have none, so one is
+# held while it is there and reported when a command makes it (`npm_settings`), not asked about.
+NPM_SETTINGS_REASON = (
+    "npm runs the scripts a host tool starts on its own (a VS Code npm task, on opening the "
+    "folder) through the script-shell, and with the node-options, that it sets"
+)
 # mise's [env] directives that name files: one it sources, dotenv files it loads (variables such
 # as LD_PRELOAD make programs run code), and folders it puts on your PATH.
 MISE_ENV_FILES = ("source", "file", "path")
@@ -683,10 +690,18 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
             return (
                 f"{_shown(root, candidate)} is protected: it may be what `{program.word}` is: {why}"
             )
-    for path, why in found.named:
+    for path, why in [*found.named, *npm_settings(root, tool_configs)]:
         if candidate == path or (os.path.isdir(path) and candidate.is_relative_to(path)):
             return f"{_shown(root, path)} is protected: {why}"
     return None
+
+
+def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
+    """The .npmrc beside each package.json whose scripts the host tools run on their own,
+    whether it exists or not, with why (for tools/shell_config.py `held_when_there`)."""
+    named = tool_scripts(Path(os.path.realpath(root)), tool_configs).named
+    found = [path.parent / ".npmrc" for path, _ in named if path.name == "package.json"]
+    return [(path, NPM_SETTINGS_REASON) for path in dict.fromkeys(found)]
 
 
 def _shown(root: Path, path: Path) -> str:
