@@ -224,6 +224,12 @@ def test_what_each_tool_runs_is_found_and_what_it_does_not_run_is_not(tmp_path):
             {"servers": {"x": {"command": "uv", "args": ["run", "m.py"]}}},
             {"m.py"},
         ),
+        # The dotenv file a server starts with: its NODE_OPTIONS or LD_PRELOAD name code.
+        (
+            ".vscode/mcp.json",
+            {"servers": {"x": {"command": "npx", "envFile": "${workspaceFolder}/tools/mcp.env"}}},
+            {"tools/mcp.env"},
+        ),
     ],
 )
 def test_the_scripts_of_each_kind_of_settings(tmp_path, name, settings, found):

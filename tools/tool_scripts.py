@@ -398,7 +398,8 @@ def initialize_commands(settings: Any) -> Iterator[Run]:
 
 def agent_commands(settings: Any) -> Iterator[Run]:
     """Each object in a coding agent's settings that names a command (COMMAND_KEYS: a hook, a
-    status line, an MCP server with its `args`, `cwd` and `env`), and the plugins it loads."""
+    status line, an MCP server with its `args`, `cwd`, `env` and `envFile`, whose variables
+    such as NODE_OPTIONS name code), and the plugins it loads."""
     stack = [settings]
     while stack:
         node = stack.pop()
@@ -411,6 +412,8 @@ def agent_commands(settings: Any) -> Iterator[Run]:
                     yield Run(None, files=tuple(v.removeprefix("file:") for v in paths))
                 elif key == "env":  # variables for every hook (Claude's settings' `env`)
                     yield Run(None, env=value)
+                elif key == "envFile":  # a dotenv file an MCP server starts with (VS Code's)
+                    yield Run(None, files=tuple(_strings(value)))
                 elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
