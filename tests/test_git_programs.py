@@ -393,7 +393,8 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("awk -f conv", ["/w/conv"]),
         ("make -f conv", ["/w/conv"]),
         ("deno run --allow-read conv", ["/w/conv"]),
-        ("uv run conv", ["/w/conv"]),
+        ("uv run conv.py", ["/w/conv.py"]),
+        ("uv run tools/conv", ["/w/tools/conv"]),
         ("bun run conv", ["/w/conv"]),
         ("go run conv.go", ["/w/conv.go"]),
         ("java Conv.java", ["/w/Conv.java"]),
@@ -403,6 +404,16 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("git-lfs clean -- %f", []),
         ("awk '{print $1}'", []),
         ("deno fmt", []),
+        # A bare name after these runners' `run` is a program of the environment's PATH.
+        ("uv run ruff format .", []),
+        ("poetry run black .", []),
+        ("pipenv run flake8", []),
+        # Where a cd's options stand, the folder comes next.
+        ("cd -P tools && ./pg", ["/w/tools/pg"]),
+        ("pushd -n tools && ./pg", ["/w/tools/pg"]),
+        # A variable of options that load a file.
+        ("NODE_OPTIONS=--require=./tools/x.js node -e 1", ["/w/tools/x.js"]),
+        ("NODE_OPTIONS='-r ts-node/register' node x.js", ["/w/x.js"]),
         ('meld "$LOCAL" "$REMOTE"', []),
         ("!f() { git log $1; }; f", []),
         # A variable set for the program that names code it runs; one that names data does not.
@@ -460,6 +471,9 @@ TOP = "$(git rev-parse --show-toplevel)"
         ("sh ~+/fsmon", "~+/fsmon"),
         ("bash -e $GIT_DIR/hooks/run", "$GIT_DIR/hooks/run"),
         ("<$(git rev-parse --show-toplevel)/x.sh sh", f"{TOP}/x.sh"),
+        # A word that ends in an expansion: any file its beginning begins.
+        ("tools/pg$(true)", "tools/pg$(true)"),
+        ("sh ./tools/pg${NOPE}", "./tools/pg${NOPE}"),
     ],
 )
 def test_a_program_whose_path_a_shell_expansion_makes_cannot_be_told(value, untold):
@@ -610,3 +624,12 @@ def test_a_script_run_from_a_folder_only_the_shell_can_tell_cannot_be_told(tmp_p
     untold: list = []
     assert program_paths('!cd "$(git rev-parse --git-dir)/.." && ./run', tmp_path, untold) == []
     assert [program.word for program in untold] == ["${PWD}/./run"]
+
+
+def test_a_script_word_ending_in_an_expansion_may_be_any_file_it_begins():
+    from tools.git_programs import UntoldProgram
+
+    untold = UntoldProgram(Path("/w"), "tools/pg$(true)")
+    assert untold.may_be(Path("/w/tools/pg")) and untold.may_be(Path("/w/tools/pg.sh"))
+    assert not untold.may_be(Path("/w/tools/other"))
+    assert not UntoldProgram(Path("/w"), '"$@"').names_a_file()

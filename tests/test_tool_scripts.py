@@ -224,6 +224,12 @@ def test_what_each_tool_runs_is_found_and_what_it_does_not_run_is_not(tmp_path):
             {"servers": {"x": {"command": "uv", "args": ["run", "m.py"]}}},
             {"m.py"},
         ),
+        # Options every node of the hooks takes: `--require ./tools/pre.js` runs it first.
+        (
+            ".claude/settings.json",
+            {"env": {"NODE_OPTIONS": "--require ./tools/pre.js --max-old-space-size=4096"}},
+            {"tools/pre.js"},
+        ),
         # The dotenv file a server starts with: its NODE_OPTIONS or LD_PRELOAD name code.
         (
             ".vscode/mcp.json",
@@ -494,7 +500,7 @@ def test_an_hgrc_with_includes_and_unsets_is_read_without_failing(tmp_path):
     (tmp_path / ".hg").mkdir()
     (tmp_path / ".hg" / "hooks.rc").write_text("[hooks]\nprecommit = sh hooks/pre.sh\n")
     (tmp_path / ".hg" / "hgrc").write_text("%include hooks.rc\n%unset default-push\n[ui]\n")
-    assert named(tmp_path) == {"hooks/pre.sh"}
+    assert named(tmp_path) == {"hooks/pre.sh", ".hg/hooks.rc"}  # what it includes is held
 
 
 def test_more_of_what_a_folder_open_task_runs(tmp_path):
@@ -537,3 +543,32 @@ def test_a_git_include_too_big_to_read_whole_makes_everything_ask(tmp_path):
     with (tmp_path / ".git" / "config").open("a") as config:
         config.write("[include]\n\tpath = ../tools/inc.cfg\n")
     assert "tools/inc.cfg is larger than planloop reads" in protected_reason(tmp_path, "x")
+
+
+def test_the_interpreter_of_a_virtualenv_named_by_vs_code_settings_does_not_make_commands_ask(
+    tmp_path,
+):
+    # venv and uv make bin/python a link (to python3, then to the system's): its bin/ is held
+    # as every virtualenv's is, so no command can point it elsewhere.
+    bin_folder = tmp_path / ".venv" / "bin"
+    bin_folder.mkdir(parents=True)
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (bin_folder / "python3").symlink_to("/usr/bin/python3")
+    (bin_folder / "python").symlink_to("python3")
+    (tmp_path / ".vscode").mkdir()
+    interpreter = {"python.defaultInterpreterPath": "${workspaceFolder}/.venv/bin/python"}
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(interpreter))
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+    # A link out of a virtualenv's bin/ into the tree, which commands can change, still asks.
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "py").write_text("#!/bin/sh\n")
+    (bin_folder / "python").unlink()
+    (bin_folder / "python").symlink_to("../../tools/py")
+    assert "does not exist or is a link" in tool_script_not_held(tmp_path, [tmp_path / ".vscode"])
+
+
+def test_a_file_an_hgrc_includes_that_is_not_made_yet_makes_commands_ask(tmp_path):
+    (tmp_path / ".hg").mkdir()
+    (tmp_path / ".hg" / "hgrc").write_text("%include ../tools/hg.rc\n[ui]\n")
+    why = tool_script_not_held(tmp_path, [tmp_path / ".hg"])
+    assert why and "tools/hg.rc does not exist" in why

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -211,7 +212,9 @@ def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
 #             the system's folders, not here
 #   ONE       one file or folder
 #   PROGRAM   a command line: its first word, when it is a path (a bare name is found on PATH)
-FOLDERS, FILES, ONE, PROGRAM = "folders", "files", "one", "program"
+#   OPTIONS   options an interpreter adds to its command line: the values of those that load
+#             a file (LOADING_OPTIONS)
+FOLDERS, FILES, ONE, PROGRAM, OPTIONS = "folders", "files", "one", "program", "options"
 CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     # Shells and prompts.
     ("ZDOTDIR", ONE, "zsh runs .zshenv, .zshrc and the rest from this folder in every new shell"),
@@ -265,7 +268,28 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("CCACHE_PREFIX_CPP", PROGRAM, "ccache runs this program before every preprocessor call"),
     ("CCACHE_COMPILERCHECK", PROGRAM, "ccache runs this command to know the compiler"),
     ("CCACHE_CONFIGPATH", ONE, "ccache runs the prefix_command and compiler_check it names"),
+    # Options every interpreter of a kind takes as if typed: `--require ./x.js` runs x.js first.
+    ("NODE_OPTIONS", OPTIONS, "every node runs the files its --require and --import options name"),
+    ("RUBYOPT", OPTIONS, "every ruby loads the files its -r options name"),
+    ("PERL5OPT", OPTIONS, "every perl loads its modules from the folders its -I options name"),
+    ("JAVA_TOOL_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
+    ("JDK_JAVA_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
+    ("_JAVA_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
 )
+# For OPTIONS: each variable's options that load a file or add a folder to load from, and
+# whether any value counts ("any") or only one written as a path ("path": `--require
+# ts-node/register` and `-rjson` name a package or library, `./setup.js` a file).
+JAVA_AGENTS = {"-javaagent:": "any", "-agentpath:": "any"}
+LOADING_OPTIONS: dict[str, dict[str, str]] = {
+    "NODE_OPTIONS": dict.fromkeys(
+        ("--require", "-r", "--import", "--loader", "--experimental-loader"), "path"
+    ),
+    "RUBYOPT": {"-r": "path", "-I": "any"},
+    "PERL5OPT": {"-I": "any"},
+    "JAVA_TOOL_OPTIONS": JAVA_AGENTS,
+    "JDK_JAVA_OPTIONS": JAVA_AGENTS,
+    "_JAVA_OPTIONS": JAVA_AGENTS,
+}
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
 # or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty
 # entries.
@@ -288,6 +312,8 @@ def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
         words = value.lstrip("|").split()  # LESSOPEN's `|lesspipe %s`, `||...`
         first = os.path.expanduser(words[0]) if words else ""
         return [first] if "/" in first else []
+    if kind == OPTIONS:
+        return _loaded_by_options(LOADING_OPTIONS.get(name, {}), value)
     if kind == FILES:
         entries = value.replace(" ", ":").split(":")
         return [entry for entry in map(os.path.expanduser, entries) if "/" in entry]
@@ -295,6 +321,30 @@ def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
     if name not in EMPTY_IS_CURRENT_FOLDER:
         entries = [entry for entry in entries if entry]
     return [os.path.expanduser(entry) for entry in entries]
+
+
+def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
+    """The files and folders that the loading `options` in `value` name (`--require ./x.js`,
+    `--require=./x.js`, `-r./x.rb`, `-javaagent:a.jar=opts`), `~` expanded."""
+    try:
+        words = shlex.split(value)
+    except ValueError:  # an open quote: the interpreter refuses it, but read it whole
+        words = value.split()
+    found = []
+    for before, word in zip(["", *words], words, strict=False):
+        for option, counts in options.items():
+            if before == option and not option.endswith(":"):
+                named = word
+            elif word.startswith(option) and word != option:
+                named = word.removeprefix(option).removeprefix("=")
+                if option.endswith(":"):  # `-javaagent:agent.jar=options`
+                    named = named.split("=", 1)[0]
+            else:
+                continue
+            named = os.path.expanduser(named)
+            if named and (counts == "any" or named.startswith(("./", "../", "/"))):
+                found.append(named)
+    return found
 
 
 def link_inside(root: str, path: str) -> bool:

@@ -21,6 +21,8 @@ the PATH folders), not here.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shlex
@@ -35,6 +37,7 @@ from tools.paths import (
     git_dir_of,
     paths_named_by,
     read_git_config,
+    read_small_file,
     your_git_configs,
 )
 
@@ -200,9 +203,28 @@ class UntoldProgram(NamedTuple):
 
     def may_be(self, candidate: Path) -> bool:
         """Whether `candidate` could be the file: its path ends as the word does after its last
-        expansion (`"$(git rev-parse --show-toplevel)"/tools/conv`: any `.../tools/conv`)."""
-        tail = self.tail()
-        return bool(tail) and str(candidate).endswith(tail)
+        expansion (`"$(git rev-parse --show-toplevel)"/tools/conv`: any `.../tools/conv`), or,
+        for a word that ends in one, begins as the word does before its first
+        (`tools/pg$(true)`: any `tools/pg...`)."""
+        if tail := self.tail():
+            return str(candidate).endswith(tail)
+        head = self.head()
+        return bool(head) and str(candidate).startswith(head)
+
+    def names_a_file(self) -> bool:
+        """Whether some file of the tree may be it: not a word the shell makes whole (`$1`,
+        `"$@"`), which names none."""
+        return bool(self.tail() or self.head())
+
+    def head(self) -> str:
+        """The path the word's text before its first expansion makes, from the working tree
+        (`tools/pg` of `tools/pg$(true)`), or "" when there is no such text."""
+        pieces = [*EXPANSION.finditer(self.word), *re.finditer(r"[*?[]", self.word)]
+        start = min((piece.start() for piece in pieces), default=len(self.word))
+        literal = os.path.expanduser(self.word[:start].replace('"', "").replace("'", ""))
+        if not literal.strip("./") or os.path.isabs(literal) or self.worktree is None:
+            return ""  # (a system path's ending is none of the workspace's business)
+        return str(Path(os.path.normpath(self.worktree / literal)))
 
     def tail(self) -> str:
         """What the word ends with after its last expansion (or pattern), when that names a
@@ -231,6 +253,32 @@ def runs_a_script(program: str, flag: str) -> bool:
     if name in INTERPRETERS:
         return flag not in INTERPRETERS[name] and flag not in value_flags(name)
     return SCRIPT_AFTER.get(name) == flag == "-f"
+
+
+def runs_a_script_named(program: str, word: str, base: Path | None) -> bool:
+    """Whether `program run word` runs the file `word` (`deno run conv`, `uv run conv.py`).
+    uv, poetry, pipenv and pdm run a bare name from the environment's PATH (`uv run ruff`),
+    and bun a package.json script of that name (`bun run lint`): a file only when it is
+    written as a path or named like a script, or is there."""
+    name = program_name(program)
+    if SCRIPT_AFTER.get(name) != "run":
+        return False
+    if name in ("deno", "go") or "/" in word or is_script_name(word):
+        return True
+    if base is None or not os.path.lexists(base / word):
+        return name == "bun" and word not in _package_scripts(base)
+    return True
+
+
+def _package_scripts(base: Path | None) -> dict:
+    """The scripts of the package.json in `base` ({} for none, or one that cannot be read)."""
+    if base is None:
+        return {}
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        package = json.loads(read_small_file(base / "package.json"))
+        scripts = package.get("scripts") if isinstance(package, dict) else None
+        return scripts if isinstance(scripts, dict) else {}
+    return {}
 
 
 def value_flags(name: str) -> tuple[str, ...]:
@@ -304,6 +352,10 @@ def program_paths(
         )
         moves = MOVES_TO.get(command or runner, ())
         joined = next((f for f in moves if f.startswith("--") and word.startswith(f + "=")), "")
+        if command in ("cd", "pushd") and previous == command and word.startswith("-"):
+            if word == "-":  # back where it was: only the shell can tell
+                base = None
+            continue  # `cd -P tools`, `cd -- tools`, `pushd -n tools`: the folder comes next
         if before in moves or joined or (command in ("cd", "pushd") and previous == command):
             base = _moved(base, word.removeprefix(joined + "=") if joined else word)
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
@@ -339,7 +391,7 @@ def program_paths(
             before_last, last = last, word
         is_script = not is_program and (
             runs_a_script(previous, before if before.startswith("-") else "")
-            or (previous in ("run",) and SCRIPT_AFTER.get(program_name(program_before)) == "run")
+            or (previous == "run" and runs_a_script_named(program_before, word, base))
         )
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
         globbed = any(char in word for char in GLOB_CHARACTERS)
@@ -355,7 +407,10 @@ def program_paths(
         shell_code = before == "-c" and INTERPRETERS.get(program_name(previous)) == SHELL_FLAGS
         if COMMAND_OUTPUT.fullmatch(word):
             continue  # an argument made by a command's output: the command was read above
-        if shell_code or any(char.isspace() for char in word):
+        # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
+        # with that command above: the word is no command line for it.)
+        spoken = COMMAND_OUTPUT.sub("", word)
+        if shell_code or any(char.isspace() for char in spoken):
             found += program_paths(word, base, untold, unmade_arguments)  # `sh -c "~/x y"`
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
@@ -410,7 +465,7 @@ def _moved(base: Path | None, folder: str) -> Path | None:
 def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] | None) -> None:
     """Note a word whose file only git's shell knows. Your own configs read without a working
     tree (`worktree` None) are read again with each repository's, where git runs them."""
-    if untold is not None and worktree is not None and UntoldProgram(worktree, word).tail():
+    if untold is not None and worktree is not None and UntoldProgram(worktree, word).names_a_file():
         # (A word the shell makes whole, `"$@"` or `$1`, names no file of the tree: nothing
         # to hold, and no file it could be.)
         untold.append(UntoldProgram(worktree, word))

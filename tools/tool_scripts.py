@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import EXPANSION, UntoldProgram, program_paths
 from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
+from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
@@ -104,6 +105,10 @@ NPM_SETTINGS_REASON = (
     "npm runs the scripts a host tool starts on its own (a VS Code npm task, on opening the "
     "folder) through the script-shell, and with the node-options, that it sets"
 )
+# Links followed on the way to a script before giving up (`_links_held`), as the kernel does.
+MAX_LINKS = 40
+# Where the files an hgrc's `%include` lines read are listed among its parsed sections.
+INCLUDED = "%include"
 # mise's [env] directives that name files: one it sources, dotenv files it loads (variables such
 # as LD_PRELOAD make programs run code), and folders it puts on your PATH.
 MISE_ENV_FILES = ("source", "file", "path")
@@ -199,8 +204,10 @@ def read_settings(path: Path, kind: str = "") -> Any:
     text = read_small_file(path).removeprefix("\ufeff")
     if kind == HG:
         parser = configparser.ConfigParser(interpolation=None, strict=False)
-        parser.read_string(hgrc_text(path, text))
-        return {section: dict(parser[section]) for section in parser.sections()}
+        included: list[str] = []
+        parser.read_string(hgrc_text(path, text, included=included))
+        settings = {section: dict(parser[section]) for section in parser.sections()}
+        return {**settings, INCLUDED: dict.fromkeys(included, "")}
     if kind == AIDER:
         return yaml_top_level(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
@@ -214,15 +221,20 @@ def read_settings(path: Path, kind: str = "") -> Any:
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
 
 
-def hgrc_text(path: Path, text: str, depth: int = 0) -> str:
+def hgrc_text(path: Path, text: str, depth: int = 0, included: list[str] | None = None) -> str:
     """An hgrc as configparser can read it: `%include FILE` replaced by that file's text (from
-    the hgrc's folder, a few levels deep), `%unset` lines dropped."""
+    the hgrc's folder, a few levels deep), `%unset` lines dropped; each file included goes to
+    `included` (Mercurial reads it as the hgrc: it is held as the hgrc's programs are)."""
     lines = []
     for line in text.splitlines():
-        if line.startswith("%include ") and depth < 3:
-            included = path.parent / os.path.expanduser(line.split(None, 1)[1].strip())
-            with contextlib.suppress(OSError):
-                lines.append(hgrc_text(included, read_small_file(included), depth + 1))
+        if line.startswith("%include "):
+            name = path.parent / os.path.expanduser(line.split(None, 1)[1].strip())
+            if included is not None:
+                included.append(str(name))
+            if depth < 3:
+                # Not made yet: held as missing. Too big or unreadable: the hgrc is unread.
+                with contextlib.suppress(FileNotFoundError):
+                    lines.append(hgrc_text(name, read_small_file(name), depth + 1, included))
         elif not line.startswith("%"):
             lines.append(line)
     return "\n".join(lines)
@@ -492,6 +504,7 @@ def hg_runs(settings: Any) -> Iterator[Run]:
     for value in _dict(_dict(settings).get("extensions")).values():
         if value and not value.startswith("!"):
             yield Run(None, files=(value,))
+    yield Run(None, files=tuple(_dict(settings).get(INCLUDED, {})))  # `%include ../hg.rc`
 
 
 def aider_runs(settings: Any) -> Iterator[Run]:
@@ -678,9 +691,29 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
     for program, why in found.untold:
         return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
     for path, why in found.named:
-        if link_inside(str(root), str(path)) or not os.path.exists(path):
+        if not os.path.exists(path) or (
+            link_inside(str(root), str(path)) and not _links_held(root, path)
+        ):
             return f"{_shown(root, path)} does not exist or is a link, and {why}"
     return None
+
+
+def _links_held(root: Path, path: Path) -> bool:
+    """Whether each link on the way to `path` lies in a virtualenv's bin/, which sandboxed
+    commands cannot change (`.venv/bin/python` -> `python3` -> `/usr/bin/python3.12`, as venv
+    and uv make it), and it ends outside the workspace or in such a bin/: no command can point
+    it elsewhere."""
+    for _ in range(MAX_LINKS):
+        folder = path.parent
+        in_venv_bin = folder.name == "bin" and os.path.lexists(folder.parent / VENV_CONFIG_NAME)
+        if not path.is_relative_to(root):
+            return True
+        if not in_venv_bin or link_inside(str(root), str(folder)):
+            return False
+        if not os.path.islink(path):
+            return True
+        path = Path(os.path.normpath(folder / os.readlink(path)))
+    return False
 
 
 def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:
