@@ -371,8 +371,10 @@ def test_the_npmrc_beside_a_folder_open_npm_task_is_held_and_a_new_one_is_report
     assert result.returncode == 0, result.stderr
     ran, _, written = tool_results(api)
     assert "Read-only file system" in ran and "finished" in ran
-    assert "web/.npmrc is new. It was kept, and the user was told: npm runs" in ran, ran
-    assert "web/.npmrc (npm reads it for the scripts a host tool runs)" in result.stderr
+    assert "web/.npmrc is new. It was kept, and the user was told: npm, yarn and bun" in ran, ran
+    assert "web/.npmrc (a package manager reads it for the scripts a host tool runs)" in (
+        result.stderr
+    )
     assert ".npmrc was not changed" in written and "script-shell" in written
     assert (workspace / ".npmrc").read_text() == "fund=false\n"
 
@@ -384,6 +386,8 @@ def test_a_missing_npmrc_beside_an_npm_task_does_not_make_commands_ask(tmp_path)
     (tmp_path / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
     assert "script-shell" in protected_reason(tmp_path, ".npmrc")
+    assert "yarnPath" in protected_reason(tmp_path, ".yarnrc.yml")
+    assert "preload" in protected_reason(tmp_path, "bunfig.toml")
     assert protected_reason(tmp_path, "web/.npmrc") is None
 
 
@@ -572,3 +576,52 @@ def test_a_file_an_hgrc_includes_that_is_not_made_yet_makes_commands_ask(tmp_pat
     (tmp_path / ".hg" / "hgrc").write_text("%include ../tools/hg.rc\n[ui]\n")
     why = tool_script_not_held(tmp_path, [tmp_path / ".hg"])
     assert why and "tools/hg.rc does not exist" in why
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm run watch -- --port 3000",
+        "npm run -s watch",
+        "cd web && npm run watch",
+        "npm --prefix web run watch",
+        "npm ci && npm run watch 2>&1 | tee dev.log",
+        "yarn --cwd web watch",
+    ],
+)
+def test_a_package_script_a_folder_open_task_runs_in_any_common_form_is_held(tmp_path, command):
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "w", "command": command, "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    scripts = {"scripts": {"watch": "sh ../tools/watch.sh"}}
+    (tmp_path / "web").mkdir()
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"watch": "sh web/w.sh"}}))
+    (tmp_path / "web" / "package.json").write_text(json.dumps(scripts))
+    found = named(tmp_path)
+    assert found & {"package.json", "web/package.json"}, found
+    assert found & {"web/w.sh", "tools/watch.sh"}, found
+
+
+def test_a_claude_hook_that_runs_an_npm_script_holds_what_the_script_runs(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    hook = {"hooks": [{"type": "command", "command": "npm run lint --silent"}]}
+    (tmp_path / ".claude/settings.json").write_text(json.dumps({"hooks": {"PostToolUse": [hook]}}))
+    (tmp_path / "package.json").write_text('{"scripts": {"lint": "node tools/lint.js"}}')
+    assert named(tmp_path) == {"package.json", "tools/lint.js"}
+
+
+def test_what_the_package_managers_settings_run_for_an_npm_task_is_held(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    npm_task = {"type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [npm_task]}))
+    (tmp_path / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
+    (tmp_path / ".npmrc").write_text("script-shell=./tools/sh\nnode-options=--require ./n.js\n")
+    (tmp_path / ".yarnrc.yml").write_text("yarnPath: .yarn/releases/yarn-4.1.0.cjs\n")
+    (tmp_path / "bunfig.toml").write_text('preload = ["./tools/pre.ts"]\n')
+    assert named(tmp_path) == {
+        "package.json",
+        "tools/sh",
+        "n.js",
+        ".yarn/releases/yarn-4.1.0.cjs",
+        "tools/pre.ts",
+    }

@@ -1665,7 +1665,7 @@ class Bubblewrap:
             name = shown(root, path)
             runs = {
                 PYTHON_PATH_REASON: "python runs it at start",
-                NPM_SETTINGS_REASON: "npm reads it for the scripts a host tool runs",
+                NPM_SETTINGS_REASON: "a package manager reads it for the scripts a host tool runs",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(

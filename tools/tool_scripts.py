@@ -45,7 +45,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from tools.environment import code_paths_of, link_inside
-from tools.git_programs import EXPANSION, UntoldProgram, program_paths
+from tools.git_programs import (
+    EXPANSION,
+    PUNCTUATION,
+    UntoldProgram,
+    is_script_name,
+    program_paths,
+)
 from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
 from tools.shell_config import VENV_CONFIG_NAME
 
@@ -98,12 +104,18 @@ COMMAND_KEYS += ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "too
 COMMAND_KEYS += ("serverCommand", "mcpServerCommand", "notify")
 # Keys whose value names files the agent loads as code: opencode's plugins.
 PLUGIN_KEYS = ("plugin", "plugins")
-# npm reads the .npmrc beside a package.json whose script it runs: its script-shell runs the
-# script, its node-options go into the script's NODE_OPTIONS. Most projects have none, so one is
-# held while it is there and reported when a command makes it (`npm_settings`), not asked about.
+# The package managers' settings beside a package.json whose script they run: npm's .npmrc
+# (its script-shell runs the script, its node-options go into NODE_OPTIONS), yarn's (yarnPath
+# and yarn-path name the program run instead of yarn, which VS Code picks when a yarn.lock is
+# there) and bun's bunfig.toml (preload). Most projects have none, so one is held while it is
+# there and reported when a command makes it (`npm_settings`), not asked about.
+PACKAGE_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
+YARN_PATH = re.compile(r"^yarnPath:[ \t]*(\S+)", re.MULTILINE)
+YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
-    "npm runs the scripts a host tool starts on its own (a VS Code npm task, on opening the "
-    "folder) through the script-shell, and with the node-options, that it sets"
+    "npm, yarn and bun run the scripts a host tool starts on its own (a VS Code npm task, on "
+    "opening the folder) as it says: npm's script-shell and node-options, yarn's yarnPath, "
+    "bun's preload"
 )
 # Links followed on the way to a script before giving up (`_links_held`), as the kernel does.
 MAX_LINKS = 40
@@ -184,8 +196,13 @@ def project_of(config: Path, kind: str) -> Path:
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
 
-# A shell task that runs a package.json script: `npm run watch`, `yarn watch`.
-NPM_RUN = re.compile(r"(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)\s*$")
+# Package managers that run a package.json script (`npm run watch`, `yarn watch`), their words
+# for running one, the options that name the folder of the package.json, and subcommands that
+# run the package's own install scripts (`npm ci`: preinstall, install, postinstall).
+PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+RUN_WORDS = ("run", "run-script", "rs", "urn")
+FOLDER_OPTIONS = ("--prefix", "-C", "--dir", "--cwd")
+INSTALL_WORDS = ("install", "i", "ci", "add")
 
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
 # (`./hooks/format.sh` is `.cursor/hooks/format.sh`).
@@ -359,9 +376,7 @@ def folder_open_tasks(settings: Any) -> Iterator[Run]:
         if "unknown" in mine:
             yield Run(None, unknown=mine["unknown"])
         elif "command" in mine:
-            line = as_command_line(mine["command"], mine.get("args"))
-            script = NPM_RUN.match(line or "")  # `npm run watch` as a shell task
-            yield Run(line, npm_script=script.group(1) if script else "", **common)
+            yield Run(as_command_line(mine["command"], mine.get("args")), **common)
         elif mine.get("type") == "npm" and isinstance(mine.get("script"), str):
             where = mine.get("path") if isinstance(mine.get("path"), str) else None
             yield Run(None, cwd=where, npm_script=mine["script"])
@@ -587,7 +602,8 @@ def run_by(
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
     readers |= {AIDER: aider_runs, EDITOR: editor_paths}
-    for run in readers.get(kind, agent_commands)(settings):
+    given = readers.get(kind, agent_commands)(settings)
+    for run in (each for one in given for each in (one, *package_script_runs(one))):
         if run.unknown:
             unknown.append(run.unknown)
             continue
@@ -632,6 +648,51 @@ def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]
     return [Path(os.path.normpath(folder / text))]
 
 
+def package_script_runs(run: Run) -> Iterator[Run]:
+    """The package.json scripts a Run's command line runs (`npm run watch -- --port 3000`,
+    `cd web && npm run -s watch`, `yarn --cwd web dev`), each as a Run from its folder."""
+    try:
+        lexer = shlex.shlex(run.line or "", posix=True, punctuation_chars=";&|()<>")
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an open quote: the shell refuses the line
+        return
+    cwd = run.cwd if isinstance(run.cwd, str) else ""
+    moved = ""  # where a `cd` moved, from the Run's folder
+    for index, word in enumerate(words):
+        if index and words[index - 1] not in PUNCTUATION:
+            continue  # not a command's first word
+        if word == "cd" and index + 1 < len(words):
+            moved = os.path.join(moved, words[index + 1])
+        elif os.path.basename(word) in PACKAGE_MANAGERS:
+            folder, script = _package_script(words[index + 1 :])
+            if script:
+                yield Run(None, cwd=os.path.join(cwd, moved, folder) or None, npm_script=script)
+
+
+def _package_script(words: list[str]) -> tuple[str, str]:
+    """The folder option and the script a package manager's words run ("" for none)."""
+    folder, subcommand = "", ""
+    options = iter(enumerate(words))
+    for index, word in options:
+        if word in PUNCTUATION or word in ("<", ">", ">>"):
+            break
+        if word in FOLDER_OPTIONS and index + 1 < len(words):
+            folder = words[index + 1]
+            next(options, None)
+        elif word.startswith(tuple(f"{option}=" for option in FOLDER_OPTIONS)):
+            folder = word.split("=", 1)[1]
+        elif word.startswith("-"):
+            continue
+        elif not subcommand and word in RUN_WORDS:
+            subcommand = word
+        elif "/" in word or is_script_name(word):
+            break  # a file to run (`bun run srv.ts`), read as the line's own script
+        else:  # the script, after `run`; or the subcommand, which yarn and pnpm run as one
+            return folder, "install" if not subcommand and word in INSTALL_WORDS else word
+    return folder, ""
+
+
 def npm_scripts(folder: Path) -> dict | None:
     """The scripts of the package.json in `folder` ({} when there is none yet: held, missing,
     as the file that will name them), or None when it cannot be read (too big, not JSON)."""
@@ -652,6 +713,32 @@ def _npm_script(
     for name in (f"pre{script}", script, f"post{script}"):  # npm runs all three
         if isinstance(scripts.get(name), str):
             found += program_paths(put_in(scripts[name], project), folder, untold, False)
+    for path in package_manager_programs(folder):
+        found += _literal(path, folder, untold)
+    return found
+
+
+def package_manager_programs(folder: Path) -> list[str]:
+    """The files the package managers' settings in `folder` (PACKAGE_SETTINGS) run for a
+    script: npm's script-shell and what its node-options load, yarn's yarnPath (yarn-path in
+    the first yarn's .yarnrc), bun's preload. A settings file too big or unreadable counts as
+    none: it is held, and what it names is read once it can be."""
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        for line in read_small_file(folder / ".npmrc").splitlines():
+            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
+            if key == "script-shell" and "/" in value:
+                found.append(value)
+            elif key == "node-options":
+                found += code_paths_of("NODE_OPTIONS", value)
+    for name, pattern in ((".yarnrc.yml", YARN_PATH), (".yarnrc", YARN1_PATH)):
+        with contextlib.suppress(OSError, ValueError):
+            found += [
+                match.strip("\"'") for match in pattern.findall(read_small_file(folder / name))
+            ]
+    with contextlib.suppress(OSError, ValueError):
+        preload = tomllib.loads(read_small_file(folder / "bunfig.toml")).get("preload")
+        found += _strings(preload)
     return found
 
 
@@ -733,10 +820,12 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
 
 
 def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
-    """The .npmrc beside each package.json whose scripts the host tools run on their own,
-    whether it exists or not, with why (for tools/shell_config.py `held_when_there`)."""
+    """The package managers' settings (PACKAGE_SETTINGS) beside each package.json whose
+    scripts the host tools run on their own, whether they exist or not, with why (for
+    tools/shell_config.py `held_when_there`)."""
     named = tool_scripts(Path(os.path.realpath(root)), tool_configs).named
-    found = [path.parent / ".npmrc" for path, _ in named if path.name == "package.json"]
+    packages = [path.parent for path, _ in named if path.name == "package.json"]
+    found = [folder / name for folder in packages for name in PACKAGE_SETTINGS]
     return [(path, NPM_SETTINGS_REASON) for path in dict.fromkeys(found)]
 
 
