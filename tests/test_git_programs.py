@@ -411,6 +411,19 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         # Where a cd's options stand, the folder comes next.
         ("cd -P tools && ./pg", ["/w/tools/pg"]),
         ("pushd -n tools && ./pg", ["/w/tools/pg"]),
+        # What a shell reads on its input, or takes from a file's text, it runs.
+        ("cat fsmon | sh", ["/w/fsmon"]),
+        ("cat fsmon|bash -s", ["/w/fsmon"]),
+        ('eval "$(cat fsmon)"', ["/w/fsmon"]),
+        ('sh -c "$(cat fsmon)"', ["/w/fsmon"]),
+        ("git tag v$(cat VERSION)", []),
+        ("cat notes | grep x", []),
+        # A script joined to its option; a here-string and a descriptor are no files.
+        ("awk -f./conv x", ["/w/conv"]),
+        ("make --file=conv all", ["/w/conv"]),
+        ('jq . <<< "$x"', []),
+        ("sh 0<fsmon", ["/w/fsmon"]),
+        ("make 2>&1", []),
         # A variable of options that load a file.
         ("NODE_OPTIONS=--require=./tools/x.js node -e 1", ["/w/tools/x.js"]),
         ("NODE_OPTIONS='-r ts-node/register' node x.js", ["/w/x.js"]),

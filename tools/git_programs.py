@@ -22,6 +22,7 @@ the PATH folders), not here.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -177,8 +178,13 @@ MOVES_TO = {
 # A command substitution without another inside it: `$(git rev-parse --show-toplevel)`.
 COMMAND_OUTPUT = re.compile(r"\$\([^()]*\)|`[^`]*`")
 SET_ASIDE = "\x00"  # where one stands while the line is split into words
+# A file whose text a command's output gives as code: `eval "$(cat fsmon)"`, `$(<fsmon)`.
+CODE_READ = re.compile(r"\$\(\s*(?:cat\s+|<\s*)([^\s()|;&<>]+)\s*\)")
 # Redirections: the word after one is a file (read, for `<`), not the program or its argument.
 REDIRECTIONS = ("<", ">", ">>", ">|", "&>", "&>>", "<>")
+# Redirections whose next word is no file: a here-string's or here-document's text, a
+# descriptor (`<<<"$x"`, `<<EOF`, `2>&1`).
+NOT_A_FILE = ("<<<", "<<", "<<-", "<&", ">&")
 # A word with these is a pattern the shell matches against names, not a file.
 GLOB_CHARACTERS = "*?["
 # A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
@@ -336,11 +342,23 @@ def program_paths(
     # The last two words before this one that are neither options nor an option's value:
     # the program (`python3 -u hook`), and the one before it (`deno run --allow-all conv`).
     last, before_last = "", ""
+    fed = _fed_to_an_interpreter(words)  # `cat fsmon | sh`: the files cat reads are run
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
-        if word in REDIRECTIONS:
-            continue  # the next word is a file, and the program's word may still come
+        if word in REDIRECTIONS or word in NOT_A_FILE or before in NOT_A_FILE:
+            continue  # the next word is a file (or text), and the program's word may come
+        if word.isdigit() and words[index + 1 : index + 2] and words[index + 1] in REDIRECTIONS:
+            continue  # the descriptor of `sh 0<fsmon`
+        if (
+            SCRIPT_AFTER.get(command) == "-f"
+            and word.startswith(("--file=", "-f"))
+            and (word not in ("-f", "--file="))
+        ):
+            # `awk -f./conv`, `make --file=conv`: the script joined to its option.
+            script = word.removeprefix("--file=") if word.startswith("--") else word[2:]
+            found += _told(script, base, worktree, untold) if base is not None else []
+            continue
         if before in REDIRECTIONS:
             # `<tools/fsmon.sh sh`: what a program reads on its input a shell runs as a script.
             if before == "<" and base is not None:
@@ -392,7 +410,12 @@ def program_paths(
         is_script = not is_program and (
             runs_a_script(previous, before if before.startswith("-") else "")
             or (previous == "run" and runs_a_script_named(program_before, word, base))
+            or (index in fed and not word.startswith("-"))
         )
+        if before == "eval" or (before == "-c" and INTERPRETERS.get(program_name(previous))):
+            # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
+            for read in CODE_READ.findall(word):
+                found += _told(read, base, worktree, untold) if base is not None else []
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
         globbed = any(char in word for char in GLOB_CHARACTERS)
         if (expanded or globbed) and (is_program or is_script):
@@ -440,6 +463,27 @@ def program_paths(
         if is_script or not os.path.isdir(path):
             found.append(path)
     return found
+
+
+def _fed_to_an_interpreter(words: list[str]) -> set[int]:
+    """The places of the files a `cat` reads into a shell or interpreter that reads its
+    input as code (`cat fsmon | sh`, `cat x|bash -s`: given no script of its own)."""
+    fed: set[int] = set()
+    for pipe, word in enumerate(words):
+        if word != "|":
+            continue
+        after = list(itertools.takewhile(lambda w: w not in PUNCTUATION, words[pipe + 1 :]))
+        words_after = [w for w in after if not ASSIGNMENT.match(w)]
+        if not words_after or program_name(words_after[0]) not in INTERPRETERS:
+            continue
+        if any(not w.startswith("-") for w in words_after[1:]):
+            continue  # it runs a script of its own (`| python3 check.py`)
+        start = pipe
+        while start > 0 and words[start - 1] not in PUNCTUATION:
+            start -= 1
+        if start < pipe and program_name(words[start]) == "cat":
+            fed.update(range(start + 1, pipe))
+    return fed
 
 
 def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> list[Path]:
