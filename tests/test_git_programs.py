@@ -484,6 +484,8 @@ TOP = "$(git rev-parse --show-toplevel)"
         ("sh ~+/fsmon", "~+/fsmon"),
         ("bash -e $GIT_DIR/hooks/run", "$GIT_DIR/hooks/run"),
         ("<$(git rev-parse --show-toplevel)/x.sh sh", f"{TOP}/x.sh"),
+        # A brace expansion makes the path: any file ending as the word does after it.
+        ("{tools,x}/pg", "{tools,x}/pg"),
         # A word that ends in an expansion: any file its beginning begins.
         ("tools/pg$(true)", "tools/pg$(true)"),
         ("sh ./tools/pg${NOPE}", "./tools/pg${NOPE}"),

@@ -186,7 +186,8 @@ REDIRECTIONS = ("<", ">", ">>", ">|", "&>", "&>>", "<>")
 # descriptor (`<<<"$x"`, `<<EOF`, `2>&1`).
 NOT_A_FILE = ("<<<", "<<", "<<-", "<&", ">&")
 # A word with these is a pattern the shell matches against names, not a file.
-GLOB_CHARACTERS = "*?["
+# What makes a word a pattern: a glob's characters, or a brace expansion (`{tools,x}/pg`).
+PATTERN = re.compile(r"[*?[]|\{[^{}\s]*,[^{}\s]*\}")
 # A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
@@ -225,7 +226,7 @@ class UntoldProgram(NamedTuple):
     def head(self) -> str:
         """The path the word's text before its first expansion makes, from the working tree
         (`tools/pg` of `tools/pg$(true)`), or "" when there is no such text."""
-        pieces = [*EXPANSION.finditer(self.word), *re.finditer(r"[*?[]", self.word)]
+        pieces = [*EXPANSION.finditer(self.word), *PATTERN.finditer(self.word)]
         start = min((piece.start() for piece in pieces), default=len(self.word))
         literal = os.path.expanduser(self.word[:start].replace('"', "").replace("'", ""))
         if not literal.strip("./") or os.path.isabs(literal) or self.worktree is None:
@@ -235,7 +236,7 @@ class UntoldProgram(NamedTuple):
     def tail(self) -> str:
         """What the word ends with after its last expansion (or pattern), when that names a
         file (`/tools/conv`); "" for a word the shell makes whole (`$1`, `origin/$`)."""
-        pieces = [*EXPANSION.finditer(self.word), *re.finditer(r"[*?[]", self.word)]
+        pieces = [*EXPANSION.finditer(self.word), *PATTERN.finditer(self.word)]
         end = max((piece.end() for piece in pieces), default=0)
         tail = self.word[end:].rstrip("/").strip("\"'")
         return tail if tail.strip("/") else ""
@@ -417,7 +418,7 @@ def program_paths(
             for read in CODE_READ.findall(word):
                 found += _told(read, base, worktree, untold) if base is not None else []
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
-        globbed = any(char in word for char in GLOB_CHARACTERS)
+        globbed = PATTERN.search(word) is not None
         if (expanded or globbed) and (is_program or is_script):
             _cannot_tell(word, worktree, untold)
             continue
@@ -488,7 +489,7 @@ def _fed_to_an_interpreter(words: list[str]) -> set[int]:
 
 def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> list[Path]:
     """The file a word names from `base`, or none when the shell makes it (then untold)."""
-    if EXPANSION.search(os.path.expanduser(word)) or any(c in word for c in GLOB_CHARACTERS):
+    if EXPANSION.search(os.path.expanduser(word)) or PATTERN.search(word):
         _cannot_tell(word, worktree, untold)
         return []
     return [_from(base, word)]
