@@ -489,3 +489,62 @@ def test_a_write_under_a_name_gone_before_planloop_looked_is_judged_at_its_other
         assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
     finally:
         log.close()
+
+
+def test_a_write_under_a_removed_name_that_holds_a_new_file_is_judged_at_the_old_files_names(
+    tmp_path, planloop_key
+):
+    # As above, and a new empty file put at the removed name: the server's writes still come
+    # under `server.log`, which now names a file that holds nothing.
+    (tmp_path / "logs").mkdir()
+    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
+
+    async def run() -> list[str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
+            os.unlink(tmp_path / "logs" / "server.log")
+            (tmp_path / "logs" / "server.log").write_text("")
+            watch.look()
+            assert watch.exposed_since(0, last=True) == {}
+            log.write(SETTINGS)
+            log.flush()
+            watch.look()
+            return list(watch.exposed_since(0, last=True))
+        finally:
+            watch.close()
+
+    try:
+        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
+    finally:
+        log.close()
+
+
+def test_a_name_lost_while_one_command_ran_is_followed_by_the_next_watch(tmp_path, planloop_key):
+    # The name is removed and made again while a command runs; the server logs the key while
+    # the model thinks, under the watch between commands, a watch of its own.
+    (tmp_path / "logs").mkdir()
+    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
+
+    async def run() -> list[str]:
+        command = FolderWatch(lambda: None)
+        command.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
+        os.unlink(tmp_path / "logs" / "server.log")
+        (tmp_path / "logs" / "server.log").write_text("")
+        assert command.finish() == {}
+        between = FolderWatch(lambda: None)
+        between.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            log.write(SETTINGS)
+            log.flush()
+            between.look()
+            return list(between.exposed_since(0, last=True))
+        finally:
+            between.close()
+
+    try:
+        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
+    finally:
+        log.close()

@@ -123,6 +123,12 @@ OTHERS_BYTES = 32 * 1024 * 1024
 MAX_OTHER_FDS = 256
 # Other files whose inode is remembered by name, the newest (`_names_now`).
 MAX_REMEMBERED_NAMES = 10_000
+# Names whose file was removed or renamed over while a watch looked, with its inode where it
+# was known, for every later watch of this process (one per command, one between commands): a
+# program that keeps the file open still writes under that name (`ln log .hl && rm log && :
+# > log`, then the server logs the key), whatever the name holds now, so such a write is judged
+# at the file's other names too (`_names_now`).
+NAMES_LOST: dict[str, int | None] = {}
 # Entries of a folder looked through for the other names of a file written under a name gone.
 MAX_FOLDER_LOOK = 10_000
 # How far a file's timestamp may lag the clock (a coarse clock stamps it).
@@ -384,9 +390,16 @@ class FolderWatch:
             if when >= since
         }
 
-    def finish(self) -> dict[str, str]:
-        """Take in the last events, stop watching, and return every key file exposed: for a
-        foreground command, when it ends."""
+    def finish(self, since: float = 0) -> dict[str, str]:
+        """Take in the last events, stop watching, and return every key file exposed (at
+        `since` or later): for a foreground command, when it ends."""
+        found = self.take_stock(since)
+        self.close()
+        return found
+
+    def take_stock(self, since: float = 0) -> dict[str, str]:
+        """Take in the events queued now, and return every key file exposed at `since` or
+        later, watching on (read by its own thread again, if it has one)."""
         self.look()
         for _ in range(CLOSING_READS):
             if not self.behind:
@@ -396,9 +409,18 @@ class FolderWatch:
             # Still more (a task reads in a loop meanwhile): what is left is lost with the watch.
             self._overflowed()
         self._gone(set(self.moving))
-        found = self.exposed_since(0, last=True)
-        self.close()
+        found = self.exposed_since(since, last=True)
+        if self.threaded and self.fd is not None and self.drainer is None:
+            self.stop_draining.clear()
+            self.drainer = threading.Thread(target=self._drain, daemon=True)
+            self.drainer.start()
         return found
+
+    def take_in(self, found: dict[str, str]) -> None:
+        """Count key files another watch found exposed (`found`, as `finish` gives them) as
+        exposed now: those it saw written just before this watch began."""
+        for path, how in found.items():
+            self._expose(path, how)
 
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
@@ -538,16 +560,17 @@ class FolderWatch:
             with contextlib.suppress(Exception):  # a failed notice must not end the loop
                 self.unwatched_now()
 
-    def _note_other(self, path: str) -> None:
+    def _note_other(self, path: str, written_there: bool = True) -> None:
         """Note another file written at `path`, the newest last; opened now while few are open.
 
         A write can come under a name the file no longer has (`ln log .hl && rm log`, then
         the program that keeps it open writes), or under none (`#123`, an O_TMPFILE file's,
-        linked into place since): the file is then noted at the names it was seen under.
+        linked into place since): the file is then noted at its other names too
+        (`written_there` False for those: they raised no event of their own).
         """
-        if not os.path.lexists(path):
+        if written_there and (path in NAMES_LOST or not os.path.lexists(path)):
             for name in self._names_now(path):
-                self._note_other(name)
+                self._note_other(name, written_there=False)
         earlier = self._pop_other(path)  # its last write's: the file there may be another now
         if earlier is not None:
             os.close(earlier)
@@ -572,6 +595,14 @@ class FolderWatch:
                 with contextlib.suppress(Exception):  # a failed notice must not end the loop
                     self.unwatched_now()
 
+    def _name_lost(self, path: str) -> None:
+        """Note that the file at `path` lost that name, with its inode where it was known
+        (NAMES_LOST, the newest MAX_REMEMBERED_NAMES)."""
+        NAMES_LOST.pop(path, None)
+        NAMES_LOST[path] = self.inode_of.get(path)
+        while len(NAMES_LOST) > MAX_REMEMBERED_NAMES:
+            del NAMES_LOST[next(iter(NAMES_LOST))]
+
     def _remember_inode(self, path: str, inode: int) -> None:
         """Which file `path` was when opened: the newest MAX_REMEMBERED_NAMES are kept."""
         self.inode_of.pop(path, None)
@@ -582,13 +613,18 @@ class FolderWatch:
             self.names_of.get(self.inode_of.pop(oldest), set()).discard(oldest)
 
     def _names_now(self, path: str) -> list[str]:
-        """The names, still there, of the file written under `path`, a name it no longer has:
-        those it was opened under before, or an O_TMPFILE file's (`#<inode>`, its inode), and
-        in the same folder each of that inode, or, for an inode not known (the name was gone
-        before planloop looked: `ln log .hl && rm log`), each file written while it watched,
-        as that write just was, or with more than one name."""
+        """The other names, still there, of the file written under `path`, a name it may no
+        longer have: those it was opened under before, or an O_TMPFILE file's (`#<inode>`, its
+        inode), and in the same folder each of that inode. Where which file it was is not
+        known (the name was gone before planloop looked: `ln log .hl && rm log`), or the name
+        holds another file now (`... && : > log`), also each file of the folder written while
+        it watched, as that write just was, or with more than one name."""
         anonymous = ANONYMOUS.fullmatch(os.path.basename(path))
-        inode = int(anonymous.group(1)) if anonymous else self.inode_of.get(path)
+        if anonymous:
+            inode: int | None = int(anonymous.group(1))
+        else:
+            inode = NAMES_LOST.get(path, self.inode_of.get(path))
+        any_fresh = inode is None or path in NAMES_LOST
         found = set(self.names_of.get(inode, ())) if inode is not None else set()
         with contextlib.suppress(OSError), os.scandir(os.path.dirname(path)) as entries:
             for entry in itertools.islice(entries, MAX_FOLDER_LOOK):
@@ -596,12 +632,12 @@ class FolderWatch:
                     info = entry.stat(follow_symlinks=False)
                     fresh = info.st_nlink > 1 or info.st_mtime_ns >= self.since_ns
                     fresh = fresh and stat.S_ISREG(info.st_mode)
-                    if info.st_ino == inode or (inode is None and fresh):
+                    if info.st_ino == inode or (any_fresh and fresh):
                         found.add(entry.path)
         named = []
         for name in sorted(found - {path}):
             with contextlib.suppress(OSError):
-                if inode is None or os.lstat(name).st_ino == inode:
+                if any_fresh or os.lstat(name).st_ino == inode:
                     named.append(name)
         return named
 
@@ -666,6 +702,10 @@ class FolderWatch:
             path = self._key_file(wd, name)
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
+            if path is None and mask & (IN_DELETE | IN_MOVED_TO) and wd in self.paths:
+                # Its file lost that name (removed, or renamed over): a program that has it
+                # open still writes under it, whatever the name holds now.
+                self._name_lost(os.path.join(self.paths[wd], name))
             if path is None and mask & OTHER_WRITES and wd in self.paths:
                 other = os.path.join(self.paths[wd], name)
                 # A write to a file still open for writing (`cat > f`, a log) is noted once:
