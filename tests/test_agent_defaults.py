@@ -333,3 +333,17 @@ def test_a_tool_named_bash_that_runs_commands_its_own_way_is_asked_about(api, wo
     assert result.get("is_error") and "bash is disabled" in result["content"], result
     if SANDBOX_WORKS:
         assert "does not run its commands in the agent's sandbox" in result["content"]
+
+
+@pytest.mark.skipif(not SANDBOX_WORKS, reason="bubblewrap cannot make a sandbox here")
+def test_agent_from_code_watches_the_workspace_from_the_start_as_the_terminal_does(api, workspace):
+    # A key saved into a file while the first request is on its way is judged by this watch;
+    # without it, nothing looks until the first command's own scan.
+    import tools.between_commands as between
+
+    Agent(client=fake_api_client(api.base_url), workspace=workspace)
+    root = str(Path(workspace).resolve())
+    try:
+        assert root in between._watches
+    finally:
+        between.key_files_written_while_it_started(Path(root))

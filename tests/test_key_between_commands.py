@@ -69,18 +69,21 @@ def test_a_key_pasted_between_two_commands_is_hidden_from_the_next(api, env, use
 
 def test_the_watch_between_commands_is_one_per_workspace_and_few(tmp_path):
     # Each is an inotify instance (128 a user by default): a process that runs agents in
-    # many folders, as this test suite does, keeps only the newest few; and none stays while
-    # a command runs, which its own watch judges.
-    async def run() -> tuple[int, int]:
+    # many folders, as this test suite does, keeps only the newest few; and none stays once
+    # a command's own watch has begun, which judges what it writes.
+    async def run() -> tuple[int, int, int]:
         for index in range(between.MAX_WATCHED + 3):
             folder = tmp_path / f"w{index}"
             folder.mkdir()
             between.watch_until_the_next_command(folder)
         kept = len(between._watches)
-        between.key_files_written_between(tmp_path / "w6", print)  # a command starts there
-        return kept, len(between._watches)
+        between.key_files_written_between(tmp_path / "w6", print)  # a command is made ready
+        ready = len(between._watches)
+        between.key_files_written_while_it_started(tmp_path / "w6")  # and has its own watch
+        return kept, ready, len(between._watches)
 
-    assert asyncio.run(run()) == (between.MAX_WATCHED, between.MAX_WATCHED - 1)
+    expected = (between.MAX_WATCHED, between.MAX_WATCHED, between.MAX_WATCHED - 1)
+    assert asyncio.run(run()) == expected
 
 
 class Reads:
@@ -365,3 +368,15 @@ def test_a_key_written_to_a_file_kept_open_is_hidden_from_the_next_command(api, 
     assert "0\n" in second  # hidden: the command finds it empty
     sent = json.dumps(api.requests)
     assert API_KEY not in sent and REVERSED not in sent
+
+
+def test_a_key_saved_while_a_command_is_made_ready_is_handed_to_its_watch(tmp_path, planloop_key):
+    # Working out a command's binds takes a moment (seconds, for a big workspace's settings);
+    # the watch between commands goes on until the command's own watch has begun.
+    between.watch_until_the_next_command(tmp_path)
+    assert between.key_files_written_between(tmp_path, print) == []  # the command is made ready
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "key.txt").write_text(KEY_LINE)  # the person saves the key meanwhile
+    found = between.key_files_written_while_it_started(tmp_path)  # its own watch has begun
+    assert [Path(path).resolve() for path in found] == [(tmp_path / "config" / "key.txt").resolve()]
+    assert str(tmp_path) not in between._watches

@@ -142,6 +142,12 @@ async def run_bash(
     # A key file the person saves while it runs is judged when it is written, in every folder
     # (tools/folder_watch.py): one read and then moved away is gone by the end.
     keys = watch_key_files(sandbox, binds)
+    if confined:
+        # What the watch between commands saw while this one was made ready: its binds did
+        # not hide it (tools/between_commands.py).
+        seen_meanwhile = getattr(sandbox, "written_while_it_started", dict)(workspace)
+        if keys is not None:
+            keys.take_in(seen_meanwhile)
 
     supervise = not getattr(sandbox, "confines_processes", False)
     # The terminal shows the newest lines while the command runs (the loop sets the listener).

@@ -8,14 +8,18 @@ settings, did so while the model was thinking, and the next command read it.
 So from planloop's start on (when the search begins), the workspace is watched while no
 command runs. Before the next command, the files written meanwhile are read for the key, and
 those that hold it are hidden from the command like any copy the search found (`KEY_FILES`).
-A watch that lost track (more file events at once than the kernel keeps), or could not watch
-every folder, is said once: what was written there is not known.
+The watch goes on while the command is made ready (its binds worked out, a big workspace's
+settings read) and ends only once the command's own watch has begun: what it saw meanwhile,
+the binds did not hide, so it counts as seen by the command's watch. A watch that lost
+track (more file events at once than the kernel keeps), or could not watch every folder, is
+said once: what was written there is not known.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +37,7 @@ from tools.key_copies import other_names
 MAX_WATCHED = 4
 
 _watches: dict[str, FolderWatch] = {}  # workspace -> its watch
+_taken: dict[str, float] = {}  # workspace -> when its watch's findings were last taken
 _told: set[str] = set()  # workspaces whose watch lost track, said once
 
 LOST_TRACK_NOTICE = (
@@ -50,21 +55,22 @@ def key_files_written_between(
     root: Path, tell: Callable[[str], None], linked: list[Path] | None = None
 ) -> list[Path]:
     """The files of the workspace `root` written since the watch began (planloop's start, or
-    the end of the last command) that hold the key now, at every name they have in the
-    workspace (real paths), and the watch ends: the command about to run has its own, and two
-    watches reading the same events would slow the one that judges the command. `tell` says,
-    once, a watch that lost track or could not watch every folder. One whose other names
-    could not all be found (`ln config/settings.json notes.txt` before the key came) is added
-    to `linked`."""
+    the end of the last command), or since this was last asked, that hold the key now, at
+    every name they have in the workspace (real paths). The watch goes on while the command
+    is made ready, until its own watch has begun (`key_files_written_while_it_started`), so
+    that no moment goes unwatched. `tell` says, once, a watch that lost track or could not
+    watch every folder. One whose other names could not all be found (`ln
+    config/settings.json notes.txt` before the key came) is added to `linked`."""
     key = str(root)
-    watch = _watches.pop(key, None)
+    watch = _watches.get(key)
     if watch is None:
         return []
     # Folders past the bound a watch keeps (a big node_modules) are said by each command's
     # watch; those inotify refused (no instance or watch left) only here.
     past_the_bound = len(watch.folders) >= MAX_WATCHED_FOLDERS
     unwatched = [] if past_the_bound else sorted(watch.unwatched)
-    found = watch.finish()
+    found = watch.take_stock(_taken.get(key, 0))
+    _taken[key] = time.monotonic()
     if LOST_TRACK in found.values() and key not in _told:
         _told.add(key)
         tell(LOST_TRACK_NOTICE)
@@ -78,6 +84,17 @@ def key_files_written_between(
         if path != key and holds_it_at_that_name(how)
     ]
     return holders + names_beside(root, holders, linked)
+
+
+def key_files_written_while_it_started(root: Path) -> dict[str, str]:
+    """The key files exposed in the workspace `root` since `key_files_written_between` last
+    looked, as `FolderWatch.finish` gives them, and the watch ends: called once the command
+    it was made ready for has a watch of its own (a command that never starts, refused, leaves
+    it watching for the next). What it found, that command's binds did not hide."""
+    key = str(root)
+    watch = _watches.pop(key, None)
+    since = _taken.pop(key, 0)
+    return watch.finish(since) if watch is not None else {}
 
 
 def names_beside(root: Path, holders: list[Path], linked: list[Path] | None) -> list[Path]:
@@ -125,5 +142,6 @@ def _keep_few() -> None:
     while len(_watches) > MAX_WATCHED:
         oldest = next(iter(_watches))
         watch = _watches.pop(oldest)
+        _taken.pop(oldest, None)
         with contextlib.suppress(Exception):
             watch.close()

@@ -88,7 +88,11 @@ from redaction import secret_encodings
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
-from tools.between_commands import key_files_written_between, watch_until_the_next_command
+from tools.between_commands import (
+    key_files_written_between,
+    key_files_written_while_it_started,
+    watch_until_the_next_command,
+)
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
@@ -1470,6 +1474,14 @@ class Bubblewrap:
                 scan.confinement_lost = self.must_ask
                 self._tell(f"planloop: {self.must_ask}.")
         return scan
+
+    def written_while_it_started(self, workspace: Path) -> dict[str, str]:
+        """The key files the watch between commands saw exposed while the command was made
+        ready, as `FolderWatch.finish` gives them; called once the command's own watch has
+        begun, which counts them as its own (tools/between_commands.py)."""
+        if not self.searches_key_copies:
+            return {}
+        return key_files_written_while_it_started(Path(workspace).resolve())
 
     def _cannot_confine(self, root: Path, scan: WorkspaceScan) -> str | None:
         """Why sandboxed commands must ask before they run in `root`, or None."""

@@ -320,11 +320,18 @@ class TaskManager:
             self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         task.confined = bool(getattr(sandbox, "confines_writes", False))
+        # What the watch between commands saw while this one was made ready, its binds did not
+        # hide: counted once the task's own watch has begun (tools/between_commands.py).
+        handed_over = getattr(sandbox, "written_while_it_started", None)
         if task.confined and binds is not None:
             task.view_at_start, task.workspace = (binds.held, binds.hidden), Path(workspace)
             task.binds = binds
             self.folder_watch.add(binds)
             self.poll_if_unwatched()
+            if handed_over is not None:
+                self.folder_watch.take_in(handed_over(workspace))
+        elif handed_over is not None:
+            handed_over(workspace)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
