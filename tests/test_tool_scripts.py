@@ -26,7 +26,7 @@ from tools.paths import (
     read_small_file,
     scan_for_file_tools,
 )
-from tools.tool_scripts import tool_script_not_held, tool_scripts
+from tools.tool_scripts import tool_script_not_held, tool_scripts, tool_scripts_in
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -563,6 +563,8 @@ def test_the_interpreter_of_a_virtualenv_named_by_vs_code_settings_does_not_make
     interpreter = {"python.defaultInterpreterPath": "${workspaceFolder}/.venv/bin/python"}
     (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(interpreter))
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+    # Held with its bin/, not on its own: no "not made read-only" note for a link out.
+    assert tool_scripts_in(tmp_path, [tmp_path / ".vscode"]) == []
     # A link out of a virtualenv's bin/ into the tree, which commands can change, still asks.
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools" / "py").write_text("#!/bin/sh\n")

@@ -755,12 +755,15 @@ def _folder(cwd: Any, project: Path) -> Path | None:
 
 def tool_scripts_in(root: Path, tool_configs: list[Path]) -> list[Path]:
     """The paths of `tool_scripts` for the sandbox to hold read-only, but for those inside a
-    host tool's entry (held with it: `.claude/hooks/check.sh`)."""
+    host tool's entry (held with it: `.claude/hooks/check.sh`) and a virtualenv's links (held
+    with its bin/: `.venv/bin/python`, which leads out of the workspace)."""
+    root = Path(os.path.realpath(root))
     named = tool_scripts(root, tool_configs).named
     return [
         path
         for path, _ in named
         if not any(path == config or path.is_relative_to(config) for config in tool_configs)
+        and not (os.path.islink(path) and _links_held(root, path))
     ]
 
 
