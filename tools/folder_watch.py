@@ -225,6 +225,7 @@ class FolderWatch:
         # the next command, while the person types, when no loop runs.
         self.threaded = threaded
         self.drainer: threading.Thread | None = None
+        self.wake: tuple[int, int] | None = None  # a pipe that wakes the drainer to stop
         self.stop_draining = threading.Event()
         # Called (soon, on the loop) when there is something to say: a folder went unwatched
         # while commands ran (one made past MAX_WATCHED_FOLDERS or when inotify is out of
@@ -293,9 +294,18 @@ class FolderWatch:
                 self.names.setdefault(wd, set()).update(names)
                 self.keyed.setdefault(wd, set()).update(keyed.get(folder, ()))
         self._watch_tree(str(start.workspace))
-        if self.threaded and self.fd is not None and self.drainer is None:
-            self.drainer = threading.Thread(target=self._drain, daemon=True)
-            self.drainer.start()
+        self._start_draining()
+
+    def _start_draining(self) -> None:
+        """For a threaded watch: read the kernel's events in a thread of its own from now on,
+        woken by `wake` when it must stop (not when its wait runs out: a command would wait)."""
+        if not self.threaded or self.fd is None or self.drainer is not None:
+            return
+        if self.wake is None:
+            self.wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.stop_draining.clear()
+        self.drainer = threading.Thread(target=self._drain, daemon=True)
+        self.drainer.start()
 
     def _drain(self) -> None:
         """Take the kernel's events into `aside` as they come, until the first `look`: the
@@ -306,8 +316,9 @@ class FolderWatch:
             if len(self.aside) >= MAX_SET_ASIDE:
                 self.stop_draining.wait(DRAIN_SECONDS)
                 continue
-            with contextlib.suppress(OSError, ValueError):
-                if select.select([self.fd], [], [], DRAIN_SECONDS)[0]:
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                ready = select.select([self.fd, self.wake[0]], [], [], DRAIN_SECONDS)[0]
+                if self.fd in ready and not self.stop_draining.is_set():
                     events = self._events()
                     if events is None:
                         return
@@ -319,7 +330,11 @@ class FolderWatch:
         if self.drainer is not None:
             self.stop_draining.set()
             if self.drainer is not threading.current_thread():  # its own read failed: closing
+                with contextlib.suppress(OSError):
+                    os.write(self.wake[1], b"\0")
                 self.drainer.join()
+                with contextlib.suppress(OSError):
+                    os.read(self.wake[0], 64)
             self.drainer = None
 
     def _watch(self, folder: str) -> int | None:
@@ -410,10 +425,7 @@ class FolderWatch:
             self._overflowed()
         self._gone(set(self.moving))
         found = self.exposed_since(since, last=True)
-        if self.threaded and self.fd is not None and self.drainer is None:
-            self.stop_draining.clear()
-            self.drainer = threading.Thread(target=self._drain, daemon=True)
-            self.drainer.start()
+        self._start_draining()
         return found
 
     def take_in(self, found: dict[str, str]) -> None:
@@ -426,6 +438,10 @@ class FolderWatch:
         """Stop watching (no sandboxed task runs any more)."""
         self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
         self._stop_draining()
+        if self.wake is not None:
+            for end in self.wake:
+                os.close(end)
+            self.wake = None
         if self.fd is None:
             return
         with contextlib.suppress(Exception):
