@@ -397,26 +397,53 @@ def test_a_file_written_nameless_and_linked_into_place_is_judged(tmp_path, planl
     assert judged_after(tmp_path, save_nameless) == [str(saved)]
 
 
+@pytest.mark.parametrize(
+    ("read_first", "put_back", "next_watch"),
+    [
+        # A dev server keeps logs/server.log open; a command makes a second name for it and
+        # removes the first; the key the server logs later comes under the name that is gone.
+        (True, False, False),
+        # The same before planloop ever read the log: which file it was, planloop never knew.
+        (False, False, False),
+        # And a new empty file put at the removed name: the writes still come under it.
+        (False, True, False),
+        # The name lost while one command ran, the key logged under the next watch (between
+        # commands, while the model thinks).
+        (False, True, True),
+    ],
+)
 def test_a_write_under_a_name_the_file_no_longer_has_is_judged_at_its_other_name(
-    tmp_path, planloop_key
+    tmp_path, planloop_key, read_first, put_back, next_watch
 ):
-    # A dev server keeps logs/server.log open; a command makes a second name for it and removes
-    # the first; the key the server logs later comes under the name that is gone.
-    (tmp_path / "logs").mkdir()
-    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "other.log").write_text("an older log, not written since\n")
+    old = time.time() - 3600
+    os.utime(logs / "other.log", (old, old))
+    log = open(logs / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
 
-    async def run() -> list[str]:
+    def watching() -> FolderWatch:
         watch = FolderWatch(lambda: None)
         watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        return watch
+
+    async def run() -> list[str]:
+        watch = watching()
         try:
-            log.write("started\n")
-            log.flush()
+            if read_first:
+                log.write("started\n")
+                log.flush()
+                watch.look()
+                assert watch.exposed_since(0, last=True) == {}  # read once: no key yet
+            os.link(logs / "server.log", logs / ".hl")
+            os.unlink(logs / "server.log")
+            if put_back:
+                (logs / "server.log").write_text("")
             watch.look()
-            assert watch.exposed_since(0, last=True) == {}  # read once: no key yet
-            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
-            os.unlink(tmp_path / "logs" / "server.log")
-            watch.look()
-            watch.exposed_since(0, last=True)
+            assert watch.exposed_since(0, last=True) == {}
+            if next_watch:
+                watch.close()
+                watch = watching()
             log.write(SETTINGS)
             log.flush()
             watch.look()
@@ -425,7 +452,7 @@ def test_a_write_under_a_name_the_file_no_longer_has_is_judged_at_its_other_name
             watch.close()
 
     try:
-        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
+        assert asyncio.run(run()) == [str(logs / ".hl")]
     finally:
         log.close()
 
@@ -457,94 +484,3 @@ def test_a_nameless_file_written_after_it_was_linked_into_place_is_judged(tmp_pa
     finally:
         os.close(fd)
         os.close(folder)
-
-
-def test_a_write_under_a_name_gone_before_planloop_looked_is_judged_at_its_other_name(
-    tmp_path, planloop_key
-):
-    # As above, but the second name is made and the first removed before planloop ever read
-    # the log: which file `server.log` was, it never knew.
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "logs" / "other.log").write_text("an older log, not written since\n")
-    old = time.time() - 3600
-    os.utime(tmp_path / "logs" / "other.log", (old, old))
-    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
-
-    async def run() -> list[str]:
-        watch = FolderWatch(lambda: None)
-        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
-        try:
-            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
-            os.unlink(tmp_path / "logs" / "server.log")
-            watch.look()
-            assert watch.exposed_since(0, last=True) == {}
-            log.write(SETTINGS)
-            log.flush()
-            watch.look()
-            return list(watch.exposed_since(0, last=True))
-        finally:
-            watch.close()
-
-    try:
-        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
-    finally:
-        log.close()
-
-
-def test_a_write_under_a_removed_name_that_holds_a_new_file_is_judged_at_the_old_files_names(
-    tmp_path, planloop_key
-):
-    # As above, and a new empty file put at the removed name: the server's writes still come
-    # under `server.log`, which now names a file that holds nothing.
-    (tmp_path / "logs").mkdir()
-    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
-
-    async def run() -> list[str]:
-        watch = FolderWatch(lambda: None)
-        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
-        try:
-            os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
-            os.unlink(tmp_path / "logs" / "server.log")
-            (tmp_path / "logs" / "server.log").write_text("")
-            watch.look()
-            assert watch.exposed_since(0, last=True) == {}
-            log.write(SETTINGS)
-            log.flush()
-            watch.look()
-            return list(watch.exposed_since(0, last=True))
-        finally:
-            watch.close()
-
-    try:
-        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
-    finally:
-        log.close()
-
-
-def test_a_name_lost_while_one_command_ran_is_followed_by_the_next_watch(tmp_path, planloop_key):
-    # The name is removed and made again while a command runs; the server logs the key while
-    # the model thinks, under the watch between commands, a watch of its own.
-    (tmp_path / "logs").mkdir()
-    log = open(tmp_path / "logs" / "server.log", "w")  # noqa: SIM115 (the server's, kept open)
-
-    async def run() -> list[str]:
-        command = FolderWatch(lambda: None)
-        command.add(SandboxStart(tmp_path, frozenset(), frozenset()))
-        os.link(tmp_path / "logs" / "server.log", tmp_path / "logs" / ".hl")
-        os.unlink(tmp_path / "logs" / "server.log")
-        (tmp_path / "logs" / "server.log").write_text("")
-        assert command.finish() == {}
-        between = FolderWatch(lambda: None)
-        between.add(SandboxStart(tmp_path, frozenset(), frozenset()))
-        try:
-            log.write(SETTINGS)
-            log.flush()
-            between.look()
-            return list(between.exposed_since(0, last=True))
-        finally:
-            between.close()
-
-    try:
-        assert asyncio.run(run()) == [str(tmp_path / "logs" / ".hl")]
-    finally:
-        log.close()
