@@ -266,6 +266,7 @@ class FolderWatch:
         # under: a write that comes under a name gone since is judged at the others.
         self.inode_of: dict[str, int] = {}
         self.names_of: dict[int, set[str]] = {}
+        self.folders_looked: set[str] = set()  # looked through by `_names_now`, in a batch
         self.since_ns = time.time_ns() - TIMESTAMP_SLACK_NS  # files written after: `_names_now`
         self.passed_over = 0  # other files left unjudged, past MAX_OTHERS (said once)
         self.too_big = 0  # other files left unjudged, past OTHER_FILE_BYTES (said once)
@@ -576,17 +577,18 @@ class FolderWatch:
             with contextlib.suppress(Exception):  # a failed notice must not end the loop
                 self.unwatched_now()
 
-    def _note_other(self, path: str, written_there: bool = True) -> None:
+    def _note_other(self, path: str, written: bool = False) -> None:
         """Note another file written at `path`, the newest last; opened now while few are open.
 
-        A write can come under a name the file no longer has (`ln log .hl && rm log`, then
-        the program that keeps it open writes), or under none (`#123`, an O_TMPFILE file's,
-        linked into place since): the file is then noted at its other names too
-        (`written_there` False for those: they raised no event of their own).
+        A write (`written`: bytes written or a close after writing, which a descriptor opened
+        earlier can cause, not a name made) can come under a name the file no longer has (`ln
+        log .hl && rm log`, then the program that keeps it open writes), or under none (`#123`,
+        an O_TMPFILE file's, linked into place since): the file is then noted at its other
+        names too.
         """
-        if written_there and (path in NAMES_LOST or not os.path.lexists(path)):
+        if written and (path in NAMES_LOST or not os.path.lexists(path)):
             for name in self._names_now(path):
-                self._note_other(name, written_there=False)
+                self._note_other(name)
         earlier = self._pop_other(path)  # its last write's: the file there may be another now
         if earlier is not None:
             os.close(earlier)
@@ -642,7 +644,14 @@ class FolderWatch:
             inode = NAMES_LOST.get(path, self.inode_of.get(path))
         any_fresh = inode is None or path in NAMES_LOST
         found = set(self.names_of.get(inode, ())) if inode is not None else set()
-        with contextlib.suppress(OSError), os.scandir(os.path.dirname(path)) as entries:
+        folder = os.path.dirname(path)
+        if any_fresh and folder in self.folders_looked:
+            # Its fresh files are noted already in this batch of events: a folder rebuilt
+            # after `rm -rf dist` loses and writes every name at once.
+            return sorted(found - {path})
+        if any_fresh:
+            self.folders_looked.add(folder)
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
             for entry in itertools.islice(entries, MAX_FOLDER_LOOK):
                 with contextlib.suppress(OSError):
                     info = entry.stat(follow_symlinks=False)
@@ -698,6 +707,7 @@ class FolderWatch:
         """Fold `events` ((wd, mask, name[, cookie])) into the windows; whether a bound name
         changed (or events were lost), and the key files written."""
         relevant, written = False, set()
+        self.folders_looked = set()
         for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
             if wd == self.marker_wd and mask & IN_OPEN:  # planloop's reads begin after this
                 for window in self.windows.values():
@@ -727,7 +737,7 @@ class FolderWatch:
                 # A write to a file still open for writing (`cat > f`, a log) is noted once:
                 # it may never be closed. A close, a rename or a new name notes it again.
                 if mask & ~IN_MODIFY or other not in self.others:
-                    self._note_other(other)
+                    self._note_other(other, written=bool(mask & (IN_MODIFY | IN_CLOSE_WRITE)))
             followed = mask & IN_MOVED_TO and self.moving.get(cookie, ("", None))[1] is not None
             if followed and wd in self.paths:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
