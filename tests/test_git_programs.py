@@ -648,3 +648,63 @@ def test_a_script_word_ending_in_an_expansion_may_be_any_file_it_begins():
     assert untold.may_be(Path("/w/tools/pg")) and untold.may_be(Path("/w/tools/pg.sh"))
     assert not untold.may_be(Path("/w/tools/other"))
     assert not UntoldProgram(Path("/w"), '"$@"').names_a_file()
+
+
+@pytest.mark.parametrize(
+    ("value", "module"),
+    [
+        ('"/usr/bin/python3" -m nbstripout', "nbstripout"),
+        ("python3 -mpkg.tool --check", "pkg"),
+        ("!cd tools && python3 -m conv fix", "tools/conv"),
+    ],
+)
+def test_the_module_of_python_dash_m_is_each_file_python_would_take_it_from(value, module):
+    # python puts the folder it starts in first on its path: a `nbstripout.py` made there runs
+    # in place of the installed one, and so would a package folder or an extension module.
+    modules: list = []
+    found = program_paths(value, Path("/w"), [], True, modules)
+    assert Path(f"/w/{module}") in modules and Path(f"/w/{module}.py") in modules
+    assert any(path.name.endswith(".so") for path in modules)
+    # What follows the module's name is its own arguments, no script of python's.
+    assert not [path for path in found if path.is_relative_to("/w")]
+
+
+def test_a_script_argument_named_dash_m_is_no_module():
+    modules: list = []
+    found = program_paths("python3 tool.py -m x", Path("/w"), [], True, modules)
+    assert found == [Path("/w/tool.py")] and modules == []
+
+
+@needs_bwrap
+def test_a_module_git_runs_with_python_dash_m_is_reported_when_made_and_then_held(
+    api, env, user_folders
+):
+    # nbstripout installs `clean = python3 -m nbstripout`: git runs it from the top of the tree,
+    # where python looks first. Most trees have no such file; one a command makes is told.
+    user, workspace, planloop_home, home = user_folders
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    with (workspace / ".git" / "config").open("a") as file:
+        file.write('[filter "strip"]\n\tclean = python3 -m nbstripout\n')
+    marker = home / "planted-ran"
+    planted = f"open('{marker}', 'w')"
+    made = f'echo "{planted}" > nbstripout.py; echo made'
+    api.add({"content": [tool_use("bash", {"command": made})]})
+    package = f'mkdir nbstripout; echo "{planted}" > nbstripout/__init__.py'
+    again = f'echo "{planted}" >> nbstripout.py; {package}; echo finished'
+    api.add({"content": [tool_use("bash", {"command": again})]})
+    write(api, "nbstripout.py")
+    api.add({"content": [text("Done.")]})
+    env = {**env, "COLUMNS": "400"}  # the report on the terminal, on one line
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    first, second, _, written = tool_results(api)
+    assert "nbstripout.py is new. It was kept, and the user was told" in first, first
+    assert "python -m" in first
+    assert "nbstripout.py (python imports it for a program git or a host tool runs)" in (
+        result.stderr
+    )
+    assert "Read-only file system" in second and "finished" in second, second
+    # A package of that name would come first: it cannot be held before it is made, but told.
+    assert "nbstripout is new. It was kept, and the user was told" in second, second
+    assert "python imports this in place of the installed module" in written
+    assert (workspace / "nbstripout.py").read_text() == planted + "\n"

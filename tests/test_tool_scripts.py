@@ -627,3 +627,24 @@ def test_what_the_package_managers_settings_run_for_an_npm_task_is_held(tmp_path
         ".yarn/releases/yarn-4.1.0.cjs",
         "tools/pre.ts",
     }
+
+
+def test_a_python_module_an_mcp_server_runs_is_held_where_it_is_and_watched_where_not(tmp_path):
+    # `python3 -m srv` from the project folder imports ./srv/ before any installed srv; a
+    # command that made ./fetch.py would replace `python3 -m fetch` the same way.
+    servers = {"own": {"command": "python3", "args": ["-m", "srv"]}}
+    servers["fetch"] = {"command": "python3", "args": ["-m", "fetch.server", "--port", "8"]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    (tmp_path / "srv").mkdir()
+    (tmp_path / "srv" / "__main__.py").write_text("print('serving')\n")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    modules = tool_scripts(tmp_path, configs).modules
+    assert {tmp_path / "srv", tmp_path / "fetch.py", tmp_path / "fetch"} <= set(modules)
+    assert tool_script_not_held(tmp_path, configs) is None  # nothing to ask about
+    for path in ("srv/__main__.py", "fetch.py", "fetch/__init__.py"):
+        assert "python imports this in place" in protected_reason(tmp_path, path), path
+    assert protected_reason(tmp_path, "server.py") is None
+    from tools.sandbox import read_only_candidates, scan_workspace
+
+    held = read_only_candidates(tmp_path, scan_workspace(tmp_path))
+    assert tmp_path / "srv" in held and tmp_path / "fetch.py" not in held

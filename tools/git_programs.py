@@ -22,6 +22,7 @@ the PATH folders), not here.
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import itertools
 import json
 import os
@@ -122,6 +123,18 @@ TEMPLATES_KEY = "init.templatedir"
 GIT_PROGRAM_REASON = (
     "git runs this file: your git config or the repository's names it as a program "
     "(core.pager, core.fsmonitor, a filter, an alias, ...), or as git's own config or templates"
+)
+
+
+# `python -m NAME` imports NAME from the folder it starts in before anything installed: a file or
+# package of that name made there later would run in its place. Python's own name for each
+# form a module takes, in the order it looks: a package folder, an extension, source, bytecode.
+PYTHONS = ("python", "pypy", "py")
+MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
+PYTHON_MODULE_REASON = (
+    "a program run later outside the sandbox (by git, or by a host tool's settings) is "
+    "`python -m` of this name, started in this folder: python imports this in place of the "
+    "installed module"
 )
 
 
@@ -242,6 +255,15 @@ class UntoldProgram(NamedTuple):
         return tail if tail.strip("/") else ""
 
 
+def module_files(module: str, base: Path) -> list[Path]:
+    """The paths in `base` python would take `module` from (`python -m pkg.tool` starts with
+    `pkg`): a folder of its name, or a file of its name with one of MODULE_SUFFIXES."""
+    top = module.split(".")[0]
+    if not top.isidentifier():
+        return []  # no module python would look for
+    return [base / top, *(base / f"{top}{suffix}" for suffix in MODULE_SUFFIXES)]
+
+
 def is_script_name(word: str) -> bool:
     return word.lower().endswith(SCRIPT_SUFFIXES)
 
@@ -299,6 +321,7 @@ def program_paths(
     worktree: Path | None,
     untold: list[UntoldProgram] | None = None,
     unmade_arguments: bool = True,
+    modules: list[Path] | None = None,
 ) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
@@ -313,6 +336,9 @@ def program_paths(
     Without `unmade_arguments`, a later word that names nothing yet counts only where it
     stands as a script or is named like one: an MCP server's arguments are mostly package and
     image names (`@scope/server`, `ghcr.io/org/server`), not files.
+
+    The files a `python -m NAME` would take its module from (`module_files`) go to `modules`:
+    most are not there, and are held only once they are (tools/sandbox.py `held_when_there`).
     """
     value = value.removeprefix("!")  # an alias that runs a program
     # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
@@ -321,7 +347,7 @@ def program_paths(
     outputs = COMMAND_OUTPUT.findall(value)
     found: list[Path] = []
     for inner in outputs:
-        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments)
+        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments, modules)
     value = COMMAND_OUTPUT.sub(lambda _: SET_ASIDE, value)
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
@@ -380,14 +406,21 @@ def program_paths(
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if runner == "env" and not command and before in ("-S", "--split-string"):
-            found += program_paths(word, base, untold, unmade_arguments)  # `env -S 'sh x'`
+            found += program_paths(word, base, untold, unmade_arguments, modules)  # `env -S 'sh x'`
             continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
             key, _, setting = word.partition("=")
             if is_program_key(key.lower()):
-                found += program_paths(setting, base, untold, unmade_arguments)
+                found += program_paths(setting, base, untold, unmade_arguments, modules)
             elif key.lower() == "core.hookspath" and base is not None and setting:
                 found.append(_from(base, setting))  # the hooks folder for that run
+            continue
+        if (module := _module_named(command, previous, before, word)) is not None:
+            if base is None:
+                _cannot_tell(f"${{PWD}}/{module}", worktree, untold)  # `cd "$d" && python -m x`
+            elif modules is not None:
+                modules += module_files(module, base)
+            before_last, last = last, word  # what follows is the module's, not a script
             continue
         is_program = not command
         if is_program and ASSIGNMENT.match(word):
@@ -395,7 +428,7 @@ def program_paths(
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
             if name in PROGRAM_VARIABLES:  # `GIT_PAGER=tools/pg git log`
-                found += program_paths(setting, base, untold, unmade_arguments)
+                found += program_paths(setting, base, untold, unmade_arguments, modules)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
             continue
@@ -435,7 +468,7 @@ def program_paths(
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
         if shell_code or any(char.isspace() for char in spoken):
-            found += program_paths(word, base, untold, unmade_arguments)  # `sh -c "~/x y"`
+            found += program_paths(word, base, untold, unmade_arguments, modules)  # `sh -c "~/x y"`
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
@@ -464,6 +497,17 @@ def program_paths(
         if is_script or not os.path.isdir(path):
             found.append(path)
     return found
+
+
+def _module_named(command: str, previous: str, before: str, word: str) -> str | None:
+    """The module `word` names to a python started as `previous`: `-m x`, or `-mx` joined."""
+    if command not in PYTHONS or program_name(previous) != command:
+        return None
+    if before == "-m":
+        return word
+    if word.startswith("-m") and len(word) > len("-m"):
+        return word[len("-m") :]
+    return None
 
 
 def _fed_to_an_interpreter(words: list[str]) -> set[int]:
@@ -517,14 +561,17 @@ def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] |
 
 
 def git_programs_named_by(
-    config_files: list[Path], worktree: Path | None, untold: list[UntoldProgram] | None = None
+    config_files: list[Path],
+    worktree: Path | None,
+    untold: list[UntoldProgram] | None = None,
+    modules: list[Path] | None = None,
 ) -> list[Path]:
     """The program files and templates folder that `config_files` (includes followed) name;
-    those that cannot be told go to `untold` (`program_paths`)."""
+    those that cannot be told go to `untold`, python's modules to `modules` (`program_paths`)."""
     _, includes = paths_named_by(list(config_files), worktree)
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
-        found += programs_of(read_git_config(config), worktree, untold)
+        found += programs_of(read_git_config(config), worktree, untold, modules)
     return found
 
 
@@ -532,6 +579,7 @@ def programs_of(
     settings: Iterable[tuple[str, str]],
     worktree: Path | None,
     untold: list[UntoldProgram] | None = None,
+    modules: list[Path] | None = None,
 ) -> list[Path]:
     """The program files and templates folder that these (key, value) settings name."""
     found: list[Path] = []
@@ -541,11 +589,11 @@ def programs_of(
             if templates.is_absolute():
                 found.append(Path(os.path.normpath(templates)))
         elif key in URL_KEYS and value.startswith(EXT_URL):
-            found += program_paths(value.removeprefix(EXT_URL), worktree, untold)
+            found += program_paths(value.removeprefix(EXT_URL), worktree, untold, True, modules)
         elif value and is_program_key(key):
             if key.startswith(("alias.", "submodule.")) and not value.startswith("!"):
                 continue
-            found += program_paths(value, worktree, untold)
+            found += program_paths(value, worktree, untold, True, modules)
     return found
 
 
@@ -587,7 +635,9 @@ def your_git_programs() -> list[Path]:
 
 
 def repository_git_programs(
-    git_entry: Path, untold: list[UntoldProgram] | None = None
+    git_entry: Path,
+    untold: list[UntoldProgram] | None = None,
+    modules: list[Path] | None = None,
 ) -> list[Path]:
     """The programs a repository's config names, and your configs' relative ones (taken from
     this repository's working tree, as git takes them when it runs them here)."""
@@ -599,19 +649,22 @@ def repository_git_programs(
     if common is not None:
         configs.insert(-2, common / "config")
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
-    return git_programs_named_by(configs, worktree, untold)
+    return git_programs_named_by(configs, worktree, untold, modules)
 
 
 def git_programs_around(
-    path: Path, git_entries: list[Path] = (), untold: list[UntoldProgram] | None = None
+    path: Path,
+    git_entries: list[Path] = (),
+    untold: list[UntoldProgram] | None = None,
+    modules: list[Path] | None = None,
 ) -> list[Path]:
     """`your_git_programs`, and the programs of the repositories at `path` and above it and of
     `git_entries` (those a workspace scan found), each once; those that cannot be told go to
-    `untold`."""
+    `untold`, and the files of the python modules they run (`python -m x`) to `modules`."""
     found = your_git_programs()
     entries = [folder / GIT_DIR_NAME for folder in [path, *path.parents]]
     for entry in dict.fromkeys([*(e for e in entries if os.path.exists(e)), *git_entries]):
-        found += repository_git_programs(entry, untold)
+        found += repository_git_programs(entry, untold, modules)
     return list(dict.fromkeys(found))
 
 
@@ -637,6 +690,18 @@ def git_programs_in(root: Path, git_entries: list[Path] = ()) -> list[Path]:
         and path.is_relative_to(root)
         and GIT_DIR_NAME not in path.relative_to(root).parts
     ]
+
+
+def git_modules_in(root: Path, git_entries: list[Path] = ()) -> list[tuple[Path, str]]:
+    """The files in the workspace `root` that python would take a module from for a program
+    git runs (`clean = python3 -m nbstripout`), with why: held while they exist, and reported
+    when a command makes one (tools/sandbox.py `held_when_there_paths`)."""
+    root = Path(os.path.realpath(root))
+    modules: list[Path] = []
+    git_programs_around(root.parent, git_entries, modules=modules)
+    found = (_under(root, path) for path in modules)
+    inside = [path for path in dict.fromkeys(found) if path != root and path.is_relative_to(root)]
+    return [(path, PYTHON_MODULE_REASON) for path in inside]
 
 
 def _under(root: Path, path: Path) -> Path:
@@ -685,9 +750,12 @@ def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | N
     with `git_entries`, the programs of those repositories (a workspace scan's) count too.
     A program whose path a shell expansion makes counts for each file it may be."""
     untold: list[UntoldProgram] = []
-    named = git_programs_around(candidate.parent, git_entries, untold)
+    modules: list[Path] = []
+    named = git_programs_around(candidate.parent, git_entries, untold, modules)
     if any(program.may_be(candidate) for program in untold):
         return GIT_PROGRAM_REASON
+    if any(candidate == module or candidate.is_relative_to(module) for module in modules):
+        return PYTHON_MODULE_REASON
     for path in named:
         real = Path(os.path.realpath(path))
         # A templates folder (or the system config's) holds what is inside it too.

@@ -96,7 +96,12 @@ from tools.between_commands import (
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
-from tools.git_programs import git_program_not_held, git_programs_in
+from tools.git_programs import (
+    PYTHON_MODULE_REASON,
+    git_modules_in,
+    git_program_not_held,
+    git_programs_in,
+)
 from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
 from tools.letter_case import ignores_case
 from tools.paths import (
@@ -144,6 +149,7 @@ from tools.shell_config import read_only as run_later_read_only
 from tools.tool_scripts import (
     NPM_SETTINGS_REASON,
     npm_settings,
+    tool_modules,
     tool_script_not_held,
     tool_scripts_in,
 )
@@ -817,7 +823,8 @@ def run_later_state(
 def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
-    return held_when_there(root, envrcs) + npm_settings(root, scan.tool_configs)
+    found = held_when_there(root, envrcs) + npm_settings(root, scan.tool_configs)
+    return found + tool_modules(root, scan.tool_configs) + git_modules_in(root, scan.git_entries)
 
 
 def shown(root: Path, path: Path) -> str:
@@ -1678,6 +1685,7 @@ class Bubblewrap:
             runs = {
                 PYTHON_PATH_REASON: "python runs it at start",
                 NPM_SETTINGS_REASON: "a package manager reads it for the scripts a host tool runs",
+                PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(

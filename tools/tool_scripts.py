@@ -48,6 +48,7 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     EXPANSION,
     PUNCTUATION,
+    PYTHON_MODULE_REASON,
     UntoldProgram,
     is_script_name,
     program_paths,
@@ -164,6 +165,9 @@ class ToolScripts(NamedTuple):
     untold: list[tuple[UntoldProgram, str]]
     unread: list[Path]
     unknown: list[tuple[str, str]]  # (what is run, the settings that run it)
+    # The files python would take the module of a `python -m x` they run from: held while they
+    # exist, and reported when a command makes one (git_programs.module_files).
+    modules: list[Path]
 
 
 def settings_files(config: Path) -> list[tuple[Path, str]]:
@@ -565,6 +569,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     untold: list[tuple[UntoldProgram, str]] = []
     unread: list[Path] = []
     unknown: list[tuple[str, str]] = []
+    modules: list[Path] = []
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
@@ -576,7 +581,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
             why = REASONS[kind].format(settings=shown)
             project = path.parent if _beside(path) else project_of(config, kind)
             try:
-                found, told, cannot = run_by(settings, kind, project)
+                found, told, cannot = run_by(settings, kind, project, modules)
             except RecursionError:  # nested deeper than python walks
                 unread.append(path)
                 continue
@@ -588,14 +593,18 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
             if version != root and version.is_relative_to(root):
                 inside.append((version, why))
-    return ToolScripts(list(dict.fromkeys(inside)), list(dict.fromkeys(untold)), unread, unknown)
+    inside_modules = [path for path in dict.fromkeys(modules) if path.is_relative_to(root)]
+    untold_now = list(dict.fromkeys(untold))
+    return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, inside_modules)
 
 
 def run_by(
-    settings: Any, kind: str, project: Path
+    settings: Any, kind: str, project: Path, modules: list[Path] | None = None
 ) -> tuple[list[Path], list[UntoldProgram], list[str]]:
     """The paths that parsed settings of this kind run or load, from the folder `project`; the
-    words whose path cannot be told; and what they run that cannot be told at all."""
+    words whose path cannot be told; and what they run that cannot be told at all. The files
+    of the python modules they run (`python -m x`) go to `modules`."""
+    modules = [] if modules is None else modules
     untold: list[UntoldProgram] = []
     found: list[Path] = []
     unknown: list[str] = []
@@ -614,18 +623,21 @@ def run_by(
         if folder is None:
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
-            paths = _run_paths(run, project, project, [])
+            somewhere: list[Path] = []
+            paths = _run_paths(run, project, project, [], somewhere) + somewhere
             untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
         else:
-            found += _run_paths(run, folder, project, untold)
+            found += _run_paths(run, folder, project, untold, modules)
     return found, untold, unknown
 
 
-def _run_paths(run: Run, folder: Path, project: Path, untold: list[UntoldProgram]) -> list[Path]:
+def _run_paths(
+    run: Run, folder: Path, project: Path, untold: list[UntoldProgram], modules: list[Path]
+) -> list[Path]:
     """The paths one Run names, from `folder`."""
     found: list[Path] = []
     if run.line is not None:
-        found += program_paths(put_in(run.line, project), folder, untold, False)
+        found += program_paths(put_in(run.line, project), folder, untold, False, modules)
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
@@ -634,7 +646,7 @@ def _run_paths(run: Run, folder: Path, project: Path, untold: list[UntoldProgram
         found += [each for each in named if not run.existing or os.path.isfile(each)]
     if run.npm_script:
         found.append(folder / "package.json")
-        found += _npm_script(folder, run.npm_script, project, untold)
+        found += _npm_script(folder, run.npm_script, project, untold, modules)
     return found
 
 
@@ -705,14 +717,15 @@ def npm_scripts(folder: Path) -> dict | None:
 
 
 def _npm_script(
-    folder: Path, script: str, project: Path, untold: list[UntoldProgram]
+    folder: Path, script: str, project: Path, untold: list[UntoldProgram], modules: list[Path]
 ) -> list[Path]:
     """What `npm run <script>` runs from `folder`: the command line package.json gives it."""
     scripts = npm_scripts(folder) or {}
     found: list[Path] = []
     for name in (f"pre{script}", script, f"post{script}"):  # npm runs all three
         if isinstance(scripts.get(name), str):
-            found += program_paths(put_in(scripts[name], project), folder, untold, False)
+            line = put_in(scripts[name], project)
+            found += program_paths(line, folder, untold, False, modules)
     for path in package_manager_programs(folder):
         found += _literal(path, folder, untold)
     return found
@@ -819,7 +832,17 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
     for path, why in [*found.named, *npm_settings(root, tool_configs)]:
         if candidate == path or (os.path.isdir(path) and candidate.is_relative_to(path)):
             return f"{_shown(root, path)} is protected: {why}"
+    for path in found.modules:
+        if candidate == path or candidate.is_relative_to(path):
+            return f"{_shown(root, path)} is protected: {PYTHON_MODULE_REASON}"
     return None
+
+
+def tool_modules(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
+    """The files python would take the module of a `python -m x` the host tools run from, with
+    why (for tools/sandbox.py `held_when_there_paths`)."""
+    found = tool_scripts(Path(os.path.realpath(root)), tool_configs).modules
+    return [(path, PYTHON_MODULE_REASON) for path in found]
 
 
 def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
