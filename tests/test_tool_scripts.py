@@ -458,9 +458,33 @@ def test_a_comma_inside_a_string_is_kept_as_written():
             "lint-cmd: 'python: sh tools/lint.sh'\ntest-cmd: sh t.sh\n",
             {"tools/lint.sh", "t.sh"},
         ),
+        # ... in any form YAML gives them: a folded block, a flow list, a quoted key.
+        (
+            ".aider.conf.yml",
+            'lint-cmd: >\n  python: sh tools/lint.sh\n"test-cmd": [sh t.sh, "sh u.sh"]\n',
+            {"tools/lint.sh", "t.sh", "u.sh"},
+        ),
+        # Continue's MCP server blocks, in YAML or another agent's JSON, and an assistant's.
+        (
+            ".continue/mcpServers/own.yaml",
+            "name: own\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: own\n"
+            "    command: node\n    args:\n      - tools/mcp.js\n    cwd: server\n"
+            "  - name: web\n    command: npx\n    args: ['@playwright/mcp@latest']\n",
+            {"server/tools/mcp.js"},
+        ),
+        (
+            ".continue/mcpServers/copied.json",
+            '{"mcpServers": {"x": {"command": "sh", "args": ["tools/x.sh"]}}}',
+            {"tools/x.sh"},
+        ),
+        (
+            ".continue/assistants/mine.yml",
+            "mcpServers:\n- {name: a, command: python3, args: [tools/a.py]}\n",
+            {"tools/a.py"},
+        ),
     ],
 )
-def test_what_editors_cargo_rustup_mercurial_and_aider_run(tmp_path, name, text, found):
+def test_what_editors_cargo_rustup_mercurial_aider_and_continue_run(tmp_path, name, text, found):
     (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / name).write_text(text)
     assert named(tmp_path) == found
@@ -648,3 +672,16 @@ def test_a_python_module_an_mcp_server_runs_is_held_where_it_is_and_watched_wher
 
     held = read_only_candidates(tmp_path, scan_workspace(tmp_path))
     assert tmp_path / "srv" in held and tmp_path / "fetch.py" not in held
+
+
+def test_yaml_settings_with_an_alias_or_that_do_not_parse_make_commands_ask(tmp_path):
+    # Nested aliases stand for more entries than any walk could visit: such a file is unread.
+    (tmp_path / ".continue" / "mcpServers").mkdir(parents=True)
+    laughs = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+    (tmp_path / ".continue/mcpServers/laughs.yaml").write_text(laughs)
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert "cannot read .continue/mcpServers/laughs.yaml" in tool_script_not_held(tmp_path, configs)
+    (tmp_path / ".continue/mcpServers/laughs.yaml").write_text("command: [sh\n")
+    assert "cannot read" in tool_script_not_held(tmp_path, configs)
+    (tmp_path / ".continue/mcpServers/laughs.yaml").write_text("name: x\ncommand: uvx\n")
+    assert tool_script_not_held(tmp_path, configs) is None

@@ -44,6 +44,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import yaml
+
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     EXPANSION,
@@ -91,6 +93,13 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".zed": (("settings.json", ZED),),
     ".hg": (("hgrc", HG),),
     ".aider.conf.yml": (("", AIDER),),
+    # Continue's MCP server blocks (YAML, or another agent's JSON copied in) and assistants.
+    ".continue": tuple(
+        (pattern, COMMANDS)
+        for folder in ("mcpServers", "assistants", "agents")
+        for pattern in (f"{folder}/*.yaml", f"{folder}/*.yml", f"{folder}/*.json")
+    )
+    + (("config.yaml", COMMANDS), ("config.json", COMMANDS)),
     **dict.fromkeys(
         ("opencode.json", "opencode.jsonc", "kilo.json", "kilo.jsonc"), (("", COMMANDS),)
     ),
@@ -111,7 +120,6 @@ PLUGIN_KEYS = ("plugin", "plugins")
 # there) and bun's bunfig.toml (preload). Most projects have none, so one is held while it is
 # there and reported when a command makes it (`npm_settings`), not asked about.
 PACKAGE_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
-YARN_PATH = re.compile(r"^yarnPath:[ \t]*(\S+)", re.MULTILINE)
 YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
     "npm, yarn and bun run the scripts a host tool starts on its own (a VS Code npm task, on "
@@ -218,10 +226,10 @@ def _beside(settings: Path) -> bool:
 
 
 def read_settings(path: Path, kind: str = "") -> Any:
-    """The settings in `path`, parsed as their tool reads them: Mercurial's INI, aider's YAML
-    (its top-level keys), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML
-    names a channel, nothing to hold), else JSON with comments and trailing commas (as VS
-    Code and the agents read theirs). ValueError or OSError when they cannot be."""
+    """The settings in `path`, parsed as their tool reads them: Mercurial's INI, YAML (aider's,
+    Continue's), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML names a
+    channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
+    agents read theirs). ValueError or OSError when they cannot be."""
     text = read_small_file(path).removeprefix("\ufeff")
     if kind == HG:
         parser = configparser.ConfigParser(interpolation=None, strict=False)
@@ -229,8 +237,8 @@ def read_settings(path: Path, kind: str = "") -> Any:
         parser.read_string(hgrc_text(path, text, included=included))
         settings = {section: dict(parser[section]) for section in parser.sections()}
         return {**settings, INCLUDED: dict.fromkeys(included, "")}
-    if kind == AIDER:
-        return yaml_top_level(text)
+    if kind == AIDER or path.suffix in (".yaml", ".yml"):
+        return read_yaml(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
         try:
             return tomllib.loads(text)
@@ -261,21 +269,25 @@ def hgrc_text(path: Path, text: str, depth: int = 0, included: list[str] | None 
     return "\n".join(lines)
 
 
-def yaml_top_level(text: str) -> dict[str, list[str]]:
-    """The top-level keys of a YAML file with their plain values (`lint-cmd: flake8 --x`, or a
-    list of `- item` lines): enough for the keys that name commands, nothing else is read."""
-    found: dict[str, list[str]] = {}
-    key = ""
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace() and ":" in line:
-            key, _, value = line.partition(":")
-            key, value = key.strip(), value.strip()
-            found[key] = [value.strip("'\"")] if value and value not in ("|", ">") else []
-        elif key and line.strip().startswith("- "):
-            found[key].append(line.strip()[2:].strip("'\""))
-    return found
+def read_yaml(text: str) -> Any:
+    """A YAML document as data. One with an alias (`*name`) is refused: an alias is the same
+    list or table again, and a few of them nested stand for more entries than any walk over
+    them could visit (the "billion laughs")."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where the wheel has it
+    try:
+        data = yaml.load(text, Loader=loader)  # a safe loader: it makes no objects
+    except yaml.YAMLError as error:
+        raise ValueError(f"not YAML: {error}") from None
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (list, dict)):
+            if id(node) in seen:
+                raise ValueError("a YAML alias")
+            seen.add(id(node))
+            stack += node.values() if isinstance(node, dict) else node
+    return data
 
 
 def without_comments(text: str) -> str:
@@ -529,7 +541,7 @@ def hg_runs(settings: Any) -> Iterator[Run]:
 def aider_runs(settings: Any) -> Iterator[Run]:
     """aider's lint and test commands (`lint-cmd: python: flake8`, a language before them)."""
     for key in ("lint-cmd", "test-cmd"):
-        for value in _dict(settings).get(key, []):
+        for value in _strings(_dict(settings).get(key)):
             yield Run(re.sub(r"^\w+:\s", "", value))
 
 
@@ -744,11 +756,11 @@ def package_manager_programs(folder: Path) -> list[str]:
                 found.append(value)
             elif key == "node-options":
                 found += code_paths_of("NODE_OPTIONS", value)
-    for name, pattern in ((".yarnrc.yml", YARN_PATH), (".yarnrc", YARN1_PATH)):
-        with contextlib.suppress(OSError, ValueError):
-            found += [
-                match.strip("\"'") for match in pattern.findall(read_small_file(folder / name))
-            ]
+    with contextlib.suppress(OSError, ValueError):
+        found += _strings(_dict(read_yaml(read_small_file(folder / ".yarnrc.yml"))).get("yarnPath"))
+    with contextlib.suppress(OSError, ValueError):
+        text = read_small_file(folder / ".yarnrc")
+        found += [match.strip("\"'") for match in YARN1_PATH.findall(text)]
     with contextlib.suppress(OSError, ValueError):
         preload = tomllib.loads(read_small_file(folder / "bunfig.toml")).get("preload")
         found += _strings(preload)
