@@ -26,7 +26,7 @@ from test_hostile_pass4 import (
 )
 
 from fakeapi import text, tool_use
-from tools.git_programs import program_paths
+from tools.git_programs import ByName, program_paths
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -661,8 +661,9 @@ def test_a_script_word_ending_in_an_expansion_may_be_any_file_it_begins():
 def test_the_module_of_python_dash_m_is_each_file_python_would_take_it_from(value, module):
     # python puts the folder it starts in first on its path: a `nbstripout.py` made there runs
     # in place of the installed one, and so would a package folder or an extension module.
-    modules: list = []
-    found = program_paths(value, Path("/w"), [], True, modules)
+    by_name = ByName()
+    found = program_paths(value, Path("/w"), [], True, by_name)
+    modules = by_name.modules
     assert Path(f"/w/{module}") in modules and Path(f"/w/{module}.py") in modules
     assert any(path.name.endswith(".so") for path in modules)
     # What follows the module's name is its own arguments, no script of python's.
@@ -670,9 +671,9 @@ def test_the_module_of_python_dash_m_is_each_file_python_would_take_it_from(valu
 
 
 def test_a_script_argument_named_dash_m_is_no_module():
-    modules: list = []
-    found = program_paths("python3 tool.py -m x", Path("/w"), [], True, modules)
-    assert found == [Path("/w/tool.py")] and modules == []
+    by_name = ByName()
+    found = program_paths("python3 tool.py -m x", Path("/w"), [], True, by_name)
+    assert found == [Path("/w/tool.py")] and by_name.modules == []
 
 
 @needs_bwrap

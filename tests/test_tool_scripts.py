@@ -338,14 +338,15 @@ def test_host_tool_settings_too_big_to_read_whole_protect_every_file(tmp_path):
         read_small_file(tmp_path / "mise.toml")
 
 
-def test_a_folder_open_npm_task_holds_package_json_and_what_its_script_runs(tmp_path):
+def test_a_folder_open_npm_task_holds_package_json_and_what_its_scripts_run(tmp_path):
     (tmp_path / ".vscode").mkdir()
     tasks = {"tasks": [{"label": "a", "command": "true", "dependsOn": "npm: watch"}]}
     tasks["tasks"][0]["runOptions"] = {"runOn": "folderOpen"}
     (tmp_path / ".vscode/tasks.json").write_text(json.dumps(tasks))
     scripts = {"scripts": {"watch": "node tools/watch.js", "build": "node tools/build.js"}}
     (tmp_path / "package.json").write_text(json.dumps(scripts))
-    assert named(tmp_path) == {"package.json", "tools/watch.js"}
+    # Every script: which of them npm runs is a matter of aliases, options and lifecycles.
+    assert named(tmp_path) == {"package.json", "tools/watch.js", "tools/build.js"}
 
 
 @needs_bwrap
@@ -371,7 +372,7 @@ def test_the_npmrc_beside_a_folder_open_npm_task_is_held_and_a_new_one_is_report
     assert result.returncode == 0, result.stderr
     ran, _, written = tool_results(api)
     assert "Read-only file system" in ran and "finished" in ran
-    assert "web/.npmrc is new. It was kept, and the user was told: npm, yarn and bun" in ran, ran
+    assert "web/.npmrc is new. It was kept, and the user was told: npm, yarn, pnpm" in ran, ran
     assert "web/.npmrc (a package manager reads it for the scripts a host tool runs)" in (
         result.stderr
     )
@@ -653,6 +654,47 @@ def test_what_the_package_managers_settings_run_for_an_npm_task_is_held(tmp_path
     }
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "held"),
+    [
+        (".yarnrc.yml", '"yarnPath": tools/y.cjs\n', "tools/y.cjs"),  # a quoted key
+        (".yarnrc.yml", "{yarnPath: tools/y.cjs}\n", "tools/y.cjs"),  # the flow form
+        (
+            ".yarnrc.yml",
+            "plugins:\n  - path: .yarn/plugins/p.cjs\n    spec: x\n",
+            ".yarn/plugins/p.cjs",
+        ),
+        (".yarnrc.yml", "plugins: [.yarn/plugins/q.cjs]\n", ".yarn/plugins/q.cjs"),
+        ("bunfig.toml", '[test]\npreload = ["./tools/setup.ts"]\n', "tools/setup.ts"),
+    ],
+)
+def test_each_form_of_the_package_managers_settings_is_read(tmp_path, name, text, held):
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "w", "command": "yarn --cwd web watch", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
+    (tmp_path / name).write_text(text)  # yarn reads the .yarnrc.yml of each folder above
+    if name == "bunfig.toml":
+        (tmp_path / "web" / name).write_text(text)
+        held = f"web/{held}"
+    assert held in named(tmp_path)
+
+
+def test_pnpms_hooks_yarns_loader_and_a_yarnrc_above_are_held_when_a_command_makes_them(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "w", "command": "pnpm -C web install", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "package.json").write_text("{}")
+    from tools.sandbox import held_when_there_paths, scan_workspace
+
+    watched = {path for path, _ in held_when_there_paths(tmp_path, scan_workspace(tmp_path))}
+    for path in ("web/.pnpmfile.cjs", "web/.pnp.cjs", ".yarnrc.yml", "web/.yarnrc.yml"):
+        assert tmp_path / path in watched, path
+        assert "pnpm" in protected_reason(tmp_path, path), path
+
+
 def test_a_python_module_an_mcp_server_runs_is_held_where_it_is_and_watched_where_not(tmp_path):
     # `python3 -m srv` from the project folder imports ./srv/ before any installed srv; a
     # command that made ./fetch.py would replace `python3 -m fetch` the same way.
@@ -685,3 +727,40 @@ def test_yaml_settings_with_an_alias_or_that_do_not_parse_make_commands_ask(tmp_
     assert "cannot read" in tool_script_not_held(tmp_path, configs)
     (tmp_path / ".continue/mcpServers/laughs.yaml").write_text("name: x\ncommand: uvx\n")
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+# How a folderOpen task may call a package manager, and the script file that call runs:
+# (the task's command line, the files of the project, the file that must be held).
+PACKAGE_CALLS = {
+    "a variable before it": ("NODE_ENV=development npm run watch", {}, "tools/watch.sh"),
+    "a runner before it": ("env FORCE_COLOR=1 npm run watch", {}, "tools/watch.sh"),
+    "inside bash -c": ('bash -lc "npm run watch"', {}, "tools/watch.sh"),
+    "an alias": ("npm t", {}, "tools/test.sh"),
+    "a lifecycle": ("npm install", {}, "tools/prepare.sh"),
+    "an option with a value": ("npm --loglevel silent run watch", {}, "tools/watch.sh"),
+    "the folder after the script": ("npm run build --prefix web", {"web": {}}, "web/b.sh"),
+    "a workspace": ("npm run build -w web", {"web": {}}, "web/b.sh"),
+    "yarn's workspace": ("yarn workspace web build", {"web": {}}, "web/b.sh"),
+    "pnpm's filter": ("pnpm --filter web build", {"web": {}}, "web/b.sh"),
+    "an install of a workspaces root": ("npm ci", {"web": {}}, "web/b.sh"),
+    "pushd": ("pushd web && npm run build", {"web": {}}, "web/b.sh"),
+    "cd -P": ("cd -P web && npm run build", {"web": {}, "-P": {}}, "web/b.sh"),
+    "npm's shell on the line": ("npm run --script-shell=./tools/sh watch", {}, "tools/sh"),
+}
+
+
+@pytest.mark.parametrize("case", PACKAGE_CALLS)
+def test_a_package_manager_called_in_any_form_holds_what_its_package_json_runs(tmp_path, case):
+    line, folders, held = PACKAGE_CALLS[case]
+    task = {"label": "x", "type": "shell", "command": line, "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    scripts = {name: f"sh tools/{name}.sh" for name in ("watch", "test", "prepare")}
+    package = {"scripts": scripts, "workspaces": ["web"]}
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    (tmp_path / "pnpm-workspace.yaml").write_text("packages:\n  - web\n")
+    for folder in folders:
+        (tmp_path / folder).mkdir()
+        member = {"name": folder, "scripts": {"build": "sh b.sh", "postinstall": "sh b.sh"}}
+        (tmp_path / folder / "package.json").write_text(json.dumps(member))
+    assert held in named(tmp_path), named(tmp_path)

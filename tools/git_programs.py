@@ -29,6 +29,7 @@ import os
 import re
 import shlex
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -255,6 +256,21 @@ class UntoldProgram(NamedTuple):
         return tail if tail.strip("/") else ""
 
 
+@dataclass
+class ByName:
+    """What a command line runs by a name rather than by a path: the files python would take
+    the module of a `python -m x` from (`module_files`), and each package manager it calls
+    with the folder it calls it from (None where only the shell can tell) and the words that
+    follow (`npm run watch`: ("run", "watch")), whose package.json names what runs."""
+
+    modules: list[Path] = field(default_factory=list)
+    package_calls: list[tuple[Path | None, tuple[str, ...]]] = field(default_factory=list)
+
+
+# Package managers: each runs what the package.json of its folder names (tools/tool_scripts.py).
+PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+
+
 def module_files(module: str, base: Path) -> list[Path]:
     """The paths in `base` python would take `module` from (`python -m pkg.tool` starts with
     `pkg`): a folder of its name, or a file of its name with one of MODULE_SUFFIXES."""
@@ -321,7 +337,7 @@ def program_paths(
     worktree: Path | None,
     untold: list[UntoldProgram] | None = None,
     unmade_arguments: bool = True,
-    modules: list[Path] | None = None,
+    by_name: ByName | None = None,
 ) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
@@ -337,8 +353,9 @@ def program_paths(
     stands as a script or is named like one: an MCP server's arguments are mostly package and
     image names (`@scope/server`, `ghcr.io/org/server`), not files.
 
-    The files a `python -m NAME` would take its module from (`module_files`) go to `modules`:
-    most are not there, and are held only once they are (tools/sandbox.py `held_when_there`).
+    What it runs by a name goes to `by_name`: the files a `python -m NAME` would take its
+    module from (most are not there, and are held only once they are: tools/sandbox.py
+    `held_when_there`), and the package managers it calls.
     """
     value = value.removeprefix("!")  # an alias that runs a program
     # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
@@ -347,7 +364,7 @@ def program_paths(
     outputs = COMMAND_OUTPUT.findall(value)
     found: list[Path] = []
     for inner in outputs:
-        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments, modules)
+        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments, by_name)
     value = COMMAND_OUTPUT.sub(lambda _: SET_ASIDE, value)
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
@@ -406,20 +423,20 @@ def program_paths(
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if runner == "env" and not command and before in ("-S", "--split-string"):
-            found += program_paths(word, base, untold, unmade_arguments, modules)  # `env -S 'sh x'`
+            found += program_paths(word, base, untold, unmade_arguments, by_name)  # `env -S 'sh x'`
             continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
             key, _, setting = word.partition("=")
             if is_program_key(key.lower()):
-                found += program_paths(setting, base, untold, unmade_arguments, modules)
+                found += program_paths(setting, base, untold, unmade_arguments, by_name)
             elif key.lower() == "core.hookspath" and base is not None and setting:
                 found.append(_from(base, setting))  # the hooks folder for that run
             continue
         if (module := _module_named(command, previous, before, word)) is not None:
             if base is None:
                 _cannot_tell(f"${{PWD}}/{module}", worktree, untold)  # `cd "$d" && python -m x`
-            elif modules is not None:
-                modules += module_files(module, base)
+            elif by_name is not None:
+                by_name.modules += module_files(module, base)
             before_last, last = last, word  # what follows is the module's, not a script
             continue
         is_program = not command
@@ -428,7 +445,7 @@ def program_paths(
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
             if name in PROGRAM_VARIABLES:  # `GIT_PAGER=tools/pg git log`
-                found += program_paths(setting, base, untold, unmade_arguments, modules)
+                found += program_paths(setting, base, untold, unmade_arguments, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
             continue
@@ -439,6 +456,10 @@ def program_paths(
             continue
         elif is_program:
             command = program_name(word)
+            if command in PACKAGE_MANAGERS and by_name is not None:
+                ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
+                after = tuple(words[index + 1 : next(ends, len(words))])
+                by_name.package_calls.append((base, after))
         if not (word.startswith(("-", "+")) or is_value):
             before_last, last = last, word
         is_script = not is_program and (
@@ -468,7 +489,7 @@ def program_paths(
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
         if shell_code or any(char.isspace() for char in spoken):
-            found += program_paths(word, base, untold, unmade_arguments, modules)  # `sh -c "~/x y"`
+            found += program_paths(word, base, untold, unmade_arguments, by_name)  # `sh -c "~/x y"`
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
@@ -564,14 +585,15 @@ def git_programs_named_by(
     config_files: list[Path],
     worktree: Path | None,
     untold: list[UntoldProgram] | None = None,
-    modules: list[Path] | None = None,
+    by_name: ByName | None = None,
 ) -> list[Path]:
     """The program files and templates folder that `config_files` (includes followed) name;
-    those that cannot be told go to `untold`, python's modules to `modules` (`program_paths`)."""
+    those that cannot be told go to `untold`, what they run by a name to `by_name`
+    (`program_paths`)."""
     _, includes = paths_named_by(list(config_files), worktree)
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
-        found += programs_of(read_git_config(config), worktree, untold, modules)
+        found += programs_of(read_git_config(config), worktree, untold, by_name)
     return found
 
 
@@ -579,7 +601,7 @@ def programs_of(
     settings: Iterable[tuple[str, str]],
     worktree: Path | None,
     untold: list[UntoldProgram] | None = None,
-    modules: list[Path] | None = None,
+    by_name: ByName | None = None,
 ) -> list[Path]:
     """The program files and templates folder that these (key, value) settings name."""
     found: list[Path] = []
@@ -589,11 +611,11 @@ def programs_of(
             if templates.is_absolute():
                 found.append(Path(os.path.normpath(templates)))
         elif key in URL_KEYS and value.startswith(EXT_URL):
-            found += program_paths(value.removeprefix(EXT_URL), worktree, untold, True, modules)
+            found += program_paths(value.removeprefix(EXT_URL), worktree, untold, True, by_name)
         elif value and is_program_key(key):
             if key.startswith(("alias.", "submodule.")) and not value.startswith("!"):
                 continue
-            found += program_paths(value, worktree, untold, True, modules)
+            found += program_paths(value, worktree, untold, True, by_name)
     return found
 
 
@@ -637,7 +659,7 @@ def your_git_programs() -> list[Path]:
 def repository_git_programs(
     git_entry: Path,
     untold: list[UntoldProgram] | None = None,
-    modules: list[Path] | None = None,
+    by_name: ByName | None = None,
 ) -> list[Path]:
     """The programs a repository's config names, and your configs' relative ones (taken from
     this repository's working tree, as git takes them when it runs them here)."""
@@ -649,22 +671,22 @@ def repository_git_programs(
     if common is not None:
         configs.insert(-2, common / "config")
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
-    return git_programs_named_by(configs, worktree, untold, modules)
+    return git_programs_named_by(configs, worktree, untold, by_name)
 
 
 def git_programs_around(
     path: Path,
     git_entries: list[Path] = (),
     untold: list[UntoldProgram] | None = None,
-    modules: list[Path] | None = None,
+    by_name: ByName | None = None,
 ) -> list[Path]:
     """`your_git_programs`, and the programs of the repositories at `path` and above it and of
     `git_entries` (those a workspace scan found), each once; those that cannot be told go to
-    `untold`, and the files of the python modules they run (`python -m x`) to `modules`."""
+    `untold`, and what they run by a name (`python -m x`) to `by_name`."""
     found = your_git_programs()
     entries = [folder / GIT_DIR_NAME for folder in [path, *path.parents]]
     for entry in dict.fromkeys([*(e for e in entries if os.path.exists(e)), *git_entries]):
-        found += repository_git_programs(entry, untold, modules)
+        found += repository_git_programs(entry, untold, by_name)
     return list(dict.fromkeys(found))
 
 
@@ -697,9 +719,9 @@ def git_modules_in(root: Path, git_entries: list[Path] = ()) -> list[tuple[Path,
     git runs (`clean = python3 -m nbstripout`), with why: held while they exist, and reported
     when a command makes one (tools/sandbox.py `held_when_there_paths`)."""
     root = Path(os.path.realpath(root))
-    modules: list[Path] = []
-    git_programs_around(root.parent, git_entries, modules=modules)
-    found = (_under(root, path) for path in modules)
+    by_name = ByName()
+    git_programs_around(root.parent, git_entries, by_name=by_name)
+    found = (_under(root, path) for path in by_name.modules)
     inside = [path for path in dict.fromkeys(found) if path != root and path.is_relative_to(root)]
     return [(path, PYTHON_MODULE_REASON) for path in inside]
 
@@ -750,11 +772,11 @@ def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | N
     with `git_entries`, the programs of those repositories (a workspace scan's) count too.
     A program whose path a shell expansion makes counts for each file it may be."""
     untold: list[UntoldProgram] = []
-    modules: list[Path] = []
-    named = git_programs_around(candidate.parent, git_entries, untold, modules)
+    by_name = ByName()
+    named = git_programs_around(candidate.parent, git_entries, untold, by_name)
     if any(program.may_be(candidate) for program in untold):
         return GIT_PROGRAM_REASON
-    if any(candidate == module or candidate.is_relative_to(module) for module in modules):
+    if any(candidate == path or candidate.is_relative_to(path) for path in by_name.modules):
         return PYTHON_MODULE_REASON
     for path in named:
         real = Path(os.path.realpath(path))

@@ -35,6 +35,7 @@ from __future__ import annotations
 import configparser
 import contextlib
 import glob
+import itertools
 import json
 import os
 import re
@@ -49,8 +50,8 @@ import yaml
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     EXPANSION,
-    PUNCTUATION,
     PYTHON_MODULE_REASON,
+    ByName,
     UntoldProgram,
     is_script_name,
     program_paths,
@@ -119,12 +120,16 @@ PLUGIN_KEYS = ("plugin", "plugins")
 # and yarn-path name the program run instead of yarn, which VS Code picks when a yarn.lock is
 # there) and bun's bunfig.toml (preload). Most projects have none, so one is held while it is
 # there and reported when a command makes it (`npm_settings`), not asked about.
+# The package managers' settings and the code they load themselves beside a package.json:
+# pnpm's hooks file, and the module loader yarn's Plug'n'Play writes and node runs first.
 PACKAGE_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
+PACKAGE_SETTINGS += (".pnpmfile.cjs", ".pnp.cjs", ".pnp.loader.mjs")
 YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
-    "npm, yarn and bun run the scripts a host tool starts on its own (a VS Code npm task, on "
-    "opening the folder) as it says: npm's script-shell and node-options, yarn's yarnPath, "
-    "bun's preload"
+    "npm, yarn, pnpm and bun run the scripts a host tool starts on its own (a VS Code npm "
+    "task, on opening the folder) as it says: npm's script-shell and node-options, yarn's "
+    "yarnPath and plugins (yarn reads its .yarnrc.yml in each folder above too), bun's "
+    "preload, pnpm's .pnpmfile.cjs, yarn's .pnp.cjs loader"
 )
 # Links followed on the way to a script before giving up (`_links_held`), as the kernel does.
 MAX_LINKS = 40
@@ -208,13 +213,20 @@ def project_of(config: Path, kind: str) -> Path:
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
 
-# Package managers that run a package.json script (`npm run watch`, `yarn watch`), their words
-# for running one, the options that name the folder of the package.json, and subcommands that
-# run the package's own install scripts (`npm ci`: preinstall, install, postinstall).
-PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
-RUN_WORDS = ("run", "run-script", "rs", "urn")
+# A package manager called in any form runs what the package.json of its folder names: which
+# of its scripts is a matter of aliases (`npm t`), options anywhere on the line, and the
+# lifecycle of each subcommand (`npm install` runs prepare too), so all of them are held, with
+# the files npm runs when a script is missing (`npm start`: server.js; an install: node-gyp
+# on binding.gyp). The options that name the folder of the package.json; the words that run
+# one script of that folder alone, without these options (WORKSPACE_OPTIONS) or a
+# subcommand of another kind, which may run the scripts of each workspace package too.
+RUN_WORDS = ("run", "run-script", "rs", "urn", "test", "t", "tst", "start", "stop", "restart")
 FOLDER_OPTIONS = ("--prefix", "-C", "--dir", "--cwd")
-INSTALL_WORDS = ("install", "i", "ci", "add")
+WORKSPACE_OPTIONS = ("-w", "--workspace", "--workspaces", "-ws", "--filter", "-F", "-r")
+WORKSPACE_OPTIONS += ("--recursive", "--include-workspace-root", "-W", "--workspace-root")
+PACKAGE_DEFAULTS = ("server.js", "binding.gyp")
+PACKAGE_JSON, PNPM_WORKSPACE = "package.json", "pnpm-workspace.yaml"
+MAX_WORKSPACE_MATCHES = 2000  # folders a workspace pattern may match (`**` walks the tree)
 
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
 # (`./hooks/format.sh` is `.cursor/hooks/format.sh`).
@@ -352,14 +364,13 @@ def _value(item: Any) -> Any:
 class Run(NamedTuple):
     """One thing a tool runs on its own: a command line (None for none), the folder it runs in
     (`cwd` as the settings give it, None for the project), the variables it sets for it, files
-    it runs or loads by a path, a package.json script it runs, and what it runs that planloop
-    cannot tell at all ("" for nothing)."""
+    it runs or loads by a path, and what it runs that planloop cannot tell at all ("" for
+    nothing)."""
 
     line: str | None
     cwd: Any = None
     env: Any = None
     files: tuple[str, ...] = ()
-    npm_script: str = ""
     unknown: str = ""
     existing: bool = False  # only the files that exist count (a settings value may be data)
 
@@ -395,7 +406,7 @@ def folder_open_tasks(settings: Any) -> Iterator[Run]:
             yield Run(as_command_line(mine["command"], mine.get("args")), **common)
         elif mine.get("type") == "npm" and isinstance(mine.get("script"), str):
             where = mine.get("path") if isinstance(mine.get("path"), str) else None
-            yield Run(None, cwd=where, npm_script=mine["script"])
+            yield Run(f"npm run {shlex.quote(mine['script'])}", cwd=where)
         elif "command" in settings or "command" in linux:  # the 0.1.0 form's global command
             command = linux.get("command", settings.get("command"))
             arguments = mine.get("args", linux.get("args", settings.get("args")))
@@ -581,7 +592,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     untold: list[tuple[UntoldProgram, str]] = []
     unread: list[Path] = []
     unknown: list[tuple[str, str]] = []
-    modules: list[Path] = []
+    by_name = ByName()
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
@@ -593,7 +604,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
             why = REASONS[kind].format(settings=shown)
             project = path.parent if _beside(path) else project_of(config, kind)
             try:
-                found, told, cannot = run_by(settings, kind, project, modules)
+                found, told, cannot = run_by(settings, kind, project, by_name)
             except RecursionError:  # nested deeper than python walks
                 unread.append(path)
                 continue
@@ -605,60 +616,67 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
             if version != root and version.is_relative_to(root):
                 inside.append((version, why))
-    inside_modules = [path for path in dict.fromkeys(modules) if path.is_relative_to(root)]
+    inside_modules = [p for p in dict.fromkeys(by_name.modules) if p.is_relative_to(root)]
     untold_now = list(dict.fromkeys(untold))
     return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, inside_modules)
 
 
 def run_by(
-    settings: Any, kind: str, project: Path, modules: list[Path] | None = None
+    settings: Any, kind: str, project: Path, by_name: ByName | None = None
 ) -> tuple[list[Path], list[UntoldProgram], list[str]]:
     """The paths that parsed settings of this kind run or load, from the folder `project`; the
-    words whose path cannot be told; and what they run that cannot be told at all. The files
-    of the python modules they run (`python -m x`) go to `modules`."""
-    modules = [] if modules is None else modules
+    words whose path cannot be told; and what they run that cannot be told at all. What they
+    run by a name goes to `by_name` (`python -m x`), and what the package.json of each package
+    manager they call names is among the paths."""
+    by_name = ByName() if by_name is None else by_name
     untold: list[UntoldProgram] = []
     found: list[Path] = []
     unknown: list[str] = []
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
     readers |= {AIDER: aider_runs, EDITOR: editor_paths}
-    given = readers.get(kind, agent_commands)(settings)
-    for run in (each for one in given for each in (one, *package_script_runs(one))):
+    for run in readers.get(kind, agent_commands)(settings):
         if run.unknown:
             unknown.append(run.unknown)
             continue
         folder = _folder(run.cwd, project)
-        if run.npm_script and folder is not None and npm_scripts(folder) is None:
-            unknown.append("an npm script of a package.json it cannot read (too big, or not JSON)")
-            continue
         if folder is None:
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
-            somewhere: list[Path] = []
-            paths = _run_paths(run, project, project, [], somewhere) + somewhere
+            somewhere = ByName()
+            paths = _run_paths(run, project, project, [], somewhere) + somewhere.modules
+            paths += [project / PACKAGE_JSON for _ in somewhere.package_calls]
             untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
         else:
-            found += _run_paths(run, folder, project, untold, modules)
+            found += _run_paths(run, folder, project, untold, by_name)
+    # What the package managers called run, and the package managers their scripts call.
+    packages: set[Path] = set()
+    while by_name.package_calls:
+        base, words = by_name.package_calls.pop()
+        folders = _package_folders(base, words, project, untold)
+        found += _call_programs(base, words, untold) if base is not None else []
+        for folder in (folder for folder in folders if folder not in packages):
+            packages.add(folder)
+            if npm_scripts(folder) is None:
+                unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
+                continue
+            found += _package_runs(folder, project, untold, by_name)
     return found, untold, unknown
 
 
 def _run_paths(
-    run: Run, folder: Path, project: Path, untold: list[UntoldProgram], modules: list[Path]
+    run: Run, folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName
 ) -> list[Path]:
     """The paths one Run names, from `folder`."""
     found: list[Path] = []
     if run.line is not None:
-        found += program_paths(put_in(run.line, project), folder, untold, False, modules)
+        found += program_paths(put_in(run.line, project), folder, untold, False, by_name)
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
-    if run.npm_script:
-        found.append(folder / "package.json")
-        found += _npm_script(folder, run.npm_script, project, untold, modules)
     return found
 
 
@@ -672,82 +690,115 @@ def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]
     return [Path(os.path.normpath(folder / text))]
 
 
-def package_script_runs(run: Run) -> Iterator[Run]:
-    """The package.json scripts a Run's command line runs (`npm run watch -- --port 3000`,
-    `cd web && npm run -s watch`, `yarn --cwd web dev`), each as a Run from its folder."""
-    try:
-        lexer = shlex.shlex(run.line or "", posix=True, punctuation_chars=";&|()<>")
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:  # an open quote: the shell refuses the line
-        return
-    cwd = run.cwd if isinstance(run.cwd, str) else ""
-    moved = ""  # where a `cd` moved, from the Run's folder
+def _package_folders(
+    base: Path | None, words: tuple[str, ...], project: Path, untold: list[UntoldProgram]
+) -> list[Path]:
+    """The folders whose package.json a package manager called from `base` with `words` runs:
+    its own (or the one `--prefix`, `--cwd`, `-C` name), and its workspace packages unless it
+    runs one script of its own alone (`npm run watch`, `yarn test`)."""
+    if base is None:
+        untold.append(UntoldProgram(project, f"${{PWD}}/{PACKAGE_JSON}"))  # `cd "$d" && npm i`
+        return []
+    words = words[: words.index("--")] if "--" in words else words  # the rest: the script's
+    folder = base
     for index, word in enumerate(words):
-        if index and words[index - 1] not in PUNCTUATION:
-            continue  # not a command's first word
-        if word == "cd" and index + 1 < len(words):
-            moved = os.path.join(moved, words[index + 1])
-        elif os.path.basename(word) in PACKAGE_MANAGERS:
-            folder, script = _package_script(words[index + 1 :])
-            if script:
-                yield Run(None, cwd=os.path.join(cwd, moved, folder) or None, npm_script=script)
-
-
-def _package_script(words: list[str]) -> tuple[str, str]:
-    """The folder option and the script a package manager's words run ("" for none)."""
-    folder, subcommand = "", ""
-    options = iter(enumerate(words))
-    for index, word in options:
-        if word in PUNCTUATION or word in ("<", ">", ">>"):
-            break
-        if word in FOLDER_OPTIONS and index + 1 < len(words):
-            folder = words[index + 1]
-            next(options, None)
-        elif word.startswith(tuple(f"{option}=" for option in FOLDER_OPTIONS)):
-            folder = word.split("=", 1)[1]
-        elif word.startswith("-"):
+        option, joined, value = word.partition("=")
+        if option not in FOLDER_OPTIONS:
             continue
-        elif not subcommand and word in RUN_WORDS:
-            subcommand = word
-        elif "/" in word or is_script_name(word):
-            break  # a file to run (`bun run srv.ts`), read as the line's own script
-        else:  # the script, after `run`; or the subcommand, which yarn and pnpm run as one
-            return folder, "install" if not subcommand and word in INSTALL_WORDS else word
-    return folder, ""
+        value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
+        if EXPANSION.search(value):
+            untold.append(UntoldProgram(project, f"{value}/{PACKAGE_JSON}"))
+            return []
+        folder = Path(os.path.normpath(folder / os.path.expanduser(value)))
+    plain = [word for word in words if not word.startswith("-")]
+    script = plain[1:2] if plain[:1] == ["run"] else plain[:1]
+    if script and ("/" in script[0] or is_script_name(script[0])):
+        return []  # a file it runs (`bun run srv.ts`), read as the line's own script
+    selects = any(word.partition("=")[0] in WORKSPACE_OPTIONS for word in words)
+    if plain[:1] and plain[0] in RUN_WORDS and not selects or plain[:1] == ["workspace"]:
+        # (`yarn workspace web build`: a script of web's, which the workspaces name.)
+        return [folder, *(workspace_packages(folder) if plain[:1] == ["workspace"] else [])]
+    return [folder, *workspace_packages(folder)]
+
+
+def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgram]) -> list[Path]:
+    """What a package manager's options on the line run for every script: npm's
+    `--script-shell`, and what `--node-options` loads."""
+    found: list[Path] = []
+    for index, word in enumerate(words[: words.index("--")] if "--" in words else words):
+        option, joined, value = word.partition("=")
+        value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
+        if option == "--script-shell" and "/" in value:
+            found += _literal(value, base, untold)
+        elif option == "--node-options":
+            found += [base / path for path in code_paths_of("NODE_OPTIONS", value)]
+    return found
+
+
+def workspace_packages(folder: Path) -> list[Path]:
+    """The workspace packages of the package.json (`workspaces`) or pnpm-workspace.yaml in
+    `folder` that exist: each folder of their patterns with a package.json."""
+    patterns: list[str] = []
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        declared = _dict(read_settings(folder / PACKAGE_JSON)).get("workspaces")
+        declared = _dict(declared).get("packages") if isinstance(declared, dict) else declared
+        patterns += _strings(declared)
+    with contextlib.suppress(OSError, ValueError):
+        pnpm = read_yaml(read_small_file(folder / PNPM_WORKSPACE))
+        patterns += _strings(_dict(pnpm).get("packages"))
+    matches = (
+        match
+        for pattern in patterns
+        if not pattern.startswith("!") and not os.path.isabs(pattern)
+        for match in glob.iglob(f"{glob.escape(str(folder))}/{pattern}", recursive=True)
+    )
+    found = [
+        Path(os.path.normpath(match))
+        for match in itertools.islice(matches, MAX_WORKSPACE_MATCHES)
+        if os.path.isfile(os.path.join(match, PACKAGE_JSON))
+    ]
+    return [path for path in found if path.is_relative_to(folder)]
 
 
 def npm_scripts(folder: Path) -> dict | None:
     """The scripts of the package.json in `folder` ({} when there is none yet: held, missing,
     as the file that will name them), or None when it cannot be read (too big, not JSON)."""
     try:
-        return _dict(_dict(read_settings(folder / "package.json")).get("scripts"))
+        return _dict(_dict(read_settings(folder / PACKAGE_JSON)).get("scripts"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, RecursionError):
         return None
 
 
-def _npm_script(
-    folder: Path, script: str, project: Path, untold: list[UntoldProgram], modules: list[Path]
+def _package_runs(
+    folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName
 ) -> list[Path]:
-    """What `npm run <script>` runs from `folder`: the command line package.json gives it."""
-    scripts = npm_scripts(folder) or {}
-    found: list[Path] = []
-    for name in (f"pre{script}", script, f"post{script}"):  # npm runs all three
-        if isinstance(scripts.get(name), str):
-            line = put_in(scripts[name], project)
-            found += program_paths(line, folder, untold, False, modules)
-    for path in package_manager_programs(folder):
-        found += _literal(path, folder, untold)
+    """What a package manager runs from `folder`: its package.json, the command line of each
+    of its scripts, the files it runs where a script is missing, and what the package
+    managers' settings there name."""
+    found = [folder / PACKAGE_JSON]
+    for line in (line for line in (npm_scripts(folder) or {}).values() if isinstance(line, str)):
+        found += program_paths(put_in(line, project), folder, untold, False, by_name)
+    found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
+    for settings_folder in _up_to(folder, project):
+        for path in package_manager_programs(settings_folder):
+            found += _literal(path, settings_folder, untold)
     return found
+
+
+def _up_to(folder: Path, project: Path) -> list[Path]:
+    """`folder`, and each folder above it up to `project` where it lies in `project`."""
+    if not folder.is_relative_to(project):
+        return [folder]
+    return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
 
 
 def package_manager_programs(folder: Path) -> list[str]:
     """The files the package managers' settings in `folder` (PACKAGE_SETTINGS) run for a
     script: npm's script-shell and what its node-options load, yarn's yarnPath (yarn-path in
-    the first yarn's .yarnrc), bun's preload. A settings file too big or unreadable counts as
-    none: it is held, and what it names is read once it can be."""
+    the first yarn's .yarnrc) and plugins, bun's preloads. A settings file too big or
+    unreadable counts as none: it is held, and what it names is read once it can be."""
     found: list[str] = []
     with contextlib.suppress(OSError, ValueError):
         for line in read_small_file(folder / ".npmrc").splitlines():
@@ -757,13 +808,17 @@ def package_manager_programs(folder: Path) -> list[str]:
             elif key == "node-options":
                 found += code_paths_of("NODE_OPTIONS", value)
     with contextlib.suppress(OSError, ValueError):
-        found += _strings(_dict(read_yaml(read_small_file(folder / ".yarnrc.yml"))).get("yarnPath"))
+        yarn = _dict(read_yaml(read_small_file(folder / ".yarnrc.yml")))
+        found += _strings(yarn.get("yarnPath"))
+        for plugin in _list(yarn.get("plugins")):  # `- path: .yarn/plugins/x.cjs`, or the path
+            found += _strings(_dict(plugin).get("path") if isinstance(plugin, dict) else plugin)
     with contextlib.suppress(OSError, ValueError):
         text = read_small_file(folder / ".yarnrc")
         found += [match.strip("\"'") for match in YARN1_PATH.findall(text)]
     with contextlib.suppress(OSError, ValueError):
-        preload = tomllib.loads(read_small_file(folder / "bunfig.toml")).get("preload")
-        found += _strings(preload)
+        bun = tomllib.loads(read_small_file(folder / "bunfig.toml"))
+        for table in (bun, _dict(bun.get("run")), _dict(bun.get("test"))):
+            found += _strings(table.get("preload"))
     return found
 
 
@@ -861,9 +916,11 @@ def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]
     """The package managers' settings (PACKAGE_SETTINGS) beside each package.json whose
     scripts the host tools run on their own, whether they exist or not, with why (for
     tools/shell_config.py `held_when_there`)."""
-    named = tool_scripts(Path(os.path.realpath(root)), tool_configs).named
-    packages = [path.parent for path, _ in named if path.name == "package.json"]
+    root = Path(os.path.realpath(root))
+    named = tool_scripts(root, tool_configs).named
+    packages = [path.parent for path, _ in named if path.name == PACKAGE_JSON]
     found = [folder / name for folder in packages for name in PACKAGE_SETTINGS]
+    found += [above / ".yarnrc.yml" for folder in packages for above in _up_to(folder, root)]
     return [(path, NPM_SETTINGS_REASON) for path in dict.fromkeys(found)]
 
 
