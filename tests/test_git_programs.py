@@ -427,6 +427,9 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         # A variable of options that load a file.
         ("NODE_OPTIONS=--require=./tools/x.js node -e 1", ["/w/tools/x.js"]),
         ("NODE_OPTIONS='-r ts-node/register' node x.js", ["/w/x.js"]),
+        # A file: URL, as `--import` takes it, and the files node reads for code or options.
+        ("NODE_OPTIONS='--import file:///w/tools/i%20m.mjs' node -e 1", ["/w/tools/i m.mjs"]),
+        ("NODE_OPTIONS=--openssl-config=ssl.cnf node -e 1", ["/w/ssl.cnf"]),
         ('meld "$LOCAL" "$REMOTE"', []),
         ("!f() { git log $1; }; f", []),
         # A variable set for the program that names code it runs; one that names data does not.

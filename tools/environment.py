@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import shutil
+import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -281,9 +282,13 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
 # ts-node/register` and `-rjson` name a package or library, `./setup.js` a file).
 JAVA_AGENTS = {"-javaagent:": "any", "-agentpath:": "any"}
 LOADING_OPTIONS: dict[str, dict[str, str]] = {
+    # (The last ones name files node reads as code or for more options: an OpenSSL config
+    # loads engines, an env file may set NODE_OPTIONS again, a snapshot is a heap to run.)
     "NODE_OPTIONS": dict.fromkeys(
         ("--require", "-r", "--import", "--loader", "--experimental-loader"), "path"
-    ),
+    )
+    | dict.fromkeys(("--openssl-config", "--env-file", "--env-file-if-exists"), "any")
+    | dict.fromkeys(("--experimental-config-file", "--snapshot-blob"), "any"),
     "RUBYOPT": {"-r": "path", "-I": "any"},
     "PERL5OPT": {"-I": "any"},
     "JAVA_TOOL_OPTIONS": JAVA_AGENTS,
@@ -341,10 +346,19 @@ def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
                     named = named.split("=", 1)[0]
             else:
                 continue
-            named = os.path.expanduser(named)
+            named = os.path.expanduser(_without_file_scheme(named))
             if named and (counts == "any" or named.startswith(("./", "../", "/"))):
                 found.append(named)
     return found
+
+
+def _without_file_scheme(named: str) -> str:
+    """The path of a `file:` URL node takes for `--import` (`file:///w/x.mjs`, its `%20`s
+    decoded); anything else as it is."""
+    url = urllib.parse.urlsplit(named)
+    if url.scheme != "file" or url.netloc not in ("", "localhost"):
+        return named
+    return urllib.parse.unquote(url.path)
 
 
 def link_inside(root: str, path: str) -> bool:
