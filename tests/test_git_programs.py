@@ -418,6 +418,19 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ('sh -c "$(cat fsmon)"', ["/w/fsmon"]),
         ("git tag v$(cat VERSION)", []),
         ("cat notes | grep x", []),
+        # ... whatever stage reads it, in a group or not, and a shell reached through a runner.
+        ("head -c 99999 tools/later | sh", ["/w/tools/later"]),
+        ("(cat later) | bash", ["/w/later"]),
+        ("{ cat later; } | bash", ["/w/later"]),
+        ("cat later | env sh", ["/w/later"]),
+        ("cat later | sudo -u me sh -s arg", ["/w/later"]),
+        # A file a shell takes as its script through a process substitution; a diff's are data.
+        ("sh <(cat tools/x)", ["/w/tools/x"]),
+        ("diff <(sort a) <(sort b); bash && ls", []),
+        # A move in a subshell, a pipeline's stage or a background command ends with it.
+        ("(cd tools && ./x); ./y", ["/w/tools/x", "/w/y"]),
+        ("cd tools | ./y", ["/w/y"]),
+        ("cd tools & ./y", ["/w/y"]),
         # A script joined to its option; a here-string and a descriptor are no files.
         ("awk -f./conv x", ["/w/conv"]),
         ("make --file=conv all", ["/w/conv"]),

@@ -145,7 +145,7 @@ def is_program_key(key: str) -> bool:
 
 
 # The shell's separators and keywords, after which the next word is a program again.
-PUNCTUATION = (";", "&", "&&", "|", "||", "(", ")", ";;", "()", "{", "!")
+PUNCTUATION = (";", "&", "&&", "|", "||", "(", ")", ";;", "()", "{", "!", "<(", ">(")
 PUNCTUATION += ("then", "do", "else", "elif", "if", "while", "until", "exec")
 # What a script's name ends with: an argument of this form names a file to run even before it
 # exists (a command could create `fsmon.sh` for `core.fsmonitor = sh fsmon.sh`).
@@ -181,6 +181,7 @@ RUNNERS = {
     "env": ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
     "nice": ("-n", "--adjustment"),
     **dict.fromkeys(("nohup", "command", "time", "exec"), ()),
+    "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "-T"),
 }
 # Flags that move where a program runs, and with it where its relative paths start.
 MOVES_TO = {
@@ -295,6 +296,8 @@ def runs_a_script(program: str, flag: str) -> bool:
     """Whether the word after `program` and its option `flag` (or "") is the script it runs:
     an interpreter's first argument, not after a code flag (`sh -c cmd`); `awk -f x`."""
     name = program_name(program)
+    if name in INTERPRETERS and flag == "-s" and INTERPRETERS[name] == SHELL_FLAGS:
+        return False  # `sh -s arg`: the script comes on its input, `arg` is its argument
     if name in INTERPRETERS:
         return flag not in INTERPRETERS[name] and flag not in value_flags(name)
     return SCRIPT_AFTER.get(name) == flag == "-f"
@@ -376,10 +379,14 @@ def program_paths(
     words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
     # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
-    words = [os.path.expandvars(word) for word in words]
+    words = [os.path.expandvars(piece) for word in words for piece in _operators(word)]
     # Where relative paths start: the top of the tree, or where `cd DIR`, `env -C DIR` or
-    # `uv --directory DIR` moved; None once moved somewhere only the shell can tell.
+    # `uv --directory DIR` moved; None once moved somewhere only the shell can tell. A move
+    # inside a subshell, or in a pipeline's stage or a background command (each a subshell
+    # too), ends with it: `(cd tools && ./x); ./y` runs ./y from the top.
     base = worktree
+    outer: list[Path | None] = []  # where each subshell still open started
+    pipeline_base = base  # where the pipeline being read started
     # The program of the simple command being read ("" until its word comes), and a program
     # that only runs the next one (`env`, `nice`) met before it.
     command, runner = "", ""
@@ -390,6 +397,15 @@ def program_paths(
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
+        if word in PUNCTUATION:
+            if word in ("(", "<(", ">("):
+                outer.append(base)
+            elif word == ")" and outer:
+                base = outer.pop()
+            elif word in ("|", "&"):
+                base = pipeline_base
+            pipeline_base = base if word != "|" else pipeline_base
+            continue  # (`sh; ls`: no script named `;`)
         if word in REDIRECTIONS or word in NOT_A_FILE or before in NOT_A_FILE:
             continue  # the next word is a file (or text), and the program's word may come
         if word.isdigit() and words[index + 1 : index + 2] and words[index + 1] in REDIRECTIONS:
@@ -532,24 +548,90 @@ def _module_named(command: str, previous: str, before: str, word: str) -> str | 
 
 
 def _fed_to_an_interpreter(words: list[str]) -> set[int]:
-    """The places of the files a `cat` reads into a shell or interpreter that reads its
-    input as code (`cat fsmon | sh`, `cat x|bash -s`: given no script of its own)."""
+    """The places of the words of each pipeline stage whose output a shell or interpreter reads
+    as code (`cat fsmon | sh`, `head -c 999 x | env bash -s arg`, `(cat x) | python3`): given
+    no script of its own, it runs what comes in, so every file those stages name counts."""
     fed: set[int] = set()
     for pipe, word in enumerate(words):
+        if word == "<(" and _runs_its_input(words[:pipe]):  # `sh <(cat fsmon)`, `. <(cat x)`
+            inner = itertools.takewhile(lambda i: words[i] != ")", range(pipe + 1, len(words)))
+            fed.update(i for i in inner if words[i] not in PUNCTUATION and not words[i].isdigit())
         if word != "|":
             continue
         after = list(itertools.takewhile(lambda w: w not in PUNCTUATION, words[pipe + 1 :]))
-        words_after = [w for w in after if not ASSIGNMENT.match(w)]
-        if not words_after or program_name(words_after[0]) not in INTERPRETERS:
+        reader = _past_runners([w for w in after if not ASSIGNMENT.match(w)])
+        if not reader or program_name(reader[0]) not in INTERPRETERS:
             continue
-        if any(not w.startswith("-") for w in words_after[1:]):
+        shell = INTERPRETERS[program_name(reader[0])] == SHELL_FLAGS
+        arguments = reader[1 : reader.index("-s")] if shell and "-s" in reader else reader[1:]
+        if any(not w.startswith("-") for w in arguments):
             continue  # it runs a script of its own (`| python3 check.py`)
-        start = pipe
-        while start > 0 and words[start - 1] not in PUNCTUATION:
-            start -= 1
-        if start < pipe and program_name(words[start]) == "cat":
-            fed.update(range(start + 1, pipe))
+        fed.update(index for index in _stages_before(words, pipe) if not words[index].isdigit())
     return fed
+
+
+# The shell's operators, longest first: `);` or `)|` comes as one token from the lexer.
+OPERATOR_CHARS = frozenset(";&|()<>")
+OPERATORS = sorted(
+    (op for op in {*PUNCTUATION, *REDIRECTIONS, *NOT_A_FILE} if set(op) <= OPERATOR_CHARS),
+    key=len,
+    reverse=True,
+)
+
+
+def _operators(word: str) -> list[str]:
+    """A token of the shell's operator characters split into its operators (`);` is `)` and
+    `;`); any other word as it is."""
+    if not word or word in OPERATORS or not set(word) <= OPERATOR_CHARS:
+        return [word]
+    pieces = []
+    while word:
+        piece = next((op for op in OPERATORS if word.startswith(op)), word[0])
+        pieces.append(piece)
+        word = word[len(piece) :]
+    return pieces
+
+
+def _runs_its_input(before: list[str]) -> bool:
+    """Whether the file that comes next is the script of the command whose words come
+    `before` it: an interpreter given options alone so far (`bash -e`, `source`)."""
+    start = max((i + 1 for i, w in enumerate(before) if w in PUNCTUATION), default=0)
+    command = _past_runners([w for w in before[start:] if not ASSIGNMENT.match(w)])
+    return (
+        bool(command)
+        and program_name(command[0]) in INTERPRETERS
+        and all(w.startswith("-") for w in command[1:])
+    )
+
+
+def _past_runners(words: list[str]) -> list[str]:
+    """`words` from the program a runner starts (`env sh`, `nice -n 5 sh`): the runner, its
+    options and their values left out."""
+    index = 0
+    while index < len(words) and program_name(words[index]) in RUNNERS:
+        value_flags_here = RUNNERS[program_name(words[index])]
+        index += 1
+        while index < len(words) and words[index].startswith("-"):
+            index += 2 if words[index] in value_flags_here else 1
+    return words[index:]
+
+
+def _stages_before(words: list[str], pipe: int) -> list[int]:
+    """The places of the words of the pipeline stages before the `|` at `pipe`, with what a
+    subshell or brace group among them holds (`(cat x) | sh`, `{ cat x; } | sh`)."""
+    places: list[int] = []
+    depth = 0
+    for index in range(pipe - 1, -1, -1):
+        word = words[index]
+        if word in (")", "}"):
+            depth += 1
+        elif word in ("(", "{") and depth:
+            depth -= 1
+        elif depth == 0 and word in PUNCTUATION and word != "|":
+            break
+        if word not in PUNCTUATION and word not in (")", "}"):
+            places.append(index)
+    return places
 
 
 def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> list[Path]:
