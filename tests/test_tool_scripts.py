@@ -764,3 +764,52 @@ def test_a_package_manager_called_in_any_form_holds_what_its_package_json_runs(t
         member = {"name": folder, "scripts": {"build": "sh b.sh", "postinstall": "sh b.sh"}}
         (tmp_path / folder / "package.json").write_text(json.dumps(member))
     assert held in named(tmp_path), named(tmp_path)
+
+
+# hgrc forms Mercurial reads as its own parser does: (the .hg/hgrc, other files, what is held).
+HGRC_FORMS = {
+    "a tab after %include": ("%include\t../tools/extra.rc\n", {}, "tools/extra.rc"),
+    "an item after an include goes on in its section": (
+        "[hooks]\n%include ../tools/hg.rc\npre-status = sh tools/h.sh\n",
+        {"tools/hg.rc": "[ui]\nusername = me\n"},
+        "tools/h.sh",
+    ),
+    "a section header's first brackets": (
+        "[hooks][x]\npre-status = sh tools/h.sh\n",
+        {},
+        "tools/h.sh",
+    ),
+    "includes nested deep": (
+        "%include ../a.rc\n",
+        {"a.rc": "%include b.rc\n", "b.rc": "%include c.rc\n", "c.rc": "%include d.rc\n"}
+        | {"d.rc": "[hooks]\npre-status = sh tools/h.sh\n"},
+        "tools/h.sh",
+    ),
+    "a continued line is the same item": (
+        "[hooks]\npre-status =\n  sh tools/h.sh\n",
+        {},
+        "tools/h.sh",
+    ),
+    "the pager, as git's": ("[pager]\npager = ./tools/pg\n", {}, "tools/pg"),
+    "a merge tool": ("[merge-tools]\nmine.executable = tools/merge.sh\n", {}, "tools/merge.sh"),
+}
+
+
+@pytest.mark.parametrize("form", HGRC_FORMS)
+def test_an_hgrc_is_read_as_mercurial_reads_it(tmp_path, form):
+    hgrc, others, held = HGRC_FORMS[form]
+    (tmp_path / ".hg").mkdir()
+    (tmp_path / ".hg" / "hgrc").write_text(hgrc)
+    for name, content in others.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    assert held in named(tmp_path), named(tmp_path)
+
+
+def test_an_hgrc_line_mercurial_refuses_or_includes_without_end_leave_it_unread(tmp_path):
+    (tmp_path / ".hg").mkdir()
+    configs = [tmp_path / ".hg"]
+    (tmp_path / ".hg" / "hgrc").write_text("  stray indented line\n")
+    assert "cannot read .hg/hgrc" in tool_script_not_held(tmp_path, configs)
+    (tmp_path / ".hg" / "hgrc").write_text("%include hgrc\n")  # itself, again and again
+    assert "cannot read .hg/hgrc" in tool_script_not_held(tmp_path, configs)

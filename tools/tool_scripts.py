@@ -32,7 +32,6 @@ turn is the project's code, as a Makefile's is, and is not held.
 
 from __future__ import annotations
 
-import configparser
 import contextlib
 import glob
 import itertools
@@ -135,6 +134,20 @@ NPM_SETTINGS_REASON = (
 MAX_LINKS = 40
 # Where the files an hgrc's `%include` lines read are listed among its parsed sections.
 INCLUDED = "%include"
+# How Mercurial reads each line of an hgrc (each matched at the line's start, ASCII spaces).
+HG_LINE = {
+    name: re.compile(pattern, re.ASCII)
+    for name, pattern in {
+        "comment": r"(;|#)",
+        "continued": r"\s+(\S|\S.*\S)\s*$",
+        "include": r"%include\s+(\S|\S.*\S)\s*$",
+        "empty": r"(;|#|\s*$)",
+        "section": r"\[([^\[]+)\]",
+        "item": r"([^=\s][^=]*?)\s*=\s*(.*\S|)",
+        "unset": r"%unset\s+(\S+)",
+    }.items()
+}
+MAX_HG_INCLUDES = 16
 # mise's [env] directives that name files: one it sources, dotenv files it loads (variables such
 # as LD_PRELOAD make programs run code), and folders it puts on your PATH.
 MISE_ENV_FILES = ("source", "file", "path")
@@ -244,10 +257,9 @@ def read_settings(path: Path, kind: str = "") -> Any:
     agents read theirs). ValueError or OSError when they cannot be."""
     text = read_small_file(path).removeprefix("\ufeff")
     if kind == HG:
-        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        settings: dict[str, dict[str, str]] = {}
         included: list[str] = []
-        parser.read_string(hgrc_text(path, text, included=included))
-        settings = {section: dict(parser[section]) for section in parser.sections()}
+        read_hgrc(path, text, settings, included)
         return {**settings, INCLUDED: dict.fromkeys(included, "")}
     if kind == AIDER or path.suffix in (".yaml", ".yml"):
         return read_yaml(text)
@@ -262,23 +274,45 @@ def read_settings(path: Path, kind: str = "") -> Any:
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
 
 
-def hgrc_text(path: Path, text: str, depth: int = 0, included: list[str] | None = None) -> str:
-    """An hgrc as configparser can read it: `%include FILE` replaced by that file's text (from
-    the hgrc's folder, a few levels deep), `%unset` lines dropped; each file included goes to
-    `included` (Mercurial reads it as the hgrc: it is held as the hgrc's programs are)."""
-    lines = []
-    for line in text.splitlines():
-        if line.startswith("%include "):
-            name = path.parent / os.path.expanduser(line.split(None, 1)[1].strip())
-            if included is not None:
-                included.append(str(name))
-            if depth < 3:
-                # Not made yet: held as missing. Too big or unreadable: the hgrc is unread.
-                with contextlib.suppress(FileNotFoundError):
-                    lines.append(hgrc_text(name, read_small_file(name), depth + 1, included))
-        elif not line.startswith("%"):
-            lines.append(line)
-    return "\n".join(lines)
+def read_hgrc(
+    path: Path, text: str, settings: dict[str, dict[str, str]], included: list[str], depth: int = 0
+) -> None:
+    """An hgrc's items into `settings` by section, read by Mercurial's own rules (HG_LINE):
+    lines end at `\n` or `\r` alone, a section is what the first `[...]` of a line names, an
+    indented line continues the item before it, `%unset` drops an item, and `%include FILE`
+    (from the hgrc's folder, `~` and variables put in) reads that file with sections of its
+    own, after which this one's section goes on. Each file included goes to `included`: it is
+    held as the hgrc's programs are. A line Mercurial refuses (it then runs nothing) or
+    includes nested past MAX_HG_INCLUDES: ValueError, as for settings that cannot be read."""
+    section, item = "", None
+    for line in re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff")):
+        if item is not None:
+            if HG_LINE["comment"].match(line):
+                continue
+            if more := HG_LINE["continued"].match(line):
+                settings[section][item] += "\n" + more.group(1)
+                continue
+            item = None
+        if include := HG_LINE["include"].match(line):
+            name = os.path.expandvars(os.path.expanduser(include.group(1)))
+            name = os.path.normpath(path.parent / name)
+            included.append(name)
+            if depth >= MAX_HG_INCLUDES:
+                raise ValueError(f"includes nested deeper than {MAX_HG_INCLUDES}")
+            # Not made yet: held as missing. Too big or unreadable: the hgrc is unread.
+            with contextlib.suppress(FileNotFoundError):
+                read_hgrc(Path(name), read_small_file(Path(name)), settings, included, depth + 1)
+        elif HG_LINE["empty"].match(line):
+            continue
+        elif header := HG_LINE["section"].match(line):
+            section = header.group(1)
+        elif found := HG_LINE["item"].match(line):
+            item = found.group(1)
+            settings.setdefault(section, {})[item] = found.group(2)
+        elif unset := HG_LINE["unset"].match(line):
+            settings.get(section, {}).pop(unset.group(1), None)
+        else:
+            raise ValueError(f"Mercurial refuses the line {line[:80]!r}")
 
 
 def read_yaml(text: str) -> Any:
@@ -536,14 +570,25 @@ def zed_runs(settings: Any) -> Iterator[Run]:
 
 def hg_runs(settings: Any) -> Iterator[Run]:
     """Mercurial's hooks (a command line, or `python:path.py:function`) and extensions (a
-    file or folder, `!` for one turned off)."""
-    for value in _dict(_dict(settings).get("hooks")).values():
+    file or folder, `!` for one turned off), and the programs it runs as git runs its pager
+    and editor: [ui] editor and ssh, the pager, watchman, merge tools, extdiff's commands and
+    `!` aliases."""
+    sections = {name: _dict(items) for name, items in _dict(settings).items()}
+    ui, tools = sections.get("ui", {}), sections.get("merge-tools", {})
+    lines = [ui.get("editor"), ui.get("ssh"), sections.get("pager", {}).get("pager")]
+    lines.append(sections.get("fsmonitor", {}).get("watchman_exe"))
+    lines += [value for key, value in tools.items() if key.endswith(".executable")]
+    lines += [value for key, value in sections.get("extdiff", {}).items() if "." not in key]
+    lines += [value for key, value in sections.get("extdiff", {}).items() if key.startswith("cmd.")]
+    lines += [v.removeprefix("!") for v in sections.get("alias", {}).values() if v.startswith("!")]
+    yield from (Run(line) for line in lines if isinstance(line, str) and line)
+    for value in sections.get("hooks", {}).values():
         if value.startswith("python:"):
             module = value.removeprefix("python:").rpartition(":")[0]
             yield Run(None, files=(module,) if "/" in module or module.endswith(".py") else ())
         else:
             yield Run(value)
-    for value in _dict(_dict(settings).get("extensions")).values():
+    for value in sections.get("extensions", {}).values():
         if value and not value.startswith("!"):
             yield Run(None, files=(value,))
     yield Run(None, files=tuple(_dict(settings).get(INCLUDED, {})))  # `%include ../hg.rc`
@@ -597,7 +642,7 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for path, kind in settings_files(config):
             try:
                 settings = read_settings(path, kind)
-            except (OSError, ValueError, RecursionError, configparser.Error):
+            except (OSError, ValueError, RecursionError):
                 unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
                 continue
             shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
