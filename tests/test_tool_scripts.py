@@ -813,3 +813,16 @@ def test_an_hgrc_line_mercurial_refuses_or_includes_without_end_leave_it_unread(
     assert "cannot read .hg/hgrc" in tool_script_not_held(tmp_path, configs)
     (tmp_path / ".hg" / "hgrc").write_text("%include hgrc\n")  # itself, again and again
     assert "cannot read .hg/hgrc" in tool_script_not_held(tmp_path, configs)
+
+
+def test_a_path_version_of_asdf_or_mise_holds_its_folder_or_makes_commands_ask(tmp_path):
+    # asdf and mise run that folder's bin/node for every `node` in the folder.
+    (tmp_path / "tools" / "node" / "bin").mkdir(parents=True)
+    (tmp_path / ".tool-versions").write_text(f"nodejs path:{tmp_path}/tools/node  # local\n")
+    assert named(tmp_path) == {"tools/node"}
+    assert "path:" in protected_reason(tmp_path, "tools/node/bin/node")
+    (tmp_path / ".tool-versions").unlink()
+    (tmp_path / "mise.toml").write_text('[tools]\nnode = "path:./tools/node"\n')
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert "only its tool can tell" in tool_script_not_held(tmp_path, configs)
+    assert protected_reason(tmp_path, "tools/node/bin/node")

@@ -228,8 +228,8 @@ class UntoldProgram(NamedTuple):
         expansion (`"$(git rev-parse --show-toplevel)"/tools/conv`: any `.../tools/conv`), or,
         for a word that ends in one, begins as the word does before its first
         (`tools/pg$(true)`: any `tools/pg...`)."""
-        if tail := self.tail():
-            return str(candidate).endswith(tail)
+        if tail := self.tail():  # (or lies in it: a folder a tool runs from, `path:./x`)
+            return str(candidate).endswith(tail) or f"{tail}/" in str(candidate)
         head = self.head()
         return bool(head) and str(candidate).startswith(head)
 

@@ -60,6 +60,7 @@ from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
+VERSIONS = "versions"
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -90,6 +91,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".mise": (("config.toml", MISE),),
     ".cargo": (("config.toml", CARGO), ("config", CARGO)),
     **dict.fromkeys(("rust-toolchain.toml", "rust-toolchain"), (("", TOOLCHAIN),)),
+    ".tool-versions": (("", VERSIONS),),
     ".zed": (("settings.json", ZED),),
     ".hg": (("hgrc", HG),),
     ".aider.conf.yml": (("", AIDER),),
@@ -180,6 +182,8 @@ REASONS = {
     HG: "Mercurial runs it as a hook or loads it as an extension ({settings} names it)",
     AIDER: "aider runs it after each change it makes ({settings} names it as lint-cmd or test-cmd)",
     EDITOR: "VS Code or an extension of it runs or loads it ({settings} names it)",
+    VERSIONS: "asdf and mise run the tool's programs from there in every shell here ({settings} "
+    "names it as a `path:` version)",
 }
 
 
@@ -261,6 +265,9 @@ def read_settings(path: Path, kind: str = "") -> Any:
         included: list[str] = []
         read_hgrc(path, text, settings, included)
         return {**settings, INCLUDED: dict.fromkeys(included, "")}
+    if kind == VERSIONS:  # asdf's: `nodejs 20.1.0 path:./tools/node`, `#` to the line's end
+        lines = (line.split("#", 1)[0].split() for line in text.splitlines())
+        return {"tools": {words[0]: words[1:] for words in lines if words}}
     if kind == AIDER or path.suffix in (".yaml", ".yml"):
         return read_yaml(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
@@ -528,6 +535,7 @@ def mise_runs(settings: Any) -> Iterator[Run]:
                 yield Run(None, files=tuple(paths))
         variables = {k: v for k, v in _dict(table).items() if k != "_" and isinstance(v, str)}
         yield Run(None, env=variables)
+    yield from version_paths(settings)  # [tools] node = "path:./tools/node"
 
 
 def cargo_runs(settings: Any) -> Iterator[Run]:
@@ -550,6 +558,20 @@ def cargo_runs(settings: Any) -> Iterator[Run]:
                     yield Run(as_command_line(each))
             elif isinstance(value, dict):
                 stack.append(value)
+
+
+def version_paths(settings: Any) -> Iterator[Run]:
+    """The `path:` versions of asdf's .tool-versions or mise's [tools] (`node =
+    "path:./tools/node"`): the folders whose bin/ they run for the tool in every shell and
+    editor here. A relative one is taken from the shell's folder: only the tool can tell."""
+    for value in _dict(_dict(settings).get("tools")).values():
+        versions = [
+            _dict(item).get("version") if isinstance(item, dict) else item for item in _list(value)
+        ]
+        for version in _strings(versions):
+            if version.startswith("path:"):
+                path = os.path.normpath(os.path.expanduser(version.removeprefix("path:")))
+                yield Run(None, files=(path if os.path.isabs(path) else f"${{PWD}}/{path}",))
 
 
 def toolchain_runs(settings: Any) -> Iterator[Run]:
@@ -679,7 +701,7 @@ def run_by(
     unknown: list[str] = []
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
-    readers |= {AIDER: aider_runs, EDITOR: editor_paths}
+    readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
     for run in readers.get(kind, agent_commands)(settings):
         if run.unknown:
             unknown.append(run.unknown)
