@@ -679,7 +679,7 @@ def test_the_module_of_python_dash_m_is_each_file_python_would_take_it_from(valu
     # in place of the installed one, and so would a package folder or an extension module.
     by_name = ByName()
     found = program_paths(value, Path("/w"), [], True, by_name)
-    modules = by_name.modules
+    modules = [path for path, _ in by_name.when_there]
     assert Path(f"/w/{module}") in modules and Path(f"/w/{module}.py") in modules
     assert any(path.name.endswith(".so") for path in modules)
     # What follows the module's name is its own arguments, no script of python's.
@@ -689,7 +689,7 @@ def test_the_module_of_python_dash_m_is_each_file_python_would_take_it_from(valu
 def test_a_script_argument_named_dash_m_is_no_module():
     by_name = ByName()
     found = program_paths("python3 tool.py -m x", Path("/w"), [], True, by_name)
-    assert found == [Path("/w/tool.py")] and by_name.modules == []
+    assert found == [Path("/w/tool.py")] and by_name.when_there == []
 
 
 @needs_bwrap

@@ -704,7 +704,7 @@ def test_a_python_module_an_mcp_server_runs_is_held_where_it_is_and_watched_wher
     (tmp_path / "srv").mkdir()
     (tmp_path / "srv" / "__main__.py").write_text("print('serving')\n")
     configs = scan_for_file_tools(tmp_path).tool_configs
-    modules = tool_scripts(tmp_path, configs).modules
+    modules = [path for path, _ in tool_scripts(tmp_path, configs).when_there]
     assert {tmp_path / "srv", tmp_path / "fetch.py", tmp_path / "fetch"} <= set(modules)
     assert tool_script_not_held(tmp_path, configs) is None  # nothing to ask about
     for path in ("srv/__main__.py", "fetch.py", "fetch/__init__.py"):
@@ -826,3 +826,32 @@ def test_a_path_version_of_asdf_or_mise_holds_its_folder_or_makes_commands_ask(t
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert "only its tool can tell" in tool_script_not_held(tmp_path, configs)
     assert protected_reason(tmp_path, "tools/node/bin/node")
+
+
+def test_docker_compose_in_a_folder_open_task_holds_its_files_and_watches_the_missing(tmp_path):
+    # A compose file a command rewrote (`privileged: true`, `/:/host` mounted) would have the
+    # docker daemon start it as root on the next opening of the folder.
+    tasks = [
+        {"label": "up", "command": "docker compose up -d", "runOptions": {"runOn": "folderOpen"}}
+    ]
+    tasks.append({**tasks[0], "label": "x", "command": "podman compose -f ops/dev.yml up"})
+    tasks.append({**tasks[0], "label": "y", "command": "docker run --rm -v .:/w img"})
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": tasks}))
+    (tmp_path / "compose.yaml").write_text(
+        "include:\n  - infra/db.yaml\nservices:\n  web:\n    extends:\n"
+        "      file: common.yaml\n      service: base\n"
+    )
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra/db.yaml").write_text("include:\n  - path: ../more.yaml\n")
+    assert named(tmp_path) == {
+        "compose.yaml",
+        "infra/db.yaml",
+        "more.yaml",
+        "common.yaml",
+        "ops/dev.yml",
+    }
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    watched = {str(p.relative_to(tmp_path)) for p, _ in tool_scripts(tmp_path, configs).when_there}
+    assert {"compose.override.yaml", "docker-compose.yml"} <= watched
+    assert "docker daemon" in protected_reason(tmp_path, "compose.override.yaml")

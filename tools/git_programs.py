@@ -259,17 +259,23 @@ class UntoldProgram(NamedTuple):
 
 @dataclass
 class ByName:
-    """What a command line runs by a name rather than by a path: the files python would take
-    the module of a `python -m x` from (`module_files`), and each package manager it calls
-    with the folder it calls it from (None where only the shell can tell) and the words that
-    follow (`npm run watch`: ("run", "watch")), whose package.json names what runs."""
+    """What a command line runs by a name rather than by a path: files that run only once
+    they are made, with why (those python would take the module of a `python -m x` from,
+    `module_files`: held while they exist, reported when a command makes one), and each call
+    of a program that runs
+    what a file of its folder names (FOLDER_RUNNERS: npm's package.json, docker compose's
+    compose.yaml), with the folder it is called from (None where only the shell can tell),
+    the program and the words that follow (`npm run watch`: ("run", "watch"))."""
 
-    modules: list[Path] = field(default_factory=list)
-    package_calls: list[tuple[Path | None, tuple[str, ...]]] = field(default_factory=list)
+    when_there: list[tuple[Path, str]] = field(default_factory=list)
+    calls: list[tuple[Path | None, str, tuple[str, ...]]] = field(default_factory=list)
 
 
-# Package managers: each runs what the package.json of its folder names (tools/tool_scripts.py).
+# Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the
+# package managers (package.json) and compose (`docker compose`, compose.yaml).
 PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+COMPOSE_PROGRAMS = ("docker", "podman", "docker-compose", "podman-compose")
+FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
 
 
 def module_files(module: str, base: Path) -> list[Path]:
@@ -452,7 +458,9 @@ def program_paths(
             if base is None:
                 _cannot_tell(f"${{PWD}}/{module}", worktree, untold)  # `cd "$d" && python -m x`
             elif by_name is not None:
-                by_name.modules += module_files(module, base)
+                by_name.when_there += [
+                    (p, PYTHON_MODULE_REASON) for p in module_files(module, base)
+                ]
             before_last, last = last, word  # what follows is the module's, not a script
             continue
         is_program = not command
@@ -472,10 +480,10 @@ def program_paths(
             continue
         elif is_program:
             command = program_name(word)
-            if command in PACKAGE_MANAGERS and by_name is not None:
+            if command in FOLDER_RUNNERS and by_name is not None:
                 ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
                 after = tuple(words[index + 1 : next(ends, len(words))])
-                by_name.package_calls.append((base, after))
+                by_name.calls.append((base, command, after))
         if not (word.startswith(("-", "+")) or is_value):
             before_last, last = last, word
         is_script = not is_program and (
@@ -803,9 +811,8 @@ def git_modules_in(root: Path, git_entries: list[Path] = ()) -> list[tuple[Path,
     root = Path(os.path.realpath(root))
     by_name = ByName()
     git_programs_around(root.parent, git_entries, by_name=by_name)
-    found = (_under(root, path) for path in by_name.modules)
-    inside = [path for path in dict.fromkeys(found) if path != root and path.is_relative_to(root)]
-    return [(path, PYTHON_MODULE_REASON) for path in inside]
+    found = ((_under(root, path), why) for path, why in by_name.when_there)
+    return [(p, why) for p, why in dict.fromkeys(found) if p != root and p.is_relative_to(root)]
 
 
 def _under(root: Path, path: Path) -> Path:
@@ -858,8 +865,9 @@ def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | N
     named = git_programs_around(candidate.parent, git_entries, untold, by_name)
     if any(program.may_be(candidate) for program in untold):
         return GIT_PROGRAM_REASON
-    if any(candidate == path or candidate.is_relative_to(path) for path in by_name.modules):
-        return PYTHON_MODULE_REASON
+    for path, why in by_name.when_there:
+        if candidate == path or candidate.is_relative_to(path):
+            return why
     for path in named:
         real = Path(os.path.realpath(path))
         # A templates folder (or the system config's) holds what is inside it too.

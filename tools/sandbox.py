@@ -147,9 +147,10 @@ from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
 from tools.tool_scripts import (
+    COMPOSE_REASON,
     NPM_SETTINGS_REASON,
     npm_settings,
-    tool_modules,
+    tool_files_when_there,
     tool_script_not_held,
     tool_scripts_in,
 )
@@ -824,7 +825,11 @@ def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, s
     """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
     found = held_when_there(root, envrcs) + npm_settings(root, scan.tool_configs)
-    return found + tool_modules(root, scan.tool_configs) + git_modules_in(root, scan.git_entries)
+    return (
+        found
+        + tool_files_when_there(root, scan.tool_configs)
+        + git_modules_in(root, scan.git_entries)
+    )
 
 
 def shown(root: Path, path: Path) -> str:
@@ -1686,6 +1691,7 @@ class Bubblewrap:
                 PYTHON_PATH_REASON: "python runs it at start",
                 NPM_SETTINGS_REASON: "a package manager reads it for the scripts a host tool runs",
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
+                COMPOSE_REASON: "docker compose reads it for a host tool",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(

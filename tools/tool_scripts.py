@@ -48,8 +48,8 @@ import yaml
 
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
+    COMPOSE_PROGRAMS,
     EXPANSION,
-    PYTHON_MODULE_REASON,
     ByName,
     UntoldProgram,
     is_script_name,
@@ -195,9 +195,9 @@ class ToolScripts(NamedTuple):
     untold: list[tuple[UntoldProgram, str]]
     unread: list[Path]
     unknown: list[tuple[str, str]]  # (what is run, the settings that run it)
-    # The files python would take the module of a `python -m x` they run from: held while they
-    # exist, and reported when a command makes one (git_programs.module_files).
-    modules: list[Path]
+    # Files they run only once made (the module of a `python -m x`, a compose.yaml), with why:
+    # held while they exist, and reported when a command makes one (tools/sandbox.py).
+    when_there: list[tuple[Path, str]]
 
 
 def settings_files(config: Path) -> list[tuple[Path, str]]:
@@ -243,6 +243,17 @@ WORKSPACE_OPTIONS = ("-w", "--workspace", "--workspaces", "-ws", "--filter", "-F
 WORKSPACE_OPTIONS += ("--recursive", "--include-workspace-root", "-W", "--workspace-root")
 PACKAGE_DEFAULTS = ("server.js", "binding.gyp")
 PACKAGE_JSON, PNPM_WORKSPACE = "package.json", "pnpm-workspace.yaml"
+# What `docker compose` (or podman's) reads from its folder when no `-f` names the files: the
+# first of COMPOSE_FILES, and its override beside it. The options that name files or folder.
+COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+COMPOSE_OVERRIDES = tuple(name.replace(".y", ".override.y") for name in COMPOSE_FILES)
+COMPOSE_FILE_OPTIONS = ("-f", "--file", "--env-file")
+COMPOSE_FOLDER_OPTIONS = ("--project-directory",)
+COMPOSE_REASON = (
+    "docker compose starts the containers it describes, with the docker daemon's rights (root "
+    "on your machine: a host folder mounted, a privileged container), when a host tool runs it"
+)
+MAX_COMPOSE_FILES = 64
 MAX_WORKSPACE_MATCHES = 2000  # folders a workspace pattern may match (`**` walks the tree)
 
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
@@ -683,9 +694,11 @@ def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
             if version != root and version.is_relative_to(root):
                 inside.append((version, why))
-    inside_modules = [p for p in dict.fromkeys(by_name.modules) if p.is_relative_to(root)]
+    when_there = [
+        (p, why) for p, why in dict.fromkeys(by_name.when_there) if p.is_relative_to(root)
+    ]
     untold_now = list(dict.fromkeys(untold))
-    return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, inside_modules)
+    return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, when_there)
 
 
 def run_by(
@@ -711,15 +724,19 @@ def run_by(
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
             somewhere = ByName()
-            paths = _run_paths(run, project, project, [], somewhere) + somewhere.modules
-            paths += [project / PACKAGE_JSON for _ in somewhere.package_calls]
+            paths = _run_paths(run, project, project, [], somewhere)
+            paths += [path for path, _ in somewhere.when_there]
+            paths += [project / PACKAGE_JSON for _ in somewhere.calls]
             untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
         else:
             found += _run_paths(run, folder, project, untold, by_name)
-    # What the package managers called run, and the package managers their scripts call.
+    # What the package managers and compose called run, and what their scripts call in turn.
     packages: set[Path] = set()
-    while by_name.package_calls:
-        base, words = by_name.package_calls.pop()
+    while by_name.calls:
+        base, program, words = by_name.calls.pop()
+        if program in COMPOSE_PROGRAMS:
+            found += _compose_files(base, program, words, project, untold, by_name, unknown)
+            continue
         folders = _package_folders(base, words, project, untold)
         found += _call_programs(base, words, untold) if base is not None else []
         for folder in (folder for folder in folders if folder not in packages):
@@ -799,6 +816,87 @@ def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgra
             found += _literal(value, base, untold)
         elif option == "--node-options":
             found += [base / path for path in code_paths_of("NODE_OPTIONS", value)]
+    return found
+
+
+def _compose_files(
+    base: Path | None,
+    program: str,
+    words: tuple[str, ...],
+    project: Path,
+    untold: list[UntoldProgram],
+    by_name: ByName,
+    unknown: list[str],
+) -> list[Path]:
+    """The compose files a `docker compose` call from `base` reads: those `-f` names (and the
+    env file, which may name others), or the first of COMPOSE_FILES there and its override,
+    and the files each includes or extends. One of those that is not made yet goes to
+    `by_name.when_there`: most folders have but one of the names."""
+    if program in ("docker", "podman") and [w for w in words if not w.startswith("-")][:1] != [
+        "compose"
+    ]:
+        return []  # `docker run ...`: what it runs is on the line itself
+    if base is None:
+        untold.append(UntoldProgram(project, f"${{PWD}}/{COMPOSE_FILES[0]}"))
+        return []
+    folder, named = base, []
+    for index, word in enumerate(words):
+        option, joined, value = word.partition("=")
+        value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
+        if option in COMPOSE_FILE_OPTIONS:
+            named.append(value)
+        elif option in COMPOSE_FOLDER_OPTIONS:
+            named_folder = _literal(value, base, untold)
+            if not named_folder:
+                return []
+            folder = named_folder[0]
+    found: list[Path] = []
+    for value in named:
+        found += _literal(value, base, untold)
+    if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
+        present = [folder / name for name in COMPOSE_FILES if os.path.lexists(folder / name)]
+        found += present[:1]
+        for name in (*COMPOSE_FILES, *COMPOSE_OVERRIDES):
+            path = folder / name
+            if os.path.lexists(path):
+                found += [path] if name in COMPOSE_OVERRIDES else []
+            else:
+                by_name.when_there.append((path, COMPOSE_REASON))
+    return found + _compose_includes(found, untold, unknown)
+
+
+def _compose_includes(
+    files: list[Path], untold: list[UntoldProgram], unknown: list[str]
+) -> list[Path]:
+    """The compose files that `files` include (`include:`) or extend (`extends: file:`), and
+    those they include in turn, each from the folder of the file that names it."""
+    found: list[Path] = []
+    waiting, seen = list(files), set(files)
+    while waiting and len(seen) <= MAX_COMPOSE_FILES:
+        path = waiting.pop()
+        try:
+            compose = _dict(read_yaml(read_small_file(path)))
+        except FileNotFoundError:
+            continue
+        except ValueError as error:
+            if "not YAML" not in str(error):  # (one compose refuses runs nothing)
+                unknown.append(f"the compose file {path.name}, which it cannot read ({error})")
+            continue
+        except OSError:
+            unknown.append(f"the compose file {path.name}, which it cannot read")
+            continue
+        named = [
+            _dict(item).get("path") if isinstance(item, dict) else item
+            for item in _list(compose.get("include"))
+        ]
+        for service in _dict(compose.get("services")).values():
+            named.append(_dict(_dict(service).get("extends")).get("file"))
+        for text in _strings(named):
+            for each in _literal(text, path.parent, untold):
+                if each not in seen:
+                    seen.add(each)
+                    found.append(each)
+                    waiting.append(each)
     return found
 
 
@@ -966,17 +1064,16 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
     for path, why in [*found.named, *npm_settings(root, tool_configs)]:
         if candidate == path or (os.path.isdir(path) and candidate.is_relative_to(path)):
             return f"{_shown(root, path)} is protected: {why}"
-    for path in found.modules:
+    for path, why in found.when_there:
         if candidate == path or candidate.is_relative_to(path):
-            return f"{_shown(root, path)} is protected: {PYTHON_MODULE_REASON}"
+            return f"{_shown(root, path)} is protected: {why}"
     return None
 
 
-def tool_modules(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
-    """The files python would take the module of a `python -m x` the host tools run from, with
+def tool_files_when_there(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
+    """The files the host tools run only once they are made (ToolScripts.when_there), with
     why (for tools/sandbox.py `held_when_there_paths`)."""
-    found = tool_scripts(Path(os.path.realpath(root)), tool_configs).modules
-    return [(path, PYTHON_MODULE_REASON) for path in found]
+    return tool_scripts(Path(os.path.realpath(root)), tool_configs).when_there
 
 
 def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
