@@ -500,7 +500,14 @@ def test_vs_code_settings_hold_the_files_they_name_that_exist(tmp_path):
         "json.schemas": [{"url": "./schemas/not-made-yet.json"}],
         "files.exclude": {"**/build": True},
         "editor.fontSize": 13,
+        # A schema, a linter's or formatter's config: data, or the project's own code.
+        "eslint.options": {"overrideConfigFile": "./eslint.config.js"},
+        "prettier.configPath": "./.prettierrc",
+        "terminal.integrated.profiles.linux": {"dev": {"path": "./tools/py"}},
     }
+    for name in ("eslint.config.js", ".prettierrc"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
     (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
     assert named(tmp_path) == {"tools/py"}
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None

@@ -227,6 +227,14 @@ def project_of(config: Path, kind: str) -> Path:
     return folder
 
 
+# The keys of an editor's settings whose value is a program, or what a program loads its code
+# from, by how their last part ends (`python.defaultInterpreterPath`, `clangd.path`,
+# `go.toolsGopath`, `rust-analyzer.server.path`, `eslint.nodePath`), or whole; and words of
+# keys that name data (`json.schemas`' `url`, `prettier.configPath`, `ignorePath`).
+EDITOR_PROGRAM_ENDINGS = ("path", "executable", "command", "interpreter", "binary", "exe")
+EDITOR_PROGRAM_KEYS = ("args", "program", "runtime", "server", "shell")
+EDITOR_DATA_WORDS = ("config", "schema", "ignore", "log", "cache", "output", "url")
+
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
 
@@ -635,12 +643,36 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 
 
 def editor_paths(settings: Any) -> Iterator[Run]:
-    """The existing files an editor's settings name by a path (`"python.defaultInterpreterPath":
-    "./tools/py"`, a terminal profile's `path`, a language server's): extensions run them."""
+    """The existing files an editor's settings name by a path under a key that names a program
+    or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a terminal profile's
+    `path`, a language server's `serverPath`): extensions run them. A
+    schema, or a linter's or formatter's config, is data or the project's own code."""
     named = [
-        text for text in _strings(settings) if text.startswith(PATH_STARTS) and "*" not in text
+        text
+        for key, text in _keyed_strings(settings)
+        if text.startswith(PATH_STARTS) and "*" not in text and _names_a_program(key)
     ]
     yield Run(None, files=tuple(named), existing=True)
+
+
+def _keyed_strings(item: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """Each string in `item` with the key it stands under (in a list: the list's key)."""
+    if isinstance(item, str):
+        yield key, item
+    elif isinstance(item, dict):
+        for name, value in item.items():
+            yield from _keyed_strings(value, str(name))
+    elif isinstance(item, list):
+        for value in item:
+            yield from _keyed_strings(value, key)
+
+
+def _names_a_program(key: str) -> bool:
+    """Whether a settings key names a program, or a folder or file one loads its code from."""
+    last = key.rsplit(".", 1)[-1].lower()
+    if any(word in last for word in EDITOR_DATA_WORDS):
+        return False
+    return last.endswith(EDITOR_PROGRAM_ENDINGS) or last in EDITOR_PROGRAM_KEYS
 
 
 def _a_path(text: str) -> bool:
