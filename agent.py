@@ -196,9 +196,11 @@ class Agent:
         self.context = AgentContext(self.messages, system_prompt, self.tools, self.workspace)
         # Where bash runs; the reason says why there is no sandbox when one was wanted.
         self.sandbox, self.no_sandbox_reason = pick_sandbox(sandbox, allow_network)
-        if sandbox is True and hasattr(self.sandbox, "before_command"):
-            # As the terminal does for the sandbox it makes: the search for copies of the key,
-            # and the watch of what is written before the first command, begin now.
+        started = getattr(self.sandbox, "started_in", set())
+        if hasattr(self.sandbox, "before_command") and self.workspace.resolve() not in started:
+            # As the terminal does for the sandbox it makes (or was given: `Agent(sandbox=
+            # sandbox, tasks=manager)`): the search for copies of the key, and the watch of
+            # what is written before the first command, begin now, once per workspace.
             self.sandbox.before_command(self.workspace, starting=True)
         if middleware is None:  # the product (defaults.py); a list, even [], replaces it
             middleware = default_middleware(

@@ -347,3 +347,27 @@ def test_agent_from_code_watches_the_workspace_from_the_start_as_the_terminal_do
         assert root in between._watches
     finally:
         between.key_files_written_while_it_started(Path(root))
+
+
+@pytest.mark.skipif(not SANDBOX_WORKS, reason="bubblewrap cannot make a sandbox here")
+def test_agent_given_a_sandbox_watches_from_the_start_and_a_started_one_is_not_begun_again(
+    api, workspace
+):
+    # The README's background-task form: `Agent(sandbox=sandbox, tasks=manager)`.
+    import tools.between_commands as between
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import TaskManager
+
+    root = Path(workspace).resolve()
+    sandbox = Bubblewrap()
+    manager = TaskManager(Path(workspace).parent / "tasks", sandbox)
+    client = fake_api_client(api.base_url)
+    Agent(client=client, workspace=workspace, sandbox=sandbox, tasks=manager)
+    try:
+        assert str(root) in between._watches
+        scans = []
+        sandbox.before_command = lambda *args, **kwargs: scans.append(args)
+        Agent(client=client, workspace=workspace, sandbox=sandbox, tasks=manager)
+        assert scans == []  # begun once for this workspace (as the terminal does it)
+    finally:
+        between.key_files_written_while_it_started(root)

@@ -380,3 +380,112 @@ def test_a_key_saved_while_a_command_is_made_ready_is_handed_to_its_watch(tmp_pa
     found = between.key_files_written_while_it_started(tmp_path)  # its own watch has begun
     assert [Path(path).resolve() for path in found] == [(tmp_path / "config" / "key.txt").resolve()]
     assert str(tmp_path) not in between._watches
+
+
+def gap_workspace(tmp_path: Path) -> Path:
+    workspace = tmp_path / "work"
+    (workspace / "config").mkdir(parents=True)
+    (workspace / "config" / "settings.json").write_text('{"anthropic_api_key": ""}\n')
+    return workspace
+
+
+def read_back(text_out: str) -> None:
+    assert API_KEY not in text_out and REVERSED not in text_out, text_out
+    assert text_out.startswith("0\n"), text_out  # hidden: the command finds it empty
+
+
+@needs_bwrap
+def test_a_key_saved_as_a_command_ends_is_hidden_from_the_next(tmp_path, planloop_key, monkeypatch):
+    # A command's end takes a moment (its sandbox's view is worked out again: seconds, for a
+    # big workspace's settings). The watch between commands begins before the command's own
+    # watch takes its last look, so that a file saved meanwhile is seen by one of them.
+    import tools.bash as bash_tool
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    judged_at_the_end = bash_tool.what_was_lost
+
+    def the_person_pastes_it_meanwhile(*args, **kwargs):
+        (workspace / "config" / "settings.json").write_text(SETTINGS)
+        return judged_at_the_end(*args, **kwargs)
+
+    async def two_commands() -> str:
+        monkeypatch.setattr(bash_tool, "what_was_lost", the_person_pastes_it_meanwhile)
+        await run_bash(workspace, "true", sandbox=box)
+        monkeypatch.setattr(bash_tool, "what_was_lost", judged_at_the_end)
+        return await run_bash(workspace, SHOW, sandbox=box)
+
+    read_back(asyncio.run(two_commands()))
+
+
+@needs_bwrap
+def test_a_key_saved_while_a_background_task_runs_is_hidden_from_the_next_command(
+    tmp_path, planloop_key
+):
+    # A task's start ends the watch between commands, as a command's does; the task is no
+    # command of the model's, so the watch begins again for the next one.
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import TaskManager
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    manager = TaskManager(tmp_path / "session.tasks", box)
+
+    async def a_task_then_a_command() -> str:
+        task = await manager.start(workspace, "sleep 60", 120, box)
+        try:
+            (workspace / "config" / "settings.json").write_text(SETTINGS)
+            return await run_bash(workspace, SHOW, sandbox=box)
+        finally:
+            manager.stop(task.id)
+            await manager.shutdown()
+
+    read_back(asyncio.run(a_task_then_a_command()))
+
+
+@needs_bwrap
+def test_a_key_saved_as_a_background_task_ends_is_hidden_from_the_next_command(
+    tmp_path, planloop_key, monkeypatch
+):
+    import tools.tasks as tasks_module
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import TaskManager
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    manager = TaskManager(tmp_path / "session.tasks", box)
+    judged_at_the_end = tasks_module.what_was_lost
+
+    def the_person_pastes_it_meanwhile(*args, **kwargs):
+        (workspace / "config" / "settings.json").write_text(SETTINGS)
+        return judged_at_the_end(*args, **kwargs)
+
+    async def a_task_that_ends_then_a_command() -> str:
+        task = await manager.start(workspace, "true", 120, box)
+        monkeypatch.setattr(tasks_module, "what_was_lost", the_person_pastes_it_meanwhile)
+        await task.done.wait()  # its end: the last look, then its view worked out again
+        monkeypatch.setattr(tasks_module, "what_was_lost", judged_at_the_end)
+        return await run_bash(workspace, SHOW, sandbox=box)
+
+    read_back(asyncio.run(a_task_that_ends_then_a_command()))
+
+
+def test_an_error_while_the_watch_reads_its_events_counts_as_lost_track(
+    tmp_path, planloop_key, monkeypatch
+):
+    # (A link removed while it is followed, in the middle of a batch of events: the rest of
+    # the batch, read from the kernel already, would be lost unseen.)
+    def fails(*_args, **_kwargs):
+        raise FileNotFoundError("the link went while it was followed")
+
+    between.watch_until_the_next_command(tmp_path)
+    monkeypatch.setattr(folder_watch.FolderWatch, "_note", fails)
+    (tmp_path / "notes.txt").write_text("x")
+    told: list[str] = []
+    between.key_files_written_between(tmp_path, told.append)
+    assert told == [between.LOST_TRACK_NOTICE]
+    between.key_files_written_while_it_started(tmp_path)

@@ -173,6 +173,10 @@ async def run_bash(
         # the command started outlives the call, not even what called setsid.
         await started.finish()
         started.watch.finish_copy()
+        if confined:
+            # Watched until the next command from now, while this one's watch still looks:
+            # a file written as it ends is seen by one of them (tools/between_commands.py).
+            getattr(sandbox, "watch_from_now", _no_watch)(workspace)
         if cancelled and confined:
             # Ctrl-C, SIGTERM: what the command made before it was stopped is still reported,
             # at once and at exit. Left for later, a scan would count it as already there.
@@ -216,6 +220,10 @@ async def run_bash(
         parts += sandbox.explain(output.text(), started.returncode)  # why git writes failed
     parts.append(f"[exit code: {describe_exit(started.returncode)}]")
     return "\n".join(parts)
+
+
+def _no_watch(workspace: Path) -> None:
+    """A sandbox that keeps no watch between commands (an embedder's own)."""
 
 
 def make_bash(sandbox: object = None, tasks: Any = None) -> Tool:

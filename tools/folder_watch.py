@@ -681,7 +681,10 @@ class FolderWatch:
         except (OSError, ToolError):
             # Refused on its way (`../../ws/.hl` leaves the workspace and comes back): where it
             # ends, if that is inside, is what a program reading the name gets.
-            real = os.path.realpath(path)
+            try:
+                real = os.path.realpath(path)
+            except OSError:  # the link went while it was followed: judged by its name later
+                return None
             if not real.startswith(workspace + os.sep):
                 return None
             opened = open_for_key(real)
@@ -928,6 +931,10 @@ class FolderWatch:
         unwatched = len(self.unwatched)
         try:
             self._read_events()
+        except Exception:
+            # The rest of the batch, read from the kernel already, would be lost unseen: as
+            # when the kernel drops events, nothing can be told of what happened meanwhile.
+            self._overflowed()
         finally:
             grew = len(self.unwatched) > unwatched
             if grew and self.unwatched_now is not None and not self.said_unwatched:

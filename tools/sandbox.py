@@ -1442,6 +1442,7 @@ class Bubblewrap:
         self.packages_held: dict[Path, bool] = {}
         self.search_cut_said = False  # the search for copies of the key stopped at a bound
         self.searches_key_copies = True  # not the start-up probe's: it runs `true`, reads nothing
+        self.started_in: set[Path] = set()  # workspaces `before_command(starting=True)` began
 
     @property
     def description(self) -> str:
@@ -1478,6 +1479,8 @@ class Bubblewrap:
             KEY_FILES.update(dict.fromkeys(key_files_written_between(root, self._tell, linked)))
             if starting:
                 watch_until_the_next_command(root)  # the search has listed what it reads
+        if starting:
+            self.started_in.add(root)
         scan.run_later = run_later_state(root, scan)
         scan.held_when_there = identities(held_when_there_paths(root, scan))
         if not self.must_ask:
@@ -1486,6 +1489,14 @@ class Bubblewrap:
                 scan.confinement_lost = self.must_ask
                 self._tell(f"planloop: {self.must_ask}.")
         return scan
+
+    def watch_from_now(self, workspace: Path) -> None:
+        """Watch the workspace until the next command from now on: called as a command or a
+        background task ends, before its own watch takes its last look, and once a task's
+        own watch has begun, so that the two overlap and no moment goes unwatched
+        (tools/between_commands.py)."""
+        if self.searches_key_copies:
+            watch_until_the_next_command(Path(workspace).resolve())
 
     def written_while_it_started(self, workspace: Path) -> dict[str, str]:
         """The key files the watch between commands saw exposed while the command was made

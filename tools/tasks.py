@@ -332,6 +332,10 @@ class TaskManager:
                 self.folder_watch.take_in(handed_over(workspace))
         elif handed_over is not None:
             handed_over(workspace)
+        if handed_over is not None:
+            # The task's own watch has begun, but it is no command's: the next command is made
+            # ready under the watch between commands, as after any other (between_commands.py).
+            getattr(sandbox, "watch_from_now", lambda _workspace: None)(workspace)
         self.tasks[task_id] = task
         task.watcher = asyncio.ensure_future(
             self._watch(task, workspace, sandbox, protected_before)
@@ -372,6 +376,9 @@ class TaskManager:
                     task.status = EXITED
                 task.ended_at = task.ended_at or time.monotonic()
                 end_notes: list[str] = []
+                if protected_before is not None:
+                    # From before its last look on: a file written as it ends is seen.
+                    getattr(sandbox, "watch_from_now", lambda _workspace: None)(workspace)
                 if task.binds is not None and not task.delivered:
                     # Once more after its end: what it could read or change until then is
                     # known before the model reads anything it wrote.
