@@ -16,6 +16,7 @@ How a command is started, watched and ended, with everything it started and on e
 the result.
 """
 
+import contextlib
 import dataclasses
 import errno
 import functools
@@ -130,15 +131,17 @@ async def run_bash(
         )
     sandbox = sandbox or NoSandbox()
     confined = hasattr(sandbox, "before_command")
-    if confined:
-        # One scan serves twice: the paths to make read-only, and what existed before.
-        protected_before = sandbox.before_command(workspace)
-        argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
-    else:
-        argv, env = sandbox.wrap(workspace, command)
-    # What its binds sit on, before it starts: a file replaced on the host meanwhile is no
-    # longer hidden or held in its sandbox (tools/bind_watch.py).
-    binds = sandbox_start(sandbox, workspace, argv) if confined else None
+    one_look = getattr(sandbox, "reading_once", contextlib.nullcontext)
+    with one_look():  # the workspace's settings read once for all of it
+        if confined:
+            # One scan serves twice: the paths to make read-only, and what existed before.
+            protected_before = sandbox.before_command(workspace)
+            argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
+        else:
+            argv, env = sandbox.wrap(workspace, command)
+        # What its binds sit on, before it starts: a file replaced on the host meanwhile is
+        # no longer hidden or held in its sandbox (tools/bind_watch.py).
+        binds = sandbox_start(sandbox, workspace, argv) if confined else None
     # A key file the person saves while it runs is judged when it is written, in every folder
     # (tools/folder_watch.py): one read and then moved away is gone by the end.
     keys = watch_key_files(sandbox, binds)
@@ -180,17 +183,20 @@ async def run_bash(
         if cancelled and confined:
             # Ctrl-C, SIGTERM: what the command made before it was stopped is still reported,
             # at once and at exit. Left for later, a scan would count it as already there.
-            sandbox.after_command(workspace, protected_before)
+            with one_look():
+                sandbox.after_command(workspace, protected_before)
+                if binds is not None:
+                    lost = what_was_lost(sandbox, binds, written=keys.finish() if keys else ())
             if binds is not None:
-                lost = what_was_lost(sandbox, binds, written=keys.finish() if keys else ())
                 if lost.seen:
-                    done = "a command was stopped"
-                    key_seen(sandbox, binds, lost.seen, "it", done)
+                    key_seen(sandbox, binds, lost.seen, "it", "a command was stopped")
                 replaced_notes(sandbox, binds, lost.replaced, "a command")
 
     output = started.watch
-    written = keys.finish() if keys is not None else ()
-    lost = what_was_lost(sandbox, binds, written=written) if binds is not None else None
+    with one_look():  # what it did, taken stock of in one look at the workspace's settings
+        written = keys.finish() if keys is not None else ()
+        lost = what_was_lost(sandbox, binds, written=written) if binds is not None else None
+        made = sandbox.after_command(workspace, protected_before) if confined else []
     if lost is not None and lost.seen:
         # It could read the key: in any encoding, past the redaction of the plain value.
         key_seen(sandbox, binds, lost.seen, "it", "a command's output was kept from the model")
@@ -200,7 +206,7 @@ async def run_bash(
             "user was told]"
         )
         parts = [withheld, *replaced_notes(sandbox, binds, lost.replaced, "the command")]
-        parts += sandbox.after_command(workspace, protected_before)
+        parts += made
         parts.append(f"[exit code: {describe_exit(started.returncode)}]")
         return "\n".join(parts)
     parts = [output.text().rstrip("\n") or "(no output)"]
@@ -216,7 +222,7 @@ async def run_bash(
     if lost is not None:
         parts += replaced_notes(sandbox, binds, lost.replaced, "the command")
     if confined:
-        parts += sandbox.after_command(workspace, protected_before)  # reports, never deletes
+        parts += made  # reports, never deletes
         parts += sandbox.explain(output.text(), started.returncode)  # why git writes failed
     parts.append(f"[exit code: {describe_exit(started.returncode)}]")
     return "\n".join(parts)

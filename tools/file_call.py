@@ -76,6 +76,7 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
     find it read-only, wherever it is named from."""
     # Imported here: tools/sandbox.py imports this module.
     from tools.sandbox import held_for_commands_reason, key_file_reason
+    from tools.tool_scripts import read_once
 
     if target.in_git_dir:
         return GIT_REASON
@@ -83,13 +84,12 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
     root = Path(workspace).resolve()
     if ignores_case(root):  # `.VSCODE/tasks.json` is `.vscode/tasks.json`
         spellings += as_on_disk(root, target.relative)
-    return (
-        next(
-            (why for spelling in spellings if (why := protected_reason(workspace, spelling))), None
+    with read_once():  # each spelling asks what the host tools' settings run: read them once
+        return (
+            next((why for name in spellings if (why := protected_reason(workspace, name))), None)
+            or key_file_reason(workspace, target.relative)
+            or held_for_commands_reason(workspace, target.relative)
         )
-        or key_file_reason(workspace, target.relative)
-        or held_for_commands_reason(workspace, target.relative)
-    )
 
 
 def write_check(

@@ -150,6 +150,7 @@ from tools.tool_scripts import (
     COMPOSE_REASON,
     NPM_SETTINGS_REASON,
     npm_settings,
+    read_once,
     tool_files_when_there,
     tool_script_not_held,
     tool_scripts_in,
@@ -1489,6 +1490,11 @@ class Bubblewrap:
                 scan.confinement_lost = self.must_ask
                 self._tell(f"planloop: {self.must_ask}.")
         return scan
+
+    def reading_once(self) -> contextlib.AbstractContextManager:
+        """A span in which the workspace's host tool settings are read once
+        (tools/tool_scripts.py `read_once`): one command made ready, or taken stock of."""
+        return read_once()
 
     def watch_from_now(self, workspace: Path) -> None:
         """Watch the workspace until the next command from now on: called as a command or a

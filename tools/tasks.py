@@ -298,15 +298,16 @@ class TaskManager:
         # when the task ends, the report of what it created (nothing is deleted).
         sandbox = sandbox or self.sandbox
         protected_before = None
-        if hasattr(sandbox, "before_command"):
-            protected_before = sandbox.before_command(workspace)
-            argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
-        else:
-            argv, env = sandbox.wrap(workspace, command)
+        with getattr(sandbox, "reading_once", contextlib.nullcontext)():  # (as bash does)
+            if hasattr(sandbox, "before_command"):
+                protected_before = sandbox.before_command(workspace)
+                argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
+            else:
+                argv, env = sandbox.wrap(workspace, command)
+            # Before it starts: what its binds sit on (a file replaced on the host since is
+            # no longer hidden or held in its sandbox).
+            binds = sandbox_start(sandbox, workspace, argv)
         supervise = not getattr(sandbox, "confines_processes", False)
-        # Before it starts: what its binds sit on (a file replaced on the host since is no
-        # longer hidden or held in its sandbox).
-        binds = sandbox_start(sandbox, workspace, argv)
         output = OutputFile(self.folder / f"{task_id}.out")
         self.starting += 1
         try:
@@ -379,15 +380,16 @@ class TaskManager:
                 if protected_before is not None:
                     # From before its last look on: a file written as it ends is seen.
                     getattr(sandbox, "watch_from_now", lambda _workspace: None)(workspace)
-                if task.binds is not None and not task.delivered:
-                    # Once more after its end: what it could read or change until then is
-                    # known before the model reads anything it wrote.
-                    with contextlib.suppress(Exception):
-                        end_notes = self.compare_sandboxes(task, last=True)
-                    task.checked_at_end = True
-                task.notes = end_notes
-                if protected_before is not None:
-                    task.notes += sandbox.after_command(workspace, protected_before)
+                with getattr(sandbox, "reading_once", contextlib.nullcontext)():
+                    if task.binds is not None and not task.delivered:
+                        # Once more after its end: what it could read or change until then is
+                        # known before the model reads anything it wrote.
+                        with contextlib.suppress(Exception):
+                            end_notes = self.compare_sandboxes(task, last=True)
+                        task.checked_at_end = True
+                    task.notes = end_notes
+                    if protected_before is not None:
+                        task.notes += sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
                 if not any(other.binds for other in self.running()):
@@ -529,13 +531,14 @@ class TaskManager:
         ]
         if not tasks:
             return []
-        now = quiet_view_now(self.sandbox, tasks[0].workspace)
         notes = []
-        for task in tasks:
-            same = now if task.workspace == tasks[0].workspace else None
-            found = self.compare_sandboxes(task, same)
-            task.later_notes += found  # the model reads them with the task's output
-            notes += found
+        with getattr(self.sandbox, "reading_once", contextlib.nullcontext)():
+            now = quiet_view_now(self.sandbox, tasks[0].workspace)
+            for task in tasks:
+                same = now if task.workspace == tasks[0].workspace else None
+                found = self.compare_sandboxes(task, same)
+                task.later_notes += found  # the model reads them with the task's output
+                notes += found
         return notes
 
     def poll_if_unwatched(self) -> None:

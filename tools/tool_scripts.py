@@ -695,9 +695,40 @@ def _strings(item: Any) -> list[str]:
     return []
 
 
+# What `tool_scripts` found for (root, settings) within a `read_once` (None: outside any).
+_found_once: dict[tuple[Path, tuple[Path, ...]], ToolScripts] | None = None
+
+
+@contextlib.contextmanager
+def read_once() -> Iterator[None]:
+    """Within it, each workspace's host tool settings are read once: making one command ready
+    (its binds, whether it must ask, what runs only once made) or taking stock after it asks
+    the same of them several times, and a big tasks.json costs seconds a reading. All of them
+    then answer from the same moment's files, as one look would."""
+    global _found_once
+    outermost = _found_once is None
+    if outermost:
+        _found_once = {}
+    try:
+        yield
+    finally:
+        if outermost:
+            _found_once = None
+
+
 def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     """What the host tools' settings among `tool_configs` (a workspace scan's) run, each path
-    inside the workspace `root`, as named and as resolved."""
+    inside the workspace `root`, as named and as resolved (read once within `read_once`)."""
+    tool_configs = tuple(tool_configs)
+    if _found_once is None:
+        return _tool_scripts(root, tool_configs)
+    key = (root, tool_configs)
+    if key not in _found_once:
+        _found_once[key] = _tool_scripts(root, tool_configs)
+    return _found_once[key]
+
+
+def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     named: list[tuple[Path, str]] = []
     untold: list[tuple[UntoldProgram, str]] = []
     unread: list[Path] = []
