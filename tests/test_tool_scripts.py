@@ -753,6 +753,7 @@ PACKAGE_CALLS = {
     "pushd": ("pushd web && npm run build", {"web": {}}, "web/b.sh"),
     "cd -P": ("cd -P web && npm run build", {"web": {}, "-P": {}}, "web/b.sh"),
     "npm's shell on the line": ("npm run --script-shell=./tools/sh watch", {}, "tools/sh"),
+    "through npx": ("npx --yes npm run watch", {}, "tools/watch.sh"),
 }
 
 

@@ -182,7 +182,10 @@ RUNNERS = {
     "nice": ("-n", "--adjustment"),
     **dict.fromkeys(("nohup", "command", "time", "exec"), ()),
     "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "-T"),
+    # npm's runners of a package's program: `npx --yes npm run watch` is `npm run watch`.
+    **dict.fromkeys(("npx", "pnpx", "bunx"), ("-p", "--package")),
 }
+PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
 # Flags that move where a program runs, and with it where its relative paths start.
 MOVES_TO = {
     "env": ("-C", "--chdir"),
@@ -484,6 +487,9 @@ def program_paths(
                 ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
                 after = tuple(words[index + 1 : next(ends, len(words))])
                 by_name.calls.append((base, command, after))
+            if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
+                before_last, last = last, word
+                continue  # a package's name (`npx -y @scope/server`), no path
         if not (word.startswith(("-", "+")) or is_value):
             before_last, last = last, word
         is_script = not is_program and (
