@@ -207,6 +207,11 @@ def test_what_each_tool_runs_is_found_and_what_it_does_not_run_is_not(tmp_path):
             {"scripts/stop.sh"},
         ),
         ("opencode.json", {"plugin": ["./tools/plug.js"]}, {"tools/plug.js"}),
+        (
+            "opencode.json",
+            {"plugin": [["./tools/a.js", {"x": 1}], {"path": "file:./tools/b.js"}, "npm-name"]},
+            {"tools/a.js", "tools/b.js"},
+        ),
         (".gemini/settings.json", {"tools": {"discoveryCommand": "sh tools/d.sh"}}, {"tools/d.sh"}),
         (".codex/hooks.json", {"hooks": {"SessionStart": [{"command": "sh s.sh"}]}}, {"s.sh"}),
         # An MCP server's variables that name code; a compose file a dev container starts.

@@ -522,7 +522,8 @@ def agent_commands(settings: Any) -> Iterator[Run]:
         elif isinstance(node, dict):
             for key, value in node.items():
                 if key in PLUGIN_KEYS:  # a path; a plain name is an npm package
-                    paths = [v for v in _list(value) if isinstance(v, str) and _a_path(v)]
+                    # (in any form: `["./p.js", {options}]`, `{"path": "./p.js"}`)
+                    paths = [v for v in _strings(value) if _a_path(v)]
                     yield Run(None, files=tuple(v.removeprefix("file:") for v in paths))
                 elif key == "env":  # variables for every hook (Claude's settings' `env`)
                     yield Run(None, env=value)
