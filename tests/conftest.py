@@ -192,7 +192,9 @@ def results_by_id(request: dict) -> dict[str, dict]:
 
 @pytest.fixture
 def env(api, isolated_home) -> dict:
-    """The environment of an end-to-end run: the fake API's address and key, never real ones."""
+    """The environment of an end-to-end run: the fake API's address and key, never real ones.
+    Its notices are not wrapped: where a line breaks depends on the length of a test's own
+    folder, which moves from run to run, and a phrase looked for would be cut in two."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     return {
         **clean,
@@ -200,6 +202,7 @@ def env(api, isolated_home) -> dict:
         "ANTHROPIC_BASE_URL": api.base_url,
         "PLANLOOP_HOME": str(isolated_home),
         "MODEL_ID": "test-model",
+        "COLUMNS": "2000",
     }
 
 

@@ -711,7 +711,6 @@ def test_a_module_git_runs_with_python_dash_m_is_reported_when_made_and_then_hel
     api.add({"content": [tool_use("bash", {"command": again})]})
     write(api, "nbstripout.py")
     api.add({"content": [text("Done.")]})
-    env = {**env, "COLUMNS": "400"}  # the report on the terminal, on one line
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     first, second, _, written = tool_results(api)
