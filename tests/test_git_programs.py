@@ -431,6 +431,18 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("(cd tools && ./x); ./y", ["/w/tools/x", "/w/y"]),
         ("cd tools | ./y", ["/w/y"]),
         ("cd tools & ./y", ["/w/y"]),
+        # A hook's move to the top of the tree (none above /w here: /w itself).
+        ('cd "$(git rev-parse --show-toplevel)" && ./run', ["/w/run"]),
+        # A program named after a wrapper of no known kind is what it runs.
+        ("timeout 60 sh later", ["/w/later"]),
+        ("builtin cd tools && ./run", ["/w/tools/run"]),
+        ("GIT_DIR=tools/repo git status", ["/w/tools/repo"]),
+        # A shell that reads its input by name, or by code that reads it, or through xargs.
+        ("cat later | sh /dev/stdin", ["/w/later", "/dev/stdin"]),
+        ("sh < <(cat later)", ["/w/later"]),
+        ("cat later | bash -c 'exec bash'", ["/w/later"]),
+        ("cat later | xargs -0 sh -c", ["/w/later"]),
+        ("git diff | sh -c 'grep x'", []),
         # A script joined to its option; a here-string and a descriptor are no files.
         ("awk -f./conv x", ["/w/conv"]),
         ("make --file=conv all", ["/w/conv"]),

@@ -868,3 +868,162 @@ def test_docker_compose_in_a_folder_open_task_holds_its_files_and_watches_the_mi
     watched = {str(p.relative_to(tmp_path)) for p, _ in tool_scripts(tmp_path, configs).when_there}
     assert {"compose.override.yaml", "docker-compose.yml"} <= watched
     assert "docker daemon" in protected_reason(tmp_path, "compose.override.yaml")
+
+
+def test_an_install_holds_the_local_packages_it_depends_on_and_one_script_holds_its_own_only(
+    tmp_path,
+):
+    # npm runs a linked `file:` dependency's postinstall and prepare on every install.
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "i", "command": "npm install", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    dependencies = {"x": "file:./libs/x", "y": "./libs/y", "z": "file:vendor/z.tgz", "r": "^1"}
+    package = {"scripts": {"dev": "sh tools/dev.sh"}, "dependencies": dependencies}
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    for name, deeper in (("x", {"w": "link:../w"}), ("y", {}), ("w", {})):
+        (tmp_path / "libs" / name).mkdir(parents=True)
+        member = {"scripts": {"postinstall": f"sh {name}.sh"}, "dependencies": deeper}
+        (tmp_path / "libs" / name / "package.json").write_text(json.dumps(member))
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "z.tgz").write_bytes(b"\x1f\x8b")
+    found = named(tmp_path)
+    for path in ("libs/x/package.json", "libs/x/x.sh", "libs/y/y.sh", "libs/w/w.sh"):
+        assert path in found, path
+    assert "vendor/z.tgz" in found and "tools/dev.sh" in found
+    # `yarn dev` (pnpm's, bun's) runs the root's own script alone: the others stay free.
+    task["command"] = "yarn dev"
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    assert named(tmp_path) == {"package.json", "tools/dev.sh"}
+
+
+# What pass-22 forms of settings run: (settings file, its text, other files, the path held).
+MORE_FORMS = {
+    "git's config named by a variable": (
+        ".claude/settings.json",
+        json.dumps(
+            {"hooks": {"Stop": [{"hooks": [{"command": "GIT_CONFIG_GLOBAL=tools/gc git status"}]}]}}
+        ),
+        {"tools/gc": "[core]\n\tpager = ./tools/pg\n", "tools/pg": ""},
+        "tools/pg",
+    ),
+    "git's variables in a settings env table": (
+        ".claude/settings.json",
+        json.dumps({"env": {"GIT_EXTERNAL_DIFF": "tools/d.sh"}}),
+        {},
+        "tools/d.sh",
+    ),
+    "Mercurial's hgrc-not-shared": (
+        ".hg/hgrc-not-shared",
+        "[hooks]\npre-status = sh tools/h.sh\n",
+        {},
+        "tools/h.sh",
+    ),
+    "a VS Code workspace file's tasks": (
+        "dev.code-workspace",
+        json.dumps(
+            {
+                "tasks": {
+                    "tasks": [
+                        {
+                            "label": "a",
+                            "command": "sh tools/a.sh",
+                            "runOptions": {"runOn": "folderOpen"},
+                        }
+                    ]
+                }
+            }
+        ),
+        {},
+        "tools/a.sh",
+    ),
+    "a terminal profile's args": (
+        ".vscode/settings.json",
+        json.dumps(
+            {
+                "terminal.integrated.profiles.linux": {
+                    "dev": {"path": "bash", "args": ["--rcfile", "tools/rc"]}
+                }
+            }
+        ),
+        {"tools/rc": ""},
+        "tools/rc",
+    ),
+    "the terminals' PROMPT_COMMAND": (
+        ".vscode/settings.json",
+        json.dumps({"terminal.integrated.env.linux": {"PROMPT_COMMAND": "source ./tools/p.sh"}}),
+        {},
+        "tools/p.sh",
+    ),
+    "an MCP server in the settings": (
+        ".vscode/settings.json",
+        json.dumps({"mcp": {"servers": {"s": {"command": "node", "args": ["tools/mcp.js"]}}}}),
+        {"tools/mcp.js": ""},
+        "tools/mcp.js",
+    ),
+    "a command line setting": (
+        ".vscode/settings.json",
+        json.dumps({"jest.jestCommandLine": "node ./tools/jest.js"}),
+        {},
+        "tools/jest.js",
+    ),
+    "compose's file above the folder": (
+        ".vscode/tasks.json",
+        json.dumps(
+            {
+                "tasks": [
+                    {
+                        "label": "u",
+                        "command": "cd web && docker compose up",
+                        "runOptions": {"runOn": "folderOpen"},
+                    }
+                ]
+            }
+        ),
+        {"compose.yaml": "services: {}\n", "web/x": ""},
+        "compose.yaml",
+    ),
+    "compose's file named by the .env": (
+        ".vscode/tasks.json",
+        json.dumps(
+            {
+                "tasks": [
+                    {
+                        "label": "u",
+                        "command": "docker compose up",
+                        "runOptions": {"runOn": "folderOpen"},
+                    }
+                ]
+            }
+        ),
+        {".env": "COMPOSE_FILE=ops/c.yaml\n", "ops/c.yaml": "services: {}\n"},
+        "ops/c.yaml",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", MORE_FORMS)
+def test_more_forms_of_what_host_tools_run_are_held(tmp_path, form):
+    settings, text_of_it, others, held = MORE_FORMS[form]
+    for name, content in {settings: text_of_it, **others}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    assert held in named(tmp_path), named(tmp_path)
+
+
+def test_a_dictionary_or_a_preview_page_an_editor_setting_names_is_data(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    settings = {
+        "cSpell.customDictionaries": {"words": {"path": "${workspaceRoot}/project-words.txt"}},
+        "livePreview.defaultPreviewPath": "./index.html",
+    }
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    (tmp_path / "project-words.txt").write_text("planloop\n")
+    (tmp_path / "index.html").write_text("<p>\n")
+    assert named(tmp_path) == set()
+
+
+def test_a_vs_code_workspace_file_is_protected_wherever_it_lies(tmp_path):
+    # VS Code offers to open one found in the folder; its folderOpen tasks then run.
+    assert "workspace file" in protected_reason(tmp_path, "dev.code-workspace")
+    assert "workspace file" in protected_reason(tmp_path, "tools/team.code-workspace")
+    assert protected_reason(tmp_path, "notes.code-workspace.md") is None

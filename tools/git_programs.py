@@ -119,6 +119,13 @@ PROGRAM_VARIABLES = (
     "GIT_ASKPASS",
     "GIT_EXTERNAL_DIFF",
 )
+# git's variables that name its config, its repository, or where its programs and hooks come
+# from: a file or folder they name in the workspace is what git reads and runs
+# (`GIT_CONFIG_GLOBAL=tools/gitconfig git status` runs that file's fsmonitor).
+GIT_PLACE_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_DIR")
+GIT_PLACE_VARIABLES += ("GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
+# Variables whose value names what a program runs (`variable_paths`).
+RUN_VARIABLES = (*PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
 TEMPLATES_KEY = "init.templatedir"
 
 GIT_PROGRAM_REASON = (
@@ -180,12 +187,21 @@ VALUE_FLAGS = {
 RUNNERS = {
     "env": ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"),
     "nice": ("-n", "--adjustment"),
-    **dict.fromkeys(("nohup", "command", "time", "exec"), ()),
+    **dict.fromkeys(("nohup", "command", "time", "exec", "builtin"), ()),
     "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "-T"),
+    # xargs runs the program after it with its input as arguments: `| xargs sh -c` runs it.
+    "xargs": ("-n", "-I", "-d", "-L", "-P", "-s", "-E", "-a", "--arg-file", "--delimiter"),
     # npm's runners of a package's program: `npx --yes npm run watch` is `npm run watch`.
     **dict.fromkeys(("npx", "pnpx", "bunx"), ("-p", "--package")),
 }
 PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
+# Names of a program's own input, as a script it is given (`cat x | sh /dev/stdin`).
+STANDARD_INPUT = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+# Programs that put a file's text on their output (`cat x | bash -c 'exec bash'`).
+FILE_READERS = ("cat", "head", "tail", "tac", "sed", "awk", "cut", "sort", "uniq", "rev", "tr")
+FILE_READERS += ("base64", "gzip", "gunzip", "zcat", "bzcat", "xzcat", "xxd", "nl", "fold")
+# Programs whose arguments name programs without running them (`which npm`, `echo sh x`).
+NAMES_ONLY = ("echo", "printf", "which", "type", "whereis", "grep", "man")
 # Flags that move where a program runs, and with it where its relative paths start.
 MOVES_TO = {
     "env": ("-C", "--chdir"),
@@ -193,6 +209,8 @@ MOVES_TO = {
     "git": ("-C",),
     "make": ("-C", "--directory"),
 }
+# The top of the working tree, as a hook moves there: `cd "$(git rev-parse --show-toplevel)"`.
+TOP_OF_THE_TREE = re.compile(r"""(["']?)\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)\1""")
 # A command substitution without another inside it: `$(git rev-parse --show-toplevel)`.
 COMMAND_OUTPUT = re.compile(r"\$\([^()]*\)|`[^`]*`")
 SET_ASIDE = "\x00"  # where one stands while the line is split into words
@@ -444,7 +462,7 @@ def program_paths(
                 base = None
             continue  # `cd -P tools`, `cd -- tools`, `pushd -n tools`: the folder comes next
         if before in moves or joined or (command in ("cd", "pushd") and previous == command):
-            base = _moved(base, word.removeprefix(joined + "=") if joined else word)
+            base = _moved(base, word.removeprefix(joined + "=") if joined else word, worktree)
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if runner == "env" and not command and before in ("-S", "--split-string"):
@@ -466,13 +484,21 @@ def program_paths(
                 ]
             before_last, last = last, word  # what follows is the module's, not a script
             continue
-        is_program = not command
+        # After a program that is neither an interpreter nor git, a word naming one or a package
+        # manager is most likely what it runs (`timeout 60 npm run watch`, `corepack yarn`,
+        # `npx cross-env X=1 npm run dev`, `xvfb-run sh later`): read as a command of its own.
+        is_program = not command or (
+            command not in INTERPRETERS
+            and command not in ("git", *FOLDER_RUNNERS, *NAMES_ONLY)
+            and not is_value
+            and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS)
+        )
         if is_program and ASSIGNMENT.match(word):
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
-            if name in PROGRAM_VARIABLES:  # `GIT_PAGER=tools/pg git log`
-                found += program_paths(setting, base, untold, unmade_arguments, by_name)
+            if name in RUN_VARIABLES:  # `GIT_PAGER=tools/pg git log`
+                found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
             continue
@@ -550,6 +576,29 @@ def program_paths(
     return found
 
 
+def variable_paths(
+    name: str,
+    setting: str,
+    base: Path | None,
+    untold: list[UntoldProgram] | None = None,
+    by_name: ByName | None = None,
+) -> list[Path]:
+    """What a variable set for a program from `base` names that runs: the program lines of
+    git's PROGRAM_VARIABLES (`GIT_PAGER=tools/pg`), the file or folder of GIT_PLACE_VARIABLES
+    with, for a config file, the programs it names in turn, and compose's COMPOSE_FILE."""
+    if name in PROGRAM_VARIABLES:
+        return program_paths(setting, base, untold, True, by_name)
+    if name == "COMPOSE_FILE" and base is not None:
+        files = [path for path in re.split(r"[:;,]", setting) if path]
+        return [found for path in files for found in _told(path, base, base, untold)]
+    if name not in GIT_PLACE_VARIABLES or base is None or not setting:
+        return []
+    found = _told(setting, base, base, untold)
+    for config in found if name.startswith("GIT_CONFIG") else []:
+        found = found + programs_of(read_git_config(config), base, untold, by_name)
+    return found
+
+
 def _module_named(command: str, previous: str, before: str, word: str) -> str | None:
     """The module `word` names to a python started as `previous`: `-m x`, or `-mx` joined."""
     if command not in PYTHONS or program_name(previous) != command:
@@ -578,9 +627,13 @@ def _fed_to_an_interpreter(words: list[str]) -> set[int]:
             continue
         shell = INTERPRETERS[program_name(reader[0])] == SHELL_FLAGS
         arguments = reader[1 : reader.index("-s")] if shell and "-s" in reader else reader[1:]
-        if any(not w.startswith("-") for w in arguments):
+        stages = _stages_before(words, pipe)
+        # A file's text on its input, read by code given with -c (`| bash -c 'exec bash'`).
+        code_reads_it = "-c" in arguments and program_name(words[min(stages)]) in FILE_READERS
+        own = [w for w in arguments if not w.startswith("-") and w not in STANDARD_INPUT]
+        if own and not code_reads_it:
             continue  # it runs a script of its own (`| python3 check.py`)
-        fed.update(index for index in _stages_before(words, pipe) if not words[index].isdigit())
+        fed.update(index for index in stages if not words[index].isdigit())
     return fed
 
 
@@ -610,7 +663,8 @@ def _runs_its_input(before: list[str]) -> bool:
     """Whether the file that comes next is the script of the command whose words come
     `before` it: an interpreter given options alone so far (`bash -e`, `source`)."""
     start = max((i + 1 for i, w in enumerate(before) if w in PUNCTUATION), default=0)
-    command = _past_runners([w for w in before[start:] if not ASSIGNMENT.match(w)])
+    words = before[start:][:-1] if before[-1:] == ["<"] else before[start:]  # `sh < <(...)`
+    command = _past_runners([w for w in words if not ASSIGNMENT.match(w)])
     return (
         bool(command)
         and program_name(command[0]) in INTERPRETERS
@@ -660,9 +714,13 @@ def _from(base: Path, path: str) -> Path:
     return Path(os.path.normpath(base / os.path.expanduser(path)))
 
 
-def _moved(base: Path | None, folder: str) -> Path | None:
-    """Where a command runs after moving to `folder` from `base`: None where only the shell
-    can tell (`cd "$(dirname "$0")"`, or a move from there)."""
+def _moved(base: Path | None, folder: str, top: Path | None = None) -> Path | None:
+    """Where a command runs after moving to `folder` from `base`: the top of the tree `top`
+    for `cd "$(git rev-parse --show-toplevel)"`; None where only the shell can tell
+    (`cd "$(dirname "$0")"`, or a move from there)."""
+    if TOP_OF_THE_TREE.fullmatch(folder) and top is not None:
+        # (the nearest folder up from there that holds a `.git`, as git finds it)
+        return next((p for p in (top, *top.parents) if os.path.lexists(p / GIT_DIR_NAME)), top)
     if base is None or EXPANSION.search(os.path.expanduser(folder)):
         return None
     return _from(base, folder)

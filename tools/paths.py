@@ -117,6 +117,12 @@ HOOK_LINK_REASON = (
 # command that changed them would have code run outside the sandbox later, like a git hook.
 # (The project's own code, a Makefile or package.json's scripts, runs when the person runs it:
 # that is what they review.)
+# A VS Code workspace file (`dev.code-workspace`): VS Code offers to open it when the folder is
+# opened, and its tasks (folderOpen ones run at once), settings and launch apply as .vscode's.
+CODE_WORKSPACE_SUFFIX = ".code-workspace"
+CODE_WORKSPACE_REASON = (
+    "VS Code runs the folderOpen tasks and applies the settings of a workspace file it opens"
+)
 HOST_TOOL_CONFIG = {
     ".vscode": "VS Code runs tasks.json's folderOpen tasks, and settings.json names programs",
     ".idea": "JetBrains IDEs run its startup tasks and the programs it names",
@@ -576,8 +582,10 @@ def scan_for_file_tools(root: Path) -> WorkspaceScan:
 
 def is_host_tool_config(name: str, parent: str = "") -> bool:
     """Whether the entry `name`, in a folder named `parent`, is one a host tool acts on by itself
-    (HOST_TOOL_CONFIG, mise's files)."""
+    (HOST_TOOL_CONFIG, mise's files, a VS Code workspace file)."""
     if name in HOST_TOOL_CONFIG or MISE_FILE.fullmatch(name):
+        return True
+    if name.endswith(CODE_WORKSPACE_SUFFIX) and len(name) > len(CODE_WORKSPACE_SUFFIX):
         return True
     if f"{parent}/{name}" in HOST_TOOL_CONFIG:  # `.github/hooks`
         return True
@@ -588,6 +596,8 @@ def host_tool_config_reason(name: str, parent: str = "") -> str:
     """Why the host tool's configuration `name` (in a folder named `parent`) is protected."""
     if name in HOST_TOOL_CONFIG:
         return f"{name} is protected: {HOST_TOOL_CONFIG[name]}"
+    if name.endswith(CODE_WORKSPACE_SUFFIX):
+        return f"{name} is protected: {CODE_WORKSPACE_REASON}"
     nested = f"{parent}/{name}"
     if nested in HOST_TOOL_CONFIG:
         return f"{nested} is protected: {HOST_TOOL_CONFIG[nested]}"

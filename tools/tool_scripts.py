@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import io
 import itertools
 import json
 import os
@@ -45,22 +46,25 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+from dotenv import dotenv_values
 
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
+    RUN_VARIABLES,
     ByName,
     UntoldProgram,
     is_script_name,
     program_paths,
+    variable_paths,
 )
-from tools.paths import MISE_FILE, MISE_FOLDER, read_small_file
+from tools.paths import CODE_WORKSPACE_SUFFIX, MISE_FILE, MISE_FOLDER, read_small_file
 from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
-VERSIONS = "versions"
+VERSIONS, CODE_WORKSPACE = "versions", "code-workspace"
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -93,7 +97,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     **dict.fromkeys(("rust-toolchain.toml", "rust-toolchain"), (("", TOOLCHAIN),)),
     ".tool-versions": (("", VERSIONS),),
     ".zed": (("settings.json", ZED),),
-    ".hg": (("hgrc", HG),),
+    ".hg": (("hgrc", HG), ("hgrc-not-shared", HG)),
     ".aider.conf.yml": (("", AIDER),),
     # Continue's MCP server blocks (YAML, or another agent's JSON copied in) and assistants.
     ".continue": tuple(
@@ -184,6 +188,8 @@ REASONS = {
     EDITOR: "VS Code or an extension of it runs or loads it ({settings} names it)",
     VERSIONS: "asdf and mise run the tool's programs from there in every shell here ({settings} "
     "names it as a `path:` version)",
+    CODE_WORKSPACE: "VS Code runs it or loads it for the workspace file {settings} (a folderOpen "
+    "task, an interpreter, a terminal's profile)",
 }
 
 
@@ -205,6 +211,8 @@ def settings_files(config: Path) -> list[tuple[Path, str]]:
     with how it is read: those of SETTINGS_FILES that exist, and mise's own files."""
     name, parent = config.name, config.parent.name
     kinds = SETTINGS_FILES.get(name) or SETTINGS_FILES.get(f"{parent}/{name}", ())
+    if name.endswith(CODE_WORKSPACE_SUFFIX):
+        kinds = (("", CODE_WORKSPACE),)
     if not kinds and (MISE_FILE.fullmatch(name) or parent == MISE_FOLDER):
         kinds = (("*.toml", MISE),) if os.path.isdir(config) else (("", MISE),)  # mise/conf.d
     found: list[tuple[Path, str]] = []
@@ -233,7 +241,8 @@ def project_of(config: Path, kind: str) -> Path:
 # keys that name data (`json.schemas`' `url`, `prettier.configPath`, `ignorePath`).
 EDITOR_PROGRAM_ENDINGS = ("path", "executable", "command", "interpreter", "binary", "exe")
 EDITOR_PROGRAM_KEYS = ("args", "program", "runtime", "server", "shell")
-EDITOR_DATA_WORDS = ("config", "schema", "ignore", "log", "cache", "output", "url")
+EDITOR_DATA_WORDS = ("config", "schema", "ignore", "log", "cache", "output", "url", "dictionar")
+EDITOR_DATA_WORDS += ("preview", "spell", "template", "snippet", "theme", "icon", "font")
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -251,6 +260,9 @@ WORKSPACE_OPTIONS = ("-w", "--workspace", "--workspaces", "-ws", "--filter", "-F
 WORKSPACE_OPTIONS += ("--recursive", "--include-workspace-root", "-W", "--workspace-root")
 PACKAGE_DEFAULTS = ("server.js", "binding.gyp")
 PACKAGE_JSON, PNPM_WORKSPACE = "package.json", "pnpm-workspace.yaml"
+INSTALL_WORDS = ("install", "i", "add", "ci", "remove", "up", "upgrade", "update")
+DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies")
+DEPENDENCY_FIELDS += ("peerDependencies", "overrides", "resolutions")
 # What `docker compose` (or podman's) reads from its folder when no `-f` names the files: the
 # first of COMPOSE_FILES, and its override beside it. The options that name files or folder.
 COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
@@ -644,25 +656,58 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 
 
 def editor_paths(settings: Any) -> Iterator[Run]:
-    """The existing files an editor's settings name by a path under a key that names a program
-    or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a terminal profile's
-    `path`, a language server's `serverPath`): extensions run them. A
-    schema, or a linter's or formatter's config, is data or the project's own code."""
+    """What an editor's settings run: the existing files they name under a key that names a
+    program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
+    server's `serverPath`), a terminal profile's program with its `args`, the variables its
+    terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command lines
+    (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
+    dictionary, or a linter's or formatter's config is data, or the project's own code."""
+    settings = _dict(settings)
     named = [
         text
         for key, text in _keyed_strings(settings)
-        if text.startswith(PATH_STARTS) and "*" not in text and _names_a_program(key)
+        if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
+    for key, value in settings.items():
+        last = str(key).rsplit(".", 1)[-1].lower()
+        if str(key).startswith("terminal.integrated.profiles."):
+            for profile in _dict(value).values():
+                profile = _dict(profile)
+                yield Run(as_command_line(profile.get("path"), profile.get("args")))
+                yield Run(None, env=profile.get("env"))
+        elif str(key).startswith("terminal.integrated.env."):
+            variables = _dict(value)
+            yield Run(None, env=variables)
+            if isinstance(variables.get("PROMPT_COMMAND"), str):
+                yield Run(variables["PROMPT_COMMAND"])  # bash runs it at every prompt
+        elif last.endswith("commandline") and isinstance(value, str):
+            yield Run(value)
+        elif key == "mcp":
+            yield from agent_commands(value)
+
+
+def code_workspace_runs(settings: Any) -> Iterator[Run]:
+    """What a VS Code workspace file runs: its `tasks` (as tasks.json's) and `settings`."""
+    settings = _dict(settings)
+    yield from folder_open_tasks(settings.get("tasks"))
+    yield from editor_paths(settings.get("settings"))
+
+
+def _a_file_path(text: str) -> bool:
+    """Whether a settings value reads as a file's path: written as one (`./tools/py`), or a
+    relative path of a word without blanks (`tools/py`, which VS Code takes from the folder)."""
+    return text.startswith(PATH_STARTS) or ("/" in text and not any(c.isspace() for c in text))
 
 
 def _keyed_strings(item: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """Each string in `item` with the key it stands under (in a list: the list's key)."""
+    """Each string in `item` with the keys it stands under, joined by dots (in a list: the
+    list's key): `cSpell.customDictionaries.words.path`."""
     if isinstance(item, str):
         yield key, item
     elif isinstance(item, dict):
         for name, value in item.items():
-            yield from _keyed_strings(value, str(name))
+            yield from _keyed_strings(value, f"{key}.{name}" if key else str(name))
     elif isinstance(item, list):
         for value in item:
             yield from _keyed_strings(value, key)
@@ -671,7 +716,7 @@ def _keyed_strings(item: Any, key: str = "") -> Iterator[tuple[str, str]]:
 def _names_a_program(key: str) -> bool:
     """Whether a settings key names a program, or a folder or file one loads its code from."""
     last = key.rsplit(".", 1)[-1].lower()
-    if any(word in last for word in EDITOR_DATA_WORDS):
+    if any(word in key.lower() for word in EDITOR_DATA_WORDS):
         return False
     return last.endswith(EDITOR_PROGRAM_ENDINGS) or last in EDITOR_PROGRAM_KEYS
 
@@ -779,6 +824,7 @@ def run_by(
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
+    readers |= {CODE_WORKSPACE: code_workspace_runs}
     for run in readers.get(kind, agent_commands)(settings):
         if run.unknown:
             unknown.append(run.unknown)
@@ -801,10 +847,13 @@ def run_by(
         if program in COMPOSE_PROGRAMS:
             found += _compose_files(base, program, words, project, untold, by_name, unknown)
             continue
-        folders = _package_folders(base, words, project, untold)
+        folders = _package_folders(base, program, words, project, untold)
         found += _call_programs(base, words, untold) if base is not None else []
         for folder in (folder for folder in folders if folder not in packages):
             packages.add(folder)
+            if os.path.isfile(folder):
+                found.append(folder)  # a packed package (`file:./vendor/x.tgz`)
+                continue
             if npm_scripts(folder) is None:
                 unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
                 continue
@@ -822,6 +871,8 @@ def _run_paths(
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
+        if name in RUN_VARIABLES:  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
+            found += variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
@@ -839,11 +890,16 @@ def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]
 
 
 def _package_folders(
-    base: Path | None, words: tuple[str, ...], project: Path, untold: list[UntoldProgram]
+    base: Path | None,
+    program: str,
+    words: tuple[str, ...],
+    project: Path,
+    untold: list[UntoldProgram],
 ) -> list[Path]:
     """The folders whose package.json a package manager called from `base` with `words` runs:
-    its own (or the one `--prefix`, `--cwd`, `-C` name), and its workspace packages unless it
-    runs one script of its own alone (`npm run watch`, `yarn test`)."""
+    its own (or the one `--prefix`, `--cwd`, `-C` name), and, unless it runs one script of its
+    own alone (`npm run watch`, `yarn test`, `pnpm dev`), its workspace packages and the local
+    packages it depends on (`"x": "file:./libs/x"`: an install runs their scripts too)."""
     if base is None:
         untold.append(UntoldProgram(project, f"${{PWD}}/{PACKAGE_JSON}"))  # `cd "$d" && npm i`
         return []
@@ -863,10 +919,43 @@ def _package_folders(
     if script and ("/" in script[0] or is_script_name(script[0])):
         return []  # a file it runs (`bun run srv.ts`), read as the line's own script
     selects = any(word.partition("=")[0] in WORKSPACE_OPTIONS for word in words)
-    if plain[:1] and plain[0] in RUN_WORDS and not selects or plain[:1] == ["workspace"]:
-        # (`yarn workspace web build`: a script of web's, which the workspaces name.)
-        return [folder, *(workspace_packages(folder) if plain[:1] == ["workspace"] else [])]
-    return [folder, *workspace_packages(folder)]
+    if plain[:1] == ["workspace"]:  # `yarn workspace web build`: one script of web's
+        return [folder, *workspace_packages(folder)]
+    own = plain[:1] and (plain[0] in RUN_WORDS or _own_script(program, plain[0], folder))
+    if own and not selects:
+        return [folder]
+    return local_dependencies([folder, *workspace_packages(folder)], untold)
+
+
+def _own_script(program: str, word: str, folder: Path) -> bool:
+    """Whether `yarn WORD` (pnpm's, bun's) runs the script WORD of the package.json in `folder`
+    alone, as those managers do for a name that is no subcommand of theirs."""
+    if program not in ("yarn", "pnpm", "bun") or word in INSTALL_WORDS:
+        return False
+    return word in (npm_scripts(folder) or {})
+
+
+def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list[Path]:
+    """`folders`, and the local packages their package.json files depend on, in turn: a folder
+    (`file:./libs/x`, `link:`, `portal:`, a plain relative path) or a packed one (`.tgz`) whose
+    install scripts an install runs, every time for a linked folder."""
+    found, waiting = list(folders), list(folders)
+    while waiting and len(found) < MAX_WORKSPACE_MATCHES:
+        folder = waiting.pop()
+        if not os.path.isdir(folder):
+            continue  # a packed package: held as the file it is
+        with contextlib.suppress(OSError, ValueError, RecursionError):
+            package = _dict(read_settings(folder / PACKAGE_JSON))
+            specs = [s for field in DEPENDENCY_FIELDS for s in _strings(package.get(field))]
+            for spec in specs:
+                path = re.sub(r"^(file|link|portal):", "", spec)
+                if path == spec and not spec.startswith(("./", "../", "/", "~/")):
+                    continue  # a version or a registry's name
+                for dependency in _literal(path, folder, untold):
+                    if dependency not in found:
+                        found.append(dependency)
+                        waiting.append(dependency)
+    return found
 
 
 def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgram]) -> list[Path]:
@@ -893,9 +982,10 @@ def _compose_files(
     unknown: list[str],
 ) -> list[Path]:
     """The compose files a `docker compose` call from `base` reads: those `-f` names (and the
-    env file, which may name others), or the first of COMPOSE_FILES there and its override,
-    and the files each includes or extends. One of those that is not made yet goes to
-    `by_name.when_there`: most folders have but one of the names."""
+    env file, which may name others), or those the `.env` there names (COMPOSE_FILE), or the
+    first of COMPOSE_FILES in the folder or the nearest above it in the project with its
+    override, and the files each includes or extends. One of those that is not made yet goes
+    to `by_name.when_there`: most folders have but one of the names."""
     if program in ("docker", "podman") and [w for w in words if not w.startswith("-")][:1] != [
         "compose"
     ]:
@@ -914,19 +1004,25 @@ def _compose_files(
             if not named_folder:
                 return []
             folder = named_folder[0]
+    env_file = [folder / ".env"] if os.path.lexists(folder / ".env") else []
     found: list[Path] = []
     for value in named:
         found += _literal(value, base, untold)
+    with contextlib.suppress(OSError, ValueError):
+        from_env = dotenv_values(stream=io.StringIO(read_small_file(folder / ".env")))
+        found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE") or "", folder)
     if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
-        present = [folder / name for name in COMPOSE_FILES if os.path.lexists(folder / name)]
-        found += present[:1]
-        for name in (*COMPOSE_FILES, *COMPOSE_OVERRIDES):
-            path = folder / name
-            if os.path.lexists(path):
-                found += [path] if name in COMPOSE_OVERRIDES else []
-            else:
-                by_name.when_there.append((path, COMPOSE_REASON))
-    return found + _compose_includes(found, untold, unknown)
+        for above in _up_to(folder, project):  # compose looks up until it finds one
+            present = [above / name for name in COMPOSE_FILES if os.path.lexists(above / name)]
+            for name in (*COMPOSE_FILES, *COMPOSE_OVERRIDES):
+                if not os.path.lexists(above / name):
+                    by_name.when_there.append((above / name, COMPOSE_REASON))
+                elif name in COMPOSE_OVERRIDES and present:
+                    found.append(above / name)
+            if present:
+                found.append(present[0])
+                break
+    return env_file + found + _compose_includes(found, untold, unknown)
 
 
 def _compose_includes(
