@@ -489,3 +489,22 @@ def test_an_error_while_the_watch_reads_its_events_counts_as_lost_track(
     between.key_files_written_between(tmp_path, told.append)
     assert told == [between.LOST_TRACK_NOTICE]
     between.key_files_written_while_it_started(tmp_path)
+
+
+def test_a_workspace_whose_watch_was_let_go_is_searched_again_before_its_next_command(
+    tmp_path, planloop_key
+):
+    # One process, more workspaces than watches kept (an embedder's agents): the oldest is let
+    # go, and a key saved there meanwhile is found by searching it again, as at start.
+    folders = [tmp_path / f"w{index}" for index in range(between.MAX_WATCHED + 1)]
+    for folder in folders:
+        folder.mkdir()
+        between.watch_until_the_next_command(folder)
+    first = folders[0]
+    assert str(first) not in between._watches  # let go for the newest
+    (first / "config").mkdir()
+    (first / "config" / "local.json").write_text(SETTINGS)
+    found = between.key_files_written_between(first, print)
+    assert [path.resolve() for path in found] == [(first / "config" / "local.json").resolve()]
+    for folder in folders:
+        between.key_files_written_while_it_started(folder)

@@ -30,7 +30,7 @@ from tools.folder_watch import (
     FolderWatch,
     holds_it_at_that_name,
 )
-from tools.key_copies import other_names
+from tools.key_copies import cut_short_notice, other_names, workspace_search
 
 # Workspaces watched at once in one process (each watch is an inotify instance, of which a
 # user has 128 by default): a program running agents in many folders keeps the newest.
@@ -39,6 +39,7 @@ MAX_WATCHED = 4
 _watches: dict[str, FolderWatch] = {}  # workspace -> its watch
 _taken: dict[str, float] = {}  # workspace -> when its watch's findings were last taken
 _told: set[str] = set()  # workspaces whose watch lost track, said once
+_let_go: set[str] = set()  # workspaces whose watch was let go for newer ones (`_keep_few`)
 
 LOST_TRACK_NOTICE = (
     "planloop: more files changed at once between two commands than it could follow; a key "
@@ -63,6 +64,15 @@ def key_files_written_between(
     config/settings.json notes.txt` before the key came) is added to `linked`."""
     key = str(root)
     watch = _watches.get(key)
+    if watch is None and key in _let_go:
+        # Let go for newer workspaces (`_keep_few`): what was written since is not known, so
+        # the workspace is searched for the key again, as at start.
+        _let_go.discard(key)
+        search = workspace_search(root)
+        if search is not None and search.cut_short:
+            tell(cut_short_notice(search))
+        found = [] if search is None else search.found
+        return found + names_beside(root, found, linked)
     if watch is None:
         return []
     # Folders past the bound a watch keeps (a big node_modules) are said by each command's
@@ -125,7 +135,8 @@ def unwatched_shown(root: Path, folders: list[str]) -> str:
 def watch_until_the_next_command(root: Path) -> None:
     """Watch the workspace `root` from now (planloop starts, or a command has ended) until the
     next command starts: read by a thread of its own, as no event loop may run meanwhile (the
-    terminal runs each input in one of its own)."""
+    terminal runs each input in one of its own). At most MAX_WATCHED workspaces at once: the
+    oldest is let go, and searched again before its next command."""
     if str(root) in _watches:
         return  # watched already
     _watches[str(root)] = _watch(root)
@@ -143,5 +154,6 @@ def _keep_few() -> None:
         oldest = next(iter(_watches))
         watch = _watches.pop(oldest)
         _taken.pop(oldest, None)
+        _let_go.add(oldest)
         with contextlib.suppress(Exception):
             watch.close()

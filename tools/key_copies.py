@@ -1071,6 +1071,19 @@ def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
     return tuple(Place(path, depth, yours) for path, (depth, yours) in places.items())
 
 
+def workspace_search(workspace: Path) -> KeyCopySearch | None:
+    """A search of the workspace alone, run now, in this thread, within the search's bounds:
+    for a workspace no watch looked at for a while (tools/between_commands.py). None when
+    there is no key to look for."""
+    secrets = search_secrets()
+    if not secrets:
+        return None
+    root = Path(os.path.realpath(workspace))
+    search = KeyCopySearch((Place(root, WORKSPACE_DEPTH, False),), (), secrets, root)
+    search.run()
+    return search
+
+
 def search_secrets() -> tuple[bytes, ...]:
     """planloop's key and token as bytes, in every encoding redaction knows, and in base64."""
     return search_secrets_of(None)
