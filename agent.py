@@ -76,7 +76,7 @@ from model import (
 )
 from prompts import load_prompt
 from redaction import RequestRedactor
-from settings import make_undumpable, read_settings
+from settings import make_undumpable, read_settings, remember_secrets
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
 from tools.process import output_heard_by
 
@@ -166,6 +166,8 @@ class Agent:
         if client is None:
             require_credentials(self.settings)  # a missing key is reported now, not later
             make_undumpable()  # this process holds the key: no command may read its memory
+        elif remember_secrets(*(getattr(client, name, None) for name in ("api_key", "auth_token"))):
+            make_undumpable()  # your client's key is hidden and redacted as one read here
         self.client = client  # None: made at the first call, so start-up skips the SDK import
         self.own_client_loop: asyncio.AbstractEventLoop | None = None  # where ours was made
         self.max_tokens = max_tokens

@@ -263,6 +263,15 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
     return dotenv_values(stream=io.StringIO(text), interpolate=False)
 
 
+def remember_secrets(*values: object) -> bool:
+    """Count these as planloop's key or token too (a client made by a program that embeds
+    planloop holds its own): redacted, searched for and hidden like the ones read here.
+    Whether any was a value to remember."""
+    found = {value for value in values if isinstance(value, str) and value}
+    _seen_secrets.update(found)
+    return bool(found)
+
+
 def known_secrets() -> list[str]:
     """Every key and token value seen so far: the ones settings were read with, and any set in
     the environment now (a program that embeds planloop may set them after start-up)."""

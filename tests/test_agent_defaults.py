@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import os
 import subprocess
 import sys
@@ -371,3 +372,26 @@ def test_agent_given_a_sandbox_watches_from_the_start_and_a_started_one_is_not_b
         assert scans == []  # begun once for this workspace (as the terminal does it)
     finally:
         between.key_files_written_while_it_started(root)
+
+
+def test_agent_given_its_own_client_hides_and_redacts_that_clients_key(workspace, monkeypatch):
+    # The key lives only in the embedder's client, not in the environment: it is planloop's
+    # key all the same, kept out of what the model reads.
+    import secrets
+
+    from fakeapi import FakeMessagesAPI
+
+    own_key = "sk-ant-api03-" + secrets.token_urlsafe(60)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    (workspace / "config").mkdir()
+    (workspace / "config" / "local.json").write_text(json.dumps({"key": own_key}) + "\n")
+    with FakeMessagesAPI(script=[], api_key=own_key) as api:
+        call = tool_use("read_file", {"path": "config/local.json"})
+        api.add({"content": [call]})
+        api.add({"content": [text("Done.")]})
+        client = fake_api_client(api.base_url, api_key=own_key)
+        run(Agent(client=client, workspace=workspace, sandbox=False).run("go"))
+        assert api.rejections == []
+        result = results_by_id(api.accepted[-1])[call["id"]]
+    assert own_key not in json.dumps(api.requests) and "[redacted]" in str(result)
