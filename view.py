@@ -120,7 +120,8 @@ def read_json_lines(text: str, path: Path, session_id: str) -> SessionLog:
     # Whether the last record was a reply. The loop saves a reply, then the extra its request
     # changed (clearing): such a change is marked before that call, any other where it falls.
     after_reply = False
-    for line in text.splitlines():
+    # Records end at "\n" alone, as they are written: a U+2028 in a tool call is no line end.
+    for line in text.split("\n"):
         try:
             record = json.loads(line)
         except ValueError:

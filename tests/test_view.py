@@ -215,3 +215,17 @@ def test_view_without_any_session_is_one_line(workspace, isolated_home):
     assert viewed.returncode == 1
     assert viewed.stderr.strip().count("\n") == 0
     assert "no saved session" in viewed.stderr
+
+
+def test_a_tool_call_holding_a_line_separator_is_on_the_page(api, env, workspace):
+    # U+2028 is written as it is into the session's JSON lines; a record ends at "\n" alone,
+    # so the model cannot tear its own call out of the page with one.
+    content = "first\u2028second\u2029third\x85end\n"
+    api.add({"content": [tool_use("write_file", {"path": "notes.txt", "content": content})]})
+    api.add({"content": [text("Done.")]})
+    ran = run_cli("-p", "go", "--yes", cwd=workspace, env=env)
+    assert ran.returncode == 0, ran.stderr
+    viewed = run_cli("--view", cwd=workspace, env=env)
+    assert viewed.returncode == 0, viewed.stderr
+    page = Path(viewed.stdout.strip()).read_text()
+    assert "write_file" in page and "notes.txt" in page and "second" in page
