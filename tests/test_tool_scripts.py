@@ -960,6 +960,19 @@ MORE_FORMS = {
         {"tools/mcp.js": ""},
         "tools/mcp.js",
     ),
+    "npm's settings given as variables": (
+        ".claude/settings.json",
+        json.dumps(
+            {
+                "env": {
+                    "npm_config_script_shell": "./tools/sh",
+                    "npm_config_node_options": "--require ./tools/p.js",
+                }
+            }
+        ),
+        {},
+        "tools/p.js",
+    ),
     "a command line setting": (
         ".vscode/settings.json",
         json.dumps({"jest.jestCommandLine": "node ./tools/jest.js"}),

@@ -125,7 +125,11 @@ PROGRAM_VARIABLES = (
 GIT_PLACE_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_DIR")
 GIT_PLACE_VARIABLES += ("GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
 # Variables whose value names what a program runs (`variable_paths`).
+# The package managers' settings given as variables (npm reads `npm_config_*` in any case):
+# the shell npm runs scripts with, yarn's own program, and options node loads code by.
+PACKAGE_PROGRAM_VARIABLES = ("NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH")
 RUN_VARIABLES = (*PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
+RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS")
 TEMPLATES_KEY = "init.templatedir"
 
 GIT_PROGRAM_REASON = (
@@ -497,7 +501,7 @@ def program_paths(
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
-            if name in RUN_VARIABLES:  # `GIT_PAGER=tools/pg git log`
+            if name.upper() in RUN_VARIABLES:  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
@@ -588,6 +592,10 @@ def variable_paths(
     with, for a config file, the programs it names in turn, and compose's COMPOSE_FILE."""
     if name in PROGRAM_VARIABLES:
         return program_paths(setting, base, untold, True, by_name)
+    if name.upper() in PACKAGE_PROGRAM_VARIABLES and base is not None and setting:
+        return _told(setting, base, base, untold)
+    if name.upper() == "NPM_CONFIG_NODE_OPTIONS" and base is not None:
+        return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
     if name == "COMPOSE_FILE" and base is not None:
         files = [path for path in re.split(r"[:;,]", setting) if path]
         return [found for path in files for found in _told(path, base, base, untold)]

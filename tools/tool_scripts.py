@@ -871,7 +871,7 @@ def _run_paths(
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
-        if name in RUN_VARIABLES:  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
+        if str(name).upper() in RUN_VARIABLES:  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
             found += variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
