@@ -896,6 +896,12 @@ def test_an_install_holds_the_local_packages_it_depends_on_and_one_script_holds_
     assert named(tmp_path) == {"package.json", "tools/dev.sh"}
 
 
+def folder_open_tasks(command: str) -> str:
+    """A tasks.json whose one task runs `command` when the folder is opened."""
+    task = {"label": "u", "command": command, "runOptions": {"runOn": "folderOpen"}}
+    return json.dumps({"tasks": [task]})
+
+
 # What pass-22 forms of settings run: (settings file, its text, other files, the path held).
 MORE_FORMS = {
     "git's config named by a variable": (
@@ -981,33 +987,13 @@ MORE_FORMS = {
     ),
     "compose's file above the folder": (
         ".vscode/tasks.json",
-        json.dumps(
-            {
-                "tasks": [
-                    {
-                        "label": "u",
-                        "command": "cd web && docker compose up",
-                        "runOptions": {"runOn": "folderOpen"},
-                    }
-                ]
-            }
-        ),
+        folder_open_tasks("cd web && docker compose up"),
         {"compose.yaml": "services: {}\n", "web/x": ""},
         "compose.yaml",
     ),
     "compose's file named by the .env": (
         ".vscode/tasks.json",
-        json.dumps(
-            {
-                "tasks": [
-                    {
-                        "label": "u",
-                        "command": "docker compose up",
-                        "runOptions": {"runOn": "folderOpen"},
-                    }
-                ]
-            }
-        ),
+        folder_open_tasks("docker compose up"),
         {".env": "COMPOSE_FILE=ops/c.yaml\n", "ops/c.yaml": "services: {}\n"},
         "ops/c.yaml",
     ),
