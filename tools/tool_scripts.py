@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shlex
+import threading
 import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -741,8 +742,10 @@ def _strings(item: Any) -> list[str]:
     return []
 
 
-# What `tool_scripts` found for (root, settings) within a `read_once` (None: outside any).
-_found_once: dict[tuple[Path, tuple[Path, ...]], ToolScripts] | None = None
+# What `tool_scripts` found for (root, settings) within a `read_once` of this thread (`found`
+# is None outside any): the file tools check in a thread of their own while a command is made
+# ready on the event loop's.
+_once = threading.local()
 
 
 @contextlib.contextmanager
@@ -751,27 +754,27 @@ def read_once() -> Iterator[None]:
     (its binds, whether it must ask, what runs only once made) or taking stock after it asks
     the same of them several times, and a big tasks.json costs seconds a reading. All of them
     then answer from the same moment's files, as one look would."""
-    global _found_once
-    outermost = _found_once is None
+    outermost = getattr(_once, "found", None) is None
     if outermost:
-        _found_once = {}
+        _once.found = {}
     try:
         yield
     finally:
         if outermost:
-            _found_once = None
+            _once.found = None
 
 
 def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     """What the host tools' settings among `tool_configs` (a workspace scan's) run, each path
     inside the workspace `root`, as named and as resolved (read once within `read_once`)."""
     tool_configs = tuple(tool_configs)
-    if _found_once is None:
+    found = getattr(_once, "found", None)
+    if found is None:
         return _tool_scripts(root, tool_configs)
     key = (root, tool_configs)
-    if key not in _found_once:
-        _found_once[key] = _tool_scripts(root, tool_configs)
-    return _found_once[key]
+    if key not in found:
+        found[key] = _tool_scripts(root, tool_configs)
+    return found[key]
 
 
 def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
