@@ -443,6 +443,9 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("cat later | bash -c 'exec bash'", ["/w/later"]),
         ("cat later | xargs -0 sh -c", ["/w/later"]),
         ("git diff | sh -c 'grep x'", []),
+        # What code given on the line loads from the folder (python's modules: held once made).
+        ("node -e 'require(\"./tools/x.js\")'", ["/w/tools/x.js"]),
+        ("GIT_PROXY_COMMAND=tools/proxy git fetch", ["/w/tools/proxy"]),
         # A script joined to its option; a here-string and a descriptor are no files.
         ("awk -f./conv x", ["/w/conv"]),
         ("make --file=conv all", ["/w/conv"]),

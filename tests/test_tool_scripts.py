@@ -979,6 +979,63 @@ MORE_FORMS = {
         {},
         "tools/p.js",
     ),
+    "git's settings given in variables": (
+        ".claude/settings.json",
+        json.dumps(
+            {
+                "env": {
+                    "GIT_CONFIG_COUNT": "1",
+                    "GIT_CONFIG_KEY_0": "core.fsmonitor",
+                    "GIT_CONFIG_VALUE_0": "tools/fsmon",
+                }
+            }
+        ),
+        {},
+        "tools/fsmon",
+    ),
+    "what a GIT_CONFIG_GLOBAL file includes": (
+        ".claude/settings.json",
+        json.dumps({"env": {"GIT_CONFIG_GLOBAL": "tools/gc"}}),
+        {
+            "tools/gc": "[include]\n\tpath = more.gc\n",
+            "tools/more.gc": "[core]\n\tpager = ./tools/pg\n",
+        },
+        "tools/more.gc",
+    ),
+    "an npmrc named by a variable in any case": (
+        ".vscode/tasks.json",
+        json.dumps(
+            {
+                "tasks": [
+                    {
+                        "label": "l",
+                        "command": "npm run lint",
+                        "options": {"env": {"npm_config_userconfig": "tools/npmrc"}},
+                        "runOptions": {"runOn": "folderOpen"},
+                    }
+                ]
+            }
+        ),
+        {"tools/npmrc": "script-shell=./tools/sh\n", "package.json": "{}"},
+        "tools/sh",
+    ),
+    "a PATH a task sets": (
+        ".vscode/tasks.json",
+        json.dumps(
+            {
+                "tasks": [
+                    {
+                        "label": "e",
+                        "command": "eslint .",
+                        "options": {"env": {"PATH": "${workspaceFolder}/tools:/usr/bin"}},
+                        "runOptions": {"runOn": "folderOpen"},
+                    }
+                ]
+            }
+        ),
+        {"tools/x": ""},
+        "tools",
+    ),
     "a command line setting": (
         ".vscode/settings.json",
         json.dumps({"jest.jestCommandLine": "node ./tools/jest.js"}),
@@ -1026,3 +1083,46 @@ def test_a_vs_code_workspace_file_is_protected_wherever_it_lies(tmp_path):
     assert "workspace file" in protected_reason(tmp_path, "dev.code-workspace")
     assert "workspace file" in protected_reason(tmp_path, "tools/team.code-workspace")
     assert protected_reason(tmp_path, "notes.code-workspace.md") is None
+
+
+@pytest.mark.parametrize(
+    ("settings", "held"),
+    [
+        ({"prolog.executablePath": "./tools/swipl"}, "tools/swipl"),  # `prolog`: no data word
+        ({"markdown-preview-enhanced.pandocPath": "./tools/pandoc"}, "tools/pandoc"),
+        ({"go.alternateTools": {"go": "./tools/go"}}, "tools/go"),
+        ({"eslint.execArgv": ["--require", "./tools/pre.js"]}, "tools/pre.js"),
+        ({"rust-analyzer.server.extraEnv": {"RUSTC_WRAPPER": "./tools/wrap"}}, "tools/wrap"),
+        (
+            {"jest.virtualFolders": [{"name": "a", "jestCommandLine": "node tools/j.js"}]},
+            "tools/j.js",
+        ),
+    ],
+)
+def test_more_of_what_vs_code_settings_run_is_held(tmp_path, settings, held):
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    (tmp_path / held).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / held).write_text("")
+    assert held in named(tmp_path), named(tmp_path)
+
+
+def test_a_built_in_named_like_a_script_an_odd_dependency_path_and_an_unbuilt_tarball(tmp_path):
+    # `pnpm dedupe` installs (and runs local dependencies' scripts) even where package.json
+    # has a `dedupe` script; npm takes `.libs/x` as a folder; a tarball not built yet is
+    # watched, not asked about.
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "d", "command": "pnpm dedupe", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    dependencies = {"x": ".libs/x", "z": "file:./vendor/z.tgz"}
+    package = {"scripts": {"dedupe": "echo"}, "dependencies": dependencies}
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    (tmp_path / ".libs" / "x").mkdir(parents=True)
+    (tmp_path / ".libs/x/package.json").write_text('{"scripts": {"postinstall": "sh x.sh"}}')
+    assert ".libs/x/x.sh" in named(tmp_path)
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    watched = {str(p.relative_to(tmp_path)) for p, _ in tool_scripts(tmp_path, configs).when_there}
+    assert "vendor/z.tgz" in watched
+    assert tool_script_not_held(tmp_path, configs) is not None  # .libs/x/x.sh is not made
+    (tmp_path / ".libs/x/x.sh").write_text("")
+    assert tool_script_not_held(tmp_path, configs) is None

@@ -118,18 +118,32 @@ PROGRAM_VARIABLES = (
     "GIT_SSH_COMMAND",
     "GIT_ASKPASS",
     "GIT_EXTERNAL_DIFF",
+    "GIT_PROXY_COMMAND",
 )
 # git's variables that name its config, its repository, or where its programs and hooks come
 # from: a file or folder they name in the workspace is what git reads and runs
 # (`GIT_CONFIG_GLOBAL=tools/gitconfig git status` runs that file's fsmonitor).
 GIT_PLACE_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_DIR")
 GIT_PLACE_VARIABLES += ("GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
-# Variables whose value names what a program runs (`variable_paths`).
+# Variables whose value names what a program runs (`variable_paths`): also the settings git is
+# given in variables (GIT_CONFIG_VALUE_<n>, GIT_CONFIG_PARAMETERS), npm's config files, PATH.
+GIT_CONFIG_VALUE = re.compile(r"GIT_CONFIG_VALUE_\d+")
+NPMRC_VARIABLES = ("NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG")
 # The package managers' settings given as variables (npm reads `npm_config_*` in any case):
 # the shell npm runs scripts with, yarn's own program, and options node loads code by.
 PACKAGE_PROGRAM_VARIABLES = ("NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH")
-RUN_VARIABLES = (*PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
-RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS")
+# Other tools' programs given as variables (cargo's wrapper, make's compilers, an editor).
+TOOL_PROGRAM_VARIABLES = ("RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "CC", "CXX", "EDITOR", "VISUAL")
+RUN_VARIABLES = (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
+RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS", *NPMRC_VARIABLES)
+RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH")
+
+
+def runs_something(name: str) -> bool:
+    """Whether a variable's value names what a program runs (`variable_paths`)."""
+    return name.upper() in RUN_VARIABLES or GIT_CONFIG_VALUE.fullmatch(name) is not None
+
+
 TEMPLATES_KEY = "init.templatedir"
 
 GIT_PROGRAM_REASON = (
@@ -142,6 +156,10 @@ GIT_PROGRAM_REASON = (
 # package of that name made there later would run in its place. Python's own name for each
 # form a module takes, in the order it looks: a package folder, an extension, source, bytecode.
 PYTHONS = ("python", "pypy", "py")
+# What code given on the line loads: python's `import x` / `from x import y`, node's
+# `require("./x")`, `import("./x")` and `from "./x"` of a relative path.
+PYTHON_IMPORTS = re.compile(r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*)")
+NODE_LOADS = re.compile(r"""(?:(?:require|import)\s*\(\s*|from\s*)['"`](\.{1,2}/[^'"`]+)""")
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
 PYTHON_MODULE_REASON = (
     "a program run later outside the sandbox (by git, or by a host tool's settings) is "
@@ -204,6 +222,7 @@ STANDARD_INPUT = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 # Programs that put a file's text on their output (`cat x | bash -c 'exec bash'`).
 FILE_READERS = ("cat", "head", "tail", "tac", "sed", "awk", "cut", "sort", "uniq", "rev", "tr")
 FILE_READERS += ("base64", "gzip", "gunzip", "zcat", "bzcat", "xzcat", "xxd", "nl", "fold")
+FILE_READERS += ("grep", "egrep", "fgrep", "rg", "jq", "yq", "envsubst", "paste", "strings")
 # Programs whose arguments name programs without running them (`which npm`, `echo sh x`).
 NAMES_ONLY = ("echo", "printf", "which", "type", "whereis", "grep", "man")
 # Flags that move where a program runs, and with it where its relative paths start.
@@ -501,7 +520,7 @@ def program_paths(
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
             # code it runs or loads; the program's word is still to come.
             name, _, setting = word.partition("=")
-            if name.upper() in RUN_VARIABLES:  # `GIT_PAGER=tools/pg git log`
+            if runs_something(name):  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
@@ -531,6 +550,14 @@ def program_paths(
             # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
             for read in CODE_READ.findall(word):
                 found += _told(read, base, worktree, untold) if base is not None else []
+        interpreter = program_name(previous)
+        code_flags = INTERPRETERS.get(interpreter, ())
+        if not is_program and before in code_flags and code_flags != SHELL_FLAGS:
+            # `python3 -c 'import fmt'`, `node -e 'require("./tools/x.js")'`: code, not a
+            # command line; what it loads from the folder it runs in counts.
+            if base is not None:
+                found += _loaded_by_code(interpreter, before, word, base, by_name)
+            continue
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
         globbed = PATTERN.search(word) is not None
         if (expanded or globbed) and (is_program or is_script):
@@ -587,24 +614,52 @@ def variable_paths(
     untold: list[UntoldProgram] | None = None,
     by_name: ByName | None = None,
 ) -> list[Path]:
-    """What a variable set for a program from `base` names that runs: the program lines of
-    git's PROGRAM_VARIABLES (`GIT_PAGER=tools/pg`), the file or folder of GIT_PLACE_VARIABLES
-    with, for a config file, the programs it names in turn, and compose's COMPOSE_FILE."""
-    if name in PROGRAM_VARIABLES:
+    """What a variable set for a program from `base` names that runs (RUN_VARIABLES): the
+    program lines of git's PROGRAM_VARIABLES (`GIT_PAGER=tools/pg`) and of the settings it is
+    given in variables; the file or folder of GIT_PLACE_VARIABLES with, for a config file, what
+    it includes and the programs they name; compose's files; the package managers' programs,
+    the npmrc files named, and the files their node options load; and the folders of a PATH
+    (the workspace's own folder among them when an entry is empty or relative to it)."""
+    upper = name.upper()
+    if name in (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES) or GIT_CONFIG_VALUE.fullmatch(name):
         return program_paths(setting, base, untold, True, by_name)
-    if name.upper() in PACKAGE_PROGRAM_VARIABLES and base is not None and setting:
+    if name == "GIT_CONFIG_PARAMETERS":  # `'core.fsmonitor'='tools/x'`, as `git -c` passes on
+        with contextlib.suppress(ValueError):
+            pairs = [word.partition("=") for word in shlex.split(setting)]
+            return programs_of([(k.lower(), v) for k, _, v in pairs], base, untold, by_name)
+        return []
+    if base is None or not setting:
+        return []
+    if upper in (*PACKAGE_PROGRAM_VARIABLES, *NPMRC_VARIABLES):
         return _told(setting, base, base, untold)
-    if name.upper() == "NPM_CONFIG_NODE_OPTIONS" and base is not None:
+    if upper == "NPM_CONFIG_NODE_OPTIONS":
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
-    if name == "COMPOSE_FILE" and base is not None:
-        files = [path for path in re.split(r"[:;,]", setting) if path]
-        return [found for path in files for found in _told(path, base, base, untold)]
-    if name not in GIT_PLACE_VARIABLES or base is None or not setting:
+    if name in ("COMPOSE_FILE", "PATH"):
+        entries = re.split(r"[:;,]" if name == "COMPOSE_FILE" else ":", setting)
+        if name == "PATH":  # an empty entry is the folder the program runs in
+            entries = [entry or "." for entry in entries if not entry.startswith("$")]
+        return [found for entry in entries if entry for found in _told(entry, base, base, untold)]
+    if name not in GIT_PLACE_VARIABLES:
         return []
     found = _told(setting, base, base, untold)
     for config in found if name.startswith("GIT_CONFIG") else []:
-        found = found + programs_of(read_git_config(config), base, untold, by_name)
+        found = found + paths_named_by([config], base)[1]  # what it includes, held too
+        found = found + git_programs_named_by([config], base, untold, by_name)
     return found
+
+
+def _loaded_by_code(
+    interpreter: str, flag: str, code: str, base: Path, by_name: ByName | None
+) -> list[Path]:
+    """The files that code given to `interpreter` after `flag` loads from `base`: python's
+    modules (which it takes from there first: held once made, ByName.when_there), node's
+    relative requires and imports."""
+    if interpreter in PYTHONS and flag == "-c" and by_name is not None:
+        for module in PYTHON_IMPORTS.findall(code):
+            by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, base)]
+    elif INTERPRETERS.get(interpreter) == INTERPRETERS["node"] and flag in INTERPRETERS["node"]:
+        return [_from(base, path) for path in NODE_LOADS.findall(code)]
+    return []
 
 
 def _module_named(command: str, previous: str, before: str, word: str) -> str | None:

@@ -53,11 +53,12 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
-    RUN_VARIABLES,
+    NPMRC_VARIABLES,
     ByName,
     UntoldProgram,
     is_script_name,
     program_paths,
+    runs_something,
     variable_paths,
 )
 from tools.paths import CODE_WORKSPACE_SUFFIX, MISE_FILE, MISE_FOLDER, read_small_file
@@ -242,8 +243,10 @@ def project_of(config: Path, kind: str) -> Path:
 # keys that name data (`json.schemas`' `url`, `prettier.configPath`, `ignorePath`).
 EDITOR_PROGRAM_ENDINGS = ("path", "executable", "command", "interpreter", "binary", "exe")
 EDITOR_PROGRAM_KEYS = ("args", "program", "runtime", "server", "shell")
-EDITOR_DATA_WORDS = ("config", "schema", "ignore", "log", "cache", "output", "url", "dictionar")
-EDITOR_DATA_WORDS += ("preview", "spell", "template", "snippet", "theme", "icon", "font")
+EDITOR_DATA_WORDS = {"config", "schema", "schemas", "ignore", "log", "logs", "cache", "output"}
+EDITOR_DATA_WORDS |= {"url", "dictionary", "dictionaries", "preview", "spell", "template"}
+EDITOR_DATA_WORDS |= {"templates", "snippet", "snippets", "theme", "icon", "font"}
+EDITOR_PROGRAM_TABLES = ("alternatetools",)
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -262,6 +265,18 @@ WORKSPACE_OPTIONS += ("--recursive", "--include-workspace-root", "-W", "--worksp
 PACKAGE_DEFAULTS = ("server.js", "binding.gyp")
 PACKAGE_JSON, PNPM_WORKSPACE = "package.json", "pnpm-workspace.yaml"
 INSTALL_WORDS = ("install", "i", "add", "ci", "remove", "up", "upgrade", "update")
+# The commands of yarn, pnpm and bun themselves: one of these runs, not a script of its name.
+BUILT_INS = ("add", "audit", "autoclean", "bin", "cache", "check", "config", "constraints")
+BUILT_INS += ("create", "dedupe", "deploy", "dlx", "doctor", "env", "exec", "explain", "fetch")
+BUILT_INS += ("generate-lock-entry", "global", "help", "import", "info", "init", "install", "it")
+BUILT_INS += ("install-test", "licenses", "link", "list", "ln", "login", "logout", "ls", "npm")
+BUILT_INS += ("outdated", "owner", "pack", "patch", "patch-commit", "pm", "plugin", "policies")
+BUILT_INS += ("prune", "publish", "rebuild", "rb", "recursive", "remove", "rm", "root", "run")
+BUILT_INS += ("sdk", "search", "self-update", "server", "set", "setup", "stage", "start", "store")
+BUILT_INS += ("tag", "team", "test", "unlink", "unplug", "up", "update", "upgrade")
+BUILT_INS += ("upgrade-interactive", "version", "versions", "why", "workspace", "workspaces", "x")
+BUILT_INS += ("approve-builds", "ignored-builds", "cat-file", "cat-index", "find-hash")
+BUILT_INS += ("trust", "untrusted")
 DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies")
 DEPENDENCY_FIELDS += ("peerDependencies", "overrides", "resolutions")
 # What `docker compose` (or podman's) reads from its folder when no `-f` names the files: the
@@ -275,6 +290,11 @@ COMPOSE_REASON = (
     "on your machine: a host folder mounted, a privileged container), when a host tool runs it"
 )
 MAX_COMPOSE_FILES = 64
+PACKED = (".tgz", ".tar.gz", ".tar")
+LOCAL_PACKAGE_REASON = (
+    "an install by a host tool's package manager unpacks it as a dependency and runs its "
+    "install scripts"
+)
 MAX_WORKSPACE_MATCHES = 2000  # folders a workspace pattern may match (`**` walks the tree)
 
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
@@ -670,6 +690,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
         if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
+    for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
+        if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
+            yield Run(text)
     for key, value in settings.items():
         last = str(key).rsplit(".", 1)[-1].lower()
         if str(key).startswith("terminal.integrated.profiles."):
@@ -677,13 +700,13 @@ def editor_paths(settings: Any) -> Iterator[Run]:
                 profile = _dict(profile)
                 yield Run(as_command_line(profile.get("path"), profile.get("args")))
                 yield Run(None, env=profile.get("env"))
-        elif str(key).startswith("terminal.integrated.env."):
-            variables = _dict(value)
-            yield Run(None, env=variables)
-            if isinstance(variables.get("PROMPT_COMMAND"), str):
-                yield Run(variables["PROMPT_COMMAND"])  # bash runs it at every prompt
-        elif last.endswith("commandline") and isinstance(value, str):
-            yield Run(value)
+        elif "env" in (last[-3:], *str(key).lower().split(".")[-2:-1]) and isinstance(value, dict):
+            # the variables of a tool's processes: the terminals', rust-analyzer's extraEnv
+            yield Run(None, env=value)
+            if isinstance(value.get("PROMPT_COMMAND"), str):
+                yield Run(value["PROMPT_COMMAND"])  # bash runs it at every prompt
+        elif last.endswith("argv") and isinstance(value, list):  # node's, for a language server
+            yield Run(None, env={"NODE_OPTIONS": " ".join(_strings(value))})
         elif key == "mcp":
             yield from agent_commands(value)
 
@@ -715,11 +738,16 @@ def _keyed_strings(item: Any, key: str = "") -> Iterator[tuple[str, str]]:
 
 
 def _names_a_program(key: str) -> bool:
-    """Whether a settings key names a program, or a folder or file one loads its code from."""
-    last = key.rsplit(".", 1)[-1].lower()
-    if any(word in key.lower() for word in EDITOR_DATA_WORDS):
+    """Whether a settings key names a program, or a folder or file one loads its code from:
+    by how its last part ends, or a table of programs (`go.alternateTools`); not where a word
+    of its parts but the first (the extension's name: `prolog`) names data."""
+    parts = key.split(".")
+    words = {w.lower() for part in parts[1:] for w in re.findall(r"[a-z]+|[A-Z][a-z]*", part)}
+    if words & EDITOR_DATA_WORDS:
         return False
-    return last.endswith(EDITOR_PROGRAM_ENDINGS) or last in EDITOR_PROGRAM_KEYS
+    last = parts[-1].lower()
+    in_a_table = any(part.lower() in EDITOR_PROGRAM_TABLES for part in parts[:-1])
+    return last.endswith(EDITOR_PROGRAM_ENDINGS) or last in EDITOR_PROGRAM_KEYS or in_a_table
 
 
 def _a_path(text: str) -> bool:
@@ -799,6 +827,9 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
                 unread.append(path)
                 continue
             named += [(each, why) for each in found]
+            if any(os.path.realpath(each) == str(root) for each in found):
+                # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
+                unknown.append(("the workspace itself as a program or a PATH folder", shown))
             untold += [(program, why) for program in told]
             unknown += [(what, shown) for what in cannot]
     inside: list[tuple[Path, str]] = []
@@ -857,6 +888,9 @@ def run_by(
             if os.path.isfile(folder):
                 found.append(folder)  # a packed package (`file:./vendor/x.tgz`)
                 continue
+            if folder.name.endswith(PACKED):  # not built yet: held once it is
+                by_name.when_there.append((folder, LOCAL_PACKAGE_REASON))
+                continue
             if npm_scripts(folder) is None:
                 unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
                 continue
@@ -874,8 +908,16 @@ def _run_paths(
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             found += _literal(path, folder, untold)
-        if str(name).upper() in RUN_VARIABLES:  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
-            found += variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
+        if runs_something(str(name)):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
+            named = variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
+            found += named
+            if str(name).upper() in NPMRC_VARIABLES:  # an npmrc: what it runs, from there
+                found += [
+                    p
+                    for rc in named
+                    for line in npmrc_programs(rc)
+                    for p in _literal(line, folder, untold)
+                ]
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
@@ -933,8 +975,8 @@ def _package_folders(
 def _own_script(program: str, word: str, folder: Path) -> bool:
     """Whether `yarn WORD` (pnpm's, bun's) runs the script WORD of the package.json in `folder`
     alone, as those managers do for a name that is no subcommand of theirs."""
-    if program not in ("yarn", "pnpm", "bun") or word in INSTALL_WORDS:
-        return False
+    if program not in ("yarn", "pnpm", "bun") or word in INSTALL_WORDS or word in BUILT_INS:
+        return False  # (a command of its own comes first: `pnpm dedupe` installs)
     return word in (npm_scripts(folder) or {})
 
 
@@ -952,8 +994,8 @@ def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list
             specs = [s for field in DEPENDENCY_FIELDS for s in _strings(package.get(field))]
             for spec in specs:
                 path = re.sub(r"^(file|link|portal):", "", spec)
-                if path == spec and not spec.startswith(("./", "../", "/", "~/")):
-                    continue  # a version or a registry's name
+                if path == spec and not spec.startswith((".", "/", "~/")):
+                    continue  # a version or a registry's name (npm: a path starts so)
                 for dependency in _literal(path, folder, untold):
                     if dependency not in found:
                         found.append(dependency)
@@ -1127,14 +1169,7 @@ def package_manager_programs(folder: Path) -> list[str]:
     script: npm's script-shell and what its node-options load, yarn's yarnPath (yarn-path in
     the first yarn's .yarnrc) and plugins, bun's preloads. A settings file too big or
     unreadable counts as none: it is held, and what it names is read once it can be."""
-    found: list[str] = []
-    with contextlib.suppress(OSError, ValueError):
-        for line in read_small_file(folder / ".npmrc").splitlines():
-            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
-            if key == "script-shell" and "/" in value:
-                found.append(value)
-            elif key == "node-options":
-                found += code_paths_of("NODE_OPTIONS", value)
+    found = npmrc_programs(folder / ".npmrc")
     with contextlib.suppress(OSError, ValueError):
         yarn = _dict(read_yaml(read_small_file(folder / ".yarnrc.yml")))
         found += _strings(yarn.get("yarnPath"))
@@ -1147,6 +1182,20 @@ def package_manager_programs(folder: Path) -> list[str]:
         bun = tomllib.loads(read_small_file(folder / "bunfig.toml"))
         for table in (bun, _dict(bun.get("run")), _dict(bun.get("test"))):
             found += _strings(table.get("preload"))
+    return found
+
+
+def npmrc_programs(path: Path) -> list[str]:
+    """What an npmrc file runs for each script: its script-shell, and what its node-options
+    load (as written: from the folder npm runs in)."""
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        for line in read_small_file(path).splitlines():
+            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
+            if key == "script-shell" and "/" in value:
+                found.append(value)
+            elif key == "node-options":
+                found += code_paths_of("NODE_OPTIONS", value)
     return found
 
 
