@@ -508,3 +508,83 @@ def test_a_workspace_whose_watch_was_let_go_is_searched_again_before_its_next_co
     assert [path.resolve() for path in found] == [(first / "config" / "local.json").resolve()]
     for folder in folders:
         between.key_files_written_while_it_started(folder)
+
+
+PLANTED_PTH = (
+    "mkdir -p venv/bin venv/lib/python3.12/site-packages && echo 'home = /usr/bin' > "
+    "venv/pyvenv.cfg && printf 'import os\\n/a\\000b\\n' > venv/lib/python3.12/site-packages/z.pth"
+)
+
+
+def a_look_that_fails(*_args, **_kwargs):
+    raise ValueError("embedded null byte")  # what a file no routine expected once raised
+
+
+@needs_bwrap
+def test_a_command_whose_end_cannot_be_looked_at_has_its_output_withheld(tmp_path, planloop_key):
+    # What the command could read is not known, so its output counts as holding the key,
+    # and the run is stopped (the exposure middleware reads `exposures`).
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    box.after_command = a_look_that_fails
+    result = asyncio.run(run_bash(workspace, "echo what-it-printed", sandbox=box))
+    assert "its output is withheld" in result and "what-it-printed" not in result, result
+    assert any("could not check" in line for line in box.exposures)
+
+
+@needs_bwrap
+def test_a_task_whose_end_cannot_be_looked_at_has_its_output_withheld(tmp_path, planloop_key):
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import TaskManager
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    manager = TaskManager(tmp_path / "session.tasks", box)
+
+    async def a_task() -> object:
+        task = await manager.start(workspace, "echo what-it-printed", 120, box)
+        box.after_command = a_look_that_fails
+        await asyncio.wait_for(task.done.wait(), 120)  # (a failed look once left it unended)
+        return task
+
+    task = asyncio.run(a_task())
+    assert task.withheld and "could not check" in task.withheld
+    assert any("could not check" in line for line in box.exposures)
+
+
+@needs_bwrap
+def test_a_pth_line_with_a_nul_is_reported_and_fails_no_look(tmp_path, planloop_key):
+    # (It once made every look fail: at start, and after the command that wrote it.)
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    result = asyncio.run(run_bash(workspace, f"{PLANTED_PTH}; echo made", sandbox=box))
+    assert "made" in result and "z.pth is new" in result, result
+    again = asyncio.run(run_bash(workspace, "echo again", sandbox=box))
+    assert again.startswith("again"), again
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        (".mcp.json", '{"mcpServers": {"x": {"command": "sh", "args": ["./a\\u0000b"]}}}'),
+        (".envrc", "source_env a\x00b\n"),
+        (".git", "gitdir: a\x00b\n"),
+    ],
+)
+def test_settings_naming_a_path_no_file_can_have_make_commands_ask(
+    tmp_path, planloop_key, name, content
+):
+    # (They once made planloop fail to start, and every command after.)
+    from tools.sandbox import Bubblewrap
+
+    (tmp_path / name).write_text(content)
+    box = Bubblewrap()
+    box.before_command(tmp_path)
+    assert box.must_ask, "commands must ask"

@@ -27,6 +27,7 @@ from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.bind_watch import (
+    check_failed,
     key_seen,
     replaced_notes,
     sandbox_start,
@@ -183,20 +184,32 @@ async def run_bash(
         if cancelled and confined:
             # Ctrl-C, SIGTERM: what the command made before it was stopped is still reported,
             # at once and at exit. Left for later, a scan would count it as already there.
-            with one_look():
-                sandbox.after_command(workspace, protected_before)
-                if binds is not None:
-                    lost = what_was_lost(sandbox, binds, written=keys.finish() if keys else ())
+            try:
+                with one_look():
+                    sandbox.after_command(workspace, protected_before)
+                    if binds is not None:
+                        lost = what_was_lost(sandbox, binds, written=keys.finish() if keys else ())
+            except Exception as error:  # (a file it made may make the look fail: fail closed)
+                check_failed(sandbox, "it", "a command was stopped", error)
+                binds = None
             if binds is not None:
                 if lost.seen:
                     key_seen(sandbox, binds, lost.seen, "it", "a command was stopped")
                 replaced_notes(sandbox, binds, lost.replaced, "a command")
 
     output = started.watch
-    with one_look():  # what it did, taken stock of in one look at the workspace's settings
-        written = keys.finish() if keys is not None else ()
-        lost = what_was_lost(sandbox, binds, written=written) if binds is not None else None
-        made = sandbox.after_command(workspace, protected_before) if confined else []
+    try:
+        with one_look():  # what it did, taken stock of in one look at the workspace's settings
+            written = keys.finish() if keys is not None else ()
+            lost = what_was_lost(sandbox, binds, written=written) if binds is not None else None
+            made = sandbox.after_command(workspace, protected_before) if confined else []
+    except Exception as error:
+        if not confined:
+            raise
+        # A file the command made can make this look fail (a NUL in a `.pth` line): what it
+        # could read is not known, so its output counts as holding the key.
+        line = check_failed(sandbox, "it", "a command's output was kept from the model", error)
+        return f"[its output is withheld: {line}]\n[exit code: {describe_exit(started.returncode)}]"
     if lost is not None and lost.seen:
         # It could read the key: in any encoding, past the redaction of the plain value.
         key_seen(sandbox, binds, lost.seen, "it", "a command's output was kept from the model")

@@ -68,6 +68,7 @@ def key_files_written_between(
         # Let go for newer workspaces (`_keep_few`): what was written since is not known, so
         # the workspace is searched for the key again, as at start.
         _let_go.discard(key)
+        watch_until_the_next_command(root)  # from before the search: no moment unwatched
         search = workspace_search(root)
         if search is not None and search.cut_short:
             tell(cut_short_notice(search))

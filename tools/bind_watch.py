@@ -378,6 +378,24 @@ def key_seen(sandbox: Any, start: SandboxStart, paths: list[str], who: str, done
     return line
 
 
+def check_failed(sandbox: Any, who: str, done: str, error: Exception) -> str:
+    """The look after a command or task ended failed (`error`: a file it made that no path
+    routine expected, a NUL in a `.pth` line, say): what it could read is not known, so it
+    counts as if it had read the key. Told and left for the exposure middleware, as
+    `key_seen` does. Returns the line."""
+    line = (
+        f"{done}: planloop could not check what {who} could read ({type(error).__name__}: "
+        f"{error}); it may have read the API key"
+    )
+    exposures = getattr(sandbox, "exposures", None)
+    if exposures is not None:
+        exposures.append(line)
+    notify = getattr(sandbox, "notify", None)
+    if notify is not None:
+        notify(f"sandbox: {line}.")
+    return line
+
+
 def replaced_notes(sandbox: Any, start: SandboxStart, paths: list[str], who: str) -> list[str]:
     """Notes for the model, and a line for the person, on held paths replaced on the host."""
     if not paths:

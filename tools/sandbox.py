@@ -148,6 +148,7 @@ from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
 from tools.tool_scripts import (
     COMPOSE_REASON,
+    LOCAL_PACKAGE_REASON,
     NPM_SETTINGS_REASON,
     npm_settings,
     read_once,
@@ -1482,10 +1483,16 @@ class Bubblewrap:
                 watch_until_the_next_command(root)  # the search has listed what it reads
         if starting:
             self.started_in.add(root)
-        scan.run_later = run_later_state(root, scan)
-        scan.held_when_there = identities(held_when_there_paths(root, scan))
+        try:
+            scan.run_later = run_later_state(root, scan)
+            scan.held_when_there = identities(held_when_there_paths(root, scan))
+            cannot = None if self.must_ask else self._cannot_confine(root, scan)
+        except (ValueError, UnicodeError) as error:
+            # A file of the workspace names what no path can be (a NUL byte, a lone
+            # surrogate): what host tools run from it cannot be told, so commands ask.
+            cannot = f"a file of the workspace names a path no file can have ({error})"
         if not self.must_ask:
-            self.must_ask = self._cannot_confine(root, scan)
+            self.must_ask = cannot
             if self.must_ask:
                 scan.confinement_lost = self.must_ask
                 self._tell(f"planloop: {self.must_ask}.")
@@ -1709,6 +1716,7 @@ class Bubblewrap:
                 NPM_SETTINGS_REASON: "a package manager reads it for the scripts a host tool runs",
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
+                LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(

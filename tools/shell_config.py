@@ -915,7 +915,7 @@ def _module_files(folder: Path, modules: frozenset[str]) -> list[Path]:
                 for entry in entries
                 if is_module_entry(entry.name, modules) or entry.name == "__pycache__"
             ]
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: a NUL in a `.pth` line names no folder)
         return files
     for child in children:
         if child.name == "__pycache__":

@@ -35,6 +35,7 @@ from tools.base import Tool, ToolError
 from tools.bind_watch import (
     FolderWatch,
     SandboxStart,
+    check_failed,
     key_seen,
     quiet_view_now,
     replaced_notes,
@@ -380,16 +381,27 @@ class TaskManager:
                 if protected_before is not None:
                     # From before its last look on: a file written as it ends is seen.
                     getattr(sandbox, "watch_from_now", lambda _workspace: None)(workspace)
-                with getattr(sandbox, "reading_once", contextlib.nullcontext)():
-                    if task.binds is not None and not task.delivered:
-                        # Once more after its end: what it could read or change until then is
-                        # known before the model reads anything it wrote.
-                        with contextlib.suppress(Exception):
+                try:
+                    with getattr(sandbox, "reading_once", contextlib.nullcontext)():
+                        if task.binds is not None and not task.delivered:
+                            # Once more after its end: what it could read or change until
+                            # then is known before the model reads anything it wrote.
                             end_notes = self.compare_sandboxes(task, last=True)
+                        task.notes = end_notes
+                        if protected_before is not None:
+                            task.notes += sandbox.after_command(workspace, protected_before)
+                except Exception as error:
+                    # A file the task made can make this look fail (a NUL in a `.pth` line):
+                    # what it could read is not known, so its output is not given out.
+                    if task.binds is not None or protected_before is not None:
+                        done = f"{task.id}'s output was kept from the model"
+                        line = check_failed(sandbox, "it", done, error)
+                        task.withheld = task.withheld or f"[its output is withheld: {line}]"
+                    else:
+                        raise
+                finally:
+                    if task.binds is not None and not task.delivered:
                         task.checked_at_end = True
-                    task.notes = end_notes
-                    if protected_before is not None:
-                        task.notes += sandbox.after_command(workspace, protected_before)
                 task.output.finish()
                 task.done.set()
                 if not any(other.binds for other in self.running()):
