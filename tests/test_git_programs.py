@@ -446,6 +446,7 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         # What code given on the line loads from the folder (python's modules: held once made).
         ("node -e 'require(\"./tools/x.js\")'", ["/w/tools/x.js"]),
         ("GIT_PROXY_COMMAND=tools/proxy git fetch", ["/w/tools/proxy"]),
+        ("python3 -c \"exec(open('tools/x.py').read())\"", ["/w/tools/x.py"]),
         # A script joined to its option; a here-string and a descriptor are no files.
         ("awk -f./conv x", ["/w/conv"]),
         ("make --file=conv all", ["/w/conv"]),

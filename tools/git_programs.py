@@ -159,6 +159,7 @@ PYTHONS = ("python", "pypy", "py")
 # What code given on the line loads: python's `import x` / `from x import y`, node's
 # `require("./x")`, `import("./x")` and `from "./x"` of a relative path.
 PYTHON_IMPORTS = re.compile(r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*)")
+PYTHON_READS = re.compile(r"""(?:open|run_path|exec_file)\s*\(\s*['"]([^'"]+)['"]""")
 NODE_LOADS = re.compile(r"""(?:(?:require|import)\s*\(\s*|from\s*)['"`](\.{1,2}/[^'"`]+)""")
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
 PYTHON_MODULE_REASON = (
@@ -654,9 +655,10 @@ def _loaded_by_code(
     """The files that code given to `interpreter` after `flag` loads from `base`: python's
     modules (which it takes from there first: held once made, ByName.when_there), node's
     relative requires and imports."""
-    if interpreter in PYTHONS and flag == "-c" and by_name is not None:
-        for module in PYTHON_IMPORTS.findall(code):
+    if interpreter in PYTHONS and flag == "-c":
+        for module in PYTHON_IMPORTS.findall(code) if by_name is not None else []:
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, base)]
+        return [_from(base, path) for path in PYTHON_READS.findall(code)]  # `exec(open(x))`
     elif INTERPRETERS.get(interpreter) == INTERPRETERS["node"] and flag in INTERPRETERS["node"]:
         return [_from(base, path) for path in NODE_LOADS.findall(code)]
     return []
