@@ -561,3 +561,22 @@ with open(sys.argv[1], "r+b") as file:
 print("mapped", flush=True)
 sys.stdin.readline()
 """
+
+
+def test_a_file_in_a_folder_made_closed_to_the_watch_is_read_at_the_last_look(
+    tmp_path, monkeypatch
+):
+    # As an unprivileged user, `mkdir -m 0 cfg` cannot be watched (EACCES); opened up later,
+    # what the person saved there is read at the end, as any file written.
+    real_watch = FolderWatch._watch
+
+    def closed_to_it(self, folder):
+        return None if folder.endswith("/cfg") else real_watch(self, folder)
+
+    monkeypatch.setattr(FolderWatch, "_watch", closed_to_it)
+    settings = tmp_path / "cfg" / "local.json"
+    found = Watched(tmp_path)(
+        lambda: (tmp_path / "cfg").mkdir(),
+        lambda: settings.write_text(json.dumps({"apiKey": os.environ["ANTHROPIC_API_KEY"]})),
+    )
+    assert str(settings) in found

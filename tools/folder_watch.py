@@ -246,6 +246,9 @@ class FolderWatch:
         self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
         self.unwatched: set[str] = set()  # folders no watch could be added for
+        # Of those, the ones made while it watched (`mkdir -m 0 cfg`, opened up later): what was
+        # written in them is read at the last look, as any file written (`exposed_since`).
+        self.unwatched_made: set[str] = set()
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
@@ -369,6 +372,8 @@ class FolderWatch:
                 self.unwatched.add(folder)
                 continue
             if self._watch(folder) is None:
+                if new and os.path.isdir(folder):
+                    self.unwatched_made.add(folder)
                 continue
             with contextlib.suppress(OSError), os.scandir(folder) as entries:
                 for entry in entries:
@@ -399,12 +404,23 @@ class FolderWatch:
         or later, each with what happened to it ("" for found holding the key); and the other
         files written meanwhile that hold it now: all of them when this is the `last` look
         before a command's output goes to the model, else those within a look's budget."""
+        if last:
+            self._note_unwatched_made()
         self._judge_others(None if last else OTHERS_BYTES)
         return {
             path: self.how.get(path, "")
             for path, when in sorted(self.exposed.items())
             if when >= since
         }
+
+    def _note_unwatched_made(self) -> None:
+        """Each file now in a folder made while this watched and closed to its watch then, as
+        a file written: no event told what was written there (at most MAX_OTHERS of them)."""
+        for folder in sorted(self.unwatched_made):
+            for parent, _folders, names in os.walk(folder):
+                for name in names[:MAX_OTHERS]:
+                    self._note_other(os.path.join(parent, name))
+        self.unwatched_made.clear()
 
     def finish(self, since: float = 0) -> dict[str, str]:
         """Take in the last events, stop watching, and return every key file exposed (at
@@ -438,6 +454,7 @@ class FolderWatch:
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
         self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
+        self.unwatched_made = set()
         self._stop_draining()
         if self.wake is not None:
             for end in self.wake:
