@@ -447,6 +447,10 @@ def test_a_script_the_repository_runs_that_cannot_be_told_or_is_not_made_makes_c
         ("node -e 'require(\"./tools/x.js\")'", ["/w/tools/x.js"]),
         ("GIT_PROXY_COMMAND=tools/proxy git fetch", ["/w/tools/proxy"]),
         ("python3 -c \"exec(open('tools/x.py').read())\"", ["/w/tools/x.py"]),
+        ("perl -e 'do \"./tools/x.pl\"'", ["/w/tools/x.pl"]),
+        ("FSM=tools/fsm git --config-env=core.fsmonitor=FSM status", ["/w/tools/fsm"]),
+        ("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='hooks'\" git commit", ["/w/hooks"]),
+        ("HOME=tools/h git status", ["/w/tools/h"]),
         # A script joined to its option; a here-string and a descriptor are no files.
         ("awk -f./conv x", ["/w/conv"]),
         ("make --file=conv all", ["/w/conv"]),

@@ -1019,23 +1019,6 @@ MORE_FORMS = {
         {"tools/npmrc": "script-shell=./tools/sh\n", "package.json": "{}"},
         "tools/sh",
     ),
-    "a PATH a task sets": (
-        ".vscode/tasks.json",
-        json.dumps(
-            {
-                "tasks": [
-                    {
-                        "label": "e",
-                        "command": "eslint .",
-                        "options": {"env": {"PATH": "${workspaceFolder}/tools:/usr/bin"}},
-                        "runOptions": {"runOn": "folderOpen"},
-                    }
-                ]
-            }
-        ),
-        {"tools/x": ""},
-        "tools",
-    ),
     "a command line setting": (
         ".vscode/settings.json",
         json.dumps({"jest.jestCommandLine": "node ./tools/jest.js"}),
@@ -1126,3 +1109,28 @@ def test_a_built_in_named_like_a_script_an_odd_dependency_path_and_an_unbuilt_ta
     assert tool_script_not_held(tmp_path, configs) is not None  # .libs/x/x.sh is not made
     (tmp_path / ".libs/x/x.sh").write_text("")
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+def test_a_path_a_host_tool_sets_holds_its_folders_once_made(tmp_path):
+    # `.venv/bin` or `tools` before they exist: watched, held once made, reported if a
+    # command makes one; the workspace itself on it makes commands ask.
+    env = {"PATH": "${workspaceFolder}/tools:/usr/bin", "PYTHONPATH": "${workspaceFolder}"}
+    task = {"label": "e", "command": "eslint .", "options": {"env": env}}
+    task["runOptions"] = {"runOn": "folderOpen"}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    watched = {p for p, _ in tool_scripts(tmp_path, configs).when_there}
+    assert tmp_path / "tools" in watched
+    assert tool_script_not_held(tmp_path, configs) is None  # PYTHONPATH: the project's code
+    env["PATH"] = ".:/usr/bin"
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [task]}))
+    assert "the workspace itself" in tool_script_not_held(tmp_path, configs)
+
+
+def test_a_path_exported_in_a_hook_counts_for_the_commands_after_it(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    hook = {"hooks": [{"command": "export PATH=tools:$PATH; prettier --write ."}]}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [hook]}}))
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert tmp_path / "tools" in {p for p, _ in tool_scripts(tmp_path, configs).when_there}

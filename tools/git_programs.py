@@ -132,11 +132,17 @@ NPMRC_VARIABLES = ("NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG")
 # The package managers' settings given as variables (npm reads `npm_config_*` in any case):
 # the shell npm runs scripts with, yarn's own program, and options node loads code by.
 PACKAGE_PROGRAM_VARIABLES = ("NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH")
+# Where programs read their own settings (git its `.gitconfig`, `git/config`): set to a folder
+# of the workspace, what lies there runs later.
+PATH_VARIABLE_REASON = (
+    "a PATH a host tool sets names this folder: the programs in it run by their bare names"
+)
+HOME_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "ZDOTDIR")
 # Other tools' programs given as variables (cargo's wrapper, make's compilers, an editor).
 TOOL_PROGRAM_VARIABLES = ("RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "CC", "CXX", "EDITOR", "VISUAL")
 RUN_VARIABLES = (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
 RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS", *NPMRC_VARIABLES)
-RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH")
+RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH", *HOME_VARIABLES)
 
 
 def runs_something(name: str) -> bool:
@@ -158,7 +164,11 @@ GIT_PROGRAM_REASON = (
 PYTHONS = ("python", "pypy", "py")
 # What code given on the line loads: python's `import x` / `from x import y`, node's
 # `require("./x")`, `import("./x")` and `from "./x"` of a relative path.
-PYTHON_IMPORTS = re.compile(r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*)")
+PYTHON_IMPORTS = re.compile(
+    r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
+)
+# Any quoted relative path in code given on the line (`do "./x.pl"`, `require_relative './x'`).
+RELATIVE_IN_CODE = re.compile(r"""['"](\.{1,2}/[^'"\s]+)['"]""")
 PYTHON_READS = re.compile(r"""(?:open|run_path|exec_file)\s*\(\s*['"]([^'"]+)['"]""")
 NODE_LOADS = re.compile(r"""(?:(?:require|import)\s*\(\s*|from\s*)['"`](\.{1,2}/[^'"`]+)""")
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
@@ -437,6 +447,7 @@ def program_paths(
     # too), ends with it: `(cd tools && ./x); ./y` runs ./y from the top.
     base = worktree
     outer: list[Path | None] = []  # where each subshell still open started
+    assigned: dict[str, str] = {}  # the variables set on the line so far
     pipeline_base = base  # where the pipeline being read started
     # The program of the simple command being read ("" until its word comes), and a program
     # that only runs the next one (`env`, `nice`) met before it.
@@ -492,6 +503,13 @@ def program_paths(
         if runner == "env" and not command and before in ("-S", "--split-string"):
             found += program_paths(word, base, untold, unmade_arguments, by_name)  # `env -S 'sh x'`
             continue
+        if command == "git" and word.startswith("--config-env="):
+            # `git --config-env=core.fsmonitor=FSM`: the setting is that variable's value, set
+            # on the line or in your environment.
+            key, _, variable = word.removeprefix("--config-env=").partition("=")
+            setting = assigned.get(variable, os.environ.get(variable, ""))
+            found += variable_paths("GIT_CONFIG_VALUE_0", setting, base, untold, by_name)
+            continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
             key, _, setting = word.partition("=")
             if is_program_key(key.lower()):
@@ -517,10 +535,12 @@ def program_paths(
             and not is_value
             and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS)
         )
-        if is_program and ASSIGNMENT.match(word):
+        if (is_program or command in ("export", "declare")) and ASSIGNMENT.match(word):
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
-            # code it runs or loads; the program's word is still to come.
+            # code it runs or loads; the program's word is still to come. (`export PATH=...`
+            # sets it for the commands after.)
             name, _, setting = word.partition("=")
+            assigned[name] = setting
             if runs_something(name):  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
@@ -622,24 +642,43 @@ def variable_paths(
     the npmrc files named, and the files their node options load; and the folders of a PATH
     (the workspace's own folder among them when an entry is empty or relative to it)."""
     upper = name.upper()
-    if name in (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES) or GIT_CONFIG_VALUE.fullmatch(name):
+    if name in (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES):
         return program_paths(setting, base, untold, True, by_name)
+    if GIT_CONFIG_VALUE.fullmatch(name):
+        # A setting of any key: a program line, or a hooks folder or config to include.
+        named = _told(setting, base, base, untold) if base is not None and setting else []
+        return list(dict.fromkeys(program_paths(setting, base, untold, True, by_name) + named))
     if name == "GIT_CONFIG_PARAMETERS":  # `'core.fsmonitor'='tools/x'`, as `git -c` passes on
         with contextlib.suppress(ValueError):
             pairs = [word.partition("=") for word in shlex.split(setting)]
-            return programs_of([(k.lower(), v) for k, _, v in pairs], base, untold, by_name)
+            settings = [(k.lower(), v) for k, _, v in pairs]
+            return programs_of(settings, base, untold, by_name) + _places_of(settings, base)
         return []
     if base is None or not setting:
         return []
-    if upper in (*PACKAGE_PROGRAM_VARIABLES, *NPMRC_VARIABLES):
+    if upper in HOME_VARIABLES:  # git reads its config from there (`$HOME/.gitconfig`)
         return _told(setting, base, base, untold)
+    if upper in PACKAGE_PROGRAM_VARIABLES:
+        return _told(setting, base, base, untold)
+    if upper in NPMRC_VARIABLES:  # the npmrc, and what it runs
+        named = _told(setting, base, base, untold)
+        return named + [_from(base, line) for rc in named for line in npmrc_programs(rc)]
     if upper == "NPM_CONFIG_NODE_OPTIONS":
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
-    if name in ("COMPOSE_FILE", "PATH"):
-        entries = re.split(r"[:;,]" if name == "COMPOSE_FILE" else ":", setting)
-        if name == "PATH":  # an empty entry is the folder the program runs in
-            entries = [entry or "." for entry in entries if not entry.startswith("$")]
-        return [found for entry in entries if entry for found in _told(entry, base, base, untold)]
+    if name == "COMPOSE_FILE":
+        entries = [entry for entry in re.split(r"[:;,]", setting) if entry]
+        return [found for entry in entries for found in _told(entry, base, base, untold)]
+    if name == "PATH":  # an empty entry is the folder the program runs in
+        entries = [entry or "." for entry in setting.split(":") if not entry.startswith("$")]
+        folders = [found for entry in entries for found in _told(entry, base, base, untold)]
+        if by_name is None:
+            return folders
+        # Most are made later (`.venv/bin`, `node_modules/.bin` before an install): held once
+        # they are, and reported when a command makes one; the folder itself counts now.
+        # (A package folder's `node_modules/.bin` is the project's own, as npm's scripts use it.)
+        made_later = [f for f in folders if f != base and "node_modules" not in f.parts]
+        by_name.when_there += [(f, PATH_VARIABLE_REASON) for f in made_later]
+        return [f for f in folders if f == base]
     if name not in GIT_PLACE_VARIABLES:
         return []
     found = _told(setting, base, base, untold)
@@ -649,19 +688,46 @@ def variable_paths(
     return found
 
 
+def npmrc_programs(path: Path) -> list[str]:
+    """What an npmrc file runs: its script-shell for each script, the git it fetches git
+    dependencies with, and what its node-options load (as written: from npm's folder)."""
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        for line in read_small_file(path).splitlines():
+            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
+            if key in ("script-shell", "git") and "/" in value:  # (git: for git dependencies)
+                found.append(value)
+            elif key == "node-options":
+                found += code_paths_of("NODE_OPTIONS", value)
+    return found
+
+
+def _places_of(settings: list[tuple[str, str]], base: Path | None) -> list[Path]:
+    """The hooks folder and included configs these settings name, with what those run."""
+    found: list[Path] = []
+    for key, value in settings:
+        if base is not None and value and key in ("core.hookspath", "include.path"):
+            found.append(_from(base, os.path.expanduser(value)))
+            if key == "include.path":
+                found += git_programs_named_by([found[-1]], base)
+    return found
+
+
 def _loaded_by_code(
     interpreter: str, flag: str, code: str, base: Path, by_name: ByName | None
 ) -> list[Path]:
     """The files that code given to `interpreter` after `flag` loads from `base`: python's
     modules (which it takes from there first: held once made, ByName.when_there), node's
     relative requires and imports."""
+    found = [_from(base, path) for path in RELATIVE_IN_CODE.findall(code)]  # `do "./x.pl"`
     if interpreter in PYTHONS and flag == "-c":
-        for module in PYTHON_IMPORTS.findall(code) if by_name is not None else []:
+        modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
+        for module in modules if by_name is not None else []:
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, base)]
-        return [_from(base, path) for path in PYTHON_READS.findall(code)]  # `exec(open(x))`
+        found += [_from(base, path) for path in PYTHON_READS.findall(code)]
     elif INTERPRETERS.get(interpreter) == INTERPRETERS["node"] and flag in INTERPRETERS["node"]:
-        return [_from(base, path) for path in NODE_LOADS.findall(code)]
-    return []
+        found += [_from(base, path) for path in NODE_LOADS.findall(code)]
+    return list(dict.fromkeys(found))
 
 
 def _module_named(command: str, previous: str, before: str, word: str) -> str | None:

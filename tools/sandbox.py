@@ -97,6 +97,7 @@ from tools.bind_watch import holds_the_key, read_allocated
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import (
+    PATH_VARIABLE_REASON,
     PYTHON_MODULE_REASON,
     git_modules_in,
     git_program_not_held,
@@ -1717,6 +1718,7 @@ class Bubblewrap:
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
+                PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
             notes.append(

@@ -53,10 +53,10 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
-    NPMRC_VARIABLES,
     ByName,
     UntoldProgram,
     is_script_name,
+    npmrc_programs,
     program_paths,
     runs_something,
     variable_paths,
@@ -907,17 +907,11 @@ def _run_paths(
         found += program_paths(put_in(run.line, project), folder, untold, False, by_name)
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
-            found += _literal(path, folder, untold)
+            # (the project folder itself on PYTHONPATH is where its own code is imported from)
+            found += [p for p in _literal(path, folder, untold) if p != project]
         if runs_something(str(name)):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
             named = variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
             found += named
-            if str(name).upper() in NPMRC_VARIABLES:  # an npmrc: what it runs, from there
-                found += [
-                    p
-                    for rc in named
-                    for line in npmrc_programs(rc)
-                    for p in _literal(line, folder, untold)
-                ]
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
@@ -1012,6 +1006,12 @@ def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgra
         value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
         if option == "--script-shell" and "/" in value:
             found += _literal(value, base, untold)
+        elif option in ("--userconfig", "--globalconfig"):  # an npmrc, and what it runs
+            for rc in _literal(value, base, untold):
+                found += [
+                    rc,
+                    *(p for line in npmrc_programs(rc) for p in _literal(line, base, untold)),
+                ]
         elif option == "--node-options":
             found += [base / path for path in code_paths_of("NODE_OPTIONS", value)]
     return found
@@ -1182,20 +1182,6 @@ def package_manager_programs(folder: Path) -> list[str]:
         bun = tomllib.loads(read_small_file(folder / "bunfig.toml"))
         for table in (bun, _dict(bun.get("run")), _dict(bun.get("test"))):
             found += _strings(table.get("preload"))
-    return found
-
-
-def npmrc_programs(path: Path) -> list[str]:
-    """What an npmrc file runs for each script: its script-shell, and what its node-options
-    load (as written: from the folder npm runs in)."""
-    found: list[str] = []
-    with contextlib.suppress(OSError, ValueError):
-        for line in read_small_file(path).splitlines():
-            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
-            if key == "script-shell" and "/" in value:
-                found.append(value)
-            elif key == "node-options":
-                found += code_paths_of("NODE_OPTIONS", value)
     return found
 
 
