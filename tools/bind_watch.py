@@ -364,12 +364,7 @@ def key_seen(sandbox: Any, start: SandboxStart, paths: list[str], who: str, done
         f"{done}: it could read the API key or a secret ({why_seen(start, paths)}); files "
         f"written while {who} ran may hold a copy"
     )
-    exposures = getattr(sandbox, "exposures", None)
-    if exposures is not None:
-        exposures.append(line)
-    notify = getattr(sandbox, "notify", None)
-    if notify is not None:
-        notify(f"sandbox: {line}.")
+    _exposed(sandbox, line)
     created = getattr(sandbox, "created", None)
     names = ", ".join(shown(start.workspace, path) for path in paths)
     record = f"files written while {who} could read {names} (they may hold a copy of the key)"
@@ -387,13 +382,18 @@ def check_failed(sandbox: Any, who: str, done: str, error: Exception) -> str:
         f"{done}: planloop could not check what {who} could read ({type(error).__name__}: "
         f"{error}); it may have read the API key"
     )
+    _exposed(sandbox, line)
+    return line
+
+
+def _exposed(sandbox: Any, line: str) -> None:
+    """Left for the exposure middleware (`exposures`) and told the person at once."""
     exposures = getattr(sandbox, "exposures", None)
     if exposures is not None:
         exposures.append(line)
     notify = getattr(sandbox, "notify", None)
     if notify is not None:
         notify(f"sandbox: {line}.")
-    return line
 
 
 def replaced_notes(sandbox: Any, start: SandboxStart, paths: list[str], who: str) -> list[str]:
