@@ -162,15 +162,15 @@ GIT_PROGRAM_REASON = (
 # package of that name made there later would run in its place. Python's own name for each
 # form a module takes, in the order it looks: a package folder, an extension, source, bytecode.
 PYTHONS = ("python", "pypy", "py")
-# What code given on the line loads: python's `import x` / `from x import y`, node's
-# `require("./x")`, `import("./x")` and `from "./x"` of a relative path.
+# What code given on the line loads: python's `import x` / `from x import y` and the files it
+# opens to run.
 PYTHON_IMPORTS = re.compile(
     r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
 )
-# Any quoted relative path in code given on the line (`do "./x.pl"`, `require_relative './x'`).
-RELATIVE_IN_CODE = re.compile(r"""['"](\.{1,2}/[^'"\s]+)['"]""")
+# Any quoted relative path in code given on the line (`do "./x.pl"`, node's `require("./x")`
+# and `from "./x"`, ruby's `require_relative './x'`).
+RELATIVE_IN_CODE = re.compile(r"""['"`](\.{1,2}/[^'"`\s]+)['"`]""")
 PYTHON_READS = re.compile(r"""(?:open|run_path|exec_file)\s*\(\s*['"]([^'"]+)['"]""")
-NODE_LOADS = re.compile(r"""(?:(?:require|import)\s*\(\s*|from\s*)['"`](\.{1,2}/[^'"`]+)""")
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
 PYTHON_MODULE_REASON = (
     "a program run later outside the sandbox (by git, or by a host tool's settings) is "
@@ -716,17 +716,15 @@ def _places_of(settings: list[tuple[str, str]], base: Path | None) -> list[Path]
 def _loaded_by_code(
     interpreter: str, flag: str, code: str, base: Path, by_name: ByName | None
 ) -> list[Path]:
-    """The files that code given to `interpreter` after `flag` loads from `base`: python's
-    modules (which it takes from there first: held once made, ByName.when_there), node's
-    relative requires and imports."""
+    """The files that code given to `interpreter` after `flag` loads from `base`: any quoted
+    relative path, and python's modules (which it takes from there first: held once made,
+    ByName.when_there) and the files it opens."""
     found = [_from(base, path) for path in RELATIVE_IN_CODE.findall(code)]  # `do "./x.pl"`
     if interpreter in PYTHONS and flag == "-c":
         modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
         for module in modules if by_name is not None else []:
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, base)]
         found += [_from(base, path) for path in PYTHON_READS.findall(code)]
-    elif INTERPRETERS.get(interpreter) == INTERPRETERS["node"] and flag in INTERPRETERS["node"]:
-        found += [_from(base, path) for path in NODE_LOADS.findall(code)]
     return list(dict.fromkeys(found))
 
 
@@ -999,10 +997,11 @@ def git_programs_in(root: Path, git_entries: list[Path] = ()) -> list[Path]:
     ]
 
 
-def git_modules_in(root: Path, git_entries: list[Path] = ()) -> list[tuple[Path, str]]:
-    """The files in the workspace `root` that python would take a module from for a program
-    git runs (`clean = python3 -m nbstripout`), with why: held while they exist, and reported
-    when a command makes one (tools/sandbox.py `held_when_there_paths`)."""
+def git_files_when_there(root: Path, git_entries: list[Path] = ()) -> list[tuple[Path, str]]:
+    """The files in the workspace `root` that programs git runs take only once they are made
+    (ByName.when_there: the module of `clean = python3 -m nbstripout`, a PATH's folders), with
+    why: held while they exist, and reported when a command makes one (tools/sandbox.py
+    `held_when_there_paths`)."""
     root = Path(os.path.realpath(root))
     by_name = ByName()
     git_programs_around(root.parent, git_entries, by_name=by_name)

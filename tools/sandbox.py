@@ -99,7 +99,7 @@ from tools.file_call import current_file_call
 from tools.git_programs import (
     PATH_VARIABLE_REASON,
     PYTHON_MODULE_REASON,
-    git_modules_in,
+    git_files_when_there,
     git_program_not_held,
     git_programs_in,
 )
@@ -831,7 +831,7 @@ def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, s
     return (
         found
         + tool_files_when_there(root, scan.tool_configs)
-        + git_modules_in(root, scan.git_entries)
+        + git_files_when_there(root, scan.git_entries)
     )
 
 
