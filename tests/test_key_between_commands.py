@@ -576,15 +576,70 @@ def test_a_pth_line_with_a_nul_is_reported_and_fails_no_look(tmp_path, planloop_
         (".mcp.json", '{"mcpServers": {"x": {"command": "sh", "args": ["./a\\u0000b"]}}}'),
         (".envrc", "source_env a\x00b\n"),
         (".git", "gitdir: a\x00b\n"),
+        (".claude/settings.json", '{"hooks": {"Stop": [{"hooks": [{"command": "./h\\ud800"}]}]}}'),
     ],
 )
 def test_settings_naming_a_path_no_file_can_have_make_commands_ask(
     tmp_path, planloop_key, name, content
 ):
-    # (They once made planloop fail to start, and every command after.)
+    # (They once made planloop fail to start, and every command after; then, the check before
+    # each tool call while a task ran.)
+    from tools.base import ToolError
     from tools.sandbox import Bubblewrap
 
+    (tmp_path / name).parent.mkdir(exist_ok=True)
     (tmp_path / name).write_text(content)
     box = Bubblewrap()
     box.before_command(tmp_path)
     assert box.must_ask, "commands must ask"
+    box.view_now(tmp_path)  # (the check before each tool call while a task runs)
+    try:
+        box.wrap(tmp_path, "true")  # an approved command
+    except ToolError as refused:  # one clear line, not a ValueError
+        assert "names a path no file can have" in str(refused)
+
+
+@needs_bwrap
+def test_a_command_that_leaves_no_sandbox_to_compare_with_has_its_output_withheld(
+    tmp_path, planloop_key
+):
+    # As a task's is: `wrap` refusing at the end (a copy of the key under a name the search
+    # missed) leaves what it could read unknown.
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = gap_workspace(tmp_path)
+    box = Bubblewrap()
+    box.view_now = lambda _workspace: None
+    result = asyncio.run(run_bash(workspace, "echo what-it-printed", sandbox=box))
+    assert "its output is withheld" in result and "what-it-printed" not in result, result
+    assert any("no sandbox could be made now" in line for line in box.exposures), box.exposures
+
+
+@needs_bwrap
+def test_an_approved_task_runs_on_after_commands_came_to_ask(tmp_path, planloop_key):
+    # Commands ask from the start (a helper the agent settings name is missing); the person
+    # approved the task, and its sandbox hides what any sandbox made now would: it is not
+    # stopped at the next tool call as if nothing could be told.
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import RUNNING, TaskManager
+
+    workspace = gap_workspace(tmp_path)
+    (workspace / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "./not-made"}}}')
+    box = Bubblewrap()
+    box.before_command(workspace)
+    assert box.must_ask
+    manager = TaskManager(tmp_path / "session.tasks", box)
+
+    async def a_task() -> object:
+        task = await manager.start(workspace, "echo started; exec sleep 120", 180, box)
+        while task.output.total < len("started"):
+            await asyncio.sleep(0.05)
+        manager.check_running()
+        status, withheld = task.status, task.withheld
+        manager.stop(task.id)
+        return status, withheld
+
+    status, withheld = asyncio.run(a_task())
+    assert (status, withheld) == (RUNNING, None)
+    assert box.exposures == []

@@ -27,6 +27,7 @@ from typing import Any
 
 from tools.base import Tool, ToolError
 from tools.bind_watch import (
+    NO_SANDBOX_NOW,
     check_failed,
     key_seen,
     replaced_notes,
@@ -193,7 +194,9 @@ async def run_bash(
                 check_failed(sandbox, "it", "a command was stopped", error)
                 binds = None
             if binds is not None:
-                if lost.seen:
+                if lost.unknown:
+                    check_failed(sandbox, "it", "a command was stopped", NO_SANDBOX_NOW)
+                elif lost.seen:
                     key_seen(sandbox, binds, lost.seen, "it", "a command was stopped")
                 replaced_notes(sandbox, binds, lost.replaced, "a command")
 
@@ -208,7 +211,11 @@ async def run_bash(
             raise
         # A file the command made can make this look fail (a NUL in a `.pth` line): what it
         # could read is not known, so its output counts as holding the key.
-        line = check_failed(sandbox, "it", "a command's output was kept from the model", error)
+        failed: Exception | str | None = error
+    else:
+        failed = NO_SANDBOX_NOW if lost is not None and lost.unknown else None
+    if failed is not None:
+        line = check_failed(sandbox, "it", "a command's output was kept from the model", failed)
         return f"[its output is withheld: {line}]\n[exit code: {describe_exit(started.returncode)}]"
     if lost is not None and lost.seen:
         # It could read the key: in any encoding, past the redaction of the plain value.

@@ -373,15 +373,19 @@ def key_seen(sandbox: Any, start: SandboxStart, paths: list[str], who: str, done
     return line
 
 
-def check_failed(sandbox: Any, who: str, done: str, error: Exception) -> str:
+# Why a look found nothing to compare with: `wrap` refuses to make a sandbox now (a file
+# naming a path no file can have, a copy of the key under a name not found).
+NO_SANDBOX_NOW = "no sandbox could be made now to compare its own with"
+
+
+def check_failed(sandbox: Any, who: str, done: str, error: Exception | str) -> str:
     """The look after a command or task ended failed (`error`: a file it made that no path
-    routine expected, a NUL in a `.pth` line, say): what it could read is not known, so it
-    counts as if it had read the key. Told and left for the exposure middleware, as
-    `key_seen` does. Returns the line."""
-    line = (
-        f"{done}: planloop could not check what {who} could read ({type(error).__name__}: "
-        f"{error}); it may have read the API key"
-    )
+    routine expected, a NUL in a `.pth` line, say; or NO_SANDBOX_NOW): what it could read is
+    not known, so it counts as if it had read the key. Told and left for the exposure
+    middleware, as `key_seen` does. Returns the line."""
+    why = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    line = f"{done}: planloop could not check what {who} could read ({why})"
+    line += "; it may have read the API key"
     _exposed(sandbox, line)
     return line
 

@@ -1813,6 +1813,21 @@ class Bubblewrap:
                 "through unasked just before that was found. Send it again: the user is asked "
                 "first now (a headless run without --yes refuses it)."
             )
+        try:
+            return self._sandboxed(root, command, snapshot)
+        except (ValueError, UnicodeError) as error:
+            # A file of the workspace names what no path can be (a NUL byte, a lone
+            # surrogate): before_command made commands ask, and no sandbox can be built either.
+            raise ToolError(
+                "bash: the command did not run: a file of the workspace names a path no file "
+                f"can have ({error}), so planloop cannot tell what to protect. Ask the user to "
+                "fix that file (`git status` shows what changed)."
+            ) from None
+
+    def _sandboxed(
+        self, root: Path, command: str, snapshot: WorkspaceScan
+    ) -> tuple[list[str], dict[str, str]]:
+        """`wrap`'s argv and environment, once the workspace is scanned."""
         argv = ["--ro-bind", "/", "/"]
         under_tmp = root.is_relative_to("/tmp")
         if under_tmp:
@@ -1977,18 +1992,22 @@ class Bubblewrap:
         return frozenset(held), frozenset(hidden)
 
     def view_now(self, workspace: Path) -> tuple[frozenset[str], frozenset[str]] | None:
-        """What a sandbox made now would hold and hide (see `view_of`); None when no command
-        could run unasked now, so that nothing can be told of it.
+        """What a sandbox made now would hold and hide (see `view_of`); None when none can be
+        made now (`wrap` refuses), so that nothing can be told of it.
 
         A background task keeps the sandbox it started with: a repository, a virtualenv or a
         file holding the key that appeared since is held or hidden from new commands but not
         from it. tools/tasks.py compares the two before the task's output reaches the model.
         """
+        snapshot = self.before_command(workspace)
+        # Asked for or not, a command now would run in this sandbox: what commands asking
+        # changes is who lets it run, not what it can read.
+        snapshot.confinement_lost = None
         try:
-            argv, _ = self.wrap(workspace, "true")
+            argv, _ = self.wrap(workspace, "true", snapshot)
         except ToolError:
             return None
-        return None if self.must_ask else self.view_of(argv)
+        return self.view_of(argv)
 
     def _packages_held_notes(self, root: Path) -> list[str]:
         """Said once for each package folder `wrap` held for its hard links."""

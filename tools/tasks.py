@@ -33,6 +33,7 @@ from redaction import StreamRedactor
 from todo.taskwait import CANCELLED, VALID, TaskWaitBinding, TaskWaitValidation
 from tools.base import Tool, ToolError
 from tools.bind_watch import (
+    NO_SANDBOX_NOW,
     FolderWatch,
     SandboxStart,
     check_failed,
@@ -472,26 +473,20 @@ class TaskManager:
         self.folder_watch.look()
         written = self.folder_watch.exposed_since(task.started_at, last=last)
         lost = what_was_lost(self.sandbox, task.binds, now, written)
-        if lost.unknown:
-            secrets = "a file planloop can no longer look into"
-        else:
-            secrets = ", ".join(shown(task.workspace, path) for path in lost.seen)
-        if secrets:
-            why = f"{secrets} came to hold the API key or a secret after it started"
-            if not lost.unknown:
-                why = why_seen(task.binds, lost.seen)
-            task.withheld = (
-                f"[its output is withheld: {why}, which its sandbox could not hide; start it "
-                "again to go on]"
-            )
+        if lost.unknown or lost.seen:
             done = f"{task.id}'s output was kept from the model"
             if task.status == RUNNING:
                 self.stop(task.id, by=BY_SANDBOX)
                 done = f"{task.id} was stopped and its output kept from the model"
             if lost.unknown:
-                self.tell(f"sandbox: {done}: {secrets} could be read by it.")
-            else:
-                key_seen(self.sandbox, task.binds, lost.seen, task.id, done)
+                line = check_failed(self.sandbox, task.id, done, NO_SANDBOX_NOW)
+                task.withheld = f"[its output is withheld: {line}]"
+                return []
+            task.withheld = (
+                f"[its output is withheld: {why_seen(task.binds, lost.seen)}, which its sandbox "
+                "could not hide; start it again to go on]"
+            )
+            key_seen(self.sandbox, task.binds, lost.seen, task.id, done)
             return []
         notes = []
         replaced = [path for path in lost.replaced if path not in task.replaced_told]
