@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import API_KEY
 from test_binds_replaced import KEY_LINE
+from test_hostile_pass4 import needs_bwrap
 
 import tools.folder_watch as folder_watch
 from tools.bind_watch import SandboxStart
@@ -248,3 +249,54 @@ def test_a_workspace_of_many_folders_is_watched_without_losing_track(tmp_path):
     assert watched == 5_002
     assert folder_watch.LOST_TRACK not in found.values()
     assert str(tmp_path / "notes.txt") in found
+
+
+def many_folders(workspace: Path) -> Path:
+    """A node project's worth of folders: listing them queues more events than the kernel
+    keeps (about six a folder, 16,384 by default)."""
+    for number in range(5_000):
+        (workspace / "node_modules" / f"package{number}").mkdir(parents=True)
+    return workspace
+
+
+@needs_bwrap
+def test_a_command_in_a_workspace_of_many_folders_has_its_output(tmp_path):
+    # As it ends, the watch until the next command lists every folder while the command's own
+    # watch, which asks for reads, still looks: its queue once overflowed, and `echo hi` was
+    # withheld as if the key could have been read unseen.
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = many_folders(tmp_path / "work")
+    box = Bubblewrap()
+    result = asyncio.run(run_bash(workspace, "echo hi", sandbox=box))
+    assert result.startswith("hi\n"), result
+    assert box.exposures == []
+
+
+@needs_bwrap
+def test_a_task_runs_on_beside_commands_in_a_workspace_of_many_folders(tmp_path):
+    # The scan before each command lists every folder, on the loop that reads the task's watch:
+    # the task was stopped and the run with it, at the first command beside a dev server.
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+    from tools.tasks import RUNNING
+
+    workspace = many_folders(tmp_path / "work")
+    box = Bubblewrap()
+    manager = TaskManager(tmp_path / "session.tasks", box)
+
+    async def run() -> tuple[str, str]:
+        task = await manager.start(workspace, "echo started; exec sleep 120", 180, box)
+        while task.output.total < len("started"):
+            await asyncio.sleep(0.05)
+        result = await run_bash(workspace, "echo hi", sandbox=box)
+        manager.check_running()
+        status = task.status
+        manager.stop(task.id)
+        return result, status
+
+    result, status = asyncio.run(run())
+    assert result.startswith("hi\n"), result
+    assert status == RUNNING
+    assert box.exposures == []

@@ -63,6 +63,7 @@ from tools.bind_watch import (
     read_for_key,
     read_opened,
 )
+from tools.event_queues import FOLDERS_BETWEEN, READ_ON_A_LOOP, keep_queues_short
 
 # inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
 # writes and reads of the files in it.
@@ -97,11 +98,11 @@ MAX_WATCHED_FOLDERS = 10_000
 # Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
 # tens of milliseconds of Python. The loop runs its other work between two such reads.
 MAX_EVENT_BYTES = 16 * 1024
-# A walk of the workspace's folders takes the queued events in after every SET_ASIDE_EVERY
-# folders (each listing queues about six); a watch read by a thread takes them in as they
-# come. Either holds at most MAX_SET_ASIDE of them (some 10 MB), four times what the kernel
-# keeps by default (fs.inotify.max_queued_events), before the kernel's queue fills again.
-SET_ASIDE_EVERY = 256
+# A walk of the workspace's folders takes the queued events in after every FOLDERS_BETWEEN
+# folders (each listing queues about six: tools/event_queues.py); a watch read by a thread
+# takes them in as they come. Either holds at most MAX_SET_ASIDE of them (some 10 MB), four
+# times what the kernel keeps by default (fs.inotify.max_queued_events), before the kernel's
+# queue fills again.
 MAX_SET_ASIDE = 65_536
 DRAIN_SECONDS = 0.2  # how soon a watch read by a thread of its own sees that it should stop
 # Reads of the queue a watch takes when it closes, before it counts what is left as lost: 512 KiB,
@@ -233,7 +234,7 @@ class FolderWatch:
         self.unwatched_now = unwatched_now
         self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
-        self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`_set_aside`)
+        self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`set_aside`)
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
         self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
@@ -366,8 +367,9 @@ class FolderWatch:
         while folders:
             folder = folders.pop()
             listed += 1
-            if listed % SET_ASIDE_EVERY == 0:
-                self._set_aside()
+            if listed % FOLDERS_BETWEEN == 0:
+                self.set_aside()
+                keep_queues_short()  # the other watches this walk's listings queue events on
             if folder not in self.folders and len(self.folders) >= MAX_WATCHED_FOLDERS:
                 self.unwatched.add(folder)
                 continue
@@ -387,7 +389,7 @@ class FolderWatch:
         if self.aside and self.loop is not None:
             self.loop.call_soon(self.look)  # the kernel's queue may be empty: nothing wakes it
 
-    def _set_aside(self) -> None:
+    def set_aside(self) -> None:
         """Take the queued events in now, to be read as if still queued: listing a folder
         queues events of its own (its read, on its watch and its parent's), and a walk of
         thousands of folders would otherwise fill the kernel's queue, which loses track."""
@@ -464,6 +466,7 @@ class FolderWatch:
             return
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self.fd)
+        READ_ON_A_LOOP.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
@@ -493,6 +496,7 @@ class FolderWatch:
             self.loop = None  # read when looked at (`look`)
         if self.loop is not None:
             self.loop.add_reader(fd, self._read)
+            READ_ON_A_LOOP.add(self)
         # Only opens in the marker's folder: the mark (`_mark`).
         marker = _marker()
         wd = -1 if marker is None else _LIBC.inotify_add_watch(fd, bytes(marker.parent), IN_OPEN)

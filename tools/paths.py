@@ -54,6 +54,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
+from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short
 from tools.shell_config import (
     NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
@@ -999,8 +1000,12 @@ def scan_workspace(
     deadline = time.monotonic() + seconds_limit
     entries_seen = 0
     folders = [str(root)]
+    listed = 0
     while folders:
         folder = folders.pop()
+        listed += 1
+        if listed % FOLDERS_BETWEEN == 0:
+            keep_queues_short()  # each listing queues events on a running task's watch
         try:
             info = os.stat(folder, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):

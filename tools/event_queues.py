@@ -1,0 +1,38 @@
+"""The kernel's queues of file events, kept short while planloop walks the workspace itself.
+
+A watch that asks for reads (a foreground command's, the background tasks': tools/folder_watch.py)
+gets events for every folder planloop lists: its read, on the folder's watch and its parent's.
+A walk of the workspace (a scan before a command, a new watch's) runs on the event loop and
+holds it, so nobody reads them meanwhile; the kernel keeps 16,384 and drops the rest, which a
+watch must read as lost track (the key could have been read unseen). In a workspace of a few
+thousand folders, a `node_modules`, every command's output would be withheld.
+
+So each walk, every FOLDERS_BETWEEN folders, sets aside what is queued on the watches read by
+its own thread's loop: they read it later as if still queued, and drop the folder listings as
+they take it in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import Any
+
+FOLDERS_BETWEEN = 256  # folders listed between two set-asides: about 1,500 events at most
+
+# The watches read by an event loop: each has `loop`, `fd`, `aside`, `set_aside()`, `look()`.
+READ_ON_A_LOOP: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def keep_queues_short() -> None:
+    """Set aside the events queued now on each watch that this thread's event loop reads (a
+    watch read by another thread is not touched: its events would be taken out of order)."""
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    for watch in list(READ_ON_A_LOOP):
+        if watch.loop is running and watch.fd is not None:
+            watch.set_aside()
+            if watch.aside:  # the kernel's queue may be empty now: nothing wakes its reader
+                running.call_soon(watch.look)
