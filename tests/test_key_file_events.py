@@ -14,6 +14,7 @@ import asyncio
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +34,13 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
 from tools.bind_watch import SandboxStart, what_was_lost, why_seen
-from tools.folder_watch import MOVED_AWAY, REMOVED, FolderWatch, mapped_by_our_commands
+from tools.folder_watch import (
+    MADE_CLOSED,
+    MOVED_AWAY,
+    REMOVED,
+    FolderWatch,
+    mapped_by_our_commands,
+)
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -563,11 +570,9 @@ sys.stdin.readline()
 """
 
 
-def test_a_file_in_a_folder_made_closed_to_the_watch_is_read_at_the_last_look(
-    tmp_path, monkeypatch
-):
-    # As an unprivileged user, `mkdir -m 0 cfg` cannot be watched (EACCES); opened up later,
-    # what the person saved there is read at the end, as any file written.
+def test_a_file_in_a_folder_made_and_left_unwatched_is_read_at_the_last_look(tmp_path, monkeypatch):
+    # A folder made with no watch left (inotify's watches used up): what the person saved
+    # there is read at the end, as any file written.
     real_watch = FolderWatch._watch
 
     def closed_to_it(self, folder):
@@ -580,3 +585,29 @@ def test_a_file_in_a_folder_made_closed_to_the_watch_is_read_at_the_last_look(
         lambda: settings.write_text(json.dumps({"apiKey": os.environ["ANTHROPIC_API_KEY"]})),
     )
     assert str(settings) in found
+
+
+@pytest.mark.parametrize("end", ["closed again", "removed"])
+def test_a_folder_made_closed_to_the_watch_counts_as_read(tmp_path, monkeypatch, end):
+    # As an unprivileged user, `mkdir -m 0 cfg` cannot be watched (EACCES). Opened up, the key
+    # saved there and read, then closed or removed as the command ends: no look afterwards
+    # finds it (the last look once walked it, and found nothing), so the folder counts as read.
+    real_watch = FolderWatch._watch
+
+    def refused_for_cfg(self, folder):
+        if folder.endswith("/cfg"):
+            self.refused = True  # what inotify_add_watch's EACCES sets
+            return None
+        return real_watch(self, folder)
+
+    monkeypatch.setattr(FolderWatch, "_watch", refused_for_cfg)
+    folder = tmp_path / "cfg"
+    settings = folder / "local.json"
+    found = Watched(tmp_path)(
+        lambda: folder.mkdir(),
+        lambda: settings.write_text(json.dumps({"apiKey": os.environ["ANTHROPIC_API_KEY"]})),
+        lambda: folder.chmod(0) if end == "closed again" else shutil.rmtree(folder),
+    )
+    if folder.exists():
+        folder.chmod(0o700)  # (for the clean-up)
+    assert found.get(str(folder)) == MADE_CLOSED, found

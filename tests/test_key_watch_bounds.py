@@ -95,6 +95,24 @@ def test_a_folder_made_past_the_bound_by_a_foreground_command_is_said_while_it_r
     assert folder_watch.WHY_UNWATCHED in told[0]  # why: more folders than are watched
 
 
+def test_a_file_of_any_name_saved_in_a_folder_made_past_the_bound_is_read_at_the_end(
+    tmp_path, few_folders
+):
+    # No event tells of what is written there: the last look reads what it holds now.
+    (tmp_path / "a").mkdir()
+
+    async def run() -> dict[str, str]:
+        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
+        for name in ("b", "c", "cfg"):
+            (tmp_path / name).mkdir()
+        await settle(watch)
+        (tmp_path / "cfg" / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
+        return watch.finish()
+
+    found = asyncio.run(run())
+    assert str(tmp_path / "cfg" / "local.json") in found
+
+
 def test_a_folder_made_past_the_bound_under_a_task_is_said_and_polled(tmp_path, few_folders):
     (tmp_path / "a").mkdir()
     sandbox = Told()

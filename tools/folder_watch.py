@@ -37,6 +37,7 @@ import asyncio
 import atexit
 import contextlib
 import ctypes
+import errno
 import functools
 import itertools
 import os
@@ -158,6 +159,10 @@ LOST_TRACK = (
     "had more file events at once than planloop could take while it ran, and the kernel dropped "
     "some, so a key file saved meanwhile could have been read and moved away unseen"
 )
+MADE_CLOSED = (
+    "was made while it ran closed to planloop's watch, so a key file saved there could have "
+    "been read and taken away unseen"
+)
 # Read by somebody and written over before planloop read it: said as a key found ("came to hold
 # the API key"), which is what the command could read.
 UNREAD = ""
@@ -247,9 +252,12 @@ class FolderWatch:
         self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
         self.unwatched: set[str] = set()  # folders no watch could be added for
-        # Of those, the ones made while it watched (`mkdir -m 0 cfg`, opened up later): what was
-        # written in them is read at the last look, as any file written (`exposed_since`).
+        # Of those, the ones made while it watched, past MAX_WATCHED_FOLDERS or out of watches:
+        # what was written in them is read at the last look, as any file written
+        # (`exposed_since`). One made closed to planloop is not among them: it counts as read
+        # (MADE_CLOSED), since the command decides what a later look there would find.
         self.unwatched_made: set[str] = set()
+        self.refused = False  # the last watch not added was refused for want of permission
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
@@ -352,6 +360,7 @@ class FolderWatch:
         wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask)
         if wd < 0:
             # Gone, unreadable, or out of watches (ENOSPC): said, and checked by polling.
+            self.refused = ctypes.get_errno() in (errno.EACCES, errno.EPERM)
             if os.path.isdir(folder):
                 self.unwatched.add(folder)
             return None
@@ -372,9 +381,15 @@ class FolderWatch:
                 keep_queues_short()  # the other watches this walk's listings queue events on
             if folder not in self.folders and len(self.folders) >= MAX_WATCHED_FOLDERS:
                 self.unwatched.add(folder)
+                if new:
+                    self.unwatched_made.add(folder)
                 continue
             if self._watch(folder) is None:
-                if new and os.path.isdir(folder):
+                if new and self.refused:
+                    # Made closed to planloop (`mkdir -m 0`): what is saved there, and read,
+                    # can be removed or closed off again before any later look, unseen.
+                    self._expose(folder, MADE_CLOSED)
+                elif new and os.path.isdir(folder):
                     self.unwatched_made.add(folder)
                 continue
             with contextlib.suppress(OSError), os.scandir(folder) as entries:
@@ -416,8 +431,8 @@ class FolderWatch:
         }
 
     def _note_unwatched_made(self) -> None:
-        """Each file now in a folder made while this watched and closed to its watch then, as
-        a file written: no event told what was written there (at most MAX_OTHERS of them)."""
+        """Each file now in a folder made while this watched and left unwatched (`unwatched_made`),
+        as a file written: no event told what was written there (at most MAX_OTHERS of them)."""
         for folder in sorted(self.unwatched_made):
             for parent, _folders, names in os.walk(folder):
                 for name in names[:MAX_OTHERS]:
