@@ -1134,3 +1134,189 @@ def test_a_path_exported_in_a_hook_counts_for_the_commands_after_it(tmp_path):
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [hook]}}))
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert tmp_path / "tools" in {p for p, _ in tool_scripts(tmp_path, configs).when_there}
+
+
+def claude_hook(command: str, env: dict | None = None) -> str:
+    """Claude Code's settings with one hook running `command` (and an `env` for every hook)."""
+    settings = {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}
+    return json.dumps({**settings, **({"env": env} if env else {})})
+
+
+FSMON = {"tools/fsm": "#!/bin/sh\n"}
+INCLUDED = {"tools/inc": "[core]\n\tfsmonitor = tools/fsm\n", **FSMON}
+GITCONFIG_HOME = {"tools/h/.gitconfig": "[core]\n"}
+# Forms of what a hook runs that a command could change: (hook line, its env table, the files
+# there, what is held: a path, or "asks" for commands that ask instead).
+PASS25_FORMS = {
+    "an include given to git with -c": ("git -c include.path=tools/inc status", {}, INCLUDED),
+    "what an include given in a variable runs": (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=tools/inc git st",
+        {},
+        INCLUDED,
+    ),
+    "--config-env in two words": (
+        "FSM=tools/fsm git --config-env core.fsmonitor=FSM status",
+        {},
+        FSMON,
+    ),
+    "--config-env of a variable the hooks' env sets": (
+        "git --config-env=core.fsmonitor=FSM status",
+        {"FSM": "tools/fsm"},
+        FSMON,
+    ),
+    "HOME set by readonly": ("readonly HOME=tools/h; git status", {}, GITCONFIG_HOME),
+    "HOME set by a function's local": (
+        "f() { local HOME=tools/h; git status; }; f",
+        {},
+        GITCONFIG_HOME,
+    ),
+    "HOME from where a cd went": ("cd tools/h && HOME=$PWD git status", {}, GITCONFIG_HOME),
+    "XDG_CONFIG_DIRS as a list": ("XDG_CONFIG_DIRS=/etc/xdg:tools/x git status", {}, {}),
+    "python fed code by echo": ("echo 'import fmt; fmt.main()' | python3", {}, {"fmt.py": ""}),
+    "python given a here-string": ("python3 - <<< 'import fmt'", {}, {"fmt.py": ""}),
+    "a shell given a here-string": ("sh <<< '. tools/x.sh'", {}, {"tools/x.sh": ""}),
+    "a PATH made from the top of the tree": (
+        'PATH="$(git rev-parse --show-toplevel)/tools:$PATH" prettier --write .',
+        {},
+        {"tools/prettier": ""},
+    ),
+    "npm's git given as a variable": ("npm_config_git=./tools/g npm install", {}, {"tools/g": ""}),
+    "PYTHONHOME": ("PYTHONHOME=tools/ph python3 -c pass", {}, {"tools/ph/x": ""}),
+    "go's -toolexec in GOFLAGS": (
+        "GOFLAGS=-toolexec=./tools/tx go vet ./...",
+        {},
+        {"tools/tx": ""},
+    ),
+    "an OpenSSL config": ("OPENSSL_CONF=tools/o.cnf openssl version", {}, {"tools/o.cnf": ""}),
+    "lua's init file": ("LUA_INIT=@tools/x.lua lua -v", {}, {"tools/x.lua": ""}),
+    "python -Bc": ("python3 -Bc 'import fmt'", {}, {"fmt.py": ""}),
+    "a path held in a variable and run": (
+        "python3 -c 'p = \"tools/x.py\"; exec(open(p).read())'",
+        {},
+        {"tools/x.py": ""},
+    ),
+    "node --import=": ("node --import=./tools/x.mjs -e 1", {}, {"tools/x.mjs": ""}),
+    "node --env-file=": ("node --env-file=tools/e.env -e 1", {}, {"tools/e.env": ""}),
+    "node --eval=": ("node --eval='require(\"./tools/x.js\")'", {}, {"tools/x.js": ""}),
+    "a require from process.cwd()": (
+        "node -e 'require(process.cwd() + \"/tools/x.js\")'",
+        {},
+        {"tools/x.js": ""},
+    ),
+    "ruby's load of a path without ./": ("ruby -e 'load \"tools/x.rb\"'", {}, {"tools/x.rb": ""}),
+    "python's sys.path and an import": (
+        "python3 -c 'import sys; sys.path.insert(0, \"tools\"); import hk'",
+        {},
+        {"tools/hk.py": ""},
+    ),
+    "HOME read from input": ("read HOME <<< tools/h; git status", {}, {}),
+    "HOME added to": ("declare HOME+=/../tools/h; git status", {}, {}),
+}
+PASS25_HELD = {
+    "an include given to git with -c": "tools/fsm",
+    "what an include given in a variable runs": "tools/fsm",
+    "--config-env in two words": "tools/fsm",
+    "--config-env of a variable the hooks' env sets": "tools/fsm",
+    "HOME set by readonly": "tools/h",
+    "HOME set by a function's local": "tools/h",
+    "HOME from where a cd went": "tools/h",
+    "XDG_CONFIG_DIRS as a list": "tools/x",
+    "python fed code by echo": "fmt.py",
+    "python given a here-string": "fmt.py",
+    "a shell given a here-string": "tools/x.sh",
+    "a PATH made from the top of the tree": "tools",
+    "npm's git given as a variable": "tools/g",
+    "PYTHONHOME": "tools/ph",
+    "go's -toolexec in GOFLAGS": "tools/tx",
+    "an OpenSSL config": "tools/o.cnf",
+    "lua's init file": "tools/x.lua",
+    "python -Bc": "fmt.py",
+    "a path held in a variable and run": "tools/x.py",
+    "node --import=": "tools/x.mjs",
+    "node --env-file=": "tools/e.env",
+    "node --eval=": "tools/x.js",
+    "a require from process.cwd()": "tools/x.js",
+    "ruby's load of a path without ./": "tools/x.rb",
+    "python's sys.path and an import": "tools/hk.py",
+    "HOME read from input": "asks",
+    "HOME added to": "asks",
+}
+
+
+@pytest.mark.parametrize("form", PASS25_FORMS)
+def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_is_held(
+    tmp_path, form
+):
+    line, env, files = PASS25_FORMS[form]
+    for name, content in {".claude/settings.json": claude_hook(line, env), **files}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    found = tool_scripts(tmp_path, configs)
+    held = {str(p.relative_to(tmp_path)) for p, _ in [*found.named, *found.when_there]}
+    if PASS25_HELD[form] == "asks":
+        assert tool_script_not_held(tmp_path, configs), held
+    else:
+        assert PASS25_HELD[form] in held, held
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A log a hook appends to, and the package.json it reads its version from: data.
+        "node -e \"require('fs').appendFileSync('./.claude/edits.log', 'edit')\"",
+        "node -e \"console.log(require('./package.json').version)\"",
+        "python3 -c \"open('./logs/hook.log', 'a').write('x')\"",
+    ],
+)
+def test_data_an_inline_hook_reads_or_writes_is_not_held_and_asks_nothing(tmp_path, line):
+    (tmp_path / "package.json").write_text('{"version": "1.0.0"}')
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(claude_hook(line))
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert tool_script_not_held(tmp_path, configs) is None
+    assert "package.json" not in named(tmp_path)
+
+
+# A hook's lines through git's settings on its line, code on an interpreter's input and HOME
+# set by a builtin: (the line, the file a command would rewrite, what that file then holds).
+HOOK_LINES = [
+    ("git -c include.path=$PWD/tools/inc status", "tools/fsm", "#!/bin/sh\ntouch {marker}\n"),
+    ("echo 'import fmt' | python3", "fmt.py", "open('{marker}', 'w')\n"),
+    (
+        "readonly HOME=tools/h; git status",
+        "tools/h/.gitconfig",
+        "[core]\n\tfsmonitor = touch {marker}; false\n",
+    ),
+]
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_what_a_hook_reaches_through_git_code_input_or_home(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    subprocess.run([*prefix(user), "git", "init", "-q", str(workspace)], check=True)
+    make(workspace / "tools/inc", "[core]\n\tfsmonitor = tools/fsm\n", user, mode=0o644)
+    make(workspace / "tools/fsm", "#!/bin/sh\nfalse\n", user)
+    make(workspace / "fmt.py", "", user, mode=0o644)
+    make(workspace / "tools/h/.gitconfig", "[user]\n\tname = x\n", user, mode=0o644)
+    hooks = [{"type": "command", "command": line} for line, _, _ in HOOK_LINES]
+    settings = {"hooks": {"PostToolUse": [{"hooks": hooks}]}}
+    make(workspace / ".claude/settings.json", json.dumps(settings), user, mode=0o644)
+    marker = home / "planted-ran"
+    rewrite = " ".join(
+        f"printf %s {json.dumps(content.format(marker=marker))} > {path};"
+        for _, path, content in HOOK_LINES
+    )
+    api.add({"content": [tool_use("bash", {"command": rewrite + " echo finished"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert "finished" in ran
+    assert ran.count("Read-only file system") == len(HOOK_LINES), ran
+    for line, _, _ in HOOK_LINES:  # the hooks, as Claude Code runs them after its next edit
+        hook = [*prefix(user), "sh", "-c", line]
+        subprocess.run(hook, cwd=workspace, env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert not marker.exists()

@@ -226,6 +226,7 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     # Interpreters' module search paths: a module there shadows the real one for every script.
     ("PYTHONPATH", FOLDERS, "every python imports from here first (a sitecustomize.py there runs)"),
     ("PYTHONSTARTUP", ONE, "interactive python runs this file"),
+    ("PYTHONHOME", ONE, "every python runs its standard library from here (encodings at start)"),
     ("PYTHONUSERBASE", ONE, "every python loads the packages (and their .pth files) under it"),
     ("PERL5LIB", FOLDERS, "every perl loads its modules from here first (`use strict` too)"),
     ("PERLLIB", FOLDERS, "every perl loads its modules from here first"),
@@ -241,6 +242,10 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("LD_LIBRARY_PATH", FOLDERS, "every program loads its shared libraries from here first"),
     ("LD_PRELOAD", FILES, "every program loads these libraries"),
     ("LD_AUDIT", FILES, "every program loads these libraries"),
+    ("GCONV_PATH", FOLDERS, "iconv (glibc) loads the converter libraries these folders list"),
+    ("OPENSSL_CONF", ONE, "OpenSSL loads the engines and providers this config names"),
+    ("OPENSSL_MODULES", ONE, "OpenSSL loads its providers from this folder"),
+    ("OPENSSL_ENGINES", ONE, "OpenSSL loads its engines from this folder"),
     # Programs other programs start for you.
     ("EDITOR", PROGRAM, "git, crontab and others start this editor"),
     ("VISUAL", PROGRAM, "git, crontab and others start this editor"),
@@ -271,6 +276,9 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("CCACHE_CONFIGPATH", ONE, "ccache runs the prefix_command and compiler_check it names"),
     # Options every interpreter of a kind takes as if typed: `--require ./x.js` runs x.js first.
     ("NODE_OPTIONS", OPTIONS, "every node runs the files its --require and --import options name"),
+    ("GOFLAGS", OPTIONS, "go runs the program its -toolexec or -exec names, or -overlay's code"),
+    ("GOENV", ONE, "go takes its settings (GOFLAGS, the toolchain) from this file"),
+    ("LUA_INIT", OPTIONS, "every lua runs the file this names after an @ first"),
     ("RUBYOPT", OPTIONS, "every ruby loads the files its -r options name"),
     ("PERL5OPT", OPTIONS, "every perl loads its modules from the folders its -I options name"),
     ("JAVA_TOOL_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
@@ -290,6 +298,8 @@ LOADING_OPTIONS: dict[str, dict[str, str]] = {
     | dict.fromkeys(("--openssl-config", "--env-file", "--env-file-if-exists"), "any")
     | dict.fromkeys(("--experimental-config-file", "--snapshot-blob"), "any"),
     "RUBYOPT": {"-r": "path", "-I": "any"},
+    "GOFLAGS": dict.fromkeys(("-toolexec", "--toolexec", "-exec", "--exec", "-overlay"), "any"),
+    "LUA_INIT": {"@": "any"},  # (otherwise the value is lua code)
     "PERL5OPT": {"-I": "any"},
     "JAVA_TOOL_OPTIONS": JAVA_AGENTS,
     "JDK_JAVA_OPTIONS": JAVA_AGENTS,

@@ -28,7 +28,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -131,7 +131,8 @@ GIT_CONFIG_VALUE = re.compile(r"GIT_CONFIG_VALUE_\d+")
 NPMRC_VARIABLES = ("NPM_CONFIG_USERCONFIG", "NPM_CONFIG_GLOBALCONFIG")
 # The package managers' settings given as variables (npm reads `npm_config_*` in any case):
 # the shell npm runs scripts with, yarn's own program, and options node loads code by.
-PACKAGE_PROGRAM_VARIABLES = ("NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH")
+PACKAGE_PROGRAM_VARIABLES = ("NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH", "NPM_CONFIG_GIT")
+PACKAGE_PROGRAM_VARIABLES += ("NPM_CONFIG_SHELL", "NPM_CONFIG_EDITOR", "NPM_CONFIG_BROWSER")
 # Where programs read their own settings (git its `.gitconfig`, `git/config`): set to a folder
 # of the workspace, what lies there runs later.
 PATH_VARIABLE_REASON = (
@@ -167,10 +168,27 @@ PYTHONS = ("python", "pypy", "py")
 PYTHON_IMPORTS = re.compile(
     r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
 )
-# Any quoted relative path in code given on the line (`do "./x.pl"`, node's `require("./x")`
-# and `from "./x"`, ruby's `require_relative './x'`).
-RELATIVE_IN_CODE = re.compile(r"""['"`](\.{1,2}/[^'"`\s]+)['"`]""")
-PYTHON_READS = re.compile(r"""(?:open|run_path|exec_file)\s*\(\s*['"]([^'"]+)['"]""")
+# What code given on the line (or on an interpreter's input) loads from the folder it runs in:
+# a quoted path where a language loads a file (`require("./x")`, `from "./x"`, perl's `do`,
+# ruby's `load`, php's `include`, lua's `dofile`, R's `source`, python's `run_path` and
+# `exec(open(...))`), unless it is JSON, which a require reads as data; and any quoted path named
+# like a script anywhere (`p = "tools/x.py"; exec(open(p).read())`). Other quoted paths are
+# data the code reads or writes (`appendFileSync("./.claude/edits.log")`): not held.
+QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
+LOADING_IN_CODE = re.compile(
+    r"""(?:\b(?:require(?:_relative|_once)?|import|from|load|loadfile|dofile|include(?:_once)?"""
+    r"""|source|do|run_path|exec_file|execfile|runfile)|\bexec\s*\(\s*open)\s*\(?\s*"""
+    r"""['"`]([^'"`\s]+)['"`]"""
+)
+# A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`), and code
+# that runs text it reads.
+FROM_HERE_IN_CODE = re.compile(
+    r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
+)
+EVALUATES = re.compile(r"\b(?:exec|eval|compile|instance_eval|class_eval|loadstring|load)\s*\(")
+PYTHON_LOADS_BY_NAME = re.compile(
+    r"""(?:__import__|import_module|run_module)\s*\(\s*['"]([A-Za-z_][\w.]*)['"]"""
+)
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
 PYTHON_MODULE_REASON = (
     "a program run later outside the sandbox (by git, or by a host tool's settings) is "
@@ -259,7 +277,14 @@ NOT_A_FILE = ("<<<", "<<", "<<-", "<&", ">&")
 # What makes a word a pattern: a glob's characters, or a brace expansion (`{tools,x}/pg`).
 PATTERN = re.compile(r"[*?[]|\{[^{}\s]*,[^{}\s]*\}")
 # A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+# The builtins that set the variables their words assign (`readonly HOME=tools/h`), and those
+# that set a variable they name to what only the shell knows (`read HOME`, `printf -v HOME`).
+SETTERS = ("export", "declare", "readonly", "typeset", "local")
+SETS_BY_NAME = ("read", "printf", "for", "select", "mapfile", "readarray", "getopts")
+# Where the line runs, as the shell says it; and a PATH's entry for the PATH before it.
+WHERE_IT_RUNS = re.compile(r"\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+OLD_PATH = ("$PATH", "${PATH}", "${env:PATH}")
 # Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
 # `uv run x`): their other words are program text (`awk '{print}'`), targets or subcommands.
 SCRIPT_AFTER = {
@@ -328,6 +353,7 @@ class ByName:
 
 # Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the
 # package managers (package.json) and compose (`docker compose`, compose.yaml).
+NODES = ("node", "nodejs")
 PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
 COMPOSE_PROGRAMS = ("docker", "podman", "docker-compose", "podman-compose")
 FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
@@ -402,6 +428,7 @@ def program_paths(
     untold: list[UntoldProgram] | None = None,
     unmade_arguments: bool = True,
     by_name: ByName | None = None,
+    environment: dict[str, str] | None = None,
 ) -> list[Path]:
     """The files a command line from git's config names: its program, and later words written
     as paths. `~` is expanded; a relative path with a slash is taken from `worktree` (git runs
@@ -419,7 +446,8 @@ def program_paths(
 
     What it runs by a name goes to `by_name`: the files a `python -m NAME` would take its
     module from (most are not there, and are held only once they are: tools/sandbox.py
-    `held_when_there`), and the package managers it calls.
+    `held_when_there`), and the package managers it calls. `environment`: the variables the
+    tool sets for the line (a hook's `env` table).
     """
     value = value.removeprefix("!")  # an alias that runs a program
     # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
@@ -440,14 +468,16 @@ def program_paths(
     words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
     # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
-    words = [os.path.expandvars(piece) for word in words for piece in _operators(word)]
+    # (Not $PWD: where the line runs is the base below, not where planloop runs.)
+    words = [_expanded(piece) for word in words for piece in _operators(word)]
     # Where relative paths start: the top of the tree, or where `cd DIR`, `env -C DIR` or
     # `uv --directory DIR` moved; None once moved somewhere only the shell can tell. A move
     # inside a subshell, or in a pipeline's stage or a background command (each a subshell
     # too), ends with it: `(cd tools && ./x); ./y` runs ./y from the top.
     base = worktree
     outer: list[Path | None] = []  # where each subshell still open started
-    assigned: dict[str, str] = {}  # the variables set on the line so far
+    # The variables set so far: by the tool for the line (its `env` table), then on the line.
+    assigned: dict[str, str] = dict(environment or {})
     pipeline_base = base  # where the pipeline being read started
     # The program of the simple command being read ("" until its word comes), and a program
     # that only runs the next one (`env`, `nice`) met before it.
@@ -455,10 +485,18 @@ def program_paths(
     # The last two words before this one that are neither options nor an option's value:
     # the program (`python3 -u hook`), and the one before it (`deno run --allow-all conv`).
     last, before_last = "", ""
-    fed = _fed_to_an_interpreter(words)  # `cat fsmon | sh`: the files cat reads are run
+    # `cat fsmon | sh`: the files cat reads are run; `echo 'import x' | python3`: the text is.
+    fed, fed_code = _fed_to_an_interpreter(words)
+
+    def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
+        return program_paths(code, base, untold, unmade_arguments, by_name, assigned)
+
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
+        if base is not None:
+            here = str(base)
+            word = WHERE_IT_RUNS.sub(lambda _, here=here: here, word)  # `HOME=$PWD`, `$(pwd)/x`
         if word in PUNCTUATION:
             if word in ("(", "<(", ">("):
                 outer.append(base)
@@ -468,6 +506,10 @@ def program_paths(
                 base = pipeline_base
             pipeline_base = base if word != "|" else pipeline_base
             continue  # (`sh; ls`: no script named `;`)
+        if before == "<<<" and program_name(command) in INTERPRETERS:
+            # `python3 - <<< 'import fmt'`, `sh <<< '. tools/x.sh'`: the text is its code.
+            found += _code_given(program_name(command), word, base, read_line, by_name)
+            continue
         if word in REDIRECTIONS or word in NOT_A_FILE or before in NOT_A_FILE:
             continue  # the next word is a file (or text), and the program's word may come
         if word.isdigit() and words[index + 1 : index + 2] and words[index + 1] in REDIRECTIONS:
@@ -501,21 +543,19 @@ def program_paths(
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if runner == "env" and not command and before in ("-S", "--split-string"):
-            found += program_paths(word, base, untold, unmade_arguments, by_name)  # `env -S 'sh x'`
+            # `env -S 'sh x'`
+            found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue
-        if command == "git" and word.startswith("--config-env="):
-            # `git --config-env=core.fsmonitor=FSM`: the setting is that variable's value, set
-            # on the line or in your environment.
+        if command == "git" and (word.startswith("--config-env=") or before == "--config-env"):
+            # `git --config-env=core.fsmonitor=FSM` (or two words): the setting is that
+            # variable's value, set on the line, by the tool, or in your environment.
             key, _, variable = word.removeprefix("--config-env=").partition("=")
             setting = assigned.get(variable, os.environ.get(variable, ""))
-            found += variable_paths("GIT_CONFIG_VALUE_0", setting, base, untold, by_name)
+            found += _setting_paths(key, setting, base, untold, by_name)
             continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
             key, _, setting = word.partition("=")
-            if is_program_key(key.lower()):
-                found += program_paths(setting, base, untold, unmade_arguments, by_name)
-            elif key.lower() == "core.hookspath" and base is not None and setting:
-                found.append(_from(base, setting))  # the hooks folder for that run
+            found += _setting_paths(key, setting, base, untold, by_name)
             continue
         if (module := _module_named(command, previous, before, word)) is not None:
             if base is None:
@@ -535,16 +575,24 @@ def program_paths(
             and not is_value
             and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS)
         )
-        if (is_program or command in ("export", "declare")) and ASSIGNMENT.match(word):
+        if (is_program or command in SETTERS) and ASSIGNMENT.match(word):
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
             # code it runs or loads; the program's word is still to come. (`export PATH=...`
             # sets it for the commands after.)
             name, _, setting = word.partition("=")
+            if name.endswith("+"):  # `HOME+=/../tools`: added to a value only the shell knows
+                _cannot_tell_variable(name[:-1], worktree, untold)
+                continue
             assigned[name] = setting
             if runs_something(name):  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
+                found += _modules_named_by(name, setting, base, by_name)
+            continue
+        if command in SETS_BY_NAME and not is_program and runs_something(word):
+            # `read HOME`, `printf -v HOME`, `for HOME in`: set to what only the shell knows.
+            _cannot_tell_variable(word, worktree, untold)
             continue
         if is_program and (word.startswith("-") or is_value):
             continue  # an option of `env` or `nice`, or its value
@@ -573,12 +621,27 @@ def program_paths(
                 found += _told(read, base, worktree, untold) if base is not None else []
         interpreter = program_name(previous)
         code_flags = INTERPRETERS.get(interpreter, ())
+        if interpreter in PYTHONS and re.fullmatch(r"-[A-Za-z]*c", before) and before != "-c":
+            before = "-c"  # `python3 -Bc 'import fmt'`
+        if interpreter in PYTHONS and word.startswith("-c") and len(word) > 2 and not is_program:
+            before, word = "-c", word[2:]  # `python3 -c'import fmt'`
+        joined_code = next(
+            (f for f in code_flags if f[:2] == "--" and word.startswith(f + "=")), ""
+        )
+        if joined_code and not is_program:
+            before, word = joined_code, word.removeprefix(joined_code + "=")  # `--eval='...'`
         if not is_program and before in code_flags and code_flags != SHELL_FLAGS:
             # `python3 -c 'import fmt'`, `node -e 'require("./tools/x.js")'`: code, not a
             # command line; what it loads from the folder it runs in counts.
-            if base is not None:
-                found += _loaded_by_code(interpreter, before, word, base, by_name)
+            found += _code_given(interpreter, word, base, None, by_name)
             continue
+        if index in fed_code:  # `echo 'import fmt' | python3`: its input is the code
+            found += _code_given(fed_code[index], word, base, read_line, by_name)
+            continue
+        if program_name(command) in NODES and word.startswith("-") and base is not None:
+            # `node --import=./x.mjs`, `node -r ./x.js`, `--env-file=e.env`: files it loads.
+            option = f"{before} {word}" if before.startswith("-") else word
+            found += [_from(base, path) for path in code_paths_of("NODE_OPTIONS", option)]
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
         globbed = PATTERN.search(word) is not None
         if (expanded or globbed) and (is_program or is_script):
@@ -597,7 +660,8 @@ def program_paths(
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
         if shell_code or any(char.isspace() for char in spoken):
-            found += program_paths(word, base, untold, unmade_arguments, by_name)  # `sh -c "~/x y"`
+            # `sh -c "~/x y"`
+            found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
@@ -645,9 +709,12 @@ def variable_paths(
     if name in (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES):
         return program_paths(setting, base, untold, True, by_name)
     if GIT_CONFIG_VALUE.fullmatch(name):
-        # A setting of any key: a program line, or a hooks folder or config to include.
+        # A setting of any key: a program line, or a hooks folder or a config to include, with
+        # the programs that one names.
         named = _told(setting, base, base, untold) if base is not None and setting else []
-        return list(dict.fromkeys(program_paths(setting, base, untold, True, by_name) + named))
+        included = git_programs_named_by([p for p in named if p.is_file()], base, untold, by_name)
+        found = program_paths(setting, base, untold, True, by_name) + named + included
+        return list(dict.fromkeys(found))
     if name == "GIT_CONFIG_PARAMETERS":  # `'core.fsmonitor'='tools/x'`, as `git -c` passes on
         with contextlib.suppress(ValueError):
             pairs = [word.partition("=") for word in shlex.split(setting)]
@@ -657,9 +724,10 @@ def variable_paths(
     if base is None or not setting:
         return []
     if upper in HOME_VARIABLES:  # git reads its config from there (`$HOME/.gitconfig`)
-        return _told(setting, base, base, untold)
-    if upper in PACKAGE_PROGRAM_VARIABLES:
-        return _told(setting, base, base, untold)
+        entries = setting.split(":") if upper == "XDG_CONFIG_DIRS" else [setting]  # (a list)
+        return [found for entry in entries if entry for found in _told(entry, base, base, untold)]
+    if upper in PACKAGE_PROGRAM_VARIABLES:  # (a command line: `npm_config_editor="code -w"`)
+        return program_paths(setting, base, untold, True, by_name)
     if upper in NPMRC_VARIABLES:  # the npmrc, and what it runs
         named = _told(setting, base, base, untold)
         return named + [_from(base, line) for rc in named for line in npmrc_programs(rc)]
@@ -669,7 +737,9 @@ def variable_paths(
         entries = [entry for entry in re.split(r"[:;,]", setting) if entry]
         return [found for entry in entries for found in _told(entry, base, base, untold)]
     if name == "PATH":  # an empty entry is the folder the program runs in
-        entries = [entry or "." for entry in setting.split(":") if not entry.startswith("$")]
+        top = next((p for p in (base, *base.parents) if os.path.lexists(p / GIT_DIR_NAME)), base)
+        setting = TOP_OF_THE_TREE.sub(lambda _: str(top), setting)
+        entries = [entry or "." for entry in setting.split(":") if entry not in OLD_PATH]
         folders = [found for entry in entries for found in _told(entry, base, base, untold)]
         if by_name is None:
             return folders
@@ -688,6 +758,11 @@ def variable_paths(
     return found
 
 
+# The npmrc keys that name a program npm runs: each script's shell, the git it fetches git
+# dependencies with, the shell of `npm exec`, the editor and browser it opens.
+NPMRC_PROGRAM_KEYS = ("script-shell", "git", "shell", "editor", "browser")
+
+
 def npmrc_programs(path: Path) -> list[str]:
     """What an npmrc file runs: its script-shell for each script, the git it fetches git
     dependencies with, and what its node-options load (as written: from npm's folder)."""
@@ -695,7 +770,10 @@ def npmrc_programs(path: Path) -> list[str]:
     with contextlib.suppress(OSError, ValueError):
         for line in read_small_file(path).splitlines():
             key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
-            if key in ("script-shell", "git") and "/" in value:  # (git: for git dependencies)
+            key = key.replace("_", "-")  # (npm reads `script_shell` as `script-shell`)
+            # npm expands variables in its settings: ${PWD} is where it runs, the package's.
+            value = os.path.expandvars(value.replace("${PWD}", str(path.parent)))
+            if key in NPMRC_PROGRAM_KEYS and "/" in value:
                 found.append(value)
             elif key == "node-options":
                 found += code_paths_of("NODE_OPTIONS", value)
@@ -706,26 +784,87 @@ def _places_of(settings: list[tuple[str, str]], base: Path | None) -> list[Path]
     """The hooks folder and included configs these settings name, with what those run."""
     found: list[Path] = []
     for key, value in settings:
-        if base is not None and value and key in ("core.hookspath", "include.path"):
+        included = key == "include.path" or key.startswith("includeif.") and key.endswith(".path")
+        if base is not None and value and (key == "core.hookspath" or included):
             found.append(_from(base, os.path.expanduser(value)))
-            if key == "include.path":
+            if included:
                 found += git_programs_named_by([found[-1]], base)
     return found
 
 
-def _loaded_by_code(
-    interpreter: str, flag: str, code: str, base: Path, by_name: ByName | None
+def _setting_paths(
+    key: str, value: str, base: Path | None, untold: list | None, by_name: ByName | None
 ) -> list[Path]:
-    """The files that code given to `interpreter` after `flag` loads from `base`: any quoted
-    relative path, and python's modules (which it takes from there first: held once made,
-    ByName.when_there) and the files it opens."""
-    found = [_from(base, path) for path in RELATIVE_IN_CODE.findall(code)]  # `do "./x.pl"`
-    if interpreter in PYTHONS and flag == "-c":
-        modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
-        for module in modules if by_name is not None else []:
+    """What one setting given to git on its line (`-c`, `--config-env`) runs or reads: a
+    program line, a hooks folder, a config to include and what that one runs."""
+    settings = [(key.lower(), value)]
+    return programs_of(settings, base, untold, by_name) + _places_of(settings, base)
+
+
+def _cannot_tell_variable(name: str, worktree: Path | None, untold: list | None) -> None:
+    """A variable that names what runs (`runs_something`), set to what only the shell can
+    tell (`read HOME`, `PATH+=:x`): any file may be what it names, so commands ask."""
+    _cannot_tell(f"${{{name}}}/…", worktree, untold)
+
+
+def _modules_named_by(name: str, setting: str, base: Path, by_name: ByName | None) -> list[Path]:
+    """The modules python imports at start for PYTHONWARNINGS (`ignore::fmt.W` imports fmt),
+    taken from the folder it starts in first: held once made (`ByName.when_there`)."""
+    if name != "PYTHONWARNINGS" or by_name is None:
+        return []
+    for entry in setting.split(","):
+        category = (entry.split(":") + [""] * 3)[2].strip()
+        if "." in category:
+            module = category.rsplit(".", 1)[0].split(".")[0]
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, base)]
-        found += [_from(base, path) for path in PYTHON_READS.findall(code)]
+    return []
+
+
+def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | None) -> list[Path]:
+    """The files that code given to `interpreter` loads from `base` (LOADING_IN_CODE), and
+    python's modules, which it takes from there first (held once made: ByName.when_there).
+    Code that evaluates text (`exec`, `eval`) may run any file it reads: every quoted path
+    counts then."""
+    quoted = QUOTED_IN_CODE.findall(code) + [p.lstrip("/") for p in FROM_HERE_IN_CODE.findall(code)]
+    # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
+    loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
+    loaded = [p for p in loaded if not p.lower().endswith(".json")]  # read as data
+    loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
+    evaluates = EVALUATES.search(code) is not None
+    loaded += [p for p in quoted if "/" in p and (evaluates or is_script_name(p))]
+    found = [_from(base, path) for path in loaded if _a_relative_path(path)]
+    if interpreter in PYTHONS:
+        modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
+        modules += PYTHON_LOADS_BY_NAME.findall(code)
+        # `sys.path.insert(0, "tools")`: the modules may come from any folder it names.
+        folders = [base] + [_from(base, p) for p in quoted if "sys.path" in code]
+        for module in modules if by_name is not None else []:
+            for folder in folders:
+                by_name.when_there += [
+                    (p, PYTHON_MODULE_REASON) for p in module_files(module, folder)
+                ]
     return list(dict.fromkeys(found))
+
+
+def _a_relative_path(text: str) -> bool:
+    """Whether a quoted word of code is a path from where it runs (`./x`, `tools/x.py`, `x.rb`),
+    not an address, a package (`@scope/x`, `node:fs`) or a system file."""
+    return not (os.path.isabs(text) or text.startswith(("@", "~", "$", "-")) or ":" in text)
+
+
+def _code_given(
+    interpreter: str,
+    code: str,
+    base: Path | None,
+    found_by: Callable[[str], list[Path]] | None,
+    by_name: ByName | None,
+) -> list[Path]:
+    """What code given on the line or on the input of `interpreter` runs: a shell's as a line
+    of its own (`found_by`, program_paths bound to this line's state), another's by what it
+    loads (`_loaded_by_code`)."""
+    if INTERPRETERS.get(interpreter) == SHELL_FLAGS or interpreter in ("source", "."):
+        return found_by(code) if found_by is not None else []
+    return _loaded_by_code(interpreter, code, base, by_name) if base is not None else []
 
 
 def _module_named(command: str, previous: str, before: str, word: str) -> str | None:
@@ -739,11 +878,13 @@ def _module_named(command: str, previous: str, before: str, word: str) -> str | 
     return None
 
 
-def _fed_to_an_interpreter(words: list[str]) -> set[int]:
+def _fed_to_an_interpreter(words: list[str]) -> tuple[set[int], dict[int, str]]:
     """The places of the words of each pipeline stage whose output a shell or interpreter reads
     as code (`cat fsmon | sh`, `head -c 999 x | env bash -s arg`, `(cat x) | python3`): given
-    no script of its own, it runs what comes in, so every file those stages name counts."""
+    no script of its own, it runs what comes in, so every file those stages name counts. And
+    the text an `echo` or `printf` stage gives it, by place, with the interpreter: its code."""
     fed: set[int] = set()
+    code: dict[int, str] = {}
     for pipe, word in enumerate(words):
         if word == "<(" and _runs_its_input(words[:pipe]):  # `sh <(cat fsmon)`, `. <(cat x)`
             inner = itertools.takewhile(lambda i: words[i] != ")", range(pipe + 1, len(words)))
@@ -762,8 +903,14 @@ def _fed_to_an_interpreter(words: list[str]) -> set[int]:
         own = [w for w in arguments if not w.startswith("-") and w not in STANDARD_INPUT]
         if own and not code_reads_it:
             continue  # it runs a script of its own (`| python3 check.py`)
-        fed.update(index for index in stages if not words[index].isdigit())
-    return fed
+        stages = [index for index in stages if not words[index].isdigit()]
+        printed = [i for i in stages if program_name(words[i]) in ("echo", "printf")]
+        if printed and not code_reads_it:
+            said = range(min(printed) + 1, max(stages) + 1)
+            code.update(dict.fromkeys(said, program_name(reader[0])))
+            stages = [index for index in stages if index not in said]
+        fed.update(stages)
+    return fed, code
 
 
 # The shell's operators, longest first: `);` or `)|` comes as one token from the lexer.
@@ -837,6 +984,12 @@ def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> 
         _cannot_tell(word, worktree, untold)
         return []
     return [_from(base, word)]
+
+
+def _expanded(word: str) -> str:
+    """`word` with your environment's variables expanded, as git's shell would, but $PWD."""
+    held = word.replace("$PWD", "\0P").replace("${PWD}", "\0B")
+    return os.path.expandvars(held).replace("\0P", "$PWD").replace("\0B", "${PWD}")
 
 
 def _from(base: Path, path: str) -> Path:

@@ -546,7 +546,10 @@ def initialize_commands(settings: Any) -> Iterator[Run]:
 def agent_commands(settings: Any) -> Iterator[Run]:
     """Each object in a coding agent's settings that names a command (COMMAND_KEYS: a hook, a
     status line, an MCP server with its `args`, `cwd`, `env` and `envFile`, whose variables
-    such as NODE_OPTIONS name code), and the plugins it loads."""
+    such as NODE_OPTIONS name code), and the plugins it loads. The settings' own `env` table
+    (Claude's: variables for every hook) is each command's environment too."""
+    shared = settings.get("env") if isinstance(settings, dict) else None
+    shared = shared if isinstance(shared, dict) else {}
     stack = [settings]
     while stack:
         node = stack.pop()
@@ -565,7 +568,7 @@ def agent_commands(settings: Any) -> Iterator[Run]:
                 elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
-                    yield Run(line, node.get("cwd"), node.get("env"))
+                    yield Run(line, node.get("cwd"), {**shared, **_dict(node.get("env"))})
 
 
 def mise_runs(settings: Any) -> Iterator[Run]:
@@ -903,8 +906,10 @@ def _run_paths(
 ) -> list[Path]:
     """The paths one Run names, from `folder`."""
     found: list[Path] = []
+    environment = {str(name): put_in(str(value), project) for name, value in _dict(run.env).items()}
     if run.line is not None:
-        found += program_paths(put_in(run.line, project), folder, untold, False, by_name)
+        line = put_in(run.line, project)
+        found += program_paths(line, folder, untold, False, by_name, environment)
     for name, value in _dict(run.env).items():
         for path in code_paths_of(str(name), put_in(str(value), project)):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
