@@ -1080,6 +1080,14 @@ def test_a_vs_code_workspace_file_is_protected_wherever_it_lies(tmp_path):
             {"jest.virtualFolders": [{"name": "a", "jestCommandLine": "node tools/j.js"}]},
             "tools/j.js",
         ),
+        # A toolchain's folder, whose programs the extension runs.
+        ({"go.goroot": "./tools/goroot"}, "tools/goroot"),
+        ({"dart.sdkPath": "./tools/dart-sdk"}, "tools/dart-sdk"),
+        ({"java.jdt.ls.java.home": "./tools/jdk"}, "tools/jdk"),
+        ({"go.toolsEnvVars": {"GOFLAGS": "-toolexec=./tools/tx"}}, "tools/tx"),
+        ({"php.executables": {"v8.2": "./tools/php"}}, "tools/php"),
+        ({"clangd.arguments": ["--query-driver=./tools/cc"]}, "tools/cc"),
+        ({"foo.templateCommand": "./tools/t"}, "tools/t"),
     ],
 )
 def test_more_of_what_vs_code_settings_run_is_held(tmp_path, settings, held):

@@ -242,11 +242,16 @@ def project_of(config: Path, kind: str) -> Path:
 # `go.toolsGopath`, `rust-analyzer.server.path`, `eslint.nodePath`), or whole; and words of
 # keys that name data (`json.schemas`' `url`, `prettier.configPath`, `ignorePath`).
 EDITOR_PROGRAM_ENDINGS = ("path", "executable", "command", "interpreter", "binary", "exe")
-EDITOR_PROGRAM_KEYS = ("args", "program", "runtime", "server", "shell")
+EDITOR_PROGRAM_KEYS = ("args", "arguments", "program", "runtime", "server", "shell")
 EDITOR_DATA_WORDS = {"config", "schema", "schemas", "ignore", "log", "logs", "cache", "output"}
 EDITOR_DATA_WORDS |= {"url", "dictionary", "dictionaries", "preview", "spell", "template"}
 EDITOR_DATA_WORDS |= {"templates", "snippet", "snippets", "theme", "icon", "font"}
-EDITOR_PROGRAM_TABLES = ("alternatetools",)
+# Endings no data word undoes (`foo.templateCommand` is a command all the same).
+EDITOR_COMMAND_ENDINGS = ("command", "executable", "interpreter", "binary")
+EDITOR_PROGRAM_TABLES = ("alternatetools", "executables")  # (`php.executables: {v8.2: ...}`)
+# Keys whose value is a toolchain's folder, whose programs the extension runs (`go.goroot`,
+# `dart.sdkPath`, `java.jdt.ls.java.home`): held as a folder, where other keys hold files only.
+EDITOR_TOOLCHAIN_ENDINGS = ("goroot", "gopath", "sdkpath", "sdkpaths", "sdk", "home", "jdkpath")
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -687,12 +692,23 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
+    # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
+    keyed = [
+        (key, text.partition("=")[2] if text.startswith("-") else text)
+        for key, text in _keyed_strings(settings)
+    ]
     named = [
         text
-        for key, text in _keyed_strings(settings)
+        for key, text in keyed
         if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
+    toolchains = [
+        text
+        for key, text in keyed
+        if key.rsplit(".", 1)[-1].lower().endswith(EDITOR_TOOLCHAIN_ENDINGS) and _a_file_path(text)
+    ]
+    yield Run(None, files=tuple(toolchains))  # a folder; one not made yet makes commands ask
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -703,7 +719,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
                 profile = _dict(profile)
                 yield Run(as_command_line(profile.get("path"), profile.get("args")))
                 yield Run(None, env=profile.get("env"))
-        elif "env" in (last[-3:], *str(key).lower().split(".")[-2:-1]) and isinstance(value, dict):
+        elif ("env" in last or "env" in str(key).lower().split(".")[-2:-1]) and isinstance(
+            value, dict
+        ):
             # the variables of a tool's processes: the terminals', rust-analyzer's extraEnv
             yield Run(None, env=value)
             if isinstance(value.get("PROMPT_COMMAND"), str):
@@ -746,9 +764,9 @@ def _names_a_program(key: str) -> bool:
     of its parts but the first (the extension's name: `prolog`) names data."""
     parts = key.split(".")
     words = {w.lower() for part in parts[1:] for w in re.findall(r"[a-z]+|[A-Z][a-z]*", part)}
-    if words & EDITOR_DATA_WORDS:
-        return False
     last = parts[-1].lower()
+    if words & EDITOR_DATA_WORDS and not last.endswith(EDITOR_COMMAND_ENDINGS):
+        return False
     in_a_table = any(part.lower() in EDITOR_PROGRAM_TABLES for part in parts[:-1])
     return last.endswith(EDITOR_PROGRAM_ENDINGS) or last in EDITOR_PROGRAM_KEYS or in_a_table
 
