@@ -14,6 +14,7 @@ import array
 import asyncio
 import fcntl
 import os
+import shutil
 import termios
 from pathlib import Path
 
@@ -36,8 +37,10 @@ def planloop_key(monkeypatch):
 
 @pytest.fixture
 def few_folders(monkeypatch):
-    """A bound of 3 watched folders, so that passing it takes three mkdirs, not 10 000."""
+    """A bound of 3 watched folders, so that passing it takes three mkdirs, not 10 000 (and
+    none more for the folders a command makes)."""
     monkeypatch.setattr(folder_watch, "MAX_WATCHED_FOLDERS", 3)
+    monkeypatch.setattr(folder_watch, "MORE_FOR_NEW_FOLDERS", 0)
     monkeypatch.setattr(folder_watch, "UNWATCHED_TOLD", set())
 
 
@@ -111,6 +114,37 @@ def test_a_file_of_any_name_saved_in_a_folder_made_past_the_bound_is_read_at_the
 
     found = asyncio.run(run())
     assert str(tmp_path / "cfg" / "local.json") in found
+
+
+@pytest.mark.parametrize("end", ["removed", "closed"])
+def test_a_folder_made_past_the_bound_and_taken_away_before_the_end_counts_as_read(
+    tmp_path, few_folders, end
+):
+    # The key saved there, read, and the folder removed or closed as the command ends: the
+    # last look has nothing left to read, so the folder counts as read.
+    (tmp_path / "a").mkdir()
+
+    async def run() -> dict[str, str]:
+        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
+        for name in ("b", "c", "cfg"):
+            (tmp_path / name).mkdir()
+        await settle(watch)
+        (tmp_path / "cfg" / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
+        if end == "removed":
+            shutil.rmtree(tmp_path / "cfg")
+        else:
+            (tmp_path / "cfg" / "sub").mkdir()
+            (tmp_path / "cfg" / "sub").chmod(0)  # (root lists it all the same: a folder gone)
+            os.rename(tmp_path / "cfg" / "local.json", tmp_path / "cfg" / "sub" / "x")
+            if os.geteuid() == 0:
+                shutil.rmtree(tmp_path / "cfg")
+        found = watch.finish()
+        if (tmp_path / "cfg" / "sub").exists():
+            (tmp_path / "cfg" / "sub").chmod(0o700)
+        return found
+
+    found = asyncio.run(run())
+    assert found.get(str(tmp_path / "cfg")) == folder_watch.GONE_UNWATCHED, found
 
 
 def test_a_folder_made_past_the_bound_under_a_task_is_said_and_polled(tmp_path, few_folders):

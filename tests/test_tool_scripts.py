@@ -1219,6 +1219,46 @@ PASS25_FORMS = {
     ),
     "HOME read from input": ("read HOME <<< tools/h; git status", {}, {}),
     "HOME added to": ("declare HOME+=/../tools/h; git status", {}, {}),
+    # (pass 26)
+    "a program inline python starts": (
+        "python3 -c 'import os; os.system(\"./tools/fmt\")'",
+        {},
+        {"tools/fmt": ""},
+    ),
+    "a program node starts": (
+        'node -e \'require("child_process").execSync("./tools/fmt")\'',
+        {},
+        {"tools/fmt": ""},
+    ),
+    "a program in subprocess's list": (
+        'python3 -c \'import subprocess; subprocess.run(["tools/fmt", "-q"])\'',
+        {},
+        {"tools/fmt": ""},
+    ),
+    "run_path of a path without ./": (
+        "python3 -c 'import runpy; runpy.run_path(\"tools/fmt\")'",
+        {},
+        {"tools/fmt": ""},
+    ),
+    "HOME from realpath": ("HOME=$(realpath tools/h) git status", {}, GITCONFIG_HOME),
+    "HOME from a cd's pwd": ("export HOME=$(cd tools/h && pwd); git status", {}, GITCONFIG_HOME),
+    "HOME set by eval": ("eval HOME=tools/h; git status", {}, GITCONFIG_HOME),
+    "HOME from dirs": ("pushd tools/h >/dev/null; HOME=$(dirs -l +0) git status", {}, {}),
+    "HOME from OLDPWD": ("cd tools/h && cd ../.. && HOME=$OLDPWD git status", {}, {}),
+    "HOME through a nameref": ("declare -n r=HOME; r=tools/h; git status", {}, {}),
+    "code fed through a wrapper": (
+        "echo 'import fmt' | timeout 10 python3",
+        {},
+        {"fmt.py": ""},
+    ),
+    "code echoed unquoted": ("echo import fmt | python3", {}, {"fmt.py": ""}),
+    "code printf fills in": ("printf 'import %s\\n' fmt | python3", {}, {"fmt.py": ""}),
+    "a reader's here-string fed on": ("cat <<< 'import fmt' | python3", {}, {"fmt.py": ""}),
+    "code from a process substitution": (
+        "python3 < <(echo 'import fmt')",
+        {},
+        {"fmt.py": ""},
+    ),
 }
 PASS25_HELD = {
     "an include given to git with -c": "tools/fsm",
@@ -1248,6 +1288,21 @@ PASS25_HELD = {
     "python's sys.path and an import": "tools/hk.py",
     "HOME read from input": "asks",
     "HOME added to": "asks",
+    "a program inline python starts": "tools/fmt",
+    "a program node starts": "tools/fmt",
+    "a program in subprocess's list": "tools/fmt",
+    "run_path of a path without ./": "tools/fmt",
+    "HOME from realpath": "tools/h",
+    "HOME from a cd's pwd": "tools/h",
+    "HOME set by eval": "tools/h",
+    "HOME from dirs": "asks",
+    "HOME from OLDPWD": "asks",
+    "HOME through a nameref": "asks",
+    "code fed through a wrapper": "fmt.py",
+    "code echoed unquoted": "fmt.py",
+    "code printf fills in": "fmt.py",
+    "a reader's here-string fed on": "fmt.py",
+    "code from a process substitution": "fmt.py",
 }
 
 
@@ -1275,6 +1330,9 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
         "node -e \"require('fs').appendFileSync('./.claude/edits.log', 'edit')\"",
         "node -e \"console.log(require('./package.json').version)\"",
         "python3 -c \"open('./logs/hook.log', 'a').write('x')\"",
+        # Claude Code's usual python hook: its input read with json.load, a pattern compiled.
+        "python3 -c \"import json, re, sys; d = json.load(sys.stdin); re.compile(r'src/.*');"
+        " open('.claude/edits.log', 'a').write(d['tool_name'])\"",
     ],
 )
 def test_data_an_inline_hook_reads_or_writes_is_not_held_and_asks_nothing(tmp_path, line):

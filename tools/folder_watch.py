@@ -95,6 +95,9 @@ SETTLE_ROUNDS = 20
 # shared by all your programs, and a walk at each command's start. Past it, folders are checked
 # by comparison only (said once).
 MAX_WATCHED_FOLDERS = 10_000
+# Room beyond it for folders made while a command runs (an install's): one left unwatched, and
+# removed before the command ends, counts as read (GONE_UNWATCHED), which stops the run.
+MORE_FOR_NEW_FOLDERS = 10_000
 
 # Bytes of events taken in one wake-up: at most 1 024 events (16 bytes and a name each), some
 # tens of milliseconds of Python. The loop runs its other work between two such reads.
@@ -158,6 +161,11 @@ MAPPED = (
 LOST_TRACK = (
     "had more file events at once than planloop could take while it ran, and the kernel dropped "
     "some, so a key file saved meanwhile could have been read and moved away unseen"
+)
+GONE_UNWATCHED = (
+    "was made while it ran where planloop could not watch it (out of watches, or past "
+    f"{MAX_WATCHED_FOLDERS:,} folders) and was removed or closed before it ended, so a key file "
+    "saved there could have been read and taken away unseen"
 )
 MADE_CLOSED = (
     "was made while it ran closed to planloop's watch, so a key file saved there could have "
@@ -379,7 +387,8 @@ class FolderWatch:
             if listed % FOLDERS_BETWEEN == 0:
                 self.set_aside()
                 keep_queues_short()  # the other watches this walk's listings queue events on
-            if folder not in self.folders and len(self.folders) >= MAX_WATCHED_FOLDERS:
+            bound = MAX_WATCHED_FOLDERS + (MORE_FOR_NEW_FOLDERS if new else 0)
+            if folder not in self.folders and len(self.folders) >= bound:
                 self.unwatched.add(folder)
                 if new:
                     self.unwatched_made.add(folder)
@@ -432,11 +441,16 @@ class FolderWatch:
 
     def _note_unwatched_made(self) -> None:
         """Each file now in a folder made while this watched and left unwatched (`unwatched_made`),
-        as a file written: no event told what was written there (at most MAX_OTHERS of them)."""
+        as a file written: no event told what was written there (at most MAX_OTHERS of them).
+        One gone, or that cannot be listed to its end, counts as read (GONE_UNWATCHED): what
+        was saved and read there may have been taken away with it."""
         for folder in sorted(self.unwatched_made):
-            for parent, _folders, names in os.walk(folder):
+            failed: list[OSError] = []
+            for parent, _folders, names in os.walk(folder, onerror=failed.append):
                 for name in names[:MAX_OTHERS]:
                     self._note_other(os.path.join(parent, name))
+            if failed or not os.path.isdir(folder):
+                self._expose(folder, GONE_UNWATCHED)
         self.unwatched_made.clear()
 
     def finish(self, since: float = 0) -> dict[str, str]:

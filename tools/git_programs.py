@@ -175,17 +175,28 @@ PYTHON_IMPORTS = re.compile(
 # like a script anywhere (`p = "tools/x.py"; exec(open(p).read())`). Other quoted paths are
 # data the code reads or writes (`appendFileSync("./.claude/edits.log")`): not held.
 QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
-LOADING_IN_CODE = re.compile(
-    r"""(?:\b(?:require(?:_relative|_once)?|import|from|load|loadfile|dofile|include(?:_once)?"""
-    r"""|source|do|run_path|exec_file|execfile|runfile)|\bexec\s*\(\s*open)\s*\(?\s*"""
-    r"""['"`]([^'"`\s]+)['"`]"""
+# Where a module's name or a relative path may stand (node's `require("x")` is a package).
+LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*\(?\s*['"`]([^'"`\s]+)['"`]""")
+# Where only a path stands: a file loaded (ruby's `load`, php's `include`, lua's `dofile`, R's
+# `source`, perl's `do`, python's `run_path` and `exec(open(...))`), or a program started
+# (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run(["x", ...])`, `Popen`).
+RUNNING_IN_CODE = re.compile(
+    r"""(?:\b(?:require_relative|require_once|load|loadfile|dofile|include(?:_once)?|source|do"""
+    r"""|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?|spawn(?:Sync)?"""
+    r"""|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput|getstatusoutput"""
+    r"""|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)\s*\(?\s*\[?\s*['"`]([^'"`\s]+)['"`]"""
 )
 # A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`), and code
 # that runs text it reads.
 FROM_HERE_IN_CODE = re.compile(
     r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
 )
-EVALUATES = re.compile(r"\b(?:exec|eval|compile|instance_eval|class_eval|loadstring|load)\s*\(")
+# (A builtin, not a method: `json.load(sys.stdin)` and `re.compile(...)` run nothing they read.)
+EVALUATES = re.compile(
+    r"(?<![.\w])(?:exec|eval|compile|loadstring|load)\s*\(|\b(?:instance|class|module)_eval\b"
+)
+# Data a quoted path names, even where code could run it: a log, a document, settings read.
+DATA_SUFFIXES = (".json", ".log", ".txt", ".md", ".csv", ".tsv", ".lock", ".html", ".svg")
 PYTHON_LOADS_BY_NAME = re.compile(
     r"""(?:__import__|import_module|run_module)\s*\(\s*['"]([A-Za-z_][\w.]*)['"]"""
 )
@@ -285,6 +296,12 @@ SETS_BY_NAME = ("read", "printf", "for", "select", "mapfile", "readarray", "geto
 # Where the line runs, as the shell says it; and a PATH's entry for the PATH before it.
 WHERE_IT_RUNS = re.compile(r"\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
 OLD_PATH = ("$PATH", "${PATH}", "${env:PATH}")
+# A folder's own path, as a command prints it (`$(realpath tools/h)`, `$(cd tools/h && pwd)`).
+RESOLVED = re.compile(
+    r"""\$\(\s*(?:realpath|readlink\s+-[fem])\s+([^\s()`;&|]+)\s*\)"""
+    r"""|`\s*(?:realpath|readlink\s+-[fem])\s+([^\s()`;&|]+)\s*`"""
+    r"""|\$\(\s*cd\s+([^\s()`;&|]+)\s*&&\s*pwd\s*\)"""
+)
 # Programs that run a script only when a word names it (`awk -f x`, `make -f x`, `deno run x`,
 # `uv run x`): their other words are program text (`awk '{print}'`), targets or subcommands.
 SCRIPT_AFTER = {
@@ -487,6 +504,7 @@ def program_paths(
     last, before_last = "", ""
     # `cat fsmon | sh`: the files cat reads are run; `echo 'import x' | python3`: the text is.
     fed, fed_code = _fed_to_an_interpreter(words)
+    read_to = 0  # the words up to here were read as an `eval`'s line
 
     def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
         return program_paths(code, base, untold, unmade_arguments, by_name, assigned)
@@ -497,6 +515,7 @@ def program_paths(
         if base is not None:
             here = str(base)
             word = WHERE_IT_RUNS.sub(lambda _, here=here: here, word)  # `HOME=$PWD`, `$(pwd)/x`
+        word = RESOLVED.sub(lambda match: next(group for group in match.groups() if group), word)
         if word in PUNCTUATION:
             if word in ("(", "<(", ">("):
                 outer.append(base)
@@ -542,6 +561,17 @@ def program_paths(
             base = _moved(base, word.removeprefix(joined + "=") if joined else word, worktree)
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
+        if index < read_to:
+            continue  # (read above, as part of an `eval`'s line)
+        if before == "eval" and base is not None:
+            # `eval HOME=tools/h`, `eval "export X=...; sh y"`: its words are a line of its own;
+            # `eval "$(cat fsmon)"`: the file's text is.
+            ends = (i for i in range(index, len(words)) if words[i] in PUNCTUATION)
+            read_to = next(ends, len(words))
+            found += read_line(" ".join(words[index:read_to]))
+            for read in CODE_READ.findall(" ".join(words[index:read_to])):
+                found += _told(read, base, worktree, untold)
+            continue
         if runner == "env" and not command and before in ("-S", "--split-string"):
             # `env -S 'sh x'`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
@@ -584,6 +614,9 @@ def program_paths(
                 _cannot_tell_variable(name[:-1], worktree, untold)
                 continue
             assigned[name] = setting
+            if command in SETTERS and runs_something(setting):
+                # `declare -n r=HOME`: what `r=` sets later is HOME.
+                _cannot_tell_variable(setting, worktree, untold)
             if runs_something(name):  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
@@ -636,7 +669,8 @@ def program_paths(
             found += _code_given(interpreter, word, base, None, by_name)
             continue
         if index in fed_code:  # `echo 'import fmt' | python3`: its input is the code
-            found += _code_given(fed_code[index], word, base, read_line, by_name)
+            fed_to, text = fed_code[index]
+            found += _code_given(fed_to, text, base, read_line, by_name) if text else []
             continue
         if program_name(command) in NODES and word.startswith("-") and base is not None:
             # `node --import=./x.mjs`, `node -r ./x.js`, `--env-file=e.env`: files it loads.
@@ -711,7 +745,7 @@ def variable_paths(
     if GIT_CONFIG_VALUE.fullmatch(name):
         # A setting of any key: a program line, or a hooks folder or a config to include, with
         # the programs that one names.
-        named = _told(setting, base, base, untold) if base is not None and setting else []
+        named = _told_value(name, setting, base, untold) if base is not None and setting else []
         included = git_programs_named_by([p for p in named if p.is_file()], base, untold, by_name)
         found = program_paths(setting, base, untold, True, by_name) + named + included
         return list(dict.fromkeys(found))
@@ -725,22 +759,24 @@ def variable_paths(
         return []
     if upper in HOME_VARIABLES:  # git reads its config from there (`$HOME/.gitconfig`)
         entries = setting.split(":") if upper == "XDG_CONFIG_DIRS" else [setting]  # (a list)
-        return [found for entry in entries if entry for found in _told(entry, base, base, untold)]
+        return [
+            path for entry in entries if entry for path in _told_value(name, entry, base, untold)
+        ]
     if upper in PACKAGE_PROGRAM_VARIABLES:  # (a command line: `npm_config_editor="code -w"`)
         return program_paths(setting, base, untold, True, by_name)
     if upper in NPMRC_VARIABLES:  # the npmrc, and what it runs
-        named = _told(setting, base, base, untold)
+        named = _told_value(name, setting, base, untold)
         return named + [_from(base, line) for rc in named for line in npmrc_programs(rc)]
     if upper == "NPM_CONFIG_NODE_OPTIONS":
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
     if name == "COMPOSE_FILE":
         entries = [entry for entry in re.split(r"[:;,]", setting) if entry]
-        return [found for entry in entries for found in _told(entry, base, base, untold)]
+        return [found for entry in entries for found in _told_value(name, entry, base, untold)]
     if name == "PATH":  # an empty entry is the folder the program runs in
         top = next((p for p in (base, *base.parents) if os.path.lexists(p / GIT_DIR_NAME)), base)
         setting = TOP_OF_THE_TREE.sub(lambda _: str(top), setting)
         entries = [entry or "." for entry in setting.split(":") if entry not in OLD_PATH]
-        folders = [found for entry in entries for found in _told(entry, base, base, untold)]
+        folders = [found for entry in entries for found in _told_value(name, entry, base, untold)]
         if by_name is None:
             return folders
         # Most are made later (`.venv/bin`, `node_modules/.bin` before an install): held once
@@ -751,7 +787,7 @@ def variable_paths(
         return [f for f in folders if f == base]
     if name not in GIT_PLACE_VARIABLES:
         return []
-    found = _told(setting, base, base, untold)
+    found = _told_value(name, setting, base, untold)
     for config in found if name.startswith("GIT_CONFIG") else []:
         found = found + paths_named_by([config], base)[1]  # what it includes, held too
         found = found + git_programs_named_by([config], base, untold, by_name)
@@ -828,10 +864,13 @@ def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | N
     quoted = QUOTED_IN_CODE.findall(code) + [p.lstrip("/") for p in FROM_HERE_IN_CODE.findall(code)]
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
     loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
-    loaded = [p for p in loaded if not p.lower().endswith(".json")]  # read as data
     loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
+    loaded += RUNNING_IN_CODE.findall(code)
     evaluates = EVALUATES.search(code) is not None
     loaded += [p for p in quoted if "/" in p and (evaluates or is_script_name(p))]
+    # Any other `./x` a program may be started from (`os.system(cmd)`, `cmd = "./tools/fmt"`).
+    loaded += [p for p in quoted if p.startswith(("./", "../"))]
+    loaded = [p for p in loaded if not p.lower().endswith(DATA_SUFFIXES)]
     found = [_from(base, path) for path in loaded if _a_relative_path(path)]
     if interpreter in PYTHONS:
         modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
@@ -878,21 +917,31 @@ def _module_named(command: str, previous: str, before: str, word: str) -> str | 
     return None
 
 
-def _fed_to_an_interpreter(words: list[str]) -> tuple[set[int], dict[int, str]]:
+def _fed_to_an_interpreter(
+    words: list[str],
+) -> tuple[set[int], dict[int, tuple[str, str]]]:
     """The places of the words of each pipeline stage whose output a shell or interpreter reads
     as code (`cat fsmon | sh`, `head -c 999 x | env bash -s arg`, `(cat x) | python3`): given
-    no script of its own, it runs what comes in, so every file those stages name counts. And
-    the text an `echo` or `printf` stage gives it, by place, with the interpreter: its code."""
+    no script of its own, it runs what comes in, so every file those stages name counts. And the
+    text a stage prints to it (`echo import fmt | python3`, `cat <<< '...' | python3`, `python3
+    < <(printf ...)`), by the place of its first word, with the interpreter: that is its code
+    (the other words of the text map to an empty one)."""
     fed: set[int] = set()
-    code: dict[int, str] = {}
+    code: dict[int, tuple[str, str]] = {}
     for pipe, word in enumerate(words):
-        if word == "<(" and _runs_its_input(words[:pipe]):  # `sh <(cat fsmon)`, `. <(cat x)`
+        if word == "<(" and (reader := _runs_its_input(words[:pipe])):  # `sh <(cat fsmon)`
             inner = itertools.takewhile(lambda i: words[i] != ")", range(pipe + 1, len(words)))
-            fed.update(i for i in inner if words[i] not in PUNCTUATION and not words[i].isdigit())
+            inner = [i for i in inner if words[i] not in PUNCTUATION and not words[i].isdigit()]
+            if not _printed_to(reader, words, inner, code):
+                fed.update(inner)
         if word != "|":
             continue
         after = list(itertools.takewhile(lambda w: w not in PUNCTUATION, words[pipe + 1 :]))
         reader = _past_runners([w for w in after if not ASSIGNMENT.match(w)])
+        if reader and program_name(reader[0]) not in (*INTERPRETERS, *NAMES_ONLY, *FILE_READERS):
+            # A wrapper of no known kind runs the interpreter after it (`| timeout 10 python3`).
+            start = next((i for i, w in enumerate(reader) if program_name(w) in INTERPRETERS), 0)
+            reader = reader[start:]
         if not reader or program_name(reader[0]) not in INTERPRETERS:
             continue
         shell = INTERPRETERS[program_name(reader[0])] == SHELL_FLAGS
@@ -903,14 +952,39 @@ def _fed_to_an_interpreter(words: list[str]) -> tuple[set[int], dict[int, str]]:
         own = [w for w in arguments if not w.startswith("-") and w not in STANDARD_INPUT]
         if own and not code_reads_it:
             continue  # it runs a script of its own (`| python3 check.py`)
-        stages = [index for index in stages if not words[index].isdigit()]
-        printed = [i for i in stages if program_name(words[i]) in ("echo", "printf")]
-        if printed and not code_reads_it:
-            said = range(min(printed) + 1, max(stages) + 1)
-            code.update(dict.fromkeys(said, program_name(reader[0])))
-            stages = [index for index in stages if index not in said]
-        fed.update(stages)
+        stages = sorted(index for index in stages if not words[index].isdigit())
+        if code_reads_it or not _printed_to(program_name(reader[0]), words, stages, code):
+            fed.update(stages)
     return fed, code
+
+
+def _printed_to(
+    interpreter: str, words: list[str], places: list[int], code: dict[int, tuple[str, str]]
+) -> bool:
+    """Whether the stage at `places` prints text of its own (`echo`, `printf`, a reader's
+    here-string): then that text is `interpreter`'s code, noted in `code` at its first place."""
+    if not places:
+        return False
+    program = program_name(words[places[0]])
+    rest = places[1:]
+    if program in FILE_READERS and "<<<" in (words[i] for i in rest):
+        rest = [i for i in rest if words[i - 1] == "<<<"]  # `cat <<< 'import fmt'`
+        text = " ".join(words[i] for i in rest)
+    elif program == "echo":
+        rest = list(itertools.dropwhile(lambda i: re.fullmatch(r"-[neE]+", words[i]), rest))
+        text = " ".join(words[i] for i in rest)
+    elif program == "printf" and rest:
+        form, values = words[rest[0]], [words[i] for i in rest[1:]]
+        try:  # `printf 'import %s\n' fmt`: as the shell's printf fills it, near enough
+            text = form.replace("%b", "%s") % tuple(values[: form.count("%")])
+        except (TypeError, ValueError):
+            text = " ".join([form, *values])
+        text = text.replace("\\n", "\n")
+    else:
+        return False
+    code.update({i: (interpreter, "") for i in places})
+    code[places[0]] = (interpreter, text)
+    return True
 
 
 # The shell's operators, longest first: `);` or `)|` comes as one token from the lexer.
@@ -935,17 +1009,14 @@ def _operators(word: str) -> list[str]:
     return pieces
 
 
-def _runs_its_input(before: list[str]) -> bool:
-    """Whether the file that comes next is the script of the command whose words come
-    `before` it: an interpreter given options alone so far (`bash -e`, `source`)."""
+def _runs_its_input(before: list[str]) -> str:
+    """The interpreter whose script the file that comes next is, given options alone so far
+    (`bash -e`, `source`) in the command whose words come `before` it; "" for none."""
     start = max((i + 1 for i, w in enumerate(before) if w in PUNCTUATION), default=0)
     words = before[start:][:-1] if before[-1:] == ["<"] else before[start:]  # `sh < <(...)`
     command = _past_runners([w for w in words if not ASSIGNMENT.match(w)])
-    return (
-        bool(command)
-        and program_name(command[0]) in INTERPRETERS
-        and all(w.startswith("-") for w in command[1:])
-    )
+    runs_it = command and all(w.startswith("-") for w in command[1:])
+    return program_name(command[0]) if runs_it and program_name(command[0]) in INTERPRETERS else ""
 
 
 def _past_runners(words: list[str]) -> list[str]:
@@ -978,6 +1049,17 @@ def _stages_before(words: list[str], pipe: int) -> list[int]:
     return places
 
 
+def _told_value(name: str, value: str, base: Path, untold: list | None) -> list[Path]:
+    """The file or folder a variable's value names from `base` (`_told`); a value the shell
+    makes whole (`HOME=$(dirs -l +0)`, `$OLDPWD`) names no file in particular, but any file
+    may be it: commands ask (`_cannot_tell_variable`)."""
+    shell_made = EXPANSION.search(os.path.expanduser(value)) or PATTERN.search(value)
+    if shell_made and not UntoldProgram(base, value).names_a_file():
+        _cannot_tell_variable(name, base, untold)
+        return []
+    return _told(value, base, base, untold)
+
+
 def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> list[Path]:
     """The file a word names from `base`, or none when the shell makes it (then untold)."""
     if EXPANSION.search(os.path.expanduser(word)) or PATTERN.search(word):
@@ -987,9 +1069,11 @@ def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> 
 
 
 def _expanded(word: str) -> str:
-    """`word` with your environment's variables expanded, as git's shell would, but $PWD."""
-    held = word.replace("$PWD", "\0P").replace("${PWD}", "\0B")
-    return os.path.expandvars(held).replace("\0P", "$PWD").replace("\0B", "${PWD}")
+    """`word` with your environment's variables expanded, as git's shell would, but those
+    the shell sets as it moves ($PWD, $OLDPWD): planloop's own say nothing of the line's."""
+    held = re.sub(r"\$(\{?)(OLD)?PWD\b", lambda m: f"\0{m.group(1)}{m.group(2) or ''}", word)
+    expanded = os.path.expandvars(held)
+    return re.sub(r"\0(\{?)(OLD)?", lambda m: f"${m.group(1)}{m.group(2) or ''}PWD", expanded)
 
 
 def _from(base: Path, path: str) -> Path:
