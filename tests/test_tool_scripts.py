@@ -1330,6 +1330,10 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
         "node -e \"require('fs').appendFileSync('./.claude/edits.log', 'edit')\"",
         "node -e \"console.log(require('./package.json').version)\"",
         "python3 -c \"open('./logs/hook.log', 'a').write('x')\"",
+        # Programs started by their name, found on PATH: no file of the workspace.
+        "python3 -c \"import subprocess; subprocess.run(['git', 'status'])\"",
+        "node -e \"require('child_process').execSync('npm test')\"",
+        "python3 -c \"import os; os.system('prettier --write .')\"",
         # Claude Code's usual python hook: its input read with json.load, a pattern compiled.
         "python3 -c \"import json, re, sys; d = json.load(sys.stdin); re.compile(r'src/.*');"
         " open('.claude/edits.log', 'a').write(d['tool_name'])\"",

@@ -857,15 +857,17 @@ def _modules_named_by(name: str, setting: str, base: Path, by_name: ByName | Non
 
 
 def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | None) -> list[Path]:
-    """The files that code given to `interpreter` loads from `base` (LOADING_IN_CODE), and
-    python's modules, which it takes from there first (held once made: ByName.when_there).
-    Code that evaluates text (`exec`, `eval`) may run any file it reads: every quoted path
-    counts then."""
+    """The files that code given to `interpreter` loads or starts from `base`: a path where it
+    loads a module (LOADING_IN_CODE) or a file, or starts a program (RUNNING_IN_CODE), any
+    quoted `./x` or path named like a script, data aside (DATA_SUFFIXES); and python's modules,
+    which it takes from there first (held once made: ByName.when_there). Code that evaluates
+    text (`exec`, `eval`) may run any file it reads: every quoted path counts then."""
     quoted = QUOTED_IN_CODE.findall(code) + [p.lstrip("/") for p in FROM_HERE_IN_CODE.findall(code)]
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
     loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
     loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
-    loaded += RUNNING_IN_CODE.findall(code)
+    # (A bare name a program is started by is looked up on PATH: `os.system("prettier .")`.)
+    loaded += [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
     evaluates = EVALUATES.search(code) is not None
     loaded += [p for p in quoted if "/" in p and (evaluates or is_script_name(p))]
     # Any other `./x` a program may be started from (`os.system(cmd)`, `cmd = "./tools/fmt"`).
