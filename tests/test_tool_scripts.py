@@ -1153,9 +1153,10 @@ def claude_hook(command: str, env: dict | None = None) -> str:
 FSMON = {"tools/fsm": "#!/bin/sh\n"}
 INCLUDED = {"tools/inc": "[core]\n\tfsmonitor = tools/fsm\n", **FSMON}
 GITCONFIG_HOME = {"tools/h/.gitconfig": "[core]\n"}
+FMT_TOOL = {"tools/fmt": "#!/bin/sh\n"}
 # Forms of what a hook runs that a command could change: (hook line, its env table, the files
 # there, what is held: a path, or "asks" for commands that ask instead).
-PASS25_FORMS = {
+HOOK_FORMS = {
     "an include given to git with -c": ("git -c include.path=tools/inc status", {}, INCLUDED),
     "what an include given in a variable runs": (
         "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=tools/inc git st",
@@ -1259,8 +1260,36 @@ PASS25_FORMS = {
         {},
         {"fmt.py": ""},
     ),
+    # (pass 27)
+    "a program started with its arguments": (
+        "python3 -c 'import os; os.system(\"./tools/fmt --write\")'",
+        {},
+        {"tools/fmt": ""},
+    ),
+    "a script an argv list gives a shell": (
+        'python3 -c \'import subprocess; subprocess.run(["sh", "tools/x.txt"])\'',
+        {},
+        {"tools/x.txt": ""},
+    ),
+    "an argv given as args=": (
+        "python3 -c 'import subprocess; subprocess.run(args=[\"tools/fmt\"])'",
+        {},
+        {"tools/fmt": ""},
+    ),
+    "posix_spawn": (
+        "python3 -c 'import os; os.posix_spawn(\"tools/fmt\", [], {})'",
+        {},
+        {"tools/fmt": ""},
+    ),
+    "a script named by a variable of the line": ('X=tools/fmt; bash -c "$X"', {}, FMT_TOOL),
+    "HOME set by eval of a variable of the line": (
+        "X='HOME=tools/h'; eval \"$X\"; git status",
+        {},
+        GITCONFIG_HOME,
+    ),
+    "code yes feeds": ("yes 'import fmt' | head -n1 | python3", {}, {"fmt.py": ""}),
 }
-PASS25_HELD = {
+HOOK_HELD = {
     "an include given to git with -c": "tools/fsm",
     "what an include given in a variable runs": "tools/fsm",
     "--config-env in two words": "tools/fsm",
@@ -1303,24 +1332,31 @@ PASS25_HELD = {
     "code printf fills in": "fmt.py",
     "a reader's here-string fed on": "fmt.py",
     "code from a process substitution": "fmt.py",
+    "a program started with its arguments": "tools/fmt",
+    "a script an argv list gives a shell": "tools/x.txt",
+    "an argv given as args=": "tools/fmt",
+    "posix_spawn": "tools/fmt",
+    "a script named by a variable of the line": "tools/fmt",
+    "HOME set by eval of a variable of the line": "tools/h",
+    "code yes feeds": "fmt.py",
 }
 
 
-@pytest.mark.parametrize("form", PASS25_FORMS)
+@pytest.mark.parametrize("form", HOOK_FORMS)
 def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_is_held(
     tmp_path, form
 ):
-    line, env, files = PASS25_FORMS[form]
+    line, env, files = HOOK_FORMS[form]
     for name, content in {".claude/settings.json": claude_hook(line, env), **files}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content)
     configs = scan_for_file_tools(tmp_path).tool_configs
     found = tool_scripts(tmp_path, configs)
     held = {str(p.relative_to(tmp_path)) for p, _ in [*found.named, *found.when_there]}
-    if PASS25_HELD[form] == "asks":
+    if HOOK_HELD[form] == "asks":
         assert tool_script_not_held(tmp_path, configs), held
     else:
-        assert PASS25_HELD[form] in held, held
+        assert HOOK_HELD[form] in held, held
 
 
 @pytest.mark.parametrize(
@@ -1332,8 +1368,14 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
         "python3 -c \"open('./logs/hook.log', 'a').write('x')\"",
         # Programs started by their name, found on PATH: no file of the workspace.
         "python3 -c \"import subprocess; subprocess.run(['git', 'status'])\"",
-        "node -e \"require('child_process').execSync('npm test')\"",
+        "node -e \"require('child_process').execSync('prettier --check .')\"",
         "python3 -c \"import os; os.system('prettier --write .')\"",
+        "python3 -c \"import subprocess; subprocess.run(['npx', 'prettier', '--write', '.'])\"",
+        # Settings and sources a hook reads as data; names find and xargs fill in.
+        "python3 -c \"import tomllib; tomllib.load(open('./pyproject.toml', 'rb'))\"",
+        "node -e \"require('fs').readFileSync('./src/index.ts')\"",
+        "find . -name '*.py' -exec black {} +",
+        "jq -r '.tool_input.file_path' | xargs -I{} npx prettier --write {}",
         # Claude Code's usual python hook: its input read with json.load, a pattern compiled.
         "python3 -c \"import json, re, sys; d = json.load(sys.stdin); re.compile(r'src/.*');"
         " open('.claude/edits.log', 'a').write(d['tool_name'])\"",
@@ -1341,11 +1383,13 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
 )
 def test_data_an_inline_hook_reads_or_writes_is_not_held_and_asks_nothing(tmp_path, line):
     (tmp_path / "package.json").write_text('{"version": "1.0.0"}')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/index.ts").write_text("")
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude/settings.json").write_text(claude_hook(line))
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert tool_script_not_held(tmp_path, configs) is None
-    assert "package.json" not in named(tmp_path)
+    assert not {"package.json", "src/index.ts"} & named(tmp_path), named(tmp_path)
 
 
 # A hook's lines through git's settings on its line, code on an interpreter's input and HOME

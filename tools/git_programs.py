@@ -168,35 +168,52 @@ PYTHONS = ("python", "pypy", "py")
 PYTHON_IMPORTS = re.compile(
     r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
 )
-# What code given on the line (or on an interpreter's input) loads from the folder it runs in:
-# a quoted path where a language loads a file (`require("./x")`, `from "./x"`, perl's `do`,
-# ruby's `load`, php's `include`, lua's `dofile`, R's `source`, python's `run_path` and
-# `exec(open(...))`), unless it is JSON, which a require reads as data; and any quoted path named
-# like a script anywhere (`p = "tools/x.py"; exec(open(p).read())`). Other quoted paths are
-# data the code reads or writes (`appendFileSync("./.claude/edits.log")`): not held.
+# What code given on the line (or on an interpreter's input) loads or starts from the folder it
+# runs in (`_loaded_by_code`): a quoted path where a language loads a module or a file, or
+# starts a program, and, in code that evaluates text or starts programs, any quoted path. Other
+# quoted paths are data the code reads or writes (`appendFileSync("./.claude/edits.log")`,
+# `readFileSync("./src/index.ts")`): not held.
 QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
+QUOTED_TEXT = re.compile(r"""['"`]([^'"`]*)['"`]""")
 # Where a module's name or a relative path may stand (node's `require("x")` is a package).
 LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*\(?\s*['"`]([^'"`\s]+)['"`]""")
 # Where only a path stands: a file loaded (ruby's `load`, php's `include`, lua's `dofile`, R's
 # `source`, perl's `do`, python's `run_path` and `exec(open(...))`), or a program started
-# (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run(["x", ...])`, `Popen`).
+# (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run([...])`, `Popen`, `args=[...]`).
+# (`load` alone, not a method: `toml.load(...)` reads data.)
 RUNNING_IN_CODE = re.compile(
-    r"""(?:\b(?:require_relative|require_once|load|loadfile|dofile|include(?:_once)?|source|do"""
-    r"""|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?|spawn(?:Sync)?"""
-    r"""|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput|getstatusoutput"""
-    r"""|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)\s*\(?\s*\[?\s*['"`]([^'"`\s]+)['"`]"""
+    r"""(?:(?<![.\w])load|\b(?:require_relative|require_once|loadfile|dofile|include(?:_once)?"""
+    r"""|source|do|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?"""
+    r"""|(?:posix_)?spawn\w*|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput"""
+    r"""|getstatusoutput|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)"""
+    r"""\s*\(?\s*(?:args\s*=\s*)?[\[(]?\s*['"`]([^'"`\s]+)['"`]"""
 )
-# A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`), and code
-# that runs text it reads.
+# A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`).
 FROM_HERE_IN_CODE = re.compile(
     r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
 )
-# (A builtin, not a method: `json.load(sys.stdin)` and `re.compile(...)` run nothing they read.)
+# A whole command line given to a shell from code (`os.system("./tools/fmt --write")`).
+SHELL_LINE_IN_CODE = re.compile(
+    r"""\b(?:system|popen|execSync|exec|shell_exec|passthru|getoutput|getstatusoutput)"""
+    r"""\s*\(\s*['"`]([^'"`]+)['"`]|%x\{([^}]+)\}"""
+)
+# An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`):
+# read as the command line it is.
+ARGV_IN_CODE = re.compile(
+    r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system)\s*\(\s*"""
+    r"""(?:args\s*=\s*)?[\[(]((?:\s*['"`][^'"`]*['"`]\s*,?)+)[\])]"""
+)
+# Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
+# `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
+# any path it names may be what it runs.
 EVALUATES = re.compile(
     r"(?<![.\w])(?:exec|eval|compile|loadstring|load)\s*\(|\b(?:instance|class|module)_eval\b"
+    r"|\b(?:subprocess|child_process|system|popen|Popen|spawn\w*|exec[lv]p?e?|execSync)\b"
+    r"|\b(?:require|import)\s*\(\s*[^'\"`\s)]"
 )
 # Data a quoted path names, even where code could run it: a log, a document, settings read.
 DATA_SUFFIXES = (".json", ".log", ".txt", ".md", ".csv", ".tsv", ".lock", ".html", ".svg")
+DATA_SUFFIXES += (".toml", ".yaml", ".yml", ".ini", ".cfg", ".xml")
 PYTHON_LOADS_BY_NAME = re.compile(
     r"""(?:__import__|import_module|run_module)\s*\(\s*['"]([A-Za-z_][\w.]*)['"]"""
 )
@@ -296,6 +313,12 @@ SETS_BY_NAME = ("read", "printf", "for", "select", "mapfile", "readarray", "geto
 # Where the line runs, as the shell says it; and a PATH's entry for the PATH before it.
 WHERE_IT_RUNS = re.compile(r"\$\{PWD\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
 OLD_PATH = ("$PATH", "${PATH}", "${env:PATH}")
+# What find, xargs and parallel put the file names in place of, and the options whose value is
+# a pattern of names, not a file.
+PLACEHOLDERS = ("{}", "+", ":::", "::::", ":::+", "{.}", "{/}")
+PATTERN_FLAGS = ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex")
+PATTERN_FLAGS += ("--include", "--exclude", "--glob", "-g")
+LINE_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 # A folder's own path, as a command prints it (`$(realpath tools/h)`, `$(cd tools/h && pwd)`).
 RESOLVED = re.compile(
     r"""\$\(\s*(?:realpath|readlink\s+-[fem])\s+([^\s()`;&|]+)\s*\)"""
@@ -516,6 +539,10 @@ def program_paths(
             here = str(base)
             word = WHERE_IT_RUNS.sub(lambda _, here=here: here, word)  # `HOME=$PWD`, `$(pwd)/x`
         word = RESOLVED.sub(lambda match: next(group for group in match.groups() if group), word)
+        if "$" in word and assigned:  # `X=tools/fmt; bash -c "$X"`: set on the line, or by the tool
+            word = LINE_VARIABLE.sub(
+                lambda match: assigned.get(match[1] or match[2], match[0]), word
+            )
         if word in PUNCTUATION:
             if word in ("(", "<(", ">("):
                 outer.append(base)
@@ -529,6 +556,8 @@ def program_paths(
             # `python3 - <<< 'import fmt'`, `sh <<< '. tools/x.sh'`: the text is its code.
             found += _code_given(program_name(command), word, base, read_line, by_name)
             continue
+        if word in PLACEHOLDERS or before in PATTERN_FLAGS:
+            continue  # `find -exec black {} +`, `parallel sh ::: x`; `find -name '*.py'`
         if word in REDIRECTIONS or word in NOT_A_FILE or before in NOT_A_FILE:
             continue  # the next word is a file (or text), and the program's word may come
         if word.isdigit() and words[index + 1 : index + 2] and words[index + 1] in REDIRECTIONS:
@@ -604,6 +633,7 @@ def program_paths(
             and command not in ("git", *FOLDER_RUNNERS, *NAMES_ONLY)
             and not is_value
             and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS)
+            and word not in (".", "source")  # (builtins no program runs: `find . -exec x`)
         )
         if (is_program or command in SETTERS) and ASSIGNMENT.match(word):
             # `BASH_ENV=tools/env.sh bash -c true`: a variable set for the program that names
@@ -645,6 +675,7 @@ def program_paths(
             before_last, last = last, word
         is_script = not is_program and (
             runs_a_script(previous, before if before.startswith("-") else "")
+            and (previous not in (".", "source") or previous == command)  # (`find . -exec`)
             or (previous == "run" and runs_a_script_named(program_before, word, base))
             or (index in fed and not word.startswith("-"))
         )
@@ -866,14 +897,16 @@ def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | N
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
     loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
     loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
-    # (A bare name a program is started by is looked up on PATH: `os.system("prettier .")`.)
-    loaded += [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
-    evaluates = EVALUATES.search(code) is not None
-    loaded += [p for p in quoted if "/" in p and (evaluates or is_script_name(p))]
-    # Any other `./x` a program may be started from (`os.system(cmd)`, `cmd = "./tools/fmt"`).
-    loaded += [p for p in quoted if p.startswith(("./", "../"))]
+    if EVALUATES.search(code):  # (`p = "tools/fmt"; os.system(p)`, `["sh", "tools/fmt"]`)
+        loaded += [p for p in quoted if "/" in p]
     loaded = [p for p in loaded if not p.lower().endswith(DATA_SUFFIXES)]
+    # (What a path loads or starts is code whatever its name: ruby's `load "x.conf"`.)
+    loaded += [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
     found = [_from(base, path) for path in loaded if _a_relative_path(path)]
+    lines = [a or b for a, b in SHELL_LINE_IN_CODE.findall(code)]  # `system("./fmt --write")`
+    lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
+    for line in lines:
+        found += program_paths(line, base, None, True, by_name)
     if interpreter in PYTHONS:
         modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
         modules += PYTHON_LOADS_BY_NAME.findall(code)
@@ -972,6 +1005,8 @@ def _printed_to(
     if program in FILE_READERS and "<<<" in (words[i] for i in rest):
         rest = [i for i in rest if words[i - 1] == "<<<"]  # `cat <<< 'import fmt'`
         text = " ".join(words[i] for i in rest)
+    elif program == "yes":
+        text = " ".join(words[i] for i in rest) or "y"  # (repeated: once is enough to read)
     elif program == "echo":
         rest = list(itertools.dropwhile(lambda i: re.fullmatch(r"-[neE]+", words[i]), rest))
         text = " ".join(words[i] for i in rest)

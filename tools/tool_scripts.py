@@ -1009,7 +1009,9 @@ def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list
         with contextlib.suppress(OSError, ValueError, RecursionError):
             package = _dict(read_settings(folder / PACKAGE_JSON))
             specs = [s for field in DEPENDENCY_FIELDS for s in _strings(package.get(field))]
+            specs += _strings(_dict(package.get("pnpm")).get("overrides"))  # (pnpm's own)
             for spec in specs:
+                spec = re.sub(r"^npm:(@[^/@]+/)?[^@]+@", "", spec)  # an alias: `npm:v@file:./v`
                 path = re.sub(r"^(file|link|portal):", "", spec)
                 if path == spec and not spec.startswith((".", "/", "~/")):
                     continue  # a version or a registry's name (npm: a path starts so)
