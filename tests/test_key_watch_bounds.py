@@ -116,7 +116,7 @@ def test_a_file_of_any_name_saved_in_a_folder_made_past_the_bound_is_read_at_the
     assert str(tmp_path / "cfg" / "local.json") in found
 
 
-@pytest.mark.parametrize("end", ["removed", "closed"])
+@pytest.mark.parametrize("end", ["removed", "closed", "replaced by a link"])
 def test_a_folder_made_past_the_bound_and_taken_away_before_the_end_counts_as_read(
     tmp_path, few_folders, end
 ):
@@ -132,6 +132,9 @@ def test_a_folder_made_past_the_bound_and_taken_away_before_the_end_counts_as_re
         (tmp_path / "cfg" / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
         if end == "removed":
             shutil.rmtree(tmp_path / "cfg")
+        elif end == "replaced by a link":  # to a folder of nothing: the last look reads that
+            shutil.rmtree(tmp_path / "cfg")
+            (tmp_path / "cfg").symlink_to(tmp_path / "a")
         else:
             (tmp_path / "cfg" / "sub").mkdir()
             (tmp_path / "cfg" / "sub").chmod(0)  # (root lists it all the same: a folder gone)

@@ -260,11 +260,12 @@ class FolderWatch:
         self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
         self.unwatched: set[str] = set()  # folders no watch could be added for
-        # Of those, the ones made while it watched, past MAX_WATCHED_FOLDERS or out of watches:
+        # Of those, the ones made while it watched, past MAX_WATCHED_FOLDERS or out of watches,
+        # each with its identity when first seen (one made again by that name is another):
         # what was written in them is read at the last look, as any file written
         # (`exposed_since`). One made closed to planloop is not among them: it counts as read
         # (MADE_CLOSED), since the command decides what a later look there would find.
-        self.unwatched_made: set[str] = set()
+        self.unwatched_made: dict[str, tuple[int, int] | None] = {}  # with its (device, inode)
         self.refused = False  # the last watch not added was refused for want of permission
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
@@ -391,7 +392,7 @@ class FolderWatch:
             if folder not in self.folders and len(self.folders) >= bound:
                 self.unwatched.add(folder)
                 if new:
-                    self.unwatched_made.add(folder)
+                    self.unwatched_made.setdefault(folder, _folder_identity(folder))
                 continue
             if self._watch(folder) is None:
                 if new and self.refused:
@@ -399,7 +400,7 @@ class FolderWatch:
                     # can be removed or closed off again before any later look, unseen.
                     self._expose(folder, MADE_CLOSED)
                 elif new and os.path.isdir(folder):
-                    self.unwatched_made.add(folder)
+                    self.unwatched_made.setdefault(folder, _folder_identity(folder))
                 continue
             with contextlib.suppress(OSError), os.scandir(folder) as entries:
                 for entry in entries:
@@ -442,14 +443,15 @@ class FolderWatch:
     def _note_unwatched_made(self) -> None:
         """Each file now in a folder made while this watched and left unwatched (`unwatched_made`),
         as a file written: no event told what was written there (at most MAX_OTHERS of them).
-        One gone, or that cannot be listed to its end, counts as read (GONE_UNWATCHED): what
-        was saved and read there may have been taken away with it."""
-        for folder in sorted(self.unwatched_made):
+        One gone or replaced (another folder, or a link, by that name), or that cannot be listed
+        to its end, counts as read (GONE_UNWATCHED): what was saved and read there may have been
+        taken away with it. (A file removed from one that stays leaves no trace: a stated limit.)"""
+        for folder, identity in sorted(self.unwatched_made.items()):
             failed: list[OSError] = []
             for parent, _folders, names in os.walk(folder, onerror=failed.append):
                 for name in names[:MAX_OTHERS]:
                     self._note_other(os.path.join(parent, name))
-            if failed or not os.path.isdir(folder):
+            if failed or identity is None or _folder_identity(folder) != identity:
                 self._expose(folder, GONE_UNWATCHED)
         self.unwatched_made.clear()
 
@@ -485,7 +487,7 @@ class FolderWatch:
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
         self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
-        self.unwatched_made = set()
+        self.unwatched_made = {}
         self._stop_draining()
         if self.wake is not None:
             for end in self.wake:
@@ -1062,6 +1064,15 @@ class FolderWatch:
         self.pending = False
         with contextlib.suppress(Exception):  # a failed look must not end the event loop
             self.changed()
+
+
+def _folder_identity(path: str) -> tuple[int, int] | None:
+    """The (device, inode) of the folder at `path` itself, a link not followed; None if none."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
 def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | None:
