@@ -98,56 +98,42 @@ def test_a_folder_made_past_the_bound_by_a_foreground_command_is_said_while_it_r
     assert folder_watch.WHY_UNWATCHED in told[0]  # why: more folders than are watched
 
 
-def test_a_file_of_any_name_saved_in_a_folder_made_past_the_bound_is_read_at_the_end(
-    tmp_path, few_folders
-):
-    # No event tells of what is written there: the last look reads what it holds now.
-    (tmp_path / "a").mkdir()
-
-    async def run() -> dict[str, str]:
-        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
-        for name in ("b", "c", "cfg"):
-            (tmp_path / name).mkdir()
-        await settle(watch)
-        (tmp_path / "cfg" / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
-        return watch.finish()
-
-    found = asyncio.run(run())
-    assert str(tmp_path / "cfg" / "local.json") in found
-
-
-@pytest.mark.parametrize("end", ["removed", "closed", "replaced by a link"])
-def test_a_folder_made_past_the_bound_and_taken_away_before_the_end_counts_as_read(
+@pytest.mark.parametrize("end", ["left", "removed", "closed", "replaced by a link"])
+def test_a_key_saved_in_a_folder_made_past_the_bound_is_read_or_counted_at_the_end(
     tmp_path, few_folders, end
 ):
-    # The key saved there, read, and the folder removed or closed as the command ends: the
-    # last look has nothing left to read, so the folder counts as read.
+    # No event tells of what is written there: the last look reads what it holds now. Taken
+    # away before then (removed, closed, a link in its place), nothing is left to read: the
+    # folder counts as read.
     (tmp_path / "a").mkdir()
+    cfg = tmp_path / "cfg"
 
     async def run() -> dict[str, str]:
         watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
         for name in ("b", "c", "cfg"):
             (tmp_path / name).mkdir()
         await settle(watch)
-        (tmp_path / "cfg" / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
-        if end == "removed":
-            shutil.rmtree(tmp_path / "cfg")
-        elif end == "replaced by a link":  # to a folder of nothing: the last look reads that
-            shutil.rmtree(tmp_path / "cfg")
-            (tmp_path / "cfg").symlink_to(tmp_path / "a")
-        else:
-            (tmp_path / "cfg" / "sub").mkdir()
-            (tmp_path / "cfg" / "sub").chmod(0)  # (root lists it all the same: a folder gone)
-            os.rename(tmp_path / "cfg" / "local.json", tmp_path / "cfg" / "sub" / "x")
+        (cfg / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
+        if end in ("removed", "replaced by a link"):
+            shutil.rmtree(cfg)
+        if end == "replaced by a link":  # to a folder of nothing: the last look reads that
+            cfg.symlink_to(tmp_path / "a")
+        if end == "closed":
+            (cfg / "sub").mkdir()
+            (cfg / "sub").chmod(0)  # (root lists it all the same: a folder gone)
+            os.rename(cfg / "local.json", cfg / "sub" / "x")
             if os.geteuid() == 0:
-                shutil.rmtree(tmp_path / "cfg")
+                shutil.rmtree(cfg)
         found = watch.finish()
-        if (tmp_path / "cfg" / "sub").exists():
-            (tmp_path / "cfg" / "sub").chmod(0o700)
+        if (cfg / "sub").exists():
+            (cfg / "sub").chmod(0o700)
         return found
 
     found = asyncio.run(run())
-    assert found.get(str(tmp_path / "cfg")) == folder_watch.GONE_UNWATCHED, found
+    if end == "left":
+        assert str(cfg / "local.json") in found
+    else:
+        assert found.get(str(cfg)) == folder_watch.GONE_UNWATCHED, found
 
 
 def test_a_folder_made_past_the_bound_under_a_task_is_said_and_polled(tmp_path, few_folders):
