@@ -136,6 +136,43 @@ def test_a_key_saved_in_a_folder_made_past_the_bound_is_read_or_counted_at_the_e
         assert found.get(str(cfg)) == folder_watch.GONE_UNWATCHED, found
 
 
+def test_a_folder_past_the_bound_made_again_before_planloop_looked_counts_as_read(
+    tmp_path, few_folders
+):
+    # planloop behind (a walk of thousands of new folders first): by the time it reads that
+    # cfg was made, cfg is another folder, empty. Its removal, told by the events, counts.
+    (tmp_path / "a").mkdir()
+    cfg = tmp_path / "cfg"
+
+    async def run() -> dict[str, str]:
+        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
+        for name in ("b", "c", "cfg"):
+            (tmp_path / name).mkdir()
+        (cfg / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
+        shutil.rmtree(cfg)
+        cfg.mkdir()
+        return watch.finish()
+
+    found = asyncio.run(run())
+    assert found.get(str(cfg)) == folder_watch.GONE_UNWATCHED, found
+
+
+def test_a_folder_past_the_bound_renamed_is_followed_not_counted(tmp_path, few_folders):
+    # A build's `-working` folder renamed when done: the same folder, read at its new name.
+    (tmp_path / "a").mkdir()
+
+    async def run() -> dict[str, str]:
+        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
+        for name in ("b", "c", "s-working"):
+            (tmp_path / name).mkdir()
+        await settle(watch)
+        (tmp_path / "s-working" / "data.bin").write_text("x")
+        os.rename(tmp_path / "s-working", tmp_path / "s")
+        return watch.finish()
+
+    assert asyncio.run(run()) == {}
+
+
 def test_a_folder_made_past_the_bound_under_a_task_is_said_and_polled(tmp_path, few_folders):
     (tmp_path / "a").mkdir()
     sandbox = Told()

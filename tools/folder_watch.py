@@ -915,6 +915,10 @@ class FolderWatch:
         if folder is None or not name:
             return
         path = os.path.join(folder, name)
+        if mask & IN_DELETE or mask & (IN_CREATE | IN_MOVED_TO) and path in self.unwatched_made:
+            # One left unwatched, removed or made again (`rm -rf cfg; mkdir cfg`): told by its
+            # events, however late planloop reads them, not only by its identity at the end.
+            self._taken_away(path)
         if mask & IN_MOVED_FROM:
             self.moving[cookie] = (path, None, True)
         elif mask & IN_MOVED_TO and cookie in self.moving:
@@ -923,6 +927,12 @@ class FolderWatch:
             before = set(self.windows)
             self._watch_tree(path, new=True)
             written.update(set(self.windows) - before)
+
+    def _taken_away(self, path: str) -> None:
+        """A folder left unwatched (`unwatched_made`) at or below `path` was removed, made again
+        or moved out of sight: what was saved in it cannot be read, so it counts as read."""
+        for folder in [f for f in self.unwatched_made if f == path or f.startswith(path + os.sep)]:
+            self._expose(folder, GONE_UNWATCHED)
 
     def _renamed(self, old: str, new: str) -> None:
         """Folder `old` is `new` now: its watches, and the files planloop follows in it."""
@@ -936,6 +946,9 @@ class FolderWatch:
             if (now := moved(path)) is not None:
                 del self.folders[path]
                 self.paths[wd], self.folders[now] = now, wd
+        for path in list(self.unwatched_made):  # (a build's `-working` folder renamed)
+            if (now := moved(path)) is not None:
+                self.unwatched_made[now] = self.unwatched_made.pop(path)
         for path in list(self.windows):
             if (now := moved(path)) is not None:
                 self.windows[now] = self.windows.pop(path)
@@ -961,6 +974,7 @@ class FolderWatch:
         for cookie in cookies & set(self.moving):
             path, window, folder = self.moving.pop(cookie)
             if folder:
+                self._taken_away(path)
                 self._forget(path)
             else:
                 self._vanished(path, window, MOVED_AWAY)
