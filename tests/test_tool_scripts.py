@@ -519,11 +519,14 @@ def test_vs_code_settings_hold_the_files_they_name_that_exist(tmp_path):
 
 
 def test_everyday_settings_make_nothing_ask(tmp_path):
-    # An empty or comments-only settings file is no settings (VS Code reads `{}`); npm
+    # A comments-only settings file is no settings (VS Code reads `{}`); npm
     # packages as opencode plugins are names, not files; a hook's pattern is no file.
     (tmp_path / ".vscode").mkdir()
     (tmp_path / ".vscode" / "settings.json").write_text("")
     (tmp_path / ".vscode" / "tasks.json").write_text('// "editor.formatOnSave": true\n')
+    # (the workspace's TypeScript, before an install: VS Code asks before it uses it)
+    settings = {"typescript.tsdk": "node_modules/typescript/lib"}
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
     (tmp_path / "opencode.json").write_text(
         json.dumps({"plugin": ["opencode-helicone-session", "@my-org/custom-plugin"]})
     )
@@ -1288,6 +1291,29 @@ HOOK_FORMS = {
         GITCONFIG_HOME,
     ),
     "code yes feeds": ("yes 'import fmt' | head -n1 | python3", {}, {"fmt.py": ""}),
+    # (pass 28)
+    "a line given with shell=True in an f-string": (
+        "python3 -c 'import subprocess as s, sys; s.run(f\"./tools/fmt {sys.argv}\", shell=True)'",
+        {},
+        FMT_TOOL,
+    ),
+    "an argv with a variable in it": (
+        'python3 -c \'import subprocess, sys; subprocess.run(["sh", "fmt.sh", sys.argv[0]])\'',
+        {},
+        {"fmt.sh": ""},
+    ),
+    "a program started in another folder": (
+        'python3 -c \'import subprocess; subprocess.run(["./fmt"], cwd="tools")\'',
+        {},
+        FMT_TOOL,
+    ),
+    "perl's qx": ("perl -e 'print qx{./tools/fmt --check}'", {}, FMT_TOOL),
+    "what find finds, run": (
+        "find tools/hooks -name '*.sh' -exec sh {} \\;",
+        {},
+        {"tools/hooks/a.sh": ""},
+    ),
+    "run-parts": ("run-parts tools/hooks", {}, {"tools/hooks/a": ""}),
 }
 HOOK_HELD = {
     "an include given to git with -c": "tools/fsm",
@@ -1339,6 +1365,12 @@ HOOK_HELD = {
     "a script named by a variable of the line": "tools/fmt",
     "HOME set by eval of a variable of the line": "tools/h",
     "code yes feeds": "fmt.py",
+    "a line given with shell=True in an f-string": "tools/fmt",
+    "an argv with a variable in it": "fmt.sh",
+    "a program started in another folder": "tools/fmt",
+    "perl's qx": "tools/fmt",
+    "what find finds, run": "tools/hooks",
+    "run-parts": "tools/hooks",
 }
 
 
@@ -1376,6 +1408,8 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
         "node -e \"require('fs').readFileSync('./src/index.ts')\"",
         "find . -name '*.py' -exec black {} +",
         "jq -r '.tool_input.file_path' | xargs -I{} npx prettier --write {}",
+        'echo "$(date): $(jq -r .tool_name)" >> .claude/hooks.log',
+        "python3 -c \"import subprocess; subprocess.run(['./gradlew', 'lint'], cwd='android')\"",
         # Claude Code's usual python hook: its input read with json.load, a pattern compiled.
         "python3 -c \"import json, re, sys; d = json.load(sys.stdin); re.compile(r'src/.*');"
         " open('.claude/edits.log', 'a').write(d['tool_name'])\"",
@@ -1385,6 +1419,8 @@ def test_data_an_inline_hook_reads_or_writes_is_not_held_and_asks_nothing(tmp_pa
     (tmp_path / "package.json").write_text('{"version": "1.0.0"}')
     (tmp_path / "src").mkdir()
     (tmp_path / "src/index.ts").write_text("")
+    (tmp_path / "android").mkdir()
+    (tmp_path / "android/gradlew").write_text("")
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude/settings.json").write_text(claude_hook(line))
     configs = scan_for_file_tools(tmp_path).tool_configs

@@ -192,16 +192,27 @@ RUNNING_IN_CODE = re.compile(
 FROM_HERE_IN_CODE = re.compile(
     r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
 )
-# A whole command line given to a shell from code (`os.system("./tools/fmt --write")`).
+# A whole command line given from code to a call that starts it, read as a line whether a
+# shell splits it or the call takes it as the program (`os.system("./tools/fmt --write")`,
+# `subprocess.run(f"./fmt {f}", shell=True)`, `spawnSync("./x -q", {shell: true})`, perl's
+# `qx{...}`, ruby's `%x{...}`, `Open3.capture2e`, php's `proc_open`, `execa`).
 SHELL_LINE_IN_CODE = re.compile(
-    r"""\b(?:system|popen|execSync|exec|shell_exec|passthru|getoutput|getstatusoutput)"""
-    r"""\s*\(\s*['"`]([^'"`]+)['"`]|%x\{([^}]+)\}"""
+    r"""\b(?:system|popen|Popen|exec\w*|shell_exec|passthru|getoutput|getstatusoutput|run|call"""
+    r"""|check_call|check_output|spawn\w*|create_subprocess_\w+|capture\w*|proc_open|split)"""
+    r"""\s*\(\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
+    r"""|\bopen\s*\(\s*[^,()]+,\s*(?:['"]-\|['"]\s*,\s*)?['"]([^'"]+?)\s*\|?['"]"""
 )
-# An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`):
-# read as the command line it is.
+# An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`,
+# `["sh", "fmt.sh", f]`, `spawnSync("bash", ["fmt.sh", f])`): its quoted words, read as the
+# command line they start (words the code makes are left out).
 ARGV_IN_CODE = re.compile(
-    r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system)\s*\(\s*"""
-    r"""(?:args\s*=\s*)?[\[(]((?:\s*['"`][^'"`]*['"`]\s*,?)+)[\])]"""
+    r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system|exec\w*"""
+    r"""|create_subprocess_exec|capture\w*|execa\w*)\s*\(\s*(?:args\s*=\s*)?"""
+    r"""((?:[frbu]{0,2}['"`][^'"`]*['"`]\s*,\s*)?[\[(][^\])]*[\])])"""
+)
+# Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`).
+FOLDER_IN_CODE = re.compile(
+    r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(\s*|Dir\.chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]"""
 )
 # Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
 # `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
@@ -255,6 +266,7 @@ INTERPRETERS: dict[str, tuple[str, ...]] = {
     "php": ("-r",),
     **dict.fromkeys(("tclsh", "wish", "java", "groovy", "kotlin", "scala", "swift"), ()),
     **dict.fromkeys(("source", "."), ()),  # the shell's builtins that run a file
+    "run-parts": (),  # runs every file of the folder it is given
 }
 # Flags of an interpreter whose next word is the option's value (`bash -o pipefail x`).
 VALUE_FLAGS = {
@@ -318,6 +330,7 @@ OLD_PATH = ("$PATH", "${PATH}", "${env:PATH}")
 PLACEHOLDERS = ("{}", "+", ":::", "::::", ":::+", "{.}", "{/}")
 PATTERN_FLAGS = ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex")
 PATTERN_FLAGS += ("--include", "--exclude", "--glob", "-g")
+PATTERN_PROGRAMS = ("find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind", "git")
 LINE_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 # A folder's own path, as a command prints it (`$(realpath tools/h)`, `$(cd tools/h && pwd)`).
 RESOLVED = re.compile(
@@ -528,6 +541,7 @@ def program_paths(
     # `cat fsmon | sh`: the files cat reads are run; `echo 'import x' | python3`: the text is.
     fed, fed_code = _fed_to_an_interpreter(words)
     read_to = 0  # the words up to here were read as an `eval`'s line
+    find_roots: list[str] = []  # the folders a `find` of the line searches
 
     def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
         return program_paths(code, base, untold, unmade_arguments, by_name, assigned)
@@ -535,6 +549,7 @@ def program_paths(
     for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
+            find_roots.clear()
         if base is not None:
             here = str(base)
             word = WHERE_IT_RUNS.sub(lambda _, here=here: here, word)  # `HOME=$PWD`, `$(pwd)/x`
@@ -556,7 +571,13 @@ def program_paths(
             # `python3 - <<< 'import fmt'`, `sh <<< '. tools/x.sh'`: the text is its code.
             found += _code_given(program_name(command), word, base, read_line, by_name)
             continue
-        if word in PLACEHOLDERS or before in PATTERN_FLAGS:
+        if word == "{}" and find_roots and _runs_what_find_finds(words[:index]):
+            # `find tools -exec {} \;`, `-exec sh {} +`: every file found there runs.
+            found += [_from(base, root) for root in find_roots] if base is not None else []
+            continue
+        if command == "find" and before in ("find", *find_roots) and not word.startswith("-"):
+            find_roots.append(word)
+        if word in PLACEHOLDERS or before in PATTERN_FLAGS and command in PATTERN_PROGRAMS:
             continue  # `find -exec black {} +`, `parallel sh ::: x`; `find -name '*.py'`
         if word in REDIRECTIONS or word in NOT_A_FILE or before in NOT_A_FILE:
             continue  # the next word is a file (or text), and the program's word may come
@@ -724,7 +745,7 @@ def program_paths(
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
-        if shell_code or any(char.isspace() for char in spoken):
+        if shell_code or any(char.isspace() for char in spoken) and command not in NAMES_ONLY:
             # `sh -c "~/x y"`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue
@@ -859,6 +880,14 @@ def _places_of(settings: list[tuple[str, str]], base: Path | None) -> list[Path]
     return found
 
 
+def _runs_what_find_finds(before: list[str]) -> bool:
+    """Whether the `{}` after the words `before` it is run: the program find's last `-exec`
+    starts is that file itself, or an interpreter given it as its script."""
+    starts = [i for i, word in enumerate(before) if word in ("-exec", "-execdir", "-ok", "-okdir")]
+    program = before[starts[-1] + 1] if starts and starts[-1] + 1 < len(before) else "{}"
+    return program == "{}" or program_name(program) in INTERPRETERS
+
+
 def _setting_paths(
     key: str, value: str, base: Path | None, untold: list | None, by_name: ByName | None
 ) -> list[Path]:
@@ -897,16 +926,24 @@ def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | N
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
     loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
     loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
-    if EVALUATES.search(code):  # (`p = "tools/fmt"; os.system(p)`, `["sh", "tools/fmt"]`)
-        loaded += [p for p in quoted if "/" in p]
     loaded = [p for p in loaded if not p.lower().endswith(DATA_SUFFIXES)]
-    # (What a path loads or starts is code whatever its name: ruby's `load "x.conf"`.)
-    loaded += [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
+    # What a path loads or starts is code whatever its name (ruby's `load "x.conf"`), started
+    # where the code moves to (`cwd="tools"`, `os.chdir(...)`), else where it runs; in code
+    # that evaluates text or starts programs, any quoted path may be what it starts (`p =
+    # "tools/fmt"; os.system(p)`, `["sh", "tools/fmt"]`), data aside.
+    bases = [_from(base, folder) for folder in FOLDER_IN_CODE.findall(code)] or [base]
+    running = [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
+    if EVALUATES.search(code):
+        running += [p for p in quoted if "/" in p and not p.lower().endswith(DATA_SUFFIXES)]
     found = [_from(base, path) for path in loaded if _a_relative_path(path)]
-    lines = [a or b for a, b in SHELL_LINE_IN_CODE.findall(code)]  # `system("./fmt --write")`
+    found += [_from(here, path) for path in running if _a_relative_path(path) for here in bases]
+    # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
+    lines = [a or b for a, b, _ in SHELL_LINE_IN_CODE.findall(code)]
+    lines += [c for _, _, c in SHELL_LINE_IN_CODE.findall(code) if c and "|" in code]
     lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
     for line in lines:
-        found += program_paths(line, base, None, True, by_name)
+        for here in bases:
+            found += program_paths(line, here, None, True, by_name)
     if interpreter in PYTHONS:
         modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
         modules += PYTHON_LOADS_BY_NAME.findall(code)

@@ -251,7 +251,8 @@ EDITOR_COMMAND_ENDINGS = ("command", "executable", "interpreter", "binary")
 EDITOR_PROGRAM_TABLES = ("alternatetools", "executables")  # (`php.executables: {v8.2: ...}`)
 # Keys whose value is a toolchain's folder, whose programs the extension runs (`go.goroot`,
 # `dart.sdkPath`, `java.jdt.ls.java.home`): held as a folder, where other keys hold files only.
-EDITOR_TOOLCHAIN_ENDINGS = ("goroot", "gopath", "sdkpath", "sdkpaths", "sdk", "home", "jdkpath")
+EDITOR_TOOLCHAIN_ENDINGS = ("goroot", "gopath", "sdkpath", "sdkpaths", "jdkpath")
+EDITOR_TOOLCHAIN_KEYS = ("sdk", "home")  # whole (`java.home`), not `typescript.tsdk`'s ending
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -703,11 +704,7 @@ def editor_paths(settings: Any) -> Iterator[Run]:
         if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
-    toolchains = [
-        text
-        for key, text in keyed
-        if key.rsplit(".", 1)[-1].lower().endswith(EDITOR_TOOLCHAIN_ENDINGS) and _a_file_path(text)
-    ]
+    toolchains = [text for key, text in keyed if _names_a_toolchain(key) and _a_file_path(text)]
     yield Run(None, files=tuple(toolchains))  # a folder; one not made yet makes commands ask
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
@@ -756,6 +753,12 @@ def _keyed_strings(item: Any, key: str = "") -> Iterator[tuple[str, str]]:
     elif isinstance(item, list):
         for value in item:
             yield from _keyed_strings(value, key)
+
+
+def _names_a_toolchain(key: str) -> bool:
+    """Whether a settings key names a toolchain's folder (`go.goroot`, `dart.sdkPath`)."""
+    last = key.rsplit(".", 1)[-1].lower()
+    return last.endswith(EDITOR_TOOLCHAIN_ENDINGS) or last in EDITOR_TOOLCHAIN_KEYS
 
 
 def _names_a_program(key: str) -> bool:
@@ -1012,6 +1015,8 @@ def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list
             specs += _strings(_dict(package.get("pnpm")).get("overrides"))  # (pnpm's own)
             for spec in specs:
                 spec = re.sub(r"^npm:(@[^/@]+/)?[^@]+@", "", spec)  # an alias: `npm:v@file:./v`
+                # (a repository on this machine: npm clones it and runs its `prepare`)
+                spec = re.sub(r"^git\+file://(localhost)?", "", spec).split("#")[0]
                 path = re.sub(r"^(file|link|portal):", "", spec)
                 if path == spec and not spec.startswith((".", "/", "~/")):
                     continue  # a version or a registry's name (npm: a path starts so)
