@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tools.environment import code_paths_of
+from tools.inline_code import names_in_code
 from tools.paths import (
     GIT_DIR_NAME,
     common_dir_of,
@@ -163,71 +164,6 @@ GIT_PROGRAM_REASON = (
 # package of that name made there later would run in its place. Python's own name for each
 # form a module takes, in the order it looks: a package folder, an extension, source, bytecode.
 PYTHONS = ("python", "pypy", "py")
-# What code given on the line loads: python's `import x` / `from x import y` and the files it
-# opens to run.
-PYTHON_IMPORTS = re.compile(
-    r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
-)
-# What code given on the line (or on an interpreter's input) loads or starts from the folder it
-# runs in (`_loaded_by_code`): a quoted path where a language loads a module or a file, or
-# starts a program, and, in code that evaluates text or starts programs, any quoted path. Other
-# quoted paths are data the code reads or writes (`appendFileSync("./.claude/edits.log")`,
-# `readFileSync("./src/index.ts")`): not held.
-QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
-QUOTED_TEXT = re.compile(r"""['"`]([^'"`]*)['"`]""")
-# Where a module's name or a relative path may stand (node's `require("x")` is a package).
-LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*\(?\s*['"`]([^'"`\s]+)['"`]""")
-# Where only a path stands: a file loaded (ruby's `load`, php's `include`, lua's `dofile`, R's
-# `source`, perl's `do`, python's `run_path` and `exec(open(...))`), or a program started
-# (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run([...])`, `Popen`, `args=[...]`).
-# (`load` alone, not a method: `toml.load(...)` reads data.)
-RUNNING_IN_CODE = re.compile(
-    r"""(?:(?<![.\w])load|\b(?:require_relative|require_once|loadfile|dofile|include(?:_once)?"""
-    r"""|source|do|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?"""
-    r"""|(?:posix_)?spawn\w*|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput"""
-    r"""|getstatusoutput|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)"""
-    r"""\s*\(?\s*(?:args\s*=\s*)?[\[(]?\s*['"`]([^'"`\s]+)['"`]"""
-)
-# A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`).
-FROM_HERE_IN_CODE = re.compile(
-    r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
-)
-# A whole command line given from code to a call that starts it, read as a line whether a
-# shell splits it or the call takes it as the program (`os.system("./tools/fmt --write")`,
-# `subprocess.run(f"./fmt {f}", shell=True)`, `spawnSync("./x -q", {shell: true})`, perl's
-# `qx{...}`, ruby's `%x{...}`, `Open3.capture2e`, php's `proc_open`, `execa`).
-SHELL_LINE_IN_CODE = re.compile(
-    r"""\b(?:system|popen|Popen|exec\w*|shell_exec|passthru|getoutput|getstatusoutput|run|call"""
-    r"""|check_call|check_output|spawn\w*|create_subprocess_\w+|capture\w*|proc_open|split)"""
-    r"""\s*\(\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
-    r"""|\bopen\s*\(\s*[^,()]+,\s*(?:['"]-\|['"]\s*,\s*)?['"]([^'"]+?)\s*\|?['"]"""
-)
-# An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`,
-# `["sh", "fmt.sh", f]`, `spawnSync("bash", ["fmt.sh", f])`): its quoted words, read as the
-# command line they start (words the code makes are left out).
-ARGV_IN_CODE = re.compile(
-    r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system|exec\w*"""
-    r"""|create_subprocess_exec|capture\w*|execa\w*)\s*\(\s*(?:args\s*=\s*)?"""
-    r"""((?:[frbu]{0,2}['"`][^'"`]*['"`]\s*,\s*)?[\[(][^\])]*[\])])"""
-)
-# Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`).
-FOLDER_IN_CODE = re.compile(
-    r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(\s*|Dir\.chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]"""
-)
-# Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
-# `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
-# any path it names may be what it runs.
-EVALUATES = re.compile(
-    r"(?<![.\w])(?:exec|eval|compile|loadstring|load)\s*\(|\b(?:instance|class|module)_eval\b"
-    r"|\b(?:subprocess|child_process|system|popen|Popen|spawn\w*|exec[lv]p?e?|execSync)\b"
-    r"|\b(?:require|import)\s*\(\s*[^'\"`\s)]"
-)
-# Data a quoted path names, even where code could run it: a log, a document, settings read.
-DATA_SUFFIXES = (".json", ".log", ".txt", ".md", ".csv", ".tsv", ".lock", ".html", ".svg")
-DATA_SUFFIXES += (".toml", ".yaml", ".yml", ".ini", ".cfg", ".xml")
-PYTHON_LOADS_BY_NAME = re.compile(
-    r"""(?:__import__|import_module|run_module)\s*\(\s*['"]([A-Za-z_][\w.]*)['"]"""
-)
 MODULE_SUFFIXES = (*importlib.machinery.EXTENSION_SUFFIXES, ".py", ".pyc")
 PYTHON_MODULE_REASON = (
     "a program run later outside the sandbox (by git, or by a host tool's settings) is "
@@ -917,50 +853,27 @@ def _modules_named_by(name: str, setting: str, base: Path, by_name: ByName | Non
 
 
 def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | None) -> list[Path]:
-    """The files that code given to `interpreter` loads or starts from `base`: a path where it
-    loads a module (LOADING_IN_CODE) or a file, or starts a program (RUNNING_IN_CODE), any
-    quoted `./x` or path named like a script, data aside (DATA_SUFFIXES); and python's modules,
-    which it takes from there first (held once made: ByName.when_there). Code that evaluates
-    text (`exec`, `eval`) may run any file it reads: every quoted path counts then."""
-    quoted = QUOTED_IN_CODE.findall(code) + [p.lstrip("/") for p in FROM_HERE_IN_CODE.findall(code)]
+    """The files that code given to `interpreter` loads or starts from `base`, by what its text
+    names (tools/inline_code.py): a path where it loads a module, written as one or named like
+    a script; one where it loads a file or starts a program, taken from the folder it moves to
+    first if it does; the command lines it starts; and python's modules, which it takes from
+    there first (held once made: ByName.when_there)."""
+    names = names_in_code(code, python=interpreter in PYTHONS)
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
-    loaded = [p for p in LOADING_IN_CODE.findall(code) if p.startswith(("./", "../"))]
-    loaded += [p for p in LOADING_IN_CODE.findall(code) if is_script_name(p)]
-    loaded = [p for p in loaded if not p.lower().endswith(DATA_SUFFIXES)]
-    # What a path loads or starts is code whatever its name (ruby's `load "x.conf"`), started
-    # where the code moves to (`cwd="tools"`, `os.chdir(...)`), else where it runs; in code
-    # that evaluates text or starts programs, any quoted path may be what it starts (`p =
-    # "tools/fmt"; os.system(p)`, `["sh", "tools/fmt"]`), data aside.
-    bases = [_from(base, folder) for folder in FOLDER_IN_CODE.findall(code)] or [base]
-    running = [p for p in RUNNING_IN_CODE.findall(code) if "/" in p or is_script_name(p)]
-    if EVALUATES.search(code):
-        running += [p for p in quoted if "/" in p and not p.lower().endswith(DATA_SUFFIXES)]
-    found = [_from(base, path) for path in loaded if _a_relative_path(path)]
-    found += [_from(here, path) for path in running if _a_relative_path(path) for here in bases]
-    # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
-    lines = [a or b for a, b, _ in SHELL_LINE_IN_CODE.findall(code)]
-    lines += [c for _, _, c in SHELL_LINE_IN_CODE.findall(code) if c and "|" in code]
-    lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
-    for line in lines:
+    loaded = [p for p in names.loaded if p.startswith(("./", "../")) or is_script_name(p)]
+    running = [p for p in names.running if "/" in p or is_script_name(p)] + names.any_path
+    bases = [_from(base, folder) for folder in names.folders] or [base]
+    found = [_from(base, path) for path in loaded]
+    found += [_from(here, path) for path in running for here in bases]
+    for line in names.lines:
         for here in bases:
             found += program_paths(line, here, None, True, by_name)
-    if interpreter in PYTHONS:
-        modules = [m.split()[0] for names in PYTHON_IMPORTS.findall(code) for m in names.split(",")]
-        modules += PYTHON_LOADS_BY_NAME.findall(code)
-        # `sys.path.insert(0, "tools")`: the modules may come from any folder it names.
-        folders = [base] + [_from(base, p) for p in quoted if "sys.path" in code]
-        for module in modules if by_name is not None else []:
-            for folder in folders:
-                by_name.when_there += [
-                    (p, PYTHON_MODULE_REASON) for p in module_files(module, folder)
-                ]
+    # `sys.path.insert(0, "tools")`: the modules may come from any folder it names.
+    folders = [base] + [_from(base, folder) for folder in names.module_folders]
+    for module in names.modules if by_name is not None else []:
+        for folder in folders:
+            by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, folder)]
     return list(dict.fromkeys(found))
-
-
-def _a_relative_path(text: str) -> bool:
-    """Whether a quoted word of code is a path from where it runs (`./x`, `tools/x.py`, `x.rb`),
-    not an address, a package (`@scope/x`, `node:fs`) or a system file."""
-    return not (os.path.isabs(text) or text.startswith(("@", "~", "$", "-")) or ":" in text)
 
 
 def _code_given(

@@ -1,0 +1,136 @@
+"""What code given to an interpreter on a command line names: the text of `python3 -c '...'`,
+`node -e '...'`, `perl -e`, and the code `echo` or a here-string gives one on its input.
+
+A host tool's line (a hook, a task, git's config) may carry code. What that code loads or starts
+from the folder it runs in is run outside the sandbox later, like a script the line names, so
+tools/git_programs.py holds it. Code cannot be followed by patterns, so this reads what its text
+plainly names, by where a name stands:
+
+    loaded        where a module is loaded by name or path (`require("./x")`, `import "./x"`)
+    running       where a file is loaded or a program started by its path (`load "x.rb"`,
+                  `os.system(...)`, `subprocess.run(["tools/fmt"])`, perl's `do`)
+    any_path      every quoted path with a slash, in code that evaluates text it reads or
+                  starts programs (the path may reach the call through a variable)
+    lines         whole command lines given to a shell or as an argv (`system("./x --w")`)
+    folders       where the code starts its programs (`cwd="tools"`, `os.chdir(...)`)
+    modules       python's imports, and the folders it puts on `sys.path`
+
+Data a hook only reads or writes (its log, package.json read for a version, a settings file
+parsed) is not named: holding it would make the file tools ask there, or a command fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+# What code given on the line loads: python's `import x` / `from x import y` and the files it
+# opens to run.
+PYTHON_IMPORTS = re.compile(
+    r"(?:^|[;\s])(?:from|import)\s+([A-Za-z_][\w.]*(?:\s+as\s+\w+)?(?:\s*,\s*[A-Za-z_][\w.]*(?:\s+as\s+\w+)?)*)"
+)
+# Any quoted word without blanks, and any quoted text.
+QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
+QUOTED_TEXT = re.compile(r"""['"`]([^'"`]*)['"`]""")
+# Where a module's name or a relative path may stand (node's `require("x")` is a package).
+LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*\(?\s*['"`]([^'"`\s]+)['"`]""")
+# Where only a path stands: a file loaded (ruby's `load`, php's `include`, lua's `dofile`, R's
+# `source`, perl's `do`, python's `run_path` and `exec(open(...))`), or a program started
+# (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run([...])`, `Popen`, `args=[...]`).
+# (`load` alone, not a method: `toml.load(...)` reads data.)
+RUNNING_IN_CODE = re.compile(
+    r"""(?:(?<![.\w])load|\b(?:require_relative|require_once|loadfile|dofile|include(?:_once)?"""
+    r"""|source|do|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?"""
+    r"""|(?:posix_)?spawn\w*|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput"""
+    r"""|getstatusoutput|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)"""
+    r"""\s*\(?\s*(?:args\s*=\s*)?[\[(]?\s*['"`]([^'"`\s]+)['"`]"""
+)
+# A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`).
+FROM_HERE_IN_CODE = re.compile(
+    r"""(?:cwd\(\)|getcwd\(\)|__dirname|Dir\.pwd)\s*\+\s*['"`](/[^'"`\s]+)['"`]"""
+)
+# A whole command line given from code to a call that starts it, read as a line whether a
+# shell splits it or the call takes it as the program (`os.system("./tools/fmt --write")`,
+# `subprocess.run(f"./fmt {f}", shell=True)`, `spawnSync("./x -q", {shell: true})`, perl's
+# `qx{...}`, ruby's `%x{...}`, `Open3.capture2e`, php's `proc_open`, `execa`).
+SHELL_LINE_IN_CODE = re.compile(
+    r"""\b(?:system|popen|Popen|exec\w*|shell_exec|passthru|getoutput|getstatusoutput|run|call"""
+    r"""|check_call|check_output|spawn\w*|create_subprocess_\w+|capture\w*|proc_open|split)"""
+    r"""\s*\(\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
+    r"""|\bopen\s*\(\s*[^,()]+,\s*(?:['"]-\|['"]\s*,\s*)?['"]([^'"]+?)\s*\|?['"]"""
+)
+# An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`,
+# `["sh", "fmt.sh", f]`, `spawnSync("bash", ["fmt.sh", f])`): its quoted words, read as the
+# command line they start (words the code makes are left out).
+ARGV_IN_CODE = re.compile(
+    r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system|exec\w*"""
+    r"""|create_subprocess_exec|capture\w*|execa\w*)\s*\(\s*(?:args\s*=\s*)?"""
+    r"""((?:[frbu]{0,2}['"`][^'"`]*['"`]\s*,\s*)?[\[(][^\])]*[\])])"""
+)
+# Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`).
+FOLDER_IN_CODE = re.compile(
+    r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(\s*|Dir\.chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]"""
+)
+# Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
+# `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
+# any path it names may be what it runs.
+EVALUATES = re.compile(
+    r"(?<![.\w])(?:exec|eval|compile|loadstring|load)\s*\(|\b(?:instance|class|module)_eval\b"
+    r"|\b(?:subprocess|child_process|system|popen|Popen|spawn\w*|exec[lv]p?e?|execSync)\b"
+    r"|\b(?:require|import)\s*\(\s*[^'\"`\s)]"
+)
+# Data a quoted path names, even where code could run it: a log, a document, settings read.
+DATA_SUFFIXES = (".json", ".log", ".txt", ".md", ".csv", ".tsv", ".lock", ".html", ".svg")
+DATA_SUFFIXES += (".toml", ".yaml", ".yml", ".ini", ".cfg", ".xml")
+PYTHON_LOADS_BY_NAME = re.compile(
+    r"""(?:__import__|import_module|run_module)\s*\(\s*['"]([A-Za-z_][\w.]*)['"]"""
+)
+
+
+@dataclass
+class CodeNames:
+    """What a piece of code names (module docstring): paths as written, relative to where the
+    code runs (or, for `running`, to each of `folders` when it moves)."""
+
+    loaded: list[str] = field(default_factory=list)
+    running: list[str] = field(default_factory=list)
+    any_path: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)
+    module_folders: list[str] = field(default_factory=list)
+
+
+def names_in_code(code: str, python: bool = False) -> CodeNames:
+    """What `code` names (CodeNames); `python` for python's imports too. Paths that are data
+    (DATA_SUFFIXES) are left out where a name may be data; what is loaded or started by a path
+    is code whatever its name (ruby's `load "x.conf"`)."""
+    quoted = QUOTED_IN_CODE.findall(code) + [p.lstrip("/") for p in FROM_HERE_IN_CODE.findall(code)]
+    names = CodeNames()
+    names.loaded = [p for p in LOADING_IN_CODE.findall(code) if not _data(p) and _relative(p)]
+    names.running = [p for p in RUNNING_IN_CODE.findall(code) if _relative(p)]
+    if EVALUATES.search(code):
+        names.any_path = [p for p in quoted if "/" in p and not _data(p) and _relative(p)]
+    # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
+    names.lines = [a or b for a, b, _ in SHELL_LINE_IN_CODE.findall(code)]
+    names.lines += [c for _, _, c in SHELL_LINE_IN_CODE.findall(code) if c and "|" in code]
+    names.lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
+    names.folders = FOLDER_IN_CODE.findall(code)
+    if python:
+        imported = PYTHON_IMPORTS.findall(code)
+        names.modules = [m.split()[0] for each in imported for m in each.split(",")]
+        names.modules += PYTHON_LOADS_BY_NAME.findall(code)
+        names.module_folders = [p for p in quoted if "sys.path" in code and _relative(p)]
+    return names
+
+
+def _data(path: str) -> bool:
+    return path.lower().endswith(DATA_SUFFIXES)
+
+
+def _relative(text: str) -> bool:
+    """Whether a quoted word of code is a path from where it runs (`./x`, `tools/x.py`, `x.rb`),
+    not an address, a package (`@scope/x`, `node:fs`) or a system file."""
+    return not (os.path.isabs(text) or text.startswith(("@", "~", "$", "-")) or ":" in text)
