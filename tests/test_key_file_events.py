@@ -611,3 +611,22 @@ def test_a_folder_made_closed_to_the_watch_counts_as_read(tmp_path, monkeypatch,
     if folder.exists():
         folder.chmod(0o700)  # (for the clean-up)
     assert found.get(str(folder)) == MADE_CLOSED, found
+
+
+@pytest.mark.parametrize("made", ["cfg", "x/cfg"])
+def test_a_folder_made_and_renamed_before_planloop_looked_is_watched_at_its_new_name(
+    tmp_path, made
+):
+    # `mkdir cfg; mv cfg cfg2` (or a folder made inside another that is renamed): by the time
+    # planloop read that cfg was made, it was gone, and no watch moved with the rename.
+    def make_and_rename() -> None:
+        (tmp_path / made).mkdir(parents=True)
+        top = made.split("/")[0]
+        os.rename(tmp_path / top, tmp_path / f"{top}2")
+
+    settings = tmp_path / f"{made.split('/')[0]}2" / "/".join(made.split("/")[1:]) / "local.json"
+    found = Watched(tmp_path)(
+        make_and_rename,
+        lambda: settings.write_text(json.dumps({"apiKey": os.environ["ANTHROPIC_API_KEY"]})),
+    )
+    assert str(settings) in found, found

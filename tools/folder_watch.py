@@ -377,13 +377,19 @@ class FolderWatch:
         self.paths[wd] = folder
         return wd
 
-    def _watch_tree(self, root: str, new: bool = False) -> None:
+    def _watch_tree(self, root: str, new: bool = False, renamed: bool = False) -> None:
         """Watch `root` and every folder below it (links not followed). `new`: a folder made or
         moved in while a command runs, whose files may have been written before its watch
-        began: they are read as written (key files, and other files as any written)."""
+        began: they are read as written (key files, and other files as any written).
+        `renamed`: a folder renamed within the watched ones, whose watches moved with it; one
+        below it not watched yet (made and renamed before planloop looked) is taken as new."""
         folders, listed = [root], 0
         while folders:
             folder = folders.pop()
+            if renamed and folder in self.folders:
+                with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                    folders += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+                continue
             listed += 1
             if listed % FOLDERS_BETWEEN == 0:
                 self.set_aside()
@@ -923,6 +929,10 @@ class FolderWatch:
             self.moving[cookie] = (path, None, True)
         elif mask & IN_MOVED_TO and cookie in self.moving:
             self._renamed(self.moving.pop(cookie)[0], path)
+            # (`mkdir cfg; mv cfg cfg2` before planloop looked: cfg was never watched)
+            before = set(self.windows)
+            self._watch_tree(path, new=True, renamed=True)
+            written.update(set(self.windows) - before)
         elif mask & (IN_CREATE | IN_MOVED_TO):
             before = set(self.windows)
             self._watch_tree(path, new=True)
