@@ -1314,6 +1314,29 @@ HOOK_FORMS = {
         {"tools/hooks/a.sh": ""},
     ),
     "run-parts": ("run-parts tools/hooks", {}, {"tools/hooks/a": ""}),
+    # (pass 29)
+    "find's folders after its options": (
+        "find -L tools/hooks -type f -exec env {} \\;",
+        {},
+        {"tools/hooks/a": ""},
+    ),
+    "run-parts with a value option": (
+        "run-parts --regex '.*' tools/hooks",
+        {},
+        {"tools/hooks/a": ""},
+    ),
+    "perl's system without parentheses": ("perl -e 'system \"./tools/fmt --check\"'", {}, FMT_TOOL),
+    "a line kept in a variable": (
+        "python3 -c 'import subprocess as s; c = \"./tools/fmt --write\"; s.run(c, shell=True)'",
+        {},
+        FMT_TOOL,
+    ),
+    "a loop over a folder's files": ('for f in tools/hooks/*; do "$f"; done', {}, {}),
+    "a folder the code makes": (
+        'python3 -c \'import os, subprocess as s; s.run(["./fmt"], cwd=os.path.join("a"))\'',
+        {},
+        {},
+    ),
 }
 HOOK_HELD = {
     "an include given to git with -c": "tools/fsm",
@@ -1371,6 +1394,12 @@ HOOK_HELD = {
     "perl's qx": "tools/fmt",
     "what find finds, run": "tools/hooks",
     "run-parts": "tools/hooks",
+    "find's folders after its options": "tools/hooks",
+    "run-parts with a value option": "tools/hooks",
+    "perl's system without parentheses": "tools/fmt",
+    "a line kept in a variable": "tools/fmt",
+    "a loop over a folder's files": "asks",
+    "a folder the code makes": "asks",
 }
 
 
@@ -1409,6 +1438,11 @@ def test_what_a_hook_runs_through_gits_settings_variables_and_code_on_its_input_
         "find . -name '*.py' -exec black {} +",
         "jq -r '.tool_input.file_path' | xargs -I{} npx prettier --write {}",
         'echo "$(date): $(jq -r .tool_name)" >> .claude/hooks.log',
+        # Folders and patterns given to a program from code, and find's checkers.
+        "python3 -c \"import subprocess; subprocess.run(['pytest', 'src/'])\"",
+        "python3 -c \"import subprocess; subprocess.run(['go', 'vet', './...'])\"",
+        "find . -name '*.py' -exec python3 -m black {} +",
+        "find src -name '*.sh' -exec bash -n {} \\;",
         "python3 -c \"import subprocess; subprocess.run(['./gradlew', 'lint'], cwd='android')\"",
         # Claude Code's usual python hook: its input read with json.load, a pattern compiled.
         "python3 -c \"import json, re, sys; d = json.load(sys.stdin); re.compile(r'src/.*');"

@@ -209,6 +209,7 @@ VALUE_FLAGS = {
     "shell": ("-o", "+o", "-O", "+O"),
     "python": ("-W", "-X"),
     "uv": ("--directory", "--project", "--with", "--python", "-p", "--from", "--env-file"),
+    "run-parts": ("--regex", "-a", "--arg", "-u", "--umask"),
 }
 # Programs that only run the one named after them, with the flags whose next word is a value.
 RUNNERS = {
@@ -266,6 +267,7 @@ OLD_PATH = ("$PATH", "${PATH}", "${env:PATH}")
 PLACEHOLDERS = ("{}", "+", ":::", "::::", ":::+", "{.}", "{/}")
 PATTERN_FLAGS = ("-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex")
 PATTERN_FLAGS += ("--include", "--exclude", "--glob", "-g")
+FIND_OPTIONS_BEFORE_FOLDERS = ("-L", "-H", "-P", "-D", "-O", "-O1", "-O2", "-O3")
 PATTERN_PROGRAMS = ("find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind", "git")
 LINE_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 # A folder's own path, as a command prints it (`$(realpath tools/h)`, `$(cd tools/h && pwd)`).
@@ -505,13 +507,24 @@ def program_paths(
             continue  # (`sh; ls`: no script named `;`)
         if before == "<<<" and program_name(command) in INTERPRETERS:
             # `python3 - <<< 'import fmt'`, `sh <<< '. tools/x.sh'`: the text is its code.
-            found += _code_given(program_name(command), word, base, read_line, by_name)
+            found += _code_given(program_name(command), word, base, read_line, by_name, untold)
             continue
-        if word == "{}" and find_roots and _runs_what_find_finds(words[:index]):
+        if word in ("{}", "./{}") and find_roots and _runs_what_find_finds(words[:index]):
             # `find tools -exec {} \;`, `-exec sh {} +`: every file found there runs.
             found += [_from(base, root) for root in find_roots] if base is not None else []
             continue
-        if command == "find" and before in ("find", *find_roots) and not word.startswith("-"):
+        # (`find -L tools`, `/usr/bin/find -O3 tools`: its folders come before its tests)
+        if (
+            command == "find"
+            and not word.startswith("-")
+            and before not in ("-D", "-O")  # (their values)
+            and before
+            in (
+                *[w for w in words[:index] if program_name(w) == "find"],
+                *find_roots,
+                *FIND_OPTIONS_BEFORE_FOLDERS,
+            )
+        ):
             find_roots.append(word)
         if word in PLACEHOLDERS or before in PATTERN_FLAGS and command in PATTERN_PROGRAMS:
             continue  # `find -exec black {} +`, `parallel sh ::: x`; `find -name '*.py'`
@@ -614,6 +627,9 @@ def program_paths(
             # `read HOME`, `printf -v HOME`, `for HOME in`: set to what only the shell knows.
             _cannot_tell_variable(word, worktree, untold)
             continue
+        if command == "for" and index >= 3 and words[index - 1] == "in":
+            # `for f in tools/hooks/*; do "$f"; done`: $f is each of those files.
+            assigned[words[index - 2]] = word
         if is_program and (word.startswith("-") or is_value):
             continue  # an option of `env` or `nice`, or its value
         elif is_program and program_name(word) in RUNNERS:
@@ -654,11 +670,11 @@ def program_paths(
         if not is_program and before in code_flags and code_flags != SHELL_FLAGS:
             # `python3 -c 'import fmt'`, `node -e 'require("./tools/x.js")'`: code, not a
             # command line; what it loads from the folder it runs in counts.
-            found += _code_given(interpreter, word, base, None, by_name)
+            found += _code_given(interpreter, word, base, None, by_name, untold)
             continue
         if index in fed_code:  # `echo 'import fmt' | python3`: its input is the code
             fed_to, text = fed_code[index]
-            found += _code_given(fed_to, text, base, read_line, by_name) if text else []
+            found += _code_given(fed_to, text, base, read_line, by_name, untold) if text else []
             continue
         if program_name(command) in NODES and word.startswith("-") and base is not None:
             # `node --import=./x.mjs`, `node -r ./x.js`, `--env-file=e.env`: files it loads.
@@ -818,10 +834,19 @@ def _places_of(settings: list[tuple[str, str]], base: Path | None) -> list[Path]
 
 def _runs_what_find_finds(before: list[str]) -> bool:
     """Whether the `{}` after the words `before` it is run: the program find's last `-exec`
-    starts is that file itself, or an interpreter given it as its script."""
+    starts (past a runner: `-exec env {}`) is that file itself, or an interpreter given it as
+    its script, with options alone before it (not `python3 -m black {}`, `bash -n {}`, `sh -c
+    '...' _ {}`, which read it as data or check it)."""
     starts = [i for i, word in enumerate(before) if word in ("-exec", "-execdir", "-ok", "-okdir")]
-    program = before[starts[-1] + 1] if starts and starts[-1] + 1 < len(before) else "{}"
-    return program == "{}" or program_name(program) in INTERPRETERS
+    started = _past_runners(before[starts[-1] + 1 :]) if starts else []
+    if not started or started[0] in ("{}", "./{}"):
+        return bool(starts)
+    interpreter = program_name(started[0])
+    checks = (*INTERPRETERS.get(interpreter, ()), "-n", "--check", "-m", "-c")
+    options = started[1:]
+    return interpreter in INTERPRETERS and all(
+        word.startswith("-") and word not in checks for word in options
+    )
 
 
 def _setting_paths(
@@ -852,7 +877,9 @@ def _modules_named_by(name: str, setting: str, base: Path, by_name: ByName | Non
     return []
 
 
-def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | None) -> list[Path]:
+def _loaded_by_code(
+    interpreter: str, code: str, base: Path, by_name: ByName | None, untold: list | None = None
+) -> list[Path]:
     """The files that code given to `interpreter` loads or starts from `base`, by what its text
     names (tools/inline_code.py): a path where it loads a module, written as one or named like
     a script; one where it loads a file or starts a program, taken from the folder it moves to
@@ -861,13 +888,24 @@ def _loaded_by_code(interpreter: str, code: str, base: Path, by_name: ByName | N
     names = names_in_code(code, python=interpreter in PYTHONS)
     # (A loaded name, not a path: a package, `require("fs")`, `require "json"`.)
     loaded = [p for p in names.loaded if p.startswith(("./", "../")) or is_script_name(p)]
-    running = [p for p in names.running if "/" in p or is_script_name(p)] + names.any_path
+    running = [p for p in names.running if "/" in p or is_script_name(p)]
     bases = [_from(base, folder) for folder in names.folders] or [base]
     found = [_from(base, path) for path in loaded]
     found += [_from(here, path) for path in running for here in bases]
+    # Any other quoted path of code that starts programs: a file there, or one named like a
+    # script (`pytest tests/`, `go vet ./...` name folders and patterns, not programs).
+    found += [
+        _from(here, path)
+        for path in names.any_path
+        for here in bases
+        if is_script_name(path) or os.path.isfile(_from(here, path))
+    ]
     for line in names.lines:
         for here in bases:
-            found += program_paths(line, here, None, True, by_name)
+            found += program_paths(line, here, untold, False, by_name)
+    if names.folder_computed:  # moved where only the code can tell: any file may be it
+        for path in [*running, *names.any_path]:
+            _cannot_tell(f"${{cwd}}/{path}", base, untold)
     # `sys.path.insert(0, "tools")`: the modules may come from any folder it names.
     folders = [base] + [_from(base, folder) for folder in names.module_folders]
     for module in names.modules if by_name is not None else []:
@@ -882,13 +920,14 @@ def _code_given(
     base: Path | None,
     found_by: Callable[[str], list[Path]] | None,
     by_name: ByName | None,
+    untold: list | None = None,
 ) -> list[Path]:
     """What code given on the line or on the input of `interpreter` runs: a shell's as a line
     of its own (`found_by`, program_paths bound to this line's state), another's by what it
     loads (`_loaded_by_code`)."""
     if INTERPRETERS.get(interpreter) == SHELL_FLAGS or interpreter in ("source", "."):
         return found_by(code) if found_by is not None else []
-    return _loaded_by_code(interpreter, code, base, by_name) if base is not None else []
+    return _loaded_by_code(interpreter, code, base, by_name, untold) if base is not None else []
 
 
 def _module_named(command: str, previous: str, before: str, word: str) -> str | None:

@@ -44,7 +44,7 @@ RUNNING_IN_CODE = re.compile(
     r"""(?:(?<![.\w])load|\b(?:require_relative|require_once|loadfile|dofile|include(?:_once)?"""
     r"""|source|do|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?"""
     r"""|(?:posix_)?spawn\w*|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput"""
-    r"""|getstatusoutput|capture2e?|capture3|pipeline)|\bexec\s*\(\s*open)"""
+    r"""|getstatusoutput|capture2e?|capture3|pipeline|fork|Worker)|\bexec\s*\(\s*open)"""
     r"""\s*\(?\s*(?:args\s*=\s*)?[\[(]?\s*['"`]([^'"`\s]+)['"`]"""
 )
 # A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`).
@@ -58,7 +58,7 @@ FROM_HERE_IN_CODE = re.compile(
 SHELL_LINE_IN_CODE = re.compile(
     r"""\b(?:system|popen|Popen|exec\w*|shell_exec|passthru|getoutput|getstatusoutput|run|call"""
     r"""|check_call|check_output|spawn\w*|create_subprocess_\w+|capture\w*|proc_open|split)"""
-    r"""\s*\(\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
+    r"""\s*\(?\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
     r"""|\bopen\s*\(\s*[^,()]+,\s*(?:['"]-\|['"]\s*,\s*)?['"]([^'"]+?)\s*\|?['"]"""
 )
 # An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`,
@@ -69,10 +69,10 @@ ARGV_IN_CODE = re.compile(
     r"""|create_subprocess_exec|capture\w*|execa\w*)\s*\(\s*(?:args\s*=\s*)?"""
     r"""((?:[frbu]{0,2}['"`][^'"`]*['"`]\s*,\s*)?[\[(][^\])]*[\])])"""
 )
-# Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`).
-FOLDER_IN_CODE = re.compile(
-    r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(\s*|Dir\.chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]"""
-)
+# Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`,
+# perl's `chdir "tools"`), and a move to a folder the code makes (`cwd=d`, `chdir(p.join(...))`).
+FOLDER_IN_CODE = re.compile(r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]""")
+FOLDER_COMPUTED = re.compile(r"""\b(?:cwd\s*[=:]|chdir\b)\s*\(?\s*(?![frbu]{0,2}['"`])[\w$.]""")
 # Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
 # `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
 # any path it names may be what it runs.
@@ -101,6 +101,7 @@ class CodeNames:
     folders: list[str] = field(default_factory=list)
     modules: list[str] = field(default_factory=list)
     module_folders: list[str] = field(default_factory=list)
+    folder_computed: bool = False  # it moves to a folder it makes (`cwd=os.path.join(...)`)
 
 
 def names_in_code(code: str, python: bool = False) -> CodeNames:
@@ -111,13 +112,17 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
     names = CodeNames()
     names.loaded = [p for p in LOADING_IN_CODE.findall(code) if not _data(p) and _relative(p)]
     names.running = [p for p in RUNNING_IN_CODE.findall(code) if _relative(p)]
-    if EVALUATES.search(code):
-        names.any_path = [p for p in quoted if "/" in p and not _data(p) and _relative(p)]
     # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
     names.lines = [a or b for a, b, _ in SHELL_LINE_IN_CODE.findall(code)]
     names.lines += [c for _, _, c in SHELL_LINE_IN_CODE.findall(code) if c and "|" in code]
     names.lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
+    if EVALUATES.search(code):
+        names.any_path = [p for p in quoted if "/" in p and not _data(p) and _relative(p)]
+        # A line kept in a variable first (`c = "./tools/fmt --write"; run(c, shell=True)`).
+        texts = QUOTED_TEXT.findall(code)
+        names.lines += [t for t in texts if " " in t and _relative(t) and "/" in t.split()[0]]
     names.folders = FOLDER_IN_CODE.findall(code)
+    names.folder_computed = bool(FOLDER_COMPUTED.search(code))
     if python:
         imported = PYTHON_IMPORTS.findall(code)
         names.modules = [m.split()[0] for each in imported for m in each.split(",")]
