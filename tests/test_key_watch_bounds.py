@@ -98,6 +98,15 @@ def test_a_folder_made_past_the_bound_by_a_foreground_command_is_said_while_it_r
     assert folder_watch.WHY_UNWATCHED in told[0]  # why: more folders than are watched
 
 
+def made_past_the_bound(workspace: Path, name: str) -> FolderWatch:
+    """A command's watch of `workspace` (which holds `a`), and three folders it makes, the
+    last, `name`, past the bound of three (`few_folders`)."""
+    watch = watch_key_files(Told(), SandboxStart(workspace, frozenset(), frozenset()))
+    for folder in ("b", "c", name):
+        (workspace / folder).mkdir()
+    return watch
+
+
 @pytest.mark.parametrize("end", ["left", "removed", "closed", "replaced by a link"])
 def test_a_key_saved_in_a_folder_made_past_the_bound_is_read_or_counted_at_the_end(
     tmp_path, few_folders, end
@@ -109,9 +118,7 @@ def test_a_key_saved_in_a_folder_made_past_the_bound_is_read_or_counted_at_the_e
     cfg = tmp_path / "cfg"
 
     async def run() -> dict[str, str]:
-        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
-        for name in ("b", "c", "cfg"):
-            (tmp_path / name).mkdir()
+        watch = made_past_the_bound(tmp_path, "cfg")
         await settle(watch)
         (cfg / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
         if end in ("removed", "replaced by a link"):
@@ -145,9 +152,7 @@ def test_a_folder_past_the_bound_made_again_before_planloop_looked_counts_as_rea
     cfg = tmp_path / "cfg"
 
     async def run() -> dict[str, str]:
-        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
-        for name in ("b", "c", "cfg"):
-            (tmp_path / name).mkdir()
+        watch = made_past_the_bound(tmp_path, "cfg")
         (cfg / "local.json").write_text(f'{{"apiKey": "{API_KEY}"}}')
         shutil.rmtree(cfg)
         cfg.mkdir()
@@ -162,9 +167,7 @@ def test_a_folder_past_the_bound_renamed_is_followed_not_counted(tmp_path, few_f
     (tmp_path / "a").mkdir()
 
     async def run() -> dict[str, str]:
-        watch = watch_key_files(Told(), SandboxStart(tmp_path, frozenset(), frozenset()))
-        for name in ("b", "c", "s-working"):
-            (tmp_path / name).mkdir()
+        watch = made_past_the_bound(tmp_path, "s-working")
         await settle(watch)
         (tmp_path / "s-working" / "data.bin").write_text("x")
         os.rename(tmp_path / "s-working", tmp_path / "s")
