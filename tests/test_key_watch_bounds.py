@@ -381,3 +381,18 @@ def test_a_task_runs_on_beside_commands_in_a_workspace_of_many_folders(tmp_path)
     assert result.startswith("hi\n"), result
     assert status == RUNNING
     assert box.exposures == []
+
+
+@needs_bwrap
+def test_a_command_that_renames_a_tree_of_many_folders_has_its_output(tmp_path):
+    # A renamed folder is walked for what below it is not watched yet: that walk, too, keeps
+    # the queue short (it once lost track at `mv node_modules node_modules.old`).
+    from tools.bash import run_bash
+    from tools.sandbox import Bubblewrap
+
+    workspace = many_folders(tmp_path / "work")
+    box = Bubblewrap()
+    command = "mv node_modules node_modules.old && echo moved"
+    result = asyncio.run(run_bash(workspace, command, sandbox=box))
+    assert result.startswith("moved\n"), result
+    assert box.exposures == []

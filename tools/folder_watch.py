@@ -163,8 +163,8 @@ LOST_TRACK = (
     "some, so a key file saved meanwhile could have been read and moved away unseen"
 )
 GONE_UNWATCHED = (
-    "was made while it ran where planloop could not watch it (out of watches, or past "
-    f"{MAX_WATCHED_FOLDERS:,} folders) and was removed or closed before it ended, so a key file "
+    "was made while it ran where planloop could not watch it (out of watches, or past the "
+    "folders it watches) and was removed, replaced or closed before it ended, so a key file "
     "saved there could have been read and taken away unseen"
 )
 MADE_CLOSED = (
@@ -386,14 +386,14 @@ class FolderWatch:
         folders, listed = [root], 0
         while folders:
             folder = folders.pop()
-            if renamed and folder in self.folders:
-                with contextlib.suppress(OSError), os.scandir(folder) as entries:
-                    folders += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
-                continue
             listed += 1
             if listed % FOLDERS_BETWEEN == 0:
                 self.set_aside()
                 keep_queues_short()  # the other watches this walk's listings queue events on
+            if renamed and folder in self.folders:
+                with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                    folders += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+                continue
             bound = MAX_WATCHED_FOLDERS + (MORE_FOR_NEW_FOLDERS if new else 0)
             if folder not in self.folders and len(self.folders) >= bound:
                 self.unwatched.add(folder)
