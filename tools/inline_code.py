@@ -113,8 +113,8 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
     names.loaded = [p for p in LOADING_IN_CODE.findall(code) if not _data(p) and _relative(p)]
     names.running = [p for p in RUNNING_IN_CODE.findall(code) if _relative(p)]
     # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
-    names.lines = [a or b for a, b, _ in SHELL_LINE_IN_CODE.findall(code)]
-    names.lines += [c for _, _, c in SHELL_LINE_IN_CODE.findall(code) if c and "|" in code]
+    given = SHELL_LINE_IN_CODE.findall(code)
+    names.lines = [a or b for a, b, _ in given] + [c for _, _, c in given if c and "|" in code]
     names.lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
     if EVALUATES.search(code):
         names.any_path = [p for p in quoted if "/" in p and not _data(p) and _relative(p)]

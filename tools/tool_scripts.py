@@ -931,13 +931,12 @@ def _run_paths(
     if run.line is not None:
         line = put_in(run.line, project)
         found += program_paths(line, folder, untold, False, by_name, environment)
-    for name, value in _dict(run.env).items():
-        for path in code_paths_of(str(name), put_in(str(value), project)):
+    for name, value in environment.items():
+        for path in code_paths_of(name, value):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
             found += [p for p in _literal(path, folder, untold) if p != project]
-        if runs_something(str(name)):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
-            named = variable_paths(str(name), put_in(str(value), project), folder, untold, by_name)
-            found += named
+        if runs_something(name):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
+            found += variable_paths(name, value, folder, untold, by_name)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
