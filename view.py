@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from html import escape
@@ -219,13 +220,23 @@ def write_view(session_file: Path) -> Path:
     """Write the page beside the session log and return its path.
 
     The page is named after the file, never after anything inside it: a handed-over log
-    saying `"id": "../victim/index"` must not choose where the page goes. It replaces what was
-    there by a rename, so a link planted at the page's name is replaced, not followed.
+    saying `"id": "../victim/index"` must not choose where the page goes. It is the file's
+    name with `.html` for its `.jsonl` or `.json` (`report.2024-05.jsonl` makes
+    `report.2024-05.html`), and it replaces only a page this wrote before: any other file of
+    that name, or a link, is yours, and is left as it is.
     """
     log = read_session(session_file)
-    page = session_file.parent / f"{session_file.name.split('.')[0]}.html"
+    name = session_file.name
+    for suffix in (".jsonl", ".json"):
+        name = name.removesuffix(suffix) if name.endswith(suffix) else name
+    page = session_file.parent / f"{name}.html"
     if page == session_file:
         raise SessionError(f"{session_file} is not a session log (it would be overwritten).")
+    if not _is_ours_or_missing(page):
+        raise SessionError(
+            f"{page} exists and is not a page --view wrote; it was left as it is. "
+            "Move it, or copy the session log elsewhere and view that copy."
+        )
     descriptor, temp_name = tempfile.mkstemp(dir=page.parent, prefix=".view-", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as temp:
@@ -236,6 +247,20 @@ def write_view(session_file: Path) -> Path:
             os.unlink(temp_name)
         raise
     return page
+
+
+def _is_ours_or_missing(page: Path) -> bool:
+    """Whether `page` is missing, or a file (not a link) that a --view wrote (PAGE_MARK)."""
+    try:
+        fd = os.open(page, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False  # a link, or a file this cannot read: not to be replaced
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and PAGE_MARK.encode() in os.read(fd, 4096)
+    finally:
+        os.close(fd)
 
 
 def render_page(log: SessionLog) -> str:
@@ -292,6 +317,7 @@ def render_page(log: SessionLog) -> str:
         items.append(f'<li class="plan"><h3>The plan\'s record</h3>{track.render()}</li>')
     title = f"planloop session {log.id}"
     return PAGE.format(
+        mark=PAGE_MARK,
         title=esc(title),
         style=STYLE,
         summary=render_summary(log, call),
@@ -598,10 +624,13 @@ li.context { background: #e7f5ff; border-left: 5px solid #1c7ed6; }
 li.context h3 { font-weight: normal; }
 """
 
+# Marks a page --view wrote, which the next --view of the same log may replace (no other file).
+PAGE_MARK = '<meta name="generator" content="planloop --view">'
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+{mark}
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>{title}</title>
 <style>{style}</style>

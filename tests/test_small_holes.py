@@ -85,7 +85,7 @@ def test_view_names_the_page_after_the_file_not_the_id_inside_it(tmp_path, env, 
     assert "../victim/index" not in page  # an id that is not an id is not shown either
 
 
-def test_view_replaces_a_link_planted_at_the_pages_name_instead_of_following_it(
+def test_view_leaves_a_link_planted_at_the_pages_name_and_what_it_leads_to(
     tmp_path, env, workspace
 ):
     target = tmp_path / "bashrc"
@@ -96,9 +96,31 @@ def test_view_replaces_a_link_planted_at_the_pages_name_instead_of_following_it(
     )
     (tmp_path / "20250101-120000-abcd.html").symlink_to(target)
     viewed = run_cli("--view", str(log), cwd=workspace, env=env)
-    assert viewed.returncode == 0, viewed.stderr
+    assert viewed.returncode != 0
+    assert "is not a page --view wrote" in viewed.stderr
+    assert "Traceback" not in viewed.stderr
     assert target.read_text() == "the user's shell setup\n"
-    assert not (tmp_path / "20250101-120000-abcd.html").is_symlink()
+    assert (tmp_path / "20250101-120000-abcd.html").is_symlink()
+
+
+def test_view_of_a_dotted_log_name_keeps_your_page_of_the_shorter_name(tmp_path, env, workspace):
+    """`report.2024-05.jsonl` makes `report.2024-05.html`; your `report.html` stays. A page of
+    another's making at that name stays too, while --view's own page is made again."""
+    mine = tmp_path / "report.html"
+    mine.write_text("<p>my own report, hours of work</p>\n")
+    log = tmp_path / "report.2024-05.jsonl"
+    log.write_text(
+        json.dumps({"v": 1, "type": "message", "message": {"role": "user", "content": "hi"}}) + "\n"
+    )
+    for _ in range(2):  # the second view replaces the page the first one wrote
+        viewed = run_cli("--view", str(log), cwd=workspace, env=env)
+        assert viewed.returncode == 0, viewed.stderr
+        assert viewed.stdout.strip() == str(tmp_path / "report.2024-05.html")
+    assert mine.read_text() == "<p>my own report, hours of work</p>\n"
+    (tmp_path / "report.2024-05.html").write_text("<p>my notes on that session</p>\n")
+    viewed = run_cli("--view", str(log), cwd=workspace, env=env)
+    assert viewed.returncode != 0 and "left as it is" in viewed.stderr
+    assert (tmp_path / "report.2024-05.html").read_text() == "<p>my notes on that session</p>\n"
 
 
 # ---- one sessions folder per workspace ------------------------------------------------------
