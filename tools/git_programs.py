@@ -170,6 +170,14 @@ PYTHON_MODULE_REASON = (
     "`python -m` of this name, started in this folder: python imports this in place of the "
     "installed module"
 )
+PYTHON_FOLDER_REASON = (
+    "a program run later outside the sandbox (by git, or by a host tool's settings) starts "
+    "python in this folder with no script of its own (`python -c`, `python -m`): python "
+    "takes every module it needs from here first, those of the installed ones included"
+)
+CACHED_MODULES = "__pycache__"
+# Entries of a folder read for its modules (`modules_in`): its top only, not a package store.
+MAX_FOLDER_ENTRIES = 10_000
 
 
 def is_program_key(key: str) -> bool:
@@ -352,11 +360,39 @@ FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
 
 def module_files(module: str, base: Path) -> list[Path]:
     """The paths in `base` python would take `module` from (`python -m pkg.tool` starts with
-    `pkg`): a folder of its name, or a file of its name with one of MODULE_SUFFIXES."""
+    `pkg`): a folder of its name, a file of its name with one of MODULE_SUFFIXES, and
+    `__pycache__`, whose compiled copy of a source module runs in its place (python trusts
+    one whose header gives the source's time and size, which a command can write)."""
     top = module.split(".")[0]
     if not top.isidentifier():
         return []  # no module python would look for
-    return [base / top, *(base / f"{top}{suffix}" for suffix in MODULE_SUFFIXES)]
+    cached = base / CACHED_MODULES
+    return [base / top, *(base / f"{top}{suffix}" for suffix in MODULE_SUFFIXES), cached]
+
+
+def modules_in(folder: Path) -> list[Path]:
+    """What python started in `folder` with no script of its own (`python -c`, `python -m`,
+    code on its input) may import from there: every module there, as a file (`re.py`, an
+    extension module), a package folder (with an `__init__`) or in `__pycache__`. Such a python
+    takes every module from its folder first, also those that python itself and the installed
+    packages import on the way (`json` imports `re`), so no name is safe to leave out. At most
+    MAX_FOLDER_MODULES entries (a folder is not a package store)."""
+    found: list[Path] = []
+    with contextlib.suppress(OSError, ValueError), os.scandir(folder) as entries:
+        for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES):
+            name = entry.name
+            if name == CACHED_MODULES:
+                found.append(Path(entry.path))
+            elif not name.split(".")[0].isidentifier():
+                continue
+            elif name.endswith(MODULE_SUFFIXES) and not entry.is_dir(follow_symlinks=False):
+                found.append(Path(entry.path))
+            elif entry.is_dir() and any(
+                os.path.lexists(os.path.join(entry.path, f"__init__{suffix}"))
+                for suffix in MODULE_SUFFIXES
+            ):
+                found.append(Path(entry.path))
+    return found
 
 
 def is_script_name(word: str) -> bool:
@@ -593,6 +629,7 @@ def program_paths(
                 by_name.when_there += [
                     (p, PYTHON_MODULE_REASON) for p in module_files(module, base)
                 ]
+                by_name.when_there += [(p, PYTHON_FOLDER_REASON) for p in modules_in(base)]
             before_last, last = last, word  # what follows is the module's, not a script
             continue
         # After a program that is neither an interpreter nor git, a word naming one or a package
@@ -911,6 +948,8 @@ def _loaded_by_code(
     for module in names.modules if by_name is not None else []:
         for folder in folders:
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, folder)]
+    if interpreter in PYTHONS and by_name is not None:  # what those modules import in turn
+        by_name.when_there += [(p, PYTHON_FOLDER_REASON) for f in folders for p in modules_in(f)]
     return list(dict.fromkeys(found))
 
 

@@ -98,6 +98,7 @@ from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import (
     PATH_VARIABLE_REASON,
+    PYTHON_FOLDER_REASON,
     PYTHON_MODULE_REASON,
     git_files_when_there,
     git_program_not_held,
@@ -1708,7 +1709,10 @@ class Bubblewrap:
                 f"[{name} is now a link. It was kept, and the user was told: "
                 f"{PYTHON_START_REASON}. Install packages outside the sandbox.]"
             )
+        reasons: dict[Path, str] = {}
         for path, why in made:
+            reasons.setdefault(path, why)  # each path told once, with the first reason found
+        for path, why in reasons.items():
             if path in python_start:
                 continue  # told below, as a site folder's start-up file
             name = shown(root, path)
@@ -1716,6 +1720,8 @@ class Bubblewrap:
                 PYTHON_PATH_REASON: "python runs it at start",
                 NPM_SETTINGS_REASON: "a package manager reads it for the scripts a host tool runs",
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
+                PYTHON_FOLDER_REASON: "python takes modules from here for a program git or "
+                "a host tool runs",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
