@@ -766,9 +766,7 @@ def test_python_with_no_script_of_its_own_takes_every_module_of_its_folder(tmp_p
 
 
 @needs_bwrap
-def test_what_python_would_import_from_a_host_tools_folder_is_held_or_told(
-    api, env, user_folders
-):
+def test_what_python_would_import_from_a_host_tools_folder_is_held_or_told(api, env, user_folders):
     # `clean = python3 -m nbstripout` runs from the top of the tree: a module there of any name
     # runs when nbstripout or python imports that name, and so does the compiled copy of one in
     # __pycache__, which python trusts when its header gives the source's time and size.

@@ -35,6 +35,14 @@ from typing import NamedTuple
 
 from tools.environment import code_paths_of
 from tools.inline_code import names_in_code
+from tools.node_packages import (
+    NODE_PACKAGE_REASON,
+    NodeNames,
+    bin_name,
+    bin_paths,
+    package_name,
+    package_paths,
+)
 from tools.paths import (
     GIT_DIR_NAME,
     common_dir_of,
@@ -348,14 +356,38 @@ class ByName:
 
     when_there: list[tuple[Path, str]] = field(default_factory=list)
     calls: list[tuple[Path | None, str, tuple[str, ...]]] = field(default_factory=list)
+    # Each program a line runs by its name alone, with the folder it runs from: npm's scripts
+    # look for those in node_modules/.bin first (tools/tool_scripts.py `_package_runs`).
+    programs: list[tuple[Path, str]] = field(default_factory=list)
 
 
 # Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the
 # package managers (package.json) and compose (`docker compose`, compose.yaml).
 NODES = ("node", "nodejs")
+# Interpreters of code that takes a package from node_modules by its name (`require("yaml")`).
+NODE_CODE = (*NODES, "tsx", "ts-node", "bun", "deno")
 PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
 COMPOSE_PROGRAMS = ("docker", "podman", "docker-compose", "podman-compose")
 FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
+
+
+def _run_by_npx(
+    word: str, base: Path, worktree: Path | None, untold: list | None, by_name: ByName | None
+) -> None:
+    """What `npx WORD` runs by a package's name: the project's own node_modules/.bin of that
+    name first, and that package's code (held, or told when made)."""
+    if (package := package_name(word)) is not None:
+        run = bin_paths(bin_name(package), base)
+        node_names_held(package_paths(package, base, found=run), by_name)
+        if run.too_many:
+            _cannot_tell(f"node_modules/{package}/…", worktree, untold)
+
+
+def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
+    """What node or npm takes from node_modules by a name (tools/node_packages.py): held while
+    it is there, told when a command makes it."""
+    if by_name is not None:
+        by_name.when_there += [(path, NODE_PACKAGE_REASON) for path in names.paths]
 
 
 def module_files(module: str, base: Path) -> list[Path]:
@@ -380,19 +412,21 @@ def modules_in(folder: Path) -> list[Path]:
     found: list[Path] = []
     with contextlib.suppress(OSError, ValueError), os.scandir(folder) as entries:
         for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES):
-            name = entry.name
-            if name == CACHED_MODULES:
-                found.append(Path(entry.path))
-            elif not name.split(".")[0].isidentifier():
-                continue
-            elif name.endswith(MODULE_SUFFIXES) and not entry.is_dir(follow_symlinks=False):
-                found.append(Path(entry.path))
-            elif entry.is_dir() and any(
-                os.path.lexists(os.path.join(entry.path, f"__init__{suffix}"))
-                for suffix in MODULE_SUFFIXES
-            ):
+            if entry.name == CACHED_MODULES or _is_module(entry):
                 found.append(Path(entry.path))
     return found
+
+
+def _is_module(entry: os.DirEntry) -> bool:
+    """Whether python imports the folder entry as a module: a file of a module's form, or a
+    package folder (one with an `__init__`; a folder without one yields to an installed
+    module of its name)."""
+    if not entry.name.split(".")[0].isidentifier():
+        return False
+    if not entry.is_dir():
+        return entry.name.endswith(MODULE_SUFFIXES)
+    inits = (os.path.join(entry.path, f"__init__{suffix}") for suffix in MODULE_SUFFIXES)
+    return any(os.path.lexists(init) for init in inits)
 
 
 def is_script_name(word: str) -> bool:
@@ -674,10 +708,15 @@ def program_paths(
             continue
         elif is_program:
             command = program_name(word)
+            if by_name is not None and base is not None and "/" not in word:
+                by_name.programs.append((base, word))
             if command in FOLDER_RUNNERS and by_name is not None:
                 ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
                 after = tuple(words[index + 1 : next(ends, len(words))])
                 by_name.calls.append((base, command, after))
+            after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
+            if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
+                _run_by_npx(word, base, worktree, untold, by_name)  # (`npm exec x` too)
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
                 before_last, last = last, word
                 continue  # a package's name (`npx -y @scope/server`), no path
@@ -950,6 +989,12 @@ def _loaded_by_code(
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, folder)]
     if interpreter in PYTHONS and by_name is not None:  # what those modules import in turn
         by_name.when_there += [(p, PYTHON_FOLDER_REASON) for f in folders for p in modules_in(f)]
+    if interpreter in NODE_CODE and by_name is not None:  # `require("yaml")`: node_modules'
+        for package in names.packages:
+            required = package_paths(package, base)
+            node_names_held(required, by_name)
+            if required.too_many:
+                _cannot_tell(f"node_modules/{package}/…", base, untold)
     return list(dict.fromkeys(found))
 
 

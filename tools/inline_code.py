@@ -14,6 +14,7 @@ plainly names, by where a name stands:
     lines         whole command lines given to a shell or as an argv (`system("./x --w")`)
     folders       where the code starts its programs (`cwd="tools"`, `os.chdir(...)`)
     modules       python's imports, and the folders it puts on `sys.path`
+    packages      node's packages loaded by name (`require("yaml")`), from node_modules
 
 Data a hook only reads or writes (its log, package.json read for a version, a settings file
 parsed) is not named: holding it would make the file tools ask there, or a command fail.
@@ -25,6 +26,8 @@ import os
 import re
 import shlex
 from dataclasses import dataclass, field
+
+from tools.node_packages import package_name
 
 # What code given on the line loads: python's `import x` / `from x import y` and the files it
 # opens to run.
@@ -101,6 +104,7 @@ class CodeNames:
     folders: list[str] = field(default_factory=list)
     modules: list[str] = field(default_factory=list)
     module_folders: list[str] = field(default_factory=list)
+    packages: list[str] = field(default_factory=list)  # `require("yaml")`: from node_modules
     folder_computed: bool = False  # it moves to a folder it makes (`cwd=os.path.join(...)`)
 
 
@@ -121,6 +125,7 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
         # A line kept in a variable first (`c = "./tools/fmt --write"; run(c, shell=True)`).
         texts = QUOTED_TEXT.findall(code)
         names.lines += [t for t in texts if " " in t and _relative(t) and "/" in t.split()[0]]
+    names.packages = [p for p in map(package_name, LOADING_IN_CODE.findall(code)) if p]
     names.folders = FOLDER_IN_CODE.findall(code)
     names.folder_computed = bool(FOLDER_COMPUTED.search(code))
     if python:

@@ -106,6 +106,7 @@ from tools.git_programs import (
 )
 from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
 from tools.letter_case import ignores_case
+from tools.node_packages import NODE_PACKAGE_REASON
 from tools.paths import (
     GIT_DIR_NAME,
     FolderListing,
@@ -1722,6 +1723,7 @@ class Bubblewrap:
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
                 PYTHON_FOLDER_REASON: "python takes modules from here for a program git or "
                 "a host tool runs",
+                NODE_PACKAGE_REASON: "node or npm takes it by name for a program a host tool runs",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",

@@ -56,11 +56,13 @@ from tools.git_programs import (
     ByName,
     UntoldProgram,
     is_script_name,
+    node_names_held,
     npmrc_programs,
     program_paths,
     runs_something,
     variable_paths,
 )
+from tools.node_packages import NodeNames, bin_name, bin_paths, package_name
 from tools.paths import CODE_WORKSPACE_SUFFIX, MISE_FILE, MISE_FOLDER, read_small_file
 from tools.shell_config import VENV_CONFIG_NAME
 
@@ -907,6 +909,8 @@ def run_by(
             continue
         folders = _package_folders(base, program, words, project, untold)
         found += _call_programs(base, words, untold) if base is not None else []
+        if base is not None:
+            _bins_called(base, program, words, project, untold, by_name)
         for folder in (folder for folder in folders if folder not in packages):
             packages.add(folder)
             if os.path.isfile(folder):
@@ -1178,12 +1182,44 @@ def _package_runs(
     managers' settings there name."""
     found = [folder / PACKAGE_JSON]
     for line in (line for line in (npm_scripts(folder) or {}).values() if isinstance(line, str)):
+        named_before = len(by_name.programs)
         found += program_paths(put_in(line, project), folder, untold, False, by_name)
+        # A program named alone (`eslint .`, `node x.js`) is looked for in each node_modules/.bin
+        # up the tree first: npm puts them on the script's PATH.
+        for base, program in by_name.programs[named_before:]:
+            _node_names(bin_paths(program, base, project), program, base, untold, by_name)
     found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
     for settings_folder in _up_to(folder, project):
         for path in package_manager_programs(settings_folder):
             found += _literal(path, settings_folder, untold)
     return found
+
+
+def _node_names(
+    names: NodeNames, name: str, base: Path, untold: list[UntoldProgram], by_name: ByName
+) -> None:
+    """Hold what node_modules gives for a name (tools/node_packages.py), or, past what can be
+    held, ask."""
+    node_names_held(names, by_name)
+    if names.too_many:
+        untold.append(UntoldProgram(base, f"node_modules/{name}/…"))
+
+
+def _bins_called(
+    base: Path, program: str, words: tuple[str, ...], project: Path, untold: list, by_name: ByName
+) -> None:
+    """The program a package manager runs from node_modules/.bin by its name: `npm exec x`,
+    `pnpm exec x`, `yarn exec x`, `bun x x`, and `yarn x` (pnpm's, bun's) where x is neither a
+    command of theirs nor a script of the package.json there."""
+    plain = [word for word in words if not word.startswith("-")]
+    if plain[:1] in (["exec"], ["x"]) and len(plain) > 1:
+        named = plain[1]
+    elif program in ("yarn", "pnpm", "bun") and plain and plain[0] not in BUILT_INS:
+        named = plain[0] if plain[0] not in (npm_scripts(base) or {}) else ""
+    else:
+        return
+    if (package := package_name(named)) is not None:
+        _node_names(bin_paths(bin_name(package), base, project), package, base, untold, by_name)
 
 
 def _up_to(folder: Path, project: Path) -> list[Path]:

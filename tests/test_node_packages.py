@@ -1,0 +1,184 @@
+"""What a host tool's line takes from node_modules by a name (tools/node_packages.py).
+
+`npx prettier` runs node_modules/.bin/prettier, `node -e "require('yaml')"` loads
+node_modules/yaml, and an npm script's `eslint .` runs node_modules/.bin/eslint: a sandboxed
+command that wrote any of those, or a package they need, would have its code run by the
+person's next hook. What is there is held; what a command makes is told.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_git_programs import make, prefix
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools import node_packages
+from tools.node_packages import bin_paths, package_name, package_paths
+from tools.paths import scan_for_file_tools
+from tools.tool_scripts import tool_scripts
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+
+def package(root: Path, name: str, dependencies: dict | None = None, bins: str = "") -> Path:
+    folder = root / "node_modules" / name
+    folder.mkdir(parents=True)
+    manifest = {"name": name, "dependencies": dependencies or {}}
+    (folder / "package.json").write_text(json.dumps(manifest))
+    if bins:
+        (folder / "bin").mkdir()
+        (folder / "bin" / f"{bins}.js").write_text("console.log(1)\n")
+        (root / "node_modules" / ".bin").mkdir(exist_ok=True)
+        (root / "node_modules" / ".bin" / bins).symlink_to(f"../{name}/bin/{bins}.js")
+    return folder
+
+
+def relative(root: Path, paths: list[Path]) -> set[str]:
+    return {str(path.relative_to(root)) for path in paths if path.is_relative_to(root)}
+
+
+@pytest.mark.parametrize(
+    ("word", "name"),
+    [("prettier", "prettier"), ("prettier@3.1", "prettier"), ("@scope/pkg@2", "@scope/pkg")],
+)
+def test_a_package_name_is_told_from_what_names_no_package(word, name):
+    assert package_name(word) == name
+    assert package_name(f"{word}/lib/x.js") == name
+    for other in ("./x", "../x", "/abs/x", "node:fs", "file:x", "-y"):
+        assert package_name(other) is None
+
+
+def test_a_bin_leads_to_its_package_and_all_it_depends_on(tmp_path):
+    package(tmp_path, "prettier", {"helper": "1", "missing": "1"}, bins="prettier")
+    package(tmp_path, "helper", {"@scope/deep": "1"})
+    package(tmp_path, "@scope/deep")
+    package(tmp_path, "unrelated")
+    (tmp_path / "web").mkdir()
+    found = relative(tmp_path, bin_paths("prettier", tmp_path / "web", tmp_path).paths)
+    assert {
+        "web/node_modules/.bin/prettier",  # nearer, and first if a command makes it
+        "node_modules/.bin/prettier",
+        "node_modules/prettier",
+        "node_modules/helper",
+        "node_modules/@scope/deep",
+        "node_modules/missing",  # not installed: told if made
+    } <= found
+    assert "node_modules/unrelated" not in found
+
+
+def test_a_package_linked_into_a_store_is_held_where_it_leads(tmp_path):
+    # pnpm's layout: node_modules/yaml -> .pnpm/yaml@2/node_modules/yaml, and its dependency
+    # beside it in the store, found from where the package really lies.
+    store = tmp_path / "node_modules/.pnpm/yaml@2/node_modules"
+    (store / "yaml").mkdir(parents=True)
+    (store / "yaml/package.json").write_text(json.dumps({"dependencies": {"dep": "1"}}))
+    (store / "dep").mkdir()
+    (store / "dep/package.json").write_text("{}")
+    (tmp_path / "node_modules/yaml").symlink_to(".pnpm/yaml@2/node_modules/yaml")
+    found = relative(tmp_path, package_paths("yaml", tmp_path, tmp_path).paths)
+    assert "node_modules/yaml" in found
+    assert "node_modules/.pnpm/yaml@2/node_modules/yaml" in found
+    assert "node_modules/.pnpm/yaml@2/node_modules/dep" in found
+
+
+def test_more_packages_than_can_be_held_make_commands_ask(tmp_path, monkeypatch):
+    monkeypatch.setattr(node_packages, "MAX_PACKAGES_HELD", 3)
+    package(tmp_path, "tool", {f"dep{n}": "1" for n in range(5)}, bins="tool")
+    for n in range(5):
+        package(tmp_path, f"dep{n}")
+    assert bin_paths("tool", tmp_path, tmp_path).too_many
+    settings = {"hooks": {"Stop": [{"hooks": [{"command": "npx tool --fix"}]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert any("node_modules/tool" in untold.word for untold, _ in scripts.untold)
+
+
+@pytest.mark.parametrize(
+    ("line", "held"),
+    [
+        ("npx prettier --write .", "node_modules/prettier"),
+        ("npx -y prettier@3 --check .", "node_modules/.bin/prettier"),
+        ("node -e \"const y = require('yaml'); y.parse('')\"", "node_modules/yaml"),
+        ("node --input-type=module -e \"import 'yaml'\"", "node_modules/yaml"),
+        ("npm exec prettier -- --write .", "node_modules/.bin/prettier"),
+        ("pnpm exec prettier --write .", "node_modules/.bin/prettier"),
+        ("yarn prettier --write .", "node_modules/.bin/prettier"),
+        ("npm run lint", "node_modules/.bin/eslint"),  # the script `eslint .`
+        ("npm run lint", "node_modules/eslint"),
+        ("npm run lint", "node_modules/.bin/node"),  # `node` too: .bin comes first on PATH
+    ],
+)
+def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, line, held):
+    (tmp_path / "package.json").write_text(
+        json.dumps({"scripts": {"lint": "eslint . && node tools/check.js"}})
+    )
+    package(tmp_path, "prettier", bins="prettier")
+    package(tmp_path, "yaml")
+    package(tmp_path, "eslint", bins="eslint")
+    settings = {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": line}]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert held in relative(tmp_path, [path for path, _ in scripts.when_there])
+    assert not scripts.untold
+
+
+def test_a_hook_that_loads_nothing_by_name_holds_no_package(tmp_path):
+    package(tmp_path, "prettier", bins="prettier")
+    line = "node tools/hook.js && npx -y ./local-tool"
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": line}]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert not [path for path, _ in scripts.when_there if "node_modules" in path.parts]
+
+
+@needs_bwrap
+def test_a_command_cannot_change_what_npx_runs_and_a_new_one_is_told(api, env, user_folders):
+    # The person's Claude Code runs `npx prettier --write .` after each edit, and a check that
+    # needs yaml: prettier's code, installed in the project, and yaml run outside the sandbox.
+    user, workspace, planloop_home, home = user_folders
+    line = "npx prettier --write . && node -e \"require('yaml')\""
+    hook = {"hooks": {"PostToolUse": [{"hooks": [{"command": line}]}]}}
+    make(workspace / ".claude/settings.json", json.dumps(hook), user, mode=0o644)
+    make(workspace / "node_modules/prettier/package.json", '{"name": "prettier"}', user, 0o644)
+    make(workspace / "node_modules/prettier/bin/prettier.cjs", "console.log(1)\n", user)
+    make(workspace / "node_modules/.bin/README", "bins\n", user, mode=0o644)
+    os.symlink("../prettier/bin/prettier.cjs", workspace / "node_modules/.bin/prettier")
+    if user == "nobody":
+        os.lchown(workspace / "node_modules/.bin/prettier", 65534, 65534)
+    marker = home / "planted-ran"
+    planted = f"require('fs').writeFileSync('{marker}', 'ran')"
+    command = (
+        f'echo "{planted}" >> node_modules/prettier/bin/prettier.cjs; '
+        "rm node_modules/.bin/prettier; "
+        f'mkdir -p node_modules/yaml; echo "{planted}" > node_modules/yaml/index.js; '
+        "echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert ran.count("Read-only file system") == 2 and "finished" in ran, ran
+    assert (workspace / "node_modules/.bin/prettier").is_symlink()
+    assert (workspace / "node_modules/prettier/bin/prettier.cjs").read_text() == "console.log(1)\n"
+    # Not installed yet, the package the hook requires cannot be held: made, it is told.
+    assert "node_modules/yaml is new. It was kept, and the user was told" in ran, ran
+    assert "node_modules/yaml (node or npm takes it by name" in result.stderr
+    node = subprocess.run(["which", "node"], capture_output=True, text=True).stdout.strip()
+    if node:
+        subprocess.run(
+            [*prefix(user), node, "node_modules/.bin/prettier"],
+            cwd=workspace,
+            capture_output=True,
+            timeout=60,
+        )
+    assert not marker.exists()

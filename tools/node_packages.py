@@ -1,0 +1,176 @@
+"""What node and the package managers take from a project's `node_modules` by a name.
+
+A host tool's line that runs node code or an npm script names few files, and yet runs many:
+
+    node -e "require('yaml')"    node takes `yaml` from node_modules, in this folder or the
+                                 nearest above it that has it, and what yaml requires in turn
+    npx prettier --write .       npx runs node_modules/.bin/prettier, before any download
+    "lint": "eslint ."           an npm script runs node_modules/.bin/eslint: npm puts each
+                                 node_modules/.bin up the tree first on the script's PATH
+
+So a sandboxed command that wrote `node_modules/.bin/prettier` or `node_modules/yaml/index.js`
+would have its code run outside the sandbox by the next hook. For such a name this lists what
+the tool would run (tools/git_programs.py `ByName.when_there`: held while it exists, reported
+when a command makes it): the `.bin` entry or the package folder in each folder from where the
+line runs up to the workspace's top, as far as the first one there, and, for a package found,
+the packages it depends on, found as node finds them from where it lies. Past
+MAX_PACKAGES_HELD packages the rest cannot be held (`too_many`): commands ask.
+
+Only the package.json files are read; nothing is run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NODE_MODULES = "node_modules"
+BINS = ".bin"
+# Packages of one name's dependencies held at most: each is a read-only mount in every
+# sandbox, and a test runner's come to some hundreds.
+MAX_PACKAGES_HELD = 1_000
+# What a package needs installed beside it to run (devDependencies are its own tests').
+DEPENDENCY_KEYS = ("dependencies", "optionalDependencies", "peerDependencies")
+MAX_PACKAGE_JSON_BYTES = 1024 * 1024
+
+NODE_PACKAGE_REASON = (
+    "a program run later outside the sandbox (by a host tool's settings, or an npm script "
+    "one runs) takes this from node_modules by its name: node's require or import, or a "
+    "program npm or npx finds in node_modules/.bin"
+)
+
+
+@dataclass
+class NodeNames:
+    """The paths a line's names lead to in node_modules, and whether some were left out."""
+
+    paths: list[Path] = field(default_factory=list)
+    too_many: bool = False
+    packages: int = 0  # package folders found
+    _seen: set[Path] = field(default_factory=set)  # paths listed
+    _read: set[Path] = field(default_factory=set)  # packages whose dependencies are listed
+
+
+def package_name(word: str) -> str | None:
+    """The package a word names to npx or to require (`prettier@3` is prettier, `@a/b/x.js`
+    is @a/b), or None for what is no package's name (a path, `node:fs`, a URL)."""
+    if not word or word.startswith((".", "/", "~", "-")) or ":" in word:
+        return None
+    parts = word.split("/")
+    name = "/".join(parts[:2]) if word.startswith("@") else parts[0]
+    name = name[0] + name[1:].split("@")[0]  # a version after the name (`x@1`, `@a/b@2`)
+    return name if name.strip("@/") and ".." not in name else None
+
+
+def bin_name(package: str) -> str:
+    """The program npx runs for a package given by name: its name, less a scope."""
+    return package.rsplit("/", 1)[-1]
+
+
+def _up_to_the_top(folder: Path, root: Path) -> list[Path]:
+    if not folder.is_relative_to(root):
+        return []
+    return [folder, *(above for above in folder.parents if above.is_relative_to(root))]
+
+
+def package_paths(
+    name: str, folder: Path, root: Path = Path("/"), found: NodeNames | None = None
+) -> NodeNames:
+    """What node's `require(name)` from `folder` may take in the workspace `root`: the package
+    folder in each node_modules from `folder` up, as far as the first one there (held, or told
+    when made), and all it depends on, as node finds each from where the package lies. Found
+    paths outside the workspace are left to the caller to drop."""
+    found = NodeNames() if found is None else found
+    waiting = [(name, folder)]
+    while waiting:
+        name, start = waiting.pop()
+        for above in _up_to_the_top(start, root):
+            if above.name == NODE_MODULES:
+                continue  # node does not look for node_modules/node_modules
+            candidate = above / NODE_MODULES / name
+            if candidate not in found._seen:
+                found._seen.add(candidate)
+                found.paths.append(candidate)
+            if not os.path.isdir(candidate):
+                continue
+            real = Path(os.path.realpath(candidate))
+            if real in found._read:
+                break
+            found._read.add(real)
+            if real != candidate:  # (pnpm's: a link into its store, held where it leads)
+                found.paths.append(real)
+            found.packages += 1
+            if found.packages > MAX_PACKAGES_HELD:
+                found.too_many = True
+                return found
+            waiting += [(dependency, real) for dependency in _dependencies(real)]
+            break
+    return found
+
+
+def bin_paths(
+    program: str, folder: Path, root: Path = Path("/"), found: NodeNames | None = None
+) -> NodeNames:
+    """What an npm script (or npx) run from `folder` in the workspace `root` takes for the
+    program `program`: node_modules/.bin/PROGRAM in each folder from `folder` up, as far as
+    the first one there, and the package that one is (a link into it: npm's; a script that
+    names it: pnpm's and yarn's, taken by the program's name), with all it depends on."""
+    found = NodeNames() if found is None else found
+    if not program or "/" in program or program.startswith((".", "-")):
+        return found
+    for above in _up_to_the_top(folder, root):
+        if above.name == NODE_MODULES:
+            continue
+        # The folder itself too: npm's entries are links, which no read-only mount holds, and
+        # a held folder keeps a command from putting a file of that name there.
+        bins = above / NODE_MODULES / BINS
+        for path in (bins, bins / program):
+            if path not in found._seen:
+                found._seen.add(path)
+                found.paths.append(path)
+        if not os.path.lexists(bins / program):
+            continue
+        entry = bins / program
+        package = _package_of(Path(os.path.realpath(entry)))
+        package_paths(_name_of(package) if package else program, above, root, found)
+        if package is not None and package not in found._read:  # (a link out of node's way)
+            found.paths.append(package)
+            waiting = NodeNames()
+            for dependency in _dependencies(package):
+                package_paths(dependency, package, root, waiting)
+            found.paths += waiting.paths
+        break
+    return found
+
+
+def _package_of(file: Path) -> Path | None:
+    """The package folder a file lies in: the nearest folder above it with a package.json
+    whose own folder is a node_modules (or a scope in one)."""
+    for folder in file.parents:
+        if folder.parent.name == NODE_MODULES or folder.parent.parent.name == NODE_MODULES:
+            return folder if os.path.isfile(folder / "package.json") else None
+    return None
+
+
+def _name_of(package: Path) -> str | None:
+    if package.parent.name.startswith("@"):
+        return f"{package.parent.name}/{package.name}"
+    return package.name
+
+
+def _dependencies(package: Path) -> list[str]:
+    """The names of what `package` needs installed to run (DEPENDENCY_KEYS of its
+    package.json); none where it has no readable one."""
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        with open(package / "package.json", "rb") as file:
+            manifest = json.loads(file.read(MAX_PACKAGE_JSON_BYTES))
+        names: list[str] = []
+        for key in DEPENDENCY_KEYS:
+            table = manifest.get(key) if isinstance(manifest, dict) else None
+            if isinstance(table, dict):
+                names += [name for name in table if isinstance(name, str) and package_name(name)]
+        return list(dict.fromkeys(names))
+    return []
