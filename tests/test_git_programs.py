@@ -749,48 +749,58 @@ def test_a_module_git_runs_with_python_dash_m_is_reported_when_made_and_then_hel
 @pytest.mark.parametrize("value", ['python3 -c "import json; json.tool"', "python3 -m black ."])
 def test_python_with_no_script_of_its_own_takes_every_module_of_its_folder(tmp_path, value):
     # python -c and -m take every module from the folder they start in first, also those the
-    # named ones import in turn (`json` imports `re`): no name is safe to leave out.
+    # named ones import in turn (`json` imports `re`). One of the standard library's names is
+    # held, with its compiled copies; any other is the project's own, told when made.
+    from tools.git_programs import PYTHON_FOLDER_REASON, PYTHON_NEW_MODULE_REASON
+
     (tmp_path / "re.py").write_text("")
     (tmp_path / "helpers.pyc").write_bytes(b"")
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "re.cpython-311.pyc").write_bytes(b"")
+    (tmp_path / "__pycache__" / "conftest.cpython-311-pytest-8.pyc").write_bytes(b"")
     (tmp_path / "data").mkdir()  # no package: an installed module of that name comes first
     (tmp_path / "notes.txt").write_text("")
     (tmp_path / "my-tool.py").write_text("")  # no module's name
     by_name = ByName()
     program_paths(value, tmp_path, [], True, by_name)
-    held = {path.name for path, _ in by_name.when_there}
-    assert {"re.py", "helpers.pyc", "pkg", "__pycache__"} <= held
-    assert not held & {"data", "notes.txt", "my-tool.py"}
+    found = {str(path.relative_to(tmp_path)): why for path, why in by_name.when_there}
+    assert found["re.py"] == found["__pycache__/re.cpython-311.pyc"] == PYTHON_FOLDER_REASON
+    assert found["helpers.pyc"] == found["pkg"] == PYTHON_NEW_MODULE_REASON
+    assert not found.keys() & {"data", "notes.txt", "my-tool.py", "__pycache__"}
+    assert "__pycache__/conftest.cpython-311-pytest-8.pyc" not in found
 
 
 @needs_bwrap
 def test_what_python_would_import_from_a_host_tools_folder_is_held_or_told(api, env, user_folders):
     # `clean = python3 -m nbstripout` runs from the top of the tree: a module there of any name
-    # runs when nbstripout or python imports that name, and so does the compiled copy of one in
-    # __pycache__, which python trusts when its header gives the source's time and size.
+    # runs when nbstripout or python imports that name, and so does the compiled copy of the
+    # module it runs, which python trusts when its header gives the source's time and size.
     user, workspace, planloop_home, home = user_folders
     host(user, home, "git", "init", "-q", ".", cwd=workspace)
     with (workspace / ".git" / "config").open("a") as file:
         file.write('[filter "strip"]\n\tclean = python3 -m nbstripout\n')
+    make(workspace / "nbstripout.py", "print('vendored')\n", user, 0o644)
     make(workspace / "helpers.py", "VALUE = 1\n", user, 0o644)
-    (workspace / "__pycache__").mkdir()
-    if user == "nobody":
-        os.chown(workspace / "__pycache__", NOBODY, NOBODY)
     command = (
-        "echo 'X = 2' >> helpers.py; touch __pycache__/helpers.cpython-311.pyc; "
-        "echo 'import os' > re.py; echo finished"
+        "echo 'X = 2' >> nbstripout.py; mkdir -p __pycache__; "
+        "echo forged > __pycache__/nbstripout.cpython-311.pyc; "
+        "echo 'import os' > re.py; mkdir mylib; touch mylib/__init__.py; "
+        "echo 'X = 2' >> helpers.py; echo finished"
     )
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [text("Done.")]})
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     (first,) = tool_results(api)
-    assert first.count("Read-only file system") == 2 and "finished" in first, first
-    assert "re.py is new. It was kept, and the user was told" in first, first
-    assert "re.py (python takes modules from here for a program git or a host tool runs)" in (
-        result.stderr
-    )
-    assert (workspace / "helpers.py").read_text() == "VALUE = 1\n"
-    assert not list((workspace / "__pycache__").iterdir())
+    assert first.count("Read-only file system") == 1 and "finished" in first, first
+    for made in ("__pycache__/nbstripout.cpython-311.pyc", "re.py", "mylib"):
+        assert f"{made} is new. It was kept, and the user was told" in first, first
+        assert f"{made} (python" in result.stderr
+    assert "the standard library's included. Change such files with write_file" in first
+    # The project's own module is its code, changed as code is; a new one of its own name is
+    # told, but not held (nothing to ask before writing it).
+    assert "installed one of its name.]" in first
+    assert (workspace / "nbstripout.py").read_text() == "print('vendored')\n"
+    assert (workspace / "helpers.py").read_text() == "VALUE = 1\nX = 2\n"

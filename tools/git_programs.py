@@ -28,7 +28,8 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -181,8 +182,16 @@ PYTHON_MODULE_REASON = (
 PYTHON_FOLDER_REASON = (
     "a program run later outside the sandbox (by git, or by a host tool's settings) starts "
     "python in this folder with no script of its own (`python -c`, `python -m`): python "
-    "takes every module it needs from here first, those of the installed ones included"
+    "takes every module it needs from here first, the standard library's included"
 )
+# A module of another name there is the project's own, changed as its code is, but a new one
+# would run in place of an installed module of its name: told when a command makes one.
+PYTHON_NEW_MODULE_REASON = (
+    "a program run later outside the sandbox (by git, or by a host tool's settings) starts "
+    "python in this folder with no script of its own (`python -c`, `python -m`): a new "
+    "module here runs in place of an installed one of its name"
+)
+TOLD_ONLY = (PYTHON_NEW_MODULE_REASON,)  # reported when made, not held (tools/sandbox.py)
 CACHED_MODULES = "__pycache__"
 # Entries of a folder read for its modules (`modules_in`): its top only, not a package store.
 MAX_FOLDER_ENTRIES = 10_000
@@ -392,29 +401,44 @@ def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
 
 def module_files(module: str, base: Path) -> list[Path]:
     """The paths in `base` python would take `module` from (`python -m pkg.tool` starts with
-    `pkg`): a folder of its name, a file of its name with one of MODULE_SUFFIXES, and
-    `__pycache__`, whose compiled copy of a source module runs in its place (python trusts
-    one whose header gives the source's time and size, which a command can write)."""
+    `pkg`): a folder of its name, a file of its name with one of MODULE_SUFFIXES, and its
+    compiled copies in `__pycache__`, which run in place of its source (python trusts one whose
+    header gives the source's time and size, and a command can write that)."""
     top = module.split(".")[0]
     if not top.isidentifier():
         return []  # no module python would look for
-    cached = base / CACHED_MODULES
-    return [base / top, *(base / f"{top}{suffix}" for suffix in MODULE_SUFFIXES), cached]
+    return [
+        base / top,
+        *(base / f"{top}{suffix}" for suffix in MODULE_SUFFIXES),
+        *_cached_copies(base, {top}),
+    ]
 
 
-def modules_in(folder: Path) -> list[Path]:
+def _cached_copies(folder: Path, names: Container[str]) -> list[Path]:
+    """The compiled copies in `folder`/__pycache__ of the modules `names` (`fmt.*.pyc`)."""
+    with contextlib.suppress(OSError, ValueError), os.scandir(folder / CACHED_MODULES) as cached:
+        return [Path(e.path) for e in cached if e.name.split(".")[0] in names]
+    return []
+
+
+def modules_in(folder: Path) -> list[tuple[Path, str]]:
     """What python started in `folder` with no script of its own (`python -c`, `python -m`,
-    code on its input) may import from there: every module there, as a file (`re.py`, an
-    extension module), a package folder (with an `__init__`) or in `__pycache__`. Such a python
-    takes every module from its folder first, also those that python itself and the installed
-    packages import on the way (`json` imports `re`), so no name is safe to leave out. At most
-    MAX_FOLDER_MODULES entries (a folder is not a package store)."""
-    found: list[Path] = []
+    code on its input) may import from there, with why. Such a python takes every module from
+    its folder first, also those that python itself and the installed packages import on the
+    way (`json` imports `re`). So each module there with a name of the standard library, and
+    its compiled copies, is held (PYTHON_FOLDER_REASON); any other, as a file (`x.py`, an
+    extension module) or a package folder (with an `__init__`), is the project's own, and is
+    told when a command makes one (PYTHON_NEW_MODULE_REASON). At most MAX_FOLDER_ENTRIES
+    entries are read (a folder is not a package store)."""
+    found: list[tuple[Path, str]] = []
     with contextlib.suppress(OSError, ValueError), os.scandir(folder) as entries:
         for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES):
-            if entry.name == CACHED_MODULES or _is_module(entry):
-                found.append(Path(entry.path))
-    return found
+            if _is_module(entry):
+                standard = entry.name.split(".")[0] in sys.stdlib_module_names
+                why = PYTHON_FOLDER_REASON if standard else PYTHON_NEW_MODULE_REASON
+                found.append((Path(entry.path), why))
+    cached = _cached_copies(folder, sys.stdlib_module_names)
+    return found + [(path, PYTHON_FOLDER_REASON) for path in cached]
 
 
 def _is_module(entry: os.DirEntry) -> bool:
@@ -663,7 +687,7 @@ def program_paths(
                 by_name.when_there += [
                     (p, PYTHON_MODULE_REASON) for p in module_files(module, base)
                 ]
-                by_name.when_there += [(p, PYTHON_FOLDER_REASON) for p in modules_in(base)]
+                by_name.when_there += modules_in(base)
             before_last, last = last, word  # what follows is the module's, not a script
             continue
         # After a program that is neither an interpreter nor git, a word naming one or a package
@@ -988,7 +1012,7 @@ def _loaded_by_code(
         for folder in folders:
             by_name.when_there += [(p, PYTHON_MODULE_REASON) for p in module_files(module, folder)]
     if interpreter in PYTHONS and by_name is not None:  # what those modules import in turn
-        by_name.when_there += [(p, PYTHON_FOLDER_REASON) for f in folders for p in modules_in(f)]
+        by_name.when_there += [found for folder in folders for found in modules_in(folder)]
     if interpreter in NODE_CODE and by_name is not None:  # `require("yaml")`: node_modules'
         for package in names.packages:
             required = package_paths(package, base)

@@ -100,6 +100,8 @@ from tools.git_programs import (
     PATH_VARIABLE_REASON,
     PYTHON_FOLDER_REASON,
     PYTHON_MODULE_REASON,
+    PYTHON_NEW_MODULE_REASON,
+    TOLD_ONLY,
     git_files_when_there,
     git_program_not_held,
     git_programs_in,
@@ -685,7 +687,11 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
         candidates += home_links_into(root)  # your dot files, kept in this workspace
         candidates += path_folders_in(root)[0]  # your PATH's folders here: .venv/bin
         candidates += run_later_read_only(root, run_later_paths(root, scan))
-        held_there = run_later_read_only(root, held_when_there_paths(root, scan))
+        # (What is only told when made, a new module of the project's own name, is not held.)
+        there = [
+            (path, why) for path, why in held_when_there_paths(root, scan) if why not in TOLD_ONLY
+        ]
+        held_there = run_later_read_only(root, there)
         candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: held
         candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
         candidates += tool_scripts_in(root, scan.tool_configs)  # a folderOpen task's script
@@ -1723,16 +1729,16 @@ class Bubblewrap:
                 PYTHON_MODULE_REASON: "python imports it for a program git or a host tool runs",
                 PYTHON_FOLDER_REASON: "python takes modules from here for a program git or "
                 "a host tool runs",
+                PYTHON_NEW_MODULE_REASON: "python takes modules from here for a program git "
+                "or a host tool runs",
                 NODE_PACKAGE_REASON: "node or npm takes it by name for a program a host tool runs",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
             }.get(why, "your shell or direnv runs it later")
             self._record(f"{name} ({runs})")
-            notes.append(
-                f"[{name} is new. It was kept, and the user was told: {why}. Change such "
-                "files with write_file, which asks.]"
-            )
+            asks = "" if why in TOLD_ONLY else " Change such files with write_file, which asks."
+            notes.append(f"[{name} is new. It was kept, and the user was told: {why}.{asks}]")
         for path in python_start:
             name, new = shown(root, path), path not in started
             self._record(f"{name} ({'a new' if new else 'a changed'} python start-up file)")
