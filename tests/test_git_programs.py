@@ -804,3 +804,21 @@ def test_what_python_would_import_from_a_host_tools_folder_is_held_or_told(api, 
     assert "installed one of its name.]" in first
     assert (workspace / "nbstripout.py").read_text() == "print('vendored')\n"
     assert (workspace / "helpers.py").read_text() == "VALUE = 1\nX = 2\n"
+
+
+def test_a_hook_that_starts_python_with_no_script_holds_the_modules_of_the_tree(tmp_path):
+    # pre-commit's hook runs `"$INSTALL_PYTHON" -mpre_commit` from the top of the tree, where
+    # python takes `yaml` (pre-commit's) or `re` from first.
+    from tools.git_programs import PYTHON_FOLDER_REASON, git_files_when_there
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    hook = tmp_path / ".git/hooks/pre-commit"
+    hook.write_text(
+        "#!/usr/bin/env bash\nINSTALL_PYTHON=/usr/bin/python3\nARGS=(hook-impl)\n"
+        'exec "$INSTALL_PYTHON" -mpre_commit "${ARGS[@]}"\n'
+    )
+    (tmp_path / "re.py").write_text("")
+    found = dict(git_files_when_there(tmp_path, [tmp_path / ".git"]))
+    assert found.get(tmp_path / "re.py") == PYTHON_FOLDER_REASON
+    hook.write_text("#!/bin/sh\nexec ./scripts/check.sh\n")  # a hook of no such kind
+    assert tmp_path / "re.py" not in dict(git_files_when_there(tmp_path, [tmp_path / ".git"]))

@@ -182,3 +182,21 @@ def test_a_command_cannot_change_what_npx_runs_and_a_new_one_is_told(api, env, u
             timeout=60,
         )
     assert not marker.exists()
+
+
+def test_a_husky_hook_that_runs_npx_holds_what_npx_runs(tmp_path):
+    # husky 9: core.hooksPath = .husky/_, whose stubs run .husky/pre-commit: `npx lint-staged`
+    # runs node_modules/.bin/lint-staged at the person's next commit.
+    from tools.git_programs import git_files_when_there
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", ".husky/_"], check=True)
+    (tmp_path / ".husky/_").mkdir(parents=True)
+    (tmp_path / ".husky/_/pre-commit").write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+    (tmp_path / ".husky/pre-commit").write_text("npx lint-staged\n")
+    package(tmp_path, "lint-staged", {"micromatch": "4"}, bins="lint-staged")
+    found = relative(
+        tmp_path, [path for path, _ in git_files_when_there(tmp_path, [tmp_path / ".git"])]
+    )
+    assert {"node_modules/.bin/lint-staged", "node_modules/lint-staged"} <= found
+    assert "node_modules/micromatch" in found  # not installed: told when made

@@ -47,6 +47,7 @@ from tools.node_packages import (
 from tools.paths import (
     GIT_DIR_NAME,
     common_dir_of,
+    git_config_paths,
     git_dir_of,
     paths_named_by,
     read_git_config,
@@ -1325,7 +1326,43 @@ def repository_git_programs(
     if common is not None:
         configs.insert(-2, common / "config")
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
+    if by_name is not None:
+        hooks = [git_dir / "hooks", *([common / "hooks"] if common else [])]
+        named = git_config_paths(git_entry)[0]
+        # (husky's `.husky/_` holds stubs that run the hooks of the folder above it)
+        hooks += [*named, *(folder.parent for folder in named if folder.name == "_")]
+        _named_by_hooks(hooks, worktree, untold, by_name)
     return git_programs_named_by(configs, worktree, untold, by_name)
+
+
+# In a hook's text: a python started with no script of its own (pre-commit's hook runs
+# `"$INSTALL_PYTHON" -mpre_commit`), and a program npx (or `npm exec`) runs by a package's name
+# (husky's `npx lint-staged`). Hooks run from the top of the working tree.
+HOOK_PYTHON = re.compile(r"python[\w.]*[\"'}]*\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*[mc]", re.IGNORECASE)
+HOOK_NPX = re.compile(
+    r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
+)
+MAX_HOOK_BYTES = 64 * 1024
+MAX_HOOK_FILES = 100
+
+
+def _named_by_hooks(
+    folders: list[Path], worktree: Path, untold: list | None, by_name: ByName
+) -> None:
+    """What the hooks in `folders` take by a name from the working tree (HOOK_PYTHON,
+    HOOK_NPX): held while there, told when made. What else a hook runs is the project's code,
+    as a Makefile's is."""
+    for folder in folders:
+        with contextlib.suppress(OSError, ValueError), os.scandir(folder) as entries:
+            for entry in itertools.islice(entries, MAX_HOOK_FILES):
+                if entry.name.endswith(".sample") or not entry.is_file():
+                    continue
+                with contextlib.suppress(OSError), open(entry.path, "rb") as file:
+                    text = file.read(MAX_HOOK_BYTES).decode("utf-8", "replace")
+                    if HOOK_PYTHON.search(text):
+                        by_name.when_there += modules_in(worktree)
+                    for word in HOOK_NPX.findall(text):
+                        _run_by_npx(word, worktree, worktree, untold, by_name)
 
 
 def git_programs_around(
