@@ -822,3 +822,36 @@ def test_a_hook_that_starts_python_with_no_script_holds_the_modules_of_the_tree(
     assert found.get(tmp_path / "re.py") == PYTHON_FOLDER_REASON
     hook.write_text("#!/bin/sh\nexec ./scripts/check.sh\n")  # a hook of no such kind
     assert tmp_path / "re.py" not in dict(git_files_when_there(tmp_path, [tmp_path / ".git"]))
+
+
+HUSKY_RUNNER = """#!/usr/bin/env sh
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+sh -e "$s" "$@"
+"""
+
+
+@needs_bwrap
+def test_husky_9s_hooks_above_its_stubs_are_held(api, env, user_folders):
+    # husky 9 sets core.hooksPath to .husky/_, whose stubs run .husky/pre-commit: the person's
+    # next commit runs what a command wrote there.
+    user, workspace, planloop_home, home = user_folders
+    host(user, home, "git", "init", "-q", ".", cwd=workspace)
+    host(user, home, "git", "config", "core.hooksPath", ".husky/_", cwd=workspace)
+    make(workspace / ".husky/_/h", HUSKY_RUNNER, user)
+    make(workspace / ".husky/_/pre-commit", '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', user)
+    make(workspace / ".husky/pre-commit", "echo checked\n", user, 0o644)
+    marker = home / "planted-ran"
+    command = f"echo 'touch {marker}' >> .husky/pre-commit; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert "Read-only file system" in ran and "finished" in ran, ran
+    assert (workspace / ".husky/pre-commit").read_text() == "echo checked\n"
+    ident = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a"}
+    ident["GIT_COMMITTER_EMAIL"] = "a@b"
+    host(user, home, "git", "commit", "-q", "--allow-empty", "-m", "x", cwd=workspace, env=ident)
+    assert not marker.exists()

@@ -1328,9 +1328,7 @@ def repository_git_programs(
     worktree = git_entry.parent if git_entry.name == GIT_DIR_NAME else git_entry
     if by_name is not None:
         hooks = [git_dir / "hooks", *([common / "hooks"] if common else [])]
-        named = git_config_paths(git_entry)[0]
-        # (husky's `.husky/_` holds stubs that run the hooks of the folder above it)
-        hooks += [*named, *(folder.parent for folder in named if folder.name == "_")]
+        hooks += git_config_paths(git_entry)[0]  # (`.husky` with husky's `.husky/_`)
         _named_by_hooks(hooks, worktree, untold, by_name)
     return git_programs_named_by(configs, worktree, untold, by_name)
 
@@ -1342,7 +1340,6 @@ HOOK_PYTHON = re.compile(r"python[\w.]*[\"'}]*\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*[mc
 HOOK_NPX = re.compile(
     r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
 )
-MAX_HOOK_BYTES = 64 * 1024
 MAX_HOOK_FILES = 100
 
 
@@ -1357,12 +1354,14 @@ def _named_by_hooks(
             for entry in itertools.islice(entries, MAX_HOOK_FILES):
                 if entry.name.endswith(".sample") or not entry.is_file():
                     continue
-                with contextlib.suppress(OSError), open(entry.path, "rb") as file:
-                    text = file.read(MAX_HOOK_BYTES).decode("utf-8", "replace")
-                    if HOOK_PYTHON.search(text):
-                        by_name.when_there += modules_in(worktree)
-                    for word in HOOK_NPX.findall(text):
-                        _run_by_npx(word, worktree, worktree, untold, by_name)
+                try:  # (without blocking: a FIFO put there has no writer)
+                    text = read_small_file(entry.path)
+                except OSError:
+                    continue
+                if HOOK_PYTHON.search(text):
+                    by_name.when_there += modules_in(worktree)
+                for word in HOOK_NPX.findall(text):
+                    _run_by_npx(word, worktree, worktree, untold, by_name)
 
 
 def git_programs_around(

@@ -1240,6 +1240,11 @@ def git_config_paths(git_entry: Path) -> tuple[list[Path], list[Path]]:
     return paths_named_by(config_files, worktree)
 
 
+# husky 9 sets core.hooksPath to `.husky/_`, whose stub for each hook runs the script of that
+# name in `.husky` itself (`.husky/pre-commit`): that folder holds hooks as surely.
+HUSKY_STUBS = "_"
+
+
 def paths_named_by(
     config_files: list[Path], worktree: Path | None
 ) -> tuple[list[Path], list[Path]]:
@@ -1257,7 +1262,10 @@ def paths_named_by(
                 continue
             expanded = Path(os.path.expanduser(value))
             if key == "core.hookspath" and (worktree is not None or expanded.is_absolute()):
-                hooks.append(Path(os.path.normpath((worktree or Path("/")) / expanded)))
+                folder = Path(os.path.normpath((worktree or Path("/")) / expanded))
+                hooks.append(folder)
+                if folder.name == HUSKY_STUBS:  # its stubs run the hooks of the folder above
+                    hooks.append(folder.parent)
             elif key in ("include.path", "includeif.path"):
                 included = Path(os.path.normpath(config.parent / expanded))
                 if included not in config_files and len(config_files) < MAX_GIT_CONFIGS:
