@@ -381,16 +381,12 @@ COMPOSE_PROGRAMS = ("docker", "podman", "docker-compose", "podman-compose")
 FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
 
 
-def _run_by_npx(
-    word: str, base: Path, worktree: Path | None, untold: list | None, by_name: ByName | None
-) -> None:
+def _run_by_npx(word: str, base: Path, by_name: ByName | None) -> None:
     """What `npx WORD` runs by a package's name: the project's own node_modules/.bin of that
     name first, and that package's code (held, or told when made)."""
     if (package := package_name(word)) is not None:
         run = bin_paths(bin_name(package), base)
         node_names_held(package_paths(package, base, found=run), by_name)
-        if run.too_many:
-            _cannot_tell(f"node_modules/{package}/…", worktree, untold)
 
 
 def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
@@ -741,7 +737,7 @@ def program_paths(
                 by_name.calls.append((base, command, after))
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
-                _run_by_npx(word, base, worktree, untold, by_name)  # (`npm exec x` too)
+                _run_by_npx(word, base, by_name)  # (`npm exec x` too)
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
                 before_last, last = last, word
                 continue  # a package's name (`npx -y @scope/server`), no path
@@ -1016,10 +1012,7 @@ def _loaded_by_code(
         by_name.when_there += [found for folder in folders for found in modules_in(folder)]
     if interpreter in NODE_CODE and by_name is not None:  # `require("yaml")`: node_modules'
         for package in names.packages:
-            required = package_paths(package, base)
-            node_names_held(required, by_name)
-            if required.too_many:
-                _cannot_tell(f"node_modules/{package}/…", base, untold)
+            node_names_held(package_paths(package, base), by_name)
     return list(dict.fromkeys(found))
 
 
@@ -1329,7 +1322,7 @@ def repository_git_programs(
     if by_name is not None:
         hooks = [git_dir / "hooks", *([common / "hooks"] if common else [])]
         hooks += git_config_paths(git_entry)[0]  # (`.husky` with husky's `.husky/_`)
-        _named_by_hooks(hooks, worktree, untold, by_name)
+        _named_by_hooks(hooks, worktree, by_name)
     return git_programs_named_by(configs, worktree, untold, by_name)
 
 
@@ -1343,9 +1336,7 @@ HOOK_NPX = re.compile(
 MAX_HOOK_FILES = 100
 
 
-def _named_by_hooks(
-    folders: list[Path], worktree: Path, untold: list | None, by_name: ByName
-) -> None:
+def _named_by_hooks(folders: list[Path], worktree: Path, by_name: ByName) -> None:
     """What the hooks in `folders` take by a name from the working tree (HOOK_PYTHON,
     HOOK_NPX): held while there, told when made. What else a hook runs is the project's code,
     as a Makefile's is."""
@@ -1361,7 +1352,7 @@ def _named_by_hooks(
                 if HOOK_PYTHON.search(text):
                     by_name.when_there += modules_in(worktree)
                 for word in HOOK_NPX.findall(text):
-                    _run_by_npx(word, worktree, worktree, untold, by_name)
+                    _run_by_npx(word, worktree, by_name)
 
 
 def git_programs_around(

@@ -62,7 +62,7 @@ from tools.git_programs import (
     runs_something,
     variable_paths,
 )
-from tools.node_packages import NodeNames, bin_name, bin_paths, package_name
+from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import CODE_WORKSPACE_SUFFIX, MISE_FILE, MISE_FOLDER, read_small_file
 from tools.shell_config import VENV_CONFIG_NAME
 
@@ -910,7 +910,7 @@ def run_by(
         folders = _package_folders(base, program, words, project, untold)
         found += _call_programs(base, words, untold) if base is not None else []
         if base is not None:
-            _bins_called(base, program, words, project, untold, by_name)
+            _bins_called(base, program, words, project, by_name)
         for folder in (folder for folder in folders if folder not in packages):
             packages.add(folder)
             if os.path.isfile(folder):
@@ -1187,7 +1187,7 @@ def _package_runs(
         # A program named alone (`eslint .`, `node x.js`) is looked for in each node_modules/.bin
         # up the tree first: npm puts them on the script's PATH.
         for base, program in by_name.programs[named_before:]:
-            _node_names(bin_paths(program, base, project), program, base, untold, by_name)
+            node_names_held(bin_paths(program, base, project), by_name)
     found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
     for settings_folder in _up_to(folder, project):
         for path in package_manager_programs(settings_folder):
@@ -1195,18 +1195,8 @@ def _package_runs(
     return found
 
 
-def _node_names(
-    names: NodeNames, name: str, base: Path, untold: list[UntoldProgram], by_name: ByName
-) -> None:
-    """Hold what node_modules gives for a name (tools/node_packages.py), or, past what can be
-    held, ask."""
-    node_names_held(names, by_name)
-    if names.too_many:
-        untold.append(UntoldProgram(base, f"node_modules/{name}/…"))
-
-
 def _bins_called(
-    base: Path, program: str, words: tuple[str, ...], project: Path, untold: list, by_name: ByName
+    base: Path, program: str, words: tuple[str, ...], project: Path, by_name: ByName
 ) -> None:
     """The program a package manager runs from node_modules/.bin by its name: `npm exec x`,
     `pnpm exec x`, `yarn exec x`, `bun x x`, and `yarn x` (pnpm's, bun's) where x is neither a
@@ -1219,7 +1209,7 @@ def _bins_called(
     else:
         return
     if (package := package_name(named)) is not None:
-        _node_names(bin_paths(bin_name(package), base, project), package, base, untold, by_name)
+        node_names_held(bin_paths(bin_name(package), base, project), by_name)
 
 
 def _up_to(folder: Path, project: Path) -> list[Path]:
