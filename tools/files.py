@@ -28,6 +28,7 @@ from tools.base import Tool, ToolError
 from tools.beneath import (
     Fingerprint,
     Target,
+    WriteCancelled,
     fingerprint,
     off_the_loop,
     open_target,
@@ -77,8 +78,18 @@ MAX_EDIT_BYTES = 10 * 1024 * 1024
 LINE_NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 
-def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_LINE_LIMIT) -> str:
-    """Return lines offset .. offset+limit-1 of a text file, each as '{number:>6}\\t{line}'."""
+def read_file(
+    workspace: Path,
+    path: str,
+    offset: int = 1,
+    limit: int = DEFAULT_LINE_LIMIT,
+    stop: threading.Event | None = None,
+) -> str:
+    """Return lines offset .. offset+limit-1 of a text file, each as '{number:>6}\\t{line}'.
+
+    `stop`, set by a cancel (Ctrl-C, SIGTERM), ends a long scan for the offset at once; and a
+    scan ends past MAX_SCANNED_BYTES anyway (a sparse file of a terabyte has no line breaks
+    to count, and would keep the run waiting for minutes)."""
     if offset < 1:
         raise ToolError(f"read_file: offset is a line number starting at 1, got {offset}.")
     if not 1 <= limit <= MAX_LINE_LIMIT:
@@ -107,13 +118,13 @@ def read_file(workspace: Path, path: str, offset: int = 1, limit: int = DEFAULT_
                     "> copy.txt) and read that."
                 )
             text = data[2:].decode(codec, errors="replace")
-            return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit)
+            return _show_lines(io.BytesIO(text.encode("utf-8")), path, offset, limit, stop)
         if b"\0" in head:
             return (
                 f"This is a binary file ({size} bytes); read_file shows text only. "
                 "Use bash (e.g. file, xxd | head) to inspect it."
             )
-        return _show_lines(file, path, offset, limit)
+        return _show_lines(file, path, offset, limit, stop)
 
 
 # The largest file the sandbox hides for holding planloop's key that read_file still shows, with
@@ -460,8 +471,8 @@ def in_thread(work: Callable[..., str]) -> Callable[..., Awaitable[str]]:
 
 
 def _read_in_thread(workspace: Path, **arguments: object) -> Awaitable[str]:
-    # Reading changes nothing, so there is no commit point to honour: `stop` is not needed.
-    return off_the_loop(lambda stop: read_file(workspace, **arguments))
+    # Reading changes nothing, so there is no commit point to honour; `stop` ends a long scan.
+    return off_the_loop(lambda stop: read_file(workspace, **arguments, stop=stop))
 
 
 def _list_directory(fd: int) -> str:
@@ -482,6 +493,10 @@ def _list_directory(fd: int) -> str:
     return listing
 
 
+# The most read_file scans for the lines asked for: some seconds of reading, more than any text
+# file a model should read by line numbers (bash's tail or sed reaches further).
+MAX_SCANNED_BYTES = 4 * 2**30
+
 # read_at_most's first read: most files are smaller, and a buffer this size is cheap to make.
 FIRST_READ_BYTES = 64 * 1024
 
@@ -500,7 +515,28 @@ def read_at_most(file: BinaryIO, limit: int) -> bytes | None:
     return None if len(data) > limit else data
 
 
-def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
+def _scan_checkpoint(path: str, stop: threading.Event | None) -> Callable[[int], None]:
+    """A textio checkpoint: cancelled when `stop` is set, refused past MAX_SCANNED_BYTES."""
+    scanned = 0
+
+    def checkpoint(read: int) -> None:
+        nonlocal scanned
+        scanned += read
+        if stop is not None and stop.is_set():
+            raise WriteCancelled  # off_the_loop's word for "stopped in time": interrupted
+        if scanned > MAX_SCANNED_BYTES:
+            raise ToolError(
+                f"read_file: gave up after {MAX_SCANNED_BYTES // 2**30} GiB of {path} without "
+                "reaching the lines asked for. Use bash (e.g. tail -c, or sed -n with a line "
+                "range) for a place that deep in the file."
+            )
+
+    return checkpoint
+
+
+def _show_lines(
+    file: BinaryIO, path: str, offset: int, limit: int, stop: threading.Event | None = None
+) -> str:
     """The numbered lines read_file shows, with a note on how to read more."""
     # The key planloop sends with every request (kept in a .env, say) is never shown: the
     # model reading it could write it where it would leave the machine. Nor in any form the
@@ -508,7 +544,7 @@ def _show_lines(file: BinaryIO, path: str, offset: int, limit: int) -> str:
     # holds it so from commands. Each line is redacted before it is cut to its shown length, so
     # no part of the key is left at the cut.
     try:
-        window = read_window(file, offset, limit, file_forms())
+        window = read_window(file, offset, limit, file_forms(), _scan_checkpoint(path, stop))
     except PastEnd as end:
         raise _past_end_error(path, offset, end.total_lines) from None
     if not window.lines:

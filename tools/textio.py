@@ -21,7 +21,7 @@ import codecs
 import contextlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -73,9 +73,25 @@ class Window:
         return self.first + len(self.lines) - 1
 
 
-def read_window(file: BinaryIO, first: int, limit: int, secrets: Sequence[str] = ()) -> Window:
+# Called with the bytes of each chunk read while lines are skipped, so that a caller can stop a
+# scan that has no end in sight (a sparse file of a terabyte is one `truncate` away): it raises.
+Checkpoint = Callable[[int], None]
+
+
+def _keep_going(read: int) -> None:
+    """The checkpoint of a caller that lets every scan run to its end."""
+
+
+def read_window(
+    file: BinaryIO,
+    first: int,
+    limit: int,
+    secrets: Sequence[str] = (),
+    checkpoint: Checkpoint = _keep_going,
+) -> Window:
     """Up to `limit` numbered lines of `file` (UTF-8 or close to it) from line `first` on,
-    each with `secrets` redacted before it is cut to MAX_LINE_CHARS.
+    each with `secrets` redacted before it is cut to MAX_LINE_CHARS. `checkpoint` hears of
+    each chunk skipped on the way (Checkpoint).
 
     Raises PastEnd when the file has fewer than `first` lines.
     """
@@ -83,10 +99,10 @@ def read_window(file: BinaryIO, first: int, limit: int, secrets: Sequence[str] =
     file.seek(0)
     if size == 0:
         return Window([], first, more=False, total_lines=0)
-    skipped = skip_lines(file, first - 1)
+    skipped = skip_lines(file, first - 1, checkpoint)
     if skipped < first - 1:
         raise PastEnd(skipped)
-    lines, more, window_end = _numbered_lines(file, first, limit, list(secrets))
+    lines, more, window_end = _numbered_lines(file, first, limit, list(secrets), checkpoint)
     if not lines:  # the file ends with a line break right before the wanted line
         raise PastEnd(first - 1)
     total = None
@@ -98,12 +114,13 @@ def read_window(file: BinaryIO, first: int, limit: int, secrets: Sequence[str] =
     return Window(lines, first, more, total)
 
 
-def skip_lines(file: BinaryIO, count: int) -> int:
+def skip_lines(file: BinaryIO, count: int, checkpoint: Checkpoint = _keep_going) -> int:
     """Move past `count` lines and return how many there were (fewer if the file ended)."""
     skipped = 0
     ends_mid_line = False
     while skipped < count:
         chunk = file.read(SCAN_CHUNK_BYTES)
+        checkpoint(len(chunk))
         if not chunk:
             # A last line without a line break still counts as a line.
             return skipped + (1 if ends_mid_line else 0)
@@ -119,7 +136,7 @@ def skip_lines(file: BinaryIO, count: int) -> int:
 
 
 def _numbered_lines(
-    file: BinaryIO, first: int, limit: int, secrets: list[str]
+    file: BinaryIO, first: int, limit: int, secrets: list[str], checkpoint: Checkpoint
 ) -> tuple[list[str], bool, int]:
     """Read up to `limit` numbered lines from the current position, `secrets` redacted.
 
@@ -144,7 +161,7 @@ def _numbered_lines(
         truncated = False
         if not raw.endswith(b"\n") and len(raw) == most:
             truncated = True
-            _skip_rest_of_line(file)
+            _skip_rest_of_line(file, checkpoint)
         raw = raw.removesuffix(b"\n").removesuffix(b"\r")
         # A character cut at the end stays out rather than becoming U+FFFD after a secret's start.
         line, _ = codecs.utf_8_decode(raw, "replace", not truncated)
@@ -170,9 +187,10 @@ def _numbered_lines(
     return shown, more_remains, window_end
 
 
-def _skip_rest_of_line(file: BinaryIO) -> None:
+def _skip_rest_of_line(file: BinaryIO, checkpoint: Checkpoint) -> None:
     while True:
         piece = file.readline(SCAN_CHUNK_BYTES)
+        checkpoint(len(piece))
         if not piece or piece.endswith(b"\n"):
             return
 
