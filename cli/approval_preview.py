@@ -21,7 +21,7 @@ from pathlib import Path
 from rich.text import Text
 
 from cli.diffs import SNAPSHOT_LIMIT_BYTES, STYLES, diff_lines, redacted, snapshot
-from cli.sanitize import visible
+from cli.sanitize import shown_exactly
 from tools.textio import match_file_newlines
 
 FOLDED_HEAD, FOLDED_TAIL = 12, 6  # lines of a long preview shown until `v` shows all
@@ -99,9 +99,10 @@ def preview_text(preview: ChangePreview, *, folded: bool, max_chars: int) -> Tex
             f"… {hidden} more lines: type v to see them …",
             *lines[-FOLDED_TAIL:],
         ]
-    shown = Text(visible(preview.title), style="dim")
+    shown = Text(shown_exactly(preview.title), style="dim")
     for line in lines:
         if folded and len(line) > max_chars:
             line = f"{line[:max_chars]}… ({len(line) - max_chars:,} more characters)"
-        shown.append("\n" + visible(line), style=STYLES.get(line[:1], ""))
+        # (Combining marks stay: a file's text in Hindi or Vietnamese is made of them.)
+        shown.append("\n" + shown_exactly(line, marks=False), style=STYLES.get(line[:1], ""))
     return shown

@@ -42,7 +42,14 @@ from rich.text import Text
 
 from cli.approval_preview import ChangePreview, is_long_preview, preview_text, proposed_change
 from cli.diffs import diff_lines, render_diff, snapshot
-from cli.sanitize import Sanitized, has_hidden_characters, visible
+from cli.sanitize import (
+    Sanitized,
+    has_hidden_characters,
+    has_unseen_characters,
+    letters_beyond_ascii,
+    shown_exactly,
+    visible,
+)
 from cli.usage import Usage
 from middleware import ToolResult
 from middleware.context import short_tokens
@@ -604,18 +611,29 @@ class TerminalUI:
         lines = subject.splitlines() or [""]
         title = f"{question} ({len(lines)} lines)" if is_long(subject) else question
         shown = subject_summary(lines) if is_long(subject) else subject
-        body: Any = Text(visible(shown))
+        body: Any = Text(shown_exactly(shown))
         if preview is not None:
             change = preview_text(preview, folded=long, max_chars=APPROVAL_LINE_CHARS)
             body = Group(body, Text(""), change)
         self.console.print(Panel(body, title=Text(title), title_align="left", style="yellow"))
-        if has_hidden_characters(subject) or (
-            preview is not None and any(map(has_hidden_characters, preview.lines))
-        ):
+        lines = preview.lines if preview is not None else []
+        if has_hidden_characters(subject) or any(map(has_hidden_characters, lines)):
             self.print_line(
                 "! This contains control characters (shown as ␛, ␍ and the like) that a "
                 "terminal would hide or act on. Read it carefully before you answer.",
                 "bold red",
+            )
+        if has_unseen_characters(subject) or any(has_unseen_characters(x, False) for x in lines):
+            self.print_line(
+                "! This contains characters that show as nothing or as a blank (shown as "
+                "<U+200B> and the like): the words they are in are not the ones they look like.",
+                "bold red",
+            )
+        if beyond := letters_beyond_ascii(subject):
+            self.print_line(
+                f"! Beyond ASCII here: {', '.join(beyond)}. A look-alike of a letter names "
+                "another file or program.",
+                "yellow",
             )
 
 

@@ -17,6 +17,7 @@ through here again after parsing: `Sanitized` does that to whatever a renderable
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,6 +48,49 @@ def visible(text: str) -> str:
 def has_hidden_characters(text: str) -> bool:
     """True when a terminal would act on part of `text` instead of showing it."""
     return UNSAFE.search(text.replace("\r\n", "\n")) is not None
+
+
+# Letters that show as a blank although they are none: the Hangul fillers and braille's blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# What shows as nothing, or as a blank that is no space: format characters (zero-width space
+# and joiners, word joiner, soft hyphen, tags), line and paragraph separators, and every space
+# but the plain one. In what the person approves, `sh ./setup\u200b.sh` reads as `sh ./setup.sh`
+# and runs another file. With `marks`, combining marks too (`e\u0301` is not `é`'s letter).
+UNSEEN_CATEGORIES = ("Cf", "Zl", "Zp", "Zs")
+MARK_CATEGORIES = ("Mn", "Me")
+
+
+def is_unseen(char: str, marks: bool = False) -> bool:
+    """Whether `char` shows as nothing or as a blank that is not a plain space."""
+    if char == " " or char.isascii():
+        return False
+    category = unicodedata.category(char)
+    return (
+        category in UNSEEN_CATEGORIES
+        or char in BLANK_LETTERS
+        or (marks and category in MARK_CATEGORIES)
+    )
+
+
+def shown_exactly(text: str, marks: bool = True) -> str:
+    """`visible(text)`, and each character that shows as nothing or a blank (`is_unseen`) as
+    `<U+200B>`: for what the person approves, which must read as what runs."""
+    text = visible(text)
+    if text.isascii():  # the common case costs one check
+        return text
+    return "".join(f"<U+{ord(c):04X}>" if is_unseen(c, marks) else c for c in text)
+
+
+def has_unseen_characters(text: str, marks: bool = True) -> bool:
+    return not text.isascii() and any(is_unseen(char, marks) for char in text)
+
+
+def letters_beyond_ascii(text: str, most: int = 5) -> list[str]:
+    """The names of the characters of `text` beyond ASCII that show as something (a Cyrillic
+    `а` that reads as the Latin `a`), each once, at most `most`: a look-alike in a command or a
+    path names another file or program."""
+    found = dict.fromkeys(c for c in text if not c.isascii() and not is_unseen(c, marks=True))
+    return [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in list(found)[:most]]
 
 
 class Sanitized:

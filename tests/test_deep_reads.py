@@ -41,7 +41,11 @@ def test_a_scan_for_a_line_too_deep_ends_with_an_error_that_says_what_to_use(tmp
         read_file(tmp_path, "big", offset=10**9)
     assert "tail" in str(error.value)
     # Near the top, the same file reads as before.
-    assert read_file(tmp_path, "big", offset=99, limit=2).splitlines()[0].startswith("    99\ta line of text")
+    assert (
+        read_file(tmp_path, "big", offset=99, limit=2)
+        .splitlines()[0]
+        .startswith("    99\ta line of text")
+    )
 
 
 def test_a_cancel_ends_the_scan_for_a_deep_line(tmp_path):

