@@ -205,3 +205,41 @@ def test_a_husky_hook_that_runs_npx_holds_what_npx_runs(tmp_path):
     )
     assert {"node_modules/.bin/lint-staged", "node_modules/lint-staged"} <= found
     assert "node_modules/micromatch" in found  # not installed: told when made
+
+
+def test_a_bin_that_is_a_script_leads_to_the_package_it_runs(tmp_path):
+    # pnpm writes `.bin/tsc` as a shell script that runs ../typescript/bin/tsc: the program's
+    # name is not its package's, and no link tells which package it is.
+    store = tmp_path / "node_modules/.pnpm/typescript@5/node_modules/typescript"
+    (store / "bin").mkdir(parents=True)
+    (store / "package.json").write_text('{"name": "typescript"}')
+    (store / "bin/tsc").write_text("console.log(1)\n")
+    (tmp_path / "node_modules/typescript").symlink_to(".pnpm/typescript@5/node_modules/typescript")
+    (tmp_path / "node_modules/.bin").mkdir()
+    (tmp_path / "node_modules/.bin/tsc").write_text(
+        '#!/bin/sh\nbasedir=$(dirname "$0")\nexec node "$basedir/../typescript/bin/tsc" "$@"\n'
+    )
+    found = relative(tmp_path, bin_paths("tsc", tmp_path, tmp_path).paths)
+    assert "node_modules/.pnpm/typescript@5/node_modules/typescript" in found
+    # A script that names nothing found: what it runs may be anywhere in node_modules.
+    (tmp_path / "node_modules/.bin/other").write_text("#!/bin/sh\nexec node $X\n")
+    assert "node_modules" in relative(tmp_path, bin_paths("other", tmp_path, tmp_path).paths)
+
+
+@pytest.mark.parametrize(
+    ("line", "env"),
+    [
+        ("node --require=dotenv/config scripts/notify.js", {}),
+        ("node --import=dotenv/config scripts/notify.js", {}),
+        ("NODE_OPTIONS='--require dotenv/config' node scripts/notify.js", {}),
+        ("node -e 1", {"NODE_OPTIONS": "--require=dotenv/config"}),
+    ],
+)
+def test_a_package_node_preloads_by_name_is_held(tmp_path, line, env):
+    package(tmp_path, "dotenv")
+    hook = {"type": "command", "command": line}
+    settings = {"env": env, "hooks": {"Stop": [{"hooks": [hook]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert "node_modules/dotenv" in relative(tmp_path, [path for path, _ in scripts.when_there])

@@ -362,6 +362,18 @@ def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
     return found
 
 
+# node's options that load a module by a name as well as by a path (`--require dotenv/config`,
+# `--import=tsx`): node takes the name from node_modules (tools/node_packages.py).
+NODE_PRELOADS = ("--require", "-r", "--import", "--loader", "--experimental-loader")
+
+
+def node_preloads(value: str) -> list[str]:
+    """The modules `value`, node's options (NODE_OPTIONS, or on its line), has node load by a
+    name rather than by a path: `--require dotenv/config` gives `dotenv/config`."""
+    loads = dict.fromkeys(NODE_PRELOADS, "any")
+    return [name for name in _loaded_by_options(loads, value) if not name.startswith(("/", "."))]
+
+
 def _without_file_scheme(named: str) -> str:
     """The path of a `file:` URL node takes for `--import` (`file:///w/x.mjs`, its `%20`s
     decoded); anything else as it is."""

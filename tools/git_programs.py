@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.environment import code_paths_of
+from tools.build_files import BUILD_TOOLS
+from tools.environment import code_paths_of, node_preloads
 from tools.inline_code import names_in_code
 from tools.node_packages import (
     NODE_PACKAGE_REASON,
@@ -713,7 +714,7 @@ def program_paths(
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
                 found += [_from(base, path) for path in code_paths_of(name, setting)]
-                found += _modules_named_by(name, setting, base, by_name)
+                found += loaded_by_name(name, setting, base, by_name)
             continue
         if command in SETS_BY_NAME and not is_program and runs_something(word):
             # `read HOME`, `printf -v HOME`, `for HOME in`: set to what only the shell knows.
@@ -731,7 +732,7 @@ def program_paths(
             command = program_name(word)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
-            if command in FOLDER_RUNNERS and by_name is not None:
+            if command in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
                 ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
                 after = tuple(words[index + 1 : next(ends, len(words))])
                 by_name.calls.append((base, command, after))
@@ -777,6 +778,7 @@ def program_paths(
             # `node --import=./x.mjs`, `node -r ./x.js`, `--env-file=e.env`: files it loads.
             option = f"{before} {word}" if before.startswith("-") else word
             found += [_from(base, path) for path in code_paths_of("NODE_OPTIONS", option)]
+            found += loaded_by_name("NODE_OPTIONS", option, base, by_name)
         expanded = EXPANSION.search(os.path.expanduser(word)) is not None
         globbed = PATTERN.search(word) is not None
         if (expanded or globbed) and (is_program or is_script):
@@ -869,6 +871,7 @@ def variable_paths(
         named = _told_value(name, setting, base, untold)
         return named + [_from(base, line) for rc in named for line in npmrc_programs(rc)]
     if upper == "NPM_CONFIG_NODE_OPTIONS":
+        loaded_by_name(upper, setting, base, by_name)
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
     if name == "COMPOSE_FILE":
         entries = [entry for entry in re.split(r"[:;,]", setting) if entry]
@@ -961,10 +964,18 @@ def _cannot_tell_variable(name: str, worktree: Path | None, untold: list | None)
     _cannot_tell(f"${{{name}}}/…", worktree, untold)
 
 
-def _modules_named_by(name: str, setting: str, base: Path, by_name: ByName | None) -> list[Path]:
-    """The modules python imports at start for PYTHONWARNINGS (`ignore::fmt.W` imports fmt),
-    taken from the folder it starts in first: held once made (`ByName.when_there`)."""
-    if name != "PYTHONWARNINGS" or by_name is None:
+def loaded_by_name(name: str, setting: str, base: Path, by_name: ByName | None) -> list[Path]:
+    """What a variable set for a program has it load by a name, not a path, taken from the
+    folder it starts in (held while there, told when made: `ByName.when_there`): the modules
+    python imports at start for PYTHONWARNINGS (`ignore::fmt.W` imports fmt), and the packages
+    node preloads for NODE_OPTIONS (`--require dotenv/config`: node_modules/dotenv)."""
+    if by_name is None:
+        return []
+    if name.upper() in ("NODE_OPTIONS", "NPM_CONFIG_NODE_OPTIONS"):
+        for package in filter(None, map(package_name, node_preloads(setting))):
+            node_names_held(package_paths(package, base), by_name)
+        return []
+    if name != "PYTHONWARNINGS":
         return []
     for entry in setting.split(","):
         category = (entry.split(":") + [""] * 3)[2].strip()

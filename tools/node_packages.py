@@ -26,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,23 +151,54 @@ def bin_paths(
         if not os.path.lexists(bins / program):
             continue
         entry = bins / program
-        package = _package_of(Path(os.path.realpath(entry)))
-        package_paths(_name_of(package) if package else program, above, root, found)
-        if package is not None and package not in found._read:  # (a link out of node's way)
-            found.paths.append(package)
-            waiting = NodeNames()
-            for dependency in _dependencies(package):
-                package_paths(dependency, package, root, waiting)
-            found.paths += waiting.paths
+        targets = [Path(os.path.realpath(entry)), *_shim_targets(entry)]
+        packages = [p for p in dict.fromkeys(map(_package_of, targets)) if p is not None]
+        if not packages:  # a program of no package found: what it runs may lie anywhere there
+            found.paths.append(above / NODE_MODULES)
+        for package in packages:
+            package_paths(_name_of(package), above, root, found)
+            if package not in found._read:  # (a link out of node's way)
+                found.paths.append(package)
+                waiting = NodeNames()
+                for dependency in _dependencies(package):
+                    package_paths(dependency, package, root, waiting)
+                found.paths += waiting.paths
         break
     return found
+
+
+# In a `.bin` entry that is a script (pnpm's and cmd-shim's, not a link): the file it runs,
+# `"$basedir/../typescript/bin/tsc"`, by a path from its own folder.
+SHIM_TARGET = re.compile(r"""\$\{?basedir\}?/([^"'\s$`]+)""")
+MAX_SHIM_BYTES = 64 * 1024
+
+
+def _shim_targets(entry: Path) -> list[Path]:
+    """The files a `.bin` script runs (SHIM_TARGET), resolved; none for a link."""
+    if os.path.islink(entry):
+        return []
+    try:
+        fd = os.open(entry, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        text = os.read(fd, MAX_SHIM_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    named = (os.path.normpath(entry.parent / path) for path in SHIM_TARGET.findall(text))
+    return [Path(os.path.realpath(path)) for path in dict.fromkeys(named)]
 
 
 def _package_of(file: Path) -> Path | None:
     """The package folder a file lies in: the nearest folder above it with a package.json
     whose own folder is a node_modules (or a scope in one)."""
     for folder in file.parents:
-        if folder.parent.name == NODE_MODULES or folder.parent.parent.name == NODE_MODULES:
+        scoped = folder.parent.name.startswith("@") and folder.parent.parent.name == NODE_MODULES
+        if folder.parent.name == NODE_MODULES or scoped:
             return folder if os.path.isfile(folder / "package.json") else None
     return None
 

@@ -94,6 +94,7 @@ from tools.between_commands import (
     watch_until_the_next_command,
 )
 from tools.bind_watch import holds_the_key, read_allocated
+from tools.build_files import BUILD_FILE_REASON
 from tools.environment import command_environment, host_program, path_folders_in
 from tools.file_call import current_file_call
 from tools.git_programs import (
@@ -1732,6 +1733,7 @@ class Bubblewrap:
                 PYTHON_NEW_MODULE_REASON: "python takes modules from here for a program git "
                 "or a host tool runs",
                 NODE_PACKAGE_REASON: "node or npm takes it by name for a program a host tool runs",
+                BUILD_FILE_REASON: "a build tool a host tool runs reads it",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",

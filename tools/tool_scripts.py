@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 import yaml
 from dotenv import dotenv_values
 
+from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, build_files
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
@@ -56,6 +57,7 @@ from tools.git_programs import (
     ByName,
     UntoldProgram,
     is_script_name,
+    loaded_by_name,
     node_names_held,
     npmrc_programs,
     program_paths,
@@ -904,6 +906,14 @@ def run_by(
     packages: set[Path] = set()
     while by_name.calls:
         base, program, words = by_name.calls.pop()
+        if program in BUILD_TOOLS:  # `make lint`: the Makefile, as npm's package.json
+            if base is None:
+                untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))
+                continue
+            held, told = build_files(program, words, base, project)
+            found += held
+            by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
+            continue
         if program in COMPOSE_PROGRAMS:
             found += _compose_files(base, program, words, project, untold, by_name, unknown)
             continue
@@ -936,6 +946,7 @@ def _run_paths(
         line = put_in(run.line, project)
         found += program_paths(line, folder, untold, False, by_name, environment)
     for name, value in environment.items():
+        loaded_by_name(name, value, folder, by_name)  # `NODE_OPTIONS=--require dotenv/config`
         for path in code_paths_of(name, value):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
             found += [p for p in _literal(path, folder, untold) if p != project]

@@ -1,0 +1,114 @@
+"""A host tool's line that runs a build tool holds the build file it reads (tools/build_files.py).
+
+`make lint` in a hook, `make watch` as a VS Code folder-open task, `cargo check` after each edit:
+the Makefile's recipe and a crate's build script run outside the sandbox then, as package.json's
+scripts do for `npm run lint`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_git_programs import make, prefix
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools.build_files import build_files
+from tools.paths import scan_for_file_tools
+from tools.tool_scripts import tool_scripts
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+
+def names(root: Path, paths: list[Path]) -> set[str]:
+    return {str(path.relative_to(root)) for path in paths}
+
+
+def test_make_reads_its_makefile_there_or_where_dash_c_and_dash_f_say(tmp_path):
+    (tmp_path / "Makefile").write_text("include common.mk\nlint:\n\t./lint.sh\n")
+    (tmp_path / "common.mk").write_text("")
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "build.mk").write_text("")
+    held, told = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"Makefile", "common.mk"}
+    assert {"GNUmakefile", "makefile", "Makefile"} <= names(tmp_path, told)  # GNUmakefile first
+    held, told = build_files("make", ("-C", "web", "-f", "build.mk"), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"web/build.mk"}
+    held, _ = build_files("make", ("--directory=web",), tmp_path, tmp_path)
+    assert held == []
+
+
+def test_just_and_task_read_theirs(tmp_path):
+    (tmp_path / "justfile").write_text("lint:\n  ./lint.sh\n")
+    (tmp_path / "sub").mkdir()
+    held, told = build_files("just", ("lint",), tmp_path / "sub", tmp_path)
+    assert names(tmp_path, held) == {"justfile"} and "sub/justfile" in names(tmp_path, told)
+    (tmp_path / "Taskfile.yml").write_text("version: '3'\n")
+    held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"Taskfile.yml"}
+
+
+def test_cargo_reads_the_manifests_up_the_tree_and_each_members_build_script(tmp_path):
+    (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/*"]\n')
+    for crate, manifest in {
+        "a": "[package]\nname = 'a'\n",
+        "b": "[package]\nbuild = 'gen.rs'\n",
+    }.items():
+        (tmp_path / "crates" / crate).mkdir(parents=True)
+        (tmp_path / "crates" / crate / "Cargo.toml").write_text(manifest)
+    (tmp_path / "crates/b/gen.rs").write_text("fn main() {}\n")
+    held, told = build_files("cargo", ("check",), tmp_path / "crates" / "a", tmp_path)
+    assert {"Cargo.toml", "crates/a/Cargo.toml", "crates/b/Cargo.toml"} <= names(tmp_path, held)
+    assert {"crates/a/build.rs", "crates/b/gen.rs", "build.rs"} <= names(tmp_path, told)
+
+
+@pytest.mark.parametrize(
+    ("settings_file", "settings"),
+    [
+        (".claude/settings.json", {"hooks": {"Stop": [{"hooks": [{"command": "make lint"}]}]}}),
+        (
+            ".vscode/tasks.json",
+            {
+                "tasks": [
+                    {"label": "w", "command": "make watch", "runOptions": {"runOn": "folderOpen"}}
+                ]
+            },
+        ),
+        (".devcontainer.json", {"initializeCommand": "make init"}),
+    ],
+)
+def test_each_host_tool_that_runs_make_holds_the_makefile(tmp_path, settings_file, settings):
+    (tmp_path / "Makefile").write_text("lint:\n\ttrue\n")
+    (tmp_path / settings_file).parent.mkdir(exist_ok=True)
+    (tmp_path / settings_file).write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert "Makefile" in names(tmp_path, [path for path, _ in scripts.named])
+    assert "GNUmakefile" in names(tmp_path, [path for path, _ in scripts.when_there])
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_the_makefile_a_hook_runs_and_a_new_one_is_told(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    hook = {"hooks": {"PostToolUse": [{"hooks": [{"command": "make -s lint"}]}]}}
+    make(workspace / ".claude/settings.json", json.dumps(hook), user, mode=0o644)
+    make(workspace / "Makefile", "lint:\n\t@echo linted\n", user, mode=0o644)
+    marker = home / "planted-ran"
+    planted = f"lint:\\n\\t@touch {marker}\\n"
+    command = f"printf '{planted}' >> Makefile; printf '{planted}' > GNUmakefile; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert "Makefile: Read-only file system" in ran and "finished" in ran, ran
+    assert "GNUmakefile is new. It was kept, and the user was told" in ran, ran
+    assert "GNUmakefile (a build tool a host tool runs reads it)" in result.stderr
+    assert (workspace / "Makefile").read_text() == "lint:\n\t@echo linted\n"
+    (workspace / "GNUmakefile").unlink()  # the person, told, removes it; then the hook runs
+    subprocess.run([*prefix(user), "make", "-s", "lint"], cwd=workspace, capture_output=True)
+    assert not marker.exists()

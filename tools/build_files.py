@@ -1,0 +1,148 @@
+"""The build files a build tool reads when a host tool's line runs it: `make lint` in a hook,
+`make watch` as a VS Code folder-open task, `cargo check` after each edit.
+
+As npm reads package.json for `npm run lint`, make reads the Makefile and runs its recipe
+outside the sandbox: a command that rewrote the Makefile, or made a GNUmakefile that make
+prefers, would have its recipe run by the person's next hook. So each build file the tool
+would read is held while it exists, and one a command makes where the tool would look first is
+told (tools/git_programs.py `ByName.when_there`). What a recipe or a build script runs in turn
+(`./scripts/lint.sh`, the crate's own code) is the project's code, as with npm's scripts.
+
+    make, gmake   the makefile (`-f`, or GNUmakefile, makefile, Makefile in the folder `-C`
+                  names) and the files its `include` lines name plainly
+    just          the justfile there or in the nearest folder above that has one (`--justfile`)
+    task          the Taskfile there
+    cargo         Cargo.toml there and in each folder above it (cargo looks up for the
+                  workspace's), and each package's build script: build.rs, or what `build` names
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import re
+import tomllib
+from pathlib import Path
+
+from tools.paths import read_small_file
+
+BUILD_TOOLS = ("make", "gmake", "just", "task", "cargo")
+BUILD_FILE_REASON = (
+    "a host tool's line runs a build tool here (make, just, task, cargo): it reads this build "
+    "file and runs what it says outside the sandbox"
+)
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
+JUSTFILES = ("justfile", ".justfile", "Justfile", "JUSTFILE")
+TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml")
+TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
+MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
+MAX_CARGO_MEMBERS = 200
+
+
+def build_files(
+    program: str, words: tuple[str, ...], folder: Path, project: Path
+) -> tuple[list[Path], list[Path]]:
+    """(the build files there, held; every one the tool would read, made yet or not, held
+    while there and told when made: `ByName.when_there`) for `program` run with `words` from
+    `folder` in the workspace `project`."""
+    option = _options(words)
+    if program in ("make", "gmake"):
+        folder = _from(folder, option("-C", "--directory")) or folder
+        named = _from(folder, option("-f", "--file", "--makefile"))
+        return _first_there([named] if named else [folder / n for n in MAKEFILES], _included)
+    if program == "just":
+        named = _from(folder, option("-f", "--justfile"))
+        if named:
+            return [named], []
+        here = [folder / name for name in JUSTFILES]
+        for above in _up_to(folder, project):
+            there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
+            if there:
+                return there, here
+        return [], here
+    if program == "task":
+        folder = _from(folder, option("-d", "--dir")) or folder
+        named = _from(folder, option("-t", "--taskfile"))
+        return _first_there([named] if named else [folder / n for n in TASKFILES])
+    if program == "cargo":
+        manifest = _from(folder, option("--manifest-path"))
+        manifests = [manifest] if manifest else [a / "Cargo.toml" for a in _up_to(folder, project)]
+        return _cargo_files([m for m in manifests if os.path.lexists(m)], folder)
+    return [], []
+
+
+def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Path]]:
+    """The candidates that exist (held, with what `more` finds in them), and all of them (told
+    when made: one made before the first there is what the tool reads then)."""
+    there = [path for path in candidates if os.path.lexists(path)]
+    held = there + [found for path in there for found in (more(path) if more else [])]
+    return held, candidates
+
+
+def _included(makefile: Path) -> list[Path]:
+    """The files a makefile's `include` lines name by a plain path, globs expanded."""
+    with contextlib.suppress(OSError):
+        text = read_small_file(makefile)
+        names = [n for line in MAKE_INCLUDE.findall(text) for n in line.split() if "$" not in n]
+        found = []
+        for name in names:
+            pattern = str(makefile.parent / os.path.expanduser(name))
+            found += [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]
+        return found
+    return []
+
+
+def _cargo_files(manifests: list[Path], folder: Path) -> tuple[list[Path], list[Path]]:
+    """The manifests, the workspace members' manifests, and each package's build script."""
+    held, told = list(manifests), []
+    packages = list(manifests)
+    for manifest in manifests:
+        members = _toml(manifest).get("workspace", {}).get("members", [])
+        for pattern in members if isinstance(members, list) else []:
+            if isinstance(pattern, str) and len(packages) < MAX_CARGO_MEMBERS:
+                matches = glob.glob(str(manifest.parent / pattern / "Cargo.toml"))
+                packages += [Path(m) for m in matches[:MAX_CARGO_MEMBERS]]
+    for manifest in dict.fromkeys(packages):
+        package = _toml(manifest).get("package")
+        build = package.get("build") if isinstance(package, dict) else None
+        script = manifest.parent / (build if isinstance(build, str) else "build.rs")
+        if manifest not in held:
+            held.append(manifest)
+        told += [manifest, script]  # (a new build.rs is built and run by the next check)
+    if not manifests:  # none yet: one made here would be the package cargo builds
+        told += [folder / "Cargo.toml", folder / "build.rs"]
+    return [path for path in held if os.path.lexists(path)], told
+
+
+def _toml(path: Path) -> dict:
+    with contextlib.suppress(OSError, ValueError):
+        return tomllib.loads(read_small_file(path))
+    return {}
+
+
+def _options(words: tuple[str, ...]):
+    """A lookup of an option's value among `words`: `-C web`, `-Cweb`, `--directory=web`."""
+
+    def value(*names: str) -> str | None:
+        for index, word in enumerate(words):
+            for name in names:
+                if word == name and index + 1 < len(words):
+                    return words[index + 1]
+                if name.startswith("--") and word.startswith(f"{name}="):
+                    return word.partition("=")[2]
+                if not name.startswith("--") and word.startswith(name) and word != name:
+                    return word[len(name) :]
+        return None
+
+    return value
+
+
+def _from(folder: Path, path: str | None) -> Path | None:
+    return None if not path else Path(os.path.normpath(folder / os.path.expanduser(path)))
+
+
+def _up_to(folder: Path, project: Path) -> list[Path]:
+    if not folder.is_relative_to(project):
+        return [folder]
+    return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
