@@ -200,10 +200,12 @@ HOST_TOOL_CONFIG = {
     "is opened in a container",
 }
 # mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml: mise runs their [hooks] and loads
-# their [env] when the shell enters the folder. It reads mise/config.toml and mise/conf.d/ too,
-# but projects also name a code folder mise/, so only those two entries of it count.
+# their [env] when the shell enters the folder. It reads mise/ and .config/mise/ too (config.toml,
+# config.local.toml, config.<env>.toml, conf.d/), but projects also name a code folder mise/,
+# so only those entries of it count.
 MISE_FILE = re.compile(r"\.?mise(\.[^/]+)?\.toml")
-MISE_FOLDER, MISE_FOLDER_ENTRIES = "mise", ("config.toml", "conf.d")
+MISE_FOLDER = "mise"
+MISE_FOLDER_ENTRY = re.compile(r"config(\.[^/]+)?\.toml|conf\.d")
 MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell enters the folder"
 
 # What the permission table says about the list, in one line per entry.
@@ -590,7 +592,7 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
         return True
     if f"{parent}/{name}" in HOST_TOOL_CONFIG:  # `.github/hooks`
         return True
-    return parent == MISE_FOLDER and name in MISE_FOLDER_ENTRIES
+    return parent == MISE_FOLDER and MISE_FOLDER_ENTRY.fullmatch(name) is not None
 
 
 def host_tool_config_reason(name: str, parent: str = "") -> str:

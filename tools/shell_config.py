@@ -540,7 +540,13 @@ def made_since(
 
 
 def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
-    """The files nix-direnv evaluates for `use flake [PATH]`, `use nix [FILE]`, `use devenv`."""
+    """The files nix-direnv evaluates for `use flake [PATH]`, `use nix [FILE]`, `use devenv`,
+    with the nix files those import by a path (`nix_imports`)."""
+    found = _nix_entry_files(kind, args, base)
+    return [*found, *nix_imports([path for path in found if path is not None])]
+
+
+def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
     if kind == "flake":
         where = (args[0] if args else ".").removeprefix("path:").split("#")[0] or "."
         folder = literal_path(where, base) if ":" not in where else None
@@ -555,6 +561,31 @@ def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
     if kind == "devenv":
         return [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
     return []
+
+
+# A nix path literal (`./nix/devshell.nix`, `../common`): nix evaluates the file it names when
+# an `import` or a flake's `imports` takes it, and a folder's default.nix for a folder.
+NIX_PATH = re.compile(r"(?<![\w./+-])(\.{1,2}/[\w./+-]*)")
+MAX_NIX_FILES = 200
+
+
+def nix_imports(files: list[Path]) -> list[Path]:
+    """The nix files `files` name by a path literal, and those they name in turn: a `.nix`
+    file, or a folder's default.nix (a folder as a package's `src = ./.` is data, and the
+    project's code is not held for it)."""
+    found: list[Path] = []
+    waiting, seen = list(files), set(files)
+    while waiting and len(seen) < MAX_NIX_FILES:
+        path = waiting.pop()
+        for literal in NIX_PATH.findall(_read(path)):
+            named = Path(os.path.normpath(path.parent / literal))
+            target = named if literal.endswith(".nix") else named / "default.nix"
+            if target in seen or not (literal.endswith(".nix") or os.path.isfile(target)):
+                continue
+            seen.add(target)
+            found.append(target)
+            waiting.append(target)
+    return found
 
 
 def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None) -> list[Path]:

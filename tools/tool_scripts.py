@@ -132,15 +132,19 @@ PLUGIN_KEYS = ("plugin", "plugins")
 # there) and bun's bunfig.toml (preload). Most projects have none, so one is held while it is
 # there and reported when a command makes it (`npm_settings`), not asked about.
 # The package managers' settings and the code they load themselves beside a package.json:
-# pnpm's hooks file, and the module loader yarn's Plug'n'Play writes and node runs first.
+# pnpm's hooks file, and the module loader yarn's Plug'n'Play writes and node runs first, with
+# what it loads the packages from (yarn berry keeps no node_modules: the packages' code is in
+# its cache's zip files and unplugged folders) and yarn's own release and plugins.
 PACKAGE_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
-PACKAGE_SETTINGS += (".pnpmfile.cjs", ".pnp.cjs", ".pnp.loader.mjs")
+PACKAGE_SETTINGS += (".pnpmfile.cjs", ".pnp.cjs", ".pnp.loader.mjs", ".pnp.data.json")
+PACKAGE_SETTINGS += (".yarn/cache", ".yarn/unplugged", ".yarn/releases", ".yarn/plugins")
 YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
     "npm, yarn, pnpm and bun run the scripts a host tool starts on its own (a VS Code npm "
     "task, on opening the folder) as it says: npm's script-shell and node-options, yarn's "
     "yarnPath and plugins (yarn reads its .yarnrc.yml in each folder above too), bun's "
-    "preload, pnpm's .pnpmfile.cjs, yarn's .pnp.cjs loader"
+    "preload, pnpm's .pnpmfile.cjs, yarn's .pnp.cjs loader and the packages it loads from "
+    ".yarn (cache, unplugged)"
 )
 # Links followed on the way to a script before giving up (`_links_held`), as the kernel does.
 MAX_LINKS = 40
