@@ -21,7 +21,7 @@ from pathlib import Path
 from rich.text import Text
 
 from cli.diffs import SNAPSHOT_LIMIT_BYTES, STYLES, diff_lines, redacted, snapshot
-from cli.sanitize import shown_exactly
+from cli.sanitize import lines_as_run, shown_exactly
 from tools.textio import match_file_newlines
 
 FOLDED_HEAD, FOLDED_TAIL = 12, 6  # lines of a long preview shown until `v` shows all
@@ -54,7 +54,7 @@ def proposed_change(workspace: Path, call: dict | None) -> ChangePreview | None:
 
 
 def written(before: str | None, exists: bool, content: str) -> ChangePreview:
-    added = redacted(["+" + line for line in content.splitlines()])
+    added = redacted(["+" + line for line in lines_as_run(content)])
     count = f"{len(added)} line{'' if len(added) == 1 else 's'}"
     if not exists:
         return ChangePreview(f"new file, {count}:", added)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from cli.sanitize import visible
+from cli.sanitize import lines_as_run, visible
 from redaction import redact, secret_values
 from tools.base import ToolError
 from tools.beneath import open_for_reading
@@ -50,8 +50,9 @@ def diff_lines(before: str, after: str) -> list[str]:
     """The unified diff hunks of two texts, without the file header lines, the API key
     removed (redaction.py): a diff is shown on the terminal, whose scrollback, logs and shared
     screens should no more hold the key than read_file's output does."""
+    # Split at line feeds alone: a return or U+2028 in a line is shown in it, not lost.
     diff = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), lineterm="", n=CONTEXT_LINES
+        lines_as_run(before), lines_as_run(after), lineterm="", n=CONTEXT_LINES
     )
     return redacted([line for line in diff if not line.startswith(("---", "+++"))])
 

@@ -47,6 +47,7 @@ from cli.sanitize import (
     has_hidden_characters,
     has_unseen_characters,
     letters_beyond_ascii,
+    lines_as_run,
     shown_exactly,
     visible,
 )
@@ -608,7 +609,7 @@ class TerminalUI:
     ) -> None:
         """The approval box: the whole subject, or a long one's line count, first and last lines,
         and under it what a write would change (folded the same way when long)."""
-        lines = subject.splitlines() or [""]
+        lines = lines_as_run(subject) or [""]
         title = f"{question} ({len(lines)} lines)" if is_long(subject) else question
         shown = subject_summary(lines) if is_long(subject) else subject
         body: Any = Text(shown_exactly(shown))
@@ -616,14 +617,14 @@ class TerminalUI:
             change = preview_text(preview, folded=long, max_chars=APPROVAL_LINE_CHARS)
             body = Group(body, Text(""), change)
         self.console.print(Panel(body, title=Text(title), title_align="left", style="yellow"))
-        lines = preview.lines if preview is not None else []
-        if has_hidden_characters(subject) or any(map(has_hidden_characters, lines)):
+        changed = preview.lines if preview is not None else []
+        if any(has_hidden_characters(text, crlf_is_newline=False) for text in [subject, *changed]):
             self.print_line(
                 "! This contains control characters (shown as ␛, ␍ and the like) that a "
                 "terminal would hide or act on. Read it carefully before you answer.",
                 "bold red",
             )
-        if has_unseen_characters(subject) or any(has_unseen_characters(x, False) for x in lines):
+        if has_unseen_characters(subject) or any(has_unseen_characters(x, False) for x in changed):
             self.print_line(
                 "! This contains characters that show as nothing or as a blank (shown as "
                 "<U+200B> and the like): the words they are in are not the ones they look like.",
@@ -639,7 +640,7 @@ class TerminalUI:
 
 def is_long(subject: str) -> bool:
     """Whether an approval subject would not fit the box: it is then summed up, not shown."""
-    lines = subject.splitlines()
+    lines = lines_as_run(subject)
     return len(lines) > APPROVAL_LINES or any(len(line) > APPROVAL_LINE_CHARS for line in lines)
 
 

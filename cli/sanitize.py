@@ -37,17 +37,32 @@ def visible_char(char: str) -> str:
     return f"<U+{code:04X}>"
 
 
-def visible(text: str) -> str:
-    """`text` with newlines and tabs kept and every other control character shown as a symbol."""
-    text = text.replace("\r\n", "\n")  # a Windows line end is a line end, not a hidden return
+def visible(text: str, crlf_is_newline: bool = True) -> str:
+    """`text` with newlines and tabs kept and every other control character shown as a symbol.
+
+    A Windows line end is a line end, not a hidden return, in what is read; in what runs (a
+    command to approve, a script's new lines) the return is part of the word before it
+    (`crlf_is_newline=False`: shown as ␍)."""
+    if crlf_is_newline:
+        text = text.replace("\r\n", "\n")
     if UNSAFE.search(text) is None:  # the common case costs one scan
         return text
     return UNSAFE.sub(lambda match: visible_char(match.group()), text)
 
 
-def has_hidden_characters(text: str) -> bool:
+def has_hidden_characters(text: str, crlf_is_newline: bool = True) -> bool:
     """True when a terminal would act on part of `text` instead of showing it."""
-    return UNSAFE.search(text.replace("\r\n", "\n")) is not None
+    if crlf_is_newline:
+        text = text.replace("\r\n", "\n")
+    return UNSAFE.search(text) is not None
+
+
+def lines_as_run(text: str) -> list[str]:
+    """`text` split at its line feeds alone, as bash and most programs read it: str.splitlines
+    also splits at a return, a vertical tab, a form feed, U+0085, U+2028 and more, which would
+    take them out of sight (`source ./env.sh\r` would show as `source ./env.sh`)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 # Letters that show as a blank although they are none: the Hangul fillers and braille's blank.
@@ -75,7 +90,7 @@ def is_unseen(char: str, marks: bool = False) -> bool:
 def shown_exactly(text: str, marks: bool = True) -> str:
     """`visible(text)`, and each character that shows as nothing or a blank (`is_unseen`) as
     `<U+200B>`: for what the person approves, which must read as what runs."""
-    text = visible(text)
+    text = visible(text, crlf_is_newline=False)
     if text.isascii():  # the common case costs one check
         return text
     return "".join(f"<U+{ord(c):04X}>" if is_unseen(c, marks) else c for c in text)

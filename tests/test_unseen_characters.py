@@ -93,3 +93,26 @@ def test_an_outside_sandbox_command_with_a_zero_width_space_is_shown_for_what_it
         terminal.wait_for_prompt()
         terminal.type("/exit\r")
         assert terminal.close() == 0
+
+
+def test_a_return_before_a_line_feed_in_a_command_is_shown_and_warned_of():
+    # bash keeps the return as part of the word: `sh ./setup.sh\r` runs another file.
+    shown = box("sh ./setup.sh\r\necho done")
+    assert "sh ./setup.sh␍" in shown and "control characters" in shown
+
+
+@pytest.mark.parametrize("separator", ["\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_a_new_files_lines_are_split_at_line_feeds_only_and_the_rest_shown(separator):
+    from cli.approval_preview import preview_text, written
+    from cli.sanitize import lines_as_run
+
+    content = f"source ./env.sh{separator}\nexport A=1\n"
+    assert lines_as_run(content) == [f"source ./env.sh{separator}", "export A=1"]
+    preview = written(None, False, content)
+    assert preview.lines == [f"+source ./env.sh{separator}", "+export A=1"]
+    shown = preview_text(preview, folded=False, max_chars=200).plain
+    assert "+source ./env.sh\n" not in shown + "\n"  # the separator is on the screen
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=100, color_system=None, highlight=False))
+    ui.show_subject("Write .envrc?", ".envrc", preview)
+    assert "! This contains" in output.getvalue()
