@@ -25,6 +25,7 @@ from every record. Sessions in the older single-JSON format (<id>.json) still lo
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -69,6 +70,13 @@ def make_private_folder(folder: Path) -> None:
     if home.stat().st_mode & 0o077:  # made by an earlier version, or by hand
         with contextlib.suppress(OSError):
             home.chmod(0o700)
+    owner = home.stat().st_uid
+    if owner != os.geteuid():
+        # Another user's folder: they could plant a session for --resume, or a lock file that
+        # is a link to a file of yours, which taking the lock would empty.
+        raise PermissionError(
+            errno.EPERM, f"{home} belongs to another user (uid {owner}), not to you"
+        )
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
@@ -150,7 +158,10 @@ class Session:
         lock_path = self.path.with_suffix(".lock")
         try:
             make_private_folder(self.path.parent)
-            handle = open(lock_path, "a+")  # noqa: SIM115 (held until close())
+            # (never through a link: a lock file that leads elsewhere is no lock of planloop's)
+            no_link = os.O_NOFOLLOW | os.O_CLOEXEC
+            opener = lambda path, flags: os.open(path, flags | no_link, 0o600)  # noqa: E731
+            handle = open(lock_path, "a+", opener=opener)  # noqa: SIM115 (held until close())
         except OSError as err:
             raise self._write_error(err) from None
         try:

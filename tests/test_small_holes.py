@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -443,3 +444,35 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
         terminal.type("/exit\r")
         assert terminal.close() == 0
     assert (workspace / "first-line-ran").exists() and (workspace / "last-line-ran").exists()
+
+
+# ---- a home of another user's -----------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder to another user")
+def test_a_planloop_home_of_another_users_is_refused_in_one_line(tmp_path, api, env, workspace):
+    # That user could plant a session for --resume, or a lock file that is a link to a file of
+    # yours, which taking the lock would empty.
+    home = tmp_path / "shared-home"
+    home.mkdir(mode=0o777)
+    os.chown(home, 65534, 65534)
+    precious = tmp_path / "notes.txt"
+    precious.write_text("my notes\n")
+    api.add({"content": [text("hello")]})
+    result = run_cli("-p", "hi", cwd=workspace, env={**env, "PLANLOOP_HOME": str(home)})
+    # As with any home that cannot be written: said once, the answer given, nothing saved.
+    assert "belongs to another user" in result.stderr and "Traceback" not in result.stderr
+    assert "The session was not saved." in result.stderr
+    assert precious.read_text() == "my notes\n"
+    assert not list(home.iterdir())  # nothing of yours was put there
+
+
+def test_a_session_lock_that_is_a_link_is_not_followed(tmp_path, isolated_home, workspace):
+    precious = tmp_path / "notes.txt"
+    precious.write_text("my notes\n")
+    session = Session(workspace, "20991231-235959-abcd")
+    session.path.parent.mkdir(parents=True, exist_ok=True)
+    session.path.with_suffix(".lock").symlink_to(precious)
+    with pytest.raises(SessionError):
+        session.lock()
+    assert precious.read_text() == "my notes\n"
