@@ -147,9 +147,11 @@ def describe_call(call: dict) -> str:
         return "todo_write"
     if not main:
         return f"{call['name']} {json.dumps(args)[:80]}"
-    lines = str(main).splitlines() or [""]
+    # As the approval box shows it: split at line feeds alone, and what shows as nothing
+    # written out (`setup<U+200B>.sh`), so the line reads as what runs.
+    lines = lines_as_run(str(main)) or [""]
     more = f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
-    return f"{call['name']} {lines[0]}{more}"
+    return f"{call['name']} {shown_exactly(lines[0])}{more}"
 
 
 def split_finished_blocks(text: str) -> tuple[str, str]:

@@ -116,3 +116,10 @@ def test_a_new_files_lines_are_split_at_line_feeds_only_and_the_rest_shown(separ
     ui = TerminalUI(Console(file=output, width=100, color_system=None, highlight=False))
     ui.show_subject("Write .envrc?", ".envrc", preview)
     assert "! This contains" in output.getvalue()
+
+
+def test_the_line_of_each_call_shows_the_command_as_the_box_does():
+    from cli.render import describe_call
+
+    call = {"name": "bash", "input": {"command": "sh ./setup\u200b.sh\r\necho done"}}
+    assert describe_call(call) == "bash sh ./setup<U+200B>.sh␍  (+1 lines)"
