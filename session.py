@@ -70,14 +70,19 @@ def make_private_folder(folder: Path) -> None:
     if home.stat().st_mode & 0o077:  # made by an earlier version, or by hand
         with contextlib.suppress(OSError):
             home.chmod(0o700)
-    owner = home.stat().st_uid
-    if owner != os.geteuid():
-        # Another user's folder: they could plant a session for --resume, or a lock file that
-        # is a link to a file of yours, which taking the lock would empty.
-        raise PermissionError(
-            errno.EPERM, f"{home} belongs to another user (uid {owner}), not to you"
-        )
+    # Another user's folder on the way (the home, or one made in it while it was open to all):
+    # they could plant a session for --resume, or a lock file that is a link to a file of yours.
+    _require_yours(home)  # before anything of yours is put there
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    inside = folder.relative_to(home) if folder.is_relative_to(home) else Path(".")
+    for each in [*(home / part for part in reversed(inside.parents)), folder]:
+        _require_yours(each)
+
+
+def _require_yours(folder: Path) -> None:
+    owner = folder.stat().st_uid
+    if owner != os.geteuid():
+        raise PermissionError(errno.EPERM, f"{folder} belongs to another user (uid {owner})")
 
 
 def write_private_json(path: Path, record: dict, prefix: str) -> None:

@@ -632,7 +632,7 @@ class TerminalUI:
                 "<U+200B> and the like): the words they are in are not the ones they look like.",
                 "bold red",
             )
-        if beyond := letters_beyond_ascii(subject):
+        if beyond := letters_beyond_ascii("\n".join([subject, *changed])):
             self.print_line(
                 f"! Beyond ASCII here: {', '.join(beyond)}. A look-alike of a letter names "
                 "another file or program.",

@@ -67,6 +67,12 @@ def lines_as_run(text: str) -> list[str]:
 
 # Letters that show as a blank although they are none: the Hangul fillers and braille's blank.
 BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Unicode's default-ignorable code points that are marks, not format characters: a font shows
+# nothing for them, in a command and in a file's text alike (the combining grapheme joiner,
+# the variation selectors, the Khmer and Mongolian invisible vowels and selectors).
+IGNORABLE_MARKS = re.compile(
+    "[\u034f\u17b4\u17b5\u180b-\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef\U0001d173-\U0001d17a]"
+)
 # What shows as nothing, or as a blank that is no space: format characters (zero-width space
 # and joiners, word joiner, soft hyphen, tags), line and paragraph separators, and every space
 # but the plain one. In what the person approves, `sh ./setup\u200b.sh` reads as `sh ./setup.sh`
@@ -83,6 +89,8 @@ def is_unseen(char: str, marks: bool = False) -> bool:
     return (
         category in UNSEEN_CATEGORIES
         or char in BLANK_LETTERS
+        or IGNORABLE_MARKS.match(char) is not None
+        or category == "Cn"  # unassigned: no font draws it
         or (marks and category in MARK_CATEGORIES)
     )
 
@@ -100,12 +108,17 @@ def has_unseen_characters(text: str, marks: bool = True) -> bool:
     return not text.isascii() and any(is_unseen(char, marks) for char in text)
 
 
-def letters_beyond_ascii(text: str, most: int = 5) -> list[str]:
+def letters_beyond_ascii(text: str, most: int = 8) -> list[str]:
     """The names of the characters of `text` beyond ASCII that show as something (a Cyrillic
-    `а` that reads as the Latin `a`), each once, at most `most`: a look-alike in a command or a
-    path names another file or program."""
+    `а` that reads as the Latin `a`), each once: a look-alike in a command or a path names
+    another file or program. Letters come first (a tick or an emoji is no look-alike of one),
+    at most `most` of them all, and then how many more there are."""
     found = dict.fromkeys(c for c in text if not c.isascii() and not is_unseen(c, marks=True))
-    return [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in list(found)[:most]]
+    ordered = sorted(found, key=lambda c: not unicodedata.category(c).startswith("L"))
+    names = [f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in ordered[:most]]
+    if len(ordered) > most:
+        names.append(f"and {len(ordered) - most} more")
+    return names
 
 
 class Sanitized:

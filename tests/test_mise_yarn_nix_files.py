@@ -34,6 +34,11 @@ def test_mises_folder_entries_are_its_config(name, counts):
     assert is_host_tool_config(name, "mise") is counts
 
 
+@pytest.mark.parametrize("name", [".rtx.toml", ".rtx.local.toml", "rtx.toml", "mise.dev.toml"])
+def test_mises_files_by_its_old_name_too(name):
+    assert is_host_tool_config(name)
+
+
 def test_yarns_package_store_is_held_beside_a_package_a_hook_runs(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}))
     (tmp_path / ".yarn/cache").mkdir(parents=True)
@@ -67,4 +72,22 @@ def test_a_flake_holds_the_nix_files_it_imports_but_not_its_source_folder(tmp_pa
     found = {str(p.relative_to(tmp_path)) for p in nix_files("flake", [], tmp_path) if p}
     assert {"flake.nix", "flake.lock", "nix/devshell.nix", "nix/hook.nix"} <= found
     assert "nix/lib/default.nix" in found
-    assert "default.nix" not in found and "." not in found
+    assert "." not in found  # the project's source, data to the flake, stays the project's
+    assert "nix/lib" not in found and "nix" not in found
+
+
+def test_a_flake_holds_the_files_it_reads_into_the_shell_hook(tmp_path: Path):
+    # `builtins.readFile ./scripts/hook.sh`, `"${./scripts/env.sh}"` and `./nix + "/dev.nix"`.
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts/hook.sh").write_text("echo hi\n")
+    (tmp_path / "scripts/env.sh").write_text("export A=1\n")
+    (tmp_path / "nix").mkdir()
+    (tmp_path / "nix/dev.nix").write_text("{ }\n")
+    (tmp_path / "flake.nix").write_text(
+        "{ outputs = _: { devShells.x.default = mkShell {\n"
+        '  shellHook = builtins.readFile ./scripts/hook.sh + "source ${./scripts/env.sh}";\n'
+        '  inputsFrom = [ (import (./nix + "/dev.nix")) ];\n'
+        "}; }; }\n"
+    )
+    found = {str(p.relative_to(tmp_path)) for p in nix_files("flake", [], tmp_path) if p}
+    assert {"scripts/hook.sh", "scripts/env.sh", "nix/dev.nix"} <= found

@@ -476,3 +476,24 @@ def test_a_session_lock_that_is_a_link_is_not_followed(tmp_path, isolated_home, 
     with pytest.raises(SessionError):
         session.lock()
     assert precious.read_text() == "my notes\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder to another user")
+def test_a_sessions_folder_another_user_made_in_your_home_is_not_used(tmp_path, api, env):
+    # Your home, once left open to all: another user made this workspace's sessions folder and
+    # put a conversation there for --resume to continue, and to read your new turns from.
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    api.add({"content": [text("hello")]})
+    run = {**env, "PLANLOOP_HOME": str(home)}
+    assert run_cli("-p", "hi", cwd=workspace, env=run).returncode == 0
+    [sessions] = list((home / "sessions").iterdir())
+    for path in [sessions, *sessions.iterdir()]:
+        os.chown(path, 65534, 65534)
+    api.add({"content": [text("again")]})
+    result = run_cli("--resume", "-p", "more", cwd=workspace, env=run)
+    assert "belongs to another user" in result.stderr and "Traceback" not in result.stderr
+    logs = [p for p in sessions.iterdir() if p.suffix == ".jsonl"]
+    assert all("more" not in p.read_text() for p in logs)

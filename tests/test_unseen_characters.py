@@ -123,3 +123,25 @@ def test_the_line_of_each_call_shows_the_command_as_the_box_does():
 
     call = {"name": "bash", "input": {"command": "sh ./setup\u200b.sh\r\necho done"}}
     assert describe_call(call) == "bash sh ./setup<U+200B>.sh␍  (+1 lines)"
+
+
+@pytest.mark.parametrize("char", ["\u034f", "\ufe00", "\U000e0100", "\u180b"])
+def test_a_mark_that_shows_as_nothing_is_written_out_in_a_files_text_too(char):
+    # The combining grapheme joiner and the variation selectors are marks no font draws: in a
+    # preview of an .envrc, `./env.sh<U+034F>` must not read as `./env.sh`.
+    assert shown_exactly(f"source ./env.sh{char}", marks=False) == (
+        f"source ./env.sh<U+{ord(char):04X}>"
+    )
+
+
+def test_the_preview_names_letters_beyond_ascii_and_a_long_list_says_how_many_more():
+    from cli.approval_preview import written
+
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=120, color_system=None, highlight=False))
+    ui.show_subject("Write .envrc?", ".envrc", written(None, False, "source ./\u0435nv.sh\n"))
+    assert "U+0435 CYRILLIC SMALL LETTER IE" in output.getvalue()
+    # Ticks and arrows do not push a look-alike letter out of the list.
+    names = letters_beyond_ascii('echo "✅ ✓ → ★ ☆ ♥ ♦ ♣ ♠ done"; sh ./s\u0435tup.sh')
+    assert names[0] == "U+0435 CYRILLIC SMALL LETTER IE"
+    assert names[-1] == "and 2 more"  # nine symbols and the letter: eight named

@@ -563,28 +563,33 @@ def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None
     return []
 
 
-# A nix path literal (`./nix/devshell.nix`, `../common`): nix evaluates the file it names when
-# an `import` or a flake's `imports` takes it, and a folder's default.nix for a folder.
-NIX_PATH = re.compile(r"(?<![\w./+-])(\.{1,2}/[\w./+-]*)")
+# A nix path literal (`./nix/devshell.nix`, `../common`), with a string added to it (`./nix +
+# "/devshell.nix"`): nix evaluates the file it names when an `import` or a flake's `imports`
+# takes it (a folder's default.nix for a folder), and puts a file's text into the shell hook
+# through `builtins.readFile ./hook.sh` or `"${./hook.sh}"`.
+NIX_PATH = re.compile(r"""(?<![\w./+-])(\.{1,2}/[\w./+-]*)(?:\s*\+\s*"(/[^"$]*)")?""")
 MAX_NIX_FILES = 200
 
 
 def nix_imports(files: list[Path]) -> list[Path]:
-    """The nix files `files` name by a path literal, and those they name in turn: a `.nix`
-    file, or a folder's default.nix (a folder as a package's `src = ./.` is data, and the
-    project's code is not held for it)."""
+    """The files `files` name by a nix path literal, and those the nix files among them name in
+    turn: every file so named (a `.nix` file made later too), and a folder's default.nix (a
+    folder itself, a package's `src = ./.`, is data, and the project's code is not held for
+    it)."""
     found: list[Path] = []
     waiting, seen = list(files), set(files)
     while waiting and len(seen) < MAX_NIX_FILES:
         path = waiting.pop()
-        for literal in NIX_PATH.findall(_read(path)):
-            named = Path(os.path.normpath(path.parent / literal))
-            target = named if literal.endswith(".nix") else named / "default.nix"
-            if target in seen or not (literal.endswith(".nix") or os.path.isfile(target)):
+        for literal, added in NIX_PATH.findall(_read(path)):
+            named = Path(os.path.normpath(path.parent / (literal + added)))
+            if os.path.isdir(named):
+                named = named / "default.nix"
+            if named in seen or not (named.suffix == ".nix" or os.path.isfile(named)):
                 continue
-            seen.add(target)
-            found.append(target)
-            waiting.append(target)
+            seen.add(named)
+            found.append(named)
+            if named.suffix == ".nix":
+                waiting.append(named)
     return found
 
 
