@@ -134,7 +134,8 @@ def bin_paths(
     """What an npm script (or npx) run from `folder` in the workspace `root` takes for the
     program `program`: node_modules/.bin/PROGRAM in each folder from `folder` up, as far as
     the first one there, and the package that one is (a link into it: npm's; a script that
-    names it: pnpm's and yarn's, taken by the program's name), with all it depends on."""
+    runs a file in it by its `$basedir` path: pnpm's and cmd-shim's), with all it depends on.
+    One whose package cannot be told has its node_modules held whole."""
     found = NodeNames() if found is None else found
     if not program or "/" in program or program.startswith((".", "-")):
         return found
