@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,25 @@ def test_a_package_node_preloads_by_name_is_held(tmp_path, line, env):
     (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
     scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
     assert "node_modules/dotenv" in relative(tmp_path, [path for path, _ in scripts.when_there])
+
+
+def test_a_fifo_put_where_a_package_json_or_bin_would_be_is_not_waited_on(tmp_path):
+    # A command can make these before anything holds them; a plain open() of a FIFO with no
+    # writer would stop the scan before each command, and planloop with it.
+
+    (tmp_path / "node_modules/.bin").mkdir(parents=True)
+    (tmp_path / "node_modules/yaml").mkdir()
+    os.mkfifo(tmp_path / "node_modules/yaml/package.json")
+    os.mkfifo(tmp_path / "node_modules/.bin/tool")
+    done = threading.Event()
+    found: list = []
+
+    def scan() -> None:
+        found.append(relative(tmp_path, package_paths("yaml", tmp_path, tmp_path).paths))
+        found.append(relative(tmp_path, bin_paths("tool", tmp_path, tmp_path).paths))
+        done.set()
+
+    threading.Thread(target=scan, daemon=True).start()
+    assert done.wait(timeout=30), "the scan waited on a FIFO"
+    assert "node_modules/yaml" in found[0]
+    assert "node_modules" in found[1]  # a program whose package cannot be told: all held

@@ -27,9 +27,10 @@ import contextlib
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tools.paths import read_small_file
 
 NODE_MODULES = "node_modules"
 BINS = ".bin"
@@ -179,17 +180,9 @@ def _shim_targets(entry: Path) -> list[Path]:
     if os.path.islink(entry):
         return []
     try:
-        fd = os.open(entry, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        text = read_small_file(entry, MAX_SHIM_BYTES)
     except OSError:
         return []
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return []
-        text = os.read(fd, MAX_SHIM_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
     named = (os.path.normpath(entry.parent / path) for path in SHIM_TARGET.findall(text))
     return [Path(os.path.realpath(path)) for path in dict.fromkeys(named)]
 
@@ -214,8 +207,8 @@ def _dependencies(package: Path) -> list[str]:
     """The names of what `package` needs installed to run (DEPENDENCY_KEYS of its
     package.json); none where it has no readable one."""
     with contextlib.suppress(OSError, ValueError, RecursionError):
-        with open(package / "package.json", "rb") as file:
-            manifest = json.loads(file.read(MAX_PACKAGE_JSON_BYTES))
+        # (without blocking: a command can put a FIFO there before the package is held)
+        manifest = json.loads(read_small_file(package / "package.json", MAX_PACKAGE_JSON_BYTES))
         names: list[str] = []
         for key in DEPENDENCY_KEYS:
             table = manifest.get(key) if isinstance(manifest, dict) else None
