@@ -56,7 +56,7 @@ def build_files(
         if named:
             return [named], []
         here = [folder / name for name in JUSTFILES]
-        for above in _up_to(folder, project):
+        for above in up_to(folder, project):
             there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
             if there:
                 return there, here
@@ -67,7 +67,7 @@ def build_files(
         return _first_there([named] if named else [folder / n for n in TASKFILES])
     if program == "cargo":
         manifest = _from(folder, option("--manifest-path"))
-        manifests = [manifest] if manifest else [a / "Cargo.toml" for a in _up_to(folder, project)]
+        manifests = [manifest] if manifest else [a / "Cargo.toml" for a in up_to(folder, project)]
         return _cargo_files([m for m in manifests if os.path.lexists(m)], folder)
     return [], []
 
@@ -142,7 +142,8 @@ def _from(folder: Path, path: str | None) -> Path | None:
     return None if not path else Path(os.path.normpath(folder / os.path.expanduser(path)))
 
 
-def _up_to(folder: Path, project: Path) -> list[Path]:
+def up_to(folder: Path, project: Path) -> list[Path]:
+    """`folder`, and each folder above it up to `project` where it lies in `project`."""
     if not folder.is_relative_to(project):
         return [folder]
     return [folder, *(above for above in folder.parents if above.is_relative_to(project))]

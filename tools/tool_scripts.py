@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 import yaml
 from dotenv import dotenv_values
 
-from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, build_files
+from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, build_files, up_to
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
@@ -1105,7 +1105,7 @@ def _compose_files(
         from_env = dotenv_values(stream=io.StringIO(read_small_file(folder / ".env")))
         found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE") or "", folder)
     if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
-        for above in _up_to(folder, project):  # compose looks up until it finds one
+        for above in up_to(folder, project):  # compose looks up until it finds one
             present = [above / name for name in COMPOSE_FILES if os.path.lexists(above / name)]
             for name in (*COMPOSE_FILES, *COMPOSE_OVERRIDES):
                 if not os.path.lexists(above / name):
@@ -1204,7 +1204,7 @@ def _package_runs(
         for base, program in by_name.programs[named_before:]:
             node_names_held(bin_paths(program, base, project), by_name)
     found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
-    for settings_folder in _up_to(folder, project):
+    for settings_folder in up_to(folder, project):
         for path in package_manager_programs(settings_folder):
             found += _literal(path, settings_folder, untold)
     return found
@@ -1225,13 +1225,6 @@ def _bins_called(
         return
     if (package := package_name(named)) is not None:
         node_names_held(bin_paths(bin_name(package), base, project), by_name)
-
-
-def _up_to(folder: Path, project: Path) -> list[Path]:
-    """`folder`, and each folder above it up to `project` where it lies in `project`."""
-    if not folder.is_relative_to(project):
-        return [folder]
-    return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
 
 
 def package_manager_programs(folder: Path) -> list[str]:
@@ -1352,7 +1345,7 @@ def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]
     named = tool_scripts(root, tool_configs).named
     packages = [path.parent for path, _ in named if path.name == PACKAGE_JSON]
     found = [folder / name for folder in packages for name in PACKAGE_SETTINGS]
-    found += [above / ".yarnrc.yml" for folder in packages for above in _up_to(folder, root)]
+    found += [above / ".yarnrc.yml" for folder in packages for above in up_to(folder, root)]
     return [(path, NPM_SETTINGS_REASON) for path in dict.fromkeys(found)]
 
 
