@@ -17,6 +17,9 @@ added later are treated alike. The path is judged by where it actually leads (li
 tools/beneath.py), and an approval is handed to the tool for that one file (tools/file_call.py):
 if a racing command makes the path lead elsewhere before the tool writes, the tool refuses.
 
+While a sandboxed background task runs, a protected write is refused without a question (also
+with --yes): replacing the file would take it from under that task's read-only bind.
+
 "Asks" means: the person is asked in the interactive mode; in a headless run it is refused
 (with an error the model can act on) unless `--yes` allowed everything up front. A path outside
 the workspace is refused by the file tools themselves, whatever the answer.
@@ -147,6 +150,8 @@ class NeedsApproval:
     command: str | None = None
     always: AlwaysRule | None = None
     target: str | None = None
+    # For a protected file: what and why, to begin the refusal while sandboxed tasks run.
+    protected: str | None = None
 
 
 @dataclass(frozen=True)
@@ -190,11 +195,16 @@ class PermissionPolicy(Middleware):
         needed = self._needs_approval(ctx)
         if needed is None:
             return None
-        if self.allow_all or self.covered(needed):
+        allowed = self.allow_all or self.covered(needed)
+        if not allowed and self.ask is None:
+            return BeforeToolCallResult(block=True, reason=needed.refusal)
+        if needed.protected and (running := _sandboxed_tasks_running(ctx)):
+            # Refused before anyone is asked: a yes could not be kept (tools/tasks.py says why).
+            reason = f"{needed.protected}, and {WHILE_TASKS_RUN.format(tasks=', '.join(running))}"
+            return BeforeToolCallResult(block=True, reason=reason)
+        if allowed:
             _approve(call, needed)
             return None
-        if self.ask is None:
-            return BeforeToolCallResult(block=True, reason=needed.refusal)
         try:
             answer, reason = await self.answer(needed.question, ctx.context.signal)
         except Interrupted as stop:  # the run was cancelled while the question waited
@@ -353,7 +363,8 @@ class PermissionPolicy(Middleware):
             "run (headless, without --yes). Leave the file as it is and go on with the task; "
             "if the change is needed, tell the user what to change and why."
         )
-        return NeedsApproval(question, refusal, always=always, target=relative)
+        protected = f"{name}: {path} was not changed. {why}"
+        return NeedsApproval(question, refusal, always=always, target=relative, protected=protected)
 
     def rules(self) -> list[Rule]:
         """The policy as a short table, for /permissions and the README."""
@@ -388,6 +399,21 @@ class PermissionPolicy(Middleware):
             ),
             Rule("any path outside the workspace", "refused", "the file tools check every path"),
         ]
+
+
+# Said when a protected write is refused because sandboxed background tasks run.
+WHILE_TASKS_RUN = (
+    "sandboxed background tasks are running ({tasks}): replacing the file now would lift its "
+    "read-only hold in their sandboxes, so a task could change it after the approval. Stop "
+    "them with task_stop (or wait for them with task_output and wait), then send this change "
+    "again."
+)
+
+
+def _sandboxed_tasks_running(ctx: BeforeToolCallContext) -> list[str]:
+    from tools.tasks import sandboxed_tasks_running  # late: it imports the middlewares
+
+    return sandboxed_tasks_running(ctx.context.tools)
 
 
 def _approve(call: FileCall, needed: NeedsApproval) -> None:

@@ -16,12 +16,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import results_by_id, run
 from test_hostile_pass4 import AS_NOBODY, needs_bwrap, run_as, tool_results, user_folders
+from test_outside_sandbox import MarkingSandbox
+from test_permissions import Asker
 
 from fakeapi import text, tool_use
+from middleware import PermissionPolicy
+from tools import default_tools
 from tools.beneath import target_of
 from tools.file_call import protection
 from tools.sandbox import Bubblewrap
+from tools.tasks import TaskManager
 
 __all__ = ["user_folders"]  # a fixture, used by name
 
@@ -186,3 +192,91 @@ def test_every_file_a_command_finds_read_only_the_file_tools_ask_about(workspace
         assert expected in relative
     unasked = [p for p in relative if protection(root, p, target_of(root, p)) is None]
     assert unasked == []
+
+
+# ---- an approved write waits until no sandboxed task runs ---------------------------------------
+
+# A background task that lies in wait for the file tool's temporary file beside `.envrc`: it
+# opens it while planloop writes it, and after the rename writes through it, into the host's new
+# `.envrc`, which its sandbox never held. It says when it is looking, and what it did.
+GRABBER = """
+import os, sys, time
+marker = sys.argv[1]
+fds = []
+open("looking", "w").close()
+while True:
+    names = [n for n in os.listdir(".") if n.startswith("..envrc.") and n.endswith(".tmp")]
+    for name in names:
+        try:
+            fds.append(os.open(name, os.O_WRONLY))
+        except OSError:
+            pass
+    if fds and not names:  # renamed: each descriptor now reaches the new .envrc
+        for fd in fds:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"touch {marker}\\n".encode(), 0)
+        open("wrote", "w").close()
+        break
+    time.sleep(0.002)  # a tighter loop floods planloop with the folder's own events
+"""
+
+
+@needs_bwrap
+def test_a_held_file_is_not_replaced_while_a_sandboxed_task_could_write_it(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    marker = workspace.parent / "outside-marker"
+    sh(user, "printf 'export BENIGN=1\\n' > .envrc", workspace)
+    (workspace / "grab.py").write_text(GRABBER)
+    approved = (
+        "export APP_ENV=dev\n" + "# padding to keep the temporary file there a while\n" * 2000
+    )
+    grab = {"command": f"python3 grab.py {marker}", "run_in_background": True}
+    api.add({"content": [tool_use("bash", grab)]})
+    api.add(
+        {"content": [tool_use("bash", {"command": "until [ -e looking ]; do sleep 0.05; done"})]}
+    )
+    api.add({"content": [tool_use("read_file", {"path": ".envrc"})]})
+    api.add({"content": [tool_use("write_file", {"path": ".envrc", "content": approved})]})
+    api.add({"content": [tool_use("task_stop", {"task_id": "bg-1"})]})
+    api.add({"content": [tool_use("write_file", {"path": ".envrc", "content": approved})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home, flags=("--yes",))
+    assert result.returncode == 0, result.stderr
+    _, _, _, refused, stopped, written = tool_results(api)
+    assert ".envrc was not changed" in refused and "background tasks are running (bg-1)" in refused
+    assert "task_stop" in refused
+    assert "killed" in stopped
+    assert "Wrote" in written
+    assert (workspace / ".envrc").read_text() == approved  # what was approved, and only that
+    assert not (workspace / "wrote").exists()
+    subprocess.run(["bash", "-c", "source .envrc"], cwd=workspace, check=True)  # as direnv would
+    assert not marker.exists()
+
+
+def test_nobody_is_asked_about_a_protected_write_while_a_sandboxed_task_runs(
+    api, make_agent, workspace, tmp_path
+):
+    # A yes could not be kept, so the person is not asked; once the task is stopped, they are.
+    (workspace / ".envrc").write_text("export BENIGN=1\n")
+    manager = TaskManager(tmp_path / "tasks", MarkingSandbox())
+    write = {"path": ".envrc", "content": "export APP_ENV=dev\n"}
+    calls = [
+        tool_use("bash", {"command": "sleep 600", "run_in_background": True}),
+        tool_use("write_file", write),
+        tool_use("task_stop", {"task_id": "bg-1"}),
+        tool_use("write_file", write),
+    ]
+    for call in calls:
+        api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+    asker = Asker(("yes", ""))
+    policy = PermissionPolicy(ask=asker, sandboxed=True)
+    agent = make_agent(tools=default_tools(MarkingSandbox(), manager), middleware=[policy])
+    run(agent.run("go"))
+    refused = results_by_id(api.accepted[2])[calls[1]["id"]]
+    assert refused["is_error"] is True and "running (bg-1)" in refused["content"]
+    assert len(asker.questions) == 1 and ".envrc" in asker.questions[0]
+    written = results_by_id(api.accepted[4])[calls[3]["id"]]
+    assert written.get("is_error") is not True, written
+    assert (workspace / ".envrc").read_text() == write["content"]

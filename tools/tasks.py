@@ -745,6 +745,27 @@ def shown(workspace: Path, path: str) -> str:
     return os.path.relpath(path, workspace) if inside else path
 
 
+def sandboxed_tasks_running(tools: dict[str, Tool]) -> list[str]:
+    """The ids of the sandboxed background tasks that have not ended yet, in the task manager
+    behind these tools (found by what their handlers are, not by a name; none without one).
+
+    While one runs, a protected file must not be replaced: the rename takes the file its sandbox
+    binds read-only (or hides) out from under that bind, and the task can then write the new
+    one, or write it through the temporary file it opened while the tool was writing it.
+    """
+    managers = {
+        id(manager): manager
+        for tool in tools.values()
+        if isinstance(manager := getattr(tool.handler, "__self__", None), TaskManager)
+    }
+    return [
+        task.id
+        for manager in managers.values()
+        for task in manager.tasks.values()
+        if task.confined and not task.done.is_set()  # stopped, but maybe not gone yet
+    ]
+
+
 def find_task_manager(agent: Any) -> TaskManager | None:
     """The TaskManager behind the agent's task tools, if it has them (for the front end)."""
     tool = agent.tools.get("task_output")
