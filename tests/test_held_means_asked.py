@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import results_by_id, run
+from conftest import AGENT, API_KEY, results_by_id, run, wait_for_file
 from test_hostile_pass4 import AS_NOBODY, needs_bwrap, run_as, tool_results, user_folders
 from test_outside_sandbox import MarkingSandbox
 from test_permissions import Asker
 
-from fakeapi import text, tool_use
+from fakeapi import FakeMessagesAPI, text, tool_use
 from middleware import PermissionPolicy
 from tools import default_tools
 from tools.beneath import target_of
@@ -280,3 +281,58 @@ def test_nobody_is_asked_about_a_protected_write_while_a_sandboxed_task_runs(
     written = results_by_id(api.accepted[4])[calls[3]["id"]]
     assert written.get("is_error") is not True, written
     assert (workspace / ".envrc").read_text() == write["content"]
+
+
+@needs_bwrap
+def test_another_session_in_the_folder_does_not_replace_a_held_file_while_a_task_runs(
+    api, env, user_folders
+):
+    # Two terminals in one project: the first session's sandboxed task lies in wait for the
+    # temporary file, the second session's approved write must not give it one.
+    user, workspace, planloop_home, home = user_folders
+    marker = workspace.parent / "outside-marker"
+    sh(user, "printf 'export BENIGN=1\\n' > .envrc", workspace)
+    (workspace / "grab.py").write_text(GRABBER)
+    grab = {"command": f"python3 grab.py {marker}", "run_in_background": True}
+    api.add({"content": [tool_use("bash", grab)]})
+    hold_on = "until [ -e second-done ]; do sleep 0.05; done"
+    api.add({"content": [tool_use("bash", {"command": hold_on, "timeout": 120})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    extra = {"HOME": str(home)} if user == "nobody" else {}
+    first = subprocess.Popen(
+        [*as_user(user), sys.executable, str(AGENT), "-p", "first", "--yes"],
+        cwd=workspace,
+        env={**env, **extra},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_file(workspace / "looking", seconds=60)
+        approved = "export APP_ENV=dev\n" + "# padding\n" * 20000
+        with FakeMessagesAPI(script=[], api_key=API_KEY) as second_api:
+            second_api.add({"content": [tool_use("read_file", {"path": ".envrc"})]})
+            write = {"path": ".envrc", "content": approved}
+            second_api.add({"content": [tool_use("write_file", write)]})
+            second_api.add({"content": [text("Done.")]})
+            second_env = {**env, "ANTHROPIC_BASE_URL": second_api.base_url}
+            second = run_as(user, second_api, second_env, workspace, home, flags=("--yes",))
+            assert second.returncode == 0, second.stderr
+            _, refused = tool_results(second_api)
+            assert second_api.rejections == []
+        assert "nothing was written" in refused and "another" in refused, refused
+        assert "task_stop" in refused
+        assert (workspace / ".envrc").read_text() == "export BENIGN=1\n"
+    finally:
+        sh(user, "touch second-done", workspace)
+        _, first_err = first.communicate(timeout=90)
+    assert first.returncode == 0, first_err
+    assert not (workspace / "wrote").exists() and not marker.exists()
+    # Once the first session has ended, the kernel has let go of its lock: the write goes through.
+    api.add({"content": [tool_use("read_file", {"path": ".envrc"})]})
+    api.add({"content": [tool_use("write_file", {"path": ".envrc", "content": approved})]})
+    api.add({"content": [text("Done.")]})
+    third = run_as(user, api, env, workspace, home, flags=("--yes",))
+    assert third.returncode == 0, third.stderr
+    assert (workspace / ".envrc").read_text() == approved

@@ -184,11 +184,15 @@ async def call_handler(tool: Tool, workspace: Path, args: dict) -> str:
     """Run the tool's handler with validated arguments and return its text.
 
     Handlers may be plain functions or coroutines; an awaitable result is awaited. The key
-    and token planloop uses are replaced by [redacted] (redaction.py).
+    and token planloop uses are replaced by [redacted] (redaction.py). A call a person
+    approved to write a protected file runs only while no sandboxed task could see the file.
     """
-    result = tool.handler(workspace, **args)
-    if inspect.isawaitable(result):
-        result = await result
+    from tools.file_call import approved_files_alone  # late: it imports this module
+
+    with approved_files_alone(workspace, tool.name):
+        result = tool.handler(workspace, **args)
+        if inspect.isawaitable(result):
+            result = await result
     if not isinstance(result, str):
         raise TypeError(f"handler of tool {tool.name!r} returned {type(result).__name__}, not str")
     # planloop's own key never reaches the model, whatever printed it: a command that read it

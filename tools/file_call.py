@@ -22,7 +22,9 @@ the tool's task and thread start with a copy of that context, so they see the sa
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +92,21 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
             or key_file_reason(workspace, target.relative)
             or held_for_commands_reason(workspace, target.relative)
         )
+
+
+def approved_files_alone(workspace: Path, tool_name: str) -> AbstractContextManager[None]:
+    """For a call a person approved to write protected files: held while the tool runs, and
+    refused (ToolError) while a sandboxed background task of any planloop session in the folder
+    runs (tools/task_lock.py). Nothing to hold for any other call."""
+    from tools.task_lock import no_task_runs_over  # late: tools/tasks.py imports this module
+
+    call = current_file_call()
+    given = (call.approved or ()) if call is not None else ()
+    approved = [path for path in given if path != OUTSIDE_SANDBOX_APPROVED]
+    if not approved:
+        return contextlib.nullcontext()
+    root = Path(workspace).resolve()
+    return no_task_runs_over([root / path for path in sorted(approved)], tool_name)
 
 
 def write_check(

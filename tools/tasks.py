@@ -56,6 +56,7 @@ from tools.process import (
     describe_exit,
     start_command,
 )
+from tools.task_lock import TasksRunning
 
 DEFAULT_TIMEOUT_SECONDS = 30 * 60
 MIN_TIMEOUT_SECONDS = 1
@@ -268,6 +269,9 @@ class TaskManager:
         self.passed_over_told = False  # other files past MAX_OTHERS were said
         self.too_big_told = False  # an other file past OTHER_FILE_BYTES was said
         self.poller: asyncio.Future | None = None
+        # Held while a sandboxed task runs, so that no planloop session in the folder replaces
+        # a protected file meanwhile (tools/task_lock.py).
+        self.task_lock = TasksRunning()
 
     # ---- starting ------------------------------------------------------------------------
 
@@ -313,14 +317,21 @@ class TaskManager:
         output = OutputFile(self.folder / f"{task_id}.out")
         self.starting += 1
         try:
+            if getattr(sandbox, "confines_writes", False):
+                await self.task_lock.hold(workspace)
             process = await start_command(
                 lambda: _TaskOutput(output), argv, env, workspace, supervise=supervise
             )
-        except OSError as err:
-            output.finish()
-            raise ToolError(f"The background task could not start: {err}.") from None
-        finally:
+        except BaseException as err:
             self.starting -= 1
+            self.release_task_lock()  # held for this one only: it did not start
+            output.finish()
+            if isinstance(err, OSError):
+                raise ToolError(f"The background task could not start: {err}.") from None
+            raise
+        # Nothing below awaits until the task is in self.tasks, so no task's end in between can
+        # let go of the lock this one needs.
+        self.starting -= 1
         task = BackgroundTask(task_id, command, output, timeout, process)
         task.confined = bool(getattr(sandbox, "confines_writes", False))
         # What the watch between commands saw while this one was made ready, its binds did not
@@ -405,8 +416,15 @@ class TaskManager:
                         task.checked_at_end = True
                 task.output.finish()
                 task.done.set()
+                self.release_task_lock()
                 if not any(other.binds for other in self.running()):
                     self.folder_watch.close()
+
+    def release_task_lock(self) -> None:
+        """Let go of the workspace's task lock once no sandboxed task runs or starts."""
+        confined = (task for task in self.tasks.values() if task.confined)
+        if not self.starting and all(task.done.is_set() for task in confined):
+            self.task_lock.release()
 
     # ---- looking and stopping ------------------------------------------------------------
 
