@@ -26,7 +26,13 @@ from tools.paths import (
     read_small_file,
     scan_for_file_tools,
 )
-from tools.tool_scripts import tool_script_not_held, tool_scripts, tool_scripts_in
+from tools.tool_scripts import (
+    EDITOR_CODE_REASON,
+    tool_files_when_there,
+    tool_script_not_held,
+    tool_scripts,
+    tool_scripts_in,
+)
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -1529,3 +1535,54 @@ def test_a_command_cannot_rewrite_what_a_hook_reaches_through_git_code_input_or_
         hook = [*prefix(user), "sh", "-c", line]
         subprocess.run(hook, cwd=workspace, env={"PATH": "/usr/bin:/bin"}, timeout=60)
     assert not marker.exists()
+
+
+def test_the_folders_editor_extensions_load_their_code_from_are_held(tmp_path):
+    # ESLint's and Prettier's modules and the workspace's TypeScript run when the folder is
+    # opened: a folder that is there is held whole, one not made yet is told once made.
+    for folder in ("tools/nodep/eslint", "node_modules/prettier", ".yarn/sdks/typescript/lib"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "index.js").write_text("module.exports = {}\n")
+    settings = {
+        "eslint.nodePath": "./tools/nodep",
+        "prettier.prettierPath": "node_modules/prettier",
+        "typescript.tsdk": ".yarn/sdks/typescript/lib",
+        "stylelint.stylelintPath": "node_modules/stylelint",  # not installed yet
+        "python.analysis.extraPaths": ["./src"],  # the project's own code
+    }
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    held = {"tools/nodep", "node_modules/prettier", ".yarn/sdks/typescript/lib"}
+    assert named(tmp_path) == held
+    later = tool_files_when_there(tmp_path, [tmp_path / ".vscode"])
+    assert {
+        str(path.relative_to(tmp_path)) for path, why in later if why == EDITOR_CODE_REASON
+    } == {
+        *held,
+        "node_modules/stylelint",
+    }
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_the_code_an_editor_extension_loads(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    settings = '{"typescript.tsdk": "node_modules/typescript/lib", "eslint.nodePath": "tools/lint"}'
+    make(workspace / ".vscode" / "settings.json", settings, user, 0o644)
+    real = "// the real one\n"
+    make(workspace / "node_modules" / "typescript" / "lib" / "tsserver.js", real, user, 0o644)
+    plant = (
+        'echo \'require("child_process").execSync("id")\' > node_modules/typescript/lib/tsserver.js'
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    made = "mkdir -p tools/lint && echo 'module.exports = {}' > tools/lint/index.js"
+    api.add({"content": [tool_use("bash", {"command": made})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    rewritten, new = tool_results(api)
+    assert "Read-only file system" in rewritten
+    assert (workspace / "node_modules" / "typescript" / "lib" / "tsserver.js").read_text() == real
+    assert (
+        "tools/lint is new" in new and "an editor extension loads code from it" in result.stderr
+    ), result.stderr

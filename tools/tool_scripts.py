@@ -262,6 +262,17 @@ EDITOR_PROGRAM_TABLES = ("alternatetools", "executables")  # (`php.executables: 
 EDITOR_TOOLCHAIN_ENDINGS = ("goroot", "gopath", "sdkpath", "sdkpaths", "jdkpath")
 EDITOR_TOOLCHAIN_KEYS = ("sdk", "home")  # whole (`java.home`), not `typescript.tsdk`'s ending
 
+# Keys (in lower case) whose value is the folder an extension loads its code from, and runs
+# when you open the folder: ESLint's and Prettier's module, stylelint's, the TypeScript that
+# VS Code's own TypeScript support runs once you chose "Use Workspace Version" (yarn's
+# `.yarn/sdks/typescript/lib`, or `node_modules/typescript/lib`).
+EDITOR_CODE_FOLDER_KEYS = ("eslint.nodepath", "prettier.prettierpath", "stylelint.stylelintpath")
+EDITOR_CODE_FOLDER_KEYS += ("typescript.tsdk", "js/ts.tsdk.path")
+EDITOR_CODE_REASON = (
+    "an editor extension loads its code from it when you open the folder (`eslint.nodePath`, "
+    "`prettier.prettierPath`, `typescript.tsdk` in the editor's settings)"
+)
+
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
 
@@ -480,6 +491,8 @@ class Run(NamedTuple):
     files: tuple[str, ...] = ()
     unknown: str = ""
     existing: bool = False  # only the files that exist count (a settings value may be data)
+    # Folders or files an extension loads code from: held while there, told once one is made.
+    loads: tuple[str, ...] = ()
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -714,6 +727,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     yield Run(None, files=tuple(named), existing=True)
     toolchains = [text for key, text in keyed if _names_a_toolchain(key) and _a_file_path(text)]
     yield Run(None, files=tuple(toolchains))  # a folder; one not made yet makes commands ask
+    # (before installing, most projects have none yet: that one is told when made, not asked)
+    loads = [text for key, text in keyed if key.lower() in EDITOR_CODE_FOLDER_KEYS]
+    yield Run(None, loads=tuple(text for text in loads if "*" not in text))
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -959,6 +975,13 @@ def _run_paths(
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += [each for each in named if not run.existing or os.path.isfile(each)]
+    for path in run.loads:
+        for each in _literal(put_in(path, project), folder, untold):
+            if each == project:
+                continue  # the project itself is what the person edits
+            if os.path.lexists(each):
+                found.append(each)
+            by_name.when_there.append((each, EDITOR_CODE_REASON))  # told when a command makes it
     return found
 
 
