@@ -65,6 +65,38 @@ def test_cargo_reads_the_manifests_up_the_tree_and_each_members_build_script(tmp
     assert {"crates/a/build.rs", "crates/b/gen.rs", "build.rs"} <= names(tmp_path, told)
 
 
+def cargo_workspace(root: Path, user: str = "root") -> None:
+    """A workspace whose build runs code of its own: a proc macro (with a local crate it
+    uses), a build script's local dependency; and a plain library, which only the built
+    program runs."""
+    crates = {
+        "Cargo.toml": '[workspace]\nmembers = ["app", "macros"]\n',
+        "app/Cargo.toml": "[package]\nname = 'app'\n[dependencies]\n"
+        "macros = { path = '../macros' }\nutil = { path = '../util' }\n"
+        "[build-dependencies]\ngen = { path = '../gen' }\n",
+        "macros/Cargo.toml": "[package]\nname = 'macros'\n[lib]\nproc-macro = true\n"
+        "[dependencies]\nmacros-core = { path = '../core' }\n",
+        "core/Cargo.toml": "[package]\nname = 'macros-core'\n",
+        "gen/Cargo.toml": "[package]\nname = 'gen'\n[lib]\npath = 'lib/gen.rs'\n",
+        "util/Cargo.toml": "[package]\nname = 'util'\n",
+    }
+    for name, manifest in crates.items():
+        make(root / name, manifest, user, mode=0o644)
+    for source in ("app/src/main.rs", "macros/src/lib.rs", "core/src/lib.rs", "gen/lib/gen.rs"):
+        make(root / source, "// the crate's code\n", user, mode=0o644)
+    make(root / "util/src/lib.rs", "// the crate's code\n", user, mode=0o644)
+
+
+def test_cargo_holds_the_source_of_the_crates_the_compiler_runs(tmp_path):
+    cargo_workspace(tmp_path)
+    held, told = build_files("cargo", ("build",), tmp_path, tmp_path)
+    held_names = names(tmp_path, held)
+    assert {"macros/src", "core/src", "gen/lib"} <= held_names
+    assert not {"app/src", "util/src"} & held_names  # run by the program built, not the build
+    assert {"util/Cargo.toml", "gen/Cargo.toml"} <= held_names  # local crates' manifests
+    assert "util/build.rs" in names(tmp_path, told)
+
+
 @pytest.mark.parametrize(
     ("settings_file", "settings"),
     [
@@ -112,3 +144,23 @@ def test_a_command_cannot_rewrite_the_makefile_a_hook_runs_and_a_new_one_is_told
     (workspace / "GNUmakefile").unlink()  # the person, told, removes it; then the hook runs
     subprocess.run([*prefix(user), "make", "-s", "lint"], cwd=workspace, capture_output=True)
     assert not marker.exists()
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_a_proc_macro_a_folder_open_cargo_task_runs(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    cargo_workspace(workspace, user)
+    task = {"label": "b", "command": "cargo build", "runOptions": {"runOn": "folderOpen"}}
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": [task]}), user, mode=0o644)
+    plant = "echo '// planted' >> macros/src/lib.rs; echo '// planted' >> core/src/lib.rs"
+    edit = "echo '// edited' >> util/src/lib.rs; echo finished"
+    api.add({"content": [tool_use("bash", {"command": f"{plant}; {edit}"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert ran.count("Read-only file system") == 2 and "finished" in ran, ran
+    assert (workspace / "macros/src/lib.rs").read_text() == "// the crate's code\n"
+    assert (workspace / "util/src/lib.rs").read_text().endswith("// edited\n")  # the project's

@@ -13,7 +13,11 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     just          the justfile there or in the nearest folder above that has one (`--justfile`)
     task          the Taskfile there
     cargo         Cargo.toml there and in each folder above it (cargo looks up for the
-                  workspace's), and each package's build script: build.rs, or what `build` names
+                  workspace's), the workspace members' and the local (`path =`) dependencies'
+                  manifests, each package's build script (build.rs, or what `build` names), and
+                  the source folder of each crate whose code the compiler runs as it builds:
+                  a proc-macro crate, a build script's dependency, and the local crates those
+                  depend on
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml")
 TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
 MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
 MAX_CARGO_MEMBERS = 200
+# The tables of a Cargo.toml that name the crates a package depends on.
+DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 
 
 def build_files(
@@ -94,7 +100,8 @@ def _included(makefile: Path) -> list[Path]:
 
 
 def _cargo_files(manifests: list[Path], folder: Path) -> tuple[list[Path], list[Path]]:
-    """The manifests, the workspace members' manifests, and each package's build script."""
+    """The manifests, the workspace members' and local dependencies' manifests, each package's
+    build script, and the source of the crates the compiler runs (`_runs_at_build`)."""
     held, told = list(manifests), []
     packages = list(manifests)
     for manifest in manifests:
@@ -103,6 +110,8 @@ def _cargo_files(manifests: list[Path], folder: Path) -> tuple[list[Path], list[
             if isinstance(pattern, str) and len(packages) < MAX_CARGO_MEMBERS:
                 matches = glob.glob(str(manifest.parent / pattern / "Cargo.toml"))
                 packages += [Path(m) for m in matches[:MAX_CARGO_MEMBERS]]
+    packages = _with_local_dependencies(packages)
+    held += [source for manifest in _runs_at_build(packages) for source in _lib_folder(manifest)]
     for manifest in dict.fromkeys(packages):
         package = _toml(manifest).get("package")
         build = package.get("build") if isinstance(package, dict) else None
@@ -113,6 +122,59 @@ def _cargo_files(manifests: list[Path], folder: Path) -> tuple[list[Path], list[
     if not manifests:  # none yet: one made here would be the package cargo builds
         told += [folder / "Cargo.toml", folder / "build.rs"]
     return [path for path in held if os.path.lexists(path)], told
+
+
+def _local_dependencies(manifest: Path, kinds: tuple[str, ...] = DEPENDENCY_TABLES) -> list[Path]:
+    """The manifests of the crates `manifest` depends on by a `path`, in the tables `kinds`
+    (also a target's: `[target.'cfg(unix)'.dependencies]`, and the workspace's own)."""
+    data = _toml(manifest)
+    tables = [data, data.get("workspace", {})]
+    tables += [t for t in data.get("target", {}).values() if isinstance(t, dict)]
+    found = []
+    for table in tables:
+        for kind in kinds:
+            entries = table.get(kind, {}) if isinstance(table, dict) else {}
+            for entry in entries.values() if isinstance(entries, dict) else []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    found.append(
+                        Path(os.path.normpath(manifest.parent / entry["path"])) / "Cargo.toml"
+                    )
+    return found
+
+
+def _with_local_dependencies(manifests: list[Path]) -> list[Path]:
+    """`manifests` and, over and over, the local crates they depend on (bounded)."""
+    found = list(dict.fromkeys(manifests))
+    for manifest in found:  # (grows as it goes)
+        for more in _local_dependencies(manifest):
+            if more not in found and len(found) < MAX_CARGO_MEMBERS and os.path.isfile(more):
+                found.append(more)
+    return found
+
+
+def _runs_at_build(manifests: list[Path]) -> list[Path]:
+    """The crates among `manifests` whose code the compiler runs while it builds: each
+    proc-macro crate, each crate a build script uses (`[build-dependencies]`), and the local
+    crates those depend on."""
+    runs = [m for m in manifests if _is_proc_macro(m)]
+    runs += [d for m in manifests for d in _local_dependencies(m, ("build-dependencies",))]
+    return [m for m in _with_local_dependencies(runs) if os.path.isfile(m)]
+
+
+def _is_proc_macro(manifest: Path) -> bool:
+    lib = _toml(manifest).get("lib", {})
+    return isinstance(lib, dict) and (
+        lib.get("proc-macro") is True or lib.get("proc_macro") is True
+    )
+
+
+def _lib_folder(manifest: Path) -> list[Path]:
+    """The folder of a crate's library source (src/, or the folder of what `[lib] path` names)."""
+    lib = _toml(manifest).get("lib", {})
+    path = lib.get("path") if isinstance(lib, dict) else None
+    source = manifest.parent / (path if isinstance(path, str) else "src/lib.rs")
+    folder = Path(os.path.normpath(source.parent))
+    return [folder] if os.path.isdir(folder) else []
 
 
 def _toml(path: Path) -> dict:
