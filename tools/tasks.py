@@ -303,22 +303,28 @@ class TaskManager:
         # As bash does: one scan of the workspace serves the sandbox's read-only binds and,
         # when the task ends, the report of what it created (nothing is deleted).
         sandbox = sandbox or self.sandbox
+        if getattr(sandbox, "confines_writes", False):
+            # First: its binds are then made of the files as another session's protected write,
+            # which this waits for, left them (tools/task_lock.py).
+            await self.task_lock.hold(workspace)
         protected_before = None
-        with getattr(sandbox, "reading_once", contextlib.nullcontext)():  # (as bash does)
-            if hasattr(sandbox, "before_command"):
-                protected_before = sandbox.before_command(workspace)
-                argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
-            else:
-                argv, env = sandbox.wrap(workspace, command)
-            # Before it starts: what its binds sit on (a file replaced on the host since is
-            # no longer hidden or held in its sandbox).
-            binds = sandbox_start(sandbox, workspace, argv)
+        try:
+            with getattr(sandbox, "reading_once", contextlib.nullcontext)():  # (as bash does)
+                if hasattr(sandbox, "before_command"):
+                    protected_before = sandbox.before_command(workspace)
+                    argv, env = sandbox.wrap(workspace, command, snapshot=protected_before)
+                else:
+                    argv, env = sandbox.wrap(workspace, command)
+                # Before it starts: what its binds sit on (a file replaced on the host since is
+                # no longer hidden or held in its sandbox).
+                binds = sandbox_start(sandbox, workspace, argv)
+        except BaseException:
+            self.release_task_lock()  # kept while another sandboxed task runs
+            raise
         supervise = not getattr(sandbox, "confines_processes", False)
         output = OutputFile(self.folder / f"{task_id}.out")
         self.starting += 1
         try:
-            if getattr(sandbox, "confines_writes", False):
-                await self.task_lock.hold(workspace)
             process = await start_command(
                 lambda: _TaskOutput(output), argv, env, workspace, supervise=supervise
             )
