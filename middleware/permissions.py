@@ -18,7 +18,8 @@ tools/beneath.py), and an approval is handed to the tool for that one file (tool
 if a racing command makes the path lead elsewhere before the tool writes, the tool refuses.
 
 While a sandboxed background task runs, a protected write is refused without a question (also
-with --yes): replacing the file would take it from under that task's read-only bind.
+with --yes): replacing the file would take it from under that task's read-only bind. A command
+of another session is seen by the tool itself, which takes a lock (tools/task_lock.py).
 
 "Asks" means: the person is asked in the interactive mode; in a headless run it is refused
 (with an error the model can act on) unless `--yes` allowed everything up front. A path outside

@@ -202,14 +202,14 @@ def test_every_file_a_command_finds_read_only_the_file_tools_ask_about(workspace
 # `.envrc`, which its sandbox never held. It says when it is looking, and what it did.
 GRABBER = """
 import os, sys, time
-marker = sys.argv[1]
+marker, folder = sys.argv[1], (sys.argv[2:] or ["."])[0]
 fds = []
 open("looking", "w").close()
 while True:
-    names = [n for n in os.listdir(".") if n.startswith("..envrc.") and n.endswith(".tmp")]
+    names = [n for n in os.listdir(folder) if n.startswith("..envrc.") and n.endswith(".tmp")]
     for name in names:
         try:
-            fds.append(os.open(name, os.O_WRONLY))
+            fds.append(os.open(os.path.join(folder, name), os.O_WRONLY))
         except OSError:
             pass
     if fds and not names:  # renamed: each descriptor now reaches the new .envrc
@@ -283,33 +283,49 @@ def test_nobody_is_asked_about_a_protected_write_while_a_sandboxed_task_runs(
     assert (workspace / ".envrc").read_text() == write["content"]
 
 
+# How the first session lies in wait: a background task, a long foreground command, or a task
+# in a folder inside the second session's (whose sandbox holds or hides files above it).
+FIRST_SESSIONS = {
+    "a background task": ("", True),
+    "a foreground command": ("", False),
+    "a task in a folder inside": ("sub", True),
+}
+
+
 @needs_bwrap
-def test_another_session_in_the_folder_does_not_replace_a_held_file_while_a_task_runs(
-    api, env, user_folders
+@pytest.mark.parametrize("first_session", FIRST_SESSIONS)
+def test_no_session_replaces_a_held_file_while_another_sessions_sandbox_could_write_it(
+    api, env, user_folders, first_session
 ):
-    # Two terminals in one project: the first session's sandboxed task lies in wait for the
-    # temporary file, the second session's approved write must not give it one.
+    # Two terminals: the first session's sandboxed command lies in wait for the temporary
+    # file; the second session's approved write must not give it one.
     user, workspace, planloop_home, home = user_folders
+    folder, in_background = FIRST_SESSIONS[first_session]
+    first_workspace = workspace / folder
     marker = workspace.parent / "outside-marker"
-    sh(user, "printf 'export BENIGN=1\\n' > .envrc", workspace)
-    (workspace / "grab.py").write_text(GRABBER)
-    grab = {"command": f"python3 grab.py {marker}", "run_in_background": True}
-    api.add({"content": [tool_use("bash", grab)]})
+    sh(user, f"printf 'export BENIGN=1\\n' > .envrc && mkdir -p ./{folder}", workspace)
+    (first_workspace / "grab.py").write_text(GRABBER)
     hold_on = "until [ -e second-done ]; do sleep 0.05; done"
-    api.add({"content": [tool_use("bash", {"command": hold_on, "timeout": 120})]})
+    grab = f"python3 grab.py {marker} {os.path.relpath(workspace, first_workspace)}"
+    if in_background:
+        api.add({"content": [tool_use("bash", {"command": grab, "run_in_background": True})]})
+        api.add({"content": [tool_use("bash", {"command": hold_on, "timeout": 120})]})
+    else:
+        both = {"command": f"{grab} & {hold_on}", "timeout": 120}
+        api.add({"content": [tool_use("bash", both)]})
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home)}
     extra = {"HOME": str(home)} if user == "nobody" else {}
     first = subprocess.Popen(
         [*as_user(user), sys.executable, str(AGENT), "-p", "first", "--yes"],
-        cwd=workspace,
+        cwd=first_workspace,
         env={**env, **extra},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        wait_for_file(workspace / "looking", seconds=60)
+        wait_for_file(first_workspace / "looking", seconds=60)
         approved = "export APP_ENV=dev\n" + "# padding\n" * 20000
         with FakeMessagesAPI(script=[], api_key=API_KEY) as second_api:
             second_api.add({"content": [tool_use("read_file", {"path": ".envrc"})]})
@@ -322,13 +338,12 @@ def test_another_session_in_the_folder_does_not_replace_a_held_file_while_a_task
             _, refused = tool_results(second_api)
             assert second_api.rejections == []
         assert "nothing was written" in refused and "another" in refused, refused
-        assert "task_stop" in refused
         assert (workspace / ".envrc").read_text() == "export BENIGN=1\n"
     finally:
-        sh(user, "touch second-done", workspace)
+        sh(user, "touch second-done", first_workspace)
         _, first_err = first.communicate(timeout=90)
     assert first.returncode == 0, first_err
-    assert not (workspace / "wrote").exists() and not marker.exists()
+    assert not (first_workspace / "wrote").exists() and not marker.exists()
     # Once the first session has ended, the kernel has let go of its lock: the write goes through.
     api.add({"content": [tool_use("read_file", {"path": ".envrc"})]})
     api.add({"content": [tool_use("write_file", {"path": ".envrc", "content": approved})]})

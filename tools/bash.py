@@ -46,6 +46,7 @@ from tools.process import (
     start_command,
 )
 from tools.sandbox import NoSandbox
+from tools.task_lock import command_running
 from tools.tasks import OutputFile
 
 DEFAULT_TIMEOUT_SECONDS = 120
@@ -132,6 +133,14 @@ async def run_bash(
             f"{MAX_TIMEOUT_SECONDS}, got {timeout}."
         )
     sandbox = sandbox or NoSandbox()
+    # While it runs, no planloop session replaces a file its sandbox holds (tools/task_lock.py).
+    async with command_running(sandbox):
+        return await _run_bash(workspace, command, timeout, sandbox, keep_whole_output_in)
+
+
+async def _run_bash(
+    workspace: Path, command: str, timeout: int, sandbox: object, keep_whole_output_in: Path | None
+) -> str:
     confined = hasattr(sandbox, "before_command")
     one_look = getattr(sandbox, "reading_once", contextlib.nullcontext)
     with one_look():  # the workspace's settings read once for all of it

@@ -96,9 +96,9 @@ def protection(workspace: Path, path: str, target: Target) -> str | None:
 
 def approved_files_alone(workspace: Path, tool_name: str) -> AbstractContextManager[None]:
     """For a call a person approved to write protected files: held while the tool runs, and
-    refused (ToolError) while a sandboxed background task of any planloop session in the folder
-    runs (tools/task_lock.py). Nothing to hold for any other call."""
-    from tools.task_lock import no_task_runs_over  # late: tools/tasks.py imports this module
+    refused (ToolError) while a sandboxed command or task of any of your planloop sessions runs
+    (tools/task_lock.py). Nothing to hold for any other call."""
+    from tools.task_lock import no_sandbox_runs  # late: tools/tasks.py imports this module
 
     call = current_file_call()
     given = (call.approved or ()) if call is not None else ()
@@ -106,7 +106,7 @@ def approved_files_alone(workspace: Path, tool_name: str) -> AbstractContextMana
     if not approved:
         return contextlib.nullcontext()
     root = Path(workspace).resolve()
-    return no_task_runs_over([root / path for path in sorted(approved)], tool_name)
+    return no_sandbox_runs([root / path for path in sorted(approved)], tool_name)
 
 
 def write_check(

@@ -269,8 +269,8 @@ class TaskManager:
         self.passed_over_told = False  # other files past MAX_OTHERS were said
         self.too_big_told = False  # an other file past OTHER_FILE_BYTES was said
         self.poller: asyncio.Future | None = None
-        # Held while a sandboxed task runs, so that no planloop session in the folder replaces
-        # a protected file meanwhile (tools/task_lock.py).
+        # Held while a sandboxed task runs, so that no planloop session replaces a protected
+        # file meanwhile (tools/task_lock.py).
         self.task_lock = TasksRunning()
 
     # ---- starting ------------------------------------------------------------------------
@@ -304,9 +304,9 @@ class TaskManager:
         # when the task ends, the report of what it created (nothing is deleted).
         sandbox = sandbox or self.sandbox
         if getattr(sandbox, "confines_writes", False):
-            # First: its binds are then made of the files as another session's protected write,
-            # which this waits for, left them (tools/task_lock.py).
-            await self.task_lock.hold(workspace)
+            # First: its binds are then made of the files as a protected write of another
+            # session, which this waits for, left them (tools/task_lock.py).
+            await self.task_lock.hold()
         protected_before = None
         try:
             with getattr(sandbox, "reading_once", contextlib.nullcontext)():  # (as bash does)
