@@ -164,3 +164,39 @@ def test_a_command_cannot_rewrite_a_proc_macro_a_folder_open_cargo_task_runs(
     assert ran.count("Read-only file system") == 2 and "finished" in ran, ran
     assert (workspace / "macros/src/lib.rs").read_text() == "// the crate's code\n"
     assert (workspace / "util/src/lib.rs").read_text().endswith("// edited\n")  # the project's
+
+
+def test_cargo_from_a_member_manifest_reads_the_workspace_above_it(tmp_path):
+    # `cargo build --manifest-path app/Cargo.toml` finds the workspace's root above app/, and
+    # with it the proc macro a member takes with `{ workspace = true }`.
+    make(tmp_path / "Cargo.toml", '[workspace]\nmembers = ["app", "macros"]\n'
+         '[workspace.dependencies]\nmacros = { path = "macros" }\n', "root", 0o644)  # fmt: skip
+    make(tmp_path / "app/Cargo.toml", "[package]\nname = 'app'\n[dependencies]\n"
+         "macros = { workspace = true }\n", "root", 0o644)  # fmt: skip
+    make(tmp_path / "macros/Cargo.toml", "[package]\nname = 'macros'\n[lib]\nproc-macro = true\n",
+         "root", 0o644)  # fmt: skip
+    make(tmp_path / "macros/src/lib.rs", "// the crate's code\n", "root", 0o644)
+    words = ("build", "--manifest-path", "app/Cargo.toml")
+    held, _ = build_files("cargo", words, tmp_path, tmp_path)
+    assert {"Cargo.toml", "app/Cargo.toml", "macros/src"} <= names(tmp_path, held)
+
+
+def test_cargo_holds_the_crates_its_settings_put_in_place_of_published_ones(tmp_path):
+    # `[patch.crates-io]` and `[replace]` in the manifest, `paths` and a vendored source (what
+    # `cargo vendor` writes) in .cargo/config.toml: cargo builds those, proc macros included.
+    make(tmp_path / "Cargo.toml", "[package]\nname = 'app'\n[dependencies]\npm = '0.1'\n"
+         "[patch.crates-io]\npm = { path = 'patched/pm' }\n"
+         "[replace]\n'old:0.1.0' = { path = 'replaced/old' }\n", "root", 0o644)  # fmt: skip
+    config = ('paths = ["overrides/ov"]\n[source.crates-io]\nreplace-with = "v"\n'
+              '[source.v]\ndirectory = "vendor"\n')  # fmt: skip
+    make(tmp_path / ".cargo/config.toml", config, "root", 0o644)
+    for crate in ("patched/pm", "replaced/old", "overrides/ov"):
+        make(
+            tmp_path / crate / "Cargo.toml", "[package]\n[lib]\nproc-macro = true\n", "root", 0o644
+        )
+        make(tmp_path / crate / "src/lib.rs", "// the crate's code\n", "root", 0o644)
+    make(tmp_path / "vendor/vm/src/lib.rs", "// a vendored crate\n", "root", 0o644)
+    held, told = build_files("cargo", ("build",), tmp_path, tmp_path)
+    expected = {"patched/pm/src", "replaced/old/src", "overrides/ov/src", "vendor"}
+    assert expected <= names(tmp_path, held)
+    assert ".cargo/config.toml" in names(tmp_path, told)

@@ -106,6 +106,10 @@ def test_the_protected_names_are_the_ones_tools_read_and_no_more():
         ".cargo/config.toml",
         "crates/app/.cargo/config",
         ".Rprofile",
+        ".ghci",
+        ".octaverc",
+        ".pryrc",
+        ".irbrc",
     ):
         assert protected_reason(root, path), path
     for path in ("src/mise/app.py", "mise/README.md", "docs/vscode.md", "mise.txt", "idea/x"):

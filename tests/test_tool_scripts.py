@@ -26,6 +26,7 @@ from tools.paths import (
     read_small_file,
     scan_for_file_tools,
 )
+from tools.shell_config import shell_commands
 from tools.tool_scripts import (
     EDITOR_CODE_REASON,
     tool_files_when_there,
@@ -1586,3 +1587,33 @@ def test_a_command_cannot_rewrite_the_code_an_editor_extension_loads(api, env, u
     assert (
         "tools/lint is new" in new and "an editor extension loads code from it" in result.stderr
     ), result.stderr
+
+
+def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):
+    # bash splits words at blanks and lines at line feeds only: a task's `./watch.sh\r` (a
+    # settings file saved with Windows line ends) runs the file `watch.sh\r`, and a CRLF
+    # .envrc's `source_env tools/env.sh\r` sources `env.sh\r`.
+    (tmp_path / "scripts").mkdir()
+    for name in ("watch.sh", "watch.sh\r"):
+        (tmp_path / "scripts" / name).write_text("#!/bin/sh\n")
+    task = {"label": "w", "command": "./scripts/watch.sh\r", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    assert named(tmp_path) == {"scripts/watch.sh\r"}
+    envrc = "source_env tools/env.sh\r\nexport A=1\r\n"
+    assert list(shell_commands(envrc)) == [
+        ["source_env", "tools/env.sh\r"],
+        ["export", "A=1\r"],
+    ]
+
+
+def test_the_language_servers_and_formatters_of_a_helix_project_are_held(tmp_path):
+    (tmp_path / ".helix").mkdir()
+    (tmp_path / ".helix" / "languages.toml").write_text(
+        '[language-server.mine]\ncommand = "tools/ls.sh"\nargs = ["--stdio"]\n'
+        '[[language]]\nname = "python"\nformatter = { command = "tools/fmt.sh" }\n'
+    )
+    (tmp_path / "tools").mkdir()
+    for name in ("ls.sh", "fmt.sh"):
+        (tmp_path / "tools" / name).write_text("#!/bin/sh\n")
+    assert named(tmp_path) == {"tools/ls.sh", "tools/fmt.sh"}

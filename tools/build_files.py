@@ -12,8 +12,10 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   names) and the files its `include` lines name plainly
     just          the justfile there or in the nearest folder above that has one (`--justfile`)
     task          the Taskfile there
-    cargo         Cargo.toml there and in each folder above it (cargo looks up for the
-                  workspace's), the workspace members' and the local (`path =`) dependencies'
+    cargo         Cargo.toml there (or the one `--manifest-path` names) and in each folder
+                  above it (cargo looks up for the workspace's), cargo's settings there and
+                  above (`.cargo/config.toml`) and the vendored folder they name whole, the
+                  workspace members' and the local (`path =`, `[patch]`, `paths`) crates'
                   manifests, each package's build script (build.rs, or what `build` names), and
                   the source folder of each crate whose code the compiler runs as it builds:
                   a proc-macro crate, a build script's dependency, and the local crates those
@@ -72,9 +74,14 @@ def build_files(
         named = _from(folder, option("-t", "--taskfile"))
         return _first_there([named] if named else [folder / n for n in TASKFILES])
     if program == "cargo":
+        # cargo looks for the workspace's root from the manifest's folder up, either way.
         manifest = _from(folder, option("--manifest-path"))
-        manifests = [manifest] if manifest else [a / "Cargo.toml" for a in up_to(folder, project)]
-        return _cargo_files([m for m in manifests if os.path.lexists(m)], folder)
+        start = manifest.parent if manifest else folder
+        manifests = [manifest] if manifest else []
+        manifests += [above / "Cargo.toml" for above in up_to(start, project)]
+        manifests = list(dict.fromkeys(m for m in manifests if os.path.lexists(m)))
+        held, told = _cargo_files(manifests, folder, _cargo_configs(start, project))
+        return held, told
     return [], []
 
 
@@ -99,10 +106,23 @@ def _included(makefile: Path) -> list[Path]:
     return []
 
 
-def _cargo_files(manifests: list[Path], folder: Path) -> tuple[list[Path], list[Path]]:
+def _cargo_configs(start: Path, project: Path) -> list[Path]:
+    """cargo's own settings files there and above (`.cargo/config.toml`), which can put local
+    crates in the place of published ones (`[patch]`, `paths`, a vendored source)."""
+    names = (".cargo/config.toml", ".cargo/config")
+    return [above / name for above in up_to(start, project) for name in names]
+
+
+def _cargo_files(
+    manifests: list[Path], folder: Path, configs: list[Path]
+) -> tuple[list[Path], list[Path]]:
     """The manifests, the workspace members' and local dependencies' manifests, each package's
-    build script, and the source of the crates the compiler runs (`_runs_at_build`)."""
-    held, told = list(manifests), []
+    build script, the source of the crates the compiler runs (`_runs_at_build`), and what
+    cargo's settings put in the place of published crates: a vendored folder whole (cargo
+    builds, and runs the proc macros, from there; its checksums lie beside them)."""
+    held, told = list(manifests), list(configs)
+    manifests = manifests + [crate for config in configs for crate in _local_dependencies(config)]
+    held += [folder for config in configs for folder in _vendored_folders(config)]
     packages = list(manifests)
     for manifest in manifests:
         members = _toml(manifest).get("workspace", {}).get("members", [])
@@ -128,18 +148,38 @@ def _local_dependencies(manifest: Path, kinds: tuple[str, ...] = DEPENDENCY_TABL
     """The manifests of the crates `manifest` depends on by a `path`, in the tables `kinds`
     (also a target's: `[target.'cfg(unix)'.dependencies]`, and the workspace's own)."""
     data = _toml(manifest)
+    base = manifest.parent.parent if manifest.parent.name == ".cargo" else manifest.parent
     tables = [data, data.get("workspace", {})]
     tables += [t for t in data.get("target", {}).values() if isinstance(t, dict)]
-    found = []
-    for table in tables:
-        for kind in kinds:
-            entries = table.get(kind, {}) if isinstance(table, dict) else {}
-            for entry in entries.values() if isinstance(entries, dict) else []:
-                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                    found.append(
-                        Path(os.path.normpath(manifest.parent / entry["path"])) / "Cargo.toml"
-                    )
+    groups = [table.get(kind) for table in tables for kind in kinds if isinstance(table, dict)]
+    # A crate put in the place of a published one: `[patch.crates-io] x = { path = ... }`,
+    # the older `[replace]`, and a settings file's `paths = ["../x"]`.
+    patches = data.get("patch", {})
+    groups += list(patches.values()) if isinstance(patches, dict) else []
+    groups.append(data.get("replace"))
+    found = [
+        Path(os.path.normpath(base / entry["path"])) / "Cargo.toml"
+        for entries in groups
+        if isinstance(entries, dict)
+        for entry in entries.values()
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str)
+    ]
+    paths = data.get("paths")
+    if isinstance(paths, list):
+        found += [base / path / "Cargo.toml" for path in paths if isinstance(path, str)]
     return found
+
+
+def _vendored_folders(config: Path) -> list[Path]:
+    """The folders a cargo settings file takes crates from instead of the registry (`[source.X]
+    directory = "vendor"`, as `cargo vendor` writes it)."""
+    sources = _toml(config).get("source", {})
+    base = config.parent.parent  # (beside .cargo/)
+    return [
+        Path(os.path.normpath(base / source["directory"]))
+        for source in (sources.values() if isinstance(sources, dict) else [])
+        if isinstance(source, dict) and isinstance(source.get("directory"), str)
+    ]
 
 
 def _with_local_dependencies(manifests: list[Path]) -> list[Path]:

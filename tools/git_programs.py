@@ -116,6 +116,9 @@ PROGRAM_KEYS = frozenset(
 )
 # Keys whose value is a URL, and a command line only in the `ext::` form (git fetch, pull and
 # push run it, with protocol.ext.allow): `ext::sh tools/remote.sh`.
+# What separates a shell's words (and, the line feed, its commands): not a carriage return,
+# which is part of the word it ends (`./watch.sh\r` runs the file `watch.sh\r`).
+SHELL_BLANKS = " \t\n"
 URL_KEYS = frozenset({"remote.url", "remote.pushurl", "submodule.url"})
 EXT_URL = "ext::"
 # Sections whose every key is a command line: `[pager] log = ~/bin/x`, and aliases, of which
@@ -544,9 +547,10 @@ def program_paths(
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
+        lexer.whitespace = SHELL_BLANKS  # a carriage return is part of a word, as in bash
         words = list(lexer)
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
-        words = value.split()
+        words = [word for word in re.split(f"[{SHELL_BLANKS}]+", value) if word]
     restored = iter(outputs)
     words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
     # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
@@ -784,7 +788,7 @@ def program_paths(
         if (expanded or globbed) and (is_program or is_script):
             _cannot_tell(word, worktree, untold)
             continue
-        if globbed and not any(char.isspace() for char in word):
+        if globbed and not any(char in SHELL_BLANKS for char in word):
             continue  # a pattern (`[[ $f == src/*.py ]]`), not a file
         relative = not os.path.isabs(os.path.expanduser(word))
         if base is None and relative and (is_script or is_program and "/" in word):
@@ -796,7 +800,7 @@ def program_paths(
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
-        if shell_code or any(char.isspace() for char in spoken) and command not in NAMES_ONLY:
+        if shell_code or any(char in SHELL_BLANKS for char in spoken) and command not in NAMES_ONLY:
             # `sh -c "~/x y"`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue

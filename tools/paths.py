@@ -167,6 +167,12 @@ HOST_TOOL_CONFIG = {
     ".cargo": "cargo runs the rustc wrapper and runners its config names, as rust-analyzer does",
     # R sources it at every start in the folder, and RStudio or Positron start R on opening it.
     ".Rprofile": "R runs it at every start in the folder, and R editors start R on opening it",
+    # The same for other REPLs started in the folder: GHCi (and `cabal repl`, the Haskell
+    # language server's), Octave, pry and irb each run the folder's start-up file.
+    ".ghci": "GHCi runs it at every start in the folder (`:!` runs shell commands)",
+    ".octaverc": "Octave runs it at every start in the folder",
+    ".pryrc": "pry runs it at every start in the folder",
+    ".irbrc": "irb runs it at a start in the folder when your home has none",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
     ".factory": "Factory's Droid runs the hooks of its settings.json and hooks.json and starts "

@@ -73,8 +73,9 @@ MAX_START_FILES = 100
 # so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then source ~/x; fi` are seen.
 COMMAND_SEPARATORS = re.compile(r"&&|\|\||[;&|]")
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
-# A word of the shell as it is written: quoted, or plain.
-WORD = re.compile(r"""'([^']*)'|"([^"]*)"|([^\s'"]+)""")
+# A word of the shell as it is written: quoted, or plain. Only blanks end a plain word: a
+# carriage return is part of it (`source ./env.sh\r` sources the file `env.sh\r`).
+WORD = re.compile(r"""'([^']*)'|"([^"]*)"|([^ \t\n'"]+)""")
 
 # direnv's functions that run, or load the variables of, the file they name.
 DIRENV_SOURCES = ("source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists")
@@ -215,7 +216,7 @@ COMPLETION_REASON = (
 # Where a path may start inside a word of the shell: after a command substitution's `$(` or
 # backquote, a subshell's parenthesis, an assignment's `=` (`V=$(tools/version.sh)`,
 # `alias x=~/bin/x`) or a redirection.
-WORD_PIECES = re.compile(r"\$\(|[`()=<>\s]")
+WORD_PIECES = re.compile(r"\$\(|[`()=<> \t\n]")  # (a carriage return is in the word)
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
@@ -243,8 +244,9 @@ def literal_path(word: str, base: Path | None) -> Path | None:
 def shell_commands(text: str) -> Iterable[list[str]]:
     """The simple commands of a shell file, each as its words, quotes removed (a small reader:
     enough to find `source FILE` and direnv's functions, nothing is run)."""
-    for raw in re.sub(r"\\\r?\n", " ", text).splitlines():
-        line = re.sub(r"(^|\s)#.*", "", raw)  # a comment
+    # Lines end at line feeds alone, as bash reads them (not at a carriage return).
+    for raw in re.sub(r"\\\n", " ", text).split("\n"):
+        line = re.sub(r"(^|[ \t])#.*", "", raw)  # a comment
         for command in COMMAND_SEPARATORS.split(line):
             words = [a or b or c for a, b, c in WORD.findall(command)]
             while words and words[0] in LEADING_WORDS:

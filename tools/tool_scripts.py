@@ -70,6 +70,7 @@ from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
+HELIX = "helix"
 VERSIONS, CODE_WORKSPACE = "versions", "code-workspace"
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
@@ -103,6 +104,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     **dict.fromkeys(("rust-toolchain.toml", "rust-toolchain"), (("", TOOLCHAIN),)),
     ".tool-versions": (("", VERSIONS),),
     ".zed": (("settings.json", ZED),),
+    ".helix": (("languages.toml", HELIX),),
     ".hg": (("hgrc", HG), ("hgrc-not-shared", HG)),
     ".aider.conf.yml": (("", AIDER),),
     # Continue's MCP server blocks (YAML, or another agent's JSON copied in) and assistants.
@@ -193,6 +195,8 @@ REASONS = {
     TOOLCHAIN: "rustup runs the toolchain there whenever rustc or cargo starts in the folder "
     "({settings} names it)",
     ZED: "Zed starts it as a language server on opening the folder ({settings} names it)",
+    HELIX: "Helix starts it as a language server or formatter when it opens a file here "
+    "({settings} names it)",
     HG: "Mercurial runs it as a hook or loads it as an extension ({settings} names it)",
     AIDER: "aider runs it after each change it makes ({settings} names it as lint-cmd or test-cmd)",
     EDITOR: "VS Code or an extension of it runs or loads it ({settings} names it)",
@@ -673,6 +677,24 @@ def zed_runs(settings: Any) -> Iterator[Run]:
         )
 
 
+def helix_runs(settings: Any) -> Iterator[Run]:
+    """The language servers and formatters a project's `.helix/languages.toml` names, which
+    Helix merges into its own by default (`[language-server.x] command`, a language's
+    `formatter`), with their arguments and variables."""
+    settings = _dict(settings)
+    for server in _dict(settings.get("language-server")).values():
+        server = _dict(server)
+        yield Run(
+            as_command_line(server.get("command"), server.get("args")),
+            env=server.get("environment"),
+        )
+    for language in (
+        settings.get("language", []) if isinstance(settings.get("language"), list) else []
+    ):
+        formatter = _dict(_dict(language).get("formatter"))
+        yield Run(as_command_line(formatter.get("command"), formatter.get("args")))
+
+
 def hg_runs(settings: Any) -> Iterator[Run]:
     """Mercurial's hooks (a command line, or `python:path.py:function`) and extensions (a
     file or folder, `!` for one turned off), and the programs it runs as git runs its pager
@@ -905,6 +927,7 @@ def run_by(
     unknown: list[str] = []
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
+    readers[HELIX] = helix_runs
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
     readers |= {CODE_WORKSPACE: code_workspace_runs}
     for run in readers.get(kind, agent_commands)(settings):
