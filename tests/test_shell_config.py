@@ -178,6 +178,43 @@ def test_what_an_envrc_loads_and_tool_versions_stay_read_only(api, env, workspac
 
 
 @needs_bwrap
+def test_the_nix_files_an_envrc_reaches_through_pwd_inputs_self_and_devenv_stay_read_only(
+    api, env, user_folders
+):
+    # `$PWD` is the .envrc's folder; nix evaluates a local input's flake.nix and what a flake
+    # names through `self`; devenv merges devenv.local.nix and the folders devenv.yaml imports.
+    user, workspace, planloop_home, home = user_folders
+    contents = {
+        ".envrc": 'use flake "path:$PWD#dev"\nuse devenv\n',
+        "flake.nix": (
+            '{ inputs.sub.url = "path:./sub";\n'
+            '  outputs = { self, sub }: { devShells.x.dev = import (self + "/nix/shell.nix") {\n'
+            '    hook = builtins.readFile "${self}/scripts/hook.sh"; }; }; }\n'
+        ),
+        "flake.lock": "{}\n",
+        "sub/flake.nix": "{ outputs = _: { }; }\n",
+        "nix/shell.nix": "{ hook }: { shellHook = hook; }\n",
+        "scripts/hook.sh": "echo hi\n",
+        "devenv.nix": "{ }\n",
+        "devenv.yaml": "imports: [ ./frontend ]\n",
+        "devenv.lock": "{}\n",
+        "devenv.local.nix": "{ }\n",
+        "frontend/devenv.nix": "{ }\n",
+    }
+    files(workspace, contents)
+    if user == "nobody":
+        subprocess.run(["chown", "-R", "65534:65534", str(workspace)], check=True)
+    attack(api, *(name for name in contents if name != ".envrc"))
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output and "done" in output  # it ran, and asked nothing
+    for name, content in contents.items():
+        assert (workspace / name).read_text() == content, name
+
+
+@needs_bwrap
 def test_a_new_tool_versions_is_reported(api, env, workspace):
     plant = "echo 'python path:./evil' > .tool-versions"
     api.add({"content": [tool_use("bash", {"command": plant})]})

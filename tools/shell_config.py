@@ -7,7 +7,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
                         PATH_add (and `layout node|php`, which add a PATH folder), and the nix
-                        files of `use flake` / `use nix` / `use devenv`
+                        files of `use flake` / `use nix` / `use devenv` (`$PWD` is the
+                        `.envrc`'s folder): what they import, a flake's local inputs, the files
+                        it names through `self`, devenv's imported folders
     your shell, direnv  any other existing file they name by a literal path, wherever the word
                         stands (`eval "$(./scripts/env.sh)"`, `~/dotfiles/bin/prompt-init`):
                         a script they run is run later as surely as one they source
@@ -31,7 +33,9 @@ Some paths run later only when they exist, and most workspaces do not have them
 
     a tool an .envrc    what a program the `.envrc` runs by its bare name reads from the folder
     runs                (pixi's `eval "$(pixi shell-hook)"`, devbox's, flox's `use flox`): its
-                        manifest and the scripts it names, its environment's activation scripts
+                        manifest and the scripts it names, its environment's activation scripts;
+                        devenv's devenv.local.nix and devenv.local.yaml, and the devenv.yaml of
+                        a folder its devenv.yaml imports
     completions         share/bash-completion (and share/zsh, share/fish) beside a folder that
                         is or will be on your PATH (`X/bin`): bash-completion sources
                         `X/share/bash-completion/completions/<command>` at your next Tab
@@ -57,9 +61,15 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
-from tools.your_configs import named_by_envrc, named_by_your_configs, named_by_your_environment
+from tools.your_configs import (
+    ENVRC_FOLDER_SPELLINGS,
+    named_by_envrc,
+    named_by_your_configs,
+    named_by_your_environment,
+)
 
 # Start-up files of the shells people use, in the home folder (or in $ZDOTDIR for zsh's).
 SHELL_START_FILES = (
@@ -241,6 +251,15 @@ def literal_path(word: str, base: Path | None) -> Path | None:
     return Path(os.path.normpath(word))
 
 
+# `$PWD` (and `$(pwd)`) in an `.envrc`: the folder direnv runs it in, which is its own.
+ENVRC_FOLDER = re.compile("(?:" + "|".join(ENVRC_FOLDER_SPELLINGS) + r")(?!\w)")
+
+
+def envrc_word(word: str, base: Path) -> str:
+    """A word of an `.envrc` with `$PWD` put in as its folder `base`, as direnv's shell would."""
+    return ENVRC_FOLDER.sub(lambda _: str(base), word)
+
+
 def shell_commands(text: str) -> Iterable[list[str]]:
     """The simple commands of a shell file, each as its words, quotes removed (a small reader:
     enough to find `source FILE` and direnv's functions, nothing is run)."""
@@ -343,7 +362,7 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     base = envrc.parent
     named: list[Path] = []
     for words in shell_commands(_read(envrc)):
-        command, args = words[0], words[1:]
+        command, args = words[0], [envrc_word(arg, base) for arg in words[1:]]
         if command in ("use_flake", "use_nix", "use_devenv"):
             command, args = "use", [command[4:], *args]
         if command in DIRENV_SOURCES and args:
@@ -401,6 +420,9 @@ def tools_run_by_envrc(envrc: Path) -> list[Path]:
         found += manifests
         for manifest in manifests:
             found += [base / script for script in activation_scripts(_read(manifest))]
+    if "devenv" in pieces:
+        # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
+        found += devenv_files(base)[1]
     found += modules_run_by_envrc(envrc)
     for path in list(found):
         if os.path.isfile(path):
@@ -545,13 +567,15 @@ def nix_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
     """The files nix-direnv evaluates for `use flake [PATH]`, `use nix [FILE]`, `use devenv`,
     with the nix files those import by a path (`nix_imports`)."""
     found = _nix_entry_files(kind, args, base)
-    return [*found, *nix_imports([path for path in found if path is not None])]
+    # Only nix is read as nix: devenv.yaml's `./frontend` is devenv's, and a flake.lock's
+    # `./sub` is the input flake.nix names.
+    nix = [path for path in found if path is not None and path.suffix == ".nix"]
+    return [*found, *nix_imports(nix)]
 
 
 def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None]:
     if kind == "flake":
-        where = (args[0] if args else ".").removeprefix("path:").split("#")[0] or "."
-        folder = literal_path(where, base) if ":" not in where else None
+        folder = flake_folder(args[0] if args else ".", base)
         return [] if folder is None else [folder / "flake.nix", folder / "flake.lock"]
     if kind == "nix":
         files = [literal_path(arg, base) for arg in args if arg.endswith(".nix")]
@@ -561,8 +585,33 @@ def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None
         shell = base / "shell.nix"
         return [shell] if os.path.exists(shell) else [shell, base / "default.nix"]
     if kind == "devenv":
-        return [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
+        read, read_when_there = devenv_files(base)
+        return [*read, *(path for path in read_when_there if os.path.exists(path))]
     return []
+
+
+# The flake references that name a folder on this machine (`path:./sub`, `git+file:///x`);
+# without one of these, a reference with a `:` is elsewhere (`github:`, `https:`).
+LOCAL_FLAKE_SCHEMES = ("path:", "git+file:")
+
+
+def flake_folder(reference: str, base: Path) -> Path | None:
+    """The folder whose flake.nix a flake reference names, from `base` (`.`, `./sub`,
+    `path:./sub#dev`, `git+file:///abs?dir=nix`); None for a flake elsewhere, or one whose
+    folder only the shell can tell (`$SOME_FOLDER`)."""
+    reference, _, query = reference.split("#")[0].partition("?")
+    scheme = next((s for s in LOCAL_FLAKE_SCHEMES if reference.startswith(s)), "")
+    where = reference.removeprefix(scheme)
+    if scheme and where.startswith("//"):
+        where = where[2:]  # `git+file://` before an absolute path
+    if ":" in where:
+        return None
+    folder = literal_path(where or ".", base)
+    subfolder = parse_qs(query).get("dir")
+    if folder is not None and subfolder:
+        # `?dir=nix`: the flake in that folder of the tree named.
+        folder = literal_path(subfolder[0], folder)
+    return folder
 
 
 # A nix path literal (`./nix/devshell.nix`, `../common`), with a string added to it (`./nix +
@@ -570,6 +619,17 @@ def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None
 # takes it (a folder's default.nix for a folder), and puts a file's text into the shell hook
 # through `builtins.readFile ./hook.sh` or `"${./hook.sh}"`.
 NIX_PATH = re.compile(r"""(?<![\w./+-])(\.{1,2}/[\w./+-]*)(?:\s*\+\s*"(/[^"$]*)")?""")
+# A file inside a folder path, named in a string: `"${./scripts}/hook.sh"`.
+NIX_FOLDER_FILE = re.compile(r"""\$\{\s*(\.{1,2}/[\w./+-]*)\s*\}(/[\w./+-]+)""")
+# A file of the flake's own tree, through `self`, its folder: `self + "/nix/shell.nix"`,
+# `"${self}/nix/shell.nix"` (`self.outPath` is the same folder).
+NIX_SELF_FILE = re.compile(
+    r"""(?<![\w.-])self(?:\.outPath)?\s*\+\s*"(/[^"$]*)\""""
+    r"""|\$\{\s*self(?:\.outPath)?\s*\}(/[\w./+-]+)"""
+)
+# A flake reference to a folder here, in a string: a flake input's url (`"path:./sub"`), which
+# nix evaluates as the flake in that folder.
+NIX_FLAKE_REFERENCE = re.compile(r"""["']((?:path|git\+file):[^"'$\s]*)["']""")
 MAX_NIX_FILES = 200
 
 
@@ -577,13 +637,15 @@ def nix_imports(files: list[Path]) -> list[Path]:
     """The files `files` name by a nix path literal, and those the nix files among them name in
     turn: every file so named (a `.nix` file made later too), and a folder's default.nix (a
     folder itself, a package's `src = ./.`, is data, and the project's code is not held for
-    it)."""
+    it). Also the flake.nix (and the flake.lock there) of a flake input in a folder here, and
+    what a flake's files name through `self`, the flake's own folder."""
     found: list[Path] = []
-    waiting, seen = list(files), set(files)
+    # Each file waits with the folder of the flake it belongs to, which its `self` stands for.
+    waiting = [(path, _flake_of(path, None)) for path in files]
+    seen = set(files)
     while waiting and len(seen) < MAX_NIX_FILES:
-        path = waiting.pop()
-        for literal, added in NIX_PATH.findall(_read(path)):
-            named = Path(os.path.normpath(path.parent / (literal + added)))
+        path, flake = waiting.pop()
+        for named in named_by_nix_file(_read(path), path.parent, flake):
             if os.path.isdir(named):
                 named = named / "default.nix"
             if named in seen or not (named.suffix == ".nix" or os.path.isfile(named)):
@@ -591,8 +653,93 @@ def nix_imports(files: list[Path]) -> list[Path]:
             seen.add(named)
             found.append(named)
             if named.suffix == ".nix":
-                waiting.append(named)
+                waiting.append((named, _flake_of(named, flake)))
     return found
+
+
+def _flake_of(path: Path, importer: Path | None) -> Path | None:
+    # A flake.nix starts a flake of its own; any other file is evaluated as part of the flake
+    # that imports it, whose `self` it is given.
+    return path.parent if path.name == "flake.nix" else importer
+
+
+def named_by_nix_file(text: str, folder: Path, flake: Path | None) -> list[Path]:
+    """The paths the nix file `text` in `folder` names (see `nix_imports`); `flake`: the folder
+    of the flake it belongs to, if any, which `self` stands for."""
+    named: list[Path] = []
+    for reference in NIX_FLAKE_REFERENCE.findall(text):
+        named += flake_input_files(reference, folder)
+    for literal, inside in NIX_FOLDER_FILE.findall(text):
+        # The folder is copied whole, not imported: its default.nix counts only if it is there.
+        named += [folder / (literal + inside), *_if_file(folder / literal / "default.nix")]
+    # Those two name a folder in a way that is no import of it; what is left is.
+    rest = NIX_FOLDER_FILE.sub(" ", NIX_FLAKE_REFERENCE.sub(" ", text))
+    named += [folder / (literal + added) for literal, added in NIX_PATH.findall(rest)]
+    if flake is not None:
+        for added, interpolated in NIX_SELF_FILE.findall(text):
+            named.append(flake / (added or interpolated).lstrip("/"))
+    return [Path(os.path.normpath(path)) for path in named]
+
+
+def flake_input_files(reference: str, folder: Path) -> list[Path]:
+    """What nix evaluates for a flake input in a folder here (`path:./sub`): its flake.nix, and
+    its flake.lock and default.nix where they are (an input with `flake = false` is imported as
+    a folder). Nothing for an input elsewhere."""
+    input_folder = flake_folder(reference, folder)
+    if input_folder is None:
+        return []
+    optional = (input_folder / "flake.lock", input_folder / "default.nix")
+    return [input_folder / "flake.nix", *(path for path in optional if os.path.isfile(path))]
+
+
+def _if_file(path: Path) -> list[Path]:
+    return [path] if os.path.isfile(path) else []
+
+
+# devenv merges these over devenv.nix and devenv.yaml when they are there; most projects have
+# none (each person keeps their own, and git ignores them).
+DEVENV_LOCAL_FILES = ("devenv.local.nix", "devenv.local.yaml")
+MAX_DEVENV_CONFIGS = 50
+
+
+def devenv_files(base: Path) -> tuple[list[Path], list[Path]]:
+    """(the files devenv evaluates for the folder `base`, those it evaluates when they are
+    there): devenv.nix, devenv.yaml and devenv.lock, the local files, and for each local entry
+    of a devenv.yaml's `imports:` (the local one's too) that folder's devenv.nix and, in turn,
+    its devenv.yaml, or the `.nix` file the entry names."""
+    read = [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
+    read_when_there = [base / name for name in DEVENV_LOCAL_FILES]
+    configs = [base / "devenv.yaml", base / "devenv.local.yaml"]
+    seen = set(configs)
+    while configs and len(seen) < MAX_DEVENV_CONFIGS:
+        for imported in devenv_imports(configs.pop()):
+            if imported.suffix == ".nix":
+                read.append(imported)
+                continue
+            read.append(imported / "devenv.nix")
+            config = imported / "devenv.yaml"
+            if config not in seen:
+                seen.add(config)
+                read_when_there.append(config)
+                configs.append(config)
+    return list(dict.fromkeys(read)), list(dict.fromkeys(read_when_there))
+
+
+def devenv_imports(config: Path) -> list[Path]:
+    """The local paths a devenv.yaml's `imports:` lists (`./frontend`, `../shared/x.nix`, an
+    absolute one), from its folder; an input's (`my-input/module`) is fetched, not local."""
+    # Imported here: tools.tool_scripts imports this module.
+    from tools.tool_scripts import read_yaml
+
+    try:
+        settings = read_yaml(_read(config))
+    except ValueError:
+        return []
+    entries = settings.get("imports") if isinstance(settings, dict) else None
+    if not isinstance(entries, list):
+        return []
+    local = [e for e in entries if isinstance(e, str) and e.startswith(("./", "../", "/"))]
+    return [Path(os.path.normpath(config.parent / entry)) for entry in local]
 
 
 def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None) -> list[Path]:
