@@ -200,3 +200,136 @@ def test_cargo_holds_the_crates_its_settings_put_in_place_of_published_ones(tmp_
     expected = {"patched/pm/src", "replaced/old/src", "overrides/ov/src", "vendor"}
     assert expected <= names(tmp_path, held)
     assert ".cargo/config.toml" in names(tmp_path, told)
+
+
+def gradle_build(root: Path, user: str = "root") -> None:
+    """A Gradle build with its wrapper: settings that include two projects and a build of
+    convention plugins, scripts the root's build applies, buildSrc, and a version catalog."""
+    files = {
+        "gradlew": "#!/bin/sh\n",
+        "gradle/wrapper/gradle-wrapper.jar": "jar\n",
+        "gradle/wrapper/gradle-wrapper.properties": "distributionUrl=https://x/gradle.zip\n",
+        "settings.gradle": "includeBuild 'build-logic'\ninclude ':app',\n  ':lib:core'\n",
+        "build.gradle": "apply from: 'gradle/extra.gradle'\n",
+        "gradle/extra.gradle": "apply from: 'more.gradle'\n",
+        "gradle/more.gradle": "// applied in turn\n",
+        "gradle/libs.versions.toml": "[versions]\n",
+        "gradle.properties": "org.gradle.jvmargs=-Xmx2g\n",
+        "buildSrc/src/main/groovy/Plugin.groovy": "// compiled and run\n",
+        "build-logic/src/main/kotlin/conventions.gradle.kts": "// compiled and run\n",
+        "app/build.gradle.kts": "plugins { java }\n",
+        "lib/core/build.gradle": "// the core's build\n",
+    }
+    for name, content in files.items():
+        make(root / name, content, user, mode=0o755 if name == "gradlew" else 0o644)
+
+
+def test_gradle_reads_its_settings_up_the_tree_and_what_they_include(tmp_path):
+    gradle_build(tmp_path)
+    held, told = build_files("gradlew", ("build",), tmp_path / "app", tmp_path)
+    assert names(tmp_path, held) == {
+        "settings.gradle",
+        "build.gradle",
+        "gradle/extra.gradle",
+        "gradle/more.gradle",
+        "app/build.gradle.kts",
+        "lib/core/build.gradle",
+        "gradle.properties",
+        "buildSrc",
+        "build-logic",
+        "gradle/wrapper/gradle-wrapper.jar",
+        "gradle/wrapper/gradle-wrapper.properties",
+    }  # not the version catalog: data
+    # A settings file made nearer would be the build's root; lib has no build file yet.
+    assert {"app/settings.gradle.kts", "lib/build.gradle"} <= names(tmp_path, told)
+
+
+def test_plain_gradle_reads_the_project_dash_p_names_and_no_wrapper(tmp_path):
+    gradle_build(tmp_path)
+    held, _ = build_files("gradle", ("-p", "lib/core", "-I", "init.gradle"), tmp_path, tmp_path)
+    assert "settings.gradle" in names(tmp_path, held)  # found above lib/core
+    assert not any("wrapper" in name for name in names(tmp_path, held))
+    (tmp_path / "init.gradle").write_text("// run first\n")
+    held, _ = build_files("gradle", ("--init-script=init.gradle",), tmp_path, tmp_path)
+    assert "init.gradle" in names(tmp_path, held)
+
+
+def maven_build(root: Path, user: str = "root") -> None:
+    """A Maven build with its wrapper and .mvn settings, and modules named by folder and by
+    pom file, one with a module of its own."""
+    poms = {
+        "pom.xml": "<modules><module>core</module><module>web/pom.xml</module></modules>",
+        "core/pom.xml": "<modules>\n  <module>sub</module>\n</modules>",
+        "core/sub/pom.xml": "<project/>",
+        "web/pom.xml": "<project/>",
+    }
+    files = {
+        "mvnw": "#!/bin/sh\n",
+        ".mvn/wrapper/maven-wrapper.jar": "jar\n",
+        ".mvn/wrapper/maven-wrapper.properties": "distributionUrl=https://x/maven.zip\n",
+        ".mvn/jvm.config": "-Xmx1g\n",
+        ".mvn/extensions.xml": "<extensions/>\n",
+        **poms,
+    }
+    for name, content in files.items():
+        make(root / name, content, user, mode=0o755 if name == "mvnw" else 0o644)
+
+
+def test_maven_reads_the_pom_its_modules_and_the_base_folders_mvn(tmp_path):
+    maven_build(tmp_path)
+    held, told = build_files("mvnw", ("-fae", "compile"), tmp_path, tmp_path)  # -fae: no file
+    poms = {"pom.xml", "core/pom.xml", "core/sub/pom.xml", "web/pom.xml"}
+    assert names(tmp_path, held) == {".mvn", *poms}
+    held, told = build_files("mvn", ("-f", "core", "compile"), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {".mvn", "core/pom.xml", "core/sub/pom.xml", "pom.xml"}
+    assert "core/.mvn" in names(tmp_path, told)  # made there, it would be the base folder
+
+
+def test_a_folder_open_wrapper_task_holds_what_the_wrapper_runs(tmp_path):
+    gradle_build(tmp_path)
+    maven_build(tmp_path)
+    tasks = [
+        {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
+        for name, command in (("g", "./gradlew build"), ("m", "./mvnw -q compile"))
+    ]
+    make(tmp_path / ".vscode/tasks.json", json.dumps({"tasks": tasks}), "root")
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    held = names(tmp_path, [path for path, _ in scripts.named])
+    assert {"gradlew", "gradle/wrapper/gradle-wrapper.jar", "settings.gradle", "buildSrc"} <= held
+    assert {"mvnw", ".mvn", "pom.xml", "web/pom.xml"} <= held
+    assert "lib/build.gradle" in names(tmp_path, [path for path, _ in scripts.when_there])
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    gradle_build(workspace, user)
+    maven_build(workspace, user)
+    tasks = [
+        {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
+        for name, command in (("g", "./gradlew build"), ("m", "./mvnw compile"))
+    ]
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
+    attacked = [
+        "gradle/wrapper/gradle-wrapper.jar",
+        "gradle/wrapper/gradle-wrapper.properties",
+        "settings.gradle",
+        "build.gradle",
+        "buildSrc/src/main/groovy/Plugin.groovy",
+        ".mvn/jvm.config",
+        ".mvn/wrapper/maven-wrapper.jar",
+        "pom.xml",
+    ]
+    plant = "; ".join(f"echo planted >> {name}" for name in attacked)
+    new = "echo '// made' > lib/build.gradle"  # lib is included, and has no build file yet
+    api.add({"content": [tool_use("bash", {"command": f"{plant}; {new}; echo finished"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert ran.count("Read-only file system") == len(attacked) and "finished" in ran, ran
+    assert "lib/build.gradle is new. It was kept, and the user was told" in ran, ran
+    for name in attacked:
+        assert "planted" not in (workspace / name).read_text(), name

@@ -20,6 +20,17 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   the source folder of each crate whose code the compiler runs as it builds:
                   a proc-macro crate, a build script's dependency, and the local crates those
                   depend on
+    gradle,       settings.gradle(.kts) in the project folder (`-p`) or the nearest above that
+    gradlew       has one (Gradle looks up for it), the root's and each included subproject's
+                  build.gradle(.kts), the scripts they `apply from` plainly, gradle.properties
+                  (`org.gradle.jvmargs` can add a Java agent), buildSrc/ and each
+                  `includeBuild` folder whole (Gradle compiles and runs their code), an init
+                  script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
+                  (`distributionUrl`: the Gradle it downloads and runs)
+    mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above (the
+                  parents it inherits from) and each `<module>`'s, and .mvn/ whole (the
+                  wrapper's jar and properties, jvm.config, maven.config, extensions.xml) in
+                  the project folder or the nearest above that has one (Maven's base folder)
 """
 
 from __future__ import annotations
@@ -29,14 +40,17 @@ import glob
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.paths import read_small_file
 
-BUILD_TOOLS = ("make", "gmake", "just", "task", "cargo")
+GRADLE = ("gradle", "gradlew")
+MAVEN = ("mvn", "mvnw")
+BUILD_TOOLS = ("make", "gmake", "just", "task", "cargo", *GRADLE, *MAVEN)
 BUILD_FILE_REASON = (
-    "a host tool's line runs a build tool here (make, just, task, cargo): it reads this build "
-    "file and runs what it says outside the sandbox"
+    "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven): it "
+    "reads this build file and runs what it says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 JUSTFILES = ("justfile", ".justfile", "Justfile", "JUSTFILE")
@@ -46,6 +60,19 @@ MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
 MAX_CARGO_MEMBERS = 200
 # The tables of a Cargo.toml that name the crates a package depends on.
 DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
+GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
+GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
+# What the wrapper script runs: this jar, which fetches and runs the Gradle the properties name.
+GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wrapper.properties")
+# `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
+GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
+GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
+GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
+QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
+MAVEN_MODULE = re.compile(r"<(module|subproject)>\s*([^<$]+?)\s*</\1>")
+MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for cargo's members
+# An option's value among a command's words, by the option's names (`_options`).
+Option = Callable[..., str | None]
 
 
 def build_files(
@@ -82,6 +109,12 @@ def build_files(
         manifests = list(dict.fromkeys(m for m in manifests if os.path.lexists(m)))
         held, told = _cargo_files(manifests, folder, _cargo_configs(start, project))
         return held, told
+    if program in GRADLE:
+        return _gradle_files(program == "gradlew", option, folder, project)
+    if program in MAVEN:
+        return _maven_files(
+            program == "mvnw", _exact_option(words, "-f", "--file"), folder, project
+        )
     return [], []
 
 
@@ -217,13 +250,114 @@ def _lib_folder(manifest: Path) -> list[Path]:
     return [folder] if os.path.isdir(folder) else []
 
 
+def _gradle_files(
+    wrapper: bool, option: Option, folder: Path, project: Path
+) -> tuple[list[Path], list[Path]]:
+    """What Gradle reads and runs for a build started in `folder` (see the table above)."""
+    start = _from(folder, option("-p", "--project-dir")) or folder
+    searched = up_to(start, project)
+    root = next((a for a in searched if _any_there(a, GRADLE_SETTINGS)), start)
+    # A settings file a command makes between here and the root becomes the build's root.
+    told = [a / name for a in _until(searched, root) for name in GRADLE_SETTINGS]
+    projects = [start, root, *_gradle_subprojects(root)]
+    told += [p / name for p in dict.fromkeys(projects) for name in GRADLE_BUILDS]
+    told += [root / "gradle.properties", root / "buildSrc"]
+    if wrapper:  # the script's own folder, or the root's where the line names another path
+        told += [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
+    init_script = _from(folder, option("-I", "--init-script"))
+    told += [init_script] if init_script else []
+    held = _with_applied([path for path in told if os.path.lexists(path)])
+    return list(dict.fromkeys(held + _gradle_included_builds(root))), told
+
+
+def _gradle_subprojects(root: Path) -> list[Path]:
+    """The folders of the projects the root's settings `include` by a plain path (`:lib:core`
+    is lib/core, and lib is a project too); a script-made list is not followed."""
+    folders: list[Path] = []
+    for settings in (root / name for name in GRADLE_SETTINGS):
+        for quoted in GRADLE_INCLUDE.findall(_read(settings)):
+            for project_path in QUOTED.findall(quoted):
+                parts = [part for part in project_path.split(":") if part]
+                folders += [root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1)]
+    return list(dict.fromkeys(folders))[:MAX_BUILD_PROJECTS]
+
+
+def _gradle_included_builds(root: Path) -> list[Path]:
+    """The folders the settings `includeBuild`: held whole, as buildSrc, since Gradle compiles
+    and runs the plugins they provide (build-logic), and settings do not say plainly which do."""
+    named = [n for s in GRADLE_SETTINGS for n in GRADLE_INCLUDE_BUILD.findall(_read(root / s))]
+    return [path for name in named if (path := _from(root, name)) and os.path.isdir(path)]
+
+
+def _with_applied(paths: list[Path]) -> list[Path]:
+    """`paths` and, over and over, the scripts the Gradle scripts among them run with
+    `apply from: 'gradle/x.gradle'` (bounded; a URL is not in the workspace)."""
+    found = list(paths)
+    for script in found:  # (grows as it goes)
+        if not script.name.endswith((".gradle", ".gradle.kts")):
+            continue
+        for name in GRADLE_APPLY_FROM.findall(_read(script)):
+            applied = _from(script.parent, name)
+            if "://" in name or not applied or applied in found or not applied.is_file():
+                continue
+            if len(found) < len(paths) + MAX_BUILD_PROJECTS:
+                found.append(applied)
+    return found
+
+
+def _maven_files(
+    wrapper: bool, named: str | None, folder: Path, project: Path
+) -> tuple[list[Path], list[Path]]:
+    """What Maven reads for a build started in `folder` (see the table above)."""
+    pom = _from(folder, named) or folder / "pom.xml"
+    pom = pom / "pom.xml" if os.path.isdir(pom) else pom
+    searched = up_to(pom.parent, project)
+    base = next((a for a in searched if os.path.isdir(a / ".mvn")), pom.parent)
+    # A .mvn a command makes nearer than the base folder becomes the base folder.
+    told = [pom, *(a / ".mvn" for a in _until(searched, base))]
+    told += [folder / ".mvn"] if wrapper else []  # the wrapper reads the one beside it
+    parents = [a / "pom.xml" for a in searched[1:]]  # (`<relativePath>` is ../pom.xml)
+    held = [path for path in [*told, *parents] if os.path.lexists(path)]
+    held += _maven_modules(pom)
+    return list(dict.fromkeys(held)), told
+
+
+def _maven_modules(pom: Path) -> list[Path]:
+    """The pom.xml of each `<module>` (or Maven 4's `<subproject>`) `pom` names, and theirs in
+    turn (bounded): a module names its folder, or its pom file."""
+    found = [pom]
+    for each in found:  # (grows as it goes)
+        for _, name in MAVEN_MODULE.findall(_read(each)):
+            module = each.parent / name
+            module = module / "pom.xml" if os.path.isdir(module) else module
+            module = Path(os.path.normpath(module))
+            if module not in found and len(found) < MAX_BUILD_PROJECTS and module.is_file():
+                found.append(module)
+    return found[1:]
+
+
+def _any_there(folder: Path, names: tuple[str, ...]) -> bool:
+    return any(os.path.lexists(folder / name) for name in names)
+
+
+def _until(folders: list[Path], last: Path) -> list[Path]:
+    """`folders` up to and with `last` (all of them where `last` is not among them)."""
+    return folders[: folders.index(last) + 1] if last in folders else folders
+
+
+def _read(path: Path) -> str:
+    with contextlib.suppress(OSError, ValueError):
+        return read_small_file(path)
+    return ""
+
+
 def _toml(path: Path) -> dict:
     with contextlib.suppress(OSError, ValueError):
         return tomllib.loads(read_small_file(path))
     return {}
 
 
-def _options(words: tuple[str, ...]):
+def _options(words: tuple[str, ...]) -> Option:
     """A lookup of an option's value among `words`: `-C web`, `-Cweb`, `--directory=web`."""
 
     def value(*names: str) -> str | None:
@@ -238,6 +372,17 @@ def _options(words: tuple[str, ...]):
         return None
 
     return value
+
+
+def _exact_option(words: tuple[str, ...], short: str, long: str) -> str | None:
+    """An option's value given only as `-f pom.xml`, `--file pom.xml` or `--file=pom.xml`:
+    Maven's other options start with the same letter (`-fae`, `-ff`)."""
+    for index, word in enumerate(words):
+        if word in (short, long) and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith(f"{long}="):
+            return word.partition("=")[2]
+    return None
 
 
 def _from(folder: Path, path: str | None) -> Path | None:
