@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -50,6 +52,18 @@ def lock_path() -> Path:
     return planloop_home() / LOCK_NAME
 
 
+def open_lock(flags: int) -> int:
+    """The lock file, opened without waiting and without following a link; OSError unless it
+    is a regular file of yours. (Made while the home was open to others, a pipe there would
+    stop planloop in `open`, and another user's file, held locked, every write or command.)"""
+    fd = os.open(lock_path(), flags | NO_LINK | os.O_NONBLOCK, 0o600)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        os.close(fd)
+        raise OSError(errno.EPERM, f"{lock_path()} is not a file of yours")
+    return fd
+
+
 async def hold_shared() -> int | None:
     """The lock, held shared (an open descriptor to close), once no protected write runs; None
     where the home cannot be written. Raises ToolError when a write is stuck."""
@@ -58,7 +72,7 @@ async def hold_shared() -> int | None:
     path = lock_path()
     try:
         make_private_folder(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | NO_LINK, 0o600)
+        fd = open_lock(os.O_RDWR | os.O_CREAT)
     except OSError:
         return None
     loop = asyncio.get_running_loop()
@@ -110,9 +124,15 @@ def no_sandbox_runs(files: list[Path], tool_name: str) -> Iterator[None]:
     """Held for a call approved to write these protected files: raises ToolError while a
     sandboxed command or task of any of your planloop sessions runs."""
     try:
-        fd = os.open(lock_path(), os.O_RDONLY | NO_LINK)
-    except OSError:
+        fd = open_lock(os.O_RDONLY)
+    except FileNotFoundError:
         fd = None
+    except OSError as error:
+        # Not planloop's lock: whether a sandbox runs cannot be told, so nothing is replaced.
+        raise ToolError(
+            f"{tool_name}: nothing was written: {error.strerror or error} ({lock_path()}). "
+            "Tell the user to remove that file; planloop makes it again."
+        ) from None
     if fd is None:
         yield  # no sandboxed command ever ran with this home
         return
