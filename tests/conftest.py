@@ -175,6 +175,17 @@ def wait_for_file(path: Path, seconds: float = 20) -> None:
         time.sleep(0.02)
 
 
+def read_pid(path: Path, seconds: float = 20) -> int:
+    """The pid a command under test wrote with `echo $$ > path`, once its whole line is there.
+
+    The shell creates the file before it writes to it, so it can exist still empty."""
+    deadline = time.monotonic() + seconds
+    while not (path.exists() and path.read_text().endswith("\n")):
+        assert time.monotonic() < deadline, f"{path.name} was never written"
+        time.sleep(0.02)
+    return int(path.read_text())
+
+
 def user_messages(request: dict) -> list[dict]:
     return [m for m in request["messages"] if m["role"] == "user"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import results_by_id, run, run_cli, wait_for_file
+from conftest import read_pid, results_by_id, run, run_cli, wait_for_file
 from test_interactive import Terminal
 from test_tasks import is_running
 
@@ -235,8 +235,7 @@ def test_ctrl_c_or_sigterm_during_the_headless_wait_saves_and_kills_the_suite(
     # Without the sandbox, so that the pid the suite writes is one this test can look up.
     proc = start_headless("run the slow suite and report", "--no-sandbox", cwd=workspace, env=env)
     read_stderr_until(proc, "Waiting for bg-1")
-    wait_for_file(workspace / "suite.pid")
-    suite_pid = int((workspace / "suite.pid").read_text())
+    suite_pid = read_pid(workspace / "suite.pid")
     proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == status, stderr

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import terminal_env, wait_for_file
+from conftest import read_pid, terminal_env
 from test_interactive import Terminal
 from test_tasks import is_running
 
@@ -186,8 +186,7 @@ def start_server(api, terminal: Terminal, workspace: Path) -> int:
     approve(terminal)
     terminal.wait_for("The server runs as bg-1.")
     terminal.wait_for_prompt()
-    wait_for_file(workspace / "server.pid")
-    return int((workspace / "server.pid").read_text())
+    return read_pid(workspace / "server.pid")
 
 
 def test_tasks_show_pages_a_running_tasks_output(api, workspace, isolated_home):
