@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import spawn
-from conftest import read_pid, results_by_id, run, run_cli, wait_for_file
+from conftest import read_pid, results_by_id, run, run_cli
 from test_interactive import Terminal
 from test_tasks import is_running
 
@@ -277,7 +277,7 @@ def test_tasks_still_running_at_exit_are_killed_and_named_in_the_closing_line(ap
     api.add({"content": [background(SUITE)]})
 
     def once_the_suite_runs(request: dict) -> dict:  # then the run ends with the suite running
-        wait_for_file(workspace / "suite.pid")
+        read_pid(workspace / "suite.pid")
         return {"content": [text("Started; not waiting for it.")]}
 
     api.add(once_the_suite_runs)
@@ -314,8 +314,8 @@ def test_tasks_command_lists_and_stops_tasks_and_exit_kills_the_rest(api, termin
     terminal.type("y\r")
     terminal.wait_for("Both run.")
     terminal.wait_for_prompt()
-    wait_for_file(workspace / "first.pid")
-    wait_for_file(workspace / "second.pid")
+    read_pid(workspace / "first.pid")
+    read_pid(workspace / "second.pid")
     terminal.type("/tasks\r")
     listing = terminal.wait_for_prompt()
     assert "bg-1   running" in listing and "echo $$ > first.pid" in listing
