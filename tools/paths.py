@@ -1163,61 +1163,118 @@ def common_dir_of(git_dir: Path) -> Path | None:
 def read_git_config(path: Path) -> list[tuple[str, str]]:
     """(section.key, value) pairs of a git config file, read as text; nothing is run.
 
-    A small parser: enough for `core.hooksPath` and `include.path`, which is all it is asked.
-    Section and key names are lower-cased; `[includeIf "gitdir:x"]` becomes `includeif.path`.
+    Section and key names are lower-cased, and a subsection is dropped: `[includeIf "gitdir:x"]
+    path = y` becomes `includeif.path`. Read character by character as git reads it
+    (`GIT_SPACE`), so that planloop guards the path git will use.
     """
     try:
         text = read_small_file(path).removeprefix("\ufeff")  # git skips a BOM
     except OSError:
         return []
-    pairs = []
-    section = ""
-    # A line that ends with a backslash goes on on the next one, as git reads it.
-    for raw in re.sub(r"\\\r?\n", "", text).splitlines():
-        line = raw.strip()
-        if line.startswith("["):
-            # `[include] path = x` is one line to git: the key may follow the header.
-            header, _, line = line[1:].partition("]")
-            section = header.split('"')[0].strip().split(".")[0].lower()
-            line = line.strip()
-        if not line or line[0] in "#;":
-            continue
-        key, _, value = line.partition("=")
-        pairs.append((f"{section}.{key.strip().lower()}", config_value(value)))
-    return pairs
+    return GitConfigText(text).pairs()
 
 
+# git's own whitespace (its ctype table), not Python's: `str.strip()` and `splitlines()` also
+# break at \x0b, \x0c, \x1c-\x1f, \x85 and U+2028, which git keeps inside a value, so a reader
+# using them would guard `./fs` while git runs `./fs<U+001C>mon.sh`.
+GIT_SPACE = " \t\r\n"
 CONFIG_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
 
 
-def config_value(raw: str) -> str:
-    """A config value as git reads it, so that planloop guards the path git will use.
+class GitConfigText:
+    """A git config's text, read as git's config parser reads it. Where git would refuse the
+    file (a bad line or escape), this reads on: whatever git did take, planloop guards."""
 
-    Quotes are dropped wherever they are (`".git"hooks` is `.githooks`), escapes applied, the
-    value ends at a `#` or `;` outside quotes (after a tab, or no space at all), and whitespace
-    outside quotes is trimmed at both ends.
-    """
-    out: list[str] = []
-    quoted = False
-    space = ""  # whitespace outside quotes, kept only if more of the value follows
-    position = 0
-    while position < len(raw):
-        char = raw[position]
-        position += 1
-        if char == "\\" and position < len(raw):
-            char = CONFIG_ESCAPES.get(raw[position], raw[position])
-            position += 1
-        elif char == '"':
-            quoted = not quoted
-            continue
-        elif not quoted and char in "#;":
-            break
-        elif not quoted and char.isspace():
-            space += char if out else ""
-            continue
-        out.append(space + char)
-        space = ""
-    return "".join(out)
+    def __init__(self, text: str) -> None:
+        self.text = text.replace("\r\n", "\n")  # git reads CR LF as LF; a lone CR is a blank
+        self.at = 0
+
+    def pairs(self) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        section = ""
+        while self.at < len(self.text):
+            char = self.text[self.at]
+            if char in GIT_SPACE:
+                self.at += 1
+            elif char == "[":
+                self.at += 1
+                section = self._section()
+            elif char.isascii() and char.isalpha():
+                key = self._name("-")
+                if self._skip_blanks() == "=":
+                    self.at += 1
+                    found.append((f"{section}.{key}", self._value()))
+                elif self._next() in ("\n", ""):
+                    found.append((f"{section}.{key}", ""))  # a bare key: true
+                else:
+                    self._to_line_end()
+            else:  # `#` or `;` start a comment; anything else git refuses
+                self._to_line_end()
+        return found
+
+    def _next(self) -> str:
+        return self.text[self.at : self.at + 1]
+
+    def _to_line_end(self) -> None:
+        end = self.text.find("\n", self.at)
+        self.at = len(self.text) if end < 0 else end + 1
+
+    def _skip_blanks(self) -> str:
+        while self._next() in (" ", "\t"):
+            self.at += 1
+        return self._next()
+
+    def _name(self, also: str) -> str:
+        """A section or key name: ASCII letters, digits and `also`, lower-cased."""
+        start = self.at
+        while (char := self._next()) and char.isascii() and (char.isalnum() or char in also):
+            self.at += 1
+        return self.text[start : self.at].lower()
+
+    def _section(self) -> str:
+        """`[core]`, `[remote "origin"]` or the old `[branch.main]`: the section's name."""
+        name = self._name("-.")
+        if self._next() not in ("]", "") and self._skip_blanks() == '"':
+            self.at += 1
+            while (char := self._next()) not in ('"', "\n", ""):
+                self.at += 2 if char == "\\" else 1
+            self.at += 1 if self._next() == '"' else 0
+        if self._next() == "]":
+            self.at += 1  # a key may follow on the same line
+        else:
+            self._to_line_end()
+        return name.split(".")[0]
+
+    def _value(self) -> str:
+        """From after the `=` to the line's end: quotes dropped wherever they are, escapes
+        applied, a `#` or `;` outside quotes ends it, and each blank outside quotes inside the
+        value becomes one space, as git makes it; those at either end are dropped."""
+        out: list[str] = []
+        quoted, spaces = False, 0
+        while (char := self._next()) not in ("\n", ""):
+            self.at += 1
+            if char in GIT_SPACE and not quoted:
+                spaces += 1 if out else 0
+                continue
+            if char in "#;" and not quoted:
+                self._to_line_end()
+                break
+            if spaces:
+                out.append(" " * spaces)
+                spaces = 0
+            if char == "\\":
+                escaped = self._next()
+                self.at += 1
+                if escaped in ("\n", ""):
+                    continue  # the value goes on on the next line
+                out.append(CONFIG_ESCAPES.get(escaped, escaped))
+            elif char == '"':
+                quoted = not quoted
+            else:
+                out.append(char)
+        else:
+            self.at += 1
+        return "".join(out)
 
 
 # Config files read for one repository, includes included: git stops nesting at 10 levels,
