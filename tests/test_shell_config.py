@@ -264,3 +264,12 @@ def said(result: subprocess.CompletedProcess) -> str:
     """What planloop printed, on one line: the terminal wraps a notice where a long path
     (a test's own folder) ends, which moves from run to run."""
     return " ".join(result.stderr.split())
+
+
+def test_a_pth_line_is_read_as_every_python_reads_it():
+    from tools.shell_config import pth_lines
+
+    # python 3.12 breaks a .pth's lines at line feeds and returns only, 3.13 at these too.
+    for odd in ("\x1c", "\x0c", "\u2028"):
+        text = f"\ufeffsrc{odd}import evil\r\n# comment\rlib\n"
+        assert set(pth_lines(text)) >= {f"src{odd}import evil", "src", "import evil", "lib"}

@@ -1617,3 +1617,31 @@ def test_the_language_servers_and_formatters_of_a_helix_project_are_held(tmp_pat
     for name in ("ls.sh", "fmt.sh"):
         (tmp_path / "tools" / name).write_text("#!/bin/sh\n")
     assert named(tmp_path) == {"tools/ls.sh", "tools/fmt.sh"}
+
+
+@pytest.mark.parametrize("odd", ["\x1c", "\x85", "\u2028", "\xa0"])
+def test_a_path_version_is_read_as_the_version_managers_break_words_and_lines(tmp_path, odd):
+    # Python's splitlines() and split() break at more than asdf and mise do: `path:./a<odd>b`
+    # is one word, one line to mise, and it runs that folder's bin/, not ./a's.
+    for name in ("a", f"a{odd}b"):
+        (tmp_path / name / "bin").mkdir(parents=True)
+    (tmp_path / ".tool-versions").write_text(f"nodejs path:{tmp_path}/a{odd}b\n")
+    assert f"a{odd}b" in named(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("script-shell=./tools/sh ; the shell", "tools/sh"),  # an inline comment
+        ("script-shell = ./tools/sh\x1cx", "tools/sh\x1cx"),  # no line break to npm
+        ("script-shell=./tools/sh\x85", "tools/sh\x85"),  # not trimmed by npm
+        ("script-shell='./tools/sh'", "tools/sh"),
+    ],
+)
+def test_an_npmrc_is_read_as_npm_reads_it(tmp_path, line, runs):
+    (tmp_path / ".vscode").mkdir()
+    npm_task = {"type": "npm", "script": "watch", "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode/tasks.json").write_text(json.dumps({"tasks": [npm_task]}))
+    (tmp_path / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
+    (tmp_path / ".npmrc").write_text(line + "\n", newline="")
+    assert runs in named(tmp_path)

@@ -907,13 +907,42 @@ def variable_paths(
 NPMRC_PROGRAM_KEYS = ("script-shell", "git", "shell", "editor", "browser")
 
 
+# What JavaScript's `trim()` takes from either end: not Python's `strip()`, which also takes
+# the separators 0x1c to 0x1f and NEL, which npm keeps in a value.
+JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(
+    map(chr, range(0x2000, 0x200B))
+)
+
+
+def ini_value(raw: str) -> str:
+    """A key or value of an npmrc as npm's ini reader takes it: trimmed; a quoted one without
+    its quotes; else up to a `;` or `#` not escaped by a backslash (a comment)."""
+    raw = raw.strip(JS_SPACE)
+    if len(raw) > 1 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]  # (npm parses a double-quoted one as JSON: the same for a path)
+    value, escaped = [], False
+    for char in raw:
+        if escaped:
+            value.append(char if char in "\\;#" else "\\" + char)
+            escaped = False
+        elif char in ";#":
+            break
+        elif char == "\\":
+            escaped = True
+        else:
+            value.append(char)
+    return ("".join(value) + ("\\" if escaped else "")).strip(JS_SPACE)
+
+
 def npmrc_programs(path: Path) -> list[str]:
     """What an npmrc file runs: its script-shell for each script, the git it fetches git
     dependencies with, and what its node-options load (as written: from npm's folder)."""
     found: list[str] = []
     with contextlib.suppress(OSError, ValueError):
-        for line in read_small_file(path).splitlines():
-            key, _, value = (part.strip().strip("\"'") for part in line.partition("="))
+        # npm's ini reader: a line ends at a line feed or a return, no other break.
+        for line in re.split(r"[\r\n]+", read_small_file(path)):
+            key, equals, value = line.partition("=")
+            key, value = ini_value(key), ini_value(value) if equals else ""
             key = key.replace("_", "-")  # (npm reads `script_shell` as `script-shell`)
             # npm expands variables in its settings: ${PWD} is where it runs, the package's.
             value = os.path.expandvars(value.replace("${PWD}", str(path.parent)))

@@ -898,7 +898,7 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
         except OSError:
             continue
         for pth in pth_files:
-            for line in _read(Path(pth)).removeprefix("\ufeff").splitlines():
+            for line in pth_lines(_read(Path(pth))):
                 if line.startswith("#") or not line.strip():
                     continue
                 if line.startswith(("import ", "import\t")):  # what `site` runs
@@ -910,6 +910,15 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
         for folder in dict.fromkeys(folders):
             found.append((folder, modules))
     return found
+
+
+def pth_lines(text: str) -> list[str]:
+    """The lines `site` reads from a .pth file, as any python reads it: up to 3.12 as a text
+    file (a line ends at a line feed or a return), from 3.13 with `splitlines()` (also at a
+    form feed, the separators 0x1c to 0x1e, NEL and the Unicode line separators). Both, so
+    that what either version runs is held."""
+    text = text.removeprefix("\ufeff")
+    return list(dict.fromkeys(re.split(r"\r\n|\r|\n", text) + text.splitlines()))
 
 
 def venv_of(site: Path) -> Path | None:
@@ -978,7 +987,7 @@ def interpreter_start_imports(venv: Path) -> set[str]:
             read += 1
             text = _read(path)
             if path.suffix == ".pth":  # only its `import` lines run
-                for line in text.splitlines():
+                for line in pth_lines(text):
                     if line.startswith(("import ", "import\t")):
                         names |= imported_modules(line)
             else:
@@ -1031,7 +1040,7 @@ def python_path_folders(
             with contextlib.suppress(OSError), os.scandir(site) as entries:
                 pth_files = sorted(Path(e.path) for e in entries if e.name.endswith(".pth"))
             for pth in pth_files[:MAX_BASE_START_FILES]:
-                for line in _read(pth).removeprefix("\ufeff").splitlines():
+                for line in pth_lines(_read(pth)):
                     if line.startswith(("#", "import ", "import\t")) or not line.strip():
                         continue  # what `site` skips, or runs rather than adds
                     folder = Path(os.path.normpath(site / line.rstrip()))

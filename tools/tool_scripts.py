@@ -54,6 +54,7 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
+    SHELL_BLANKS,
     ByName,
     UntoldProgram,
     is_script_name,
@@ -347,8 +348,7 @@ def read_settings(path: Path, kind: str = "") -> Any:
         read_hgrc(path, text, settings, included)
         return {**settings, INCLUDED: dict.fromkeys(included, "")}
     if kind == VERSIONS:  # asdf's: `nodejs 20.1.0 path:./tools/node`, `#` to the line's end
-        lines = (line.split("#", 1)[0].split() for line in text.splitlines())
-        return {"tools": {words[0]: words[1:] for words in lines if words}}
+        return {"tools": tool_versions(text)}
     if kind == AIDER or path.suffix in (".yaml", ".yml"):
         return read_yaml(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
@@ -645,6 +645,26 @@ def cargo_runs(settings: Any) -> Iterator[Run]:
                     yield Run(as_command_line(each))
             elif isinstance(value, dict):
                 stack.append(value)
+
+
+# How the version managers split a .tool-versions line into words: asdf's shell at spaces and
+# tabs, mise at Unicode's White_Space, Go's asdf at those and NBSP; Python's `split()` takes
+# the separators 0x1c to 0x1f too. A line ends at a line feed for all of them.
+VERSION_WORD_BREAKS = (f"[{SHELL_BLANKS}]", r"(?![\x1c-\x1f])\s", r"\s")
+
+
+def tool_versions(text: str) -> dict[str, list[str]]:
+    """Each tool of a .tool-versions file with its versions, as any of the managers reads them
+    (`VERSION_WORD_BREAKS`): a `path:` version any of them takes is held."""
+    tools: dict[str, list[str]] = {}
+    for line in text.split("\n"):
+        line = line.split("#", 1)[0].removesuffix("\r")
+        for breaks in VERSION_WORD_BREAKS:
+            words = [word for word in re.split(f"{breaks}+", line) if word]
+            if words:
+                versions = tools.setdefault(words[0], [])
+                versions += [word for word in words[1:] if word not in versions]
+    return tools
 
 
 def version_paths(settings: Any) -> Iterator[Run]:

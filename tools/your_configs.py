@@ -377,8 +377,8 @@ def named_by_envrc(envrc: Path, root: Path, text: str) -> list[Path]:
     (`names_code`) is left out, as it would be from your environment once direnv loaded it."""
     home = Path(os.path.expanduser("~"))
     found: list[Path] = []
-    for line in text.splitlines():
-        line = re.sub(r"(^|\s)#.*", "", line)
+    for line in text.split("\n"):  # bash's lines and blanks, not Python's wider ones
+        line = re.sub(r"(^|[ \t])#.*", "", line)
         for piece in re.split(r"[;&|]", line):
             assigned = ENVRC_ASSIGNMENT.match(piece.strip())
             named = paths_named_in(piece, Path(root), home, here=envrc.parent)
