@@ -19,61 +19,49 @@ Taken exclusively means that no sandboxed command or task of yours runs anywhere
 would start meanwhile waits for the write to end. A lock this very process holds shared counts
 too: the kernel locks each open of the file on its own.
 
-The lock file lies in planloop's home, which no sandbox sees, and the kernel lets go of a lock
-when its process ends, so none is left behind by a crash. Where the home cannot be written,
-a session sees only its own tasks; sessions with another home (another user) do not see each
-other's.
+What is locked is planloop's home folder itself, which no sandbox sees: not a file in it. A
+file there can be removed while sessions hold it (by the person tidying up, or told to, as a
+pipe or another user's file planted while the home was open to others would have to be), and
+the next session would then lock a new file alone. The home is a folder of yours, made so
+before it is used (session.make_private_folder). The kernel lets go of a lock when its process
+ends, so none is left behind by a crash. Where the home cannot be made yours, a session sees
+only its own tasks; sessions with another home (another user) do not see each other's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import fcntl
 import os
-import stat
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 from tools.base import ToolError
 
-LOCK_NAME = "sandboxes.lock"
 # How long a command or task waits for a protected write of another session to end: a write
 # takes milliseconds; one that takes longer than this is stuck, and the command is refused.
 START_WAIT_SECONDS = 10
 START_POLL_SECONDS = 0.02
-NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def lock_path() -> Path:
-    from session import planloop_home  # late: session.py imports the tools
+def open_home() -> int | None:
+    """planloop's home, opened to be locked; None where it cannot be made a folder of yours."""
+    from session import make_private_folder, planloop_home  # late: session.py imports the tools
 
-    return planloop_home() / LOCK_NAME
-
-
-def open_lock(flags: int) -> int:
-    """The lock file, opened without waiting and without following a link; OSError unless it
-    is a regular file of yours. (Made while the home was open to others, a pipe there would
-    stop planloop in `open`, and another user's file, held locked, every write or command.)"""
-    fd = os.open(lock_path(), flags | NO_LINK | os.O_NONBLOCK, 0o600)
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
-        os.close(fd)
-        raise OSError(errno.EPERM, f"{lock_path()} is not a file of yours")
-    return fd
+    home = planloop_home()
+    try:
+        make_private_folder(home)
+        return os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 async def hold_shared() -> int | None:
     """The lock, held shared (an open descriptor to close), once no protected write runs; None
-    where the home cannot be written. Raises ToolError when a write is stuck."""
-    from session import make_private_folder  # late: session.py imports the tools
-
-    path = lock_path()
-    try:
-        make_private_folder(path.parent)
-        fd = open_lock(os.O_RDWR | os.O_CREAT)
-    except OSError:
+    where the home cannot be made yours. Raises ToolError when a write is stuck."""
+    fd = open_home()
+    if fd is None:
         return None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + START_WAIT_SECONDS
@@ -123,18 +111,9 @@ class TasksRunning:
 def no_sandbox_runs(files: list[Path], tool_name: str) -> Iterator[None]:
     """Held for a call approved to write these protected files: raises ToolError while a
     sandboxed command or task of any of your planloop sessions runs."""
-    try:
-        fd = open_lock(os.O_RDONLY)
-    except FileNotFoundError:
-        fd = None
-    except OSError as error:
-        # Not planloop's lock: whether a sandbox runs cannot be told, so nothing is replaced.
-        raise ToolError(
-            f"{tool_name}: nothing was written: {error.strerror or error} ({lock_path()}). "
-            "Tell the user to remove that file; planloop makes it again."
-        ) from None
+    fd = open_home()
     if fd is None:
-        yield  # no sandboxed command ever ran with this home
+        yield  # no session of this home could have run a sandboxed command either
         return
     try:
         try:
