@@ -569,7 +569,7 @@ class TerminalUI:
             while True:
                 answer = (await read_answer(approval_prompt(viewed, always))).lower()
                 if answer in ("v", "view"):
-                    self.console.print(Text(visible(subject)))
+                    self.console.print(Text(shown_exactly(subject)))
                     if preview is not None:
                         self.console.print(
                             preview_text(preview, folded=False, max_chars=APPROVAL_LINE_CHARS)

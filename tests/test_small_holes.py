@@ -446,6 +446,34 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
     assert (workspace / "first-line-ran").exists() and (workspace / "last-line-ran").exists()
 
 
+@pytest.mark.real_exec
+def test_the_whole_command_shown_by_view_hides_no_return_and_no_invisible_character(
+    api, workspace, isolated_home
+):
+    # Its middle lines are seen only there: they must read as the box's lines do.
+    middle = "rm -f ./keep\u200b.txt\r"
+    lines = [f"# line {n}" for n in range(30)]
+    command = "\n".join([*lines[:15], middle, *lines[15:]])
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Not run.")]})
+    env = terminal_env(api, isolated_home, columns=200)
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("tidy up\r")
+        box = terminal.wait_for("[v]iew all of it / [n]o:")
+        assert "keep" not in box  # folded away
+        terminal.type("v\r")
+        shown = terminal.wait_for("[y]es / [n]o")
+        assert "rm -f ./keep<U+200B>.txt\u240d" in shown
+        terminal.type("n\r")
+        terminal.wait_for("Reason for the model (optional):")
+        terminal.type("\r")
+        terminal.wait_for("Not run.")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        assert terminal.close() == 0
+
+
 # ---- a home of another user's -----------------------------------------------------------------
 
 
