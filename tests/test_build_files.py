@@ -285,12 +285,20 @@ def test_maven_reads_the_pom_its_modules_and_the_base_folders_mvn(tmp_path):
     assert "core/.mvn" in names(tmp_path, told)  # made there, it would be the base folder
 
 
-def test_a_folder_open_wrapper_task_holds_what_the_wrapper_runs(tmp_path):
+@pytest.mark.parametrize(
+    ("gradle", "maven"),
+    [
+        ("./gradlew build", "./mvnw -q compile"),
+        ("sh gradlew build", "bash ./mvnw -q compile"),  # the wrapper run by a shell
+        ("bash -c './gradlew build'", "sh -e mvnw compile"),
+    ],
+)
+def test_a_folder_open_wrapper_task_holds_what_the_wrapper_runs(tmp_path, gradle, maven):
     gradle_build(tmp_path)
     maven_build(tmp_path)
     tasks = [
         {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
-        for name, command in (("g", "./gradlew build"), ("m", "./mvnw -q compile"))
+        for name, command in (("g", gradle), ("m", maven))
     ]
     make(tmp_path / ".vscode/tasks.json", json.dumps({"tasks": tasks}), "root")
     scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
