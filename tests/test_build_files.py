@@ -244,6 +244,32 @@ def test_gradle_reads_its_settings_up_the_tree_and_what_they_include(tmp_path):
     assert {"app/settings.gradle.kts", "lib/build.gradle"} <= names(tmp_path, told)
 
 
+# The wrapper runs a Gradle kept in the project: unpacked under distributionPath, or taken from
+# a zip its `file:` URL names from the properties' folder (`\\:` is how .properties write `:`).
+WORKSPACE_GRADLE = {
+    "gradle/wrapper/gradle-wrapper.properties": "distributionBase=PROJECT\n"
+    "distributionPath=.gradle/wrapper/\\\n    dists\nzipStoreBase=PROJECT\nzipStorePath=zips\n"
+    "distributionUrl=file\\:../../dist/gradle-8-bin.zip\n",
+    "dist/gradle-8-bin.zip": "zip\n",
+    ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle": "#!/bin/sh\n",
+}
+
+
+def test_the_wrapper_holds_the_gradle_it_runs_from_the_project(tmp_path):
+    gradle_build(tmp_path)
+    for name, content in WORKSPACE_GRADLE.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("gradlew", ("build",), tmp_path, tmp_path)
+    assert {"dist/gradle-8-bin.zip", ".gradle/wrapper/dists/gradle-8-bin"} <= names(tmp_path, held)
+    assert "zips/gradle-8-bin" in names(tmp_path, told)  # its zip, when a command puts one there
+    # A URL without a scheme is a path from the same folder; one with a host's is not here.
+    for url, expected in (("../gradle.zip", {"gradle/gradle.zip"}), ("https://x/g.zip", set())):
+        properties = f"distributionUrl={url}\n"
+        make(tmp_path / "gradle/wrapper/gradle-wrapper.properties", properties, "root")
+        _, told = build_files("gradlew", ("build",), tmp_path, tmp_path)
+        assert names(tmp_path, told) & {"gradle/gradle.zip", "x/g.zip"} == expected
+
+
 def test_plain_gradle_reads_the_project_dash_p_names_and_no_wrapper(tmp_path):
     gradle_build(tmp_path)
     held, _ = build_files("gradle", ("-p", "lib/core", "-I", "init.gradle"), tmp_path, tmp_path)
@@ -315,12 +341,16 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     user, workspace, planloop_home, home = user_folders
     gradle_build(workspace, user)
     maven_build(workspace, user)
+    for name, content in WORKSPACE_GRADLE.items():
+        make(workspace / name, content, user, mode=0o644)
     tasks = [
         {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
         for name, command in (("g", "./gradlew build"), ("m", "./mvnw compile"))
     ]
     make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
     attacked = [
+        "dist/gradle-8-bin.zip",
+        ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",
         "settings.gradle",

@@ -26,7 +26,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   (`org.gradle.jvmargs` can add a Java agent), buildSrc/ and each
                   `includeBuild` folder whole (Gradle compiles and runs their code), an init
                   script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
-                  (`distributionUrl`: the Gradle it downloads and runs)
+                  (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
+                  it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
+                  the folder it is unpacked into, whole)
     mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above (the
                   parents it inherits from) and each `<module>`'s, and .mvn/ whole (the
                   wrapper's jar and properties, jvm.config, maven.config, extensions.xml) in
@@ -40,6 +42,7 @@ import glob
 import os
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,6 +70,8 @@ GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wr
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
 GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
+# A line of a .properties file: its key (up to `=`, `:` or a blank not escaped), its value.
+JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", re.DOTALL)
 GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
 QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
 MAVEN_MODULE = re.compile(r"<(module|subproject)>\s*([^<$]+?)\s*</\1>")
@@ -263,11 +268,65 @@ def _gradle_files(
     told += [p / name for p in dict.fromkeys(projects) for name in GRADLE_BUILDS]
     told += [root / "gradle.properties", root / "buildSrc"]
     if wrapper:  # the script's own folder, or the root's where the line names another path
-        told += [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
+        wrappers = [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
+        told += wrappers + [d for w in wrappers for d in _gradle_distribution(w)]
     init_script = _from(folder, option("-I", "--init-script"))
     told += [init_script] if init_script else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
+
+
+def _gradle_distribution(properties: Path) -> list[Path]:
+    """The Gradle the wrapper's properties have it run from the workspace: a `distributionUrl`
+    that is a path or a `file:` URL (taken from the properties' folder, as the wrapper takes
+    it), and with `distributionBase=PROJECT` (or `zipStoreBase`) the folder in the project it
+    unpacks that Gradle into (or keeps its zip in), whose Gradle it runs with no second look
+    once the `.ok` marker beside it is there."""
+    if properties.name != "gradle-wrapper.properties" or not properties.is_file():
+        return []
+    settings = _java_properties(_read(properties))
+    url = urllib.parse.urlsplit(settings.get("distributionUrl", ""))
+    found = []
+    if url.scheme in ("", "file") and url.path:
+        found.append(Path(os.path.normpath(properties.parent / urllib.parse.unquote(url.path))))
+    project = properties.parent.parent.parent  # (the wrapper's jar lies in gradle/wrapper/)
+    name = os.path.splitext(url.path.rpartition("/")[2])[0]
+    for base, path in (("distributionBase", "distributionPath"), ("zipStoreBase", "zipStorePath")):
+        if settings.get(base) == "PROJECT":
+            where = settings.get(path, "wrapper/dists")
+            found.append(Path(os.path.normpath(f"{project}/{where}/{name}")))
+    return found
+
+
+def _java_properties(text: str) -> dict[str, str]:
+    """The keys and values of a Java .properties file as java.util.Properties reads them: a
+    line ends at \\n, \\r or both, goes on past an odd number of backslashes at its end (a
+    comment's does not), and a backslash escapes the character after it (`file\\:../x.zip`)."""
+    found: dict[str, str] = {}
+    logical = ""
+    for line in [*re.split(r"\r\n|\r|\n", text), ""]:
+        line = line.lstrip(" \t\f")
+        if not logical and line.startswith(("#", "!")):
+            continue
+        if (len(line) - len(line.rstrip("\\"))) % 2:
+            logical += line[:-1]
+            continue
+        match = JAVA_PROPERTY.fullmatch(logical + line)
+        if match and match[1]:
+            found[_unescaped(match[1])] = _unescaped(match[2])
+        logical = ""
+    return found
+
+
+def _unescaped(text: str) -> str:
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", _escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    code = match[1]
+    if code.startswith("u") and len(code) == 5:
+        return chr(int(code[1:], 16))
+    return {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(code, code)
 
 
 def _gradle_subprojects(root: Path) -> list[Path]:
