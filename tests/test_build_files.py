@@ -239,9 +239,25 @@ def test_gradle_reads_its_settings_up_the_tree_and_what_they_include(tmp_path):
         "build-logic",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",
-    }  # not the version catalog: data
+        "gradle/libs.versions.toml",
+    }
     # A settings file made nearer would be the build's root; lib has no build file yet.
     assert {"app/settings.gradle.kts", "lib/build.gradle"} <= names(tmp_path, told)
+
+
+def test_gradle_holds_the_version_catalogs_that_choose_the_plugins_it_runs(tmp_path):
+    # `alias(libs.plugins.fmt)` in build.gradle applies the plugin id and version the catalog
+    # gives: rewriting the catalog is rewriting the build.
+    gradle_build(tmp_path)
+    catalogs = 'versionCatalogs {\n  create("tools") {\n    from(files("gradle/tools.toml"))\n'
+    make(
+        tmp_path / "settings.gradle.kts",
+        f"dependencyResolutionManagement {{ {catalogs} }} }}",
+        "root",
+    )
+    make(tmp_path / "gradle/tools.toml", "[plugins]\n", "root")
+    held, _ = build_files("gradle", ("build",), tmp_path, tmp_path)
+    assert {"gradle/libs.versions.toml", "gradle/tools.toml"} <= names(tmp_path, held)
 
 
 # The wrapper runs a Gradle kept in the project: unpacked under distributionPath, or taken from
@@ -350,6 +366,7 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
     attacked = [
         "dist/gradle-8-bin.zip",
+        "gradle/libs.versions.toml",
         ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",

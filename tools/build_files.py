@@ -24,7 +24,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     gradlew       has one (Gradle looks up for it), the root's and each included subproject's
                   build.gradle(.kts), the scripts they `apply from` plainly, gradle.properties
                   (`org.gradle.jvmargs` can add a Java agent), buildSrc/ and each
-                  `includeBuild` folder whole (Gradle compiles and runs their code), an init
+                  `includeBuild` folder whole (Gradle compiles and runs their code), the
+                  version catalogs (gradle/libs.versions.toml, and those the settings name
+                  `from(files(...))`: the plugins `alias(libs.plugins.x)` applies), an init
                   script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
                   (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
                   it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
@@ -70,6 +72,10 @@ GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wr
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
 GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
+# A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
+# add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
+GRADLE_CATALOG = "gradle/libs.versions.toml"
+GRADLE_CATALOG_FILE = re.compile(r"\bfrom\s*\(?\s*files\s*\(\s*[\"']([^\"'$]+)[\"']")
 # A line of a .properties file: its key (up to `=`, `:` or a blank not escaped), its value.
 JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", re.DOTALL)
 GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
@@ -267,6 +273,7 @@ def _gradle_files(
     projects = [start, root, *_gradle_subprojects(root)]
     told += [p / name for p in dict.fromkeys(projects) for name in GRADLE_BUILDS]
     told += [root / "gradle.properties", root / "buildSrc"]
+    told += [root / GRADLE_CATALOG, *_gradle_catalogs(root)]
     if wrapper:  # the script's own folder, or the root's where the line names another path
         wrappers = [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
         told += wrappers + [d for w in wrappers for d in _gradle_distribution(w)]
@@ -274,6 +281,13 @@ def _gradle_files(
     told += [init_script] if init_script else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
+
+
+def _gradle_catalogs(root: Path) -> list[Path]:
+    """The version catalogs the settings name by a plain path besides the default one
+    (`versionCatalogs { create("tools") { from(files("gradle/tools.toml")) } }`)."""
+    named = [n for s in GRADLE_SETTINGS for n in GRADLE_CATALOG_FILE.findall(_read(root / s))]
+    return [path for name in named if (path := _from(root, name))]
 
 
 def _gradle_distribution(properties: Path) -> list[Path]:
