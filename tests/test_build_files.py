@@ -327,6 +327,27 @@ def test_maven_reads_the_pom_its_modules_and_the_base_folders_mvn(tmp_path):
     assert "core/.mvn" in names(tmp_path, told)  # made there, it would be the base folder
 
 
+# Maven inherits the build's plugins from the pom each `<parent>`'s `<relativePath>` names (a
+# folder: its pom.xml; none: ../pom.xml; empty: the repository's), wherever it lies.
+PARENT_POMS = {
+    "pom.xml": "<project><parent><relativePath>parent</relativePath></parent>"
+    "<modules><module>libs/x</module></modules></project>",
+    "parent/pom.xml": "<project><parent>\n<relativePath>../base/pom.xml</relativePath>\n</parent>",
+    "base/pom.xml": "<!-- <parent><relativePath>../decoy.xml</relativePath></parent> -->"
+    "<project><parent><relativePath/></parent></project>",
+    "libs/x/pom.xml": "<project><parent><artifactId>libs</artifactId></parent></project>",
+}
+
+
+def test_maven_holds_the_parents_its_poms_name_wherever_they_lie(tmp_path):
+    for name, content in PARENT_POMS.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("mvn", ("compile",), tmp_path, tmp_path)
+    assert {"parent/pom.xml", "base/pom.xml", "libs/x/pom.xml"} <= names(tmp_path, held)
+    assert "libs/pom.xml" in names(tmp_path, told)  # the module's, once a command makes it
+    assert "decoy.xml" not in names(tmp_path, told)  # (a comment)
+
+
 @pytest.mark.parametrize(
     ("gradle", "maven"),
     [
@@ -359,6 +380,8 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     maven_build(workspace, user)
     for name, content in WORKSPACE_GRADLE.items():
         make(workspace / name, content, user, mode=0o644)
+    make(workspace / "web/pom.xml", PARENT_POMS["pom.xml"], user, mode=0o644)  # parent: web/parent
+    make(workspace / "web/parent/pom.xml", "<project/>", user, mode=0o644)
     tasks = [
         {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
         for name, command in (("g", "./gradlew build"), ("m", "./mvnw compile"))
@@ -367,6 +390,7 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     attacked = [
         "dist/gradle-8-bin.zip",
         "gradle/libs.versions.toml",
+        "web/parent/pom.xml",
         ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",

@@ -31,8 +31,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
                   it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
                   the folder it is unpacked into, whole)
-    mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above (the
-                  parents it inherits from) and each `<module>`'s, and .mvn/ whole (the
+    mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above and
+                  the one each pom's `<parent>` names by its `<relativePath>` anywhere (the
+                  parents it inherits from), each `<module>`'s, and .mvn/ whole (the
                   wrapper's jar and properties, jvm.config, maven.config, extensions.xml) in
                   the project folder or the nearest above that has one (Maven's base folder)
 """
@@ -81,6 +82,11 @@ JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", 
 GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
 QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
 MAVEN_MODULE = re.compile(r"<(module|subproject)>\s*([^<$]+?)\s*</\1>")
+# A pom's parent, and the path to its pom (empty: none here, from the repository; `$`: the
+# shell's or Maven's expansion, not followed).
+MAVEN_PARENT = re.compile(r"<parent>(.*?)</parent>", re.DOTALL)
+MAVEN_RELATIVE_PATH = re.compile(r"<relativePath\s*(?:/>|>\s*([^<$]*?)\s*</relativePath>)")
+MAVEN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for cargo's members
 # An option's value among a command's words, by the option's names (`_options`).
 Option = Callable[..., str | None]
@@ -390,8 +396,9 @@ def _maven_files(
     told = [pom, *(a / ".mvn" for a in _until(searched, base))]
     told += [folder / ".mvn"] if wrapper else []  # the wrapper reads the one beside it
     parents = [a / "pom.xml" for a in searched[1:]]  # (`<relativePath>` is ../pom.xml)
-    held = [path for path in [*told, *parents] if os.path.lexists(path)]
-    held += _maven_modules(pom)
+    modules = _maven_modules(pom)
+    told += _maven_parents([pom, *modules])
+    held = [path for path in [*told, *parents, *modules] if os.path.lexists(path)]
     return list(dict.fromkeys(held)), told
 
 
@@ -407,6 +414,22 @@ def _maven_modules(pom: Path) -> list[Path]:
             if module not in found and len(found) < MAX_BUILD_PROJECTS and module.is_file():
                 found.append(module)
     return found[1:]
+
+
+def _maven_parents(poms: list[Path]) -> list[Path]:
+    """The poms `poms` inherit from by their `<parent>`'s `<relativePath>`, wherever in the
+    workspace, and theirs in turn (bounded): Maven takes the build's plugins from them too. One
+    not there yet is among them, as a command may make it."""
+    found = list(poms)
+    for each in found:  # (grows as it goes)
+        text = MAVEN_COMMENT.sub("", _read(each)) if os.path.isfile(each) else ""
+        for parent in MAVEN_PARENT.findall(text):
+            named = MAVEN_RELATIVE_PATH.search(parent)
+            path = _from(each.parent, "../pom.xml" if named is None else named[1])
+            path = path / "pom.xml" if path and os.path.isdir(path) else path
+            if path and path not in found and len(found) < len(poms) + MAX_BUILD_PROJECTS:
+                found.append(path)
+    return found[len(poms) :]
 
 
 def _any_there(folder: Path, names: tuple[str, ...]) -> bool:
