@@ -239,9 +239,51 @@ def test_gradle_reads_its_settings_up_the_tree_and_what_they_include(tmp_path):
         "build-logic",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",
-    }  # not the version catalog: data
+        "gradle/libs.versions.toml",
+    }
     # A settings file made nearer would be the build's root; lib has no build file yet.
     assert {"app/settings.gradle.kts", "lib/build.gradle"} <= names(tmp_path, told)
+
+
+def test_gradle_holds_the_version_catalogs_that_choose_the_plugins_it_runs(tmp_path):
+    # `alias(libs.plugins.fmt)` in build.gradle applies the plugin id and version the catalog
+    # gives: rewriting the catalog is rewriting the build.
+    gradle_build(tmp_path)
+    catalogs = 'versionCatalogs {\n  create("tools") {\n    from(files("gradle/tools.toml"))\n'
+    make(
+        tmp_path / "settings.gradle.kts",
+        f"dependencyResolutionManagement {{ {catalogs} }} }}",
+        "root",
+    )
+    make(tmp_path / "gradle/tools.toml", "[plugins]\n", "root")
+    held, _ = build_files("gradle", ("build",), tmp_path, tmp_path)
+    assert {"gradle/libs.versions.toml", "gradle/tools.toml"} <= names(tmp_path, held)
+
+
+# The wrapper runs a Gradle kept in the project: unpacked under distributionPath, or taken from
+# a zip its `file:` URL names from the properties' folder (`\\:` is how .properties write `:`).
+WORKSPACE_GRADLE = {
+    "gradle/wrapper/gradle-wrapper.properties": "distributionBase=PROJECT\n"
+    "distributionPath=.gradle/wrapper/\\\n    dists\nzipStoreBase=PROJECT\nzipStorePath=zips\n"
+    "distributionUrl=file\\:../../dist/gradle-8-bin.zip\n",
+    "dist/gradle-8-bin.zip": "zip\n",
+    ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle": "#!/bin/sh\n",
+}
+
+
+def test_the_wrapper_holds_the_gradle_it_runs_from_the_project(tmp_path):
+    gradle_build(tmp_path)
+    for name, content in WORKSPACE_GRADLE.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("gradlew", ("build",), tmp_path, tmp_path)
+    assert {"dist/gradle-8-bin.zip", ".gradle/wrapper/dists/gradle-8-bin"} <= names(tmp_path, held)
+    assert "zips/gradle-8-bin" in names(tmp_path, told)  # its zip, when a command puts one there
+    # A URL without a scheme is a path from the same folder; one with a host's is not here.
+    for url, expected in (("../gradle.zip", {"gradle/gradle.zip"}), ("https://x/g.zip", set())):
+        properties = f"distributionUrl={url}\n"
+        make(tmp_path / "gradle/wrapper/gradle-wrapper.properties", properties, "root")
+        _, told = build_files("gradlew", ("build",), tmp_path, tmp_path)
+        assert names(tmp_path, told) & {"gradle/gradle.zip", "x/g.zip"} == expected
 
 
 def test_plain_gradle_reads_the_project_dash_p_names_and_no_wrapper(tmp_path):
@@ -285,12 +327,41 @@ def test_maven_reads_the_pom_its_modules_and_the_base_folders_mvn(tmp_path):
     assert "core/.mvn" in names(tmp_path, told)  # made there, it would be the base folder
 
 
-def test_a_folder_open_wrapper_task_holds_what_the_wrapper_runs(tmp_path):
+# Maven inherits the build's plugins from the pom each `<parent>`'s `<relativePath>` names (a
+# folder: its pom.xml; none: ../pom.xml; empty: the repository's), wherever it lies.
+PARENT_POMS = {
+    "pom.xml": "<project><parent><relativePath>parent</relativePath></parent>"
+    "<modules><module>libs/x</module></modules></project>",
+    "parent/pom.xml": "<project><parent>\n<relativePath>../base/pom.xml</relativePath>\n</parent>",
+    "base/pom.xml": "<!-- <parent><relativePath>../decoy.xml</relativePath></parent> -->"
+    "<project><parent><relativePath/></parent></project>",
+    "libs/x/pom.xml": "<project><parent><artifactId>libs</artifactId></parent></project>",
+}
+
+
+def test_maven_holds_the_parents_its_poms_name_wherever_they_lie(tmp_path):
+    for name, content in PARENT_POMS.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("mvn", ("compile",), tmp_path, tmp_path)
+    assert {"parent/pom.xml", "base/pom.xml", "libs/x/pom.xml"} <= names(tmp_path, held)
+    assert "libs/pom.xml" in names(tmp_path, told)  # the module's, once a command makes it
+    assert "decoy.xml" not in names(tmp_path, told)  # (a comment)
+
+
+@pytest.mark.parametrize(
+    ("gradle", "maven"),
+    [
+        ("./gradlew build", "./mvnw -q compile"),
+        ("sh gradlew build", "bash ./mvnw -q compile"),  # the wrapper run by a shell
+        ("bash -c './gradlew build'", "sh -e mvnw compile"),
+    ],
+)
+def test_a_folder_open_wrapper_task_holds_what_the_wrapper_runs(tmp_path, gradle, maven):
     gradle_build(tmp_path)
     maven_build(tmp_path)
     tasks = [
         {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
-        for name, command in (("g", "./gradlew build"), ("m", "./mvnw -q compile"))
+        for name, command in (("g", gradle), ("m", maven))
     ]
     make(tmp_path / ".vscode/tasks.json", json.dumps({"tasks": tasks}), "root")
     scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
@@ -307,12 +378,20 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     user, workspace, planloop_home, home = user_folders
     gradle_build(workspace, user)
     maven_build(workspace, user)
+    for name, content in WORKSPACE_GRADLE.items():
+        make(workspace / name, content, user, mode=0o644)
+    make(workspace / "web/pom.xml", PARENT_POMS["pom.xml"], user, mode=0o644)  # parent: web/parent
+    make(workspace / "web/parent/pom.xml", "<project/>", user, mode=0o644)
     tasks = [
         {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
         for name, command in (("g", "./gradlew build"), ("m", "./mvnw compile"))
     ]
     make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
     attacked = [
+        "dist/gradle-8-bin.zip",
+        "gradle/libs.versions.toml",
+        "web/parent/pom.xml",
+        ".gradle/wrapper/dists/gradle-8-bin/h/gradle-8/bin/gradle",
         "gradle/wrapper/gradle-wrapper.jar",
         "gradle/wrapper/gradle-wrapper.properties",
         "settings.gradle",

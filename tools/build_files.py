@@ -24,11 +24,16 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     gradlew       has one (Gradle looks up for it), the root's and each included subproject's
                   build.gradle(.kts), the scripts they `apply from` plainly, gradle.properties
                   (`org.gradle.jvmargs` can add a Java agent), buildSrc/ and each
-                  `includeBuild` folder whole (Gradle compiles and runs their code), an init
+                  `includeBuild` folder whole (Gradle compiles and runs their code), the
+                  version catalogs (gradle/libs.versions.toml, and those the settings name
+                  `from(files(...))`: the plugins `alias(libs.plugins.x)` applies), an init
                   script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
-                  (`distributionUrl`: the Gradle it downloads and runs)
-    mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above (the
-                  parents it inherits from) and each `<module>`'s, and .mvn/ whole (the
+                  (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
+                  it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
+                  the folder it is unpacked into, whole)
+    mvn, mvnw     pom.xml (`-f` names it or its folder), the pom.xml in each folder above and
+                  the one each pom's `<parent>` names by its `<relativePath>` anywhere (the
+                  parents it inherits from), each `<module>`'s, and .mvn/ whole (the
                   wrapper's jar and properties, jvm.config, maven.config, extensions.xml) in
                   the project folder or the nearest above that has one (Maven's base folder)
 """
@@ -40,6 +45,7 @@ import glob
 import os
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,9 +73,20 @@ GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wr
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
 GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
+# A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
+# add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
+GRADLE_CATALOG = "gradle/libs.versions.toml"
+GRADLE_CATALOG_FILE = re.compile(r"\bfrom\s*\(?\s*files\s*\(\s*[\"']([^\"'$]+)[\"']")
+# A line of a .properties file: its key (up to `=`, `:` or a blank not escaped), its value.
+JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", re.DOTALL)
 GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
 QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
 MAVEN_MODULE = re.compile(r"<(module|subproject)>\s*([^<$]+?)\s*</\1>")
+# A pom's parent, and the path to its pom (empty: none here, from the repository; `$`: the
+# shell's or Maven's expansion, not followed).
+MAVEN_PARENT = re.compile(r"<parent>(.*?)</parent>", re.DOTALL)
+MAVEN_RELATIVE_PATH = re.compile(r"<relativePath\s*(?:/>|>\s*([^<$]*?)\s*</relativePath>)")
+MAVEN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for cargo's members
 # An option's value among a command's words, by the option's names (`_options`).
 Option = Callable[..., str | None]
@@ -262,12 +279,74 @@ def _gradle_files(
     projects = [start, root, *_gradle_subprojects(root)]
     told += [p / name for p in dict.fromkeys(projects) for name in GRADLE_BUILDS]
     told += [root / "gradle.properties", root / "buildSrc"]
+    told += [root / GRADLE_CATALOG, *_gradle_catalogs(root)]
     if wrapper:  # the script's own folder, or the root's where the line names another path
-        told += [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
+        wrappers = [f / name for f in dict.fromkeys((folder, root)) for name in GRADLE_WRAPPER]
+        told += wrappers + [d for w in wrappers for d in _gradle_distribution(w)]
     init_script = _from(folder, option("-I", "--init-script"))
     told += [init_script] if init_script else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
+
+
+def _gradle_catalogs(root: Path) -> list[Path]:
+    """The version catalogs the settings name by a plain path besides the default one
+    (`versionCatalogs { create("tools") { from(files("gradle/tools.toml")) } }`)."""
+    named = [n for s in GRADLE_SETTINGS for n in GRADLE_CATALOG_FILE.findall(_read(root / s))]
+    return [path for name in named if (path := _from(root, name))]
+
+
+def _gradle_distribution(properties: Path) -> list[Path]:
+    """The Gradle the wrapper's properties have it run from the workspace: a `distributionUrl`
+    that is a path or a `file:` URL (taken from the properties' folder, as the wrapper takes
+    it), and with `distributionBase=PROJECT` (or `zipStoreBase`) the folder in the project it
+    unpacks that Gradle into (or keeps its zip in), whose Gradle it runs with no second look
+    once the `.ok` marker beside it is there."""
+    if properties.name != "gradle-wrapper.properties" or not properties.is_file():
+        return []
+    settings = _java_properties(_read(properties))
+    url = urllib.parse.urlsplit(settings.get("distributionUrl", ""))
+    found = []
+    if url.scheme in ("", "file") and url.path:
+        found.append(Path(os.path.normpath(properties.parent / urllib.parse.unquote(url.path))))
+    project = properties.parent.parent.parent  # (the wrapper's jar lies in gradle/wrapper/)
+    name = os.path.splitext(url.path.rpartition("/")[2])[0]
+    for base, path in (("distributionBase", "distributionPath"), ("zipStoreBase", "zipStorePath")):
+        if settings.get(base) == "PROJECT":
+            where = settings.get(path, "wrapper/dists")
+            found.append(Path(os.path.normpath(f"{project}/{where}/{name}")))
+    return found
+
+
+def _java_properties(text: str) -> dict[str, str]:
+    """The keys and values of a Java .properties file as java.util.Properties reads them: a
+    line ends at \\n, \\r or both, goes on past an odd number of backslashes at its end (a
+    comment's does not), and a backslash escapes the character after it (`file\\:../x.zip`)."""
+    found: dict[str, str] = {}
+    logical = ""
+    for line in [*re.split(r"\r\n|\r|\n", text), ""]:
+        line = line.lstrip(" \t\f")
+        if not logical and line.startswith(("#", "!")):
+            continue
+        if (len(line) - len(line.rstrip("\\"))) % 2:
+            logical += line[:-1]
+            continue
+        match = JAVA_PROPERTY.fullmatch(logical + line)
+        if match and match[1]:
+            found[_unescaped(match[1])] = _unescaped(match[2])
+        logical = ""
+    return found
+
+
+def _unescaped(text: str) -> str:
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", _escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    code = match[1]
+    if code.startswith("u") and len(code) == 5:
+        return chr(int(code[1:], 16))
+    return {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(code, code)
 
 
 def _gradle_subprojects(root: Path) -> list[Path]:
@@ -317,8 +396,9 @@ def _maven_files(
     told = [pom, *(a / ".mvn" for a in _until(searched, base))]
     told += [folder / ".mvn"] if wrapper else []  # the wrapper reads the one beside it
     parents = [a / "pom.xml" for a in searched[1:]]  # (`<relativePath>` is ../pom.xml)
-    held = [path for path in [*told, *parents] if os.path.lexists(path)]
-    held += _maven_modules(pom)
+    modules = _maven_modules(pom)
+    told += _maven_parents([pom, *modules])
+    held = [path for path in [*told, *parents, *modules] if os.path.lexists(path)]
     return list(dict.fromkeys(held)), told
 
 
@@ -334,6 +414,22 @@ def _maven_modules(pom: Path) -> list[Path]:
             if module not in found and len(found) < MAX_BUILD_PROJECTS and module.is_file():
                 found.append(module)
     return found[1:]
+
+
+def _maven_parents(poms: list[Path]) -> list[Path]:
+    """The poms `poms` inherit from by their `<parent>`'s `<relativePath>`, wherever in the
+    workspace, and theirs in turn (bounded): Maven takes the build's plugins from them too. One
+    not there yet is among them, as a command may make it."""
+    found = list(poms)
+    for each in found:  # (grows as it goes)
+        text = MAVEN_COMMENT.sub("", _read(each)) if os.path.isfile(each) else ""
+        for parent in MAVEN_PARENT.findall(text):
+            named = MAVEN_RELATIVE_PATH.search(parent)
+            path = _from(each.parent, "../pom.xml" if named is None else named[1])
+            path = path / "pom.xml" if path and os.path.isdir(path) else path
+            if path and path not in found and len(found) < len(poms) + MAX_BUILD_PROJECTS:
+                found.append(path)
+    return found[len(poms) :]
 
 
 def _any_there(folder: Path, names: tuple[str, ...]) -> bool:

@@ -736,10 +736,7 @@ def program_paths(
             command = program_name(word)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
-            if command in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
-                ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
-                after = tuple(words[index + 1 : next(ends, len(words))])
-                by_name.calls.append((base, command, after))
+            _called(command, words, index, base, by_name)
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 _run_by_npx(word, base, by_name)  # (`npm exec x` too)
@@ -754,6 +751,8 @@ def program_paths(
             or (previous == "run" and runs_a_script_named(program_before, word, base))
             or (index in fed and not word.startswith("-"))
         )
+        if is_script:  # `sh gradlew build`, `bash ./mvnw compile`: as `./gradlew build` is
+            _called(program_name(word), words, index, base, by_name)
         if before == "eval" or (before == "-c" and INTERPRETERS.get(program_name(previous))):
             # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
             for read in CODE_READ.findall(word):
@@ -831,6 +830,16 @@ def program_paths(
         if is_script or not os.path.isdir(path):
             found.append(path)
     return found
+
+
+def _called(
+    program: str, words: list[str], index: int, base: Path | None, by_name: ByName | None
+) -> None:
+    """Note for `by_name` a package manager, compose or build tool run as `words[index]`, with
+    its words up to the end of its command: what it reads (package.json, a Makefile) runs too."""
+    if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
+        ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
+        by_name.calls.append((base, program, tuple(words[index + 1 : next(ends, len(words))])))
 
 
 def variable_paths(

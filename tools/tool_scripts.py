@@ -14,6 +14,9 @@ settings, without anyone typing a command:
                       .gemini/settings.json, .github/hooks/*.json, .codex/config.toml, ...
     mise              what its [hooks] run when the shell enters the folder, and the files its
                       [env] loads (_.source, _.file) or puts on your PATH (_.path)
+    JetBrains IDEs    the run configurations that .idea/startup.xml's startup tasks (or yours
+                      in workspace.xml) name, when the project opens: a shell script's file or
+                      text, a Python script or module, an npm script
 
 Each command line is read as git's are (tools/git_programs.py `program_paths`), from the folder
 that holds the settings (the project the tool opened), or from the `cwd` they give: its program
@@ -42,6 +45,7 @@ import re
 import shlex
 import threading
 import tomllib
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -71,7 +75,7 @@ from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
-HELIX = "helix"
+HELIX, IDEA = "helix", "idea"
 VERSIONS, CODE_WORKSPACE = "versions", "code-workspace"
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
@@ -108,6 +112,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".helix": (("languages.toml", HELIX),),
     ".hg": (("hgrc", HG), ("hgrc-not-shared", HG)),
     ".aider.conf.yml": (("", AIDER),),
+    ".idea": (("startup.xml", IDEA), ("workspace.xml", IDEA)),
     # Continue's MCP server blocks (YAML, or another agent's JSON copied in) and assistants.
     ".continue": tuple(
         (pattern, COMMANDS)
@@ -171,9 +176,11 @@ MAX_HG_INCLUDES = 16
 # as LD_PRELOAD make programs run code), and folders it puts on your PATH.
 MISE_ENV_FILES = ("source", "file", "path")
 # What a tool puts in for the folder it opened: VS Code's and the dev container's variables,
-# the agents' `$<NAME>_PROJECT_DIR` (CLAUDE_, GEMINI_, FACTORY_, ...), mise's template.
+# the agents' `$<NAME>_PROJECT_DIR` (CLAUDE_, GEMINI_, FACTORY_, ...), JetBrains'
+# `$PROJECT_DIR$`, mise's template.
 PROJECT_VARIABLE = re.compile(
     r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder)\}"
+    r"|\$PROJECT_DIR\$"
     r"|\$\{?[A-Z]+_PROJECT_DIR\}?"
     r"|\{\{\s*config_root\s*\}\}"
 )
@@ -205,7 +212,15 @@ REASONS = {
     "names it as a `path:` version)",
     CODE_WORKSPACE: "VS Code runs it or loads it for the workspace file {settings} (a folderOpen "
     "task, an interpreter, a terminal's profile)",
+    IDEA: "a JetBrains IDE runs it when the project opens (a startup task of {settings} names "
+    "the run configuration)",
 }
+# JetBrains' startup tasks: the components of .idea/startup.xml (the project's) and of
+# workspace.xml (yours) that name the run configurations the IDE runs when the project opens,
+# and the components that define run configurations (.idea/runConfigurations/*.xml and
+# .run/*.run.xml; workspace.xml's own).
+IDEA_STARTUP = ("ProjectStartupSharedConfiguration", "ProjectStartupLocalConfiguration")
+IDEA_DEFINED = ("ProjectRunConfigurationManager", "RunManager")
 
 
 class ToolScripts(NamedTuple):
@@ -342,6 +357,8 @@ def read_settings(path: Path, kind: str = "") -> Any:
     channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
     agents read theirs). ValueError or OSError when they cannot be."""
     text = read_small_file(path).removeprefix("\ufeff")
+    if kind == IDEA:
+        return read_idea_startup(path, text)
     if kind == HG:
         settings: dict[str, dict[str, str]] = {}
         included: list[str] = []
@@ -401,6 +418,40 @@ def read_hgrc(
             settings.get(section, {}).pop(unset.group(1), None)
         else:
             raise ValueError(f"Mercurial refuses the line {line[:80]!r}")
+
+
+def read_idea_startup(path: Path, text: str) -> dict:
+    """What the startup tasks of an .idea file run: each run configuration they name, with
+    the file that defines it, looked up by name (the IDE's own id adds the type's name, which
+    the file does not give) in .idea/runConfigurations, the project's .run/*.run.xml and
+    workspace.xml; and the names none defines. ValueError for XML the IDE cannot read."""
+    components = _xml(text).iter("component")
+    startup = [c for c in components if c.get("name") in IDEA_STARTUP]
+    names = {task.get("name") for c in startup for task in c.iter("configuration")} - {None}
+    if not names:
+        return {}
+    idea = path.parent
+    files = sorted(glob.glob(f"{glob.escape(str(idea))}/runConfigurations/*.xml"))
+    files += sorted(glob.glob(f"{glob.escape(str(idea.parent))}/.run/*.run.xml"))
+    found = []
+    for file in [Path(name) for name in files] + [idea / "workspace.xml"]:
+        if not os.path.isfile(file):
+            continue
+        for component in _xml(read_small_file(file)).iter("component"):
+            if component.get("name") in IDEA_DEFINED:
+                found += [
+                    (each, file)
+                    for each in component.iter("configuration")
+                    if each.get("name") in names and each.get("default") != "true"
+                ]
+    return {"found": found, "missing": sorted(names - {each.get("name") for each, _ in found})}
+
+
+def _xml(text: str) -> ElementTree.Element:
+    try:
+        return ElementTree.fromstring(text)  # (expat refuses entities that grow past bounds)
+    except ElementTree.ParseError as error:
+        raise ValueError(f"not XML: {error}") from error
 
 
 def read_yaml(text: str) -> Any:
@@ -795,6 +846,54 @@ def editor_paths(settings: Any) -> Iterator[Run]:
             yield from agent_commands(value)
 
 
+def idea_startup_runs(settings: Any) -> Iterator[Run]:
+    """What the run configurations a JetBrains startup task names run (`read_idea_startup`):
+    a Shell Script's file (or its text, as a command line) and its interpreter, a Python
+    script (or the module of `-m`), an npm script with its package.json; the file of one
+    defined in .run/, which lies outside .idea/; and a name no file defines (a command could
+    define it in .run/) as what cannot be told."""
+    for configuration, file in _dict(settings).get("found", []):
+        if file.name.endswith(".run.xml"):
+            yield Run(None, files=(str(file),))
+        yield from _configuration_runs(configuration)
+    for name in _dict(settings).get("missing", []):
+        yield Run(
+            None, unknown=f"the run configuration {name!r} of a startup task, defined nowhere"
+        )
+
+
+def _configuration_runs(configuration: ElementTree.Element) -> Iterator[Run]:
+    """What one IntelliJ run configuration runs, by its type."""
+    option = {o.get("name"): o.get("value") for o in configuration.iter("option")}
+    env = {e.get("name"): e.get("value") for e in configuration.iter("env") if e.get("name")}
+    kind = configuration.get("type")
+    if kind == "ShConfigurationType":
+        cwd = option.get("SCRIPT_WORKING_DIRECTORY")
+        if option.get("EXECUTE_SCRIPT_FILE") == "false":
+            yield Run(option.get("SCRIPT_TEXT") or None, cwd=cwd, env=env)
+        else:
+            yield Run(None, files=tuple(_strings([option.get("SCRIPT_PATH")])))
+        interpreter = option.get("INTERPRETER_PATH")
+        if isinstance(interpreter, str) and "/" in interpreter:
+            yield Run(None, files=(interpreter,))
+    elif kind == "PythonConfigurationType" and isinstance(option.get("SCRIPT_NAME"), str):
+        cwd = option.get("WORKING_DIRECTORY")
+        if option.get("MODULE_MODE") == "true":
+            yield Run(f"python -m {shlex.quote(option['SCRIPT_NAME'])}", cwd=cwd, env=env)
+        else:
+            yield Run(None, files=(option["SCRIPT_NAME"],), env=env)
+    elif kind == "js.build_tools.npm":
+        package = configuration.find("package-json")
+        where = os.path.dirname(package.get("value", "")) if package is not None else None
+        command = configuration.find("command")
+        words = ["npm", command.get("value", "run") if command is not None else "run"]
+        words += [s.get("value", "") for s in configuration.iter("script")]
+        yield Run(shlex.join(words), cwd=where or None, env=env)
+    else:  # Gradle, a JAR, an application's main class...: only the IDE can tell
+        name = configuration.get("name")
+        yield Run(None, unknown=f"the {kind} run configuration {name!r} of a startup task")
+
+
 def code_workspace_runs(settings: Any) -> Iterator[Run]:
     """What a VS Code workspace file runs: its `tasks` (as tasks.json's) and `settings`."""
     settings = _dict(settings)
@@ -949,7 +1048,7 @@ def run_by(
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
     readers[HELIX] = helix_runs
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
-    readers |= {CODE_WORKSPACE: code_workspace_runs}
+    readers |= {CODE_WORKSPACE: code_workspace_runs, IDEA: idea_startup_runs}
     for run in readers.get(kind, agent_commands)(settings):
         if run.unknown:
             unknown.append(run.unknown)

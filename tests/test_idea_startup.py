@@ -1,0 +1,145 @@
+"""JetBrains IDEs' startup tasks: what the run configurations they name run is held.
+
+`.idea/startup.xml` (and your own list in `.idea/workspace.xml`) names run configurations the
+IDE runs when the project opens, with no click, as VS Code runs a folderOpen task. `.idea/` is
+held whole; the script, the Python file or the package.json such a configuration runs lies
+elsewhere in the tree, and a command that rewrote it would have the IDE run it outside the
+sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_git_programs import make
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+from test_tool_scripts import named
+
+from fakeapi import text, tool_use
+from tools.paths import scan_for_file_tools
+from tools.tool_scripts import tool_script_not_held, tool_scripts
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+
+SHARED = "ProjectStartupSharedConfiguration"  # .idea/startup.xml's; yours: Local, in workspace.xml
+
+
+def startup(component: str, *names: str) -> str:
+    tasks = "".join(f'<configuration id="x.{name}" name="{name}" />' for name in names)
+    tasks = f'<component name="{component}"><configurations>{tasks}</configurations></component>'
+    return f'<project version="4">{tasks}</project>'
+
+
+def configuration(name: str, kind: str, body: str) -> str:
+    return (
+        '<component name="ProjectRunConfigurationManager">'
+        f'<configuration default="false" name="{name}" type="{kind}">{body}</configuration>'
+        "</component>"
+    )
+
+
+def option(name: str, value: str) -> str:
+    return f'<option name="{name}" value="{value}" />'
+
+
+PROJECT = {
+    ".idea/startup.xml": startup(SHARED, "start", "gen", "watch"),
+    ".idea/runConfigurations/start.xml": configuration(
+        "start",
+        "ShConfigurationType",
+        option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/start.sh")
+        + option("INTERPRETER_PATH", "$PROJECT_DIR$/tools/shell")
+        + option("EXECUTE_SCRIPT_FILE", "true"),
+    ),
+    ".idea/runConfigurations/gen.xml": configuration(
+        "gen", "PythonConfigurationType", option("SCRIPT_NAME", "$PROJECT_DIR$/tools/gen.py")
+    ),
+    ".run/watch.run.xml": configuration(
+        "watch",
+        "js.build_tools.npm",
+        '<package-json value="$PROJECT_DIR$/web/package.json" /><command value="run" />'
+        '<scripts><script value="watch" /></scripts>',
+    ),
+    ".idea/runConfigurations/other.xml": configuration(
+        "other", "ShConfigurationType", option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/other.sh")
+    ),
+    "scripts/start.sh": "echo start\n",
+    "scripts/other.sh": "echo other\n",
+    "tools/shell": "#!/bin/sh\n",
+    "tools/gen.py": "print(1)\n",
+    "web/package.json": '{"scripts": {"watch": "node w.js"}}\n',
+    "web/w.js": "// watch\n",
+}
+
+
+def project(root: Path, user: str = "root") -> None:
+    for name, content in PROJECT.items():
+        make(root / name, content, user, mode=0o644)
+
+
+def test_what_the_run_configurations_a_startup_task_names_run_is_held(tmp_path):
+    project(tmp_path)
+    held = named(tmp_path)
+    assert {"scripts/start.sh", "tools/shell", "tools/gen.py"} <= held
+    assert {"web/package.json", "web/w.js", ".run/watch.run.xml"} <= held  # (.run: not .idea)
+    assert "scripts/other.sh" not in held  # run from the menu: the project's code
+    assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None
+
+
+def test_your_own_startup_tasks_a_module_and_a_scripts_text_count_too(tmp_path):
+    local = startup("ProjectStartupLocalConfiguration", "fmt", "lint")
+    manager = (
+        configuration(
+            "fmt",
+            "PythonConfigurationType",
+            option("SCRIPT_NAME", "fmt") + option("MODULE_MODE", "true"),
+        )
+        + configuration(
+            "lint",
+            "ShConfigurationType",
+            option("EXECUTE_SCRIPT_FILE", "false") + option("SCRIPT_TEXT", "./tools/lint.sh --all"),
+        )
+    ).replace("ProjectRunConfigurationManager", "RunManager")
+    make(
+        tmp_path / ".idea/workspace.xml",
+        local.replace("</project>", f"{manager}</project>"),
+        "root",
+    )
+    make(tmp_path / "tools/lint.sh", "true\n", "root")
+    make(tmp_path / "fmt.py", "# the module\n", "root")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    scripts = tool_scripts(tmp_path, configs)
+    assert "tools/lint.sh" in named(tmp_path)
+    assert tmp_path / "fmt.py" in [path for path, _ in scripts.when_there]  # python -m fmt
+
+
+def test_a_startup_task_that_names_what_planloop_cannot_tell_makes_commands_ask(tmp_path):
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "made later"), "root")
+    why = tool_script_not_held(tmp_path, [tmp_path / ".idea"])
+    assert why and "'made later' of a startup task, defined nowhere" in why  # (.run/ is open)
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "app"), "root")
+    gradle = configuration("app", "GradleRunConfiguration", "")
+    make(tmp_path / ".idea/runConfigurations/app.xml", gradle, "root")
+    why = tool_script_not_held(tmp_path, [tmp_path / ".idea"])
+    assert why and "the GradleRunConfiguration run configuration 'app'" in why
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_what_a_startup_task_runs(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    project(workspace, user)
+    attacked = ["scripts/start.sh", "tools/gen.py", "web/package.json", ".run/watch.run.xml"]
+    plant = "; ".join(f"echo planted >> {name}" for name in attacked)
+    new = "echo '<project/>' > .idea/other-startup.xml"  # .idea/ is held whole
+    edit = "echo '# edited' >> scripts/other.sh"  # the project's code
+    api.add({"content": [tool_use("bash", {"command": f"{plant}; {new}; {edit}; echo finished"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert ran.count("Read-only file system") == len(attacked) + 1 and "finished" in ran, ran
+    for name in attacked:
+        assert "planted" not in (workspace / name).read_text(), name
+    assert not (workspace / ".idea/other-startup.xml").exists()
+    assert (workspace / "scripts/other.sh").read_text().endswith("# edited\n")
