@@ -143,3 +143,16 @@ def test_a_command_cannot_rewrite_what_a_startup_task_runs(api, env, user_folder
         assert "planted" not in (workspace / name).read_text(), name
     assert not (workspace / ".idea/other-startup.xml").exists()
     assert (workspace / "scripts/other.sh").read_text().endswith("# edited\n")
+
+
+def test_a_large_workspace_xml_without_startup_tasks_makes_no_command_ask(tmp_path):
+    # A big project's workspace.xml (history, layouts) passes the 1 MiB other settings may have.
+    (tmp_path / ".idea").mkdir()
+    history = "".join(f'<entry key="recent.{n}" value="{"x" * 60}" />' for n in range(30_000))
+    (tmp_path / ".idea" / "workspace.xml").write_text(
+        f'<project version="4"><component name="PropertiesComponent">{history}</component>'
+        "</project>"
+    )
+    assert (tmp_path / ".idea" / "workspace.xml").stat().st_size > 2 * 1024 * 1024
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert tool_script_not_held(tmp_path, configs) is None

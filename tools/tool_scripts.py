@@ -70,7 +70,13 @@ from tools.git_programs import (
     variable_paths,
 )
 from tools.node_packages import bin_name, bin_paths, package_name
-from tools.paths import CODE_WORKSPACE_SUFFIX, MISE_FILE, MISE_FOLDER, read_small_file
+from tools.paths import (
+    CODE_WORKSPACE_SUFFIX,
+    MISE_FILE,
+    MISE_FOLDER,
+    SMALL_FILE_LIMIT,
+    read_small_file,
+)
 from tools.shell_config import VENV_CONFIG_NAME
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
@@ -221,6 +227,9 @@ REASONS = {
 # .run/*.run.xml; workspace.xml's own).
 IDEA_STARTUP = ("ProjectStartupSharedConfiguration", "ProjectStartupLocalConfiguration")
 IDEA_DEFINED = ("ProjectRunConfigurationManager", "RunManager")
+# workspace.xml is read in every JetBrains project, and a large project's grows past the 1 MiB
+# other settings are read up to: one left unread would make every command ask.
+IDEA_FILE_LIMIT = 16 * 1024 * 1024
 
 
 class ToolScripts(NamedTuple):
@@ -356,7 +365,8 @@ def read_settings(path: Path, kind: str = "") -> Any:
     Continue's), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML names a
     channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
     agents read theirs). ValueError or OSError when they cannot be."""
-    text = read_small_file(path).removeprefix("\ufeff")
+    text = read_small_file(path, IDEA_FILE_LIMIT if kind == IDEA else SMALL_FILE_LIMIT)
+    text = text.removeprefix("\ufeff")
     if kind == IDEA:
         return read_idea_startup(path, text)
     if kind == HG:
@@ -437,7 +447,7 @@ def read_idea_startup(path: Path, text: str) -> dict:
     for file in [Path(name) for name in files] + [idea / "workspace.xml"]:
         if not os.path.isfile(file):
             continue
-        for component in _xml(read_small_file(file)).iter("component"):
+        for component in _xml(read_small_file(file, IDEA_FILE_LIMIT)).iter("component"):
             if component.get("name") in IDEA_DEFINED:
                 found += [
                     (each, file)
