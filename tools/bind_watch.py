@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import io
 import os
 import re
@@ -100,9 +101,14 @@ def sandbox_start(sandbox: Any, workspace: Path, argv: list[str]) -> SandboxStar
 
 def is_key_name(path: str) -> bool:
     """Whether a file's name says it holds keys (`.env`, `.env.local`, `docker.env`)."""
+    return _is_env_name()(os.path.basename(path))
+
+
+@functools.cache
+def _is_env_name() -> Any:
     from tools.paths import is_env_name  # tools.paths imports the tools; late, as elsewhere
 
-    return is_env_name(os.path.basename(path))
+    return is_env_name
 
 
 def key_files(hidden: frozenset[str]) -> frozenset[str]:

@@ -590,8 +590,11 @@ class FolderWatch:
         folder = self.paths.get(wd)
         if not name or folder is None:
             return None
-        path = os.path.join(folder, name)
-        if path in self.windows or name in self.keyed.get(wd, ()) or is_key_name(name):
+        # Cheap tests first: a command reading a tree (`grep -r`) names thousands of files a
+        # second, and the queue must be read faster than they come (`_overflowed`).
+        if is_key_name(name) or name in self.keyed.get(wd, ()):
+            return os.path.join(folder, name)
+        if self.windows and (path := os.path.join(folder, name)) in self.windows:
             return path
         return None
 
