@@ -229,3 +229,25 @@ def test_a_linked_node_modules_of_hard_links_stays_read_only(api, env, user_fold
     assert "node_modules is read-only: its files are hard links" in first
     assert "Read-only file system" in second, second
     assert (store / "index.js").read_text() == "module.exports = 1;\n"
+
+
+@needs_bwrap
+def test_a_planloop_home_inside_the_workspace_cannot_be_moved_out_of_its_hiding(
+    api, env, user_folders
+):
+    # The sandbox hides the home where it is; had a command moved its folder away (`mv state
+    # state2`), planloop would make a new empty home there, and the next sandbox would hide
+    # that one and leave the real one, with every conversation, open under its new name.
+    user, workspace, _, home = user_folders
+    give_to(user, workspace)
+    move = "mv state state2; echo moved=$?; ls state2/home/sessions 2>&1 | head -c 300"
+    api.add({"content": [tool_use("bash", {"command": move})]})
+    api.add({"content": [tool_use("bash", {"command": "ls -A state/home; echo listed"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": "state/home"}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    moved, listed = tool_results(api)
+    assert "moved=1" in moved and "Device or resource busy" in moved, moved
+    assert listed.startswith("listed"), listed  # the home reads as empty in the sandbox
+    assert not (workspace / "state2").exists()
+    assert [p.name for p in (workspace / "state/home/sessions").iterdir()], "the log is there"

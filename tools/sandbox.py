@@ -1955,8 +1955,11 @@ class Bubblewrap:
                 read_only.append(Path(os.path.realpath(path)))
         remembered = remembered_key_files(root)
         # Those in the workspace are pinned like a read-only path: moved away with their
-        # folder, a file would be read by its new name in the next command.
-        read_only += [path for path in remembered if path.is_relative_to(root)]
+        # folder, a file would be read by its new name in the next command. So are the hidden
+        # ones (planloop's home set to `state/home`): `mv state state2` would take the real
+        # home out of the next sandbox's hiding, which would cover a new, empty one.
+        inside = [Path(os.path.realpath(path)) for path in [*remembered, *hidden]]
+        read_only += [path for path in inside if path.is_relative_to(root)]
         mounts = pinned_folders(root, read_only) + protected + hide_keys_above(root)
         mounts += hide_keys_loaded_as_settings(root, snapshot)
         mounts += hide_keys_in_system_files()
