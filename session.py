@@ -32,6 +32,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -56,7 +57,8 @@ STOPPED_MID_CALL = (
 
 def planloop_home() -> Path:
     """Set only in your environment: a workspace's .env cannot move it (settings.py)."""
-    return Path(os.environ.get("PLANLOOP_HOME") or Path.home() / ".planloop")
+    # Absolute: a relative one names the folder it names now, wherever a later call is made.
+    return Path(os.path.abspath(os.environ.get("PLANLOOP_HOME") or Path.home() / ".planloop"))
 
 
 def make_private_folder(folder: Path) -> None:
@@ -245,7 +247,7 @@ class Session:
 
     def _replay(self) -> tuple[list[dict], dict]:
         try:
-            data = self.path.read_bytes()
+            data = read_log(self.path)
         except OSError as err:
             raise SessionError(f"Session file {self.path} cannot be read: {err}") from None
         messages, extra, self._good_size = replay(data, self.path, self.undo_records)
@@ -333,7 +335,7 @@ class Session:
         if self._good_size is None:  # a new session, or one continued from the old format
             self._rewrite(messages, extra, model)
         else:
-            self._file = open(self.path, "r+b")  # noqa: SIM115 (held for the whole session)
+            self._file = os.fdopen(open_log(self.path, os.O_RDWR), "r+b")  # the whole session
             self._file.truncate(self._good_size)  # drop a torn last record before appending
             self._file.seek(0, os.SEEK_END)
         for text in self.notes:
@@ -404,7 +406,7 @@ class Session:
             raise
         if self._file is not None:
             self._file.close()
-        self._file = open(self.path, "ab")  # noqa: SIM115 (held for the whole session)
+        self._file = os.fdopen(open_log(self.path, os.O_WRONLY | os.O_APPEND), "ab")
         self._good_size = self.path.stat().st_size
         self._remember(messages, extra)
 
@@ -467,11 +469,37 @@ def encode(entry: dict, secrets: list[str] | None = None) -> bytes:
     return (redact(json.dumps(entry, ensure_ascii=False), secrets) + "\n").encode("utf-8")
 
 
+NOT_A_LOG = "not a session file of planloop's: a link, another user's file, or one with two names"
+
+
+def open_log(path: Path, flags: int = os.O_RDONLY) -> int:
+    """A session file, opened only as one planloop wrote: not through a link, a regular file of
+    yours, with no other name. A link planted at a log's name (to a one-line file such as
+    `~/.docker/config.json`) read as a torn session, and the next save emptied that file and
+    wrote the conversation into it; a second name of another file would do the same."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # a link
+            raise OSError(errno.EPERM, NOT_A_LOG) from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1:
+        os.close(fd)
+        raise OSError(errno.EPERM, NOT_A_LOG)
+    return fd
+
+
+def read_log(path: Path) -> bytes:
+    with os.fdopen(open_log(path), "rb") as log:
+        return log.read()
+
+
 def read_session(path: Path) -> tuple[list[dict], dict]:
     """The messages and extra saved in a session file of either format (no lock, no repair)."""
     if path.suffix == ".json":
         return read_legacy(path)
-    messages, extra, _ = replay(path.read_bytes(), path)
+    messages, extra, _ = replay(read_log(path), path)
     extra.pop(BOUNDARY_KEY, None)  # the agent's context, not its extra (see input_boundary)
     return messages, extra
 
@@ -531,7 +559,7 @@ def apply_record(entry: Any, messages: list[dict], extra: dict, path: Path, numb
 def read_legacy(path: Path) -> tuple[list[dict], dict]:
     """A session in the single-JSON format: {"version": 1, "messages": [...], "extra": {...}}."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_log(path).decode("utf-8"))
     except (OSError, ValueError) as err:
         raise SessionError(f"Session file {path} cannot be read: {err}") from None
     if not isinstance(data, dict):
@@ -613,10 +641,10 @@ def recorded_workspace(path: Path) -> str | None:
     """
     try:
         if path.suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_log(path).decode("utf-8"))
             recorded = data.get("workspace") if isinstance(data, dict) else None
         else:
-            with open(path, "rb") as log:
+            with os.fdopen(open_log(path), "rb") as log:
                 first = json.loads(log.readline(START_RECORD_MAX_BYTES) or b"null")
             is_start = isinstance(first, dict) and first.get("type") == "start"
             recorded = first.get("workspace") if is_start else None
@@ -674,11 +702,11 @@ def session_files(workspace: Path) -> list[tuple[float, Path]]:
 def summarize(path: Path, modified: float) -> SessionSummary:
     """Cheap: one read, counting record prefixes, parsing only the first prompt and last extra."""
     if path.suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_log(path).decode("utf-8"))
         messages, extra = data.get("messages", []), data.get("extra", {})
         count, first = len(messages), messages[0] if messages else None
     else:
-        data = path.read_bytes()
+        data = read_log(path)
         marker = b'{"v": 1, "type": "message"'
         count = data.count(b"\n" + marker) + data.startswith(marker)
         at = data.find(marker)

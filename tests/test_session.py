@@ -184,6 +184,27 @@ def test_resume_outside_the_sessions_folder_is_refused(env, workspace, tmp_path)
     assert outside.read_text() == '{"messages": []}'
 
 
+@pytest.mark.parametrize("planted", ["link", "second name"])
+def test_a_log_that_is_a_link_or_a_second_name_is_neither_read_nor_written(
+    api, env, workspace, tmp_path, planted
+):
+    # Planted at a log's name by another process: a one-line file of yours (no line feed, so
+    # it read as one torn record) was emptied, and the conversation written into it.
+    api.add({"content": [text("hi")]})
+    assert run_cli("-p", "hello", cwd=workspace, env=env).returncode == 0
+    [log] = sessions_dir(workspace).glob("*.jsonl")
+    yours = tmp_path / "config.json"
+    yours.write_text('{"auths": {"registry": {"auth": "c2VjcmV0"}}}')
+    log.unlink()
+    log.symlink_to(yours) if planted == "link" else os.link(yours, log)
+    for resume in (["--resume", log.stem], ["--resume"]):
+        api.add({"content": [text("More.")]})
+        result = run_cli("-p", "go on", *resume, cwd=workspace, env=env)
+        assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert "not a session file of planloop's" in result.stderr
+    assert yours.read_text() == '{"auths": {"registry": {"auth": "c2VjcmV0"}}}'
+
+
 def test_resume_of_an_unknown_id_lists_the_recent_ones(api, env, workspace):
     api.add({"content": [text("hi")]})
     assert run_cli("-p", "hello", cwd=workspace, env=env).returncode == 0

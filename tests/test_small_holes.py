@@ -211,20 +211,16 @@ class FillingDisk(io.FileIO):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return super().write(data)
 
-def log_open(path, mode="r", *args, **kwargs):
-    if mode == "ab":
-        return io.BufferedWriter(FillingDisk(path, "a"))
-    if mode == "r+b":
-        return io.BufferedRandom(FillingDisk(path, "r+"))
-    return open(path, mode, *args, **kwargs)
-
 real_fdopen = os.fdopen
-def log_fdopen(fd, mode="r", *args, **kwargs):  # the whole log, written again by rename
+def log_fdopen(fd, mode="r", *args, **kwargs):  # the log, appended to or written again
     if mode == "wb":
         return io.BufferedWriter(FillingDisk(fd, "w"))
+    if mode == "ab":
+        return io.BufferedWriter(FillingDisk(fd, "a"))
+    if mode == "r+b":
+        return io.BufferedRandom(FillingDisk(fd, "r+"))
     return real_fdopen(fd, mode, *args, **kwargs)
 
-session.open = log_open
 os.fdopen = log_fdopen
 sys.argv[0] = "agent.py"
 main()
