@@ -41,6 +41,19 @@ def test_make_reads_its_makefile_there_or_where_dash_c_and_dash_f_say(tmp_path):
     assert held == []
 
 
+def test_make_holds_the_includes_as_make_splits_and_joins_the_lines(tmp_path):
+    # make splits the names at a space or a tab only (`a<VT>b.mk` is one file), joins a line
+    # ending in a backslash to the next, drops a comment, takes `\ ` as a blank in a name,
+    # and reads `-include` lines and the includes of an included file too.
+    makefile = "include a\vb.mk \\\n  c.mk # d.mk\n-include e\\ f.mk\nall:\n\ttrue\n"
+    (tmp_path / "Makefile").write_text(makefile)
+    for name in ("a\vb.mk", "d.mk", "e f.mk", "g.mk"):
+        (tmp_path / name).write_text("X = 1\n")
+    (tmp_path / "c.mk").write_text("sinclude g.mk\n")
+    held, _ = build_files("make", (), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"Makefile", "a\vb.mk", "c.mk", "e f.mk", "g.mk"}
+
+
 def test_just_and_task_read_theirs(tmp_path):
     (tmp_path / "justfile").write_text("lint:\n  ./lint.sh\n")
     (tmp_path / "sub").mkdir()

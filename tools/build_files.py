@@ -9,7 +9,7 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
 (`./scripts/lint.sh`, the crate's own code) is the project's code, as with npm's scripts.
 
     make, gmake   the makefile (`-f`, or GNUmakefile, makefile, Makefile in the folder `-C`
-                  names) and the files its `include` lines name plainly
+                  names) and the files its `include` lines name plainly, and theirs
     just          the justfile there or in the nearest folder above that has one (`--justfile`)
     task          the Taskfile there
     cargo         Cargo.toml there (or the one `--manifest-path` names) and in each folder
@@ -62,7 +62,13 @@ MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 JUSTFILES = ("justfile", ".justfile", "Justfile", "JUSTFILE")
 TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml")
 TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
-MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
+# A logical line of a makefile that includes others (`include`, `-include`, `sinclude`). make
+# skips C's blanks (isspace) before the directive and before each name, but splits the names
+# only at a space or a tab (MAKE_BLANKS): `a<VT>b.mk` is one file.
+MAKE_SPACES = " \t\n\v\f\r"
+MAKE_BLANKS = " \t"
+MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
+MAX_MAKEFILES = 64  # included makefiles followed, and those they include in turn
 MAX_CARGO_MEMBERS = 200
 # The tables of a Cargo.toml that name the crates a package depends on.
 DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
@@ -102,7 +108,8 @@ def build_files(
     if program in ("make", "gmake"):
         folder = _from(folder, option("-C", "--directory")) or folder
         named = _from(folder, option("-f", "--file", "--makefile"))
-        return _first_there([named] if named else [folder / n for n in MAKEFILES], _included)
+        makefiles = [named] if named else [folder / name for name in MAKEFILES]
+        return _first_there(makefiles, lambda makefile: _included(makefile, folder))
     if program == "just":
         named = _from(folder, option("-f", "--justfile"))
         if named:
@@ -143,17 +150,64 @@ def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Pa
     return held, candidates
 
 
-def _included(makefile: Path) -> list[Path]:
-    """The files a makefile's `include` lines name by a plain path, globs expanded."""
-    with contextlib.suppress(OSError):
-        text = read_small_file(makefile)
-        names = [n for line in MAKE_INCLUDE.findall(text) for n in line.split() if "$" not in n]
-        found = []
-        for name in names:
-            pattern = str(makefile.parent / os.path.expanduser(name))
-            found += [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]
-        return found
-    return []
+def _included(makefile: Path, folder: Path) -> list[Path]:
+    """The files a makefile's `include` lines name by a plain path, globs expanded, and those
+    they include in turn (bounded): make takes each name from the folder it runs in."""
+    found = [makefile]
+    for each in found:  # (grows as it goes)
+        for name in (n for line in _make_lines(_read(each)) for n in _make_included(line)):
+            pattern = str(folder / os.path.expanduser(name))
+            for path in [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]:
+                if path not in found and len(found) <= MAX_MAKEFILES:
+                    found.append(path)
+    return found[1:]
+
+
+def _make_lines(text: str) -> list[str]:
+    """A makefile's logical lines as make reads them: a return before a line feed dropped, and
+    a line that ends in an odd number of backslashes joined to the next with one space (the
+    blanks around the join dropped); a run of backslashes before a line feed keeps half."""
+    lines: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        line = line.lstrip(MAKE_BLANKS) if current else line  # (the next line of a join)
+        slashes = len(line) - len(line.rstrip("\\"))
+        kept = line[: len(line) - slashes] + "\\" * (slashes // 2)
+        if slashes % 2:
+            current = f"{current}{kept}".rstrip(MAKE_BLANKS) + " "
+            continue
+        lines.append(current + (kept if slashes else line))
+        current = ""
+    return [*lines, current] if current else lines
+
+
+def _make_included(line: str) -> list[str]:
+    """The names an include line gives plainly (one with a `$` is expanded by make first): its
+    comment cut off, then each word from past the blanks before it to a space or a tab that no
+    backslash escapes."""
+    if not (match := MAKE_INCLUDE.fullmatch(line)) or not match[1]:
+        return []
+    text, names, index = _make_cut(match[1], "#")[0], [], 0
+    while (index := len(text) - len(text[index:].lstrip(MAKE_SPACES))) < len(text):
+        name, length = _make_cut(text[index:], MAKE_BLANKS)
+        names.append(name)
+        index += length
+    return [name for name in names if "$" not in name]
+
+
+def _make_cut(text: str, stops: str) -> tuple[str, int]:
+    """`text` up to the first of `stops` that no backslash escapes, as make's find_char_unquote
+    reads it (a run of backslashes before one keeps half of them, and an odd run makes it a
+    plain character), and how far into `text` that one is (its length: none)."""
+    piece, start = "", 0
+    for match in re.finditer(rf"(\\*)([{re.escape(stops)}])", text):
+        piece += text[start : match.start()] + "\\" * (len(match[1]) // 2)
+        start = match.end()
+        if len(match[1]) % 2 == 0:
+            return piece, match.start(2)
+        piece += match[2]
+    return piece + text[start:], len(text)
 
 
 def _cargo_configs(start: Path, project: Path) -> list[Path]:
