@@ -215,6 +215,20 @@ def test_cargo_holds_the_crates_its_settings_put_in_place_of_published_ones(tmp_
     assert ".cargo/config.toml" in names(tmp_path, told)
 
 
+def test_cargo_holds_a_local_registry_whole_but_not_the_lock(tmp_path):
+    # `local-registry = "reg"`: cargo builds the `.crate` files there that the index lists, so
+    # a command that added a version with a build script would have it run. Cargo.lock stays
+    # the command's to write (`cargo add`), choosing only among versions already there.
+    make(tmp_path / "Cargo.toml", "[package]\nname = 'app'\n[dependencies]\nfoo = '1'\n", "root")
+    config = '[source.crates-io]\nreplace-with = "loc"\n[source.loc]\nlocal-registry = "reg"\n'
+    make(tmp_path / ".cargo/config.toml", config, "root")
+    make(tmp_path / "reg/index/3/f/foo", '{"name": "foo", "vers": "1.0.0"}\n', "root")
+    make(tmp_path / "Cargo.lock", "version = 3\n", "root")
+    held, _ = build_files("cargo", ("check",), tmp_path, tmp_path)
+    assert "reg" in names(tmp_path, held)
+    assert "Cargo.lock" not in names(tmp_path, held)
+
+
 def gradle_build(root: Path, user: str = "root") -> None:
     """A Gradle build with its wrapper: settings that include two projects and a build of
     convention plugins, scripts the root's build applies, buildSrc, and a version catalog."""

@@ -14,12 +14,12 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     task          the Taskfile there
     cargo         Cargo.toml there (or the one `--manifest-path` names) and in each folder
                   above it (cargo looks up for the workspace's), cargo's settings there and
-                  above (`.cargo/config.toml`) and the vendored folder they name whole, the
-                  workspace members' and the local (`path =`, `[patch]`, `paths`) crates'
-                  manifests, each package's build script (build.rs, or what `build` names), and
-                  the source folder of each crate whose code the compiler runs as it builds:
-                  a proc-macro crate, a build script's dependency, and the local crates those
-                  depend on
+                  above (`.cargo/config.toml`) and the vendored folder or local registry they
+                  name whole (not Cargo.lock, which cargo writes), the workspace members' and
+                  the local (`path =`, `[patch]`, `paths`) crates' manifests, each package's
+                  build script (build.rs, or what `build` names), and the source folder of each
+                  crate whose code the compiler runs as it builds: a proc-macro crate, a build
+                  script's dependency, and the local crates those depend on
     gradle,       settings.gradle(.kts) in the project folder (`-p`) or the nearest above that
     gradlew       has one (Gradle looks up for it), the root's and each included subproject's
                   build.gradle(.kts), the scripts they `apply from` plainly, gradle.properties
@@ -70,6 +70,8 @@ MAKE_BLANKS = " \t"
 MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
 MAX_MAKEFILES = 64  # included makefiles followed, and those they include in turn
 MAX_CARGO_MEMBERS = 200
+# The keys of a `[source.X]` in cargo's settings that take crates from a folder.
+LOCAL_SOURCES = ("directory", "local-registry")
 # The tables of a Cargo.toml that name the crates a package depends on.
 DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
@@ -276,13 +278,18 @@ def _local_dependencies(manifest: Path, kinds: tuple[str, ...] = DEPENDENCY_TABL
 
 def _vendored_folders(config: Path) -> list[Path]:
     """The folders a cargo settings file takes crates from instead of the registry (`[source.X]
-    directory = "vendor"`, as `cargo vendor` writes it)."""
+    directory = "vendor"`, as `cargo vendor` writes it, or `local-registry = "reg"`: its
+    index and `.crate` files). Cargo.lock stays writable, as a sandboxed `cargo build` or
+    `cargo add` writes it; with every local source held it can only choose a version that
+    was there before the command."""
     sources = _toml(config).get("source", {})
     base = config.parent.parent  # (beside .cargo/)
     return [
-        Path(os.path.normpath(base / source["directory"]))
+        Path(os.path.normpath(base / source[kind]))
         for source in (sources.values() if isinstance(sources, dict) else [])
-        if isinstance(source, dict) and isinstance(source.get("directory"), str)
+        if isinstance(source, dict)
+        for kind in LOCAL_SOURCES
+        if isinstance(source.get(kind), str)
     ]
 
 
