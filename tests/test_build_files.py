@@ -323,6 +323,36 @@ def test_plain_gradle_reads_the_project_dash_p_names_and_no_wrapper(tmp_path):
     assert "init.gradle" in names(tmp_path, held)
 
 
+def folder_open_scripts(root: Path, command: str, env: dict | None = None) -> tuple[set, set]:
+    """(held, told when made) for a VS Code task that runs `command` when the folder opens."""
+    task = {"label": "t", "command": command, "runOptions": {"runOn": "folderOpen"}}
+    task |= {"options": {"env": env}} if env else {}
+    make(root / ".vscode/tasks.json", json.dumps({"tasks": [task]}), "root")
+    scripts = tool_scripts(root, scan_for_file_tools(root).tool_configs)
+    held = names(root, [path for path, _ in scripts.named])
+    return held, names(root, [path for path, _ in scripts.when_there])
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        ("./gradlew -g .gh build", None),
+        ("./gradlew --gradle-user-home=.gh build", None),
+        ("GRADLE_USER_HOME=.gh ./gradlew build", None),
+        ("./gradlew build", {"GRADLE_USER_HOME": ".gh"}),
+    ],
+)
+def test_gradle_holds_a_user_home_in_the_workspace_whole(tmp_path, command, env):
+    # Every build runs the user home's init.gradle and init.d/ scripts and takes JVM options
+    # from its gradle.properties; one not made yet is reported when a command makes it.
+    gradle_build(tmp_path)
+    held, told = folder_open_scripts(tmp_path, command, env)
+    assert ".gh" not in held and ".gh" in told
+    make(tmp_path / ".gh/init.d/a.gradle", "// run by every build\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert {".gh", "settings.gradle"} <= held
+
+
 def maven_build(root: Path, user: str = "root") -> None:
     """A Maven build with its wrapper and .mvn settings, and modules named by folder and by
     pom file, one with a module of its own."""

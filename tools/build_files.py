@@ -27,7 +27,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   `includeBuild` folder whole (Gradle compiles and runs their code), the
                   version catalogs (gradle/libs.versions.toml, and those the settings name
                   `from(files(...))`: the plugins `alias(libs.plugins.x)` applies), an init
-                  script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
+                  script `-I` names, the Gradle user home `-g` or GRADLE_USER_HOME names
+                  (whole), and for the wrapper its jar and gradle-wrapper.properties
                   (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
                   it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
                   the folder it is unpacked into, whole)
@@ -80,6 +81,10 @@ GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
 GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wrapper.properties")
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
 GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
+# The Gradle user home given on the line: held whole, as GRADLE_USER_HOME (tools/git_programs.py
+# `variable_paths`), since every build runs its init.gradle and init.d/ scripts, takes JVM
+# options from its gradle.properties, and the wrapper runs the Gradle it unpacked there.
+GRADLE_USER_HOME_OPTIONS = ("-g", "--gradle-user-home", "-Dgradle.user.home=")
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
 # A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
 # add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
@@ -346,6 +351,7 @@ def _gradle_files(
         told += wrappers + [d for w in wrappers for d in _gradle_distribution(w)]
     init_script = _from(folder, option("-I", "--init-script"))
     told += [init_script] if init_script else []
+    told += [home] if (home := _from(folder, option(*GRADLE_USER_HOME_OPTIONS))) else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
 
