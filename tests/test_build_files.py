@@ -64,6 +64,36 @@ def test_just_and_task_read_theirs(tmp_path):
     assert names(tmp_path, held) == {"Taskfile.yml"}
 
 
+def test_just_and_task_hold_the_files_they_import_and_include(tmp_path):
+    # just reads what `import` names and a module's file (`mod deploy`: deploy.just, or
+    # deploy/mod.just or a justfile there; `mod ci 'path'`), and those read theirs in turn;
+    # Task reads each Taskfile its `includes:` name, or the one in a folder named.
+    files = {
+        "justfile": "import 'tasks.just'\nimport? \"t\\u{61}sks2.just\"\nmod deploy\n"
+        "[private]\nmod? ci 'ci/build.just'\nmodules := 'x'\n",
+        "tasks.just": "mod lint\n",
+        "tasks2.just": "",
+        "deploy.just": "",
+        "lint/Justfile": "",
+        "ci/build.just": "",
+        "Taskfile.yml": "version: '3'\nincludes:\n  ci: ./ci/Taskfile.yml\n"
+        "  docs: {taskfile: docs}\n  web: {taskfile: ./web/Tasks.yml}\n",
+        "ci/Taskfile.yml": "version: '3'\nincludes:\n  more: ../more.yml\n",
+        "more.yml": "version: '3'\n",
+        "docs/Taskfile.yml": "version: '3'\n",
+    }
+    for name, content in files.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("just", ("build",), tmp_path, tmp_path)
+    just_held = {"justfile", "tasks.just", "tasks2.just", "deploy.just", "lint/Justfile"}
+    assert names(tmp_path, held) == just_held | {"ci/build.just"}
+    assert "deploy/mod.just" in names(tmp_path, told)  # made there, just would refuse both
+    held, told = build_files("task", (), tmp_path, tmp_path)
+    task_held = {"Taskfile.yml", "ci/Taskfile.yml", "more.yml", "docs/Taskfile.yml"}
+    assert names(tmp_path, held) == task_held
+    assert "web/Tasks.yml" in names(tmp_path, told)
+
+
 def test_cargo_reads_the_manifests_up_the_tree_and_each_members_build_script(tmp_path):
     (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/*"]\n')
     for crate, manifest in {

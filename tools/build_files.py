@@ -10,8 +10,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
 
     make, gmake   the makefile (`-f`, or GNUmakefile, makefile, Makefile in the folder `-C`
                   names) and the files its `include` lines name plainly, and theirs
-    just          the justfile there or in the nearest folder above that has one (`--justfile`)
-    task          the Taskfile there
+    just          the justfile there or in the nearest folder above that has one (`--justfile`),
+                  the files its `import` lines name and its modules' (`mod`), and theirs
+    task          the Taskfile there, and those its `includes:` name, and theirs
     cargo         Cargo.toml there (or the one `--manifest-path` names) and in each folder
                   above it (cargo looks up for the workspace's), cargo's settings there and
                   above (`.cargo/config.toml`) and the vendored folder or local registry they
@@ -69,7 +70,21 @@ TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "t
 MAKE_SPACES = " \t\n\v\f\r"
 MAKE_BLANKS = " \t"
 MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
-MAX_MAKEFILES = 64  # included makefiles followed, and those they include in turn
+MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
+# just's `import 'x.just'` (`import?`), `mod name` and `mod name 'path'` (`mod?`), after the
+# attributes a line may start with (`_just_reads`); and the string literal a text starts with.
+JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*\][ \t]*)*"
+JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*\??[ \t]*(x?['\"].*)", re.MULTILINE)
+JUST_MOD = re.compile(
+    JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*\??[ \t]*([A-Za-z_][\w-]*)[ \t]*(x?['\"].*)?",
+    re.MULTILINE,
+)
+# A raw string (`'...'`, `'''...'''`) or one with escapes (`"..."`, `"""..."""`).
+JUST_STRING = re.compile(
+    r"'''(.*?)'''|\"\"\"((?:[^\\]|\\.)*?)\"\"\"|'([^']*)'|\"((?:[^\"\\]|\\.)*)\""
+)
+JUST_ESCAPE = re.compile(r"\\(u\{([0-9a-fA-F]{1,6})\}|.)")
+JUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"'}
 MAX_CARGO_MEMBERS = 200
 # The keys of a `[source.X]` in cargo's settings that take crates from a folder.
 LOCAL_SOURCES = ("directory", "local-registry")
@@ -118,19 +133,12 @@ def build_files(
         makefiles = [named] if named else [folder / name for name in MAKEFILES]
         return _first_there(makefiles, lambda makefile: _included(makefile, folder))
     if program == "just":
-        named = _from(folder, option("-f", "--justfile"))
-        if named:
-            return [named], []
-        here = [folder / name for name in JUSTFILES]
-        for above in up_to(folder, project):
-            there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
-            if there:
-                return there, here
-        return [], here
+        return _with_what_they_read(*_justfiles(option, folder, project), _just_reads)
     if program == "task":
         folder = _from(folder, option("-d", "--dir")) or folder
         named = _from(folder, option("-t", "--taskfile"))
-        return _first_there([named] if named else [folder / n for n in TASKFILES])
+        taskfiles = _first_there([named] if named else [folder / n for n in TASKFILES])
+        return _with_what_they_read(*taskfiles, _task_includes)
     if program == "cargo":
         # cargo looks for the workspace's root from the manifest's folder up, either way.
         manifest = _from(folder, option("--manifest-path"))
@@ -157,6 +165,101 @@ def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Pa
     return held, candidates
 
 
+def _justfiles(option: Option, folder: Path, project: Path) -> tuple[list[Path], list[Path]]:
+    """The justfile `--justfile` names, or those there or in the nearest folder above that has
+    one; and those a command could make here."""
+    named = _from(folder, option("-f", "--justfile"))
+    if named:
+        return [named], []
+    here = [folder / name for name in JUSTFILES]
+    for above in up_to(folder, project):
+        there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
+        if there:
+            return there, here
+    return [], here
+
+
+def _with_what_they_read(
+    held: list[Path], told: list[Path], reads: Callable[[Path], list[Path]]
+) -> tuple[list[Path], list[Path]]:
+    """`held` and `told` with the files each held one reads in turn (`reads`: held while
+    there, told when made), and what those read (bounded), as make's `include`."""
+    held, told = list(held), list(told)
+    for each in held:  # (grows as it goes)
+        for path in reads(each):
+            if path not in held and path not in told and len(told) < MAX_INCLUDED * 4:
+                told.append(path)
+                held += [path] if os.path.lexists(path) else []
+    return held, told
+
+
+def _just_reads(justfile: Path) -> list[Path]:
+    """The files a justfile's `import 'x.just'` (or `import?`) and `mod name` (or `mod? name
+    'path'`) lines have just read, from its folder: a module's `name.just`, `name/mod.just`,
+    `name/justfile` or `name/.justfile`, or for a path that is no file, those in that folder."""
+    text, folder = _read(justfile), justfile.parent
+    found = [_from(folder, _just_string(rest)) or justfile for rest in JUST_IMPORT.findall(text)]
+    for name, path in JUST_MOD.findall(text):
+        named = _from(folder, _just_string(path)) if path else None
+        if named and not os.path.isdir(named):
+            found.append(named)
+        found += [] if named else [folder / f"{name}.just"]
+        found += [(named or folder / name) / "mod.just", *_any_case(named or folder / name)]
+    return found
+
+
+def _just_string(text: str) -> str:
+    """The text of the just string literal `text` starts with, as just cooks it: escapes in
+    a double-quoted one (`\\t`, `\\u{61}`), and with an `x` before it `~` and `$VAR` expanded
+    (from this environment, which the host tool's is)."""
+    expanded = text.startswith("x")
+    match = JUST_STRING.match(text.removeprefix("x"))
+    if not match:
+        return text
+    raw = match[1] if match[1] is not None else match[3]
+    escaped = match[2] if match[2] is not None else match[4] or ""
+    cooked = raw if raw is not None else JUST_ESCAPE.sub(_just_escape, escaped)
+    return os.path.expandvars(os.path.expanduser(cooked)) if expanded else cooked
+
+
+def _just_escape(match: re.Match) -> str:
+    if match[2] is None:
+        return JUST_ESCAPES.get(match[1], match[0])
+    with contextlib.suppress(ValueError):
+        return chr(int(match[2], 16))
+    return match[0]
+
+
+def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
+    """`names` in `folder`, and each file there whose name is one of them in other letters
+    (just takes a module's justfile in any case)."""
+    lower = {name.lower() for name in names}
+    with contextlib.suppress(OSError):
+        there = [folder / n for n in os.listdir(folder) if n.lower() in lower]
+        return list(dict.fromkeys([*(folder / name for name in names), *there]))
+    return [folder / name for name in names]
+
+
+def _task_includes(taskfile: Path) -> list[Path]:
+    """The Taskfiles a Taskfile's `includes:` name from its folder (an entry's text, or its
+    `taskfile:`): the file, or for a folder the Taskfile task looks for there. A URL is not in
+    the workspace; a template (`{{.DIR}}`) names no file, so asked."""
+    from tools.tool_scripts import read_yaml  # (tools/tool_scripts.py imports this module)
+
+    try:
+        includes = read_yaml(_read(taskfile)).get("includes")
+    except (AttributeError, ValueError, RecursionError):
+        return []
+    found: list[Path] = []
+    for entry in includes.values() if isinstance(includes, dict) else []:
+        named = entry.get("taskfile") if isinstance(entry, dict) else entry
+        path = _from(taskfile.parent, named) if isinstance(named, str) else None
+        if path is None or "://" in named:
+            continue
+        found += [path / name for name in TASKFILES] if os.path.isdir(path) else [path]
+    return found
+
+
 def _included(makefile: Path, folder: Path) -> list[Path]:
     """The files a makefile's `include` lines name by a plain path, globs expanded, and those
     they include in turn (bounded): make takes each name from the folder it runs in."""
@@ -165,7 +268,7 @@ def _included(makefile: Path, folder: Path) -> list[Path]:
         for name in (n for line in _make_lines(_read(each)) for n in _make_included(line)):
             pattern = str(folder / os.path.expanduser(name))
             for path in [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]:
-                if path not in found and len(found) <= MAX_MAKEFILES:
+                if path not in found and len(found) <= MAX_INCLUDED:
                     found.append(path)
     return found[1:]
 
