@@ -41,6 +41,19 @@ def test_make_reads_its_makefile_there_or_where_dash_c_and_dash_f_say(tmp_path):
     assert held == []
 
 
+def test_make_holds_the_includes_as_make_splits_and_joins_the_lines(tmp_path):
+    # make splits the names at a space or a tab only (`a<VT>b.mk` is one file), joins a line
+    # ending in a backslash to the next, drops a comment, takes `\ ` as a blank in a name,
+    # and reads `-include` lines and the includes of an included file too.
+    makefile = "include a\vb.mk \\\n  c.mk # d.mk\n-include e\\ f.mk\nall:\n\ttrue\n"
+    (tmp_path / "Makefile").write_text(makefile)
+    for name in ("a\vb.mk", "d.mk", "e f.mk", "g.mk"):
+        (tmp_path / name).write_text("X = 1\n")
+    (tmp_path / "c.mk").write_text("sinclude g.mk\n")
+    held, _ = build_files("make", (), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"Makefile", "a\vb.mk", "c.mk", "e f.mk", "g.mk"}
+
+
 def test_just_and_task_read_theirs(tmp_path):
     (tmp_path / "justfile").write_text("lint:\n  ./lint.sh\n")
     (tmp_path / "sub").mkdir()
@@ -49,6 +62,36 @@ def test_just_and_task_read_theirs(tmp_path):
     (tmp_path / "Taskfile.yml").write_text("version: '3'\n")
     held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
     assert names(tmp_path, held) == {"Taskfile.yml"}
+
+
+def test_just_and_task_hold_the_files_they_import_and_include(tmp_path):
+    # just reads what `import` names and a module's file (`mod deploy`: deploy.just, or
+    # deploy/mod.just or a justfile there; `mod ci 'path'`), and those read theirs in turn;
+    # Task reads each Taskfile its `includes:` name, or the one in a folder named.
+    files = {
+        "justfile": "import 'tasks.just'\nimport? \"t\\u{61}sks2.just\"\nmod deploy\n"
+        "[private]\nmod? ci 'ci/build.just'\nmodules := 'x'\n",
+        "tasks.just": "mod lint\n",
+        "tasks2.just": "",
+        "deploy.just": "",
+        "lint/Justfile": "",
+        "ci/build.just": "",
+        "Taskfile.yml": "version: '3'\nincludes:\n  ci: ./ci/Taskfile.yml\n"
+        "  docs: {taskfile: docs}\n  web: {taskfile: ./web/Tasks.yml}\n",
+        "ci/Taskfile.yml": "version: '3'\nincludes:\n  more: ../more.yml\n",
+        "more.yml": "version: '3'\n",
+        "docs/Taskfile.yml": "version: '3'\n",
+    }
+    for name, content in files.items():
+        make(tmp_path / name, content, "root")
+    held, told = build_files("just", ("build",), tmp_path, tmp_path)
+    just_held = {"justfile", "tasks.just", "tasks2.just", "deploy.just", "lint/Justfile"}
+    assert names(tmp_path, held) == just_held | {"ci/build.just"}
+    assert "deploy/mod.just" in names(tmp_path, told)  # made there, just would refuse both
+    held, told = build_files("task", (), tmp_path, tmp_path)
+    task_held = {"Taskfile.yml", "ci/Taskfile.yml", "more.yml", "docs/Taskfile.yml"}
+    assert names(tmp_path, held) == task_held
+    assert "web/Tasks.yml" in names(tmp_path, told)
 
 
 def test_cargo_reads_the_manifests_up_the_tree_and_each_members_build_script(tmp_path):
@@ -202,6 +245,20 @@ def test_cargo_holds_the_crates_its_settings_put_in_place_of_published_ones(tmp_
     assert ".cargo/config.toml" in names(tmp_path, told)
 
 
+def test_cargo_holds_a_local_registry_whole_but_not_the_lock(tmp_path):
+    # `local-registry = "reg"`: cargo builds the `.crate` files there that the index lists, so
+    # a command that added a version with a build script would have it run. Cargo.lock stays
+    # the command's to write (`cargo add`), choosing only among versions already there.
+    make(tmp_path / "Cargo.toml", "[package]\nname = 'app'\n[dependencies]\nfoo = '1'\n", "root")
+    config = '[source.crates-io]\nreplace-with = "loc"\n[source.loc]\nlocal-registry = "reg"\n'
+    make(tmp_path / ".cargo/config.toml", config, "root")
+    make(tmp_path / "reg/index/3/f/foo", '{"name": "foo", "vers": "1.0.0"}\n', "root")
+    make(tmp_path / "Cargo.lock", "version = 3\n", "root")
+    held, _ = build_files("cargo", ("check",), tmp_path, tmp_path)
+    assert "reg" in names(tmp_path, held)
+    assert "Cargo.lock" not in names(tmp_path, held)
+
+
 def gradle_build(root: Path, user: str = "root") -> None:
     """A Gradle build with its wrapper: settings that include two projects and a build of
     convention plugins, scripts the root's build applies, buildSrc, and a version catalog."""
@@ -294,6 +351,36 @@ def test_plain_gradle_reads_the_project_dash_p_names_and_no_wrapper(tmp_path):
     (tmp_path / "init.gradle").write_text("// run first\n")
     held, _ = build_files("gradle", ("--init-script=init.gradle",), tmp_path, tmp_path)
     assert "init.gradle" in names(tmp_path, held)
+
+
+def folder_open_scripts(root: Path, command: str, env: dict | None = None) -> tuple[set, set]:
+    """(held, told when made) for a VS Code task that runs `command` when the folder opens."""
+    task = {"label": "t", "command": command, "runOptions": {"runOn": "folderOpen"}}
+    task |= {"options": {"env": env}} if env else {}
+    make(root / ".vscode/tasks.json", json.dumps({"tasks": [task]}), "root")
+    scripts = tool_scripts(root, scan_for_file_tools(root).tool_configs)
+    held = names(root, [path for path, _ in scripts.named])
+    return held, names(root, [path for path, _ in scripts.when_there])
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        ("./gradlew -g .gh build", None),
+        ("./gradlew --gradle-user-home=.gh build", None),
+        ("GRADLE_USER_HOME=.gh ./gradlew build", None),
+        ("./gradlew build", {"GRADLE_USER_HOME": ".gh"}),
+    ],
+)
+def test_gradle_holds_a_user_home_in_the_workspace_whole(tmp_path, command, env):
+    # Every build runs the user home's init.gradle and init.d/ scripts and takes JVM options
+    # from its gradle.properties; one not made yet is reported when a command makes it.
+    gradle_build(tmp_path)
+    held, told = folder_open_scripts(tmp_path, command, env)
+    assert ".gh" not in held and ".gh" in told
+    make(tmp_path / ".gh/init.d/a.gradle", "// run by every build\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert {".gh", "settings.gradle"} <= held
 
 
 def maven_build(root: Path, user: str = "root") -> None:

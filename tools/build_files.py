@@ -9,17 +9,18 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
 (`./scripts/lint.sh`, the crate's own code) is the project's code, as with npm's scripts.
 
     make, gmake   the makefile (`-f`, or GNUmakefile, makefile, Makefile in the folder `-C`
-                  names) and the files its `include` lines name plainly
-    just          the justfile there or in the nearest folder above that has one (`--justfile`)
-    task          the Taskfile there
+                  names) and the files its `include` lines name plainly, and theirs
+    just          the justfile there or in the nearest folder above that has one (`--justfile`),
+                  the files its `import` lines name and its modules' (`mod`), and theirs
+    task          the Taskfile there, and those its `includes:` name, and theirs
     cargo         Cargo.toml there (or the one `--manifest-path` names) and in each folder
                   above it (cargo looks up for the workspace's), cargo's settings there and
-                  above (`.cargo/config.toml`) and the vendored folder they name whole, the
-                  workspace members' and the local (`path =`, `[patch]`, `paths`) crates'
-                  manifests, each package's build script (build.rs, or what `build` names), and
-                  the source folder of each crate whose code the compiler runs as it builds:
-                  a proc-macro crate, a build script's dependency, and the local crates those
-                  depend on
+                  above (`.cargo/config.toml`) and the vendored folder or local registry they
+                  name whole (not Cargo.lock, which cargo writes), the workspace members' and
+                  the local (`path =`, `[patch]`, `paths`) crates' manifests, each package's
+                  build script (build.rs, or what `build` names), and the source folder of each
+                  crate whose code the compiler runs as it builds: a proc-macro crate, a build
+                  script's dependency, and the local crates those depend on
     gradle,       settings.gradle(.kts) in the project folder (`-p`) or the nearest above that
     gradlew       has one (Gradle looks up for it), the root's and each included subproject's
                   build.gradle(.kts), the scripts they `apply from` plainly, gradle.properties
@@ -27,7 +28,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   `includeBuild` folder whole (Gradle compiles and runs their code), the
                   version catalogs (gradle/libs.versions.toml, and those the settings name
                   `from(files(...))`: the plugins `alias(libs.plugins.x)` applies), an init
-                  script `-I` names, and for the wrapper its jar and gradle-wrapper.properties
+                  script `-I` names, the Gradle user home `-g` or GRADLE_USER_HOME names
+                  (whole), and for the wrapper its jar and gradle-wrapper.properties
                   (`distributionUrl`: the Gradle it downloads and runs) and that Gradle where
                   it lies in the project (a `file:` URL's zip; with `distributionBase=PROJECT`
                   the folder it is unpacked into, whole)
@@ -62,8 +64,30 @@ MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 JUSTFILES = ("justfile", ".justfile", "Justfile", "JUSTFILE")
 TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml")
 TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
-MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
+# A logical line of a makefile that includes others (`include`, `-include`, `sinclude`). make
+# skips C's blanks (isspace) before the directive and before each name, but splits the names
+# only at a space or a tab (MAKE_BLANKS): `a<VT>b.mk` is one file.
+MAKE_SPACES = " \t\n\v\f\r"
+MAKE_BLANKS = " \t"
+MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
+MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
+# just's `import 'x.just'` (`import?`), `mod name` and `mod name 'path'` (`mod?`), after the
+# attributes a line may start with (`_just_reads`); and the string literal a text starts with.
+JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*\][ \t]*)*"
+JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*\??[ \t]*(x?['\"].*)", re.MULTILINE)
+JUST_MOD = re.compile(
+    JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*\??[ \t]*([A-Za-z_][\w-]*)[ \t]*(x?['\"].*)?",
+    re.MULTILINE,
+)
+# A raw string (`'...'`, `'''...'''`) or one with escapes (`"..."`, `"""..."""`).
+JUST_STRING = re.compile(
+    r"'''(.*?)'''|\"\"\"((?:[^\\]|\\.)*?)\"\"\"|'([^']*)'|\"((?:[^\"\\]|\\.)*)\""
+)
+JUST_ESCAPE = re.compile(r"\\(u\{([0-9a-fA-F]{1,6})\}|.)")
+JUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"'}
 MAX_CARGO_MEMBERS = 200
+# The keys of a `[source.X]` in cargo's settings that take crates from a folder.
+LOCAL_SOURCES = ("directory", "local-registry")
 # The tables of a Cargo.toml that name the crates a package depends on.
 DEPENDENCY_TABLES = ("dependencies", "dev-dependencies", "build-dependencies")
 GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
@@ -72,6 +96,10 @@ GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
 GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wrapper.properties")
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
 GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
+# The Gradle user home given on the line: held whole, as GRADLE_USER_HOME (tools/git_programs.py
+# `variable_paths`), since every build runs its init.gradle and init.d/ scripts, takes JVM
+# options from its gradle.properties, and the wrapper runs the Gradle it unpacked there.
+GRADLE_USER_HOME_OPTIONS = ("-g", "--gradle-user-home", "-Dgradle.user.home=")
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
 # A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
 # add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
@@ -102,21 +130,15 @@ def build_files(
     if program in ("make", "gmake"):
         folder = _from(folder, option("-C", "--directory")) or folder
         named = _from(folder, option("-f", "--file", "--makefile"))
-        return _first_there([named] if named else [folder / n for n in MAKEFILES], _included)
+        makefiles = [named] if named else [folder / name for name in MAKEFILES]
+        return _first_there(makefiles, lambda makefile: _included(makefile, folder))
     if program == "just":
-        named = _from(folder, option("-f", "--justfile"))
-        if named:
-            return [named], []
-        here = [folder / name for name in JUSTFILES]
-        for above in up_to(folder, project):
-            there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
-            if there:
-                return there, here
-        return [], here
+        return _with_what_they_read(*_justfiles(option, folder, project), _just_reads)
     if program == "task":
         folder = _from(folder, option("-d", "--dir")) or folder
         named = _from(folder, option("-t", "--taskfile"))
-        return _first_there([named] if named else [folder / n for n in TASKFILES])
+        taskfiles = _first_there([named] if named else [folder / n for n in TASKFILES])
+        return _with_what_they_read(*taskfiles, _task_includes)
     if program == "cargo":
         # cargo looks for the workspace's root from the manifest's folder up, either way.
         manifest = _from(folder, option("--manifest-path"))
@@ -143,17 +165,159 @@ def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Pa
     return held, candidates
 
 
-def _included(makefile: Path) -> list[Path]:
-    """The files a makefile's `include` lines name by a plain path, globs expanded."""
+def _justfiles(option: Option, folder: Path, project: Path) -> tuple[list[Path], list[Path]]:
+    """The justfile `--justfile` names, or those there or in the nearest folder above that has
+    one; and those a command could make here."""
+    named = _from(folder, option("-f", "--justfile"))
+    if named:
+        return [named], []
+    here = [folder / name for name in JUSTFILES]
+    for above in up_to(folder, project):
+        there = [above / name for name in JUSTFILES if os.path.lexists(above / name)]
+        if there:
+            return there, here
+    return [], here
+
+
+def _with_what_they_read(
+    held: list[Path], told: list[Path], reads: Callable[[Path], list[Path]]
+) -> tuple[list[Path], list[Path]]:
+    """`held` and `told` with the files each held one reads in turn (`reads`: held while
+    there, told when made), and what those read (bounded), as make's `include`."""
+    held, told = list(held), list(told)
+    for each in held:  # (grows as it goes)
+        for path in reads(each):
+            if path not in held and path not in told and len(told) < MAX_INCLUDED * 4:
+                told.append(path)
+                held += [path] if os.path.lexists(path) else []
+    return held, told
+
+
+def _just_reads(justfile: Path) -> list[Path]:
+    """The files a justfile's `import 'x.just'` (or `import?`) and `mod name` (or `mod? name
+    'path'`) lines have just read, from its folder: a module's `name.just`, `name/mod.just`,
+    `name/justfile` or `name/.justfile`, or for a path that is no file, those in that folder."""
+    text, folder = _read(justfile), justfile.parent
+    found = [_from(folder, _just_string(rest)) or justfile for rest in JUST_IMPORT.findall(text)]
+    for name, path in JUST_MOD.findall(text):
+        named = _from(folder, _just_string(path)) if path else None
+        if named and not os.path.isdir(named):
+            found.append(named)
+        found += [] if named else [folder / f"{name}.just"]
+        found += [(named or folder / name) / "mod.just", *_any_case(named or folder / name)]
+    return found
+
+
+def _just_string(text: str) -> str:
+    """The text of the just string literal `text` starts with, as just cooks it: escapes in
+    a double-quoted one (`\\t`, `\\u{61}`), and with an `x` before it `~` and `$VAR` expanded
+    (from this environment, which the host tool's is)."""
+    expanded = text.startswith("x")
+    match = JUST_STRING.match(text.removeprefix("x"))
+    if not match:
+        return text
+    raw = match[1] if match[1] is not None else match[3]
+    escaped = match[2] if match[2] is not None else match[4] or ""
+    cooked = raw if raw is not None else JUST_ESCAPE.sub(_just_escape, escaped)
+    return os.path.expandvars(os.path.expanduser(cooked)) if expanded else cooked
+
+
+def _just_escape(match: re.Match) -> str:
+    if match[2] is None:
+        return JUST_ESCAPES.get(match[1], match[0])
+    with contextlib.suppress(ValueError):
+        return chr(int(match[2], 16))
+    return match[0]
+
+
+def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
+    """`names` in `folder`, and each file there whose name is one of them in other letters
+    (just takes a module's justfile in any case)."""
+    lower = {name.lower() for name in names}
     with contextlib.suppress(OSError):
-        text = read_small_file(makefile)
-        names = [n for line in MAKE_INCLUDE.findall(text) for n in line.split() if "$" not in n]
-        found = []
-        for name in names:
-            pattern = str(makefile.parent / os.path.expanduser(name))
-            found += [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]
-        return found
-    return []
+        there = [folder / n for n in os.listdir(folder) if n.lower() in lower]
+        return list(dict.fromkeys([*(folder / name for name in names), *there]))
+    return [folder / name for name in names]
+
+
+def _task_includes(taskfile: Path) -> list[Path]:
+    """The Taskfiles a Taskfile's `includes:` name from its folder (an entry's text, or its
+    `taskfile:`): the file, or for a folder the Taskfile task looks for there. A URL is not in
+    the workspace; a template (`{{.DIR}}`) names no file, so asked."""
+    from tools.tool_scripts import read_yaml  # (tools/tool_scripts.py imports this module)
+
+    try:
+        includes = read_yaml(_read(taskfile)).get("includes")
+    except (AttributeError, ValueError, RecursionError):
+        return []
+    found: list[Path] = []
+    for entry in includes.values() if isinstance(includes, dict) else []:
+        named = entry.get("taskfile") if isinstance(entry, dict) else entry
+        path = _from(taskfile.parent, named) if isinstance(named, str) else None
+        if path is None or "://" in named:
+            continue
+        found += [path / name for name in TASKFILES] if os.path.isdir(path) else [path]
+    return found
+
+
+def _included(makefile: Path, folder: Path) -> list[Path]:
+    """The files a makefile's `include` lines name by a plain path, globs expanded, and those
+    they include in turn (bounded): make takes each name from the folder it runs in."""
+    found = [makefile]
+    for each in found:  # (grows as it goes)
+        for name in (n for line in _make_lines(_read(each)) for n in _make_included(line)):
+            pattern = str(folder / os.path.expanduser(name))
+            for path in [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]:
+                if path not in found and len(found) <= MAX_INCLUDED:
+                    found.append(path)
+    return found[1:]
+
+
+def _make_lines(text: str) -> list[str]:
+    """A makefile's logical lines as make reads them: a return before a line feed dropped, and
+    a line that ends in an odd number of backslashes joined to the next with one space (the
+    blanks around the join dropped); a run of backslashes before a line feed keeps half."""
+    lines: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        line = line.lstrip(MAKE_BLANKS) if current else line  # (the next line of a join)
+        slashes = len(line) - len(line.rstrip("\\"))
+        kept = line[: len(line) - slashes] + "\\" * (slashes // 2)
+        if slashes % 2:
+            current = f"{current}{kept}".rstrip(MAKE_BLANKS) + " "
+            continue
+        lines.append(current + (kept if slashes else line))
+        current = ""
+    return [*lines, current] if current else lines
+
+
+def _make_included(line: str) -> list[str]:
+    """The names an include line gives plainly (one with a `$` is expanded by make first): its
+    comment cut off, then each word from past the blanks before it to a space or a tab that no
+    backslash escapes."""
+    if not (match := MAKE_INCLUDE.fullmatch(line)) or not match[1]:
+        return []
+    text, names, index = _make_cut(match[1], "#")[0], [], 0
+    while (index := len(text) - len(text[index:].lstrip(MAKE_SPACES))) < len(text):
+        name, length = _make_cut(text[index:], MAKE_BLANKS)
+        names.append(name)
+        index += length
+    return [name for name in names if "$" not in name]
+
+
+def _make_cut(text: str, stops: str) -> tuple[str, int]:
+    """`text` up to the first of `stops` that no backslash escapes, as make's find_char_unquote
+    reads it (a run of backslashes before one keeps half of them, and an odd run makes it a
+    plain character), and how far into `text` that one is (its length: none)."""
+    piece, start = "", 0
+    for match in re.finditer(rf"(\\*)([{re.escape(stops)}])", text):
+        piece += text[start : match.start()] + "\\" * (len(match[1]) // 2)
+        start = match.end()
+        if len(match[1]) % 2 == 0:
+            return piece, match.start(2)
+        piece += match[2]
+    return piece + text[start:], len(text)
 
 
 def _cargo_configs(start: Path, project: Path) -> list[Path]:
@@ -222,13 +386,18 @@ def _local_dependencies(manifest: Path, kinds: tuple[str, ...] = DEPENDENCY_TABL
 
 def _vendored_folders(config: Path) -> list[Path]:
     """The folders a cargo settings file takes crates from instead of the registry (`[source.X]
-    directory = "vendor"`, as `cargo vendor` writes it)."""
+    directory = "vendor"`, as `cargo vendor` writes it, or `local-registry = "reg"`: its
+    index and `.crate` files). Cargo.lock stays writable, as a sandboxed `cargo build` or
+    `cargo add` writes it; with every local source held it can only choose a version that
+    was there before the command."""
     sources = _toml(config).get("source", {})
     base = config.parent.parent  # (beside .cargo/)
     return [
-        Path(os.path.normpath(base / source["directory"]))
+        Path(os.path.normpath(base / source[kind]))
         for source in (sources.values() if isinstance(sources, dict) else [])
-        if isinstance(source, dict) and isinstance(source.get("directory"), str)
+        if isinstance(source, dict)
+        for kind in LOCAL_SOURCES
+        if isinstance(source.get(kind), str)
     ]
 
 
@@ -285,6 +454,7 @@ def _gradle_files(
         told += wrappers + [d for w in wrappers for d in _gradle_distribution(w)]
     init_script = _from(folder, option("-I", "--init-script"))
     told += [init_script] if init_script else []
+    told += [home] if (home := _from(folder, option(*GRADLE_USER_HOME_OPTIONS))) else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.build_files import BUILD_TOOLS
+from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS
 from tools.environment import code_paths_of, node_preloads
 from tools.inline_code import names_in_code
 from tools.node_packages import (
@@ -158,7 +158,7 @@ HOME_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS",
 TOOL_PROGRAM_VARIABLES = ("RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "CC", "CXX", "EDITOR", "VISUAL")
 RUN_VARIABLES = (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
 RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS", *NPMRC_VARIABLES)
-RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH", *HOME_VARIABLES)
+RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH", *HOME_VARIABLES, "GRADLE_USER_HOME")
 
 
 def runs_something(name: str) -> bool:
@@ -886,6 +886,11 @@ def variable_paths(
     if upper == "NPM_CONFIG_NODE_OPTIONS":
         loaded_by_name(upper, setting, base, by_name)
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
+    if name == "GRADLE_USER_HOME":  # (tools/build_files.py `GRADLE_USER_HOME_OPTIONS`)
+        folders = _told_value(name, setting, base, untold)
+        if by_name is not None:  # Gradle makes it at its first build: reported when made
+            by_name.when_there += [(folder, BUILD_FILE_REASON) for folder in folders]
+        return [folder for folder in folders if os.path.lexists(folder)]
     if name == "COMPOSE_FILE":
         entries = [entry for entry in re.split(r"[:;,]", setting) if entry]
         return [found for entry in entries for found in _told_value(name, entry, base, untold)]
