@@ -812,9 +812,9 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 def editor_paths(settings: Any) -> Iterator[Run]:
     """What an editor's settings run: the existing files they name under a key that names a
     program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
-    server's `serverPath`), a terminal profile's program with its `args`, the variables its
-    terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command lines
-    (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
+    server's `serverPath`), a terminal or automation profile's program with its `args` and
+    `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command
+    lines (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
     # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
@@ -840,9 +840,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
         last = str(key).rsplit(".", 1)[-1].lower()
         if str(key).startswith("terminal.integrated.profiles."):
             for profile in _dict(value).values():
-                profile = _dict(profile)
-                yield Run(as_command_line(profile.get("path"), profile.get("args")))
-                yield Run(None, env=profile.get("env"))
+                yield from _profile_runs(profile)
+        elif str(key).startswith("terminal.integrated.automationProfile."):
+            yield from _profile_runs(value)  # every task runs through it, folderOpen ones too
         elif ("env" in last or "env" in str(key).lower().split(".")[-2:-1]) and isinstance(
             value, dict
         ):
@@ -854,6 +854,20 @@ def editor_paths(settings: Any) -> Iterator[Run]:
             yield Run(None, env={"NODE_OPTIONS": " ".join(_strings(value))})
         elif key == "mcp":
             yield from agent_commands(value)
+
+
+def _profile_runs(profile: Any) -> Iterator[Run]:
+    """What a VS Code terminal profile (or the automation profile tasks run through) starts:
+    its `path` with its `args` and `env`. The path is one program however it is spaced
+    (`tools dir/sh`, which a command line would split), so it is held as a file, and its args
+    are read after its name (`bash rcx` runs rcx); a list of paths is tried in turn, so each
+    may be the one that runs."""
+    profile = _dict(profile)
+    for path in _strings(profile.get("path")):
+        if "/" in path:  # (a bare name is looked up on PATH)
+            yield Run(None, files=(path,))
+        yield Run(as_command_line([os.path.basename(path)], profile.get("args")))
+    yield Run(None, env=profile.get("env"))
 
 
 def idea_startup_runs(settings: Any) -> Iterator[Run]:
