@@ -50,10 +50,16 @@ PROJECT = {
         "ShConfigurationType",
         option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/start.sh")
         + option("INTERPRETER_PATH", "$PROJECT_DIR$/tools/shell")
+        + option("INTERPRETER_OPTIONS", "tools/pre.sh")  # `tools/shell tools/pre.sh scripts/...`
         + option("EXECUTE_SCRIPT_FILE", "true"),
     ),
     ".idea/runConfigurations/gen.xml": configuration(
-        "gen", "PythonConfigurationType", option("SCRIPT_NAME", "$PROJECT_DIR$/tools/gen.py")
+        "gen",
+        "PythonConfigurationType",
+        option("SCRIPT_NAME", "$PROJECT_DIR$/tools/gen.py")
+        + option("IS_MODULE_SDK", "false")  # the IDE runs SDK_HOME, not the module's python
+        + option("SDK_HOME", "$PROJECT_DIR$/tools/py")
+        + option("INTERPRETER_OPTIONS", "tools/pre.py"),  # `tools/py tools/pre.py gen.py`
     ),
     ".run/watch.run.xml": configuration(
         "watch",
@@ -67,6 +73,9 @@ PROJECT = {
     "scripts/start.sh": "echo start\n",
     "scripts/other.sh": "echo other\n",
     "tools/shell": "#!/bin/sh\n",
+    "tools/py": '#!/bin/sh\nexec python3 "$@"\n',
+    "tools/pre.py": "print(0)\n",
+    "tools/pre.sh": "echo pre\n",
     "tools/gen.py": "print(1)\n",
     "web/package.json": '{"scripts": {"watch": "node w.js"}}\n',
     "web/w.js": "// watch\n",
@@ -81,7 +90,8 @@ def project(root: Path, user: str = "root") -> None:
 def test_what_the_run_configurations_a_startup_task_names_run_is_held(tmp_path):
     project(tmp_path)
     held = named(tmp_path)
-    assert {"scripts/start.sh", "tools/shell", "tools/gen.py"} <= held
+    assert {"scripts/start.sh", "tools/shell", "tools/pre.sh", "tools/gen.py"} <= held
+    assert {"tools/py", "tools/pre.py"} <= held  # the Python interpreter and its options
     assert {"web/package.json", "web/w.js", ".run/watch.run.xml"} <= held  # (.run: not .idea)
     assert "scripts/other.sh" not in held  # run from the menu: the project's code
     assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None
@@ -130,6 +140,7 @@ def test_a_command_cannot_rewrite_what_a_startup_task_runs(api, env, user_folder
     user, workspace, planloop_home, home = user_folders
     project(workspace, user)
     attacked = ["scripts/start.sh", "tools/gen.py", "web/package.json", ".run/watch.run.xml"]
+    attacked += ["tools/py", "tools/pre.py", "tools/pre.sh"]  # interpreters and their options
     plant = "; ".join(f"echo planted >> {name}" for name in attacked)
     new = "echo '<project/>' > .idea/other-startup.xml"  # .idea/ is held whole
     edit = "echo '# edited' >> scripts/other.sh"  # the project's code
@@ -156,3 +167,15 @@ def test_a_large_workspace_xml_without_startup_tasks_makes_no_command_ask(tmp_pa
     assert (tmp_path / ".idea" / "workspace.xml").stat().st_size > 2 * 1024 * 1024
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+def test_an_interpreter_the_ide_does_not_take_from_the_workspace_makes_no_command_ask(tmp_path):
+    # The module's own python (SDK_HOME left from before), or one on another machine.
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "a", "b"), "root")
+    stale = option("IS_MODULE_SDK", "true") + option("SDK_HOME", "$PROJECT_DIR$/gone/python")
+    remote = option("SDK_HOME", "ssh://me@host:22/usr/bin/python3")
+    for name, sdk in (("a", stale), ("b", remote)):
+        body = configuration(name, "PythonConfigurationType", sdk + option("SCRIPT_NAME", "m.py"))
+        make(tmp_path / f".idea/runConfigurations/{name}.xml", body, "root")
+    make(tmp_path / "m.py", "print(1)\n", "root")
+    assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None

@@ -872,10 +872,11 @@ def _profile_runs(profile: Any) -> Iterator[Run]:
 
 def idea_startup_runs(settings: Any) -> Iterator[Run]:
     """What the run configurations a JetBrains startup task names run (`read_idea_startup`):
-    a Shell Script's file (or its text, as a command line) and its interpreter, a Python
-    script (or the module of `-m`), an npm script with its package.json; the file of one
-    defined in .run/, which lies outside .idea/; and a name no file defines (a command could
-    define it in .run/) as what cannot be told."""
+    a Shell Script's file (or its text, as a command line) and its interpreter with its
+    options, a Python script (or the module of `-m`) and its interpreter with its options,
+    an npm script with its package.json; the file of one defined in .run/, which lies
+    outside .idea/; and a name no file defines (a command could define it in .run/) as what
+    cannot be told."""
     for configuration, file in _dict(settings).get("found", []):
         if file.name.endswith(".run.xml"):
             yield Run(None, files=(str(file),))
@@ -900,12 +901,18 @@ def _configuration_runs(configuration: ElementTree.Element) -> Iterator[Run]:
         interpreter = option.get("INTERPRETER_PATH")
         if isinstance(interpreter, str) and "/" in interpreter:
             yield Run(None, files=(interpreter,))
-    elif kind == "PythonConfigurationType" and isinstance(option.get("SCRIPT_NAME"), str):
+        yield from _interpreter_options(option, interpreter or "bash", cwd, env)
+    elif kind == "PythonConfigurationType":
         cwd = option.get("WORKING_DIRECTORY")
-        if option.get("MODULE_MODE") == "true":
-            yield Run(f"python -m {shlex.quote(option['SCRIPT_NAME'])}", cwd=cwd, env=env)
-        else:
-            yield Run(None, files=(option["SCRIPT_NAME"],), env=env)
+        script = option.get("SCRIPT_NAME")
+        if isinstance(script, str) and option.get("MODULE_MODE") == "true":
+            yield Run(f"python -m {shlex.quote(script)}", cwd=cwd, env=env)
+        elif isinstance(script, str):
+            yield Run(None, files=(script,), env=env)
+        sdk = option.get("SDK_HOME")
+        if option.get("IS_MODULE_SDK") != "true" and sdk and _local_path(sdk):
+            yield Run(None, files=(sdk,))  # the interpreter the IDE runs, not the module's
+        yield from _interpreter_options(option, "python", cwd, env)
     elif kind == "js.build_tools.npm":
         package = configuration.find("package-json")
         where = os.path.dirname(package.get("value", "")) if package is not None else None
@@ -916,6 +923,20 @@ def _configuration_runs(configuration: ElementTree.Element) -> Iterator[Run]:
     else:  # Gradle, a JAR, an application's main class...: only the IDE can tell
         name = configuration.get("name")
         yield Run(None, unknown=f"the {kind} run configuration {name!r} of a startup task")
+
+
+def _interpreter_options(option: dict, interpreter: str, cwd: Any, env: dict) -> Iterator[Run]:
+    """The INTERPRETER_OPTIONS of a run configuration, which the IDE puts between the
+    interpreter and the script: `bash tools/pre.sh scripts/s.sh` runs tools/pre.sh."""
+    options = option.get("INTERPRETER_OPTIONS")
+    if isinstance(options, str) and options.strip():
+        yield Run(f"{shlex.quote(os.path.basename(interpreter))} {options}", cwd=cwd, env=env)
+
+
+def _local_path(text: str) -> bool:
+    """Whether an SDK's home is a path here, not a remote one (`ssh://`, `docker://`) or
+    Windows' (`C:\\Python\\python.exe`), which no file of the workspace can be."""
+    return "://" not in text and not re.match(r"[A-Za-z]:[\\/]", text)
 
 
 def code_workspace_runs(settings: Any) -> Iterator[Run]:
