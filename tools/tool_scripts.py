@@ -74,6 +74,7 @@ from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
     MISE_FILE,
     MISE_FOLDER,
+    RUN_CONFIGURATION_SUFFIX,
     SMALL_FILE_LIMIT,
     read_small_file,
 )
@@ -360,15 +361,16 @@ def _beside(settings: Path) -> bool:
     return f"{settings.parent.name}/{settings.name}" in PATHS_BESIDE
 
 
-def read_settings(path: Path, kind: str = "") -> Any:
+def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) -> Any:
     """The settings in `path`, parsed as their tool reads them: Mercurial's INI, YAML (aider's,
     Continue's), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML names a
     channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
-    agents read theirs). ValueError or OSError when they cannot be."""
+    agents read theirs). ValueError or OSError when they cannot be. `run_files`: the
+    JetBrains run configuration files a scan found, wherever they lie."""
     text = read_small_file(path, IDEA_FILE_LIMIT if kind == IDEA else SMALL_FILE_LIMIT)
     text = text.removeprefix("\ufeff")
     if kind == IDEA:
-        return read_idea_startup(path, text)
+        return read_idea_startup(path, text, run_files)
     if kind == HG:
         settings: dict[str, dict[str, str]] = {}
         included: list[str] = []
@@ -430,11 +432,13 @@ def read_hgrc(
             raise ValueError(f"Mercurial refuses the line {line[:80]!r}")
 
 
-def read_idea_startup(path: Path, text: str) -> dict:
+def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> dict:
     """What the startup tasks of an .idea file run: each run configuration they name, with
     the file that defines it, looked up by name (the IDE's own id adds the type's name, which
-    the file does not give) in .idea/runConfigurations, the project's .run/*.run.xml and
-    workspace.xml; and the names none defines. ValueError for XML the IDE cannot read."""
+    the file does not give) in .idea/runConfigurations, the project's .run/*.run.xml and the
+    other `*.run.xml` of `run_files` in the project (the IDE reads them all, and which of
+    several definitions wins is its own: each counts), and workspace.xml; and the names none
+    defines. ValueError for XML the IDE cannot read."""
     components = _xml(text).iter("component")
     startup = [c for c in components if c.get("name") in IDEA_STARTUP]
     names = {task.get("name") for c in startup for task in c.iter("configuration")} - {None}
@@ -443,6 +447,8 @@ def read_idea_startup(path: Path, text: str) -> dict:
     idea = path.parent
     files = sorted(glob.glob(f"{glob.escape(str(idea))}/runConfigurations/*.xml"))
     files += sorted(glob.glob(f"{glob.escape(str(idea.parent))}/.run/*.run.xml"))
+    files += [str(file) for file in run_files if file.is_relative_to(idea.parent)]
+    files = list(dict.fromkeys(files))
     found = []
     for file in [Path(name) for name in files] + [idea / "workspace.xml"]:
         if not os.path.isfile(file):
@@ -1045,10 +1051,12 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     unread: list[Path] = []
     unknown: list[tuple[str, str]] = []
     by_name = ByName()
+    tool_configs = list(tool_configs)
+    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
-                settings = read_settings(path, kind)
+                settings = read_settings(path, kind, run_files)
             except (OSError, ValueError, RecursionError):
                 unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
                 continue
