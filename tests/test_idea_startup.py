@@ -16,7 +16,7 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 from test_tool_scripts import named
 
 from fakeapi import text, tool_use
-from tools.paths import scan_for_file_tools
+from tools.paths import protected_reason, scan_for_file_tools
 from tools.tool_scripts import tool_script_not_held, tool_scripts
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -50,10 +50,16 @@ PROJECT = {
         "ShConfigurationType",
         option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/start.sh")
         + option("INTERPRETER_PATH", "$PROJECT_DIR$/tools/shell")
+        + option("INTERPRETER_OPTIONS", "tools/pre.sh")  # `tools/shell tools/pre.sh scripts/...`
         + option("EXECUTE_SCRIPT_FILE", "true"),
     ),
     ".idea/runConfigurations/gen.xml": configuration(
-        "gen", "PythonConfigurationType", option("SCRIPT_NAME", "$PROJECT_DIR$/tools/gen.py")
+        "gen",
+        "PythonConfigurationType",
+        option("SCRIPT_NAME", "$PROJECT_DIR$/tools/gen.py")
+        + option("IS_MODULE_SDK", "false")  # the IDE runs SDK_HOME, not the module's python
+        + option("SDK_HOME", "$PROJECT_DIR$/tools/py")
+        + option("INTERPRETER_OPTIONS", "tools/pre.py"),  # `tools/py tools/pre.py gen.py`
     ),
     ".run/watch.run.xml": configuration(
         "watch",
@@ -67,6 +73,9 @@ PROJECT = {
     "scripts/start.sh": "echo start\n",
     "scripts/other.sh": "echo other\n",
     "tools/shell": "#!/bin/sh\n",
+    "tools/py": '#!/bin/sh\nexec python3 "$@"\n',
+    "tools/pre.py": "print(0)\n",
+    "tools/pre.sh": "echo pre\n",
     "tools/gen.py": "print(1)\n",
     "web/package.json": '{"scripts": {"watch": "node w.js"}}\n',
     "web/w.js": "// watch\n",
@@ -78,10 +87,23 @@ def project(root: Path, user: str = "root") -> None:
         make(root / name, content, user, mode=0o644)
 
 
+def one_command(api, env, user_folders, command: str) -> tuple[str, str]:
+    """planloop run as the user on one bash `command`: its tool result, and what the terminal
+    was told."""
+    user, workspace, planloop_home, home = user_folders
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    return ran, result.stderr
+
+
 def test_what_the_run_configurations_a_startup_task_names_run_is_held(tmp_path):
     project(tmp_path)
     held = named(tmp_path)
-    assert {"scripts/start.sh", "tools/shell", "tools/gen.py"} <= held
+    assert {"scripts/start.sh", "tools/shell", "tools/pre.sh", "tools/gen.py"} <= held
+    assert {"tools/py", "tools/pre.py"} <= held  # the Python interpreter and its options
     assert {"web/package.json", "web/w.js", ".run/watch.run.xml"} <= held  # (.run: not .idea)
     assert "scripts/other.sh" not in held  # run from the menu: the project's code
     assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None
@@ -130,14 +152,11 @@ def test_a_command_cannot_rewrite_what_a_startup_task_runs(api, env, user_folder
     user, workspace, planloop_home, home = user_folders
     project(workspace, user)
     attacked = ["scripts/start.sh", "tools/gen.py", "web/package.json", ".run/watch.run.xml"]
+    attacked += ["tools/py", "tools/pre.py", "tools/pre.sh"]  # interpreters and their options
     plant = "; ".join(f"echo planted >> {name}" for name in attacked)
     new = "echo '<project/>' > .idea/other-startup.xml"  # .idea/ is held whole
     edit = "echo '# edited' >> scripts/other.sh"  # the project's code
-    api.add({"content": [tool_use("bash", {"command": f"{plant}; {new}; {edit}; echo finished"})]})
-    api.add({"content": [text("Done.")]})
-    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
-    assert result.returncode == 0, result.stderr
-    (ran,) = tool_results(api)
+    ran, _ = one_command(api, env, user_folders, f"{plant}; {new}; {edit}; echo finished")
     assert ran.count("Read-only file system") == len(attacked) + 1 and "finished" in ran, ran
     for name in attacked:
         assert "planted" not in (workspace / name).read_text(), name
@@ -156,3 +175,47 @@ def test_a_large_workspace_xml_without_startup_tasks_makes_no_command_ask(tmp_pa
     assert (tmp_path / ".idea" / "workspace.xml").stat().st_size > 2 * 1024 * 1024
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+def test_an_interpreter_the_ide_does_not_take_from_the_workspace_makes_no_command_ask(tmp_path):
+    # The module's own python (SDK_HOME left from before), or one on another machine.
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "a", "b"), "root")
+    stale = option("IS_MODULE_SDK", "true") + option("SDK_HOME", "$PROJECT_DIR$/gone/python")
+    remote = option("SDK_HOME", "ssh://me@host:22/usr/bin/python3")
+    for name, sdk in (("a", stale), ("b", remote)):
+        body = configuration(name, "PythonConfigurationType", sdk + option("SCRIPT_NAME", "m.py"))
+        make(tmp_path / f".idea/runConfigurations/{name}.xml", body, "root")
+    make(tmp_path / "m.py", "print(1)\n", "root")
+    assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None
+
+
+def test_a_run_configuration_file_anywhere_in_the_project_counts_and_is_held(tmp_path):
+    # The IDE reads a shared run configuration from any `*.run.xml` of the project.
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "sh"), "root")
+    defined = configuration(
+        "sh", "ShConfigurationType", option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/s.sh")
+    )
+    make(tmp_path / "ide/sh.run.xml", defined, "root")
+    make(tmp_path / "scripts/s.sh", "echo s\n", "root")
+    assert "scripts/s.sh" in named(tmp_path)
+    assert tool_script_not_held(tmp_path, scan_for_file_tools(tmp_path).tool_configs) is None
+    assert "JetBrains" in protected_reason(tmp_path, "ide/sh.run.xml")
+    assert "JetBrains" in protected_reason(tmp_path, ".run/new.run.xml")  # the file tools ask
+
+
+@needs_bwrap
+def test_a_command_that_defines_a_startup_tasks_name_again_is_reported(api, env, user_folders):
+    # `sh` is defined in workspace.xml; a new .run/sh.run.xml defines it again with a text of
+    # its own, which the IDE may take when the project next opens.
+    user, workspace, planloop_home, home = user_folders
+    defined = configuration(
+        "sh", "ShConfigurationType", option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/s.sh")
+    ).replace("ProjectRunConfigurationManager", "RunManager")
+    make(workspace / ".idea/startup.xml", startup(SHARED, "sh"), user, mode=0o644)
+    make(workspace / ".idea/workspace.xml", f"<project>{defined}</project>", user, mode=0o644)
+    make(workspace / "scripts/s.sh", "echo s\n", user, mode=0o644)
+    other = configuration("sh", "ShConfigurationType", option("SCRIPT_TEXT", "touch /tmp/x"))
+    command = f"mkdir -p .run && echo '{other}' > .run/sh.run.xml && echo finished"
+    ran, told = one_command(api, env, user_folders, command)
+    assert ".run/sh.run.xml is new. It was kept, and the user was told" in ran, ran
+    assert ".run/sh.run.xml (a host tool's configuration)" in told

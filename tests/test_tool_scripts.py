@@ -1645,3 +1645,24 @@ def test_an_npmrc_is_read_as_npm_reads_it(tmp_path, line, runs):
     (tmp_path / "package.json").write_text('{"scripts": {"watch": "node -e 1"}}')
     (tmp_path / ".npmrc").write_text(line + "\n", newline="")
     assert runs in named(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("profile", "runs"),
+    [
+        ({"path": "/bin/bash", "args": ["rcx"]}, "rcx"),  # bash's first operand: its script
+        ({"path": "/bin/bash", "env": {"BASH_ENV": "tools/env.sh"}}, "tools/env.sh"),
+        ({"path": "tools dir/sh"}, "tools dir/sh"),  # one program, from the folder
+    ],
+)
+def test_the_automation_profile_every_task_runs_through_is_held(tmp_path, profile, runs):
+    # VS Code runs each task, a folderOpen one too, as `<path> <args...> -c '<task>'` with
+    # the profile's env: what it names runs as a terminal profile's does.
+    for name in ("rcx", "tools/env.sh", "tools dir/sh"):
+        make(tmp_path / name, "echo setting up\n", "root")
+    settings = {"terminal.integrated.automationProfile.linux": profile}
+    make(tmp_path / ".vscode/settings.json", json.dumps(settings), "root")
+    make(tmp_path / ".vscode/tasks.json", folder_open_tasks("echo hi"), "root")
+    assert runs in named(tmp_path), named(tmp_path)
+    assert "VS Code" in protected_reason(tmp_path, runs)  # the file tools ask too
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None

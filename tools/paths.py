@@ -124,6 +124,13 @@ CODE_WORKSPACE_SUFFIX = ".code-workspace"
 CODE_WORKSPACE_REASON = (
     "VS Code runs the folderOpen tasks and applies the settings of a workspace file it opens"
 )
+# A JetBrains run configuration shared as a file (`.run/app.run.xml`, or anywhere in the
+# project: the IDE finds each one): a startup task that names its name runs it when the
+# project opens, whichever file defines it.
+RUN_CONFIGURATION_SUFFIX = ".run.xml"
+RUN_CONFIGURATION_REASON = (
+    "JetBrains IDEs run the run configuration it defines when a startup task names it"
+)
 HOST_TOOL_CONFIG = {
     ".vscode": "VS Code runs tasks.json's folderOpen tasks, and settings.json names programs",
     ".idea": "JetBrains IDEs run its startup tasks and the programs it names",
@@ -594,8 +601,9 @@ def is_host_tool_config(name: str, parent: str = "") -> bool:
     (HOST_TOOL_CONFIG, mise's files, a VS Code workspace file)."""
     if name in HOST_TOOL_CONFIG or MISE_FILE.fullmatch(name):
         return True
-    if name.endswith(CODE_WORKSPACE_SUFFIX) and len(name) > len(CODE_WORKSPACE_SUFFIX):
-        return True
+    for suffix in (CODE_WORKSPACE_SUFFIX, RUN_CONFIGURATION_SUFFIX):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return True
     if f"{parent}/{name}" in HOST_TOOL_CONFIG:  # `.github/hooks`
         return True
     return parent == MISE_FOLDER and MISE_FOLDER_ENTRY.fullmatch(name) is not None
@@ -607,6 +615,8 @@ def host_tool_config_reason(name: str, parent: str = "") -> str:
         return f"{name} is protected: {HOST_TOOL_CONFIG[name]}"
     if name.endswith(CODE_WORKSPACE_SUFFIX):
         return f"{name} is protected: {CODE_WORKSPACE_REASON}"
+    if name.endswith(RUN_CONFIGURATION_SUFFIX):
+        return f"{name} is protected: {RUN_CONFIGURATION_REASON}"
     nested = f"{parent}/{name}"
     if nested in HOST_TOOL_CONFIG:
         return f"{nested} is protected: {HOST_TOOL_CONFIG[nested]}"

@@ -74,6 +74,7 @@ from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
     MISE_FILE,
     MISE_FOLDER,
+    RUN_CONFIGURATION_SUFFIX,
     SMALL_FILE_LIMIT,
     read_small_file,
 )
@@ -360,15 +361,16 @@ def _beside(settings: Path) -> bool:
     return f"{settings.parent.name}/{settings.name}" in PATHS_BESIDE
 
 
-def read_settings(path: Path, kind: str = "") -> Any:
+def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) -> Any:
     """The settings in `path`, parsed as their tool reads them: Mercurial's INI, YAML (aider's,
     Continue's), TOML (cargo's `config` too; a `rust-toolchain` that is not TOML names a
     channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
-    agents read theirs). ValueError or OSError when they cannot be."""
+    agents read theirs). ValueError or OSError when they cannot be. `run_files`: the
+    JetBrains run configuration files a scan found, wherever they lie."""
     text = read_small_file(path, IDEA_FILE_LIMIT if kind == IDEA else SMALL_FILE_LIMIT)
     text = text.removeprefix("\ufeff")
     if kind == IDEA:
-        return read_idea_startup(path, text)
+        return read_idea_startup(path, text, run_files)
     if kind == HG:
         settings: dict[str, dict[str, str]] = {}
         included: list[str] = []
@@ -430,11 +432,13 @@ def read_hgrc(
             raise ValueError(f"Mercurial refuses the line {line[:80]!r}")
 
 
-def read_idea_startup(path: Path, text: str) -> dict:
+def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> dict:
     """What the startup tasks of an .idea file run: each run configuration they name, with
     the file that defines it, looked up by name (the IDE's own id adds the type's name, which
-    the file does not give) in .idea/runConfigurations, the project's .run/*.run.xml and
-    workspace.xml; and the names none defines. ValueError for XML the IDE cannot read."""
+    the file does not give) in .idea/runConfigurations, the project's .run/*.run.xml and the
+    other `*.run.xml` of `run_files` in the project (the IDE reads them all, and which of
+    several definitions wins is its own: each counts), and workspace.xml; and the names none
+    defines. ValueError for XML the IDE cannot read."""
     components = _xml(text).iter("component")
     startup = [c for c in components if c.get("name") in IDEA_STARTUP]
     names = {task.get("name") for c in startup for task in c.iter("configuration")} - {None}
@@ -443,6 +447,8 @@ def read_idea_startup(path: Path, text: str) -> dict:
     idea = path.parent
     files = sorted(glob.glob(f"{glob.escape(str(idea))}/runConfigurations/*.xml"))
     files += sorted(glob.glob(f"{glob.escape(str(idea.parent))}/.run/*.run.xml"))
+    files += [str(file) for file in run_files if file.is_relative_to(idea.parent)]
+    files = list(dict.fromkeys(files))
     found = []
     for file in [Path(name) for name in files] + [idea / "workspace.xml"]:
         if not os.path.isfile(file):
@@ -812,9 +818,9 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 def editor_paths(settings: Any) -> Iterator[Run]:
     """What an editor's settings run: the existing files they name under a key that names a
     program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
-    server's `serverPath`), a terminal profile's program with its `args`, the variables its
-    terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command lines
-    (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
+    server's `serverPath`), a terminal or automation profile's program with its `args` and
+    `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command
+    lines (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
     # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
@@ -840,9 +846,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
         last = str(key).rsplit(".", 1)[-1].lower()
         if str(key).startswith("terminal.integrated.profiles."):
             for profile in _dict(value).values():
-                profile = _dict(profile)
-                yield Run(as_command_line(profile.get("path"), profile.get("args")))
-                yield Run(None, env=profile.get("env"))
+                yield from _profile_runs(profile)
+        elif str(key).startswith("terminal.integrated.automationProfile."):
+            yield from _profile_runs(value)  # every task runs through it, folderOpen ones too
         elif ("env" in last or "env" in str(key).lower().split(".")[-2:-1]) and isinstance(
             value, dict
         ):
@@ -856,12 +862,27 @@ def editor_paths(settings: Any) -> Iterator[Run]:
             yield from agent_commands(value)
 
 
+def _profile_runs(profile: Any) -> Iterator[Run]:
+    """What a VS Code terminal profile (or the automation profile tasks run through) starts:
+    its `path` with its `args` and `env`. The path is one program however it is spaced
+    (`tools dir/sh`, which a command line would split), so it is held as a file, and its args
+    are read after its name (`bash rcx` runs rcx); a list of paths is tried in turn, so each
+    may be the one that runs."""
+    profile = _dict(profile)
+    for path in _strings(profile.get("path")):
+        if "/" in path:  # (a bare name is looked up on PATH)
+            yield Run(None, files=(path,))
+        yield Run(as_command_line([os.path.basename(path)], profile.get("args")))
+    yield Run(None, env=profile.get("env"))
+
+
 def idea_startup_runs(settings: Any) -> Iterator[Run]:
     """What the run configurations a JetBrains startup task names run (`read_idea_startup`):
-    a Shell Script's file (or its text, as a command line) and its interpreter, a Python
-    script (or the module of `-m`), an npm script with its package.json; the file of one
-    defined in .run/, which lies outside .idea/; and a name no file defines (a command could
-    define it in .run/) as what cannot be told."""
+    a Shell Script's file (or its text, as a command line) and its interpreter with its
+    options, a Python script (or the module of `-m`) and its interpreter with its options,
+    an npm script with its package.json; the file of one defined in .run/, which lies
+    outside .idea/; and a name no file defines (a command could define it in .run/) as what
+    cannot be told."""
     for configuration, file in _dict(settings).get("found", []):
         if file.name.endswith(".run.xml"):
             yield Run(None, files=(str(file),))
@@ -886,12 +907,18 @@ def _configuration_runs(configuration: ElementTree.Element) -> Iterator[Run]:
         interpreter = option.get("INTERPRETER_PATH")
         if isinstance(interpreter, str) and "/" in interpreter:
             yield Run(None, files=(interpreter,))
-    elif kind == "PythonConfigurationType" and isinstance(option.get("SCRIPT_NAME"), str):
+        yield from _interpreter_options(option, interpreter or "bash", cwd, env)
+    elif kind == "PythonConfigurationType":
         cwd = option.get("WORKING_DIRECTORY")
-        if option.get("MODULE_MODE") == "true":
-            yield Run(f"python -m {shlex.quote(option['SCRIPT_NAME'])}", cwd=cwd, env=env)
-        else:
-            yield Run(None, files=(option["SCRIPT_NAME"],), env=env)
+        script = option.get("SCRIPT_NAME")
+        if isinstance(script, str) and option.get("MODULE_MODE") == "true":
+            yield Run(f"python -m {shlex.quote(script)}", cwd=cwd, env=env)
+        elif isinstance(script, str):
+            yield Run(None, files=(script,), env=env)
+        sdk = option.get("SDK_HOME")
+        if option.get("IS_MODULE_SDK") != "true" and sdk and _local_path(sdk):
+            yield Run(None, files=(sdk,))  # the interpreter the IDE runs, not the module's
+        yield from _interpreter_options(option, "python", cwd, env)
     elif kind == "js.build_tools.npm":
         package = configuration.find("package-json")
         where = os.path.dirname(package.get("value", "")) if package is not None else None
@@ -902,6 +929,20 @@ def _configuration_runs(configuration: ElementTree.Element) -> Iterator[Run]:
     else:  # Gradle, a JAR, an application's main class...: only the IDE can tell
         name = configuration.get("name")
         yield Run(None, unknown=f"the {kind} run configuration {name!r} of a startup task")
+
+
+def _interpreter_options(option: dict, interpreter: str, cwd: Any, env: dict) -> Iterator[Run]:
+    """The INTERPRETER_OPTIONS of a run configuration, which the IDE puts between the
+    interpreter and the script: `bash tools/pre.sh scripts/s.sh` runs tools/pre.sh."""
+    options = option.get("INTERPRETER_OPTIONS")
+    if isinstance(options, str) and options.strip():
+        yield Run(f"{shlex.quote(os.path.basename(interpreter))} {options}", cwd=cwd, env=env)
+
+
+def _local_path(text: str) -> bool:
+    """Whether an SDK's home is a path here, not a remote one (`ssh://`, `docker://`) or
+    Windows' (`C:\\Python\\python.exe`), which no file of the workspace can be."""
+    return "://" not in text and not re.match(r"[A-Za-z]:[\\/]", text)
 
 
 def code_workspace_runs(settings: Any) -> Iterator[Run]:
@@ -1010,10 +1051,12 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     unread: list[Path] = []
     unknown: list[tuple[str, str]] = []
     by_name = ByName()
+    tool_configs = list(tool_configs)
+    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
     for config in tool_configs:
         for path, kind in settings_files(config):
             try:
-                settings = read_settings(path, kind)
+                settings = read_settings(path, kind, run_files)
             except (OSError, ValueError, RecursionError):
                 unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
                 continue
