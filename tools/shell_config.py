@@ -378,6 +378,24 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     return [path for path in dict.fromkeys(named) if path is not None]
 
 
+# direnv's functions that export a dotenv file's variables into your shell.
+DOTENV_LOADERS = ("dotenv", "dotenv_if_exists")
+
+
+def dotenvs_loaded_by(envrc: Path) -> list[Path]:
+    """The dotenv files an `.envrc` loads with `dotenv` or `dotenv_if_exists`: the one named,
+    a named folder's `.env`, or the `.env` beside the `.envrc` when none is named."""
+    base = envrc.parent
+    found: list[Path] = []
+    for words in shell_commands(_read(envrc)):
+        if words[0] not in DOTENV_LOADERS:
+            continue
+        named = literal_path(envrc_word(words[1], base), base) if len(words) > 1 else base
+        if named is not None:
+            found.append(named / ".env" if os.path.isdir(named) else named)
+    return list(dict.fromkeys(found))
+
+
 def path_added_by_envrc(envrc: Path) -> list[Path]:
     """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
     (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would)."""
@@ -519,7 +537,9 @@ def held_when_there(
     for envrc in envrcs_around(root, envrcs, below):
         tools += tools_run_by_envrc(envrc)
         bins += path_added_by_envrc(envrc)
-        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, _read(envrc))]
+        # direnv exports a loaded .env's variables as it does the .envrc's own.
+        text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
+        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, text)]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]

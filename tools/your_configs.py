@@ -20,7 +20,8 @@ a command makes it: `held_when_there` in tools/shell_config.py).
     an .envrc           a path it names from its own folder, `$PWD/tools` or `$(pwd)/tools`, also
                         in an assignment (`export PATH="$PWD/tools:$PATH"`), or relatively in a
                         variable of CODE_VARIABLES (`export PYTHONPATH=lib`): what direnv puts
-                        into your shell's environment when it loads the .envrc
+                        into your shell's environment when it loads the .envrc (and the
+                        variables of a .env its `dotenv` loads)
 
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
 `${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder; it ends at a space, a quote or
