@@ -65,6 +65,21 @@ def each_writes(files: list[str]) -> str:
     return "; ".join(f'echo planted >> {name} 2>/dev/null; echo "{name} rc=$?"' for name in files)
 
 
+def assert_held(api, env, project, held: list[str], writable: list[str] | None = None) -> None:
+    """Makes each of `held` and `writable` in the workspace and tries to change them all in one
+    command: those of `held` stay as they were, the others change."""
+    user, workspace, _planloop_home, _home = project
+    writable = writable or []
+    for name in [*held, *writable]:
+        write(workspace / name, "#!/bin/sh\n", user)
+    output = run(api, env, project, each_writes([*held, *writable]))
+    for name in held:
+        assert f"{name} rc=1" in output, output
+        assert (workspace / name).read_text() == "#!/bin/sh\n"
+    for name in writable:
+        assert f"{name} rc=0" in output, output
+
+
 @needs_bwrap
 def test_a_path_folder_an_envrc_or_your_bashrc_adds_by_assignment_is_held(api, env, project):
     # direnv's commonest line, and your own ~/.bashrc's, when planloop's environment does not
@@ -84,13 +99,31 @@ def test_a_path_folder_an_envrc_or_your_bashrc_adds_by_assignment_is_held(api, e
         user,
     )
     files = ["tools/git", "bin2/git", "src/sitecustomize.py", "js/hook.js", "sbin/git"]
-    files += ["scripts/git", "ed.sh"]
-    for name in files:
-        write(workspace / name, "#!/bin/sh\n", user)
-    output = run(api, env, project, each_writes(files))
-    for name in files:
-        assert f"{name} rc=1" in output, output
-        assert (workspace / name).read_text() == "#!/bin/sh\n"
+    assert_held(api, env, project, [*files, "scripts/git", "ed.sh"])
+
+
+@needs_bwrap
+def test_a_relative_path_an_envrc_exports_for_code_is_held(api, env, project):
+    # python, node and bash take these from the folder the person's shell is in, the .envrc's
+    # own when direnv loads it: every python there would import lib/sitecustomize.py, and an
+    # interactive one would run tools/startup.py. A relative value of another variable is data.
+    user, workspace, _planloop_home, _home = project
+    envrc = "export PYTHONPATH=lib\nexport PYTHONSTARTUP=tools/startup.py\n"
+    envrc += 'export NODE_OPTIONS="--require ./js/pre.js"\nexport DB=./dev.db\n'
+    write(workspace / ".envrc", envrc, user)
+    held = ["lib/sitecustomize.py", "tools/startup.py", "js/pre.js"]
+    assert_held(api, env, project, held, writable=["dev.db"])
+
+
+@needs_bwrap
+def test_what_the_variables_of_a_dotenv_an_envrc_loads_name_is_held(api, env, project):
+    # direnv exports a .env's variables into the person's shell as it does the .envrc's own:
+    # bash would run tools/env.sh before every script, python import lib/sitecustomize.py.
+    user, workspace, _planloop_home, _home = project
+    write(workspace / ".envrc", "dotenv\ndotenv_if_exists conf\n", user)
+    write(workspace / ".env", f"BASH_ENV={workspace}/tools/env.sh\nPYTHONPATH=./lib\n", user)
+    write(workspace / "conf/.env", 'export NODE_OPTIONS="--require ./js/pre.js"\n', user)
+    assert_held(api, env, project, ["tools/env.sh", "lib/sitecustomize.py", "js/pre.js"])
 
 
 @needs_bwrap

@@ -183,7 +183,6 @@ def test_the_nix_files_an_envrc_reaches_through_pwd_inputs_self_and_devenv_stay_
 ):
     # `$PWD` is the .envrc's folder; nix evaluates a local input's flake.nix and what a flake
     # names through `self`; devenv merges devenv.local.nix and the folders devenv.yaml imports.
-    user, workspace, planloop_home, home = user_folders
     contents = {
         ".envrc": 'use flake "path:$PWD#dev"\nuse devenv\n',
         "flake.nix": (
@@ -201,6 +200,34 @@ def test_the_nix_files_an_envrc_reaches_through_pwd_inputs_self_and_devenv_stay_
         "devenv.local.nix": "{ }\n",
         "frontend/devenv.nix": "{ }\n",
     }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_what_devenv_imports_through_an_input_in_a_folder_here_stays_read_only(
+    api, env, user_folders
+):
+    # An input whose url is a folder of the workspace is imported as `./local/module` would be,
+    # and nix evaluates a flake input's flake.nix: devenv runs the enterShell they give.
+    contents = {
+        ".envrc": "use devenv\n",
+        "devenv.yaml": (
+            "inputs:\n  mylocal:\n    url: path:./local\n    flake: false\n"
+            "  myflake:\n    url: path:./fl\nimports:\n  - mylocal/module\n  - myflake\n"
+        ),
+        "devenv.nix": "{ }\n",
+        "devenv.lock": "{}\n",
+        "local/module/devenv.nix": '{ ... }: { enterShell = "echo hi"; }\n',
+        "fl/flake.nix": "{ outputs = _: { }; }\n",
+        "fl/devenv.nix": "{ }\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+def assert_held_by_envrc(api, env, user_folders, contents: dict[str, str]) -> None:
+    """With the workspace's files `contents`, one command that tries to rewrite each file but
+    the .envrc runs without a question, and each stays as it was."""
+    user, workspace, planloop_home, home = user_folders
     files(workspace, contents)
     if user == "nobody":
         subprocess.run(["chown", "-R", "65534:65534", str(workspace)], check=True)

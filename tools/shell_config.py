@@ -378,6 +378,24 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     return [path for path in dict.fromkeys(named) if path is not None]
 
 
+# direnv's functions that export a dotenv file's variables into your shell.
+DOTENV_LOADERS = ("dotenv", "dotenv_if_exists")
+
+
+def dotenvs_loaded_by(envrc: Path) -> list[Path]:
+    """The dotenv files an `.envrc` loads with `dotenv` or `dotenv_if_exists`: the one named,
+    a named folder's `.env`, or the `.env` beside the `.envrc` when none is named."""
+    base = envrc.parent
+    found: list[Path] = []
+    for words in shell_commands(_read(envrc)):
+        if words[0] not in DOTENV_LOADERS:
+            continue
+        named = literal_path(envrc_word(words[1], base), base) if len(words) > 1 else base
+        if named is not None:
+            found.append(named / ".env" if os.path.isdir(named) else named)
+    return list(dict.fromkeys(found))
+
+
 def path_added_by_envrc(envrc: Path) -> list[Path]:
     """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
     (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would)."""
@@ -519,7 +537,9 @@ def held_when_there(
     for envrc in envrcs_around(root, envrcs, below):
         tools += tools_run_by_envrc(envrc)
         bins += path_added_by_envrc(envrc)
-        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, _read(envrc))]
+        # direnv exports a loaded .env's variables as it does the .envrc's own.
+        text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
+        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, text)]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]
@@ -704,15 +724,19 @@ MAX_DEVENV_CONFIGS = 50
 
 def devenv_files(base: Path) -> tuple[list[Path], list[Path]]:
     """(the files devenv evaluates for the folder `base`, those it evaluates when they are
-    there): devenv.nix, devenv.yaml and devenv.lock, the local files, and for each local entry
-    of a devenv.yaml's `imports:` (the local one's too) that folder's devenv.nix and, in turn,
-    its devenv.yaml, or the `.nix` file the entry names."""
+    there): devenv.nix, devenv.yaml and devenv.lock, the local files, the flake.nix of each
+    flake input in a folder here, and for each local entry of a devenv.yaml's `imports:` (the
+    local one's too) that folder's devenv.nix and, in turn, its devenv.yaml, or the `.nix` file
+    the entry names."""
     read = [base / "devenv.nix", base / "devenv.yaml", base / "devenv.lock"]
     read_when_there = [base / name for name in DEVENV_LOCAL_FILES]
     configs = [base / "devenv.yaml", base / "devenv.local.yaml"]
     seen = set(configs)
     while configs and len(seen) < MAX_DEVENV_CONFIGS:
-        for imported in devenv_imports(configs.pop()):
+        config = configs.pop()
+        settings = _devenv_settings(config)
+        read += devenv_input_flakes(settings, config.parent)
+        for imported in devenv_imports(settings, config.parent):
             if imported.suffix == ".nix":
                 read.append(imported)
                 continue
@@ -725,21 +749,52 @@ def devenv_files(base: Path) -> tuple[list[Path], list[Path]]:
     return list(dict.fromkeys(read)), list(dict.fromkeys(read_when_there))
 
 
-def devenv_imports(config: Path) -> list[Path]:
-    """The local paths a devenv.yaml's `imports:` lists (`./frontend`, `../shared/x.nix`, an
-    absolute one), from its folder; an input's (`my-input/module`) is fetched, not local."""
+def _devenv_settings(config: Path) -> dict:
     # Imported here: tools.tool_scripts imports this module.
     from tools.tool_scripts import read_yaml
 
     try:
         settings = read_yaml(_read(config))
     except ValueError:
-        return []
-    entries = settings.get("imports") if isinstance(settings, dict) else None
+        return {}
+    return settings if isinstance(settings, dict) else {}
+
+
+def devenv_local_inputs(settings: dict, folder: Path) -> dict[str, tuple[str, bool]]:
+    """(url, whether nix reads it as a flake) of each input of a devenv.yaml (`settings`, in
+    `folder`) that is a folder on this machine (`url: path:./local`), by its name."""
+    inputs = settings.get("inputs")
+    found: dict[str, tuple[str, bool]] = {}
+    for name, spec in inputs.items() if isinstance(inputs, dict) else ():
+        url = spec.get("url") if isinstance(spec, dict) else None
+        if isinstance(url, str) and url.startswith(LOCAL_FLAKE_SCHEMES):
+            found[str(name)] = (url, spec.get("flake") is not False)
+    return found
+
+
+def devenv_input_flakes(settings: dict, folder: Path) -> list[Path]:
+    """What nix evaluates of each flake input of a devenv.yaml in a folder here, as for a
+    flake's own (`flake_input_files`): devenv locks and passes every input, imported or not."""
+    inputs = devenv_local_inputs(settings, folder).values()
+    return [path for url, flake in inputs if flake for path in flake_input_files(url, folder)]
+
+
+def devenv_imports(settings: dict, folder: Path) -> list[Path]:
+    """The local paths a devenv.yaml's `imports:` lists (`./frontend`, `../shared/x.nix`, an
+    absolute one), from its folder, and those it takes from an input in a folder here
+    (`mylocal/module` with `mylocal` at `path:./local`); another input's is fetched."""
+    entries = settings.get("imports")
     if not isinstance(entries, list):
         return []
-    local = [e for e in entries if isinstance(e, str) and e.startswith(("./", "../", "/"))]
-    return [Path(os.path.normpath(config.parent / entry)) for entry in local]
+    inputs = devenv_local_inputs(settings, folder)
+    found: list[Path] = []
+    for entry in (entry for entry in entries if isinstance(entry, str)):
+        name, _, inside = entry.partition("/")
+        if entry.startswith(("./", "../", "/")):
+            found.append(Path(os.path.normpath(folder / entry)))
+        elif name in inputs and (input_folder := flake_folder(inputs[name][0], folder)):
+            found.append(Path(os.path.normpath(input_folder / inside)))
+    return found
 
 
 def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None) -> list[Path]:

@@ -18,8 +18,10 @@ a command makes it: `held_when_there` in tools/shell_config.py).
     your environment    every variable's value (VIMINIT="source ~/proj/vim/init.vim", PHPRC,
                         BROWSER, DOTNET_STARTUP_HOOKS, ...), besides CODE_VARIABLES' stricter rule
     an .envrc           a path it names from its own folder, `$PWD/tools` or `$(pwd)/tools`, also
-                        in an assignment (`export PATH="$PWD/tools:$PATH"`): what direnv puts
-                        into your shell's environment when it loads the .envrc
+                        in an assignment (`export PATH="$PWD/tools:$PATH"`), or relatively in a
+                        variable of CODE_VARIABLES (`export PYTHONPATH=lib`): what direnv puts
+                        into your shell's environment when it loads the .envrc (and the
+                        variables of a .env its `dotenv` loads)
 
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
 `${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder; it ends at a space, a quote or
@@ -36,10 +38,11 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tools.environment import CODE_VARIABLES
+from tools.environment import CODE_VARIABLES, code_paths_of
 
 CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
 
@@ -384,5 +387,25 @@ def named_by_envrc(envrc: Path, root: Path, text: str) -> list[Path]:
             named = paths_named_in(piece, Path(root), home, here=envrc.parent)
             if assigned:
                 named = [path for path in named if names_code(assigned.group(1), path)]
+                value = piece.strip()[assigned.end() :]
+                named += relative_code_paths(assigned.group(1), value, envrc.parent, root)
             found += named
     return list(dict.fromkeys(found))
+
+
+def relative_code_paths(name: str, value: str, here: Path, root: Path) -> list[Path]:
+    """The paths in the workspace `root` that `value`, assigned to `name` in an .envrc in the
+    folder `here`, names relatively where `name` is one of CODE_VARIABLES (`export
+    PYTHONPATH=lib`, `export PYTHONSTARTUP=tools/startup.py`): python, bash or node take them
+    from the folder your shell is in, which is the .envrc's own when direnv loads it there. A
+    relative value of any other variable (`export DB=./dev.db`) is data."""
+    try:
+        words = shlex.split(value)
+    except ValueError:  # an open quote: bash refuses the line, but read it whole
+        words = value.split()
+    entries = code_paths_of(name, words[0]) if words else []
+    # A path with a variable in it (`$PYTHONPATH`, `$PWD/lib`) only the shell can tell, or
+    # `paths_named_in` read it already.
+    relative = [e for e in entries if e and not os.path.isabs(e) and not re.search("[$`]", e)]
+    named = [Path(os.path.normpath(here / entry)) for entry in relative]
+    return [path for path in named if path != root and path.is_relative_to(root)]
