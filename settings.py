@@ -37,6 +37,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 
@@ -131,8 +132,8 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         # Allowed, but the whole conversation goes there: what you type, every file read and
         # every command's output. Say so, once, at start.
         notices.append(
-            f"Using {BASE_URL} from {path} ({base_url}), with the key in that same file: "
-            "this conversation, with what it reads and runs, goes to that endpoint."
+            f"Using {BASE_URL} from {path} ({shown_endpoint(base_url)}), with the key in that "
+            "same file: this conversation, with what it reads and runs, goes to that endpoint."
         )
     if from_file(HOME):
         notices.append(
@@ -175,13 +176,29 @@ def credential_like(value: str) -> bool:
     return len(kinds) >= 2
 
 
+def shown_endpoint(url: str) -> str:
+    """`url` as the person must read it before the key goes there: each character beyond
+    printable ASCII written out (`<U+043E>`), and then the host the client connects to. A
+    look-alike (`api.anthropic.com` with a Cyrillic `o`, U+043E, for the Latin one) is another
+    domain to the client (`api.xn--anthrpic-rbh.com`), one anybody could own."""
+    if url.isascii() and url.isprintable():
+        return url
+    written = "".join(c if c.isascii() and c.isprintable() else f"<U+{ord(c):04X}>" for c in url)
+    try:
+        host = (urlsplit(url).hostname or "").encode("idna").decode("ascii")
+    except (UnicodeError, ValueError):
+        host = "none that can be written in ASCII"
+    return f"{written} (not plain ASCII: the host it connects to is {host or 'not given'})"
+
+
 def require_confirmed_endpoint(settings: Settings) -> None:
     """Raise SettingsError, before anything is sent, when the endpoint came from the
     workspace's .env and you have not confirmed it for that folder."""
     if settings.unconfirmed_endpoint is not None:
         raise SettingsError(
             f"this folder's .env sends your key and this conversation to "
-            f"{settings.unconfirmed_endpoint} ({BASE_URL}); nothing was sent. To use it, start "
+            f"{shown_endpoint(settings.unconfirmed_endpoint)} ({BASE_URL}); nothing was sent. "
+            "To use it, start "
             f"planloop once in this folder in a terminal (without -p) and confirm, or set "
             f"{BASE_URL} in your own environment."
         )

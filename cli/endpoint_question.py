@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cli.sanitize import visible
-from settings import BASE_URL, SettingsError, confirm_endpoint, read_settings
+from settings import BASE_URL, SettingsError, confirm_endpoint, read_settings, shown_endpoint
 
 
 def confirm_workspace_endpoint(workspace: Path, console: Console) -> None:
@@ -35,7 +35,8 @@ def confirm_workspace_endpoint(workspace: Path, console: Console) -> None:
         return
     question = (
         f"{workspace / '.env'} sets {BASE_URL}: this folder's .env sends your key and this "
-        f"conversation (what you type, the files read, the commands' output) to {url}. Use it? "
+        "conversation (what you type, the files read, the commands' output) to "
+        f"{shown_endpoint(url)}. Use it? "
         "Only say yes if you chose this endpoint yourself."
     )
     console.print(Text(visible(question), style="yellow"))
@@ -45,7 +46,7 @@ def confirm_workspace_endpoint(workspace: Path, console: Console) -> None:
         answer = sys.stdin.readline()
         if not answer or answer.strip().lower() in ("n", "no"):  # end of input counts as no
             raise SettingsError(
-                f"not using {visible(url)}; nothing was sent. Remove {BASE_URL} from "
+                f"not using {shown_endpoint(url)}; nothing was sent. Remove {BASE_URL} from "
                 f"{workspace / '.env'}, or set {BASE_URL} in your own environment."
             )
         if answer.strip().lower() in ("y", "yes"):

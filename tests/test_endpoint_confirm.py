@@ -190,3 +190,20 @@ def test_the_record_lives_in_planloops_home_not_in_the_workspace(workspace, isol
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert endpoint_confirmed(workspace, "http://proxy.test")
     assert not endpoint_confirmed(Path(os.path.dirname(workspace)), "http://proxy.test")
+
+
+def test_a_look_alike_host_is_written_out_with_the_domain_it_would_reach(env, workspace):
+    # `api.anthrоpic.com` with a Cyrillic `о` reads as Anthropic's own API; the client would
+    # connect to api.xn--anthrpic-rbh.com, a domain anybody could own.
+    (workspace / ".env").write_text(template("https://api.anthr\u043epic.com"))
+    with Terminal(workspace, {**yours_only(env), "COLUMNS": "200"}) as terminal:
+        asked = " ".join(terminal.wait_for(QUESTION).split())
+        assert "https://api.anthr<U+043E>pic.com" in asked
+        assert "the host it connects to is api.xn--anthrpic-rbh.com" in asked
+        terminal.type("n\r")
+        refused = " ".join(terminal.wait_for("nothing was sent").split())
+        assert "api.xn--anthrpic-rbh.com" in refused
+        assert terminal.close() != 0
+    result = run_cli("-p", "hi", cwd=workspace, env=yours_only(env))  # headless: refused too
+    assert result.returncode != 0
+    assert "https://api.anthr<U+043E>pic.com (not plain ASCII" in one_line(result.stderr)
