@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from session import SESSION_ID, SessionError, session_files, session_folder
+from session import SESSION_ID, SessionError, planloop_home, read_log, session_files, session_folder
 from todo.record import HISTORY_KEY, describe_entry
 from wiretrace import read_trace, trace_path
 
@@ -84,7 +84,10 @@ def find_session(workspace: Path, name: str) -> Path:
 def read_session(path: Path) -> SessionLog:
     """Read a JSON Lines session log, or the single-JSON format that came before it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # A log of planloop's home is read as --resume reads it (never through a link, of
+        # another owner, or with a second name); a file you name elsewhere is yours to name.
+        ours = path.absolute().parent.resolve().is_relative_to(planloop_home().resolve())
+        text = (read_log(path) if ours else path.read_bytes()).decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise SessionError(f"Session file {path} cannot be read: {err}") from None
     session_id = path.name.split(".")[0]

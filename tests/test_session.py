@@ -202,6 +202,9 @@ def test_a_log_that_is_a_link_or_a_second_name_is_neither_read_nor_written(
         result = run_cli("-p", "go on", *resume, cwd=workspace, env=env)
         assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
         assert "not a session file of planloop's" in result.stderr
+    viewed = run_cli("--view", log.stem, cwd=workspace, env=env)  # its page would show it
+    assert viewed.returncode == 1 and "not a session file of planloop's" in viewed.stderr
+    assert not log.with_suffix(".html").exists()
     assert yours.read_text() == '{"auths": {"registry": {"auth": "c2VjcmV0"}}}'
 
 
