@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -57,8 +58,14 @@ STOPPED_MID_CALL = (
 
 def planloop_home() -> Path:
     """Set only in your environment: a workspace's .env cannot move it (settings.py)."""
-    # Absolute: a relative one names the folder it names now, wherever a later call is made.
-    return Path(os.path.abspath(os.environ.get("PLANLOOP_HOME") or Path.home() / ".planloop"))
+    return _resolved_home(os.environ.get("PLANLOOP_HOME") or str(Path.home() / ".planloop"))
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved_home(given: str) -> Path:
+    """The folder `given` names, resolved once: a relative path or a link on the way that
+    changes later (a command's `ln -sfn`) does not move the home of this run."""
+    return Path(os.path.realpath(given))
 
 
 def make_private_folder(folder: Path) -> None:

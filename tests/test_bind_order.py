@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, run_cli
 from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_folders
 from test_python_start import SITE, make_environment
 
@@ -251,3 +251,22 @@ def test_a_planloop_home_inside_the_workspace_cannot_be_moved_out_of_its_hiding(
     assert listed.startswith("listed"), listed  # the home reads as empty in the sandbox
     assert not (workspace / "state2").exists()
     assert [p.name for p in (workspace / "state/home/sessions").iterdir()], "the log is there"
+
+
+@needs_bwrap
+def test_a_planloop_home_reached_through_a_link_in_the_workspace_makes_commands_ask(
+    api, env, workspace
+):
+    # A link cannot be held read-only: a command could point it at a home of its own, with
+    # saved rules and confirmed endpoints, which the next start would take as yours.
+    (workspace / "real" / "home").mkdir(parents=True)
+    (workspace / "lnk").symlink_to("real")
+    swap = "mkdir -p real2/home && ln -sfn real2 lnk && echo swapped"
+    api.add({"content": [tool_use("bash", {"command": swap})]})
+    api.add({"content": [text("Done.")]})
+    home = str(workspace / "lnk" / "home")
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "PLANLOOP_HOME": home})
+    assert "PLANLOOP_HOME reaches planloop's home through the link" in result.stderr
+    (refused,) = tool_results(api)
+    assert "swapped" not in refused and os.readlink(workspace / "lnk") == "real"
+    assert list((workspace / "real" / "home").iterdir()), "this run's home stayed the real one"

@@ -1269,6 +1269,16 @@ def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
     return extra
 
 
+def link_to_the_home_inside(root: Path) -> Path | None:
+    """A link inside the workspace on the way to planloop's home as your PLANLOOP_HOME names it
+    (`project/lnk/home`, `lnk -> real`), or None."""
+    given = Path(os.path.abspath(os.environ.get("PLANLOOP_HOME") or Path.home() / ".planloop"))
+    for step in [*reversed(given.parents), given]:
+        if os.path.islink(step) and Path(os.path.realpath(step.parent)).is_relative_to(root):
+            return step
+    return None
+
+
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     """bwrap's words that bind every folder between the workspace and a read-only path onto
     itself, outermost first.
@@ -1548,6 +1558,15 @@ class Bubblewrap:
                 f"planloop's private folder {private} lies inside the workspace (it is made in "
                 "TMPDIR or /tmp), where commands could change the sandbox's own files, so "
                 "sandboxed commands ask before they run; set TMPDIR to a folder outside it"
+            )
+        link = link_to_the_home_inside(root)
+        if link is not None:
+            # A link cannot be bound read-only: a command could point it at a home of its own
+            # (saved rules, confirmed endpoints, sessions), which the next start would use.
+            return (
+                f"PLANLOOP_HOME reaches planloop's home through the link {link}, which lies "
+                "inside the workspace, where a command could point it elsewhere, so sandboxed "
+                "commands ask before they run; set PLANLOOP_HOME to the folder itself"
             )
         path_unheld = path_folders_in(root)[1]
         if path_unheld:
