@@ -370,6 +370,10 @@ def folder_open_scripts(root: Path, command: str, env: dict | None = None) -> tu
         ("./gradlew --gradle-user-home=.gh build", None),
         ("GRADLE_USER_HOME=.gh ./gradlew build", None),
         ("./gradlew build", {"GRADLE_USER_HOME": ".gh"}),
+        # The java options gradlew passes to java: Gradle takes the property before the variable.
+        ("GRADLE_OPTS=-Dgradle.user.home=.gh ./gradlew build", None),
+        ("JAVA_OPTS='-Xmx1g -Dgradle.user.home=.gh' ./gradlew build", None),
+        ("./gradlew build", {"GRADLE_OPTS": "-Dgradle.user.home=.gh"}),
     ],
 )
 def test_gradle_holds_a_user_home_in_the_workspace_whole(tmp_path, command, env):
@@ -381,6 +385,24 @@ def test_gradle_holds_a_user_home_in_the_workspace_whole(tmp_path, command, env)
     make(tmp_path / ".gh/init.d/a.gradle", "// run by every build\n", "root")
     held, _ = folder_open_scripts(tmp_path, command, env)
     assert {".gh", "settings.gradle"} <= held
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        ("./gradlew build", {"JAVA_OPTS": "-Xmx1g -javaagent:tools/a.jar=verbose"}),
+        ("GRADLE_OPTS=-agentpath:tools/a.jar ./gradlew build", None),
+        ("./mvnw compile", {"MAVEN_OPTS": "-javaagent:tools/a.jar"}),
+        ("MAVEN_OPTS=-javaagent:tools/a.jar mvn compile", None),
+    ],
+)
+def test_the_java_agents_of_a_build_tools_options_are_held(tmp_path, command, env):
+    # The start scripts pass these variables to java, which runs each agent's code; the other
+    # options (`-Xmx1g`) name nothing that runs.
+    make(tmp_path / "tools/a.jar", "jar\n", "root")
+    make(tmp_path / "tools/b.jar", "jar\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert "tools/a.jar" in held and "tools/b.jar" not in held
 
 
 def maven_build(root: Path, user: str = "root") -> None:

@@ -29,6 +29,7 @@ from tools.paths import (
 from tools.shell_config import shell_commands
 from tools.tool_scripts import (
     EDITOR_CODE_REASON,
+    EDITOR_ENV_FILE_REASON,
     tool_files_when_there,
     tool_script_not_held,
     tool_scripts,
@@ -1565,28 +1566,65 @@ def test_the_folders_editor_extensions_load_their_code_from_are_held(tmp_path):
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
 
 
+# (settings, the file they name, a command that rewrites it, one that makes another they
+# name, and what the person is told of that one)
+EDITOR_LOADS = [
+    (
+        '{"typescript.tsdk": "node_modules/typescript/lib", "eslint.nodePath": "tools/lint"}',
+        "node_modules/typescript/lib/tsserver.js",
+        'echo \'require("child_process").execSync("id")\' > '
+        "node_modules/typescript/lib/tsserver.js",
+        "mkdir -p tools/lint && echo 'module.exports = {}' > tools/lint/index.js",
+        ("tools/lint is new", "an editor extension loads code from it"),
+    ),
+    (  # a dotenv file whatever its name: an LD_PRELOAD there runs in what the extension starts
+        '{"python.envFile": "config/py.vars", "go.testEnvFile": "tools/test.vars"}',
+        "config/py.vars",
+        "echo LD_PRELOAD=$PWD/evil.so >> config/py.vars",
+        "mkdir tools; echo X=1 > tools/test.vars",
+        ("tools/test.vars is new", "an editor extension loads its variables"),
+    ),
+]
+
+
 @needs_bwrap
-def test_a_command_cannot_rewrite_the_code_an_editor_extension_loads(api, env, user_folders):
+@pytest.mark.parametrize(
+    ("settings", "kept", "plant", "made", "told"), EDITOR_LOADS, ids=["code", "dotenv"]
+)
+def test_a_command_cannot_rewrite_what_an_editor_extension_loads(
+    api, env, user_folders, settings, kept, plant, made, told
+):
     user, workspace, planloop_home, home = user_folders
-    settings = '{"typescript.tsdk": "node_modules/typescript/lib", "eslint.nodePath": "tools/lint"}'
     make(workspace / ".vscode" / "settings.json", settings, user, 0o644)
     real = "// the real one\n"
-    make(workspace / "node_modules" / "typescript" / "lib" / "tsserver.js", real, user, 0o644)
-    plant = (
-        'echo \'require("child_process").execSync("id")\' > node_modules/typescript/lib/tsserver.js'
-    )
+    make(workspace / kept, real, user, 0o644)
     api.add({"content": [tool_use("bash", {"command": plant})]})
-    made = "mkdir -p tools/lint && echo 'module.exports = {}' > tools/lint/index.js"
     api.add({"content": [tool_use("bash", {"command": made})]})
     api.add({"content": [text("Done.")]})
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     rewritten, new = tool_results(api)
     assert "Read-only file system" in rewritten
-    assert (workspace / "node_modules" / "typescript" / "lib" / "tsserver.js").read_text() == real
-    assert (
-        "tools/lint is new" in new and "an editor extension loads code from it" in result.stderr
-    ), result.stderr
+    assert (workspace / kept).read_text() == real
+    assert told[0] in new and told[1] in result.stderr, result.stderr
+
+
+def test_the_dotenv_files_editor_extensions_load_are_held_whatever_their_name(tmp_path):
+    # The Python extension gives what it starts (run, tests, terminals) the variables of
+    # `python.envFile`, Go's tests those of `go.testEnvFile`: an LD_PRELOAD added there runs.
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "py.vars").write_text("FOO=1\n")
+    settings = {
+        "python.envFile": "${workspaceFolder}/config/py.vars",
+        "go.testEnvFile": "tools/test.vars",  # not made yet
+    }
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    assert named(tmp_path) == {"config/py.vars"}
+    later = tool_files_when_there(tmp_path, [tmp_path / ".vscode"])
+    told = {str(path.relative_to(tmp_path)) for path, why in later if why == EDITOR_ENV_FILE_REASON}
+    assert told == {"config/py.vars", "tools/test.vars"}
+    assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
 
 
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):

@@ -46,6 +46,7 @@ import contextlib
 import glob
 import os
 import re
+import shlex
 import tomllib
 import urllib.parse
 from collections.abc import Callable
@@ -99,7 +100,10 @@ GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
 # The Gradle user home given on the line: held whole, as GRADLE_USER_HOME (tools/git_programs.py
 # `variable_paths`), since every build runs its init.gradle and init.d/ scripts, takes JVM
 # options from its gradle.properties, and the wrapper runs the Gradle it unpacked there.
-GRADLE_USER_HOME_OPTIONS = ("-g", "--gradle-user-home", "-Dgradle.user.home=")
+# The property also comes in the java options gradle's start script passes to java
+# (GRADLE_OPTS, JAVA_OPTS: `gradle_user_homes`), and Gradle reads it before GRADLE_USER_HOME.
+GRADLE_USER_HOME_PROPERTY = "-Dgradle.user.home="
+GRADLE_USER_HOME_OPTIONS = ("-g", "--gradle-user-home", GRADLE_USER_HOME_PROPERTY)
 GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
 # A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
 # add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
@@ -457,6 +461,17 @@ def _gradle_files(
     told += [home] if (home := _from(folder, option(*GRADLE_USER_HOME_OPTIONS))) else []
     held = _with_applied([path for path in told if os.path.lexists(path)])
     return list(dict.fromkeys(held + _gradle_included_builds(root))), told
+
+
+def gradle_user_homes(java_options: str) -> list[str]:
+    """The Gradle user homes (as written) that java options name (`-Dgradle.user.home=gh` in
+    GRADLE_OPTS or JAVA_OPTS); java keeps the last, any of them may be it."""
+    try:
+        words = shlex.split(java_options)
+    except ValueError:  # an open quote: the start script would fail, but read it whole
+        words = java_options.split()
+    homes = [word.removeprefix(GRADLE_USER_HOME_PROPERTY) for word in words]
+    return [home for home, word in zip(homes, words, strict=True) if home and home != word]
 
 
 def _gradle_catalogs(root: Path) -> list[Path]:

@@ -284,6 +284,9 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("JAVA_TOOL_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
     ("JDK_JAVA_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
     ("_JAVA_OPTIONS", OPTIONS, "every java loads the agents its -javaagent options name"),
+    ("GRADLE_OPTS", OPTIONS, "gradle's java loads the agents its -javaagent options name"),
+    ("JAVA_OPTS", OPTIONS, "the java of gradle and other start scripts loads these agents"),
+    ("MAVEN_OPTS", OPTIONS, "maven's java loads the agents its -javaagent options name"),
 )
 # For OPTIONS: each variable's options that load a file or add a folder to load from, and
 # whether any value counts ("any") or only one written as a path ("path": `--require
@@ -304,6 +307,9 @@ LOADING_OPTIONS: dict[str, dict[str, str]] = {
     "JAVA_TOOL_OPTIONS": JAVA_AGENTS,
     "JDK_JAVA_OPTIONS": JAVA_AGENTS,
     "_JAVA_OPTIONS": JAVA_AGENTS,
+    "GRADLE_OPTS": JAVA_AGENTS,
+    "JAVA_OPTS": JAVA_AGENTS,
+    "MAVEN_OPTS": JAVA_AGENTS,
 }
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
 # or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty

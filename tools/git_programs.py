@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS
+from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, gradle_user_homes
 from tools.environment import code_paths_of, node_preloads
 from tools.inline_code import names_in_code
 from tools.node_packages import (
@@ -159,6 +159,10 @@ TOOL_PROGRAM_VARIABLES = ("RUSTC_WRAPPER", "RUSTC", "RUSTDOC", "CC", "CXX", "EDI
 RUN_VARIABLES = (*PROGRAM_VARIABLES, *TOOL_PROGRAM_VARIABLES, *GIT_PLACE_VARIABLES, "COMPOSE_FILE")
 RUN_VARIABLES += (*PACKAGE_PROGRAM_VARIABLES, "NPM_CONFIG_NODE_OPTIONS", *NPMRC_VARIABLES)
 RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH", *HOME_VARIABLES, "GRADLE_USER_HOME")
+# The java options gradle's start script (the wrapper's too) passes to java: the user home
+# their `-Dgradle.user.home=` names is held as GRADLE_USER_HOME's, and the agents they load run.
+GRADLE_JAVA_VARIABLES = ("GRADLE_OPTS", "JAVA_OPTS")
+RUN_VARIABLES += GRADLE_JAVA_VARIABLES
 
 
 def runs_something(name: str) -> bool:
@@ -886,6 +890,13 @@ def variable_paths(
     if upper == "NPM_CONFIG_NODE_OPTIONS":
         loaded_by_name(upper, setting, base, by_name)
         return [_from(base, path) for path in code_paths_of("NODE_OPTIONS", setting)]
+    if name in GRADLE_JAVA_VARIABLES:  # the agents it loads, and the user home it moves to
+        homes = [
+            home
+            for named in gradle_user_homes(setting)
+            for home in variable_paths("GRADLE_USER_HOME", named, base, untold, by_name)
+        ]
+        return [_from(base, path) for path in code_paths_of(name, setting)] + homes
     if name == "GRADLE_USER_HOME":  # (tools/build_files.py `GRADLE_USER_HOME_OPTIONS`)
         folders = _told_value(name, setting, base, untold)
         if by_name is not None:  # Gradle makes it at its first build: reported when made

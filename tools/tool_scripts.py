@@ -302,6 +302,13 @@ EDITOR_CODE_REASON = (
     "an editor extension loads its code from it when you open the folder (`eslint.nodePath`, "
     "`prettier.prettierPath`, `typescript.tsdk` in the editor's settings)"
 )
+# A key whose value is a dotenv file an extension loads into what it starts (`python.envFile`,
+# `go.testEnvFile`): its LD_PRELOAD or PYTHONPATH runs code, as a `.env*` file's would.
+EDITOR_ENV_FILE_ENDING = "envfile"
+EDITOR_ENV_FILE_REASON = (
+    "an editor extension loads this file's variables into what it starts (`python.envFile` in "
+    "the editor's settings): LD_PRELOAD, PYTHONPATH or NODE_OPTIONS there run code"
+)
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -564,6 +571,7 @@ class Run(NamedTuple):
     existing: bool = False  # only the files that exist count (a settings value may be data)
     # Folders or files an extension loads code from: held while there, told once one is made.
     loads: tuple[str, ...] = ()
+    loads_why: str = EDITOR_CODE_REASON
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -819,8 +827,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     """What an editor's settings run: the existing files they name under a key that names a
     program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
     server's `serverPath`), a terminal or automation profile's program with its `args` and
-    `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`), command
-    lines (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
+    `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`) and the
+    dotenv files an extension loads (`python.envFile`), command lines
+    (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
     # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
@@ -839,6 +848,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     # (before installing, most projects have none yet: that one is told when made, not asked)
     loads = [text for key, text in keyed if key.lower() in EDITOR_CODE_FOLDER_KEYS]
     yield Run(None, loads=tuple(text for text in loads if "*" not in text))
+    keys = _keyed_strings(settings)
+    env_files = [text for key, text in keys if key.lower().endswith(EDITOR_ENV_FILE_ENDING)]
+    yield Run(None, loads=tuple(env_files), loads_why=EDITOR_ENV_FILE_REASON)
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -1176,7 +1188,7 @@ def _run_paths(
                 continue  # the project itself is what the person edits
             if os.path.lexists(each):
                 found.append(each)
-            by_name.when_there.append((each, EDITOR_CODE_REASON))  # told when a command makes it
+            by_name.when_there.append((each, run.loads_why))  # told when a command makes it
     return found
 
 
