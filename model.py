@@ -358,8 +358,11 @@ def describe_api_error(
     """One line for a person: what the API said and what to do about it."""
     import anthropic
 
+    from redaction import redact
+
     body = err.body if isinstance(err.body, dict) else {}
-    detail = (body.get("error") or {}).get("message") or str(err)
+    # A proxy or gateway may echo the request's headers into its error: the key among them.
+    detail = redact((body.get("error") or {}).get("message") or str(err))
     if isinstance(err, anthropic.AuthenticationError):
         return f"The API rejected the key ({detail}). Check ANTHROPIC_API_KEY."
     if isinstance(err, anthropic.PermissionDeniedError):

@@ -44,6 +44,7 @@ from cli.undo import connect_undo
 from defaults import find_middleware
 from middleware.context import ContextManager
 from model import ModelError, check_thinking, preload_sdk
+from redaction import redact
 from session import Session, SessionError, sessions_dir
 from settings import SettingsError, known_secrets, make_undumpable
 from todo import TodoListMiddleware
@@ -225,7 +226,9 @@ def run_cli(argv: list[str] | None = None) -> int:
     output_format = "text"  # json or stream-json once a headless run has read its flags
 
     def failed(status: int, code: str, line: str) -> int:
-        """The one-line error on stderr; for a script, one JSON object on stdout too."""
+        """The one-line error on stderr; for a script, one JSON object on stdout too. Never the
+        key, whatever the error quoted (an endpoint's reply, an exception's text)."""
+        line = redact(line)
         print_error(line)
         if output_format != "text":
             summary = run_summary(

@@ -55,6 +55,20 @@ def test_an_api_error_after_the_start_still_prints_one_json_object(api, env, wor
     assert summary["num_turns"] == 2
 
 
+@pytest.mark.parametrize("status", [401, 500])
+def test_an_error_that_echoes_the_request_headers_never_prints_the_key(api, env, workspace, status):
+    # Some proxies and gateways put the request's headers into their error reply.
+    echoed = f"bad request headers: Authorization: Bearer {env['ANTHROPIC_API_KEY']}"
+    kind = "authentication_error" if status == 401 else "api_error"
+    for _ in range(3):  # a 500 is tried again
+        api.add({"status": status, "error": {"type": kind, "message": echoed}})
+    result = run_cli("-p", "hi", "--output-format", "json", cwd=workspace, env=env)
+    assert result.returncode == 1
+    assert "bad request headers: Authorization: Bearer [redacted]" in result.stdout
+    for shown in (result.stdout, " ".join(result.stderr.split())):
+        assert env["ANTHROPIC_API_KEY"] not in shown.replace("\n", "")
+
+
 def test_a_missing_key_prints_one_json_object_too(env, workspace):
     del env["ANTHROPIC_API_KEY"]
     result = run_cli("-p", "hi", "--output-format", "json", cwd=workspace, env=env)
