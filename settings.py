@@ -107,9 +107,9 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
     unconfirmed: str | None = None
     credentials_are_yours = bool(own(API_KEY) or own(AUTH_TOKEN))
     if credentials_are_yours:  # both from your environment: a file cannot add the other one
-        api_key, auth_token = own(API_KEY), own(AUTH_TOKEN)
+        api_key, auth_token = trimmed(own(API_KEY)), trimmed(own(AUTH_TOKEN))
     else:
-        api_key, auth_token = from_file(API_KEY), from_file(AUTH_TOKEN)
+        api_key, auth_token = trimmed(from_file(API_KEY)), trimmed(from_file(AUTH_TOKEN))
         if api_key and auth_token:
             notices.append(
                 f"Ignored {AUTH_TOKEN} in {path}: a folder's .env gives one credential, and "
@@ -161,6 +161,12 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         unconfirmed_endpoint=unconfirmed,
         model_notice=model_notice,
     )
+
+
+def trimmed(credential: str | None) -> str | None:
+    """A key or token without the blanks around it (` sk-ant-...`, a line end pasted along):
+    what the API takes, and what redaction then finds in every copy, the padded ones too."""
+    return (credential or "").strip() or None
 
 
 def credential_like(value: str) -> bool:
@@ -254,6 +260,12 @@ def confirm_endpoint(workspace: Path, url: str) -> Path:
     return path
 
 
+# A .env is a few lines; one larger than this is refused, not read in part (its key may be at
+# its end) nor whole (a repository's gigabyte of zeros is a megabyte in git, and gigabytes of
+# memory to parse).
+DOTENV_LIMIT = 16 * 1024 * 1024
+
+
 def read_dotenv(path: Path) -> dict[str, str | None]:
     """The variables of a .env file, without expanding `${...}` and without touching os.environ.
 
@@ -272,7 +284,12 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
         os.close(descriptor)
         raise SettingsError(f"{path} is not a regular file; remove it or make it one")
     with open(descriptor, "rb") as file:
-        data = file.read()
+        data = file.read(DOTENV_LIMIT + 1)
+    if len(data) > DOTENV_LIMIT:
+        raise SettingsError(
+            f"{path} is larger than planloop reads ({DOTENV_LIMIT // 1024 // 1024} MiB); "
+            "fix or remove it"
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
-from settings import read_settings
+from fakeapi import text, tool_use
+from settings import SettingsError, read_settings
 from tools.environment import command_environment
 from tools.sandbox import Bubblewrap, NoSandbox
 
@@ -93,3 +95,24 @@ def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, 
     _, direct_env = NoSandbox().wrap(workspace, "true")
     assert bwrap_env == command_environment(True) and "LD_PRELOAD" not in bwrap_env
     assert direct_env == command_environment(False) and "SSH_AUTH_SOCK" in direct_env
+
+
+@pytest.mark.parametrize("padded", ['" {key}"', '"{key}\\t"'])
+def test_a_key_with_blanks_around_it_is_used_and_redacted_bare(api, env, workspace, padded):
+    # Pasted with a blank before it or a tab after: the blanks are no part of the key, and the
+    # bare key in a file the model reads is blanked out as the padded one would be.
+    key = env.pop("ANTHROPIC_API_KEY")
+    (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={padded.format(key=key)}\n")
+    (workspace / "notes.txt").write_text(f"deploy with {key}\n")
+    api.add({"content": [tool_use("read_file", {"path": "notes.txt"})]})
+    api.add({"content": [text("Read.")]})
+    result = run_cli("-p", "read the notes", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    [_, second] = api.accepted
+    assert key not in str(second) and "[redacted]" in str(second)
+
+
+def test_a_dotenv_past_sixteen_mib_is_refused_not_read(workspace):
+    (workspace / ".env").write_bytes(b"ANTHROPIC_MODEL=x\n" + b"#" * (17 * 1024 * 1024))
+    with pytest.raises(SettingsError, match="larger than planloop reads"):
+        read_settings(workspace, {"ANTHROPIC_API_KEY": "yours-1234567890"})
