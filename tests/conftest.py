@@ -201,30 +201,43 @@ def results_by_id(request: dict) -> dict[str, dict]:
     }
 
 
+def own_user_home(planloop_home: Path) -> Path:
+    """An empty home folder for one run, next to its planloop home. Runs in parallel must not
+    share the real one: a pager another test ran rewrites ~/.lesshst, and a run whose sandbox
+    holds that file read-only sees it replaced on the host and stops its task."""
+    home = planloop_home.with_name(planloop_home.name + "-user")
+    home.mkdir(exist_ok=True)
+    return home
+
+
 @pytest.fixture
 def env(api, isolated_home) -> dict:
-    """The environment of an end-to-end run: the fake API's address and key, never real ones.
-    Its notices are not wrapped: where a line breaks depends on the length of a test's own
-    folder, which moves from run to run, and a phrase looked for would be cut in two."""
+    """The environment of an end-to-end run: the fake API's address and key, never real ones,
+    and a home of its own. Its notices are not wrapped: where a line breaks depends on the
+    length of a test's own folder, which moves from run to run, and a phrase looked for would
+    be cut in two."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     return {
         **clean,
         "ANTHROPIC_API_KEY": API_KEY,
         "ANTHROPIC_BASE_URL": api.base_url,
         "PLANLOOP_HOME": str(isolated_home),
+        "HOME": str(own_user_home(isolated_home)),
         "MODEL_ID": "test-model",
         "COLUMNS": "2000",
     }
 
 
 def terminal_env(api: FakeMessagesAPI, home: Path, columns: int = 100) -> dict:
-    """The environment of planloop in a test's pseudo-terminal: the fake API, no colour."""
+    """The environment of planloop in a test's pseudo-terminal: the fake API, no colour, and a
+    home of its own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MODEL_ID"))}
     env.update(
         ANTHROPIC_API_KEY=API_KEY,
         ANTHROPIC_BASE_URL=api.base_url,
         MODEL_ID="test-model",
         PLANLOOP_HOME=str(home),
+        HOME=str(own_user_home(home)),
         NO_COLOR="1",
         COLUMNS=str(columns),
     )
