@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -33,7 +34,7 @@ from test_binds_replaced import (
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.bind_watch import SandboxStart, what_was_lost, why_seen
+from tools.bind_watch import SandboxStart, may_hold_the_key, what_was_lost, why_seen
 from tools.folder_watch import (
     MADE_CLOSED,
     MOVED_AWAY,
@@ -41,6 +42,8 @@ from tools.folder_watch import (
     FolderWatch,
     mapped_by_our_commands,
 )
+from tools.paths import read_small_file
+from tools.sandbox import holds_known_secret
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -457,6 +460,41 @@ def test_a_write_queued_before_planloop_s_mark_is_in_what_it_read(tmp_path):
         tmp_path, b"DEBUG=1\n", IN_MODIFY, IN_ACCESS, IN_MODIFY, *ours, IN_DELETE
     )
     assert over == {str(tmp_path / ".env.test"): ""}
+
+
+def comparison_read(path: str) -> None:
+    may_hold_the_key(path)  # what a comparison at a tool call reads of a `.env` a task made
+
+
+def sandbox_read(path: str) -> None:
+    holds_known_secret(Path(path))  # what a sandbox being made reads, to hide it or not
+
+
+def tool_file_read(path: str) -> None:
+    with contextlib.suppress(OSError):
+        read_small_file(path)  # a `.env` a tool's config names, read as the tool would
+
+
+@pytest.mark.parametrize("own_read", [comparison_read, sandbox_read, tool_file_read])
+def test_planloop_s_own_read_between_a_command_s_two_writes_is_its_own(tmp_path, own_read):
+    # `cp .env.example .env && echo PORT=2 >> .env` while planloop compares at a tool call:
+    # its read between the two writes is no command's, so nothing was read and written over.
+    env = tmp_path / ".env"
+    found = Watched(tmp_path)(
+        lambda: (key_file(env, "DEBUG=1\n"), own_read(str(env)), key_file(env, "PORT=2\n"))
+    )
+    assert found == {}
+    # A write before planloop's read is still read by the watch: the key in it counts.
+    found = Watched(tmp_path)(lambda: (key_file(env), own_read(str(env))))
+    assert found == {str(env): ""}
+
+
+def test_a_command_s_read_between_two_writes_still_counts(tmp_path):
+    env = tmp_path / ".env"
+    found = Watched(tmp_path)(
+        lambda: (key_file(env, "DEBUG=1\n"), env.read_text(), key_file(env, "PORT=2\n"))
+    )
+    assert found == {str(env): ""}
 
 
 def test_the_mark_is_planloop_s_own_and_comes_before_its_read(tmp_path):

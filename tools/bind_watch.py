@@ -46,6 +46,7 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
 from redaction import WIDE_ENCODINGS, secret_values
+from tools.event_queues import open_own
 
 Identity = tuple[int, int]
 
@@ -145,10 +146,13 @@ def read_for_key(path: str) -> bytes | None:
     return read_opened(opened) if isinstance(opened, int) else opened
 
 
-def open_for_key(path: str) -> int | bytes | None:
-    """`path` opened for `read_opened`, or what `read_for_key` answers when it cannot be."""
+def open_for_key(path: str, marked: bool = True) -> int | bytes | None:
+    """`path` opened for `read_opened`, or what `read_for_key` answers when it cannot be.
+    Opened through `open_own` (`marked`), unless a watch reads it in its own look and marks
+    that read itself."""
+    opener = open_own if marked else os.open
     try:
-        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return opener(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         if err.errno == errno.ELOOP:
             return b""  # a link: it holds no key itself (what it leads to is judged as a file)

@@ -1,20 +1,28 @@
-"""The kernel's queues of file events, kept short while planloop walks the workspace itself.
+"""The kernel's queues of file events, and planloop's own work in them.
 
-A watch that asks for reads (a foreground command's, the background tasks': tools/folder_watch.py)
-gets events for every folder planloop lists: its read, on the folder's watch and its parent's.
-A walk of the workspace (a scan before a command, a new watch's) runs on the event loop and
-holds it, so nobody reads them meanwhile; the kernel keeps 16,384 and drops the rest, which a
-watch must read as lost track (the key could have been read unseen). In a workspace of a few
-thousand folders, a `node_modules`, every command's output would be withheld.
+Walks. A watch that asks for reads (a foreground command's, the background tasks':
+tools/folder_watch.py) gets events for every folder planloop lists: its read, on the folder's
+watch and its parent's. A walk of the workspace (a scan before a command, a new watch's) runs on
+the event loop and holds it, so nobody reads them meanwhile; the kernel keeps 16,384 and drops
+the rest, which a watch must read as lost track (the key could have been read unseen). In a
+workspace of a few thousand folders, a `node_modules`, every command's output would be withheld.
 
 So each walk, every FOLDERS_BETWEEN folders, sets aside what is queued on the watches read by
 its own thread's loop: they read it later as if still queued, and drop the folder listings as
 they take it in.
+
+Reads. planloop reads key files itself while commands run: a comparison reads a `.env` a task
+made, a sandbox made now reads the `.env` a tool loads. Those reads are in the queues too, and a
+watch that took one for a command's would see write, read, write (`cp .env.example .env`, then
+`echo X >> .env`) and count the key as read and lost. So every such read opens through
+`open_own`, which first tells each open watch (`OPEN_WATCHES`) whose key file it is: the watch
+puts a mark in its queue before the read, and takes the read after the mark as its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from typing import Any
 
@@ -36,3 +44,20 @@ def keep_queues_short() -> None:
             watch.set_aside()
             if watch.aside:  # the kernel's queue may be empty now: nothing wakes its reader
                 running.call_soon(watch.look)
+
+
+# The watches with a queue open: each has `before_own_read(path)` (whether it marked the read
+# to come) and `own_read_failed(path)` (the read it marked never opened).
+OPEN_WATCHES: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def open_own(path: str | os.PathLike[str], flags: int) -> int:
+    """`os.open(path, flags)` for a read of planloop's own, told first to every open watch."""
+    path = os.fspath(path)
+    marked = [watch for watch in list(OPEN_WATCHES) if watch.before_own_read(path)]
+    try:
+        return os.open(path, flags)
+    except OSError:
+        for watch in marked:
+            watch.own_read_failed(path)
+        raise

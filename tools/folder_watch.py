@@ -64,7 +64,7 @@ from tools.bind_watch import (
     read_for_key,
     read_opened,
 )
-from tools.event_queues import FOLDERS_BETWEEN, READ_ON_A_LOOP, keep_queues_short
+from tools.event_queues import FOLDERS_BETWEEN, OPEN_WATCHES, READ_ON_A_LOOP, keep_queues_short
 
 # inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
 # writes and reads of the files in it.
@@ -197,7 +197,9 @@ class KeyFileWindow:
     # before that open (`FolderWatch._mark`) is seen in the queue, "open" from then until its
     # close. The queue is in the order things happened: a write queued before the mark was done
     # before planloop read, so what planloop read holds it. The reads of an open read are
-    # nobody else's (taken as planloop's, as they read what it read).
+    # nobody else's (taken as planloop's, as they read what it read). "aside": a read of
+    # planloop's elsewhere (`before_own_read`), pending as well, but what it read is not kept
+    # here, so a write before its mark is still read by the watch.
     own_read: str = ""
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
@@ -504,6 +506,7 @@ class FolderWatch:
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self.fd)
         READ_ON_A_LOOP.discard(self)
+        OPEN_WATCHES.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
@@ -534,6 +537,7 @@ class FolderWatch:
         if self.loop is not None:
             self.loop.add_reader(fd, self._read)
             READ_ON_A_LOOP.add(self)
+        OPEN_WATCHES.add(self)
         # Only opens in the marker's folder: the mark (`_mark`).
         marker = _marker()
         wd = -1 if marker is None else _LIBC.inotify_add_watch(fd, bytes(marker.parent), IN_OPEN)
@@ -551,6 +555,27 @@ class FolderWatch:
         except OSError:
             return "open"
         return "pending"
+
+    def before_own_read(self, path: str) -> bool:
+        """planloop is about to open key file `path` for a read of its own outside a look (a
+        comparison's, a sandbox's being made): mark it, so that its read is not taken for a
+        command's. Whether it was marked; a read of its own still in the queue is left as it
+        is (the new one may then count as somebody's, as before there were marks)."""
+        folder, name = os.path.split(path)
+        wd = self.folders.get(folder)
+        if self.fd is None or wd is None or self._key_file(wd, name) is None:
+            return False
+        window = self.windows.setdefault(path, KeyFileWindow())
+        if window.own_read:
+            return False
+        window.own_read = "aside" if self._mark() == "pending" else "open"
+        return True
+
+    def own_read_failed(self, path: str) -> None:
+        """The read `before_own_read` marked never opened, so no close of it will end it."""
+        window = self.windows.get(path)
+        if window is not None and window.own_read in ("aside", "open"):
+            window.own_read = ""
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
@@ -731,7 +756,7 @@ class FolderWatch:
         """Another file written at `path`, opened; a link there (made by a task, over the file
         it had read) is followed inside the workspace, where the file may live on under a hard
         link the task made before: `config/settings.json -> ../.hl`."""
-        opened = open_for_key(path)
+        opened = open_for_key(path, marked=False)  # no key file's name: nothing to mark
         if isinstance(opened, int):
             return opened
         workspace = next((w for w in self.workspaces if path.startswith(w + os.sep)), None)
@@ -748,7 +773,7 @@ class FolderWatch:
                 return None
             if not real.startswith(workspace + os.sep):
                 return None
-            opened = open_for_key(real)
+            opened = open_for_key(real, marked=False)
             return opened if isinstance(opened, int) else None
         if stat.S_ISREG(os.fstat(fd).st_mode):
             return fd
@@ -775,7 +800,8 @@ class FolderWatch:
         for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
             if wd == self.marker_wd and mask & IN_OPEN:  # planloop's reads begin after this
                 for window in self.windows.values():
-                    window.own_read = "open" if window.own_read == "pending" else window.own_read
+                    if window.own_read in ("pending", "aside"):
+                        window.own_read = "open"
                 continue
             if mask & IN_Q_OVERFLOW:
                 relevant = True
@@ -1037,7 +1063,7 @@ class FolderWatch:
             started = self._mark()
             for path in written:
                 window = self.windows[path]
-                data = opened = open_for_key(path)
+                data = opened = open_for_key(path, marked=False)  # marked above
                 if isinstance(opened, int):
                     window.own_read = started
                     kept = _reopen(opened)

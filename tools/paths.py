@@ -54,7 +54,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short
+from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short, open_own
 from tools.shell_config import (
     NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
@@ -1094,7 +1094,7 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
     refused unless what was opened is a regular file (a link to /dev/zero would never end). A
     link is followed, as git and the shells follow it, but only to a regular file.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

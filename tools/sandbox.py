@@ -96,6 +96,7 @@ from tools.between_commands import (
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.build_files import BUILD_FILE_REASON
 from tools.environment import command_environment, host_program, path_folders_in
+from tools.event_queues import open_own
 from tools.file_call import current_file_call
 from tools.git_programs import (
     PATH_VARIABLE_REASON,
@@ -605,7 +606,7 @@ def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
     if not secret_encodings():
         return False
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return unreadable
     try:
