@@ -34,7 +34,14 @@ from test_binds_replaced import (
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.bind_watch import SandboxStart, may_hold_the_key, what_was_lost, why_seen
+from tools import bind_watch
+from tools.bind_watch import (
+    SandboxStart,
+    may_hold_the_key,
+    read_allocated,
+    what_was_lost,
+    why_seen,
+)
 from tools.folder_watch import (
     MADE_CLOSED,
     MOVED_AWAY,
@@ -486,6 +493,48 @@ def test_planloop_s_own_read_between_a_command_s_two_writes_is_its_own(tmp_path,
     assert found == {}
     # A write before planloop's read is still read by the watch: the key in it counts.
     found = Watched(tmp_path)(lambda: (key_file(env), own_read(str(env))))
+    assert found == {str(env): ""}
+
+
+def a_task_reading_beside(env: Path, theirs: list, person_saves: bool):
+    """A read of planloop's own during which a task, woken by an event, reads `env` and keeps
+    its file open; `person_saves`: the person saves the key just before the task's read,
+    after planloop's read (in its open window). Once: the watch's own reads come after."""
+
+    def beside(fd: int, limit: int):
+        if theirs:
+            return read_allocated(fd, limit)
+        data = read_allocated(fd, limit)
+        if person_saves:
+            key_file(env)
+        handle = open(env, "rb")  # noqa: SIM115 (left open, as the task leaves it)
+        handle.read()
+        theirs.append(handle)
+        return data
+
+    return beside
+
+
+@pytest.mark.parametrize("saved", ["before planloop's read", "while it is open"])
+def test_a_task_s_read_beside_planloop_s_own_read_still_counts(tmp_path, monkeypatch, saved):
+    # The task reads the key in the window planloop takes for its own read, then writes over
+    # it: that window does not hide the task's read.
+    env = tmp_path / ".env"
+    env.write_text("DEBUG=1\n")
+    theirs: list = []
+    while_open = saved == "while it is open"
+    monkeypatch.setattr(
+        bind_watch, "read_allocated", a_task_reading_beside(env, theirs, while_open)
+    )
+    found = Watched(tmp_path)(
+        lambda: (
+            None if while_open else key_file(env),
+            may_hold_the_key(str(env)),
+            key_file(env, "DEBUG=2\n"),
+        )
+    )
+    for handle in theirs:
+        handle.close()
     assert found == {str(env): ""}
 
 

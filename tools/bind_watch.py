@@ -46,7 +46,7 @@ from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
 from redaction import WIDE_ENCODINGS, secret_values
-from tools.event_queues import open_own
+from tools.event_queues import open_own, own_read_done
 
 Identity = tuple[int, int]
 
@@ -143,7 +143,11 @@ def read_for_key(path: str) -> bytes | None:
     """What `path` holds, b"" for nothing a key could be read from (missing, a link, a folder,
     a pipe), or None when it cannot be read or is too big to search."""
     opened = open_for_key(path)
-    return read_opened(opened) if isinstance(opened, int) else opened
+    if not isinstance(opened, int):
+        return opened
+    data = read_opened(opened)
+    own_read_done(path, data)
+    return data
 
 
 def open_for_key(path: str, marked: bool = True) -> int | bytes | None:

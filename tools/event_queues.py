@@ -16,7 +16,9 @@ made, a sandbox made now reads the `.env` a tool loads. Those reads are in the q
 watch that took one for a command's would see write, read, write (`cp .env.example .env`, then
 `echo X >> .env`) and count the key as read and lost. So every such read opens through
 `open_own`, which first tells each open watch (`OPEN_WATCHES`) whose key file it is: the watch
-puts a mark in its queue before the read, and takes the read after the mark as its own.
+puts a mark in its queue before the read, and takes the reads after the mark, up to the close,
+as its own. A command's read in that window is taken for planloop's too, so the reader says
+what it read (`own_read_done`): when that held the key, the command may have read it beside.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def keep_queues_short() -> None:
 
 
 # The watches with a queue open: each has `before_own_read(path)` (whether it marked the read
-# to come) and `own_read_failed(path)` (the read it marked never opened).
+# to come), `own_read_done(path, data)` and `own_read_failed(path)` (it never opened).
 OPEN_WATCHES: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
@@ -61,3 +63,10 @@ def open_own(path: str | os.PathLike[str], flags: int) -> int:
         for watch in marked:
             watch.own_read_failed(path)
         raise
+
+
+def own_read_done(path: str | os.PathLike[str], data: bytes | None) -> None:
+    """What a read opened with `open_own` read: None when it could not tell (too big, say)."""
+    path = os.fspath(path)
+    for watch in list(OPEN_WATCHES):
+        watch.own_read_done(path, data)

@@ -197,10 +197,14 @@ class KeyFileWindow:
     # before that open (`FolderWatch._mark`) is seen in the queue, "open" from then until its
     # close. The queue is in the order things happened: a write queued before the mark was done
     # before planloop read, so what planloop read holds it. The reads of an open read are
-    # nobody else's (taken as planloop's, as they read what it read). "aside": a read of
-    # planloop's elsewhere (`before_own_read`), pending as well, but what it read is not kept
-    # here, so a write before its mark is still read by the watch.
+    # nobody else's (taken as planloop's, as they read what it read); a write ends it, since
+    # a read after that may be of bytes planloop never saw. "aside": a read of planloop's
+    # elsewhere (`before_own_read`), pending as well, but what it read is not kept here, so a
+    # write before its mark is still read by the watch.
     own_read: str = ""
+    # What an aside read found: the key (or it could not tell). Then a read beside it, in its
+    # open window, may have taken the key too: at its close, an unread write counts as read.
+    aside_key: bool = False
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
     seen: bytes | None = None  # what planloop read of it since its last write
@@ -569,13 +573,20 @@ class FolderWatch:
         if window.own_read:
             return False
         window.own_read = "aside" if self._mark() == "pending" else "open"
+        window.aside_key = True  # until `own_read_done` says what it read
         return True
+
+    def own_read_done(self, path: str, data: bytes | None) -> None:
+        """What the read `before_own_read` marked read (None: it could not tell)."""
+        window = self.windows.get(path)
+        if window is not None and window.own_read in ("aside", "open"):
+            window.aside_key = data is None or holds_the_key(data)
 
     def own_read_failed(self, path: str) -> None:
         """The read `before_own_read` marked never opened, so no close of it will end it."""
         window = self.windows.get(path)
         if window is not None and window.own_read in ("aside", "open"):
-            window.own_read = ""
+            window.own_read, window.aside_key = "", False
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
@@ -854,10 +865,14 @@ class FolderWatch:
                 if window.own_read != "pending":  # not done before planloop's read: read again
                     window.seen = None
                     written.add(path)
+                if window.own_read == "open":  # reads from here on may be of what it never read
+                    window.own_read, window.aside_key = "", False
             elif mask & READS:
-                if window.own_read == "open":
-                    window.own_read = "" if mask & IN_CLOSE_NOWRITE else "open"  # its close ends it
-                elif window.written and mask & IN_ACCESS:
+                if window.own_read == "open" and mask & IN_CLOSE_NOWRITE:  # its close ends it
+                    window.own_read = ""
+                    window.read_since = window.read_since or (window.aside_key and window.written)
+                    window.aside_key = False
+                elif window.own_read != "open" and window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
 

@@ -54,7 +54,7 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short, open_own
+from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short, open_own, own_read_done
 from tools.shell_config import (
     NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
@@ -1112,7 +1112,9 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
             left -= len(chunk)
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8", errors="replace")
+    data = b"".join(chunks)
+    own_read_done(path, data)  # a read that failed leaves its watches assuming the worst
+    return data.decode("utf-8", errors="replace")
 
 
 def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:

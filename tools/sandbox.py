@@ -96,7 +96,7 @@ from tools.between_commands import (
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.build_files import BUILD_FILE_REASON
 from tools.environment import command_environment, host_program, path_folders_in
-from tools.event_queues import open_own
+from tools.event_queues import open_own, own_read_done
 from tools.file_call import current_file_call
 from tools.git_programs import (
     PATH_VARIABLE_REASON,
@@ -615,6 +615,7 @@ def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
         # Past MAX_SECRET_SCAN_BYTES of data the answer is yes: a file hidden that needed no
         # hiding is a failure a command reports, a key read is not. Holes cost nothing.
         data = read_allocated(fd, MAX_SECRET_SCAN_BYTES)
+        own_read_done(path, data)
         return True if data is None else holds_the_key(data)
     except OSError:
         return unreadable
