@@ -213,6 +213,22 @@ def build_agent(args: argparse.Namespace, workspace: Path, ui: TerminalUI, headl
     return agent
 
 
+def refuse_a_path_not_utf8(workspace: Path) -> None:
+    """The folder's path goes into the model's prompt, the session log and every request, all
+    of them UTF-8: a path with bytes that are not (a folder made under another locale) is
+    refused with one line, before a session is started, rather than failing halfway."""
+    name = os.fsencode(workspace)
+    try:
+        name.decode("utf-8")
+    except UnicodeDecodeError:
+        readable = name.decode("utf-8", errors="backslashreplace")
+        shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in readable)
+        raise UsageError(
+            f"the folder's path is not valid UTF-8 ({shown}); rename it, or run planloop "
+            "from a folder whose path is"
+        ) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     sys.exit(run_cli(argv))
 
@@ -248,6 +264,7 @@ def run_cli(argv: list[str] | None = None) -> int:
     try:
         install_fallback_handlers()
         args = parse_args(argv)
+        refuse_a_path_not_utf8(workspace)
         if args.view or args.demo:  # tools for learning: no key, no agent of this folder
             return learning_tool(args, workspace)
         make_undumpable()  # before any command runs: none may read the key from this process

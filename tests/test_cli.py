@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -109,6 +110,20 @@ def test_a_dotenv_file_that_is_not_utf8_is_one_line(env, workspace):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert ".env" in result.stderr and "UTF-8" in result.stderr
+
+
+def test_a_folder_whose_path_is_not_utf8_is_refused_in_one_line_before_a_session(
+    api, env, workspace, isolated_home
+):
+    # The path goes into the prompt, the log and each request: refused at once, not halfway.
+    odd = Path(os.fsdecode(bytes(workspace) + b"/clone\n\xff"))
+    odd.mkdir()
+    result = run_cli("-p", "hi", cwd=odd, env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "not valid UTF-8" in result.stderr and "clone\\n\\xff" in result.stderr
+    assert not api.requests
+    assert not list(isolated_home.rglob("*.lock")) and not list(isolated_home.rglob("*.jsonl"))
 
 
 def test_model_flag_overrides_the_environment(api, env, workspace):
