@@ -1584,12 +1584,22 @@ EDITOR_LOADS = [
         "mkdir tools; echo X=1 > tools/test.vars",
         ("tools/test.vars is new", "an editor extension loads its variables"),
     ),
+    (  # a program not built yet (most projects' `tools/ruff`): made, it is what the editor runs
+        '{"ruff.path": ["${workspaceFolder}/tools/ruff"], '
+        '"rust-analyzer.check.overrideCommand": ["${workspaceFolder}/tools/check.sh", "--json"]}',
+        "tools/check.sh",
+        "echo 'touch /tmp/x' >> tools/check.sh",
+        "printf '#!/bin/sh\\n' > tools/ruff; chmod +x tools/ruff",
+        ("tools/ruff is new", "an editor extension runs it"),
+    ),
 ]
 
 
 @needs_bwrap
 @pytest.mark.parametrize(
-    ("settings", "kept", "plant", "made", "told"), EDITOR_LOADS, ids=["code", "dotenv"]
+    ("settings", "kept", "plant", "made", "told"),
+    EDITOR_LOADS,
+    ids=["code", "dotenv", "program"],
 )
 def test_a_command_cannot_rewrite_what_an_editor_extension_loads(
     api, env, user_folders, settings, kept, plant, made, told
@@ -1625,6 +1635,25 @@ def test_the_dotenv_files_editor_extensions_load_are_held_whatever_their_name(tm
     told = {str(path.relative_to(tmp_path)) for path, why in later if why == EDITOR_ENV_FILE_REASON}
     assert told == {"config/py.vars", "tools/test.vars"}
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
+
+
+def test_a_program_an_editor_setting_names_is_held_once_made(tmp_path):
+    # `ruff.path` before `tools/ruff` is built: told when a command makes it, held once there,
+    # and the file tools ask before making it; a value naming a folder is data.
+    (tmp_path / "docs").mkdir()
+    settings = {"ruff.path": ["${workspaceFolder}/tools/ruff"], "x.serverPath": "./docs"}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    configs = [tmp_path / ".vscode"]
+    assert named(tmp_path) == set()
+    later = {str(p.relative_to(tmp_path)) for p, _ in tool_files_when_there(tmp_path, configs)}
+    assert later == {"tools/ruff"}
+    assert tool_script_not_held(tmp_path, configs) is None  # nothing asks
+    assert protected_reason(tmp_path, "tools/ruff") is not None
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "ruff").write_text("#!/bin/sh\n")
+    assert named(tmp_path) == {"tools/ruff"}
+    assert tool_script_not_held(tmp_path, configs) is None
 
 
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):

@@ -309,6 +309,12 @@ EDITOR_ENV_FILE_REASON = (
     "an editor extension loads this file's variables into what it starts (`python.envFile` in "
     "the editor's settings): LD_PRELOAD, PYTHONPATH or NODE_OPTIONS there run code"
 )
+# A program an editor setting names by a path (`ruff.path`): most projects have not built their
+# `tools/ruff` or `.venv/bin/ruff` yet, so one not there is held once made and told, not asked.
+EDITOR_PROGRAM_REASON = (
+    "an editor extension runs this program (`ruff.path`, clangd's `--query-driver` in the "
+    "editor's settings)"
+)
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -568,7 +574,7 @@ class Run(NamedTuple):
     env: Any = None
     files: tuple[str, ...] = ()
     unknown: str = ""
-    existing: bool = False  # only the files that exist count (a settings value may be data)
+    existing: bool = False  # only files count, or one not made yet (a value may be data)
     # Folders or files an extension loads code from: held while there, told once one is made.
     loads: tuple[str, ...] = ()
     loads_why: str = EDITOR_CODE_REASON
@@ -824,9 +830,9 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 
 
 def editor_paths(settings: Any) -> Iterator[Run]:
-    """What an editor's settings run: the existing files they name under a key that names a
-    program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
-    server's `serverPath`), a terminal or automation profile's program with its `args` and
+    """What an editor's settings run: the files they name under a key that names a program or
+    what one loads, watched until made (`"python.defaultInterpreterPath": "./tools/py"`, a
+    language server's `serverPath`), a terminal or automation profile's program with its `args` and
     `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`) and the
     dotenv files an extension loads (`python.envFile`), command lines
     (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
@@ -1181,7 +1187,7 @@ def _run_paths(
             found += variable_paths(name, value, folder, untold, by_name)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
-        found += [each for each in named if not run.existing or os.path.isfile(each)]
+        found += _existing_programs(named, by_name) if run.existing else named
     for path in run.loads:
         for each in _literal(put_in(path, project), folder, untold):
             if each == project:
@@ -1190,6 +1196,14 @@ def _run_paths(
                 found.append(each)
             by_name.when_there.append((each, run.loads_why))  # told when a command makes it
     return found
+
+
+def _existing_programs(named: list[Path], by_name: ByName) -> list[Path]:
+    """Of the programs an editor setting names (`Run.existing`), the files there; each but a
+    folder (a value naming one is data) goes to `by_name.when_there` too, as the editor runs
+    one a command makes, which is then told."""
+    by_name.when_there += [(p, EDITOR_PROGRAM_REASON) for p in named if not os.path.isdir(p)]
+    return [each for each in named if os.path.isfile(each)]
 
 
 def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
