@@ -1592,6 +1592,13 @@ EDITOR_LOADS = [
         "printf '#!/bin/sh\\n' > tools/ruff; chmod +x tools/ruff",
         ("tools/ruff is new", "an editor extension runs it"),
     ),
+    (  # clangd runs each compiler its --query-driver globs match to learn its include paths
+        '{"clangd.arguments": ["--query-driver=/usr/bin/gcc,${workspaceFolder}/tc/bin/*gcc"]}',
+        "tc/bin/arm-gcc",
+        "echo 'touch /tmp/x' >> tc/bin/arm-gcc",
+        "printf '#!/bin/sh\\n' > tc/bin/new-gcc",
+        ("tc/bin/new-gcc is new", "an editor extension runs it"),
+    ),
 ]
 
 
@@ -1599,7 +1606,7 @@ EDITOR_LOADS = [
 @pytest.mark.parametrize(
     ("settings", "kept", "plant", "made", "told"),
     EDITOR_LOADS,
-    ids=["code", "dotenv", "program"],
+    ids=["code", "dotenv", "program", "glob"],
 )
 def test_a_command_cannot_rewrite_what_an_editor_extension_loads(
     api, env, user_folders, settings, kept, plant, made, told
@@ -1654,6 +1661,29 @@ def test_a_program_an_editor_setting_names_is_held_once_made(tmp_path):
     (tmp_path / "tools" / "ruff").write_text("#!/bin/sh\n")
     assert named(tmp_path) == {"tools/ruff"}
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+def test_each_compiler_of_a_query_driver_list_or_glob_is_held(tmp_path, monkeypatch):
+    # clangd's `--query-driver` is a comma-separated list of globs (`*` crosses `/`).
+    for name in ("tc/bin/arm-gcc", "tc/bin/sub/x-gcc", "tc/bin/ld", "cc/cc"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("#!/bin/sh\n")
+    drivers = "/usr/bin/gcc,${workspaceFolder}/cc/cc,${workspaceFolder}/tc/bin/*gcc,/opt/*/gcc"
+    settings = {"clangd.arguments": ["--background-index", f"--query-driver={drivers}"]}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    configs = [tmp_path / ".vscode"]
+    assert named(tmp_path) == {"cc/cc"}
+    matched = {"tc/bin/arm-gcc", "tc/bin/sub/x-gcc"}
+    for name in matched:
+        assert "editor extension runs this program" in protected_reason(tmp_path, name)
+    assert protected_reason(tmp_path, "tc/bin/ld") is None
+    assert tool_script_not_held(tmp_path, configs) is None
+    (tmp_path / "tc/bin/new-gcc").write_text("")  # told by the next look
+    later = {str(p.relative_to(tmp_path)) for p, _ in tool_files_when_there(tmp_path, configs)}
+    assert later == {"cc/cc", *matched, "tc/bin/new-gcc"}
+    monkeypatch.setattr("tools.tool_scripts.MAX_FOLDER_ENTRIES", 3)  # too big to look through
+    assert "tc/bin/*gcc" in tool_script_not_held(tmp_path, configs)
 
 
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):

@@ -47,6 +47,7 @@ import threading
 import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -58,6 +59,7 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
+    MAX_FOLDER_ENTRIES,
     SHELL_BLANKS,
     ByName,
     UntoldProgram,
@@ -578,6 +580,8 @@ class Run(NamedTuple):
     # Folders or files an extension loads code from: held while there, told once one is made.
     loads: tuple[str, ...] = ()
     loads_why: str = EDITOR_CODE_REASON
+    # Globs of programs (clangd's `--query-driver`): what they match is held, a new match told.
+    patterns: tuple[str, ...] = ()
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -838,17 +842,17 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
-    # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
-    keyed = [
-        (key, text.partition("=")[2] if text.startswith("-") else text)
-        for key, text in _keyed_strings(settings)
-    ]
+    options = list(_option_values(settings))
+    keyed = [(key, text) for key, text in _keyed_strings(settings) if not text.startswith("-")]
+    keyed += options
     named = [
         text
         for key, text in keyed
         if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
+    globs = [text for key, text in options if _names_a_program(key) and glob.has_magic(text)]
+    yield Run(None, patterns=tuple(text for text in globs if _a_file_path(text)))
     toolchains = [text for key, text in keyed if _names_a_toolchain(key) and _a_file_path(text)]
     yield Run(None, files=tuple(toolchains))  # a folder; one not made yet makes commands ask
     # (before installing, most projects have none yet: that one is told when made, not asked)
@@ -878,6 +882,16 @@ def editor_paths(settings: Any) -> Iterator[Run]:
             yield Run(None, env={"NODE_OPTIONS": " ".join(_strings(value))})
         elif key == "mcp":
             yield from agent_commands(value)
+
+
+def _option_values(settings: dict) -> Iterator[tuple[str, str]]:
+    """Each path an option among a language server's arguments names after its `=`, with its
+    key: each of a comma-separated list, which clangd's `--query-driver=/usr/bin/gcc,./tc/*gcc`
+    takes as globs."""
+    for key, text in _keyed_strings(settings):
+        if text.startswith("-"):
+            for value in text.partition("=")[2].split(","):
+                yield key, value
 
 
 def _profile_runs(profile: Any) -> Iterator[Run]:
@@ -1195,7 +1209,32 @@ def _run_paths(
             if os.path.lexists(each):
                 found.append(each)
             by_name.when_there.append((each, run.loads_why))  # told when a command makes it
+    for pattern in run.patterns:
+        for each in _literal(put_in(pattern, project), folder, untold):
+            _glob_matches(str(each), project, untold, by_name)
     return found
+
+
+def _glob_matches(
+    pattern: str, project: Path, untold: list[UntoldProgram], by_name: ByName
+) -> None:
+    """Each file a program glob matches, as clangd matches it (`*` across `/` too), under the
+    folder its fixed part names in the project, to `by_name.when_there`: held while there, and
+    one a command makes is found by the next look and told. A glob fixed outside the project
+    (`/usr/bin/*gcc`) is the person's; one whose folder holds more than MAX_FOLDER_ENTRIES
+    entries cannot be looked through at each command, and goes to `untold`: commands ask."""
+    magic = re.search(r"[*?[]", pattern)
+    base = Path(os.path.dirname(pattern[: magic.start()] if magic else pattern))
+    if not base.is_relative_to(project):
+        return
+    seen = 0
+    for top, folders, files in os.walk(base):
+        seen += len(folders) + len(files)
+        if seen > MAX_FOLDER_ENTRIES:
+            untold.append(UntoldProgram(project, pattern))
+            return
+        matches = [Path(top, name) for name in files if fnmatchcase(f"{top}/{name}", pattern)]
+        by_name.when_there += [(path, EDITOR_PROGRAM_REASON) for path in matches]
 
 
 def _existing_programs(named: list[Path], by_name: ByName) -> list[Path]:
