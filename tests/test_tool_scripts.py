@@ -1584,12 +1584,29 @@ EDITOR_LOADS = [
         "mkdir tools; echo X=1 > tools/test.vars",
         ("tools/test.vars is new", "an editor extension loads its variables"),
     ),
+    (  # a program not built yet (most projects' `tools/ruff`): made, it is what the editor runs
+        '{"ruff.path": ["${workspaceFolder}/tools/ruff"], '
+        '"rust-analyzer.check.overrideCommand": ["${workspaceFolder}/tools/check.sh", "--json"]}',
+        "tools/check.sh",
+        "echo 'touch /tmp/x' >> tools/check.sh",
+        "printf '#!/bin/sh\\n' > tools/ruff; chmod +x tools/ruff",
+        ("tools/ruff is new", "an editor extension runs it"),
+    ),
+    (  # clangd runs each compiler its --query-driver globs match to learn its include paths
+        '{"clangd.arguments": ["--query-driver=/usr/bin/gcc,${workspaceFolder}/tc/bin/*gcc"]}',
+        "tc/bin/arm-gcc",
+        "echo 'touch /tmp/x' >> tc/bin/arm-gcc",
+        "printf '#!/bin/sh\\n' > tc/bin/new-gcc",
+        ("tc/bin/new-gcc is new", "an editor extension runs it"),
+    ),
 ]
 
 
 @needs_bwrap
 @pytest.mark.parametrize(
-    ("settings", "kept", "plant", "made", "told"), EDITOR_LOADS, ids=["code", "dotenv"]
+    ("settings", "kept", "plant", "made", "told"),
+    EDITOR_LOADS,
+    ids=["code", "dotenv", "program", "glob"],
 )
 def test_a_command_cannot_rewrite_what_an_editor_extension_loads(
     api, env, user_folders, settings, kept, plant, made, told
@@ -1625,6 +1642,48 @@ def test_the_dotenv_files_editor_extensions_load_are_held_whatever_their_name(tm
     told = {str(path.relative_to(tmp_path)) for path, why in later if why == EDITOR_ENV_FILE_REASON}
     assert told == {"config/py.vars", "tools/test.vars"}
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
+
+
+def test_a_program_an_editor_setting_names_is_held_once_made(tmp_path):
+    # `ruff.path` before `tools/ruff` is built: told when a command makes it, held once there,
+    # and the file tools ask before making it; a value naming a folder is data.
+    (tmp_path / "docs").mkdir()
+    settings = {"ruff.path": ["${workspaceFolder}/tools/ruff"], "x.serverPath": "./docs"}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    configs = [tmp_path / ".vscode"]
+    assert named(tmp_path) == set()
+    later = {str(p.relative_to(tmp_path)) for p, _ in tool_files_when_there(tmp_path, configs)}
+    assert later == {"tools/ruff"}
+    assert tool_script_not_held(tmp_path, configs) is None  # nothing asks
+    assert protected_reason(tmp_path, "tools/ruff") is not None
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "ruff").write_text("#!/bin/sh\n")
+    assert named(tmp_path) == {"tools/ruff"}
+    assert tool_script_not_held(tmp_path, configs) is None
+
+
+def test_each_compiler_of_a_query_driver_list_or_glob_is_held(tmp_path, monkeypatch):
+    # clangd's `--query-driver` is a comma-separated list of globs (`*` crosses `/`).
+    for name in ("tc/bin/arm-gcc", "tc/bin/sub/x-gcc", "tc/bin/ld", "cc/cc"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("#!/bin/sh\n")
+    drivers = "/usr/bin/gcc,${workspaceFolder}/cc/cc,${workspaceFolder}/tc/bin/*gcc,/opt/*/gcc"
+    settings = {"clangd.arguments": ["--background-index", f"--query-driver={drivers}"]}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    configs = [tmp_path / ".vscode"]
+    assert named(tmp_path) == {"cc/cc"}
+    matched = {"tc/bin/arm-gcc", "tc/bin/sub/x-gcc"}
+    for name in matched:
+        assert "editor extension runs this program" in protected_reason(tmp_path, name)
+    assert protected_reason(tmp_path, "tc/bin/ld") is None
+    assert tool_script_not_held(tmp_path, configs) is None
+    (tmp_path / "tc/bin/new-gcc").write_text("")  # told by the next look
+    later = {str(p.relative_to(tmp_path)) for p, _ in tool_files_when_there(tmp_path, configs)}
+    assert later == {"cc/cc", *matched, "tc/bin/new-gcc"}
+    monkeypatch.setattr("tools.tool_scripts.MAX_FOLDER_ENTRIES", 3)  # too big to look through
+    assert "tc/bin/*gcc" in tool_script_not_held(tmp_path, configs)
 
 
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):

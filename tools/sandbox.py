@@ -157,6 +157,7 @@ from tools.tool_scripts import (
     COMPOSE_REASON,
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
+    EDITOR_PROGRAM_REASON,
     LOCAL_PACKAGE_REASON,
     NPM_SETTINGS_REASON,
     npm_settings,
@@ -1760,6 +1761,7 @@ class Bubblewrap:
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
                 EDITOR_CODE_REASON: "an editor extension loads code from it",
+                EDITOR_PROGRAM_REASON: "an editor extension runs it",
                 EDITOR_ENV_FILE_REASON: "an editor extension loads its variables",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
             }.get(why, "your shell or direnv runs it later")

@@ -47,6 +47,7 @@ import threading
 import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -58,6 +59,7 @@ from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
+    MAX_FOLDER_ENTRIES,
     SHELL_BLANKS,
     ByName,
     UntoldProgram,
@@ -308,6 +310,12 @@ EDITOR_ENV_FILE_ENDING = "envfile"
 EDITOR_ENV_FILE_REASON = (
     "an editor extension loads this file's variables into what it starts (`python.envFile` in "
     "the editor's settings): LD_PRELOAD, PYTHONPATH or NODE_OPTIONS there run code"
+)
+# A program an editor setting names by a path (`ruff.path`): most projects have not built their
+# `tools/ruff` or `.venv/bin/ruff` yet, so one not there is held once made and told, not asked.
+EDITOR_PROGRAM_REASON = (
+    "an editor extension runs this program (`ruff.path`, clangd's `--query-driver` in the "
+    "editor's settings)"
 )
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
@@ -568,10 +576,12 @@ class Run(NamedTuple):
     env: Any = None
     files: tuple[str, ...] = ()
     unknown: str = ""
-    existing: bool = False  # only the files that exist count (a settings value may be data)
+    existing: bool = False  # only files count, or one not made yet (a value may be data)
     # Folders or files an extension loads code from: held while there, told once one is made.
     loads: tuple[str, ...] = ()
     loads_why: str = EDITOR_CODE_REASON
+    # Globs of programs (clangd's `--query-driver`): what they match is held, a new match told.
+    patterns: tuple[str, ...] = ()
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -824,25 +834,25 @@ def aider_runs(settings: Any) -> Iterator[Run]:
 
 
 def editor_paths(settings: Any) -> Iterator[Run]:
-    """What an editor's settings run: the existing files they name under a key that names a
-    program or what one loads (`"python.defaultInterpreterPath": "./tools/py"`, a language
-    server's `serverPath`), a terminal or automation profile's program with its `args` and
+    """What an editor's settings run: the files they name under a key that names a program or
+    what one loads, watched until made (`"python.defaultInterpreterPath": "./tools/py"`, a
+    language server's `serverPath`), a terminal or automation profile's program with its `args` and
     `env`, the variables its terminals start with (`PROMPT_COMMAND`, `NODE_OPTIONS`) and the
     dotenv files an extension loads (`python.envFile`), command lines
     (`jest.jestCommandLine`) and the MCP servers of its `mcp` setting. A schema, a
     dictionary, or a linter's or formatter's config is data, or the project's own code."""
     settings = _dict(settings)
-    # (`--query-driver=./tools/cc` among a language server's arguments: the path after `=`)
-    keyed = [
-        (key, text.partition("=")[2] if text.startswith("-") else text)
-        for key, text in _keyed_strings(settings)
-    ]
+    options = list(_option_values(settings))
+    keyed = [(key, text) for key, text in _keyed_strings(settings) if not text.startswith("-")]
+    keyed += options
     named = [
         text
         for key, text in keyed
         if _names_a_program(key) and "*" not in text and _a_file_path(text)
     ]
     yield Run(None, files=tuple(named), existing=True)
+    globs = [text for key, text in options if _names_a_program(key) and glob.has_magic(text)]
+    yield Run(None, patterns=tuple(text for text in globs if _a_file_path(text)))
     toolchains = [text for key, text in keyed if _names_a_toolchain(key) and _a_file_path(text)]
     yield Run(None, files=tuple(toolchains))  # a folder; one not made yet makes commands ask
     # (before installing, most projects have none yet: that one is told when made, not asked)
@@ -872,6 +882,16 @@ def editor_paths(settings: Any) -> Iterator[Run]:
             yield Run(None, env={"NODE_OPTIONS": " ".join(_strings(value))})
         elif key == "mcp":
             yield from agent_commands(value)
+
+
+def _option_values(settings: dict) -> Iterator[tuple[str, str]]:
+    """Each path an option among a language server's arguments names after its `=`, with its
+    key: each of a comma-separated list, which clangd's `--query-driver=/usr/bin/gcc,./tc/*gcc`
+    takes as globs."""
+    for key, text in _keyed_strings(settings):
+        if text.startswith("-"):
+            for value in text.partition("=")[2].split(","):
+                yield key, value
 
 
 def _profile_runs(profile: Any) -> Iterator[Run]:
@@ -1181,7 +1201,7 @@ def _run_paths(
             found += variable_paths(name, value, folder, untold, by_name)
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
-        found += [each for each in named if not run.existing or os.path.isfile(each)]
+        found += _existing_programs(named, by_name) if run.existing else named
     for path in run.loads:
         for each in _literal(put_in(path, project), folder, untold):
             if each == project:
@@ -1189,7 +1209,40 @@ def _run_paths(
             if os.path.lexists(each):
                 found.append(each)
             by_name.when_there.append((each, run.loads_why))  # told when a command makes it
+    for pattern in run.patterns:
+        for each in _literal(put_in(pattern, project), folder, untold):
+            _glob_matches(str(each), project, untold, by_name)
     return found
+
+
+def _glob_matches(
+    pattern: str, project: Path, untold: list[UntoldProgram], by_name: ByName
+) -> None:
+    """Each file a program glob matches, as clangd matches it (`*` across `/` too), under the
+    folder its fixed part names in the project, to `by_name.when_there`: held while there, and
+    one a command makes is found by the next look and told. A glob fixed outside the project
+    (`/usr/bin/*gcc`) is the person's; one whose folder holds more than MAX_FOLDER_ENTRIES
+    entries cannot be looked through at each command, and goes to `untold`: commands ask."""
+    magic = re.search(r"[*?[]", pattern)
+    base = Path(os.path.dirname(pattern[: magic.start()] if magic else pattern))
+    if not base.is_relative_to(project):
+        return
+    seen = 0
+    for top, folders, files in os.walk(base):
+        seen += len(folders) + len(files)
+        if seen > MAX_FOLDER_ENTRIES:
+            untold.append(UntoldProgram(project, pattern))
+            return
+        matches = [Path(top, name) for name in files if fnmatchcase(f"{top}/{name}", pattern)]
+        by_name.when_there += [(path, EDITOR_PROGRAM_REASON) for path in matches]
+
+
+def _existing_programs(named: list[Path], by_name: ByName) -> list[Path]:
+    """Of the programs an editor setting names (`Run.existing`), the files there; each but a
+    folder (a value naming one is data) goes to `by_name.when_there` too, as the editor runs
+    one a command makes, which is then told."""
+    by_name.when_there += [(p, EDITOR_PROGRAM_REASON) for p in named if not os.path.isdir(p)]
+    return [each for each in named if os.path.isfile(each)]
 
 
 def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
