@@ -1627,6 +1627,68 @@ def test_the_dotenv_files_editor_extensions_load_are_held_whatever_their_name(tm
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
 
 
+# What an editor's env file names that runs: the Python extension starts tests, the debugger
+# and terminals with its variables (`python.envFile`, or `.env` when no setting names one).
+ENV_FILE_CODE = (
+    "PYTHONPATH=lib\nNODE_OPTIONS=--require ./tools/pre.js\n"
+    "PYTHONSTARTUP=./tools/start.py\nLD_PRELOAD=./tools/hook.so\n"
+)
+ENV_FILE_NAMED = {"lib", "tools/pre.js", "tools/start.py", "tools/hook.so"}
+ENV_FILE_SETTINGS = [
+    ("config/dev.vars", '{"python.envFile": "${workspaceFolder}/config/dev.vars"}'),
+    (".env", None),  # no settings at all: the extension's default
+    (".env", "{}"),  # settings that name no env file
+]
+
+
+@pytest.mark.parametrize(("env_file", "settings"), ENV_FILE_SETTINGS)
+def test_the_code_an_editor_env_file_names_is_held(tmp_path, env_file, settings):
+    for path in (*ENV_FILE_NAMED - {"lib"}, "lib/x.py"):
+        make(tmp_path / path, "# real\n", "root")
+    make(tmp_path / env_file, ENV_FILE_CODE, "root")
+    if settings is not None:
+        make(tmp_path / ".vscode" / "settings.json", settings, "root")
+    assert named(tmp_path) >= ENV_FILE_NAMED
+
+
+def test_a_named_env_file_takes_the_place_of_the_default_one(tmp_path):
+    make(tmp_path / ".env", "PYTHONPATH=old\n", "root")  # not loaded once another is named
+    make(tmp_path / "dev.vars", "PYTHONPATH=lib\n", "root")
+    make(tmp_path / ".vscode" / "settings.json", '{"python.envFile": "dev.vars"}', "root")
+    assert "lib" in named(tmp_path) and "old" not in named(tmp_path)
+
+
+def test_the_code_an_mcp_server_s_env_file_names_is_held(tmp_path):
+    for path in ENV_FILE_NAMED - {"lib"}:
+        make(tmp_path / path, "# real\n", "root")
+    make(tmp_path / "tools" / "mcp.env", ENV_FILE_CODE, "root")
+    server = {"command": "npx", "envFile": "${workspaceFolder}/tools/mcp.env"}
+    make(tmp_path / ".vscode" / "mcp.json", json.dumps({"servers": {"x": server}}), "root")
+    assert named(tmp_path) >= ENV_FILE_NAMED | {"tools/mcp.env"}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("env_file", "settings"), ENV_FILE_SETTINGS[:2], ids=["named", "default"])
+def test_a_command_cannot_rewrite_the_code_an_editor_env_file_names(
+    api, env, user_folders, env_file, settings
+):
+    user, workspace, planloop_home, home = user_folders
+    make(workspace / env_file, ENV_FILE_CODE, user, 0o644)
+    if settings is not None:
+        make(workspace / ".vscode" / "settings.json", settings, user, 0o644)
+    for path in ("lib/util.py", "tools/pre.js", "tools/start.py", "tools/hook.so"):
+        make(workspace / path, "# real\n", user, 0o644)
+    plant = "echo 'import os' > lib/sitecustomize.py; echo x > tools/pre.js; echo x >tools/start.py"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (planted,) = tool_results(api)
+    assert planted.count("Read-only file system") == 3, planted
+    assert not (workspace / "lib" / "sitecustomize.py").exists()
+    assert (workspace / "tools" / "start.py").read_text() == "# real\n"
+
+
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):
     # bash splits words at blanks and lines at line feeds only: a task's `./watch.sh\r` (a
     # settings file saved with Windows line ends) runs the file `watch.sh\r`, and a CRLF

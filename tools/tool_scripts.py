@@ -309,6 +309,10 @@ EDITOR_ENV_FILE_REASON = (
     "an editor extension loads this file's variables into what it starts (`python.envFile` in "
     "the editor's settings): LD_PRELOAD, PYTHONPATH or NODE_OPTIONS there run code"
 )
+# The file VS Code's Python extension loads when no `python.envFile` names another: in every
+# folder it opens, with or without settings.
+PYTHON_ENV_FILE_KEY, PYTHON_ENV_FILE_DEFAULT = "python.envFile", "${workspaceFolder}/.env"
+PYTHON_ENV_FILE_SHOWN = ".env (the Python extension's default `python.envFile`)"
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -572,6 +576,8 @@ class Run(NamedTuple):
     # Folders or files an extension loads code from: held while there, told once one is made.
     loads: tuple[str, ...] = ()
     loads_why: str = EDITOR_CODE_REASON
+    # Dotenv files whose variables it starts with (`python.envFile`), as if set in `env`.
+    env_files: tuple[str, ...] = ()
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -670,7 +676,7 @@ def agent_commands(settings: Any) -> Iterator[Run]:
                 elif key == "env":  # variables for every hook (Claude's settings' `env`)
                     yield Run(None, env=value)
                 elif key == "envFile":  # a dotenv file an MCP server starts with (VS Code's)
-                    yield Run(None, files=tuple(_strings(value)))
+                    yield Run(None, files=tuple(_strings(value)), env_files=tuple(_strings(value)))
                 elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
@@ -851,6 +857,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     keys = _keyed_strings(settings)
     env_files = [text for key, text in keys if key.lower().endswith(EDITOR_ENV_FILE_ENDING)]
     yield Run(None, loads=tuple(env_files), loads_why=EDITOR_ENV_FILE_REASON)
+    if PYTHON_ENV_FILE_KEY not in settings:
+        env_files.append(PYTHON_ENV_FILE_DEFAULT)
+    yield Run(None, env_files=tuple(env_files))
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -1064,28 +1073,24 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     unknown: list[tuple[str, str]] = []
     by_name = ByName()
     tool_configs = list(tool_configs)
-    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
-    for config in tool_configs:
-        for path, kind in settings_files(config):
-            try:
-                settings = read_settings(path, kind, run_files)
-            except (OSError, ValueError, RecursionError):
-                unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
-                continue
-            shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-            why = REASONS[kind].format(settings=shown)
-            project = path.parent if _beside(path) else project_of(config, kind)
-            try:
-                found, told, cannot = run_by(settings, kind, project, by_name)
-            except RecursionError:  # nested deeper than python walks
-                unread.append(path)
-                continue
-            named += [(each, why) for each in found]
-            if any(os.path.realpath(each) == str(root) for each in found):
-                # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
-                unknown.append(("the workspace itself as a program or a PATH folder", shown))
-            untold += [(program, why) for program in told]
-            unknown += [(what, shown) for what in cannot]
+    read = list(_settings_read(root, tool_configs, unread))
+    if not any(kind == EDITOR and project == root for _, _, kind, project in read):
+        # No settings of VS Code's here: its Python extension loads the .env all the same.
+        read.append((Path(PYTHON_ENV_FILE_SHOWN), {}, EDITOR, root))
+    for path, settings, kind, project in read:
+        shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        why = REASONS[kind].format(settings=shown)
+        try:
+            found, told, cannot = run_by(settings, kind, project, by_name)
+        except RecursionError:  # nested deeper than python walks
+            unread.append(path)
+            continue
+        named += [(each, why) for each in found]
+        if any(os.path.realpath(each) == str(root) for each in found):
+            # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
+            unknown.append(("the workspace itself as a program or a PATH folder", shown))
+        untold += [(program, why) for program in told]
+        unknown += [(what, shown) for what in cannot]
     inside: list[tuple[Path, str]] = []
     for path, why in named:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
@@ -1096,6 +1101,22 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     ]
     untold_now = list(dict.fromkeys(untold))
     return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, when_there)
+
+
+def _settings_read(
+    root: Path, tool_configs: list[Path], unread: list[Path]
+) -> Iterator[tuple[Path, Any, str, Path]]:
+    """(file, its settings, their kind, the folder the tool opened) for each settings file of
+    `tool_configs`; one that cannot be read goes to `unread`."""
+    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
+    for config in tool_configs:
+        for path, kind in settings_files(config):
+            try:
+                settings = read_settings(path, kind, run_files)
+            except (OSError, ValueError, RecursionError):
+                unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
+                continue
+            yield path, settings, kind, path.parent if _beside(path) else project_of(config, kind)
 
 
 def run_by(
@@ -1168,7 +1189,8 @@ def _run_paths(
 ) -> list[Path]:
     """The paths one Run names, from `folder`."""
     found: list[Path] = []
-    environment = {str(name): put_in(str(value), project) for name, value in _dict(run.env).items()}
+    variables = {**env_file_variables(run.env_files, folder, project), **_dict(run.env)}
+    environment = {str(name): put_in(str(value), project) for name, value in variables.items()}
     if run.line is not None:
         line = put_in(run.line, project)
         found += program_paths(line, folder, untold, False, by_name, environment)
@@ -1190,6 +1212,24 @@ def _run_paths(
                 found.append(each)
             by_name.when_there.append((each, run.loads_why))  # told when a command makes it
     return found
+
+
+def env_file_variables(paths: Iterable[str], folder: Path, project: Path) -> dict[str, str]:
+    """The variables of the dotenv files `paths` (as settings name them, from `folder`), read
+    from each file's text as data: planloop's own environment never takes them."""
+    variables: dict[str, str] = {}
+    for path in paths:
+        for each in _literal(put_in(path, project), folder, []):  # (untold: as a `loads`)
+            variables |= dotenv_file(each)
+    return variables
+
+
+def dotenv_file(path: Path) -> dict[str, str]:
+    """The variables a dotenv file sets, as python-dotenv reads it; none if it cannot be read."""
+    with contextlib.suppress(OSError, ValueError):
+        values = dotenv_values(stream=io.StringIO(read_small_file(path)))
+        return {name: value for name, value in values.items() if value is not None}
+    return {}
 
 
 def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
@@ -1331,9 +1371,8 @@ def _compose_files(
     found: list[Path] = []
     for value in named:
         found += _literal(value, base, untold)
-    with contextlib.suppress(OSError, ValueError):
-        from_env = dotenv_values(stream=io.StringIO(read_small_file(folder / ".env")))
-        found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE") or "", folder)
+    from_env = dotenv_file(folder / ".env")
+    found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE", ""), folder)
     if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
         for above in up_to(folder, project):  # compose looks up until it finds one
             present = [above / name for name in COMPOSE_FILES if os.path.lexists(above / name)]
