@@ -1634,6 +1634,17 @@ ENV_FILE_CODE = (
     "PYTHONSTARTUP=./tools/start.py\nLD_PRELOAD=./tools/hook.so\n"
 )
 ENV_FILE_NAMED = {"lib", "tools/pre.js", "tools/start.py", "tools/hook.so"}
+# An editor's: the person runs the project's code from lib/ (tests, the debugger), so only the
+# modules python runs at every start count there, held once made.
+EDITOR_ENV_FILE_NAMED = ENV_FILE_NAMED - {"lib"}
+
+
+def watched(root: Path) -> set[str]:
+    """What the host tools' settings run once a command makes it, relative to `root`."""
+    configs = scan_for_file_tools(root).tool_configs
+    return {str(path.relative_to(root)) for path, _ in tool_scripts(root, configs).when_there}
+
+
 ENV_FILE_SETTINGS = [
     ("config/dev.vars", '{"python.envFile": "${workspaceFolder}/config/dev.vars"}'),
     (".env", None),  # no settings at all: the extension's default
@@ -1648,14 +1659,17 @@ def test_the_code_an_editor_env_file_names_is_held(tmp_path, env_file, settings)
     make(tmp_path / env_file, ENV_FILE_CODE, "root")
     if settings is not None:
         make(tmp_path / ".vscode" / "settings.json", settings, "root")
-    assert named(tmp_path) >= ENV_FILE_NAMED
+    assert named(tmp_path) >= EDITOR_ENV_FILE_NAMED
+    assert not {"lib", "lib/x.py"} & named(tmp_path)  # the person's code, theirs to edit
+    assert "lib/sitecustomize.py" in watched(tmp_path)
 
 
 def test_a_named_env_file_takes_the_place_of_the_default_one(tmp_path):
     make(tmp_path / ".env", "PYTHONPATH=old\n", "root")  # not loaded once another is named
     make(tmp_path / "dev.vars", "PYTHONPATH=lib\n", "root")
     make(tmp_path / ".vscode" / "settings.json", '{"python.envFile": "dev.vars"}', "root")
-    assert "lib" in named(tmp_path) and "old" not in named(tmp_path)
+    assert "lib/sitecustomize.py" in watched(tmp_path)
+    assert "old/sitecustomize.py" not in watched(tmp_path)
 
 
 def test_the_code_an_mcp_server_s_env_file_names_is_held(tmp_path):
@@ -1678,15 +1692,19 @@ def test_a_command_cannot_rewrite_the_code_an_editor_env_file_names(
         make(workspace / ".vscode" / "settings.json", settings, user, 0o644)
     for path in ("lib/util.py", "tools/pre.js", "tools/start.py", "tools/hook.so"):
         make(workspace / path, "# real\n", user, 0o644)
-    plant = "echo 'import os' > lib/sitecustomize.py; echo x > tools/pre.js; echo x >tools/start.py"
-    api.add({"content": [tool_use("bash", {"command": plant})]})
+    plant = "echo x > tools/pre.js; echo x >tools/start.py; echo 'import os' > lib/sitecustomize.py"
+    api.add({"content": [tool_use("bash", {"command": plant + "; echo y >> lib/util.py"})]})
     api.add({"content": [text("Done.")]})
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     (planted,) = tool_results(api)
-    assert planted.count("Read-only file system") == 3, planted
-    assert not (workspace / "lib" / "sitecustomize.py").exists()
+    assert planted.count("Read-only file system") == 2, planted
     assert (workspace / "tools" / "start.py").read_text() == "# real\n"
+    # The project's own code stays the command's to change; a start-up module it makes there
+    # is told at once and at the end.
+    assert (workspace / "lib" / "util.py").read_text() == "# real\ny\n"
+    assert "lib/sitecustomize.py" in planted
+    assert "lib/sitecustomize.py" in " ".join(result.stderr.split())
 
 
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):

@@ -78,7 +78,7 @@ from tools.paths import (
     SMALL_FILE_LIMIT,
     read_small_file,
 )
-from tools.shell_config import VENV_CONFIG_NAME
+from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
@@ -578,6 +578,10 @@ class Run(NamedTuple):
     loads_why: str = EDITOR_CODE_REASON
     # Dotenv files whose variables it starts with (`python.envFile`), as if set in `env`.
     env_files: tuple[str, ...] = ()
+    # What it starts is the person's own run of the project's code (the editor's tests, its
+    # debugger, its terminals): a PYTHONPATH folder there is where that code lives, and only the
+    # modules python runs at every start count, held while there and told when made.
+    person_runs: bool = False
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -859,7 +863,7 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     yield Run(None, loads=tuple(env_files), loads_why=EDITOR_ENV_FILE_REASON)
     if PYTHON_ENV_FILE_KEY not in settings:
         env_files.append(PYTHON_ENV_FILE_DEFAULT)
-    yield Run(None, env_files=tuple(env_files))
+    yield Run(None, env_files=tuple(env_files), person_runs=True)
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -1198,7 +1202,11 @@ def _run_paths(
         loaded_by_name(name, value, folder, by_name)  # `NODE_OPTIONS=--require dotenv/config`
         for path in code_paths_of(name, value):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
-            found += [p for p in _literal(path, folder, untold) if p != project]
+            named = [p for p in _literal(path, folder, untold) if p != project]
+            if run.person_runs and name == "PYTHONPATH":
+                by_name.when_there += [(p, PYTHON_PATH_REASON) for p in start_files_in(named)]
+            else:
+                found += named
         if runs_something(name):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
             found += variable_paths(name, value, folder, untold, by_name)
     for path in run.files:
