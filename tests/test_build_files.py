@@ -521,3 +521,69 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
     assert "lib/build.gradle is new. It was kept, and the user was told" in ran, ran
     for name in attacked:
         assert "planted" not in (workspace / name).read_text(), name
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        ("MAKEFILES=mk/common.mk make watch", None),
+        ("make watch", {"MAKEFILES": "mk/common.mk"}),
+        ("make MAKEFILES=mk/common.mk watch", None),
+        ("export MAKEFILES='x.mk mk/common.mk'; make watch", None),
+        ("MAKEFLAGS='-f mk/common.mk' make watch", None),
+        ("make watch", {"MAKEFLAGS": "--file=mk/common.mk"}),
+        ("MAKEFLAGS='MAKEFILES=mk/common.mk' make watch", None),
+    ],
+)
+def test_make_holds_the_makefiles_its_variables_name(tmp_path, command, env):
+    # make reads MAKEFILES' files before the Makefile, from the line or the task's variables.
+    make(tmp_path / "Makefile", "watch:\n\ttrue\n", "root")
+    make(tmp_path / "mk/common.mk", "include rules.mk\n", "root")
+    make(tmp_path / "mk/rules.mk", "X = 1\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert {"Makefile", "mk/common.mk"} <= held
+    (tmp_path / "mk/common.mk").unlink()  # not there: reported when a command makes it
+    held, told = folder_open_scripts(tmp_path, command, env)
+    assert "mk/common.mk" not in held and "mk/common.mk" in told
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        ("make -I mk watch", None),
+        ("make --include-dir=mk watch", None),
+        ("MAKEFLAGS=-Imk make watch", None),
+        ("make watch", {"MAKEFLAGS": "I mk"}),  # a first word without a dash: its letters
+        ("make watch", {"MAKEFLAGS": "--include-dir mk"}),
+    ],
+)
+def test_make_holds_what_it_includes_from_an_include_folder(tmp_path, command, env):
+    make(tmp_path / "Makefile", "include common.mk\nwatch:\n\ttrue\n", "root")
+    make(tmp_path / "common.mk", "X = 1\n", "root")
+    make(tmp_path / "mk/common.mk", "X = 2\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert "common.mk" in held and "mk/common.mk" not in held  # make reads the folder's first
+    (tmp_path / "common.mk").unlink()
+    held, _ = folder_open_scripts(tmp_path, command, env)
+    assert {"Makefile", "mk/common.mk"} <= held
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_the_makefile_that_makefiles_names(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    task = {"label": "w", "command": "MAKEFILES=mk/common.mk make -s watch"}
+    task["runOptions"] = {"runOn": "folderOpen"}
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": [task]}), user, mode=0o644)
+    make(workspace / "Makefile", "watch:\n\t@echo watching\n", user, mode=0o644)
+    make(workspace / "mk/common.mk", "X = 1\n", user, mode=0o644)
+    marker = home / "planted-ran"
+    command = f"printf 'X := $(shell touch {marker})\\n' > mk/common.mk; echo finished"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert "mk/common.mk: Read-only file system" in ran and "finished" in ran, ran
+    line = task["command"]
+    subprocess.run([*prefix(user), "sh", "-c", line], cwd=workspace, capture_output=True)
+    assert not marker.exists()

@@ -1686,6 +1686,86 @@ def test_each_compiler_of_a_query_driver_list_or_glob_is_held(tmp_path, monkeypa
     assert "tc/bin/*gcc" in tool_script_not_held(tmp_path, configs)
 
 
+# What an editor's env file names that runs: the Python extension starts tests, the debugger
+# and terminals with its variables (`python.envFile`, or `.env` when no setting names one).
+ENV_FILE_CODE = (
+    "PYTHONPATH=lib\nNODE_OPTIONS=--require ./tools/pre.js\n"
+    "PYTHONSTARTUP=./tools/start.py\nLD_PRELOAD=./tools/hook.so\n"
+)
+ENV_FILE_NAMED = {"lib", "tools/pre.js", "tools/start.py", "tools/hook.so"}
+# An editor's: the person runs the project's code from lib/ (tests, the debugger), so only the
+# modules python runs at every start count there, held once made.
+EDITOR_ENV_FILE_NAMED = ENV_FILE_NAMED - {"lib"}
+
+
+def watched(root: Path) -> set[str]:
+    """What the host tools' settings run once a command makes it, relative to `root`."""
+    configs = scan_for_file_tools(root).tool_configs
+    return {str(path.relative_to(root)) for path, _ in tool_scripts(root, configs).when_there}
+
+
+ENV_FILE_SETTINGS = [
+    ("config/dev.vars", '{"python.envFile": "${workspaceFolder}/config/dev.vars"}'),
+    (".env", None),  # no settings at all: the extension's default
+    (".env", "{}"),  # settings that name no env file
+]
+
+
+@pytest.mark.parametrize(("env_file", "settings"), ENV_FILE_SETTINGS)
+def test_the_code_an_editor_env_file_names_is_held(tmp_path, env_file, settings):
+    for path in (*ENV_FILE_NAMED - {"lib"}, "lib/x.py"):
+        make(tmp_path / path, "# real\n", "root")
+    make(tmp_path / env_file, ENV_FILE_CODE, "root")
+    if settings is not None:
+        make(tmp_path / ".vscode" / "settings.json", settings, "root")
+    assert named(tmp_path) >= EDITOR_ENV_FILE_NAMED
+    assert not {"lib", "lib/x.py"} & named(tmp_path)  # the person's code, theirs to edit
+    assert "lib/sitecustomize.py" in watched(tmp_path)
+
+
+def test_a_named_env_file_takes_the_place_of_the_default_one(tmp_path):
+    make(tmp_path / ".env", "PYTHONPATH=old\n", "root")  # not loaded once another is named
+    make(tmp_path / "dev.vars", "PYTHONPATH=lib\n", "root")
+    make(tmp_path / ".vscode" / "settings.json", '{"python.envFile": "dev.vars"}', "root")
+    assert "lib/sitecustomize.py" in watched(tmp_path)
+    assert "old/sitecustomize.py" not in watched(tmp_path)
+
+
+def test_the_code_an_mcp_server_s_env_file_names_is_held(tmp_path):
+    for path in ENV_FILE_NAMED - {"lib"}:
+        make(tmp_path / path, "# real\n", "root")
+    make(tmp_path / "tools" / "mcp.env", ENV_FILE_CODE, "root")
+    server = {"command": "npx", "envFile": "${workspaceFolder}/tools/mcp.env"}
+    make(tmp_path / ".vscode" / "mcp.json", json.dumps({"servers": {"x": server}}), "root")
+    assert named(tmp_path) >= ENV_FILE_NAMED | {"tools/mcp.env"}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("env_file", "settings"), ENV_FILE_SETTINGS[:2], ids=["named", "default"])
+def test_a_command_cannot_rewrite_the_code_an_editor_env_file_names(
+    api, env, user_folders, env_file, settings
+):
+    user, workspace, planloop_home, home = user_folders
+    make(workspace / env_file, ENV_FILE_CODE, user, 0o644)
+    if settings is not None:
+        make(workspace / ".vscode" / "settings.json", settings, user, 0o644)
+    for path in ("lib/util.py", "tools/pre.js", "tools/start.py", "tools/hook.so"):
+        make(workspace / path, "# real\n", user, 0o644)
+    plant = "echo x > tools/pre.js; echo x >tools/start.py; echo 'import os' > lib/sitecustomize.py"
+    api.add({"content": [tool_use("bash", {"command": plant + "; echo y >> lib/util.py"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (planted,) = tool_results(api)
+    assert planted.count("Read-only file system") == 2, planted
+    assert (workspace / "tools" / "start.py").read_text() == "# real\n"
+    # The project's own code stays the command's to change; a start-up module it makes there
+    # is told at once and at the end.
+    assert (workspace / "lib" / "util.py").read_text() == "# real\ny\n"
+    assert "lib/sitecustomize.py" in planted
+    assert "lib/sitecustomize.py" in " ".join(result.stderr.split())
+
+
 def test_a_carriage_return_at_a_lines_end_is_part_of_the_name_the_shell_runs(tmp_path):
     # bash splits words at blanks and lines at line feeds only: a task's `./watch.sh\r` (a
     # settings file saved with Windows line ends) runs the file `watch.sh\r`, and a CRLF

@@ -9,7 +9,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
 (`./scripts/lint.sh`, the crate's own code) is the project's code, as with npm's scripts.
 
     make, gmake   the makefile (`-f`, or GNUmakefile, makefile, Makefile in the folder `-C`
-                  names) and the files its `include` lines name plainly, and theirs
+                  names), those MAKEFILES and MAKEFLAGS name (on the line or in the tool's
+                  variables), and the files their `include` lines name plainly (there or in
+                  an `-I` folder), and theirs
     just          the justfile there or in the nearest folder above that has one (`--justfile`),
                   the files its `import` lines name and its modules' (`mod`), and theirs
     task          the Taskfile there, and those its `includes:` name, and theirs
@@ -56,12 +58,19 @@ from tools.paths import read_small_file
 
 GRADLE = ("gradle", "gradlew")
 MAVEN = ("mvn", "mvnw")
-BUILD_TOOLS = ("make", "gmake", "just", "task", "cargo", *GRADLE, *MAVEN)
+MAKES = ("make", "gmake")
+BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN)
 BUILD_FILE_REASON = (
     "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven): it "
     "reads this build file and runs what it says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
+# make's variables, from its environment or its line, that name makefiles it reads: MAKEFILES'
+# files before the others, and MAKEFLAGS' options (`-I mk`; `-f x.mk` too, which GNU make
+# ignores there today but another make or version may not).
+MAKE_VARIABLES = ("MAKEFILES", "MAKEFLAGS")
+MAKE_INCLUDE_DIRS = ("-I", "--include-dir")
+MAKE_FILE_OPTIONS = ("-f", "--file", "--makefile")
 JUSTFILES = ("justfile", ".justfile", "Justfile", "JUSTFILE")
 TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml")
 TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
@@ -131,11 +140,8 @@ def build_files(
     while there and told when made: `ByName.when_there`) for `program` run with `words` from
     `folder` in the workspace `project`."""
     option = _options(words)
-    if program in ("make", "gmake"):
-        folder = _from(folder, option("-C", "--directory")) or folder
-        named = _from(folder, option("-f", "--file", "--makefile"))
-        makefiles = [named] if named else [folder / name for name in MAKEFILES]
-        return _first_there(makefiles, lambda makefile: _included(makefile, folder))
+    if program in MAKES:
+        return _make_files(words, _from(folder, option("-C", "--directory")) or folder)
     if program == "just":
         return _with_what_they_read(*_justfiles(option, folder, project), _just_reads)
     if program == "task":
@@ -264,17 +270,68 @@ def _task_includes(taskfile: Path) -> list[Path]:
     return found
 
 
-def _included(makefile: Path, folder: Path) -> list[Path]:
+def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[Path]]:
+    """(held, told) for make run with `words` in `folder`: the makefile (`-f`, or the first of
+    MAKEFILES there), those MAKEFILES and MAKEFLAGS name, and what each includes."""
+    flags = _make_flags(words)
+    dirs = [
+        _from(folder, name) or folder for name in _option_values(flags + words, *MAKE_INCLUDE_DIRS)
+    ]
+    named = _from(folder, _options(words)(*MAKE_FILE_OPTIONS))
+    makefiles = [named] if named else [folder / name for name in MAKEFILES]
+    held, told = _first_there(makefiles, lambda makefile: _included(makefile, folder, dirs))
+    first = [folder / name for name in _option_values(flags, *MAKE_FILE_OPTIONS) if name]
+    for value in _assigned(flags + words, "MAKEFILES"):  # searched as an include is
+        first += [path for name in value.split() for path in _searched(name, folder, dirs)]
+    first = [Path(os.path.normpath(path)) for path in first]
+    there = [path for path in first if os.path.lexists(path)]
+    held += there + [more for path in there for more in _included(path, folder, dirs)]
+    return held, told + first
+
+
+def _make_flags(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of each MAKEFLAGS among `words`, as make reads them: a first word without a
+    dash is single-letter options (`MAKEFLAGS='I mk'` is `-I mk`)."""
+    flags: list[str] = []
+    for value in _assigned(words, "MAKEFLAGS"):
+        with contextlib.suppress(ValueError):
+            split = shlex.split(value)
+            if split and not split[0].startswith("-") and "=" not in split[0]:
+                split[0] = f"-{split[0]}"
+            flags += split
+    return tuple(flags)
+
+
+def _assigned(words: tuple[str, ...], name: str) -> list[str]:
+    """The values `words` give the variable `name` (`MAKEFILES=a.mk`)."""
+    return [word.partition("=")[2] for word in words if word.startswith(f"{name}=")]
+
+
+def _included(makefile: Path, folder: Path, dirs: list[Path]) -> list[Path]:
     """The files a makefile's `include` lines name by a plain path, globs expanded, and those
-    they include in turn (bounded): make takes each name from the folder it runs in."""
+    they include in turn (bounded): make takes each name from the folder it runs in, or else
+    from the `-I` folders `dirs`."""
     found = [makefile]
     for each in found:  # (grows as it goes)
         for name in (n for line in _make_lines(_read(each)) for n in _make_included(line)):
-            pattern = str(folder / os.path.expanduser(name))
-            for path in [Path(p) for p in glob.glob(pattern)] or [Path(pattern)]:
+            for path in _searched(name, folder, dirs):
                 if path not in found and len(found) <= MAX_INCLUDED:
                     found.append(path)
     return found[1:]
+
+
+def _searched(name: str, folder: Path, dirs: list[Path]) -> list[Path]:
+    """Where make looks for the included makefile `name` (a glob: what it matches), up to the
+    first place that has it: `folder`, then each of `dirs` for a relative name. Those before
+    it are missing, and one a command made there would be read instead."""
+    name = os.path.expanduser(name)
+    places: list[Path] = []
+    for base in [folder] if os.path.isabs(name) else [folder, *dirs]:
+        matches = [Path(p) for p in glob.glob(str(base / name))]
+        if matches:
+            return places + matches
+        places.append(base / name)
+    return places
 
 
 def _make_lines(text: str) -> list[str]:
@@ -639,20 +696,29 @@ def _toml(path: Path) -> dict:
 
 
 def _options(words: tuple[str, ...]) -> Option:
-    """A lookup of an option's value among `words`: `-C web`, `-Cweb`, `--directory=web`."""
+    """A lookup of an option's first value among `words`: `-C web`, `-Cweb`, `--directory=web`."""
 
     def value(*names: str) -> str | None:
-        for index, word in enumerate(words):
-            for name in names:
-                if word == name and index + 1 < len(words):
-                    return words[index + 1]
-                if name.startswith("--") and word.startswith(f"{name}="):
-                    return word.partition("=")[2]
-                if not name.startswith("--") and word.startswith(name) and word != name:
-                    return word[len(name) :]
-        return None
+        return next(iter(_option_values(words, *names)), None)
 
     return value
+
+
+def _option_values(words: tuple[str, ...], *names: str) -> list[str]:
+    """Each value among `words` of the option `names` (`-I mk -Iinc --include-dir=x`)."""
+    found: list[str] = []
+    for index, word in enumerate(words):
+        for name in names:
+            if word == name and index + 1 < len(words):
+                found.append(words[index + 1])
+            elif name.startswith("--") and word.startswith(f"{name}="):
+                found.append(word.partition("=")[2])
+            elif not name.startswith("--") and word.startswith(name) and word != name:
+                found.append(word[len(name) :])
+            else:
+                continue
+            break
+    return found
 
 
 def _exact_option(words: tuple[str, ...], short: str, long: str) -> str | None:

@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, gradle_user_homes
+from tools.build_files import (
+    BUILD_FILE_REASON,
+    BUILD_TOOLS,
+    MAKE_VARIABLES,
+    MAKES,
+    gradle_user_homes,
+)
 from tools.environment import code_paths_of, node_preloads
 from tools.inline_code import names_in_code
 from tools.node_packages import (
@@ -740,7 +746,7 @@ def program_paths(
             command = program_name(word)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
-            _called(command, words, index, base, by_name)
+            _called(command, words, index, base, by_name, assigned)
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 _run_by_npx(word, base, by_name)  # (`npm exec x` too)
@@ -756,7 +762,7 @@ def program_paths(
             or (index in fed and not word.startswith("-"))
         )
         if is_script:  # `sh gradlew build`, `bash ./mvnw compile`: as `./gradlew build` is
-            _called(program_name(word), words, index, base, by_name)
+            _called(program_name(word), words, index, base, by_name, assigned)
         if before == "eval" or (before == "-c" and INTERPRETERS.get(program_name(previous))):
             # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
             for read in CODE_READ.findall(word):
@@ -837,13 +843,23 @@ def program_paths(
 
 
 def _called(
-    program: str, words: list[str], index: int, base: Path | None, by_name: ByName | None
+    program: str,
+    words: list[str],
+    index: int,
+    base: Path | None,
+    by_name: ByName | None,
+    assigned: dict[str, str],
 ) -> None:
     """Note for `by_name` a package manager, compose or build tool run as `words[index]`, with
-    its words up to the end of its command: what it reads (package.json, a Makefile) runs too."""
+    its words up to the end of its command: what it reads (package.json, a Makefile) runs too.
+    The variables set for it that name make's makefiles (`MAKEFILES=x.mk make`, or the tool's
+    `env`) come first, as make takes them on its line."""
     if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
-        by_name.calls.append((base, program, tuple(words[index + 1 : next(ends, len(words))])))
+        own = words[index + 1 : next(ends, len(words))]
+        set_for_make = [f"{name}={assigned[name]}" for name in MAKE_VARIABLES if name in assigned]
+        set_for_make = set_for_make if program in MAKES else []
+        by_name.calls.append((base, program, (*set_for_make, *own)))
 
 
 def variable_paths(

@@ -1111,8 +1111,18 @@ def python_path_start_files(root: Path, environ: Mapping[str, str] = os.environ)
     `name.py`, a `name/` package, a sourceless `name.pyc`, and any other existing entry it
     would import (an extension module, a compiled copy in `__pycache__`, which python runs in
     place of the source it matches)."""
-    found: list[Path] = []
     folders, names = python_path_folders(root, environ)
+    return start_files_in(folders, names)
+
+
+def start_files_in(
+    folders: Iterable[Path], names: Iterable[str] = PYTHON_START_NAMES
+) -> list[Path]:
+    """Where python, with `folders` on its path, would find the start-up modules `names`:
+    `name.py`, a `name/` package, a sourceless `name.pyc`, and the other entries there now that
+    it would import as one (an extension module, a copy in `__pycache__`)."""
+    found: list[Path] = []
+    names = frozenset(names)
     for folder in folders:
         for name in sorted(names):
             found += [folder / name, folder / f"{name}.py", folder / f"{name}.pyc"]

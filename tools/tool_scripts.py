@@ -80,7 +80,7 @@ from tools.paths import (
     SMALL_FILE_LIMIT,
     read_small_file,
 )
-from tools.shell_config import VENV_CONFIG_NAME
+from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
@@ -317,6 +317,10 @@ EDITOR_PROGRAM_REASON = (
     "an editor extension runs this program (`ruff.path`, clangd's `--query-driver` in the "
     "editor's settings)"
 )
+# The file VS Code's Python extension loads when no `python.envFile` names another: in every
+# folder it opens, with or without settings.
+PYTHON_ENV_FILE_KEY, PYTHON_ENV_FILE_DEFAULT = "python.envFile", "${workspaceFolder}/.env"
+PYTHON_ENV_FILE_SHOWN = ".env (the Python extension's default `python.envFile`)"
 
 # How a settings value that names a file by its path begins (a glob is a pattern, not a file).
 PATH_STARTS = ("./", "../", "/", "~/", "${workspaceFolder}/", "${workspaceRoot}/", "${userHome}/")
@@ -582,6 +586,12 @@ class Run(NamedTuple):
     loads_why: str = EDITOR_CODE_REASON
     # Globs of programs (clangd's `--query-driver`): what they match is held, a new match told.
     patterns: tuple[str, ...] = ()
+    # Dotenv files whose variables it starts with (`python.envFile`), as if set in `env`.
+    env_files: tuple[str, ...] = ()
+    # What it starts is the person's own run of the project's code (the editor's tests, its
+    # debugger, its terminals): a PYTHONPATH folder there is where that code lives, and only the
+    # modules python runs at every start count, held while there and told when made.
+    person_runs: bool = False
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -680,7 +690,7 @@ def agent_commands(settings: Any) -> Iterator[Run]:
                 elif key == "env":  # variables for every hook (Claude's settings' `env`)
                     yield Run(None, env=value)
                 elif key == "envFile":  # a dotenv file an MCP server starts with (VS Code's)
-                    yield Run(None, files=tuple(_strings(value)))
+                    yield Run(None, files=tuple(_strings(value)), env_files=tuple(_strings(value)))
                 elif key not in COMMAND_KEYS:
                     stack.append(value)
                 elif (line := as_command_line(value, node.get("args"))) is not None:
@@ -861,6 +871,9 @@ def editor_paths(settings: Any) -> Iterator[Run]:
     keys = _keyed_strings(settings)
     env_files = [text for key, text in keys if key.lower().endswith(EDITOR_ENV_FILE_ENDING)]
     yield Run(None, loads=tuple(env_files), loads_why=EDITOR_ENV_FILE_REASON)
+    if PYTHON_ENV_FILE_KEY not in settings:
+        env_files.append(PYTHON_ENV_FILE_DEFAULT)
+    yield Run(None, env_files=tuple(env_files), person_runs=True)
     for key, text in _keyed_strings(settings):  # (nested too: `jest.virtualFolders`)
         if key.rsplit(".", 1)[-1].lower().endswith("commandline"):
             yield Run(text)
@@ -1084,28 +1097,24 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     unknown: list[tuple[str, str]] = []
     by_name = ByName()
     tool_configs = list(tool_configs)
-    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
-    for config in tool_configs:
-        for path, kind in settings_files(config):
-            try:
-                settings = read_settings(path, kind, run_files)
-            except (OSError, ValueError, RecursionError):
-                unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
-                continue
-            shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-            why = REASONS[kind].format(settings=shown)
-            project = path.parent if _beside(path) else project_of(config, kind)
-            try:
-                found, told, cannot = run_by(settings, kind, project, by_name)
-            except RecursionError:  # nested deeper than python walks
-                unread.append(path)
-                continue
-            named += [(each, why) for each in found]
-            if any(os.path.realpath(each) == str(root) for each in found):
-                # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
-                unknown.append(("the workspace itself as a program or a PATH folder", shown))
-            untold += [(program, why) for program in told]
-            unknown += [(what, shown) for what in cannot]
+    read = list(_settings_read(root, tool_configs, unread))
+    if not any(kind == EDITOR and project == root for _, _, kind, project in read):
+        # No settings of VS Code's here: its Python extension loads the .env all the same.
+        read.append((Path(PYTHON_ENV_FILE_SHOWN), {}, EDITOR, root))
+    for path, settings, kind, project in read:
+        shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        why = REASONS[kind].format(settings=shown)
+        try:
+            found, told, cannot = run_by(settings, kind, project, by_name)
+        except RecursionError:  # nested deeper than python walks
+            unread.append(path)
+            continue
+        named += [(each, why) for each in found]
+        if any(os.path.realpath(each) == str(root) for each in found):
+            # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
+            unknown.append(("the workspace itself as a program or a PATH folder", shown))
+        untold += [(program, why) for program in told]
+        unknown += [(what, shown) for what in cannot]
     inside: list[tuple[Path, str]] = []
     for path, why in named:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
@@ -1116,6 +1125,22 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     ]
     untold_now = list(dict.fromkeys(untold))
     return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, when_there)
+
+
+def _settings_read(
+    root: Path, tool_configs: list[Path], unread: list[Path]
+) -> Iterator[tuple[Path, Any, str, Path]]:
+    """(file, its settings, their kind, the folder the tool opened) for each settings file of
+    `tool_configs`; one that cannot be read goes to `unread`."""
+    run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
+    for config in tool_configs:
+        for path, kind in settings_files(config):
+            try:
+                settings = read_settings(path, kind, run_files)
+            except (OSError, ValueError, RecursionError):
+                unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
+                continue
+            yield path, settings, kind, path.parent if _beside(path) else project_of(config, kind)
 
 
 def run_by(
@@ -1188,7 +1213,8 @@ def _run_paths(
 ) -> list[Path]:
     """The paths one Run names, from `folder`."""
     found: list[Path] = []
-    environment = {str(name): put_in(str(value), project) for name, value in _dict(run.env).items()}
+    variables = {**env_file_variables(run.env_files, folder, project), **_dict(run.env)}
+    environment = {str(name): put_in(str(value), project) for name, value in variables.items()}
     if run.line is not None:
         line = put_in(run.line, project)
         found += program_paths(line, folder, untold, False, by_name, environment)
@@ -1196,7 +1222,11 @@ def _run_paths(
         loaded_by_name(name, value, folder, by_name)  # `NODE_OPTIONS=--require dotenv/config`
         for path in code_paths_of(name, value):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
-            found += [p for p in _literal(path, folder, untold) if p != project]
+            named = [p for p in _literal(path, folder, untold) if p != project]
+            if run.person_runs and name == "PYTHONPATH":
+                by_name.when_there += [(p, PYTHON_PATH_REASON) for p in start_files_in(named)]
+            else:
+                found += named
         if runs_something(name):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
             found += variable_paths(name, value, folder, untold, by_name)
     for path in run.files:
@@ -1243,6 +1273,24 @@ def _existing_programs(named: list[Path], by_name: ByName) -> list[Path]:
     one a command makes, which is then told."""
     by_name.when_there += [(p, EDITOR_PROGRAM_REASON) for p in named if not os.path.isdir(p)]
     return [each for each in named if os.path.isfile(each)]
+
+
+def env_file_variables(paths: Iterable[str], folder: Path, project: Path) -> dict[str, str]:
+    """The variables of the dotenv files `paths` (as settings name them, from `folder`), read
+    from each file's text as data: planloop's own environment never takes them."""
+    variables: dict[str, str] = {}
+    for path in paths:
+        for each in _literal(put_in(path, project), folder, []):  # (untold: as a `loads`)
+            variables |= dotenv_file(each)
+    return variables
+
+
+def dotenv_file(path: Path) -> dict[str, str]:
+    """The variables a dotenv file sets, as python-dotenv reads it; none if it cannot be read."""
+    with contextlib.suppress(OSError, ValueError):
+        values = dotenv_values(stream=io.StringIO(read_small_file(path)))
+        return {name: value for name, value in values.items() if value is not None}
+    return {}
 
 
 def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
@@ -1384,9 +1432,8 @@ def _compose_files(
     found: list[Path] = []
     for value in named:
         found += _literal(value, base, untold)
-    with contextlib.suppress(OSError, ValueError):
-        from_env = dotenv_values(stream=io.StringIO(read_small_file(folder / ".env")))
-        found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE") or "", folder)
+    from_env = dotenv_file(folder / ".env")
+    found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE", ""), folder)
     if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
         for above in up_to(folder, project):  # compose looks up until it finds one
             present = [above / name for name in COMPOSE_FILES if os.path.lexists(above / name)]
