@@ -496,45 +496,70 @@ def test_planloop_s_own_read_between_a_command_s_two_writes_is_its_own(tmp_path,
     assert found == {str(env): ""}
 
 
-def a_task_reading_beside(env: Path, theirs: list, person_saves: bool):
+def a_task_reading_beside(env: Path, theirs: list, saved: str):
     """A read of planloop's own during which a task, woken by an event, reads `env` and keeps
-    its file open; `person_saves`: the person saves the key just before the task's read,
-    after planloop's read (in its open window). Once: the watch's own reads come after."""
+    its file open. `saved`: when the person saves the key (SAVED_WHEN); with WRITTEN_OVER the
+    task writes over it before planloop's read is closed. Once: the watch's own reads of what
+    was written come after."""
+
+    def a_read_and_maybe_a_write() -> None:
+        handle = open(env, "rb")  # noqa: SIM115 (left open, as the task leaves it)
+        handle.read()
+        theirs.append(handle)
+        if saved in (WRITTEN_OVER, WRITTEN_OVER_FIRST):
+            key_file(env, "DEBUG=2\n")
 
     def beside(fd: int, limit: int):
         if theirs:
             return read_allocated(fd, limit)
+        if saved == WRITTEN_OVER_FIRST:  # in planloop's window, before its read
+            a_read_and_maybe_a_write()
+            return read_allocated(fd, limit)
         data = read_allocated(fd, limit)
-        if person_saves:
+        if saved == SAVED_WHEN[1]:
             key_file(env)
-        handle = open(env, "rb")  # noqa: SIM115 (left open, as the task leaves it)
-        handle.read()
-        theirs.append(handle)
+        a_read_and_maybe_a_write()
         return data
 
     return beside
 
 
-@pytest.mark.parametrize("saved", ["before planloop's read", "while it is open"])
+WRITTEN_OVER = "before, and written over while it is open"
+WRITTEN_OVER_FIRST = "before, and written over before planloop's read in its window"
+SAVED_WHEN = ["before planloop's read", "while it is open", WRITTEN_OVER, WRITTEN_OVER_FIRST]
+
+
+@pytest.mark.parametrize("saved", SAVED_WHEN)
 def test_a_task_s_read_beside_planloop_s_own_read_still_counts(tmp_path, monkeypatch, saved):
     # The task reads the key in the window planloop takes for its own read, then writes over
-    # it: that window does not hide the task's read.
+    # it (after that read, or during it): that window does not hide the task's read.
     env = tmp_path / ".env"
     env.write_text("DEBUG=1\n")
     theirs: list = []
-    while_open = saved == "while it is open"
-    monkeypatch.setattr(
-        bind_watch, "read_allocated", a_task_reading_beside(env, theirs, while_open)
-    )
+    monkeypatch.setattr(bind_watch, "read_allocated", a_task_reading_beside(env, theirs, saved))
     found = Watched(tmp_path)(
         lambda: (
-            None if while_open else key_file(env),
+            key_file(env) if saved != SAVED_WHEN[1] else None,
             may_hold_the_key(str(env)),
-            key_file(env, "DEBUG=2\n"),
+            key_file(env, "DEBUG=2\n") if saved not in (WRITTEN_OVER, WRITTEN_OVER_FIRST) else None,
         )
     )
     for handle in theirs:
         handle.close()
+    assert found == {str(env): ""}
+
+
+def test_a_task_s_read_beside_the_watch_s_own_read_still_counts(tmp_path, monkeypatch):
+    # The same race against the read the watch makes of the key the person just saved.
+    env = tmp_path / ".env"
+    env.write_text("DEBUG=1\n")
+    theirs: list = []
+    reading_beside = a_task_reading_beside(env, theirs, WRITTEN_OVER)
+    monkeypatch.setattr(bind_watch, "read_allocated", reading_beside)
+    found = Watched(tmp_path)(lambda: key_file(env))
+    for handle in theirs:
+        handle.close()
+    assert theirs, "the watch did not read the file"
     assert found == {str(env): ""}
 
 

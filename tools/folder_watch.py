@@ -202,9 +202,14 @@ class KeyFileWindow:
     # elsewhere (`before_own_read`), pending as well, but what it read is not kept here, so a
     # write before its mark is still read by the watch.
     own_read: str = ""
-    # What an aside read found: the key (or it could not tell). Then a read beside it, in its
-    # open window, may have taken the key too: at its close, an unread write counts as read.
-    aside_key: bool = False
+    # What planloop's open read (its look's, or an aside one) found: the key, or it could not
+    # tell. Then a read beside it, in its window, may have taken the key too: the write still
+    # unjudged counts as read, at the window's close or at a write that ends it.
+    read_key: bool = False
+    # A read came in that window. A write in it after that read ends it: what was read then may
+    # be older than what planloop read (a command read, wrote over, then planloop read), so it
+    # counts as somebody's read whatever planloop found.
+    read_in_window: bool = False
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
     seen: bytes | None = None  # what planloop read of it since its last write
@@ -573,20 +578,20 @@ class FolderWatch:
         if window.own_read:
             return False
         window.own_read = "aside" if self._mark() == "pending" else "open"
-        window.aside_key = True  # until `own_read_done` says what it read
+        window.read_key = True  # until `own_read_done` says what it read
         return True
 
     def own_read_done(self, path: str, data: bytes | None) -> None:
         """What the read `before_own_read` marked read (None: it could not tell)."""
         window = self.windows.get(path)
         if window is not None and window.own_read in ("aside", "open"):
-            window.aside_key = data is None or holds_the_key(data)
+            window.read_key = data is None or holds_the_key(data)
 
     def own_read_failed(self, path: str) -> None:
         """The read `before_own_read` marked never opened, so no close of it will end it."""
         window = self.windows.get(path)
         if window is not None and window.own_read in ("aside", "open"):
-            window.own_read, window.aside_key = "", False
+            window.own_read, window.read_key = "", False
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
@@ -859,20 +864,24 @@ class FolderWatch:
                 continue
             window = self.windows.setdefault(path, KeyFileWindow())
             if mask & WRITES:
-                window.unread = window.unread or (window.written and window.read_since)
+                in_window = window.own_read == "open" and (window.read_key or window.read_in_window)
+                read = window.read_since or in_window
+                window.unread = window.unread or (window.written and read)
                 window.written, window.read_since = True, False
                 window.filled = window.filled or bool(mask & FILLS)
                 if window.own_read != "pending":  # not done before planloop's read: read again
                     window.seen = None
                     written.add(path)
                 if window.own_read == "open":  # reads from here on may be of what it never read
-                    window.own_read, window.aside_key = "", False
+                    window.own_read, window.read_key, window.read_in_window = "", False, False
             elif mask & READS:
                 if window.own_read == "open" and mask & IN_CLOSE_NOWRITE:  # its close ends it
                     window.own_read = ""
-                    window.read_since = window.read_since or (window.aside_key and window.written)
-                    window.aside_key = False
-                elif window.own_read != "open" and window.written and mask & IN_ACCESS:
+                    window.read_since = window.read_since or (window.read_key and window.written)
+                    window.read_key = window.read_in_window = False
+                elif window.own_read == "open":
+                    window.read_in_window = window.read_in_window or bool(mask & IN_ACCESS)
+                elif window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
 
@@ -1094,6 +1103,7 @@ class FolderWatch:
                         else:
                             self._judge_mapping(path, window, (info.st_dev, info.st_ino))
                     data = read_opened(opened)
+                    window.read_key = data is None or holds_the_key(data)
                     if kept is not None:
                         self._keep(path, kept, data)
                 contents[path] = data
