@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -399,6 +400,34 @@ def test_a_key_file_in_a_folder_made_or_renamed_while_it_runs_counts(tmp_path):
         lambda: key_file(tmp_path / "conf" / ".env.prod"),
     )
     assert set(found) == {str(tmp_path / "new" / ".env"), str(tmp_path / "conf" / ".env.prod")}
+
+
+def exchange(first: Path, second: Path) -> None:
+    """Swap two names at once, as `renameat2(RENAME_EXCHANGE)` does."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_cwd, rename_exchange = -100, 2
+    if libc.renameat2(at_cwd, bytes(first), at_cwd, bytes(second), rename_exchange) != 0:
+        raise OSError(ctypes.get_errno(), "renameat2")
+
+
+def test_folders_exchanged_while_it_runs_are_followed_under_their_new_names(tmp_path):
+    # A task swaps two folders many times, then saves the key in one: the watch keeps track
+    # (it used to fail on the swap and count the whole workspace as read).
+    for name in ("a", "b"):
+        (tmp_path / name / "sub").mkdir(parents=True)
+
+    def swap_and_save() -> None:
+        for _ in range(20):
+            exchange(tmp_path / "a", tmp_path / "b")
+        exchange(tmp_path / "a", tmp_path / "b")
+        key_file(tmp_path / "a" / "sub" / ".env")
+
+    found = Watched(tmp_path)(swap_and_save, lambda: key_file(tmp_path / "b" / ".env.local"))
+    # Found by name, not by losing track of the whole workspace; (the one saved between the
+    # swaps is judged after the swaps that followed it: as moved, or as holding the key).
+    assert str(tmp_path) not in found
+    assert set(found) == {str(tmp_path / "a" / "sub" / ".env"), str(tmp_path / "b" / ".env.local")}
+    assert found[str(tmp_path / "b" / ".env.local")] == ""
 
 
 def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):

@@ -980,6 +980,17 @@ class FolderWatch:
             self._taken_away(path)
         if mask & IN_MOVED_FROM:
             self.moving[cookie] = (path, None, True)
+        elif mask & IN_MOVED_TO and cookie in self.moving and path in self.folders:
+            # Renamed over a watched folder, or exchanged with it (`renameat2`'s
+            # RENAME_EXCHANGE): which watch is which name cannot be told by following, so both
+            # names are watched again from scratch, as folders moved in.
+            names = (self.moving.pop(cookie)[0], path)
+            for name in names:
+                self._forget(name)
+            for name in names:
+                before = set(self.windows)
+                self._watch_tree(name, new=True)
+                written.update(set(self.windows) - before)
         elif mask & IN_MOVED_TO and cookie in self.moving:
             self._renamed(self.moving.pop(cookie)[0], path)
             # (`mkdir cfg; mv cfg cfg2` before planloop looked: cfg was never watched)
