@@ -510,15 +510,22 @@ def test_a_command_cannot_rewrite_what_a_folder_open_gradle_or_maven_task_runs(
         ".mvn/wrapper/maven-wrapper.jar",
         "pom.xml",
     ]
-    plant = "; ".join(f"echo planted >> {name}" for name in attacked)
     new = "echo '// made' > lib/build.gradle"  # lib is included, and has no build file yet
+    refused_and_told(api, env, user_folders, attacked, new, "lib/build.gradle")
+
+
+def refused_and_told(api, env, user_folders, attacked: list[str], new: str, made: str) -> None:
+    """A command appends to each file of `attacked`, then runs `new`, which makes `made`: each
+    write is refused while the rest runs, and the person is told of the new file."""
+    user, workspace, planloop_home, home = user_folders
+    plant = "; ".join(f"echo planted >> {name}" for name in attacked)
     api.add({"content": [tool_use("bash", {"command": f"{plant}; {new}; echo finished"})]})
     api.add({"content": [text("Done.")]})
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     (ran,) = tool_results(api)
     assert ran.count("Read-only file system") == len(attacked) and "finished" in ran, ran
-    assert "lib/build.gradle is new. It was kept, and the user was told" in ran, ran
+    assert f"{made} is new. It was kept, and the user was told" in ran, ran
     for name in attacked:
         assert "planted" not in (workspace / name).read_text(), name
 
@@ -587,3 +594,79 @@ def test_a_command_cannot_rewrite_the_makefile_that_makefiles_names(api, env, us
     line = task["command"]
     subprocess.run([*prefix(user), "sh", "-c", line], cwd=workspace, capture_output=True)
     assert not marker.exists()
+
+
+PRE_COMMIT_LOCAL = """repos:
+- repo: local
+  hooks:
+  - {id: a, name: a, entry: lint.sh, language: script}
+  - {id: b, name: b, entry: python, args: [scripts/check.py], language: python}
+  - {id: c, name: c, entry: 'TODO|a/b', language: pygrep}
+"""
+
+
+def test_tox_reads_the_first_file_that_has_its_settings_here_or_above(tmp_path):
+    # tox takes tox.ini, then a setup.cfg with [tox:tox], then pyproject.toml's [tool.tox].
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (tmp_path / "setup.cfg").write_text("[tox:tox]\nenv_list = py\n")
+    (tmp_path / "sub").mkdir()
+    held, told = build_files("tox", ("-e", "dev"), tmp_path / "sub", tmp_path)
+    assert names(tmp_path, held) == {"setup.cfg"}  # pyproject.toml, not tox's, stays writable
+    assert {"sub/tox.ini", "tox.ini", "toxfile.py"} <= names(tmp_path, told)
+    (tmp_path / "tox.ini").write_text("[tox]\n")
+    (tmp_path / "toxfile.py").write_text("")  # a plugin tox loads
+    held, _ = build_files("tox", ("-e", "dev"), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"tox.ini", "toxfile.py"}
+    held, told = build_files("tox", ("-cci/tox.ini",), tmp_path, tmp_path)
+    assert held == [] and "ci/tox.ini" in names(tmp_path, told)
+
+
+def test_nox_and_pre_commit_read_theirs_and_what_a_local_hook_runs(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "noxfile.py").write_text("")
+    held, _ = build_files("nox", ("-fb", "venv", "-s", "dev"), tmp_path, tmp_path)  # -fb: not -f
+    assert names(tmp_path, held) == {"noxfile.py"}
+    held, told = build_files("nox", ("--noxfile=ci/nox.py",), tmp_path, tmp_path)
+    assert held == [] and names(tmp_path, told) == {"ci/nox.py"}
+    (tmp_path / ".pre-commit-config.yaml").write_text(PRE_COMMIT_LOCAL)
+    (tmp_path / "lint.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "sub").mkdir()  # pre-commit moves to the top of the git tree
+    held, told = build_files("pre-commit", ("run", "--all-files"), tmp_path / "sub", tmp_path)
+    assert names(tmp_path, held) == {".pre-commit-config.yaml", "lint.sh"}
+    assert {"sub/.pre-commit-config.yaml", "scripts/check.py"} <= names(tmp_path, told)
+    assert "a/b" not in names(tmp_path, told)  # a pygrep hook's entry is a pattern
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        ("tox -e dev", {"tox.ini": "[testenv:dev]\ncommands = true\n"}),
+        ("nox -s dev", {"noxfile.py": "def dev(session): pass\n"}),
+        ("pre-commit run --all-files", {".pre-commit-config.yaml": PRE_COMMIT_LOCAL}),
+    ],
+)
+def test_a_folder_open_tox_nox_or_pre_commit_task_holds_its_config(tmp_path, command, files):
+    for name, content in files.items():
+        make(tmp_path / name, content, "root")
+    make(tmp_path / "lint.sh", "#!/bin/sh\n", "root")
+    held, _ = folder_open_scripts(tmp_path, command)
+    assert set(files) <= held
+    assert ("lint.sh" in held) == command.startswith("pre-commit")
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_what_a_folder_open_tox_or_pre_commit_task_runs(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    tasks = [
+        {"label": name, "command": command, "runOptions": {"runOn": "folderOpen"}}
+        for name, command in (("t", "tox -e dev"), ("p", "pre-commit run --all-files"))
+    ]
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
+    make(workspace / "tox.ini", "[testenv:dev]\ncommands = true\n", user, mode=0o644)
+    make(workspace / ".pre-commit-config.yaml", PRE_COMMIT_LOCAL, user, mode=0o644)
+    make(workspace / "lint.sh", "#!/bin/sh\ntrue\n", user, mode=0o755)
+    attacked = ["tox.ini", ".pre-commit-config.yaml", "lint.sh"]
+    new = "echo 'import os' > toxfile.py"  # a plugin tox would load at the next folder open
+    refused_and_told(api, env, user_folders, attacked, new, "toxfile.py")

@@ -40,6 +40,13 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   parents it inherits from), each `<module>`'s, and .mvn/ whole (the
                   wrapper's jar and properties, jvm.config, maven.config, extensions.xml) in
                   the project folder or the nearest above that has one (Maven's base folder)
+    tox           the first of tox.ini, setup.cfg, pyproject.toml, tox.toml that has its
+                  settings (`[tox:tox]`, `[tool.tox]`), there or in the nearest folder above
+                  (`-c`), and the toxfile.py beside it (a plugin tox loads)
+    nox           noxfile.py there (`-f`)
+    pre-commit    .pre-commit-config.yaml there, or at the top of the git tree (`-c`), and
+                  the file each `repo: local` hook's entry runs (`./x.sh`, `python x.py`)
+What a tox env or a nox session runs in turn is the project's code, as a make recipe is.
 """
 
 from __future__ import annotations
@@ -53,16 +60,16 @@ import tomllib
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from tools.paths import read_small_file
 
 GRADLE = ("gradle", "gradlew")
 MAVEN = ("mvn", "mvnw")
 MAKES = ("make", "gmake")
-BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN)
 BUILD_FILE_REASON = (
-    "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven): it "
-    "reads this build file and runs what it says outside the sandbox"
+    "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven, tox, "
+    "nox, pre-commit): it reads this build file and runs what it says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 # make's variables, from its environment or its line, that name makefiles it reads: MAKEFILES'
@@ -133,6 +140,19 @@ MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for
 Option = Callable[..., str | None]
 
 
+TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")  # the order tox takes them
+# A setup.cfg holds tox's settings in this section, and is otherwise not tox's.
+TOX_SECTION = re.compile(r"^\[tox:tox\][ \t]*$", re.MULTILINE)
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+# A pre-commit hook's language whose entry is no command (a pattern, a message); one whose
+# entry is a script of the config's folder (taken from there even without a slash).
+PRE_COMMIT_NO_COMMAND = ("pygrep", "fail")
+PRE_COMMIT_SCRIPT = "script"
+# Words that are options of their own, not a short option with its value glued on: nox's
+# `-fb` is --force-venv-backend, not `-f b`.
+OTHER_OPTIONS = ("-fb",)
+
+
 def build_files(
     program: str, words: tuple[str, ...], folder: Path, project: Path
 ) -> tuple[list[Path], list[Path]]:
@@ -164,7 +184,88 @@ def build_files(
         return _maven_files(
             program == "mvnw", _exact_option(words, "-f", "--file"), folder, project
         )
+    if program in CONFIG_TOOLS:
+        return _config_files(CONFIG_TOOLS[program], words, folder, project)
     return [], []
+
+
+def _config_files(
+    tool: ConfigTool, words: tuple[str, ...], folder: Path, project: Path
+) -> tuple[list[Path], list[Path]]:
+    """(held, told) for a ConfigTool: each file it looks at up to the first that has its
+    settings (a command could put them in one it passed by, or make one), and what it runs."""
+    named = _glued_option(words, *tool.options)
+    places = tool.places(folder, project)
+    places = places[:1] if named and tool.walks_up else places  # a named file is not looked for
+    if named and os.path.isdir(_from(folder, named) or folder):  # (tox's `-c` takes a folder)
+        places, named = [_from(folder, named) or folder], None
+    names = [named] if named else tool.names
+    candidates = [Path(os.path.normpath(p / os.path.expanduser(n))) for p in places for n in names]
+    told: list[Path] = []
+    for path in dict.fromkeys(candidates):
+        told.append(path)
+        if os.path.lexists(path) and tool.carries(path):
+            break
+    held = [path for path in told if os.path.lexists(path)]
+    return _with_what_they_read(held, told, tool.runs)
+
+
+def _glued_option(words: tuple[str, ...], short: str, long: str) -> str | None:
+    """An option's value as argparse takes it: `-c x`, `-cx`, `--config x`, `--config=x`."""
+    for index, word in enumerate(words):
+        if word in (short, long) and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith(f"{long}="):
+            return word.partition("=")[2]
+        if word.startswith(short) and not word.startswith("--") and word not in OTHER_OPTIONS:
+            return word[len(short) :] or None
+    return None
+
+
+def _has_tox_settings(path: Path) -> bool:
+    if path.name == "setup.cfg":
+        return bool(TOX_SECTION.search(_read(path)))
+    if path.name == "pyproject.toml":
+        tool = _toml(path).get("tool")
+        return isinstance(tool, dict) and isinstance(tool.get("tox"), dict)
+    return True  # tox.ini, tox.toml, and a file `-c` names
+
+
+def _git_top(folder: Path) -> Path:
+    """The top of the git tree `folder` lies in (itself where none is above)."""
+    return next((a for a in (folder, *folder.parents) if os.path.lexists(a / ".git")), folder)
+
+
+def _pre_commit_places(folder: Path, project: Path) -> list[Path]:
+    """pre-commit takes its config from where it starts if there, else from the top of the git
+    tree (it moves there before it runs)."""
+    return list(dict.fromkeys([folder, _git_top(folder)]))
+
+
+def _pre_commit_entries(config: Path) -> list[Path]:
+    """The files the `repo: local` hooks of a pre-commit config run, from the top of the git
+    tree: what each entry's line (with its `args`) names, and for a `script` hook its first
+    word from the config's folder."""
+    from tools.git_programs import program_paths  # (it imports this module)
+    from tools.tool_scripts import read_yaml
+
+    try:
+        repos = read_yaml(_read(config)).get("repos")
+    except (AttributeError, ValueError, RecursionError):
+        return []
+    repos = repos if isinstance(repos, list) else []
+    local = [repo for repo in repos if isinstance(repo, dict) and repo.get("repo") == "local"]
+    hooks = [h for r in local if isinstance(r.get("hooks"), list) for h in r["hooks"]]
+    found: list[Path] = []
+    for hook in (h for h in hooks if isinstance(h, dict) and isinstance(h.get("entry"), str)):
+        if hook.get("language") in PRE_COMMIT_NO_COMMAND:
+            continue
+        args = hook.get("args") if isinstance(hook.get("args"), list) else []
+        line = " ".join([hook["entry"], *(shlex.quote(str(a)) for a in args)])
+        if hook.get("language") == PRE_COMMIT_SCRIPT and (first := hook["entry"].split()[:1]):
+            found.append(Path(os.path.normpath(config.parent / first[0])))
+        found += program_paths(line, _git_top(config.parent), None, False)
+    return found
 
 
 def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Path]]:
@@ -741,3 +842,39 @@ def up_to(folder: Path, project: Path) -> list[Path]:
     if not folder.is_relative_to(project):
         return [folder]
     return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
+
+
+def _here(folder: Path, _: Path) -> list[Path]:
+    return [folder]
+
+
+class ConfigTool(NamedTuple):
+    """A tool that runs what one config file says: the short and long option that name another
+    (`-c tox.ini`), the names it looks for, the folders it looks in from where it starts and the
+    workspace (the first there is read; with `walks_up`, those above only for its own names),
+    whether a file there has its settings (else it looks on), and what that file has it run
+    besides (`_config_files`)."""
+
+    options: tuple[str, str]
+    names: tuple[str, ...]
+    places: Callable[[Path, Path], list[Path]] = _here
+    walks_up: bool = False
+    carries: Callable[[Path], bool] = os.path.lexists
+    runs: Callable[[Path], list[Path]] = lambda _: []
+
+
+CONFIG_TOOLS = {
+    "tox": ConfigTool(
+        ("-c", "--conf"),
+        TOX_FILES,
+        places=up_to,
+        walks_up=True,
+        carries=_has_tox_settings,
+        runs=lambda config: [config.parent / "toxfile.py"],  # a plugin tox loads from beside it
+    ),
+    "nox": ConfigTool(("-f", "--noxfile"), ("noxfile.py",)),
+    "pre-commit": ConfigTool(
+        ("-c", "--config"), (PRE_COMMIT_CONFIG,), _pre_commit_places, runs=_pre_commit_entries
+    ),
+}
+BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS)
