@@ -358,6 +358,11 @@ def folder_open_scripts(root: Path, command: str, env: dict | None = None) -> tu
     task = {"label": "t", "command": command, "runOptions": {"runOn": "folderOpen"}}
     task |= {"options": {"env": env}} if env else {}
     make(root / ".vscode/tasks.json", json.dumps({"tasks": [task]}), "root")
+    return held_and_told(root)
+
+
+def held_and_told(root: Path) -> tuple[set, set]:
+    """(held, told when made) for what the host tools' settings in `root` run."""
     scripts = tool_scripts(root, scan_for_file_tools(root).tool_configs)
     held = names(root, [path for path, _ in scripts.named])
     return held, names(root, [path for path, _ in scripts.when_there])
@@ -575,12 +580,25 @@ def test_make_holds_what_it_includes_from_an_include_folder(tmp_path, command, e
     assert {"Makefile", "mk/common.mk"} <= held
 
 
+MAKEFILES_TASK = {"label": "w", "command": "MAKEFILES=mk/common.mk make -s watch"}
+MAKEFILES_TASK["runOptions"] = {"runOn": "folderOpen"}
+
+
 @needs_bwrap
-def test_a_command_cannot_rewrite_the_makefile_that_makefiles_names(api, env, user_folders):
+@pytest.mark.parametrize(
+    ("config", "settings"),
+    [
+        (".vscode/tasks.json", {"tasks": [MAKEFILES_TASK]}),
+        # Every VS Code terminal starts with it, and the person types `make -s watch` there.
+        (".vscode/settings.json", {"terminal.integrated.env.linux": {"MAKEFILES": "mk/common.mk"}}),
+    ],
+    ids=["task", "terminal"],
+)
+def test_a_command_cannot_rewrite_the_makefile_that_makefiles_names(
+    api, env, user_folders, config, settings
+):
     user, workspace, planloop_home, home = user_folders
-    task = {"label": "w", "command": "MAKEFILES=mk/common.mk make -s watch"}
-    task["runOptions"] = {"runOn": "folderOpen"}
-    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": [task]}), user, mode=0o644)
+    make(workspace / config, json.dumps(settings), user, mode=0o644)
     make(workspace / "Makefile", "watch:\n\t@echo watching\n", user, mode=0o644)
     make(workspace / "mk/common.mk", "X = 1\n", user, mode=0o644)
     marker = home / "planted-ran"
@@ -591,7 +609,7 @@ def test_a_command_cannot_rewrite_the_makefile_that_makefiles_names(api, env, us
     assert result.returncode == 0, result.stderr
     (ran,) = tool_results(api)
     assert "mk/common.mk: Read-only file system" in ran and "finished" in ran, ran
-    line = task["command"]
+    line = MAKEFILES_TASK["command"]
     subprocess.run([*prefix(user), "sh", "-c", line], cwd=workspace, capture_output=True)
     assert not marker.exists()
 
@@ -670,3 +688,31 @@ def test_a_command_cannot_rewrite_what_a_folder_open_tox_or_pre_commit_task_runs
     attacked = ["tox.ini", ".pre-commit-config.yaml", "lint.sh"]
     new = "echo 'import os' > toxfile.py"  # a plugin tox would load at the next folder open
     refused_and_told(api, env, user_folders, attacked, new, "toxfile.py")
+
+
+def terminal_scripts(root: Path, env: dict) -> tuple[set, set]:
+    """(held, told when made) for VS Code terminals that start with the variables `env`."""
+    settings = {"terminal.integrated.env.linux": env}
+    make(root / ".vscode/settings.json", json.dumps(settings), "root")
+    return held_and_told(root)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"MAKEFILES": "mk/common.mk"},
+        {"MAKEFLAGS": "-f mk/common.mk"},
+        {"MAKEFILES": "common.mk", "MAKEFLAGS": "-I mk"},  # found in the -I folder
+    ],
+)
+def test_a_terminal_s_make_variables_hold_the_makefiles_they_name(tmp_path, env):
+    # Every make the person types in such a terminal reads them before the project's Makefile,
+    # which stays the project's code to change.
+    make(tmp_path / "Makefile", "all:\n\ttrue\n", "root")
+    make(tmp_path / "mk/common.mk", "include rules.mk\n", "root")
+    make(tmp_path / "mk/rules.mk", "X = 1\n", "root")
+    held, _ = terminal_scripts(tmp_path, env)
+    assert "mk/common.mk" in held and "Makefile" not in held
+    (tmp_path / "mk/common.mk").unlink()  # not there: reported when a command makes it
+    held, told = terminal_scripts(tmp_path, env)
+    assert "mk/common.mk" not in held and "mk/common.mk" in told

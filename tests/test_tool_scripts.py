@@ -1843,3 +1843,57 @@ def test_the_automation_profile_every_task_runs_through_is_held(tmp_path, profil
     assert runs in named(tmp_path), named(tmp_path)
     assert "VS Code" in protected_reason(tmp_path, runs)  # the file tools ask too
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None
+
+
+# A C compiler's options a host tool sets for what it runs: gopls's `go list` runs cgo, which
+# runs gcc with CGO_CFLAGS; make's rules and build scripts run it with CFLAGS and LDFLAGS.
+COMPILER_SETTINGS = [
+    ({"go.toolsEnvVars": {"CGO_CFLAGS": "-O2 -fplugin=./x.so"}}, "x.so"),
+    ({"go.toolsEnvVars": {"CGO_LDFLAGS": "-Wl,-plugin,./lto.so"}}, "lto.so"),
+    ({"go.toolsEnvVars": {"CGO_CXXFLAGS": "-Xclang -load -Xclang tc/p.so"}}, "tc/p.so"),
+    ({"go.toolsEnvVars": {"CGO_CPPFLAGS": "-fpass-plugin=tc/pass.so"}}, "tc/pass.so"),
+    ({"terminal.integrated.env.linux": {"CFLAGS": "-B./tc/"}}, "tc"),
+    ({"terminal.integrated.env.linux": {"CFLAGS": "-B tc"}}, "tc"),
+    ({"terminal.integrated.env.linux": {"CXXFLAGS": "-wrapper ./tc/w,-v"}}, "tc/w"),
+    ({"terminal.integrated.env.linux": {"CFLAGS": "-specs=dev.specs"}}, "dev.specs"),
+    ({"terminal.integrated.env.linux": {"LDFLAGS": "-fuse-ld=./tc/ld"}}, "tc/ld"),
+    ({"mcp": {"servers": {"s": {"command": "make", "env": {"CFLAGS": "@tc/flags"}}}}}, "tc/flags"),
+]
+
+
+@pytest.mark.parametrize(("settings", "held"), COMPILER_SETTINGS)
+def test_what_a_compiler_option_a_host_tool_sets_loads_or_runs_is_held(tmp_path, settings, held):
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    for path in ("x.so", "lto.so", "dev.specs", "tc/p.so", "tc/pass.so", "tc/w", "tc/ld"):
+        make(tmp_path / path, "", "root")
+    make(tmp_path / "tc/flags", "", "root")
+    assert held in named(tmp_path), named(tmp_path)
+
+
+def test_a_compiler_option_that_loads_nothing_from_the_workspace_holds_nothing(tmp_path):
+    # A bare plugin, linker or wrapper name is looked up elsewhere; the plugin's own options,
+    # the linker's, and folders to include or link from are no code that runs.
+    flags = "-fplugin=annobin -fplugin-arg-annobin-x=./y -fuse-ld=lld -wrapper gdb,--args"
+    ld_flags = "-Wl,-plugin-opt=./o -Wl,-rpath,./lib -L./lib"
+    settings = {"go.toolsEnvVars": {"CGO_CFLAGS": f"{flags} -I./include", "LDFLAGS": ld_flags}}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert named(tmp_path) == set()
+    assert tool_script_not_held(tmp_path, configs) is None
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_the_plugin_cgo_s_compiler_loads(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    settings = {"go.toolsEnvVars": {"CGO_CFLAGS": "-O2 -fplugin=./x.so"}}
+    make(workspace / ".vscode" / "settings.json", json.dumps(settings), user, 0o644)
+    make(workspace / "x.so", "the real plugin\n", user, 0o644)
+    api.add({"content": [tool_use("bash", {"command": "echo planted > x.so; echo finished"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (planted,) = tool_results(api)
+    assert "x.so: Read-only file system" in planted and "finished" in planted, planted
+    assert (workspace / "x.so").read_text() == "the real plugin\n"

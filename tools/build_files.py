@@ -58,7 +58,7 @@ import re
 import shlex
 import tomllib
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -375,19 +375,41 @@ def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[
     """(held, told) for make run with `words` in `folder`: the makefile (`-f`, or the first of
     MAKEFILES there), those MAKEFILES and MAKEFLAGS name, and what each includes."""
     flags = _make_flags(words)
-    dirs = [
-        _from(folder, name) or folder for name in _option_values(flags + words, *MAKE_INCLUDE_DIRS)
-    ]
+    dirs = _include_dirs(flags + words, folder)
     named = _from(folder, _options(words)(*MAKE_FILE_OPTIONS))
     makefiles = [named] if named else [folder / name for name in MAKEFILES]
     held, told = _first_there(makefiles, lambda makefile: _included(makefile, folder, dirs))
+    held_first, told_first = _read_first(flags, words, folder, dirs)
+    return held + held_first, told + told_first
+
+
+def make_variable_files(
+    variables: Mapping[str, str], folder: Path
+) -> tuple[list[Path], list[Path]]:
+    """(held, told) for the makefiles that make's variables (MAKE_VARIABLES), set for what a
+    host tool runs from `folder`, name: any make started there reads them before its own
+    Makefile (a VS Code terminal's `MAKEFILES`, where the person types `make`)."""
+    words = tuple(f"{name}={variables[name]}" for name in MAKE_VARIABLES if name in variables)
+    flags = _make_flags(words)
+    return _read_first(flags, words, folder, _include_dirs(flags, folder))
+
+
+def _include_dirs(words: tuple[str, ...], folder: Path) -> list[Path]:
+    """The `-I` folders among make's `words`, from `folder`."""
+    return [_from(folder, name) or folder for name in _option_values(words, *MAKE_INCLUDE_DIRS)]
+
+
+def _read_first(
+    flags: tuple[str, ...], words: tuple[str, ...], folder: Path, dirs: list[Path]
+) -> tuple[list[Path], list[Path]]:
+    """(held, told) for the makefiles make reads before its own: those MAKEFLAGS' `-f` and
+    MAKEFILES name (searched as an include is), and what each includes."""
     first = [folder / name for name in _option_values(flags, *MAKE_FILE_OPTIONS) if name]
-    for value in _assigned(flags + words, "MAKEFILES"):  # searched as an include is
+    for value in _assigned(flags + words, "MAKEFILES"):
         first += [path for name in value.split() for path in _searched(name, folder, dirs)]
     first = [Path(os.path.normpath(path)) for path in first]
     there = [path for path in first if os.path.lexists(path)]
-    held += there + [more for path in there for more in _included(path, folder, dirs)]
-    return held, told + first
+    return there + [more for path in there for more in _included(path, folder, dirs)], first
 
 
 def _make_flags(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -216,6 +216,9 @@ def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
 #   OPTIONS   options an interpreter adds to its command line: the values of those that load
 #             a file (LOADING_OPTIONS)
 FOLDERS, FILES, ONE, PROGRAM, OPTIONS = "folders", "files", "one", "program", "options"
+COMPILER_VARIABLES = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
+COMPILER_VARIABLES += ("CGO_CFLAGS", "CGO_CXXFLAGS", "CGO_CPPFLAGS", "CGO_FFLAGS", "CGO_LDFLAGS")
+COMPILER_RUNS = "the C compiler loads the plugins and runs the programs its options name"
 CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     # Shells and prompts.
     ("ZDOTDIR", ONE, "zsh runs .zshenv, .zshrc and the rest from this folder in every new shell"),
@@ -287,11 +290,27 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("GRADLE_OPTS", OPTIONS, "gradle's java loads the agents its -javaagent options name"),
     ("JAVA_OPTS", OPTIONS, "the java of gradle and other start scripts loads these agents"),
     ("MAVEN_OPTS", OPTIONS, "maven's java loads the agents its -javaagent options name"),
+    # A C compiler's options, as make's rules, cgo (`go build`, gopls) and build scripts give
+    # them to gcc or clang, which pass some on to the linker (`-Wl,`) or front end (`-Xclang`).
+    *((name, OPTIONS, COMPILER_RUNS) for name in COMPILER_VARIABLES),
 )
 # For OPTIONS: each variable's options that load a file or add a folder to load from, and
 # whether any value counts ("any") or only one written as a path ("path": `--require
-# ts-node/register` and `-rjson` name a package or library, `./setup.js` a file).
+# ts-node/register` and `-rjson` name a package or library, `./setup.js` a file), or one with
+# a "/" ("slash": a bare name is looked up elsewhere, `-fplugin=annobin` in gcc's plugin
+# folder, `-fuse-ld=lld` on PATH), or the first of a comma-separated list with a "/"
+# ("program": gcc's `-wrapper gdb,--args`). An option ending in "=" or ":" takes its value
+# joined only; a longer one than `-r` joined after "=" (`-plugin-opt` is another option).
 JAVA_AGENTS = {"-javaagent:": "any", "-agentpath:": "any"}
+# A C compiler's (gcc, clang) and its linker's options that load a plugin or run a program.
+COMPILER_LOADS = dict.fromkeys(("-fplugin=", "-fpass-plugin=", "-load"), "slash")  # plugins
+COMPILER_LOADS |= dict.fromkeys(("-plugin", "--plugin", "--load-pass-plugin"), "slash")  # ld's
+COMPILER_LOADS |= {"-iplugindir=": "any"}  # where gcc takes a bare -fplugin name from
+# The folder or prefix gcc and clang take cc1, as, ld and collect2 from, or clang a GCC's.
+COMPILER_LOADS |= dict.fromkeys(("-B", "--prefix", "--gcc-toolchain"), "any")
+COMPILER_LOADS |= dict.fromkeys(("-specs=", "--specs"), "any")  # a specs file: what gcc runs
+COMPILER_LOADS |= dict.fromkeys(("-fuse-ld=", "--ld-path"), "slash")  # the linker, by a path
+COMPILER_LOADS |= {"-wrapper": "program", "@": "any"}  # (`@file`: more options, read from file)
 LOADING_OPTIONS: dict[str, dict[str, str]] = {
     # (The last ones name files node reads as code or for more options: an OpenSSL config
     # loads engines, an env file may set NODE_OPTIONS again, a snapshot is a heap to run.)
@@ -310,7 +329,7 @@ LOADING_OPTIONS: dict[str, dict[str, str]] = {
     "GRADLE_OPTS": JAVA_AGENTS,
     "JAVA_OPTS": JAVA_AGENTS,
     "MAVEN_OPTS": JAVA_AGENTS,
-}
+} | dict.fromkeys(COMPILER_VARIABLES, COMPILER_LOADS)
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
 # or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty
 # entries.
@@ -346,26 +365,56 @@ def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
 
 def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
     """The files and folders that the loading `options` in `value` name (`--require ./x.js`,
-    `--require=./x.js`, `-r./x.rb`, `-javaagent:a.jar=opts`), `~` expanded."""
+    `--require=./x.js`, `-r./x.rb`, `-javaagent:a.jar=opts`, `-Wl,-plugin,x.so`), `~`
+    expanded."""
     try:
         words = shlex.split(value)
     except ValueError:  # an open quote: the interpreter refuses it, but read it whole
         words = value.split()
+    words = _passed_on(words)
     found = []
     for before, word in zip(["", *words], words, strict=False):
         for option, counts in options.items():
-            if before == option and not option.endswith(":"):
+            joined_only = option.endswith((":", "="))
+            if before == option and not joined_only:
                 named = word
-            elif word.startswith(option) and word != option:
+            elif (
+                word.startswith(option)
+                and word != option
+                and (joined_only or len(option) <= 2 or word[len(option)] == "=")
+            ):
                 named = word.removeprefix(option).removeprefix("=")
                 if option.endswith(":"):  # `-javaagent:agent.jar=options`
                     named = named.split("=", 1)[0]
             else:
                 continue
             named = os.path.expanduser(_without_file_scheme(named))
-            if named and (counts == "any" or named.startswith(("./", "../", "/"))):
+            named = named.split(",")[0] if counts == "program" else named
+            if named and _counts(counts, named):
                 found.append(named)
     return found
+
+
+def _passed_on(words: list[str]) -> list[str]:
+    """`words` with what a C compiler passes on to its linker or front end as words of their
+    own: `-Wl,-plugin,x.so` and `-Xlinker -plugin -Xlinker x.so` as `-plugin x.so`, `-Xclang
+    -load -Xclang x.so` (or `-Xclang=-load`) as `-load x.so`. No other program here takes these."""
+    found: list[str] = []
+    for word in words:
+        if word.startswith("-Wl,"):
+            found += word.split(",")[1:]
+        elif word.startswith("-Xclang="):
+            found.append(word.removeprefix("-Xclang="))
+        elif word not in ("-Xclang", "-Xlinker"):
+            found.append(word)
+    return found
+
+
+def _counts(counts: str, named: str) -> bool:
+    """Whether an option's value `named` names a file, by LOADING_OPTIONS' `counts`."""
+    if counts == "path":
+        return named.startswith(("./", "../", "/"))
+    return counts == "any" or "/" in named
 
 
 # node's options that load a module by a name as well as by a path (`--require dotenv/config`,

@@ -54,7 +54,13 @@ from typing import Any, NamedTuple
 import yaml
 from dotenv import dotenv_values
 
-from tools.build_files import BUILD_FILE_REASON, BUILD_TOOLS, build_files, up_to
+from tools.build_files import (
+    BUILD_FILE_REASON,
+    BUILD_TOOLS,
+    build_files,
+    make_variable_files,
+    up_to,
+)
 from tools.environment import code_paths_of, link_inside
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
@@ -1229,6 +1235,11 @@ def _run_paths(
                 found += named
         if runs_something(name):  # `"GIT_CONFIG_GLOBAL": "tools/gitconfig"`
             found += variable_paths(name, value, folder, untold, by_name)
+    # Whatever the program is, a make it starts reads them (a terminal's, where `make` is typed);
+    # the reason is the one a make on the line gives, so a file both name is told once.
+    held, told = make_variable_files(environment, folder)
+    by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
+    found += held
     for path in run.files:
         named = _literal(put_in(path, project), folder, untold)
         found += _existing_programs(named, by_name) if run.existing else named
