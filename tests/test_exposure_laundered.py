@@ -48,6 +48,7 @@ from tools.bind_watch import (
     FolderWatch,
     holds_the_key,
 )
+from tools.tool_scripts import dotenv_file
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -298,6 +299,18 @@ def test_a_reference_to_the_environment_is_not_the_key(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
     assert not holds_the_key(b"API_KEY=${ANTHROPIC_API_KEY}\nDEBUG=1\n", [key])
     assert not holds_the_key(b"K1=sk-ant-test\nX=${K1}-other\n", [key])
+
+
+def test_a_dotenv_file_too_costly_to_expand_is_judged_as_holding_the_key(tmp_path):
+    # python-dotenv scans from each `${` to the next `}`: 2,000 of them before 200 KB without
+    # one took seconds (a repository's .env stalled planloop at start). Such a file is judged
+    # as holding the key, and its plain values still count for the tools that load it.
+    key = "sk-ant-test-SECRETKEY-12345"
+    padded = "A=" + "${" * 2000 + "a" * 200_000 + "\nPYTHONSTARTUP=./tools/start.py\n"
+    assert holds_the_key(padded.encode(), [key])
+    (tmp_path / ".env").write_text(padded)
+    assert dotenv_file(tmp_path / ".env")["PYTHONSTARTUP"] == "./tools/start.py"
+    assert not holds_the_key(b"A=1\nB=${A}-x\n", [key])  # a person's .env is expanded
 
 
 # ---- the window between a write and planloop's read ------------------------------------

@@ -247,6 +247,17 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
 # (hidden from commands, not shown): no .env of a person's comes near them.
 DOTENV_JUDGED_BYTES = 1024 * 1024
 EXPANDED_CHARS = 4 * 1024 * 1024  # all values built, together
+# Finding the `${...}` costs too: python-dotenv's pattern scans from each `${` to the next `}`,
+# so 2,000 of them before 500 KB without one took 28 s, at start. Their number times the
+# text's length bounds that scan (about 35 million characters a second).
+EXPANSION_SCAN_LIMIT = 20_000_000
+
+
+def too_costly_to_expand(text: str) -> bool:
+    """Whether looking for the `${...}` of a dotenv file's `text` could take seconds."""
+    return text.count("${") * len(text) > EXPANSION_SCAN_LIMIT
+
+
 # `${` in each encoding a dotenv file is read in: no variable is expanded in a file without it.
 REFERENCE_STARTS = tuple((name, "${".encode(name)) for name in ("utf-8", *WIDE_ENCODINGS))
 BINDING = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][\w.]*[ \t]*=")
@@ -255,7 +266,9 @@ BINDING = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][\w.]*[ \t]*=")
 def dotenv_expanded(text: str) -> list[str] | None:
     """The values python-dotenv reads from `text` with interpolation, each `${NAME}` taken from
     the file's earlier lines (as `dotenv_values` does without an environment); None when they
-    would add up to more than EXPANDED_CHARS."""
+    would add up to more than EXPANDED_CHARS, or finding them could take seconds."""
+    if too_costly_to_expand(text):
+        return None
     values: dict[str, str | None] = {}
     built = 0
     with contextlib.suppress(Exception):  # a file no parser makes sense of gives what it gave

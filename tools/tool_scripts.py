@@ -54,6 +54,7 @@ from typing import Any, NamedTuple
 import yaml
 from dotenv import dotenv_values
 
+from tools.bind_watch import too_costly_to_expand
 from tools.build_files import (
     BUILD_FILE_REASON,
     BUILD_TOOLS,
@@ -1297,9 +1298,13 @@ def env_file_variables(paths: Iterable[str], folder: Path, project: Path) -> dic
 
 
 def dotenv_file(path: Path) -> dict[str, str]:
-    """The variables a dotenv file sets, as python-dotenv reads it; none if it cannot be read."""
+    """The variables a dotenv file sets, as python-dotenv reads it; none if it cannot be read.
+    One whose `${...}` would take seconds to find is read as written, not expanded: the paths
+    it names plainly still count."""
     with contextlib.suppress(OSError, ValueError):
-        values = dotenv_values(stream=io.StringIO(read_small_file(path)))
+        text = read_small_file(path)
+        expand = not too_costly_to_expand(text)
+        values = dotenv_values(stream=io.StringIO(text), interpolate=expand)
         return {name: value for name, value in values.items() if value is not None}
     return {}
 
