@@ -430,6 +430,27 @@ def test_folders_exchanged_while_it_runs_are_followed_under_their_new_names(tmp_
     assert found[str(tmp_path / "b" / ".env.local")] == ""
 
 
+def test_folders_exchanged_then_one_swapped_for_a_link_are_watched_where_they_are(tmp_path):
+    # Two folders swapped, then one of them swapped with a link out, all before planloop
+    # read the events: each folder is watched at the name it has now, none through the link.
+    workspace, outside = tmp_path / "work", tmp_path / "outside"
+    for name in ("a", "g"):
+        (workspace / name).mkdir(parents=True)
+    outside.mkdir()
+    (workspace / "l").symlink_to(outside)
+
+    def swap() -> None:
+        exchange(workspace / "a", workspace / "g")
+        exchange(workspace / "a", workspace / "l")  # `a` is the link now, `l` a folder
+
+    found = Watched(workspace)(
+        swap,
+        lambda: key_file(workspace / "l" / ".env"),
+        lambda: key_file(workspace / "g" / ".env.local"),
+    )
+    assert found == {str(workspace / "l" / ".env"): "", str(workspace / "g" / ".env.local"): ""}
+
+
 def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):
     env = tmp_path / ".env"
 
@@ -716,8 +737,11 @@ def test_a_file_in_a_folder_made_and_left_unwatched_is_read_at_the_last_look(tmp
     # there is read at the end, as any file written.
     real_watch = FolderWatch._watch
 
-    def closed_to_it(self, folder):
-        return None if folder.endswith("/cfg") else real_watch(self, folder)
+    def closed_to_it(self, folder, follow=True):
+        if folder.endswith("/cfg"):
+            self.not_a_folder = False  # out of watches (ENOSPC)
+            return None
+        return real_watch(self, folder, follow)
 
     monkeypatch.setattr(FolderWatch, "_watch", closed_to_it)
     settings = tmp_path / "cfg" / "local.json"
@@ -735,11 +759,11 @@ def test_a_folder_made_closed_to_the_watch_counts_as_read(tmp_path, monkeypatch,
     # finds it (the last look once walked it, and found nothing), so the folder counts as read.
     real_watch = FolderWatch._watch
 
-    def refused_for_cfg(self, folder):
+    def refused_for_cfg(self, folder, follow=True):
         if folder.endswith("/cfg"):
-            self.refused = True  # what inotify_add_watch's EACCES sets
+            self.refused, self.not_a_folder = True, False  # what inotify_add_watch's EACCES sets
             return None
-        return real_watch(self, folder)
+        return real_watch(self, folder, follow)
 
     monkeypatch.setattr(FolderWatch, "_watch", refused_for_cfg)
     folder = tmp_path / "cfg"

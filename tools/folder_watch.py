@@ -71,6 +71,7 @@ from tools.event_queues import FOLDERS_BETWEEN, OPEN_WATCHES, READ_ON_A_LOOP, ke
 IN_ACCESS, IN_MODIFY, IN_CLOSE_WRITE, IN_CLOSE_NOWRITE, IN_OPEN = 0x1, 0x2, 0x8, 0x10, 0x20
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x40000000
+IN_DONT_FOLLOW = 0x02000000
 NAMES_CHANGED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
 WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
 # Bytes put into a file: a write, or a file renamed in whole. A file made and closed without
@@ -278,6 +279,7 @@ class FolderWatch:
         # (MADE_CLOSED), since the command decides what a later look there would find.
         self.unwatched_made: dict[str, tuple[int, int] | None] = {}  # with its (device, inode)
         self.refused = False  # the last watch not added was refused for want of permission
+        self.not_a_folder = False  # the last watch not added found no folder there (a link)
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
@@ -370,18 +372,26 @@ class FolderWatch:
                     os.read(self.wake[0], 64)
             self.drainer = None
 
-    def _watch(self, folder: str) -> int | None:
+    def _watch(self, folder: str, follow: bool = True) -> int | None:
+        """Watch `folder`; a link there is followed only with `follow` (a bound path's folder,
+        which may be reached through one), never in a walk of the workspace: a folder a command
+        swapped for a link is no folder of the workspace any more."""
         wd = self.folders.get(folder)
         if wd is not None:
             return wd
         # Between two commands reads are the person's own (`rg` over the tree), or a task's,
         # which its own watch judges: a threaded watch asks only for what changes.
         mask = WATCHED & ~READS if self.threaded else WATCHED
+        mask |= 0 if follow else IN_DONT_FOLLOW
         wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask)
         if wd < 0:
-            # Gone, unreadable, or out of watches (ENOSPC): said, and checked by polling.
-            self.refused = ctypes.get_errno() in (errno.EACCES, errno.EPERM)
-            if os.path.isdir(folder):
+            # Unreadable, or out of watches (ENOSPC): said, and checked by polling. Gone, or
+            # no folder (a link, unfollowed): nothing to watch; a folder made at that name later
+            # is an event in the folder above, which is watched.
+            failure = ctypes.get_errno()
+            self.refused = failure in (errno.EACCES, errno.EPERM)
+            self.not_a_folder = failure in (errno.ENOTDIR, errno.ENOENT)
+            if not self.not_a_folder and os.path.isdir(folder):
                 self.unwatched.add(folder)
             return None
         self.folders[folder] = wd
@@ -411,7 +421,9 @@ class FolderWatch:
                 if new:
                     self.unwatched_made.setdefault(folder, _folder_identity(folder))
                 continue
-            if self._watch(folder) is None:
+            if self._watch(folder, follow=False) is None:
+                if self.not_a_folder:
+                    continue  # gone, or swapped for a link meanwhile (which leads elsewhere)
                 if new and self.refused:
                     # Made closed to planloop (`mkdir -m 0`): what is saved there, and read,
                     # can be removed or closed off again before any later look, unseen.
@@ -980,27 +992,40 @@ class FolderWatch:
             self._taken_away(path)
         if mask & IN_MOVED_FROM:
             self.moving[cookie] = (path, None, True)
-        elif mask & IN_MOVED_TO and cookie in self.moving and path in self.folders:
-            # Renamed over a watched folder, or exchanged with it (`renameat2`'s
-            # RENAME_EXCHANGE): which watch is which name cannot be told by following, so both
-            # names are watched again from scratch, as folders moved in.
-            names = (self.moving.pop(cookie)[0], path)
-            for name in names:
+        elif mask & IN_MOVED_TO and cookie in self.moving:
+            old = self.moving.pop(cookie)[0]
+            if path not in self.folders:
+                self._renamed(old, path)
+            if self._watched_there(path):
+                # (`mkdir cfg; mv cfg cfg2` before planloop looked: cfg was never watched)
+                before = set(self.windows)
+                self._watch_tree(path, new=True, renamed=True)
+                written.update(set(self.windows) - before)
+                return
+            # Renamed over a watched folder, exchanged with it (`renameat2`'s RENAME_EXCHANGE),
+            # or changed again before planloop read this: which watch is which name cannot be
+            # told by following, so both names are watched again from scratch, as folders
+            # moved in.
+            for name in (old, path):
                 self._forget(name)
-            for name in names:
+            for name in (old, path):
                 before = set(self.windows)
                 self._watch_tree(name, new=True)
                 written.update(set(self.windows) - before)
-        elif mask & IN_MOVED_TO and cookie in self.moving:
-            self._renamed(self.moving.pop(cookie)[0], path)
-            # (`mkdir cfg; mv cfg cfg2` before planloop looked: cfg was never watched)
-            before = set(self.windows)
-            self._watch_tree(path, new=True, renamed=True)
-            written.update(set(self.windows) - before)
         elif mask & (IN_CREATE | IN_MOVED_TO):
             before = set(self.windows)
             self._watch_tree(path, new=True)
             written.update(set(self.windows) - before)
+
+    def _watched_there(self, folder: str) -> bool:
+        """Whether the folder at `folder` now is the one its watch follows (the kernel answers
+        a watch asked for again on a folder it watches with that watch's number), or no watch
+        follows one there (never watched: past the bound, or made and renamed unseen)."""
+        wd = self.folders.get(folder)
+        if wd is None or self.fd is None:
+            return True
+        mask = (WATCHED & ~READS if self.threaded else WATCHED) | IN_DONT_FOLLOW
+        return _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask) == wd
 
     def _taken_away(self, path: str) -> None:
         """A folder left unwatched (`unwatched_made`) at or below `path` was removed, made again
