@@ -379,10 +379,7 @@ class FolderWatch:
         wd = self.folders.get(folder)
         if wd is not None:
             return wd
-        # Between two commands reads are the person's own (`rg` over the tree), or a task's,
-        # which its own watch judges: a threaded watch asks only for what changes.
-        mask = WATCHED & ~READS if self.threaded else WATCHED
-        mask |= 0 if follow else IN_DONT_FOLLOW
+        mask = self._mask() | (0 if follow else IN_DONT_FOLLOW)
         wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask)
         if wd < 0:
             # Unreadable, or out of watches (ENOSPC): said, and checked by polling. Gone, or
@@ -1024,8 +1021,14 @@ class FolderWatch:
         wd = self.folders.get(folder)
         if wd is None or self.fd is None:
             return True
-        mask = (WATCHED & ~READS if self.threaded else WATCHED) | IN_DONT_FOLLOW
+        mask = self._mask() | IN_DONT_FOLLOW
         return _LIBC.inotify_add_watch(self.fd, os.fsencode(folder), mask) == wd
+
+    def _mask(self) -> int:
+        """What a folder's watch asks for. Between two commands reads are the person's own (`rg`
+        over the tree), or a task's, which its own watch judges: a threaded watch asks only for
+        what changes."""
+        return WATCHED & ~READS if self.threaded else WATCHED
 
     def _taken_away(self, path: str) -> None:
         """A folder left unwatched (`unwatched_made`) at or below `path` was removed, made again
@@ -1119,7 +1122,7 @@ class FolderWatch:
             written = {path for path in written if path in self.windows}
             if not written:
                 break
-            contents = {}
+            contents: dict[str, tuple[bytes | None, bool]] = {}  # what was read; the key in it?
             started = self._mark()
             for path in written:
                 window = self.windows[path]
@@ -1139,10 +1142,12 @@ class FolderWatch:
                         else:
                             self._judge_mapping(path, window, (info.st_dev, info.st_ino))
                     data = read_opened(opened)
-                    window.read_key = data is None or holds_the_key(data)
                     if kept is not None:
                         self._keep(path, kept, data)
-                contents[path] = data
+                keyed = data is None or holds_the_key(data)
+                if isinstance(opened, int):
+                    window.read_key = keyed
+                contents[path] = data, keyed
                 if data is not None and (data or os.path.lexists(path)):
                     window.seen = data
             more = self._events()
@@ -1152,13 +1157,13 @@ class FolderWatch:
             relevant = relevant or more_relevant
             # Read with nothing written after: what it held is what anyone could read since. A
             # file renamed or removed meanwhile was followed, or judged, by `_note`.
-            for path, data in contents.items():
+            for path, (data, keyed) in contents.items():
                 if path in written or path not in self.windows:
                     continue
                 window = self.windows.pop(path)
                 if window.unread:
                     self._expose(path, UNREAD)
-                elif data is None or holds_the_key(data):
+                elif keyed:
                     renamed = os.path.basename(window.came_from)
                     self._expose(path, RENAMED.format(renamed) if renamed else "")
                 elif window.filled and not data and not os.path.lexists(path):
