@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
+from tools.bind_watch import dotenv_bindings
 from tools.paths import (
     SMALL_FILE_LIMIT,
     git_dir_of,
@@ -1729,6 +1731,32 @@ def test_a_named_env_file_takes_the_place_of_the_default_one(tmp_path):
     make(tmp_path / ".vscode" / "settings.json", '{"python.envFile": "dev.vars"}', "root")
     assert "lib/sitecustomize.py" in watched(tmp_path)
     assert "old/sitecustomize.py" not in watched(tmp_path)
+
+
+# Each line doubles the one before: 450 bytes that python-dotenv would expand to gigabytes.
+DOUBLING_LINES = "V0=0123456789\n" + "".join(
+    f"V{n}=${{V{n - 1}}}${{V{n - 1}}}\n" for n in range(1, 23)
+)
+
+
+def test_an_env_file_that_doubles_its_values_costs_no_memory_and_its_paths_still_count(tmp_path):
+    make(tmp_path / "tools" / "start.py", "# real\n", "root")
+    make(tmp_path / ".env", DOUBLING_LINES + "PYTHONSTARTUP=./tools/start.py\n", "root")
+    tracemalloc.start()
+    try:
+        held = named(tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 1024 * 1024, f"{peak} bytes to read a 450-byte .env"
+    assert "tools/start.py" in held  # read as written: the plain path is still held
+
+
+def test_an_env_file_that_doubles_one_of_your_variables_is_not_expanded_either():
+    # A value of your environment is the seed (`${PATH}`): the file alone looks harmless.
+    doubling = "V0=${SEED}\n" + "".join(f"V{n}=${{V{n - 1}}}${{V{n - 1}}}\n" for n in range(1, 12))
+    assert dotenv_bindings(doubling, {"SEED": "x" * 4096}) is None
+    assert dotenv_bindings("A=${SEED}/lib\n", {"SEED": "/home/me"}) == {"A": "/home/me/lib"}
 
 
 def test_the_code_an_mcp_server_s_env_file_names_is_held(tmp_path):

@@ -31,6 +31,7 @@ middleware (middleware/exposure.py) stops or pauses the run.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import errno
 import functools
@@ -38,6 +39,7 @@ import io
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -267,20 +269,33 @@ def dotenv_expanded(text: str) -> list[str] | None:
     """The values python-dotenv reads from `text` with interpolation, each `${NAME}` taken from
     the file's earlier lines (as `dotenv_values` does without an environment); None when they
     would add up to more than EXPANDED_CHARS, or finding them could take seconds."""
+    values = dotenv_bindings(text)
+    return None if values is None else [value for value in values.values() if value]
+
+
+def dotenv_bindings(text: str, environ: Mapping[str, str] | None = None) -> dict | None:
+    """Each name `text` binds and its value, as `dotenv_values` gives them with interpolation:
+    `${NAME}` from the file's earlier lines first, then from `environ`. None, without building
+    them, when they would add up to more than EXPANDED_CHARS (`A=${A}${A}` line after line, or
+    `${PATH}` doubled) or finding them could take seconds."""
     if too_costly_to_expand(text):
         return None
     values: dict[str, str | None] = {}
+    lookup = collections.ChainMap(values, environ or {})
     built = 0
     with contextlib.suppress(Exception):  # a file no parser makes sense of gives what it gave
         for binding in parse_stream(io.StringIO(text)):
-            if binding.key is None or binding.value is None:
+            if binding.key is None:
                 continue
-            pieces = [atom.resolve(values) for atom in parse_variables(binding.value)]
+            if binding.value is None:  # `NAME` alone: python-dotenv's None
+                values[binding.key] = None
+                continue
+            pieces = [atom.resolve(lookup) for atom in parse_variables(binding.value)]
             built += sum(len(piece) for piece in pieces)
             if built > EXPANDED_CHARS:
                 return None  # measured before it is built
             values[binding.key] = "".join(pieces)
-    return [value for value in values.values() if value]
+    return values
 
 
 def what_was_lost(

@@ -54,7 +54,7 @@ from typing import Any, NamedTuple
 import yaml
 from dotenv import dotenv_values
 
-from tools.bind_watch import too_costly_to_expand
+from tools.bind_watch import dotenv_bindings
 from tools.build_files import (
     BUILD_FILE_REASON,
     BUILD_TOOLS,
@@ -1298,13 +1298,15 @@ def env_file_variables(paths: Iterable[str], folder: Path, project: Path) -> dic
 
 
 def dotenv_file(path: Path) -> dict[str, str]:
-    """The variables a dotenv file sets, as python-dotenv reads it; none if it cannot be read.
-    One whose `${...}` would take seconds to find is read as written, not expanded: the paths
+    """The variables a dotenv file sets, as python-dotenv reads it with your environment; none
+    if it cannot be read. One whose `${...}` would take seconds to find, or build more than a
+    few MiB (each line doubling the one before), is read as written, not expanded: the paths
     it names plainly still count."""
     with contextlib.suppress(OSError, ValueError):
         text = read_small_file(path)
-        expand = not too_costly_to_expand(text)
-        values = dotenv_values(stream=io.StringIO(text), interpolate=expand)
+        values = dotenv_bindings(text, os.environ)
+        if values is None:
+            values = dotenv_values(stream=io.StringIO(text), interpolate=False)
         return {name: value for name, value in values.items() if value is not None}
     return {}
 
