@@ -16,6 +16,7 @@ import fcntl
 import os
 import shutil
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -396,3 +397,39 @@ def test_a_command_that_renames_a_tree_of_many_folders_has_its_output(tmp_path):
     result = asyncio.run(run_bash(workspace, command, sandbox=box))
     assert result.startswith("moved\n"), result
     assert box.exposures == []
+
+
+# ---- a watched folder moved where no watch is, and back --------------------------------------
+
+
+@pytest.mark.parametrize("back", ["renamed back", "made again"])
+def test_a_key_read_in_a_folder_moved_out_of_sight_and_back_counts(tmp_path, few_folders, back):
+    # A task moves `a` (watched) into a folder past the bound, reads the .env you saved there,
+    # empties it, and puts `a` back (or makes a new one): the watch must not take the `a` it
+    # then sees for a folder that just arrived, forgetting what happened to the old one.
+    (tmp_path / "a").mkdir()
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    try:
+        assert watch.take_stock() == {}
+        for name in ("u1", "u2"):  # made while it runs: the second one past the bound
+            (tmp_path / name).mkdir()
+        watch.take_stock()
+        (hiding,) = watch.unwatched
+        (tmp_path / "a" / ".env").write_text(KEY_LINE)  # you save the key
+        away = Path(hiding) / "hide"
+        os.rename(tmp_path / "a", away)
+        assert API_KEY in (away / ".env").read_text()
+        (away / ".env").write_text("X=1\n")
+        if back == "renamed back":
+            os.rename(away, tmp_path / "a")
+        else:
+            (tmp_path / "a").mkdir()
+        found = watch.take_stock()
+        assert str(tmp_path / "a" / ".env") in found, found
+        # And `a` is watched on: a key saved there later is seen too.
+        later = time.monotonic()
+        (tmp_path / "a" / ".env").write_text(KEY_LINE)
+        assert watch.take_stock(since=later), "a key saved into a/.env afterwards went unseen"
+    finally:
+        watch.close()

@@ -989,7 +989,14 @@ class FolderWatch:
             self._taken_away(path)
         if mask & IN_MOVED_FROM:
             self.moving[cookie] = (path, None, True)
-        elif mask & IN_MOVED_TO and cookie in self.moving:
+            return
+        # A folder that had this name left for where no watch is (into a folder past the bound:
+        # the other half of its move never came before this later event). Judged as gone now,
+        # its watch let go: else what happened to its files there (a key read, then emptied)
+        # would be taken for the state of a folder that just arrived, and the old folder's
+        # late judging would let go of this one's watch.
+        self._gone({c for c, (old, _, folder) in self.moving.items() if folder and old == path})
+        if mask & IN_MOVED_TO and cookie in self.moving:
             old = self.moving.pop(cookie)[0]
             if path not in self.folders:
                 self._renamed(old, path)
