@@ -433,3 +433,32 @@ def test_a_key_read_in_a_folder_moved_out_of_sight_and_back_counts(tmp_path, few
         assert watch.take_stock(since=later), "a key saved into a/.env afterwards went unseen"
     finally:
         watch.close()
+
+
+def test_folders_other_programs_make_beside_a_bound_file_outside_the_workspace_stop_nothing(
+    tmp_path, few_folders
+):
+    # A hidden file's folder outside the workspace (your home, /tmp) is watched for that file
+    # being replaced. Folders other programs make and remove there (a build's temporary ones,
+    # another user's closed ones) are no command's: a command cannot write outside the
+    # workspace. They are neither walked nor counted, however many come and go.
+    workspace, home = tmp_path / "work", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    hidden = home / ".bash_history"
+    hidden.write_text("ls\n")
+    start = SandboxStart(workspace, frozenset(), frozenset({str(hidden)}))
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(start)
+    try:
+        assert watch.take_stock() == {}
+        for name in ("t1", "t2", "t3", "t4"):
+            (home / name / "sub").mkdir(parents=True)
+            (home / name / "sub" / ".env").write_text(KEY_LINE)  # not the command's doing
+        assert watch.take_stock() == {}
+        for name in ("t1", "t2", "t3", "t4"):
+            shutil.rmtree(home / name)
+        assert watch.take_stock() == {}
+        assert not [f for f in watch.folders if f.startswith(str(home) + os.sep)]
+    finally:
+        watch.close()

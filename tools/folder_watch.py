@@ -1014,12 +1014,17 @@ class FolderWatch:
                 self._forget(name)
             for name in (old, path):
                 before = set(self.windows)
-                self._watch_tree(name, new=True)
+                self._watch_tree(name, new=self._in_a_workspace(name))
                 written.update(set(self.windows) - before)
-        elif mask & (IN_CREATE | IN_MOVED_TO):
+        elif mask & (IN_CREATE | IN_MOVED_TO) and self._in_a_workspace(path):
+            # (Outside, in the folder of a bound file: no command can write there, so the
+            # folders other programs make, another user's closed ones too, are not walked.)
             before = set(self.windows)
             self._watch_tree(path, new=True)
             written.update(set(self.windows) - before)
+
+    def _in_a_workspace(self, path: str) -> bool:
+        return any(path.startswith(workspace + os.sep) for workspace in self.workspaces)
 
     def _watched_there(self, folder: str) -> bool:
         """Whether the folder at `folder` now is the one its watch follows (the kernel answers
