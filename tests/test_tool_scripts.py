@@ -1952,3 +1952,41 @@ def test_a_compiler_s_option_file_planloop_cannot_read_makes_commands_ask(tmp_pa
     (tmp_path / f"f{OPTION_FILES_READ}.rsp").rmdir()
     make(tmp_path / f"f{OPTION_FILES_READ - 1}.rsp", "-O2", "root")
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+# Where gcc takes the programs it runs (cc1, as, collect2) from, and programs a build runs as it
+# runs make's CC: held once made, and until then commands ask (a command could make them).
+TASK_WITH_COMPILER_PATH = {
+    "version": "2.0.0",
+    "tasks": [{"command": "COMPILER_PATH=tc gcc -c m.c", "runOptions": {"runOn": "folderOpen"}}],
+}
+BUILD_PROGRAM_SETTINGS = [
+    ("settings.json", {"go.toolsEnvVars": {"COMPILER_PATH": "./tc"}}, "tc"),
+    ("settings.json", {"go.toolsEnvVars": {"GCC_EXEC_PREFIX": "./tc/"}}, "tc"),
+    ("tasks.json", TASK_WITH_COMPILER_PATH, "tc"),
+    (
+        "settings.json",
+        {"terminal.integrated.env.linux": {"COMPILER_PATH": "/usr/lib:${workspaceFolder}/tc"}},
+        "tc",
+    ),
+    (
+        "settings.json",
+        {"go.toolsEnvVars": {"PKG_CONFIG": "./tc/pkg-config --static"}},
+        "tc/pkg-config",
+    ),
+    ("settings.json", {"go.toolsEnvVars": {"GOCACHEPROG": "./tc/cacheprog"}}, "tc/cacheprog"),
+    ("settings.json", {"terminal.integrated.env.linux": {"FC": "./tc/gfortran"}}, "tc/gfortran"),
+]
+
+
+@pytest.mark.parametrize(("name", "settings", "held"), BUILD_PROGRAM_SETTINGS)
+def test_what_a_build_s_program_variable_names_is_held_or_asked_for(tmp_path, name, settings, held):
+    make(tmp_path / ".vscode" / name, json.dumps(settings), "root")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    why = tool_script_not_held(tmp_path, configs)
+    assert why is not None and "tc" in why, why
+    make(tmp_path / "tc" / "cc1", "", "root")
+    if held != "tc":
+        make(tmp_path / held, "", "root")
+    assert held in named(tmp_path), named(tmp_path)
+    assert tool_script_not_held(tmp_path, configs) is None

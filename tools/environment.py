@@ -293,6 +293,14 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     # A C compiler's options, as make's rules, cgo (`go build`, gopls) and build scripts give
     # them to gcc or clang, which pass some on to the linker (`-Wl,`) or front end (`-Xclang`).
     *((name, OPTIONS, COMPILER_RUNS) for name in COMPILER_VARIABLES),
+    # Where gcc takes the programs it runs (cc1, as, collect2) from before its own: a folder
+    # not made yet counts too, as a command could make it and put a cc1 there.
+    ("COMPILER_PATH", FOLDERS, "gcc runs cc1, as and collect2 from these folders first"),
+    ("GCC_EXEC_PREFIX", ONE, "gcc runs cc1, as and collect2 from under this prefix first"),
+    # Programs a build runs, as it runs make's CC.
+    ("PKG_CONFIG", PROGRAM, "cgo and build scripts run this pkg-config for a package's flags"),
+    ("GOCACHEPROG", PROGRAM, "go runs this program as its build cache for every build or list"),
+    ("FC", PROGRAM, "make's rules and build scripts run this Fortran compiler"),
 )
 # For OPTIONS: each variable's options that load a file or add a folder to load from, and
 # whether any value counts ("any") or only one written as a path ("path": `--require
@@ -331,9 +339,9 @@ LOADING_OPTIONS: dict[str, dict[str, str]] = {
     "MAVEN_OPTS": JAVA_AGENTS,
 } | dict.fromkeys(COMPILER_VARIABLES, COMPILER_LOADS)
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
-# or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty
-# entries.
-EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH")
+# or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before; gcc's COMPILER_PATH
+# too). perl and node skip empty entries.
+EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH", "COMPILER_PATH")
 
 
 def code_paths_of(
