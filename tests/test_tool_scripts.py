@@ -21,6 +21,7 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
 from tools.bind_watch import dotenv_bindings
+from tools.environment import OPTION_FILES as OPTION_FILES_READ
 from tools.paths import (
     SMALL_FILE_LIMIT,
     git_dir_of,
@@ -1913,10 +1914,18 @@ def test_a_compiler_option_that_loads_nothing_from_the_workspace_holds_nothing(t
 
 
 @needs_bwrap
-def test_a_command_cannot_rewrite_the_plugin_cgo_s_compiler_loads(api, env, user_folders):
+@pytest.mark.parametrize(
+    ("flags", "files"),
+    [("-O2 -fplugin=./x.so", {}), ("-O2 @flags.rsp", {"flags.rsp": "-fplugin=./x.so\n"})],
+)
+def test_a_command_cannot_rewrite_the_plugin_cgo_s_compiler_loads(
+    api, env, user_folders, flags, files
+):
     user, workspace, planloop_home, home = user_folders
-    settings = {"go.toolsEnvVars": {"CGO_CFLAGS": "-O2 -fplugin=./x.so"}}
+    settings = {"go.toolsEnvVars": {"CGO_CFLAGS": flags}}
     make(workspace / ".vscode" / "settings.json", json.dumps(settings), user, 0o644)
+    for name, content in files.items():  # (an option file, whose options load the plugin)
+        make(workspace / name, content, user, 0o644)
     make(workspace / "x.so", "the real plugin\n", user, 0o644)
     api.add({"content": [tool_use("bash", {"command": "echo planted > x.so; echo finished"})]})
     api.add({"content": [text("Done.")]})
@@ -1925,3 +1934,87 @@ def test_a_command_cannot_rewrite_the_plugin_cgo_s_compiler_loads(api, env, user
     (planted,) = tool_results(api)
     assert "x.so: Read-only file system" in planted and "finished" in planted, planted
     assert (workspace / "x.so").read_text() == "the real plugin\n"
+
+
+# What the options inside a compiler's option files load: an `@file` (nested ones too, and the
+# linker's through `-Wl,`) and a gcc specs file (its `%include`s too), as the compiler reads
+# them in the folder it runs in.
+OPTION_FILES = [
+    ({"go.toolsEnvVars": {"CGO_CFLAGS": "-O2 @flags.rsp"}}, {"flags.rsp": "-fplugin=./x.so"}),
+    (
+        {"go.toolsEnvVars": {"CGO_CFLAGS": "-specs=my.specs"}},
+        {"my.specs": "*cc1:\n+ -fplugin=./x.so\n"},
+    ),
+    (
+        {"go.toolsEnvVars": {"CGO_CFLAGS": "--specs my.specs"}},
+        {"my.specs": "%include <inc.specs>\n", "inc.specs": "*cc1:\n%{O2:-fplugin=./x.so}\n"},
+    ),
+    (
+        {"terminal.integrated.env.linux": {"CFLAGS": "@${workspaceFolder}/f.rsp"}},
+        {"f.rsp": "-O2 @more.rsp", "more.rsp": "'-fplugin=./x.so'"},
+    ),
+    ({"go.toolsEnvVars": {"CGO_LDFLAGS": "-Wl,@ld.rsp"}}, {"ld.rsp": "-plugin ./x.so"}),
+]
+
+
+@pytest.mark.parametrize(("settings", "files"), OPTION_FILES)
+def test_what_a_compiler_s_option_file_loads_is_held(tmp_path, settings, files):
+    make(tmp_path / ".vscode" / "settings.json", json.dumps(settings), "root")
+    make(tmp_path / "x.so", "", "root")
+    for name, content in files.items():
+        make(tmp_path / name, content, "root")
+    assert {"x.so", *files} <= named(tmp_path), named(tmp_path)
+    assert tool_script_not_held(tmp_path, scan_for_file_tools(tmp_path).tool_configs) is None
+
+
+def test_a_compiler_s_option_file_planloop_cannot_read_makes_commands_ask(tmp_path):
+    # Past OPTION_FILES nested files, what the compiler loads is unknown: commands ask.
+    settings = {"go.toolsEnvVars": {"CGO_CFLAGS": "@f0.rsp"}}
+    make(tmp_path / ".vscode" / "settings.json", json.dumps(settings), "root")
+    for index in range(OPTION_FILES_READ):
+        make(tmp_path / f"f{index}.rsp", f"@f{index + 1}.rsp", "root")
+    (tmp_path / f"f{OPTION_FILES_READ}.rsp").mkdir()
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    why = tool_script_not_held(tmp_path, configs)
+    assert why is not None and f"f{OPTION_FILES_READ}.rsp" in why, why
+    (tmp_path / f"f{OPTION_FILES_READ}.rsp").rmdir()
+    make(tmp_path / f"f{OPTION_FILES_READ - 1}.rsp", "-O2", "root")
+    assert tool_script_not_held(tmp_path, configs) is None
+
+
+# Where gcc takes the programs it runs (cc1, as, collect2) from, and programs a build runs as it
+# runs make's CC: held once made, and until then commands ask (a command could make them).
+TASK_WITH_COMPILER_PATH = {
+    "version": "2.0.0",
+    "tasks": [{"command": "COMPILER_PATH=tc gcc -c m.c", "runOptions": {"runOn": "folderOpen"}}],
+}
+BUILD_PROGRAM_SETTINGS = [
+    ("settings.json", {"go.toolsEnvVars": {"COMPILER_PATH": "./tc"}}, "tc"),
+    ("settings.json", {"go.toolsEnvVars": {"GCC_EXEC_PREFIX": "./tc/"}}, "tc"),
+    ("tasks.json", TASK_WITH_COMPILER_PATH, "tc"),
+    (
+        "settings.json",
+        {"terminal.integrated.env.linux": {"COMPILER_PATH": "/usr/lib:${workspaceFolder}/tc"}},
+        "tc",
+    ),
+    (
+        "settings.json",
+        {"go.toolsEnvVars": {"PKG_CONFIG": "./tc/pkg-config --static"}},
+        "tc/pkg-config",
+    ),
+    ("settings.json", {"go.toolsEnvVars": {"GOCACHEPROG": "./tc/cacheprog"}}, "tc/cacheprog"),
+    ("settings.json", {"terminal.integrated.env.linux": {"FC": "./tc/gfortran"}}, "tc/gfortran"),
+]
+
+
+@pytest.mark.parametrize(("name", "settings", "held"), BUILD_PROGRAM_SETTINGS)
+def test_what_a_build_s_program_variable_names_is_held_or_asked_for(tmp_path, name, settings, held):
+    make(tmp_path / ".vscode" / name, json.dumps(settings), "root")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    why = tool_script_not_held(tmp_path, configs)
+    assert why is not None and "tc" in why, why
+    make(tmp_path / "tc" / "cc1", "", "root")
+    if held != "tc":
+        make(tmp_path / held, "", "root")
+    assert held in named(tmp_path), named(tmp_path)
+    assert tool_script_not_held(tmp_path, configs) is None

@@ -293,6 +293,14 @@ CODE_VARIABLES: tuple[tuple[str, str, str], ...] = (
     # A C compiler's options, as make's rules, cgo (`go build`, gopls) and build scripts give
     # them to gcc or clang, which pass some on to the linker (`-Wl,`) or front end (`-Xclang`).
     *((name, OPTIONS, COMPILER_RUNS) for name in COMPILER_VARIABLES),
+    # Where gcc takes the programs it runs (cc1, as, collect2) from before its own: a folder
+    # not made yet counts too, as a command could make it and put a cc1 there.
+    ("COMPILER_PATH", FOLDERS, "gcc runs cc1, as and collect2 from these folders first"),
+    ("GCC_EXEC_PREFIX", ONE, "gcc runs cc1, as and collect2 from under this prefix first"),
+    # Programs a build runs, as it runs make's CC.
+    ("PKG_CONFIG", PROGRAM, "cgo and build scripts run this pkg-config for a package's flags"),
+    ("GOCACHEPROG", PROGRAM, "go runs this program as its build cache for every build or list"),
+    ("FC", PROGRAM, "make's rules and build scripts run this Fortran compiler"),
 )
 # For OPTIONS: each variable's options that load a file or add a folder to load from, and
 # whether any value counts ("any") or only one written as a path ("path": `--require
@@ -331,20 +339,25 @@ LOADING_OPTIONS: dict[str, dict[str, str]] = {
     "MAVEN_OPTS": JAVA_AGENTS,
 } | dict.fromkeys(COMPILER_VARIABLES, COMPILER_LOADS)
 # Where an empty entry means the current folder, as a relative one does (`PYTHONPATH=:/opt/x`,
-# or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before). perl and node skip empty
-# entries.
-EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH")
+# or `LD_LIBRARY_PATH=/opt/lib:$LD_LIBRARY_PATH` with none set before; gcc's COMPILER_PATH
+# too). perl and node skip empty entries.
+EMPTY_IS_CURRENT_FOLDER = ("PYTHONPATH", "LD_LIBRARY_PATH", "COMPILER_PATH")
 
 
-def code_paths_of(name: str, value: str) -> list[str]:
+def code_paths_of(
+    name: str, value: str, base: Path | None = None, unread: list[str] | None = None
+) -> list[str]:
     """The paths (as written) that `value` names when set as the variable `name`, if that is
     one of CODE_VARIABLES: `BASH_ENV=tools/env.sh` before a command in a config git or a host
-    tool runs, or a mise `[env]` entry."""
+    tool runs, or a mise `[env]` entry. A compiler's option files are read from `base` (the
+    folder it runs in); one that cannot be read goes to `unread` (`_in_option_files`)."""
     kinds = [kind for known, kind, _ in CODE_VARIABLES if known == name]
-    return _named_by_variable(name, kinds[0], value) if kinds else []
+    return _named_by_variable(name, kinds[0], value, base, unread) if kinds else []
 
 
-def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
+def _named_by_variable(
+    name: str, kind: str, value: str, base: Path | None = None, unread: list[str] | None = None
+) -> list[str]:
     """The paths (as written, `~` expanded) a variable of CODE_VARIABLES names."""
     if not value:
         return []  # set but empty names nothing, for each of these programs
@@ -353,7 +366,10 @@ def _named_by_variable(name: str, kind: str, value: str) -> list[str]:
         first = os.path.expanduser(words[0]) if words else ""
         return [first] if "/" in first else []
     if kind == OPTIONS:
-        return _loaded_by_options(LOADING_OPTIONS.get(name, {}), value)
+        named = _loaded_by_options(LOADING_OPTIONS.get(name, {}), value)
+        if name in COMPILER_VARIABLES:  # and what the options in its option files load
+            named += _in_option_files(value, base, [] if unread is None else unread)
+        return named
     if kind == FILES:
         entries = value.replace(" ", ":").split(":")
         return [entry for entry in map(os.path.expanduser, entries) if "/" in entry]
@@ -393,6 +409,88 @@ def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
             if named and _counts(counts, named):
                 found.append(named)
     return found
+
+
+# A C compiler reads more options from the files some of its options name, as if written in
+# their place: `@file` (gcc, clang and ld; a nested one from the folder it runs in, clang's
+# from the including file's too) and gcc's specs files (`-specs=`: a spec's options, and its
+# `%include`s are more specs). What those options load runs as theirs does. Up to OPTION_FILES
+# files are read, each up to OPTION_FILE_BYTES; past that, or where a file cannot be read, what
+# the compiler loads is unknown.
+OPTION_FILES = 16
+OPTION_FILE_BYTES = 256 * 1024
+RESPONSE_FILES = {"@": "any"}
+SPECS_FILES = dict.fromkeys(("-specs=", "--specs"), "any")
+SPECS_INCLUDE = re.compile(r"^%include(?:_noerr)?[ \t]+<?([^>\s]+)>?", re.MULTILINE)
+# A specs file's lines that are no options: a spec's name (`*cc1:`, a suffix's `.c:`), and
+# its directives (`%rename`, `%include`, taken apart above).
+SPECS_NOT_OPTIONS = re.compile(r"^([*.]\S*:|%(rename|include|include_noerr)\b).*$", re.MULTILINE)
+
+
+def _in_option_files(
+    value: str,
+    base: Path | None,
+    unread: list[str],
+    within: str = "",
+    seen: set[str] | None = None,
+) -> list[str]:
+    """What the compiler options `value` load through the option files they name (as named,
+    from `base`, or absolute): what those files' options name, nested files included, each
+    read once (`seen`). A file not made yet is left to the caller, which counts it (a command
+    could make it)."""
+    found: list[str] = []
+    seen = set() if seen is None else seen
+    for reads, specs in ((RESPONSE_FILES, False), (SPECS_FILES, True)):
+        for named in _loaded_by_options(reads, value):
+            for place in _option_file_places(named, base, within):
+                path = place if os.path.isabs(place) else os.path.join(base or "", place)
+                found += [place] if place != named else []
+                if os.path.realpath(path) in seen:
+                    continue
+                seen.add(os.path.realpath(path))
+                text = _option_file_text(path, len(seen), unread, place)
+                if text is None:
+                    continue
+                text = _specs_options(text) if specs else text
+                found += _loaded_by_options(COMPILER_LOADS, text)
+                found += _in_option_files(text, base, unread, os.path.dirname(path), seen)
+    return found
+
+
+def _option_file_places(named: str, base: Path | None, within: str) -> list[str]:
+    """Where a compiler takes an option file named in another from: the folder it runs in
+    (gcc's, counted made or not), and, where one is there, the including file's (clang's).
+    A relative name with no `base` is the caller's to tell (wherever your shell is)."""
+    places = [named] if base is not None or os.path.isabs(named) else []
+    beside = os.path.join(within, named) if within else named
+    if beside != named and os.path.isfile(beside):
+        places.append(beside)
+    return places
+
+
+def _option_file_text(path: str, count: int, unread: list[str], shown: str) -> str | None:
+    """The text of the `count`th option file read, or None: one not made yet (the caller
+    counts it), or one past OPTION_FILES or that cannot be read, which goes to `unread`."""
+    from tools.paths import read_small_file  # (tools/paths.py imports this module)
+
+    if not os.path.lexists(path):
+        return None
+    if count > OPTION_FILES:
+        unread.append(f"{shown}, one more than the {OPTION_FILES} option files read")
+        return None
+    try:
+        return read_small_file(path, OPTION_FILE_BYTES)
+    except (OSError, ValueError) as error:
+        unread.append(f"{shown} ({getattr(error, 'strerror', None) or error})")
+        return None
+
+
+def _specs_options(text: str) -> str:
+    """A specs file's text as the options its specs add (`+ -fplugin=./x.so`, `%{O2:-Btc/}`),
+    one word each, with each `%include` as one more `-specs=`."""
+    includes = [f"-specs={name}" for name in SPECS_INCLUDE.findall(text)]
+    words = re.split(r"[\s{}|;:]+", SPECS_NOT_OPTIONS.sub("", text))
+    return shlex.join([word for word in words if word] + includes)
 
 
 def _passed_on(words: list[str]) -> list[str]:
@@ -467,7 +565,8 @@ def variable_paths_in(
     named: list[tuple[Path, str]] = []
     why_not: str | None = None
     for name, kind, _why in CODE_VARIABLES:
-        for entry in _named_by_variable(name, kind, environ.get(name, "")):
+        unread: list[str] = []
+        for entry in _named_by_variable(name, kind, environ.get(name, ""), None, unread):
             if not os.path.isabs(entry):
                 why_not = why_not or f"your {name} names a relative path ({entry or 'empty'!r})"
                 continue
@@ -480,6 +579,8 @@ def variable_paths_in(
             elif link_inside(root, entry) or not os.path.exists(real):
                 why_not = why_not or f"{entry}, named by your {name}, does not exist or is a link"
             named += [(Path(p), name) for p in dict.fromkeys(inside) if p != root]
+        for file in unread:
+            why_not = why_not or f"planloop cannot read the options of {file}, named by your {name}"
     return named, why_not
 
 

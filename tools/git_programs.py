@@ -383,6 +383,9 @@ class ByName:
     # Each program a line runs by its name alone, with the folder it runs from: npm's scripts
     # look for those in node_modules/.bin first (tools/tool_scripts.py `_package_runs`).
     programs: list[tuple[Path, str]] = field(default_factory=list)
+    # Option files a compiler it runs reads that planloop cannot (too many, or unreadable):
+    # what that compiler loads is unknown (tools/environment.py `_in_option_files`).
+    unread: list[str] = field(default_factory=list)
 
 
 # Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the
@@ -727,7 +730,9 @@ def program_paths(
             if runs_something(name):  # `GIT_PAGER=tools/pg git log`
                 found += variable_paths(name, setting, base, untold, by_name)
             elif base is not None:
-                found += [_from(base, path) for path in code_paths_of(name, setting)]
+                unread = by_name.unread if by_name is not None else None
+                named = code_paths_of(name, setting, base, unread)
+                found += [_from(base, path) for path in named]
                 found += loaded_by_name(name, setting, base, by_name)
             continue
         if command in SETS_BY_NAME and not is_program and runs_something(word):

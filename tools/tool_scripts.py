@@ -1212,6 +1212,8 @@ def run_by(
                 unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
                 continue
             found += _package_runs(folder, project, untold, by_name)
+    unknown += [f"the options of {file}" for file in by_name.unread]
+    by_name.unread.clear()  # (told once, for these settings)
     return found, untold, unknown
 
 
@@ -1227,7 +1229,7 @@ def _run_paths(
         found += program_paths(line, folder, untold, False, by_name, environment)
     for name, value in environment.items():
         loaded_by_name(name, value, folder, by_name)  # `NODE_OPTIONS=--require dotenv/config`
-        for path in code_paths_of(name, value):
+        for path in code_paths_of(name, value, folder, by_name.unread):
             # (the project folder itself on PYTHONPATH is where its own code is imported from)
             named = [p for p in _literal(path, folder, untold) if p != project]
             if run.person_runs and name == "PYTHONPATH":

@@ -403,7 +403,7 @@ def relative_code_paths(name: str, value: str, here: Path, root: Path) -> list[P
         words = shlex.split(value)
     except ValueError:  # an open quote: bash refuses the line, but read it whole
         words = value.split()
-    entries = code_paths_of(name, words[0]) if words else []
+    entries = code_paths_of(name, words[0], here) if words else []
     # A path with a variable in it (`$PYTHONPATH`, `$PWD/lib`) only the shell can tell, or
     # `paths_named_in` read it already.
     relative = [e for e in entries if e and not os.path.isabs(e) and not re.search("[$`]", e)]
