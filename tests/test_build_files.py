@@ -716,3 +716,27 @@ def test_a_terminal_s_make_variables_hold_the_makefiles_they_name(tmp_path, env)
     (tmp_path / "mk/common.mk").unlink()  # not there: reported when a command makes it
     held, told = terminal_scripts(tmp_path, env)
     assert "mk/common.mk" not in held and "mk/common.mk" in told
+
+
+@pytest.mark.parametrize(
+    ("command", "config"),
+    [
+        ("uvx tox -e dev", "tox.ini"),
+        ("uvx --from tox tox -e dev", "tox.ini"),
+        ("uv tool run tox -e dev", "tox.ini"),
+        ("uv run --with tox-uv tox -e dev", "tox.ini"),
+        ("pipx run tox -e dev", "tox.ini"),
+        ("python3 -m tox -e dev", "tox.ini"),
+        ("python3 -W ignore -mtox -e dev", "tox.ini"),
+        ("uv run python -m tox -e dev", "tox.ini"),
+        ("uvx nox -s dev", "noxfile.py"),
+        ("python3 -m nox -s dev", "noxfile.py"),
+        ("uvx pre-commit run -a", ".pre-commit-config.yaml"),
+        ("python3 -m pre_commit run -a", ".pre-commit-config.yaml"),
+    ],
+)
+def test_a_tool_a_runner_starts_holds_its_config_as_the_tool_does(tmp_path, command, config):
+    # The runner starts the tool, which reads its config and runs what it says, as plain `tox`.
+    make(tmp_path / config, "[testenv:dev]\n" if config == "tox.ini" else "", "root")
+    held, _ = folder_open_scripts(tmp_path, command)
+    assert config in held

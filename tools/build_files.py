@@ -46,6 +46,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     nox           noxfile.py there (`-f`)
     pre-commit    .pre-commit-config.yaml there, or at the top of the git tree (`-c`), and
                   the file each `repo: local` hook's entry runs (`./x.sh`, `python x.py`)
+The tools run by a runner count as themselves: `uvx tox`, `uv run tox`, `pipx run tox`,
+`python3 -m tox` (tools/git_programs.py `run_behind`).
 What a tox env or a nox session runs in turn is the project's code, as a make recipe is.
 """
 
