@@ -716,3 +716,62 @@ def test_a_terminal_s_make_variables_hold_the_makefiles_they_name(tmp_path, env)
     (tmp_path / "mk/common.mk").unlink()  # not there: reported when a command makes it
     held, told = terminal_scripts(tmp_path, env)
     assert "mk/common.mk" not in held and "mk/common.mk" in told
+
+
+@pytest.mark.parametrize(
+    ("command", "config"),
+    [
+        ("uvx tox -e dev", "tox.ini"),
+        ("uvx --from tox tox -e dev", "tox.ini"),
+        ("uv tool run tox -e dev", "tox.ini"),
+        ("uv run --with tox-uv tox -e dev", "tox.ini"),
+        ("pipx run tox -e dev", "tox.ini"),
+        ("python3 -m tox -e dev", "tox.ini"),
+        ("python3 -W ignore -mtox -e dev", "tox.ini"),
+        ("uv run python -m tox -e dev", "tox.ini"),
+        ("uvx nox -s dev", "noxfile.py"),
+        ("python3 -m nox -s dev", "noxfile.py"),
+        ("uvx pre-commit run -a", ".pre-commit-config.yaml"),
+        ("python3 -m pre_commit run -a", ".pre-commit-config.yaml"),
+    ],
+)
+def test_a_tool_a_runner_starts_holds_its_config_as_the_tool_does(tmp_path, command, config):
+    # The runner starts the tool, which reads its config and runs what it says, as plain `tox`.
+    make(tmp_path / config, "[testenv:dev]\n" if config == "tox.ini" else "", "root")
+    held, _ = folder_open_scripts(tmp_path, command)
+    assert config in held
+
+
+@pytest.mark.parametrize(
+    ("command", "config", "new"),
+    [
+        ("npx eslint .", "eslint.config.js", ".eslintrc.cjs"),
+        ("npx prettier --check .", ".prettierrc.cjs", "prettier.config.mjs"),
+        ("npx jest", "jest.config.ts", "jest.config.js"),
+        ("npx vite build", "vite.config.ts", "vite.config.mjs"),
+        ("vitest run", "vite.config.ts", "vitest.config.ts"),
+    ],
+)
+def test_a_folder_open_javascript_tool_holds_the_config_it_imports(tmp_path, command, config, new):
+    # The tool imports its config as it starts, and runs it outside the sandbox at folder open.
+    make(tmp_path / config, "module.exports = {}\n", "root")
+    held, told = folder_open_scripts(tmp_path, command)
+    assert config in held and new in told and new not in held
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_the_config_of_a_tool_a_folder_open_runner_starts(
+    api, env, user_folders
+):
+    user, workspace, planloop_home, home = user_folders
+    lines = ("uvx tox -e dev", "python3 -m pre_commit run -a", "npx eslint .")
+    tasks = [
+        {"label": line, "command": line, "runOptions": {"runOn": "folderOpen"}} for line in lines
+    ]
+    make(workspace / ".vscode/tasks.json", json.dumps({"tasks": tasks}), user, mode=0o644)
+    make(workspace / "tox.ini", "[testenv:dev]\ncommands = true\n", user, mode=0o644)
+    make(workspace / ".pre-commit-config.yaml", "repos: []\n", user, mode=0o644)
+    make(workspace / "eslint.config.js", "export default []\n", user, mode=0o644)
+    attacked = ["tox.ini", ".pre-commit-config.yaml", "eslint.config.js"]
+    new = "echo 'export default []' > eslint.config.mjs"  # what another eslint version imports
+    refused_and_told(api, env, user_folders, attacked, new, "eslint.config.mjs")

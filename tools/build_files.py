@@ -46,6 +46,12 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     nox           noxfile.py there (`-f`)
     pre-commit    .pre-commit-config.yaml there, or at the top of the git tree (`-c`), and
                   the file each `repo: local` hook's entry runs (`./x.sh`, `python x.py`)
+    eslint,       the JavaScript config each imports (JS_CONFIGS: `eslint.config.js`,
+    prettier,     `.prettierrc.cjs`, `vite.config.ts`), there or in a folder above, each that
+    jest, vite,   is there (which one wins varies by version)
+    vitest
+The tools run by a runner count as themselves: `uvx tox`, `uv run tox`, `pipx run tox`,
+`python3 -m tox` (tools/git_programs.py `run_behind`).
 What a tox env or a nox session runs in turn is the project's code, as a make recipe is.
 """
 
@@ -69,7 +75,8 @@ MAVEN = ("mvn", "mvnw")
 MAKES = ("make", "gmake")
 BUILD_FILE_REASON = (
     "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven, tox, "
-    "nox, pre-commit): it reads this build file and runs what it says outside the sandbox"
+    "nox, pre-commit, eslint, prettier, jest, vite): it reads this build file and runs what it "
+    "says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 # make's variables, from its environment or its line, that name makefiles it reads: MAKEFILES'
@@ -186,6 +193,10 @@ def build_files(
         )
     if program in CONFIG_TOOLS:
         return _config_files(CONFIG_TOOLS[program], words, folder, project)
+    if program in JS_CONFIGS:  # each one there: which one a version of the tool takes varies
+        return _first_there(
+            [p / name for p in up_to(folder, project) for name in JS_CONFIGS[program]]
+        )
     return [], []
 
 
@@ -866,6 +877,10 @@ def up_to(folder: Path, project: Path) -> list[Path]:
     return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
 
 
+def _js_names(*stems: str) -> tuple[str, ...]:
+    return tuple(stem + suffix for stem in stems for suffix in JS_SUFFIXES)
+
+
 def _here(folder: Path, _: Path) -> list[Path]:
     return [folder]
 
@@ -899,4 +914,14 @@ CONFIG_TOOLS = {
         ("-c", "--config"), (PRE_COMMIT_CONFIG,), _pre_commit_places, runs=_pre_commit_entries
     ),
 }
-BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS)
+# The JavaScript tools that import a config file as they start, from the folder they run in
+# or one above (`npx eslint .`), by the names they look for: code that runs.
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+JS_CONFIGS = {
+    "eslint": (*_js_names("eslint.config"), ".eslintrc.js", ".eslintrc.cjs"),
+    "prettier": _js_names("prettier.config", ".prettierrc"),
+    "jest": _js_names("jest.config"),
+    "vite": _js_names("vite.config"),
+    "vitest": _js_names("vitest.config", "vite.config"),
+}
+BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)

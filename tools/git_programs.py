@@ -244,11 +244,24 @@ INTERPRETERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("source", "."), ()),  # the shell's builtins that run a file
     "run-parts": (),  # runs every file of the folder it is given
 }
+# uv's options whose next word is a value, as it parses its line (`uv run --with x tox`).
+UV_VALUE_OPTIONS = ("--from", "--with", "-w", "--with-editable", "--with-requirements")
+UV_VALUE_OPTIONS += ("--python", "-p", "--index", "--default-index", "--index-url", "-i")
+UV_VALUE_OPTIONS += ("--extra-index-url", "--find-links", "-f", "--constraints", "-c")
+UV_VALUE_OPTIONS += ("--overrides", "--build-constraints", "-b", "--env-file", "--directory")
+UV_VALUE_OPTIONS += ("--project", "--cache-dir", "--config-file", "--color", "--extra")
+UV_VALUE_OPTIONS += ("--no-extra", "--group", "--only-group", "--no-group", "--package")
+UV_VALUE_OPTIONS += ("--upgrade-package", "-P", "--reinstall-package", "--refresh-package")
+UV_VALUE_OPTIONS += ("--index-strategy", "--keyring-provider", "--resolution", "--prerelease")
+UV_VALUE_OPTIONS += ("--exclude-newer", "--link-mode", "--config-setting", "-C")
+UV_VALUE_OPTIONS += ("--no-build-package", "--no-binary-package", "--python-platform")
+UV_VALUE_OPTIONS += ("--python-preference", "--allow-insecure-host", "--fork-strategy")
+UV_VALUE_OPTIONS += ("--torch-backend",)
 # Flags of an interpreter whose next word is the option's value (`bash -o pipefail x`).
 VALUE_FLAGS = {
     "shell": ("-o", "+o", "-O", "+O"),
     "python": ("-W", "-X"),
-    "uv": ("--directory", "--project", "--with", "--python", "-p", "--from", "--env-file"),
+    "uv": UV_VALUE_OPTIONS,
     "run-parts": ("--regex", "-a", "--arg", "-u", "--umask"),
 }
 # Programs that only run the one named after them, with the flags whose next word is a value.
@@ -263,6 +276,18 @@ RUNNERS = {
     **dict.fromkeys(("npx", "pnpx", "bunx"), ("-p", "--package")),
 }
 PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
+# Programs that start a Python tool by its name (`uvx tox`, `uv tool run tox`, `pipx run tox`):
+# the subcommand words before the name, and their options whose next word is a value
+# (`uvx --from tox tox`). uv's `-m` takes a module, as python's does.
+PIPX_VALUE_OPTIONS = ("--spec", "--python", "--index-url", "-i", "--pip-args", "--backend")
+TOOL_RUNNERS = {
+    "uvx": (((),), UV_VALUE_OPTIONS),
+    "uv": ((("run",), ("tool", "run")), UV_VALUE_OPTIONS),
+    "pipx": ((("run",),), PIPX_VALUE_OPTIONS),
+}
+MODULE_OPTIONS = ("-m", "--module")
+# What ends a package's name in a runner's word (`uvx tox@4.2`, `pipx run 'tox>=4'`).
+VERSION_START = re.compile(r"[@<>=!~\[;\s]")
 # Names of a program's own input, as a script it is given (`cat x | sh /dev/stdin`).
 STANDARD_INPUT = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 # Programs that put a file's text on their output (`cat x | bash -c 'exec bash'`).
@@ -858,13 +883,54 @@ def _called(
     """Note for `by_name` a package manager, compose or build tool run as `words[index]`, with
     its words up to the end of its command: what it reads (package.json, a Makefile) runs too.
     The variables set for it that name make's makefiles (`MAKEFILES=x.mk make`, or the tool's
-    `env`) come first, as make takes them on its line."""
+    `env`) come first, as make takes them on its line. A tool started by a runner (`uvx tox`,
+    `python3 -m tox`) is that tool, with the words after its name."""
+    program, index = run_behind(program, words, index)
     if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
         own = words[index + 1 : next(ends, len(words))]
         set_for_make = [f"{name}={assigned[name]}" for name in MAKE_VARIABLES if name in assigned]
         set_for_make = set_for_make if program in MAKES else []
         by_name.calls.append((base, program, (*set_for_make, *own)))
+
+
+def run_behind(program: str, words: list[str], index: int) -> tuple[str, int]:
+    """The program that `program`, the word at `index`, starts by its name, and that name's
+    place, through each runner in turn (`uv run python -m tox`: `tox`); `program` and `index`
+    where it starts none by its name (`python3 x.py`, `uvx` alone)."""
+    while (behind := _started_by(program, words, index)) is not None:
+        program, index = behind
+    return program, index
+
+
+def _started_by(program: str, words: list[str], index: int) -> tuple[str, int] | None:
+    """The tool a runner at `index` starts, with its place: a module of python's `-m` (as the
+    program it installs: `pre_commit` is `pre-commit`), or the name after a TOOL_RUNNERS
+    runner's subcommand, its own options skipped; None for no such tool."""
+    if program not in TOOL_RUNNERS and program not in PYTHONS:
+        return None
+    paths, value_options = TOOL_RUNNERS.get(program, ((), VALUE_FLAGS["python"]))
+    plain: tuple[str, ...] = ()
+    place = index + 1
+    while place < len(words) and words[place] not in PUNCTUATION:
+        word = words[place]
+        if word in MODULE_OPTIONS and program in (*PYTHONS, "uv"):
+            module = words[place + 1 : place + 2]
+            return (module[0].replace("_", "-"), place + 1) if module else None
+        if program in PYTHONS and word.startswith("-m"):
+            return word[2:].replace("_", "-"), place  # `-mtox`
+        if word.startswith("-"):
+            place += 2 if word in value_options else 1
+            continue
+        if program in PYTHONS:
+            return None  # a script, or code after `-c`
+        if plain in paths:
+            return program_name(VERSION_START.split(word)[0]), place
+        plain += (word,)
+        if not any(path[: len(plain)] == plain for path in paths):
+            return None  # another subcommand (`uv sync`, `pipx install`)
+        place += 1
+    return None
 
 
 def variable_paths(
