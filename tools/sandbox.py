@@ -278,6 +278,21 @@ SECRET_HOME_PATHS = (
     ".nuget/NuGet/NuGet.Config",
     ".huggingface",
     ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",  # every token `hf auth login` saved, by name
+    ".yarnrc.yml",  # yarn's npmAuthToken, the token ~/.npmrc holds for npm
+    ".config/pip/pip.conf",  # index URLs with a password in them
+    ".pip/pip.conf",  # pip's older place for the same
+    ".config/containers/auth.json",  # podman's, buildah's and skopeo's registry logins
+    ".config/glab-cli",  # GitLab's CLI: its token, as ~/.config/gh is GitHub's
+    ".local/share/com.vercel.cli",  # Vercel's CLI: auth.json
+    ".vercel",  # Vercel's CLI before it moved to the XDG folders
+    ".netlify",  # Netlify's CLI, older versions
+    ".config/netlify",  # Netlify's CLI: config.json holds its token
+    ".fly/config.yml",  # flyctl's token (its folder also holds flyctl itself)
+    ".wrangler",  # Cloudflare's wrangler, older versions
+    ".config/.wrangler",  # wrangler: config/default.toml holds its OAuth token
+    ".snowsql/config",  # SnowSQL's connections, passwords in them
+    ".dbt/profiles.yml",  # dbt's warehouse connections, passwords in them
     # Other agents' logins, and the stores of browsers and desktops: cookies, saved
     # passwords, the keyring's files.
     ".claude",
