@@ -67,6 +67,23 @@ OTHER_TOKEN_FILES = (
     ".cache/huggingface/stored_tokens",
 )
 
+# Your variables that move a tool's folder, and the token file in it; then those that name the
+# token file itself. KUBECONFIG holds a list of files.
+TOKEN_FOLDER_VARIABLES = {
+    "CARGO_HOME": "credentials.toml",
+    "DOCKER_CONFIG": "config.json",
+    "GH_CONFIG_DIR": "hosts.yml",
+    "HF_HOME": "stored_tokens",
+    "XDG_RUNTIME_DIR": "containers/auth.json",  # podman's by default
+}
+TOKEN_FILE_VARIABLES = (
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "NPM_CONFIG_USERCONFIG",
+    "PIP_CONFIG_FILE",
+    "NETRC",
+)
+
 
 def write(path: Path, content: str = KEY_LINE) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,6 +245,23 @@ def test_registries_forges_and_clouds_keep_their_tokens_from_commands(api, env, 
     home = folders[-1]
     control = write(home / ".fly" / "notes.txt", CONTROL)  # the rest of fly's folder is read
     contents = read_in_home(api, env, folders, OTHER_TOKEN_FILES, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+
+
+@needs_bwrap
+def test_token_files_your_tools_variables_move_keep_the_key_from_commands(api, env, folders):
+    # Each variable's value is a folder or file of its own name, lowercased, in the home folder.
+    if folders[0] != "root":
+        pytest.skip("whose the files are changes nothing here")
+    home = folders[-1]
+    variables = [*TOKEN_FOLDER_VARIABLES, *TOKEN_FILE_VARIABLES]
+    env = {**env, **{name: str(home / name.lower()) for name in variables}}
+    kube = ["kube/one.yaml", "kube/two.yaml"]
+    env["KUBECONFIG"] = os.pathsep.join(str(home / name) for name in kube)
+    names = [f"{name.lower()}/{file}" for name, file in TOKEN_FOLDER_VARIABLES.items()]
+    names += [name.lower() for name in TOKEN_FILE_VARIABLES] + kube
+    control = write(home / "kube" / "notes.txt", CONTROL)
+    contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
     assert read_tokens(contents) == []
 
 
