@@ -14,7 +14,7 @@ import os
 import shlex
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from tools.bash import run_bash
 
 KEY_LINE = f"export ANTHROPIC_API_KEY={API_KEY}\n"
 CONTROL = "an ordinary file of the home folder\n"
+TOKEN_LINE = "token: glpat-another-service-token\n"  # not planloop's key
 
 
 @pytest.fixture(params=["root", "nobody"])
@@ -43,6 +44,45 @@ def folders(request, isolated_home) -> Iterator[tuple[str, Path, Path, Path, Pat
         path.mkdir()
     yield user, base, *paths
     shutil.rmtree(base, ignore_errors=True)
+
+
+# Token files of registries, forges and clouds at their usual places: yarn's npmAuthToken,
+# pip's index URL with a password, podman's registry logins, glab's, Vercel's, Netlify's, fly's,
+# wrangler's, SnowSQL's and dbt's logins, Hugging Face's saved tokens.
+OTHER_TOKEN_FILES = (
+    ".yarnrc.yml",
+    ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    ".config/containers/auth.json",
+    ".config/glab-cli/config.yml",
+    ".local/share/com.vercel.cli/auth.json",
+    ".vercel/auth.json",
+    ".netlify/config.json",
+    ".config/netlify/config.json",
+    ".fly/config.yml",
+    ".wrangler/config/default.toml",
+    ".config/.wrangler/config/default.toml",
+    ".snowsql/config",
+    ".dbt/profiles.yml",
+    ".cache/huggingface/stored_tokens",
+)
+
+# Your variables that move a tool's folder, and the token file in it; then those that name the
+# token file itself. KUBECONFIG holds a list of files.
+TOKEN_FOLDER_VARIABLES = {
+    "CARGO_HOME": "credentials.toml",
+    "DOCKER_CONFIG": "config.json",
+    "GH_CONFIG_DIR": "hosts.yml",
+    "HF_HOME": "stored_tokens",
+    "XDG_RUNTIME_DIR": "containers/auth.json",  # podman's by default
+}
+TOKEN_FILE_VARIABLES = (
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONFIG_FILE",
+    "NPM_CONFIG_USERCONFIG",
+    "PIP_CONFIG_FILE",
+    "NETRC",
+)
 
 
 def write(path: Path, content: str = KEY_LINE) -> Path:
@@ -107,11 +147,27 @@ def leaked(contents: dict[str, str]) -> list[str]:
     return [path for path, content in contents.items() if API_KEY in content]
 
 
+def read_in_home(api, env, folders, names: Sequence[str], content: str, control: Path) -> dict:
+    """Write `content` to each of `names` in the home folder, then run planloop once with a
+    model that asks for them all and for `control`: what came back, decoded."""
+    user, _, workspace, planloop_home, home = folders
+    paths = [write(home / name, content) for name in names]
+    hand_over(user, workspace, planloop_home, home)
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert set(contents) == {str(path) for path in [*paths, control]}
+    return contents
+
+
+def read_tokens(contents: dict[str, str]) -> list[str]:
+    """The files whose TOKEN_LINE a command read."""
+    return [path for path, content in contents.items() if TOKEN_LINE in content]
+
+
 @needs_bwrap
 def test_other_shells_repls_and_tools_keep_their_keys_from_commands(api, env, folders):
     # Start-up files and histories of shells and REPLs besides bash's and zsh's defaults, and
     # another LLM tool's key store: where `export ANTHROPIC_API_KEY=...` is typed or kept.
-    user, _, workspace, planloop_home, home = folders
+    home = folders[-1]
     names = [
         ".config/nushell/env.nu",
         ".config/nushell/history.txt",
@@ -138,13 +194,10 @@ def test_other_shells_repls_and_tools_keep_their_keys_from_commands(api, env, fo
         ".aider.conf.yml",
         ".config/github-copilot/hosts.json",
     ]
-    paths = [write(home / name) for name in names]
     control = write(home / "notes.txt", CONTROL)
-    hand_over(user, workspace, planloop_home, home)
-    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
-    assert set(contents) == {str(path) for path in [*paths, control]}
+    contents = read_in_home(api, env, folders, names, KEY_LINE, control)
     assert leaked(contents) == []
-    assert all(path.read_text() == KEY_LINE for path in paths)  # nothing of yours changed
+    assert all((home / name).read_text() == KEY_LINE for name in names)  # nothing changed
 
 
 @needs_bwrap
@@ -184,6 +237,32 @@ def test_files_your_variables_move_keep_the_key_from_commands(api, env, folders)
     paths += [write(home / "zdot" / ".zsh_history"), write(home / "zdot" / ".zshrc")]
     contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
     assert leaked(contents) == []
+
+
+@needs_bwrap
+def test_registries_forges_and_clouds_keep_their_tokens_from_commands(api, env, folders):
+    # Tokens of other services than planloop's: the search for copies of its key misses them.
+    home = folders[-1]
+    control = write(home / ".fly" / "notes.txt", CONTROL)  # the rest of fly's folder is read
+    contents = read_in_home(api, env, folders, OTHER_TOKEN_FILES, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+
+
+@needs_bwrap
+def test_token_files_your_tools_variables_move_keep_the_key_from_commands(api, env, folders):
+    # Each variable's value is a folder or file of its own name, lowercased, in the home folder.
+    if folders[0] != "root":
+        pytest.skip("whose the files are changes nothing here")
+    home = folders[-1]
+    variables = [*TOKEN_FOLDER_VARIABLES, *TOKEN_FILE_VARIABLES]
+    env = {**env, **{name: str(home / name.lower()) for name in variables}}
+    kube = ["kube/one.yaml", "kube/two.yaml"]
+    env["KUBECONFIG"] = os.pathsep.join(str(home / name) for name in kube)
+    names = [f"{name.lower()}/{file}" for name, file in TOKEN_FOLDER_VARIABLES.items()]
+    names += [name.lower() for name in TOKEN_FILE_VARIABLES] + kube
+    control = write(home / "kube" / "notes.txt", CONTROL)
+    contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
 
 
 @needs_bwrap

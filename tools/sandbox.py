@@ -278,6 +278,21 @@ SECRET_HOME_PATHS = (
     ".nuget/NuGet/NuGet.Config",
     ".huggingface",
     ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",  # every token `hf auth login` saved, by name
+    ".yarnrc.yml",  # yarn's npmAuthToken, the token ~/.npmrc holds for npm
+    ".config/pip/pip.conf",  # index URLs with a password in them
+    ".pip/pip.conf",  # pip's older place for the same
+    ".config/containers/auth.json",  # podman's, buildah's and skopeo's registry logins
+    ".config/glab-cli",  # GitLab's CLI: its token, as ~/.config/gh is GitHub's
+    ".local/share/com.vercel.cli",  # Vercel's CLI: auth.json
+    ".vercel",  # Vercel's CLI before it moved to the XDG folders
+    ".netlify",  # Netlify's CLI, older versions
+    ".config/netlify",  # Netlify's CLI: config.json holds its token
+    ".fly/config.yml",  # flyctl's token (its folder also holds flyctl itself)
+    ".wrangler",  # Cloudflare's wrangler, older versions
+    ".config/.wrangler",  # wrangler: config/default.toml holds its OAuth token
+    ".snowsql/config",  # SnowSQL's connections, passwords in them
+    ".dbt/profiles.yml",  # dbt's warehouse connections, passwords in them
     # Other agents' logins, and the stores of browsers and desktops: cookies, saved
     # passwords, the keyring's files.
     ".claude",
@@ -430,7 +445,8 @@ XDG_FOLDERS = {
     ".local/state/": "XDG_STATE_HOME",
     ".cache/": "XDG_CACHE_HOME",
 }
-# Your variables that name a start-up or history file themselves (a regular file, or none yet).
+# Your variables that name a start-up, history or token file themselves (a regular file, or
+# none yet).
 SECRET_FILE_VARIABLES = (
     "HISTFILE",
     "ENV",  # sh's and ksh's start-up file
@@ -447,7 +463,25 @@ SECRET_FILE_VARIABLES = (
     "R_PROFILE_USER",
     "R_HISTFILE",
     "LESSHISTFILE",
+    "AWS_SHARED_CREDENTIALS_FILE",  # ~/.aws/credentials moved
+    "AWS_CONFIG_FILE",  # ~/.aws/config moved: it can hold keys too
+    "NPM_CONFIG_USERCONFIG",  # ~/.npmrc moved
+    "PIP_CONFIG_FILE",  # pip.conf moved
+    "NETRC",  # ~/.netrc moved (curl, Python's netrc)
+    "REGISTRY_AUTH_FILE",  # podman's auth.json moved
+    "HF_TOKEN_PATH",  # Hugging Face's token moved
 )
+# Your variables that hold a list of such files, `os.pathsep` between them.
+SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
+# Your variables that move a tool's folder: the token files in it, as they are in the folder
+# the variable stands for (hidden above, or in a folder of no home).
+SECRET_FOLDER_VARIABLES = {
+    "CARGO_HOME": ("credentials", "credentials.toml"),  # crates.io's token
+    "DOCKER_CONFIG": ("config.json",),  # docker's registry logins
+    "GH_CONFIG_DIR": ("hosts.yml",),  # gh's token
+    "HF_HOME": ("token", "stored_tokens"),  # Hugging Face's tokens
+    "XDG_RUNTIME_DIR": ("containers/auth.json",),  # podman's registry logins, by default
+}
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
 # sandbox's root is the host's root user (uid 0 mapped to 0), and /proc/sys files are checked
@@ -472,16 +506,13 @@ GIT_WRITES_REFUSED = (
 
 def secret_paths() -> list[Path]:
     """SECRET_HOME_PATHS in your home folder and where your XDG_* variables move them, zsh's
-    files in your $ZDOTDIR, the files SECRET_FILE_VARIABLES name, and planloop's home (the one
+    files in your $ZDOTDIR, the files your variables name, and planloop's home (the one
     in use, and the usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run: every
     other project's conversations are there); whether they exist or not."""
     moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
     candidates = list(home_secret_paths(str(Path.home()), moved))
-    for variable in SECRET_FILE_VARIABLES:
-        named = your_path(variable)
-        # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
-        if named is not None and (os.path.isfile(named) or not os.path.lexists(named)):
-            candidates.append(named)
+    # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
+    candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
@@ -499,6 +530,24 @@ def home_secret_paths(home: str, moved: tuple[str, ...]) -> tuple[Path, ...]:
     if os.path.isabs(moved[-1]):
         candidates += [Path(moved[-1], name) for name in ZSH_FILES]
     return tuple(dict.fromkeys(Path(os.path.normpath(path)) for path in candidates))
+
+
+def named_by_your_variables() -> list[Path]:
+    """The secret files SECRET_FILE_VARIABLES, SECRET_LIST_VARIABLES and
+    SECRET_FOLDER_VARIABLES name: your environment's, never the workspace's."""
+    named = [your_path(variable) for variable in SECRET_FILE_VARIABLES]
+    for variable in SECRET_LIST_VARIABLES:
+        values = os.environ.get(variable, "").split(os.pathsep)
+        named += [Path(os.path.normpath(value)) for value in values if os.path.isabs(value)]
+    for variable, names in SECRET_FOLDER_VARIABLES.items():
+        folder = your_path(variable)
+        named += [folder / name for name in names] if folder is not None else []
+    return [path for path in named if path is not None]
+
+
+def file_or_none(path: Path) -> bool:
+    """Whether `path` is a regular file (through links) or nothing yet."""
+    return os.path.isfile(path) or not os.path.lexists(path)
 
 
 def your_path(variable: str) -> Path | None:
