@@ -65,6 +65,20 @@ OTHER_TOKEN_FILES = (
     ".snowsql/config",
     ".dbt/profiles.yml",
     ".cache/huggingface/stored_tokens",
+    ".yarnrc",
+    ".bunfig.toml",
+    ".pub-cache/credentials.json",
+    ".config/dart/pub-tokens.json",
+    ".config/helm/repositories.yaml",
+    ".config/tea/config.yml",
+    ".config/hcloud/cli.toml",
+    ".supabase/access-token",
+    ".config/heroku/config.json",
+    ".config/stripe/config.toml",
+    ".config/ngrok/ngrok.yml",
+    ".ngrok2/ngrok.yml",
+    ".sentryclirc",
+    ".circleci/cli.yml",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

@@ -293,6 +293,20 @@ SECRET_HOME_PATHS = (
     ".config/.wrangler",  # wrangler: config/default.toml holds its OAuth token
     ".snowsql/config",  # SnowSQL's connections, passwords in them
     ".dbt/profiles.yml",  # dbt's warehouse connections, passwords in them
+    ".yarnrc",  # yarn 1's registry settings, an _authToken among them
+    ".bunfig.toml",  # bun's registry token
+    ".pub-cache/credentials.json",  # Dart's and Flutter's pub login
+    ".config/dart/pub-tokens.json",  # pub's tokens for other package hosts
+    ".config/helm/repositories.yaml",  # Helm's chart repositories, passwords in them
+    ".config/tea/config.yml",  # Gitea's CLI: its token
+    ".config/hcloud/cli.toml",  # Hetzner Cloud's CLI: its token
+    ".supabase/access-token",  # Supabase's CLI login
+    ".config/heroku/config.json",  # Heroku's CLI
+    ".config/stripe/config.toml",  # Stripe's CLI: API keys
+    ".config/ngrok/ngrok.yml",  # ngrok's authtoken
+    ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
+    ".sentryclirc",  # sentry-cli's auth token
+    ".circleci/cli.yml",  # CircleCI's CLI token
     # Other agents' logins, and the stores of browsers and desktops: cookies, saved
     # passwords, the keyring's files.
     ".claude",
