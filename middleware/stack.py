@@ -76,7 +76,17 @@ class MiddlewareStack:
         self, ctx: BeforeToolCallContext, signal: asyncio.Event
     ) -> BeforeToolCallResult | None:
         for m in self.by_hook["before_tool_call"]:
-            verdict = await m.before_tool_call(ctx, signal=signal)
+            try:
+                verdict = await m.before_tool_call(ctx, signal=signal)
+            except Exception as err:
+                # A check that cannot finish blocks the call, and the session goes on: a
+                # command running beside it can swap a path for a link while it is looked at.
+                reason = (
+                    f"{ctx.tool_call['name']} was not run: planloop could not check it "
+                    f"({type(err).__name__}: {err}). If a command is changing that path, wait "
+                    "for it; then call the tool again."
+                )
+                return BeforeToolCallResult(block=True, reason=reason)
             if verdict is not None and verdict.block:
                 return verdict
         return None

@@ -280,3 +280,28 @@ def test_text_cut_off_by_a_full_context_window_is_reported_as_truncated(api, mak
     agent = make_agent()
     run(agent.run("explain"))
     assert any("cut off" in notice and "context window" in notice for notice in agent.ui.notices)
+
+
+def test_a_check_a_racing_command_breaks_blocks_the_call_and_the_session_goes_on(
+    api, make_agent, repo, monkeypatch
+):
+    # A background task swapping d/t.txt for a link and back can make resolving it fail midway
+    # (python's realpath saw a link whose target was gone by the time it read it). The check
+    # cannot finish: the call is refused, nothing is written, and the model is told.
+    (repo / "d").mkdir()
+    real_realpath = os.path.realpath
+
+    def racing_realpath(path, *args, **kwargs):
+        if os.fspath(path).endswith(os.path.join("d", "t.txt")):
+            raise FileNotFoundError(2, "No such file or directory", os.fspath(path))
+        return real_realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", racing_realpath)
+    call = tool_use("write_file", {"path": "d/t.txt", "content": "new\n"})
+    one_call_then_done(api, call)
+    policy = PermissionPolicy(ask=None, sandboxed=True)
+    assert run(make_agent(middleware=[policy]).run("go")) == "Done."
+    result = results_by_id(api.accepted[1])[call["id"]]
+    assert result["is_error"] is True
+    assert "was not run: planloop could not check it" in result["content"]
+    assert not (repo / "d" / "t.txt").exists()
