@@ -263,6 +263,21 @@ def test_registries_forges_and_clouds_keep_their_tokens_from_commands(api, env, 
 
 
 @needs_bwrap
+def test_the_file_your_git_stores_passwords_in_is_hidden_wherever_your_config_puts_it(
+    api, env, folders
+):
+    # `git config --global credential.helper "store --file ~/.git-credentials-work"`: git keeps
+    # every password it is given there, in plain text.
+    home = folders[-1]
+    helpers = "store --file ~/.git-credentials-work\n\thelper = store --file=/nowhere/else"
+    write(home / ".gitconfig", f"[credential]\n\thelper = {helpers}\n")
+    control = write(home / "notes.txt", CONTROL)
+    names = [".git-credentials-work"]
+    contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+
+
+@needs_bwrap
 def test_token_files_your_tools_variables_move_keep_the_key_from_commands(api, env, folders):
     # Each variable's value is a folder or file of its own name, lowercased, in the home folder.
     if folders[0] != "root":

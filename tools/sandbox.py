@@ -76,6 +76,7 @@ import contextlib
 import functools
 import itertools
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -527,6 +528,8 @@ def secret_paths() -> list[Path]:
     candidates = list(home_secret_paths(str(Path.home()), moved))
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
+    your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
+    candidates += [named for named in credential_store_files(*your_git) if file_or_none(named)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
@@ -557,6 +560,47 @@ def named_by_your_variables() -> list[Path]:
         folder = your_path(variable)
         named += [folder / name for name in names] if folder is not None else []
     return [path for path in named if path is not None]
+
+
+# Your variables that change which git config is yours: a new value is read afresh.
+GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
+STORE_HELPERS = ("store", "credential-store", "git-credential-store")
+
+
+@functools.lru_cache(maxsize=8)
+def credential_store_files(home: str, *your_variables: str) -> tuple[Path, ...]:
+    """The files `credential.helper = store --file PATH` names in your own git config (global
+    and system, asked of your git from `/`: never a repository's), where git keeps passwords in
+    plain text; `home` and `your_variables` (GIT_CONFIG_VARIABLES) only key the cache."""
+    named: list[Path] = []
+    for scope in ("--global", "--system"):
+        command = ["git", "config", scope, "--get-regexp", r"^credential\..*helper$"]
+        try:
+            found = subprocess.run(command, cwd="/", capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            continue  # no git: nothing of its to hide
+        for line in found.stdout.splitlines():
+            named += store_file_of(line.partition(" ")[2])
+    return tuple(dict.fromkeys(named))
+
+
+def store_file_of(helper: str) -> list[Path]:
+    """The file a credential helper's value (`store --file ~/.git-credentials-work`) makes git
+    keep its passwords in; none for another helper. Git runs it through the shell, so `~` is
+    your home."""
+    try:
+        words = shlex.split(helper)
+    except ValueError:
+        return []
+    if not words or words[0] not in STORE_HELPERS:
+        return []
+    for word, after in itertools.pairwise([*words[1:], ""]):
+        value = word.removeprefix("--file=") if word.startswith("--file=") else None
+        value = after if word == "--file" else value
+        if value:
+            path = os.path.expanduser(value)
+            return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
+    return []
 
 
 def file_or_none(path: Path) -> bool:
