@@ -79,6 +79,8 @@ OTHER_TOKEN_FILES = (
     ".ngrok2/ngrok.yml",
     ".sentryclirc",
     ".circleci/cli.yml",
+    ".config/Code/User/globalStorage/state.vscdb",
+    ".config/VSCodium/User/globalStorage/state.vscdb",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

@@ -235,6 +235,8 @@ ZSH_FILES = (
 
 # Credentials in the home folder that a command has no business reading: hidden by default,
 # re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
+# The user folders of VS Code and its forks, in ~/.config.
+VS_CODES = ("Code", "Code - Insiders", "VSCodium", "Cursor")
 SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
@@ -308,6 +310,10 @@ SECRET_HOME_PATHS = (
     ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
     ".sentryclirc",  # sentry-cli's auth token
     ".circleci/cli.yml",  # CircleCI's CLI token
+    # VS Code's (and its forks') state: extensions' tokens, and their secrets where no keyring
+    # holds them (`--password-store=basic`), under a key every copy of it knows.
+    # (SQLite writes it in place; a file replaced by rename would stop running tasks.)
+    *(f".config/{editor}/User/globalStorage/state.vscdb" for editor in VS_CODES),
     # Other agents' logins, and the stores of browsers and desktops: cookies, saved
     # passwords, the keyring's files.
     ".claude",
