@@ -10,6 +10,7 @@ own); the person's edits are made by the test once the task has reached a state.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -30,10 +31,35 @@ NEW_HISTORY = "ls\ncurl -H 'Authorization: Bearer not-for-the-model' example.com
 SAID = "was replaced on the host while bg-1 ran; hidden again in its sandbox"
 
 
+@functools.cache
+def why_this_kernel_cannot() -> str | None:
+    """Why a file cannot be hidden again in a running sandbox here (the new mount API:
+    Linux 5.12 or later, and bwrap run as root to try it), or None when it can."""
+    if os.geteuid() != 0 or shutil.which("bwrap") is None:
+        return None  # the tests that need it skip for that reason of their own
+    place = outside_tmp("planloop-rehide-probe-")
+    try:
+        hidden = place / ".lesshst"
+        hidden.write_text("old\n")
+        sandbox = sandbox_reading(place, hidden)
+        try:
+            binds.save_by_rename(hidden, "new\n", "root")
+            return hide_again(sandbox.pid, str(hidden), identity(str(hidden)))
+        finally:
+            sandbox.kill()
+            sandbox.wait()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
 @pytest.fixture(params=["root", "nobody"])
 def folders(request) -> Iterator[tuple[str, Path, Path, Path]]:
-    """(user, workspace, planloop home, home) outside /tmp, that the user owns."""
+    """(user, workspace, planloop home, home) outside /tmp, that the user owns, on a kernel
+    where planloop can hide a file again (elsewhere it stops the task, as tested in
+    test_binds_replaced.py)."""
     user = request.param
+    if (why := why_this_kernel_cannot()) is not None:
+        pytest.skip(f"this kernel cannot hide a file again in a running sandbox: {why}")
     if user == "nobody" and not can_switch_user():
         pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
     place = outside_tmp("planloop-rehide-")
