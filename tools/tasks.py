@@ -56,6 +56,7 @@ from tools.process import (
     describe_exit,
     start_command,
 )
+from tools.rehide import hidden_again
 from tools.task_lock import TasksRunning
 
 DEFAULT_TIMEOUT_SECONDS = 30 * 60
@@ -485,7 +486,9 @@ class TaskManager:
         since, or one replaced on the host, which undoes its hiding: tools/bind_watch.py): the
         task is stopped, its output kept from the model, since it may hold the key in any form,
         and the run is stopped or paused (middleware/exposure.py). A held path replaced on the
-        host: the task could change the new one, so it is stopped and that is said. A path held
+        host: the task could change the new one, so it is stopped and that is said; a hidden
+        file without the key is hidden again in its sandbox instead (tools/rehide.py), where
+        that can be done. A path held
         since (a repository or a virtualenv you made meanwhile): the task may still change it;
         the person and the model are told once, and the person decides. Returns the notes for
         the model. The `last` look, once the task has ended, reads every file it wrote that
@@ -514,6 +517,15 @@ class TaskManager:
             return []
         notes = []
         replaced = [path for path in lost.replaced if path not in task.replaced_told]
+        if task.status == RUNNING:
+            # A history a closing terminal saved stops no task: it is hidden again instead.
+            for path in hidden_again(task.pid, task.binds, replaced):
+                replaced.remove(path)
+                self.tell(
+                    f"sandbox: {shown(task.workspace, path)} was replaced on the host while "
+                    f"{task.id} ran; hidden again in its sandbox ({task.id} could read the new "
+                    "one until then)."
+                )
         if replaced:
             task.replaced_told.update(replaced)
             notes += replaced_notes(self.sandbox, task.binds, replaced, task.id)

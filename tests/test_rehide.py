@@ -1,0 +1,289 @@
+"""A hidden file of the home replaced on the host while a background task runs (a terminal
+closing saves ~/.bash_history by rename) is hidden again in the task's sandbox, and the task
+goes on; the person is told it could read the new file until then. A replaced file holding the
+key, or one that cannot be hidden again, still stops the task.
+
+The end-to-end tests drive `python agent.py -p` against the fake API, as root and as an
+unprivileged user, with the home and the workspace outside /tmp (the sandbox's /tmp is its
+own); the person's edits are made by the test once the task has reached a state.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import test_binds_replaced as binds
+from conftest import API_KEY, outside_tmp
+from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, tool_results
+
+from fakeapi import text, tool_use
+from tools.bind_watch import identity
+from tools.rehide import hide_again
+
+NEW_HISTORY = "ls\ncurl -H 'Authorization: Bearer not-for-the-model' example.com\n"
+SAID = "was replaced on the host while bg-1 ran; hidden again in its sandbox"
+
+
+@functools.cache
+def why_this_kernel_cannot() -> str | None:
+    """Why a file cannot be hidden again in a running sandbox here (the new mount API:
+    Linux 5.12 or later, and bwrap run as root to try it), or None when it can."""
+    if os.geteuid() != 0 or shutil.which("bwrap") is None:
+        return None  # the tests that need it skip for that reason of their own
+    place = outside_tmp("planloop-rehide-probe-")
+    try:
+        hidden = place / ".lesshst"
+        hidden.write_text("old\n")
+        sandbox = sandbox_reading(place, hidden)
+        try:
+            binds.save_by_rename(hidden, "new\n", "root")
+            return hide_again(sandbox.pid, str(hidden), identity(str(hidden)))
+        finally:
+            sandbox.kill()
+            sandbox.wait()
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+@pytest.fixture(params=["root", "nobody"])
+def folders(request) -> Iterator[tuple[str, Path, Path, Path]]:
+    """(user, workspace, planloop home, home) outside /tmp, that the user owns, on a kernel
+    where planloop can hide a file again (elsewhere it stops the task, as tested in
+    test_binds_replaced.py)."""
+    user = request.param
+    if (why := why_this_kernel_cannot()) is not None:
+        pytest.skip(f"this kernel cannot hide a file again in a running sandbox: {why}")
+    if user == "nobody" and not can_switch_user():
+        pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
+    place = outside_tmp("planloop-rehide-")
+    paths = [place / name for name in ("work", "planloop-home", "home")]
+    for path in paths:
+        path.mkdir()
+    if user == "nobody":
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(place)], check=True)
+    yield user, *paths
+    shutil.rmtree(place, ignore_errors=True)
+
+
+def reads_history_after_go(home: Path) -> str:
+    """A task that reads ~/.bash_history once planloop has looked (`go` is made by a command,
+    which only runs after that look), then keeps running."""
+    return (
+        binds.HOLD_LOCK + "touch started; until [ -e go ]; do sleep 0.05; done; "
+        f"cat {home}/.bash_history > seen.txt; touch read; sleep 600"
+    )
+
+
+def start_and_close_a_terminal(api, user: str, workspace: Path, home: Path) -> None:
+    """The model starts the task; the person closes a terminal (bash saves the history by
+    rename); the model then runs a command, which makes `go`."""
+    binds.write_owned(home / ".bash_history", "ls\n", user)
+
+    def you_close_a_terminal() -> None:
+        binds.save_by_rename(home / ".bash_history", NEW_HISTORY, user)
+        (workspace / "saved").touch()
+
+    def then_a_command(_body: dict) -> dict:
+        binds.wait_for(workspace / "saved")
+        return {"content": [tool_use("bash", {"command": "touch go"})]}
+
+    binds.person_after(workspace / "started", you_close_a_terminal)
+    task = reads_history_after_go(home)
+    api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
+    api.add(then_a_command)
+
+
+@needs_bwrap
+def test_a_history_saved_under_a_running_task_is_hidden_again_and_the_task_goes_on(
+    api, env, folders
+):
+    user, workspace, planloop_home, home = folders
+    start_and_close_a_terminal(api, user, workspace, home)
+
+    def look_at_it(_body: dict) -> dict:
+        binds.done_or_stopped(workspace / "read", workspace / "lock")
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add(look_at_it)
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "read").exists(), result.stderr  # it went on past the save
+    assert (workspace / "seen.txt").read_text() == ""  # and read the empty file there
+    assert (home / ".bash_history").read_text() == NEW_HISTORY  # the host's is untouched
+    output = tool_results(api)[-1]
+    assert "running for" in output and "killed" not in output, output
+    flat = " ".join(result.stderr.split())
+    assert f".bash_history {SAID} (bg-1 could read the new one until then)" in flat, flat
+    assert "planloop stopped the run" not in flat
+
+
+@needs_bwrap
+def test_a_hidden_file_replaced_holding_the_key_still_stops_the_task(api, env, folders):
+    # First the history, hidden again; then the person saves it holding the key (`history`
+    # after an `export ANTHROPIC_API_KEY=...`): the task could read it, so it is stopped.
+    user, workspace, planloop_home, home = folders
+    start_and_close_a_terminal(api, user, workspace, home)
+    stopped_at_once: list[bool] = []
+
+    def you_save_the_key(_body: dict) -> dict:
+        binds.done_or_stopped(workspace / "read", workspace / "lock")
+        binds.save_by_rename(home / ".bash_history", f"export {binds.KEY_LINE}", user)
+        stopped_at_once.append(binds.lock_released(workspace / "lock"))
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add(you_save_the_key)
+    api.add({"content": [text("Done.")]})  # never asked for: the run stops first
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert (workspace / "read").exists(), result.stderr  # the first save stopped nothing
+    assert stopped_at_once == [True]
+    assert result.returncode == binds.EXIT_STOPPED, result.stderr
+    binds.assert_never_sent(api, API_KEY)
+    flat = " ".join(result.stderr.split())
+    assert f".bash_history {SAID}" in flat, flat
+    assert "bg-1 was stopped and its output kept from the model" in flat
+    assert ".bash_history was replaced on the host, which undid its hiding" in flat
+
+
+@needs_bwrap
+def test_a_history_that_cannot_be_hidden_again_stops_the_task_as_before(api, env, folders):
+    # First the history, hidden again; then it is replaced by a link (a dotfile manager's):
+    # the sandbox would have to follow it, so it is not hidden again, and the task is stopped.
+    user, workspace, planloop_home, home = folders
+    start_and_close_a_terminal(api, user, workspace, home)
+    binds.write_owned(home / "kept_history", NEW_HISTORY + "make\n", user)
+    stopped_at_once: list[bool] = []
+
+    def you_link_it(_body: dict) -> dict:
+        binds.done_or_stopped(workspace / "read", workspace / "lock")
+        link = home / ".bash_history.linking"
+        os.symlink(home / "kept_history", link)
+        if user == "nobody":
+            os.lchown(link, NOBODY, NOBODY)
+        os.rename(link, home / ".bash_history")
+        stopped_at_once.append(binds.lock_released(workspace / "lock"))
+        return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
+
+    api.add(you_link_it)
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert (workspace / "read").exists(), result.stderr  # the first save stopped nothing
+    assert stopped_at_once == [True]
+    assert result.returncode == 0, result.stderr
+    output = tool_results(api)[-1]
+    assert "bg-1: killed by planloop" in output, output
+    assert "[bg-1 was stopped: its sandbox no longer held them]" in output
+    flat = " ".join(result.stderr.split())
+    assert ".bash_history was replaced on the host while bg-1 ran, which undid" in flat, flat
+
+
+# ---- hide_again itself, against a bwrap sandbox made here (as root) ----------------------
+
+
+@pytest.fixture
+def sandbox_folder() -> Iterator[Path]:
+    if os.geteuid() != 0 or shutil.which("bwrap") is None:
+        pytest.skip("makes its own sandbox as root")
+    place = outside_tmp("planloop-rehide-unit-")
+    yield place
+    shutil.rmtree(place, ignore_errors=True)
+
+
+def sandbox_reading(place: Path, hidden: Path, mounts: tuple[str, ...] = ()) -> subprocess.Popen:
+    """bwrap, as planloop makes it, hiding `hidden`: once `go` appears in `place` it copies
+    `read` (a path of its own, `hidden` unless `mounts` add one) to `seen`, then makes `done`."""
+    empty = place / "empty"
+    empty.write_bytes(b"")
+    words = ["--ro-bind", "/", "/", "--bind", str(place), str(place)]
+    words += ["--ro-bind", str(empty), str(hidden), *mounts, "--tmpfs", "/tmp"]
+    words += ["--proc", "/proc", "--dev", "/dev", "--unshare-user", "--cap-drop", "ALL"]
+    words += ["--unshare-pid", "--die-with-parent", "--new-session", "--unshare-net"]
+    script = (
+        "touch started; until [ -e go ]; do sleep 0.05; done; "
+        "cat $(cat read) > seen 2>&1; touch done; sleep 600"
+    )
+    (place / "read").write_text(str(hidden))
+    process = subprocess.Popen(["bwrap", *words, "--chdir", str(place), "bash", "-c", script])
+    binds.wait_for(place / "started")
+    return process
+
+
+def seen_after_go(place: Path) -> str:
+    (place / "go").touch()
+    binds.wait_for(place / "done")
+    return (place / "seen").read_text()
+
+
+def test_hide_again_binds_an_empty_file_there_and_nowhere_else(sandbox_folder: Path):
+    hidden = sandbox_folder / ".lesshst"
+    hidden.write_text("old\n")
+    sandbox = sandbox_reading(sandbox_folder, hidden)
+    try:
+        binds.save_by_rename(hidden, "new\n", "root")
+        assert hide_again(sandbox.pid, str(hidden), identity(str(hidden))) is None
+        assert seen_after_go(sandbox_folder) == ""
+        assert hidden.read_text() == "new\n"  # on the host, as it was saved
+    finally:
+        sandbox.kill()
+        sandbox.wait()
+
+
+def test_hide_again_never_follows_a_link_there(sandbox_folder: Path):
+    # In the sandbox the path's folder is a link (a task made it) to where the file is: the
+    # file at its end is the replaced one, and still it is not hidden again.
+    (sandbox_folder / "home").mkdir()
+    (sandbox_folder / "elsewhere").mkdir()
+    hidden = sandbox_folder / "home" / ".lesshst"
+    hidden.write_text("old\n")
+    home, elsewhere = str(sandbox_folder / "home"), str(sandbox_folder / "elsewhere")
+    links = ("--ro-bind", home, elsewhere, "--tmpfs", home, "--symlink", elsewhere, f"{home}/in")
+    sandbox = sandbox_reading(sandbox_folder, hidden, links)
+    try:
+        binds.save_by_rename(hidden, "new\n", "root")
+        linked = f"{home}/in/.lesshst"
+        (sandbox_folder / "read").write_text(linked)
+        why = hide_again(sandbox.pid, linked, identity(str(hidden)))
+        assert why is not None and "not the replaced file" in why
+        assert seen_after_go(sandbox_folder) == "new\n"  # the proof it led there
+    finally:
+        sandbox.kill()
+        sandbox.wait()
+
+
+def test_hide_again_refuses_when_the_sandbox_is_gone(sandbox_folder: Path):
+    hidden = sandbox_folder / ".lesshst"
+    hidden.write_text("old\n")
+    sandbox = sandbox_reading(sandbox_folder, hidden)
+    sandbox.kill()
+    sandbox.wait()
+    binds.save_by_rename(hidden, "new\n", "root")
+    assert hide_again(sandbox.pid, str(hidden), identity(str(hidden))) is not None
+
+
+def test_hide_again_never_binds_in_planloops_own_namespace(sandbox_folder: Path):
+    # A process that is no sandbox's (a pid reused, say): binding there would hide the
+    # person's own file from the person.
+    hidden = sandbox_folder / ".lesshst"
+    hidden.write_text("yours\n")
+    started = sandbox_folder / "started"
+    shell = subprocess.Popen(
+        ["sh", "-c", f"sleep 600 & touch {started}; wait"], start_new_session=True
+    )
+    try:
+        binds.wait_for(started)
+        why = hide_again(shell.pid, str(hidden), identity(str(hidden)))
+        assert why is not None and "own mount namespace" in why
+        assert hidden.read_text() == "yours\n"
+    finally:
+        os.killpg(shell.pid, signal.SIGKILL)  # its sleep too
+        shell.wait()
