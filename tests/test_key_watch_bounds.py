@@ -462,3 +462,27 @@ def test_folders_other_programs_make_beside_a_bound_file_outside_the_workspace_s
         assert not [f for f in watch.folders if f.startswith(str(home) + os.sep)]
     finally:
         watch.close()
+
+
+def test_a_folder_renamed_twice_through_a_new_one_stays_watched(tmp_path):
+    # `mkdir n; mv x n/h; mv n/h config` in an instant: neither rename's halves meet (n had no
+    # watch yet), so `config` looks new while x looks gone, and both are x's one kernel watch.
+    # The key you save in config/.env, read and emptied before planloop looks, must count.
+    (tmp_path / "x").mkdir()
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    try:
+        assert watch.take_stock() == {}
+        os.mkdir(tmp_path / "n")
+        os.rename(tmp_path / "x", tmp_path / "n" / "h")
+        os.rename(tmp_path / "n" / "h", tmp_path / "config")
+        watch.take_stock()
+        later = time.monotonic()
+        env = tmp_path / "config" / ".env"
+        env.write_text(KEY_LINE)
+        assert API_KEY in env.read_text()
+        env.write_text("X=1\n")
+        found = watch.take_stock(since=later)
+        assert str(env) in found, found
+    finally:
+        watch.close()

@@ -1075,6 +1075,10 @@ class FolderWatch:
         below = folder + os.sep
         for path in [path for path in self.folders if path == folder or path.startswith(below)]:
             wd = self.folders.pop(path)
+            if self.paths.get(wd, path) != path:
+                # The kernel's watch follows this folder under another name now (moved there
+                # unseen, `mv x n/h; mv n/h config`, and watched as new): it stays.
+                continue
             self.paths.pop(wd, None)
             if self.fd is not None:
                 _LIBC.inotify_rm_watch(self.fd, wd)
