@@ -416,3 +416,21 @@ def test_a_hidden_file_or_folder_outside_that_is_removed_while_the_sandbox_is_ma
         assert (result.returncode, result.stdout) == (0, "the command ran\n"), result.stderr
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_git_planted_on_a_path_folder_in_the_workspace_never_runs(api, env, folders):
+    # Looking up your git config's credential store runs git: never a `git` an activated
+    # virtualenv's .venv/bin (first on PATH) holds, as a cloned repository can ship one.
+    user, _, workspace, planloop_home, home = folders
+    planted = workspace / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    leak = workspace / "GIT-RAN"
+    (planted / "git").write_text(f"#!/bin/sh\ntouch {leak}\n")
+    (planted / "git").chmod(0o755)
+    write(home / ".gitconfig", "[credential]\n\thelper = store --file ~/.git-credentials-work\n")
+    control = write(home / "notes.txt", CONTROL)
+    env = {**env, "PATH": f"{planted}:{env['PATH']}"}
+    contents = read_in_home(api, env, folders, [".git-credentials-work"], TOKEN_LINE, control)
+    assert read_tokens(contents) == []  # found by the git on your PATH outside the workspace
+    assert not leak.exists()

@@ -579,12 +579,20 @@ def credential_store_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     and system, asked of your git from `/`: never a repository's), where git keeps passwords in
     plain text; `home` and `your_variables` (GIT_CONFIG_VARIABLES) only key the cache."""
     named: list[Path] = []
-    for scope in ("--global", "--system"):
-        command = ["git", "config", scope, "--get-regexp", r"^credential\..*helper$"]
+    git = host_program("git")  # never one a command could have put on PATH
+    for scope in ("--global", "--system") if git is not None else ():
+        command = [git, "config", scope, "--get-regexp", r"^credential\..*helper$"]
         try:
-            found = subprocess.run(command, cwd="/", capture_output=True, text=True, timeout=10)
+            found = subprocess.run(
+                command,
+                cwd="/",
+                env=command_environment(sandboxed=False),  # no LD_PRELOAD, no key
+                capture_output=True,
+                text=True,
+                timeout=10,
+            )
         except (OSError, subprocess.SubprocessError):
-            continue  # no git: nothing of its to hide
+            continue
         for line in found.stdout.splitlines():
             named += store_file_of(line.partition(" ")[2])
     return tuple(dict.fromkeys(named))
