@@ -34,6 +34,7 @@ from middleware.base import (
 from tools.base import ToolError
 from tools.beneath import Fingerprint, target_of
 from tools.file_call import current_file_call, file_call
+from tools.files import is_hidden_secret
 
 
 class StaleWriteGuard(Middleware):
@@ -55,7 +56,10 @@ class StaleWriteGuard(Middleware):
             return None  # the tool itself refuses it, with the reason
         target, now = found.relative, found.fingerprint
         name = ctx.tool_call["name"]
-        if now is not None and target not in self.seen:
+        # A secret the sandbox hides is never shown to the model, so "read it first" could not
+        # be done: whether it may be written is the permission policy's to say, and the tool's.
+        never_shown = is_hidden_secret(ctx.context.workspace, target)
+        if now is not None and target not in self.seen and not never_shown:
             return BeforeToolCallResult(
                 block=True,
                 reason=(
@@ -64,7 +68,7 @@ class StaleWriteGuard(Middleware):
                     "first, then send the change again."
                 ),
             )
-        if now is not None and self.seen[target] != now:
+        if now is not None and target in self.seen and self.seen[target] != now:
             return BeforeToolCallResult(
                 block=True,
                 reason=(

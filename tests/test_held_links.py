@@ -248,8 +248,9 @@ def test_a_tool_configuration_your_environment_names_is_held(api, env, tmp_path,
     env = {**env, variable: str(named)}
     result = run_as("root", api, env, workspace, tmp_path)
     assert result.returncode == 0, result.stderr
-    command, _, written = tool_results(api)
+    command, read, written = tool_results(api)
     assert "Read-only file system" in command
+    assert "one of the secrets the sandbox hides" in read  # its credentials: not for the model
     assert f"your {variable} names is protected" in written
     before = "{}\n" if variable == "DOCKER_CONFIG" else KUBECONFIG
     assert (workspace / config).read_text() == before
