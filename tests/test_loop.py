@@ -286,8 +286,8 @@ def test_cancel_during_a_model_call_keeps_the_conversation_valid(api, make_agent
 def test_a_crash_mid_batch_still_leaves_every_call_answered(api, make_agent):
     from middleware import Middleware
 
-    class Broken(Middleware):
-        async def before_tool_call(self, ctx, *, signal=None):
+    class Broken(Middleware):  # (a check that raises blocks its call instead: test_permissions)
+        async def after_tool_call(self, ctx, *, signal=None):
             raise RuntimeError("hook bug")
 
     call = tool_use("bash", {"command": "true"})
