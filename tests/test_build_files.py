@@ -733,6 +733,13 @@ def test_a_terminal_s_make_variables_hold_the_makefiles_they_name(tmp_path, env)
         ("python3 -m nox -s dev", "noxfile.py"),
         ("uvx pre-commit run -a", ".pre-commit-config.yaml"),
         ("python3 -m pre_commit run -a", ".pre-commit-config.yaml"),
+        ("poetry run tox -e dev", "tox.ini"),
+        ("poetry -C . run pre-commit run -a", ".pre-commit-config.yaml"),
+        ("pdm run tox -e dev", "tox.ini"),
+        ("hatch run nox -s dev", "noxfile.py"),
+        ("pipenv run tox -e dev", "tox.ini"),
+        ("rye run tox -e dev", "tox.ini"),
+        ("poetry run python -m tox -e dev", "tox.ini"),
     ],
 )
 def test_a_tool_a_runner_starts_holds_its_config_as_the_tool_does(tmp_path, command, config):

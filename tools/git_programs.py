@@ -284,6 +284,12 @@ TOOL_RUNNERS = {
     "uvx": (((),), UV_VALUE_OPTIONS),
     "uv": ((("run",), ("tool", "run")), UV_VALUE_OPTIONS),
     "pipx": ((("run",),), PIPX_VALUE_OPTIONS),
+    # The project managers' `run`, which starts a program of the project's environment.
+    "poetry": ((("run",),), ("-C", "--directory", "-P", "--project")),
+    "pdm": ((("run",),), ("-p", "--project", "--venv")),
+    "hatch": ((("run",),), ("-e", "--env", "-p", "--project", "--data-dir", "--cache-dir")),
+    "pipenv": ((("run",),), ("--python",)),
+    "rye": ((("run",),), ("--pyproject",)),
 }
 MODULE_OPTIONS = ("-m", "--module")
 # What ends a package's name in a runner's word (`uvx tox@4.2`, `pipx run 'tox>=4'`).
