@@ -486,3 +486,30 @@ def test_a_folder_renamed_twice_through_a_new_one_stays_watched(tmp_path):
         assert str(env) in found, found
     finally:
         watch.close()
+
+
+@pytest.mark.parametrize("made", ["a hard link, gone again", "another file, kept"])
+def test_a_key_file_read_through_a_hard_link_made_before_planloop_read_it_counts(tmp_path, made):
+    # You save a new a/.env; before planloop reads it, a task links it to b/x, reads the key and
+    # empties the file through x, and removes x: no event names .env. A file of its own made
+    # meanwhile is no second name, and stops nothing.
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    try:
+        assert watch.take_stock() == {}
+        env, other = tmp_path / "a" / ".env", tmp_path / "b" / "x"
+        if made == "a hard link, gone again":
+            env.write_text(KEY_LINE)
+            os.link(env, other)
+            assert API_KEY in other.read_text()
+            other.write_text("X=1\n")
+            other.unlink()
+        else:
+            env.write_text("DEBUG=1\n")
+            other.write_text("notes\n")
+        found = watch.take_stock()
+        assert (str(env) in found) == (made == "a hard link, gone again"), found
+    finally:
+        watch.close()

@@ -843,6 +843,8 @@ class FolderWatch:
             path = self._key_file(wd, name)
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
+            if path is None and mask & IN_CREATE and self.windows and wd in self.paths:
+                self._maybe_a_second_name(os.path.join(self.paths[wd], name))
             if path is None and mask & (IN_DELETE | IN_MOVED_TO) and wd in self.paths:
                 # Its file lost that name (removed, or renamed over): a program that has it
                 # open still writes under it, whatever the name holds now.
@@ -893,6 +895,33 @@ class FolderWatch:
                 elif window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
+
+    def _maybe_a_second_name(self, made: str) -> None:
+        """A file made at `made` while a key file written since planloop last read it waits
+        to be read: a hard link to it (`ln a/.env b/x`) reads and rewrites it with events that
+        name `x` alone. One found to be that file, or gone before planloop could look (linked,
+        read, emptied and removed in an instant), counts as its second name (`linked`). A key
+        file bound in the sandbox cannot be linked there (another mount)."""
+        waiting = [path for path, window in self.windows.items() if window.written]
+        waiting = [path for path in waiting if not self._bound(path)]
+        if not waiting:
+            return
+        try:
+            info = os.lstat(made)
+        except OSError:
+            self.linked.update(waiting)  # gone: whatever it was cannot be told
+            return
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            for path in waiting:
+                with contextlib.suppress(OSError):
+                    known = os.lstat(path)
+                    if (known.st_dev, known.st_ino) == (info.st_dev, info.st_ino):
+                        self.linked.add(path)
+
+    def _bound(self, path: str) -> bool:
+        """Whether a sandbox binds `path` (hidden or held): a name of the folder's watch."""
+        folder, name = os.path.split(path)
+        return name in self.names.get(self.folders.get(folder, -1), ())
 
     def _linked_to(self, wd: int, name: str) -> None:
         """A file made in a watched folder: when it is another name of a key file (`ln .env
