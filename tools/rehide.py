@@ -9,6 +9,7 @@ the running sandbox instead of stopping the task: a long `npm run dev` lives thr
 terminal. The task could read the new file until then, and the person is told so.
 
     hidden_again(bwrap_pid, start, paths)  -> those of `paths` hidden again (tools/tasks.py)
+    hidden_too(bwrap_pid, start, paths)    -> those of `paths`, new secrets, hidden there too
     hide_again(bwrap_pid, path, identity)  -> None once hidden again, else why not
 
 A child forked for it (entering a user namespace takes a single-threaded process) makes itself
@@ -29,8 +30,16 @@ import os
 import signal
 import stat
 import time
+from pathlib import Path
 
-from tools.bind_watch import Identity, SandboxStart, holds_the_key, open_for_key, read_opened
+from tools.bind_watch import (
+    Identity,
+    SandboxStart,
+    holds_the_key,
+    is_key_name,
+    open_for_key,
+    read_opened,
+)
 from tools.event_queues import own_read_done
 
 # The new mount API's system calls have one number on every architecture Linux gives them.
@@ -72,6 +81,22 @@ def hidden_again(bwrap_pid: int, start: SandboxStart, paths: list[str]) -> list[
             continue
         identity = judged_identity(path)
         if identity is not None and hide_again(bwrap_pid, path, identity) is None:
+            start.identities[path] = identity
+            done.append(path)
+    return done
+
+
+def hidden_too(bwrap_pid: int, start: SandboxStart, paths: list[str]) -> list[str]:
+    """Those of `paths`, secrets of your home that appeared while the task ran (the history
+    your first Python REPL or `less` writes), hidden in its sandbox now: no key file, outside
+    the workspace, and no key in them. Each is then one its sandbox hides from the start."""
+    done = []
+    for path in paths:
+        if is_key_name(path) or Path(path).is_relative_to(start.workspace):
+            continue
+        identity = judged_identity(path)
+        if identity is not None and hide_again(bwrap_pid, path, identity) is None:
+            start.hidden = start.hidden | {path}
             start.identities[path] = identity
             done.append(path)
     return done

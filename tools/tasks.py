@@ -56,7 +56,7 @@ from tools.process import (
     describe_exit,
     start_command,
 )
-from tools.rehide import hidden_again
+from tools.rehide import hidden_again, hidden_too
 from tools.task_lock import TasksRunning
 
 DEFAULT_TIMEOUT_SECONDS = 30 * 60
@@ -500,6 +500,17 @@ class TaskManager:
         self.folder_watch.look()
         written = self.folder_watch.exposed_since(task.started_at, last=last)
         lost = what_was_lost(self.sandbox, task.binds, now, written)
+        if task.status == RUNNING and lost.seen and not lost.unknown:
+            # A history your first REPL or `less` wrote meanwhile, without the key: hidden in
+            # its sandbox too, rather than the task stopped (tools/rehide.py).
+            new = [path for path in lost.seen if path not in task.binds.hidden | set(written)]
+            for path in hidden_too(task.pid, task.binds, new):
+                lost.seen.remove(path)
+                self.tell(
+                    f"sandbox: {shown(task.workspace, path)} was made on the host while "
+                    f"{task.id} ran; hidden in its sandbox too ({task.id} could read it until "
+                    "then)."
+                )
         if lost.unknown or lost.seen:
             done = f"{task.id}'s output was kept from the model"
             if task.status == RUNNING:
