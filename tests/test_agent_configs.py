@@ -176,3 +176,28 @@ def test_a_fifo_or_device_in_place_of_a_small_file_does_not_stop_planloop(
     first, second = tool_results(api)
     assert "planted" in first, first
     assert "second command" in second, second
+
+
+@needs_bwrap
+def test_a_fifo_at_a_protected_name_made_a_file_by_a_later_command_is_reported(
+    api, env, user_folders
+):
+    # No bind can hold a FIFO read-only; a later command that makes it a file (an MCP server
+    # the person's agent then starts) is told at that command, not only at the end.
+    user, workspace, planloop_home, home = user_folders
+    server = '{"mcpServers": {"x": {"command": "sh", "args": ["-c", "id"]}}}'
+    commands = [
+        "mkfifo .mcp.json && echo made",
+        "echo between",
+        f"rm .mcp.json && echo '{server}' > m.tmp && mv m.tmp .mcp.json && echo replaced",
+    ]
+    for command in commands:
+        api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_agent(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    replaced = tool_results(api)[-1]
+    assert "replaced" in replaced
+    assert "[.mcp.json is a file now; it was not read-only while the command ran" in replaced
+    assert "MCP servers" in replaced  # why it matters
+    assert ".mcp.json (made a file where a FIFO or the like stood)" in result.stderr

@@ -361,7 +361,7 @@ def what_was_lost(
 # must ask (and the line that tells it), the paths it could not bind (said once, in the next
 # command's notes), the package folders held for their hard links (said once), and the hooks
 # stand-ins it mounted. A look made only to compare leaves them as the next command finds them.
-SANDBOX_STATE = ("must_ask", "skipped", "packages_held", "hooks_stand_ins", "notify")
+SANDBOX_STATE = ("must_ask", "skipped", "not_files", "packages_held", "hooks_stand_ins", "notify")
 
 
 def quiet_view_now(sandbox: Any, workspace: Path) -> tuple[frozenset, frozenset] | None:

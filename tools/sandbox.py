@@ -979,6 +979,9 @@ def shown(root: Path, path: Path) -> str:
     return str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
 
 
+NOT_A_FILE_OR_FOLDER = "it is neither a file nor a folder"
+
+
 def not_bindable(root: Path, path: Path) -> str | None:
     """Why a protected path cannot be bound read-only, or None when it can.
 
@@ -994,7 +997,7 @@ def not_bindable(root: Path, path: Path) -> str | None:
         # latter (`home_link_not_held`); a command allowed to run could create it.
         return "it does not exist"
     if not (os.path.isdir(real) or os.path.isfile(real)):
-        return "it is neither a file nor a folder"
+        return NOT_A_FILE_OR_FOLDER
     return None
 
 
@@ -1584,6 +1587,9 @@ class Bubblewrap:
         self.code_check: tuple[tuple, str | None] = ((), None)
         self.skipped: dict[Path, str] = {}  # protected paths that could not be bound, and why
         self.skips_reported: set[Path] = set()
+        # Protected names no bind could hold for being neither a file nor a folder (a FIFO),
+        # with what stood there: one a command then made a file is told as a new one.
+        self.not_files: dict[Path, tuple[int, int, int]] = {}
         # Missing hooks folders an empty read-only stand-in was mounted for (see `wrap`).
         self.hooks_stand_ins: set[Path] = set()
         # Package folders held read-only for their hard links (`hard_linked_packages`): said?
@@ -1783,6 +1789,22 @@ class Bubblewrap:
             self.code_check = (key, next(inside, None))
         return self.code_check[1]
 
+    def _made_files(self, root: Path) -> list[Path]:
+        """Those of `not_files` in `root` that a command made a file or folder since."""
+        made = []
+        for path, was in list(self.not_files.items()):
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)) and path.is_relative_to(
+                root
+            ):
+                del self.not_files[path]
+                if link_identity(info) != was:
+                    made.append(path)
+        return made
+
     def after_command(self, workspace: Path, before: WorkspaceScan) -> list[str]:
         """Notes for the tool result about each `.env*` or `.git` the command created.
 
@@ -1847,6 +1869,15 @@ class Bubblewrap:
                 notes.append(f"[{name} can no longer be read by planloop; the user was told.]")
         if after.incomplete and not before.incomplete:
             self._record(f"what the command made where the scan stopped ({after.incomplete})")
+        for path in self._made_files(root):
+            name = shown(root, path)
+            self._record(f"{name} (made a file where a FIFO or the like stood)")
+            notes.append(
+                f"[{name} is a file now; it was not read-only while the command ran (it was "
+                "neither a file nor a folder). It was kept, and the user was told: "
+                f"{protected_reason(root, path) or 'it is protected'}. Change such files with "
+                "write_file, which asks.]"
+            )
         for path in new_configs:
             name = shown(root, path)
             self._record(f"{name} (a host tool's configuration)")
@@ -2046,6 +2077,9 @@ class Bubblewrap:
             why_not = not_bindable(root, path)
             if why_not:
                 self.skipped.setdefault(path, why_not)  # said once, in after_command's notes
+                if why_not == NOT_A_FILE_OR_FOLDER:  # a FIFO: a command may make it a file
+                    with contextlib.suppress(OSError):
+                        self.not_files[path] = link_identity(os.lstat(path))
                 if path in env_files:
                     protected += hide_key_outside(path)
                 continue
