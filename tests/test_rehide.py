@@ -131,36 +131,31 @@ def test_a_history_made_under_a_running_task_is_hidden_there_too_and_the_task_go
     api, env, folders
 ):
     # Your first Python REPL (or `less`) writes a history that was not there when the task
-    # started: hidden in its sandbox too, and the task goes on.
+    # started, while the model waits: hidden in its sandbox at once, with no tool call to
+    # prompt a look, and the task goes on.
     user, workspace, planloop_home, home = folders
     history = home / ".python_history"
 
     def you_quit_your_first_repl() -> None:
-        binds.write_owned(history, "import os\nos.environ['TOKEN'] = 'not-for-the-model'\n", user)
-        (workspace / "saved").touch()
+        binds.save_by_rename(history, "import os\nos.environ['T'] = 'not-for-the-model'\n", user)
 
-    def then_a_command(_body: dict) -> dict:
-        binds.wait_for(workspace / "saved")
-        return {"content": [tool_use("bash", {"command": "touch go"})]}
-
-    def look_at_it(_body: dict) -> dict:
-        binds.done_or_stopped(workspace / "read", workspace / "lock")
+    def look_once_hidden(_body: dict) -> dict:
+        binds.done_or_stopped(workspace / "hidden", workspace / "lock")
         return {"content": [tool_use("task_output", {"task_id": "bg-1"})]}
 
     binds.person_after(workspace / "started", you_quit_your_first_repl)
+    # It waits until the history is there and reads as empty: only a hiding does that.
     task = (
-        binds.HOLD_LOCK + "touch started; until [ -e go ]; do sleep 0.05; done; "
-        f"cat {history} > seen.txt; touch read; sleep 600"
+        binds.HOLD_LOCK + f"touch started; until [ -e {history} ] && [ ! -s {history} ]; "
+        "do sleep 0.05; done; touch hidden; sleep 600"
     )
     api.add({"content": [tool_use("bash", {"command": task, "run_in_background": True})]})
-    api.add(then_a_command)
-    api.add(look_at_it)
+    api.add(look_once_hidden)
     api.add({"content": [text("Done.")]})
     env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
     result = run_as(user, api, env, workspace, home)
     assert result.returncode == 0, result.stderr
-    assert (workspace / "read").exists(), result.stderr  # it went on past the new history
-    assert (workspace / "seen.txt").read_text() == ""
+    assert (workspace / "hidden").exists(), result.stderr
     output = tool_results(api)[-1]
     assert "running for" in output and "killed" not in output, output
     flat = " ".join(result.stderr.split())

@@ -67,6 +67,9 @@ class SandboxStart:
     # What happened to a key file found read, said instead of "came to hold the key" (one
     # written and removed unread: tools/folder_watch.py); filled by `what_was_lost`.
     how: dict[str, str] = field(default_factory=dict)
+    # Secrets a sandbox would hide that were not there (your first REPL's history): watched
+    # for, so that one made while a task runs is hidden there at once (tools/rehide.py).
+    may_appear: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -99,7 +102,9 @@ def sandbox_start(sandbox: Any, workspace: Path, argv: list[str]) -> SandboxStar
     held, hidden = sandbox.view_of(argv)
     found = {path: identity(path) for path in held | hidden}
     known = {path: ident for path, ident in found.items() if ident is not None}
-    return SandboxStart(Path(workspace), held, hidden, known, key_files(hidden))
+    start = SandboxStart(Path(workspace), held, hidden, known, key_files(hidden))
+    start.may_appear = getattr(sandbox, "secrets_not_there", frozenset)()
+    return start
 
 
 def is_key_name(path: str) -> bool:

@@ -317,6 +317,10 @@ class FolderWatch:
                 folders.setdefault(folder, set()).add(name)
                 if path in start.keyed:
                     keyed.setdefault(folder, set()).add(name)
+        for path in start.may_appear:  # in the folders there are, as a bound name is
+            folder, name = os.path.split(path)
+            if os.path.isdir(folder):
+                folders.setdefault(folder, set()).add(name)
         try:
             self._open()
         except OSError:

@@ -1789,6 +1789,10 @@ class Bubblewrap:
             self.code_check = (key, next(inside, None))
         return self.code_check[1]
 
+    def secrets_not_there(self) -> frozenset[str]:
+        """The secrets of your home a sandbox would hide, were they there (`secret_paths`)."""
+        return frozenset(str(path) for path in secret_paths() if not os.path.lexists(path))
+
     def _made_files(self, root: Path) -> list[Path]:
         """Those of `not_files` in `root` that a command made a file or folder since."""
         made = []
