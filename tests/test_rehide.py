@@ -24,7 +24,7 @@ from conftest import API_KEY, outside_tmp
 from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, tool_results
 
 from fakeapi import text, tool_use
-from tools.bind_watch import identity
+from tools.bind_watch import SandboxStart, identity, what_was_lost
 from tools.rehide import hide_again
 
 NEW_HISTORY = "ls\ncurl -H 'Authorization: Bearer not-for-the-model' example.com\n"
@@ -161,6 +161,23 @@ def test_a_history_made_under_a_running_task_is_hidden_there_too_and_the_task_go
     flat = " ".join(result.stderr.split())
     said = ".python_history was made on the host while bg-1 ran; hidden in its sandbox too"
     assert said in flat, flat
+
+
+def test_a_file_hidden_again_that_comes_to_hold_the_key_counts_as_read(tmp_path, monkeypatch):
+    # A task that opened the new history before planloop hid it again reads on through its
+    # descriptor: when your shell then appends the key in place (zsh's INC_APPEND_HISTORY),
+    # no rename tells of it, and the file counts as read all the same.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    history = tmp_path / ".zsh_history"
+    history.write_text("ls\n")
+    start = SandboxStart(tmp_path / "work", frozenset(), frozenset({str(history)}))
+    start.identities[str(history)] = identity(str(history))
+    start.rehidden.add(str(history))
+    nothing_new = (frozenset(), frozenset({str(history)}))
+    assert what_was_lost(None, start, nothing_new).seen == []
+    with open(history, "a") as file:
+        file.write(f"export {binds.KEY_LINE}")
+    assert what_was_lost(None, start, nothing_new).seen == [str(history)]
 
 
 @needs_bwrap

@@ -70,6 +70,9 @@ class SandboxStart:
     # Secrets a sandbox would hide that were not there (your first REPL's history): watched
     # for, so that one made while a task runs is hidden there at once (tools/rehide.py).
     may_appear: frozenset[str] = frozenset()
+    # Hidden in the running sandbox only after it could read them (tools/rehide.py): a task may
+    # still hold one open, so one that comes to hold the key counts as read.
+    rehidden: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -323,6 +326,7 @@ def what_was_lost(
     # replaced, since the command could change them too.
     replaced_hidden = replaced_since(start, start.hidden)
     lost.seen = [path for path in replaced_hidden if path in start.keyed or may_hold_the_key(path)]
+    lost.seen += [path for path in sorted(start.rehidden) if may_hold_the_key(path)]
     # Seen holding the key when written, and not hidden from the command then: a hidden file
     # still bound (same identity) was read as the empty file over it.
     lost.seen += [

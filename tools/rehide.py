@@ -82,6 +82,7 @@ def hidden_again(bwrap_pid: int, start: SandboxStart, paths: list[str]) -> list[
         identity = judged_identity(path)
         if identity is not None and hide_again(bwrap_pid, path, identity) is None:
             start.identities[path] = identity
+            start.rehidden.add(path)
             done.append(path)
     return done
 
@@ -98,6 +99,7 @@ def hidden_too(bwrap_pid: int, start: SandboxStart, paths: list[str]) -> list[st
         if identity is not None and hide_again(bwrap_pid, path, identity) is None:
             start.hidden = start.hidden | {path}
             start.identities[path] = identity
+            start.rehidden.add(path)
             done.append(path)
     return done
 
