@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import array
 import asyncio
+import ctypes
 import fcntl
 import os
 import shutil
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, outside_tmp
 from test_binds_replaced import KEY_LINE
 from test_hostile_pass4 import needs_bwrap
 
@@ -512,4 +513,43 @@ def test_a_key_file_read_through_a_hard_link_made_before_planloop_read_it_counts
         found = watch.take_stock()
         assert (str(env) in found) == (made == "a hard link, gone again"), found
     finally:
+        watch.close()
+
+
+def link_into_place(descriptor: int, path: Path) -> None:
+    """linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N, as a program links an O_TMPFILE file (os.link
+    calls link(2), which would link the /proc entry itself)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    source = f"/proc/self/fd/{descriptor}".encode()
+    if libc.linkat(at_fdcwd, source, at_fdcwd, bytes(path), at_symlink_follow) != 0:
+        raise OSError(ctypes.get_errno(), "linkat")
+
+
+def test_a_key_read_through_the_descriptor_a_nameless_file_was_made_with_counts():
+    # A task makes config/.env with no name (O_TMPFILE), links it into place and keeps its
+    # descriptor: its reads and writes through it are told under `#<inode>`, not `.env`. You
+    # write the key in place; it reads it and writes over it through that descriptor. (Not in
+    # /tmp, which may be a file system that cannot link a nameless file into place.)
+    tmp_path = outside_tmp("planloop-nameless-")
+    config = tmp_path / "config"
+    config.mkdir()
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    nameless = os.open(config, os.O_TMPFILE | os.O_RDWR, 0o644)
+    try:
+        assert watch.take_stock() == {}
+        os.write(nameless, b"X=0\n")
+        env = config / ".env"
+        link_into_place(nameless, env)
+        assert watch.take_stock() == {}  # its own file, nothing in it
+        later = time.monotonic()
+        with open(env, "a") as file:  # you, in place
+            file.write(KEY_LINE)
+        assert API_KEY.encode() in os.pread(nameless, 4096, 0)
+        os.ftruncate(nameless, 0)
+        os.pwrite(nameless, b"X=1\n", 0)
+        assert str(env) in watch.take_stock(since=later)
+    finally:
+        os.close(nameless)
         watch.close()

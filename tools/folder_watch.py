@@ -845,6 +845,8 @@ class FolderWatch:
                 self._folder_event(wd, mask, name, cookie, written)
                 continue
             path = self._key_file(wd, name)
+            if path is None and self.windows and name.startswith("#"):
+                path = self._made_nameless(wd, name)
             if path is None and mask & IN_CREATE and self.key_inodes:
                 self._linked_to(wd, name)
             if path is None and mask & IN_CREATE and self.windows and wd in self.paths:
@@ -899,6 +901,19 @@ class FolderWatch:
                 elif window.written and mask & IN_ACCESS:
                     window.read_since = True
         return relevant, written
+
+    def _made_nameless(self, wd: int, name: str) -> str | None:
+        """The key file that the events of an O_TMPFILE file (`#<inode>`) in folder `wd` are
+        about: a file made with no name, linked into place as `.env`, and read and written
+        through the descriptor it was made with, whose events name it `#<inode>` alone."""
+        anonymous, folder = ANONYMOUS.fullmatch(name), self.paths.get(wd)
+        if anonymous is None or folder is None:
+            return None
+        for path in [path for path in self.windows if os.path.dirname(path) == folder]:
+            with contextlib.suppress(OSError):
+                if os.lstat(path).st_ino == int(anonymous.group(1)):
+                    return path
+        return None
 
     def _maybe_a_second_name(self, made: str) -> None:
         """A file made at `made` while a key file written since planloop last read it waits
