@@ -163,6 +163,16 @@ def test_a_history_made_under_a_running_task_is_hidden_there_too_and_the_task_go
     assert said in flat, flat
 
 
+def test_a_secret_made_in_the_hosts_tmp_is_none_a_sandbox_could_read(tmp_path):
+    # Every sandbox has a /tmp of its own: a history made in a home under the host's /tmp is
+    # not seen there, and stops nothing; one in a workspace under /tmp is (the workspace is).
+    made = "/tmp/a-home-of-tests/.python_history"
+    start = SandboxStart(Path("/var/tmp/work"), frozenset(), frozenset())
+    assert what_was_lost(None, start, (frozenset(), frozenset({made}))).seen == []
+    start = SandboxStart(Path("/tmp/a-home-of-tests"), frozenset(), frozenset())
+    assert what_was_lost(None, start, (frozenset(), frozenset({made}))).seen == [made]
+
+
 def test_a_file_hidden_again_that_comes_to_hold_the_key_counts_as_read(tmp_path, monkeypatch):
     # A task that opened the new history before planloop hid it again reads on through its
     # descriptor: when your shell then appends the key in place (zsh's INC_APPEND_HISTORY),

@@ -351,7 +351,11 @@ def what_was_lost(
         # By identity: a file hidden at the start under another name (the file a `.env` link
         # led to, hidden now by its own name after the link changed) was hidden all along.
         hidden_then = {start.identities[path] for path in start.hidden if path in start.identities}
-        appeared = [path for path in now[1] - start.hidden if identity(path) not in hidden_then]
+        appeared = [
+            path
+            for path in now[1] - start.hidden
+            if identity(path) not in hidden_then and not in_its_own_tmp(path, start.workspace)
+        ]
         # A key file a sandbox made now only holds read-only may give the key all the same
         # (`holds_the_key`: expanded, every encoding): one that appeared or was replaced since
         # the start, which the command could read and rewrite.
@@ -364,6 +368,12 @@ def what_was_lost(
         ]
         lost.seen = sorted({*lost.seen, *appeared})
     return lost
+
+
+def in_its_own_tmp(path: str, workspace: Path) -> bool:
+    """Whether `path` lies in /tmp but not in the workspace: every sandbox has a /tmp of its own
+    (tools/sandbox.py), where no file of the host's /tmp is seen (a home folder under /tmp)."""
+    return path.startswith("/tmp/") and not Path(path).is_relative_to(workspace)
 
 
 # What making a sandbox changes in the Bubblewrap object beyond its answer: the reason commands
