@@ -488,8 +488,8 @@ class TaskManager:
         and the run is stopped or paused (middleware/exposure.py). A held path replaced on the
         host: the task could change the new one, so it is stopped and that is said; a hidden
         file without the key is hidden again in its sandbox instead (tools/rehide.py), where
-        that can be done. A path held
-        since (a repository or a virtualenv you made meanwhile): the task may still change it;
+        that can be done, and so is a secret of your home made meanwhile. A path held since
+        (a repository or a virtualenv you made meanwhile): the task may still change it;
         the person and the model are told once, and the person decides. Returns the notes for
         the model. The `last` look, once the task has ended, reads every file it wrote that
         is still to be judged, however many bytes they hold: its output goes to the model next.
