@@ -92,6 +92,8 @@ LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
 # a key file still written after that many is taken as read with the key.
 SETTLE_ROUNDS = 20
+# Files made and gone while a key file waited, kept to see whether one is read (a hard link).
+MAX_GONE_MADE = 1000
 # Folders of one workspace watched at most: each costs a watch of `fs.inotify.max_user_watches`,
 # shared by all your programs, and a walk at each command's start. Past it, folders are checked
 # by comparison only (said once).
@@ -283,6 +285,9 @@ class FolderWatch:
         self.workspaces: set[str] = set()  # of the starts added: where lost events are said
         self.key_inodes: dict[str, tuple[int, int]] = {}  # key file read -> (device, inode)
         self.linked: set[str] = set()  # key files given another name while commands ran
+        # Files made while key files waited to be read, gone before planloop looked: the key
+        # files, which count as linked if one of these is then read (`_read_of_a_gone_name`).
+        self.gone_made: dict[str, list[str]] = {}
         # Key files (device, inode) a command had mapped into memory when planloop read them:
         # a write to one later is read through the mapping unseen (`mapped_by_our_commands`).
         self.mapped: set[tuple[int, int]] = set()
@@ -533,6 +538,7 @@ class FolderWatch:
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
         self.key_inodes, self.linked, self.marker_wd, self.aside = {}, set(), None, []
+        self.gone_made = {}
         self.inode_of, self.names_of = {}, {}
         for fd, _ in self.kept.values():
             os.close(fd)
@@ -851,6 +857,8 @@ class FolderWatch:
                 self._linked_to(wd, name)
             if path is None and mask & IN_CREATE and self.windows and wd in self.paths:
                 self._maybe_a_second_name(os.path.join(self.paths[wd], name))
+            if path is None and mask & IN_ACCESS and self.gone_made and wd in self.paths:
+                self._read_of_a_gone_name(os.path.join(self.paths[wd], name))
             if path is None and mask & (IN_DELETE | IN_MOVED_TO) and wd in self.paths:
                 # Its file lost that name (removed, or renamed over): a program that has it
                 # open still writes under it, whatever the name holds now.
@@ -928,7 +936,12 @@ class FolderWatch:
         try:
             info = os.lstat(made)
         except OSError:
-            self.linked.update(waiting)  # gone: whatever it was cannot be told
+            # Gone already: what it was cannot be told. Read before it went, it may have been
+            # the key file read through (`_read_of_a_gone_name`); a build's temporary file,
+            # written and removed, was not read.
+            self.gone_made[made] = waiting
+            if len(self.gone_made) > MAX_GONE_MADE:  # a build's churn: the oldest goes
+                del self.gone_made[next(iter(self.gone_made))]
             return
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             for path in waiting:
@@ -936,6 +949,11 @@ class FolderWatch:
                     known = os.lstat(path)
                     if (known.st_dev, known.st_ino) == (info.st_dev, info.st_ino):
                         self.linked.add(path)
+
+    def _read_of_a_gone_name(self, other: str) -> None:
+        """A read of `other`, made while key files waited and gone before planloop could look:
+        they count as having had it as a second name."""
+        self.linked.update(self.gone_made.pop(other, ()))
 
     def _bound(self, path: str) -> bool:
         """Whether a sandbox binds `path` (hidden or held): a name of the folder's watch."""
@@ -1235,6 +1253,8 @@ class FolderWatch:
         for path in written:  # written all along: nobody can tell what it held
             self.windows.pop(path, None)
             self._expose(path, UNREAD)
+        if not self.windows:  # no key file waits to be read: no read of a gone name matters
+            self.gone_made.clear()
         self._gone(earlier)
         if self.moving and self.loop is not None:  # judged at the next look, soon
             self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
