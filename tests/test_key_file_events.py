@@ -43,6 +43,7 @@ from tools.bind_watch import (
     what_was_lost,
     why_seen,
 )
+from tools.event_queues import OWN_READS, begin_own_read, own_read_done
 from tools.folder_watch import (
     MADE_CLOSED,
     MOVED_AWAY,
@@ -474,21 +475,28 @@ def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothin
 
 # ---- planloop's own read, placed in the queue by a mark made before it ---------------------
 
-MARK = -2  # stands for the mark's event: its open of a file only planloop opens
+MARK, END = -2, -3  # stand for the marks before and after planloop's read
 
 
-def after_planloop_read(tmp_path: Path, held: bytes, *events: int) -> dict[str, str]:
-    """What the watch makes of `events` on `.env.test` (MARK: the mark's), queued after
-    planloop read `held` from it: it had seen the file made, then made its mark and read."""
-    from tools.folder_watch import IN_CREATE, IN_OPEN
+def after_planloop_read(tmp_path: Path, held: bytes, *events: int, where=".env.test") -> dict:
+    """What the watch makes of `events` on `where` (MARK and END: the marks of planloop's read
+    of `.env.test`), queued after planloop read `held` from it: it had seen the file made, then
+    read it (marked before and after)."""
+    from tools.folder_watch import IN_CREATE, IN_ISDIR
 
     watch = FolderWatch(lambda: None)
-    watch.paths, watch.folders, watch.marker_wd = {1: str(tmp_path)}, {str(tmp_path): 1}, 2
+    watch.paths, watch.folders, watch.marks_wd = {1: str(tmp_path)}, {str(tmp_path): 1}, 2
     path = str(tmp_path / ".env.test")
     watch._note([(1, IN_CREATE, ".env.test")])
+    number = begin_own_read(path)
+    own_read_done(path, held)
     window = watch.windows[path]
-    window.own_read, window.seen = "pending", held  # as `_read_events` leaves them
-    watch._note([(2, IN_OPEN, "") if m == MARK else (1, m, ".env.test") for m in events])
+    window.pending, window.seen = number, held  # as `_read_events` leaves them
+    watch.pending_reads[number] = path
+    marks = {MARK: str(number), END: f"{number}."}
+    watch._note(
+        [(2, IN_CREATE | IN_ISDIR, marks[m]) if m in marks else (1, m, where) for m in events]
+    )
     watch._gone(set(watch.moving))
     return watch.exposed_since(0)
 
@@ -505,7 +513,7 @@ def test_a_write_queued_before_planloop_s_mark_is_in_what_it_read(tmp_path):
     # The command wrote, planloop marked, opened and read it all, then the command removed it:
     # what planloop read is what was there, so nothing is lost (it used to read again, find the
     # file gone, and stop the run).
-    ours = (MARK, IN_ACCESS, IN_CLOSE_NOWRITE)
+    ours = (MARK, IN_ACCESS, IN_CLOSE_NOWRITE, END)
     quiet = after_planloop_read(tmp_path, b"DEBUG=1\n", IN_MODIFY, IN_CLOSE_WRITE, *ours, IN_DELETE)
     assert quiet == {}
     # Written after planloop's mark: what it read may be older than what the command read.
@@ -546,6 +554,63 @@ def test_planloop_s_own_read_between_a_command_s_two_writes_is_its_own(tmp_path,
     assert found == {str(env): ""}
 
 
+def test_reads_between_planloop_s_marks_that_a_write_separates_count_as_a_command_s(tmp_path):
+    from tools.folder_watch import IN_ACCESS, IN_DELETE, IN_MODIFY
+
+    env = str(tmp_path / ".env.test")
+    # planloop read once between its marks: of two reads a write separates, one is somebody
+    # else's, of what planloop never saw, written over since.
+    two = (MARK, IN_ACCESS, IN_MODIFY, IN_ACCESS, END, IN_DELETE)
+    assert after_planloop_read(tmp_path, b"DEBUG=1\n", *two) == {env: ""}
+    # One read, then a write: planloop's own read, of what it holds (removed unread since).
+    one = (MARK, IN_ACCESS, IN_MODIFY, END, IN_DELETE)
+    assert after_planloop_read(tmp_path, b"DEBUG=1\n", *one) == {env: REMOVED}
+    # But planloop read no byte (an empty file), which raises no read event: that read was
+    # somebody's, of what the write then replaced.
+    assert after_planloop_read(tmp_path, b"", *one) == {env: ""}
+
+
+def test_another_watch_s_read_between_a_command_s_two_writes_is_planloop_s(tmp_path):
+    # Two tasks run, each with its watch. `cp .env.example .env && echo PORT=2 >> .env` in
+    # one: the other watch's read of the new `.env`, between the two writes, is in this watch's
+    # queue too, and is planloop's, not a command's.
+    env = tmp_path / ".env"
+    other = FolderWatch(lambda: None)  # read when it looks, as a watch with no loop is
+    other.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    reads = len(OWN_READS)
+    try:
+        found = Watched(tmp_path)(
+            lambda: (key_file(env, "DEBUG=1\n"), other.look(), key_file(env, "DEBUG=1\nPORT=2\n"))
+        )
+    finally:
+        other.close()
+    assert str(env) in [path for path, _ in list(OWN_READS.values())[reads:]], "no read"
+    assert found == {}
+
+
+def test_a_write_between_planloop_s_mark_and_its_read_is_not_a_read(tmp_path, monkeypatch):
+    # The script's first write lands after planloop's first mark and before its read: what
+    # planloop read holds it, and nobody else read the file before the second write.
+    env = tmp_path / ".env"
+    first: list = []
+
+    def written_first(fd: int, limit: int):
+        if not first:
+            first.append(key_file(env, "DEBUG=1\nSQL=1\n"))
+        return read_allocated(fd, limit)
+
+    monkeypatch.setattr(bind_watch, "read_allocated", written_first)
+    found = Watched(tmp_path)(
+        lambda: (
+            key_file(env, "DEBUG=1\n"),
+            may_hold_the_key(str(env)),
+            key_file(env, "DEBUG=1\nSQL=1\nPORT=2\n"),
+        )
+    )
+    assert first, "planloop did not read the file"
+    assert found == {}
+
+
 def a_task_reading_beside(env: Path, theirs: list, saved: str):
     """A read of planloop's own during which a task, woken by an event, reads `env` and keeps
     its file open. `saved`: when the person saves the key (SAVED_WHEN); with WRITTEN_OVER the
@@ -556,13 +621,15 @@ def a_task_reading_beside(env: Path, theirs: list, saved: str):
         handle = open(env, "rb")  # noqa: SIM115 (left open, as the task leaves it)
         handle.read()
         theirs.append(handle)
-        if saved in (WRITTEN_OVER, WRITTEN_OVER_FIRST):
+        if saved == CLOSED_FIRST:  # `cat .env > /tmp/k; echo DEBUG=2 > .env`
+            handle.close()
+        if saved in (WRITTEN_OVER, WRITTEN_OVER_FIRST, CLOSED_FIRST):
             key_file(env, "DEBUG=2\n")
 
     def beside(fd: int, limit: int):
         if theirs:
             return read_allocated(fd, limit)
-        if saved == WRITTEN_OVER_FIRST:  # in planloop's window, before its read
+        if saved in (WRITTEN_OVER_FIRST, CLOSED_FIRST):  # between planloop's marks, before its read
             a_read_and_maybe_a_write()
             return read_allocated(fd, limit)
         data = read_allocated(fd, limit)
@@ -576,7 +643,14 @@ def a_task_reading_beside(env: Path, theirs: list, saved: str):
 
 WRITTEN_OVER = "before, and written over while it is open"
 WRITTEN_OVER_FIRST = "before, and written over before planloop's read in its window"
-SAVED_WHEN = ["before planloop's read", "while it is open", WRITTEN_OVER, WRITTEN_OVER_FIRST]
+CLOSED_FIRST = "before, read and closed, and written over before planloop's read"
+SAVED_WHEN = [
+    "before planloop's read",
+    "while it is open",
+    WRITTEN_OVER,
+    WRITTEN_OVER_FIRST,
+    CLOSED_FIRST,
+]
 
 
 @pytest.mark.parametrize("saved", SAVED_WHEN)
@@ -591,7 +665,7 @@ def test_a_task_s_read_beside_planloop_s_own_read_still_counts(tmp_path, monkeyp
         lambda: (
             key_file(env) if saved != SAVED_WHEN[1] else None,
             may_hold_the_key(str(env)),
-            key_file(env, "DEBUG=2\n") if saved not in (WRITTEN_OVER, WRITTEN_OVER_FIRST) else None,
+            key_file(env, "DEBUG=2\n") if saved not in SAVED_WHEN[2:] else None,
         )
     )
     for handle in theirs:
@@ -599,12 +673,13 @@ def test_a_task_s_read_beside_planloop_s_own_read_still_counts(tmp_path, monkeyp
     assert found == {str(env): ""}
 
 
-def test_a_task_s_read_beside_the_watch_s_own_read_still_counts(tmp_path, monkeypatch):
+@pytest.mark.parametrize("saved", [WRITTEN_OVER, CLOSED_FIRST])
+def test_a_task_s_read_beside_the_watch_s_own_read_still_counts(tmp_path, monkeypatch, saved):
     # The same race against the read the watch makes of the key the person just saved.
     env = tmp_path / ".env"
     env.write_text("DEBUG=1\n")
     theirs: list = []
-    reading_beside = a_task_reading_beside(env, theirs, WRITTEN_OVER)
+    reading_beside = a_task_reading_beside(env, theirs, saved)
     monkeypatch.setattr(bind_watch, "read_allocated", reading_beside)
     found = Watched(tmp_path)(lambda: key_file(env))
     for handle in theirs:
@@ -621,26 +696,34 @@ def test_a_command_s_read_between_two_writes_still_counts(tmp_path):
     assert found == {str(env): ""}
 
 
-def test_the_mark_is_planloop_s_own_and_comes_before_its_read(tmp_path):
-    # The real queue: the mark's event, then the read's, in that order and on the mark's watch.
-    from tools.folder_watch import IN_ACCESS, IN_OPEN
+def test_the_marks_are_planloop_s_own_and_come_around_its_read(tmp_path):
+    # The real queue: the first mark's event, the read's, the second mark's, in that order and
+    # on the marks' watch, named by the read's number.
+    from tools.folder_watch import IN_CREATE
 
     (tmp_path / ".env").write_text("DEBUG=1\n")
 
-    async def run() -> tuple[list[tuple[int, int, str, int]], int | None]:
+    async def run() -> tuple[list[tuple[int, int, str, int]], int | None, int]:
         watch = FolderWatch(lambda: None)
         watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
         watch.loop.remove_reader(watch.fd)
-        assert watch._mark() == "pending"
-        (tmp_path / ".env").read_text()
+        before = len(OWN_READS)
+        may_hold_the_key(str(tmp_path / ".env"))
+        number = max(OWN_READS)
+        assert len(OWN_READS) == before + 1 and OWN_READS[number][0] == str(tmp_path / ".env")
         events = watch._events() or []
-        marker_wd = watch.marker_wd
+        marks_wd = watch.marks_wd
         watch.close()
-        return [event for event in events if event[0] == marker_wd or event[2] == ".env"], marker_wd
+        return [e for e in events if e[0] == marks_wd or e[2] == ".env"], marks_wd, number
 
-    events, marker_wd = asyncio.run(run())
-    assert events[0][:2] == (marker_wd, IN_OPEN)
-    assert any(mask & IN_ACCESS and name == ".env" for _, mask, name, _ in events[1:])
+    events, marks_wd, number = asyncio.run(run())
+    assert [(wd, name) for wd, _, name, _ in events if wd == marks_wd] == [
+        (marks_wd, str(number)),
+        (marks_wd, f"{number}."),
+    ]
+    assert all(mask & IN_CREATE for wd, mask, _, _ in events if wd == marks_wd)
+    reads = [i for i, (_, mask, name, _) in enumerate(events) if name == ".env" and mask & 1]
+    assert reads and 0 < reads[0] < len(events) - 1  # IN_ACCESS, between the two marks
 
 
 def test_a_key_file_removed_after_planloop_read_it_once_is_judged_by_what_it_held(tmp_path):

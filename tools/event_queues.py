@@ -12,19 +12,28 @@ its own thread's loop: they read it later as if still queued, and drop the folde
 they take it in.
 
 Reads. planloop reads key files itself while commands run: a comparison reads a `.env` a task
-made, a sandbox made now reads the `.env` a tool loads. Those reads are in the queues too, and a
-watch that took one for a command's would see write, read, write (`cp .env.example .env`, then
-`echo X >> .env`) and count the key as read and lost. So every such read opens through
-`open_own`, which first tells each open watch (`OPEN_WATCHES`) whose key file it is: the watch
-puts a mark in its queue before the read, and takes the reads after the mark, up to the close,
-as its own. A command's read in that window is taken for planloop's too, so the reader says
-what it read (`own_read_done`): when that held the key, the command may have read it beside.
+made, a sandbox made now reads the `.env` a tool loads, a watch reads a key file just written.
+Those reads are in the queues too, and a watch that took one for a command's would see write,
+read, write (`cp .env.example .env`, then `echo X >> .env`) and count the key as read and lost.
+So every such read opens through `open_own` and ends with `own_read_done`, which put a mark in
+every queue before and after it: a folder made and removed at once in a folder of planloop's
+own, named by the read's number (`N` before, `N.` after). A watch looks the number up in
+`OWN_READS` (which file, and what planloop found in it) and judges the reads and writes between
+the two marks together (tools/folder_watch.py): they are ordered as they happened, and only
+which of those reads is planloop's cannot be told.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
+import functools
+import itertools
 import os
+import shutil
+import tempfile
+import threading
 import weakref
 from typing import Any
 
@@ -48,25 +57,89 @@ def keep_queues_short() -> None:
                 running.call_soon(watch.look)
 
 
-# The watches with a queue open: each has `before_own_read(path)` (whether it marked the read
-# to come), `own_read_done(path, data)` and `own_read_failed(path)` (it never opened).
+# The watches with a queue open, each closed when planloop exits.
 OPEN_WATCHES: weakref.WeakSet[Any] = weakref.WeakSet()
+
+# planloop's own reads, by number: the file, and what it read once done (UNTOLD until then,
+# None when it could not tell, NOT_OPENED when the open failed). The newest MAX_OWN_READS: a
+# watch far behind finds none for an older number, and takes the reads beside it for a
+# command's.
+OWN_READS: dict[int, list] = {}
+MAX_OWN_READS = 10_000
+UNTOLD, NOT_OPENED = "untold", "not opened"
+_numbers = itertools.count(1)
+_reading = threading.local()  # this thread's read begun and not yet done: path -> number
 
 
 def open_own(path: str | os.PathLike[str], flags: int) -> int:
-    """`os.open(path, flags)` for a read of planloop's own, told first to every open watch."""
+    """`os.open(path, flags)` for a read of planloop's own, marked in every queue first. The
+    caller says what it read with `own_read_done`, whether the read went well or not."""
     path = os.fspath(path)
-    marked = [watch for watch in list(OPEN_WATCHES) if watch.before_own_read(path)]
+    number = begin_own_read(path)
     try:
         return os.open(path, flags)
     except OSError:
-        for watch in marked:
-            watch.own_read_failed(path)
+        _end(path, number, NOT_OPENED)
         raise
 
 
+def begin_own_read(path: str) -> int:
+    """Number a read of planloop's own of `path` and mark its start; returns the number, or 0
+    when no mark could be made (the reads beside it then count as commands')."""
+    reading = _reading.__dict__.setdefault("paths", {})
+    for earlier, number in list(reading.items()):
+        _end(earlier, number, None)  # its reader never said: what it read is not known
+    number = next(_numbers)
+    OWN_READS[number] = [path, UNTOLD]
+    while len(OWN_READS) > MAX_OWN_READS:
+        del OWN_READS[next(iter(OWN_READS))]
+    reading[path] = number
+    return number if _mark(str(number)) else 0
+
+
 def own_read_done(path: str | os.PathLike[str], data: bytes | None) -> None:
-    """What a read opened with `open_own` read: None when it could not tell (too big, say)."""
+    """What a read opened with `open_own` read (None: it could not tell), and its end mark."""
     path = os.fspath(path)
-    for watch in list(OPEN_WATCHES):
-        watch.own_read_done(path, data)
+    number = _reading.__dict__.get("paths", {}).get(path)
+    if number is not None:
+        _end(path, number, data)
+
+
+def _end(path: str, number: int, data: bytes | None | str) -> None:
+    _reading.__dict__.get("paths", {}).pop(path, None)
+    if number in OWN_READS:
+        OWN_READS[number][1] = data
+    _mark(f"{number}.")
+
+
+def own_read_of(name: str) -> tuple[int, bool] | None:
+    """The number of the read a mark's name tells, and whether it ended; None for another name."""
+    ended = name.endswith(".")
+    digits = name[:-1] if ended else name
+    return (int(digits), ended) if digits.isdigit() else None
+
+
+def _mark(name: str) -> bool:
+    """A folder made and removed at once in MARKS_FOLDER: its creation is queued in every watch
+    (a file's open would be merged by the kernel with the same event just before it)."""
+    folder = marks_folder()
+    if folder is None:
+        return False
+    try:
+        os.mkdir(os.path.join(folder, name))
+    except OSError:
+        return False
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.join(folder, name))
+    return True
+
+
+@functools.cache
+def marks_folder() -> str | None:
+    """A folder of planloop's own, outside any workspace, where only `_mark` makes anything."""
+    try:
+        folder = tempfile.mkdtemp(prefix="planloop-marks-")
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder

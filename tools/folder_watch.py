@@ -15,9 +15,10 @@ background) runs, and a key-file name is judged by its events:
                          not: nothing was written into it; one removed that planloop still has
                          open from an earlier read is judged by what it held then and at the end)
 
-planloop's own reads are told from the command's by their place in the queue: a mark (an open
-of a file of planloop's own, in a folder watched for that only) is queued before them, and a
-write queued before the mark is in what planloop read.
+planloop's own reads are told from the command's by their place in the queue: marks before and
+after each (tools/event_queues.py) say which file it read and what it found there, and a write
+queued before its first mark is in what it read. Between the two marks, reads that a write
+separates cannot all be planloop's: one of them read what planloop never saw (`_judge_own_read`).
 
 Where inotify cannot watch a folder (none, out of watches, past MAX_WATCHED_FOLDERS), that is
 said once and the comparisons at the end of a command, at each tool call and every few seconds
@@ -34,19 +35,15 @@ closes counts as lost, as an overflow of the kernel's queue does (`_overflowed`)
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import ctypes
 import errno
-import functools
 import itertools
 import os
 import re
 import select
-import shutil
 import stat
 import struct
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -64,7 +61,17 @@ from tools.bind_watch import (
     read_for_key,
     read_opened,
 )
-from tools.event_queues import FOLDERS_BETWEEN, OPEN_WATCHES, READ_ON_A_LOOP, keep_queues_short
+from tools.event_queues import (
+    FOLDERS_BETWEEN,
+    NOT_OPENED,
+    OWN_READS,
+    READ_ON_A_LOOP,
+    begin_own_read,
+    keep_queues_short,
+    marks_folder,
+    own_read_done,
+    own_read_of,
+)
 
 # inotify(7): what a rename over, an unlink or a creation in a watched folder reports, and the
 # writes and reads of the files in it.
@@ -196,26 +203,23 @@ class KeyFileWindow:
     written: bool = False  # written (or made, or renamed over) since then
     read_since: bool = False  # read by anyone after that write
     unread: bool = False  # a write somebody read was written over before planloop read it
-    # planloop's own read: "pending" from just before it opens the file until the mark made
-    # before that open (`FolderWatch._mark`) is seen in the queue, "open" from then until its
-    # close. The queue is in the order things happened: a write queued before the mark was done
-    # before planloop read, so what planloop read holds it. The reads of an open read are
-    # nobody else's (taken as planloop's, as they read what it read); a write ends it, since
-    # a read after that may be of bytes planloop never saw. "aside": a read of planloop's
-    # elsewhere (`before_own_read`), pending as well, but what it read is not kept here, so a
-    # write before its mark is still read by the watch.
-    own_read: str = ""
-    # What planloop's open read (its look's, or an aside one) found: the key, or it could not
-    # tell. Then a read beside it, in its window, may have taken the key too: the write still
-    # unjudged counts as read, at the window's close or at a write that ends it.
-    read_key: bool = False
-    # A read came in that window. A write in it after that read ends it: what was read then may
-    # be older than what planloop read (a command read, wrote over, then planloop read), so it
-    # counts as somebody's read whatever planloop found.
-    read_in_window: bool = False
+    # The number of the watch's own read of it (tools/event_queues.py) whose first mark is not
+    # in the queue yet: a write queued before that mark was done before planloop read, so what
+    # it read (`seen`) holds it.
+    pending: int = 0
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
     seen: bytes | None = None  # what planloop read of it since its last write
+
+
+@dataclass
+class OwnRead:
+    """The reads and writes of one key file between the two marks of a read of planloop's own
+    (tools/event_queues.py): the queue orders them, but which read is planloop's is not told."""
+
+    reads: int = 0  # stretches between writes with a read in them, before the last write
+    read_now: bool = False  # a read since the last write (or the first mark)
+    wrote: bool = False  # a write came between the marks
 
 
 class FolderWatch:
@@ -291,7 +295,10 @@ class FolderWatch:
         # Key files (device, inode) a command had mapped into memory when planloop read them:
         # a write to one later is read through the mapping unseen (`mapped_by_our_commands`).
         self.mapped: set[tuple[int, int]] = set()
-        self.marker_wd: int | None = None  # the watch of `_marker`'s folder (`_mark`)
+        self.marks_wd: int | None = None  # the watch of planloop's marks (`_own_read_mark`)
+        # Key file -> planloop's own reads of it begun in the queue and not yet ended, by number.
+        self.own_reads: dict[str, dict[int, OwnRead]] = {}
+        self.pending_reads: dict[int, str] = {}  # this watch's reads whose first mark is queued
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
@@ -533,12 +540,11 @@ class FolderWatch:
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self.fd)
         READ_ON_A_LOOP.discard(self)
-        OPEN_WATCHES.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
-        self.key_inodes, self.linked, self.marker_wd, self.aside = {}, set(), None, []
-        self.gone_made = {}
+        self.key_inodes, self.linked, self.marks_wd, self.aside = {}, set(), None, []
+        self.gone_made, self.own_reads, self.pending_reads = {}, {}, {}
         self.inode_of, self.names_of = {}, {}
         for fd, _ in self.kept.values():
             os.close(fd)
@@ -565,52 +571,36 @@ class FolderWatch:
         if self.loop is not None:
             self.loop.add_reader(fd, self._read)
             READ_ON_A_LOOP.add(self)
-        OPEN_WATCHES.add(self)
-        # Only opens in the marker's folder: the mark (`_mark`).
-        marker = _marker()
-        wd = -1 if marker is None else _LIBC.inotify_add_watch(fd, bytes(marker.parent), IN_OPEN)
-        self.marker_wd = wd if wd >= 0 else None
+        # Only what is made in the folder of planloop's marks: the marks of its own reads.
+        folder = marks_folder()
+        wd = -1 if folder is None else _LIBC.inotify_add_watch(fd, folder.encode(), IN_CREATE)
+        self.marks_wd = wd if wd >= 0 else None
 
-    def _mark(self) -> str:
-        """Put a mark in the queue before planloop's own reads: its open of a file of its own,
-        which nothing else opens. Returns the state the reads start in ("open" at once when
-        there is no mark, as if the mark had come: a write queued since then is read again)."""
-        marker = _marker()
-        if self.marker_wd is None or marker is None:
-            return "open"
-        try:
-            os.close(os.open(marker, os.O_RDONLY | os.O_CLOEXEC))
-        except OSError:
-            return "open"
-        return "pending"
-
-    def before_own_read(self, path: str) -> bool:
-        """planloop is about to open key file `path` for a read of its own outside a look (a
-        comparison's, a sandbox's being made): mark it, so that its read is not taken for a
-        command's. Whether it was marked; a read of its own still in the queue is left as it
-        is (the new one may then count as somebody's, as before there were marks)."""
-        folder, name = os.path.split(path)
-        wd = self.folders.get(folder)
-        if self.fd is None or wd is None or self._key_file(wd, name) is None:
-            return False
-        window = self.windows.setdefault(path, KeyFileWindow())
-        if window.own_read:
-            return False
-        window.own_read = "aside" if self._mark() == "pending" else "open"
-        window.read_key = True  # until `own_read_done` says what it read
-        return True
-
-    def own_read_done(self, path: str, data: bytes | None) -> None:
-        """What the read `before_own_read` marked read (None: it could not tell)."""
+    def _own_read_mark(self, name: str) -> None:
+        """A mark of a read of planloop's own (tools/event_queues.py): its first opens an
+        `OwnRead` of the key file it reads, its second judges it by what planloop found."""
+        told = own_read_of(name)
+        if told is not None and not told[1] and told[0] in self.pending_reads:
+            window = self.windows.get(self.pending_reads.pop(told[0]))
+            if window is not None and window.pending == told[0]:
+                window.pending = 0
+        entry = OWN_READS.get(told[0]) if told else None
+        if told is None or entry is None:
+            return  # far behind: the reads beside it count as commands'
+        (number, ended), (path, data) = told, entry
+        if not ended:
+            folder, name = os.path.split(path)
+            wd = self.folders.get(folder)
+            if wd is not None and self._key_file(wd, name) is not None:
+                self.own_reads.setdefault(path, {})[number] = OwnRead()
+            return
+        reads = self.own_reads.get(path, {})
+        own_read = reads.pop(number, None)
+        if not reads:
+            self.own_reads.pop(path, None)
         window = self.windows.get(path)
-        if window is not None and window.own_read in ("aside", "open"):
-            window.read_key = data is None or holds_the_key(data)
-
-    def own_read_failed(self, path: str) -> None:
-        """The read `before_own_read` marked never opened, so no close of it will end it."""
-        window = self.windows.get(path)
-        if window is not None and window.own_read in ("aside", "open"):
-            window.own_read, window.read_key = "", False
+        if own_read is not None and window is not None:
+            _judge_own_read(window, own_read, data)
 
     def _events(self) -> list[tuple[int, int, str, int]] | None:
         """The events queued now, at most MAX_EVENT_BYTES of them (`behind` says whether more
@@ -833,10 +823,8 @@ class FolderWatch:
         relevant, written = False, set()
         self.folders_looked = set()
         for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
-            if wd == self.marker_wd and mask & IN_OPEN:  # planloop's reads begin after this
-                for window in self.windows.values():
-                    if window.own_read in ("pending", "aside"):
-                        window.own_read = "open"
+            if wd == self.marks_wd:
+                self._own_read_mark(name)
                 continue
             if mask & IN_Q_OVERFLOW:
                 relevant = True
@@ -888,26 +876,22 @@ class FolderWatch:
             if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
                 continue
             window = self.windows.setdefault(path, KeyFileWindow())
+            own_reads = self.own_reads.get(path, {}).values()
             if mask & WRITES:
-                in_window = window.own_read == "open" and (window.read_key or window.read_in_window)
-                read = window.read_since or in_window
-                window.unread = window.unread or (window.written and read)
+                window.unread = window.unread or (window.written and window.read_since)
+                for own_read in own_reads:
+                    own_read.reads += own_read.read_now
+                    own_read.read_now, own_read.wrote = False, True
                 window.written, window.read_since = True, False
                 window.filled = window.filled or bool(mask & FILLS)
-                if window.own_read != "pending":  # not done before planloop's read: read again
+                if not window.pending:  # not done before planloop's read: read again
                     window.seen = None
                     written.add(path)
-                if window.own_read == "open":  # reads from here on may be of what it never read
-                    window.own_read, window.read_key, window.read_in_window = "", False, False
-            elif mask & READS:
-                if window.own_read == "open" and mask & IN_CLOSE_NOWRITE:  # its close ends it
-                    window.own_read = ""
-                    window.read_since = window.read_since or (window.read_key and window.written)
-                    window.read_key = window.read_in_window = False
-                elif window.own_read == "open":
-                    window.read_in_window = window.read_in_window or bool(mask & IN_ACCESS)
-                elif window.written and mask & IN_ACCESS:
-                    window.read_since = True
+            elif mask & IN_ACCESS and own_reads:
+                for own_read in own_reads:
+                    own_read.read_now = True
+            elif mask & IN_ACCESS and window.written:
+                window.read_since = True
         return relevant, written
 
     def _made_nameless(self, wd: int, name: str) -> str | None:
@@ -1205,12 +1189,14 @@ class FolderWatch:
             if not written:
                 break
             contents: dict[str, tuple[bytes | None, bool]] = {}  # what was read; the key in it?
-            started = self._mark()
             for path in written:
                 window = self.windows[path]
-                data = opened = open_for_key(path, marked=False)  # marked above
+                number = begin_own_read(path)
+                if number and self.marks_wd is not None:
+                    window.pending = number
+                    self.pending_reads[number] = path
+                data = opened = open_for_key(path, marked=False)  # marked just above
                 if isinstance(opened, int):
-                    window.own_read = started
                     kept = _reopen(opened)
                     with contextlib.suppress(OSError):
                         info = os.fstat(opened)
@@ -1226,9 +1212,8 @@ class FolderWatch:
                     data = read_opened(opened)
                     if kept is not None:
                         self._keep(path, kept, data)
+                own_read_done(path, data if isinstance(opened, int) else NOT_OPENED)
                 keyed = data is None or holds_the_key(data)
-                if isinstance(opened, int):
-                    window.read_key = keyed
                 contents[path] = data, keyed
                 if data is not None and (data or os.path.lexists(path)):
                     window.seen = data
@@ -1241,6 +1226,9 @@ class FolderWatch:
             # file renamed or removed meanwhile was followed, or judged, by `_note`.
             for path, (data, keyed) in contents.items():
                 if path in written or path not in self.windows:
+                    continue
+                if path in self.own_reads:  # its end mark is still queued (far behind)
+                    written.add(path)
                     continue
                 window = self.windows.pop(path)
                 if window.unread:
@@ -1276,6 +1264,33 @@ def _folder_identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
+def _judge_own_read(window: KeyFileWindow, own_read: OwnRead, data: bytes | None | str) -> None:
+    """What the reads and writes of a key file between the marks of planloop's read of it
+    (`own_read`) tell, given what it read (`data`; NOT_OPENED when it could not open it).
+
+    planloop found the key, or could not tell: a read beside it may have taken the key, so the
+    write still unjudged counts as read, and one written over meanwhile as read and lost. Else
+    planloop's read raised a read event of its own unless it read no byte (an empty file, a
+    hole, or no file): reads that writes separate into two stretches, or any read beside one
+    that raised none, may be a command's of what planloop never saw, written over since. With
+    one stretch, which is planloop's, every read in it read what planloop read; and with no
+    write between the marks, so did every read since the last write before them."""
+    if not window.written:
+        return  # a key file nobody wrote while commands ran is not theirs to read
+    found = data is None or (isinstance(data, bytes) and holds_the_key(data))
+    stretches = own_read.reads + own_read.read_now
+    if found:
+        window.read_since = True
+        window.unread = window.unread or own_read.wrote
+    elif not isinstance(data, bytes) or not data.strip(b"\0"):
+        window.unread = window.unread or own_read.reads > 0
+        window.read_since = window.read_since or own_read.read_now
+    elif stretches > 1:
+        window.unread = True
+    elif not own_read.wrote:
+        window.read_since = False
 
 
 def watch_key_files(sandbox: Any, start: SandboxStart | None) -> FolderWatch | None:
@@ -1400,18 +1415,6 @@ def _reopen(fd: int) -> int | None:
         return os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
-
-
-@functools.cache
-def _marker() -> Path | None:
-    """A file of planloop's own, outside any workspace, that only `FolderWatch._mark` opens."""
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="planloop-watch-"))
-        (folder / "mark").write_bytes(b"")
-    except OSError:
-        return None
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder / "mark"
 
 
 def _libc() -> Any:

@@ -1095,6 +1095,7 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
     link is followed, as git and the shells follow it, but only to a regular file.
     """
     fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    data = None  # until read: a read that failed leaves its watches assuming the worst
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -1110,10 +1111,10 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+        data = b"".join(chunks)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    own_read_done(path, data)  # a read that failed leaves its watches assuming the worst
+        own_read_done(path, data)
     return data.decode("utf-8", errors="replace")
 
 

@@ -731,18 +731,20 @@ def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
         fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return unreadable
+    data = None  # until read: a read that failed leaves its watches assuming the worst
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
+            data = b""  # no key file's bytes were read
             return unreadable
         # Past MAX_SECRET_SCAN_BYTES of data the answer is yes: a file hidden that needed no
         # hiding is a failure a command reports, a key read is not. Holes cost nothing.
         data = read_allocated(fd, MAX_SECRET_SCAN_BYTES)
-        own_read_done(path, data)
         return True if data is None else holds_the_key(data)
     except OSError:
         return unreadable
     finally:
         os.close(fd)
+        own_read_done(path, data)
 
 
 def git_path_not_held(root: Path, scan: WorkspaceScan) -> str | None:
