@@ -68,6 +68,7 @@ OWN_READS: dict[int, list] = {}
 MAX_OWN_READS = 10_000
 UNTOLD, NOT_OPENED = "untold", "not opened"
 _numbers = itertools.count(1)
+_registry = threading.Lock()
 _reading = threading.local()  # this thread's read begun and not yet done: path -> number
 
 
@@ -89,10 +90,11 @@ def begin_own_read(path: str) -> int:
     reading = _reading.__dict__.setdefault("paths", {})
     for earlier, number in list(reading.items()):
         _end(earlier, number, None)  # its reader never said: what it read is not known
-    number = next(_numbers)
-    OWN_READS[number] = [path, UNTOLD]
-    while len(OWN_READS) > MAX_OWN_READS:
-        del OWN_READS[next(iter(OWN_READS))]
+    with _registry:  # the oldest goes, which another thread may be adding to meanwhile
+        number = next(_numbers)
+        OWN_READS[number] = [path, UNTOLD]
+        while len(OWN_READS) > MAX_OWN_READS:
+            del OWN_READS[next(iter(OWN_READS))]
     reading[path] = number
     return number if _mark(str(number)) else 0
 
@@ -107,8 +109,9 @@ def own_read_done(path: str | os.PathLike[str], data: bytes | None) -> None:
 
 def _end(path: str, number: int, data: bytes | None | str) -> None:
     _reading.__dict__.get("paths", {}).pop(path, None)
-    if number in OWN_READS:
-        OWN_READS[number][1] = data
+    entry = OWN_READS.get(number)
+    if entry is not None:
+        entry[1] = data
     _mark(f"{number}.")
 
 

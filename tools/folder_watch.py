@@ -1153,6 +1153,10 @@ class FolderWatch:
         look for; so every command that ran meanwhile counts as having read one."""
         for workspace in self.workspaces:
             self._expose(workspace, LOST_TRACK)
+        # Their marks may be among what was lost: planloop's reads begun start afresh.
+        self.own_reads, self.pending_reads = {}, {}
+        for window in self.windows.values():
+            window.pending = 0
 
     def look(self) -> None:
         """Take in the events queued now (as their arrival would), without waiting for the loop:
