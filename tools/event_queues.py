@@ -57,9 +57,6 @@ def keep_queues_short() -> None:
                 running.call_soon(watch.look)
 
 
-# The watches with a queue open, each closed when planloop exits.
-OPEN_WATCHES: weakref.WeakSet[Any] = weakref.WeakSet()
-
 # planloop's own reads, by number: the file, and what it read once done (UNTOLD until then,
 # None when it could not tell, NOT_OPENED when the open failed). The newest MAX_OWN_READS: a
 # watch far behind finds none for an older number, and takes the reads beside it for a
