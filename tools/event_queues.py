@@ -57,6 +57,11 @@ def keep_queues_short() -> None:
                 running.call_soon(watch.look)
 
 
+# The watches with a queue open: each has `watches_key_file(path)`, whether it judges the reads
+# of a key file at `path` (a read of any other file is not marked: a sandbox being made reads
+# git's and the shells' configs by the hundred).
+OPEN_WATCHES: weakref.WeakSet[Any] = weakref.WeakSet()
+
 # planloop's own reads, by number: the file, and what it read once done (UNTOLD until then,
 # None when it could not tell, NOT_OPENED when the open failed). The newest MAX_OWN_READS: a
 # watch far behind finds none for an older number, and takes the reads beside it for a
@@ -73,6 +78,8 @@ def open_own(path: str | os.PathLike[str], flags: int) -> int:
     """`os.open(path, flags)` for a read of planloop's own, marked in every queue first. The
     caller says what it read with `own_read_done`, whether the read went well or not."""
     path = os.fspath(path)
+    if not any(watch.watches_key_file(path) for watch in list(OPEN_WATCHES)):
+        return os.open(path, flags)
     number = begin_own_read(path)
     try:
         return os.open(path, flags)

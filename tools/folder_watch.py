@@ -64,6 +64,7 @@ from tools.bind_watch import (
 from tools.event_queues import (
     FOLDERS_BETWEEN,
     NOT_OPENED,
+    OPEN_WATCHES,
     OWN_READS,
     READ_ON_A_LOOP,
     begin_own_read,
@@ -540,6 +541,7 @@ class FolderWatch:
         with contextlib.suppress(Exception):
             self.loop.remove_reader(self.fd)
         READ_ON_A_LOOP.discard(self)
+        OPEN_WATCHES.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
@@ -571,10 +573,17 @@ class FolderWatch:
         if self.loop is not None:
             self.loop.add_reader(fd, self._read)
             READ_ON_A_LOOP.add(self)
+        OPEN_WATCHES.add(self)
         # Only what is made in the folder of planloop's marks: the marks of its own reads.
         folder = marks_folder()
         wd = -1 if folder is None else _LIBC.inotify_add_watch(fd, folder.encode(), IN_CREATE)
         self.marks_wd = wd if wd >= 0 else None
+
+    def watches_key_file(self, path: str) -> bool:
+        """Whether this watch judges the reads of a key file at `path` (tools/event_queues.py)."""
+        folder, name = os.path.split(path)
+        wd = self.folders.get(folder)
+        return wd is not None and self._key_file(wd, name) is not None
 
     def _own_read_mark(self, name: str) -> None:
         """A mark of a read of planloop's own (tools/event_queues.py): its first opens an
@@ -589,9 +598,7 @@ class FolderWatch:
             return  # far behind: the reads beside it count as commands'
         (number, ended), (path, data) = told, entry
         if not ended:
-            folder, name = os.path.split(path)
-            wd = self.folders.get(folder)
-            if wd is not None and self._key_file(wd, name) is not None:
+            if self.watches_key_file(path):
                 self.own_reads.setdefault(path, {})[number] = OwnRead()
             return
         reads = self.own_reads.get(path, {})
