@@ -15,12 +15,12 @@ Reads. planloop reads key files itself while commands run: a comparison reads a 
 made, a sandbox made now reads the `.env` a tool loads, a watch reads a key file just written.
 Those reads are in the queues too, and a watch that took one for a command's would see write,
 read, write (`cp .env.example .env`, then `echo X >> .env`) and count the key as read and lost.
-So every such read opens through `open_own` and ends with `own_read_done`, which put a mark in
-every queue before and after it: a folder made and removed at once in a folder of planloop's
-own, named by the read's number (`N` before, `N.` after). A watch looks the number up in
-`OWN_READS` (which file, and what planloop found in it) and judges the reads and writes between
-the two marks together (tools/folder_watch.py): they are ordered as they happened, and only
-which of those reads is planloop's cannot be told.
+So every such read opens through `open_own` and ends with `own_read_done`, which, when an open
+watch judges the file as a key file, put a mark in every queue before and after it: a folder
+made and removed at once in a folder of planloop's own, named by the read's number (`N` before,
+`N.` after). A watch looks the number up in `OWN_READS` (which file, and what planloop found in
+it) and judges the reads and writes between the two marks together (tools/folder_watch.py):
+they are ordered as they happened, and only which of those reads is planloop's cannot be told.
 """
 
 from __future__ import annotations
@@ -103,8 +103,9 @@ def begin_own_read(path: str) -> int:
     return number if _mark(str(number)) else 0
 
 
-def own_read_done(path: str | os.PathLike[str], data: bytes | None) -> None:
-    """What a read opened with `open_own` read (None: it could not tell), and its end mark."""
+def own_read_done(path: str | os.PathLike[str], data: bytes | None | str) -> None:
+    """What a read opened with `open_own` (or begun with `begin_own_read`) read, and its end
+    mark: None when it could not tell, NOT_OPENED when it opened nothing."""
     path = os.fspath(path)
     number = _reading.__dict__.get("paths", {}).get(path)
     if number is not None:
@@ -127,8 +128,9 @@ def own_read_of(name: str) -> tuple[int, bool] | None:
 
 
 def _mark(name: str) -> bool:
-    """A folder made and removed at once in MARKS_FOLDER: its creation is queued in every watch
-    (a file's open would be merged by the kernel with the same event just before it)."""
+    """A folder made and removed at once in `marks_folder()`: its creation is queued in every
+    watch, under a name no other event has (the kernel merges an event with the same one queued
+    just before it, so two opens of one file could read as one)."""
     folder = marks_folder()
     if folder is None:
         return False
