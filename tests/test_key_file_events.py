@@ -478,9 +478,9 @@ def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothin
 MARK, END = -2, -3  # stand for the marks before and after planloop's read
 
 
-def after_planloop_read(tmp_path: Path, held: bytes, *events: int, where=".env.test") -> dict:
-    """What the watch makes of `events` on `where` (MARK and END: the marks of planloop's read
-    of `.env.test`), queued after planloop read `held` from it: it had seen the file made, then
+def after_planloop_read(tmp_path: Path, held: bytes, *events: int) -> dict[str, str]:
+    """What the watch makes of `events` on `.env.test` (MARK and END: the marks of planloop's
+    read of it), queued after planloop read `held` from it: it had seen the file made, then
     read it (marked before and after)."""
     from tools.folder_watch import IN_CREATE, IN_ISDIR
 
@@ -495,7 +495,7 @@ def after_planloop_read(tmp_path: Path, held: bytes, *events: int, where=".env.t
     watch.pending_reads[number] = path
     marks = {MARK: str(number), END: f"{number}."}
     watch._note(
-        [(2, IN_CREATE | IN_ISDIR, marks[m]) if m in marks else (1, m, where) for m in events]
+        [(2, IN_CREATE | IN_ISDIR, marks[m]) if m in marks else (1, m, ".env.test") for m in events]
     )
     watch._gone(set(watch.moving))
     return watch.exposed_since(0)
@@ -699,7 +699,7 @@ def test_a_command_s_read_between_two_writes_still_counts(tmp_path):
 def test_the_marks_are_planloop_s_own_and_come_around_its_read(tmp_path):
     # The real queue: the first mark's event, the read's, the second mark's, in that order and
     # on the marks' watch, named by the read's number.
-    from tools.folder_watch import IN_CREATE
+    from tools.folder_watch import IN_CREATE, IN_ISDIR
 
     (tmp_path / ".env").write_text("DEBUG=1\n")
 
@@ -718,13 +718,29 @@ def test_the_marks_are_planloop_s_own_and_come_around_its_read(tmp_path):
         return [e for e in events if e[0] == marks_wd or e[2] == ".env"], marks_wd, number
 
     events, marks_wd, number = asyncio.run(run())
+    marks = [str(number), f"{number}."]
     assert [(wd, name) for wd, _, name, _ in events if wd == marks_wd] == [
-        (marks_wd, str(number)),
-        (marks_wd, f"{number}."),
+        (marks_wd, name) for name in marks
     ]
-    assert all(mask & IN_CREATE for wd, mask, _, _ in events if wd == marks_wd)
+    begun, ended = (events.index((marks_wd, IN_CREATE | IN_ISDIR, name, 0)) for name in marks)
     reads = [i for i, (_, mask, name, _) in enumerate(events) if name == ".env" and mask & 1]
-    assert reads and 0 < reads[0] < len(events) - 1  # IN_ACCESS, between the two marks
+    assert reads and all(begun < i < ended for i in reads)  # IN_ACCESS, between the two marks
+
+
+def test_a_read_of_a_file_no_watch_judges_is_not_marked(tmp_path):
+    # A sandbox being made reads git's and the shells' configs by the hundred: no marks.
+    (tmp_path / ".gitconfig").write_text("[user]\n")
+    (tmp_path / ".env").write_text("DEBUG=1\n")
+    watch = FolderWatch(lambda: None)
+    watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    try:
+        newest = max(OWN_READS, default=0)
+        read_small_file(tmp_path / ".gitconfig")
+        assert [n for n in list(OWN_READS) if n > newest] == []
+        read_small_file(tmp_path / ".env")
+        assert [OWN_READS[n][0] for n in list(OWN_READS) if n > newest] == [str(tmp_path / ".env")]
+    finally:
+        watch.close()
 
 
 def test_a_key_file_removed_after_planloop_read_it_once_is_judged_by_what_it_held(tmp_path):
