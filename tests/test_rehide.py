@@ -340,8 +340,10 @@ def test_hide_again_never_binds_in_planloops_own_namespace(sandbox_folder: Path)
     hidden = sandbox_folder / ".lesshst"
     hidden.write_text("yours\n")
     started = sandbox_folder / "started"
+    # The marker is made by the shell's one child itself: a `touch` of the shell's own could
+    # still be its second child when the marker appears.
     shell = subprocess.Popen(
-        ["sh", "-c", f"sleep 600 & touch {started}; wait"], start_new_session=True
+        ["sh", "-c", f"(touch {started}; exec sleep 600) & wait"], start_new_session=True
     )
     try:
         binds.wait_for(started)
