@@ -452,6 +452,45 @@ def test_folders_exchanged_then_one_swapped_for_a_link_are_watched_where_they_ar
     assert found == {str(workspace / "l" / ".env"): "", str(workspace / "g" / ".env.local"): ""}
 
 
+@pytest.mark.parametrize("then", ["removed", "written over", "kept", "a folder, removed"])
+def test_a_key_file_exchanged_with_a_decoy_is_judged_at_the_decoys_name(tmp_path, then):
+    # renameat2(RENAME_EXCHANGE) of a new key file with a decoy, then a read of the key under
+    # the decoy's name: the exchange's events read as the key file renamed and renamed back,
+    # so the watch read the decoy's text at the key file's name and let the read go.
+    decoy = tmp_path / "decoy"
+    if then.startswith("a folder"):
+        decoy.mkdir()
+    else:
+        decoy.write_text("X=1\n")
+
+    def exchange_and_take() -> None:
+        key_file(tmp_path / ".env.local")
+        exchange(tmp_path / ".env.local", decoy)
+        assert API_KEY in decoy.read_text()
+        if then.endswith("removed"):
+            decoy.unlink()
+        elif then == "written over":
+            decoy.write_text("X=1\n")
+
+    found = Watched(tmp_path)(exchange_and_take)
+    assert str(decoy) in found
+    assert str(tmp_path / ".env.local") not in found  # the decoy's text, not the key, is there
+
+
+def test_a_key_file_renamed_away_and_back_at_once_counts_nothing(tmp_path):
+    # The same events as an exchange, with the file back where it was and nothing at the
+    # other name: no key was in it, so nothing counts.
+    env = tmp_path / ".env.local"
+
+    def away_and_back() -> None:
+        key_file(env, "DEBUG=1\n")
+        os.rename(env, tmp_path / "env.tmp")
+        os.rename(tmp_path / "env.tmp", env)
+
+    found = Watched(tmp_path)(away_and_back, lambda: (tmp_path / "env.tmp").write_text("x\n"))
+    assert found == {}
+
+
 def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):
     env = tmp_path / ".env"
 

@@ -9,7 +9,9 @@ every folder of the workspace is watched with inotify while a command (foregroun
 background) runs, and a key-file name is judged by its events:
 
     written              read at once: holding the key, it counts as read by the command
-    renamed (cookie)     followed, and read under its new name (`cfg.bak`)
+    renamed (cookie)     followed, and read under its new name (`cfg.bak`); renamed on before
+                         planloop read it, it is read at both names (an exchange of two
+                         names queues what `mv a b; mv b a` does)
     written, then gone   removed or moved out of sight before planloop could read it: it cannot
                          be cleared, so it counts as read (a file made and removed empty does
                          not: nothing was written into it; one removed that planloop still has
@@ -211,6 +213,11 @@ class KeyFileWindow:
     filled: bool = False  # bytes were put in that planloop has not read yet
     came_from: str = ""  # the key file's name before a rename planloop followed
     seen: bytes | None = None  # what planloop read of it since its last write
+    # Left at a name the key file was renamed to and then from, before planloop read it: a
+    # rename on, or an exchange that left the key file here (`_note`). `absent`: no file was
+    # there at planloop's read, so the next event of that name tells which it was.
+    maybe_here: bool = False
+    absent: bool = False
 
 
 @dataclass
@@ -869,9 +876,26 @@ class FolderWatch:
                 path = os.path.join(self.paths[wd], name)  # a key file renamed: followed
             if path is None:
                 continue
+            stale = self.windows.get(path)
+            if stale is not None and stale.absent and mask & (IN_CREATE | IN_MOVED_TO):
+                # Made after planloop found the name empty: the rename it stood for went on.
+                del self.windows[path]
             if mask & IN_MOVED_FROM:
                 self._drop_kept(path)  # that file goes on under another name
-                self.moving[cookie] = (path, self.windows.pop(path, None), False)
+                window = self.windows.pop(path, None)
+                if window is not None and window.came_from:
+                    # Renamed here and away again: `mv a b; mv b a` and an exchange of the
+                    # two names (renameat2 RENAME_EXCHANGE) queue the same events, but the
+                    # exchange leaves the key file here, to be read and removed under this
+                    # name unseen. So both names are read.
+                    self.windows[path] = KeyFileWindow(
+                        written=True,
+                        filled=window.filled,
+                        came_from=window.came_from,
+                        maybe_here=True,
+                    )
+                    written.add(path)
+                self.moving[cookie] = (path, window, False)
                 continue
             if mask & IN_DELETE:
                 self.key_inodes.pop(path, None)  # `.env.1`, `.env.2`, ... made and removed
@@ -1121,7 +1145,9 @@ class FolderWatch:
             if (now := moved(path)) is not None:
                 self.unwatched_made[now] = self.unwatched_made.pop(path)
         for path in list(self.windows):
-            if (now := moved(path)) is not None:
+            # A key file's window at `old` itself came by a file renamed there, and stays with
+            # that file: only an exchange moves a folder from a file's name.
+            if path != old and (now := moved(path)) is not None:
                 self.windows[now] = self.windows.pop(path)
 
     def _forget(self, folder: str) -> None:
@@ -1140,7 +1166,9 @@ class FolderWatch:
             if self.fd is not None:
                 _LIBC.inotify_rm_watch(self.fd, wd)
         for path in [path for path in self.windows if path.startswith(below)]:
-            self._vanished(path, self.windows.pop(path), MOVED_AWAY)
+            window = self.windows.pop(path)
+            if not window.absent:  # an absent one's file had gone on before the folder went
+                self._vanished(path, window, MOVED_AWAY)
 
     def _gone(self, cookies: set[int]) -> None:
         """Renames (of `cookies`) whose other half never came: moved out of the watched
@@ -1247,6 +1275,9 @@ class FolderWatch:
                 elif keyed:
                     renamed = os.path.basename(window.came_from)
                     self._expose(path, RENAMED.format(renamed) if renamed else "")
+                elif not data and not os.path.lexists(path) and window.maybe_here:
+                    window.absent = True  # renamed away before: the next event tells
+                    self.windows[path] = window
                 elif window.filled and not data and not os.path.lexists(path):
                     self._expose(path, REMOVED)  # gone, and no event said where
         for path in written:  # written all along: nobody can tell what it held
