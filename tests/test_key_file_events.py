@@ -49,7 +49,7 @@ from tools.folder_watch import (
     MOVED_AWAY,
     REMOVED,
     FolderWatch,
-    mapped_by_our_commands,
+    Mappings,
 )
 from tools.paths import read_small_file
 from tools.sandbox import holds_known_secret
@@ -853,13 +853,32 @@ def test_a_mapping_is_found_in_a_process_planloop_started_and_only_while_it_last
     )
     try:
         assert holder.stdout.readline() == b"mapped\n"
-        assert mapped_by_our_commands(info.st_dev, info.st_ino, str(key_file))
+        assert Mappings().hold(info.st_dev, info.st_ino, str(key_file))
         # Told by its path where the device a mapping shows is another (overlayfs, btrfs).
-        assert mapped_by_our_commands(info.st_dev + 1, info.st_ino, str(key_file))
-        assert not mapped_by_our_commands(info.st_dev + 1, info.st_ino, str(tmp_path / "x"))
+        assert Mappings().hold(info.st_dev + 1, info.st_ino, str(key_file))
+        assert not Mappings().hold(info.st_dev + 1, info.st_ino, str(tmp_path / "x"))
+        kept = Mappings()
+        assert kept.hold(info.st_dev, info.st_ino, str(key_file))
     finally:
         holder.communicate(b"go\n")
-    assert not mapped_by_our_commands(info.st_dev, info.st_ino, str(key_file))
+    assert not Mappings().hold(info.st_dev, info.st_ino, str(key_file))
+    assert kept.hold(info.st_dev, info.st_ino, str(key_file))  # looked up once, then kept
+
+
+def test_the_processes_are_looked_through_once_a_round_not_once_a_file(tmp_path, monkeypatch):
+    # Each look reads the memory map of every process planloop started: a task that starts a
+    # thousand and writes two hundred key files at once held planloop's event loop (and its
+    # SIGTERM) for minutes when every file read looked again.
+    looks = []
+    real_look = Mappings._look
+    monkeypatch.setattr(Mappings, "_look", staticmethod(lambda: looks.append(1) or real_look()))
+
+    def many_key_files() -> None:
+        for number in range(50):
+            key_file(tmp_path / f".env.{number}", f"N={number}\n")
+
+    assert Watched(tmp_path)(many_key_files) == {}
+    assert 1 <= len(looks) <= 5
 
 
 MAP_AND_WAIT = """

@@ -997,12 +997,14 @@ class FolderWatch:
         elif window.filled and (how != REMOVED or self._held_the_key_when_removed(path)):
             self._expose(path, how)
 
-    def _judge_mapping(self, path: str, window: KeyFileWindow, identity: tuple[int, int]) -> None:
+    def _judge_mapping(
+        self, path: str, window: KeyFileWindow, identity: tuple[int, int], mappings: Mappings
+    ) -> None:
         """A key file a command has mapped into memory is read and changed through the mapping
         without a file event. A mapping made before the person fills the file in lives until
         after: it is seen at planloop's read of the file being made (the command's own open and
-        close), and a write to it later counts as read."""
-        if identity not in self.mapped and mapped_by_our_commands(*identity, path):
+        close), and a write to it later counts as read. `mappings`: the commands' now."""
+        if identity not in self.mapped and mappings.hold(*identity, path):
             self.mapped.add(identity)
         if window.filled and identity in self.mapped:
             self._expose(path, MAPPED)
@@ -1228,6 +1230,9 @@ class FolderWatch:
             if not written:
                 break
             contents: dict[str, tuple[bytes | None, bool]] = {}  # what was read; the key in it?
+            # Looked up once a round, at its first read, for every file read in it: a task with
+            # a thousand processes makes each look cost some 0.1 s of the event loop's time.
+            mappings = Mappings()
             for path in written:
                 window = self.windows[path]
                 number = begin_own_read(path)
@@ -1247,7 +1252,8 @@ class FolderWatch:
                             # which tell nothing of this file: what it held cannot be told.
                             self._expose(path, SECOND_NAME)
                         else:
-                            self._judge_mapping(path, window, (info.st_dev, info.st_ino))
+                            identity = (info.st_dev, info.st_ino)
+                            self._judge_mapping(path, window, identity, mappings)
                     data = read_opened(opened)
                     if kept is not None:
                         self._keep(path, kept, data)
@@ -1412,39 +1418,52 @@ def closed_to_planloop(path: str) -> bool:
     return False
 
 
-def mapped_by_our_commands(device: int, inode: int, path: str) -> bool:
-    """Whether a process planloop started (a command, a background task, in a sandbox or not)
-    has the file at `path` (`device`, `inode`) mapped into memory: reads and writes through a
-    mapping raise no inotify event, so what the file held when written cannot be told. Only
-    planloop's descendants are looked at (/proc/PID/stat gives each one's parent), and a
-    process that cannot be looked into is passed by. A mapping is told by its inode and its
-    device, or its path (the sandbox binds the workspace at its own path): on overlayfs or a
-    btrfs subvolume the device a mapping shows is not the one `stat` gives."""
-    children: dict[int, list[int]] = {}
-    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
-        for entry in entries:
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError, ValueError, IndexError):
-                    with open(f"/proc/{entry.name}/stat", "rb") as file:
-                        # After the command's name, in parentheses (which may hold any byte).
-                        parent = int(file.read().rpartition(b")")[2].split()[1])
-                    children.setdefault(parent, []).append(int(entry.name))
-    number, where = str(inode).encode(), os.fsencode(path)
-    shown_device = f"{os.major(device):02x}:{os.minor(device):02x}".encode()
-    pending = list(children.get(os.getpid(), ()))
-    while pending:
-        pid = pending.pop()
-        pending += children.get(pid, ())
-        with contextlib.suppress(OSError), open(f"/proc/{pid}/maps", "rb") as file:
-            for line in file:
-                # Address, permissions, offset, device (major:minor in hex), inode, path.
-                fields = line.rstrip(b"\n").split(maxsplit=5)
-                if len(fields) < 5 or fields[4] != number:
-                    continue
-                mapped = fields[5].removesuffix(b" (deleted)") if len(fields) > 5 else b""
-                if fields[3] == shown_device or mapped == where:
-                    return True
-    return False
+class Mappings:
+    """The files that processes planloop started (commands, background tasks, in a sandbox or
+    not) have mapped into memory, looked up at the first question (`hold`) and kept: reads and
+    writes through a mapping raise no inotify event, so what a file held when written cannot
+    be told. Only planloop's descendants are looked at (/proc/PID/stat gives each one's
+    parent), and a process that cannot be looked into is passed by. A mapping is told by its
+    inode and its device, or its path (the sandbox binds the workspace at its own path): on
+    overlayfs or a btrfs subvolume the device a mapping shows is not the one `stat` gives."""
+
+    def __init__(self) -> None:
+        self.found: set[tuple[bytes, bytes]] | None = None  # (inode, device or path) pairs
+
+    def hold(self, device: int, inode: int, path: str) -> bool:
+        """Whether the file at `path` (`device`, `inode`) is among them."""
+        if self.found is None:
+            self.found = self._look()
+        number = str(inode).encode()
+        shown_device = f"{os.major(device):02x}:{os.minor(device):02x}".encode()
+        return (number, shown_device) in self.found or (number, os.fsencode(path)) in self.found
+
+    @staticmethod
+    def _look() -> set[tuple[bytes, bytes]]:
+        children: dict[int, list[int]] = {}
+        with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+            for entry in entries:
+                if entry.name.isdigit():
+                    with contextlib.suppress(OSError, ValueError, IndexError):
+                        with open(f"/proc/{entry.name}/stat", "rb") as file:
+                            # After the command's name, in parentheses (which may hold any byte).
+                            parent = int(file.read().rpartition(b")")[2].split()[1])
+                        children.setdefault(parent, []).append(int(entry.name))
+        found: set[tuple[bytes, bytes]] = set()
+        pending = list(children.get(os.getpid(), ()))
+        while pending:
+            pid = pending.pop()
+            pending += children.get(pid, ())
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/maps", "rb") as file:
+                for line in file:
+                    # Address, permissions, offset, device (major:minor in hex), inode, path.
+                    fields = line.rstrip(b"\n").split(maxsplit=5)
+                    if len(fields) < 5 or fields[4] == b"0":  # anonymous memory
+                        continue
+                    found.add((fields[4], fields[3]))
+                    if len(fields) > 5:
+                        found.add((fields[4], fields[5].removesuffix(b" (deleted)")))
+        return found
 
 
 def _reopen(fd: int) -> int | None:
