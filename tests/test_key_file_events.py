@@ -491,6 +491,56 @@ def test_a_key_file_renamed_away_and_back_at_once_counts_nothing(tmp_path):
     assert found == {}
 
 
+def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too: bool) -> None:
+    """A script that adds a line to `path` as each of planloop's reads of it begins (reading
+    the file first when `read_too`), `lines` times: the file is written in every round of a
+    look, as by a script that adds a line every few milliseconds on a busy machine."""
+    from tools import folder_watch
+
+    real_open = folder_watch.open_for_key
+    left = [lines]
+
+    def open_while_written(name, **kwargs):
+        if name == str(path) and left[0] > 0:
+            left[0] -= 1
+            if read_too:
+                path.read_bytes()
+            with path.open("a") as file:
+                file.write(f"LINE_{left[0]}=x\n")
+        return real_open(name, **kwargs)
+
+    monkeypatch.setattr(folder_watch, "open_for_key", open_while_written)
+
+
+def test_a_key_file_only_written_all_along_is_read_again_not_counted(tmp_path, monkeypatch):
+    # `cp .env.example .env.local`, then a line added again and again: past the rounds of one
+    # look nobody but planloop read it, so it is read again at the next look, not counted as
+    # read (which stopped the script's task).
+    env = tmp_path / ".env.local"
+    writer_beside_planloops_reads(monkeypatch, env, lines=60, read_too=False)
+    assert Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n")) == {}
+    assert env.read_text().count("LINE_") == 60  # written in every round of three looks
+
+
+def test_a_key_file_read_and_written_all_along_counts(tmp_path, monkeypatch):
+    env = tmp_path / ".env.local"
+    writer_beside_planloops_reads(monkeypatch, env, lines=60, read_too=True)
+    assert str(env) in Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n"))
+
+
+def test_a_key_file_written_all_along_is_judged_when_the_writes_stop(tmp_path, monkeypatch):
+    # Only written while planloop looked, then the key goes in with the last line: found.
+    env = tmp_path / ".env.local"
+    writer_beside_planloops_reads(monkeypatch, env, lines=30, read_too=False)
+
+    def add_the_key() -> None:
+        with env.open("a") as file:  # added, not read and written back
+            file.write(KEY_LINE)
+
+    found = Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n"), add_the_key)
+    assert found == {str(env): ""}
+
+
 def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):
     env = tmp_path / ".env"
 

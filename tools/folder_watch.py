@@ -99,8 +99,10 @@ WATCHED = NAMES_CHANGED | WRITES | READS | IN_ONLYDIR
 OTHER_WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
 LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
-# Rounds of "read the written key files, then the events that came meanwhile" in one wake-up;
-# a key file still written after that many is taken as read with the key.
+# Rounds of "read the written key files, then the events that came meanwhile" in one wake-up.
+# A key file still written after that many, and read by somebody else meanwhile, is taken as
+# read with the key; one only written (a script adding a line every few milliseconds) is read
+# again at the next look, soon.
 SETTLE_ROUNDS = 20
 # Files made and gone while a key file waited, kept to see whether one is read (a hard link).
 MAX_GONE_MADE = 1000
@@ -285,6 +287,7 @@ class FolderWatch:
         self.exposed: dict[str, float] = {}  # key file -> when it was found (time.monotonic)
         self.how: dict[str, str] = {}  # key file -> what happened to it, when not "read"
         self.moving: dict[int, tuple[str, KeyFileWindow | None, bool]] = {}  # by cookie
+        self.unsettled: set[str] = set()  # key files still written at a look's last round
         self.unwatched: set[str] = set()  # folders no watch could be added for
         # Of those, the ones made while it watched, past MAX_WATCHED_FOLDERS or out of watches,
         # each with its identity when first seen (one made again by that name is another):
@@ -552,6 +555,7 @@ class FolderWatch:
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
+        self.unsettled = set()
         self.key_inodes, self.linked, self.marks_wd, self.aside = {}, set(), None, []
         self.gone_made, self.own_reads, self.pending_reads = {}, {}, {}
         self.inode_of, self.names_of = {}, {}
@@ -1225,6 +1229,7 @@ class FolderWatch:
         if events is None:
             return
         relevant, written = self._note(events)
+        written, self.unsettled = written | self.unsettled, set()
         for _ in range(SETTLE_ROUNDS):
             written = {path for path in written if path in self.windows}
             if not written:
@@ -1286,13 +1291,17 @@ class FolderWatch:
                     self.windows[path] = window
                 elif window.filled and not data and not os.path.lexists(path):
                     self._expose(path, REMOVED)  # gone, and no event said where
-        for path in written:  # written all along: nobody can tell what it held
-            self.windows.pop(path, None)
-            self._expose(path, UNREAD)
+        for path in written:  # written all along: what it held cannot be told
+            window = self.windows.get(path)
+            if window is not None and (window.unread or window.read_since):
+                del self.windows[path]  # and read by somebody meanwhile
+                self._expose(path, UNREAD)
+            elif window is not None:
+                self.unsettled.add(path)
         if not self.windows:  # no key file waits to be read: no read of a gone name matters
             self.gone_made.clear()
         self._gone(earlier)
-        if self.moving and self.loop is not None:  # judged at the next look, soon
+        if (self.moving or self.unsettled) and self.loop is not None:  # the next look, soon
             self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
         found, self.found = self.found, False
         if (relevant or found) and not self.pending and self.loop is not None:
