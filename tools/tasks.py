@@ -562,7 +562,10 @@ class TaskManager:
             f"change it, but {task.id} still can until it ends (stop it if you did not expect "
             "that)."
         )
-        notes.append(f"[sandbox: {names} became read-only after {task.id} started; it still can]")
+        notes.append(
+            f"[sandbox: {names} became read-only after {task.id} started; {task.id} can still "
+            "change it]"
+        )
         return notes
 
     def files_changed(self) -> None:
