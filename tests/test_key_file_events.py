@@ -491,10 +491,11 @@ def test_a_key_file_renamed_away_and_back_at_once_counts_nothing(tmp_path):
     assert found == {}
 
 
-def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too: bool) -> None:
+def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too: bool) -> list[int]:
     """A script that adds a line to `path` as each of planloop's reads of it begins (reading
     the file first when `read_too`), `lines` times: the file is written in every round of a
-    look, as by a script that adds a line every few milliseconds on a busy machine."""
+    look, as by a script that adds a line every few milliseconds on a busy machine. Returns
+    how many lines are still to come (counted here: a read of the file would be one more)."""
     from tools import folder_watch
 
     real_open = folder_watch.open_for_key
@@ -510,6 +511,7 @@ def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too:
         return real_open(name, **kwargs)
 
     monkeypatch.setattr(folder_watch, "open_for_key", open_while_written)
+    return left
 
 
 def test_a_key_file_only_written_all_along_is_read_again_not_counted(tmp_path, monkeypatch):
@@ -526,6 +528,33 @@ def test_a_key_file_read_and_written_all_along_counts(tmp_path, monkeypatch):
     env = tmp_path / ".env.local"
     writer_beside_planloops_reads(monkeypatch, env, lines=60, read_too=True)
     assert str(env) in Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n"))
+
+
+def test_a_look_ends_its_rounds_after_its_time_and_reads_on_at_the_next(tmp_path, monkeypatch):
+    # Two hundred key files rewritten in a loop made each look take seconds of the event
+    # loop's time: its rounds now end after LOOK_SECONDS, and the next look goes on.
+    from tools import folder_watch
+
+    monkeypatch.setattr(folder_watch, "LOOK_SECONDS", 0)
+    env = tmp_path / ".env.local"
+    left = writer_beside_planloops_reads(monkeypatch, env, lines=5, read_too=False)
+
+    async def one_look_then_the_rest() -> tuple[int, dict]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            key_file(env, "DEBUG=1\n")
+            watch.take_stock()  # one look, and the loop reads the watch again
+            after_one = 5 - left[0]
+            while left[0] > 0:  # the next looks come by themselves
+                await asyncio.sleep(0.01)
+            return after_one, watch.finish()
+        finally:
+            watch.close()
+
+    after_one, found = asyncio.run(one_look_then_the_rest())
+    assert after_one == 1  # one round: the file was read once
+    assert found == {}
 
 
 def test_a_key_file_written_all_along_is_judged_when_the_writes_stop(tmp_path, monkeypatch):

@@ -104,6 +104,10 @@ LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # read with the key; one only written (a script adding a line every few milliseconds) is read
 # again at the next look, soon.
 SETTLE_ROUNDS = 20
+# A look's rounds end after this long, too: a task rewriting two hundred key files in a loop
+# made each round cost some 0.15 s and a look of twenty 3 s, which held planloop's event loop
+# (Ctrl-C, SIGTERM, the next model turn) for as long as the task went on.
+LOOK_SECONDS = 0.1
 # Files made and gone while a key file waited, kept to see whether one is read (a hard link).
 MAX_GONE_MADE = 1000
 # Folders of one workspace watched at most: each costs a watch of `fs.inotify.max_user_watches`,
@@ -1230,6 +1234,7 @@ class FolderWatch:
             return
         relevant, written = self._note(events)
         written, self.unsettled = written | self.unsettled, set()
+        deadline = time.monotonic() + LOOK_SECONDS
         for _ in range(SETTLE_ROUNDS):
             written = {path for path in written if path in self.windows}
             if not written:
@@ -1291,6 +1296,8 @@ class FolderWatch:
                     self.windows[path] = window
                 elif window.filled and not data and not os.path.lexists(path):
                     self._expose(path, REMOVED)  # gone, and no event said where
+            if time.monotonic() > deadline:
+                break
         for path in written:  # written all along: what it held cannot be told
             window = self.windows.get(path)
             if window is not None and (window.unread or window.read_since):
