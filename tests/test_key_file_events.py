@@ -491,11 +491,14 @@ def test_a_key_file_renamed_away_and_back_at_once_counts_nothing(tmp_path):
     assert found == {}
 
 
-def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too: bool) -> list[int]:
+def writer_beside_planloops_reads(
+    monkeypatch, path: Path, lines: int, read_too: bool, last: str = "LAST=x\n"
+) -> list[int]:
     """A script that adds a line to `path` as each of planloop's reads of it begins (reading
-    the file first when `read_too`), `lines` times: the file is written in every round of a
-    look, as by a script that adds a line every few milliseconds on a busy machine. Returns
-    how many lines are still to come (counted here: a read of the file would be one more)."""
+    the file first when `read_too`), `lines` times, `last` the last: the file is written in
+    every round of a look, as by a script that adds a line every few milliseconds on a busy
+    machine. Returns how many lines are still to come (counted here: a read of the file
+    would be one more)."""
     from tools import folder_watch
 
     real_open = folder_watch.open_for_key
@@ -507,7 +510,7 @@ def writer_beside_planloops_reads(monkeypatch, path: Path, lines: int, read_too:
             if read_too:
                 path.read_bytes()
             with path.open("a") as file:
-                file.write(f"LINE_{left[0]}=x\n")
+                file.write(f"LINE_{left[0]}=x\n" if left[0] else last)
         return real_open(name, **kwargs)
 
     monkeypatch.setattr(folder_watch, "open_for_key", open_while_written)
@@ -519,9 +522,27 @@ def test_a_key_file_only_written_all_along_is_read_again_not_counted(tmp_path, m
     # look nobody but planloop read it, so it is read again at the next look, not counted as
     # read (which stopped the script's task).
     env = tmp_path / ".env.local"
-    writer_beside_planloops_reads(monkeypatch, env, lines=60, read_too=False)
-    assert Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n")) == {}
-    assert env.read_text().count("LINE_") == 60  # written in every round of three looks
+    left = writer_beside_planloops_reads(monkeypatch, env, lines=60, read_too=False)
+    assert watched_until_written(tmp_path, env, left) == {}
+
+
+def watched_until_written(tmp_path: Path, env: Path, left: list[int]) -> dict[str, str]:
+    """A task's watch of `tmp_path` while `env` is made and then written beside each of
+    planloop's reads (`writer_beside_planloops_reads`), until its last line: what it found.
+    The lines come only as planloop reads, so the looks that read them are waited for."""
+
+    async def run() -> dict[str, str]:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            key_file(env, "DEBUG=1\n")
+            while left[0] > 0 and not watch.exposed:  # read on at each look, or counted
+                await asyncio.sleep(0.01)
+            return watch.finish()
+        finally:
+            watch.close()
+
+    return asyncio.run(run())
 
 
 def test_a_key_file_read_and_written_all_along_counts(tmp_path, monkeypatch):
@@ -560,14 +581,8 @@ def test_a_look_ends_its_rounds_after_its_time_and_reads_on_at_the_next(tmp_path
 def test_a_key_file_written_all_along_is_judged_when_the_writes_stop(tmp_path, monkeypatch):
     # Only written while planloop looked, then the key goes in with the last line: found.
     env = tmp_path / ".env.local"
-    writer_beside_planloops_reads(monkeypatch, env, lines=30, read_too=False)
-
-    def add_the_key() -> None:
-        with env.open("a") as file:  # added, not read and written back
-            file.write(KEY_LINE)
-
-    found = Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n"), add_the_key)
-    assert found == {str(env): ""}
+    left = writer_beside_planloops_reads(monkeypatch, env, 30, read_too=False, last=KEY_LINE)
+    assert watched_until_written(tmp_path, env, left) == {str(env): ""}
 
 
 def test_env_files_without_the_key_and_empty_churn_count_nothing_and_scan_nothing(tmp_path):
