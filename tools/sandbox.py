@@ -629,8 +629,9 @@ def your_path(variable: str) -> Path | None:
 
 
 def hidden_paths(allow_read: Iterable[Path] = (), workspace: Path | None = None) -> list[Path]:
-    """The secrets the sandbox hides: those of `secret_paths` that planloop can read, and what
-    the links in a hidden folder lead to (`linked_secrets`), but no path inside another.
+    """The secrets the sandbox hides: those of `secret_paths` that planloop can read, what
+    the links in a hidden folder lead to (`linked_secrets`), and the system's private files
+    (`private_system_files`), but no path inside another.
 
     A path in `allow_read`, or under one, stays visible.
     """
@@ -644,7 +645,57 @@ def hidden_paths(allow_read: Iterable[Path] = (), workspace: Path | None = None)
     found = [path for path in secret_paths() if hidden(path)]
     for folder in [path for path in found if os.path.isdir(path)]:
         found += [target for target in linked_secrets(folder, workspace) if hidden(target)]
+    private = private_system_files(PRIVATE_SYSTEM_FOLDERS)
+    found += [path for path in private if kept_private(path, allowed, workspace)]
     return outermost(found)
+
+
+def kept_private(path: Path, allowed: list[Path], workspace: Path | None) -> bool:
+    """Whether a private system path (`private_system_files`) stays hidden: not re-opened
+    with --sandbox-allow-read, and neither holding nor inside your home or the workspace (a
+    service account's home is often a private folder of /var/lib, and your home has rules of
+    its own), nor holding the Python that starts each command (`LANDLOCK_PYTHON`)."""
+    if any(path == opened or path.is_relative_to(opened) for opened in allowed):
+        return False
+    yours = [Path.home(), *([workspace] if workspace else [])]
+    if any(path.is_relative_to(own) or own.is_relative_to(path) for own in yours):
+        return False
+    return not (LANDLOCK_PYTHON and Path(LANDLOCK_PYTHON).is_relative_to(path))
+
+
+# System folders whose private files and folders the sandbox hides. What the system keeps from
+# its other users is a secret by its own account: /etc/shadow, /etc/ssl/private, the ssh host
+# keys, NetworkManager's saved passwords, a database's files in /var/lib. planloop run as root
+# (a container, CI) reads them all, and a command run as root would too, with no capability.
+PRIVATE_SYSTEM_FOLDERS = ("/etc", "/var/lib", "/var/backups", "/var/spool")
+
+
+@functools.lru_cache(maxsize=1)
+def private_system_files(folders: tuple[str, ...]) -> tuple[Path, ...]:
+    """The files in `folders` that not everyone may read, and the folders not everyone may
+    enter (hidden whole, not looked into), that planloop's user can read or enter: through
+    its group, or as root. Links are not followed: a private file that a link there leads
+    to elsewhere stays as it is.
+
+    Worked out once a run (a walk of /etc and /var/lib takes tens of milliseconds): these
+    are the system's files, which no sandboxed command can change; one the system makes
+    private during the run shows until the next.
+    """
+    found: list[Path] = []
+    pending = [folder for folder in folders if os.path.isdir(folder)]
+    while pending:
+        with contextlib.suppress(OSError), os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                    if stat.S_ISDIR(mode):
+                        if mode & stat.S_IXOTH:
+                            pending.append(entry.path)
+                        elif os.access(entry.path, os.X_OK):
+                            found.append(Path(entry.path))
+                    elif stat.S_ISREG(mode) and not mode & stat.S_IROTH:
+                        found += [Path(entry.path)] if os.access(entry.path, os.R_OK) else []
+    return tuple(found)
 
 
 def outermost(paths: list[Path]) -> list[Path]:
