@@ -8,6 +8,8 @@ Runs `true` many times through the bash tool, side by side in one run:
     bwrap, minimal          bwrap as it once was: read-only /, writable workspace, nothing more
     full, without seccomp   today's sandbox without the unix-socket filter
     full, without Landlock  today's sandbox without the step that applies Landlock inside it
+    full, without the system's private files
+                            today's sandbox hiding nothing of /etc and /var/lib
     full                    today's sandbox: launcher, every protected bind, hidden secrets,
                             no capabilities, the seccomp filter, Landlock
 
@@ -28,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import tools.sandbox  # noqa: E402
 from tools.bash import run_bash  # noqa: E402
 from tools.paths import (  # noqa: E402
     CTIME_TRUST_MARGIN_NS,
@@ -49,6 +52,17 @@ class MinimalBubblewrap:
         argv += ["--tmpfs", "/tmp", "--bind", root, root, "--unshare-pid", "--unshare-ipc"]
         argv += ["--die-with-parent", "--new-session", "--unshare-net", "--chdir", root]
         return [*argv, "--", "/bin/bash", "-c", command], clean_environment()
+
+
+class WithoutPrivateSystemFiles(Bubblewrap):
+    """Today's sandbox with no private file of the system's hidden (PRIVATE_SYSTEM_FOLDERS)."""
+
+    def wrap(self, workspace: Path, command: str, **options) -> tuple[list[str], dict[str, str]]:
+        folders, tools.sandbox.PRIVATE_SYSTEM_FOLDERS = tools.sandbox.PRIVATE_SYSTEM_FOLDERS, ()
+        try:
+            return super().wrap(workspace, command, **options)
+        finally:
+            tools.sandbox.PRIVATE_SYSTEM_FOLDERS = folders
 
 
 def per_call_ms(action, runs: int = RUNS) -> float:
@@ -107,6 +121,7 @@ def main() -> None:
             ("bwrap, minimal", MinimalBubblewrap()),
             ("full, without seccomp", without_seccomp),
             ("full, without Landlock", without_landlock),
+            ("full, no private files", WithoutPrivateSystemFiles()),
             ("full", full),
         ]
     for name, sandbox in sandboxes:
@@ -119,6 +134,11 @@ def main() -> None:
         argv, _ = full.wrap(workspace, "true")
         binds = argv.count("--ro-bind-fd") + argv.count("--tmpfs") + argv.count("--ro-bind")
         print(f"mounts in the full argv  {binds:7d}")
+    folders = tools.sandbox.PRIVATE_SYSTEM_FOLDERS
+    start = time.perf_counter()
+    private = tools.sandbox.private_system_files.__wrapped__(folders)
+    ms = (time.perf_counter() - start) * 1000
+    print(f"system's private files  {ms:7.1f} ms (once a run: {len(private)} found, as this user)")
     start = time.perf_counter()
     bubblewrap_works.cache_clear()
     bubblewrap_works()
