@@ -51,6 +51,14 @@ def test_private_files_and_folders_are_found_and_public_ones_left(tmp_path: Path
     assert private_system_files((str(tmp_path / "missing"),)) == ()
 
 
+def test_the_walk_stops_at_its_depth(monkeypatch):
+    # /var/lib may hold a store of a hundred thousand public files; private ones sit near the top.
+    monkeypatch.setattr("tools.sandbox.PRIVATE_SYSTEM_DEPTH", 1)
+    etc = system_folder()
+    found = set(private_system_files.__wrapped__((str(etc),)))
+    assert found == {etc / "shadow"}  # ssl/private and sudoers.d/admins lie deeper
+
+
 @needs_bwrap
 def test_the_systems_private_files_appear_empty_to_a_command(workspace: Path, monkeypatch):
     etc = system_folder()

@@ -668,6 +668,10 @@ def kept_private(path: Path, allowed: list[Path], workspace: Path | None) -> boo
 # keys, NetworkManager's saved passwords, a database's files in /var/lib. planloop run as root
 # (a container, CI) reads them all, and a command run as root would too, with no capability.
 PRIVATE_SYSTEM_FOLDERS = ("/etc", "/var/lib", "/var/backups", "/var/spool")
+# How far the walk goes. They sit near the top (/etc/ssl/private, /var/lib/postgresql/15/main),
+# while /var/lib may hold a flatpak or snap store of a hundred thousand public files.
+PRIVATE_SYSTEM_DEPTH = 5
+PRIVATE_SYSTEM_ENTRIES = 50_000
 
 
 @functools.lru_cache(maxsize=1)
@@ -677,22 +681,26 @@ def private_system_files(folders: tuple[str, ...]) -> tuple[Path, ...]:
     its group, or as root. Links are not followed: a private file that a link there leads
     to elsewhere stays as it is.
 
-    Worked out once a run (a walk of /etc and /var/lib takes tens of milliseconds): these
-    are the system's files, which no sandboxed command can change; one the system makes
-    private during the run shows until the next.
+    Worked out once a run (a walk of /etc and /var/lib takes tens of milliseconds, at most
+    PRIVATE_SYSTEM_ENTRIES entries, PRIVATE_SYSTEM_DEPTH folders deep): these are the
+    system's files, which no sandboxed command can change; one the system makes private
+    during the run shows until the next.
     """
     found: list[Path] = []
-    pending = [folder for folder in folders if os.path.isdir(folder)]
-    while pending:
-        with contextlib.suppress(OSError), os.scandir(pending.pop()) as entries:
-            for entry in entries:
+    pending = [(folder, 1) for folder in folders if os.path.isdir(folder)]
+    seen = 0
+    while pending and seen < PRIVATE_SYSTEM_ENTRIES:
+        folder, depth = pending.pop()
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in itertools.islice(entries, PRIVATE_SYSTEM_ENTRIES - seen):
+                seen += 1
                 with contextlib.suppress(OSError):
                     mode = entry.stat(follow_symlinks=False).st_mode
-                    if stat.S_ISDIR(mode):
-                        if mode & stat.S_IXOTH:
-                            pending.append(entry.path)
-                        elif os.access(entry.path, os.X_OK):
-                            found.append(Path(entry.path))
+                    is_folder = stat.S_ISDIR(mode)
+                    if is_folder and mode & stat.S_IXOTH and depth < PRIVATE_SYSTEM_DEPTH:
+                        pending.append((entry.path, depth + 1))
+                    elif is_folder and not mode & stat.S_IXOTH and os.access(entry.path, os.X_OK):
+                        found.append(Path(entry.path))
                     elif stat.S_ISREG(mode) and not mode & stat.S_IROTH:
                         found += [Path(entry.path)] if os.access(entry.path, os.R_OK) else []
     return tuple(found)
