@@ -16,16 +16,21 @@ import ctypes
 import fcntl
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import termios
 import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, outside_tmp
+import spawn
+from conftest import AGENT, API_KEY, outside_tmp, wait_for_file
 from test_binds_replaced import KEY_LINE
 from test_hostile_pass4 import needs_bwrap
 
 import tools.folder_watch as folder_watch
+from fakeapi import text, tool_use
 from tools.bind_watch import SandboxStart
 from tools.folder_watch import EVENT_HEADER, MAX_EVENT_BYTES, FolderWatch, watch_key_files
 from tools.tasks import TaskManager
@@ -311,6 +316,53 @@ def test_a_key_file_renamed_while_the_kernel_drops_events_counts_as_read(tmp_pat
     found = asyncio.run(run())
     assert found == {str(tmp_path): folder_watch.LOST_TRACK}
     assert "dropped some" in found[str(tmp_path)]
+
+
+# A tree renamed back and forth until `stop` appears (or two minutes pass): each rename makes the
+# watch walk the tree again, as the folder at each name may be the other one.
+RENAME_LOOP = """
+import os, time
+open("renaming", "w").close()
+end = time.monotonic() + 120
+while not os.path.exists("stop") and time.monotonic() < end:
+    os.rename("big", "big2")
+    os.rename("big2", "big")
+"""
+
+
+@needs_bwrap
+def test_sigterm_while_a_task_renames_a_tree_in_a_loop_ends_planloop(api, env, workspace):
+    # Each rename costs the watch a walk of 200 folders, far more than the rename costs the
+    # task. The watch's looks used to note every event of a batch, however long: SIGTERM went
+    # unserved for minutes. Now a look stops after LOOK_SECONDS and the queue waits as long,
+    # and a watch that cannot catch up says it lost track, which stops the task.
+    for number in range(200):
+        (workspace / "big" / f"d{number}").mkdir(parents=True)
+    (workspace / "storm.py").write_text(RENAME_LOOP)
+    task = {"command": "python3 storm.py", "run_in_background": True}
+    api.add({"content": [tool_use("bash", task)]})
+    api.add({"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 110})]})
+    api.add({"content": [text("Done.")]})
+    proc = spawn.Popen(
+        [sys.executable, str(AGENT), "-p", "go"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_file(workspace / "renaming")
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)  # it hung for minutes; now a few seconds
+    finally:
+        (workspace / "stop").touch()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    # Ended by SIGTERM, or just before it by the task stopped for the events it made.
+    assert proc.returncode in (143, 3), stderr
+    assert "Traceback" not in stderr
 
 
 def test_a_workspace_of_many_folders_is_watched_without_losing_track(tmp_path):

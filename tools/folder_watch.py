@@ -108,6 +108,13 @@ SETTLE_ROUNDS = 20
 # made each round cost some 0.15 s and a look of twenty 3 s, which held planloop's event loop
 # (Ctrl-C, SIGTERM, the next model turn) for as long as the task went on.
 LOOK_SECONDS = 0.1
+# The noting of a look's events ends after this long too (one event at least): a task renaming
+# a tree of folders in a loop makes each rename cost a walk of the tree, and a batch of them held
+# the loop for minutes. What is left waits for the next look, in order (`_note`), and the queue
+# is left unread as long meanwhile. Looks that leave events for the next one, without a break
+# for BEHIND_SECONDS, cannot keep up: that counts as lost track, as the kernel's overflow.
+NOTE_SECONDS = 0.1
+BEHIND_SECONDS = 1.0
 # Files made and gone while a key file waited, kept to see whether one is read (a hard link).
 MAX_GONE_MADE = 1000
 # Folders of one workspace watched at most: each costs a watch of `fs.inotify.max_user_watches`,
@@ -279,6 +286,11 @@ class FolderWatch:
         self.unwatched_now = unwatched_now
         self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
+        self.cut_short = False  # the last `_note` ran out of time: the rest is in `aside`
+        self.behind_since: float | None = None  # the first of the looks cut short since
+        self.paused = False  # the queue is left unread for a while after a look cut short
+        self.soon = False  # a look is asked for on the loop (`_look_soon`)
+        self.lost = 0  # times events were lost (`_overflowed`)
         self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`set_aside`)
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
@@ -468,8 +480,8 @@ class FolderWatch:
                             self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
                         elif new and entry.is_file(follow_symlinks=False):
                             self._note_other(entry.path)
-        if self.aside and self.loop is not None:
-            self.loop.call_soon(self.look)  # the kernel's queue may be empty: nothing wakes it
+        if self.aside:
+            self._look_soon()  # the kernel's queue may be empty: nothing wakes it
 
     def set_aside(self) -> None:
         """Take the queued events in now, to be read as if still queued: listing a folder
@@ -522,9 +534,10 @@ class FolderWatch:
     def take_stock(self, since: float = 0) -> dict[str, str]:
         """Take in the events queued now, and return every key file exposed at `since` or
         later, watching on (read by its own thread again, if it has one)."""
+        lost = self.lost
         self.look()
         for _ in range(CLOSING_READS):
-            if not self.behind:
+            if not self.behind or self.lost > lost:  # (lost: what is left tells nothing more)
                 break
             self.look()
         if self.behind and self.fd is not None:
@@ -839,12 +852,18 @@ class FolderWatch:
             self.how[path] = how
         self.found = True
 
-    def _note(self, events: list) -> tuple[bool, set[str]]:
+    def _note(self, events: list, deadline: float | None = None) -> tuple[bool, set[str]]:
         """Fold `events` ((wd, mask, name[, cookie])) into the windows; whether a bound name
-        changed (or events were lost), and the key files written."""
+        changed (or events were lost), and the key files written. Past `deadline`, the events
+        not noted yet go back to be taken first at the next look (`cut_short`)."""
         relevant, written = False, set()
         self.folders_looked = set()
-        for wd, mask, name, cookie in ((*event, 0)[:4] for event in events):
+        self.cut_short = False
+        for index, event in enumerate(events):
+            if index and deadline is not None and time.monotonic() > deadline:
+                relevant = self._put_back(events[index:]) or relevant
+                break
+            wd, mask, name, cookie = (*event, 0)[:4]
             if wd == self.marks_wd:
                 self._own_read_mark(name)
                 continue
@@ -932,6 +951,29 @@ class FolderWatch:
             elif mask & IN_ACCESS and window.written:
                 window.read_since = True
         return relevant, written
+
+    def _fell_behind(self) -> None:
+        """This look leaves events to the next: it comes after the loop's other work, and so
+        does the reading of the kernel's queue (`_read_events`)."""
+        self.cut_short = self.behind = True
+        self.behind_since = self.behind_since or time.monotonic()
+
+    def _put_back(self, events: list) -> bool:
+        """Leave `events` to the next look, before those queued since; whether events count as
+        lost (`_overflowed`): the kernel dropped some among them, which leaves the events
+        before that nothing to tell, or planloop cannot keep up (the kernel would have: too
+        many to keep, or looks cut short for BEHIND_SECONDS)."""
+        left = events + self.aside
+        self._fell_behind()
+        dropped = [index for index, event in enumerate(left) if event[1] & IN_Q_OVERFLOW]
+        self.aside = left[dropped[-1] + 1 :] if dropped else left
+        behind_for = time.monotonic() - self.behind_since
+        if len(self.aside) >= MAX_SET_ASIDE or behind_for > BEHIND_SECONDS:
+            self.aside, self.behind_since = [], None
+        elif not dropped:
+            return False
+        self._overflowed()
+        return True
 
     def _made_nameless(self, wd: int, name: str) -> str | None:
         """The key file that the events of an O_TMPFILE file (`#<inode>`) in folder `wd` are
@@ -1196,6 +1238,7 @@ class FolderWatch:
         """Events were lost: nothing can be told of what happened meanwhile. A key file saved
         then may have been read and renamed to any name, or removed, with no trace left to
         look for; so every command that ran meanwhile counts as having read one."""
+        self.lost += 1
         for workspace in self.workspaces:
             self._expose(workspace, LOST_TRACK)
         # Their marks may be among what was lost: planloop's reads begun start afresh.
@@ -1232,12 +1275,13 @@ class FolderWatch:
         events = self._events()
         if events is None:
             return
-        relevant, written = self._note(events)
-        written, self.unsettled = written | self.unsettled, set()
+        noted_by = time.monotonic() + NOTE_SECONDS
+        relevant, written = self._note(events, noted_by)
         deadline = time.monotonic() + LOOK_SECONDS
+        written, self.unsettled = written | self.unsettled, set()
         for _ in range(SETTLE_ROUNDS):
             written = {path for path in written if path in self.windows}
-            if not written:
+            if not written or self.cut_short:
                 break
             contents: dict[str, tuple[bytes | None, bool]] = {}  # what was read; the key in it?
             # Looked up once a round, at its first read, for every file read in it: a task with
@@ -1275,8 +1319,12 @@ class FolderWatch:
             more = self._events()
             if more is None:
                 return
-            more_relevant, written = self._note(more)
+            more_relevant, written_after = self._note(more, noted_by)
             relevant = relevant or more_relevant
+            if self.cut_short:  # what came after these reads is not noted yet: read again
+                written |= written_after
+                break
+            written = written_after
             # Read with nothing written after: what it held is what anyone could read since. A
             # file renamed or removed meanwhile was followed, or judged, by `_note`.
             for path, (data, keyed) in contents.items():
@@ -1300,20 +1348,49 @@ class FolderWatch:
                 break
         for path in written:  # written all along: what it held cannot be told
             window = self.windows.get(path)
-            if window is not None and (window.unread or window.read_since):
+            if self.cut_short:  # (or the look's time ran out first: read at the next)
+                self.unsettled.update([path] if window is not None else [])
+            elif window is not None and (window.unread or window.read_since):
                 del self.windows[path]  # and read by somebody meanwhile
                 self._expose(path, UNREAD)
             elif window is not None:
                 self.unsettled.add(path)
         if not self.windows:  # no key file waits to be read: no read of a gone name matters
             self.gone_made.clear()
-        self._gone(earlier)
-        if (self.moving or self.unsettled) and self.loop is not None:  # the next look, soon
-            self.loop.call_later(MOVE_SETTLE_SECONDS, self.look)
+        if not self.cut_short:  # (else a rename's other half may wait among the events left)
+            self._gone(earlier)
+            self.behind_since = None
+            if (self.moving or self.unsettled) and self.loop is not None:  # the next look, soon
+                self.loop.call_later(MOVE_SETTLE_SECONDS, self._soon)
+        elif self.loop is not None and not self.paused:
+            # The events left wait as long as the look took: the loop's other work (a model
+            # turn, SIGTERM) has as much of its time as the watch. (`_read_on` looks then.)
+            self.paused = True
+            self.loop.remove_reader(self.fd)
+            self.loop.call_later(NOTE_SECONDS, self._read_on)
         found, self.found = self.found, False
         if (relevant or found) and not self.pending and self.loop is not None:
             self.pending = True
             self.loop.call_soon(self._changed)
+
+    def _look_soon(self) -> None:
+        """A look after the loop's other work, once however often asked for before it runs
+        (each walk of a look asks), and none while reading pauses (`_read_on` looks then)."""
+        if self.loop is not None and not self.soon and not self.paused:
+            self.soon = True
+            self.loop.call_soon(self._soon)
+
+    def _soon(self) -> None:
+        self.soon = False
+        if not self.paused:  # (asked for by a look that was then cut short: `_read_on` looks)
+            self.look()
+
+    def _read_on(self) -> None:
+        """The pause after a look cut short is over: read the queue again as it fills."""
+        self.paused = False
+        if self.fd is not None and self.loop is not None:
+            self.loop.add_reader(self.fd, self._read)
+            self.look()
 
     def _changed(self) -> None:
         self.pending = False
