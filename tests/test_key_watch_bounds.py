@@ -572,6 +572,76 @@ def test_a_key_file_read_through_a_hard_link_made_before_planloop_read_it_counts
         watch.close()
 
 
+@pytest.mark.parametrize("link", ["removed again", "kept, in a folder made for it"])
+def test_a_key_file_linked_read_and_emptied_during_planloops_read_counts(
+    tmp_path, monkeypatch, link
+):
+    # You save a new a/.env; as planloop opens it to read, a task links it to x, reads the key
+    # and empties the file through x, all before planloop's read: planloop reads "X=1". Removed
+    # again, x's reads (a name made and gone while .env waited) tell it was a second name, if
+    # only after planloop's read; kept in a folder made for it, which no watch followed yet,
+    # the file's count of names, taken again after the read, tells.
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    env = tmp_path / "a" / ".env"
+    other = tmp_path / "b" / "x" if link == "removed again" else tmp_path / "n" / "h"
+    real_read = folder_watch.read_opened
+
+    def task_first(descriptor: int) -> bytes | None:
+        if not (tmp_path / "done").exists():
+            (tmp_path / "done").touch()
+            other.parent.mkdir(exist_ok=True)
+            os.link(env, other)
+            assert API_KEY in other.read_text()
+            other.write_text("X=1\n")
+            if link == "removed again":
+                other.unlink()
+        return real_read(descriptor)
+
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    try:
+        assert watch.take_stock() == {}
+        env.write_text(KEY_LINE)
+        monkeypatch.setattr(folder_watch, "read_opened", task_first)
+        found = watch.take_stock()
+    finally:
+        watch.close()
+    assert found.get(str(env)) == folder_watch.SECOND_NAME, found
+
+
+@pytest.mark.parametrize(
+    "waits", ["a key file, the folder made before", "a key file, the folder made after", "nothing"]
+)
+def test_a_folder_made_and_gone_while_a_key_file_waits_counts_as_its_second_name(tmp_path, waits):
+    # You save a new .env; before planloop reads it, a task links it to n/h in a folder made
+    # just before or after the save, reads the key and empties the file through n/h, and
+    # removes both: every event of that is n's, which had no watch yet. A folder made and gone
+    # with no key file waiting stops nothing.
+    env, folder = tmp_path / ".env", tmp_path / "n"
+    watch = FolderWatch(changed=lambda: None)
+    watch.add(SandboxStart(workspace=tmp_path, held=frozenset(), hidden=frozenset()))
+    try:
+        assert watch.take_stock() == {}
+        if waits != "a key file, the folder made after":
+            folder.mkdir()
+        if waits != "nothing":
+            env.write_text(KEY_LINE)
+            folder.mkdir(exist_ok=True)
+            os.link(env, folder / "h")
+            assert API_KEY in (folder / "h").read_text()
+            (folder / "h").write_text("X=1\n")
+            (folder / "h").unlink()
+        folder.rmdir()
+        found = watch.take_stock()
+    finally:
+        watch.close()
+    if waits == "nothing":
+        assert found == {}
+    else:
+        assert found.get(str(env)) == folder_watch.SECOND_NAME, found
+
+
 def link_into_place(descriptor: int, path: Path) -> None:
     """linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N, as a program links an O_TMPFILE file (os.link
     calls link(2), which would link the /proc entry itself)."""

@@ -176,8 +176,8 @@ REMOVED = "was written while it ran and removed before planloop could read it"
 MOVED_AWAY = "was written while it ran and moved where planloop cannot see before it could read it"
 RENAMED = "came to hold the API key or a secret as {} while it ran, and was renamed"
 SECOND_NAME = (
-    "was written while it ran and has another name (a hard link), through which it could be "
-    "read and written back unseen"
+    "was written while it ran and has, or had, another name (a hard link), through which it "
+    "could be read and written back unseen"
 )
 MAPPED = (
     "was written while it ran and a command had it mapped into memory, through which it could "
@@ -291,6 +291,7 @@ class FolderWatch:
         self.paused = False  # the queue is left unread for a while after a look cut short
         self.soon = False  # a look is asked for on the loop (`_look_soon`)
         self.lost = 0  # times events were lost (`_overflowed`)
+        self.folder_gone_unseen = False  # a folder made and gone before its walk, in this batch
         self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`set_aside`)
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
@@ -858,7 +859,7 @@ class FolderWatch:
         not noted yet go back to be taken first at the next look (`cut_short`)."""
         relevant, written = False, set()
         self.folders_looked = set()
-        self.cut_short = False
+        self.cut_short = self.folder_gone_unseen = False
         for index, event in enumerate(events):
             if index and deadline is not None and time.monotonic() > deadline:
                 relevant = self._put_back(events[index:]) or relevant
@@ -950,6 +951,8 @@ class FolderWatch:
                     own_read.read_now = True
             elif mask & IN_ACCESS and window.written:
                 window.read_since = True
+        if self.folder_gone_unseen:
+            self._folder_gone_unseen()
         return relevant, written
 
     def _fell_behind(self) -> None:
@@ -1155,6 +1158,18 @@ class FolderWatch:
             before = set(self.windows)
             self._watch_tree(path, new=True)
             written.update(set(self.windows) - before)
+            if mask & IN_CREATE and path not in self.folders and self.not_a_folder:
+                self.folder_gone_unseen = True  # judged with the batch (`_folder_gone_unseen`)
+
+    def _folder_gone_unseen(self) -> None:
+        """A folder made and gone before planloop could watch it, in the batch of events that
+        wrote key files planloop has not read since (made just before the save, or after it):
+        `mkdir n; ln .env n/h`, the key read and the file emptied through `n/h`, and both
+        removed, raise no event that names .env (they are `n`'s, and `n` had no watch yet). So
+        each counts as having had a second name there (`linked`), as a file made and gone does
+        once it is seen read (`_maybe_a_second_name`): in a folder no read is seen."""
+        waiting = [path for path, window in self.windows.items() if window.written]
+        self.linked.update(path for path in waiting if not self._bound(path))
 
     def _in_a_workspace(self, path: str) -> bool:
         return any(path.startswith(workspace + os.sep) for workspace in self.workspaces)
@@ -1296,19 +1311,24 @@ class FolderWatch:
                 data = opened = open_for_key(path, marked=False)  # marked just above
                 if isinstance(opened, int):
                     kept = _reopen(opened)
-                    with contextlib.suppress(OSError):
-                        info = os.fstat(opened)
+                    # Read at once, its names counted just before and after: a link made and
+                    # removed around the read is all the time between them would let through
+                    # (the look for mappings below scans every process of the commands).
+                    info = _names_of(opened)
+                    data = read_opened(opened)
+                    after = _names_of(kept) if kept is not None else None
+                    if info is not None:
                         self.key_inodes[path] = (info.st_dev, info.st_ino)
                         if len(self.key_inodes) > MAX_KEY_INODES:  # the oldest goes
                             del self.key_inodes[next(iter(self.key_inodes))]
-                        if info.st_nlink > 1 or path in self.linked:
+                        names = max(info.st_nlink, after.st_nlink if after else 0)
+                        if names > 1 or path in self.linked:
                             # Read and rewritten under its other name, it raises events there,
                             # which tell nothing of this file: what it held cannot be told.
                             self._expose(path, SECOND_NAME)
                         else:
                             identity = (info.st_dev, info.st_ino)
                             self._judge_mapping(path, window, identity, mappings)
-                    data = read_opened(opened)
                     if kept is not None:
                         self._keep(path, kept, data)
                 own_read_done(path, data if isinstance(opened, int) else NOT_OPENED)
@@ -1334,7 +1354,9 @@ class FolderWatch:
                     written.add(path)
                     continue
                 window = self.windows.pop(path)
-                if window.unread:
+                if path in self.linked:  # given a second name before planloop's read ended
+                    self._expose(path, SECOND_NAME)
+                elif window.unread:
                     self._expose(path, UNREAD)
                 elif keyed:
                     renamed = os.path.basename(window.came_from)
@@ -1557,6 +1579,14 @@ class Mappings:
                     if len(fields) > 5:
                         found.add((fields[4], fields[5].removesuffix(b" (deleted)")))
         return found
+
+
+def _names_of(fd: int) -> os.stat_result | None:
+    """`fstat` of `fd` (its `st_nlink`: how many names the file has), None if it fails."""
+    try:
+        return os.fstat(fd)
+    except OSError:
+        return None
 
 
 def _reopen(fd: int) -> int | None:
