@@ -574,6 +574,9 @@ class FolderWatch:
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
         self.unsettled = set()
+        # A watch added again later starts reading at once (`_read_on`, `_look_soon`).
+        self.paused = self.soon = self.cut_short = False
+        self.behind_since = None
         self.key_inodes, self.linked, self.marks_wd, self.aside = {}, set(), None, []
         self.gone_made, self.own_reads, self.pending_reads = {}, {}, {}
         self.inode_of, self.names_of = {}, {}
