@@ -401,6 +401,23 @@ def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch)
 
 
 @needs_bwrap
+def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    names = (
+        ".config/sops/age/keys.txt",
+        ".android/adbkey",
+        ".minikube/profiles/minikube/client.key",
+        ".msmtprc",
+    )
+    for name in names:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"SECRET-OF {name}\n")
+    command = "cat " + " ".join(f"~/{name}" for name in names) + " 2>&1; echo read"
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "read" in output and "SECRET-OF" not in output
+
+
+@needs_bwrap
 def test_ordinary_commands_still_work_in_the_sandbox(hostile_repo: Path, home: Path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     command = (

@@ -310,6 +310,22 @@ SECRET_HOME_PATHS = (
     ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
     ".sentryclirc",  # sentry-cli's auth token
     ".circleci/cli.yml",  # CircleCI's CLI token
+    # Keys and passwords other tools keep in the home:
+    ".config/sops/age/keys.txt",  # sops' age keys, which decrypt a repository's secrets
+    ".android/adbkey",  # adb's key: every device that trusts it lets it in
+    ".ollama/id_ed25519",  # ollama's key for its model registry
+    ".minikube/profiles",  # minikube's client keys, one folder per cluster
+    ".msmtprc",  # msmtp's mail accounts, passwords in them
+    ".subversion/auth",  # Subversion's saved logins
+    ".config/borg/keys",  # borg's backup keys
+    ".wakatime.cfg",  # WakaTime's API key
+    ".config/filezilla",  # FileZilla's saved sites, passwords in them
+    ".mc/config.json",  # MinIO's client: storage keys
+    ".config/scw",  # Scaleway's CLI: its keys
+    ".config/linode-cli",  # Linode's CLI token
+    ".purple/accounts.xml",  # Pidgin's saved passwords
+    ".config/Bitwarden CLI",  # Bitwarden's CLI: the vault and its session
+    ".config/discord",  # Discord's login token
     # VS Code's (and its forks') state: extensions' tokens, and their secrets where no keyring
     # holds them (`--password-store=basic`), under a key every copy of it knows.
     # (SQLite writes it in place; a file replaced by rename would stop running tasks.)
