@@ -8,6 +8,7 @@ saying so, where it is not installed.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import shutil
 import subprocess
@@ -370,6 +371,19 @@ def test_commands_do_not_inherit_anthropic_variables(workspace, sandbox, monkeyp
     monkeypatch.setenv("PLANLOOP_KEEP_ME", "kept")
     result = bash(workspace, "env", sandbox)
     assert "ANTHROPIC" not in result and "sk-ant-secret" not in result
+    assert "PLANLOOP_KEEP_ME=kept" in result
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_commands_get_no_variable_holding_the_key_by_another_name_or_in_base64(
+    workspace, sandbox, monkeypatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    monkeypatch.setenv("MY_COPY", f"x{API_KEY}y")
+    monkeypatch.setenv("MY_B64", base64.b64encode(f"k={API_KEY}".encode()).decode())
+    monkeypatch.setenv("PLANLOOP_KEEP_ME", "kept")
+    result = bash(workspace, "env", sandbox)
+    assert "MY_COPY" not in result and "MY_B64" not in result
     assert "PLANLOOP_KEEP_ME=kept" in result
 
 

@@ -22,7 +22,7 @@ import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 
-from redaction import secret_values
+from redaction import file_forms
 
 # Names a command never gets; a trailing "*" drops every name with that prefix.
 NEVER_PASSED = (
@@ -129,7 +129,9 @@ URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@")
 def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
-    keys = secret_values()  # planloop's own key and token, under whatever name they are set
+    # planloop's own key and token, under whatever name they are set, and in the forms the
+    # search for copies knows (base64: a variable made with `base64 <<< "$KEY"`)
+    keys = file_forms()
     return {
         name: value
         for name, value in environ.items()
