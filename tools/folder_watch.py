@@ -958,19 +958,14 @@ class FolderWatch:
             self._folder_gone_unseen()
         return relevant, written
 
-    def _fell_behind(self) -> None:
-        """This look leaves events to the next: it comes after the loop's other work, and so
-        does the reading of the kernel's queue (`_read_events`)."""
-        self.cut_short = self.behind = True
-        self.behind_since = self.behind_since or time.monotonic()
-
     def _put_back(self, events: list) -> bool:
         """Leave `events` to the next look, before those queued since; whether events count as
         lost (`_overflowed`): the kernel dropped some among them, which leaves the events
         before that nothing to tell, or planloop cannot keep up (the kernel would have: too
         many to keep, or looks cut short for BEHIND_SECONDS)."""
         left = events + self.aside
-        self._fell_behind()
+        self.cut_short = self.behind = True  # the next look comes after the loop's other work
+        self.behind_since = self.behind_since or time.monotonic()
         dropped = [index for index, event in enumerate(left) if event[1] & IN_Q_OVERFLOW]
         self.aside = left[dropped[-1] + 1 :] if dropped else left
         behind_for = time.monotonic() - self.behind_since
