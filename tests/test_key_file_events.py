@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ from test_binds_replaced import (
 )
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
+import tools.folder_watch as folder_watch
 from fakeapi import text, tool_use
 from tools import bind_watch
 from tools.bind_watch import (
@@ -973,6 +975,28 @@ def test_the_processes_are_looked_through_once_a_round_not_once_a_file(tmp_path,
 
     assert Watched(tmp_path)(many_key_files) == {}
     assert 1 <= len(looks) <= 5
+
+
+def test_many_key_files_written_at_once_on_a_slow_machine_are_judged_not_lost(
+    tmp_path, monkeypatch
+):
+    # On a loaded machine a round of reads took longer than a look may spend noting events.
+    # The events of planloop's own reads, which come after the round, were then noted with
+    # no time left: the look was cut short, every file was read again at the next one, and so
+    # on, until the watch said it had lost track and stopped a task that did nothing wrong.
+    real_look = Mappings._look
+
+    def slow_look():
+        time.sleep(folder_watch.NOTE_SECONDS * 1.5)  # what a busy machine makes of a round
+        return real_look()
+
+    monkeypatch.setattr(Mappings, "_look", staticmethod(slow_look))
+
+    def many_key_files() -> None:
+        for number in range(50):
+            key_file(tmp_path / f".env.{number}", f"N={number}\n")
+
+    assert Watched(tmp_path)(many_key_files) == {}
 
 
 MAP_AND_WAIT = """

@@ -111,10 +111,10 @@ LOOK_SECONDS = 0.1
 # The noting of a look's events ends after this long too (one event at least): a task renaming
 # a tree of folders in a loop makes each rename cost a walk of the tree, and a batch of them held
 # the loop for minutes. What is left waits for the next look, in order (`_note`), and the queue
-# is left unread as long meanwhile. Looks that leave events for the next one, without a break
-# for BEHIND_SECONDS, cannot keep up: that counts as lost track, as the kernel's overflow.
+# is left unread as long meanwhile. A watch that cannot keep up finds out by what waits, not by
+# how long it has waited (a busy machine is slow, not hostile): MAX_SET_ASIDE events set aside,
+# or the kernel's queue overflowing meanwhile, count as lost track.
 NOTE_SECONDS = 0.1
-BEHIND_SECONDS = 1.0
 # Files made and gone while a key file waited, kept to see whether one is read (a hard link).
 MAX_GONE_MADE = 1000
 # Folders of one workspace watched at most: each costs a watch of `fs.inotify.max_user_watches`,
@@ -287,7 +287,6 @@ class FolderWatch:
         self.said_unwatched = False  # once per watch: a command making folders makes thousands
         self.behind = False  # the last read of the queue stopped at MAX_EVENT_BYTES
         self.cut_short = False  # the last `_note` ran out of time: the rest is in `aside`
-        self.behind_since: float | None = None  # the first of the looks cut short since
         self.paused = False  # the queue is left unread for a while after a look cut short
         self.soon = False  # a look is asked for on the loop (`_look_soon`)
         self.lost = 0  # times events were lost (`_overflowed`)
@@ -576,7 +575,6 @@ class FolderWatch:
         self.unsettled = set()
         # A watch added again later starts reading at once (`_read_on`, `_look_soon`).
         self.paused = self.soon = self.cut_short = False
-        self.behind_since = None
         self.key_inodes, self.linked, self.marks_wd, self.aside = {}, set(), None, []
         self.gone_made, self.own_reads, self.pending_reads = {}, {}, {}
         self.inode_of, self.names_of = {}, {}
@@ -961,16 +959,14 @@ class FolderWatch:
     def _put_back(self, events: list) -> bool:
         """Leave `events` to the next look, before those queued since; whether events count as
         lost (`_overflowed`): the kernel dropped some among them, which leaves the events
-        before that nothing to tell, or planloop cannot keep up (the kernel would have: too
-        many to keep, or looks cut short for BEHIND_SECONDS)."""
+        before that nothing to tell, or planloop cannot keep up (MAX_SET_ASIDE of them wait:
+        the kernel would have dropped some)."""
         left = events + self.aside
         self.cut_short = self.behind = True  # the next look comes after the loop's other work
-        self.behind_since = self.behind_since or time.monotonic()
         dropped = [index for index, event in enumerate(left) if event[1] & IN_Q_OVERFLOW]
         self.aside = left[dropped[-1] + 1 :] if dropped else left
-        behind_for = time.monotonic() - self.behind_since
-        if len(self.aside) >= MAX_SET_ASIDE or behind_for > BEHIND_SECONDS:
-            self.aside, self.behind_since = [], None
+        if len(self.aside) >= MAX_SET_ASIDE:
+            self.aside = []
         elif not dropped:
             return False
         self._overflowed()
@@ -1288,8 +1284,7 @@ class FolderWatch:
         events = self._events()
         if events is None:
             return
-        noted_by = time.monotonic() + NOTE_SECONDS
-        relevant, written = self._note(events, noted_by)
+        relevant, written = self._note(events, time.monotonic() + NOTE_SECONDS)
         deadline = time.monotonic() + LOOK_SECONDS
         written, self.unsettled = written | self.unsettled, set()
         for _ in range(SETTLE_ROUNDS):
@@ -1337,7 +1332,10 @@ class FolderWatch:
             more = self._events()
             if more is None:
                 return
-            more_relevant, written_after = self._note(more, noted_by)
+            # Noted in a time of their own: a round of reads slower than NOTE_SECONDS (a busy
+            # machine) left none for the events of those very reads, so every look was cut
+            # short and read every file again, until the watch said it had lost track.
+            more_relevant, written_after = self._note(more, time.monotonic() + NOTE_SECONDS)
             relevant = relevant or more_relevant
             if self.cut_short:  # what came after these reads is not noted yet: read again
                 written |= written_after
@@ -1379,7 +1377,6 @@ class FolderWatch:
             self.gone_made.clear()
         if not self.cut_short:  # (else a rename's other half may wait among the events left)
             self._gone(earlier)
-            self.behind_since = None
             if (self.moving or self.unsettled) and self.loop is not None:  # the next look, soon
                 self.loop.call_later(MOVE_SETTLE_SECONDS, self._soon)
         elif self.loop is not None and not self.paused:
