@@ -9,6 +9,7 @@ Each test drives `python agent.py` against the fake API, as root and as an unpri
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -129,8 +130,9 @@ def test_a_hook_hard_linked_to_a_tracked_script_cannot_be_rewritten_through_it(
 
 
 def make_linked_packages(workspace: Path, cache: Path, kind: str) -> tuple[Path, Path]:
-    """A package installed the way uv (a virtual environment) or pnpm (node_modules) does by
-    default: its files are hard links to the cache's. (name in the workspace, name in cache)"""
+    """A package installed the way uv (a virtual environment), pnpm or Deno (node_modules), or
+    conda or pixi (a whole environment, the standard library too) do by default: its files are
+    hard links to the cache's. (name in the workspace, name in cache)"""
     (cache / "pkg").mkdir(parents=True)
     cached = cache / "pkg" / "index.py"
     cached.write_text("# the package\n")
@@ -139,9 +141,22 @@ def make_linked_packages(workspace: Path, cache: Path, kind: str) -> tuple[Path,
         (workspace / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
         (workspace / ".venv" / "bin").mkdir()  # as every virtual environment has
         package = workspace / ".venv" / "lib" / "python3.12" / "site-packages" / "pkg"
+    elif kind in ("conda", "pixi"):
+        environment = workspace / (".conda" if kind == "conda" else ".pixi/envs/default")
+        (environment / "conda-meta").mkdir(parents=True)
+        (environment / "conda-meta" / "history").write_text("# cmd: conda create\n")
+        site = environment / "lib" / "python3.12" / "site-packages"
+        site.mkdir(parents=True)  # linked too, and held with the environment, not apart
+        os.link(cached, site / "linked.py")
+        package = environment / "lib" / "python3.12"  # a module of the standard library
+    elif kind == "deno":
+        store = workspace / "node_modules" / ".deno"
+        store.mkdir(parents=True)
+        (store / ".setup-cache.bin").write_bytes(b"\0cache")  # Deno's own, not linked
+        package = store / "pkg@1.0.0" / "node_modules" / "pkg"
     else:
         package = workspace / "node_modules" / ".pnpm" / "pkg@1.0.0" / "node_modules" / "pkg"
-    package.mkdir(parents=True)
+    package.mkdir(parents=True, exist_ok=True)
     os.link(cached, package / "index.py")
     return package / "index.py", cached
 
@@ -149,7 +164,7 @@ def make_linked_packages(workspace: Path, cache: Path, kind: str) -> tuple[Path,
 @needs_bwrap
 def test_a_package_hard_linked_from_a_cache_outside_is_not_written_in_place(api, env, user_folders):
     user, workspace, _, _ = user_folders
-    for kind in ("venv", "pnpm"):
+    for kind in ("venv", "pnpm", "deno", "conda"):
         api.accepted.clear()
         cache = workspace.parent / f"cache-{kind}"
         inside, cached = make_linked_packages(workspace, cache, kind)
@@ -160,6 +175,30 @@ def test_a_package_hard_linked_from_a_cache_outside_is_not_written_in_place(api,
         assert "finished" in output and "Read-only file system" in output, kind
         assert "hard links to a package cache" in output, kind
         assert cached.read_text() == "# the package\n", kind
+
+
+@pytest.mark.parametrize("kind", ["conda", "pixi", "deno"])
+def test_conda_environments_and_denos_store_of_hard_links_are_held(tmp_path, kind):
+    # conda links a whole environment from its package cache, its python and standard library
+    # too; Deno's store in node_modules starts with files of its own, which are not links.
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    inside, _ = make_linked_packages(workspace, tmp_path / "cache", kind)
+    root = workspace.resolve()
+    held = {
+        "conda": root / ".conda",
+        "pixi": root / ".pixi" / "envs" / "default",
+        "deno": root / "node_modules" / ".deno",
+    }
+    assert hard_linked_packages(root, scan_workspace(root)) == [held[kind]]
+    # Installed again as copies: what the package is in is made anew, as an installer does.
+    made_anew = held[kind] / inside.resolve().relative_to(held[kind]).parts[0]
+    shutil.rmtree(made_anew)
+    inside.parent.mkdir(parents=True)
+    inside.write_text("# a copy\n")
+    for linked in held[kind].rglob("linked.py"):
+        linked.unlink()
+    assert hard_linked_packages(root, scan_workspace(root)) == []
 
 
 def test_a_package_folder_of_plain_copies_stays_writable(tmp_path):

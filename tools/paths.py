@@ -785,12 +785,18 @@ def home_file_hard_linked(root: Path) -> str | None:
     return None
 
 
+CONDA_META = "conda-meta"  # what every conda environment holds: a record of what it installed
+
+
 def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
     """The folders of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
     show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), its
     `dist-packages` (Debian's and Ubuntu's python, and virtualenvs made from it, add them to
-    the path) and its `node_modules` (not one nested in another `node_modules`). All, when all
-    are there: a command could otherwise add one to make the scan pass over another.
+    the path) and its `node_modules` (not one nested in another `node_modules`); and `folder`
+    itself when it is a conda environment (a `conda-meta` folder: conda's, mamba's, pixi's
+    `.pixi/envs/default`), whose every file, its python and standard library too, is installed
+    like a package. All, when all are there: a command could otherwise add one to make the scan
+    pass over another.
 
     One that is a link counts too (python and node follow it): where it leads is looked at by
     each scan (`scan_workspace`), since the link's target can change while this folder's
@@ -804,6 +810,8 @@ def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
             kinds.get(name) is False and os.path.islink(os.path.join(folder, name))
         ):
             found.append(Path(folder) / name)
+    if kinds.get(CONDA_META) is True:
+        found.append(Path(folder))
     return found
 
 

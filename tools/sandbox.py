@@ -1145,13 +1145,20 @@ MAX_PACKAGES_SAMPLED = 5000
 FILES_SAMPLED_PER_PACKAGE = 2
 
 
+# The stores inside a node_modules that hold its packages' files, its other entries only
+# linking into them: pnpm's, and Deno's (its own files first, so a look at node_modules's first
+# files would find only those).
+NODE_STORES = (".pnpm", ".deno")
+
+
 def _package_folders(package_root: Path) -> list[Path]:
-    """Where the installed files are: site-packages, or node_modules (its `.pnpm` store for
-    pnpm, whose other entries only link into it)."""
+    """Where the installed files are: site-packages, a conda environment, or node_modules (its
+    stores, `NODE_STORES`, when it has any)."""
     if package_root.name == "node_modules":
-        pnpm = package_root / ".pnpm"
-        if os.path.isdir(pnpm) and not os.path.islink(pnpm):
-            return [pnpm]
+        stores = [package_root / name for name in NODE_STORES]
+        stores = [store for store in stores if os.path.isdir(store) and not os.path.islink(store)]
+        if stores:
+            return stores
     return [package_root]
 
 
@@ -1194,11 +1201,13 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
     """The package folders in the workspace whose files are hard links: to be read-only.
 
     uv installs a virtual environment's packages as hard links to its cache (~/.cache/uv) by
-    default, pnpm and bun their node_modules to their store: one file, a name in the workspace
-    and one outside. A command that wrote such a file in place would change the cache, and
-    with it every environment made from it later, in any project, outside the sandbox. So the
-    whole package folder is bound read-only (one mount, not one per file); packages are then
-    installed outside the sandbox, or the environment made of copies (UV_LINK_MODE=copy).
+    default, pnpm, bun and Deno their node_modules to their store, and conda (mamba, pixi) a
+    whole environment to its package cache, python and standard library included: one file, a
+    name in the workspace and one outside. A command that wrote such a file in place would
+    change the cache, and with it every environment made from it, in any project, outside the
+    sandbox. So the whole package folder is bound read-only (one mount, not one per file);
+    packages are then installed outside the sandbox, or the environment made of copies
+    (UV_LINK_MODE=copy, `conda create --copy`).
     """
     held: list[Path] = []
     for package_root in dict.fromkeys(scan.package_roots):
@@ -1216,7 +1225,8 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
                 _LINKED_PACKAGES[folder] = known
             if known[1] is not None and Path(os.path.realpath(folder)).is_relative_to(root):
                 held.append(folder)
-    return held
+    # A conda environment's site-packages is held with it: one mount, and one note.
+    return [path for path in held if not any(path.parent.is_relative_to(top) for top in held)]
 
 
 def hide_key_outside(env_file: Path) -> list[str]:
@@ -2302,10 +2312,11 @@ class Bubblewrap:
             self._tell(f"planloop: {name} is read-only in sandboxed commands (hard links).")
             notes.append(
                 f"[sandbox: {name} is read-only: its files are hard links to a package cache "
-                "outside the workspace (uv, pnpm and bun link them by default), which writing "
-                "them in place would change for every project. Install packages outside the "
-                "sandbox, or remake the environment with copies (UV_LINK_MODE=copy, pnpm's "
-                "package-import-method=copy, bun install --backend=copyfile).]"
+                "outside the workspace (uv, pnpm, bun, Deno and conda link them by default), "
+                "which writing them in place would change for every project. Install packages "
+                "outside the sandbox, or remake the environment with copies (UV_LINK_MODE=copy, "
+                "pnpm's package-import-method=copy, bun install --backend=copyfile, conda create "
+                "--copy).]"
             )
         return notes
 
