@@ -26,9 +26,10 @@ from test_hostile_pass4 import (
     user_folders,
 )
 
+import tools.sandbox
 from fakeapi import text, tool_use
 from tools.paths import links_on_the_way, scan_workspace
-from tools.sandbox import hard_linked_packages
+from tools.sandbox import Bubblewrap, hard_linked_packages, held_for_commands_reason
 
 __all__ = ["user_folders"]  # the fixture, used by name
 
@@ -298,3 +299,59 @@ def test_a_home_folder_the_user_cannot_read_leaves_the_sandbox_working(tmp_path)
         text=True,
     )
     assert run.stdout.strip() == "True", run.stdout + run.stderr
+
+
+@needs_bwrap
+def test_a_file_hard_linked_to_one_in_your_home_is_read_only_to_commands(api, env, user_folders):
+    # A dotfiles folder kept with `ln` rather than symbolic links: bin/deploy in the workspace
+    # is ~/.local/bin/deploy, which you run outside the sandbox. Two names inside the
+    # workspace (a copy kept with `cp -al`) change nothing outside: that file stays writable.
+    user, workspace, _, home = user_folders
+    (home / ".local" / "bin").mkdir(parents=True)
+    deploy = home / ".local" / "bin" / "deploy"
+    deploy.write_text("#!/bin/sh\necho deploying\n")
+    (workspace / "bin").mkdir()
+    os.link(deploy, workspace / "bin" / "deploy")
+    (workspace / "notes.txt").write_text("first\n")
+    os.link(workspace / "notes.txt", workspace / "notes-backup.txt")
+    give_to(user, workspace, home)
+    plant = (
+        "echo 'touch planted' >> bin/deploy; echo 'second' >> notes.txt; "
+        "cat notes-backup.txt; echo finished"
+    )
+    said, (output,) = run(api, env, user_folders, plant)
+    assert "bin/deploy: Read-only file system" in output
+    assert "first\nsecond\nfinished" in output  # the file with both names inside: written
+    assert "bin/deploy is read-only in sandboxed commands: another name outside" in said
+    assert "another name outside the workspace (a hard link)" in output  # the model is told
+    assert deploy.read_text() == "#!/bin/sh\necho deploying\n"
+
+
+def test_the_file_tools_ask_before_writing_a_file_hard_linked_outside(tmp_path):
+    # They replace the file (a new one under the name), which leaves the other name as it
+    # was but breaks the link you made: asked, with the reason.
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    outside = tmp_path / "init.lua"
+    outside.write_text("vim.o.number = true\n")
+    os.link(outside, workspace / "init.lua")
+    reason = held_for_commands_reason(workspace, "init.lua")
+    assert reason is not None and "another name outside the workspace" in reason
+    assert held_for_commands_reason(workspace, "other.lua") is None
+
+
+def test_more_files_linked_outside_than_the_sandbox_holds_make_commands_ask(tmp_path, monkeypatch):
+    monkeypatch.setattr(tools.sandbox, "MAX_LINKED_HELD", 2)
+    workspace = tmp_path / "work"
+    (workspace / "objects").mkdir(parents=True)
+    for number in range(3):  # a build tree hard-linked to a cache outside (ccache's mode)
+        cached = tmp_path / f"cached{number}.o"
+        cached.write_bytes(b"\x7fELF")
+        os.link(cached, workspace / "objects" / f"{number}.o")
+    sandbox = Bubblewrap()
+    sandbox.must_ask = None  # whatever this machine lacks, only the links are looked at here
+    root = workspace.resolve()
+    why = sandbox._cannot_confine(root, scan_workspace(root))
+    assert why is not None and "3 files with another name outside it" in why
+    (tmp_path / "cached0.o").unlink()  # one name left, in the workspace: nothing to hold
+    assert sandbox._cannot_confine(root, scan_workspace(root)) is None

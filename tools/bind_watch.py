@@ -378,9 +378,17 @@ def in_its_own_tmp(path: str, workspace: Path) -> bool:
 
 # What making a sandbox changes in the Bubblewrap object beyond its answer: the reason commands
 # must ask (and the line that tells it), the paths it could not bind (said once, in the next
-# command's notes), the package folders held for their hard links (said once), and the hooks
+# command's notes), the package folders and files held for their hard links (said once), the hooks
 # stand-ins it mounted. A look made only to compare leaves them as the next command finds them.
-SANDBOX_STATE = ("must_ask", "skipped", "not_files", "packages_held", "hooks_stand_ins", "notify")
+SANDBOX_STATE = (
+    "must_ask",
+    "skipped",
+    "not_files",
+    "packages_held",
+    "linked_held",
+    "hooks_stand_ins",
+    "notify",
+)
 
 
 def quiet_view_now(sandbox: Any, workspace: Path) -> tuple[frozenset, frozenset] | None:

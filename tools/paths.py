@@ -815,6 +815,20 @@ def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
     return found
 
 
+def linked_outside(scan: WorkspaceScan) -> list[Path]:
+    """The files of the workspace that have a name the scan did not find among them: a hard
+    link outside it (`ln ~/.config/nvim/init.lua dotfiles/`, a package cache's), or in a part
+    the scan could not reach. Each name of such a file found in the workspace is listed."""
+    names: dict[tuple[int, int], list[Path]] = {}
+    for path, (device, inode, _) in scan.linked.items():
+        names.setdefault((device, inode), []).append(path)
+    return sorted(
+        path
+        for path, (device, inode, count) in scan.linked.items()
+        if count > len(names[(device, inode)])
+    )
+
+
 def package_root_inside(root: Path, package_root: Path) -> bool:
     """Whether a package folder (`package_roots_in`) is one a command could fill: a folder, or a
     link to a folder, inside the workspace `root`. One that leads outside is read-only there."""
@@ -872,6 +886,10 @@ class WorkspaceScan:
     # Those of them that are links (to a folder in the workspace or not): one that a command
     # makes where the folder was, or anew, is reported.
     package_links: set[Path] = field(default_factory=set)
+    # Each file with more than one name (a hard link), with its device, inode and number of
+    # names when its folder was listed: one with names the scan did not find has one outside
+    # the workspace, which a command writing it in place would change (`linked_outside`).
+    linked: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     # Python's start-up files in those site-packages folders, filled by the sandbox around each
     # command (tools/shell_config.py `python_start_files`), to report a new or changed one.
     python_start: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
@@ -938,6 +956,18 @@ class FolderListing:
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
     key_files: list[Path] = field(default_factory=list)  # see `WorkspaceScan.key_files`
+    linked: dict[Path, tuple[int, int, int]] = field(default_factory=dict)  # see `WorkspaceScan`
+
+
+def _note_if_linked(listing: FolderListing, entry: os.DirEntry) -> None:
+    """Note `entry` in `listing.linked` when it is a file with more than one name."""
+    try:  # (not contextlib.suppress: this runs for every file of the workspace)
+        if entry.is_file(follow_symlinks=False):
+            info = entry.stat(follow_symlinks=False)
+            if info.st_nlink > 1:
+                listing.linked[Path(entry.path)] = (info.st_dev, info.st_ino, info.st_nlink)
+    except OSError:
+        pass  # gone since the listing: nothing of it to hold
 
 
 def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> FolderListing:
@@ -977,6 +1007,7 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
     # file tools and the sandbox must hold (python reads it as long as it can open it).
     listing.venv = VENV_CONFIG_NAME in kinds
     for entry in children:
+        _note_if_linked(listing, entry)
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):
                 git_info = entry.stat(follow_symlinks=False)
@@ -1078,6 +1109,7 @@ def scan_workspace(
                 scan.package_links.add(package_root)
             if package_root_inside(root, package_root):
                 scan.package_roots.append(package_root)
+        scan.linked.update(listing.linked)
         folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:
             scan.incomplete = (

@@ -132,6 +132,7 @@ from tools.paths import (
     hook_links_around,
     is_env_name,
     link_identity,
+    linked_outside,
     path_entries,
     path_link_not_held,
     planloop_home,
@@ -900,6 +901,7 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
         candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
         candidates += tool_scripts_in(root, scan.tool_configs)  # a folderOpen task's script
         candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
+        candidates += files_linked_outside(root, scan)  # nvim/init.lua, ~/.config/nvim's too
         scan.read_only = list(dict.fromkeys(candidates))
     return list(scan.read_only)  # a copy: `wrap` adds to it
 
@@ -924,6 +926,12 @@ def held_for_commands_reason(workspace: Path, relative: str) -> str | None:
             name = shown(root, path) if path.is_relative_to(root) else str(path)
             where = shown(root, held) if held.is_relative_to(root) else str(held)
             leads = "" if held == Path(os.path.normpath(path)) else f" (a link to {where})"
+            if path in scan_for_file_tools(root).linked:
+                return (
+                    f"{name} is protected: it has another name outside the workspace (a hard "
+                    "link), and sandboxed commands cannot change it, since that file would change "
+                    "too"
+                )
             return (
                 f"{name}{leads} is protected: sandboxed commands cannot change it, because "
                 "git, your shell or a host tool runs what it holds outside the sandbox"
@@ -1227,6 +1235,26 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
                 held.append(folder)
     # A conda environment's site-packages is held with it: one mount, and one note.
     return [path for path in held if not any(path.parent.is_relative_to(top) for top in held)]
+
+
+# Files with a name outside the workspace bound read-only one by one, at most: past it (a build
+# tree hard-linked to a cache, ccache's hard_link mode), commands ask instead.
+MAX_LINKED_HELD = 500
+
+
+def files_linked_outside(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """The files of the workspace with another name outside it (`linked_outside`), but those of
+    the package folders held whole for their hard links (`hard_linked_packages`): to be read-only.
+
+    `ln ~/.config/nvim/init.lua dotfiles/nvim/` (some keep their dot files so, or `cp -al`) makes
+    one file of the two: a command that wrote the workspace's name in place would rewrite your
+    editor's config, which runs outside the sandbox. A file made anew under that name (the file
+    tools write so, and `sed -i`) leaves the other name as it was; a write in place does not."""
+    linked = linked_outside(scan)
+    if not linked:
+        return []
+    held = hard_linked_packages(root, scan)
+    return [path for path in linked if not any(path.is_relative_to(folder) for folder in held)]
 
 
 def hide_key_outside(env_file: Path) -> list[str]:
@@ -1681,6 +1709,8 @@ class Bubblewrap:
         self.hooks_stand_ins: set[Path] = set()
         # Package folders held read-only for their hard links (`hard_linked_packages`): said?
         self.packages_held: dict[Path, bool] = {}
+        # Files held read-only for a name outside the workspace (`files_linked_outside`): said?
+        self.linked_held: dict[Path, bool] = {}
         self.search_cut_said = False  # the search for copies of the key stopped at a bound
         self.searches_key_copies = True  # not the start-up probe's: it runs `true`, reads nothing
         self.started_in: set[Path] = set()  # workspaces `before_command(starting=True)` began
@@ -1785,6 +1815,13 @@ class Bubblewrap:
                 f"PLANLOOP_HOME reaches planloop's home through the link {link}, which lies "
                 "inside the workspace, where a command could point it elsewhere, so sandboxed "
                 "commands ask before they run; set PLANLOOP_HOME to the folder itself"
+            )
+        linked = files_linked_outside(root, scan)
+        if len(linked) > MAX_LINKED_HELD:
+            return (
+                f"the workspace holds {len(linked):,} files with another name outside it (hard "
+                f"links, such as {shown(root, linked[0])}), more than the sandbox holds read-only "
+                f"({MAX_LINKED_HELD}), so sandboxed commands ask before they run"
             )
         path_unheld = path_folders_in(root)[1]
         if path_unheld:
@@ -1936,6 +1973,7 @@ class Bubblewrap:
                 self.skips_reported.add(path)
                 notes.append(f"[sandbox: {shown(root, path)} was not made read-only: {why_not}]")
         notes += self._packages_held_notes(root)
+        notes += self._linked_held_notes(root)
         for path in new_env:
             name = shown(root, path)
             self._record(f"{name} (a new .env file)")
@@ -2135,6 +2173,8 @@ class Bubblewrap:
             candidates.append(folder)
             if folder not in self.packages_held:
                 self.packages_held[folder] = False  # said once, in after_command's notes
+        for path in files_linked_outside(root, snapshot):  # in candidates already
+            self.linked_held.setdefault(path, False)  # said once, in after_command's notes
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
@@ -2319,6 +2359,27 @@ class Bubblewrap:
                 "--copy).]"
             )
         return notes
+
+    def _linked_held_notes(self, root: Path) -> list[str]:
+        """Said once for the files `wrap` held for a name outside the workspace."""
+        new = [path for path, said in self.linked_held.items() if not said]
+        new = [path for path in new if path.is_relative_to(root)]
+        if not new:
+            return []
+        for path in new:
+            self.linked_held[path] = True
+        names = ", ".join(shown(root, path) for path in new[:5])
+        more = f" and {len(new) - 5} more" if len(new) > 5 else ""
+        are = "is" if len(new) == 1 else "are"
+        self._tell(
+            f"planloop: {names}{more} {are} read-only in sandboxed commands: another name "
+            "outside the workspace (hard links)."
+        )
+        return [
+            f"[sandbox: {names}{more} {are} read-only: each has another name outside the "
+            "workspace (a hard link), so writing it in place would change that file too. Ask the "
+            "user to change it, or to replace the link with a copy.]"
+        ]
 
     @staticmethod
     def hooks_folders(scan: WorkspaceScan, above: list[Path]) -> list[Path]:
