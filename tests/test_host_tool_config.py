@@ -110,6 +110,8 @@ def test_the_protected_names_are_the_ones_tools_read_and_no_more():
         ".octaverc",
         ".pryrc",
         ".irbrc",
+        ".java-version",
+        ".sdkmanrc",
     ):
         assert protected_reason(root, path), path
     for path in ("src/mise/app.py", "mise/README.md", "docs/vscode.md", "mise.txt", "idea/x"):
@@ -138,3 +140,28 @@ def test_what_cargo_runs_when_an_editor_opens_the_folder_cannot_be_planted(api, 
     assert "Read-only file system" in ran, ran
     assert ".cargo is protected" in written and "cargo" in written
     assert (workspace / ".cargo/config.toml").read_text() == "[build]\njobs = 2\n"
+
+
+@needs_bwrap
+def test_a_java_version_naming_a_folder_of_the_workspace_is_reported_and_held(
+    api, env, user_folders
+):
+    # jenv and SDKMAN take a version's name as a folder under their own, `../` and all: a
+    # command that writes one naming its own jdk/ has your next `java` (or, with SDKMAN's
+    # auto_env, your next prompt's `git`) run its code. Made new: reported; there: read-only.
+    user, workspace, planloop_home, home = user_folders
+    owned_file(workspace / ".sdkmanrc", "java=17.0.9-tem\n", user)
+    plant = (
+        "mkdir -p jdk/bin && printf '#!/bin/sh\\n' > jdk/bin/java && "
+        "echo ../../../../../../..$PWD/jdk > .java-version; "
+        "echo java=../../../..$PWD/jdk >> .sdkmanrc; echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    assert ".sdkmanrc: Read-only file system" in ran and "finished" in ran
+    assert ".java-version is new" in ran and "jenv runs the java" in ran
+    assert ".java-version (a host tool's configuration)" in " ".join(result.stderr.split())
+    assert (workspace / ".sdkmanrc").read_text() == "java=17.0.9-tem\n"

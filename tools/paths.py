@@ -143,6 +143,10 @@ HOST_TOOL_CONFIG = {
     ".helix": "Helix starts the language servers its languages.toml names",
     ".zed": "Zed starts the language servers and tasks its settings name",
     ".tool-versions": "asdf and mise run the versions it names, `path:` ones from the workspace",
+    # Neither checks a version for `../`: `../../<workspace>/jdk` is a folder of the workspace.
+    ".java-version": "jenv runs the java of the version it names, which may be any folder",
+    ".sdkmanrc": "SDKMAN puts the versions it names first on your PATH when your shell enters "
+    "the folder (sdkman_auto_env), and a version may be any folder",
     # Other coding agents' project settings: each runs commands from them when it next starts
     # here (or at its next step), in a folder the person has trusted before.
     ".claude": "Claude Code runs the hooks and status line commands its settings name",
