@@ -144,3 +144,29 @@ def test_more_virtualenvs_than_the_sandbox_holds_make_commands_ask(workspace, mo
 def test_the_scan_finds_virtualenvs_at_any_depth(workspace: Path, nested: str):
     make(workspace, {f"{nested}.venv/pyvenv.cfg": "", f"{nested}.venv/bin/python": ""})
     assert scan_workspace(workspace).venvs == [workspace / nested / ".venv"]
+
+
+def test_a_bin_activate_without_a_pyvenv_cfg_is_a_virtualenv_to_the_scan(workspace: Path):
+    # oh-my-zsh's python plugin, and prompt snippets, source venv/bin/activate on `cd` without
+    # looking for a pyvenv.cfg (an old virtualenv's, or a folder made to look like one).
+    make(workspace, {"venv/bin/activate": "", ".venv/pyvenv.cfg": "", ".venv/bin/activate": ""})
+    assert sorted(scan_workspace(workspace).venvs) == [workspace / ".venv", workspace / "venv"]
+
+
+@needs_bwrap
+def test_a_virtualenv_of_a_bin_activate_alone_is_held_and_a_new_one_reported(api, env, folders):
+    user, workspace, planloop_home, home = folders
+    make(workspace, {"venv/bin/activate": "VIRTUAL_ENV=x\n"})
+    give_to(user, workspace)
+    plant = (
+        "echo 'touch ~/PWNED' >> venv/bin/activate; mkdir -p .venv/bin && "
+        "echo 'touch ~/PWNED' > .venv/bin/activate && echo planted"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run(api, env, user, workspace, planloop_home, home)
+    (output,) = tool_results(api)
+    assert "venv/bin/activate: Read-only file system" in output and "planted" in output
+    assert "[.venv/bin is new." in output  # ran unasked: no pyvenv.cfg to hold is no reason
+    assert "sandbox: .venv/bin (a virtualenv's bin/" in one_line(result.stderr + result.stdout)
+    assert (workspace / "venv/bin/activate").read_text() == "VIRTUAL_ENV=x\n"

@@ -59,6 +59,7 @@ from tools.shell_config import (
     NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
     SITE_FOLDER_NAMES,
+    VENV_ACTIVATE,
     VENV_CONFIG_NAME,
     python_start_reason,
     run_later,
@@ -881,7 +882,8 @@ class WorkspaceScan:
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
-    # shells run (tools/shell_config.py `venv_bins`).
+    # shells run (tools/shell_config.py `venv_bins`). Or a bin/activate without one: what
+    # oh-my-zsh's python plugin and prompt snippets source on `cd` (`venv/bin/activate`).
     venvs: list[Path] = field(default_factory=list)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     # site-packages and node_modules folders (`package_roots_in`): their files may be hard
@@ -956,6 +958,7 @@ class FolderListing:
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
     venv: bool = False  # it holds a pyvenv.cfg (see `WorkspaceScan.venvs`)
+    activate: bool = False  # it is a `bin` holding an `activate` (see `WorkspaceScan.venvs`)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     closed: bool = False  # planloop may not list or enter it (see `list_folder`)
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
@@ -1010,6 +1013,7 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
     # Any entry of that name, as for `.git`: a link or a folder there is still what the
     # file tools and the sandbox must hold (python reads it as long as it can open it).
     listing.venv = VENV_CONFIG_NAME in kinds
+    listing.activate = os.path.basename(folder) == "bin" and VENV_ACTIVATE in kinds
     for entry in children:
         _note_if_linked(listing, entry)
         if entry.name == GIT_DIR_NAME:
@@ -1098,8 +1102,9 @@ def scan_workspace(
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.git_entries.update(listing.git_entries)
-        if listing.venv:
-            scan.venvs.append(Path(folder))
+        venv = Path(folder) if listing.venv else Path(folder).parent if listing.activate else None
+        if venv is not None and venv not in scan.venvs:  # (a pyvenv.cfg and a bin/activate)
+            scan.venvs.append(venv)
             if len(scan.venvs) > MAX_VENVS:
                 # Each is two read-only binds for every command; past this many, commands
                 # ask instead (a command could make thousands just to swell the sandbox).

@@ -160,6 +160,7 @@ VENV_CONFIG_REASON = (
 )
 # The file that makes a folder a virtualenv (PEP 405), for python, editors and the scan alike.
 VENV_CONFIG_NAME = "pyvenv.cfg"
+VENV_ACTIVATE = "activate"  # bin/activate: what shells and their plugins source on `cd`
 # The names shells' and editors' helpers look for to activate a project's virtualenv by
 # itself (`source .venv/bin/activate`, whatever else the folder holds): a bin/ written there
 # is one pyvenv.cfg away from a held one.
@@ -841,8 +842,12 @@ def loaded_as_settings(root: Path, envrcs: Iterable[Path] = ()) -> list[Path]:
 def venv_configs(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
     """pyvenv.cfg of each virtualenv `venv_bins` finds: its `home` line chooses the python the
     virtualenv starts, and with it the standard library and sitecustomize that python runs;
-    held, it cannot be moved away either, which would let bin/ go unheld."""
-    return [folder.parent / VENV_CONFIG_NAME for folder in venv_bins(root, venvs)]
+    held, it cannot be moved away either, which would let bin/ go unheld. One found by its
+    bin/activate alone has none to hold: a command that makes one is reported (`run_later`)."""
+    configs = [folder.parent / VENV_CONFIG_NAME for folder in venv_bins(root, venvs)]
+    if venvs is None:
+        return configs
+    return [path for path in configs if os.path.lexists(path)]
 
 
 def run_later(
