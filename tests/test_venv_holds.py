@@ -170,3 +170,33 @@ def test_a_virtualenv_of_a_bin_activate_alone_is_held_and_a_new_one_reported(api
     assert "[.venv/bin is new." in output  # ran unasked: no pyvenv.cfg to hold is no reason
     assert "sandbox: .venv/bin (a virtualenv's bin/" in one_line(result.stderr + result.stdout)
     assert (workspace / "venv/bin/activate").read_text() == "VIRTUAL_ENV=x\n"
+
+
+@needs_bwrap
+def test_a_conda_environments_activate_scripts_are_held_and_new_ones_reported(api, env, folders):
+    # Made of copies (`conda create --copy`), nothing holds it for its hard links; `conda
+    # activate` (VS Code's terminals do it) runs each script of its activate.d in your shell.
+    user, workspace, planloop_home, home = folders
+    make(
+        workspace,
+        {
+            ".conda/conda-meta/history": "# cmd: conda create\n",
+            ".conda/etc/conda/activate.d/env.sh": "export A=1\n",
+            "envs/b/conda-meta/history": "# cmd: conda create\n",
+        },
+    )
+    give_to(user, workspace)
+    plant = (
+        "echo 'touch ~/PWNED' >> .conda/etc/conda/activate.d/env.sh; "
+        "mkdir -p envs/b/etc/conda/activate.d && echo 'touch ~/PWNED' > "
+        "envs/b/etc/conda/activate.d/x.sh && echo planted"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run(api, env, user, workspace, planloop_home, home)
+    (output,) = tool_results(api)
+    assert "activate.d/env.sh: Read-only file system" in output and "planted" in output
+    assert "[envs/b/etc/conda/activate.d is new." in output
+    said = one_line(result.stderr + result.stdout)
+    assert "envs/b/etc/conda/activate.d (a conda environment's activate.d" in said
+    assert (workspace / ".conda/etc/conda/activate.d/env.sh").read_text() == "export A=1\n"

@@ -56,6 +56,7 @@ from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
 from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short, open_own, own_read_done
 from tools.shell_config import (
+    CONDA_META,
     NAMED_ONLY_REASONS,
     PYTHON_PATH_REASON,
     SITE_FOLDER_NAMES,
@@ -790,9 +791,6 @@ def home_file_hard_linked(root: Path) -> str | None:
     return None
 
 
-CONDA_META = "conda-meta"  # what every conda environment holds: a record of what it installed
-
-
 def package_roots_in(folder: str, kinds: dict[str, bool]) -> list[Path]:
     """The folders of installed packages that `folder`'s entries (`kinds`: name -> is a folder)
     show it holds: its `site-packages` (a virtual environment's, conda's, any Python's), its
@@ -883,7 +881,8 @@ class WorkspaceScan:
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
     # shells run (tools/shell_config.py `venv_bins`). Or a bin/activate without one: what
-    # oh-my-zsh's python plugin and prompt snippets source on `cd` (`venv/bin/activate`).
+    # oh-my-zsh's python plugin and prompt snippets source on `cd` (`venv/bin/activate`). Or a
+    # conda environment (its conda-meta), whose activate.d `conda activate` runs.
     venvs: list[Path] = field(default_factory=list)
     closed_folders: list[Path] = field(default_factory=list)  # not readable: see list_folder
     # site-packages and node_modules folders (`package_roots_in`): their files may be hard
@@ -1012,7 +1011,7 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
         listing.git_entries[Path(folder)] = (info.st_dev, info.st_ino)
     # Any entry of that name, as for `.git`: a link or a folder there is still what the
     # file tools and the sandbox must hold (python reads it as long as it can open it).
-    listing.venv = VENV_CONFIG_NAME in kinds
+    listing.venv = VENV_CONFIG_NAME in kinds or kinds.get(CONDA_META) is True
     listing.activate = os.path.basename(folder) == "bin" and VENV_ACTIVATE in kinds
     for entry in children:
         _note_if_linked(listing, entry)

@@ -161,6 +161,14 @@ VENV_CONFIG_REASON = (
 # The file that makes a folder a virtualenv (PEP 405), for python, editors and the scan alike.
 VENV_CONFIG_NAME = "pyvenv.cfg"
 VENV_ACTIVATE = "activate"  # bin/activate: what shells and their plugins source on `cd`
+CONDA_META = "conda-meta"  # what every conda environment holds: a record of what it installed
+# What `conda activate` sources from an environment (VS Code's terminals activate the one
+# picked as the interpreter): each script in them runs in your shell.
+CONDA_ACTIVATE_FOLDERS = ("etc/conda/activate.d", "etc/conda/deactivate.d")
+CONDA_ACTIVATE_REASON = (
+    "a conda environment's activate.d in the workspace is protected: `conda activate` runs its "
+    "scripts in your shell"
+)
 # The names shells' and editors' helpers look for to activate a project's virtualenv by
 # itself (`source .venv/bin/activate`, whatever else the folder holds): a bin/ written there
 # is one pyvenv.cfg away from a held one.
@@ -816,7 +824,14 @@ def venv_bins(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
     interpreter its editor was pointed at, and the activate a terminal there sources.
     """
     if venvs is not None:
-        return [Path(folder) / "bin" for folder in dict.fromkeys(venvs)]
+        # A conda environment's bin/ may be missing (one made empty): one a command makes is
+        # reported. A virtualenv always has one: missing, it makes commands ask (`not_held`).
+        return [
+            Path(folder) / "bin"
+            for folder in dict.fromkeys(venvs)
+            if os.path.lexists(Path(folder) / VENV_CONFIG_NAME)
+            or os.path.lexists(Path(folder) / "bin")
+        ]
     folders = [root]
     try:
         with os.scandir(root) as entries:
@@ -871,7 +886,20 @@ def run_later(
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
     found += [(path, VENV_REASON) for path in venv_bins(root, venvs)]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
+    found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
+
+
+def conda_activate_folders(venvs: Iterable[Path]) -> list[Path]:
+    """The activate.d and deactivate.d of each conda environment among `venvs` that has them
+    (one a command makes is reported, as a new virtualenv's bin/ is)."""
+    return [
+        folder / scripts
+        for folder in dict.fromkeys(venvs)
+        if os.path.isdir(folder / CONDA_META)
+        for scripts in CONDA_ACTIVATE_FOLDERS
+        if os.path.lexists(folder / scripts)
+    ]
 
 
 def read_only(root: Path, named: list[tuple[Path, str]]) -> list[Path]:
