@@ -118,6 +118,33 @@ def test_a_sandboxed_command_leaves_no_set_user_id_program_on_the_host(api, env,
     assert "i386 chmod: 0" not in output  # (a kernel without 32-bit calls kills the probe)
 
 
+# A key file saved while a task runs, read through a second name made in a folder planloop
+# does not watch yet, then emptied through it: no event on the key file's folder would tell.
+LINK_A_KEY_FILE = """
+echo 'ANTHROPIC_API_KEY=later' > .env.local
+mkdir -p fresh && ln .env.local fresh/h; echo "ln: $?"
+python3 -c 'import os; os.link(".env.local", "fresh/h2")' 2>&1 | tail -1
+nameless='fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600)'
+python3 -c "import os; $nameless; os.link(f'/proc/self/fd/{fd}', 'fresh/h3')" 2>&1 | tail -1
+cp -l .env.local fresh/h4 2>&1 || cp .env.local fresh/copied; echo copies: $(ls fresh)
+"""
+
+
+@needs_bwrap
+def test_a_sandboxed_command_makes_no_hard_link(api, env, user_folders):
+    # link() and linkat() fail as between two file systems (EXDEV), on which tools copy.
+    user, workspace, planloop_home, home = user_folders
+    api.add({"content": [tool_use("bash", {"command": LINK_A_KEY_FILE})]})
+    api.add({"content": [text("Done.")]})
+    result = run_planloop(user, api, env, workspace, home, planloop_home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Invalid cross-device link" in output and "ln: 1" in output
+    assert output.count("Errno 18") == 2  # os.link, and linkat of a file made with no name
+    assert "copies: copied" in output  # what a tool does on EXDEV: a copy
+    assert os.stat(workspace / ".env.local").st_nlink == 1
+
+
 def dgram_folder() -> Path:
     """A folder for a host socket that the sandbox sees (read-only), outside /tmp: the
     sandbox has a /tmp of its own."""
@@ -273,6 +300,10 @@ def test_every_abi_refuses_set_id_modes_and_datagram_pairs(machine, arch, bit):
             args[position] = mode
             assert run_filter(program, arch, numbers[name], *args) == expected, (name, oct(mode))
     assert run_filter(program, arch, numbers["openat2"]) == seccomp.RET_ERRNO | errno.ENOSYS
+    assert "linkat" in numbers
+    for name in ("link", "linkat"):  # aarch64 has only linkat
+        if name in numbers:
+            assert run_filter(program, arch, numbers[name]) == seccomp.RET_ERRNO | errno.EXDEV
     pair = numbers["socketpair"]
     for kind in (socket.SOCK_DGRAM, socket.SOCK_SEQPACKET, socket.SOCK_RAW):
         assert run_filter(program, arch, pair, socket.AF_UNIX, kind) == REFUSED

@@ -3,8 +3,9 @@ whatever the task does with its name afterwards, and said when there were too ma
 
 The person pastes the key into `config/settings.json` while a background task runs. A task that
 watches the file can read it at once and then hide it from planloop's next look: make the name
-a link to a hard link it made before (the person's settings still read the same), or flood the
-workspace with files so that the one written is no longer among those read.
+a link to a hard link made before (the person's settings still read the same; a sandboxed task
+can make no hard link, but another program can), or flood the workspace with files so that the
+one written is no longer among those read.
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY
-from test_binds_replaced import HOLD_LOCK, wait_for
-from test_hostile_pass4 import needs_bwrap, run_as, user_folders
+from test_binds_replaced import wait_for
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 from test_key_file_events import (
     EXIT_STOPPED,
     REVERSED,
     Watched,
     never_sent,
-    task_stopped_when_the_person_writes,
     write_owned,
 )
 
@@ -59,20 +59,24 @@ open("copied", "w").close()
 
 @needs_bwrap
 @pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
-def test_a_task_that_makes_the_written_file_a_link_to_its_own_hard_link_is_stopped(
-    api, env, user_folders
-):
-    user, workspace, _, _ = user_folders
+def test_a_task_cannot_make_the_second_name_it_would_swap_in(api, env, user_folders):
+    # SWAPPER's first step, a hard link to the settings, fails in the sandbox (EXDEV, as between
+    # two file systems). What planloop makes of such a swap, were a link made elsewhere, is the
+    # next test's.
+    user, workspace, planloop_home, home = user_folders
     (workspace / "config").mkdir()
     write_owned(workspace / "config" / "settings.json", "{}\n", user)
     write_owned(workspace / "swap.py", SWAPPER, user)
     if user == "nobody":
         os.chown(workspace / "config", 65534, 65534)
-    task = HOLD_LOCK + "python3 swap.py; sleep 600"
-    path = workspace / "config" / "settings.json"
-    said = task_stopped_when_the_person_writes(api, env, user_folders, task, path, SETTINGS)
-    assert "settings.json" in said
-    assert (workspace / "config" / "settings.json").read_text() == SETTINGS  # as the person left it
+    api.add({"content": [tool_use("bash", {"command": "python3 swap.py"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Invalid cross-device link" in output
+    assert not (workspace / ".kept").exists() and not (workspace / "started").exists()
+    assert os.stat(workspace / "config" / "settings.json").st_nlink == 1
 
 
 def test_a_written_file_made_a_link_before_planloop_looked_is_judged_where_it_leads(

@@ -1725,7 +1725,8 @@ class Bubblewrap:
             "appears empty) or the configuration host tools run on their own (.vscode, .idea, "
             f".direnv, .hg, .jj, .sl, mise's files, ...). {GIT_WRITES_REFUSED} /tmp is private "
             "and empty, secrets in the home folder (~/.ssh, ~/.aws, ...) appear empty, and unix "
-            f"sockets (and vsocks) cannot be opened.{network}"
+            f"sockets (and vsocks) cannot be opened, nor hard links made (tools see a link "
+            f"between two file systems, and copy).{network}"
         )
 
     def before_command(self, workspace: Path, starting: bool = False) -> WorkspaceScan:

@@ -1,4 +1,5 @@
-"""A seccomp filter for bubblewrap's `--seccomp FD`: no unix sockets, no set-user-ID files.
+"""A seccomp filter for bubblewrap's `--seccomp FD`: no unix sockets, set-user-ID files or hard
+links.
 
 Without a network namespace's help, a sandboxed command could still connect to any unix socket
 it can see on the read-only host file system: a desktop's D-Bus session bus (which starts
@@ -32,10 +33,17 @@ bwrap reads from the fd), written here with `struct` so that no compiler or libr
                               io_uring_setup: refuse (io_uring can open sockets without socket())
                               add_key, request_key, keyctl: refuse (see CHECKS)
                               openat2: ENOSYS
+                              link, linkat: EXDEV
                               chmod, open, mknod and the rest: go on to their mode argument
     socket: load args[0]      AF_INET, AF_INET6, AF_NETLINK: allow; anything else: EPERM
     socketpair                args[0] AF_UNIX and (args[1] & 0xf) SOCK_STREAM: allow; else EPERM
     mode: load args[k]        S_ISUID or S_ISGID set (BPF_JSET 0o6000): EPERM; else allow
+
+No hard link can be made: link and linkat fail with EXDEV, the error of a link between two
+file systems, on which installers and build tools (cargo, uv, pnpm) copy instead. A second
+name made in a folder planloop does not watch yet would let a command read a key file saved
+while it runs, and empty it again, with no event on the key file's own folder to tell
+(tools/folder_watch.py).
 
 A process started with a foreign architecture's calling convention is killed rather than let
 through, so an unexpected ABI can never skip the check.
@@ -90,6 +98,7 @@ SET_ID_BITS = stat.S_ISUID | stat.S_ISGID
 #   refuse               EPERM whatever the arguments
 #   unknown              ENOSYS: openat2, whose mode lies in memory the filter cannot read
 #   mode at N            EPERM when args[N], a file mode, has S_ISUID or S_ISGID
+#   cross-device         EXDEV: link and linkat, as between two file systems
 # The kernel's keyrings (add_key, request_key, keyctl) are refused: they are not confined by
 # any namespace a sandbox makes. A login's session keyring is inherited by every process
 # started from it, and holds what programs keep there (Kerberos tickets, file system keys);
@@ -112,6 +121,8 @@ CHECKS = {
     "fchmodat": "mode at 2",
     "fchmodat2": "mode at 2",
     "openat": "mode at 3",
+    "link": "cross-device",
+    "linkat": "cross-device",
 }
 MODE_ARGS = (1, 2, 3)  # the argument positions a "mode at N" check reads
 
@@ -140,6 +151,8 @@ NUMBERS: dict[str, tuple[int | None, ...]] = {
     "fchmodat":       (268,    306,  53,       333),
     "fchmodat2":      (452,    452,  452,      452),
     "openat":         (257,    295,  56,       322),
+    "link":           (86,     9,    None,     9),
+    "linkat":         (265,    303,  37,       330),
 }
 # fmt: on
 SYSCALLS: dict[int, dict[str, int]] = {
@@ -226,6 +239,8 @@ def unix_socket_filter(machine: str | None = None) -> bytes:
         (RETURN, RET_ERRNO | errno.EPERM, None, None),
         "unknown",
         (RETURN, RET_ERRNO | errno.ENOSYS, None, None),
+        "cross-device",
+        (RETURN, RET_ERRNO | errno.EXDEV, None, None),
         "allow",
         (RETURN, RET_ALLOW, None, None),
     ]
