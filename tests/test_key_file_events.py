@@ -37,7 +37,7 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 import tools.folder_watch as folder_watch
 from fakeapi import text, tool_use
-from tools import bind_watch
+from tools import bind_watch, key_copies
 from tools.bind_watch import (
     SandboxStart,
     may_hold_the_key,
@@ -1071,3 +1071,23 @@ def test_a_folder_made_and_renamed_before_planloop_looked_is_watched_at_its_new_
         lambda: settings.write_text(json.dumps({"apiKey": os.environ["ANTHROPIC_API_KEY"]})),
     )
     assert str(settings) in found, found
+
+
+def test_the_search_for_copies_reading_a_key_file_is_not_taken_for_a_commands_read(tmp_path):
+    # At planloop's start the search for copies of the key reads the workspace in a thread of
+    # its own while the first command runs. With a big home, or on a busy machine, it read the
+    # .env a command had just copied from the example, before the command appended to it: the
+    # watch took that read for the command's, and the append for a key read and written over,
+    # and stopped a command that did nothing wrong (seen in CI, as root and as nobody).
+    env = tmp_path / ".env"
+    place = key_copies.Place(tmp_path, key_copies.WORKSPACE_DEPTH, False)
+
+    def copied_searched_appended() -> None:
+        env.write_text("DEBUG=1\n")
+        search = key_copies.KeyCopySearch((place,), (), key_copies.search_secrets_of(None))
+        search.run()
+        assert search.files_read == 1  # it read the .env, as the search at the start does
+        with env.open("a") as file:
+            file.write("PORT=1\n")
+
+    assert Watched(tmp_path)(copied_searched_appended) == {}

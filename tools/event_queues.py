@@ -78,7 +78,7 @@ def open_own(path: str | os.PathLike[str], flags: int) -> int:
     """`os.open(path, flags)` for a read of planloop's own, marked in every queue first. The
     caller says what it read with `own_read_done`, whether the read went well or not."""
     path = os.fspath(path)
-    if not any(watch.watches_key_file(path) for watch in list(OPEN_WATCHES)):
+    if not judged_by_a_watch(path):
         return os.open(path, flags)
     number = begin_own_read(path)
     try:
@@ -86,6 +86,16 @@ def open_own(path: str | os.PathLike[str], flags: int) -> int:
     except OSError:
         _end(path, number, NOT_OPENED)
         raise
+
+
+def judged_by_a_watch(path: str) -> bool:
+    """Whether a watch judges the reads of `path` (a key file in a folder it watches): a read of
+    planloop's own of it must be marked (`open_own`), or it counts as a command's."""
+    try:
+        watches = list(OPEN_WATCHES)
+    except RuntimeError:  # a watch opened or closed by another thread meanwhile
+        return True  # marked, to be sure: a mark no watch judges is one folder event
+    return any(watch.watches_key_file(path) for watch in watches)
 
 
 def begin_own_read(path: str) -> int:

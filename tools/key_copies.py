@@ -77,6 +77,7 @@ from os import SEEK_DATA
 from pathlib import Path
 
 from redaction import secret_encodings
+from tools.event_queues import judged_by_a_watch
 
 SEARCH_DEPTH = 7  # ~/miniconda3/envs/<env>/etc/conda/activate.d/env_vars.sh: six folders down
 SIBLING_DEPTH = 6  # <mono>/deploy/k8s/overlays/prod/secrets.env, from <mono>/services/<ws>
@@ -755,6 +756,9 @@ class KeyCopySearch:
             return  # another name of a file read in this search: its bytes are not read twice
         self.files_read += 1
         self.account.files += 1
+        if stat.S_ISREG(seen.st_mode) and judged_by_a_watch(path):
+            self.read_key_file(path)
+            return
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError as error:
@@ -792,6 +796,22 @@ class KeyCopySearch:
             return
         finally:
             os.close(fd)
+
+    def read_key_file(self, path: str) -> None:
+        """Read a key file a watch judges while a command runs (a `.env` the command just made,
+        which this search, still under way, comes to) as planloop's own reads of it are: marked,
+        and what it held told (`read_for_key`). Unmarked, the watch took this read for the
+        command's, and the command's next write for a key read and written over. One that
+        cannot be read, or is past what a key file holds, is taken for a copy."""
+        from tools.bind_watch import read_for_key  # late: it imports this module
+
+        data = read_for_key(path)
+        if data is None or self.holds(data):
+            self.found.append(Path(path))
+            self.account.found += 1
+        if data is not None:
+            self.bytes_read += len(data)
+            self.account.bytes += len(data)
 
     def holds_from(self, fd: int, size: int) -> bool:
         kept = b""
