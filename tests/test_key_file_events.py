@@ -35,6 +35,7 @@ from test_binds_replaced import (
 )
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
+import tools.files
 import tools.folder_watch as folder_watch
 from fakeapi import text, tool_use
 from tools import bind_watch, key_copies
@@ -1091,3 +1092,17 @@ def test_the_search_for_copies_reading_a_key_file_is_not_taken_for_a_commands_re
             file.write("PORT=1\n")
 
     assert Watched(tmp_path)(copied_searched_appended) == {}
+
+
+def test_read_file_of_a_key_file_a_task_writes_is_not_taken_for_the_tasks_read(tmp_path):
+    # The model reads .env.local while a task appends to it: read_file's read came between
+    # two of the task's writes, and the watch took it for the task's, and stopped the run.
+    env = tmp_path / ".env.local"
+
+    def written_read_appended() -> None:
+        env.write_text("DEBUG=1\n")
+        assert "DEBUG=1" in tools.files.read_file(tmp_path, ".env.local")
+        with env.open("a") as file:
+            file.write("PORT=1\n")
+
+    assert Watched(tmp_path)(written_read_appended) == {}

@@ -34,6 +34,7 @@ from tools.beneath import (
     open_target,
     replace_file,
 )
+from tools.event_queues import begin_own_read, judged_by_a_watch, own_read_done
 from tools.file_call import (
     current_file_call,
     note_touched,
@@ -145,7 +146,8 @@ def _withheld_key_file(
     from tools.sandbox import key_file_reason
 
     small = status.st_size <= MAX_KEY_FILE_READ_BYTES
-    data = read_at_most(file, MAX_KEY_FILE_READ_BYTES) if small else None
+    absolute = os.path.join(real_workspace(workspace), relative)
+    data = _read_whole(file, absolute) if small else None
     if data is not None:
         # Most files: read whole once, judged as read and shown from what was judged, with no
         # second look at the path (which a command may have pointed elsewhere meanwhile).
@@ -179,6 +181,23 @@ def _withheld_key_file(
             "model either. Ask the user for what you need from it."
         )
     return io.BytesIO(shown)
+
+
+def _read_whole(file: BinaryIO, absolute: str) -> bytes | None:
+    """`read_at_most(file, MAX_KEY_FILE_READ_BYTES)`; of a key file a watch judges while a task
+    runs, marked as planloop's own read, with what it read told (tools/event_queues.py).
+    Unmarked, the watch took it for the task's read, and the task's next write to the file for
+    a key read and written over: the model reading .env.local while a task appended to it
+    stopped the run."""
+    if not judged_by_a_watch(absolute):
+        return read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+    begin_own_read(absolute)
+    data = None
+    try:
+        data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+    finally:
+        own_read_done(absolute, data)
+    return data
 
 
 def _refuse_hidden_secret(
