@@ -912,6 +912,9 @@ class WorkspaceScan:
     # What sandboxed commands find read-only (tools/sandbox.py `read_only_candidates`), worked
     # out once per scan: the check before a command and the sandbox made for it both ask.
     read_only: list[Path] | None = None
+    # Of `linked`, the files held one by one (tools/sandbox.py `files_linked_outside`), worked
+    # out once per scan: the list of what is held, the check's bound and the notes all ask.
+    linked_held: list[Path] | None = None
     incomplete: str | None = None  # why the scan stopped early, if it did
     confinement_lost: str | None = None
 

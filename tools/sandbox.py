@@ -1250,11 +1250,13 @@ def files_linked_outside(root: Path, scan: WorkspaceScan) -> list[Path]:
     one file of the two: a command that wrote the workspace's name in place would rewrite your
     editor's config, which runs outside the sandbox. A file made anew under that name (the file
     tools write so, and `sed -i`) leaves the other name as it was; a write in place does not."""
-    linked = linked_outside(scan)
-    if not linked:
-        return []
-    held = hard_linked_packages(root, scan)
-    return [path for path in linked if not any(path.is_relative_to(folder) for folder in held)]
+    if scan.linked_held is None:
+        linked = linked_outside(scan)
+        held = hard_linked_packages(root, scan) if linked else []
+        scan.linked_held = [
+            path for path in linked if not any(path.is_relative_to(folder) for folder in held)
+        ]
+    return list(scan.linked_held)
 
 
 def hide_key_outside(env_file: Path) -> list[str]:
