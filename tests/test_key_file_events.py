@@ -1106,3 +1106,67 @@ def test_read_file_of_a_key_file_a_task_writes_is_not_taken_for_the_tasks_read(t
             file.write("PORT=1\n")
 
     assert Watched(tmp_path)(written_read_appended) == {}
+
+
+def test_a_command_appending_to_and_reading_its_env_during_a_slow_look_goes_on(
+    tmp_path, monkeypatch
+):
+    # `cp .env.example .env && echo PORT=1 >> .env && cat .env` on a busy machine: while
+    # planloop's look at the copy went through the processes (for mappings) the command
+    # appended and read the file, and the round outlasted the look's time. The append and the
+    # read were taken for a key read and written over (or for a read of what planloop never
+    # saw), and the run stopped (a CI failure, as root and as nobody). Nothing was written
+    # over: the file holds what the command read, to be read at the next look.
+    env = tmp_path / ".env"
+    left = appended_and_read_at_each_look(monkeypatch, env, times=1)
+    assert Watched(tmp_path)(lambda: env.write_text("DEBUG=1\n")) == {}
+    assert left == [0]
+
+
+def appended_and_read_at_each_look(monkeypatch, env: Path, times: int) -> list[int]:
+    """A command that appends to `env` and reads it as each of planloop's next `times` rounds
+    of reads goes through the processes (for mappings), on a machine so busy that the round
+    outlasts the look's time. Returns how many are still to come."""
+    real_look = Mappings._look
+    left = [times]
+
+    def busy_look():
+        if left[0] > 0:
+            left[0] -= 1
+            with env.open("a") as file:
+                file.write("PORT=1\n")
+            env.read_bytes()
+            time.sleep(folder_watch.LOOK_SECONDS * 1.5)
+        return real_look()
+
+    monkeypatch.setattr(Mappings, "_look", staticmethod(busy_look))
+    return left
+
+
+def test_a_key_file_appended_and_read_at_the_last_look_is_read_once_more(tmp_path, monkeypatch):
+    # The same race in the look made as the command ends: the file is read once more then,
+    # not counted as read unseen.
+    env = tmp_path / ".env"
+    left = appended_and_read_at_each_look(monkeypatch, env, times=1)
+    watch = FolderWatch(lambda: None)  # no event loop: read only when looked at
+    watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    try:
+        env.write_text("DEBUG=1\n")
+        assert watch.finish() == {}
+    finally:
+        watch.close()
+    assert left == [0]
+
+
+def test_a_key_file_appended_and_read_after_each_of_planloops_reads_counts(tmp_path, monkeypatch):
+    # Written and read again after every read planloop makes, up to the count: what the
+    # command read last was never seen by planloop.
+    env = tmp_path / ".env"
+    appended_and_read_at_each_look(monkeypatch, env, times=10_000)
+    watch = FolderWatch(lambda: None)
+    watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    try:
+        env.write_text("DEBUG=1\n")
+        assert watch.finish() == {str(env): ""}
+    finally:
+        watch.close()

@@ -100,9 +100,10 @@ OTHER_WRITES = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len; then the name, NUL-padded
 LARGEST_EVENT = EVENT_HEADER.size + 256  # a name of NAME_MAX bytes and its NUL
 # Rounds of "read the written key files, then the events that came meanwhile" in one wake-up.
-# A key file still written after that many, and read by somebody else meanwhile, is taken as
-# read with the key; one only written (a script adding a line every few milliseconds) is read
-# again at the next look, soon.
+# A key file still written after that many (or after LOOK_SECONDS) is read again at the next
+# look, soon, whether only written (a script adding a line every few milliseconds) or also read
+# (`echo X >> .env && cat .env`: it holds what was read); one still written and read when a
+# command's output is judged (`take_stock`) is taken as read with the key.
 SETTLE_ROUNDS = 20
 # A look's rounds end after this long, too: a task rewriting two hundred key files in a loop
 # made each round cost some 0.15 s and a look of twenty 3 s, which held planloop's event loop
@@ -543,10 +544,26 @@ class FolderWatch:
         if self.behind and self.fd is not None:
             # Still more (a task reads in a loop meanwhile): what is left is lost with the watch.
             self._overflowed()
+        if self._read_unsettled():
+            self.look()  # written after planloop's read, then read: read now, once more
+        for path in self._read_unsettled():
+            # Still written and read as the count is made (a task on in the background): what
+            # was read cannot be told.
+            del self.windows[path]
+            self.unsettled.discard(path)
+            self._expose(path, UNREAD)
         self._gone(set(self.moving))
         found = self.exposed_since(since, last=True)
         self._start_draining()
         return found
+
+    def _read_unsettled(self) -> list[str]:
+        """The key files written after planloop's last read of them and read by somebody since."""
+        return [
+            path
+            for path in sorted(self.unsettled)
+            if path in self.windows and self.windows[path].read_since
+        ]
 
     def take_in(self, found: dict[str, str]) -> None:
         """Count key files another watch found exposed (`found`, as `finish` gives them) as
@@ -1310,6 +1327,10 @@ class FolderWatch:
                     info = _names_of(opened)
                     data = read_opened(opened)
                     after = _names_of(kept) if kept is not None else None
+                # Marked done at once: a command's write and read inside the marks cannot be
+                # told from planloop's read, so the look for mappings stays outside them.
+                own_read_done(path, data if isinstance(opened, int) else NOT_OPENED)
+                if isinstance(opened, int):
                     if info is not None:
                         self.key_inodes[path] = (info.st_dev, info.st_ino)
                         if len(self.key_inodes) > MAX_KEY_INODES:  # the oldest goes
@@ -1324,7 +1345,6 @@ class FolderWatch:
                             self._judge_mapping(path, window, identity, mappings)
                     if kept is not None:
                         self._keep(path, kept, data)
-                own_read_done(path, data if isinstance(opened, int) else NOT_OPENED)
                 keyed = data is None or holds_the_key(data)
                 contents[path] = data, keyed
                 if data is not None and (data or os.path.lexists(path)):
@@ -1364,14 +1384,15 @@ class FolderWatch:
                     self._expose(path, REMOVED)  # gone, and no event said where
             if time.monotonic() > deadline:
                 break
-        for path in written:  # written all along: what it held cannot be told
+        for path in written:  # written after planloop's last read: read at the next look
             window = self.windows.get(path)
-            if self.cut_short:  # (or the look's time ran out first: read at the next)
-                self.unsettled.update([path] if window is not None else [])
-            elif window is not None and (window.unread or window.read_since):
-                del self.windows[path]  # and read by somebody meanwhile
+            if window is not None and window.unread and not self.cut_short:
+                del self.windows[path]  # a write somebody read was written over meanwhile
                 self._expose(path, UNREAD)
             elif window is not None:
+                # Read by somebody since, it still holds what they read: a write over it would
+                # make it unread (a command's `echo X >> .env && cat .env` while a look on a
+                # busy machine ran out of time was taken for that, and stopped the run).
                 self.unsettled.add(path)
         if not self.windows:  # no key file waits to be read: no read of a gone name matters
             self.gone_made.clear()
