@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 import tools.files
 import tools.folder_watch as folder_watch
 from fakeapi import text, tool_use
-from tools import bind_watch, key_copies
+from tools import bind_watch, event_queues, key_copies
 from tools.bind_watch import (
     SandboxStart,
     may_hold_the_key,
@@ -1170,3 +1171,77 @@ def test_a_key_file_appended_and_read_after_each_of_planloops_reads_counts(tmp_p
         assert watch.finish() == {str(env): ""}
     finally:
         watch.close()
+
+
+def test_planloops_reads_of_a_key_file_in_two_threads_take_turns(tmp_path, monkeypatch):
+    # Three read_file calls at once while a task appended to .env.local: the marks of two
+    # reads went around each other's, the task's write between the reads split them into two
+    # stretches, and the watch took that for the task reading what planloop never saw.
+    env = tmp_path / ".env.local"
+    other_began, other_may_end = threading.Event(), threading.Event()
+
+    class Turn:  # a file's turn, which says when the other thread asks for it
+        lock = threading.RLock()
+
+        def acquire(self, timeout: float = -1) -> bool:
+            if threading.current_thread() is not threading.main_thread():
+                other_began.set()
+            return self.lock.acquire(timeout=timeout)
+
+        def release(self) -> None:
+            self.lock.release()
+
+    monkeypatch.setattr(event_queues, "TURNS", (Turn(),))
+
+    def read_in_another_thread() -> None:
+        begin_own_read(str(env))
+        data = env.read_bytes()
+        other_began.set()
+        other_may_end.wait()
+        own_read_done(str(env), data)
+
+    def two_reads_around_a_write() -> None:
+        env.write_text("DEBUG=1\n")
+        begin_own_read(str(env))
+        other = threading.Thread(target=read_in_another_thread)
+        other.start()
+        assert other_began.wait(30)  # waiting for its turn (or, taking none, read already)
+        with env.open("a") as file:  # the task's append
+            file.write("PORT=1\n")
+        own_read_done(str(env), env.read_bytes())
+        other_may_end.set()
+        other.join()
+
+    assert Watched(tmp_path)(two_reads_around_a_write) == {}
+
+
+@pytest.mark.parametrize("reader", ["read_file", "read_small_file"])
+def test_planloop_reads_a_key_file_a_task_appends_to_in_one_call(tmp_path, monkeypatch, reader):
+    # A task appended to .env.local between read_file's read of it and a second read call
+    # that looked for the end: the second read was a stretch of its own, which the watch took
+    # for the task reading what planloop never saw, and stopped the run. (read_small_file
+    # reads the configs a sandbox is made from, a tool's dotenv file among them.)
+    env = tmp_path / ".env.local"
+    real_read = os.read
+    appended = []
+
+    def read_then_the_task_appends(fd: int, count: int) -> bytes:
+        data = real_read(fd, count)
+        with contextlib.suppress(OSError):
+            if not appended and os.path.samestat(os.fstat(fd), os.stat(env)):
+                appended.append(True)
+                with env.open("a") as file:
+                    file.write("PORT=1\n")
+        return data
+
+    def written_then_read() -> None:
+        env.write_text("DEBUG=1\n")
+        with monkeypatch.context() as patched:
+            patched.setattr(os, "read", read_then_the_task_appends)
+            if reader == "read_file":
+                assert "DEBUG=1" in tools.files.read_file(tmp_path, ".env.local")
+            else:
+                assert read_small_file(env) == "DEBUG=1\n"
+
+    assert Watched(tmp_path)(written_then_read) == {}
+    assert appended

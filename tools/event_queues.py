@@ -21,6 +21,7 @@ made and removed at once in a folder of planloop's own, named by the read's numb
 `N.` after). A watch looks the number up in `OWN_READS` (which file, and what planloop found in
 it) and judges the reads and writes between the two marks together (tools/folder_watch.py):
 they are ordered as they happened, and only which of those reads is planloop's cannot be told.
+planloop's reads of one file take turns (`TURNS`), so that two of them never share their marks.
 """
 
 from __future__ import annotations
@@ -73,6 +74,15 @@ _numbers = itertools.count(1)
 _registry = threading.Lock()
 _reading = threading.local()  # this thread's read begun and not yet done: path -> number
 
+# planloop's own reads of one file take turns across its threads. Two at once put their marks
+# around each other's reads, and a task's write between those reads splits them into two
+# stretches, which a watch must take for a command's read of what planloop never saw: three
+# `read_file` calls at once, while a task appended to `.env.local`, stopped the run. A file's
+# turn is one of these locks, picked by its path; a read waits at most TURN_SECONDS for it (a
+# reader that never said it was done), then goes on beside the other, judged as before.
+TURNS = tuple(threading.RLock() for _ in range(64))
+TURN_SECONDS = 0.5
+
 
 def open_own(path: str | os.PathLike[str], flags: int) -> int:
     """`os.open(path, flags)` for a read of planloop's own, marked in every queue first. The
@@ -104,6 +114,9 @@ def begin_own_read(path: str) -> int:
     reading = _reading.__dict__.setdefault("paths", {})
     for earlier, number in list(reading.items()):
         _end(earlier, number, None)  # its reader never said: what it read is not known
+    turn = TURNS[hash(path) % len(TURNS)]
+    if turn.acquire(timeout=TURN_SECONDS):
+        _reading.__dict__.setdefault("turns", {})[path] = turn
     with _registry:  # the oldest goes, which another thread may be adding to meanwhile
         number = next(_numbers)
         OWN_READS[number] = [path, UNTOLD]
@@ -128,6 +141,9 @@ def _end(path: str, number: int, data: bytes | None | str) -> None:
     if entry is not None:
         entry[1] = data
     _mark(f"{number}.")
+    turn = _reading.__dict__.get("turns", {}).pop(path, None)
+    if turn is not None:  # the next read of the file may begin
+        turn.release()
 
 
 def own_read_of(name: str) -> tuple[int, bool] | None:

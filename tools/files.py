@@ -42,7 +42,7 @@ from tools.file_call import (
     refuse_key_holder,
     write_check,
 )
-from tools.paths import real_workspace
+from tools.paths import read_whole, real_workspace
 from tools.textio import (
     BINARY_CHECK_BYTES,
     MAX_OUTPUT_CHARS,
@@ -185,16 +185,16 @@ def _withheld_key_file(
 
 def _read_whole(file: BinaryIO, absolute: str) -> bytes | None:
     """`read_at_most(file, MAX_KEY_FILE_READ_BYTES)`; of a key file a watch judges while a task
-    runs, marked as planloop's own read, with what it read told (tools/event_queues.py).
-    Unmarked, the watch took it for the task's read, and the task's next write to the file for
-    a key read and written over: the model reading .env.local while a task appended to it
-    stopped the run."""
+    runs, marked as planloop's own read, with what it read told, and read in one call where it
+    can be (`read_whole`; tools/event_queues.py). Unmarked, the watch took it for the task's
+    read, and the task's next write to the file for a key read and written over: the model
+    reading .env.local while a task appended to it stopped the run."""
     if not judged_by_a_watch(absolute):
         return read_at_most(file, MAX_KEY_FILE_READ_BYTES)
     begin_own_read(absolute)
     data = None
     try:
-        data = read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+        data = read_whole(file.fileno(), MAX_KEY_FILE_READ_BYTES)
     finally:
         own_read_done(absolute, data)
     return data

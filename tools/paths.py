@@ -1151,22 +1151,37 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if info.st_size > limit:
+        data = read_whole(fd, limit)
+        if data is None:
             # Never the first part as if it were the whole: past the cut, a config may name
             # the hook or program that matters (a `.git/config` padded past 1 MiB).
             raise OSError(errno.EFBIG, "larger than planloop reads", str(path))
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, left)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
     finally:
         os.close(fd)
         own_read_done(path, data)
     return data.decode("utf-8", errors="replace")
+
+
+def read_whole(fd: int, limit: int) -> bytes | None:
+    """What the file open as `fd` holds from where it stands, None past `limit` bytes.
+
+    One read call asks for the size fstat gives and a byte more: a file read to its end by one
+    call is read whole without a second call to find the end. A key file a task writes must be
+    read by planloop in one call, since a write between two calls splits planloop's read in two,
+    which a watch takes for a command's read of what planloop never saw (tools/event_queues.py).
+    A file with no size (in /proc) or that grows meanwhile is read on to its end."""
+    size = os.fstat(fd).st_size
+    asked = min(size, limit) + 1
+    chunks, taken = [], 0
+    while True:
+        chunk = os.read(fd, asked)
+        chunks.append(chunk)
+        taken += len(chunk)
+        if taken > limit:
+            return None
+        if not chunk or (taken == size and len(chunk) < asked):
+            return b"".join(chunks)
+        asked = limit + 1 - taken
 
 
 def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:
