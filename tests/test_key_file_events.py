@@ -1245,3 +1245,28 @@ def test_planloop_reads_a_key_file_a_task_appends_to_in_one_call(tmp_path, monke
 
     assert Watched(tmp_path)(written_then_read) == {}
     assert appended
+
+
+def test_a_key_file_the_search_reads_marked_is_found_at_its_other_names(tmp_path, monkeypatch):
+    # The search comes to a .env holding the key while a watch judges it, and reads it as
+    # planloop's own reads are. A name it has deep in a package store, which the search
+    # reaches last and here not at all, is found as for any copy with several names.
+    monkeypatch.setattr(key_copies, "SEARCH_FILES", 200)
+    store = tmp_path / "node_modules"
+    (store / "zz").mkdir(parents=True)
+    for index in range(300):
+        (store / f"f{index}.js").write_bytes(b"x")
+    env = tmp_path / ".env"
+    env.write_text(KEY_LINE)
+    os.link(env, store / "zz" / "cache.txt")
+    place = key_copies.Place(tmp_path, key_copies.WORKSPACE_DEPTH, False)
+    search = key_copies.KeyCopySearch((place,), (), key_copies.search_secrets_of(None))
+    search.workspace = tmp_path
+    watch = FolderWatch(lambda: None)
+    watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    try:
+        search.run()
+    finally:
+        watch.close()
+    assert search.cut_short  # node_modules was not read to its end
+    assert sorted(search.found) == [env, store / "zz" / "cache.txt"]

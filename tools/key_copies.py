@@ -757,7 +757,7 @@ class KeyCopySearch:
         self.files_read += 1
         self.account.files += 1
         if stat.S_ISREG(seen.st_mode) and judged_by_a_watch(path):
-            self.read_key_file(path)
+            self.read_key_file(path, seen)
             return
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -797,18 +797,21 @@ class KeyCopySearch:
         finally:
             os.close(fd)
 
-    def read_key_file(self, path: str) -> None:
+    def read_key_file(self, path: str, seen: os.stat_result) -> None:
         """Read a key file a watch judges while a command runs (a `.env` the command just made,
         which this search, still under way, comes to) as planloop's own reads of it are: marked,
         and what it held told (`read_for_key`). Unmarked, the watch took this read for the
         command's, and the command's next write for a key read and written over. One that
-        cannot be read, or is past what a key file holds, is taken for a copy."""
+        cannot be read, or is past what a key file holds, is taken for a copy; one with other
+        names (`seen`, its lstat) is looked for at them, as `read_file` has it."""
         from tools.bind_watch import read_for_key  # late: it imports this module
 
         data = read_for_key(path)
         if data is None or self.holds(data):
             self.found.append(Path(path))
             self.account.found += 1
+            if seen.st_nlink > 1:  # another name may show it: `find_other_names`
+                self.copies[(seen.st_dev, seen.st_ino)] = seen.st_nlink
         if data is not None:
             self.bytes_read += len(data)
             self.account.bytes += len(data)
