@@ -408,6 +408,7 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".android/adbkey",
         ".minikube/profiles/minikube/client.key",
         ".msmtprc",
+        ".hgrc",  # [auth] passwords, beside the settings Mercurial reads
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

@@ -317,6 +317,8 @@ SECRET_HOME_PATHS = (
     ".ollama/id_ed25519",  # ollama's key for its model registry
     ".minikube/profiles",  # minikube's client keys, one folder per cluster
     ".msmtprc",  # msmtp's mail accounts, passwords in them
+    ".hgrc",  # Mercurial's settings: its [auth] section holds passwords (hg runs without them)
+    ".config/hg/hgrc",  # the same, where Mercurial also looks
     ".subversion/auth",  # Subversion's saved logins
     ".config/borg/keys",  # borg's backup keys
     ".wakatime.cfg",  # WakaTime's API key
