@@ -1270,3 +1270,66 @@ def test_a_key_file_the_search_reads_marked_is_found_at_its_other_names(tmp_path
         watch.close()
     assert search.cut_short  # node_modules was not read to its end
     assert sorted(search.found) == [env, store / "zz" / "cache.txt"]
+
+
+def folder_and_file_made_read_and_removed(workspace: Path) -> None:
+    """`cp .env.example .env && npm test`: a test run makes a folder and a file beside the new
+    .env, reads the file back, and removes both before planloop looks."""
+    (workspace / ".env").write_text("DEBUG=1\n")
+    (workspace / "tmp-run").mkdir()
+    (workspace / "tmp-run" / "out.txt").write_text("1\n")
+    (workspace / "tmp-run" / "out.txt").unlink()
+    (workspace / "tmp-run").rmdir()
+    (workspace / "cache.tmp").write_text("x\n")
+    (workspace / "cache.tmp").read_text()
+    (workspace / "cache.tmp").unlink()
+
+
+@pytest.mark.parametrize("may_link", [False, True])
+def test_names_made_and_gone_beside_a_new_key_file_count_only_where_links_can_be_made(
+    tmp_path, may_link
+):
+    # Made and gone before planloop could look, a folder or a file read may have been a
+    # second name of the new .env (`mkdir n; ln .env n/h`). Where the sandbox's filter
+    # refuses hard links no command can make one, and a test run's temporary files are just
+    # that: the run goes on.
+    watched = Watched(tmp_path)
+    watched.start.may_link = may_link
+    found = watched(lambda: folder_and_file_made_read_and_removed(tmp_path))
+    assert (str(tmp_path / ".env") in found) is may_link
+
+
+@needs_bwrap
+def test_a_sandbox_with_the_filter_is_known_to_make_no_hard_links(tmp_path):
+    from tools.bind_watch import sandbox_start
+    from tools.sandbox import Bubblewrap
+
+    sandbox = Bubblewrap()
+    argv, _ = sandbox.wrap(tmp_path, "true")
+    start = sandbox_start(sandbox, tmp_path, argv)
+    assert sandbox.filter_file is not None  # the filter this machine's bwrap takes
+    assert start is not None and start.may_link is False
+
+
+@needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root", "nobody"], indirect=True)
+def test_a_test_run_beside_a_new_env_goes_on(api, env, user_folders):
+    # `cp .env.example .env && npm test`: the run makes and removes a folder and a file read
+    # back, which no command in a sandbox that refuses hard links can have made a second
+    # name of the .env. In the foreground and as a background task.
+    user, workspace, planloop_home, home = user_folders
+    write_owned(workspace / ".env.example", "DEBUG=1\n", user)
+    command = (
+        "python3 -c \"import os, shutil; shutil.copy('.env.example', '{}'); "
+        "os.makedirs('run/a'); open('run/a/o', 'w').write('1'); shutil.rmtree('run'); "
+        "open('c.tmp', 'w').write('x'); open('c.tmp').read(); os.remove('c.tmp')\" && echo fine"
+    )
+    api.add({"content": [tool_use("bash", {"command": command.format(".env")})]})
+    background = {"command": command.format(".env.local"), "run_in_background": True}
+    api.add({"content": [tool_use("bash", background)]})
+    api.add({"content": [tool_use("task_output", {"task_id": "bg-1", "wait": 60})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    first, _, third = tool_results(api)
+    assert "fine" in first and "fine" in third

@@ -73,6 +73,9 @@ class SandboxStart:
     # Hidden in the running sandbox only after it could read them (tools/rehide.py): a task may
     # still hold one open, so one that comes to hold the key counts as read.
     rehidden: set[str] = field(default_factory=set)
+    # Whether its commands can make hard links: not when its seccomp filter refuses them
+    # (tools/seccomp.py), which leaves a key file no second name a command made.
+    may_link: bool = True
 
 
 @dataclass
@@ -107,6 +110,8 @@ def sandbox_start(sandbox: Any, workspace: Path, argv: list[str]) -> SandboxStar
     known = {path: ident for path, ident in found.items() if ident is not None}
     start = SandboxStart(Path(workspace), held, hidden, known, key_files(hidden))
     start.may_appear = getattr(sandbox, "secrets_not_there", frozenset)()
+    options = argv[: argv.index("--")] if "--" in argv else argv  # not the command's words
+    start.may_link = "--seccomp" not in options
     return start
 
 

@@ -292,6 +292,9 @@ class FolderWatch:
         self.soon = False  # a look is asked for on the loop (`_look_soon`)
         self.lost = 0  # times events were lost (`_overflowed`)
         self.folder_gone_unseen = False  # a folder made and gone before its walk, in this batch
+        # Whether a command watched can make hard links (a sandbox without the seccomp filter
+        # that refuses them): only then does a name made and gone unseen count as a second name.
+        self.may_link = False
         self.aside: list[tuple[int, int, str, int]] = []  # taken in early (`set_aside`)
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
@@ -349,6 +352,7 @@ class FolderWatch:
         """Watch the folders of every path `start` binds, and every folder of the workspace."""
         folders: dict[str, set[str]] = {str(start.workspace): set()}
         self.workspaces.add(str(start.workspace))
+        self.may_link = self.may_link or start.may_link
         keyed: dict[str, set[str]] = {}
         for path in start.held | start.hidden:
             real = os.path.realpath(path)
@@ -574,6 +578,7 @@ class FolderWatch:
     def close(self) -> None:
         """Stop watching (no sandboxed task runs any more)."""
         self.unwatched, self.said_unwatched, self.workspaces = set(), False, set()
+        self.may_link = False
         self.unwatched_made = {}
         self._stop_draining()
         if self.wake is not None:
@@ -1017,7 +1022,10 @@ class FolderWatch:
         except OSError:
             # Gone already: what it was cannot be told. Read before it went, it may have been
             # the key file read through (`_read_of_a_gone_name`); a build's temporary file,
-            # written and removed, was not read.
+            # written and removed, was not read. No command here can make a hard link: it was
+            # another file.
+            if not self.may_link:
+                return
             self.gone_made[made] = waiting
             if len(self.gone_made) > MAX_GONE_MADE:  # a build's churn: the oldest goes
                 del self.gone_made[next(iter(self.gone_made))]
@@ -1179,6 +1187,8 @@ class FolderWatch:
         removed, raise no event that names .env (they are `n`'s, and `n` had no watch yet). So
         each counts as having had a second name there (`linked`), as a file made and gone does
         once it is seen read (`_maybe_a_second_name`): in a folder no read is seen."""
+        if not self.may_link:  # no command here can make a hard link (tools/seccomp.py)
+            return
         waiting = [path for path, window in self.windows.items() if window.written]
         self.linked.update(path for path in waiting if not self._bound(path))
 
