@@ -1215,12 +1215,13 @@ def test_planloops_reads_of_a_key_file_in_two_threads_take_turns(tmp_path, monke
     assert Watched(tmp_path)(two_reads_around_a_write) == {}
 
 
-@pytest.mark.parametrize("reader", ["read_file", "read_small_file"])
+@pytest.mark.parametrize("reader", ["read_file", "read_small_file", "edit_file", "update_file"])
 def test_planloop_reads_a_key_file_a_task_appends_to_in_one_call(tmp_path, monkeypatch, reader):
     # A task appended to .env.local between read_file's read of it and a second read call
     # that looked for the end: the second read was a stretch of its own, which the watch took
     # for the task reading what planloop never saw, and stopped the run. (read_small_file
-    # reads the configs a sandbox is made from, a tool's dotenv file among them.)
+    # reads the configs a sandbox is made from, a tool's dotenv file among them; edit_file
+    # and a new tool's update_file read the file before the person is asked.)
     env = tmp_path / ".env.local"
     real_read = os.read
     appended = []
@@ -1240,8 +1241,18 @@ def test_planloop_reads_a_key_file_a_task_appends_to_in_one_call(tmp_path, monke
             patched.setattr(os, "read", read_then_the_task_appends)
             if reader == "read_file":
                 assert "DEBUG=1" in tools.files.read_file(tmp_path, ".env.local")
-            else:
+            elif reader == "read_small_file":
                 assert read_small_file(env) == "DEBUG=1\n"
+            else:
+                seen = []
+                try:
+                    if reader == "edit_file":
+                        tools.files.edit_file(tmp_path, ".env.local", "DEBUG=1", "DEBUG=2")
+                    else:
+                        tools.files.update_file("x", tmp_path, ".env.local", seen.append)
+                except tools.files.ToolError as refused:  # not asked: the write is refused
+                    seen.append(str(refused))
+                assert appended, seen  # read first
 
     assert Watched(tmp_path)(written_then_read) == {}
     assert appended

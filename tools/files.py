@@ -183,18 +183,20 @@ def _withheld_key_file(
     return io.BytesIO(shown)
 
 
-def _read_whole(file: BinaryIO, absolute: str) -> bytes | None:
-    """`read_at_most(file, MAX_KEY_FILE_READ_BYTES)`; of a key file a watch judges while a task
-    runs, marked as planloop's own read, with what it read told, and read in one call where it
-    can be (`read_whole`; tools/event_queues.py). Unmarked, the watch took it for the task's
-    read, and the task's next write to the file for a key read and written over: the model
-    reading .env.local while a task appended to it stopped the run."""
+def _read_whole(
+    file: BinaryIO, absolute: str, limit: int = MAX_KEY_FILE_READ_BYTES
+) -> bytes | None:
+    """`read_at_most(file, limit)`; of a key file a watch judges while a task runs, marked as
+    planloop's own read, with what it read told, and read in one call where it can be
+    (`read_whole`; tools/event_queues.py). Unmarked, the watch took it for the task's read, and
+    the task's next write to the file for a key read and written over: the model reading
+    .env.local while a task appended to it stopped the run."""
     if not judged_by_a_watch(absolute):
-        return read_at_most(file, MAX_KEY_FILE_READ_BYTES)
+        return read_at_most(file, limit)
     begin_own_read(absolute)
     data = None
     try:
-        data = read_whole(file.fileno(), MAX_KEY_FILE_READ_BYTES)
+        data = read_whole(file.fileno(), limit)
     finally:
         own_read_done(absolute, data)
     return data
@@ -306,7 +308,7 @@ def edit_file(
                 f"'s/old/new/' {path}, or a short python script), then check the result with "
                 "read_file."
             )
-        raw = read_at_most(file, MAX_EDIT_BYTES)
+        raw = _read_whole(file, os.path.join(real_workspace(workspace), relative), MAX_EDIT_BYTES)
     if raw is None:
         raise ToolError(
             f"edit_file: {path} grew past edit_file's limit of {MAX_EDIT_BYTES} bytes while it "
@@ -457,7 +459,8 @@ def update_file(
                     f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
                     f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
                 )
-            seen, old = fingerprint(status), read_at_most(file, MAX_EDIT_BYTES)
+            absolute = os.path.join(real_workspace(workspace), target.relative)
+            seen, old = fingerprint(status), _read_whole(file, absolute, MAX_EDIT_BYTES)
             if old is None:
                 raise ToolError(
                     f"{tool_name}: {path} grew past the limit of {MAX_EDIT_BYTES} bytes while "
