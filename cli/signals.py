@@ -19,6 +19,8 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterator
 
+from tools.event_queues import ENDING
+
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
 
@@ -42,6 +44,10 @@ def exit_status(signum: int) -> int:
     return 128 + signum
 
 
+def _ending(signum: int, frame: object) -> None:
+    ENDING.set()
+
+
 def raise_terminated(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
@@ -57,9 +63,14 @@ def install_fallback_handlers() -> None:
 def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) -> Iterator[None]:
     """Handle the three signals on the running event loop while the block runs."""
     loop = asyncio.get_running_loop()
+    ENDING.clear()  # (a signal handled before, by a caller that went on: a test, an embedding)
     loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
     for signum in ENDING_SIGNALS:
         loop.add_signal_handler(signum, on_end, signum)
+        # The loop's own handler does nothing but wake the loop, which a long look of a key-file
+        # watch holds: this one also tells the watches at once (tools/event_queues.py). The
+        # loop is still woken (its wakeup fd is written for any signal with a handler).
+        signal.signal(signum, _ending)
     try:
         yield
     finally:

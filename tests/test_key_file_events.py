@@ -1344,3 +1344,84 @@ def test_a_test_run_beside_a_new_env_goes_on(api, env, user_folders):
     assert result.returncode == 0, result.stderr
     first, _, third = tool_results(api)
     assert "fine" in first and "fine" in third
+
+
+@pytest.mark.parametrize("ending", [False, True])
+def test_a_watch_far_behind_stops_catching_up_when_planloop_is_ending(
+    tmp_path, monkeypatch, ending
+):
+    # A task rewrote two hundred key files in a loop; SIGTERM came while a check between
+    # commands was catching up with their events, look after look, and planloop ended 15 to
+    # 20 s later. Once a signal that ends planloop has come, what is left counts as lost (its
+    # output is withheld), and the count ends with the look under way.
+    monkeypatch.setattr(folder_watch, "MAX_EVENT_BYTES", 2 * folder_watch.LARGEST_EVENT)
+    looks = []
+    real_look = FolderWatch.look
+
+    def counted(self) -> None:
+        looks.append(True)
+        real_look(self)
+
+    monkeypatch.setattr(FolderWatch, "look", counted)
+    watch = FolderWatch(lambda: None)  # no event loop: read only when looked at
+    watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+    try:
+        for number in range(20):
+            (tmp_path / f".env.{number}").write_text("N=1\n")
+        if ending:
+            event_queues.ENDING.set()
+        found = watch.take_stock()
+    finally:
+        event_queues.ENDING.clear()
+        watch.close()
+    if ending:
+        assert len(looks) == 1 and found == {str(tmp_path): folder_watch.LOST_TRACK}
+    else:
+        assert len(looks) > 1 and found == {}
+
+
+def test_a_watch_stops_looking_on_the_loop_once_planloop_is_ending(tmp_path, monkeypatch):
+    # Each look of a storm held the event loop a tenth of a second or more, and planloop took
+    # seconds to end between them: once ending, the loop makes no more looks.
+    looks = []
+    real_look = FolderWatch.look
+    monkeypatch.setattr(FolderWatch, "look", lambda self: (looks.append(1), real_look(self)))
+
+    async def run() -> bool:
+        watch = FolderWatch(lambda: None)
+        watch.add(SandboxStart(tmp_path, frozenset(), frozenset()))
+        try:
+            event_queues.ENDING.set()
+            (tmp_path / ".env.1").write_text("N=1\n")
+            watch._read_as_it_comes()  # what the loop calls as the events come
+            return watch.paused
+        finally:
+            event_queues.ENDING.clear()
+            watch.close()
+
+    assert asyncio.run(run()) and looks == []
+
+
+def test_sigterm_tells_the_watches_at_once_while_the_loop_is_held():
+    import signal
+
+    from cli.signals import run_signals
+
+    ended = []
+
+    async def run() -> bool:
+        with run_signals(lambda: None, ended.append):
+            os.kill(os.getpid(), signal.SIGTERM)
+            told = event_queues.ENDING.is_set()  # before the loop had any turn
+            await asyncio.sleep(0)
+            while not ended:  # the loop's own handler still runs
+                await asyncio.sleep(0.01)
+            return told
+
+    before = {signum: signal.getsignal(signum) for signum in (2, 1, 15)}
+    try:
+        assert asyncio.run(run()) and ended == [signal.SIGTERM]
+    finally:
+        event_queues.ENDING.clear()
+        for signum, handler in before.items():  # as this test process had them
+            signal.signal(signum, handler)

@@ -58,6 +58,12 @@ def keep_queues_short() -> None:
                 running.call_soon(watch.look)
 
 
+# Set when a signal that ends planloop arrived (SIGTERM, SIGHUP: cli/signals.py sets it in the
+# signal's own handler, which Python runs between two steps of a look that holds the event
+# loop). A watch catching up with a storm of events then stops there, and counts what is left
+# as lost, rather than keep planloop from ending for seconds.
+ENDING = threading.Event()
+
 # The watches with a queue open: each has `watches_key_file(path)`, whether it judges the reads
 # of a key file at `path` (a read of any other file is not marked: a sandbox being made reads
 # git's and the shells' configs by the hundred).

@@ -64,6 +64,7 @@ from tools.bind_watch import (
     read_opened,
 )
 from tools.event_queues import (
+    ENDING,
     FOLDERS_BETWEEN,
     NOT_OPENED,
     OPEN_WATCHES,
@@ -544,11 +545,13 @@ class FolderWatch:
         for _ in range(CLOSING_READS):
             if not self.behind or self.lost > lost:  # (lost: what is left tells nothing more)
                 break
+            if ENDING.is_set():  # planloop is ending: what is left counts as lost, now
+                break
             self.look()
         if self.behind and self.fd is not None:
             # Still more (a task reads in a loop meanwhile): what is left is lost with the watch.
             self._overflowed()
-        if self._read_unsettled():
+        if self._read_unsettled() and not ENDING.is_set():
             self.look()  # written after planloop's read, then read: read now, once more
         for path in self._read_unsettled():
             # Still written and read as the count is made (a task on in the background): what
@@ -623,7 +626,7 @@ class FolderWatch:
         except RuntimeError:
             self.loop = None  # read when looked at (`look`)
         if self.loop is not None:
-            self.loop.add_reader(fd, self._read)
+            self.loop.add_reader(fd, self._read_as_it_comes)
             READ_ON_A_LOOP.add(self)
         OPEN_WATCHES.add(self)
         # Only what is made in the folder of planloop's marks: the marks of its own reads.
@@ -1431,14 +1434,25 @@ class FolderWatch:
     def _soon(self) -> None:
         self.soon = False
         if not self.paused:  # (asked for by a look that was then cut short: `_read_on` looks)
-            self.look()
+            self._read_as_it_comes()
 
     def _read_on(self) -> None:
         """The pause after a look cut short is over: read the queue again as it fills."""
         self.paused = False
         if self.fd is not None and self.loop is not None:
-            self.loop.add_reader(self.fd, self._read)
+            self.loop.add_reader(self.fd, self._read_as_it_comes)
+            self._read_as_it_comes()
+
+    def _read_as_it_comes(self) -> None:
+        """A look the event loop makes as events come; none once planloop is ending (SIGTERM).
+        Each look of a storm (two hundred key files rewritten in a loop) holds the loop for a
+        tenth of a second or more, and planloop took seconds to end between them. What is left
+        is taken at the last count (`take_stock`), or counted as lost there."""
+        if not ENDING.is_set():
             self.look()
+        elif self.loop is not None and self.fd is not None and not self.paused:
+            self.paused = True
+            self.loop.remove_reader(self.fd)
 
     def _changed(self) -> None:
         self.pending = False
