@@ -71,6 +71,7 @@ def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) ->
         # watch holds: this one also tells the watches at once (tools/event_queues.py). The
         # loop is still woken (its wakeup fd is written for any signal with a handler).
         signal.signal(signum, _ending)
+        signal.siginterrupt(signum, False)  # as the loop set it: system calls go on after it
     try:
         yield
     finally:
