@@ -146,8 +146,7 @@ def _withheld_key_file(
     from tools.sandbox import key_file_reason
 
     small = status.st_size <= MAX_KEY_FILE_READ_BYTES
-    absolute = os.path.join(real_workspace(workspace), relative)
-    data = _read_whole(file, absolute) if small else None
+    data = _read_whole(file, workspace, relative) if small else None
     if data is not None:
         # Most files: read whole once, judged as read and shown from what was judged, with no
         # second look at the path (which a command may have pointed elsewhere meanwhile).
@@ -184,13 +183,14 @@ def _withheld_key_file(
 
 
 def _read_whole(
-    file: BinaryIO, absolute: str, limit: int = MAX_KEY_FILE_READ_BYTES
+    file: BinaryIO, workspace: Path, relative: str, limit: int = MAX_KEY_FILE_READ_BYTES
 ) -> bytes | None:
-    """`read_at_most(file, limit)`; of a key file a watch judges while a task runs, marked as
-    planloop's own read, with what it read told, and read in one call where it can be
-    (`read_whole`; tools/event_queues.py). Unmarked, the watch took it for the task's read, and
-    the task's next write to the file for a key read and written over: the model reading
-    .env.local while a task appended to it stopped the run."""
+    """`read_at_most(file, limit)` of the file at `relative` in `workspace`; of a key file a
+    watch judges while a task runs, marked as planloop's own read, with what it read told, and
+    read in one call where it can be (`read_whole`; tools/event_queues.py). Unmarked, the watch
+    took it for the task's read, and the task's next write to the file for a key read and
+    written over: the model reading .env.local while a task appended to it stopped the run."""
+    absolute = os.path.join(real_workspace(workspace), relative)
     if not judged_by_a_watch(absolute):
         return read_at_most(file, limit)
     begin_own_read(absolute)
@@ -308,7 +308,7 @@ def edit_file(
                 f"'s/old/new/' {path}, or a short python script), then check the result with "
                 "read_file."
             )
-        raw = _read_whole(file, os.path.join(real_workspace(workspace), relative), MAX_EDIT_BYTES)
+        raw = _read_whole(file, workspace, relative, MAX_EDIT_BYTES)
     if raw is None:
         raise ToolError(
             f"edit_file: {path} grew past edit_file's limit of {MAX_EDIT_BYTES} bytes while it "
@@ -459,8 +459,8 @@ def update_file(
                     f"{tool_name}: {path} is {status.st_size} bytes, over the limit of "
                     f"{MAX_EDIT_BYTES} bytes. Change it with bash instead."
                 )
-            absolute = os.path.join(real_workspace(workspace), target.relative)
-            seen, old = fingerprint(status), _read_whole(file, absolute, MAX_EDIT_BYTES)
+            old = _read_whole(file, workspace, target.relative, MAX_EDIT_BYTES)
+            seen = fingerprint(status)
             if old is None:
                 raise ToolError(
                     f"{tool_name}: {path} grew past the limit of {MAX_EDIT_BYTES} bytes while "
