@@ -84,8 +84,16 @@ EDGE_LINES = 5  # first and last lines shown of a long subject
 # list item (a loose list or a list item's second paragraph stays in one block).
 BLOCK_START = re.compile(r"[^\s\-*+\d>|]")
 FENCE = re.compile(r" {0,3}(```|~~~)")
-# Text without any of these is plain prose, printed without the (slow) Markdown parser.
-MARKDOWN_SYNTAX = re.compile(r"[#*_`\[\]<>|~\\&]|^\s*(?:[-+]|\d+[.)])\s|^ {4}|^[=-]+\s*$", re.M)
+# rich's Markdown parser takes about 30 µs a character of list items or headings, in the event
+# loop's thread, where no signal is answered meanwhile: 4 s for a block of 128 KB, which a reply
+# may be. A longer block (one with no blank line) is printed as it was written.
+MAX_MARKDOWN_CHARS = 16 * 1024
+# Text without any of these is plain prose, printed without the (slow) Markdown parser. The
+# blanks before a list item or after an underline are a line's own: `^\s*` read across lines,
+# from every line's start, which took 12 s for a reply of 40 KB of blank lines (tools/spans.py).
+MARKDOWN_SYNTAX = re.compile(
+    r"[#*_`\[\]<>|~\\&]|^[^\S\n]*+(?:[-+]|\d+[.)])\s|^ {4}|^[=-]++[^\S\n]*+$", re.M
+)
 
 
 def fits_on_one_line(text: str, width: int) -> bool:
@@ -516,6 +524,8 @@ class TerminalUI:
         self.printed_in_reply += 1
         if MARKDOWN_SYNTAX.search(text) is None:  # plain prose: skip the Markdown parser
             self.print_line(" ".join(text.split("\n")).strip())
+        elif len(text) > MAX_MARKDOWN_CHARS:
+            self.print_line(text.strip("\n"))  # as written: the parser would hold the loop up
         else:
             self.console.print(Sanitized(Markdown(visible(text), hyperlinks=False)))
 

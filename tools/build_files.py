@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tools.paths import read_small_file
+from tools.spans import delimited, insides, replaced
 
 GRADLE = ("gradle", "gradlew")
 MAVEN = ("mvn", "mvnw")
@@ -136,12 +137,14 @@ GRADLE_CATALOG_FILE = re.compile(r"\bfrom\s*\(?\s*files\s*\(\s*[\"']([^\"'$]+)[\
 JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", re.DOTALL)
 GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
 QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
-MAVEN_MODULE = re.compile(r"<(module|subproject)>\s*([^<$]+?)\s*</\1>")
-# A pom's parent, and the path to its pom (empty: none here, from the repository; `$`: the
-# shell's or Maven's expansion, not followed).
-MAVEN_PARENT = re.compile(r"<parent>(.*?)</parent>", re.DOTALL)
-MAVEN_RELATIVE_PATH = re.compile(r"<relativePath\s*(?:/>|>\s*([^<$]*?)\s*</relativePath>)")
-MAVEN_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# A module's name, blanks around it taken off in Python: `\s*([^<$]+?)\s*` took time quadratic in
+# a run of blanks, and the pom is the repository's to write (tools/spans.py says why it matters).
+MAVEN_MODULE = re.compile(r"<(module|subproject)>([^<]*+)</\1>")
+# A pom's parent (`delimited`), and the path to its pom (empty: none here, from the repository;
+# `$`: the shell's or Maven's expansion, not followed).
+MAVEN_PARENT = ("<parent>", "</parent>")
+MAVEN_RELATIVE_PATH = re.compile(r"<relativePath\s*+(?:/>|>([^<]*+)</relativePath>)")
+MAVEN_COMMENT = ("<!--", "-->")
 MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for cargo's members
 # An option's value among a command's words, by the option's names (`_options`).
 Option = Callable[..., str | None]
@@ -783,7 +786,10 @@ def _maven_modules(pom: Path) -> list[Path]:
     turn (bounded): a module names its folder, or its pom file."""
     found = [pom]
     for each in found:  # (grows as it goes)
-        for _, name in MAVEN_MODULE.findall(_read(each)):
+        for _, written in MAVEN_MODULE.findall(_read(each)):
+            name = written.strip()
+            if not name or "$" in name:
+                continue
             module = each.parent / name
             module = module / "pom.xml" if os.path.isdir(module) else module
             module = Path(os.path.normpath(module))
@@ -798,14 +804,24 @@ def _maven_parents(poms: list[Path]) -> list[Path]:
     not there yet is among them, as a command may make it."""
     found = list(poms)
     for each in found:  # (grows as it goes)
-        text = MAVEN_COMMENT.sub("", _read(each)) if os.path.isfile(each) else ""
-        for parent in MAVEN_PARENT.findall(text):
-            named = MAVEN_RELATIVE_PATH.search(parent)
-            path = _from(each.parent, "../pom.xml" if named is None else named[1])
+        text = _read(each) if os.path.isfile(each) else ""
+        text = replaced(text, delimited(text, MAVEN_COMMENT), "")
+        for parent in insides(text, *MAVEN_PARENT):
+            named = _relative_path(parent)
+            path = _from(each.parent, "../pom.xml" if named is None else named)
             path = path / "pom.xml" if path and os.path.isdir(path) else path
             if path and path not in found and len(found) < len(poms) + MAX_BUILD_PROJECTS:
                 found.append(path)
     return found[len(poms) :]
+
+
+def _relative_path(parent: str) -> str | None:
+    """The first `<relativePath>` of a `<parent>` that names no expansion, blanks taken off
+    ("" for `<relativePath/>`), or None."""
+    for match in MAVEN_RELATIVE_PATH.finditer(parent):
+        if match[1] is None or "$" not in match[1]:
+            return (match[1] or "").strip()
+    return None
 
 
 def _any_there(folder: Path, names: tuple[str, ...]) -> bool:

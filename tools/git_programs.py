@@ -29,7 +29,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -323,7 +323,8 @@ REDIRECTIONS = ("<", ">", ">>", ">|", "&>", "&>>", "<>")
 NOT_A_FILE = ("<<<", "<<", "<<-", "<&", ">&")
 # A word with these is a pattern the shell matches against names, not a file.
 # What makes a word a pattern: a glob's characters, or a brace expansion (`{tools,x}/pg`).
-PATTERN = re.compile(r"[*?[]|\{[^{}\s]*,[^{}\s]*\}")
+# (The first part takes no comma, so a brace of commas alone is one look, not one per comma.)
+PATTERN = re.compile(r"[*?[]|\{[^{}\s,]*+,[^{}\s]*+\}")
 # A variable set for the program that follows: `BASH_ENV=tools/env.sh bash -c true`.
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # The builtins that set the variables their words assign (`readonly HOME=tools/h`), and those
@@ -355,7 +356,31 @@ SCRIPT_AFTER = {
 }
 # A shell expansion in a word: `$NAME`, `${...}`, `$(...)`, a backquote, a leading `~+` or
 # `~-` or `~user` of no known user. What it expands to is known only when git's shell runs it.
-EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)+|\$\w+|\$.?|`[^`]*`?|^~[^/]*")
+EXPANSION_BRACED, EXPANSION_PARENTHESIZED = r"\$\{[^}]*\}", r"\$\([^)]*\)+"
+EXPANSION_OTHERS = r"\$\w+|\$.?|`[^`]*`?|^~[^/]*"
+EXPANSION = re.compile(f"{EXPANSION_BRACED}|{EXPANSION_PARENTHESIZED}|{EXPANSION_OTHERS}")
+# EXPANSION without the parts that need a closer no longer ahead: (`}` ahead, `)` ahead) -> it.
+EXPANSION_AHEAD = {
+    (brace, paren): re.compile(
+        "|".join(
+            [EXPANSION_BRACED] * brace + [EXPANSION_PARENTHESIZED] * paren + [EXPANSION_OTHERS]
+        )
+    )
+    for brace in (True, False)
+    for paren in (True, False)
+}
+
+
+def expansions(word: str) -> Iterator[re.Match[str]]:
+    """`EXPANSION.finditer(word)`, in time linear in the word. Past the last `}` of a word, a
+    `${` cannot close, and finditer would read to the end from each one to find that out:
+    quadratic in a word of `${` alone (`$(` likewise), which a hook or a tool's settings
+    may hold (tools/spans.py says why that matters). Past it, the part is left out."""
+    last_brace, last_paren = word.rfind("}"), word.rfind(")")
+    at = 0
+    while (found := EXPANSION_AHEAD[at < last_brace, at < last_paren].search(word, at)) is not None:
+        yield found  # (never empty: each part takes a `$`, a backquote or a `~`)
+        at = found.end()
 
 
 class UntoldProgram(NamedTuple):
@@ -383,7 +408,7 @@ class UntoldProgram(NamedTuple):
     def head(self) -> str:
         """The path the word's text before its first expansion makes, from the working tree
         (`tools/pg` of `tools/pg$(true)`), or "" when there is no such text."""
-        pieces = [*EXPANSION.finditer(self.word), *PATTERN.finditer(self.word)]
+        pieces = [*expansions(self.word), *PATTERN.finditer(self.word)]
         start = min((piece.start() for piece in pieces), default=len(self.word))
         literal = os.path.expanduser(self.word[:start].replace('"', "").replace("'", ""))
         if not literal.strip("./") or os.path.isabs(literal) or self.worktree is None:
@@ -393,7 +418,7 @@ class UntoldProgram(NamedTuple):
     def tail(self) -> str:
         """What the word ends with after its last expansion (or pattern), when that names a
         file (`/tools/conv`); "" for a word the shell makes whole (`$1`, `origin/$`)."""
-        pieces = [*EXPANSION.finditer(self.word), *PATTERN.finditer(self.word)]
+        pieces = [*expansions(self.word), *PATTERN.finditer(self.word)]
         end = max((piece.end() for piece in pieces), default=0)
         tail = self.word[end:].rstrip("/").strip("\"'")
         return tail if tail.strip("/") else ""
@@ -1490,8 +1515,12 @@ def repository_git_programs(
 
 # In a hook's text: a python started with no script of its own (pre-commit's hook runs
 # `"$INSTALL_PYTHON" -mpre_commit`), and a program npx (or `npm exec`) runs by a package's name
-# (husky's `npx lint-staged`). Hooks run from the top of the working tree.
-HOOK_PYTHON = re.compile(r"python[\w.]*[\"'}]*\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*[mc]", re.IGNORECASE)
+# (husky's `npx lint-staged`). Hooks run from the top of the working tree. A word with `python`
+# in it is read once, from its start (an atomic group): read from each `python` in it, a word
+# of `python` alone took time quadratic in the hook (tools/spans.py says why that matters).
+HOOK_PYTHON = re.compile(
+    r"(?<![\w.])(?>[\w.]*?python[\w.]*)[\"'}]*\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*[mc]", re.IGNORECASE
+)
 HOOK_NPX = re.compile(
     r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
 )

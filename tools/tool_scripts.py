@@ -88,6 +88,7 @@ from tools.paths import (
     read_small_file,
 )
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
+from tools.spans import delimited_in_lines, replaced
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
@@ -201,8 +202,9 @@ PROJECT_VARIABLE = re.compile(
     r"|\{\{\s*config_root\s*\}\}"
 )
 ENVIRONMENT_VARIABLE = re.compile(r"\$\{(?:env|localEnv):(\w+)\}")  # VS Code's ${env:NAME}
-# A mise template other than config_root: what it makes is known only to mise.
-TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+# A mise template other than config_root: what it makes is known only to mise. Found as
+# `\{\{.*?\}\}|\{%.*?%\}` would find it, in linear time (tools/spans.py).
+TEMPLATES = (("{{", "}}"), ("{%", "%}"))
 # Files that mise's config_root is the folder above of: .mise/config.toml, mise/conf.d/x.toml,
 # .config/mise.toml, .config/mise/config.toml.
 MISE_SUBFOLDERS = (".mise", MISE_FOLDER, ".config", "conf.d")
@@ -714,7 +716,7 @@ def mise_runs(settings: Any) -> Iterator[Run]:
     for watch in watches if isinstance(watches, list) else []:
         lines += _strings(_dict(watch).get("run"))
     # A template mise alone fills in is an expansion: `${mise}` stands for it.
-    yield from (Run(TEMPLATE.sub("${mise}", line)) for line in lines)
+    yield from (Run(_templates_marked(line)) for line in lines)
     env = settings.get("env")
     for table in env if isinstance(env, list) else [env]:
         directives = _dict(_dict(table).get("_"))
@@ -1313,12 +1315,17 @@ def dotenv_file(path: Path) -> dict[str, str]:
     return {}
 
 
+def _templates_marked(text: str) -> str:
+    """`text` with each mise template as `${mise}`: an expansion only mise makes."""
+    return replaced(text, delimited_in_lines(text, *TEMPLATES), "${mise}")
+
+
 def _literal(text: str, folder: Path, untold: list[UntoldProgram]) -> list[Path]:
     """The file a settings value names by a path, from `folder`; one made by a template or a
     variable only the tool knows goes to `untold`."""
     text = os.path.expanduser(text)
-    if TEMPLATE.search(text) or EXPANSION.search(text):
-        untold.append(UntoldProgram(folder, TEMPLATE.sub("${mise}", text)))
+    if any(delimited_in_lines(text, *TEMPLATES)) or EXPANSION.search(text):
+        untold.append(UntoldProgram(folder, _templates_marked(text)))
         return []
     return [Path(os.path.normpath(folder / text))]
 

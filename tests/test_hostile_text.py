@@ -1,0 +1,253 @@
+"""Hostile text in the workspace or in a reply cannot hold planloop up.
+
+planloop reads files a repository ships (a pom, a git hook, mise's settings) to know what the
+person's tools will run, and it looks at the model's reply before printing it. Python's `re`
+holds the interpreter for a whole search, so a search that takes minutes is minutes in which
+planloop answers no Ctrl-C and no SIGTERM. Each regex below once took time quadratic in the
+text (a pom of 256 KiB of `<parent>`: 37 s); a file of the size planloop reads (1 MiB) would
+have taken from ten minutes to an hour. Each reader is run in a process of its own, which the
+test ends if it is still at work long after a linear reading would have finished.
+
+The linear versions must find exactly what the regexes found: that is checked against the
+regexes themselves, on many short texts (short, so the regexes are quick).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import spawn
+from rich.console import Console
+from test_hostile_pass4 import needs_bwrap
+
+from cli.render import MAX_MARKDOWN_CHARS, TerminalUI
+from fakeapi import text, tool_use
+from tools.build_files import build_files
+from tools.git_programs import EXPANSION, PATTERN, expansions
+from tools.spans import delimited, delimited_in_lines, insides, replaced
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT = ROOT / "agent.py"
+MIB = 2**20
+# A reading in linear time takes well under a second here, a quadratic one many minutes.
+PATIENCE_SECONDS = 60
+
+
+def finishes(code: str, tmp_path: Path) -> str:  # (files are read up to 1 MiB: SMALL_FILE_LIMIT)
+    """Run `code` in a fresh python from the project's folder; its output, once it is done."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            cwd=ROOT,
+            env={"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=PATIENCE_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still reading after {PATIENCE_SECONDS} s: quadratic again")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+# ---- the linear readings find what the regexes found ------------------------------------------
+
+
+def short_texts(pieces: list[str], count: int = 20_000) -> list[str]:
+    chance = random.Random(1)  # the same texts each run
+    return ["".join(chance.choices(pieces, k=chance.randint(0, 12))) for _ in range(count)]
+
+
+def test_spans_between_delimiters_are_what_the_lazy_regexes_find():
+    template = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+    for line in short_texts(["{", "}", "%", "{{", "}}", "{%", "%}", "a", "\n", "\r"]):
+        spans = list(delimited_in_lines(line, ("{{", "}}"), ("{%", "%}")))
+        assert spans == [found.span() for found in template.finditer(line)], line
+        assert replaced(line, iter(spans), "${mise}") == template.sub("${mise}", line), line
+    parent, comment = re.compile(r"<parent>(.*?)</parent>", re.S), re.compile(r"<!--.*?-->", re.S)
+    pieces = ["<parent>", "</parent>", "<!--", "-->", "<", ">", "-", "a", "\n", "parent>"]
+    for pom in short_texts(pieces):
+        assert list(insides(pom, "<parent>", "</parent>")) == parent.findall(pom), pom
+        assert replaced(pom, delimited(pom, ("<!--", "-->")), "") == comment.sub("", pom), pom
+
+
+def test_expansions_and_patterns_in_a_word_are_what_the_regexes_find():
+    pieces = ["$", "{", "}", "(", ")", "`", "~", "/", "a", "_", " ", ",", "*", "\n", "${", "$("]
+    brace_pattern = re.compile(r"[*?[]|\{[^{}\s]*,[^{}\s]*\}")  # as it was written before
+    for word in short_texts(pieces):
+        found = [match.span() for match in EXPANSION.finditer(word)]
+        assert [match.span() for match in expansions(word)] == found, word
+        spans = [match.span() for match in PATTERN.finditer(word)]
+        assert spans == [match.span() for match in brace_pattern.finditer(word)], word
+
+
+# ---- hostile files and replies ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pom",
+    [
+        "<parent>" * (MIB // 8),  # no closing tag: the lazy search read on from each one
+        "<!--" * (MIB // 4),
+        "<module>" + " " * (MIB - 100) + "x",  # a run of blanks two quantifiers could share
+        "<parent><relativePath>" + " " * (MIB - 100) + "x</parent>",
+    ],
+    ids=["parents", "comments", "module-blanks", "relative-path-blanks"],
+)
+def test_a_hostile_pom_is_read_at_once(tmp_path, pom):
+    (tmp_path / "pom.xml").write_text(pom)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "pom.xml").write_text("<project/>")
+    output = finishes(
+        f"""
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path({str(tmp_path)!r})
+        held, told = build_files("mvn", ("compile",), folder, folder)
+        print(sorted(path.name for path in held))
+        """,
+        tmp_path,
+    )
+    assert "pom.xml" in output
+
+
+def test_an_ordinary_pom_still_names_its_modules_and_parent(tmp_path):
+    # What the linear readings find on a pom as people write them: blanks around a module's
+    # name, a commented-out parent, a parent's relative path with blanks, a `${...}` module.
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "core").mkdir()
+    (tmp_path / "app" / "core" / "pom.xml").write_text("<project/>")
+    (tmp_path / "app" / "pom.xml").write_text(
+        "<project>\n  <!-- <parent><relativePath>../old/pom.xml</relativePath></parent> -->\n"
+        "  <parent>\n    <relativePath>\n      ../base/pom.xml\n    </relativePath>\n"
+        "  </parent>\n  <modules>\n    <module>\n      core\n    </module>\n"
+        "    <module>${extra.module}</module>\n  </modules>\n</project>\n"
+    )
+    held, told = build_files("mvn", ("compile",), tmp_path / "app", tmp_path)
+    assert tmp_path / "app" / "core" / "pom.xml" in held
+    assert tmp_path / "base" / "pom.xml" in told  # not made yet: told when a command makes it
+    assert tmp_path / "old" / "pom.xml" not in told
+
+
+def test_a_hostile_git_hook_is_read_at_once(tmp_path):
+    hooks = tmp_path / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (hooks / "pre-commit").write_text("python" * (MIB // 6))  # one word of `python` alone
+    (hooks / "pre-push").write_text('#!/bin/sh\n"$INSTALL_PYTHON" -mpre_commit\n')
+    (tmp_path / "conv.py").write_text("")
+    output = finishes(
+        f"""
+        from pathlib import Path
+        from tools.git_programs import ByName, repository_git_programs
+        by_name = ByName()
+        repository_git_programs(Path({str(tmp_path / ".git")!r}), [], by_name)
+        print(sorted(path.name for path, _ in by_name.when_there))
+        """,
+        tmp_path,
+    )
+    # The hook that does run `python -m` is still seen: the working tree's modules are held.
+    assert "'conv.py'" in output
+
+
+def test_hostile_mise_settings_are_read_at_once(tmp_path):
+    output = finishes(
+        """
+        from tools.tool_scripts import mise_runs
+        runs = list(mise_runs({"hooks": {"enter": "{{" * 2**19}, "watch_files": [
+            {"run": "{%" * 2**18 + " ./tools/{{ env.X }}/run.sh"}]}))
+        print([run.line[-30:] for run in runs if run.line])
+        """,
+        tmp_path,
+    )
+    assert "./tools/${mise}/run.sh" in output
+
+
+@pytest.mark.parametrize(
+    "reply",  # as code, made in the reading process
+    ['" \\n" * 2**19', '"\\n" * 2**20'],
+    ids=["blank-lines", "breaks"],
+)
+def test_a_reply_of_blank_lines_is_printed_at_once(tmp_path, reply):
+    output = finishes(
+        f"""
+        import io
+        from rich.console import Console
+        from cli.render import TerminalUI
+        shown = io.StringIO()
+        ui = TerminalUI(Console(file=shown, width=80, color_system=None))
+        ui.print_markdown({reply} + "done")
+        print(shown.getvalue().split()[-1:])
+        """,
+        tmp_path,
+    )
+    assert "done" in output
+
+
+def test_a_long_block_of_markdown_is_printed_as_written(tmp_path):
+    shown = io.StringIO()
+    ui = TerminalUI(Console(file=shown, width=80, color_system=None), tmp_path)
+    ui.print_markdown("- a short list\n- of two items\n")
+    assert "- a short" not in shown.getvalue()  # rendered: bullets, not dashes
+    items = "".join(f"- item {n}\n" for n in range(MAX_MARKDOWN_CHARS // 8))
+    ui.print_markdown(items)
+    assert shown.getvalue().endswith(items)
+
+
+def test_a_hostile_address_in_a_variable_is_judged_at_once(tmp_path):
+    output = finishes(
+        """
+        from tools.environment import command_environment
+        env = command_environment(True, {"PATH": "/usr/bin", "WORDS": "a" * 2**20,
+                                         "DB": "postgres://app:hunter2@db/app"})
+        print(sorted(env))
+        """,
+        tmp_path,
+    )
+    assert "WORDS" in output and "DB" not in output
+
+
+@needs_bwrap
+def test_a_repository_of_hostile_build_files_and_hooks_does_not_hold_planloop_up(
+    api, env, workspace, isolated_home
+):
+    # A repository as the hostile pass shipped it: a VS Code task that runs Maven when the
+    # folder is opened, a pom of `<parent>` alone, and a git hook of `python` alone. planloop
+    # reads them before each command, to know what the person's own tools would run.
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "tasks.json").write_text(
+        '{"version": "2.0.0", "tasks": [{"label": "build", "type": "shell", '
+        '"command": "mvn compile", "runOptions": {"runOn": "folderOpen"}}]}'
+    )
+    (workspace / "pom.xml").write_text("<parent>" * (MIB // 8))
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / ".git" / "hooks" / "pre-commit").write_text("python" * (MIB // 6))
+    api.add({"content": [tool_use("bash", {"command": "echo hello from the sandbox"})]})
+    api.add({"content": [tool_use("bash", {"command": "echo and again"})]})
+    api.add({"content": [text("Both ran.")]})
+    proc = spawn.Popen(
+        [sys.executable, str(AGENT), "-p", "run two commands"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stdout, stderr = proc.communicate(timeout=PATIENCE_SECONDS * 2)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("planloop was still reading the repository's files")
+    assert proc.returncode == 0, stderr
+    assert "Both ran." in stdout
+    results = [
+        block for request in api.accepted[1:] for block in request["messages"][-1]["content"]
+    ]
+    assert "hello from the sandbox" in str(results[0]["content"]), results
