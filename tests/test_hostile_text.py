@@ -30,8 +30,9 @@ from test_hostile_pass4 import needs_bwrap
 from cli.render import MAX_MARKDOWN_CHARS, TerminalUI
 from fakeapi import text, tool_use
 from tools.build_files import build_files
-from tools.git_programs import EXPANSION, PATTERN, expansions
+from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
 from tools.spans import delimited, delimited_in_lines, insides, replaced
+from tools.tool_scripts import HG_LINE
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "agent.py"
@@ -74,7 +75,7 @@ def test_spans_between_delimiters_are_what_the_lazy_regexes_find():
     parent, comment = re.compile(r"<parent>(.*?)</parent>", re.S), re.compile(r"<!--.*?-->", re.S)
     pieces = ["<parent>", "</parent>", "<!--", "-->", "<", ">", "-", "a", "\n", "parent>"]
     for pom in short_texts(pieces):
-        assert list(insides(pom, "<parent>", "</parent>")) == parent.findall(pom), pom
+        assert list(insides(pom, ("<parent>", "</parent>"))) == parent.findall(pom), pom
         assert replaced(pom, delimited(pom, ("<!--", "-->")), "") == comment.sub("", pom), pom
 
 
@@ -88,7 +89,93 @@ def test_expansions_and_patterns_in_a_word_are_what_the_regexes_find():
         assert spans == [match.span() for match in brace_pattern.finditer(word)], word
 
 
+def test_npx_packages_and_hgrc_items_are_what_the_regexes_find():
+    npx = re.compile(
+        r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
+    )
+    pieces = [
+        "npx",
+        "pnpx",
+        "bunx",
+        "npm",
+        "exec",
+        "bun",
+        "x",
+        " ",
+        "\n",
+        "-y",
+        "-",
+        "@a/b",
+        "-npx",
+    ]
+    for hook in short_texts(pieces):
+        assert npx_packages(hook) == npx.findall(hook), hook
+    mercurials = re.compile(r"([^=\s][^=]*?)\s*=\s*(.*\S|)", re.ASCII)  # Mercurial's own
+    for line in short_texts(["a", " ", "\t", "=", "b", "\x0b", "\u00a0", "x y"]):
+        ours, theirs = HG_LINE["item"].match(line), mercurials.match(line)
+        assert (ours and ours.groups()) == (theirs and theirs.groups()), line
+
+
 # ---- hostile files and replies ----------------------------------------------------------------
+
+
+# Each reads 1 MiB (or just under: files past SMALL_FILE_LIMIT are not read at all) of text
+# that one of the old regexes read in quadratic time or worse, and prints "read".
+HOSTILE_READINGS = {
+    "gradle-settings": """
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path(TMP)
+        blanks = " " * (2**18 - 20)
+        text = "include" + blanks + "includeBuild" + blanks + "from" + blanks + "apply" + blanks
+        (folder / "settings.gradle").write_text(text)
+        (folder / "build.gradle").write_text("apply" + " " * (2**20 - 100))
+        build_files("gradle", ("build",), folder, folder)
+    """,
+    "justfile": """
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path(TMP)
+        (folder / "justfile").write_text("import" + " " * (2**19 - 20) + "\\nmod" + " " * 2**18)
+        build_files("just", ("lint",), folder, folder)
+    """,
+    "makefile-include": """
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path(TMP)
+        (folder / "Makefile").write_text("include " + "\\\\" * 2**18 + "\\ninclude " + "a " * 2**18)
+        build_files("make", ("all",), folder, folder)
+    """,
+    "hgrc": """
+        from pathlib import Path
+        from tools.tool_scripts import read_hgrc
+        text = "[hooks]\\na" + " " * (2**20 - 20)
+        try:
+            read_hgrc(Path(TMP) / "hgrc", text, {}, [])
+        except ValueError:  # Mercurial refuses the line: so does planloop, once it is read
+            pass
+    """,
+    "hook-npx": """
+        from tools.git_programs import npx_packages
+        assert npx_packages("npx " + "-npx " * 2**18) == []
+    """,
+    "code-given-to-python": """
+        from tools.inline_code import names_in_code
+        for code in ("run" + " " * 2**20, "open(a,'" + " " * 2**20, "qx{" * 2**18,
+                     "require" + " " * 2**20, "chdir" + " " * 2**20, "run([" * 2**18):
+            names_in_code(code, True)
+    """,
+    "program-name": """
+        from tools.git_programs import program_name
+        assert program_name("python" + "1" * 2**20 + "x").startswith("python")
+    """,
+}
+
+
+@pytest.mark.parametrize("reading", HOSTILE_READINGS.values(), ids=HOSTILE_READINGS.keys())
+def test_hostile_text_of_the_size_planloop_reads_is_read_at_once(tmp_path, reading):
+    code = f"TMP = {str(tmp_path)!r}\n" + textwrap.dedent(reading) + "print('read')\n"
+    assert "read" in finishes(code, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -95,13 +95,16 @@ TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "t
 MAKE_SPACES = " \t\n\v\f\r"
 MAKE_BLANKS = " \t"
 MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
+MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
 # just's `import 'x.just'` (`import?`), `mod name` and `mod name 'path'` (`mod?`), after the
 # attributes a line may start with (`_just_reads`); and the string literal a text starts with.
-JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*\][ \t]*)*"
-JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*\??[ \t]*(x?['\"].*)", re.MULTILINE)
+# (Blanks are taken whole, `*+`: two runs of blanks a regex may share out are read once, not in
+# every share; the files are the repository's to write, and tools/spans.py says why it matters.)
+JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*+\][ \t]*+)*+"
+JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*+\??[ \t]*+(x?['\"].*)", re.MULTILINE)
 JUST_MOD = re.compile(
-    JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*\??[ \t]*([A-Za-z_][\w-]*)[ \t]*(x?['\"].*)?",
+    JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*+\??[ \t]*+([A-Za-z_][\w-]*+)[ \t]*+(x?['\"].*)?",
     re.MULTILINE,
 )
 # A raw string (`'...'`, `'''...'''`) or one with escapes (`"..."`, `"""..."""`).
@@ -120,7 +123,7 @@ GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
 # What the wrapper script runs: this jar, which fetches and runs the Gradle the properties name.
 GRADLE_WRAPPER = ("gradle/wrapper/gradle-wrapper.jar", "gradle/wrapper/gradle-wrapper.properties")
 # `include ':app', ':lib:core'`, `include(":app",\n ":lib")`: the quoted project paths.
-GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
+GRADLE_INCLUDE = re.compile(r"\binclude\s*+\(?((?:\s*+[\"'][^\"'$]*+[\"']\s*+,?)+)")
 # The Gradle user home given on the line: held whole, as GRADLE_USER_HOME (tools/git_programs.py
 # `variable_paths`), since every build runs its init.gradle and init.d/ scripts, takes JVM
 # options from its gradle.properties, and the wrapper runs the Gradle it unpacked there.
@@ -128,14 +131,14 @@ GRADLE_INCLUDE = re.compile(r"\binclude\s*\(?((?:\s*[\"'][^\"'$]*[\"']\s*,?)+)")
 # (GRADLE_OPTS, JAVA_OPTS: `gradle_user_homes`), and Gradle reads it before GRADLE_USER_HOME.
 GRADLE_USER_HOME_PROPERTY = "-Dgradle.user.home="
 GRADLE_USER_HOME_OPTIONS = ("-g", "--gradle-user-home", GRADLE_USER_HOME_PROPERTY)
-GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*\(?\s*[\"']([^\"'$]+)[\"']")
+GRADLE_INCLUDE_BUILD = re.compile(r"\bincludeBuild\s*+\(?\s*+[\"']([^\"'$]++)[\"']")
 # A version catalog (the plugin ids and versions `alias(libs.plugins.x)` applies) the settings
 # add besides gradle/libs.versions.toml: `from(files("gradle/tools.toml"))`.
 GRADLE_CATALOG = "gradle/libs.versions.toml"
-GRADLE_CATALOG_FILE = re.compile(r"\bfrom\s*\(?\s*files\s*\(\s*[\"']([^\"'$]+)[\"']")
+GRADLE_CATALOG_FILE = re.compile(r"\bfrom\s*+\(?\s*+files\s*+\(\s*+[\"']([^\"'$]++)[\"']")
 # A line of a .properties file: its key (up to `=`, `:` or a blank not escaped), its value.
 JAVA_PROPERTY = re.compile(r"((?:\\.|[^=: \t\f\\])*)[ \t\f]*[=:]?[ \t\f]*(.*)", re.DOTALL)
-GRADLE_APPLY_FROM = re.compile(r"\bapply\s*\(?\s*from\s*[:=]\s*[\"']([^\"'$]+)[\"']")
+GRADLE_APPLY_FROM = re.compile(r"\bapply\s*+\(?\s*+from\s*+[:=]\s*+[\"']([^\"'$]++)[\"']")
 QUOTED = re.compile(r"[\"']([^\"'$]*)[\"']")
 # A module's name, blanks around it taken off in Python: `\s*([^<$]+?)\s*` took time quadratic in
 # a run of blanks, and the pom is the repository's to write (tools/spans.py says why it matters).
@@ -497,25 +500,27 @@ def _make_included(line: str) -> list[str]:
     if not (match := MAKE_INCLUDE.fullmatch(line)) or not match[1]:
         return []
     text, names, index = _make_cut(match[1], "#")[0], [], 0
-    while (index := len(text) - len(text[index:].lstrip(MAKE_SPACES))) < len(text):
-        name, length = _make_cut(text[index:], MAKE_BLANKS)
+    while (word := MAKE_WORD.search(text, index)) is not None:
+        name, index = _make_cut(text, MAKE_BLANKS, word.start())
         names.append(name)
-        index += length
     return [name for name in names if "$" not in name]
 
 
-def _make_cut(text: str, stops: str) -> tuple[str, int]:
-    """`text` up to the first of `stops` that no backslash escapes, as make's find_char_unquote
-    reads it (a run of backslashes before one keeps half of them, and an odd run makes it a
-    plain character), and how far into `text` that one is (its length: none)."""
-    piece, start = "", 0
-    for match in re.finditer(rf"(\\*)([{re.escape(stops)}])", text):
-        piece += text[start : match.start()] + "\\" * (len(match[1]) // 2)
-        start = match.end()
+def _make_cut(text: str, stops: str, start: int = 0) -> tuple[str, int]:
+    """`text` from `start` up to the first of `stops` that no backslash escapes, as make's
+    find_char_unquote reads it (a run of backslashes before one keeps half of them, and an odd
+    run makes it a plain character), and where in `text` that one is (its length: none)."""
+    pieces, kept = [], start
+    # A run of backslashes is read from its first one only: read from each, a run with no stop
+    # after it took time quadratic in the run.
+    unescaped = re.compile(rf"(?<!\\)(\\*+)([{re.escape(stops)}])")
+    for match in unescaped.finditer(text, start):
+        pieces += [text[kept : match.start()], "\\" * (len(match[1]) // 2)]
+        kept = match.end()
         if len(match[1]) % 2 == 0:
-            return piece, match.start(2)
-        piece += match[2]
-    return piece + text[start:], len(text)
+            return "".join(pieces), match.start(2)
+        pieces.append(match[2])
+    return "".join([*pieces, text[kept:]]), len(text)
 
 
 def _cargo_configs(start: Path, project: Path) -> list[Path]:
@@ -806,7 +811,7 @@ def _maven_parents(poms: list[Path]) -> list[Path]:
     for each in found:  # (grows as it goes)
         text = _read(each) if os.path.isfile(each) else ""
         text = replaced(text, delimited(text, MAVEN_COMMENT), "")
-        for parent in insides(text, *MAVEN_PARENT):
+        for parent in insides(text, MAVEN_PARENT):
             named = _relative_path(parent)
             path = _from(each.parent, "../pom.xml" if named is None else named)
             path = path / "pom.xml" if path and os.path.isdir(path) else path

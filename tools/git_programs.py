@@ -531,7 +531,8 @@ def program_name(program: str) -> str:
     """A program's name without its folder, version or build: `/usr/bin/python3.12-dbg` is
     `python`, `pypy3` is `pypy`, `Rscript` is `rscript`."""
     name = os.path.basename(program).lower().removesuffix(".exe")
-    return re.sub(r"[\d.]*(-dbg|-debug)?$", "", name) or name
+    # (From the start of a run of digits only: from each one, a long run was quadratic.)
+    return re.sub(r"(?<![\d.])[\d.]*+(-dbg|-debug)?$", "", name) or name
 
 
 def runs_a_script(program: str, flag: str) -> bool:
@@ -1521,9 +1522,11 @@ def repository_git_programs(
 HOOK_PYTHON = re.compile(
     r"(?<![\w.])(?>[\w.]*?python[\w.]*)[\"'}]*\s+(?:-[A-Za-z]+\s+)*-[A-Za-z]*[mc]", re.IGNORECASE
 )
-HOOK_NPX = re.compile(
-    r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
-)
+# `npx [options] package` in three pieces (`npx_packages` says why): the call, its options, the
+# package's name.
+NPX_CALL = re.compile(r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)")
+NPX_OPTIONS = re.compile(r"\s++(?:-\S++\s++)*+")
+NPX_PACKAGE = re.compile(r"[@\w][\w@./-]*+")
 MAX_HOOK_FILES = 100
 
 
@@ -1542,8 +1545,27 @@ def _named_by_hooks(folders: list[Path], worktree: Path, by_name: ByName) -> Non
                     continue
                 if HOOK_PYTHON.search(text):
                     by_name.when_there += modules_in(worktree)
-                for word in HOOK_NPX.findall(text):
+                for word in npx_packages(text):
                     _run_by_npx(word, worktree, by_name)
+
+
+def npx_packages(text: str) -> list[str]:
+    """The package of each `npx [options] package` in `text` (`npm exec`, `bunx`...), as
+    re.findall finds `call\\s+(?:-\\S+\\s+)*(package)`, in linear time. That regex read the
+    options again from each call among them (`npx -npx -npx ...` with no package after them),
+    quadratic in a hook of them (tools/spans.py says why that matters). A call among the
+    options of one with no package after them has none either: it is passed over."""
+    packages, past = [], 0
+    for call in NPX_CALL.finditer(text):
+        if call.start() < past:
+            continue
+        options = NPX_OPTIONS.match(text, call.end())
+        past = options.end() if options else call.end()
+        package = NPX_PACKAGE.match(text, past) if options else None
+        if package is not None:
+            packages.append(package[0])
+            past = package.end()
+    return packages
 
 
 def git_programs_around(

@@ -28,6 +28,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from tools.node_packages import package_name
+from tools.spans import insides
 
 # What code given on the line loads: python's `import x` / `from x import y` and the files it
 # opens to run.
@@ -38,7 +39,10 @@ PYTHON_IMPORTS = re.compile(
 QUOTED_IN_CODE = re.compile(r"""['"`]([^'"`\s]+)['"`]""")
 QUOTED_TEXT = re.compile(r"""['"`]([^'"`]*)['"`]""")
 # Where a module's name or a relative path may stand (node's `require("x")` is a package).
-LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*\(?\s*['"`]([^'"`\s]+)['"`]""")
+# (Blanks are taken whole, `*+`, here and below: blanks that two or three quantifiers may share
+# out were read again for every share, cubic in a run of blanks; tools/spans.py says why that
+# matters.)
+LOADING_IN_CODE = re.compile(r"""\b(?:require|import|from)\s*+\(?\s*+['"`]([^'"`\s]++)['"`]""")
 # Where only a path stands: a file loaded (ruby's `load`, php's `include`, lua's `dofile`, R's
 # `source`, perl's `do`, python's `run_path` and `exec(open(...))`), or a program started
 # (`system`, `os.system`, `execSync`, `spawn`, `subprocess.run([...])`, `Popen`, `args=[...]`).
@@ -47,8 +51,8 @@ RUNNING_IN_CODE = re.compile(
     r"""(?:(?<![.\w])load|\b(?:require_relative|require_once|loadfile|dofile|include(?:_once)?"""
     r"""|source|do|run_path|exec_file|execfile|runfile|system|popen|Popen|exec[lv]p?e?"""
     r"""|(?:posix_)?spawn\w*|exec(?:File)?(?:Sync)?|run|call|check_call|check_output|getoutput"""
-    r"""|getstatusoutput|capture2e?|capture3|pipeline|fork|Worker)|\bexec\s*\(\s*open)"""
-    r"""\s*\(?\s*(?:args\s*=\s*)?[\[(]?\s*['"`]([^'"`\s]+)['"`]"""
+    r"""|getstatusoutput|capture2e?|capture3|pipeline|fork|Worker)|\bexec\s*+\(\s*+open)"""
+    r"""\s*+\(?\s*+(?:args\s*+=\s*+)?[\[(]?\s*+['"`]([^'"`\s]++)['"`]"""
 )
 # A path taken from where the code runs (`require(process.cwd() + "/tools/x.js")`).
 FROM_HERE_IN_CODE = re.compile(
@@ -61,21 +65,26 @@ FROM_HERE_IN_CODE = re.compile(
 SHELL_LINE_IN_CODE = re.compile(
     r"""\b(?:system|popen|Popen|exec\w*|shell_exec|passthru|getoutput|getstatusoutput|run|call"""
     r"""|check_call|check_output|spawn\w*|create_subprocess_\w+|capture\w*|proc_open|split)"""
-    r"""\s*\(?\s*(?:args\s*=\s*)?[frbu]{0,2}['"`]([^'"`]+)['"`]|(?:%x|qx)\{([^}]+)\}"""
-    r"""|\bopen\s*\(\s*[^,()]+,\s*(?:['"]-\|['"]\s*,\s*)?['"]([^'"]+?)\s*\|?['"]"""
+    r"""\s*+\(?\s*+(?:args\s*+=\s*+)?[frbu]{0,2}['"`]([^'"`]++)['"`]"""
+    r"""|\bopen\s*+\(\s*+[^,()]++,\s*+(?:['"]-\|['"]\s*+,\s*+)?['"]([^'"]++)['"]"""
 )
+# perl's `qx{...}` and ruby's `%x{...}`, found apart from SHELL_LINE_IN_CODE (tools/spans.py: a
+# regex read on to the end from each one that does not close).
+PERL_COMMANDS = (("qx{", "}"), ("%x{", "}"))
 # An argv list given to a call that starts a program (`subprocess.run(["sh", "tools/x.txt"])`,
 # `["sh", "fmt.sh", f]`, `spawnSync("bash", ["fmt.sh", f])`): its quoted words, read as the
 # command line they start (words the code makes are left out).
 ARGV_IN_CODE = re.compile(
     r"""\b(?:run|call|check_call|check_output|Popen|spawn\w*|execFile\w*|system|exec\w*"""
-    r"""|create_subprocess_exec|capture\w*|execa\w*)\s*\(\s*(?:args\s*=\s*)?"""
+    r"""|create_subprocess_exec|capture\w*|execa\w*)\s*+\(\s*+(?:args\s*+=\s*+)?"""
     r"""((?:[frbu]{0,2}['"`][^'"`]*['"`]\s*,\s*)?[\[(][^\])]*[\])])"""
 )
 # Where code starts its programs (`cwd="tools"`, `{cwd: "tools"}`, `os.chdir("tools")`,
 # perl's `chdir "tools"`), and a move to a folder the code makes (`cwd=d`, `chdir(p.join(...))`).
-FOLDER_IN_CODE = re.compile(r"""\b(?:cwd\s*[=:]\s*|chdir\s*\(?\s*)[frbu]{0,2}['"`]([^'"`]+)['"`]""")
-FOLDER_COMPUTED = re.compile(r"""\b(?:cwd\s*[=:]|chdir\b)\s*\(?\s*(?![frbu]{0,2}['"`])[\w$.]""")
+FOLDER_IN_CODE = re.compile(
+    r"""\b(?:cwd\s*+[=:]\s*+|chdir\s*+\(?\s*+)[frbu]{0,2}['"`]([^'"`]++)['"`]"""
+)
+FOLDER_COMPUTED = re.compile(r"""\b(?:cwd\s*+[=:]|chdir\b)\s*+\(?\s*+(?![frbu]{0,2}['"`])[\w$.]""")
 # Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
 # `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
 # any path it names may be what it runs.
@@ -108,6 +117,13 @@ class CodeNames:
     folder_computed: bool = False  # it moves to a folder it makes (`cwd=os.path.join(...)`)
 
 
+def piped(opened: str) -> str:
+    """The command of perl's `open(F, "./fmt |")`: what its quotes hold, less a `|` and the
+    blanks at its end (at least one character, as `([^'"]+?)\\s*\\|?` took it)."""
+    command = opened.removesuffix("|").rstrip()
+    return command or opened[:1]
+
+
 def names_in_code(code: str, python: bool = False) -> CodeNames:
     """What `code` names (CodeNames); `python` for python's imports too. Paths that are data
     (DATA_SUFFIXES) are left out where a name may be data; what is loaded or started by a path
@@ -118,13 +134,20 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
     names.running = [p for p in RUNNING_IN_CODE.findall(code) if _relative(p)]
     # `system("./fmt --write")`, perl's `open(F, "./fmt |")` (a file it opens is no line)
     given = SHELL_LINE_IN_CODE.findall(code)
-    names.lines = [a or b for a, b, _ in given] + [c for _, _, c in given if c and "|" in code]
-    names.lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in ARGV_IN_CODE.findall(code)]
+    names.lines = [a for a, _ in given] + [piped(c) for _, c in given if c and "|" in code]
+    names.lines += [line for line in insides(code, *PERL_COMMANDS) if line]
+    # An argv ends at its closing bracket: none after the last one (an unclosed `run([`, over
+    # and over), and the search is over there, not read to the end from each.
+    last_closer = max(code.rfind("]"), code.rfind(")"))
+    argvs = ARGV_IN_CODE.findall(code, 0, last_closer + 1)
+    names.lines += [shlex.join(QUOTED_TEXT.findall(argv)) for argv in argvs]
     if EVALUATES.search(code):
         names.any_path = [p for p in quoted if "/" in p and not _data(p) and _relative(p)]
         # A line kept in a variable first (`c = "./tools/fmt --write"; run(c, shell=True)`).
         texts = QUOTED_TEXT.findall(code)
-        names.lines += [t for t in texts if " " in t and _relative(t) and "/" in t.split()[0]]
+        # (A text of blanks alone has no first word.)
+        lines = [t for t in texts if " " in t and t.strip() and _relative(t)]
+        names.lines += [t for t in lines if "/" in t.split()[0]]
     names.packages = [p for p in map(package_name, LOADING_IN_CODE.findall(code)) if p]
     names.folders = FOLDER_IN_CODE.findall(code)
     names.folder_computed = bool(FOLDER_COMPUTED.search(code))

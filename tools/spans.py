@@ -39,10 +39,11 @@ def delimited(text: str, *pairs: tuple[str, str]) -> Iterator[tuple[int, int]]:
                     del upcoming[other]
 
 
-def insides(text: str, opener: str, closer: str) -> Iterator[str]:
+def insides(text: str, *pairs: tuple[str, str]) -> Iterator[str]:
     """What lies between the opener and the closer of each span `delimited` finds: as
-    `re.findall("opener(.*?)closer", text, re.DOTALL)`."""
-    for start, end in delimited(text, (opener, closer)):
+    `re.findall("opener(.*?)closer|...", text, re.DOTALL)`."""
+    for start, end in delimited(text, *pairs):
+        opener, closer = next(pair for pair in pairs if text.startswith(pair[0], start))
         yield text[start + len(opener) : end - len(closer)]
 
 

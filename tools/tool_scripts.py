@@ -184,7 +184,9 @@ HG_LINE = {
         "include": r"%include\s+(\S|\S.*\S)\s*$",
         "empty": r"(;|#|\s*$)",
         "section": r"\[([^\[]+)\]",
-        "item": r"([^=\s][^=]*?)\s*=\s*(.*\S|)",
+        # (`[^=]*?\s*=` as Mercurial writes it: blanks taken by the name only when more of it
+        # follows, so that a long run of them with no `=` is read once, not once a character.)
+        "item": r"([^=\s](?:[^=\s]|\s++(?=[^=\s]))*+)\s*+=\s*+(.*\S|)",
         "unset": r"%unset\s+(\S+)",
     }.items()
 }
