@@ -41,8 +41,9 @@ MIB = 2**20
 PATIENCE_SECONDS = 60
 
 
-def finishes(code: str, tmp_path: Path) -> str:  # (files are read up to 1 MiB: SMALL_FILE_LIMIT)
-    """Run `code` in a fresh python from the project's folder; its output, once it is done."""
+def finishes(code: str, tmp_path: Path) -> str:
+    """Run `code` in a fresh python from the project's folder; its output, once it is done.
+    (A file past SMALL_FILE_LIMIT, 1 MiB, is not read at all: the hostile ones stay under it.)"""
     try:
         done = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(code)],
@@ -319,21 +320,16 @@ def test_a_repository_of_hostile_build_files_and_hooks_does_not_hold_planloop_up
     api.add({"content": [tool_use("bash", {"command": "echo hello from the sandbox"})]})
     api.add({"content": [tool_use("bash", {"command": "echo and again"})]})
     api.add({"content": [text("Both ran.")]})
-    proc = spawn.Popen(
-        [sys.executable, str(AGENT), "-p", "run two commands"],
-        cwd=workspace,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    command = [sys.executable, str(AGENT), "-p", "run two commands"]
     try:
-        stdout, stderr = proc.communicate(timeout=PATIENCE_SECONDS * 2)
+        done = spawn.run(
+            command, cwd=workspace, env=env, capture_output=True, text=True,
+            timeout=PATIENCE_SECONDS * 2,
+        )  # fmt: skip
     except subprocess.TimeoutExpired:
-        proc.kill()
         pytest.fail("planloop was still reading the repository's files")
-    assert proc.returncode == 0, stderr
-    assert "Both ran." in stdout
+    assert done.returncode == 0, done.stderr
+    assert "Both ran." in done.stdout
     results = [
         block for request in api.accepted[1:] for block in request["messages"][-1]["content"]
     ]
