@@ -555,6 +555,62 @@ def test_a_key_file_read_and_written_all_along_counts(tmp_path, monkeypatch):
     assert str(env) in Watched(tmp_path)(lambda: key_file(env, "DEBUG=1\n"))
 
 
+def test_the_key_appended_read_before_its_event_and_cut_back_counts(tmp_path, monkeypatch):
+    # A task made `.env.local` and holds it open. You append the key; the task reads it in the
+    # microseconds between the bytes landing and the append's event being queued (a busy
+    # `pread`, or woken by file notifications of its own), then cuts the file back. The queue
+    # then says read, write, write, and planloop reads the file as it was before: the key was
+    # read, though planloop never saw it there.
+    from tools.folder_watch import IN_ACCESS, IN_MODIFY
+
+    env = tmp_path / ".env.local"
+    key_file(env, "DEBUG=1\n")
+    held = os.open(env, os.O_RDWR)
+    taken = FolderWatch._events
+
+    def as_the_race_queues_them(watch: FolderWatch) -> list | None:
+        events = taken(watch)
+        ours = [event for event in events or [] if event[2] == env.name]
+        reads = [event for event in ours if event[1] == IN_ACCESS]
+        writes = [event for event in ours if event[1] == IN_MODIFY]
+        if reads and writes:  # the command's read goes before the append it read
+            events.remove(reads[0])
+            events.insert(events.index(writes[0]), reads[0])
+        return events
+
+    def appended_read_and_cut_back() -> None:
+        with open(env, "a") as person:
+            person.write(KEY_LINE)
+        os.pread(held, 4096, 0)
+        os.ftruncate(held, len("DEBUG=1\n"))
+
+    monkeypatch.setattr(FolderWatch, "_events", as_the_race_queues_them)
+    try:
+        found = Watched(tmp_path)(lambda: None, appended_read_and_cut_back)
+    finally:
+        os.close(held)
+    assert env.read_text() == "DEBUG=1\n"  # the key is gone from it
+    assert found == {str(env): ""}
+
+
+def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
+    # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
+    # later one: the read came before the writes by more than a writer's pause.
+    monkeypatch.setattr(folder_watch, "READ_BESIDE_WRITE_SECONDS", 0.01)
+    env = tmp_path / ".env.local"
+    key_file(env, "DEBUG=1\n")
+
+    def appended_twice() -> None:
+        for line in ("A=1\n", "B=2\n"):
+            with open(env, "a") as command:
+                command.write(line)
+
+    assert Watched(tmp_path)(lambda: None, env.read_text, appended_twice) == {}
+    # The same read just before them may have read what the first put there.
+    monkeypatch.setattr(folder_watch, "READ_BESIDE_WRITE_SECONDS", 60)
+    assert Watched(tmp_path)(lambda: None, env.read_text, appended_twice) == {str(env): ""}
+
+
 def test_a_look_ends_its_rounds_after_its_time_and_reads_on_at_the_next(tmp_path, monkeypatch):
     # Two hundred key files rewritten in a loop made each look take seconds of the event
     # loop's time: its rounds now end after LOOK_SECONDS, and the next look goes on.

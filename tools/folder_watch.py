@@ -171,6 +171,14 @@ ANONYMOUS = re.compile(r"#(\d+)")
 # Key files whose inodes are kept, to know a hard link to one when it is made (`_linked_to`).
 MAX_KEY_INODES = 10_000
 
+# A write's bytes can be read before the kernel queues its event: an append to a key file
+# that a command holds open, read in those microseconds (a busy `pread`, or a command woken
+# by notifications of its own) and cut back at once, queues read, write, write. So a read
+# taken in this soon before a write counts as a read of what the write put there. The gap
+# is the writer's own time between copying its bytes and queuing the event: microseconds,
+# or the kernel's pause for a writer with too many unsaved pages (at most 0.2 s at a time).
+READ_BESIDE_WRITE_SECONDS = 2.0
+
 # How soon a rename seen without its other half is looked at again (`_gone`).
 MOVE_SETTLE_SECONDS = 0.01
 
@@ -220,6 +228,9 @@ class KeyFileWindow:
 
     written: bool = False  # written (or made, or renamed over) since then
     read_since: bool = False  # read by anyone after that write
+    # When planloop took in the last read of what it had seen (no write since): a write's bytes
+    # can be read before its event is queued (`READ_BESIDE_WRITE_SECONDS`).
+    read_at: float | None = None
     unread: bool = False  # a write somebody read was written over before planloop read it
     # The number of the watch's own read of it (tools/event_queues.py) whose first mark is not
     # in the queue yet: a write queued before that mark was done before planloop read, so what
@@ -884,6 +895,7 @@ class FolderWatch:
         changed (or events were lost), and the key files written. Past `deadline`, the events
         not noted yet go back to be taken first at the next look (`cut_short`)."""
         relevant, written = False, set()
+        now = time.monotonic()
         self.folders_looked = set()
         self.cut_short = self.folder_gone_unseen = False
         for index, event in enumerate(events):
@@ -967,7 +979,9 @@ class FolderWatch:
                 for own_read in own_reads:
                     own_read.reads += own_read.read_now
                     own_read.read_now, own_read.wrote = False, True
-                window.written, window.read_since = True, False
+                raced = window.read_at is not None
+                raced = raced and now - window.read_at <= READ_BESIDE_WRITE_SECONDS
+                window.written, window.read_since, window.read_at = True, raced, None
                 window.filled = window.filled or bool(mask & FILLS)
                 if not window.pending:  # not done before planloop's read: read again
                     window.seen = None
@@ -977,6 +991,8 @@ class FolderWatch:
                     own_read.read_now = True
             elif mask & IN_ACCESS and window.written:
                 window.read_since = True
+            elif mask & IN_ACCESS:
+                window.read_at = now
         if self.folder_gone_unseen:
             self._folder_gone_unseen()
         return relevant, written
