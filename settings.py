@@ -30,7 +30,6 @@ process of the same user can no longer read planloop's memory or `/proc/<pid>/en
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -39,8 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from dotenv import dotenv_values
-
+from dotenv_text import dotenv_values
 from redaction import MIN_SECRET_CHARS
 
 API_KEY = "ANTHROPIC_API_KEY"
@@ -294,7 +292,7 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise SettingsError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
-    return dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return dotenv_values(text)
 
 
 def remember_secrets(*values: object) -> bool:

@@ -25,8 +25,13 @@ ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
 
 
-class Terminated(Exception):
-    """SIGTERM or SIGHUP arrived while no run was going on."""
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived while no run was going on.
+
+    A BaseException, as KeyboardInterrupt is: code that goes on past a failure it expects
+    (`except Exception`, a file a parser gives up on) must not go on past the person's signal
+    too. A repository's `.env` that was slow to parse once held planloop at start, and the
+    SIGTERM that came meanwhile was taken for the parser's failure: the run went on to its end."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(f"ended by {signal.Signals(signum).name}")

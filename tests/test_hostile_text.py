@@ -15,8 +15,10 @@ regexes themselves, on many short texts (short, so the regexes are quick).
 from __future__ import annotations
 
 import io
+import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -28,6 +30,8 @@ from rich.console import Console
 from test_hostile_pass4 import needs_bwrap
 
 from cli.render import MAX_MARKDOWN_CHARS, TerminalUI
+from cli.signals import ENDING_SIGNALS
+from dotenv_text import dotenv_values, parse_stream, without_comment
 from fakeapi import text, tool_use
 from tools.build_files import build_files
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
@@ -117,6 +121,46 @@ def test_npx_packages_and_hgrc_items_are_what_the_regexes_find():
         assert (ours and ours.groups()) == (theirs and theirs.groups()), line
 
 
+def test_a_dotenv_value_loses_its_comment_as_python_dotenv_took_it_off():
+    pieces = ["a", "b", " ", "\t", "#", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000"]
+    for value in short_texts(pieces):
+        assert without_comment(value) == re.sub(r"\s+#.*", "", value).rstrip(), value
+
+
+def test_dotenv_files_are_read_with_python_dotenv_s_values_and_no_warnings(capfd):
+    lines = ["A=1 # one", "export B='two words' # c", 'C="x\\ny"', "D", "bad line", "E=#f"]
+    text = "\n".join(lines) + "\n"
+    assert dotenv_values(text) == {
+        "A": "1",
+        "B": "two words",
+        "C": "x\ny",
+        "D": None,
+        "E": "#f",
+    }
+    assert capfd.readouterr().err == ""  # python-dotenv's own logs "could not parse" here
+
+
+def test_sigterm_while_a_dotenv_file_is_parsed_ends_planloop(monkeypatch):
+    # A `.env` slow to parse held planloop at start, and the SIGTERM that came meanwhile was
+    # taken for the parser giving up on the file: the run went on to its end.
+    from cli.signals import Terminated, install_fallback_handlers
+    from tools import bind_watch
+
+    def parse_as_the_signal_comes(stream):
+        os.kill(os.getpid(), signal.SIGTERM)
+        yield from parse_stream(stream)
+
+    monkeypatch.setattr(bind_watch, "parse_stream", parse_as_the_signal_comes)
+    handlers = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS + (signal.SIGINT,)}
+    try:
+        install_fallback_handlers()
+        with pytest.raises(Terminated):
+            bind_watch.dotenv_bindings("DEBUG=1\n")
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
 # ---- hostile files and replies ----------------------------------------------------------------
 
 
@@ -165,6 +209,13 @@ HOSTILE_READINGS = {
         for code in ("run" + " " * 2**20, "open(a,'" + " " * 2**20, "qx{" * 2**18,
                      "require" + " " * 2**20, "chdir" + " " * 2**20, "run([" * 2**18):
             names_in_code(code, True)
+    """,
+    "dotenv": """
+        from dotenv_text import dotenv_values
+        from tools.bind_watch import dotenv_bindings
+        text = "DEBUG=x" + " " * (2**20 - 20) + "y\\n"
+        assert dotenv_values(text) == {"DEBUG": "x" + " " * (2**20 - 20) + "y"}
+        assert dotenv_bindings(text) == dotenv_values(text)
     """,
     "program-name": """
         from tools.git_programs import program_name
@@ -306,15 +357,17 @@ def test_a_hostile_address_in_a_variable_is_judged_at_once(tmp_path):
 def test_a_repository_of_hostile_build_files_and_hooks_does_not_hold_planloop_up(
     api, env, workspace, isolated_home
 ):
-    # A repository as the hostile pass shipped it: a VS Code task that runs Maven when the
-    # folder is opened, a pom of `<parent>` alone, and a git hook of `python` alone. planloop
-    # reads them before each command, to know what the person's own tools would run.
+    # A repository as the hostile passes shipped it: a VS Code task that runs Maven when the
+    # folder is opened, a pom of `<parent>` alone, a git hook of `python` alone, and a `.env`
+    # of one long run of blanks. planloop reads them before each command, to know what the
+    # person's own tools would run (and the `.env` at start, for its own settings).
     (workspace / ".vscode").mkdir()
     (workspace / ".vscode" / "tasks.json").write_text(
         '{"version": "2.0.0", "tasks": [{"label": "build", "type": "shell", '
         '"command": "mvn compile", "runOptions": {"runOn": "folderOpen"}}]}'
     )
     (workspace / "pom.xml").write_text("<parent>" * (MIB // 8))
+    (workspace / ".env").write_text("DEBUG=x" + " " * (MIB - 20) + "y\n")  # read at start
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     (workspace / ".git" / "hooks" / "pre-commit").write_text("python" * (MIB // 6))
     api.add({"content": [tool_use("bash", {"command": "echo hello from the sandbox"})]})

@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dotenv.parser import parse_stream
 from dotenv.variables import parse_variables
 
+from dotenv_text import parse_stream
 from redaction import WIDE_ENCODINGS, secret_values
 from tools.event_queues import open_own, own_read_done
 

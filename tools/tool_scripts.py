@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import io
 import itertools
 import json
 import os
@@ -52,8 +51,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
-from dotenv import dotenv_values
 
+from dotenv_text import dotenv_values
 from tools.bind_watch import dotenv_bindings
 from tools.build_files import (
     BUILD_FILE_REASON,
@@ -1312,7 +1311,7 @@ def dotenv_file(path: Path) -> dict[str, str]:
         text = read_small_file(path)
         values = dotenv_bindings(text, os.environ)
         if values is None:
-            values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+            values = dotenv_values(text)
         return {name: value for name, value in values.items() if value is not None}
     return {}
 
