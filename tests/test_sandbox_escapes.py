@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -26,7 +27,13 @@ from middleware import PermissionPolicy
 from tools import protected_reason
 from tools.bash import make_bash, run_bash
 from tools.paths import scan_workspace
-from tools.sandbox import LANDLOCK_PYTHON, Bubblewrap, hidden_paths, private_folder
+from tools.sandbox import (
+    LANDLOCK_PYTHON,
+    Bubblewrap,
+    account_home,
+    hidden_paths,
+    private_folder,
+)
 from tools.seccomp import (
     AUDIT_ARCH_I386,
     AUDIT_ARCH_X86_64,
@@ -415,6 +422,29 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         (home / name).write_text(f"SECRET-OF {name}\n")
     command = "cat " + " ".join(f"~/{name}" for name in names) + " 2>&1; echo read"
     output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "read" in output and "SECRET-OF" not in output
+
+
+@needs_bwrap
+def test_secrets_of_your_account_s_home_are_hidden_when_home_points_elsewhere(
+    home: Path, workspace: Path, tmp_path: Path, monkeypatch
+):
+    # A run with HOME moved (CI, `sudo -E`, a wrapper's `HOME=$PWD/.home`): the home the
+    # password database gives is still yours, with your keys and other sessions in it.
+    account = tmp_path / "account"
+    for name in (".ssh/id_ed25519", ".npmrc", ".planloop/sessions/other.jsonl"):
+        (account / name).parent.mkdir(parents=True, exist_ok=True)
+        (account / name).write_text(f"SECRET-OF {name}\n")
+    entry = pwd.getpwuid(os.getuid())
+    yours = pwd.struct_passwd((*entry[:5], str(account), entry[6]))
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: yours)
+    monkeypatch.setenv("HOME", str(home))
+    account_home.cache_clear()
+    try:
+        command = f"cd {account} && cat .ssh/id_ed25519 .npmrc .planloop/sessions/*; echo read"
+        output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    finally:
+        account_home.cache_clear()
     assert "read" in output and "SECRET-OF" not in output
 
 

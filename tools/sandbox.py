@@ -76,6 +76,7 @@ import contextlib
 import functools
 import itertools
 import os
+import pwd
 import shlex
 import shutil
 import stat
@@ -551,6 +552,10 @@ def secret_paths() -> list[Path]:
     other project's conversations are there); whether they exist or not."""
     moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
     candidates = list(home_secret_paths(str(Path.home()), moved))
+    account = account_home()
+    if account is not None:  # HOME moved for a run (CI, `sudo -E`, a wrapper): yours stays
+        unmoved = ("",) * (len(XDG_FOLDERS) + 1)
+        candidates += [*home_secret_paths(str(account), unmoved), account / ".planloop"]
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
@@ -558,6 +563,20 @@ def secret_paths() -> list[Path]:
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
+
+
+@functools.lru_cache(maxsize=1)
+def account_home() -> Path | None:
+    """The home folder the password database gives your user, where it is not $HOME: the
+    secrets there are as much yours when a run's HOME points elsewhere (`HOME=$PWD/.home`)."""
+    try:
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
+    if not os.path.isabs(home) or not os.path.isdir(home):
+        return None
+    same = os.path.realpath(home) == os.path.realpath(Path.home())
+    return None if same else Path(os.path.normpath(home))
 
 
 @functools.lru_cache(maxsize=8)
