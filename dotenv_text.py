@@ -51,12 +51,14 @@ def _unquoted_value(reader: dotenv.parser.Reader) -> str:
 dotenv.parser.parse_unquoted_value = _unquoted_value
 
 
-def dotenv_values(text: str) -> dict[str, str | None]:
+def dotenv_values(text: str, unparsed: list[int] | None = None) -> dict[str, str | None]:
     """The variables `text` sets, without `${...}` expanded: python-dotenv's
     `dotenv_values(stream=..., interpolate=False)`, with no warning for a line it cannot
-    parse (the line sets nothing)."""
-    return {
-        binding.key: binding.value
-        for binding in parse_stream(io.StringIO(text))
-        if binding.key is not None
-    }
+    parse (the line sets nothing). Those lines' numbers go to `unparsed`, when given."""
+    values: dict[str, str | None] = {}
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.key is not None:
+            values[binding.key] = binding.value
+        elif binding.error and unparsed is not None:
+            unparsed.append(binding.original.line)
+    return values

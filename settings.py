@@ -96,12 +96,17 @@ def read_settings(workspace: Path | None, environ: Mapping[str, str] = os.enviro
         return environ.get(name) or None  # an empty variable counts as unset
 
     path = workspace / ".env" if workspace is not None else None
-    workspace_file = read_dotenv(path) if path is not None else {}
+    unparsed: list[int] = []
+    workspace_file = read_dotenv(path, unparsed) if path is not None else {}
 
     def from_file(name: str) -> str | None:
         return workspace_file.get(name) or None
 
     notices = []
+    if unparsed:  # one line, however many: python-dotenv itself warns once a line
+        which = f"line {unparsed[0]}" if len(unparsed) == 1 else f"lines {unparsed[0]} and on"
+        count = "" if len(unparsed) == 1 else f" ({len(unparsed)} in all)"
+        notices.append(f"{path}: {which} could not be parsed{count}, and set nothing.")
     unconfirmed: str | None = None
     credentials_are_yours = bool(own(API_KEY) or own(AUTH_TOKEN))
     if credentials_are_yours:  # both from your environment: a file cannot add the other one
@@ -264,8 +269,9 @@ def confirm_endpoint(workspace: Path, url: str) -> Path:
 DOTENV_LIMIT = 16 * 1024 * 1024
 
 
-def read_dotenv(path: Path) -> dict[str, str | None]:
-    """The variables of a .env file, without expanding `${...}` and without touching os.environ.
+def read_dotenv(path: Path, unparsed: list[int] | None = None) -> dict[str, str | None]:
+    """The variables of a .env file, without expanding `${...}` and without touching os.environ
+    (the numbers of lines no dotenv reader can parse go to `unparsed`).
 
     Expansion is off because it reads os.environ: `MODEL_ID=${AWS_SECRET_ACCESS_KEY}` would
     otherwise carry one of your variables to the file's endpoint. The file is opened without
@@ -292,7 +298,7 @@ def read_dotenv(path: Path) -> dict[str, str | None]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise SettingsError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
-    return dotenv_values(text)
+    return dotenv_values(text, unparsed)
 
 
 def remember_secrets(*values: object) -> bool:

@@ -53,6 +53,17 @@ def test_only_planloop_names_are_read_and_os_environ_is_untouched(workspace, mon
     assert any("PLANLOOP_HOME" in notice for notice in settings.notices)
 
 
+def test_lines_of_the_file_that_cannot_be_parsed_are_named_once(workspace, capfd):
+    settings = settings_with(workspace, "MODEL_ID=x\n" + "not a line\n" * 4)
+    assert settings.model == "x"
+    assert settings.notices == (
+        f"{workspace / '.env'}: lines 2 and on could not be parsed (4 in all), and set nothing.",
+    )
+    assert capfd.readouterr().err == ""  # not a warning a line, as python-dotenv prints them
+    one = settings_with(workspace, "bad line\nMODEL_ID=y\n")
+    assert one.notices == (f"{workspace / '.env'}: line 1 could not be parsed, and set nothing.",)
+
+
 def test_no_workspace_means_the_environment_alone(workspace):
     (workspace / ".env").write_text("ANTHROPIC_API_KEY=theirs\nMODEL_ID=their-model\n")
     settings = read_settings(None, {"MODEL_ID": "yours"})
