@@ -224,3 +224,55 @@ def test_in_bubblewrap_commands_run_without_a_supervisor(workspace):
     assert bash(workspace, "echo $$", Bubblewrap()).startswith("2\n")  # bwrap's init is 1
     assert "supervisor" not in bash(workspace, "cat /proc/$PPID/cmdline", Bubblewrap())
     assert "supervisor.py" in bash(workspace, "tr '\\0' ' ' < /proc/$PPID/cmdline", NoSandbox())
+
+
+@needs_bwrap
+def test_a_running_sandbox_is_held_still_while_another_is_made(workspace, monkeypatch):
+    # bwrap finds its mount points by path while it makes a sandbox, and makes a missing one
+    # with mkdir: a task running beside it that swapped a folder on the way for a link to the
+    # host had it make a folder there. So the task is stopped until the new sandbox's first
+    # step inside says it is made, and goes on after.
+    from tools import process
+    from tools.process import BoundedOutput, processes_below, start_command
+
+    sandbox = Bubblewrap()
+    if bubblewrap_works() is not True or not sandbox.landlock:
+        pytest.skip("needs bubblewrap and Landlock, whose step says when a sandbox is made")
+    states_while_made: list[list[str]] = []
+    made = process._made
+
+    def states(pid: int) -> list[str]:
+        return [process._stat(each)[0] for each, _ in processes_below([pid])]
+
+    async def made_while_looked_at(fd: int) -> None:
+        states_while_made.append(states(task.pid))
+        await made(fd)
+
+    monkeypatch.setattr(process, "_made", made_while_looked_at)
+
+    async def a_task_then_a_command() -> tuple[list[str], int]:
+        nonlocal task
+        argv, env = sandbox.wrap(workspace, "while :; do date +%s%N >> ticks; done")
+        task = await start_command(BoundedOutput, argv, env, workspace, supervise=False)
+        try:
+            wait_for_file(workspace / "ticks")
+            argv, env = sandbox.wrap(workspace, "echo made")
+            command = await start_command(BoundedOutput, argv, env, workspace, supervise=False)
+            await command.wait(30)
+            await command.finish()
+            after = states(task.pid)
+            ticks = len((workspace / "ticks").read_text().split())
+            wait_until(
+                lambda: len((workspace / "ticks").read_text().split()) > ticks, "a tick after"
+            )
+            return after, command.returncode
+        finally:
+            await task.finish()
+
+    task = None
+    after, returncode = run(a_task_then_a_command())
+    assert returncode == 0
+    # Stopped, each of them (or exited, its parent not yet back to reap it).
+    assert states_while_made and set(states_while_made[0]) <= {"T", "Z"}
+    assert "T" in states_while_made[0]
+    assert "T" not in after  # let go again: it ticks on

@@ -28,6 +28,10 @@ import ctypes
 import os
 import sys
 
+# The descriptor planloop waits on while the sandbox is made, when other sandboxed commands run
+# (tools/process.py holds them still meanwhile): a byte written to it says bwrap is done.
+READY_VARIABLE = "PLANLOOP_SANDBOX_MADE_FD"
+
 # The kernel's system call numbers are the same on every architecture for these new calls.
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446
 ASK_FOR_VERSION = 1  # landlock_create_ruleset's flag: return the ABI version, make nothing
@@ -106,7 +110,19 @@ def restrict(writable: list[str]) -> None:
     os.close(ruleset)
 
 
+def say_made() -> None:
+    """Tell planloop that bwrap has made every mount: this step runs once it has."""
+    ready = os.environ.pop(READY_VARIABLE, "")  # (popped: the command does not inherit it)
+    if ready.isdigit():
+        try:
+            os.write(int(ready), b".")
+            os.close(int(ready))
+        except OSError:
+            pass
+
+
 def main() -> None:
+    say_made()
     split = sys.argv.index("--")
     command = sys.argv[split + 1 :]
     restrict(sys.argv[1:split])

@@ -52,12 +52,14 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
 from redaction import StreamRedactor
+from tools.landlock import READY_VARIABLE
 
 # How much of the output the model sees: the beginning and the end, each this many bytes.
 HEAD_BYTES = 16 * 1024
@@ -74,6 +76,20 @@ MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
 MAX_KILL_SWEEPS = 10
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
+
+# bwrap makes its mounts by path: it finds each mount point by name again, makes a missing one
+# with mkdir (following links on the way), and checks only afterwards that it bound what was
+# opened. A sandboxed background task shares the workspace and may rename any folder its own
+# sandbox did not pin (one made after it started): swapped for a link into bwrap's view of the
+# host (`/oldroot/...`) at the right moment, it had the next sandbox's bwrap make a folder on
+# the host. So while a sandbox is made, every other sandboxed command is held still (SIGSTOP),
+# and let go (SIGCONT) once the sandbox's first step inside says it is made (tools/landlock.py
+# writes a byte to the descriptor READY_VARIABLE names), or it ended, or this long has passed.
+SANDBOX_MADE_SECONDS = 10.0
+# How long a process held still may take to stop (one in the kernel's uninterruptible sleep).
+STOP_SECONDS = 0.5
+# The pids (bwrap's) of the sandboxed commands running now, foreground and background.
+RUNNING_SANDBOXES: set[int] = set()
 
 # What a listener hears of a running command: the newest LIVE_BYTES of its output, at most once
 # every LIVE_INTERVAL_SECONDS. Enough for the last few lines, and cheap however fast it prints.
@@ -261,6 +277,7 @@ class RunningCommand:
     async def finish(self) -> None:
         """Stop what is left, wait for the end, sweep for stragglers; set the results."""
         swept = False
+        RUNNING_SANDBOXES.discard(self.pid)
         try:
             self.stop()
             await self._until_ended()
@@ -319,6 +336,14 @@ async def start_command(
     env = {**env, MARKER_VARIABLE: marker}
     report_read, report_write = os.pipe() if supervise else (None, None)
     options: dict = {"pass_fds": (report_write,)} if supervise else {}
+    # A sandbox that says when it is made (its argv has the step that does) while others run.
+    others = sorted(RUNNING_SANDBOXES) if READY_VARIABLE in env else []
+    env.pop(READY_VARIABLE, None)
+    made_read = made_write = None
+    if others:
+        made_read, made_write = os.pipe()
+        env[READY_VARIABLE] = str(made_write)
+        options["pass_fds"] = (made_write,)
     if supervise:
         os.set_blocking(report_read, False)
         # -I -S: the supervisor reads nothing from the environment or the workspace.
@@ -329,6 +354,7 @@ async def start_command(
         # folder the user may not search, an interpreter upgraded since).
         options["executable"] = "/proc/self/exe"
     loop = asyncio.get_running_loop()
+    held = hold_still(others)
     try:
         # The fork happens on this thread, the event loop's. The kernel's parent-death signal
         # (the supervisor's, and bwrap's --die-with-parent) fires when the forking *thread*
@@ -348,11 +374,118 @@ async def start_command(
     except BaseException:
         if supervise:
             os.close(report_read)
+        if made_read is not None:
+            os.close(made_read)
+        held.let_go()
         raise
     finally:
         if supervise:
             os.close(report_write)  # the supervisor holds the only writer now
-    return RunningCommand(transport, protocol, marker, report_read)
+        if made_write is not None:
+            os.close(made_write)  # the sandbox holds the only writers now
+    started = RunningCommand(transport, protocol, marker, report_read)
+    if not supervise:
+        RUNNING_SANDBOXES.add(started.pid)
+    if made_read is not None:
+        try:
+            await _made(made_read)
+        finally:
+            os.close(made_read)
+            held.let_go()
+    return started
+
+
+async def _made(fd: int) -> None:
+    """Wait until the sandbox's first step writes to `fd`, or every writer is gone (bwrap
+    ended), or SANDBOX_MADE_SECONDS passed."""
+    loop = asyncio.get_running_loop()
+    made = loop.create_future()
+    loop.add_reader(fd, lambda: made.done() or made.set_result(None))
+    try:
+        await asyncio.wait({made}, timeout=SANDBOX_MADE_SECONDS)
+    finally:
+        loop.remove_reader(fd)
+
+
+class HeldStill:
+    """Processes stopped by `hold_still`, each by a pidfd (no other process that took its
+    number meanwhile gets the signal): `let_go` continues them, once."""
+
+    def __init__(self, pidfds: list[int]) -> None:
+        self.pidfds = pidfds
+
+    def let_go(self) -> None:
+        pidfds, self.pidfds = self.pidfds, []
+        for pidfd in pidfds:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGCONT)
+            os.close(pidfd)
+
+
+def hold_still(roots: list[int]) -> HeldStill:
+    """Stop (SIGSTOP) every process in the trees of `roots`, and wait until they have stopped.
+    One stopped already (by a command of its own, or a tracer) is left as it is."""
+    held: list[tuple[int, int]] = []  # pid, pidfd
+    seen: set[int] = set()
+    for _ in range(MAX_KILL_SWEEPS):  # a process may fork while its parent is being stopped
+        found = [(pid, start) for pid, start in processes_below(roots) if pid not in seen]
+        if not found:
+            break
+        for pid, start in found:
+            seen.add(pid)
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            now = _stat(pid)
+            # Gone since the look, its number perhaps taken by another process: not ours.
+            if now is None or now[2] != start or now[0] in STOPPED:
+                os.close(pidfd)
+                continue
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
+            except OSError:
+                os.close(pidfd)
+                continue
+            held.append((pid, pidfd))
+    deadline = time.monotonic() + STOP_SECONDS
+    for pid, _ in held:  # a signal takes effect on the way back from the kernel
+        while (now := _stat(pid)) is not None and now[0] not in STOPPED + ("Z", "X"):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.001)
+    return HeldStill([pidfd for _, pidfd in held])
+
+
+STOPPED = ("T", "t")  # /proc's state letters for a process stopped by a signal, or a tracer
+
+
+def processes_below(roots: list[int]) -> list[tuple[int, int]]:
+    """Each process in the trees of `roots` (roots included), with its start time."""
+    if not roots:
+        return []
+    children: dict[int, list[int]] = {}
+    starts: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (found := _stat(int(entry))) is not None:
+            children.setdefault(found[1], []).append(int(entry))
+            starts[int(entry)] = found[2]
+    below, pending = [], [pid for pid in roots if pid in starts]
+    while pending:
+        pid = pending.pop()
+        below.append((pid, starts[pid]))
+        pending += children.get(pid, [])
+    return below
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """A process's state letter, its parent's pid and its start time; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()  # the name may hold anything
+        return fields[0].decode(), int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def kill_marked_processes(marker: str) -> bool:

@@ -2332,7 +2332,10 @@ class Bubblewrap:
             argv += [*step, "--"]
         argv += ["/bin/bash", "-c", command]
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
-        return launcher + argv, clean_environment()
+        environment = clean_environment()
+        if self.landlock:  # its step says when bwrap is done (tools/process.py: hold_still)
+            environment[landlock.READY_VARIABLE] = ""
+        return launcher + argv, environment
 
     def view_of(self, argv: list[str]) -> tuple[frozenset[str], frozenset[str]]:
         """What a sandbox made by `wrap` holds read-only, and what it shows empty (the files
