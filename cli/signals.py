@@ -19,7 +19,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterator
 
-from tools.event_queues import ENDING
+from tools.event_queues import CTRL_C_COUNT, ENDING
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
@@ -53,6 +53,10 @@ def _ending(signum: int, frame: object) -> None:
     ENDING.set()
 
 
+def _ctrl_c(signum: int, frame: object) -> None:
+    CTRL_C_COUNT[0] += 1
+
+
 def raise_terminated(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
@@ -70,6 +74,8 @@ def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) ->
     loop = asyncio.get_running_loop()
     ENDING.clear()  # (a signal handled before, by a caller that went on: a test, an embedding)
     loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+    signal.signal(signal.SIGINT, _ctrl_c)  # counted at once too, as the ending ones below
+    signal.siginterrupt(signal.SIGINT, False)
     for signum in ENDING_SIGNALS:
         loop.add_signal_handler(signum, on_end, signum)
         # The loop's own handler does nothing but wake the loop, which a long look of a key-file

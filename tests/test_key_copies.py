@@ -15,6 +15,7 @@ import codecs
 import json
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -242,3 +243,42 @@ def test_a_virtualenv_named_env_keeps_its_links_and_packages_out_of_the_env_file
     found = {path.relative_to(tmp_path).as_posix() for path in scan.key_files}
     assert found == {".env/pyvenv.cfg", ".envs/.local/.django", "docker.env"}
     assert scan.env_files == []  # none is a `.env*` file: planloop reads no setting there
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_the_wait_for_the_search_gives_way_to_ctrl_c_and_sigterm(signum):
+    # The first command waits for the search, and the wait holds the event loop: SIGTERM came
+    # while it waited, and planloop ended only once the search did (1.6 s, up to 15 s).
+    import asyncio
+    import threading
+
+    from cli.signals import run_signals
+    from tools import event_queues
+    from tools.key_copies import KeyCopySearch
+
+    class SignalledWhileWaited(threading.Event):
+        def wait(self, timeout=None):
+            if not hasattr(self, "sent"):
+                self.sent = True
+                os.kill(os.getpid(), signum)  # its handler runs here, in the wait
+            return super().wait(timeout)
+
+    search = KeyCopySearch((), (), (b"never found",))  # never started: it never ends
+    search.done = SignalledWhileWaited()
+    handled = []
+
+    async def wait_in_the_loop():
+        with run_signals(lambda: handled.append("ctrl-c"), handled.append):
+            found = search.result()  # holds the loop, as the sandbox's call does
+            while not handled:  # the loop's own handler runs after
+                await asyncio.sleep(0.01)
+            return found
+
+    before = {each: signal.getsignal(each) for each in (signal.SIGINT, signal.SIGHUP, signum)}
+    try:
+        assert asyncio.run(wait_in_the_loop()) is None
+    finally:
+        event_queues.ENDING.clear()
+        for each, handler in before.items():
+            signal.signal(each, handler)
+    assert handled == ["ctrl-c" if signum == signal.SIGINT else signal.SIGTERM]

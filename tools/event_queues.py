@@ -63,6 +63,9 @@ def keep_queues_short() -> None:
 # loop). A watch catching up with a storm of events then stops there, and counts what is left
 # as lost, rather than keep planloop from ending for seconds.
 ENDING = threading.Event()
+# The Ctrl-Cs so far, counted the same way: a wait that holds the event loop (the first
+# command's wait for the search for copies of the key) ends when one comes.
+CTRL_C_COUNT = [0]
 
 # The watches with a queue open: each has `watches_key_file(path)`, whether it judges the reads
 # of a key file at `path` (a read of any other file is not marked: a sandbox being made reads

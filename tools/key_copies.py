@@ -77,7 +77,7 @@ from os import SEEK_DATA
 from pathlib import Path
 
 from redaction import secret_encodings
-from tools.event_queues import judged_by_a_watch
+from tools.event_queues import CTRL_C_COUNT, ENDING, judged_by_a_watch
 
 SEARCH_DEPTH = 7  # ~/miniconda3/envs/<env>/etc/conda/activate.d/env_vars.sh: six folders down
 SIBLING_DEPTH = 6  # <mono>/deploy/k8s/overlays/prod/secrets.env, from <mono>/services/<ws>
@@ -96,6 +96,7 @@ MAX_FOUND = 500  # of one place: each is one bind in every sandbox
 LINK_ENTRIES = 200_000  # listed in the workspace for another name of a copy
 LINK_SECONDS = 2.0
 TOTAL_SECONDS = SEARCH_SECONDS + LINK_SECONDS  # yours and the workspace's side by side
+SIGNAL_CHECK_SECONDS = 0.05  # how often a wait for the search looks for Ctrl-C or SIGTERM
 CHILD_NICENESS = 10  # the search gives way to planloop, the model's stream and your editor
 # What a folder is, by its name anywhere: installed packages and tools' own output, thousands
 # of files each, written by package managers and linters, never where a person pastes a key.
@@ -453,10 +454,15 @@ class KeyCopySearch:
     bytes_read: int = 0
     entries: int = 0
 
-    def result(self) -> list[Path]:
+    def result(self) -> list[Path] | None:
         """The files found, once the search has ended (it ends within TOTAL_SECONDS, unless a
-        read hangs, on a network filesystem say: then what was found so far)."""
-        self.done.wait(TOTAL_SECONDS + 10)
+        read hangs, on a network filesystem say: then what was found so far). None when Ctrl-C,
+        SIGTERM or SIGHUP came meanwhile: the wait holds the event loop, which serves them."""
+        ctrl_c = CTRL_C_COUNT[0]
+        deadline = time.monotonic() + TOTAL_SECONDS + 10
+        while not self.done.wait(SIGNAL_CHECK_SECONDS) and time.monotonic() < deadline:
+            if ENDING.is_set() or CTRL_C_COUNT[0] != ctrl_c:
+                return None
         return list(self.found)
 
     def workspace_left(self) -> Path | None:

@@ -2251,7 +2251,13 @@ class Bubblewrap:
         # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
         search = key_copy_search(root, hidden) if self.searches_key_copies else None
         if search is not None:
-            KEY_FILES.update(dict.fromkeys(search.result()))
+            found = search.result()
+            if found is None:
+                raise ToolError(
+                    "bash: the command did not run: it was stopped (Ctrl-C, or planloop is "
+                    "ending) while the search for copies of the API key, which it waits for, ran."
+                )
+            KEY_FILES.update(dict.fromkeys(found))
             if search.linked:
                 # A copy of the key with another name in the workspace that the search did not
                 # reach in time: hidden at the names found, it would be read at that one.
