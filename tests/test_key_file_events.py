@@ -593,6 +593,15 @@ def test_the_key_appended_read_before_its_event_and_cut_back_counts(tmp_path, mo
     assert found == {str(env): ""}
 
 
+def test_a_pipe_made_at_a_key_file_s_name_counts_at_once(tmp_path):
+    # A task makes `.env.local` a named pipe it reads: the key you then add to it goes to the
+    # task, and no write into a pipe raises an event, nor leaves a file planloop could read.
+    env = tmp_path / ".env.local"
+    assert Watched(tmp_path)(lambda: os.mkfifo(env)) == {str(env): folder_watch.PIPED}
+    other = tmp_path / "notes.fifo"  # a pipe of another name holds nothing of yours
+    assert Watched(tmp_path)(lambda: os.mkfifo(other)) == {}
+
+
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
     # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
     # later one: the read came before the writes by more than a writer's pause.
@@ -991,9 +1000,12 @@ def test_a_key_file_given_another_name_counts_when_it_is_written(tmp_path):
 
 def test_a_pipe_made_with_a_key_file_name_does_not_hold_the_watch(tmp_path):
     # planloop keeps a key file it read open; a FIFO at that name is not reopened (an open of a
-    # pipe for reading waits for a writer, on the event loop).
-    found = Watched(tmp_path)(lambda: os.mkfifo(tmp_path / ".env.local"))
-    assert found == {}
+    # pipe for reading waits for a writer, on the event loop). It counts as read at once
+    # (`test_a_pipe_made_at_a_key_file_s_name_counts_at_once`), and the watch goes on.
+    found = Watched(tmp_path)(
+        lambda: os.mkfifo(tmp_path / ".env.local"), lambda: key_file(tmp_path / ".env")
+    )
+    assert found == {str(tmp_path / ".env.local"): folder_watch.PIPED, str(tmp_path / ".env"): ""}
 
 
 def test_a_mapping_is_found_in_a_process_planloop_started_and_only_while_it_lasts(tmp_path):

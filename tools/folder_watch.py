@@ -203,6 +203,10 @@ GONE_UNWATCHED = (
     "folders it watches) and was removed, replaced or closed before it ended, so a key file "
     "saved there could have been read and taken away unseen"
 )
+PIPED = (
+    "was made or written while it ran and is a named pipe, not a file: what is written into "
+    "it goes to whoever reads the pipe, unseen by planloop"
+)
 MADE_CLOSED = (
     "was made while it ran closed to planloop's watch, so a key file saved there could have "
     "been read and taken away unseen"
@@ -342,6 +346,7 @@ class FolderWatch:
         # Key file -> planloop's own reads of it begun in the queue and not yet ended, by number.
         self.own_reads: dict[str, dict[int, OwnRead]] = {}
         self.pending_reads: dict[int, str] = {}  # this watch's reads whose first mark is queued
+        self.piped: set[str] = set()  # key-file names found a pipe that bytes were written into
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
@@ -1359,6 +1364,11 @@ class FolderWatch:
                 # Marked done at once: a command's write and read inside the marks cannot be
                 # told from planloop's read, so the look for mappings stays outside them.
                 own_read_done(path, data if isinstance(opened, int) else NOT_OPENED)
+                if isinstance(opened, int) and info is not None and stat.S_ISFIFO(info.st_mode):
+                    # A pipe at a key file's name: what you add to it goes to its reader, and no
+                    # write into a pipe raises an event. Made or opened for writing is enough.
+                    data = None
+                    self.piped.add(path)
                 if isinstance(opened, int):
                     if info is not None:
                         self.key_inodes[path] = (info.st_dev, info.st_ino)
@@ -1403,6 +1413,9 @@ class FolderWatch:
                     self._expose(path, SECOND_NAME)
                 elif window.unread:
                     self._expose(path, UNREAD)
+                elif path in self.piped:
+                    self.piped.discard(path)
+                    self._expose(path, PIPED)
                 elif keyed:
                     renamed = os.path.basename(window.came_from)
                     self._expose(path, RENAMED.format(renamed) if renamed else "")
