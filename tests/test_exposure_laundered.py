@@ -311,6 +311,10 @@ def test_a_dotenv_file_too_costly_to_expand_is_judged_as_holding_the_key(tmp_pat
     (tmp_path / ".env").write_text(padded)
     assert dotenv_file(tmp_path / ".env")["PYTHONSTARTUP"] == "./tools/start.py"
     assert not holds_the_key(b"A=1\nB=${A}-x\n", [key])  # a person's .env is expanded
+    # A generated script of 200 `${PREFIX}` in 110 KB: each `}` comes at once, a short read.
+    lines = (f"echo building {i} into ${{PREFIX}}/lib/x{i}  # {'x' * 500}\n" for i in range(200))
+    generated = "#!/bin/sh\nPREFIX=/usr/local\n" + "".join(lines)
+    assert not holds_the_key(generated.encode(), [key])
 
 
 # ---- the window between a write and planloop's read ------------------------------------

@@ -217,6 +217,11 @@ HOSTILE_READINGS = {
         assert dotenv_values(text) == {"DEBUG": "x" + " " * (2**20 - 20) + "y"}
         assert dotenv_bindings(text) == dotenv_values(text)
     """,
+    "dotenv-expansions": """
+        from tools.bind_watch import holds_the_key
+        text = "A=" + "${" * 2**18 + "x" * (2**19 - 100) + "}\\n"  # each `}` far off: costly
+        assert holds_the_key(text.encode(), ["sk-ant-never-in-it"])
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")
