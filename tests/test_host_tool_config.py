@@ -112,6 +112,9 @@ def test_the_protected_names_are_the_ones_tools_read_and_no_more():
         ".irbrc",
         ".java-version",
         ".sdkmanrc",
+        ".shadowenv.d/500_default.lisp",
+        "_opam/bin/git",
+        "global.json",
     ):
         assert protected_reason(root, path), path
     for path in ("src/mise/app.py", "mise/README.md", "docs/vscode.md", "mise.txt", "idea/x"):

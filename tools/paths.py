@@ -149,6 +149,12 @@ HOST_TOOL_CONFIG = {
     ".java-version": "jenv runs the java of the version it names, which may be any folder",
     ".sdkmanrc": "SDKMAN puts the versions it names first on your PATH when your shell enters "
     "the folder (sdkman_auto_env), and a version may be any folder",
+    ".shadowenv.d": "shadowenv runs its .lisp files when your shell enters a folder you trusted "
+    "once (the trust is the folder's, whatever the files say later)",
+    "_opam": "opam's shell hook puts a local switch's bin/ first on your PATH when your shell "
+    "enters the folder",
+    "global.json": "dotnet takes its SDK from the folders its sdk.paths name (.NET 10), and a "
+    "path may be a folder of the workspace",
     # Other coding agents' project settings: each runs commands from them when it next starts
     # here (or at its next step), in a folder the person has trusted before.
     ".claude": "Claude Code runs the hooks and status line commands its settings name",
