@@ -88,8 +88,9 @@ SUPERVISOR = Path(__file__).with_name("supervisor.py")
 SANDBOX_MADE_SECONDS = 10.0
 # How long a process held still may take to stop (one in the kernel's uninterruptible sleep).
 STOP_SECONDS = 0.5
-# The pids (bwrap's) of the sandboxed commands running now, foreground and background.
-RUNNING_SANDBOXES: set[int] = set()
+# The sandboxed commands running now, foreground and background: bwrap's pid, and its start
+# time (a pid freed when one ends may be another process's by the time it is looked up).
+RUNNING_SANDBOXES: dict[int, int | None] = {}
 
 # What a listener hears of a running command: the newest LIVE_BYTES of its output, at most once
 # every LIVE_INTERVAL_SECONDS. Enough for the last few lines, and cheap however fast it prints.
@@ -277,7 +278,7 @@ class RunningCommand:
     async def finish(self) -> None:
         """Stop what is left, wait for the end, sweep for stragglers; set the results."""
         swept = False
-        RUNNING_SANDBOXES.discard(self.pid)
+        RUNNING_SANDBOXES.pop(self.pid, None)
         try:
             self.stop()
             await self._until_ended()
@@ -337,7 +338,7 @@ async def start_command(
     report_read, report_write = os.pipe() if supervise else (None, None)
     options: dict = {"pass_fds": (report_write,)} if supervise else {}
     # A sandbox that says when it is made (its argv has the step that does) while others run.
-    others = sorted(RUNNING_SANDBOXES) if READY_VARIABLE in env else []
+    others = dict(RUNNING_SANDBOXES) if READY_VARIABLE in env else {}
     env.pop(READY_VARIABLE, None)
     made_read = made_write = None
     if others:
@@ -385,7 +386,8 @@ async def start_command(
             os.close(made_write)  # the sandbox holds the only writers now
     started = RunningCommand(transport, protocol, marker, report_read)
     if not supervise:
-        RUNNING_SANDBOXES.add(started.pid)
+        found = _stat(started.pid)
+        RUNNING_SANDBOXES[started.pid] = found[2] if found else None
     if made_read is not None:
         try:
             await _made(made_read)
@@ -422,13 +424,15 @@ class HeldStill:
             os.close(pidfd)
 
 
-def hold_still(roots: list[int]) -> HeldStill:
-    """Stop (SIGSTOP) every process in the trees of `roots`, and wait until they have stopped.
-    One stopped already (by a command of its own, or a tracer) is left as it is."""
+def hold_still(roots: dict[int, int | None]) -> HeldStill:
+    """Stop (SIGSTOP) every process in the trees of `roots` (pid: start time), and wait until
+    they have stopped. One stopped already (by a command of its own, or a tracer) is left as
+    it is, and so is a root whose pid is another process's now."""
     held: list[tuple[int, int]] = []  # pid, pidfd
     seen: set[int] = set()
+    live = [pid for pid, start in roots.items() if (now := _stat(pid)) and now[2] == start]
     for _ in range(MAX_KILL_SWEEPS):  # a process may fork while its parent is being stopped
-        found = [(pid, start) for pid, start in processes_below(roots) if pid not in seen]
+        found = [(pid, start) for pid, start in processes_below(live) if pid not in seen]
         if not found:
             break
         for pid, start in found:
