@@ -12,6 +12,7 @@ from conftest import run_cli
 from fakeapi import text, tool_use
 from settings import SettingsError, read_settings
 from tools.environment import command_environment
+from tools.landlock import READY_VARIABLE
 from tools.sandbox import Bubblewrap, NoSandbox
 
 REPOSITORY_ENDPOINT = "http://repository.test"
@@ -104,7 +105,9 @@ def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, 
         monkeypatch.setenv(name, value)
     _, bwrap_env = Bubblewrap().wrap(workspace, "true")
     _, direct_env = NoSandbox().wrap(workspace, "true")
-    assert bwrap_env == command_environment(True) and "LD_PRELOAD" not in bwrap_env
+    # (and one name of planloop's own: its sandbox says when bwrap is done, tools/process.py)
+    made = {READY_VARIABLE: ""} if Bubblewrap().landlock else {}
+    assert bwrap_env == {**command_environment(True), **made} and "LD_PRELOAD" not in bwrap_env
     assert direct_env == command_environment(False) and "SSH_AUTH_SOCK" in direct_env
 
 
