@@ -227,52 +227,49 @@ def test_in_bubblewrap_commands_run_without_a_supervisor(workspace):
 
 
 @needs_bwrap
-def test_a_running_sandbox_is_held_still_while_another_is_made(workspace, monkeypatch):
-    # bwrap finds its mount points by path while it makes a sandbox, and makes a missing one
-    # with mkdir: a task running beside it that swapped a folder on the way for a link to the
-    # host had it make a folder there. So the task is stopped until the new sandbox's first
-    # step inside says it is made, and goes on after.
-    from tools import process
-    from tools.process import BoundedOutput, processes_below, start_command
+def test_no_sandbox_is_made_through_a_path_a_running_task_could_move(workspace):
+    # bwrap finds where each mount goes by its path, and makes a missing one with mkdir: a
+    # task that swapped a folder on that way for a link to the host (`/oldroot/...`) had bwrap
+    # make a folder there. A task cannot move what its own sandbox pinned when it started; a
+    # path protected since then it can (and change it, too), so new sandboxes leave it out
+    # while the task runs, and say so once.
+    from tools.process import BoundedOutput, start_command
 
     sandbox = Bubblewrap()
     if bubblewrap_works() is not True or not sandbox.landlock:
         pytest.skip("needs bubblewrap and Landlock, whose step says when a sandbox is made")
-    states_while_made: list[list[str]] = []
-    made = process._made
+    told: list[str] = []
+    sandbox.notify = told.append
+    (workspace / "config").mkdir()
+    (workspace / "config" / ".env.example").write_text("DEBUG=1\n")  # protected from the start
+    change = "echo X=1 >> config/.env.example; echo Y=1 >> app/deploy/.env.test; echo ran"
 
-    def states(pid: int) -> list[str]:
-        return [process._stat(each)[0] for each, _ in processes_below([pid])]
+    def destinations(argv: list[str]) -> list[str]:
+        return [word for word in argv if word.startswith(str(workspace / "app"))]
 
-    async def made_while_looked_at(fd: int) -> None:
-        states_while_made.append(states(task.pid))
-        await made(fd)
-
-    monkeypatch.setattr(process, "_made", made_while_looked_at)
-
-    async def a_task_then_a_command() -> tuple[list[str], int]:
-        nonlocal task
-        argv, env = sandbox.wrap(workspace, "while :; do date +%s%N >> ticks; done")
+    async def a_task_then_commands() -> tuple[str, str, list[str], list[str]]:
+        argv, env = sandbox.wrap(workspace, "touch started; exec sleep 60")
         task = await start_command(BoundedOutput, argv, env, workspace, supervise=False)
         try:
-            wait_for_file(workspace / "ticks")
-            argv, env = sandbox.wrap(workspace, "echo made")
-            command = await start_command(BoundedOutput, argv, env, workspace, supervise=False)
-            await command.wait(30)
-            await command.finish()
-            after = states(task.pid)
-            ticks = len((workspace / "ticks").read_text().split())
-            wait_until(
-                lambda: len((workspace / "ticks").read_text().split()) > ticks, "a tick after"
-            )
-            return after, command.returncode
+            wait_for_file(workspace / "started")
+            (workspace / "app" / "deploy").mkdir(parents=True)
+            (workspace / "app" / "deploy" / ".env.test").write_text("DEBUG=1\n")  # made since
+            while_running, during = await ran(workspace, change)
         finally:
             await task.finish()
+        after, ended = await ran(workspace, "echo Y=2 >> app/deploy/.env.test; echo ran")
+        return while_running, after, during, ended
 
-    task = None
-    after, returncode = run(a_task_then_a_command())
-    assert returncode == 0
-    # Stopped, each of them (or exited, its parent not yet back to reap it).
-    assert states_while_made and set(states_while_made[0]) <= {"T", "Z"}
-    assert "T" in states_while_made[0]
-    assert "T" not in after  # let go again: it ticks on
+    async def ran(workspace: Path, command: str) -> tuple[str, list[str]]:
+        argv, env = sandbox.wrap(workspace, command)
+        started = await start_command(BoundedOutput, argv, env, workspace, supervise=False)
+        await started.wait(30)
+        await started.finish()
+        return started.watch.text(), destinations(argv)
+
+    while_running, after, during, ended = run(a_task_then_commands())
+    assert during == [] and ended != []  # no mount through `app` while the task ran
+    assert "config/.env.example: Read-only file system" in while_running
+    assert "ran" in while_running and "Y=1" in (workspace / "app/deploy/.env.test").read_text()
+    assert "Read-only file system" in after  # the task ended: protected again
+    assert len([line for line in told if "app" in line and "background task" in line]) == 1

@@ -52,7 +52,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -77,17 +76,11 @@ MAX_KILL_SWEEPS = 10
 
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
 
-# bwrap makes its mounts by path: it finds each mount point by name again, makes a missing one
-# with mkdir (following links on the way), and checks only afterwards that it bound what was
-# opened. A sandboxed background task shares the workspace and may rename any folder its own
-# sandbox did not pin (one made after it started): swapped for a link into bwrap's view of the
-# host (`/oldroot/...`) at the right moment, it had the next sandbox's bwrap make a folder on
-# the host. So while a sandbox is made, every other sandboxed command is held still (SIGSTOP),
-# and let go (SIGCONT) once the sandbox's first step inside says it is made (tools/landlock.py
-# writes a byte to the descriptor READY_VARIABLE names), or it ended, or this long has passed.
+# A sandboxed command is started once bwrap has made every mount of its sandbox: its first step
+# inside (tools/landlock.py) writes a byte to the descriptor READY_VARIABLE names. Until then, a
+# later sandbox could not tell what this one's mount namespace holds (tools/sandbox.py:
+# `movable_by_a_running_task`). At most this long: a sandbox that says nothing is started anyway.
 SANDBOX_MADE_SECONDS = 10.0
-# How long a process held still may take to stop (one in the kernel's uninterruptible sleep).
-STOP_SECONDS = 0.5
 # The sandboxed commands running now, foreground and background: bwrap's pid, and its start
 # time (a pid freed when one ends may be another process's by the time it is looked up).
 RUNNING_SANDBOXES: dict[int, int | None] = {}
@@ -337,11 +330,9 @@ async def start_command(
     env = {**env, MARKER_VARIABLE: marker}
     report_read, report_write = os.pipe() if supervise else (None, None)
     options: dict = {"pass_fds": (report_write,)} if supervise else {}
-    # A sandbox that says when it is made (its argv has the step that does) while others run.
-    others = dict(RUNNING_SANDBOXES) if READY_VARIABLE in env else {}
-    env.pop(READY_VARIABLE, None)
+    # A sandbox that says when it is made (its argv has the step that does).
     made_read = made_write = None
-    if others:
+    if env.pop(READY_VARIABLE, None) is not None:
         made_read, made_write = os.pipe()
         env[READY_VARIABLE] = str(made_write)
         options["pass_fds"] = (made_write,)
@@ -355,7 +346,6 @@ async def start_command(
         # folder the user may not search, an interpreter upgraded since).
         options["executable"] = "/proc/self/exe"
     loop = asyncio.get_running_loop()
-    held = hold_still(others)
     try:
         # The fork happens on this thread, the event loop's. The kernel's parent-death signal
         # (the supervisor's, and bwrap's --die-with-parent) fires when the forking *thread*
@@ -377,7 +367,6 @@ async def start_command(
             os.close(report_read)
         if made_read is not None:
             os.close(made_read)
-        held.let_go()
         raise
     finally:
         if supervise:
@@ -393,7 +382,6 @@ async def start_command(
             await _made(made_read)
         finally:
             os.close(made_read)
-            held.let_go()
     return started
 
 
@@ -407,61 +395,6 @@ async def _made(fd: int) -> None:
         await asyncio.wait({made}, timeout=SANDBOX_MADE_SECONDS)
     finally:
         loop.remove_reader(fd)
-
-
-class HeldStill:
-    """Processes stopped by `hold_still`, each by a pidfd (no other process that took its
-    number meanwhile gets the signal): `let_go` continues them, once."""
-
-    def __init__(self, pidfds: list[int]) -> None:
-        self.pidfds = pidfds
-
-    def let_go(self) -> None:
-        pidfds, self.pidfds = self.pidfds, []
-        for pidfd in pidfds:
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(pidfd, signal.SIGCONT)
-            os.close(pidfd)
-
-
-def hold_still(roots: dict[int, int | None]) -> HeldStill:
-    """Stop (SIGSTOP) every process in the trees of `roots` (pid: start time), and wait until
-    they have stopped. One stopped already (by a command of its own, or a tracer) is left as
-    it is, and so is a root whose pid is another process's now."""
-    held: list[tuple[int, int]] = []  # pid, pidfd
-    seen: set[int] = set()
-    live = [pid for pid, start in roots.items() if (now := _stat(pid)) and now[2] == start]
-    for _ in range(MAX_KILL_SWEEPS):  # a process may fork while its parent is being stopped
-        found = [(pid, start) for pid, start in processes_below(live) if pid not in seen]
-        if not found:
-            break
-        for pid, start in found:
-            seen.add(pid)
-            try:
-                pidfd = os.pidfd_open(pid)
-            except OSError:
-                continue
-            now = _stat(pid)
-            # Gone since the look, its number perhaps taken by another process: not ours.
-            if now is None or now[2] != start or now[0] in STOPPED:
-                os.close(pidfd)
-                continue
-            try:
-                signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
-            except OSError:
-                os.close(pidfd)
-                continue
-            held.append((pid, pidfd))
-    deadline = time.monotonic() + STOP_SECONDS
-    for pid, _ in held:  # a signal takes effect on the way back from the kernel
-        while (now := _stat(pid)) is not None and now[0] not in STOPPED + ("Z", "X"):
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.001)
-    return HeldStill([pidfd for _, pidfd in held])
-
-
-STOPPED = ("T", "t")  # /proc's state letters for a process stopped by a signal, or a tracer
 
 
 def processes_below(roots: list[int]) -> list[tuple[int, int]]:
@@ -480,6 +413,16 @@ def processes_below(roots: list[int]) -> list[tuple[int, int]]:
         below.append((pid, starts[pid]))
         pending += children.get(pid, [])
     return below
+
+
+def running_sandbox_pids() -> list[int]:
+    """The pids (bwrap's) of the sandboxed commands running now that are still the processes
+    planloop started."""
+    return [
+        pid
+        for pid, start in RUNNING_SANDBOXES.items()
+        if (found := _stat(pid)) is not None and found[2] == start
+    ]
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:

@@ -77,6 +77,7 @@ import functools
 import itertools
 import os
 import pwd
+import re
 import shlex
 import shutil
 import stat
@@ -142,6 +143,7 @@ from tools.paths import (
     scan_for_file_tools,
     scan_workspace,
 )
+from tools.process import processes_below, running_sandbox_pids
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 from tools.shell_config import (
     PYTHON_PATH_REASON,
@@ -1545,6 +1547,90 @@ def link_to_the_home_inside(root: Path) -> Path | None:
     return None
 
 
+def beyond_running_tasks(root: Path, words: list[str]) -> tuple[list[str], list[Path]]:
+    """The mounts of `words` a sandboxed command running now cannot move on the way (as
+    words), and the paths in the workspace of those it could (the first movable on each way).
+
+    bwrap finds where each mount goes by its path, and makes a missing one with mkdir, following
+    links on the way. A background task shares the workspace: had it swapped a folder on that
+    way for a link into bwrap's view of the host (`/oldroot/...`) at that moment, the next
+    sandbox's bwrap would make a folder on the host. A task cannot rename what is a mount point
+    in its own sandbox (the read-only paths and the folders pinned above them when it started),
+    nor anything inside a read-only mount there. What it can rename it can also change or read:
+    it was made, or protected, after the task started, and the task's sandbox does not protect
+    it. So such a mount is left out of new sandboxes while the task runs: they hold nothing the
+    task cannot reach already. (A file that came to hold the key meanwhile stops the task.)"""
+    running = [points for pid in running_sandbox_pids() if (points := sandbox_mounts(pid))]
+    if not running:
+        return words, []
+    kept: list[str] = []
+    movable: list[Path] = []
+    for mount in mounts_of(words):
+        way = first_movable(root, mount, running)
+        if way is None:
+            kept += mount
+        elif way not in movable:
+            movable.append(way)
+    return kept, movable
+
+
+def first_movable(root: Path, mount: list[str], running: list[dict[str, bool]]) -> Path | None:
+    """The first path on the way to `mount`'s destination in the workspace (as written, and as
+    followed) that a sandbox in `running` could rename, or None."""
+    written = Path(os.path.normpath(mount[MOUNT_OPTIONS[mount[0]]]))
+    for destination in dict.fromkeys((written, mount_point(mount))):
+        if not destination.is_relative_to(root) or destination == root:
+            continue
+        inside = destination.relative_to(root)
+        for step in [*reversed(inside.parents[:-1]), inside]:  # outermost first
+            if not all(fixed_in(points, root / step) for points in running):
+                return root / step
+    return None
+
+
+def fixed_in(mounts: dict[str, bool], path: Path) -> bool:
+    """Whether `path` is a mount point in a sandbox whose mount points are `mounts` (each with
+    whether it is read-only), or lies inside a read-only one: no command there can rename it."""
+    if str(path) in mounts:
+        return True
+    for folder in path.parents:
+        if str(folder) in mounts:
+            return mounts[str(folder)]  # the nearest mount it lies in decides
+    return False
+
+
+def sandbox_mounts(pid: int) -> dict[str, bool] | None:
+    """The mount points of the sandbox that bwrap `pid` made, each with whether it is read-only
+    (from a process of it in its own mount namespace); None when none is left to ask."""
+    ours = os.readlink("/proc/self/ns/mnt")
+    for inside, _ in processes_below([pid]):
+        try:
+            if os.readlink(f"/proc/{inside}/ns/mnt") == ours:
+                continue  # bwrap itself, outside
+            with open(f"/proc/{inside}/mountinfo", "rb") as file:
+                lines = file.read().splitlines()
+        except OSError:
+            continue
+        mounts: dict[str, bool] = {}
+        for line in lines:
+            fields = line.split()
+            point = MOUNTINFO_ESCAPE.sub(lambda found: bytes([int(found[1], 8)]), fields[4])
+            mounts[os.fsdecode(point)] = b"ro" in fields[5].split(b",")
+        return mounts
+    return None
+
+
+# How /proc's mountinfo writes a blank, a tab, a line break or a backslash in a path: `\040`.
+MOUNTINFO_ESCAPE = re.compile(rb"\\([0-7]{3})")
+
+
+MOVABLE_NOTICE = (
+    "planloop: {} is not made read-only or hidden in new commands' sandboxes while a "
+    "background task that started before it was protected runs: that task can change it, and "
+    "could move it while a sandbox is made. Stop the task to protect it again."
+)
+
+
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     """bwrap's words that bind every folder between the workspace and a read-only path onto
     itself, outermost first.
@@ -1735,6 +1821,7 @@ class Bubblewrap:
         # Files held read-only for a name outside the workspace (`files_linked_outside`): said?
         self.linked_held: dict[Path, bool] = {}
         self.search_cut_said = False  # the search for copies of the key stopped at a bound
+        self.movable_said: set[Path] = set()  # paths a running task could move (`wrap`)
         self.searches_key_copies = True  # not the start-up probe's: it runs `true`, reads nothing
         self.started_in: set[Path] = set()  # workspaces `before_command(starting=True)` began
 
@@ -2149,9 +2236,14 @@ class Bubblewrap:
         )
 
     def wrap(
-        self, workspace: Path, command: str, snapshot: WorkspaceScan | None = None
+        self,
+        workspace: Path,
+        command: str,
+        snapshot: WorkspaceScan | None = None,
+        launching: bool = True,
     ) -> tuple[list[str], dict[str, str]]:
-        """The argv (launcher, then bwrap) and environment; `snapshot` is `before_command`'s."""
+        """The argv (launcher, then bwrap) and environment; `snapshot` is `before_command`'s.
+        `launching`: False for a sandbox only looked at (`view_now`), never made."""
         root = Path(workspace).resolve()
         if snapshot is None:
             snapshot = self.before_command(root)
@@ -2162,7 +2254,7 @@ class Bubblewrap:
                 "first now (a headless run without --yes refuses it)."
             )
         try:
-            return self._sandboxed(root, command, snapshot)
+            return self._sandboxed(root, command, snapshot, launching)
         except (ValueError, UnicodeError) as error:
             # A file of the workspace names what no path can be (a NUL byte, a lone
             # surrogate): before_command made commands ask, and no sandbox can be built either.
@@ -2173,7 +2265,7 @@ class Bubblewrap:
             ) from None
 
     def _sandboxed(
-        self, root: Path, command: str, snapshot: WorkspaceScan
+        self, root: Path, command: str, snapshot: WorkspaceScan, launching: bool = True
     ) -> tuple[list[str], dict[str, str]]:
         """`wrap`'s argv and environment, once the workspace is scanned."""
         argv = ["--ro-bind", "/", "/"]
@@ -2311,6 +2403,12 @@ class Bubblewrap:
             else:
                 mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         mounts += hide_at_other_paths(root, mounts)
+        if launching:
+            mounts, movable = beyond_running_tasks(root, mounts)
+            for path in movable:
+                if path not in self.movable_said:
+                    self.movable_said.add(path)
+                    self._tell(MOVABLE_NOTICE.format(ascii(os.path.relpath(path, root))[1:-1]))
         argv += in_mount_order(mounts)
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
@@ -2369,7 +2467,7 @@ class Bubblewrap:
         # changes is who lets it run, not what it can read.
         snapshot.confinement_lost = None
         try:
-            argv, _ = self.wrap(workspace, "true", snapshot)
+            argv, _ = self.wrap(workspace, "true", snapshot, launching=False)
         except ToolError:
             return None
         return self.view_of(argv)
