@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,7 @@ from tools.bind_watch import (
     FolderWatch,
     holds_the_key,
 )
+from tools.sandbox import holds_known_secret
 from tools.tool_scripts import dotenv_file
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -315,6 +317,31 @@ def test_a_dotenv_file_too_costly_to_expand_is_judged_as_holding_the_key(tmp_pat
     lines = (f"echo building {i} into ${{PREFIX}}/lib/x{i}  # {'x' * 500}\n" for i in range(200))
     generated = "#!/bin/sh\nPREFIX=/usr/local\n" + "".join(lines)
     assert not holds_the_key(generated.encode(), [key])
+    # A file of more `NAME=` lines than a person's .env has, and a `${`: parsing it would take
+    # seconds each time a task wrote one, so it counts as holding the key, at once.
+    assert holds_the_key(("A=${B}\n" + "C=d\n" * 200_000).encode(), [key])  # 800 KB
+
+
+def test_a_key_file_unchanged_since_it_was_judged_is_not_read_again(tmp_path, monkeypatch):
+    # Each command's sandbox judges the workspace's key files: a repository's three big ones
+    # took 20 s a command. One unchanged for a second is judged as it was.
+    import tools.sandbox
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    env = tmp_path / ".env.test"
+    env.write_text("DEBUG=1\n")
+    old = time.time() - 10
+    os.utime(env, (old, old))  # (its change time stays now: judged, but not remembered yet)
+    reads = []
+    monkeypatch.setattr(tools.sandbox, "SETTLED_NS", 0)
+    real_read = tools.sandbox.read_allocated
+    monkeypatch.setattr(
+        tools.sandbox, "read_allocated", lambda *args: reads.append(1) or real_read(*args)
+    )
+    assert not holds_known_secret(env) and not holds_known_secret(env)
+    assert len(reads) == 1
+    env.write_text(f"ANTHROPIC_API_KEY={API_KEY}\n")  # changed: read again, and found
+    assert holds_known_secret(env) and len(reads) == 2
 
 
 # ---- the window between a write and planloop's read ------------------------------------

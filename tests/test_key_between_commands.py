@@ -426,6 +426,7 @@ def test_a_key_saved_while_a_background_task_runs_is_hidden_from_the_next_comman
 ):
     # A task's start ends the watch between commands, as a command's does; the task is no
     # command of the model's, so the watch begins again for the next one.
+    from tools.base import ToolError
     from tools.bash import run_bash
     from tools.sandbox import Bubblewrap
     from tools.tasks import TaskManager
@@ -438,12 +439,21 @@ def test_a_key_saved_while_a_background_task_runs_is_hidden_from_the_next_comman
         task = await manager.start(workspace, "sleep 60", 120, box)
         try:
             (workspace / "config" / "settings.json").write_text(SETTINGS)
-            return await run_bash(workspace, SHOW, sandbox=box)
+            try:
+                return await run_bash(workspace, SHOW, sandbox=box)
+            except ToolError as refused:
+                return str(refused)
         finally:
             manager.stop(task.id)
             await manager.shutdown()
 
-    read_back(asyncio.run(a_task_then_a_command()))
+    shown = asyncio.run(a_task_then_a_command())
+    # Hidden, or, since the task could move that file while the sandbox that hides it is
+    # made (it existed before the task, which holds nothing there), not run at all.
+    if "did not run" in shown:
+        assert "config/settings.json" in shown and API_KEY not in shown
+    else:
+        read_back(shown)
 
 
 @needs_bwrap

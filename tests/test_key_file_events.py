@@ -603,6 +603,21 @@ def test_a_pipe_made_at_a_key_file_s_name_counts_at_once(tmp_path):
     assert Watched(tmp_path)(lambda: os.mkfifo(other)) == {}
 
 
+def test_a_pipe_of_another_name_counts_once_something_is_written_into_it(tmp_path):
+    # A task runs `mkfifo settings.json && rev < settings.json`, and the model asks you to
+    # paste the key into settings.json: it goes to the task, leaving nothing to read.
+    fifo = tmp_path / "settings.json"
+
+    def pasted() -> None:
+        writer = os.open(fifo, os.O_RDWR)  # (a reader of its own, so the write cannot block)
+        os.write(writer, b"ANTHROPIC_API_KEY=...\n")
+        os.close(writer)
+
+    assert Watched(tmp_path)(lambda: os.mkfifo(fifo), pasted) == {str(fifo): folder_watch.PIPED}
+    fifo.unlink()
+    assert Watched(tmp_path)(lambda: os.mkfifo(fifo)) == {}  # made, nothing written: nothing
+
+
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
     # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
     # later one: the read came before the writes by more than a writer's pause.

@@ -273,3 +273,23 @@ def test_no_sandbox_is_made_through_a_path_a_running_task_could_move(workspace):
     assert "ran" in while_running and "Y=1" in (workspace / "app/deploy/.env.test").read_text()
     assert "Read-only file system" in after  # the task ended: protected again
     assert len([line for line in told if "app" in line and "background task" in line]) == 1
+
+
+def test_the_launcher_dies_with_planloop_until_bwrap_takes_over():
+    # Between planloop's fork and bwrap's own --die-with-parent, the launcher is all there is:
+    # planloop killed then left the command running on, under init. It asks to be killed with
+    # its parent, and ends at once if that parent is gone already.
+    from tools.sandbox import LAUNCHER_SOURCE
+
+    ask = (  # prctl(PR_GET_PDEATHSIG)
+        "import ctypes; v = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(v)); "
+        "print(v.value)"
+    )
+
+    def launch(parent: int) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-I", "-S", "-c", LAUNCHER_SOURCE, "/", str(parent)]
+        return subprocess.run([*argv, sys.executable, "-c", ask], capture_output=True, text=True)
+
+    assert launch(os.getpid()).stdout == f"{int(signal.SIGKILL)}\n"  # held across the exec
+    orphaned = launch(os.getpid() + 1)  # another parent than the one it has: planloop died
+    assert orphaned.returncode == 0 and orphaned.stdout == ""

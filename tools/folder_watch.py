@@ -205,7 +205,7 @@ GONE_UNWATCHED = (
 )
 PIPED = (
     "was made or written while it ran and is a named pipe, not a file: what is written into "
-    "it goes to whoever reads the pipe, unseen by planloop"
+    "it (the key you paste) goes to whoever reads the pipe, unseen by planloop"
 )
 MADE_CLOSED = (
     "was made while it ran closed to planloop's watch, so a key file saved there could have "
@@ -347,6 +347,7 @@ class FolderWatch:
         self.own_reads: dict[str, dict[int, OwnRead]] = {}
         self.pending_reads: dict[int, str] = {}  # this watch's reads whose first mark is queued
         self.piped: set[str] = set()  # key-file names found a pipe that bytes were written into
+        self.others_written: set[str] = set()  # other files noted for a write, not a name made
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
         self.found = False  # a key file was exposed since `_read` last looked
@@ -742,6 +743,10 @@ class FolderWatch:
             if fd is None and info is not None and stat.S_ISLNK(info.st_mode):
                 fd = self._open_other(path)  # made a link after the write (past MAX_OTHER_FDS)
                 info = os.fstat(fd) if fd is not None else None
+            written = path in self.others_written
+            self.others_written.discard(path)
+            if info is not None and stat.S_ISFIFO(info.st_mode) and written:
+                self._expose(path, PIPED)  # what you wrote into it went to the pipe's reader
             regular = info is not None and stat.S_ISREG(info.st_mode)
             if regular and allocated(info) > OTHER_FILE_BYTES:
                 self._too_big(path)
@@ -775,6 +780,8 @@ class FolderWatch:
         an O_TMPFILE file's, linked into place since): the file is then noted at its other
         names too.
         """
+        if written:
+            self.others_written.add(path)
         if written and (path in NAMES_LOST or not os.path.lexists(path)):
             for name in self._names_now(path):
                 self._note_other(name)

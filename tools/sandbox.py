@@ -84,10 +84,11 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from redaction import secret_encodings
+from redaction import secret_encodings, secret_values
 from tools import landlock, sandbox_launch
 from tools.base import ToolError
 from tools.beneath import located
@@ -814,6 +815,23 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
     return kept
 
 
+# Each command's sandbox judges the workspace's key files again, a repository's big ones too
+# (three of a megabyte each took 20 s a command). A file unchanged since it was judged is not
+# read again: same file, size, and times of the last change of its bytes and of the file. Only
+# a file whose last change is a second old counts as unchanged: a clock that ticks in
+# milliseconds would give a change just after the judgement the same times.
+JUDGED: dict[tuple, bool] = {}
+MAX_JUDGED = 10_000
+SETTLED_NS = 1_000_000_000
+
+
+def judged_as(info: os.stat_result) -> tuple[int, ...] | None:
+    """What identifies a regular file's content for JUDGED, or None when it changed too lately."""
+    if not stat.S_ISREG(info.st_mode) or time.time_ns() - info.st_ctime_ns < SETTLED_NS:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
     """Whether the file at `path` holds the API key or auth token planloop uses (redaction.py).
 
@@ -824,21 +842,33 @@ def holds_known_secret(path: Path, unreadable: bool = True) -> bool:
     ... > .env.local` in UTF-16, and `iconv` reads it back. And as python-dotenv gives it,
     `${...}` expanded (`holds_the_key`): `K1=sk-ant-...` then `ANTHROPIC_API_KEY=${K1}rest`.
     """
+    secrets = tuple(secret_values())  # (what holds_the_key looks for)
     if not secret_encodings():
         return False
+    with contextlib.suppress(OSError):
+        known = JUDGED.get((judged_as(os.stat(path)), secrets))
+        if known is not None:
+            return known
     try:
         fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return unreadable
     data = None  # until read: a read that failed leaves its watches assuming the worst
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             data = b""  # no key file's bytes were read
             return unreadable
         # Past MAX_SECRET_SCAN_BYTES of data the answer is yes: a file hidden that needed no
         # hiding is a failure a command reports, a key read is not. Holes cost nothing.
         data = read_allocated(fd, MAX_SECRET_SCAN_BYTES)
-        return True if data is None else holds_the_key(data)
+        found = True if data is None else holds_the_key(data)
+        identity = judged_as(info)
+        if identity is not None and judged_as(os.fstat(fd)) == identity:
+            JUDGED[(identity, secrets)] = found
+            if len(JUDGED) > MAX_JUDGED:
+                del JUDGED[next(iter(JUDGED))]  # the oldest goes
+        return found
     except OSError:
         return unreadable
     finally:
@@ -1547,9 +1577,12 @@ def link_to_the_home_inside(root: Path) -> Path | None:
     return None
 
 
-def beyond_running_tasks(root: Path, words: list[str]) -> tuple[list[str], list[Path]]:
+def beyond_running_tasks(
+    root: Path, words: list[str], stand_ins: set[Path]
+) -> tuple[list[str], list[Path], list[Path]]:
     """The mounts of `words` a sandboxed command running now cannot move on the way (as
-    words), and the paths in the workspace of those it could (the first movable on each way).
+    words); the paths in the workspace of those it could (the first movable on each way); and
+    where those that hide a secret land (a hooks folder's stand-in, `stand_ins`, hides none).
 
     bwrap finds where each mount goes by its path, and makes a missing one with mkdir, following
     links on the way. A background task shares the workspace: had it swapped a folder on that
@@ -1559,19 +1592,25 @@ def beyond_running_tasks(root: Path, words: list[str]) -> tuple[list[str], list[
     nor anything inside a read-only mount there. What it can rename it can also change or read:
     it was made, or protected, after the task started, and the task's sandbox does not protect
     it. So such a mount is left out of new sandboxes while the task runs: they hold nothing the
-    task cannot reach already. (A file that came to hold the key meanwhile stops the task.)"""
+    task cannot reach already. But one that hides a file holding the key (you pasted it while
+    the task ran, and its watch will stop it) cannot be left out, nor made safely: no command
+    may run until the task is gone."""
     running = [points for pid in running_sandbox_pids() if (points := sandbox_mounts(pid))]
     if not running:
-        return words, []
+        return words, [], []
     kept: list[str] = []
     movable: list[Path] = []
+    hiding: list[Path] = []
     for mount in mounts_of(words):
         way = first_movable(root, mount, running)
         if way is None:
             kept += mount
-        elif way not in movable:
+            continue
+        if way not in movable:
             movable.append(way)
-    return kept, movable
+        if empties(mount) and mount_point(mount) not in stand_ins:
+            hiding.append(mount_point(mount))
+    return kept, movable, hiding
 
 
 def first_movable(root: Path, mount: list[str], running: list[dict[str, bool]]) -> Path | None:
@@ -2404,7 +2443,16 @@ class Bubblewrap:
                 mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         mounts += hide_at_other_paths(root, mounts)
         if launching:
-            mounts, movable = beyond_running_tasks(root, mounts)
+            stand_ins = {Path(os.path.realpath(path)) for path in self.hooks_stand_ins}
+            mounts, movable, hiding = beyond_running_tasks(root, mounts, stand_ins)
+            if hiding:
+                shown = ascii(os.path.relpath(hiding[0], root))[1:-1]
+                raise ToolError(
+                    f"bash: the command did not run: {shown} holds the API key or a secret, and "
+                    "a sandboxed background task that started before could move it while this "
+                    "command's sandbox, which hides it, is made. Stop the task (task_stop) or "
+                    "wait until it ends, then send the command again."
+                )
             for path in movable:
                 if path not in self.movable_said:
                     self.movable_said.add(path)
@@ -2435,7 +2483,8 @@ class Bubblewrap:
             step = [LANDLOCK_PYTHON, "-I", "-S", "-c", LANDLOCK_SOURCE, str(root), "/tmp", "/dev"]
             argv += [*step, "--"]
         argv += ["/bin/bash", "-c", command]
-        launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), BWRAP or "bwrap"]
+        launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), str(os.getpid())]
+        launcher.append(BWRAP or "bwrap")
         environment = clean_environment()
         if self.landlock:  # its step says when bwrap is done (tools/process.py: hold_still)
             environment[landlock.READY_VARIABLE] = ""

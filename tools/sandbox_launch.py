@@ -1,6 +1,6 @@
 """The last step before bwrap: open and check each protected path, then become bwrap.
 
-    BASE_PYTHON -I -S -c SOURCE_OF_THIS_FILE WORKSPACE BWRAP ARGS...
+    BASE_PYTHON -I -S -c SOURCE_OF_THIS_FILE WORKSPACE PLANLOOP_PID BWRAP ARGS...
 
 (tools/sandbox.py reads this file once at start and passes its text, so that no file a command
 could change is read or run outside the sandbox per command.)
@@ -36,7 +36,9 @@ Only `os` and `sys` are imported: this runs before every sandboxed command.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import stat
 import sys
 
@@ -133,8 +135,26 @@ def translate(root: str, args: list[str]) -> list[str]:
     return out
 
 
+# prctl(2): the signal the kernel sends when the parent that started this process dies.
+SET_PARENT_DEATH_SIGNAL = 1
+
+
+def die_with(parent: int) -> None:
+    """Be killed when planloop (`parent`) dies, from now on, and end now if it died already.
+
+    bwrap's --die-with-parent covers the sandbox once bwrap has set it; until then only this
+    covers the command: planloop killed in those milliseconds (SIGKILL runs no code of ours)
+    left it running on, under init, unwatched. The setting holds across exec."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(SET_PARENT_DEATH_SIGNAL, signal.SIGKILL, 0, 0, 0) != 0:
+        sys.exit("[sandbox: the command did not run: it could not be tied to planloop's life]")
+    if os.getppid() != parent:
+        sys.exit(0)  # planloop is gone already: nobody waits for this command
+
+
 def main() -> None:
-    root, program, *args = sys.argv[1:]
+    root, parent, program, *args = sys.argv[1:]
+    die_with(int(parent))
     argv = [program, *translate(root, args)]
     os.execvp(program, argv)
 
