@@ -1581,8 +1581,8 @@ def beyond_running_tasks(
     root: Path, words: list[str], stand_ins: set[Path]
 ) -> tuple[list[str], list[Path], list[Path]]:
     """The mounts of `words` a sandboxed command running now cannot move on the way (as
-    words); the paths in the workspace of those it could (the first movable on each way); and
-    where those that hide a secret land (a hooks folder's stand-in, `stand_ins`, hides none).
+    words); where those it could move land, of those that hold a path read-only; and of those
+    that hide a secret (a hooks folder's stand-in, `stand_ins`, hides none).
 
     bwrap finds where each mount goes by its path, and makes a missing one with mkdir, following
     links on the way. A background task shares the workspace: had it swapped a folder on that
@@ -1602,14 +1602,13 @@ def beyond_running_tasks(
     movable: list[Path] = []
     hiding: list[Path] = []
     for mount in mounts_of(words):
-        way = first_movable(root, mount, running)
-        if way is None:
+        if first_movable(root, mount, running) is None:
             kept += mount
-            continue
-        if way not in movable:
-            movable.append(way)
-        if empties(mount) and mount_point(mount) not in stand_ins:
+        elif empties(mount) and mount_point(mount) not in stand_ins:
             hiding.append(mount_point(mount))
+            kept += mount  # (a sandbox looked at still hides it; none is made)
+        elif mount[0] != "--bind-fd":  # (a pin, which holds nothing itself)
+            movable.append(mount_point(mount))
     return kept, movable, hiding
 
 
@@ -1664,9 +1663,9 @@ MOUNTINFO_ESCAPE = re.compile(rb"\\([0-7]{3})")
 
 
 MOVABLE_NOTICE = (
-    "planloop: {} is not made read-only or hidden in new commands' sandboxes while a "
-    "background task that started before it was protected runs: that task can change it, and "
-    "could move it while a sandbox is made. Stop the task to protect it again."
+    "planloop: {} is not made read-only in new commands' sandboxes while a background task "
+    "that started before it was protected runs: that task can change it, and could move it "
+    "while a sandbox is made. Stop the task to protect it again."
 )
 
 
@@ -2442,9 +2441,11 @@ class Bubblewrap:
             else:
                 mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         mounts += hide_at_other_paths(root, mounts)
+        # Made or looked at (`view_now`, which compares with a running task's), a sandbox now
+        # leaves out what a running task could move, and says so once.
+        stand_ins = {Path(os.path.realpath(path)) for path in self.hooks_stand_ins}
+        mounts, movable, hiding = beyond_running_tasks(root, mounts, stand_ins)
         if launching:
-            stand_ins = {Path(os.path.realpath(path)) for path in self.hooks_stand_ins}
-            mounts, movable, hiding = beyond_running_tasks(root, mounts, stand_ins)
             if hiding:
                 shown = ascii(os.path.relpath(hiding[0], root))[1:-1]
                 raise ToolError(
