@@ -416,6 +416,11 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".minikube/profiles/minikube/client.key",
         ".msmtprc",
         ".hgrc",  # [auth] passwords, beside the settings Mercurial reads
+        ".aliyun/config.json",
+        ".config/pypoetry/auth.toml",
+        ".tsh/keys/proxy/user",
+        ".cloudflared/cert.pem",
+        ".condarc",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

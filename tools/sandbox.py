@@ -333,6 +333,28 @@ SECRET_HOME_PATHS = (
     ".purple/accounts.xml",  # Pidgin's saved passwords
     ".config/Bitwarden CLI",  # Bitwarden's CLI: the vault and its session
     ".config/discord",  # Discord's login token
+    # More clouds', registries' and services' CLIs, each its keys or token:
+    ".aliyun",  # Alibaba Cloud
+    ".tccli",  # Tencent Cloud
+    ".config/yandex-cloud",  # Yandex Cloud
+    ".config/vultr-cli.yaml",  # Vultr
+    ".ovh.conf",  # OVHcloud
+    ".ibmcloud",  # IBM Cloud
+    ".bluemix",  # IBM Cloud, its older name
+    ".linode-cli",  # Linode, its older place
+    ".jfrog",  # JFrog's registries
+    ".config/pypoetry/auth.toml",  # Poetry's registry passwords
+    ".sbt/.credentials",  # sbt's publishing login
+    ".ivy2/.credentials",  # Ivy's (sbt's, older)
+    ".config/NuGet",  # NuGet's feeds, passwords in them
+    ".condarc",  # conda's channels, tokens in them
+    ".tsh",  # Teleport's keys and certificates
+    ".cloudflared",  # cloudflared's tunnel certificate
+    ".snowflake",  # Snowflake's CLI connections
+    ".influxdbv2",  # InfluxDB's CLI tokens
+    ".travis",  # Travis CI's CLI token
+    ".lftp",  # lftp's bookmarks, passwords in them
+    ".config/sentry",  # sentry-cli's newer place
     # VS Code's (and its forks') state: extensions' tokens, and their secrets where no keyring
     # holds them (`--password-store=basic`), under a key every copy of it knows.
     # (SQLite writes it in place; a file replaced by rename would stop running tasks.)
