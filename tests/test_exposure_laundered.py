@@ -320,6 +320,9 @@ def test_a_dotenv_file_too_costly_to_expand_is_judged_as_holding_the_key(tmp_pat
     # A file of more `NAME=` lines than a person's .env has, and a `${`: parsing it would take
     # seconds each time a task wrote one, so it counts as holding the key, at once.
     assert holds_the_key(("A=${B}\n" + "C=d\n" * 200_000).encode(), [key])  # 800 KB
+    # Any line costs the parse as much: words it cannot parse, comments.
+    assert holds_the_key(("A=${B}\n" + "x\n" * 30_000).encode(), [key])
+    assert holds_the_key(("A=${B}\n" + "#c\n" * 30_000).encode(), [key])
 
 
 def test_a_key_file_unchanged_since_it_was_judged_is_not_read_again(tmp_path, monkeypatch):

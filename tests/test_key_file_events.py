@@ -618,6 +618,21 @@ def test_a_pipe_of_another_name_counts_once_something_is_written_into_it(tmp_pat
     assert Watched(tmp_path)(lambda: os.mkfifo(fifo)) == {}  # made, nothing written: nothing
 
 
+def test_files_written_are_not_judged_once_planloop_is_ending(tmp_path):
+    # Judging each file a task wrote can take a tenth of a second: a task writing them without
+    # end held SIGTERM off. Once planloop is ending, what is left counts as lost (withheld).
+    def written_then_ending() -> None:
+        for number in range(3):
+            (tmp_path / f"notes{number}.txt").write_text("DEBUG=1\n")
+        event_queues.ENDING.set()
+
+    try:
+        found = Watched(tmp_path)(written_then_ending)
+    finally:
+        event_queues.ENDING.clear()
+    assert found == {str(tmp_path): folder_watch.LOST_TRACK}
+
+
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
     # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
     # later one: the read came before the writes by more than a writer's pause.

@@ -91,7 +91,7 @@ def test_a_repository_you_make_while_a_task_runs_is_named_as_one_the_task_can_st
     result = run_cli("-p", "serve", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     _, output = tool_results(api)
-    assert "sub/.git became read-only after bg-1 started" in output, output
+    assert "sub/.git became protected after bg-1 started" in output, output
     assert "running for" in output  # not stopped
     flat = "".join(result.stderr.split())
-    assert "sub/.gitbecameread-onlyafterbg-1started" in flat, result.stderr
+    assert "sub/.gitbecameprotectedafterbg-1started" in flat, result.stderr

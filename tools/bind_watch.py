@@ -36,7 +36,6 @@ import contextlib
 import errno
 import functools
 import io
-import itertools
 import os
 import re
 import stat
@@ -250,7 +249,7 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
             continue
         if not BINDING.search(text):
             continue  # no `NAME=` line: nothing a dotenv reader takes (source code's `${x}`)
-        if len(data) > DOTENV_JUDGED_BYTES or too_many_bindings(text):
+        if len(data) > DOTENV_JUDGED_BYTES or too_many_lines(text):
             return True  # too big to expand: judged as holding it
         expanded = dotenv_expanded(text)
         if expanded is None or any(secret in value for value in expanded for secret in found):
@@ -269,16 +268,16 @@ EXPANDED_CHARS = 4 * 1024 * 1024  # all values built, together
 EXPANSION_SCAN_LIMIT = 20_000_000
 
 
-# Parsing costs too, some 10 µs a line of `NAME=` in python-dotenv: a file of 262,144 such
-# lines and one `${` took 2.6 s, on the event loop, each time a task wrote one. No .env of a
-# person's, nor a configure script (some 700), comes near this many.
-MAX_BINDINGS = 10_000
+# Parsing costs too, some 10 µs a line in python-dotenv, whatever the line holds (`NAME=`, a
+# comment, a word it cannot parse): a file of 262,144 lines and one `${` took 2.6 s, on the
+# event loop, each time a task wrote one. No .env of a person's, nor a configure script, comes
+# near this many lines.
+MAX_DOTENV_LINES = 20_000
 
 
-def too_many_bindings(text: str) -> bool:
-    """Whether `text` has more `NAME=` lines than MAX_BINDINGS (counted no further)."""
-    found = BINDING.finditer(text)
-    return next(itertools.islice(found, MAX_BINDINGS, None), None) is not None
+def too_many_lines(text: str) -> bool:
+    """Whether `text` has more lines than MAX_DOTENV_LINES, as python-dotenv counts them."""
+    return text.count("\n") + text.count("\r") > MAX_DOTENV_LINES
 
 
 def too_costly_to_expand(text: str) -> bool:
@@ -313,7 +312,7 @@ def dotenv_bindings(text: str, environ: Mapping[str, str] | None = None) -> dict
     `${NAME}` from the file's earlier lines first, then from `environ`. None, without building
     them, when they would add up to more than EXPANDED_CHARS (`A=${A}${A}` line after line, or
     `${PATH}` doubled) or finding or parsing them could take seconds."""
-    if too_costly_to_expand(text) or too_many_bindings(text):
+    if too_costly_to_expand(text) or too_many_lines(text):
         return None
     values: dict[str, str | None] = {}
     lookup = collections.ChainMap(values, environ or {})

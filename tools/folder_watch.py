@@ -733,7 +733,15 @@ class FolderWatch:
         waits for the next look): one that holds the key now could be read by a command still
         running, as a key file could. A sparse file costs what it holds, not its size: a task's
         `truncate -s 1M` a few hundred times no longer spends the look's budget."""
+        # A look's share of the event loop's time (the rest waits for the next look), and none
+        # once planloop is ending: what is left then counts as lost, as the events left do.
+        deadline = time.monotonic() + LOOK_SECONDS if budget is not None else None
         while self.others and (budget is None or budget > 0):
+            if ENDING.is_set():
+                self._overflowed()
+                return
+            if deadline is not None and time.monotonic() > deadline:
+                return
             path = next(iter(self.others))
             fd = self._pop_other(path)
             try:

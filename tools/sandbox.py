@@ -1601,10 +1601,10 @@ def link_to_the_home_inside(root: Path) -> Path | None:
 
 def beyond_running_tasks(
     root: Path, words: list[str], stand_ins: set[Path]
-) -> tuple[list[str], list[Path], list[Path]]:
+) -> tuple[list[str], list[Path]]:
     """The mounts of `words` a sandboxed command running now cannot move on the way (as
-    words); where those it could move land, of those that hold a path read-only; and of those
-    that hide a secret (a hooks folder's stand-in, `stand_ins`, hides none).
+    words), and where those it could move land that hide a secret (a hooks folder's stand-in,
+    `stand_ins`, hides none).
 
     bwrap finds where each mount goes by its path, and makes a missing one with mkdir, following
     links on the way. A background task shares the workspace: had it swapped a folder on that
@@ -1619,19 +1619,15 @@ def beyond_running_tasks(
     may run until the task is gone."""
     running = [points for pid in running_sandbox_pids() if (points := sandbox_mounts(pid))]
     if not running:
-        return words, [], []
+        return words, []
     kept: list[str] = []
-    movable: list[Path] = []
     hiding: list[Path] = []
     for mount in mounts_of(words):
         if first_movable(root, mount, running) is None:
             kept += mount
         elif empties(mount) and mount_point(mount) not in stand_ins:
             hiding.append(mount_point(mount))
-            kept += mount  # (a sandbox looked at still hides it; none is made)
-        elif mount[0] != "--bind-fd":  # (a pin, which holds nothing itself)
-            movable.append(mount_point(mount))
-    return kept, movable, hiding
+    return kept, hiding
 
 
 def first_movable(root: Path, mount: list[str], running: list[dict[str, bool]]) -> Path | None:
@@ -1682,13 +1678,6 @@ def sandbox_mounts(pid: int) -> dict[str, bool] | None:
 
 # How /proc's mountinfo writes a blank, a tab, a line break or a backslash in a path: `\040`.
 MOUNTINFO_ESCAPE = re.compile(rb"\\([0-7]{3})")
-
-
-MOVABLE_NOTICE = (
-    "planloop: {} is not made read-only in new commands' sandboxes while a background task "
-    "that started before it was protected runs: that task can change it, and could move it "
-    "while a sandbox is made. Stop the task to protect it again."
-)
 
 
 def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
@@ -1881,7 +1870,6 @@ class Bubblewrap:
         # Files held read-only for a name outside the workspace (`files_linked_outside`): said?
         self.linked_held: dict[Path, bool] = {}
         self.search_cut_said = False  # the search for copies of the key stopped at a bound
-        self.movable_said: set[Path] = set()  # paths a running task could move (`wrap`)
         self.searches_key_copies = True  # not the start-up probe's: it runs `true`, reads nothing
         self.started_in: set[Path] = set()  # workspaces `before_command(starting=True)` began
 
@@ -2463,11 +2451,11 @@ class Bubblewrap:
             else:
                 mounts += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         mounts += hide_at_other_paths(root, mounts)
-        # Made or looked at (`view_now`, which compares with a running task's), a sandbox now
-        # leaves out what a running task could move, and says so once.
-        stand_ins = {Path(os.path.realpath(path)) for path in self.hooks_stand_ins}
-        mounts, movable, hiding = beyond_running_tasks(root, mounts, stand_ins)
         if launching:
+            # What a running task could move is left out (its notes say so: tools/tasks.py,
+            # `compare_sandboxes`); a hidden secret there stops the command instead.
+            stand_ins = {Path(os.path.realpath(path)) for path in self.hooks_stand_ins}
+            mounts, hiding = beyond_running_tasks(root, mounts, stand_ins)
             if hiding:
                 shown = ascii(os.path.relpath(hiding[0], root))[1:-1]
                 raise ToolError(
@@ -2476,10 +2464,6 @@ class Bubblewrap:
                     "command's sandbox, which hides it, is made. Stop the task (task_stop) or "
                     "wait until it ends, then send the command again."
                 )
-            for path in movable:
-                if path not in self.movable_said:
-                    self.movable_said.add(path)
-                    self._tell(MOVABLE_NOTICE.format(ascii(os.path.relpath(path, root))[1:-1]))
         argv += in_mount_order(mounts)
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]

@@ -557,14 +557,16 @@ class TaskManager:
             return notes
         task.told.update(held)
         names = ", ".join(shown(task.workspace, path) for path in held)
+        # New sandboxes leave out what the task could move while they are made (tools/sandbox.py,
+        # `beyond_running_tasks`): until it ends, new commands can change it too.
         self.tell(
-            f"sandbox: {names} became read-only after {task.id} started; new commands cannot "
-            f"change it, but {task.id} still can until it ends (stop it if you did not expect "
-            "that)."
+            f"sandbox: {names} became protected after {task.id} started; {task.id} can still "
+            f"change it, and so can new commands until {task.id} ends (stop it if you did not "
+            "expect that)."
         )
         notes.append(
-            f"[sandbox: {names} became read-only after {task.id} started; {task.id} can still "
-            "change it]"
+            f"[sandbox: {names} became protected after {task.id} started; {task.id} can still "
+            f"change it, and so can new commands until {task.id} ends]"
         )
         return notes
 
