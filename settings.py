@@ -267,6 +267,9 @@ def confirm_endpoint(workspace: Path, url: str) -> Path:
 # its end) nor whole (a repository's gigabyte of zeros is a megabyte in git, and gigabytes of
 # memory to parse).
 DOTENV_LIMIT = 16 * 1024 * 1024
+# And lines: python-dotenv takes some 10 µs for each, so 16 MiB of short lines took 80 s at
+# start. No person's .env has a hundredth of this many.
+DOTENV_LINES = 100_000
 
 
 def read_dotenv(path: Path, unparsed: list[int] | None = None) -> dict[str, str | None]:
@@ -298,6 +301,11 @@ def read_dotenv(path: Path, unparsed: list[int] | None = None) -> dict[str, str 
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise SettingsError(f"cannot read {path} ({err}); it must be UTF-8 text") from None
+    if text.count("\n") + text.count("\r") > DOTENV_LINES:  # parsed at ~10 µs a line
+        raise SettingsError(
+            f"{path} has more than {DOTENV_LINES:,} lines, more than planloop reads; fix or "
+            "remove it"
+        )
     return dotenv_values(text, unparsed)
 
 

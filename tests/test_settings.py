@@ -65,6 +65,12 @@ def test_lines_of_the_file_that_cannot_be_parsed_are_named_once(workspace, capfd
     assert one.notices == (f"{workspace / '.env'}: line 1 could not be parsed, and set nothing.",)
 
 
+def test_a_dotenv_of_more_lines_than_planloop_reads_is_refused_in_one_line(workspace):
+    # 15 MiB of short lines made every start take 80 s, parsing.
+    with pytest.raises(SettingsError, match="more than 100,000 lines"):
+        settings_with(workspace, "MODEL_ID=x\n" + "x\n" * 100_000)
+
+
 def test_no_workspace_means_the_environment_alone(workspace):
     (workspace / ".env").write_text("ANTHROPIC_API_KEY=theirs\nMODEL_ID=their-model\n")
     settings = read_settings(None, {"MODEL_ID": "yours"})
