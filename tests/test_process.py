@@ -290,3 +290,32 @@ def test_the_launcher_dies_with_planloop_until_bwrap_takes_over():
     assert launch(os.getpid()).stdout == f"{int(signal.SIGKILL)}\n"  # held across the exec
     orphaned = launch(os.getpid() + 1)  # another parent than the one it has: planloop died
     assert orphaned.returncode == 0 and orphaned.stdout == ""
+
+
+@needs_bwrap
+def test_a_sandbox_cancelled_while_it_is_made_does_not_run_on(workspace, monkeypatch):
+    # start_command waits for the sandbox's first step to say bwrap is done; a Ctrl-C in that
+    # wait must not leave the command running, unwatched, until planloop ends.
+    import asyncio
+
+    from tools import process
+    from tools.process import RUNNING_SANDBOXES, BoundedOutput, start_command
+
+    sandbox = Bubblewrap()
+    if bubblewrap_works() is not True or not sandbox.landlock:
+        pytest.skip("needs bubblewrap and Landlock, whose step says when a sandbox is made")
+    number = random.randrange(10**6, 10**7)
+
+    async def cancelled(fd: int) -> None:
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(process, "_made", cancelled)
+
+    async def start() -> None:
+        argv, env = sandbox.wrap(workspace, f"sleep {number}")
+        await start_command(BoundedOutput, argv, env, workspace, supervise=False)
+
+    with pytest.raises(asyncio.CancelledError):
+        run(start())
+    assert RUNNING_SANDBOXES == {}
+    wait_until(lambda: processes_carrying(f"sleep\0{number}") == [], "the cancelled command's end")

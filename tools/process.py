@@ -79,7 +79,7 @@ SUPERVISOR = Path(__file__).with_name("supervisor.py")
 # A sandboxed command is started once bwrap has made every mount of its sandbox: its first step
 # inside (tools/landlock.py) writes a byte to the descriptor READY_VARIABLE names. Until then, a
 # later sandbox could not tell what this one's mount namespace holds (tools/sandbox.py:
-# `movable_by_a_running_task`). At most this long: a sandbox that says nothing is started anyway.
+# `beyond_running_tasks`). At most this long: a sandbox that says nothing is started anyway.
 SANDBOX_MADE_SECONDS = 10.0
 # The sandboxed commands running now, foreground and background: bwrap's pid, and its start
 # time (a pid freed when one ends may be another process's by the time it is looked up).
@@ -380,6 +380,11 @@ async def start_command(
     if made_read is not None:
         try:
             await _made(made_read)
+        except BaseException:  # (Ctrl-C while it was made: nothing of it goes on unwatched)
+            started.stop()
+            started.transport.close()
+            RUNNING_SANDBOXES.pop(started.pid, None)
+            raise
         finally:
             os.close(made_read)
     return started
