@@ -28,8 +28,8 @@ import ctypes
 import os
 import sys
 
-# The descriptor planloop waits on while the sandbox is made, when other sandboxed commands run
-# (tools/process.py holds them still meanwhile): a byte written to it says bwrap is done.
+# The descriptor planloop waits on while the sandbox is made (tools/process.py: a later sandbox
+# reads this one's mounts): a byte written to it says bwrap is done.
 READY_VARIABLE = "PLANLOOP_SANDBOX_MADE_FD"
 
 # The kernel's system call numbers are the same on every architecture for these new calls.

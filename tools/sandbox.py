@@ -2493,7 +2493,7 @@ class Bubblewrap:
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), str(os.getpid())]
         launcher.append(BWRAP or "bwrap")
         environment = clean_environment()
-        if self.landlock:  # its step says when bwrap is done (tools/process.py: hold_still)
+        if self.landlock:  # its step says when bwrap is done (tools/process.py: start_command)
             environment[landlock.READY_VARIABLE] = ""
         return launcher + argv, environment
 
