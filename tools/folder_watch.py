@@ -346,7 +346,7 @@ class FolderWatch:
         # Key file -> planloop's own reads of it begun in the queue and not yet ended, by number.
         self.own_reads: dict[str, dict[int, OwnRead]] = {}
         self.pending_reads: dict[int, str] = {}  # this watch's reads whose first mark is queued
-        self.piped: set[str] = set()  # key-file names found a pipe that bytes were written into
+        self.piped: set[str] = set()  # key-file names found a named pipe in this look's reads
         self.others_written: set[str] = set()  # other files noted for a write, not a name made
         # Key file -> planloop's last read of it, still open, and what it read (`_keep`).
         self.kept: dict[str, tuple[int, bytes | None]] = {}
