@@ -222,6 +222,17 @@ HOSTILE_READINGS = {
         text = "A=" + "${" * 2**18 + "x" * (2**19 - 100) + "}\\n"  # each `}` far off: costly
         assert holds_the_key(text.encode(), ["sk-ant-never-in-it"])
     """,
+    "dotenv-named-often": """
+        import json
+        from pathlib import Path
+        from tools.tool_scripts import tool_script_not_held
+        folder = Path(TMP)
+        (folder / "big.env").write_text("x\\n" * (2**19 - 10))  # 3-4 s of python-dotenv's parse
+        servers = {f"s{i}": {"command": "npx", "envFile": "big.env"} for i in range(40)}
+        (folder / ".vscode").mkdir()
+        (folder / ".vscode" / "mcp.json").write_text(json.dumps({"servers": servers}))
+        assert "cannot tell what it runs" in tool_script_not_held(folder, [folder / ".vscode"])
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

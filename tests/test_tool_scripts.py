@@ -20,7 +20,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.bind_watch import dotenv_bindings
+from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings
 from tools.environment import OPTION_FILES as OPTION_FILES_READ
 from tools.paths import (
     SMALL_FILE_LIMIT,
@@ -1645,6 +1645,29 @@ def test_the_dotenv_files_editor_extensions_load_are_held_whatever_their_name(tm
     told = {str(path.relative_to(tmp_path)) for path, why in later if why == EDITOR_ENV_FILE_REASON}
     assert told == {"config/py.vars", "tools/test.vars"}
     assert tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) is None  # nothing asks
+
+
+def test_dotenv_files_past_what_a_look_parses_make_commands_ask(tmp_path):
+    # python-dotenv takes microseconds a line, on the loop, before each command: an mcp.json
+    # naming one 1 MiB file forty times held SIGTERM off for minutes. Each file is parsed once a
+    # look, and past MAX_DOTENV_LINES lines in all, what the rest load cannot be told.
+    (tmp_path / "tools").mkdir()
+    for script in ("tools/start.py", "hook.so"):
+        (tmp_path / script).write_text("")
+    (tmp_path / "small.env").write_text("PYTHONSTARTUP=./tools/start.py\n")
+    (tmp_path / "one.env").write_text("X=1\n" * (MAX_DOTENV_LINES // 2))
+    (tmp_path / "two.env").write_text("LD_PRELOAD=./hook.so\n" + "Y=2\n" * (MAX_DOTENV_LINES // 2))
+    files = ["small.env", "one.env", "one.env", "one.env", "two.env"]
+    servers = {f"s{i}": {"command": "npx", "envFile": name} for i, name in enumerate(files)}
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "mcp.json").write_text(json.dumps({"servers": servers}))
+    configs = [tmp_path / ".vscode"]
+    why = tool_script_not_held(tmp_path, configs)
+    assert why is not None and "past the 20,000 lines of dotenv files a look reads" in why, why
+    assert why.startswith(".vscode/mcp.json names "), why
+    (tmp_path / "two.env").write_text("LD_PRELOAD=./hook.so\n")  # one.env read once, not thrice
+    assert named(tmp_path) >= {"tools/start.py", "hook.so"}
+    assert tool_script_not_held(tmp_path, configs) is None
 
 
 def test_a_program_an_editor_setting_names_is_held_once_made(tmp_path):

@@ -275,9 +275,14 @@ EXPANSION_SCAN_LIMIT = 20_000_000
 MAX_DOTENV_LINES = 20_000
 
 
+def dotenv_lines(text: str) -> int:
+    """How many lines python-dotenv parses in `text` (it ends one at each CR or LF)."""
+    return text.count("\n") + text.count("\r")
+
+
 def too_many_lines(text: str) -> bool:
-    """Whether `text` has more lines than MAX_DOTENV_LINES, as python-dotenv counts them."""
-    return text.count("\n") + text.count("\r") > MAX_DOTENV_LINES
+    """Whether `text` has more lines than MAX_DOTENV_LINES."""
+    return dotenv_lines(text) > MAX_DOTENV_LINES
 
 
 def too_costly_to_expand(text: str) -> bool:

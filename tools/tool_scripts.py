@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from dotenv_text import dotenv_values
-from tools.bind_watch import dotenv_bindings
+from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings, dotenv_lines
 from tools.build_files import (
     BUILD_FILE_REASON,
     BUILD_TOOLS,
@@ -1067,7 +1067,9 @@ def _strings(item: Any) -> list[str]:
 
 # What `tool_scripts` found for (root, settings) within a `read_once` of this thread (`found`
 # is None outside any): the file tools check in a thread of their own while a command is made
-# ready on the event loop's.
+# ready on the event loop's. Also the dotenv files the settings name (`envFile`), each read
+# once, and how many lines of them were parsed (`dotenv_lines`): python-dotenv takes a few
+# microseconds a line, on the loop, and settings may name one big file a hundred times.
 _once = threading.local()
 
 
@@ -1079,25 +1081,22 @@ def read_once() -> Iterator[None]:
     then answer from the same moment's files, as one look would."""
     outermost = getattr(_once, "found", None) is None
     if outermost:
-        _once.found = {}
+        _once.found, _once.dotenv, _once.dotenv_lines = {}, {}, 0
     try:
         yield
     finally:
         if outermost:
-            _once.found = None
+            _once.found = _once.dotenv = None
 
 
 def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     """What the host tools' settings among `tool_configs` (a workspace scan's) run, each path
     inside the workspace `root`, as named and as resolved (read once within `read_once`)."""
-    tool_configs = tuple(tool_configs)
-    found = getattr(_once, "found", None)
-    if found is None:
-        return _tool_scripts(root, tool_configs)
-    key = (root, tool_configs)
-    if key not in found:
-        found[key] = _tool_scripts(root, tool_configs)
-    return found[key]
+    key = (root, tuple(tool_configs))
+    with read_once():
+        if key not in _once.found:
+            _once.found[key] = _tool_scripts(*key)
+        return _once.found[key]
 
 
 def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
@@ -1178,12 +1177,12 @@ def run_by(
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
             # may be any file of that name.
             somewhere = ByName()
-            paths = _run_paths(run, project, project, [], somewhere)
+            paths = _run_paths(run, project, project, [], somewhere, unknown)
             paths += [path for path, _ in somewhere.when_there]
             paths += [project / PACKAGE_JSON for _ in somewhere.calls]
             untold += [UntoldProgram(project, f"${{cwd}}/{path.name}") for path in paths]
         else:
-            found += _run_paths(run, folder, project, untold, by_name)
+            found += _run_paths(run, folder, project, untold, by_name, unknown)
     # What the package managers and compose called run, and what their scripts call in turn.
     packages: set[Path] = set()
     while by_name.calls:
@@ -1221,11 +1220,18 @@ def run_by(
 
 
 def _run_paths(
-    run: Run, folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName
+    run: Run,
+    folder: Path,
+    project: Path,
+    untold: list[UntoldProgram],
+    by_name: ByName,
+    unknown: list[str],
 ) -> list[Path]:
-    """The paths one Run names, from `folder`."""
+    """The paths one Run names, from `folder`; a dotenv file it loads that cannot be read
+    goes to `unknown`."""
     found: list[Path] = []
-    variables = {**env_file_variables(run.env_files, folder, project), **_dict(run.env)}
+    from_files = env_file_variables(run.env_files, folder, project, unknown)
+    variables = {**from_files, **_dict(run.env)}
     environment = {str(name): put_in(str(value), project) for name, value in variables.items()}
     if run.line is not None:
         line = put_in(run.line, project)
@@ -1292,23 +1298,47 @@ def _existing_programs(named: list[Path], by_name: ByName) -> list[Path]:
     return [each for each in named if os.path.isfile(each)]
 
 
-def env_file_variables(paths: Iterable[str], folder: Path, project: Path) -> dict[str, str]:
+def env_file_variables(
+    paths: Iterable[str], folder: Path, project: Path, unknown: list[str]
+) -> dict[str, str]:
     """The variables of the dotenv files `paths` (as settings name them, from `folder`), read
-    from each file's text as data: planloop's own environment never takes them."""
+    from each file's text as data: planloop's own environment never takes them. One past
+    what a look parses goes to `unknown`: what its variables load cannot be told."""
     variables: dict[str, str] = {}
     for path in paths:
         for each in _literal(put_in(path, project), folder, []):  # (untold: as a `loads`)
-            variables |= dotenv_file(each)
+            read = dotenv_file(each)
+            if read is None:
+                unknown.append(f"{_shown(project, each)}, {TOO_MANY_DOTENV_LINES}")
+            variables |= read or {}
     return variables
 
 
-def dotenv_file(path: Path) -> dict[str, str]:
+TOO_MANY_DOTENV_LINES = f"past the {MAX_DOTENV_LINES:,} lines of dotenv files a look reads"
+
+
+def dotenv_file(path: Path) -> dict[str, str] | None:
     """The variables a dotenv file sets, as python-dotenv reads it with your environment; none
     if it cannot be read. One whose `${...}` would take seconds to find, or build more than a
     few MiB (each line doubling the one before), is read as written, not expanded: the paths
-    it names plainly still count."""
+    it names plainly still count. Each file is read once a look (`read_once`), and None once
+    the files read in it add up to more than MAX_DOTENV_LINES lines."""
+    if getattr(_once, "dotenv", None) is None:
+        with read_once():
+            return dotenv_file(path)
+    if path not in _once.dotenv:
+        _once.dotenv[path] = _dotenv_variables(path)
+    return _once.dotenv[path]
+
+
+def _dotenv_variables(path: Path) -> dict[str, str] | None:
+    if _once.dotenv_lines > MAX_DOTENV_LINES:
+        return None  # (not even read: a thousand files of 1 MiB take a while to)
     with contextlib.suppress(OSError, ValueError):
         text = read_small_file(path)
+        _once.dotenv_lines += dotenv_lines(text)
+        if _once.dotenv_lines > MAX_DOTENV_LINES:
+            return None
         values = dotenv_bindings(text, os.environ)
         if values is None:
             values = dotenv_values(text)
@@ -1461,6 +1491,9 @@ def _compose_files(
     for value in named:
         found += _literal(value, base, untold)
     from_env = dotenv_file(folder / ".env")
+    if from_env is None:
+        unknown.append(f"{_shown(project, folder / '.env')}, {TOO_MANY_DOTENV_LINES}")
+        from_env = {}
     found += variable_paths("COMPOSE_FILE", from_env.get("COMPOSE_FILE", ""), folder)
     if not any(option.partition("=")[0] in ("-f", "--file") for option in words):
         for above in up_to(folder, project):  # compose looks up until it finds one
