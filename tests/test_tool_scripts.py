@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
+from tools import tool_scripts as tool_scripts_module
 from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings
 from tools.environment import OPTION_FILES as OPTION_FILES_READ
 from tools.paths import (
@@ -33,6 +35,9 @@ from tools.shell_config import shell_commands
 from tools.tool_scripts import (
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
+    SLOW_SETTINGS_LIMIT,
+    SettingsReadStopped,
+    read_settings,
     tool_files_when_there,
     tool_script_not_held,
     tool_scripts,
@@ -1668,6 +1673,71 @@ def test_dotenv_files_past_what_a_look_parses_make_commands_ask(tmp_path):
     (tmp_path / "two.env").write_text("LD_PRELOAD=./hook.so\n")  # one.env read once, not thrice
     assert named(tmp_path) >= {"tools/start.py", "hook.so"}
     assert tool_script_not_held(tmp_path, configs) is None
+
+
+def continue_servers(root: Path, count: int) -> list[Path]:
+    """A repository's Continue MCP servers, one settings file each (any number may be)."""
+    (root / ".continue" / "mcpServers").mkdir(parents=True)
+    for number in range(count):
+        server = f"name: s{number}\ncommand: node\nargs: [tools/s{number}.js]\n"
+        (root / ".continue" / "mcpServers" / f"s{number}.yaml").write_text(server)
+    return [root / ".continue"]
+
+
+@pytest.mark.parametrize("signal_came", ["SIGTERM", "Ctrl-C"])
+def test_a_signal_during_a_look_stops_it_at_the_next_file(tmp_path, monkeypatch, signal_came):
+    # The event loop, which serves Ctrl-C and SIGTERM, waits for a look at the host tools'
+    # settings: forty YAML files of 250 KiB held SIGTERM off for 14 s. The signal's own
+    # handler counts it at once (cli/signals.py), and the look stops before the next file.
+    configs = continue_servers(tmp_path, 3)
+    ending, ctrl_c_count = threading.Event(), [0]
+    monkeypatch.setattr(tool_scripts_module, "ENDING", ending)
+    monkeypatch.setattr(tool_scripts_module, "CTRL_C_COUNT", ctrl_c_count)
+    read = []
+
+    def the_signal_comes_as_the_first_is_read(path, *args):
+        read.append(path.name)
+        if signal_came == "SIGTERM":
+            ending.set()
+        else:
+            ctrl_c_count[0] += 1
+        return read_settings(path, *args)
+
+    monkeypatch.setattr(tool_scripts_module, "read_settings", the_signal_comes_as_the_first_is_read)
+    said = "planloop is ending" if signal_came == "SIGTERM" else "Ctrl-C came"
+    with pytest.raises(SettingsReadStopped, match=said):
+        tool_scripts(tmp_path, configs)
+    assert len(read) == 1
+    # A look that begins after it (what a stopped command made, taken stock of) reads the
+    # settings still, for ENDING_LOOK_SECONDS of CPU time if planloop is ending.
+    monkeypatch.setattr(tool_scripts_module, "read_settings", read_settings)
+    why = tool_script_not_held(tmp_path, configs)
+    assert why is not None and ".js does not exist" in why  # all of them read: commands ask
+    if signal_came == "SIGTERM":
+        monkeypatch.setattr(tool_scripts_module, "ENDING_LOOK_SECONDS", 0)
+        with pytest.raises(SettingsReadStopped):
+            tool_scripts(tmp_path, configs)
+
+
+def test_slow_settings_are_read_to_a_quarter_of_a_mib_and_one_mib_a_look(tmp_path):
+    # libyaml composes 1 MiB of list items in 1.7 s, in one call that no signal interrupts;
+    # and thirty files of 250 KiB made one command take minutes.
+    configs = continue_servers(tmp_path, 5)
+    servers = sorted((tmp_path / ".continue" / "mcpServers").iterdir())
+    (tmp_path / "tools").mkdir()
+    for number in range(5):
+        (tmp_path / "tools" / f"s{number}.js").write_text("")
+    assert tool_script_not_held(tmp_path, configs) is None
+    big = servers[0]
+    big.write_text(big.read_text() + "# padding\n" * (SLOW_SETTINGS_LIMIT // 10))
+    assert tool_script_not_held(tmp_path, configs) == (
+        f"planloop cannot read {big.relative_to(tmp_path)}, so it cannot tell what its tool runs"
+    )
+    padding = "# padding\n" * (SLOW_SETTINGS_LIMIT // 10 - 10)  # each just under the bound
+    for server in servers:
+        server.write_text(server.read_text().partition("# padding")[0] + padding)
+    assert tool_scripts(tmp_path, configs).unread == servers[4:]  # (1 MiB in the first four)
+    assert "cannot read .continue/mcpServers/s" in tool_script_not_held(tmp_path, configs)
 
 
 def test_a_program_an_editor_setting_names_is_held_once_made(tmp_path):

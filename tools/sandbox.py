@@ -2518,11 +2518,12 @@ class Bubblewrap:
         file holding the key that appeared since is held or hidden from new commands but not
         from it. tools/tasks.py compares the two before the task's output reaches the model.
         """
-        snapshot = self.before_command(workspace)
-        # Asked for or not, a command now would run in this sandbox: what commands asking
-        # changes is who lets it run, not what it can read.
-        snapshot.confinement_lost = None
         try:
+            # (A look stopped by Ctrl-C or SIGTERM tells nothing either: SettingsReadStopped.)
+            snapshot = self.before_command(workspace)
+            # Asked for or not, a command now would run in this sandbox: what commands asking
+            # changes is who lets it run, not what it can read.
+            snapshot.confinement_lost = None
             argv, _ = self.wrap(workspace, "true", snapshot, launching=False)
         except ToolError:
             return None

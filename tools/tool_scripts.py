@@ -36,6 +36,7 @@ turn is the project's code, as a Makefile's is, and is not held.
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import itertools
 import json
@@ -43,6 +44,7 @@ import os
 import re
 import shlex
 import threading
+import time
 import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
@@ -53,6 +55,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from dotenv_text import dotenv_values
+from tools.base import ToolError
 from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings, dotenv_lines
 from tools.build_files import (
     BUILD_FILE_REASON,
@@ -62,6 +65,7 @@ from tools.build_files import (
     up_to,
 )
 from tools.environment import code_paths_of, link_inside
+from tools.event_queues import CTRL_C_COUNT, ENDING
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
@@ -243,6 +247,20 @@ IDEA_DEFINED = ("ProjectRunConfigurationManager", "RunManager")
 # workspace.xml is read in every JetBrains project, and a large project's grows past the 1 MiB
 # other settings are read up to: one left unread would make every command ask.
 IDEA_FILE_LIMIT = 16 * 1024 * 1024
+# The XML of one is parsed a piece at a time, so that a look can stop between two pieces
+# (`go_on`): expat holds the interpreter for a whole call, 2 s for 16 MiB of empty tags.
+XML_PIECE = 1024 * 1024
+# YAML and TOML settings are read up to here: libyaml takes 1.7 s to compose 1 MiB of list
+# items, all in one call, and tomllib 0.7 s; a tool's own settings are a few KiB.
+SLOW_SETTINGS_LIMIT = 256 * 1024
+SLOW_SETTINGS_SUFFIXES = (".yaml", ".yml", ".toml")
+# And up to here in all, in one look: Continue reads every file of .continue/mcpServers, and
+# thirty of 250 KiB made a command take minutes. Past it, the rest are unread: commands ask.
+SLOW_SETTINGS_PER_LOOK = 1024 * 1024
+# Once planloop is ending, a look that began after it (what a stopped command made, taken stock
+# of) may still read settings for this long, in CPU seconds: a project's own take milliseconds,
+# and a SIGTERM is still answered within a second.
+ENDING_LOOK_SECONDS = 0.3
 
 
 class ToolScripts(NamedTuple):
@@ -396,7 +414,12 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
     channel, nothing to hold), else JSON with comments and trailing commas (as VS Code and the
     agents read theirs). ValueError or OSError when they cannot be. `run_files`: the
     JetBrains run configuration files a scan found, wherever they lie."""
-    text = read_small_file(path, IDEA_FILE_LIMIT if kind == IDEA else SMALL_FILE_LIMIT)
+    limit = _size_limit(path, kind)
+    text = read_small_file(path, limit)
+    if limit == SLOW_SETTINGS_LIMIT and getattr(_once, "found", None) is not None:
+        _once.slow_bytes += len(text)
+        if _once.slow_bytes > SLOW_SETTINGS_PER_LOOK:
+            raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
     text = text.removeprefix("\ufeff")
     if kind == IDEA:
         return read_idea_startup(path, text, run_files)
@@ -418,6 +441,14 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         return tomllib.loads(text)
     plain = without_comments(text)
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
+
+
+def _size_limit(path: Path, kind: str) -> int:
+    """How many bytes of a settings file of this kind are read: past it, it is unread."""
+    if kind == IDEA:
+        return IDEA_FILE_LIMIT
+    slow = kind in (AIDER, CARGO, TOOLCHAIN) or path.suffix in SLOW_SETTINGS_SUFFIXES
+    return SLOW_SETTINGS_LIMIT if slow else SMALL_FILE_LIMIT
 
 
 def read_hgrc(
@@ -493,8 +524,12 @@ def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> 
 
 
 def _xml(text: str) -> ElementTree.Element:
+    parser = ElementTree.XMLParser()
     try:
-        return ElementTree.fromstring(text)  # (expat refuses entities that grow past bounds)
+        for start in range(0, len(text), XML_PIECE):
+            go_on()
+            parser.feed(text[start : start + XML_PIECE])
+        return parser.close()  # (expat refuses entities that grow past bounds)
     except ElementTree.ParseError as error:
         raise ValueError(f"not XML: {error}") from error
 
@@ -520,6 +555,10 @@ def read_yaml(text: str) -> Any:
     return data
 
 
+# (One search for either: a `find` of each read to the end of the text from every comment.)
+LINE_END = re.compile(r"[\r\n]")
+
+
 def without_comments(text: str) -> str:
     """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON: each is dropped
     where it stands outside a string (`"tools/x,]"` is a name, and stays one)."""
@@ -534,8 +573,8 @@ def without_comments(text: str) -> str:
             out.append(text[index : end + 1])
             index = end + 1
         elif text.startswith("//", index):
-            ends = [at for at in (text.find("\n", index), text.find("\r", index)) if at >= 0]
-            index = min(ends, default=length)  # a line ends at a lone `\r` too
+            end = LINE_END.search(text, index)  # (a lone `\r` ends a line too)
+            index = end.start() if end else length
         elif text.startswith("/*", index):
             end = text.find("*/", index + 2)
             index = length if end < 0 else end + 2
@@ -1069,8 +1108,30 @@ def _strings(item: Any) -> list[str]:
 # is None outside any): the file tools check in a thread of their own while a command is made
 # ready on the event loop's. Also the dotenv files the settings name (`envFile`), each read
 # once, and how many lines of them were parsed (`dotenv_lines`): python-dotenv takes a few
-# microseconds a line, on the loop, and settings may name one big file a hundred times.
+# microseconds a line, on the loop, and settings may name one big file a hundred times. The
+# bytes of YAML and TOML read (`slow_bytes`, see SLOW_SETTINGS_PER_LOOK). And what `go_on`
+# compares with: the Ctrl-Cs so far, whether planloop was ending, the CPU time.
 _once = threading.local()
+
+
+class SettingsReadStopped(ToolError):
+    """Ctrl-C, SIGTERM or SIGHUP came while a look read the host tools' settings."""
+
+
+def go_on() -> None:
+    """Between two files (or two pieces of one) of a look: SettingsReadStopped if a Ctrl-C,
+    SIGTERM or SIGHUP came since the look began. The event loop, which serves them, waits for
+    the look, and a repository can ship settings by the hundred. Each piece is bounded (a
+    file's size, XML_PIECE, MAX_DOTENV_LINES), so the stop comes within a fraction of a
+    second. A look that began once planloop was ending has ENDING_LOOK_SECONDS."""
+    if getattr(_once, "found", None) is None:
+        return  # (outside a look: nothing to stop)
+    if CTRL_C_COUNT[0] != _once.ctrl_c:
+        raise SettingsReadStopped("Ctrl-C came while planloop read the host tools' settings")
+    if ENDING.is_set() and (
+        not _once.ending or time.thread_time() - _once.cpu_started > ENDING_LOOK_SECONDS
+    ):
+        raise SettingsReadStopped("planloop is ending: it stopped reading the host tools' settings")
 
 
 @contextlib.contextmanager
@@ -1081,7 +1142,9 @@ def read_once() -> Iterator[None]:
     then answer from the same moment's files, as one look would."""
     outermost = getattr(_once, "found", None) is None
     if outermost:
-        _once.found, _once.dotenv, _once.dotenv_lines = {}, {}, 0
+        _once.found, _once.dotenv, _once.dotenv_lines, _once.slow_bytes = {}, {}, 0, 0
+        _once.ctrl_c, _once.ending = CTRL_C_COUNT[0], ENDING.is_set()
+        _once.cpu_started = time.thread_time()
     try:
         yield
     finally:
@@ -1111,6 +1174,7 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         # No settings of VS Code's here: its Python extension loads the .env all the same.
         read.append((Path(PYTHON_ENV_FILE_SHOWN), {}, EDITOR, root))
     for path, settings, kind, project in read:
+        go_on()
         shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
         why = REASONS[kind].format(settings=shown)
         try:
@@ -1144,6 +1208,7 @@ def _settings_read(
     run_files = [c for c in tool_configs if c.name.endswith(RUN_CONFIGURATION_SUFFIX)]
     for config in tool_configs:
         for path, kind in settings_files(config):
+            go_on()
             try:
                 settings = read_settings(path, kind, run_files)
             except (OSError, ValueError, RecursionError):
@@ -1169,6 +1234,7 @@ def run_by(
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
     readers |= {CODE_WORKSPACE: code_workspace_runs, IDEA: idea_startup_runs}
     for run in readers.get(kind, agent_commands)(settings):
+        go_on()
         if run.unknown:
             unknown.append(run.unknown)
             continue
@@ -1186,6 +1252,7 @@ def run_by(
     # What the package managers and compose called run, and what their scripts call in turn.
     packages: set[Path] = set()
     while by_name.calls:
+        go_on()
         base, program, words = by_name.calls.pop()
         if program in BUILD_TOOLS:  # `make lint`: the Makefile, as npm's package.json
             if base is None:
@@ -1327,6 +1394,7 @@ def dotenv_file(path: Path) -> dict[str, str] | None:
         with read_once():
             return dotenv_file(path)
     if path not in _once.dotenv:
+        go_on()
         _once.dotenv[path] = _dotenv_variables(path)
     return _once.dotenv[path]
 
