@@ -55,6 +55,7 @@ from cli.usage import Usage
 from middleware import ToolResult
 from middleware.context import short_tokens
 from middleware.permissions import Approval, Rule
+from redaction import redact
 from todo.manager import CANCELLED, MARKS, done_count
 from todo.middleware import CORRECTION, NO_PLAN, read_note
 from todo.record import describe_entry
@@ -477,8 +478,10 @@ class TerminalUI:
     # ---- more for the front end -------------------------------------------------------------
 
     def print_line(self, text: str, style: str = "") -> None:
-        """Untrusted text, made visible, wrapped at word boundaries, never read as markup."""
-        shown = visible(text)
+        """Untrusted text, made visible, wrapped at word boundaries, never read as markup; never
+        the key (a workspace's settings can name a path made of `${env:ANTHROPIC_API_KEY}`,
+        and a notice names that path)."""
+        shown = visible(redact(text))
         if "\t" in shown and shown.isascii():  # as rich would expand them (file windows)
             shown = shown.expandtabs(self.console.tab_size)
         lines = shown.split("\n")
@@ -720,7 +723,7 @@ async def read_answer(prompt: str) -> str:
 def print_error(text: str) -> None:
     """A one-line error for a person on stderr: made visible, wrapped only at word boundaries."""
     console = Console(stderr=True, highlight=False)
-    console.print(Text(f"planloop: {visible(text)}"), soft_wrap=not console.is_terminal)
+    console.print(Text(f"planloop: {visible(redact(text))}"), soft_wrap=not console.is_terminal)
 
 
 class HeadlessUI(TerminalUI):

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from cli.render import HeadlessUI
 from middleware import ToolResult
+from redaction import redact
 
 
 class StreamJsonUI(HeadlessUI):
@@ -40,7 +41,7 @@ class StreamJsonUI(HeadlessUI):
         if self.before_init is not None:
             self.before_init.append(event)
             return
-        self.out.write(json.dumps(event) + "\n")
+        self.out.write(redact(json.dumps(event)) + "\n")  # (a notice may name the key: render.py)
         self.out.flush()
 
     def started(self, session_id: str, model: str, cwd: str, tools: list[str]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import shutil
 import subprocess
@@ -318,6 +319,27 @@ def test_commands_never_see_the_api_key_even_from_a_dotenv_file(
     output = results_by_id(api.accepted[1])[call["id"]]["content"]
     assert output.startswith("0\n[]\n")
     assert API_KEY not in output and "token-from-dotenv" not in output
+
+
+@needs_bwrap
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+def test_a_path_a_workspace_builds_from_the_key_is_never_shown_with_it(
+    api, env, workspace, output_format
+):
+    # The editor's settings name a dotenv file whose PYTHONSTARTUP is built from your key, as
+    # a tool would build it from your environment: the notice that names the missing script
+    # printed the key in the terminal.
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text('{"python.envFile": "dev.vars"}')
+    (workspace / "dev.vars").write_text("PYTHONSTARTUP=./start-${ANTHROPIC_API_KEY}.py\n")
+    api.add({"content": [tool_use("bash", {"command": "echo hi"})]})
+    api.add({"content": [text("Done.")]})
+    flags = ("--output-format", output_format)
+    result = run_cli("-p", "go", *flags, cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "start-[redacted].py does not exist" in result.stdout + result.stderr
+    assert API_KEY not in result.stdout + result.stderr
+    assert API_KEY not in json.dumps(api.accepted)
 
 
 # ---- the sandbox ----------------------------------------------------------------------------
