@@ -78,6 +78,7 @@ from prompts import load_prompt
 from redaction import RequestRedactor
 from settings import make_undumpable, read_settings, remember_secrets
 from tools import Tool, ToolError, call_handler, default_tools, validate_input
+from tools.paths import pin_workspace
 from tools.process import output_heard_by
 
 if TYPE_CHECKING:
@@ -159,6 +160,7 @@ class Agent:
         project_instructions: bool = True,
     ) -> None:
         self.workspace = Path(workspace or os.getcwd()).resolve()
+        pin_workspace(self.workspace)  # this path must lead to this very folder from now on
         # Key, endpoint and model: the environment, then what the workspace's .env may add
         # (settings.py says what and why). With your own client, only the environment.
         self.settings = read_settings(self.workspace if client is None else None)

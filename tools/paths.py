@@ -569,15 +569,25 @@ def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
 _FILE_TOOL_SCAN_CACHES: dict[str, dict[str, FolderListing]] = {}
 
 
-# The workspace's real path by the path it was given as, with the identity of the folder there.
+# The workspace's real path by the path it was given as, with the identity of the folder there
+# when planloop first looked (`real_workspace`).
 _REAL_WORKSPACES: dict[str, tuple[Path, tuple[int, int]]] = {}
+
+
+class WorkspaceMoved(ToolError):
+    """The workspace's path leads to another folder than the one planloop started in."""
 
 
 def real_workspace(workspace: Path | str) -> Path:
     """The workspace's real path (every link above it resolved). The file tools ask for it
     several times a call, and resolving looks at each folder above it; it is worked out again
     only when the folder found there (by the path given, and at the real path without
-    following a link) is no longer the same one: a folder above it renamed or made a link."""
+    following a link) is no longer the same one: a folder above it renamed or made a link.
+
+    The folder itself must stay the one first found there (planloop pins it at start): a
+    session in a folder inside another's workspace has its folder in reach of the other's
+    commands, which may move it and put a link to anywhere in its place. WorkspaceMoved then,
+    and nothing is read, written or run there."""
     given = os.fspath(workspace)
     known = _REAL_WORKSPACES.get(given)
     if known is not None:
@@ -598,8 +608,20 @@ def real_workspace(workspace: Path | str) -> Path:
         info = os.stat(given)
     except OSError:
         return real
+    if known is not None and (info.st_dev, info.st_ino) != known[1]:
+        raise WorkspaceMoved(
+            f"the workspace {given} is no longer the folder planloop started in: it was moved "
+            f"or replaced (it now leads to {real}), so nothing is read, written or run there. "
+            "Start planloop again in the folder you mean."
+        )
     _REAL_WORKSPACES[given] = (real, (info.st_dev, info.st_ino))
     return real
+
+
+def pin_workspace(workspace: Path) -> None:
+    """Take the folder at `workspace` now as the workspace: from then on, the file tools and
+    the sandbox refuse to work in another folder found at that path (`real_workspace`)."""
+    real_workspace(workspace)
 
 
 def scan_for_file_tools(root: Path) -> WorkspaceScan:

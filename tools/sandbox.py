@@ -191,6 +191,7 @@ class NoSandbox:
     confines_writes = False
 
     def wrap(self, workspace: Path, command: str) -> tuple[list[str], dict[str, str]]:
+        real_workspace(workspace)  # still the folder planloop started in (WorkspaceMoved)
         return ["/bin/bash", "-c", command], clean_environment(sandboxed=False)
 
 
@@ -1898,7 +1899,7 @@ class Bubblewrap:
         """
         scan = scan_workspace(workspace, cache=self.scan_cache)
         scan.python_start = python_start_files(scan.package_roots)
-        root = Path(workspace).resolve()
+        root = real_workspace(workspace)  # (WorkspaceMoved if it is not the same folder)
         # Started at the first command (planloop's start, cli/app.py), in a thread: the
         # search for copies of the key is done, or nearly, when the first command runs.
         search = key_copy_search(root, hidden_paths(self.allow_read, root))
@@ -1937,7 +1938,7 @@ class Bubblewrap:
         own watch has begun, so that the two overlap and no moment goes unwatched
         (tools/between_commands.py)."""
         if self.searches_key_copies:
-            watch_until_the_next_command(Path(workspace).resolve())
+            watch_until_the_next_command(real_workspace(workspace))
 
     def written_while_it_started(self, workspace: Path) -> dict[str, str]:
         """The key files the watch between commands saw exposed while the command was made
@@ -1945,7 +1946,7 @@ class Bubblewrap:
         begun, which counts them as its own (tools/between_commands.py)."""
         if not self.searches_key_copies:
             return {}
-        return key_files_written_while_it_started(Path(workspace).resolve())
+        return key_files_written_while_it_started(real_workspace(workspace))
 
     def _cannot_confine(self, root: Path, scan: WorkspaceScan) -> str | None:
         """Why sandboxed commands must ask before they run in `root`, or None."""
@@ -2097,7 +2098,7 @@ class Bubblewrap:
 
         Nothing is deleted: the person is told, here and at exit, and decides.
         """
-        root = Path(workspace).resolve()
+        root = real_workspace(workspace)
         if self.searches_key_copies:
             watch_until_the_next_command(root)  # a key pasted meanwhile (between_commands.py)
         after = scan_workspace(root, cache=self.scan_cache)
@@ -2292,7 +2293,7 @@ class Bubblewrap:
     ) -> tuple[list[str], dict[str, str]]:
         """The argv (launcher, then bwrap) and environment; `snapshot` is `before_command`'s.
         `launching`: False for a sandbox only looked at (`view_now`), never made."""
-        root = Path(workspace).resolve()
+        root = real_workspace(workspace)
         if snapshot is None:
             snapshot = self.before_command(root)
         if snapshot.confinement_lost and permission_was_checked():
@@ -2321,7 +2322,10 @@ class Bubblewrap:
         if under_tmp:
             # The workspace must be mounted over the empty /tmp, not hidden under it.
             argv += ["--tmpfs", "/tmp"]
-        argv += ["--bind", str(root), str(root)]
+        # By a descriptor the launcher opens and checks (no link on the way): between this
+        # look and bwrap's, a command of another session whose workspace holds this one could
+        # have moved it and put a link to anywhere in its place.
+        argv += ["--bind-fd", sandbox_launch.pin_marker(root), str(root)]
         if not os.path.lexists(root / GIT_DIR_NAME) and os.access(root, os.W_OK):
             # An empty read-only .git: `git init` fails here, and git on the host ignores an
             # empty .git and looks further up, as if it were not there.

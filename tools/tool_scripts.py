@@ -1270,6 +1270,7 @@ def run_by(
         if base is not None:
             _bins_called(base, program, words, project, by_name)
         for folder in (folder for folder in folders if folder not in packages):
+            go_on()
             packages.add(folder)
             if os.path.isfile(folder):
                 found.append(folder)  # a packed package (`file:./vendor/x.tgz`)
