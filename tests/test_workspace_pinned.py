@@ -8,6 +8,7 @@ again, its next sandbox would have bound the link's target writable (`/etc/cron.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 
@@ -16,6 +17,7 @@ from test_hostile_pass4 import NOBODY, needs_bwrap, run_as, tool_results, user_f
 
 from fakeapi import text, tool_use
 from tools.paths import WorkspaceMoved, pin_workspace, real_workspace
+from tools.process import BoundedOutput, start_command
 from tools.sandbox import Bubblewrap
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -83,3 +85,16 @@ def test_a_link_put_at_the_workspace_after_the_look_is_not_bound(tmp_path):
     assert done.returncode != 0
     assert "changed while the sandbox was being made" in done.stdout + done.stderr
     assert os.listdir(outside) == []
+
+
+def test_no_command_starts_in_a_folder_found_at_the_workspace_s_path_later(tmp_path):
+    # Unsandboxed commands too (`--no-sandbox`, `outside_sandbox`): the folder is opened and
+    # checked, and the command changes into that descriptor, not into the path again.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    pin_workspace(workspace)
+    os.rename(workspace, tmp_path / "ws.real")
+    (tmp_path / "other").mkdir()
+    os.symlink(tmp_path / "other", workspace)
+    with pytest.raises(WorkspaceMoved):
+        asyncio.run(start_command(BoundedOutput, ["/bin/true"], {}, workspace))

@@ -609,13 +609,31 @@ def real_workspace(workspace: Path | str) -> Path:
     except OSError:
         return real
     if known is not None and (info.st_dev, info.st_ino) != known[1]:
-        raise WorkspaceMoved(
-            f"the workspace {given} is no longer the folder planloop started in: it was moved "
-            f"or replaced (it now leads to {real}), so nothing is read, written or run there. "
-            "Start planloop again in the folder you mean."
-        )
+        raise _moved(given, real)
     _REAL_WORKSPACES[given] = (real, (info.st_dev, info.st_ino))
     return real
+
+
+def _moved(given: str, real: Path) -> WorkspaceMoved:
+    return WorkspaceMoved(
+        f"the workspace {given} is no longer the folder planloop started in: it was moved or "
+        f"replaced (it now leads to {real}), so nothing is read, written or run there. Start "
+        "planloop again in the folder you mean."
+    )
+
+
+def open_workspace(workspace: Path | str) -> int:
+    """The workspace folder, opened (O_DIRECTORY, no final link followed) and checked to be the
+    one `real_workspace` pinned: a command started in it through this descriptor starts
+    there, whatever its path leads to by the time of the fork. WorkspaceMoved if it is not."""
+    root = real_workspace(workspace)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    info = os.fstat(fd)
+    pinned = _REAL_WORKSPACES.get(os.fspath(workspace))
+    if pinned is not None and (info.st_dev, info.st_ino) != pinned[1]:
+        os.close(fd)
+        raise _moved(os.fspath(workspace), Path(os.path.realpath(root)))  # (just now)
+    return fd
 
 
 def pin_workspace(workspace: Path) -> None:

@@ -59,6 +59,7 @@ from pathlib import Path
 
 from redaction import StreamRedactor
 from tools.landlock import READY_VARIABLE
+from tools.paths import open_workspace
 
 # How much of the output the model sees: the beginning and the end, each this many bytes.
 HEAD_BYTES = 16 * 1024
@@ -345,6 +346,12 @@ async def start_command(
         # path that started planloop cannot be followed again (a virtual environment in a
         # folder the user may not search, an interpreter upgraded since).
         options["executable"] = "/proc/self/exe"
+    # It starts in the workspace folder as opened and checked now, not wherever the path
+    # leads at the fork: another session's command may move it (tools/paths.py).
+    # The descriptor is close-on-exec: the child changes into it before its exec, and no
+    # command inherits it (a host descriptor of the workspace would see past the sandbox's
+    # mounts, through `..`).
+    folder = open_workspace(workspace)
     loop = asyncio.get_running_loop()
     try:
         # The fork happens on this thread, the event loop's. The kernel's parent-death signal
@@ -354,7 +361,7 @@ async def start_command(
         transport, protocol = await loop.subprocess_exec(
             watch,
             *argv,
-            cwd=workspace,
+            cwd=f"/proc/self/fd/{folder}",  # (the child's copy, until its exec)
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -369,6 +376,7 @@ async def start_command(
             os.close(made_read)
         raise
     finally:
+        os.close(folder)
         if supervise:
             os.close(report_write)  # the supervisor holds the only writer now
         if made_write is not None:
