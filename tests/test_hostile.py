@@ -28,7 +28,9 @@ from middleware import PermissionPolicy
 from settings import confirm_endpoint
 from tools import ToolError, default_tools, protected_reason, safe_path
 from tools.bash import run_bash
+from tools.git_programs import npmrc_programs, program_paths
 from tools.sandbox import Bubblewrap, NoSandbox
+from tools.tool_scripts import put_in
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
 needs_bwrap = pytest.mark.skipif(
@@ -328,7 +330,7 @@ def test_a_path_a_workspace_builds_from_the_key_is_never_shown_with_it(
 ):
     # The editor's settings name a dotenv file whose PYTHONSTARTUP is built from your key, as
     # a tool would build it from your environment: the notice that names the missing script
-    # printed the key in the terminal.
+    # printed the key in the terminal. No secret of yours is put in (see below).
     (workspace / ".vscode").mkdir()
     (workspace / ".vscode" / "settings.json").write_text('{"python.envFile": "dev.vars"}')
     (workspace / "dev.vars").write_text("PYTHONSTARTUP=./start-${ANTHROPIC_API_KEY}.py\n")
@@ -337,9 +339,46 @@ def test_a_path_a_workspace_builds_from_the_key_is_never_shown_with_it(
     flags = ("--output-format", output_format)
     result = run_cli("-p", "go", *flags, cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
-    assert "start-[redacted].py does not exist" in result.stdout + result.stderr
+    assert "start-.py does not exist" in result.stdout + result.stderr
     assert API_KEY not in result.stdout + result.stderr
     assert API_KEY not in json.dumps(api.accepted)
+
+
+SECRET_TOKEN = "ghp_R7kQ2mX9vL4tW8yB3nF6hJ1cP5dG0sA2zE9u"
+# Where a repository's text names a variable of your environment, as its tool reads it.
+NAMING_YOUR_VARIABLE = {
+    "dotenv": {".env": "LD_PRELOAD=./${GITHUB_TOKEN}.so\n"},
+    "hgrc": {".hg/hgrc": "%include ./$GITHUB_TOKEN/x.rc\n[ui]\n"},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("where", NAMING_YOUR_VARIABLE)
+def test_a_repository_cannot_read_your_secrets_through_the_paths_it_names(
+    api, env, workspace, where
+):
+    # planloop fills in your environment where a tool would, to find what the tool runs; a
+    # path that does not exist makes commands ask, and the reason quotes it to the model.
+    for name, content in NAMING_YOUR_VARIABLE[where].items():
+        (workspace / name).parent.mkdir(exist_ok=True)
+        (workspace / name).write_text(content)
+    api.add({"content": [tool_use("bash", {"command": "echo hi"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "GITHUB_TOKEN": SECRET_TOKEN})
+    assert result.returncode == 0, result.stderr
+    assert SECRET_TOKEN not in json.dumps(api.accepted) + result.stdout + result.stderr
+
+
+def test_no_secret_of_yours_is_put_into_what_a_repository_names(tmp_path, monkeypatch):
+    # The same for each place a tool puts your variables in: npm's settings, git's program
+    # lines (`$VAR`), `git --config-env`, just's `x"..."` strings, an editor's `${env:NAME}`.
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET_TOKEN)
+    monkeypatch.setenv("TOOLS", "/opt/tools")
+    (tmp_path / ".npmrc").write_text("script-shell=${TOOLS}/${GITHUB_TOKEN}/sh\n")
+    assert npmrc_programs(tmp_path / ".npmrc") == ["/opt/tools/${GITHUB_TOKEN}/sh"]
+    line = "git --config-env=core.fsmonitor=GITHUB_TOKEN status; $TOOLS/x $GITHUB_TOKEN/y"
+    assert SECRET_TOKEN not in str(program_paths(line, tmp_path, []))
+    assert put_in("${env:GITHUB_TOKEN}/${env:TOOLS}", tmp_path) == "//opt/tools"
 
 
 # ---- the sandbox ----------------------------------------------------------------------------

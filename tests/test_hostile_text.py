@@ -34,6 +34,7 @@ from cli.signals import ENDING_SIGNALS
 from dotenv_text import dotenv_values, parse_stream, without_comment
 from fakeapi import text, tool_use
 from tools.build_files import build_files
+from tools.environment import expand_variables
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
 from tools.spans import delimited, delimited_in_lines, insides, replaced
 from tools.tool_scripts import HG_LINE
@@ -125,6 +126,17 @@ def test_a_dotenv_value_loses_its_comment_as_python_dotenv_took_it_off():
     pieces = ["a", "b", " ", "\t", "#", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u2028", "\u3000"]
     for value in short_texts(pieces):
         assert without_comment(value) == re.sub(r"\s+#.*", "", value).rstrip(), value
+
+
+def test_variables_are_put_in_as_os_path_expandvars_puts_them_in(monkeypatch):
+    # Its search for each `${`'s `}` read to the end from every one: quadratic.
+    variables = {"A": "1", "B": "two", "AB": "x$B", "_": "u", "a1": "v"}
+    for name in list(os.environ):
+        monkeypatch.delenv(name)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    for value in short_texts(["$", "{", "}", "A", "B", "a", "1", "_", " "]):
+        assert expand_variables(value, variables) == os.path.expandvars(value), value
 
 
 def test_dotenv_files_are_read_with_python_dotenv_s_values_and_no_warnings(capfd):
@@ -232,6 +244,10 @@ HOSTILE_READINGS = {
         (folder / ".vscode").mkdir()
         (folder / ".vscode" / "mcp.json").write_text(json.dumps({"servers": servers}))
         assert "cannot tell what it runs" in tool_script_not_held(folder, [folder / ".vscode"])
+    """,
+    "expand-variables": """
+        from tools.environment import expand_variables
+        assert expand_variables("${" * 2**18 + "$HOME", {"HOME": "/h"}).endswith("${/h")
     """,
     "program-name": """
         from tools.git_programs import program_name

@@ -148,3 +148,12 @@ def test_a_tool_call_cut_off_by_max_tokens_is_shown(api, make_agent):
     agent = make_agent()
     run(agent.run("write big"))
     assert any("its write_file call was incomplete and was not run" in n for n in agent.ui.notices)
+
+
+def test_no_line_on_screen_shows_the_key(monkeypatch, workspace):
+    # Whatever a notice quotes (a path a workspace file names, an error's text).
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-SCREEN-0123456789")
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=80, color_system=None), workspace)
+    ui.notice("tools/sk-ant-test-SCREEN-0123456789.py does not exist")
+    assert output.getvalue() == "! tools/[redacted].py does not exist\n"

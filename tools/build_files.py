@@ -68,6 +68,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from tools.environment import expand_variables
 from tools.paths import read_small_file
 from tools.spans import delimited, insides, replaced
 
@@ -347,7 +348,7 @@ def _just_string(text: str) -> str:
     raw = match[1] if match[1] is not None else match[3]
     escaped = match[2] if match[2] is not None else match[4] or ""
     cooked = raw if raw is not None else JUST_ESCAPE.sub(_just_escape, escaped)
-    return os.path.expandvars(os.path.expanduser(cooked)) if expanded else cooked
+    return expand_variables(os.path.expanduser(cooked)) if expanded else cooked
 
 
 def _just_escape(match: re.Match) -> str:

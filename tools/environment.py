@@ -145,6 +145,58 @@ def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ
     }
 
 
+def without_secrets(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """Your environment less what no sandboxed command sees for a secret (a name that says so,
+    an address with a password, planloop's key in any form): the variables planloop puts
+    into the workspace's text as its tools would (`${NAME}` in a dotenv file, `$NAME` in an
+    `.npmrc` or an hgrc), to find what they run. A path built of `${GITHUB_TOKEN}` would be
+    quoted, token and all, in the reason the model reads that commands ask."""
+    keys = file_forms()
+    return {
+        name: value
+        for name, value in environ.items()
+        if not (
+            looks_secret(name)
+            or URL_WITH_PASSWORD.search(value)
+            or any(key in value for key in keys)
+        )
+    }
+
+
+# `$NAME`, as os.path.expandvars reads it (`${NAME}` is found by hand: see below).
+DOLLAR_WORD = re.compile(r"\w+", re.ASCII)
+
+
+def expand_variables(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """`text` with `$NAME` and `${NAME}` put in from `environ` (your environment less its
+    secrets: `without_secrets`), exactly as os.path.expandvars does, an unknown name left
+    as written; but in time linear in the text. os.path.expandvars looks for the `}` of each
+    `${` anew: a line of `${` alone, 1 MiB of it, took minutes."""
+    environ = without_secrets() if environ is None else environ
+    pieces: list[str] = []
+    written = 0  # text[:written] is in `pieces`
+    closing = -1  # the first `}` found after a `${` (len(text): none), used again until passed
+    at = text.find("$")
+    while at != -1:
+        end = name = None
+        if text.startswith("{", at + 1):
+            if closing < at + 2:
+                closing = text.find("}", at + 2)
+                closing = len(text) if closing == -1 else closing
+            if closing < len(text):
+                name, end = text[at + 2 : closing], closing + 1
+        elif word := DOLLAR_WORD.match(text, at + 1):
+            name, end = word.group(), word.end()
+        if name is None:
+            at = text.find("$", at + 1)
+            continue
+        if name in environ:
+            pieces += [text[written:at], environ[name]]
+            written = end
+        at = text.find("$", end)
+    return "".join(pieces) + text[written:]
+
+
 def is_dropped(name: str, dropped: tuple[str, ...]) -> bool:
     """Whether `name` is one of `dropped` or starts with one of its "PREFIX*" entries.
 

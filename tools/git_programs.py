@@ -41,7 +41,7 @@ from tools.build_files import (
     MAKES,
     gradle_user_homes,
 )
-from tools.environment import code_paths_of, node_preloads
+from tools.environment import code_paths_of, expand_variables, node_preloads, without_secrets
 from tools.inline_code import names_in_code
 from tools.node_packages import (
     NODE_PACKAGE_REASON,
@@ -745,7 +745,7 @@ def program_paths(
             # `git --config-env=core.fsmonitor=FSM` (or two words): the setting is that
             # variable's value, set on the line, by the tool, or in your environment.
             key, _, variable = word.removeprefix("--config-env=").partition("=")
-            setting = assigned.get(variable, os.environ.get(variable, ""))
+            setting = assigned.get(variable, without_secrets().get(variable, ""))
             found += _setting_paths(key, setting, base, untold, by_name)
             continue
         if command == "git" and before == "-c":  # `git -c core.pager=tools/pg log`
@@ -1089,7 +1089,7 @@ def npmrc_programs(path: Path) -> list[str]:
             key, value = ini_value(key), ini_value(value) if equals else ""
             key = key.replace("_", "-")  # (npm reads `script_shell` as `script-shell`)
             # npm expands variables in its settings: ${PWD} is where it runs, the package's.
-            value = os.path.expandvars(value.replace("${PWD}", str(path.parent)))
+            value = expand_variables(value.replace("${PWD}", str(path.parent)))
             if key in NPMRC_PROGRAM_KEYS and "/" in value:
                 found.append(value)
             elif key == "node-options":
@@ -1388,7 +1388,7 @@ def _expanded(word: str) -> str:
     """`word` with your environment's variables expanded, as git's shell would, but those
     the shell sets as it moves ($PWD, $OLDPWD): planloop's own say nothing of the line's."""
     held = re.sub(r"\$(\{?)(OLD)?PWD\b", lambda m: f"\0{m.group(1)}{m.group(2) or ''}", word)
-    expanded = os.path.expandvars(held)
+    expanded = expand_variables(held)
     return re.sub(r"\0(\{?)(OLD)?", lambda m: f"${m.group(1)}{m.group(2) or ''}PWD", expanded)
 
 

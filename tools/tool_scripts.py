@@ -64,7 +64,7 @@ from tools.build_files import (
     make_variable_files,
     up_to,
 )
-from tools.environment import code_paths_of, link_inside
+from tools.environment import code_paths_of, expand_variables, link_inside, without_secrets
 from tools.event_queues import CTRL_C_COUNT, ENDING
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
@@ -471,7 +471,7 @@ def read_hgrc(
                 continue
             item = None
         if include := HG_LINE["include"].match(line):
-            name = os.path.expandvars(os.path.expanduser(include.group(1)))
+            name = expand_variables(os.path.expanduser(include.group(1)))
             name = os.path.normpath(path.parent / name)
             included.append(name)
             if depth >= MAX_HG_INCLUDES:
@@ -596,7 +596,10 @@ def put_in(text: str, project: Path) -> str:
     environment put in (PROJECT_VARIABLE, `${userHome}`, `${env:NAME}`)."""
     text = PROJECT_VARIABLE.sub(lambda _: str(project), text)
     text = text.replace("${userHome}", str(Path.home())).replace("${pathSeparator}", "/")
-    return ENVIRONMENT_VARIABLE.sub(lambda found: os.environ.get(found.group(1), ""), text)
+    if ENVIRONMENT_VARIABLE.search(text):
+        environ = without_secrets()  # (a path of `${env:GITHUB_TOKEN}` is quoted in notices)
+        text = ENVIRONMENT_VARIABLE.sub(lambda found: environ.get(found.group(1), ""), text)
+    return text
 
 
 def as_command_line(command: Any, args: Any = None) -> str | None:
@@ -1408,7 +1411,7 @@ def _dotenv_variables(path: Path) -> dict[str, str] | None:
         _once.dotenv_lines += dotenv_lines(text)
         if _once.dotenv_lines > MAX_DOTENV_LINES:
             return None
-        values = dotenv_bindings(text, os.environ)
+        values = dotenv_bindings(text, without_secrets())
         if values is None:
             values = dotenv_values(text)
         return {name: value for name, value in values.items() if value is not None}
