@@ -245,6 +245,14 @@ HOSTILE_READINGS = {
         (folder / ".vscode" / "mcp.json").write_text(json.dumps({"servers": servers}))
         assert "cannot tell what it runs" in tool_script_not_held(folder, [folder / ".vscode"])
     """,
+    "toml-long-keys": """
+        from tools.toml_text import toml_data
+        for text in ("a." * 2**19, ("a." * 31 + "\\n") * 2**14, ('"' + "a" * 1000) * 1000):
+            try:
+                toml_data(text)
+            except ValueError:
+                pass
+    """,
     "expand-variables": """
         from tools.environment import expand_variables
         assert expand_variables("${" * 2**18 + "$HOME", {"HOME": "/h"}).endswith("${/h")

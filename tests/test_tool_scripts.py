@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+import tomllib
 import tracemalloc
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from tools.paths import (
     scan_for_file_tools,
 )
 from tools.shell_config import shell_commands
+from tools.toml_text import toml_data
 from tools.tool_scripts import (
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
@@ -357,6 +359,18 @@ def test_host_tool_settings_too_big_to_read_whole_protect_every_file(tmp_path):
     assert "mise.toml is larger" in protected_reason(tmp_path, "src/any.py")
     with pytest.raises(OSError):
         read_small_file(tmp_path / "mise.toml")
+
+
+def test_a_toml_key_of_thousands_of_parts_is_not_parsed(tmp_path):
+    # tomllib checks every prefix of a dotted key: time and memory in the square of its parts
+    # (60,000 parts, 120 KB: 14 GB), on the event loop, for each command.
+    (tmp_path / "mise.toml").write_text("[env]\n" + ".".join(["a"] * 4_000) + " = 1\n")
+    with pytest.raises(ValueError, match="more than 32 parts"):
+        read_settings(tmp_path / "mise.toml")
+    why = tool_script_not_held(tmp_path, [tmp_path / "mise.toml"])
+    assert why == "planloop cannot read mise.toml, so it cannot tell what its tool runs"
+    ordinary = '[tools]\nnode = "20"\n[env]\n_.file = ".env"\na.b."c.d" = 1\n'
+    assert toml_data(ordinary) == tomllib.loads(ordinary)
 
 
 def test_a_folder_open_npm_task_holds_package_json_and_what_its_scripts_run(tmp_path):

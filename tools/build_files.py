@@ -62,7 +62,6 @@ import glob
 import os
 import re
 import shlex
-import tomllib
 import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -71,6 +70,7 @@ from typing import NamedTuple
 from tools.environment import expand_variables
 from tools.paths import read_small_file
 from tools.spans import delimited, insides, replaced
+from tools.toml_text import toml_data
 
 GRADLE = ("gradle", "gradlew")
 MAVEN = ("mvn", "mvnw")
@@ -847,7 +847,7 @@ def _read(path: Path) -> str:
 
 def _toml(path: Path) -> dict:
     with contextlib.suppress(OSError, ValueError):
-        return tomllib.loads(read_small_file(path))
+        return toml_data(read_small_file(path))
     return {}
 
 

@@ -58,12 +58,12 @@ import itertools
 import os
 import re
 import sys
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from urllib.parse import parse_qs
 
 from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
+from tools.toml_text import toml_data
 from tools.your_configs import (
     ENVRC_FOLDER_SPELLINGS,
     named_by_envrc,
@@ -504,8 +504,8 @@ def activation_scripts(manifest: str) -> list[str]:
     """The scripts a pixi manifest's `[activation] scripts` names, in any table (a feature's,
     a target's, pyproject.toml's [tool.pixi...]): pixi sources them into your shell."""
     try:
-        tables: list[object] = [tomllib.loads(manifest)]
-    except tomllib.TOMLDecodeError:
+        tables: list[object] = [toml_data(manifest)]
+    except ValueError:
         return []
     scripts: list[str] = []
     while tables:

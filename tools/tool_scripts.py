@@ -45,7 +45,6 @@ import re
 import shlex
 import threading
 import time
-import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
@@ -92,6 +91,7 @@ from tools.paths import (
 )
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 from tools.spans import delimited_in_lines, replaced
+from tools.toml_text import toml_data
 
 TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise"
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
@@ -434,11 +434,11 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         return read_yaml(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
         try:
-            return tomllib.loads(text)
+            return toml_data(text)
         except ValueError:
             return {}
     if path.suffix == ".toml" or kind == CARGO:
-        return tomllib.loads(text)
+        return toml_data(text)
     plain = without_comments(text)
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
 
@@ -1705,7 +1705,7 @@ def package_manager_programs(folder: Path) -> list[str]:
         text = read_small_file(folder / ".yarnrc")
         found += [match.strip("\"'") for match in YARN1_PATH.findall(text)]
     with contextlib.suppress(OSError, ValueError):
-        bun = tomllib.loads(read_small_file(folder / "bunfig.toml"))
+        bun = toml_data(read_small_file(folder / "bunfig.toml"))
         for table in (bun, _dict(bun.get("run")), _dict(bun.get("test"))):
             found += _strings(table.get("preload"))
     return found
