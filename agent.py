@@ -45,6 +45,7 @@ from conversation import (
     text_block,
     tool_calls,
     tool_result,
+    with_repeated_ids_replaced,
     without_spans,
 )
 from defaults import default_middleware, pick_sandbox
@@ -320,6 +321,7 @@ class Agent:
             # Too long for the model: the context middleware compacts the next request. Once.
             self.context.overflow = str(overflow)
             reply = await self.stream(await self.request())
+        reply["content"] = with_repeated_ids_replaced(reply["content"], self.messages)
         self.last_usage = reply.get("usage")  # saved with the reply, for the session log
         self.last_stop_reason = reply["stop_reason"]
         self.report_stop_reason(reply)

@@ -75,11 +75,28 @@ def as_received(blocks: list[dict]) -> list[dict]:
             if not (isinstance(call_id, str) and TOOL_USE_ID.fullmatch(call_id)) or (
                 call_id in seen_ids
             ):
-                call_id = f"toolu_replaced_{uuid.uuid4().hex[:20]}"
+                call_id = fresh_tool_use_id()
             seen_ids.add(call_id)
             block = {**block, "name": name, "id": call_id}
         checked.append(block)
     return checked
+
+
+def fresh_tool_use_id() -> str:
+    return f"toolu_replaced_{uuid.uuid4().hex[:20]}"
+
+
+def with_repeated_ids_replaced(content: list[dict], messages: list[dict]) -> list[dict]:
+    """A reply's `content` with a fresh id for each tool call whose id an earlier message of
+    the conversation used already: the API refuses ids that repeat, in every later request,
+    `--resume` included (`as_received` does the same within one reply)."""
+    used = {call.get("id") for message in messages for call in tool_calls(message)}
+    return [
+        {**block, "id": fresh_tool_use_id()}
+        if block.get("type") == "tool_use" and block.get("id") in used
+        else block
+        for block in content
+    ]
 
 
 def without_lone_surrogates(value: object) -> object:

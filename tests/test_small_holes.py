@@ -278,6 +278,31 @@ def test_a_call_with_a_name_the_api_refuses_gets_an_error_and_the_session_goes_o
     assert api.rejections == []
 
 
+def test_a_call_id_an_earlier_reply_used_gets_a_fresh_one_and_the_session_goes_on(
+    api, env, workspace
+):
+    # The API refuses a conversation whose tool_use ids repeat: every later request, and
+    # every `--resume` of the session, was refused.
+    (workspace / "notes.txt").write_text("the notes\n")
+    first = tool_use("read_file", {"path": "notes.txt"}, id="toolu_same")
+    again = tool_use("read_file", {"path": "notes.txt"}, id="toolu_same")
+    api.add({"content": [first]})
+    api.add({"content": [again]})
+    api.add({"content": [text("Read it twice.")]})
+    done = run_cli("-p", "read the notes twice", cwd=workspace, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Read it twice.\n"
+    echoed, results = api.accepted[2]["messages"][3], api.accepted[2]["messages"][4]
+    [renumbered] = echoed["content"]
+    assert renumbered["id"] != "toolu_same"
+    assert results["content"][0]["tool_use_id"] == renumbered["id"]
+    assert "the notes" in results["content"][0]["content"]
+    api.add({"content": [text("Resumed.")]})
+    resumed = run_cli("-p", "go on", "--resume", cwd=workspace, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert api.rejections == []
+
+
 def test_the_fake_refuses_a_tool_name_or_id_the_api_refuses():
     tools = [{"name": "read_file", "input_schema": {"type": "object"}}]
 
