@@ -41,6 +41,7 @@ from test_binds_replaced import (
 from test_hostile_pass4 import AGENT, needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
+from tools.base import ToolError
 from tools.bind_watch import (
     IN_ACCESS,
     IN_CLOSE_WRITE,
@@ -374,3 +375,25 @@ def test_one_command_writing_its_env_twice_does_not_count(tmp_path):
     assert not watch.windows[str(tmp_path / ".env")].unread
     watch._note([(wd, IN_ACCESS, "notes.txt"), (wd, IN_MODIFY, "notes.txt")])
     assert str(tmp_path / "notes.txt") not in watch.windows
+
+
+@needs_bwrap
+def test_a_ctrl_c_while_a_sandbox_judges_the_env_files_stops_the_command(tmp_path, monkeypatch):
+    # Each `.env` of the workspace is judged for the key as the sandbox is made (16 MiB of one:
+    # some 0.7 s), while the event loop, which serves Ctrl-C and SIGTERM, waits: a repository
+    # of four held SIGTERM off for 5 s. One that comes meanwhile stops there.
+    from tools import event_queues, sandbox
+
+    for number in range(3):
+        (tmp_path / f".env.s{number}").write_text("DEBUG=1\n")
+    judged = []
+
+    def judging_as_ctrl_c_comes(path, *args) -> bool:
+        judged.append(path)
+        event_queues.CTRL_C_COUNT[0] += 1  # as cli/signals.py counts one, at once
+        return False
+
+    monkeypatch.setattr(sandbox, "holds_known_secret", judging_as_ctrl_c_comes)
+    with pytest.raises(ToolError, match="did not run: Ctrl-C came as its sandbox was made"):
+        sandbox.Bubblewrap().wrap(tmp_path, "true")
+    assert len(judged) == 1

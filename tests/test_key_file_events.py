@@ -618,19 +618,46 @@ def test_a_pipe_of_another_name_counts_once_something_is_written_into_it(tmp_pat
     assert Watched(tmp_path)(lambda: os.mkfifo(fifo)) == {}  # made, nothing written: nothing
 
 
-def test_files_written_are_not_judged_once_planloop_is_ending(tmp_path):
+def test_files_written_are_judged_briefly_once_planloop_is_ending(tmp_path, monkeypatch):
     # Judging each file a task wrote can take a tenth of a second: a task writing them without
-    # end held SIGTERM off. Once planloop is ending, what is left counts as lost (withheld).
+    # end held SIGTERM off. Once planloop is ending, a look has ENDING_LOOK_SECONDS of CPU
+    # time (a few small files are judged as ever); what is left then counts as lost (withheld).
     def written_then_ending() -> None:
         for number in range(3):
             (tmp_path / f"notes{number}.txt").write_text("DEBUG=1\n")
         event_queues.ENDING.set()
 
     try:
+        assert Watched(tmp_path)(written_then_ending) == {}
+        monkeypatch.setattr(event_queues, "ENDING_LOOK_SECONDS", 0)
         found = Watched(tmp_path)(written_then_ending)
     finally:
         event_queues.ENDING.clear()
     assert found == {str(tmp_path): folder_watch.LOST_TRACK}
+
+
+@pytest.mark.parametrize("name", ["notes{}.txt", ".env.s{}"])
+def test_a_ctrl_c_while_written_files_are_judged_ends_the_look(tmp_path, monkeypatch, name):
+    # Each judging can cost most of a second (16 MiB of a key file's name, 1 MiB of another),
+    # and the event loop that serves Ctrl-C waits for the look: a command that wrote forty held
+    # it off for 16 s. What is left when one comes counts as lost (withheld), as at SIGTERM.
+    judged = []
+
+    def judging_as_ctrl_c_comes(data: bytes, *secrets) -> bool:
+        judged.append(data)
+        if len(judged) == 1:
+            event_queues.CTRL_C_COUNT[0] += 1  # as cli/signals.py counts one, at once
+        return False
+
+    def written() -> None:
+        for number in range(3):
+            (tmp_path / name.format(number)).write_text("DEBUG=1\n")
+
+    assert Watched(tmp_path)(written) == {}  # no Ctrl-C: judged, and none held the key
+    monkeypatch.setattr(folder_watch, "holds_the_key", judging_as_ctrl_c_comes)
+    for number in range(3):
+        (tmp_path / name.format(number)).unlink()
+    assert Watched(tmp_path)(written) == {str(tmp_path): folder_watch.LOST_TRACK}
 
 
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):

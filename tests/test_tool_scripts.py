@@ -22,6 +22,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
+from tools import event_queues
 from tools import tool_scripts as tool_scripts_module
 from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings
 from tools.environment import OPTION_FILES as OPTION_FILES_READ
@@ -1705,8 +1706,8 @@ def test_a_signal_during_a_look_stops_it_at_the_next_file(tmp_path, monkeypatch,
     # handler counts it at once (cli/signals.py), and the look stops before the next file.
     configs = continue_servers(tmp_path, 3)
     ending, ctrl_c_count = threading.Event(), [0]
-    monkeypatch.setattr(tool_scripts_module, "ENDING", ending)
-    monkeypatch.setattr(tool_scripts_module, "CTRL_C_COUNT", ctrl_c_count)
+    monkeypatch.setattr(event_queues, "ENDING", ending)
+    monkeypatch.setattr(event_queues, "CTRL_C_COUNT", ctrl_c_count)
     read = []
 
     def the_signal_comes_as_the_first_is_read(path, *args):
@@ -1728,7 +1729,7 @@ def test_a_signal_during_a_look_stops_it_at_the_next_file(tmp_path, monkeypatch,
     why = tool_script_not_held(tmp_path, configs)
     assert why is not None and ".js does not exist" in why  # all of them read: commands ask
     if signal_came == "SIGTERM":
-        monkeypatch.setattr(tool_scripts_module, "ENDING_LOOK_SECONDS", 0)
+        monkeypatch.setattr(event_queues, "ENDING_LOOK_SECONDS", 0)
         with pytest.raises(SettingsReadStopped):
             tool_scripts(tmp_path, configs)
 

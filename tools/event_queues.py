@@ -35,6 +35,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import weakref
 from typing import Any
 
@@ -66,6 +67,32 @@ ENDING = threading.Event()
 # The Ctrl-Cs so far, counted the same way: a wait that holds the event loop (the first
 # command's wait for the search for copies of the key) ends when one comes.
 CTRL_C_COUNT = [0]
+# Once planloop is ending, a look that began after it (what a stopped command made, taken stock
+# of) may go on this long, in CPU seconds: an ordinary one takes milliseconds, and a SIGTERM is
+# still answered within a second.
+ENDING_LOOK_SECONDS = 0.3
+
+
+class SignalCheck:
+    """For work that holds the event loop (which serves Ctrl-C and SIGTERM only once it gets
+    control back), checked between two of its pieces: why it should stop now, or None. A
+    Ctrl-C, SIGTERM or SIGHUP that came since it began stops it; so does ENDING_LOOK_SECONDS
+    of CPU time in one begun once planloop was ending."""
+
+    def __init__(self) -> None:
+        self.ctrl_c = CTRL_C_COUNT[0]
+        self.ending = ENDING.is_set()
+        self.started = time.thread_time()
+
+    def stop_why(self) -> str | None:
+        if CTRL_C_COUNT[0] != self.ctrl_c:
+            return "Ctrl-C came"
+        if ENDING.is_set() and (
+            not self.ending or time.thread_time() - self.started > ENDING_LOOK_SECONDS
+        ):
+            return "planloop is ending"
+        return None
+
 
 # The watches with a queue open: each has `watches_key_file(path)`, whether it judges the reads
 # of a key file at `path` (a read of any other file is not marked: a sandbox being made reads

@@ -70,6 +70,7 @@ from tools.event_queues import (
     OPEN_WATCHES,
     OWN_READS,
     READ_ON_A_LOOP,
+    SignalCheck,
     begin_own_read,
     keep_queues_short,
     marks_folder,
@@ -734,10 +735,11 @@ class FolderWatch:
         running, as a key file could. A sparse file costs what it holds, not its size: a task's
         `truncate -s 1M` a few hundred times no longer spends the look's budget."""
         # A look's share of the event loop's time (the rest waits for the next look), and none
-        # once planloop is ending: what is left then counts as lost, as the events left do.
+        # once a Ctrl-C or SIGTERM came: what is left then counts as lost, as the events left do.
         deadline = time.monotonic() + LOOK_SECONDS if budget is not None else None
+        signals = SignalCheck()
         while self.others and (budget is None or budget > 0):
-            if ENDING.is_set():
+            if signals.stop_why():
                 self._overflowed()
                 return
             if deadline is not None and time.monotonic() > deadline:
@@ -1353,6 +1355,9 @@ class FolderWatch:
         relevant, written = self._note(events, time.monotonic() + NOTE_SECONDS)
         deadline = time.monotonic() + LOOK_SECONDS
         written, self.unsettled = written | self.unsettled, set()
+        # Each key file costs a read and a judging (up to 16 MiB each: some 0.7 s), so a Ctrl-C
+        # or SIGTERM that comes meanwhile ends the look there: what is left counts as lost.
+        signals = SignalCheck()
         for _ in range(SETTLE_ROUNDS):
             written = {path for path in written if path in self.windows}
             if not written or self.cut_short:
@@ -1362,6 +1367,9 @@ class FolderWatch:
             # a thousand processes makes each look cost some 0.1 s of the event loop's time.
             mappings = Mappings()
             for path in written:
+                if signals.stop_why():
+                    self._overflowed()
+                    return
                 window = self.windows[path]
                 number = begin_own_read(path)
                 if number and self.marks_wd is not None:

@@ -100,7 +100,7 @@ from tools.between_commands import (
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.build_files import BUILD_FILE_REASON
 from tools.environment import command_environment, host_program, path_folders_in
-from tools.event_queues import open_own, own_read_done
+from tools.event_queues import SignalCheck, open_own, own_read_done
 from tools.file_call import current_file_call
 from tools.git_programs import (
     PATH_VARIABLE_REASON,
@@ -2371,7 +2371,12 @@ class Bubblewrap:
         protected: list[str] = []  # bwrap's words for the protected paths, in order
         env_files = set(snapshot.env_files)
         read_only: list[Path] = []  # where they resolve to
+        # Each `.env` is read and judged for the key (up to 16 MiB each: some 0.7 s) while the
+        # event loop waits: a Ctrl-C or SIGTERM meanwhile stops here, and the command does not run.
+        signals = SignalCheck()
         for path in dict.fromkeys(candidates):
+            if why := signals.stop_why():
+                raise ToolError(f"bash: the command did not run: {why} as its sandbox was made.")
             if path == root:
                 continue  # the workspace as a git directory: must_ask stands for it instead
             if path in self.hooks_folders(snapshot, above_hooks) and not os.path.lexists(path):

@@ -44,7 +44,6 @@ import os
 import re
 import shlex
 import threading
-import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
@@ -64,7 +63,7 @@ from tools.build_files import (
     up_to,
 )
 from tools.environment import code_paths_of, expand_variables, link_inside, without_secrets
-from tools.event_queues import CTRL_C_COUNT, ENDING
+from tools.event_queues import SignalCheck
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
@@ -257,10 +256,6 @@ SLOW_SETTINGS_SUFFIXES = (".yaml", ".yml", ".toml")
 # And up to here in all, in one look: Continue reads every file of .continue/mcpServers, and
 # thirty of 250 KiB made a command take minutes. Past it, the rest are unread: commands ask.
 SLOW_SETTINGS_PER_LOOK = 1024 * 1024
-# Once planloop is ending, a look that began after it (what a stopped command made, taken stock
-# of) may still read settings for this long, in CPU seconds: a project's own take milliseconds,
-# and a SIGTERM is still answered within a second.
-ENDING_LOOK_SECONDS = 0.3
 
 
 class ToolScripts(NamedTuple):
@@ -1112,8 +1107,8 @@ def _strings(item: Any) -> list[str]:
 # ready on the event loop's. Also the dotenv files the settings name (`envFile`), each read
 # once, and how many lines of them were parsed (`dotenv_lines`): python-dotenv takes a few
 # microseconds a line, on the loop, and settings may name one big file a hundred times. The
-# bytes of YAML and TOML read (`slow_bytes`, see SLOW_SETTINGS_PER_LOOK). And what `go_on`
-# compares with: the Ctrl-Cs so far, whether planloop was ending, the CPU time.
+# bytes of YAML and TOML read (`slow_bytes`, see SLOW_SETTINGS_PER_LOOK). And what tells
+# `go_on` that a signal came since the look began (`signals`).
 _once = threading.local()
 
 
@@ -1129,12 +1124,8 @@ def go_on() -> None:
     second. A look that began once planloop was ending has ENDING_LOOK_SECONDS."""
     if getattr(_once, "found", None) is None:
         return  # (outside a look: nothing to stop)
-    if CTRL_C_COUNT[0] != _once.ctrl_c:
-        raise SettingsReadStopped("Ctrl-C came while planloop read the host tools' settings")
-    if ENDING.is_set() and (
-        not _once.ending or time.thread_time() - _once.cpu_started > ENDING_LOOK_SECONDS
-    ):
-        raise SettingsReadStopped("planloop is ending: it stopped reading the host tools' settings")
+    if why := _once.signals.stop_why():
+        raise SettingsReadStopped(f"{why}: planloop stopped reading the host tools' settings")
 
 
 @contextlib.contextmanager
@@ -1146,8 +1137,7 @@ def read_once() -> Iterator[None]:
     outermost = getattr(_once, "found", None) is None
     if outermost:
         _once.found, _once.dotenv, _once.dotenv_lines, _once.slow_bytes = {}, {}, 0, 0
-        _once.ctrl_c, _once.ending = CTRL_C_COUNT[0], ENDING.is_set()
-        _once.cpu_started = time.thread_time()
+        _once.signals = SignalCheck()
     try:
         yield
     finally:
