@@ -660,6 +660,26 @@ def test_a_ctrl_c_while_written_files_are_judged_ends_the_look(tmp_path, monkeyp
     assert Watched(tmp_path)(written) == {str(tmp_path): folder_watch.LOST_TRACK}
 
 
+def test_the_file_a_key_file_name_links_to_is_judged_as_a_key_file(tmp_path):
+    # A task makes `.env.local` a link to `notes.txt`: the key you then add to `.env.local`
+    # lands in a file of another name, judged only by what it holds when planloop reads it,
+    # and the task had read it and written it back without the key by then.
+    notes = tmp_path / "notes.txt"
+
+    def linked() -> None:
+        notes.write_text("")
+        os.symlink("notes.txt", tmp_path / ".env.local")
+
+    def you_add_your_key_and_the_task_takes_it() -> None:
+        with open(tmp_path / ".env.local", "a") as you:
+            you.write(KEY_LINE)
+        notes.read_text()
+        notes.write_text("A=1\n")
+
+    found = Watched(tmp_path)(linked, you_add_your_key_and_the_task_takes_it)
+    assert str(notes) in found
+
+
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
     # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
     # later one: the read came before the writes by more than a writer's pause.

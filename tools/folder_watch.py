@@ -316,6 +316,8 @@ class FolderWatch:
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
         self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
+        # Folder -> names a key file's name links to (`_key_name_linked`): key files too.
+        self.linked_keys: dict[str, set[str]] = {}
         self.folders: dict[str, int] = {}
         self.paths: dict[int, str] = {}  # watch descriptor -> folder
         self.loop: Any = None
@@ -500,8 +502,11 @@ class FolderWatch:
                     with contextlib.suppress(OSError):
                         if entry.is_dir(follow_symlinks=False):
                             folders.append(entry.path)
-                        elif new and is_key_name(entry.name):
-                            self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
+                        elif is_key_name(entry.name):
+                            if entry.is_symlink():
+                                self._key_name_linked(entry.path)
+                            if new:
+                                self.windows[entry.path] = KeyFileWindow(written=True, filled=True)
                         elif new and entry.is_file(follow_symlinks=False):
                             self._note_other(entry.path)
         if self.aside:
@@ -614,6 +619,7 @@ class FolderWatch:
         OPEN_WATCHES.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
+        self.linked_keys = {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
         self.unsettled = set()
         # A watch added again later starts reading at once (`_read_on`, `_look_soon`).
@@ -714,6 +720,16 @@ class FolderWatch:
                     continue  # a folder listed: only reads of files tell of the key
                 events.append((wd, mask, name, cookie))
 
+    def _key_name_linked(self, path: str) -> None:
+        """Where a key file's name is a link (`ln -s notes.txt .env.local`, a task's), the file
+        it leads to is judged as a key file too: the key you save to `.env.local` lands there,
+        and a file of another name would be judged only by what it holds when planloop reads
+        it, which the task can have read and written back by then."""
+        with contextlib.suppress(OSError):
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                folder, name = os.path.split(os.path.realpath(path))
+                self.linked_keys.setdefault(folder, set()).add(name)
+
     def _key_file(self, wd: int, name: str) -> str | None:
         """The path of a key file an event names (or of a file a key file was renamed to, while
         planloop has not read it), or None for any other name."""
@@ -723,6 +739,8 @@ class FolderWatch:
         # Cheap tests first: a command reading a tree (`grep -r`) names thousands of files a
         # second, and the queue must be read faster than they come (`_overflowed`).
         if is_key_name(name) or name in self.keyed.get(wd, ()):
+            return os.path.join(folder, name)
+        if self.linked_keys and name in self.linked_keys.get(folder, ()):
             return os.path.join(folder, name)
         if self.windows and (path := os.path.join(folder, name)) in self.windows:
             return path
@@ -990,6 +1008,8 @@ class FolderWatch:
                 self._vanished(path, self.windows.pop(path, None), REMOVED)
                 self._drop_kept(path)
                 continue
+            if mask & (IN_CREATE | IN_MOVED_TO):
+                self._key_name_linked(path)
             if mask & IN_CREATE:
                 self._drop_kept(path)  # another file at that name now
             if mask & IN_MOVED_TO and self._moved_in(path, cookie, written):
