@@ -374,6 +374,20 @@ def test_a_toml_key_of_thousands_of_parts_is_not_parsed(tmp_path):
     assert toml_data(ordinary) == tomllib.loads(ordinary)
 
 
+def test_an_hgrc_that_includes_its_includes_thousands_of_times_is_unread(tmp_path):
+    # Each `%include` is read anew: 2,000 lines of `%include a` in the hgrc and 2,000 more in
+    # `a` made four million reads, on the event loop, before every command.
+    (tmp_path / ".hg").mkdir()
+    (tmp_path / ".hg" / "hgrc").write_text("%include a\n" * 300)
+    (tmp_path / ".hg" / "a").write_text("%include b\n" * 300)
+    (tmp_path / ".hg" / "b").write_text("[hooks]\n")
+    with pytest.raises(ValueError, match="more than 256 includes"):
+        read_settings(tmp_path / ".hg" / "hgrc", "hg")
+    (tmp_path / ".hg" / "hgrc").write_text("%include a\n[hooks]\nx = sh hooks/x.sh\n")
+    (tmp_path / ".hg" / "a").write_text("%include b\n" * 100)
+    assert read_settings(tmp_path / ".hg" / "hgrc", "hg")["hooks"] == {"x": "sh hooks/x.sh"}
+
+
 def test_a_folder_open_npm_task_holds_package_json_and_what_its_scripts_run(tmp_path):
     (tmp_path / ".vscode").mkdir()
     tasks = {"tasks": [{"label": "a", "command": "true", "dependsOn": "npm: watch"}]}

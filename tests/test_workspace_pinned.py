@@ -98,3 +98,25 @@ def test_no_command_starts_in_a_folder_found_at_the_workspace_s_path_later(tmp_p
     os.symlink(tmp_path / "other", workspace)
     with pytest.raises(WorkspaceMoved):
         asyncio.run(start_command(BoundedOutput, ["/bin/true"], {}, workspace))
+
+
+@needs_bwrap
+def test_the_git_placeholder_is_removed_only_from_the_pinned_folder(tmp_path):
+    # At exit the empty `.git` the sandbox made goes; moved away with a link in its place,
+    # the workspace's path led to another folder's empty `.git`, which went instead.
+    workspace, victim = tmp_path / "ws", tmp_path / "victim"
+    workspace.mkdir()
+    (victim / ".git").mkdir(parents=True)
+    sandbox = Bubblewrap()
+    pin_workspace(workspace)
+    argv, env = sandbox.wrap(workspace, "true")
+    subprocess.run(argv, env=env, cwd=workspace, check=True)
+    assert (workspace / ".git").is_dir()  # the placeholder, made by bwrap
+    os.rename(workspace, tmp_path / "ws.real")
+    os.symlink(victim, workspace)
+    sandbox._remove_placeholder(workspace)
+    assert (victim / ".git").is_dir()
+    os.unlink(workspace)
+    os.rename(tmp_path / "ws.real", workspace)
+    sandbox._remove_placeholder(workspace)
+    assert not (workspace / ".git").exists()

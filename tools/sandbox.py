@@ -136,6 +136,7 @@ from tools.paths import (
     is_env_name,
     link_identity,
     linked_outside,
+    open_workspace,
     path_entries,
     path_link_not_held,
     planloop_home,
@@ -2637,11 +2638,22 @@ class Bubblewrap:
     def _remove_placeholder(self, root: Path) -> None:
         """Take away the empty .git mount point the sandbox made, if it is still empty."""
         placeholder = root / GIT_DIR_NAME
-        if placeholder in self.placed_git_dirs and os.path.isdir(placeholder):
-            try:
-                placeholder.rmdir()  # only an empty folder can be removed: nothing is lost
-            except OSError:
-                self.placed_git_dirs.discard(placeholder)  # something is in it: report it
+        if placeholder not in self.placed_git_dirs:
+            return
+        try:
+            # In the workspace as opened and checked: moved away, with a link in its place
+            # (another session's command), its path leads to another folder's `.git`.
+            folder = open_workspace(root)
+        except (OSError, ToolError):
+            return
+        try:
+            os.rmdir(GIT_DIR_NAME, dir_fd=folder)  # only an empty folder goes: nothing is lost
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError:
+            self.placed_git_dirs.discard(placeholder)  # something is in it: report it
+        finally:
+            os.close(folder)
 
     def _record(self, what: str) -> None:
         if what not in self.created:
