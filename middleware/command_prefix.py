@@ -29,7 +29,8 @@ that run other programs from their arguments (shells, `env`, `sudo`, `xargs`, `f
 from __future__ import annotations
 
 import re
-import shlex
+
+from tools.environment import shell_words
 
 # Any of these can start a second command, redirect, substitute or continue a line; braces and
 # globs expand into words the rule never saw (`git grep {-O./x.sh,a}`, a file named `--output=x`).
@@ -65,8 +66,8 @@ def simple_command_words(command: str) -> list[str] | None:
     if NOT_SIMPLE.search(command):
         return None
     try:
-        words = shlex.split(command)
-    except ValueError:  # a quote that does not close
+        words = shell_words(command)
+    except ValueError:  # a quote that does not close, or a line too long to split
         return None
     return words or None
 

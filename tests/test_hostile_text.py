@@ -253,6 +253,20 @@ HOSTILE_READINGS = {
             except ValueError:
                 pass
     """,
+    "shell-words": """
+        import json
+        from pathlib import Path
+        from tools.tool_scripts import tool_script_not_held
+        folder = Path(TMP)
+        (folder / ".claude").mkdir()
+        settings = {"env": {"NODE_OPTIONS": "a" * 600_000}}  # one word: 23 s a MiB in shlex
+        (folder / ".claude" / "settings.json").write_text(json.dumps(settings))
+        try:
+            tool_script_not_held(folder, [folder / ".claude"])
+            raise AssertionError("a word too long to split was read")
+        except ValueError as error:
+            assert "more than 65,536 characters" in str(error)
+    """,
     "expand-variables": """
         from tools.environment import expand_variables
         assert expand_variables("${" * 2**18 + "$HOME", {"HOME": "/h"}).endswith("${/h")

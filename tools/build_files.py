@@ -67,7 +67,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.environment import expand_variables
+from tools.environment import WordTooLong, expand_variables, shell_words
 from tools.paths import read_small_file
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
@@ -435,11 +435,15 @@ def _make_flags(words: tuple[str, ...]) -> tuple[str, ...]:
     dash is single-letter options (`MAKEFLAGS='I mk'` is `-I mk`)."""
     flags: list[str] = []
     for value in _assigned(words, "MAKEFLAGS"):
-        with contextlib.suppress(ValueError):
-            split = shlex.split(value)
-            if split and not split[0].startswith("-") and "=" not in split[0]:
-                split[0] = f"-{split[0]}"
-            flags += split
+        try:
+            split = shell_words(value)
+        except WordTooLong:
+            raise
+        except ValueError:
+            continue
+        if split and not split[0].startswith("-") and "=" not in split[0]:
+            split[0] = f"-{split[0]}"
+        flags += split
     return tuple(flags)
 
 
@@ -667,7 +671,9 @@ def gradle_user_homes(java_options: str) -> list[str]:
     """The Gradle user homes (as written) that java options name (`-Dgradle.user.home=gh` in
     GRADLE_OPTS or JAVA_OPTS); java keeps the last, any of them may be it."""
     try:
-        words = shlex.split(java_options)
+        words = shell_words(java_options)
+    except WordTooLong:
+        raise
     except ValueError:  # an open quote: the start script would fail, but read it whole
         words = java_options.split()
     homes = [word.removeprefix(GRADLE_USER_HOME_PROPERTY) for word in words]

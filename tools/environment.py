@@ -130,6 +130,24 @@ URL_WITH_PASSWORD = re.compile(
 )
 
 
+# shlex builds each word a character at a time (`token = token + char`): time in the square of
+# a word's length (quoted blanks and all), 23 s for one of 1 MiB in a repository's settings.
+# A longer text is not split (`shell_words`): 64 KiB takes a tenth of a second at worst.
+MAX_SHELL_TEXT = 64 * 1024
+
+
+class WordTooLong(ValueError):
+    """A text longer than MAX_SHELL_TEXT: what it names cannot be told. Not an open quote,
+    which callers read whole instead: a shell takes this text, and runs what it names."""
+
+
+def shell_words(text: str) -> list[str]:
+    """`shlex.split(text)`; WordTooLong past MAX_SHELL_TEXT."""
+    if len(text) > MAX_SHELL_TEXT:
+        raise WordTooLong(f"a shell line of more than {MAX_SHELL_TEXT:,} characters")
+    return shlex.split(text)
+
+
 def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """The environment for a command (and for bwrap, when `sandboxed`)."""
     dropped = NEVER_PASSED + (HOST_SOCKETS if sandboxed else ())
@@ -442,7 +460,9 @@ def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:
     `--require=./x.js`, `-r./x.rb`, `-javaagent:a.jar=opts`, `-Wl,-plugin,x.so`), `~`
     expanded."""
     try:
-        words = shlex.split(value)
+        words = shell_words(value)
+    except WordTooLong:
+        raise
     except ValueError:  # an open quote: the interpreter refuses it, but read it whole
         words = value.split()
     words = _passed_on(words)

@@ -41,7 +41,15 @@ from tools.build_files import (
     MAKES,
     gradle_user_homes,
 )
-from tools.environment import code_paths_of, expand_variables, node_preloads, without_secrets
+from tools.environment import (
+    MAX_SHELL_TEXT,
+    WordTooLong,
+    code_paths_of,
+    expand_variables,
+    node_preloads,
+    shell_words,
+    without_secrets,
+)
 from tools.inline_code import names_in_code
 from tools.node_packages import (
     NODE_PACKAGE_REASON,
@@ -614,6 +622,8 @@ def program_paths(
     for inner in outputs:
         found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments, by_name)
     value = COMMAND_OUTPUT.sub(lambda _: SET_ASIDE, value)
+    if len(value) > MAX_SHELL_TEXT:  # (shlex's time is in the square of a word's length)
+        raise WordTooLong(f"a command line of more than {MAX_SHELL_TEXT:,} characters")
     try:
         lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
@@ -989,11 +999,14 @@ def variable_paths(
         found = program_paths(setting, base, untold, True, by_name) + named + included
         return list(dict.fromkeys(found))
     if name == "GIT_CONFIG_PARAMETERS":  # `'core.fsmonitor'='tools/x'`, as `git -c` passes on
-        with contextlib.suppress(ValueError):
-            pairs = [word.partition("=") for word in shlex.split(setting)]
-            settings = [(k.lower(), v) for k, _, v in pairs]
-            return programs_of(settings, base, untold, by_name) + _places_of(settings, base)
-        return []
+        try:
+            pairs = [word.partition("=") for word in shell_words(setting)]
+        except WordTooLong:
+            raise
+        except ValueError:
+            return []
+        settings = [(k.lower(), v) for k, _, v in pairs]
+        return programs_of(settings, base, untold, by_name) + _places_of(settings, base)
     if base is None or not setting:
         return []
     if upper in HOME_VARIABLES:  # git reads its config from there (`$HOME/.gitconfig`)

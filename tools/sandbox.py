@@ -99,7 +99,7 @@ from tools.between_commands import (
 )
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.build_files import BUILD_FILE_REASON
-from tools.environment import command_environment, host_program, path_folders_in
+from tools.environment import WordTooLong, command_environment, host_program, path_folders_in
 from tools.event_queues import SignalCheck, open_own, own_read_done
 from tools.file_call import current_file_call
 from tools.git_programs import (
@@ -1946,6 +1946,10 @@ class Bubblewrap:
             # A file of the workspace names what no path can be (a NUL byte, a lone
             # surrogate): what host tools run from it cannot be told, so commands ask.
             cannot = f"a file of the workspace names a path no file can have ({error})"
+            if isinstance(error, WordTooLong):
+                cannot = (
+                    f"a file of the workspace holds {error}, so planloop cannot tell what it runs"
+                )
         if not self.must_ask:
             self.must_ask = cannot
             if self.must_ask:

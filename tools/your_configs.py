@@ -38,11 +38,10 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from tools.environment import CODE_VARIABLES, code_paths_of
+from tools.environment import CODE_VARIABLES, WordTooLong, code_paths_of, shell_words
 
 CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
 
@@ -400,7 +399,9 @@ def relative_code_paths(name: str, value: str, here: Path, root: Path) -> list[P
     from the folder your shell is in, which is the .envrc's own when direnv loads it there. A
     relative value of any other variable (`export DB=./dev.db`) is data."""
     try:
-        words = shlex.split(value)
+        words = shell_words(value)
+    except WordTooLong:
+        raise
     except ValueError:  # an open quote: bash refuses the line, but read it whole
         words = value.split()
     entries = code_paths_of(name, words[0], here) if words else []
