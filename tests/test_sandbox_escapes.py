@@ -421,6 +421,12 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".tsh/keys/proxy/user",
         ".cloudflared/cert.pem",
         ".condarc",
+        ".config/solana/id.json",
+        ".ethereum/keystore/UTC--key",
+        ".thunderbird/abc.default/logins.json",
+        ".local/share/TelegramDesktop/tdata/key_datas",
+        ".pki/nssdb/key4.db",
+        ".config/syncthing/key.pem",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

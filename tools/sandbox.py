@@ -357,6 +357,18 @@ SECRET_HOME_PATHS = (
     ".travis",  # Travis CI's CLI token
     ".lftp",  # lftp's bookmarks, passwords in them
     ".config/sentry",  # sentry-cli's newer place
+    # Wallets' keys, and desktop programs' saved logins and keys:
+    ".config/solana",  # Solana's CLI keypair (id.json)
+    ".ethereum",  # geth's keystore
+    ".electrum",  # Electrum's wallets
+    ".bitcoin",  # Bitcoin Core's wallets
+    ".thunderbird",  # Thunderbird's saved passwords and keys
+    ".local/share/TelegramDesktop",  # Telegram's session
+    ".pki/nssdb",  # NSS's certificates and private keys (Chromium's, on Linux)
+    ".config/remmina",  # Remmina's remote desktops, passwords in them
+    ".local/share/remmina",
+    ".config/syncthing",  # Syncthing's device key
+    ".local/state/syncthing",  # (its newer place)
     # VS Code's (and its forks') state: extensions' tokens, and their secrets where no keyring
     # holds them (`--password-store=basic`), under a key every copy of it knows.
     # (SQLite writes it in place; a file replaced by rename would stop running tasks.)
