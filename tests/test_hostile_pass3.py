@@ -292,6 +292,15 @@ def test_secrets_in_the_environment_do_not_reach_a_sandboxed_command(api, env, p
         "AWS_SECRET_ACCESS_KEY": "aws_secret2",
         "OPENAI_API_KEY": "sk_secret3",
         "PGPASSWORD": "pg_secret4",
+        # Names written as one word, or that unlock a password manager; tokens by their form.
+        "NGROK_AUTHTOKEN": "ngrok_secret5",
+        "TAILSCALE_AUTHKEY": "tskey_secret6",
+        "SYSTEM_ACCESSTOKEN": "azure_secret7",
+        "AZURE_STORAGE_CONNECTION_STRING": "AccountKey=azure_secret8",
+        "BW_SESSION": "bitwarden_secret9",
+        "BUNDLE_GITHUB__COM": "x-access-token:bundler_secret10",
+        "REPO_URL": "https://ghp_Secret11abcdefghijklmnop@github.com/o/r",
+        "SOME_SETTING": "ghp_Secret12abcdefghijklmnopqrstuvwxyz",
     }
     harmless = {"TOKENIZERS_PARALLELISM": "false", "AWS_REGION": "eu-west-1"}
     run = planloop(api, env, place, user, more={**secrets, **harmless})

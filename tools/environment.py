@@ -102,7 +102,16 @@ SECRET_PARTS = (
     *("KEY", "PASS", "DSN", "WEBHOOK", "JWT", "COOKIE"),  # OPENAI_KEY, DB_PASS, SENTRY_DSN, ...
 )
 # Two parts in a row:
-SECRET_PAIRS = ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY", "SIGNING_KEY", "MASTER_KEY")
+SECRET_PAIRS = (
+    *("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH_KEY", "SIGNING_KEY", "MASTER_KEY"),
+    "CONNECTION_STRING",  # AZURE_STORAGE_CONNECTION_STRING: AccountKey=... in it
+)
+# A part that ends with one of these, written as one word: NGROK_AUTHTOKEN, TAILSCALE_AUTHKEY,
+# SYSTEM_ACCESSTOKEN (TOKENIZERS_PARALLELISM ends with none).
+SECRET_ENDINGS = ("TOKEN", "TOKENS", "AUTHKEY", "ACCESSKEY", "SECRETKEY", "PRIVKEY", "APIKEY")
+# Whole parts that unlock a password manager or a login: BW_SESSION (Bitwarden's CLI),
+# OP_SESSION_<account> (1Password's), FASTLANE_SESSION.
+SESSION_PARTS = ("SESSION",)
 
 
 def looks_secret(name: str) -> bool:
@@ -116,8 +125,10 @@ def looks_secret(name: str) -> bool:
     pairs = {f"{first}_{second}" for first, second in zip(parts, parts[1:], strict=False)}
     return (
         any(word in name for word in SECRET_WORDS)
-        or any(part in SECRET_PARTS for part in parts)
+        or any(part in SECRET_PARTS or part in SESSION_PARTS for part in parts)
+        or any(part.endswith(SECRET_ENDINGS) for part in parts)
         or any(pair in pairs for pair in SECRET_PAIRS)
+        or (name.startswith("BUNDLE_") and "__" in name)  # Bundler's login for a host
     )
 
 
@@ -126,8 +137,19 @@ def looks_secret(name: str) -> bool:
 # (A scheme is read once, from where its characters start: read from each letter of a long
 # word, as `[A-Za-z][A-Za-z0-9+.-]*://` is, it was quadratic in the word.)
 URL_WITH_PASSWORD = re.compile(
-    r"(?<![A-Za-z0-9+.-])[0-9+.-]*+[A-Za-z][A-Za-z0-9+.-]*+://[^/@\s:]*+:[^/@\s]+@"
+    r"(?<![A-Za-z0-9+.-])[0-9+.-]*+[A-Za-z][A-Za-z0-9+.-]*+://"
+    r"(?:[^/@\s:]*+:[^/@\s]+|[^/@\s:]{20,}+)@"  # or a token as the user: https://ghp_x@...
 )
+# A secret judged by its form: the tokens of well-known services, whatever the name.
+KNOWN_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|xox[abprse]-|npm_|sk-ant-|sk-proj-|hf_)"
+    r"[A-Za-z0-9_-]{20}"
+)
+
+
+def secret_value(value: str) -> bool:
+    """Whether a variable's value is a secret by its form (KNOWN_TOKEN, URL_WITH_PASSWORD)."""
+    return bool(URL_WITH_PASSWORD.search(value) or KNOWN_TOKEN.search(value))
 
 
 # shlex builds each word a character at a time (`token = token + char`): time in the square of
@@ -159,7 +181,7 @@ def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ
         for name, value in environ.items()
         if not is_dropped(name, dropped)
         and not any(key in value for key in keys)
-        and not (sandboxed and (looks_secret(name) or URL_WITH_PASSWORD.search(value)))
+        and not (sandboxed and (looks_secret(name) or secret_value(value)))
     }
 
 
@@ -173,11 +195,7 @@ def without_secrets(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     return {
         name: value
         for name, value in environ.items()
-        if not (
-            looks_secret(name)
-            or URL_WITH_PASSWORD.search(value)
-            or any(key in value for key in keys)
-        )
+        if not (looks_secret(name) or secret_value(value) or any(key in value for key in keys))
     }
 
 
