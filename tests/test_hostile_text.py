@@ -33,7 +33,7 @@ from cli.render import MAX_MARKDOWN_CHARS, TerminalUI
 from cli.signals import ENDING_SIGNALS
 from dotenv_text import dotenv_values, parse_stream, without_comment
 from fakeapi import text, tool_use
-from tools.build_files import build_files
+from tools.build_files import _make_lines, build_files
 from tools.environment import expand_variables
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
 from tools.spans import delimited, delimited_in_lines, insides, replaced
@@ -137,6 +137,26 @@ def test_variables_are_put_in_as_os_path_expandvars_puts_them_in(monkeypatch):
         monkeypatch.setenv(name, value)
     for value in short_texts(["$", "{", "}", "A", "B", "a", "1", "_", " "]):
         assert expand_variables(value, variables) == os.path.expandvars(value), value
+
+
+def test_makefile_lines_are_joined_as_make_joins_them():
+    # As the join was written before it was made linear: each continuation added to the whole.
+    def joined_again_each_line(text: str) -> list[str]:
+        lines, current = [], ""
+        for line in text.split("\n"):
+            line = line.removesuffix("\r")
+            line = line.lstrip(" \t") if current else line
+            slashes = len(line) - len(line.rstrip("\\"))
+            kept = line[: len(line) - slashes] + "\\" * (slashes // 2)
+            if slashes % 2:
+                current = f"{current}{kept}".rstrip(" \t") + " "
+                continue
+            lines.append(current + (kept if slashes else line))
+            current = ""
+        return [*lines, current] if current else lines
+
+    for sample in short_texts(["a", " ", "\t", "\\", "\n", "\r", "b"]):
+        assert _make_lines(sample) == joined_again_each_line(sample), sample
 
 
 def test_dotenv_files_are_read_with_python_dotenv_s_values_and_no_warnings(capfd):
@@ -244,6 +264,10 @@ HOSTILE_READINGS = {
         (folder / ".vscode").mkdir()
         (folder / ".vscode" / "mcp.json").write_text(json.dumps({"servers": servers}))
         assert "cannot tell what it runs" in tool_script_not_held(folder, [folder / ".vscode"])
+    """,
+    "makefile-continuations": """
+        from tools.build_files import _make_lines
+        assert len(_make_lines("a\\\\\\n" * 2**19)) == 1  # one logical line of 1 MiB
     """,
     "toml-long-keys": """
         from tools.toml_text import toml_data

@@ -484,18 +484,24 @@ def _make_lines(text: str) -> list[str]:
     a line that ends in an odd number of backslashes joined to the next with one space (the
     blanks around the join dropped); a run of backslashes before a line feed keeps half."""
     lines: list[str] = []
-    current = ""
+    # The line joined so far, in pieces: joined into one string at each line, the join read
+    # everything before it again (1 MiB of `a\` lines: 21 s).
+    joined: list[str] = []
     for line in text.split("\n"):
         line = line.removesuffix("\r")
-        line = line.lstrip(MAKE_BLANKS) if current else line  # (the next line of a join)
+        line = line.lstrip(MAKE_BLANKS) if joined else line  # (the next line of a join)
         slashes = len(line) - len(line.rstrip("\\"))
         kept = line[: len(line) - slashes] + "\\" * (slashes // 2)
         if slashes % 2:
-            current = f"{current}{kept}".rstrip(MAKE_BLANKS) + " "
+            # What is joined so far ends in one space, after no other blank; a piece of
+            # blanks alone adds nothing, as the blanks before a join are dropped.
+            piece = kept.rstrip(MAKE_BLANKS)
+            if piece or not joined:
+                joined.append(piece + " ")
             continue
-        lines.append(current + (kept if slashes else line))
-        current = ""
-    return [*lines, current] if current else lines
+        lines.append("".join(joined) + (kept if slashes else line))
+        joined = []
+    return [*lines, "".join(joined)] if joined else lines
 
 
 def _make_included(line: str) -> list[str]:
