@@ -33,6 +33,7 @@ from cli.render import MAX_MARKDOWN_CHARS, TerminalUI
 from cli.signals import ENDING_SIGNALS
 from dotenv_text import dotenv_values, parse_stream, without_comment
 from fakeapi import text, tool_use
+from tools.base import ToolError
 from tools.build_files import _make_lines, build_files
 from tools.environment import expand_variables
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
@@ -465,3 +466,25 @@ def test_a_repository_of_hostile_build_files_and_hooks_does_not_hold_planloop_up
         block for request in api.accepted[1:] for block in request["messages"][-1]["content"]
     ]
     assert "hello from the sandbox" in str(results[0]["content"]), results
+
+
+def test_a_ctrl_c_while_git_s_configuration_is_read_stops_the_reading(tmp_path, monkeypatch):
+    # A repository's config may include a hundred files of 1 MiB, each read as git reads it
+    # (half a second a MiB) while the event loop waits: SIGTERM went unanswered for 30 s.
+    from tools import event_queues, paths
+
+    configs = []
+    for number in range(3):
+        (tmp_path / f"c{number}").write_text(f"[include]\n\tpath = c{number + 1}\n")
+        configs.append(tmp_path / f"c{number}")
+    read = []
+
+    def reading_as_ctrl_c_comes(path):
+        read.append(path)
+        event_queues.CTRL_C_COUNT[0] += 1  # as cli/signals.py counts one, at once
+        return [("include.path", f"c{len(read)}")]
+
+    monkeypatch.setattr(paths, "read_git_config", reading_as_ctrl_c_comes)
+    with pytest.raises(ToolError, match="Ctrl-C came: planloop stopped reading git's"):
+        paths.paths_named_by([configs[0]], tmp_path)
+    assert len(read) == 1

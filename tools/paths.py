@@ -54,7 +54,13 @@ from pathlib import Path
 
 from tools.base import ToolError
 from tools.environment import CODE_VARIABLES, _named_by_variable, path_folders_in
-from tools.event_queues import FOLDERS_BETWEEN, keep_queues_short, open_own, own_read_done
+from tools.event_queues import (
+    FOLDERS_BETWEEN,
+    SignalCheck,
+    keep_queues_short,
+    open_own,
+    own_read_done,
+)
 from tools.shell_config import (
     CONDA_META,
     NAMED_ONLY_REASONS,
@@ -1445,8 +1451,13 @@ def paths_named_by(
     hooks: list[Path] = []
     includes: list[Path] = []
     # An included file may include more (relative to itself): git follows them all, so every
-    # one is read here too, each once. The list grows while it is walked.
+    # one is read here too, each once. The list grows while it is walked. Each costs up to
+    # half a second (1 MiB, read as git reads it), and the event loop, which serves Ctrl-C and
+    # SIGTERM, waits: one that came meanwhile stops here.
+    signals = SignalCheck()
     for config in config_files:
+        if why := signals.stop_why():
+            raise ToolError(f"{why}: planloop stopped reading git's configuration")
         for key, value in read_git_config(config):
             if not value:
                 continue
