@@ -87,6 +87,8 @@ class FakeMessagesAPI:
         # (arrived, answered) perf_counter times of each request: its headers read, its reply
         # written. The gap from one reply to the next request is the client's own time.
         self.timings: list[tuple[float, float]] = []
+        # Set when a client went away before its whole reply was written (Ctrl-C does this).
+        self.client_hung_up = threading.Event()
         self._script: deque[ScriptEntry] = deque()
         self._lock = threading.Lock()
         self._signer = ThinkingSigner()
@@ -254,6 +256,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._handle()
             self.wfile.flush()
             self.server.api.timings.append((arrived, self.server.api.clock()))
+        except (BrokenPipeError, ConnectionResetError):
+            # The client hung up before the reply went out: its choice, not a fault of the fake.
+            self.close_connection = True
+            self.server.api.client_hung_up.set()
         except Exception as err:
             # A fault in the fake itself must fail the test, not look like a network blip
             # that the SDK quietly retries: record it, and answer a final 500 if still possible.
@@ -420,6 +426,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             # The client stopped reading (a harness may abandon a stream); nothing to do.
             self.close_connection = True
+            self.server.api.client_hung_up.set()
         except BaseException:
             # A stream that ends in the middle must look cut to the client, not complete.
             self.close_connection = True

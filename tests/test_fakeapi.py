@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import socket
+import struct
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -349,6 +352,35 @@ def test_a_fault_in_the_fake_is_a_final_500(api: FakeMessagesAPI, monkeypatch) -
     assert status == 500
     assert payload["error"]["type"] == "api_error"
     assert api.rejections == ["fake server error: RuntimeError('render bug')"]
+
+
+def test_a_client_that_hangs_up_before_the_reply_is_not_a_fault_of_the_fake(
+    api: FakeMessagesAPI,
+) -> None:
+    # What a Ctrl-C during a model call does to the fake: the reply finds the socket closed.
+    client_gone = threading.Event()
+
+    def answer_after_the_hang_up(request: dict[str, Any]) -> dict[str, Any]:
+        client_gone.wait(20)
+        return {"content": [text("too late")]}
+
+    api.add(answer_after_the_hang_up)
+    payload = json.dumps(body([user()], stream=True)).encode()
+    host, port = api.base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as connection:
+        head = "".join(f"{name}: {value}\r\n" for name, value in HEADERS.items())
+        connection.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: fake\r\nContent-Type: application/json\r\n"
+            + head.encode()
+            + b"Content-Length: %d\r\n\r\n" % len(payload)
+            + payload
+        )
+        # Close with a reset, so that the fake's first write fails at once.
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client_gone.set()
+    assert api.client_hung_up.wait(20)
+    assert api.rejections == []
+    assert api.remaining == 0
 
 
 def test_bad_script_entries_fail_where_they_are_added() -> None:
