@@ -680,6 +680,41 @@ def test_the_file_a_key_file_name_links_to_is_judged_as_a_key_file(tmp_path):
     assert str(notes) in found
 
 
+@pytest.mark.parametrize("way", ["a link to a link", "a linked folder"])
+def test_a_link_on_the_way_from_a_key_file_name_pointed_elsewhere_later_is_followed(tmp_path, way):
+    # `.env.local -> mid -> a.txt` (or `.env.local -> dir/notes.txt`, `dir -> first`), and then
+    # the task points `mid` (or `dir`) elsewhere: no event names `.env.local`, but the key you
+    # add to it lands in the new file, which the task reads and writes back without the key.
+    notes = tmp_path / "later" / "notes.txt"
+    notes.parent.mkdir()
+    notes.write_text("")
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "notes.txt").write_text("")
+    (tmp_path / "a.txt").write_text("")
+    on_the_way, first, later = {
+        "a link to a link": ("mid", "a.txt", "later/notes.txt"),
+        "a linked folder": ("dir", "first", "later"),
+    }[way]
+    key_name_leads_to = "mid" if way == "a link to a link" else "dir/notes.txt"
+
+    def linked() -> None:
+        os.symlink(first, tmp_path / on_the_way)
+        os.symlink(key_name_leads_to, tmp_path / ".env.local")
+
+    def pointed_elsewhere() -> None:
+        os.symlink(later, tmp_path / "new-link")
+        os.rename(tmp_path / "new-link", tmp_path / on_the_way)
+
+    def you_add_your_key_and_the_task_takes_it() -> None:
+        with open(tmp_path / ".env.local", "a") as you:
+            you.write(KEY_LINE)
+        notes.read_text()
+        notes.write_text("A=1\n")
+
+    found = Watched(tmp_path)(linked, pointed_elsewhere, you_add_your_key_and_the_task_takes_it)
+    assert str(notes) in found
+
+
 def test_a_read_long_before_two_quick_writes_counts_nothing(tmp_path, monkeypatch):
     # `source .env.local` in one command, `echo A=1 >> .env.local; echo B=2 >> .env.local` in a
     # later one: the read came before the writes by more than a writer's pause.

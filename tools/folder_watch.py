@@ -316,8 +316,10 @@ class FolderWatch:
         self.fd: int | None = None
         self.names: dict[int, set[str]] = {}  # watch descriptor -> bound names in that folder
         self.keyed: dict[int, set[str]] = {}  # watch descriptor -> hidden key files' names
-        # Folder -> names a key file's name links to (`_key_name_linked`): key files too.
+        # Folder -> names a key file's name links to (`_key_name_linked`), and the links on
+        # the way there: key files too. A link on the way -> the key names that pass through it.
         self.linked_keys: dict[str, set[str]] = {}
+        self.link_origins: dict[str, set[str]] = {}
         self.folders: dict[str, int] = {}
         self.paths: dict[int, str] = {}  # watch descriptor -> folder
         self.loop: Any = None
@@ -619,7 +621,7 @@ class FolderWatch:
         OPEN_WATCHES.discard(self)
         os.close(self.fd)
         self.fd, self.names, self.keyed, self.folders, self.paths = None, {}, {}, {}, {}
-        self.linked_keys = {}
+        self.linked_keys, self.link_origins = {}, {}
         self.pending, self.windows, self.exposed, self.how, self.moving = False, {}, {}, {}, {}
         self.unsettled = set()
         # A watch added again later starts reading at once (`_read_on`, `_look_soon`).
@@ -724,11 +726,18 @@ class FolderWatch:
         """Where a key file's name is a link (`ln -s notes.txt .env.local`, a task's), the file
         it leads to is judged as a key file too: the key you save to `.env.local` lands there,
         and a file of another name would be judged only by what it holds when planloop reads
-        it, which the task can have read and written back by then."""
-        with contextlib.suppress(OSError):
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                folder, name = os.path.split(os.path.realpath(path))
+        it, which the task can have read and written back by then.
+
+        So is every link on the way (`.env.local -> mid -> a.txt`, or a linked folder): a task
+        that points `mid` elsewhere later makes no event at `.env.local`, but one at `mid`,
+        which brings planloop back here to follow each key name through it again."""
+        for origin in self.link_origins.get(path, set()) | {path}:
+            links, target = links_on_the_way(origin)
+            for where in [*links, target] if links else ():
+                folder, name = os.path.split(where)
                 self.linked_keys.setdefault(folder, set()).add(name)
+            for link in links:
+                self.link_origins.setdefault(link, set()).add(origin)
 
     def _key_file(self, wd: int, name: str) -> str | None:
         """The path of a key file an event names (or of a file a key file was renamed to, while
@@ -1530,6 +1539,33 @@ class FolderWatch:
         self.pending = False
         with contextlib.suppress(Exception):  # a failed look must not end the event loop
             self.changed()
+
+
+def links_on_the_way(path: str, most: int = 40) -> tuple[list[str], str]:
+    """Each link met on the way to what `path` leads to, in the real folder it is in, and where
+    the way ends (as `os.path.realpath` walks it, which tells only the end). Stops after `most`
+    links, as the kernel does, so a loop of links ends."""
+    links: list[str] = []
+    parts = list(reversed(path.split("/")))
+    resolved = "/"
+    while parts and len(links) < most:
+        part = parts.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        here = os.path.join(resolved, part)
+        try:
+            target = os.readlink(here)
+        except OSError:  # not a link, or not there (yet): the way goes on through the name
+            resolved = here
+            continue
+        links.append(here)
+        if target.startswith("/"):
+            resolved = "/"
+        parts.extend(reversed(target.split("/")))
+    return links, resolved
 
 
 def _folder_identity(path: str) -> tuple[int, int] | None:
