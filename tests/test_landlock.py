@@ -136,6 +136,30 @@ def test_the_step_inside_the_sandbox_refuses_to_run_the_command_when_landlock_fa
     assert not marker.exists()
 
 
+@needs_bwrap
+@needs_landlock
+def test_the_step_refuses_a_workspace_swapped_for_a_link_after_bwrap_bound_it(tmp_path):
+    # A task of another session (whose workspace holds this one) renames the folder and puts a
+    # link to a host folder in its place after bwrap's mount, before the step opens the path:
+    # Landlock would then allow writes under the host folder, a named pipe there included.
+    workspace, host = tmp_path / "inner", tmp_path / "host"
+    workspace.mkdir()
+    host.mkdir()
+    argv, _ = sandbox.Bubblewrap().wrap(workspace, "true")
+    start = argv.index(sandbox.LANDLOCK_SOURCE) + 1
+    step = argv[start : argv.index("/tmp", start)]  # the workspace, and the folder it must be
+    assert step == [str(workspace), f"={workspace.stat().st_dev}:{workspace.stat().st_ino}"]
+    workspace.rename(tmp_path / "inner.moved")
+    workspace.symlink_to(host)
+    marker = host / "written"
+    landlock_step = [sys.executable, "-I", "-S", "-c", sandbox.LANDLOCK_SOURCE, *step]
+    command = ["/bin/sh", "-c", f"touch {marker}"]
+    run = subprocess.run([*landlock_step, "--", *command], capture_output=True, text=True)
+    assert run.returncode == 126
+    assert "was moved or replaced while the sandbox was made" in run.stderr
+    assert not marker.exists()
+
+
 @needs_landlock
 def test_the_step_inside_the_sandbox_keeps_writes_to_the_folders_it_names(tmp_path):
     inside, outside = tmp_path / "inside", tmp_path / "outside"

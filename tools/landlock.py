@@ -84,7 +84,9 @@ def fail(why: str) -> None:
 
 
 def restrict(writable: list[str]) -> None:
-    """Refuse this process and its children every write outside `writable`."""
+    """Refuse this process and its children every write outside `writable`: folders, each
+    maybe followed by `=DEV:INO`, the folder it must be. The path is looked up again here,
+    after bwrap bound it; a link put in its place meanwhile would lead elsewhere."""
     libc = syscalls()
     version = abi_version()
     if version < 1:
@@ -93,11 +95,17 @@ def restrict(writable: list[str]) -> None:
     ruleset = libc.syscall(CREATE_RULESET, rights.to_bytes(8, sys.byteorder), ctypes.c_size_t(8), 0)
     if ruleset < 0:
         fail(f"Landlock refused a rule set ({os.strerror(ctypes.get_errno())})")
-    for folder in writable:
+    for index, folder in enumerate(writable):
+        if folder.startswith("="):
+            continue  # (the identity of the folder before it)
         try:
             fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError as err:
             fail(f"{folder} cannot be opened ({err.strerror})")
+        must_be = writable[index + 1] if index + 1 < len(writable) else ""
+        info = os.fstat(fd)
+        if must_be.startswith("=") and must_be != f"={info.st_dev}:{info.st_ino}":
+            fail(f"{folder} was moved or replaced while the sandbox was made")
         # struct landlock_path_beneath_attr is packed: a 64-bit right mask, then a 32-bit fd.
         rule = rights.to_bytes(8, sys.byteorder) + fd.to_bytes(4, sys.byteorder, signed=True)
         if libc.syscall(ADD_RULE, ctypes.c_int(ruleset), PATH_BENEATH, rule, 0) != 0:

@@ -642,6 +642,18 @@ def open_workspace(workspace: Path | str) -> int:
     return fd
 
 
+def workspace_identity(workspace: Path | str) -> str:
+    """`=DEV:INO` of the folder `real_workspace` pinned, for the sandbox's Landlock step to
+    check the folder it opens by path against (tools/landlock.py). WorkspaceMoved if another
+    folder is there now."""
+    fd = open_workspace(workspace)
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return f"={info.st_dev}:{info.st_ino}"
+
+
 def pin_workspace(workspace: Path) -> None:
     """Take the folder at `workspace` now as the workspace: from then on, the file tools and
     the sandbox refuse to work in another folder found at that path (`real_workspace`)."""

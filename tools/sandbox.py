@@ -144,6 +144,7 @@ from tools.paths import (
     real_workspace,
     scan_for_file_tools,
     scan_workspace,
+    workspace_identity,
 )
 from tools.process import processes_below, running_sandbox_pids
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
@@ -2519,9 +2520,13 @@ class Bubblewrap:
             argv += ["--seccomp", sandbox_launch.open_marker(self.filter_file, check=False)]
         argv += ["--chdir", str(root), "--"]
         if self.landlock:
-            # The workspace and the sandbox's own /tmp and /dev: nothing else is written.
-            step = [LANDLOCK_PYTHON, "-I", "-S", "-c", LANDLOCK_SOURCE, str(root), "/tmp", "/dev"]
-            argv += [*step, "--"]
+            # The workspace and the sandbox's own /tmp and /dev: nothing else is written. The
+            # step opens the workspace by its path, as bwrap bound it; a task of another session
+            # can swap that path for a link meanwhile, so the step checks it opened the folder
+            # planloop pinned (`=DEV:INO`).
+            pinned = workspace_identity(root)
+            step = [LANDLOCK_PYTHON, "-I", "-S", "-c", LANDLOCK_SOURCE, str(root), pinned]
+            argv += [*step, "/tmp", "/dev", "--"]
         argv += ["/bin/bash", "-c", command]
         launcher = [LAUNCHER_PYTHON, "-I", "-S", "-c", LAUNCHER_SOURCE, str(root), str(os.getpid())]
         launcher.append(BWRAP or "bwrap")
