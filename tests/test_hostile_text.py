@@ -38,7 +38,7 @@ from tools.build_files import _make_lines, build_files
 from tools.environment import expand_variables
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
 from tools.spans import delimited, delimited_in_lines, insides, replaced
-from tools.tool_scripts import HG_LINE
+from tools.tool_scripts import HG_LINE, HOOK_FILE_LIMIT
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "agent.py"
@@ -296,6 +296,28 @@ HOSTILE_READINGS = {
         from tools.environment import expand_variables
         assert expand_variables("${" * 2**18 + "$HOME", {"HOME": "/h"}).endswith("${/h")
     """,
+    "lefthook-config": """
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path(TMP)
+        blanks = " " * (2**18 - 20)
+        text = "extends:" + blanks + "\\nrc" + blanks + "\\n" + "extends:\\n" + "- " * 2**18
+        (folder / "lefthook.yml").write_text(text + "\\n" + "-\\t" + "\\t" * 2**18)
+        build_files("lefthook", ("run", "pre-commit"), folder, folder)
+    """,
+    "git-hook-lines": """
+        from pathlib import Path
+        from tools.tool_scripts import tool_script_not_held
+        folder = Path(TMP)
+        (folder / ".git" / "hooks").mkdir(parents=True)
+        hook = folder / ".git" / "hooks" / "pre-commit"
+        hook.write_text("make lint\\n" * 3000)
+        assert "names more than 1,000 lines of commands" in tool_script_not_held(folder, [hook])
+        hook.write_text(("npx " + "-x " * 300 + "\\n") * 1000)  # long lines, fewer of them
+        assert "cannot read .git/hooks/pre-commit" in tool_script_not_held(folder, [hook])
+        hook.write_text(("npx " + "-x " * 300 + "\\n") * 30)  # 27 KiB: read, and at once
+        assert tool_script_not_held(folder, [hook]) is None
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")
@@ -448,7 +470,9 @@ def test_a_repository_of_hostile_build_files_and_hooks_does_not_hold_planloop_up
     (workspace / "pom.xml").write_text("<parent>" * (MIB // 8))
     (workspace / ".env").write_text("DEBUG=x" + " " * (MIB - 20) + "y\n")  # read at start
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
-    (workspace / ".git" / "hooks" / "pre-commit").write_text("python" * (MIB // 6))
+    # (A hook is read up to 32 KiB, each line as a command line; past it, commands ask.)
+    hook = "python" * (HOOK_FILE_LIMIT // 6 - 1)
+    (workspace / ".git" / "hooks" / "pre-commit").write_text(hook)
     api.add({"content": [tool_use("bash", {"command": "echo hello from the sandbox"})]})
     api.add({"content": [tool_use("bash", {"command": "echo and again"})]})
     api.add({"content": [text("Both ran.")]})

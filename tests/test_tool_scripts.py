@@ -1529,7 +1529,9 @@ def test_data_an_inline_hook_reads_or_writes_is_not_held_and_asks_nothing(tmp_pa
     (tmp_path / ".claude/settings.json").write_text(claude_hook(line))
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert tool_script_not_held(tmp_path, configs) is None
-    assert not {"package.json", "src/index.ts"} & named(tmp_path), named(tmp_path)
+    assert "src/index.ts" not in named(tmp_path)
+    # prettier takes its config from package.json's "prettier" key (its `plugins` are code).
+    assert ("package.json" in named(tmp_path)) == ("prettier" in line), named(tmp_path)
 
 
 # A hook's lines through git's settings on its line, code on an interpreter's input and HOME

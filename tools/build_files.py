@@ -46,10 +46,16 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     nox           noxfile.py there (`-f`)
     pre-commit    .pre-commit-config.yaml there, or at the top of the git tree (`-c`), and
                   the file each `repo: local` hook's entry runs (`./x.sh`, `python x.py`)
-    eslint,       the JavaScript config each imports (JS_CONFIGS: `eslint.config.js`,
-    prettier,     `.prettierrc.cjs`, `vite.config.ts`), there or in a folder above, each that
-    jest, vite,   is there (which one wins varies by version)
-    vitest
+    eslint,       the config each reads (JS_CONFIGS: `eslint.config.js`, `.prettierrc.json`,
+    prettier,     whose `plugins` load code, `.lintstagedrc.json`, which lists the commands
+    jest, vite,   lint-staged runs, their key in package.json), there or in a folder above,
+    vitest,       each that is there (which one wins varies by version)
+    lint-staged,
+    nano-staged,
+    commitlint
+    lefthook      its config there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...) and
+                  the `-local` one it merges, the files they `extends`, their `rc`, and the
+                  script folders (`.lefthook/`, `source_dir`)
 The tools run by a runner count as themselves: `uvx tox`, `uv run tox`, `pipx run tox`,
 `python3 -m tox` (tools/git_programs.py `run_behind`).
 What a tox env or a nox session runs in turn is the project's code, as a make recipe is.
@@ -76,9 +82,9 @@ GRADLE = ("gradle", "gradlew")
 MAVEN = ("mvn", "mvnw")
 MAKES = ("make", "gmake")
 BUILD_FILE_REASON = (
-    "a host tool's line runs a build tool here (make, just, task, cargo, gradle, maven, tox, "
-    "nox, pre-commit, eslint, prettier, jest, vite): it reads this build file and runs what it "
-    "says outside the sandbox"
+    "a host tool's line or a git hook runs a build tool here (make, just, task, cargo, gradle, "
+    "maven, tox, nox, pre-commit, eslint, prettier, jest, vite, lint-staged, commitlint, "
+    "lefthook): it reads this build file and runs what it says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 # make's variables, from its environment or its line, that name makefiles it reads: MAKEFILES'
@@ -200,6 +206,9 @@ def build_files(
         )
     if program in CONFIG_TOOLS:
         return _config_files(CONFIG_TOOLS[program], words, folder, project)
+    if program == "lefthook":  # (it runs from the top of the working tree)
+        lefthook = [folder / name for name in LEFTHOOK_FILES]
+        return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
     if program in JS_CONFIGS:  # each one there: which one a version of the tool takes varies
         return _first_there(
             [p / name for p in up_to(folder, project) for name in JS_CONFIGS[program]]
@@ -367,6 +376,27 @@ def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
         there = [folder / n for n in os.listdir(folder) if n.lower() in lower]
         return list(dict.fromkeys([*(folder / name for name in names), *there]))
     return [folder / name for name in names]
+
+
+def _lefthook_reads(config: Path) -> list[Path]:
+    """The files a lefthook config names plainly: those it `extends`, its `rc` (a script it
+    sources), and its script folders (`source_dir`), from the top of the tree it runs in."""
+    if os.path.isdir(config):
+        return []
+    top = config.parent.parent if config.parent.name == ".config" else config.parent
+    lines = _read(config).splitlines()
+    found: list[Path] = []
+    for index, line in enumerate(lines):
+        if (match := LEFTHOOK_PATH_KEY.match(line)) is None:
+            continue
+        rest = match[2].strip().rstrip(",").strip("[]")  # (`[a.yml, b.yml]`, JSON's `,`)
+        values = [value.strip().strip("\"'") for value in rest.split(",")] if rest else []
+        for after in lines[index + 1 : index + 1 + MAX_INCLUDED] if not rest else []:
+            if (item := LEFTHOOK_ITEM.match(after)) is None:
+                break  # (the list under `extends:` ends)
+            values.append(item[1].strip().strip("\"'"))
+        found += [_from(top, value) for value in values if value and "://" not in value]
+    return [path for path in found if path is not None]
 
 
 def _task_includes(taskfile: Path) -> list[Path]:
@@ -915,6 +945,10 @@ def _js_names(*stems: str) -> tuple[str, ...]:
     return tuple(stem + suffix for stem in stems for suffix in JS_SUFFIXES)
 
 
+def _data_names(*stems: str) -> tuple[str, ...]:
+    return tuple(stem + suffix for stem in stems for suffix in DATA_SUFFIXES)
+
+
 def _here(folder: Path, _: Path) -> list[Path]:
     return [folder]
 
@@ -948,14 +982,43 @@ CONFIG_TOOLS = {
         ("-c", "--config"), (PRE_COMMIT_CONFIG,), _pre_commit_places, runs=_pre_commit_entries
     ),
 }
-# The JavaScript tools that import a config file as they start, from the folder they run in
-# or one above (`npx eslint .`), by the names they look for: code that runs.
+# The JavaScript tools that read a config file as they start, from the folder they run in or
+# one above (`npx eslint .`), by the names they look for: a JavaScript one is code that runs,
+# and a data one names code it loads (prettier's and a legacy .eslintrc's `plugins`) or lists
+# the commands it runs (lint-staged's, nano-staged's: what husky's pre-commit hook runs), as
+# does the key of the tool's name in package.json.
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
 JS_CONFIGS = {
-    "eslint": (*_js_names("eslint.config"), ".eslintrc.js", ".eslintrc.cjs"),
-    "prettier": _js_names("prettier.config", ".prettierrc"),
-    "jest": _js_names("jest.config"),
+    "eslint": (*_js_names("eslint.config", ".eslintrc"), *_data_names(".eslintrc")),
+    "prettier": (*_js_names("prettier.config", ".prettierrc"), *_data_names(".prettierrc")),
+    "jest": (*_js_names("jest.config"), "jest.config.json"),
     "vite": _js_names("vite.config"),
     "vitest": _js_names("vitest.config", "vite.config"),
+    "lint-staged": (
+        *_js_names("lint-staged.config", ".lintstagedrc"),
+        *_data_names(".lintstagedrc"),
+    ),
+    "nano-staged": (*_js_names("nano-staged", ".nano-staged"), *_data_names(".nano-staged")),
+    "commitlint": (*_js_names("commitlint.config", ".commitlintrc"), *_data_names(".commitlintrc")),
 }
+JS_CONFIGS["nano-staged"] += _data_names("nano-staged", ".nanostagedrc")
+for _tool in ("prettier", "jest", "lint-staged", "nano-staged", "commitlint"):
+    JS_CONFIGS[_tool] += ("package.json", "package.yaml")  # (their key there)
+# lefthook's config, there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...), with the
+# `-local` one it merges, and the folders of the scripts it runs (`source_dir`).
+LEFTHOOK_FILES = tuple(
+    f"{where}{dot}lefthook{local}{suffix}"
+    for where, dot in (("", ""), ("", "."), (".config/", ""))
+    for local in ("", "-local")
+    for suffix in (".yml", ".yaml", ".toml", ".json", ".jsonc")
+)
+LEFTHOOK_FILES += (".lefthook", ".lefthook-local")
+# The keys of a lefthook config that name files it reads or runs (a line `key: path`, or a
+# list item under `extends:`), read as lines: YAML, TOML (`key = "path"`) or JSON alike.
+LEFTHOOK_PATH_KEY = re.compile(
+    r"[ \t]*+[\"']?(extends|rc|source_dir|source_dir_local)[\"']?[ \t]*+[:=][ \t]*+(.*)"
+)
+LEFTHOOK_ITEM = re.compile(r"[ \t]*+-[ \t]++(.*)")
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
+BUILD_TOOLS += ("lefthook",)

@@ -822,6 +822,8 @@ def program_paths(
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 _run_by_npx(word, base, by_name)  # (`npm exec x` too)
+                if runner in PACKAGE_RUNNERS and by_name is not None:
+                    by_name.calls.append((base, runner, ()))  # npx reads npm's .npmrc there
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
                 before_last, last = last, word
                 continue  # a package's name (`npx -y @scope/server`), no path

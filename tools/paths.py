@@ -380,7 +380,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
-        if tool_script := _tool_script_reason(root, candidate, scan.tool_configs):
+        tool_settings = host_tool_settings(root, scan)
+        if tool_script := _tool_script_reason(root, candidate, tool_settings):
             return tool_script  # scripts/watch.sh, a folderOpen task of .vscode/tasks.json
         if started := python_start_reason(candidate, scan.package_roots):
             return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
@@ -1779,6 +1780,50 @@ def git_paths_around(path: Path, workspace: Path | None = None) -> tuple[list[Pa
         yours = paths_named_by(your_git_configs(), worktree=workspace)[0]
         hooks += [hook for hook in yours if hook.is_relative_to(workspace)]
     return hooks, includes
+
+
+# The names git runs a hook by (githooks(5)); any other file of a hooks folder never runs.
+GIT_HOOK_NAMES = frozenset(
+    (
+        *("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "commit-msg"),
+        *("pre-merge-commit", "prepare-commit-msg", "post-commit", "pre-rebase", "post-merge"),
+        *("post-checkout", "pre-push", "pre-receive", "update", "proc-receive", "post-receive"),
+        *("post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc"),
+        *("post-rewrite", "sendemail-validate", "fsmonitor-watchman", "post-index-change"),
+        *("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
+    )
+)
+MAX_HOOK_FILES = 100  # entries of one hooks folder looked at
+
+
+def git_hook_files(root: Path, git_entries: Iterable[Path]) -> list[Path]:
+    """The hooks git runs for the repositories of `git_entries` and those at `root` and above
+    it: each file of a hook's name in the repository's hooks folder, its main repository's, and
+    a folder its config names (husky's `.husky` and `.husky/_`)."""
+    entries = [folder / GIT_DIR_NAME for folder in [root, *root.parents]]
+    entries = [entry for entry in entries if os.path.lexists(entry)]
+    folders: list[Path] = []
+    for entry in dict.fromkeys([*git_entries, *entries]):
+        git_dir = git_dir_of(entry)
+        if git_dir is None:
+            continue
+        common = common_dir_of(git_dir)
+        folders += [git_dir / "hooks", *([common / "hooks"] if common else [])]
+        folders += git_config_paths(entry)[0]
+    found: list[Path] = []
+    for folder in dict.fromkeys(folders):
+        with contextlib.suppress(OSError), os.scandir(folder) as listed:
+            for entry in itertools.islice(listed, MAX_HOOK_FILES):
+                with contextlib.suppress(OSError):
+                    if entry.name in GIT_HOOK_NAMES and entry.is_file():
+                        found.append(Path(entry.path))
+    return found
+
+
+def host_tool_settings(root: Path, scan: WorkspaceScan) -> list[Path]:
+    """What tools/tool_scripts.py reads for what host tools run on their own: the host tools'
+    entries a scan found, and git's hooks (a hook's `make lint` runs the Makefile's recipe)."""
+    return [*scan.tool_configs, *git_hook_files(root, scan.git_entries)]
 
 
 def is_repository(git_entry: Path) -> bool:

@@ -133,6 +133,7 @@ from tools.paths import (
     home_links_into,
     hook_links,
     hook_links_around,
+    host_tool_settings,
     is_env_name,
     link_identity,
     linked_outside,
@@ -989,7 +990,8 @@ def read_only_candidates(root: Path, scan: WorkspaceScan) -> list[Path]:
         held_there = run_later_read_only(root, there)
         candidates += [path for path in held_there if path.is_relative_to(root)]  # rest: held
         candidates += git_programs_in(root, [*scan.git_entries])  # core.pager = ./x, ...
-        candidates += tool_scripts_in(root, scan.tool_configs)  # a folderOpen task's script
+        # a folderOpen task's script, the Makefile of a hook's `make lint`
+        candidates += tool_scripts_in(root, host_tool_settings(root, scan))
         candidates += linked_from_held_folders(root, scan)  # bin/deploy -> ../scripts/x
         candidates += files_linked_outside(root, scan)  # nvim/init.lua, ~/.config/nvim's too
         scan.read_only = list(dict.fromkeys(candidates))
@@ -1081,7 +1083,7 @@ def links_in_held_folders(
         folders += run_later_read_only(root, run_later_paths(root, scan))
         folders += home_links_into(root)
         folders += git_programs_in(root, [*scan.git_entries])
-        folders += tool_scripts_in(root, scan.tool_configs)  # mise's _.path
+        folders += tool_scripts_in(root, host_tool_settings(root, scan))  # mise's _.path
         scan.held_folders = [path for path in dict.fromkeys(folders) if os.path.isdir(path)]
         scan.held_links = held_folder_links(root, scan.held_folders)
     return scan.held_links, scan.held_folders
@@ -1137,11 +1139,10 @@ def run_later_state(
 def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
-    found = held_when_there(root, envrcs) + npm_settings(root, scan.tool_configs)
+    settings = host_tool_settings(root, scan)  # (what host tools run, git's hooks too)
+    found = held_when_there(root, envrcs) + npm_settings(root, settings)
     return (
-        found
-        + tool_files_when_there(root, scan.tool_configs)
-        + git_files_when_there(root, scan.git_entries)
+        found + tool_files_when_there(root, settings) + git_files_when_there(root, scan.git_entries)
     )
 
 
@@ -2070,7 +2071,7 @@ class Bubblewrap:
                 "it to let planloop look)"
             )
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
-        unheld = unheld or tool_script_not_held(root, scan.tool_configs)
+        unheld = unheld or tool_script_not_held(root, host_tool_settings(root, scan))
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)

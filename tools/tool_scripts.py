@@ -17,6 +17,8 @@ settings, without anyone typing a command:
     JetBrains IDEs    the run configurations that .idea/startup.xml's startup tasks (or yours
                       in workspace.xml) name, when the project opens: a shell script's file or
                       text, a Python script or module, an npm script
+    git               each line of a hook (tools/paths.py `git_hook_files`), at a commit, a
+                      push or a checkout: `make lint`, `npm test`, `npx lint-staged`
 
 Each command line is read as git's are (tools/git_programs.py `program_paths`), from the folder
 that holds the settings (the project the tool opened), or from the `cwd` they give: its program
@@ -68,6 +70,7 @@ from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
     MAX_FOLDER_ENTRIES,
+    PACKAGE_RUNNERS,
     SHELL_BLANKS,
     ByName,
     UntoldProgram,
@@ -82,6 +85,8 @@ from tools.git_programs import (
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
+    GIT_DIR_NAME,
+    GIT_HOOK_NAMES,
     MISE_FILE,
     MISE_FOLDER,
     RUN_CONFIGURATION_SUFFIX,
@@ -96,6 +101,13 @@ TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
 HELIX, IDEA = "helix", "idea"
 VERSIONS, CODE_WORKSPACE = "versions", "code-workspace"
+GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` finds
+# A hook is read up to here, and the hooks of a look up to HOOKS_PER_LOOK in all: each line is
+# read as a command line, about 7 µs a character for one of many words, and a hook is a few
+# KiB (pre-commit's, lefthook's, husky's). Past them, what it runs is unknown: commands ask.
+HOOK_FILE_LIMIT = 32 * 1024
+HOOKS_PER_LOOK = 64 * 1024
+MAX_HOOK_LINES = 1000
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -239,6 +251,7 @@ REASONS = {
     "task, an interpreter, a terminal's profile)",
     IDEA: "a JetBrains IDE runs it when the project opens (a startup task of {settings} names "
     "the run configuration)",
+    GIT_HOOK: "git runs it for the hook {settings}, at your next commit, push or checkout",
 }
 # JetBrains' startup tasks: the components of .idea/startup.xml (the project's) and of
 # workspace.xml (yours) that name the run configurations the IDE runs when the project opens,
@@ -278,6 +291,8 @@ def settings_files(config: Path) -> list[tuple[Path, str]]:
     """The files of one host tool's entry (`scan.tool_configs`) that name what it runs, each
     with how it is read: those of SETTINGS_FILES that exist, and mise's own files."""
     name, parent = config.name, config.parent.name
+    if name in GIT_HOOK_NAMES:  # (no host tool's entry has a hook's name)
+        return [(config, GIT_HOOK)] if os.path.isfile(config) else []
     kinds = SETTINGS_FILES.get(name) or SETTINGS_FILES.get(f"{parent}/{name}", ())
     if name.endswith(CODE_WORKSPACE_SUFFIX):
         kinds = (("", CODE_WORKSPACE),)
@@ -294,7 +309,11 @@ def settings_files(config: Path) -> list[tuple[Path, str]]:
 
 def project_of(config: Path, kind: str) -> Path:
     """The folder a tool opened when it reads the settings of the entry `config`: the folder
-    that holds the entry (`.github/hooks`: the one above), for mise its config_root."""
+    that holds the entry (`.github/hooks`: the one above), for mise its config_root; for a
+    git hook the top of the working tree, where git runs it."""
+    if kind == GIT_HOOK:
+        trees = (folder for folder in config.parents if os.path.lexists(folder / GIT_DIR_NAME))
+        return next(trees, config.parent)
     if f"{config.parent.name}/{config.name}" in SETTINGS_FILES:
         return config.parent.parent
     folder = config.parent
@@ -414,11 +433,17 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
     JetBrains run configuration files a scan found, wherever they lie."""
     limit = _size_limit(path, kind)
     text = read_small_file(path, limit)
+    if kind == GIT_HOOK and getattr(_once, "found", None) is not None:
+        _once.hook_bytes += len(text)
+        if _once.hook_bytes > HOOKS_PER_LOOK:
+            raise OSError(errno.EFBIG, "past the hooks a look reads", str(path))
     if limit == SLOW_SETTINGS_LIMIT and getattr(_once, "found", None) is not None:
         _once.slow_bytes += len(text)
         if _once.slow_bytes > SLOW_SETTINGS_PER_LOOK:
             raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
     text = text.removeprefix("\ufeff")
+    if kind == GIT_HOOK:
+        return text  # a shell script (`hook_runs`)
     if kind == IDEA:
         return read_idea_startup(path, text, run_files)
     if kind == HG:
@@ -445,6 +470,8 @@ def _size_limit(path: Path, kind: str) -> int:
     """How many bytes of a settings file of this kind are read: past it, it is unread."""
     if kind == IDEA:
         return IDEA_FILE_LIMIT
+    if kind == GIT_HOOK:
+        return HOOK_FILE_LIMIT
     slow = kind in (AIDER, CARGO, TOOLCHAIN) or path.suffix in SLOW_SETTINGS_SUFFIXES
     return SLOW_SETTINGS_LIMIT if slow else SMALL_FILE_LIMIT
 
@@ -890,6 +917,19 @@ def hg_runs(settings: Any) -> Iterator[Run]:
     yield Run(None, files=tuple(_dict(settings).get(INCLUDED, {})))  # `%include ../hg.rc`
 
 
+def hook_runs(settings: Any) -> Iterator[Run]:
+    """Each command line of a git hook's shell script (its text): each line, those a `\\`
+    continues joined, comments left out. A `make lint` or `npm test` there runs the Makefile's
+    recipe or package.json's script, as a task's line does."""
+    lines = (settings if isinstance(settings, str) else "").replace("\\\n", "").splitlines()
+    if len(lines) > MAX_HOOK_LINES:
+        yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
+        return
+    for line in (line.strip() for line in lines):
+        if line and not line.startswith("#"):
+            yield Run(line)
+
+
 def aider_runs(settings: Any) -> Iterator[Run]:
     """aider's lint and test commands (`lint-cmd: python: flake8`, a language before them)."""
     for key in ("lint-cmd", "test-cmd"):
@@ -1144,6 +1184,7 @@ def read_once() -> Iterator[None]:
     outermost = getattr(_once, "found", None) is None
     if outermost:
         _once.found, _once.dotenv, _once.dotenv_lines, _once.slow_bytes = {}, {}, 0, 0
+        _once.hook_bytes = 0
         _once.signals = SignalCheck()
     try:
         yield
@@ -1182,6 +1223,14 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         except RecursionError:  # nested deeper than python walks
             unread.append(path)
             continue
+        if kind == GIT_HOOK:
+            # A hook is a shell script: a path only its shell can tell (`"$(dirname "$0")/h"`)
+            # is the project's code, as what a recipe runs is. What it names that is not there
+            # yet, or is a link (`node_modules/.bin/x`), is held once made, and told.
+            told = []
+            later = [each for each in found if os.path.islink(each) or not os.path.lexists(each)]
+            by_name.when_there += [(each, why) for each in later]
+            found = [each for each in found if each not in later]
         named += [(each, why) for each in found]
         if any(os.path.realpath(each) == str(root) for each in found):
             # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
@@ -1230,7 +1279,7 @@ def run_by(
     unknown: list[str] = []
     readers = {TASKS: folder_open_tasks, DEVCONTAINER: initialize_commands, MISE: mise_runs}
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
-    readers[HELIX] = helix_runs
+    readers |= {HELIX: helix_runs, GIT_HOOK: hook_runs}
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
     readers |= {CODE_WORKSPACE: code_workspace_runs, IDEA: idea_startup_runs}
     for run in readers.get(kind, agent_commands)(settings):
@@ -1254,6 +1303,11 @@ def run_by(
     while by_name.calls:
         go_on()
         base, program, words = by_name.calls.pop()
+        if program in PACKAGE_RUNNERS and base is not None:
+            # `npx x` starts node as npm's settings there say (node-options, script-shell).
+            settings = [(base / name, NPM_SETTINGS_REASON) for name in PACKAGE_SETTINGS]
+            by_name.when_there += settings
+            continue
         if program in BUILD_TOOLS:  # `make lint`: the Makefile, as npm's package.json
             if base is None:
                 untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))

@@ -1,0 +1,198 @@
+"""A git hook's lines are read as a host tool's are (tools/tool_scripts.py `hook_runs`).
+
+The hook itself is held with `.git` (or `core.hooksPath`), but what it runs by a name reads
+files of the working tree: `make lint` the Makefile, `npm test` package.json and npm's .npmrc,
+`npx lint-staged` the commands lint-staged's config lists, `lefthook run` lefthook.yml. A
+sandboxed command that rewrote one of those would have the person's next `git commit` run it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_git_programs import make, prefix
+from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
+
+from fakeapi import text, tool_use
+from tools.paths import host_tool_settings, protected_reason, scan_for_file_tools
+from tools.tool_scripts import (
+    npm_settings,
+    tool_files_when_there,
+    tool_script_not_held,
+    tool_scripts_in,
+)
+
+__all__ = ["user_folders"]  # a fixture, used by name below
+
+
+def repository(root: Path, hooks_path: str = "") -> Path:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if hooks_path:
+        subprocess.run(["git", "-C", str(root), "config", "core.hooksPath", hooks_path], check=True)
+    return root
+
+
+def hook(root: Path, relative: str, lines: str) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + lines)
+    path.chmod(0o755)
+
+
+def held(root: Path) -> set[str]:
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    return {str(path.relative_to(root)) for path in tool_scripts_in(root, settings)}
+
+
+def held_once_made(root: Path) -> set[str]:
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    found = tool_files_when_there(root, settings) + npm_settings(root, settings)
+    return {str(path.relative_to(root)) for path, _ in found}
+
+
+@pytest.mark.parametrize(
+    ("hook_file", "hooks_path"),
+    [
+        (".git/hooks/pre-commit", ""),
+        (".husky/pre-commit", ".husky"),
+        (".githooks/pre-push", ".githooks"),
+    ],
+)
+def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_path):
+    root = repository(tmp_path, hooks_path)
+    hook(root, hook_file, 'set -e\nmake lint\nif [ -n "$CI" ]; then\n  npm test\nfi\n')
+    (root / "Makefile").write_text("lint:\n\t./lint.sh\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"test": "node test.js"}}))
+    assert {"Makefile", "package.json"} <= held(root)
+    # One a command could make where make looks first, and npm's settings beside package.json.
+    assert {"GNUmakefile", ".npmrc", ".yarnrc.yml"} <= held_once_made(root)
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+    reason = protected_reason(root, "Makefile")
+    assert reason is not None and f"for the hook {hook_file}" in reason
+
+
+def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/pre-commit", "npx lint-staged\n")
+    hook(root, ".husky/commit-msg", 'npx --no -- commitlint --edit "$1"\n')
+    package = {"lint-staged": {"*.js": "eslint --fix"}}
+    (root / "package.json").write_text(json.dumps(package))
+    (root / ".lintstagedrc.json").write_text(json.dumps({"*.css": "stylelint"}))
+    (root / "commitlint.config.js").write_text("module.exports = {}\n")
+    assert {"package.json", ".lintstagedrc.json", "commitlint.config.js"} <= held(root)
+    # npx starts node as npm's settings say (`node-options=--require ./x.cjs`).
+    assert {".npmrc", "lint-staged.config.js", ".commitlintrc.yml"} <= held_once_made(root)
+
+
+def test_lefthook_s_config_and_what_it_names_are_held(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')
+    (root / "lefthook.yml").write_text(
+        "extends:\n  - tools/shared.yml\nrc: ./tools/rc.sh\n"
+        "pre-commit:\n  commands:\n    lint:\n      run: make lint\n"
+    )
+    (root / "tools").mkdir()
+    (root / "tools" / "shared.yml").write_text("pre-push: {}\n")
+    (root / "tools" / "rc.sh").write_text("export X=1\n")
+    (root / ".lefthook").mkdir()
+    assert {"lefthook.yml", "tools/shared.yml", "tools/rc.sh", ".lefthook"} <= held(root)
+    assert {"lefthook-local.yml", ".config/lefthook.yml"} <= held_once_made(root)
+
+
+HOOKS_AS_TOOLS_WRITE_THEM = {
+    # pre-commit's: the python it was installed with, or pre-commit on PATH.
+    "pre-commit": """
+        INSTALL_PYTHON=/usr/bin/python3
+        ARGS=(hook-impl --config=.pre-commit-config.yaml --hook-type=pre-commit)
+        HERE="$(cd "$(dirname "$0")" && pwd)"
+        ARGS+=(--hook-dir "$HERE" -- "$@")
+        if [ -x "$INSTALL_PYTHON" ]; then
+            exec "$INSTALL_PYTHON" -mpre_commit "${ARGS[@]}"
+        elif command -v pre-commit > /dev/null; then
+            exec pre-commit "${ARGS[@]}"
+        else
+            echo 'pre-commit not found' 1>&2
+            exit 1
+        fi
+    """,
+    # husky 8's: its helper beside the hook, then the project's command.
+    "husky": """
+        . "$(dirname -- "$0")/_/husky.sh"
+        npx lint-staged
+    """,
+    # git-lfs's: git lfs, if it is there.
+    "git-lfs": """
+        command -v git-lfs >/dev/null 2>&1 || { printf >&2 "git-lfs is missing\\n"; exit 2; }
+        git lfs pre-push "$@"
+    """,
+    # lefthook's: its program from $LEFTHOOK_BIN, PATH or node_modules.
+    "lefthook": """
+        call_lefthook()
+        {
+          if test -n "$LEFTHOOK_BIN"
+          then
+            "$LEFTHOOK_BIN" "$@"
+          elif lefthook -h >/dev/null 2>&1
+          then
+            lefthook "$@"
+          else
+            dir="$(git rev-parse --show-toplevel)"
+            "$dir/node_modules/lefthook/bin/index.js" "$@"
+          fi
+        }
+        call_lefthook run "pre-commit" "$@"
+    """,
+}
+
+
+@pytest.mark.parametrize("lines", HOOKS_AS_TOOLS_WRITE_THEM.values(), ids=HOOKS_AS_TOOLS_WRITE_THEM)
+def test_the_hooks_tools_install_leave_commands_running_unasked(tmp_path, lines):
+    # Their variables and `$(...)` paths are the shell's to tell; a hook that cannot be told
+    # through them is the project's code, as a recipe is, and does not make every command ask.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "\n".join(line.strip() for line in lines.splitlines()))
+    (root / "package.json").write_text("{}")
+    (root / ".pre-commit-config.yaml").write_text("repos: []\n")
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+
+
+def test_a_file_not_named_as_a_hook_is_not_read_as_one(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit.sample", "make lint\n")
+    hook(root, ".git/hooks/notes", "make lint\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert "Makefile" not in held(root)
+
+
+@needs_bwrap
+def test_a_command_cannot_plant_what_the_person_s_next_commit_runs(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    subprocess.run([*prefix(user), "git", "init", "-q", str(workspace)], check=True)
+    config = ["git", "-C", str(workspace), "config", "core.hooksPath", ".husky"]
+    subprocess.run([*prefix(user), *config], check=True)
+    make(workspace / ".husky" / "pre-commit", "#!/bin/sh\nmake -s lint\nnpx lint-staged\n", user)
+    make(workspace / "Makefile", "lint:\n\t@echo linted\n", user, mode=0o644)
+    make(workspace / ".lintstagedrc.json", '{"*.js": "eslint"}', user, mode=0o644)
+    make(workspace / "package.json", "{}", user, mode=0o644)
+    make(workspace / ".npmrc", "fund=false\n", user, mode=0o644)
+    marker = home / "planted-ran"
+    planted = f"lint:\\n\\t@touch {marker}\\n"
+    command = (
+        f"printf '{planted}' > Makefile; "
+        'echo \'{"*.js": "touch x"}\' > .lintstagedrc.json; '
+        "echo 'node-options=--require ./x.cjs' >> .npmrc; echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (ran,) = tool_results(api)
+    for name in ("Makefile", ".lintstagedrc.json", ".npmrc"):
+        assert f"{name}: Read-only file system" in ran, ran
+    assert "finished" in ran
+    assert (workspace / ".npmrc").read_text() == "fund=false\n"
+    subprocess.run([*prefix(user), "make", "-s", "lint"], cwd=workspace, capture_output=True)
+    assert not marker.exists()
