@@ -233,6 +233,13 @@ HOSTILE_READINGS = {
         except ValueError:  # Mercurial refuses the line: so does planloop, once it is read
             pass
     """,
+    "hgrc-continuations": """
+        from pathlib import Path
+        from tools.tool_scripts import read_hgrc
+        text = "[hooks]\\na = x\\n" + " y\\n" * (2**19 - 10)  # one item of half a million lines
+        for _ in range(5):  # (each look reads it; 13 s a time when its lines were added one by one)
+            read_hgrc(Path(TMP) / "hgrc", text, {}, [])
+    """,
     "hook-npx": """
         from tools.git_programs import npx_packages
         assert npx_packages("npx " + "-npx " * 2**18) == []

@@ -488,13 +488,16 @@ def read_hgrc(
     nested past MAX_HG_INCLUDES or more than MAX_HG_INCLUDED in all: ValueError, as for
     settings that cannot be read."""
     section, item = "", None
-    for line in re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff")):
+    lines = [*re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff")), ""]  # ("": the last ends)
+    parts: list[str] = []  # the item's value, line by line: joined once, when it ends
+    for line in lines:
         if item is not None:
             if HG_LINE["comment"].match(line):
                 continue
             if more := HG_LINE["continued"].match(line):
-                settings[section][item] += "\n" + more.group(1)
+                parts.append(more.group(1))
                 continue
+            settings[section][item] = "\n".join(parts)
             item = None
         if include := HG_LINE["include"].match(line):
             name = expand_variables(os.path.expanduser(include.group(1)))
@@ -513,7 +516,7 @@ def read_hgrc(
         elif header := HG_LINE["section"].match(line):
             section = header.group(1)
         elif found := HG_LINE["item"].match(line):
-            item = found.group(1)
+            item, parts = found.group(1), [found.group(2)]
             settings.setdefault(section, {})[item] = found.group(2)
         elif unset := HG_LINE["unset"].match(line):
             settings.get(section, {}).pop(unset.group(1), None)
