@@ -1,10 +1,12 @@
 """safe_path keeps file tools inside the workspace; protected_reason names the special paths."""
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
-from tools import ToolError, protected_reason, safe_path
+from tools import ToolError, paths, protected_reason, safe_path
 from tools.paths import scan_workspace
 
 
@@ -136,3 +138,22 @@ def test_the_sandbox_finds_every_existing_protected_file(workspace: Path):
     scan = scan_workspace(workspace)
     found = {str(p.relative_to(workspace)) for p in [*scan.env_files, *scan.git_entries]}
     assert found == {".git", "deep/er/.env.test", ".env"}
+
+
+@pytest.mark.parametrize("change", ["rewritten", "replaced"])
+def test_a_git_config_changed_since_it_was_read_is_read_again(tmp_path, monkeypatch, change):
+    # A reading is kept while the file stays as it was (a look reads the same configs many
+    # times, at half a second a MiB); a command that changed it must not be answered from it.
+    later = time.time_ns() + 10**10
+    monkeypatch.setattr(paths.time, "time_ns", lambda: later)  # as if read 10 s after it was made
+    config = tmp_path / "config"
+    config.write_text("[core]\n\tpager = less\n")
+    assert ("core.pager", "less") in paths.read_git_config(config)
+    assert str(config) in paths._GIT_CONFIGS_READ  # (kept: else the test shows nothing)
+    if change == "rewritten":  # (one of the same size in the same clock tick is not kept)
+        config.write_text("[core]\n\tpager = ./pager\n")
+    else:
+        (tmp_path / "new").write_text("[core]\n\tfsmonitor = ./fs\n")
+        os.replace(tmp_path / "new", config)
+    found = paths.read_git_config(config)
+    assert ("core.pager", "./pager") in found or ("core.fsmonitor", "./fs") in found, found

@@ -1312,10 +1312,33 @@ def read_git_config(path: Path) -> list[tuple[str, str]]:
     (`GIT_SPACE`), so that planloop guards the path git will use.
     """
     try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    # Read as git reads it, a character at a time: half a second a MiB, and a look reads the
+    # same configs many times (each repository's, yours with each). A file whose change time
+    # is older than CTIME_TRUST_MARGIN_NS is taken from the last reading while it stays as it
+    # was: a change, or a file put in its place, changes what is compared.
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    if (known := _GIT_CONFIGS_READ.get(str(path))) is not None and known[0] == identity:
+        return known[1]
+    try:
         text = read_small_file(path).removeprefix("\ufeff")  # git skips a BOM
     except OSError:
         return []
-    return GitConfigText(text).pairs()
+    pairs = GitConfigText(text).pairs()
+    if time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS:
+        _GIT_CONFIGS_READ.pop(str(path), None)
+        _GIT_CONFIGS_READ[str(path)] = (identity, pairs)
+        while sum(kept[0][2] for kept in _GIT_CONFIGS_READ.values()) > GIT_CONFIG_BYTES_KEPT:
+            del _GIT_CONFIGS_READ[next(iter(_GIT_CONFIGS_READ))]  # (the oldest read goes first)
+    return pairs
+
+
+# The git configs read last (`read_git_config`): path -> (what identified it, its pairs), up
+# to this many bytes of them in all.
+_GIT_CONFIGS_READ: dict[str, tuple[tuple[int, ...], list[tuple[str, str]]]] = {}
+GIT_CONFIG_BYTES_KEPT = 32 * 1024 * 1024
 
 
 # git's own whitespace (its ctype table), not Python's: `str.strip()` and `splitlines()` also
