@@ -429,13 +429,46 @@ def processes_below(roots: list[int]) -> list[tuple[int, int]]:
 
 
 def running_sandbox_pids() -> list[int]:
-    """The pids (bwrap's) of the sandboxed commands running now that are still the processes
-    planloop started."""
-    return [
+    """The pids (bwrap's) of the sandboxed commands running now: those planloop started that
+    are still the processes it started, and those of every other planloop session whose
+    processes this user can read (a second terminal in the same project, a session in a
+    folder around this one), whose commands can reach this workspace as well."""
+    own = [
         pid
         for pid, start in RUNNING_SANDBOXES.items()
         if (found := _stat(pid)) is not None and found[2] == start
     ]
+    return own + [pid for pid in _other_sessions_sandboxes() if pid not in own]
+
+
+def _other_sessions_sandboxes() -> list[int]:
+    """The bwrap processes whose environment carries MARKER_VARIABLE, as every command's does
+    (`start_command`). Only planloop's count: leaving a mount out for a sandbox is safe only
+    where an untrusted command runs in it, one that can reach what the mount protects already
+    (an editor's flatpak sandbox holds none). A command that calls itself bwrap and carries
+    the variable is such a command too: its own sandbox's mounts are what it is judged by."""
+    needle = f"{MARKER_VARIABLE}=".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in RUNNING_SANDBOXES:
+            continue
+        try:
+            with open(f"/proc/{entry}/comm", "rb") as file:
+                if file.read() != b"bwrap\n":
+                    continue
+            with open(f"/proc/{entry}/environ", "rb") as file:
+                environ = file.read()
+        except OSError:  # gone, or another user's
+            continue
+        if environ.startswith(needle) or b"\0" + needle in environ:
+            found.append(int(entry))
+    return found
+
+
+def parent_of(pid: int) -> int | None:
+    """A process's parent's pid; None once it is gone."""
+    found = _stat(pid)
+    return found[1] if found is not None else None
 
 
 def _stat(pid: int) -> tuple[str, int, int] | None:

@@ -147,7 +147,7 @@ from tools.paths import (
     scan_workspace,
     workspace_identity,
 )
-from tools.process import processes_below, running_sandbox_pids
+from tools.process import parent_of, processes_below, running_sandbox_pids
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 from tools.shell_config import (
     PYTHON_PATH_REASON,
@@ -1623,72 +1623,102 @@ def beyond_running_tasks(
     `stand_ins`, hides none).
 
     bwrap finds where each mount goes by its path, and makes a missing one with mkdir, following
-    links on the way. A background task shares the workspace: had it swapped a folder on that
-    way for a link into bwrap's view of the host (`/oldroot/...`) at that moment, the next
-    sandbox's bwrap would make a folder on the host. A task cannot rename what is a mount point
-    in its own sandbox (the read-only paths and the folders pinned above them when it started),
-    nor anything inside a read-only mount there. What it can rename it can also change or read:
-    it was made, or protected, after the task started, and the task's sandbox does not protect
-    it. So such a mount is left out of new sandboxes while the task runs: they hold nothing the
-    task cannot reach already. But one that hides a file holding the key (you pasted it while
-    the task ran, and its watch will stop it) cannot be left out, nor made safely: no command
-    may run until the task is gone."""
+    links on the way. A background task (this session's, or another planloop session's in the
+    same project or around it: `running_sandbox_pids`) shares the workspace: had it swapped a
+    folder on that way for a link into bwrap's view of the host (`/oldroot/...`) at that
+    moment, the next sandbox's bwrap would make a folder on the host. A task cannot rename
+    what is a mount point in its own sandbox (the read-only paths and the folders pinned above
+    them when it started), nor anything inside a read-only mount there (`fixed_in`). What it
+    can rename it can also change or read: it was made, or protected, after the task started,
+    and the task's sandbox does not protect it. So such a mount is left out of new sandboxes
+    while the task runs: they hold nothing the task cannot reach already. But one that hides a
+    file holding the key (you pasted it while the task ran, and its watch will stop it) cannot
+    be left out, nor made safely: no command may run until the task is gone."""
     running = [points for pid in running_sandbox_pids() if (points := sandbox_mounts(pid))]
     if not running:
         return words, []
+    ours = _mounts_listed(Path("/proc/self/mountinfo"))
     kept: list[str] = []
     hiding: list[Path] = []
     for mount in mounts_of(words):
-        if first_movable(root, mount, running) is None:
+        if first_movable(root, mount, running, ours) is None:
             kept += mount
         elif empties(mount) and not {written_point(mount), mount_point(mount)} & stand_ins:
             hiding.append(mount_point(mount))
     return kept, hiding
 
 
-def first_movable(root: Path, mount: list[str], running: list[dict[str, bool]]) -> Path | None:
+# A sandbox's mount points, each with whether it is read-only and its file system's device
+# (mountinfo's `major:minor`).
+Mounts = dict[str, tuple[bool, bytes]]
+
+
+def first_movable(root: Path, mount: list[str], running: list[Mounts], ours: Mounts) -> Path | None:
     """The first path on the way to `mount`'s destination in the workspace (as written, and as
-    followed) that a sandbox in `running` could rename, or None."""
+    followed) that a sandbox in `running` could rename, or None. `ours`: planloop's own."""
     for destination in dict.fromkeys((written_point(mount), mount_point(mount))):
         if not destination.is_relative_to(root) or destination == root:
             continue
         inside = destination.relative_to(root)
         for step in [*reversed(inside.parents[:-1]), inside]:  # outermost first
-            if not all(fixed_in(points, root / step) for points in running):
+            if not all(fixed_in(points, root / step, ours) for points in running):
                 return root / step
     return None
 
 
-def fixed_in(mounts: dict[str, bool], path: Path) -> bool:
-    """Whether `path` is a mount point in a sandbox whose mount points are `mounts` (each with
-    whether it is read-only), or lies inside a read-only one: no command there can rename it."""
+def fixed_in(mounts: Mounts, path: Path, ours: Mounts) -> bool:
+    """Whether no command in a sandbox whose mounts are `mounts` can rename `path`: it is a mount
+    point there, or lies inside a read-only mount, or inside one of another file system than
+    planloop finds it on (`ours`): that sandbox's own empty /tmp holds none of a workspace
+    under the host's /tmp."""
     if str(path) in mounts:
         return True
+    theirs, here = _nearest(mounts, path), _nearest(ours, path)
+    if theirs is None:
+        return False
+    read_only, device = theirs
+    return read_only or (here is not None and here[1] != device)
+
+
+def _nearest(mounts: Mounts, path: Path) -> tuple[bool, bytes] | None:
+    """The mount of `mounts` that `path` lies in: the nearest folder above it that is one."""
     for folder in path.parents:
         if str(folder) in mounts:
-            return mounts[str(folder)]  # the nearest mount it lies in decides
-    return False
+            return mounts[str(folder)]
+    return None
 
 
-def sandbox_mounts(pid: int) -> dict[str, bool] | None:
-    """The mount points of the sandbox that bwrap `pid` made, each with whether it is read-only
-    (from a process of it in its own mount namespace); None when none is left to ask."""
+def sandbox_mounts(pid: int) -> Mounts | None:
+    """The mounts of the sandbox that bwrap `pid` made, from a process it started in there;
+    None when none runs there (yet, or any more).
+
+    Not from bwrap's own process in the sandbox: until it has made every mount, its namespace
+    is a copy of the host's, every mount as writable as on the host, and each path would count
+    as movable there. It starts the command once it is done, so a process whose parent is in
+    the sandbox too (whatever it calls itself) sees the sandbox as the command does."""
     ours = os.readlink("/proc/self/ns/mnt")
     for inside, _ in processes_below([pid]):
         try:
-            if os.readlink(f"/proc/{inside}/ns/mnt") == ours:
-                continue  # bwrap itself, outside
-            with open(f"/proc/{inside}/mountinfo", "rb") as file:
-                lines = file.read().splitlines()
+            parent = parent_of(inside)
+            if parent is None or ours in (
+                os.readlink(f"/proc/{inside}/ns/mnt"),
+                os.readlink(f"/proc/{parent}/ns/mnt"),
+            ):
+                continue  # bwrap outside, or bwrap inside making the sandbox
+            return _mounts_listed(Path(f"/proc/{inside}/mountinfo"))
         except OSError:
             continue
-        mounts: dict[str, bool] = {}
-        for line in lines:
-            fields = line.split()
-            point = MOUNTINFO_ESCAPE.sub(lambda found: bytes([int(found[1], 8)]), fields[4])
-            mounts[os.fsdecode(point)] = b"ro" in fields[5].split(b",")
-        return mounts
     return None
+
+
+def _mounts_listed(mountinfo: Path) -> Mounts:
+    """The mounts a mountinfo file lists; the last at a point is the one seen there."""
+    mounts: Mounts = {}
+    for line in mountinfo.read_bytes().splitlines():
+        fields = line.split()
+        point = MOUNTINFO_ESCAPE.sub(lambda found: bytes([int(found[1], 8)]), fields[4])
+        mounts[os.fsdecode(point)] = (b"ro" in fields[5].split(b","), fields[2])
+    return mounts
 
 
 # How /proc's mountinfo writes a blank, a tab, a line break or a backslash in a path: `\040`.
@@ -2495,9 +2525,10 @@ class Bubblewrap:
                 shown = ascii(os.path.relpath(hiding[0], root))[1:-1]
                 raise ToolError(
                     f"bash: the command did not run: {shown} holds the API key or a secret, and "
-                    "a sandboxed background task that started before could move it while this "
-                    "command's sandbox, which hides it, is made. Stop the task (task_stop) or "
-                    "wait until it ends, then send the command again."
+                    "a sandboxed background task that started before (of this session or of "
+                    "another planloop session here) could move it while this command's sandbox, "
+                    "which hides it, is made. Stop the task (task_stop) or wait until it ends, "
+                    "then send the command again."
                 )
         argv += in_mount_order(mounts)
         if not under_tmp:
