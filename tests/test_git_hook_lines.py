@@ -71,7 +71,7 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
     assert {"GNUmakefile", ".npmrc", ".yarnrc.yml"} <= held_once_made(root)
     assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
     reason = protected_reason(root, "Makefile")
-    assert reason is not None and f"for the hook {hook_file}" in reason
+    assert reason is not None and f"git's hook {hook_file} runs it" in reason
 
 
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):

@@ -251,7 +251,8 @@ REASONS = {
     "task, an interpreter, a terminal's profile)",
     IDEA: "a JetBrains IDE runs it when the project opens (a startup task of {settings} names "
     "the run configuration)",
-    GIT_HOOK: "git runs it for the hook {settings}, at your next commit, push or checkout",
+    GIT_HOOK: "git's hook {settings} runs it, or a tool that reads it, at your next commit, push "
+    "or checkout",
 }
 # JetBrains' startup tasks: the components of .idea/startup.xml (the project's) and of
 # workspace.xml (yours) that name the run configurations the IDE runs when the project opens,
