@@ -74,6 +74,36 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
     assert reason is not None and f"git's hook {hook_file} runs it" in reason
 
 
+@pytest.mark.parametrize(
+    ("line", "build_file"),
+    [
+        # A build tool behind a program that only starts it.
+        ("timeout 60 make -s lint", "Makefile"),
+        ("flock /tmp/lint.lock make lint", "Makefile"),
+        ("nix develop -c make lint", "Makefile"),
+        ("stdbuf -oL just lint", "justfile"),
+        # Other tools that read what to run, or code to load, from their folder.
+        ("ninja lint", "build.ninja"),
+        ("bundle exec rubocop", "Gemfile"),
+        ("bundle exec rubocop", ".rubocop.yml"),
+        ("rake lint", "Rakefile"),
+        ("composer lint", "composer.json"),
+        ("deno task lint", "deno.json"),
+        ("npx gulp lint", "gulpfile.js"),
+        ("cargo make check", "Makefile.toml"),
+        ("invoke lint", "tasks.py"),
+        ("poetry run poe lint", "pyproject.toml"),
+        ("overcommit --run", ".overcommit.yml"),
+        ("npx stylelint '**/*.css'", ".stylelintrc.json"),
+    ],
+)
+def test_a_build_tool_a_hook_runs_in_any_form_holds_its_file(tmp_path, line, build_file):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    (root / build_file).write_text("")
+    assert build_file in held(root)
+
+
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):
     root = repository(tmp_path, ".husky")
     hook(root, ".husky/pre-commit", "npx lint-staged\n")

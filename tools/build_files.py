@@ -53,6 +53,9 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     lint-staged,
     nano-staged,
     commitlint
+    ninja, rake,  the file each reads what to run or code to load from, there or in a folder
+    bundle, ...   above (TOOL_FILES: build.ninja, Rakefile, Gemfile, composer.json, deno.json,
+                  gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml, ...)
     lefthook      its config there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...) and
                   the `-local` one it merges, the files they `extends`, their `rc`, and the
                   script folders (`.lefthook/`, `source_dir`)
@@ -189,6 +192,11 @@ def build_files(
         named = _from(folder, option("-t", "--taskfile"))
         taskfiles = _first_there([named] if named else [folder / n for n in TASKFILES])
         return _with_what_they_read(*taskfiles, _task_includes)
+    if program == "cargo" and words[:1] == ("make",):
+        # cargo-make's Makefile.toml (`cargo make lint`), and the manifests as for any cargo
+        made = _first_there([p / "Makefile.toml" for p in up_to(folder, project)])
+        rest = build_files("cargo", words[1:], folder, project)
+        return made[0] + rest[0], made[1] + rest[1]
     if program == "cargo":
         # cargo looks for the workspace's root from the manifest's folder up, either way.
         manifest = _from(folder, option("--manifest-path"))
@@ -209,10 +217,9 @@ def build_files(
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
-    if program in JS_CONFIGS:  # each one there: which one a version of the tool takes varies
-        return _first_there(
-            [p / name for p in up_to(folder, project) for name in JS_CONFIGS[program]]
-        )
+    if program in JS_CONFIGS or program in TOOL_FILES:  # (which one a version takes varies)
+        names = JS_CONFIGS.get(program) or TOOL_FILES[program]
+        return _first_there([p / name for p in up_to(folder, project) for name in names])
     return [], []
 
 
@@ -1020,5 +1027,33 @@ LEFTHOOK_PATH_KEY = re.compile(
     r"[ \t]*+[\"']?(extends|rc|source_dir|source_dir_local)[\"']?[ \t]*+[:=][ \t]*+(.*)"
 )
 LEFTHOOK_ITEM = re.compile(r"[ \t]*+-[ \t]++(.*)")
+# Other tools a hook or a task runs that read what to run, or code to load, from a file of
+# their folder or one above: its build file (ninja's, rake's, mage's, invoke's), its list of
+# tasks (deno's, composer's, poe's), its Ruby or PHP config (bundler evaluates the Gemfile,
+# rubocop requires what .rubocop.yml names), or a hook manager's config (overcommit's).
+TOOL_FILES = {
+    "ninja": ("build.ninja",),
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb", "rakelib"),
+    "bundle": ("Gemfile", "gems.rb", ".bundle"),
+    "rubocop": (".rubocop.yml", ".rubocop_todo.yml", "Gemfile"),
+    "composer": ("composer.json",),
+    "deno": ("deno.json", "deno.jsonc", "package.json"),
+    "gulp": (*_js_names("gulpfile"), "gulpfile.babel.js"),
+    "grunt": ("Gruntfile.js", "Gruntfile.coffee", "gruntfile.js", "gruntfile.coffee"),
+    "mage": ("magefile.go", "magefiles"),
+    "invoke": ("tasks.py", "tasks", "invoke.yaml", "invoke.yml", "invoke.json", "invoke.py"),
+    "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
+    "overcommit": (".overcommit.yml",),
+    "stylelint": (*_js_names("stylelint.config", ".stylelintrc"), *_data_names(".stylelintrc")),
+    "markdownlint-cli2": (
+        *_js_names(".markdownlint-cli2"),
+        ".markdownlint-cli2.jsonc",
+        ".markdownlint-cli2.yaml",
+    ),
+    "php-cs-fixer": (".php-cs-fixer.php", ".php-cs-fixer.dist.php"),
+}
+TOOL_FILES["inv"] = TOOL_FILES["invoke"]
+for _tool in ("stylelint", "markdownlint-cli2"):
+    TOOL_FILES[_tool] += ("package.json",)
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
-BUILD_TOOLS += ("lefthook",)
+BUILD_TOOLS += ("lefthook", *TOOL_FILES)

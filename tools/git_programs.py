@@ -772,14 +772,15 @@ def program_paths(
                 by_name.when_there += modules_in(base)
             before_last, last = last, word  # what follows is the module's, not a script
             continue
-        # After a program that is neither an interpreter nor git, a word naming one or a package
-        # manager is most likely what it runs (`timeout 60 npm run watch`, `corepack yarn`,
-        # `npx cross-env X=1 npm run dev`, `xvfb-run sh later`): read as a command of its own.
+        # After a program that is neither an interpreter nor git, a word naming one, a package
+        # manager or a build tool is most likely what it runs (`timeout 60 npm run watch`,
+        # `corepack yarn`, `npx cross-env X=1 npm run dev`, `xvfb-run sh later`, `flock /tmp/l
+        # make lint`, `nix develop -c make`): read as a command of its own.
         is_program = not command or (
             command not in INTERPRETERS
             and command not in ("git", *FOLDER_RUNNERS, *NAMES_ONLY)
             and not is_value
-            and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS)
+            and program_name(word) in (*INTERPRETERS, *FOLDER_RUNNERS, *BUILD_TOOLS)
             and word not in (".", "source")  # (builtins no program runs: `find . -exec x`)
         )
         if (is_program or command in SETTERS) and ASSIGNMENT.match(word):
