@@ -427,6 +427,13 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".local/share/TelegramDesktop/tdata/key_datas",
         ".pki/nssdb/key4.db",
         ".config/syncthing/key.pem",
+        ".config/msmtp/config",
+        ".config/aerc/accounts.conf",
+        ".mbsyncrc",
+        ".gitlab-runner/config.toml",
+        ".talos/config",
+        ".local/share/jupyter/runtime/jpserver-1.json",
+        ".config/Slack/Cookies",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

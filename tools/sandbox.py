@@ -325,6 +325,28 @@ SECRET_HOME_PATHS = (
     ".ollama/id_ed25519",  # ollama's key for its model registry
     ".minikube/profiles",  # minikube's client keys, one folder per cluster
     ".msmtprc",  # msmtp's mail accounts, passwords in them
+    ".config/msmtp",  # the same, where msmtp also looks
+    # Other mail clients' and fetchers' accounts, passwords in them:
+    ".muttrc",
+    ".mutt",
+    ".config/mutt",
+    ".config/neomutt",
+    ".config/aerc",
+    ".mbsyncrc",
+    ".config/isyncrc",
+    ".offlineimaprc",
+    ".config/offlineimap",
+    ".fetchmailrc",
+    ".config/himalaya",
+    ".config/Slack",  # Slack's session cookies
+    ".gitlab-runner",  # GitLab runner's registration token
+    ".talos",  # Talos' cluster admin keys
+    ".doppler",  # Doppler's token
+    ".railway",  # Railway's token
+    ".expo",  # Expo's session
+    ".local/share/jupyter/runtime",  # running Jupyter servers' tokens
+    ".restic-password",  # a common place for restic's repository password
+    ".config/restic",
     ".hgrc",  # Mercurial's settings: its [auth] section holds passwords (hg runs without them)
     ".config/hg/hgrc",  # the same, where Mercurial also looks
     ".subversion/auth",  # Subversion's saved logins
