@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from conftest import outside_tmp
 from test_hostile_pass4 import needs_bwrap
 
@@ -125,3 +127,45 @@ def test_a_sandbox_still_being_made_counts_for_nothing():
         other.wait()
         for fd in (unblock, blocked, info, told):
             os.close(fd)
+
+
+# A process of a sandboxed command that enters a user namespace of its own and chroots into
+# the sandbox's /tmp: its mount table then lists that one tmpfs, of another file system.
+CHROOTED = """
+import ctypes, os, time
+if os.fork():
+    os._exit(0)
+workspace = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
+    os.close(os.open("refused", os.O_CREAT | os.O_WRONLY, dir_fd=workspace))
+else:
+    os.chroot("/tmp")
+    os.close(os.open("chrooted", os.O_CREAT | os.O_WRONLY, dir_fd=workspace))
+time.sleep(600)
+"""
+
+
+@needs_bwrap
+def test_a_task_cannot_choose_the_mount_table_its_sandbox_is_judged_by(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    command = f"python3 -c {shlex.quote(CHROOTED)}; exec sleep 600"
+    argv, env = Bubblewrap().wrap(workspace, command)
+    env = {**env, MARKER_VARIABLE: "a-command-of-another-session"}
+    other = subprocess.Popen(argv, env=env, cwd=workspace, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not {"chrooted", "refused"} & {path.name for path in workspace.iterdir()}:
+            assert time.monotonic() < deadline, "the task never chrooted"
+            time.sleep(0.02)
+        if (workspace / "refused").exists():
+            pytest.skip("no user namespace can be made in the sandbox here")
+        subprocess.run(["git", "init", "-q", "r"], cwd=workspace, check=True)
+        subprocess.run(["git", "-C", str(workspace / "r"), "config", "core.hooksPath", "m/hooks"])
+        (workspace / "r" / "m").mkdir()
+        argv, _ = Bubblewrap().wrap(workspace, "true")
+        # The task can still rename r/m: the stand-in is left out, as for any task.
+        assert not hooks_stand_in(argv, workspace / "r" / "m" / "hooks"), argv
+    finally:
+        os.killpg(other.pid, signal.SIGKILL)
+        other.wait()

@@ -1711,25 +1711,32 @@ def _nearest(mounts: Mounts, path: Path) -> tuple[bool, bytes] | None:
 
 
 def sandbox_mounts(pid: int) -> Mounts | None:
-    """The mounts of the sandbox that bwrap `pid` made, from a process it started in there;
-    None when none runs there (yet, or any more).
+    """The mounts of the sandbox that bwrap `pid` made, as bwrap's own process in there sees
+    them once it has started the command; None when none runs there (yet, or any more).
 
-    Not from bwrap's own process in the sandbox: until it has made every mount, its namespace
-    is a copy of the host's, every mount as writable as on the host, and each path would count
-    as movable there. It starts the command once it is done, so a process whose parent is in
-    the sandbox too (whatever it calls itself) sees the sandbox as the command does."""
+    Not before: until bwrap has made every mount, its namespace is a copy of the host's, every
+    mount as writable as on the host, and each path would count as movable there. It starts
+    the command once it is done, so a process whose parent is bwrap's in the sandbox tells
+    that it is. And never from a process of the command: one in a user namespace of its own
+    can chroot into a folder, whose mount table then shows nothing that could move."""
     ours = os.readlink("/proc/self/ns/mnt")
+    inits: list[int] = []  # bwrap's process in the sandbox: its parent is outside
+    parents: set[int] = set()  # of the processes whose parent is in the sandbox
     for inside, _ in processes_below([pid]):
         try:
             parent = parent_of(inside)
-            if parent is None or ours in (
-                os.readlink(f"/proc/{inside}/ns/mnt"),
-                os.readlink(f"/proc/{parent}/ns/mnt"),
-            ):
-                continue  # bwrap outside, or bwrap inside making the sandbox
-            return _mounts_listed(Path(f"/proc/{inside}/mountinfo"))
+            if parent is None or os.readlink(f"/proc/{inside}/ns/mnt") == ours:
+                continue  # bwrap outside
+            if os.readlink(f"/proc/{parent}/ns/mnt") == ours:
+                inits.append(inside)
+            else:
+                parents.add(parent)
         except OSError:
             continue
+    for init in inits:
+        if init in parents:  # (it has started the command: the sandbox is made)
+            with contextlib.suppress(OSError):
+                return _mounts_listed(Path(f"/proc/{init}/mountinfo"))
     return None
 
 
