@@ -381,6 +381,18 @@ def test_no_secret_of_yours_is_put_into_what_a_repository_names(tmp_path, monkey
     assert put_in("${env:GITHUB_TOKEN}/${env:TOOLS}", tmp_path) == "//opt/tools"
 
 
+def test_what_is_put_in_follows_your_environment_as_it_changes(tmp_path, monkeypatch):
+    # (Your environment is judged once for all the words of a line, and again once it changed.)
+    monkeypatch.setenv("TOOLS", "/opt/tools")
+    (tmp_path / ".npmrc").write_text("script-shell=${TOOLS}/${DEPLOY}/sh\n")
+    assert npmrc_programs(tmp_path / ".npmrc") == ["/opt/tools/${DEPLOY}/sh"]
+    monkeypatch.setenv("TOOLS", "/opt/other")
+    monkeypatch.setenv("DEPLOY", "prod")
+    assert npmrc_programs(tmp_path / ".npmrc") == ["/opt/other/prod/sh"]
+    monkeypatch.setenv("DEPLOY", SECRET_TOKEN)  # now a secret by its value: not put in
+    assert npmrc_programs(tmp_path / ".npmrc") == ["/opt/other/${DEPLOY}/sh"]
+
+
 # ---- the sandbox ----------------------------------------------------------------------------
 
 

@@ -325,6 +325,28 @@ HOSTILE_READINGS = {
         hook.write_text(("npx " + "-x " * 300 + "\\n") * 30)  # 27 KiB: read, and at once
         assert tool_script_not_held(folder, [hook]) is None
     """,
+    "hooks-fanning-out-to-package-scripts": """
+        import json, subprocess
+        from pathlib import Path
+        from tools.paths import host_tool_settings, scan_for_file_tools
+        from tools.tool_scripts import tool_script_not_held
+        folder = Path(TMP)
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+        hooks = ("pre-commit", "pre-push", "commit-msg", "post-checkout", "post-merge")
+        for name in hooks:  # five short hooks, each running the scripts of three packages
+            lines = "".join(f"npm --prefix d{n} test\\n" for n in range(3))
+            (folder / ".git" / "hooks" / name).write_text(lines)
+        for n in range(3):
+            (folder / f"d{n}").mkdir()
+            scripts = {"test": " && ".join(["$x"] * 2000)}  # each word read as a command's
+            (folder / f"d{n}" / "package.json").write_text(json.dumps({"scripts": scripts}))
+        settings = host_tool_settings(folder, scan_for_file_tools(folder))
+        for _ in range(2):  # (each command looks again)
+            assert tool_script_not_held(folder, settings) is None
+        scripts = {"test": " && ".join(["x"] * 50_000)}  # 250 KiB: with the rest, past the bound
+        (folder / "d0" / "package.json").write_text(json.dumps({"scripts": scripts}))
+        assert "KiB of package scripts a look reads" in tool_script_not_held(folder, settings)
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

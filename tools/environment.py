@@ -191,12 +191,23 @@ def without_secrets(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     into the workspace's text as its tools would (`${NAME}` in a dotenv file, `$NAME` in an
     `.npmrc` or an hgrc), to find what they run. A path built of `${GITHUB_TOKEN}` would be
     quoted, token and all, in the reason the model reads that commands ask."""
-    keys = file_forms()
-    return {
+    keys = tuple(file_forms())
+    now = (dict(environ), keys)
+    last = _LAST_WITHOUT_SECRETS
+    if last and last[0] == now:
+        return dict(last[1])  # (asked for each word of a line: 2,000 of them)
+    found = {
         name: value
-        for name, value in environ.items()
+        for name, value in now[0].items()
         if not (looks_secret(name) or secret_value(value) or any(key in value for key in keys))
     }
+    last[:] = [now, found]
+    return dict(found)
+
+
+# The last environment `without_secrets` judged, and what it kept: judging each name and value
+# takes a millisecond for a few dozen, and a command line's words ask one by one.
+_LAST_WITHOUT_SECRETS: list = []
 
 
 # `$NAME`, as os.path.expandvars reads it (`${NAME}` is found by hand: see below).
@@ -208,6 +219,8 @@ def expand_variables(text: str, environ: Mapping[str, str] | None = None) -> str
     secrets: `without_secrets`), exactly as os.path.expandvars does, an unknown name left
     as written; but in time linear in the text. os.path.expandvars looks for the `}` of each
     `${` anew: a line of `${` alone, 1 MiB of it, took minutes."""
+    if "$" not in text:
+        return text
     environ = without_secrets() if environ is None else environ
     pieces: list[str] = []
     written = 0  # text[:written] is in `pieces`

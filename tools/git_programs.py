@@ -450,6 +450,9 @@ class ByName:
     # Option files a compiler it runs reads that planloop cannot (too many, or unreadable):
     # what that compiler loads is unknown (tools/environment.py `_in_option_files`).
     unread: list[str] = field(default_factory=list)
+    # The package folders whose package.json was read already (tools/tool_scripts.py `run_by`):
+    # six hooks that each run `npm --prefix web test` read web's scripts once.
+    packages_read: set[Path] = field(default_factory=set)
 
 
 # Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the

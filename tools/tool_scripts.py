@@ -108,6 +108,10 @@ GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` 
 HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
+# The package.json scripts a look reads, in all: each word of them is read as a command line's
+# (about 70 µs a word), and a hook or task can name many packages. A project's scripts are a
+# few KiB. Past it, what the rest run is unknown: commands ask.
+SCRIPTS_PER_LOOK = 256 * 1024
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -1188,7 +1192,7 @@ def read_once() -> Iterator[None]:
     outermost = getattr(_once, "found", None) is None
     if outermost:
         _once.found, _once.dotenv, _once.dotenv_lines, _once.slow_bytes = {}, {}, 0, 0
-        _once.hook_bytes = 0
+        _once.hook_bytes = _once.script_bytes = 0
         _once.signals = SignalCheck()
     try:
         yield
@@ -1303,7 +1307,7 @@ def run_by(
         else:
             found += _run_paths(run, folder, project, untold, by_name, unknown)
     # What the package managers and compose called run, and what their scripts call in turn.
-    packages: set[Path] = set()
+    packages = by_name.packages_read
     while by_name.calls:
         go_on()
         base, program, words = by_name.calls.pop()
@@ -1336,8 +1340,14 @@ def run_by(
             if folder.name.endswith(PACKED):  # not built yet: held once it is
                 by_name.when_there.append((folder, LOCAL_PACKAGE_REASON))
                 continue
-            if npm_scripts(folder) is None:
+            if (scripts := npm_scripts(folder)) is None:
                 unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
+                continue
+            if not _within_scripts_per_look(scripts):
+                unknown.append(
+                    f"the scripts of {folder / PACKAGE_JSON}, past the "
+                    f"{SCRIPTS_PER_LOOK // 1024} KiB of package scripts a look reads"
+                )
                 continue
             found += _package_runs(folder, project, untold, by_name)
     unknown += [f"the options of {file}" for file in by_name.unread]
@@ -1707,6 +1717,15 @@ def npm_scripts(folder: Path) -> dict | None:
         return None
 
 
+def _within_scripts_per_look(scripts: dict) -> bool:
+    """Whether a package.json's scripts, with those read before them in this look, are within
+    SCRIPTS_PER_LOOK (outside a look: always)."""
+    if getattr(_once, "found", None) is None:
+        return True
+    _once.script_bytes += sum(len(line) for line in scripts.values() if isinstance(line, str))
+    return _once.script_bytes <= SCRIPTS_PER_LOOK
+
+
 def _package_runs(
     folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName
 ) -> list[Path]:
@@ -1714,13 +1733,16 @@ def _package_runs(
     of its scripts, the files it runs where a script is missing, and what the package
     managers' settings there name."""
     found = [folder / PACKAGE_JSON]
+    looked: set[tuple[Path, str]] = set()  # (`x && x && x ...`: each looked for once)
     for line in (line for line in (npm_scripts(folder) or {}).values() if isinstance(line, str)):
         named_before = len(by_name.programs)
         found += program_paths(put_in(line, project), folder, untold, False, by_name)
         # A program named alone (`eslint .`, `node x.js`) is looked for in each node_modules/.bin
         # up the tree first: npm puts them on the script's PATH.
         for base, program in by_name.programs[named_before:]:
-            node_names_held(bin_paths(program, base, project), by_name)
+            if (base, program) not in looked:
+                looked.add((base, program))
+                node_names_held(bin_paths(program, base, project), by_name)
     found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
     for settings_folder in up_to(folder, project):
         for path in package_manager_programs(settings_folder):
