@@ -104,6 +104,27 @@ def test_a_build_tool_a_hook_runs_in_any_form_holds_its_file(tmp_path, line, bui
     assert build_file in held(root)
 
 
+def test_a_hook_in_another_language_is_read_as_its_code(tmp_path):
+    root = repository(tmp_path)
+    python = "import subprocess, sys\nsys.exit(subprocess.call(['make', '-s', 'lint']))\n"
+    (root / ".git" / "hooks" / "pre-commit").write_text("#!/usr/bin/env python3\n" + python)
+    # (node takes what it requires from the hook's own folder: .git/hooks/../../scripts)
+    node = 'require("../../scripts/verify.js")(process.argv[2]);\n'
+    (root / ".git" / "hooks" / "commit-msg").write_text("#!/usr/bin/env node\n" + node)
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "verify.js").write_text("module.exports = () => {}\n")
+    assert {"Makefile", "scripts/verify.js"} <= held(root)
+
+
+def test_a_hook_in_a_language_planloop_cannot_read_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-push", "")
+    (root / ".git" / "hooks" / "pre-push").write_text("#!/usr/bin/java --source 21\nclass H {}\n")
+    reason = tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+    assert reason is not None and "a hook run by java" in reason, reason
+
+
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):
     root = repository(tmp_path, ".husky")
     hook(root, ".husky/pre-commit", "npx lint-staged\n")

@@ -69,15 +69,18 @@ from tools.event_queues import SignalCheck
 from tools.git_programs import (
     COMPOSE_PROGRAMS,
     EXPANSION,
+    INTERPRETERS,
     MAX_FOLDER_ENTRIES,
     PACKAGE_RUNNERS,
     SHELL_BLANKS,
+    SHELL_FLAGS,
     ByName,
     UntoldProgram,
     is_script_name,
     loaded_by_name,
     node_names_held,
     npmrc_programs,
+    program_name,
     program_paths,
     runs_something,
     variable_paths,
@@ -448,7 +451,7 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
             raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
     text = text.removeprefix("\ufeff")
     if kind == GIT_HOOK:
-        return text  # a shell script (`hook_runs`)
+        return {"text": text, "folder": str(path.parent)}  # (`hook_runs`)
     if kind == IDEA:
         return read_idea_startup(path, text, run_files)
     if kind == HG:
@@ -926,16 +929,39 @@ def hg_runs(settings: Any) -> Iterator[Run]:
 
 
 def hook_runs(settings: Any) -> Iterator[Run]:
-    """Each command line of a git hook's shell script (its text): each line, those a `\\`
-    continues joined, comments left out. A `make lint` or `npm test` there runs the Makefile's
-    recipe or package.json's script, as a task's line does."""
-    lines = (settings if isinstance(settings, str) else "").replace("\\\n", "").splitlines()
+    """Each command line of a git hook's shell script: each line, those a `\\` continues
+    joined, comments left out. A `make lint` or `npm test` there runs the Makefile's recipe or
+    package.json's script, as a task's line does. A hook in another language (its `#!` names
+    python, node, ruby, perl, php) is read as code given to that interpreter, from the top of
+    the tree and from its own folder (`require("../../scripts/x.js")`); one in a language
+    planloop cannot read makes what it runs unknown."""
+    text, folder = _dict(settings).get("text", ""), _dict(settings).get("folder")
+    interpreter = _hook_interpreter(text)
+    code_flags = INTERPRETERS.get(interpreter, SHELL_FLAGS) if interpreter else SHELL_FLAGS
+    if code_flags != SHELL_FLAGS:
+        if not code_flags:
+            yield Run(None, unknown=f"a hook run by {interpreter}")
+            return
+        line = f"{interpreter} {code_flags[0]} {shlex.quote(text)}"
+        yield from (Run(line), Run(line, cwd=folder))
+        return
+    lines = text.replace("\\\n", "").splitlines()
     if len(lines) > MAX_HOOK_LINES:
         yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
         return
     for line in (line.strip() for line in lines):
         if line and not line.startswith("#"):
             yield Run(line)
+
+
+def _hook_interpreter(text: str) -> str:
+    """The program a hook's `#!` line names (`#!/usr/bin/env python3 -u`: python), "" for none
+    (git runs such a hook with its shell)."""
+    first = text.partition("\n")[0]
+    words = first[2:].split() if first.startswith("#!") else []
+    if words and program_name(words[0]) == "env":  # (`env -S python3 -u`, `env X=1 node`)
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return program_name(words[0]) if words else ""
 
 
 def aider_runs(settings: Any) -> Iterator[Run]:
