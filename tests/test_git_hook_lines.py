@@ -125,6 +125,33 @@ def test_a_hook_in_a_language_planloop_cannot_read_makes_commands_ask(tmp_path):
     assert reason is not None and "a hook run by java" in reason, reason
 
 
+def test_what_pre_commit_s_local_hooks_run_is_read_as_a_hook_s_lines(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'exec pre-commit hook-impl --hook-type=pre-commit "$@"\n')
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: lint, name: lint, entry: make -s lint, language: system}\n"
+        "  - {id: mod, name: mod, entry: python3 -m tools.lintmod, language: system}\n"
+        "  - {id: again, name: again, entry: pre-commit run, language: system}\n"
+    )
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "tools" / "lintmod").mkdir(parents=True)
+    (root / "tools" / "lintmod" / "__main__.py").write_text("print('ok')\n")
+    # The Makefile, and the package python takes `tools.lintmod` from (held whole).
+    assert {".pre-commit-config.yaml", "Makefile", "tools"} <= held(root)
+
+
+def test_a_script_a_hook_runs_is_read_as_the_hook_is(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "./scripts/hooks/pre-commit.sh\n. .git/hooks/lint.sh\n")
+    hook(root, "scripts/hooks/pre-commit.sh", "make -s -C m1 lint\n")
+    (root / ".git" / "hooks" / "lint.sh").write_text("exec make -C m2 lint\n")
+    for folder in ("m1", "m2"):
+        (root / folder).mkdir()
+        (root / folder / "Makefile").write_text("lint:\n\ttrue\n")
+    assert {"scripts/hooks/pre-commit.sh", "m1/Makefile", "m2/Makefile"} <= held(root)
+
+
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):
     root = repository(tmp_path, ".husky")
     hook(root, ".husky/pre-commit", "npx lint-staged\n")

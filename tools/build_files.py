@@ -278,11 +278,14 @@ def _pre_commit_places(folder: Path, project: Path) -> list[Path]:
 
 def _pre_commit_entries(config: Path) -> list[Path]:
     """The files the `repo: local` hooks of a pre-commit config run, from the top of the git
-    tree: what each entry's line (with its `args`) names, and for a `script` hook its first
-    word from the config's folder."""
-    from tools.git_programs import program_paths  # (it imports this module)
-    from tools.tool_scripts import read_yaml
+    tree: what each entry's line (with its `args`) runs, read as a git hook's line is (its
+    `make -s lint` the Makefile, its `python -m tools.lint` that module), and for a `script`
+    hook its first word from the config's folder."""
+    from tools.git_programs import ByName  # (these import this module)
+    from tools.tool_scripts import GIT_HOOK, read_yaml, run_by
 
+    if str(config) in _PRE_COMMIT_READING:
+        return []  # (an entry that runs pre-commit itself, with this config)
     try:
         repos = read_yaml(_read(config)).get("repos")
     except (AttributeError, ValueError, RecursionError):
@@ -298,8 +301,18 @@ def _pre_commit_entries(config: Path) -> list[Path]:
         line = " ".join([hook["entry"], *(shlex.quote(str(a)) for a in args)])
         if hook.get("language") == PRE_COMMIT_SCRIPT and (first := hook["entry"].split()[:1]):
             found.append(Path(os.path.normpath(config.parent / first[0])))
-        found += program_paths(line, _git_top(config.parent), None, False)
+        by_name = ByName()
+        _PRE_COMMIT_READING.add(str(config))
+        try:
+            runs, _, _ = run_by({"text": line}, GIT_HOOK, _git_top(config.parent), by_name)
+        finally:
+            _PRE_COMMIT_READING.discard(str(config))
+        found += runs + [path for path, _ in by_name.when_there]
     return found
+
+
+# The pre-commit configs whose entries are being read (`_pre_commit_entries`).
+_PRE_COMMIT_READING: set[str] = set()
 
 
 def _first_there(candidates: list[Path], more=None) -> tuple[list[Path], list[Path]]:

@@ -45,6 +45,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import threading
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
@@ -111,6 +112,7 @@ GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` 
 HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
+MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 # The package.json scripts a look reads, in all: each word of them is read as a command line's
 # (about 70 µs a word), and a hook or task can name many packages. A project's scripts are a
 # few KiB. Past it, what the rest run is unknown: commands ask.
@@ -954,6 +956,23 @@ def hook_runs(settings: Any) -> Iterator[Run]:
             yield Run(line)
 
 
+def _a_hook_helper(path: Path) -> bool:
+    """Whether a file a hook runs is a script to read as the hook is: one of a shell's name
+    (`.sh`), or one that names its interpreter (`#!`), not a build file a tool reads."""
+    if path.suffix in (".sh", ".bash", ".zsh", ".ksh") and os.path.isfile(path):
+        return True
+    try:  # (without blocking: a FIFO put there has no writer)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, 2) == b"#!"
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _hook_interpreter(text: str) -> str:
     """The program a hook's `#!` line names (`#!/usr/bin/env python3 -u`: python), "" for none
     (git runs such a hook with its shell)."""
@@ -1245,6 +1264,7 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
     by_name = ByName()
     tool_configs = list(tool_configs)
     read = list(_settings_read(root, tool_configs, unread))
+    hooks_read = {path for path, _, kind, _ in read if kind == GIT_HOOK}
     if not any(kind == EDITOR and project == root for _, _, kind, project in read):
         # No settings of VS Code's here: its Python extension loads the .env all the same.
         read.append((Path(PYTHON_ENV_FILE_SHOWN), {}, EDITOR, root))
@@ -1265,6 +1285,15 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
             later = [each for each in found if os.path.islink(each) or not os.path.lexists(each)]
             by_name.when_there += [(each, why) for each in later]
             found = [each for each in found if each not in later]
+            # A script the hook runs (`./scripts/hooks/pre-commit.sh`, `. .git/hooks/lint.sh`)
+            # is read as the hook is: its `make lint` runs at the commit as surely.
+            helpers = [each for each in found if _a_hook_helper(each) and each not in hooks_read]
+            for helper in helpers[: max(0, MAX_HOOK_HELPERS - len(hooks_read))]:
+                hooks_read.add(helper)
+                try:
+                    read.append((helper, read_settings(helper, GIT_HOOK), GIT_HOOK, project))
+                except (OSError, ValueError):
+                    unread.append(helper)
         named += [(each, why) for each in found]
         if any(os.path.realpath(each) == str(root) for each in found):
             # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
