@@ -25,10 +25,12 @@ from conftest import API_KEY, outside_tmp, results_by_id, run, run_cli, terminal
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
 from tools import protected_reason
+from tools.base import ToolError
 from tools.bash import make_bash, run_bash
 from tools.paths import scan_workspace
 from tools.sandbox import (
     LANDLOCK_PYTHON,
+    MAX_ENV_FILES_HELD,
     Bubblewrap,
     account_home,
     hidden_paths,
@@ -586,3 +588,15 @@ def test_the_terminal_names_a_new_env_file_at_once_and_again_at_exit(api, worksp
         terminal.wait_for(".env.planted")  # again at exit
         assert terminal.close() == 0
     assert (workspace / ".env.planted").read_text() == "A=1\n"
+
+
+@needs_bwrap
+def test_a_workspace_of_more_env_files_than_a_sandbox_holds_runs_no_command(workspace: Path):
+    # A repository that ships thousands of `.env.local` files: each is one bind, bwrap takes a
+    # few thousand words, and working them out held the event loop (no SIGTERM) for minutes.
+    for n in range(MAX_ENV_FILES_HELD + 1):
+        (workspace / "t" / str(n)).mkdir(parents=True)
+        (workspace / "t" / str(n) / ".env.local").write_text("DEBUG=1\n")
+    with pytest.raises(ToolError, match=r"holds 1,001 \.env files, more than a sandbox can keep"):
+        run(run_bash(workspace, "touch ran", sandbox=Bubblewrap()))
+    assert not (workspace / "ran").exists()

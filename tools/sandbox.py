@@ -1353,6 +1353,8 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
 # Files with a name outside the workspace bound read-only one by one, at most: past it (a build
 # tree hard-linked to a cache, ccache's hard_link mode), commands ask instead.
 MAX_LINKED_HELD = 500
+# `.env` files a sandbox keeps read-only, one bind each, at most: past it, no command runs.
+MAX_ENV_FILES_HELD = 1000
 
 
 def files_linked_outside(root: Path, scan: WorkspaceScan) -> list[Path]:
@@ -1770,9 +1772,10 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
     # Only existing folders pin: a missing hooks folder's missing parents are made before the
     # argv is built (Bubblewrap.wrap), so that bwrap makes none it would leave unpinned.
     folders = {folder for folder in folders if os.path.isdir(folder)}
+    held = set(read_only)  # (looked up by each folder and those above it: thousands of `.env`)
     words: list[str] = []
     for folder in sorted(folders, key=lambda folder: len(folder.parts)):
-        if not any(folder == path or folder.is_relative_to(path) for path in read_only):
+        if not any(each in held for each in (folder, *folder.parents)):
             words += ["--bind-fd", sandbox_launch.pin_marker(folder), str(folder)]
     return words
 
@@ -2399,6 +2402,14 @@ class Bubblewrap:
         self, root: Path, command: str, snapshot: WorkspaceScan, launching: bool = True
     ) -> tuple[list[str], dict[str, str]]:
         """`wrap`'s argv and environment, once the workspace is scanned."""
+        if len(snapshot.env_files) > MAX_ENV_FILES_HELD:
+            # bwrap takes 9,000 words at most, and each file held is three or four of them;
+            # working out thousands of binds would also hold the event loop for seconds.
+            raise ToolError(
+                f"bash: the command did not run: the workspace holds {len(snapshot.env_files):,} "
+                f".env files, more than a sandbox can keep read-only ({MAX_ENV_FILES_HELD:,}). "
+                "Tell the user: removing the ones not needed lets commands run."
+            )
         argv = ["--ro-bind", "/", "/"]
         under_tmp = root.is_relative_to("/tmp")
         if under_tmp:
