@@ -1285,9 +1285,17 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
             later = [each for each in found if os.path.islink(each) or not os.path.lexists(each)]
             by_name.when_there += [(each, why) for each in later]
             found = [each for each in found if each not in later]
-            # A script the hook runs (`./scripts/hooks/pre-commit.sh`, `. .git/hooks/lint.sh`)
-            # is read as the hook is: its `make lint` runs at the commit as surely.
-            helpers = [each for each in found if _a_hook_helper(each) and each not in hooks_read]
+            # A script of the workspace the hook runs (`./scripts/hooks/pre-commit.sh`,
+            # `. .git/hooks/lint.sh`) is read as the hook is: its `make lint` runs at the
+            # commit as surely.
+            helpers = [
+                each
+                for each in found
+                if each.is_relative_to(root)
+                and "node_modules" not in each.relative_to(root).parts  # (a package's code)
+                and each not in hooks_read
+                and _a_hook_helper(each)
+            ]
             for helper in helpers[: max(0, MAX_HOOK_HELPERS - len(hooks_read))]:
                 hooks_read.add(helper)
                 try:
