@@ -345,7 +345,19 @@ HOSTILE_READINGS = {
             assert tool_script_not_held(folder, settings) is None
         scripts = {"test": " && ".join(["x"] * 50_000)}  # 250 KiB: with the rest, past the bound
         (folder / "d0" / "package.json").write_text(json.dumps({"scripts": scripts}))
-        assert "KiB of package scripts a look reads" in tool_script_not_held(folder, settings)
+        assert "KiB of command lines a look reads" in tool_script_not_held(folder, settings)
+    """,
+    "agent-hooks-of-long-command-lines": """
+        import json
+        from pathlib import Path
+        from tools.tool_scripts import tool_script_not_held
+        folder = Path(TMP)
+        line = " && ".join(["x"] * 12_000)  # 60 KiB, each word read as a command's
+        hooks = [{"hooks": [{"type": "command", "command": line}]} for _ in range(16)]
+        (folder / ".claude").mkdir()
+        (folder / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": hooks}}))
+        reason = tool_script_not_held(folder, [folder / ".claude"])
+        assert "command lines past the 256 KiB a look reads" in reason, reason
     """,
     "program-name": """
         from tools.git_programs import program_name

@@ -436,6 +436,10 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".talos/config",
         ".local/share/jupyter/runtime/jpserver-1.json",
         ".config/Slack/Cookies",
+        ".mongodb/mongosh/mongosh_repl_history",
+        ".bundle/config",
+        ".local/share/python_keyring/keyring_pass.cfg",
+        ".curlrc",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

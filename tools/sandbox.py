@@ -347,6 +347,22 @@ SECRET_HOME_PATHS = (
     ".local/share/jupyter/runtime",  # running Jupyter servers' tokens
     ".restic-password",  # a common place for restic's repository password
     ".config/restic",
+    ".mongodb/mongosh",  # mongosh's history and logs (its commands, passwords in them)
+    ".mongoshrc.js",  # and the start-up file it runs
+    ".bundle/config",  # bundler's tokens for private gem sources
+    ".hex",  # Hex's registry key
+    ".local/share/python_keyring",  # keyrings.alt's plain-text keyring
+    ".streamlit/secrets.toml",
+    ".cert",  # NetworkManager's VPN keys
+    ".config/Signal",  # Signal Desktop's database key
+    ".weechat/sec.conf",  # IRC clients' passwords
+    ".config/weechat/sec.conf",
+    ".irssi",
+    ".local/share/gopass",  # gopass's stores
+    ".tarsnap.key",
+    ".curlrc",  # `user = name:password`
+    ".sbt/credentials",
+    ".jupyter/jupyter_server_config.json",  # its password hash or token
     ".hgrc",  # Mercurial's settings: its [auth] section holds passwords (hg runs without them)
     ".config/hg/hgrc",  # the same, where Mercurial also looks
     ".subversion/auth",  # Subversion's saved logins

@@ -113,10 +113,11 @@ HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
-# The package.json scripts a look reads, in all: each word of them is read as a command line's
-# (about 70 µs a word), and a hook or task can name many packages. A project's scripts are a
-# few KiB. Past it, what the rest run is unknown: commands ask.
-SCRIPTS_PER_LOOK = 256 * 1024
+# The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
+# package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
+# and a repository can ship many settings files, or name many packages; a project's are a few
+# KiB. Past it, what the rest run is unknown: commands ask.
+COMMANDS_PER_LOOK = 256 * 1024
 # The files under each host tool's entry (HOST_TOOL_CONFIG) whose commands the tool runs by
 # itself, as (name or pattern under the entry, "" for the entry itself; how it is read).
 SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -1358,6 +1359,9 @@ def run_by(
         if run.unknown:
             unknown.append(run.unknown)
             continue
+        if not _within_commands_per_look([run.line]):
+            unknown.append(f"command lines past the {COMMANDS_PER_LOOK // 1024} KiB a look reads")
+            break
         folder = _folder(run.cwd, project)
         if folder is None:
             # Run from a folder only the tool knows (`${fileDirname}`): each file it names
@@ -1406,10 +1410,10 @@ def run_by(
             if (scripts := npm_scripts(folder)) is None:
                 unknown.append(f"the scripts of {folder / PACKAGE_JSON}, too big or not JSON")
                 continue
-            if not _within_scripts_per_look(scripts):
+            if not _within_commands_per_look(scripts.values()):
                 unknown.append(
                     f"the scripts of {folder / PACKAGE_JSON}, past the "
-                    f"{SCRIPTS_PER_LOOK // 1024} KiB of package scripts a look reads"
+                    f"{COMMANDS_PER_LOOK // 1024} KiB of command lines a look reads"
                 )
                 continue
             found += _package_runs(folder, project, untold, by_name)
@@ -1780,13 +1784,13 @@ def npm_scripts(folder: Path) -> dict | None:
         return None
 
 
-def _within_scripts_per_look(scripts: dict) -> bool:
-    """Whether a package.json's scripts, with those read before them in this look, are within
-    SCRIPTS_PER_LOOK (outside a look: always)."""
+def _within_commands_per_look(lines: Iterable[Any]) -> bool:
+    """Whether these command lines, with those read before them in this look, are within
+    COMMANDS_PER_LOOK (outside a look: always)."""
     if getattr(_once, "found", None) is None:
         return True
-    _once.script_bytes += sum(len(line) for line in scripts.values() if isinstance(line, str))
-    return _once.script_bytes <= SCRIPTS_PER_LOOK
+    _once.script_bytes += sum(len(line) for line in lines if isinstance(line, str))
+    return _once.script_bytes <= COMMANDS_PER_LOOK
 
 
 def _package_runs(
