@@ -782,3 +782,14 @@ def test_a_command_cannot_rewrite_the_config_of_a_tool_a_folder_open_runner_star
     attacked = ["tox.ini", ".pre-commit-config.yaml", "eslint.config.js"]
     new = "echo 'export default []' > eslint.config.mjs"  # what another eslint version imports
     refused_and_told(api, env, user_folders, attacked, new, "eslint.config.mjs")
+
+
+@pytest.mark.parametrize(
+    "words", [("-sC", "web", "lint"), ("-sCweb",), ("--dir=web",), ("--direc", "web")]
+)
+def test_make_s_folder_is_read_in_every_spelling_make_takes(tmp_path, words):
+    # getopt takes `-C` after other flags, and a long option shortened while it stays unique.
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "Makefile").write_text("lint:\n\ttrue\n")
+    held, _ = build_files("make", words, tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"web/Makefile"}

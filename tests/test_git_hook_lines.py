@@ -81,6 +81,9 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
         ("timeout 60 make -s lint", "Makefile"),
         ("flock /tmp/lint.lock make lint", "Makefile"),
         ("nix develop -c make lint", "Makefile"),
+        # ... or named by a variable with a default, as hooks let you choose another make.
+        ("MAKE=${MAKE:-make}; $MAKE -s lint", "Makefile"),
+        ('"${MAKE:-make}" lint', "Makefile"),
         ("stdbuf -oL just lint", "justfile"),
         # Other tools that read what to run, or code to load, from their folder.
         ("ninja lint", "build.ninja"),
@@ -150,6 +153,17 @@ def test_a_script_a_hook_runs_is_read_as_the_hook_is(tmp_path):
         (root / folder).mkdir()
         (root / folder / "Makefile").write_text("lint:\n\ttrue\n")
     assert {"scripts/hooks/pre-commit.sh", "m1/Makefile", "m2/Makefile"} <= held(root)
+
+
+def test_a_standard_module_beside_a_python_script_a_hook_runs_is_held(tmp_path):
+    # python puts the script's folder first on its path: `import argparse` in tools/check.py
+    # takes tools/argparse.py.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "python3 tools/check.py\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "check.py").write_text("import argparse\n")
+    (root / "tools" / "argparse.py").write_text("")
+    assert "tools/argparse.py" in held_once_made(root)
 
 
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):

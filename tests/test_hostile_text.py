@@ -359,6 +359,12 @@ HOSTILE_READINGS = {
         reason = tool_script_not_held(folder, [folder / ".claude"])
         assert "command lines past the 256 KiB a look reads" in reason, reason
     """,
+    "variables-with-defaults": """
+        from pathlib import Path
+        from tools.git_programs import program_paths
+        for line in ("${a:-" * 2**17, "${" + "a" * 2**20, "${a:-" + "b" * 2**20):
+            program_paths(line[:60_000], Path(TMP), [])
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

@@ -923,16 +923,27 @@ def _options(words: tuple[str, ...]) -> Option:
 
 
 def _option_values(words: tuple[str, ...], *names: str) -> list[str]:
-    """Each value among `words` of the option `names` (`-I mk -Iinc --include-dir=x`)."""
+    """Each value among `words` of the option `names`, as getopt takes it: `-I mk`, `-Iinc`,
+    after other flags (`-sC web`, `-sCweb`), `--include-dir=x`, and a long one shortened
+    (`--dir=web`, `--include x`). Read loosely (a word that only looks so counts too): a value
+    too many holds a file more, one too few would leave the one the tool reads writable."""
     found: list[str] = []
     for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else None
         for name in names:
-            if word == name and index + 1 < len(words):
-                found.append(words[index + 1])
-            elif name.startswith("--") and word.startswith(f"{name}="):
-                found.append(word.partition("=")[2])
-            elif not name.startswith("--") and word.startswith(name) and word != name:
-                found.append(word[len(name) :])
+            if name.startswith("--"):
+                given, joined, value = word.partition("=")
+                if not (len(given) > 3 and given.startswith("--") and name.startswith(given)):
+                    continue
+            elif word.startswith("-") and not word.startswith("--") and name[1:] in word[1:]:
+                value = word[word.index(name[1:], 1) + len(name) - 1 :]
+                joined = value
+            else:
+                continue
+            if joined:
+                found.append(value)
+            elif following is not None:
+                found.append(following)
             else:
                 continue
             break

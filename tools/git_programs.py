@@ -350,6 +350,8 @@ PATTERN_FLAGS += ("--include", "--exclude", "--glob", "-g")
 FIND_OPTIONS_BEFORE_FOLDERS = ("-L", "-H", "-P", "-D", "-O", "-O1", "-O2", "-O3")
 PATTERN_PROGRAMS = ("find", "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind", "git")
 LINE_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+# A variable with a default (`${MAKE:-make}`, `${MAKE-make}`), the default plain text.
+DEFAULTED = re.compile(r"\$\{(\w++):?-([^{}$`\\]*+)\}")
 # A folder's own path, as a command prints it (`$(realpath tools/h)`, `$(cd tools/h && pwd)`).
 RESOLVED = re.compile(
     r"""\$\(\s*(?:realpath|readlink\s+-[fem])\s+([^\s()`;&|]+)\s*\)"""
@@ -675,6 +677,8 @@ def program_paths(
             word = LINE_VARIABLE.sub(
                 lambda match: assigned.get(match[1] or match[2], match[0]), word
             )
+        if "${" in word:  # `"${MAKE:-make}" lint`: your environment's value, else the default
+            word = DEFAULTED.sub(lambda match: without_secrets().get(match[1]) or match[2], word)
         if word in PUNCTUATION:
             if word in ("(", "<(", ">("):
                 outer.append(base)
@@ -917,6 +921,10 @@ def program_paths(
         # one given as its script: python its __main__.py, node its index.js.
         if is_script or not os.path.isdir(path):
             found.append(path)
+        if is_script and program_name(previous) in PYTHONS and by_name is not None:
+            # python puts a script's folder first on its path: a module there of the standard
+            # library's name (`tools/argparse.py` beside `tools/check.py`) is what it imports.
+            by_name.when_there += modules_in(path.parent if not os.path.isdir(path) else path)
     return found
 
 
