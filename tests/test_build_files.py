@@ -793,3 +793,13 @@ def test_make_s_folder_is_read_in_every_spelling_make_takes(tmp_path, words):
     (tmp_path / "web" / "Makefile").write_text("lint:\n\ttrue\n")
     held, _ = build_files("make", words, tmp_path, tmp_path)
     assert names(tmp_path, held) == {"web/Makefile"}
+
+
+@pytest.mark.parametrize("include", ["-include mk/*.mk", "include $(wildcard mk/*.mk)"])
+def test_the_folder_a_makefile_s_glob_include_searches_is_held_whole(tmp_path, include):
+    # What the glob matches later is read too: a new mk/zz.mk would run at the next make.
+    (tmp_path / "Makefile").write_text(f"{include}\nlint:\n\ttrue\n")
+    (tmp_path / "mk").mkdir()
+    (tmp_path / "mk" / "a.mk").write_text("")
+    held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert {"mk", "mk/a.mk"} <= names(tmp_path, held)

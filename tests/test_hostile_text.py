@@ -365,6 +365,12 @@ HOSTILE_READINGS = {
         for line in ("${a:-" * 2**17, "${" + "a" * 2**20, "${a:-" + "b" * 2**20):
             program_paths(line[:60_000], Path(TMP), [])
     """,
+    "makefile-wildcards": """
+        from pathlib import Path
+        from tools.build_files import _make_included
+        _make_included("include " + "$(wildcard " * 2**17)
+        _make_included("include $(wildcard " + "a" * 2**20)
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import re
 import shlex
@@ -106,6 +107,7 @@ MAKE_SPACES = " \t\n\v\f\r"
 MAKE_BLANKS = " \t"
 MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
+MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
 # just's `import 'x.just'` (`import?`), `mod name` and `mod name 'path'` (`mod?`), after the
 # attributes a line may start with (`_just_reads`); and the string literal a text starts with.
@@ -523,6 +525,11 @@ def _searched(name: str, folder: Path, dirs: list[Path]) -> list[Path]:
     places: list[Path] = []
     for base in [folder] if os.path.isabs(name) else [folder, *dirs]:
         matches = [Path(p) for p in glob.glob(str(base / name))]
+        if glob.has_magic(name):
+            # What a glob matches later is read too (`-include mk/*.mk`, a new mk/zz.mk): the
+            # folder it searches is held whole.
+            fixed = itertools.takewhile(lambda part: not glob.has_magic(part), Path(name).parts)
+            places.append(Path(os.path.normpath(base.joinpath(*fixed))))
         if matches:
             return places + matches
         places.append(base / name)
@@ -561,6 +568,7 @@ def _make_included(line: str) -> list[str]:
     if not (match := MAKE_INCLUDE.fullmatch(line)) or not match[1]:
         return []
     text, names, index = _make_cut(match[1], "#")[0], [], 0
+    text = MAKE_WILDCARD.sub(lambda found: found[1], text)  # `$(wildcard mk/*.mk)`: its globs
     while (word := MAKE_WORD.search(text, index)) is not None:
         name, index = _make_cut(text, MAKE_BLANKS, word.start())
         names.append(name)
