@@ -1370,7 +1370,7 @@ def hard_linked_packages(root: Path, scan: WorkspaceScan) -> list[Path]:
 # tree hard-linked to a cache, ccache's hard_link mode), commands ask instead.
 MAX_LINKED_HELD = 500
 # `.env` files a sandbox keeps read-only, one bind each, at most: past it, no command runs.
-MAX_ENV_FILES_HELD = 1000
+MAX_ENV_FILES_HELD = 500
 
 
 def files_linked_outside(root: Path, scan: WorkspaceScan) -> list[Path]:
