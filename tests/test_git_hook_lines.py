@@ -18,6 +18,8 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
 from tools.paths import host_tool_settings, protected_reason, scan_for_file_tools
+from tools.sandbox import held_when_there_paths
+from tools.shell_config import identities, made_since
 from tools.tool_scripts import (
     npm_settings,
     tool_files_when_there,
@@ -164,6 +166,21 @@ def test_a_standard_module_beside_a_python_script_a_hook_runs_is_held(tmp_path):
     (root / "tools" / "check.py").write_text("import argparse\n")
     (root / "tools" / "argparse.py").write_text("")
     assert "tools/argparse.py" in held_once_made(root)
+
+
+def test_a_workspace_package_a_command_adds_under_a_glob_is_told(tmp_path):
+    # `npm run lint --workspaces` runs the script of every package `packages/*` matches, the
+    # one a command adds too.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "npm run lint --workspaces --if-present\n")
+    (root / "package.json").write_text(json.dumps({"workspaces": ["packages/*"]}))
+    (root / "packages" / "a").mkdir(parents=True)
+    (root / "packages" / "a" / "package.json").write_text(json.dumps({"scripts": {"lint": "x"}}))
+    before = identities(held_when_there_paths(root, scan_for_file_tools(root)))
+    (root / "packages" / "new").mkdir()
+    (root / "packages" / "new" / "package.json").write_text(json.dumps({"scripts": {"lint": "y"}}))
+    made = made_since(before, held_when_there_paths(root, scan_for_file_tools(root)))
+    assert [path for path, _ in made] == [root / "packages" / "new" / "package.json"]
 
 
 def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):

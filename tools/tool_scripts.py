@@ -425,6 +425,10 @@ LOCAL_PACKAGE_REASON = (
     "an install by a host tool's package manager unpacks it as a dependency and runs its "
     "install scripts"
 )
+WORKSPACE_MEMBER_REASON = (
+    "a package manager a host tool runs runs the scripts of each workspace package (or local "
+    "one) it reads"
+)
 MAX_WORKSPACE_MATCHES = 2000  # folders a workspace pattern may match (`**` walks the tree)
 
 # Settings whose relative paths start beside them, not in the project: Cursor's hooks.json
@@ -1401,6 +1405,9 @@ def run_by(
         for folder in (folder for folder in folders if folder not in packages):
             go_on()
             packages.add(folder)
+            # (A member a command adds later, `packages/new` under `packages/*`, is told: its
+            # package.json is among these at the next look, missing from the last.)
+            by_name.when_there.append((folder / PACKAGE_JSON, WORKSPACE_MEMBER_REASON))
             if os.path.isfile(folder):
                 found.append(folder)  # a packed package (`file:./vendor/x.tgz`)
                 continue
