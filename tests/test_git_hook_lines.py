@@ -122,6 +122,20 @@ def test_a_hook_in_another_language_is_read_as_its_code(tmp_path):
     assert {"Makefile", "scripts/verify.js"} <= held(root)
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import subprocess\ncmd = ['make', '-s', 'lint']\nsubprocess.call(cmd)\n",
+        "import subprocess\nMAKE = 'make'\nsubprocess.call([MAKE, '-s', 'lint'])\n",
+    ],
+)
+def test_a_python_hook_that_keeps_its_command_in_a_variable_is_read(tmp_path, code):
+    root = repository(tmp_path)
+    (root / ".git" / "hooks" / "pre-commit").write_text("#!/usr/bin/env python3\n" + code)
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert "Makefile" in held(root)
+
+
 def test_a_hook_in_a_language_planloop_cannot_read_makes_commands_ask(tmp_path):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-push", "")

@@ -371,6 +371,13 @@ HOSTILE_READINGS = {
         _make_included("include " + "$(wildcard " * 2**17)
         _make_included("include $(wildcard " + "a" * 2**20)
     """,
+    "argv-lists-in-code": """
+        from tools.inline_code import names_in_code
+        # (Code reaches it as a command line's or a hook's: 64 KiB at most.)
+        for code in ("subprocess.run(" + '["a",' * 2**17, "call(" + "[" * 2**20 + ")",
+                     "run(" + '["' + "a" * 2**20 + ")"):
+            names_in_code(code[:60_000], True)
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

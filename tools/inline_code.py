@@ -27,6 +27,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from tools.build_files import BUILD_TOOLS
 from tools.node_packages import package_name
 from tools.spans import insides
 
@@ -88,6 +89,10 @@ FOLDER_COMPUTED = re.compile(r"""\b(?:cwd\s*+[=:]|chdir\b)\s*+\(?\s*+(?![frbu]{0
 # Code that runs text it reads (a builtin, not a method: `json.load(sys.stdin)` and
 # `re.compile(...)` run nothing), or starts programs, or loads a module whose name it makes:
 # any path it names may be what it runs.
+# A list of quoted words (`["make", "-s", "lint"]`), in linear time (no backtracking).
+LIST_IN_CODE = re.compile(r"""\[(?:\s*+(?:"[^"\n]*+"|'[^'\n]*+')\s*+,?)++\s*+\]""")
+# Programs whose name alone says they read a file of the folder (tools/build_files.py).
+NAMED_RUNNERS = frozenset((*BUILD_TOOLS, "npm", "pnpm", "yarn", "bun", "npx"))
 EVALUATES = re.compile(
     r"(?<![.\w])(?:exec|eval|compile|loadstring|load)\s*\(|\b(?:instance|class|module)_eval\b"
     r"|\b(?:subprocess|child_process|system|popen|Popen|spawn\w*|exec[lv]p?e?|execSync)\b"
@@ -148,6 +153,12 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
         # (A text of blanks alone has no first word.)
         lines = [t for t in texts if " " in t and t.strip() and _relative(t)]
         names.lines += [t for t in lines if "/" in t.split()[0]]
+        # An argv kept in a variable first (`cmd = ["make", "-s", "lint"]; call(cmd)`), and a
+        # program of a build tool's or a package manager's name kept so (`MAKE = "make"`):
+        # what they start reads the Makefile, package.json, as a line naming them does.
+        lists = LIST_IN_CODE.findall(code, 0, last_closer + 1)
+        names.lines += [shlex.join(QUOTED_TEXT.findall(each)) for each in lists]
+        names.lines += [t for t in texts if t.split() and t.split()[0] in NAMED_RUNNERS]
     names.packages = [p for p in map(package_name, LOADING_IN_CODE.findall(code)) if p]
     names.folders = FOLDER_IN_CODE.findall(code)
     names.folder_computed = bool(FOLDER_COMPUTED.search(code))
