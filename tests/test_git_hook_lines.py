@@ -85,6 +85,7 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
         ("nix develop -c make lint", "Makefile"),
         # ... or named by a variable with a default, as hooks let you choose another make.
         ("MAKE=${MAKE:-make}; $MAKE -s lint", "Makefile"),
+        ("MAKE=${MAKE:-make}\n$MAKE -s lint", "Makefile"),
         ('"${MAKE:-make}" lint', "Makefile"),
         ("stdbuf -oL just lint", "justfile"),
         # Other tools that read what to run, or code to load, from their folder.

@@ -112,6 +112,8 @@ GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` 
 HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
+# A line of a hook that only sets a variable (`MAKE=${MAKE:-make}`, `export CMD="make -s"`).
+HOOK_ASSIGNMENT = re.compile(r"(?:export[ \t]++|readonly[ \t]++)?+([A-Za-z_]\w*+)=(\S*+)")
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 # The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
 # package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
@@ -956,9 +958,12 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     if len(lines) > MAX_HOOK_LINES:
         yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
         return
+    assigned: dict[str, str] = {}  # `MAKE=${MAKE:-make}` on a line of its own, for later ones
     for line in (line.strip() for line in lines):
         if line and not line.startswith("#"):
-            yield Run(line)
+            if setting := HOOK_ASSIGNMENT.fullmatch(line):
+                assigned[setting[1]] = setting[2].strip("\"'")
+            yield Run(line, env=dict(assigned) if assigned else None)
 
 
 def _a_hook_helper(path: Path) -> bool:
