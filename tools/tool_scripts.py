@@ -114,6 +114,7 @@ HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
 # A line of a hook that only sets a variable (`MAKE=${MAKE:-make}`, `export CMD="make -s"`).
 HOOK_ASSIGNMENT = re.compile(r"(?:export[ \t]++|readonly[ \t]++)?+([A-Za-z_]\w*+)=(\S*+)")
+MAX_HOOK_VARIABLES = 32  # (each goes with every later line, as its environment)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 # The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
 # package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
@@ -961,7 +962,8 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     assigned: dict[str, str] = {}  # `MAKE=${MAKE:-make}` on a line of its own, for later ones
     for line in (line.strip() for line in lines):
         if line and not line.startswith("#"):
-            if setting := HOOK_ASSIGNMENT.fullmatch(line):
+            setting = HOOK_ASSIGNMENT.fullmatch(line)
+            if setting and (setting[1] in assigned or len(assigned) < MAX_HOOK_VARIABLES):
                 assigned[setting[1]] = setting[2].strip("\"'")
             yield Run(line, env=dict(assigned) if assigned else None)
 
