@@ -380,8 +380,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
-        tool_settings = host_tool_settings(root, scan)
-        if tool_script := _tool_script_reason(root, candidate, tool_settings):
+        if tool_script := _tool_script_reason(root, candidate, host_tool_settings(root, scan)):
             return tool_script  # scripts/watch.sh, a folderOpen task of .vscode/tasks.json
         if started := python_start_reason(candidate, scan.package_roots):
             return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
@@ -973,6 +972,9 @@ class WorkspaceScan:
     # The links in the folders held read-only, filled by the sandbox before each command
     # (`held_folder_links`): what they lead to is held too.
     held_links: list[tuple[Path, Path, Path]] | None = None
+    # The hooks git runs (`git_hook_files`), listed once per scan: a command is made ready by
+    # several looks that each ask (`host_tool_settings`).
+    hook_files: list[Path] | None = None
     held_folders: list[Path] = field(default_factory=list)
     # What sandboxed commands find read-only (tools/sandbox.py `read_only_candidates`), worked
     # out once per scan: the check before a command and the sandbox made for it both ask.
@@ -1846,7 +1848,9 @@ def git_hook_files(root: Path, git_entries: Iterable[Path]) -> list[Path]:
 def host_tool_settings(root: Path, scan: WorkspaceScan) -> list[Path]:
     """What tools/tool_scripts.py reads for what host tools run on their own: the host tools'
     entries a scan found, and git's hooks (a hook's `make lint` runs the Makefile's recipe)."""
-    return [*scan.tool_configs, *git_hook_files(root, scan.git_entries)]
+    if scan.hook_files is None:
+        scan.hook_files = git_hook_files(root, scan.git_entries)
+    return [*scan.tool_configs, *scan.hook_files]
 
 
 def is_repository(git_entry: Path) -> bool:
