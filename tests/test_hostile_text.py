@@ -373,10 +373,10 @@ HOSTILE_READINGS = {
     """,
     "argv-lists-in-code": """
         from tools.inline_code import names_in_code
-        # (Code reaches it as a command line's or a hook's: 64 KiB at most.)
+        # (Python's quoted words were each asked whether the code names sys.path: quadratic.)
         for code in ("subprocess.run(" + '["a",' * 2**17, "call(" + "[" * 2**20 + ")",
-                     "run(" + '["' + "a" * 2**20 + ")"):
-            names_in_code(code[:60_000], True)
+                     "run(" + '["' + "a" * 2**20 + ")", "os.system(x)\\n" + "['a' " * 2**18):
+            names_in_code(code, True)
     """,
     "program-name": """
         from tools.git_programs import program_name

@@ -166,7 +166,8 @@ def names_in_code(code: str, python: bool = False) -> CodeNames:
         imported = PYTHON_IMPORTS.findall(code)
         names.modules = [m.split()[0] for each in imported for m in each.split(",")]
         names.modules += PYTHON_LOADS_BY_NAME.findall(code)
-        names.module_folders = [p for p in quoted if "sys.path" in code and _relative(p)]
+        if "sys.path" in code:  # (asked once: asked of each quoted word, it was quadratic)
+            names.module_folders = [p for p in quoted if _relative(p)]
     return names
 
 
