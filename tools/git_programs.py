@@ -22,6 +22,7 @@ the PATH folders), not here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.machinery
 import itertools
 import json
@@ -540,6 +541,7 @@ def is_script_name(word: str) -> bool:
     return word.lower().endswith(SCRIPT_SUFFIXES)
 
 
+@functools.lru_cache(maxsize=4096)  # (a look asks it of each word, several times)
 def program_name(program: str) -> str:
     """A program's name without its folder, version or build: `/usr/bin/python3.12-dbg` is
     `python`, `pypy3` is `pypy`, `Rscript` is `rscript`."""
@@ -637,7 +639,8 @@ def program_paths(
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = [word for word in re.split(f"[{SHELL_BLANKS}]+", value) if word]
     restored = iter(outputs)
-    words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
+    if SET_ASIDE in value:
+        words = [re.sub(SET_ASIDE, lambda _: next(restored, ""), word) for word in words]
     # Your environment's variables are what git's shell has too (`ssh -i $HOME/.ssh/key`,
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
     # (Not $PWD: where the line runs is the base below, not where planloop runs.)
@@ -1414,6 +1417,8 @@ def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> 
 def _expanded(word: str) -> str:
     """`word` with your environment's variables expanded, as git's shell would, but those
     the shell sets as it moves ($PWD, $OLDPWD): planloop's own say nothing of the line's."""
+    if "$" not in word:
+        return word  # (nothing to expand: most words of a line)
     held = re.sub(r"\$(\{?)(OLD)?PWD\b", lambda m: f"\0{m.group(1)}{m.group(2) or ''}", word)
     expanded = expand_variables(held)
     return re.sub(r"\0(\{?)(OLD)?", lambda m: f"${m.group(1)}{m.group(2) or ''}PWD", expanded)
