@@ -219,3 +219,38 @@ def test_a_command_that_defines_a_startup_tasks_name_again_is_reported(api, env,
     ran, told = one_command(api, env, user_folders, command)
     assert ".run/sh.run.xml is new. It was kept, and the user was told" in ran, ran
     assert ".run/sh.run.xml (a host tool's configuration)" in told
+
+
+def test_run_configurations_past_what_a_look_parses_make_commands_ask(tmp_path):
+    # Each file of runConfigurations is looked up for the startup task's name: four of 16 MiB
+    # of empty tags took 14 s a look, before every command.
+    make(tmp_path / ".idea/startup.xml", startup(SHARED, "a"), "root")
+    empty_tags = "<x/>" * 200_000
+    for n in range(3):  # 600,000 tags in all, before the file that defines the task
+        body = configuration(f"b{n}", "ShConfigurationType", empty_tags)
+        make(tmp_path / f".idea/runConfigurations/b{n}.xml", body, "root")
+    script = option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/s.sh")
+    make(
+        tmp_path / ".idea/runConfigurations/z.xml",
+        configuration("a", "ShConfigurationType", script),
+        "root",
+    )
+    make(tmp_path / "scripts/s.sh", "echo s\n", "root")
+    why = tool_script_not_held(tmp_path, [tmp_path / ".idea"])
+    assert why and ".idea/startup.xml" in why, why
+
+
+def test_a_large_projects_workspace_xml_with_a_startup_task_is_read_whole(tmp_path):
+    # 150,000 entries of history and a startup task of your own, defined in the same file.
+    history = "".join(f'<entry key="recent.{n}" value="{"x" * 70}" />' for n in range(150_000))
+    script = option("SCRIPT_PATH", "$PROJECT_DIR$/scripts/s.sh")
+    defined = configuration("s", "ShConfigurationType", script)
+    workspace_xml = (
+        f'<project version="4"><component name="PropertiesComponent">{history}</component>'
+        + startup("ProjectStartupLocalConfiguration", "s").removeprefix('<project version="4">')
+    ).replace("</project>", defined.replace("ProjectRunConfigurationManager", "RunManager"))
+    make(tmp_path / ".idea/workspace.xml", workspace_xml + "</project>", "root")
+    assert (tmp_path / ".idea/workspace.xml").stat().st_size > 15 * 1024 * 1024
+    make(tmp_path / "scripts/s.sh", "echo s\n", "root")
+    assert "scripts/s.sh" in named(tmp_path)
+    assert tool_script_not_held(tmp_path, [tmp_path / ".idea"]) is None

@@ -279,6 +279,12 @@ IDEA_FILE_LIMIT = 16 * 1024 * 1024
 # The XML of one is parsed a piece at a time, so that a look can stop between two pieces
 # (`go_on`): expat holds the interpreter for a whole call, 2 s for 16 MiB of empty tags.
 XML_PIECE = 1024 * 1024
+# And up to here in all, in one look, in bytes and in tags (expat takes most of a microsecond
+# a tag, 3 s for 16 MiB of `<x/>`): a startup task's configurations are looked up in every file
+# of .idea/runConfigurations, and four of 16 MiB took 14 s a look. A large project's
+# workspace.xml holds 200,000 tags in 16 MiB. Past either, the rest are unread: commands ask.
+IDEA_PER_LOOK = 2 * IDEA_FILE_LIMIT
+IDEA_TAGS_PER_LOOK = 500_000
 # YAML and TOML settings are read up to here: libyaml takes 1.7 s to compose 1 MiB of list
 # items, all in one call, and tomllib 0.7 s; a tool's own settings are a few KiB.
 SLOW_SETTINGS_LIMIT = 256 * 1024
@@ -549,7 +555,7 @@ def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> 
     other `*.run.xml` of `run_files` in the project (the IDE reads them all, and which of
     several definitions wins is its own: each counts), and workspace.xml; and the names none
     defines. ValueError for XML the IDE cannot read."""
-    components = _xml(text).iter("component")
+    components = _idea_components(path, text)
     startup = [c for c in components if c.get("name") in IDEA_STARTUP]
     names = {task.get("name") for c in startup for task in c.iter("configuration")} - {None}
     if not names:
@@ -563,7 +569,7 @@ def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> 
     for file in [Path(name) for name in files] + [idea / "workspace.xml"]:
         if not os.path.isfile(file):
             continue
-        for component in _xml(read_small_file(file, IDEA_FILE_LIMIT)).iter("component"):
+        for component in _idea_components(file):
             if component.get("name") in IDEA_DEFINED:
                 found += [
                     (each, file)
@@ -571,6 +577,26 @@ def read_idea_startup(path: Path, text: str, run_files: Iterable[Path] = ()) -> 
                     if each.get("name") in names and each.get("default") != "true"
                 ]
     return {"found": found, "missing": sorted(names - {each.get("name") for each, _ in found})}
+
+
+def _idea_components(path: Path, text: str | None = None) -> list[ElementTree.Element]:
+    """The components of a JetBrains XML file (`text`, else read), each file parsed once a
+    look (workspace.xml both names startup tasks and defines configurations), and
+    IDEA_PER_LOOK and IDEA_TAGS_PER_LOOK of them in all: past it, OSError as for a file too
+    big."""
+    looking = getattr(_once, "found", None) is not None
+    if looking and str(path) in _once.idea:
+        return _once.idea[str(path)]
+    text = read_small_file(path, IDEA_FILE_LIMIT) if text is None else text
+    if looking:
+        _once.idea_bytes += len(text)
+        _once.idea_tags += text.count("<")
+        if _once.idea_bytes > IDEA_PER_LOOK or _once.idea_tags > IDEA_TAGS_PER_LOOK:
+            raise OSError(errno.EFBIG, "past the JetBrains settings a look reads", str(path))
+    components = list(_xml(text.removeprefix("\ufeff")).iter("component"))
+    if looking:
+        _once.idea[str(path)] = components
+    return components
 
 
 def _xml(text: str) -> ElementTree.Element:
@@ -1219,7 +1245,8 @@ def _strings(item: Any) -> list[str]:
 # ready on the event loop's. Also the dotenv files the settings name (`envFile`), each read
 # once, and how many lines of them were parsed (`dotenv_lines`): python-dotenv takes a few
 # microseconds a line, on the loop, and settings may name one big file a hundred times. The
-# bytes of YAML and TOML read (`slow_bytes`, see SLOW_SETTINGS_PER_LOOK). And what tells
+# bytes of YAML and TOML read (`slow_bytes`, see SLOW_SETTINGS_PER_LOOK), and the JetBrains
+# files' components (`idea`, with `idea_bytes` and `idea_tags`). And what tells
 # `go_on` that a signal came since the look began (`signals`).
 _once = threading.local()
 
@@ -1249,13 +1276,14 @@ def read_once() -> Iterator[None]:
     outermost = getattr(_once, "found", None) is None
     if outermost:
         _once.found, _once.dotenv, _once.dotenv_lines, _once.slow_bytes = {}, {}, 0, 0
-        _once.hook_bytes = _once.script_bytes = 0
+        _once.hook_bytes = _once.script_bytes = _once.idea_bytes = _once.idea_tags = 0
+        _once.idea = {}
         _once.signals = SignalCheck()
     try:
         yield
     finally:
         if outermost:
-            _once.found = _once.dotenv = None
+            _once.found = _once.dotenv = _once.idea = None
 
 
 def tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
