@@ -86,6 +86,7 @@ from tools.git_programs import (
     runs_something,
     variable_paths,
 )
+from tools.hook_lines import hook_lines, shell_scripts
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
@@ -112,9 +113,6 @@ GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` 
 HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
-# A line of a hook that only sets a variable (`MAKE=${MAKE:-make}`, `export CMD="make -s"`).
-HOOK_ASSIGNMENT = re.compile(r"(?:export[ \t]++|readonly[ \t]++)?+([A-Za-z_]\w*+)=(\S*+)")
-MAX_HOOK_VARIABLES = 32  # (each goes with every later line, as its environment)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 # The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
 # package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
@@ -467,7 +465,7 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
             raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
     text = text.removeprefix("\ufeff")
     if kind == GIT_HOOK:
-        return {"text": text, "folder": str(path.parent)}  # (`hook_runs`)
+        return {"text": text, "folder": str(path.parent), "path": str(path)}  # (`hook_runs`)
     if kind == IDEA:
         return read_idea_startup(path, text, run_files)
     if kind == HG:
@@ -981,17 +979,25 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         line = f"{interpreter} {code_flags[0]} {shlex.quote(text)}"
         yield from (Run(line), Run(line, cwd=folder))
         return
-    lines = text.replace("\\\n", "").splitlines()
-    if len(lines) > MAX_HOOK_LINES:
+    if text.count("\n") > MAX_HOOK_LINES:
         yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
         return
-    assigned: dict[str, str] = {}  # `MAKE=${MAKE:-make}` on a line of its own, for later ones
-    for line in (line.strip() for line in lines):
-        if line and not line.startswith("#"):
-            setting = HOOK_ASSIGNMENT.fullmatch(line)
-            if setting and (setting[1] in assigned or len(assigned) < MAX_HOOK_VARIABLES):
-                assigned[setting[1]] = setting[2].strip("\"'")
-            yield Run(line, env=dict(assigned) if assigned else None)
+    hook = _dict(settings).get("path") or os.path.join(folder or "", "hook")
+    top = _dict(settings).get("top") or folder or ""
+    for line, why in hook_lines(text, hook, top, without_secrets()):
+        yield Run(line) if line is not None else Run(None, unknown=why)
+
+
+def _run_by_shell(settings: Any, project: Path) -> set[Path]:
+    """The files a shell hook runs with a shell or sources (`sh tools/check`), from `project`."""
+    settings = _dict(settings)
+    interpreter = _hook_interpreter(settings.get("text", ""))
+    if interpreter and INTERPRETERS.get(interpreter, SHELL_FLAGS) != SHELL_FLAGS:
+        return set()  # (read as code: `hook_runs`)
+    words = shell_scripts(
+        settings.get("text", ""), settings.get("path", ""), str(project), without_secrets()
+    )
+    return {Path(os.path.normpath(project / os.path.expanduser(word))) for word in words}
 
 
 def _a_hook_helper(path: Path) -> bool:
@@ -1312,29 +1318,31 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         go_on()
         shown = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
         why = REASONS[kind].format(settings=shown)
+        if kind == GIT_HOOK:  # (run from the top of its working tree: `hook_lines`)
+            settings = {**settings, "top": str(project)}
         try:
             found, told, cannot = run_by(settings, kind, project, by_name)
         except RecursionError:  # nested deeper than python walks
             unread.append(path)
             continue
         if kind == GIT_HOOK:
-            # A hook is a shell script: a path only its shell can tell (`"$(dirname "$0")/h"`)
-            # is the project's code, as what a recipe runs is. What it names that is not there
-            # yet, or is a link (`node_modules/.bin/x`), is held once made, and told.
-            told = []
+            # What a hook names that is not there yet, or is a link (`node_modules/.bin/x`),
+            # is held once made, and told. (A path only its shell can tell makes commands ask:
+            # tools/hook_lines.py puts in what the hook itself makes plain.)
             later = [each for each in found if os.path.islink(each) or not os.path.lexists(each)]
             by_name.when_there += [(each, why) for each in later]
             found = [each for each in found if each not in later]
             # A script of the workspace the hook runs (`./scripts/hooks/pre-commit.sh`,
             # `. .git/hooks/lint.sh`) is read as the hook is: its `make lint` runs at the
             # commit as surely.
+            run_by_shell = _run_by_shell(settings, project)
             helpers = [
                 each
                 for each in found
                 if each.is_relative_to(root)
                 and "node_modules" not in each.relative_to(root).parts  # (a package's code)
                 and each not in hooks_read
-                and _a_hook_helper(each)
+                and (each in run_by_shell or _a_hook_helper(each))
             ]
             for helper in helpers[: max(0, MAX_HOOK_HELPERS - len(hooks_read))]:
                 hooks_read.add(helper)

@@ -1,0 +1,91 @@
+"""A hook's lines are read with the values the hook makes plain, and fail closed on the rest.
+
+A hook runs at the person's next commit, outside the sandbox. What its lines run by a name
+(`make lint`: the Makefile) is held read-only (tests/test_git_hook_lines.py). A hook that
+keeps its command in a variable, moves to another folder first, or runs a folder of scripts
+by a pattern would otherwise hold nothing, and a sandboxed command could rewrite what the
+commit then runs: tools/hook_lines.py puts in what the hook itself makes plain, and a line
+that needs a value only its shell can tell makes commands ask.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_git_hook_lines import held, hook, repository
+
+from tools.paths import host_tool_settings, scan_for_file_tools
+from tools.tool_scripts import tool_script_not_held
+
+
+def why_commands_ask(root) -> str | None:
+    return tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+
+
+@pytest.mark.parametrize(
+    ("lines", "build_file"),
+    [
+        ('M="make -s"\n$M lint\n', "Makefile"),  # a command and its option in one variable
+        ('ARGS=(-C web)\nARGS+=(-s)\nmake "${ARGS[@]}" lint\n', "web/Makefile"),
+        ("cd web\nmake lint\n", "web/Makefile"),  # a move on a line of its own lasts
+        ("cd web && npm run lint\nmake lint\n", "web/Makefile"),
+        ('make -C "$(git rev-parse --show-toplevel)/web" lint\n', "web/Makefile"),
+        ('cd "$(dirname "$0")/../.."\nmake lint\n', "Makefile"),  # from .git/hooks to the top
+        ('make -C "$PWD/web" lint\n', "web/Makefile"),
+        ('ROOT="$(cd "$(dirname "$0")/../.." && pwd)"\nmake -C "$ROOT/web" lint\n', "web/Makefile"),
+        ("echo done \\\\\nmake lint\n", "Makefile"),  # an escaped `\` ends the line
+        ('M=${MAKE:-make}\n"$M" lint\n', "Makefile"),
+    ],
+)
+def test_a_value_the_hook_makes_plain_is_put_in(tmp_path, lines, build_file):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "web").mkdir()
+    (root / build_file).write_text("lint:\n\ttrue\n")
+    assert build_file in held(root)
+    assert why_commands_ask(root) is None
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "M=$(command -v make)\n$M lint\n",  # a command's output
+        "declare M=make\n$M lint\n",
+        ": ${M:=make}\n$M lint\n",
+        "M=make\nM=rm\n$M lint\n",  # set twice: which one runs is the shell's to tell
+        "alias m=make\nm lint\n",
+        'for f in scripts/hooks/*.sh; do sh "$f"; done\n',  # a folder of scripts by a pattern
+        'ls scripts/hooks | while read -r f; do sh "scripts/hooks/$f"; done\n',
+        'eval "$(cat .hookrc)"\n',
+        "python3 - <<EOF\nimport subprocess\nsubprocess.call(['make', 'lint'])\nEOF\n",
+        'cd web\nmake -C "$PWD" lint\n',  # where it moved, $PWD is not the top
+        '. ./hooks.env\n"$LINT" .\n',  # a file it sources may set any variable
+    ],
+)
+def test_a_line_that_needs_a_value_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "hooks.env").write_text("LINT=true\n")
+    why = why_commands_ask(root)
+    assert why is not None and ".git/hooks/pre-commit" in why, why
+
+
+def test_a_line_that_only_tests_or_prints_may_use_any_value(tmp_path):
+    root = repository(tmp_path)
+    lines = 'files=$(git diff --cached --name-only)\n[ -z "$files" ] && exit 0\n'
+    hook(root, ".git/hooks/pre-commit", lines + 'echo "checking $files"\nmake lint\n')
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert "Makefile" in held(root)
+    assert why_commands_ask(root) is None
+
+
+@pytest.mark.parametrize("run", ["sh scripts/check", ". scripts/check", "bash -e scripts/check"])
+def test_a_script_a_hook_runs_with_a_shell_is_read_as_the_hook_is(tmp_path, run):
+    # Without a `#!` or a shell's suffix: how the hook runs it says what it is.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", run + "\n")
+    (root / "scripts").mkdir()
+    (root / "scripts/check").write_text("make -C web lint\n")
+    (root / "web").mkdir()
+    (root / "web/Makefile").write_text("lint:\n\ttrue\n")
+    assert {"scripts/check", "web/Makefile"} <= held(root)

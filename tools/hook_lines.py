@@ -1,0 +1,339 @@
+"""A git hook's shell lines as its shell will run them, or what planloop cannot tell of them.
+
+A hook runs on your machine at your next commit, outside the sandbox. tools/tool_scripts.py
+reads each of its lines as a command line, so that what a line runs (`make lint`: the
+Makefile) is held read-only. That reading is only as good as the words it is given, so this
+module puts in what the hook itself makes plain, and fails closed on the rest:
+
+- the hook's own path, as hooks spell it: `$0`, `$(dirname "$0")`, `${0%/*}`,
+  `$(basename "$0")`, and `$(dirname X)`, `$(cd X && pwd)` of a path so made;
+- a variable the hook sets once, on a line of its own, to a value it can tell
+  (`MAKE=make`, `ARGS=(--config=x.yaml)`, `ARGS+=(...)`), then your environment's value,
+  then a default (`${MAKE:-make}`); one it never sets and you have not set is empty;
+- the arguments git gives (`"$@"`, `$1`) and the status (`$?`) are left as they are.
+
+A line that needs anything else (a variable set from a command's output, by `read`, `for`,
+`declare` or twice, a loop over a glob, `eval`, `alias`, a here-document) is not guessed at:
+it comes back as unknown, and commands ask, as for settings planloop cannot read. Only lines
+that just test or print (`[ -n "$x" ]`, `echo "$x"`) may use such values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+
+# A `\` at a line's end joins the next line, unless it is itself escaped (`echo \\`).
+CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*+)\\\n")
+# The hook's own folder and name, as hooks spell them.
+OWN_FOLDER = re.compile(r"""\$\(\s*dirname\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0%/\*\}""")
+OWN_NAME = re.compile(r"""\$\(\s*basename\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0##\*/\}""")
+OWN_PATH = re.compile(r"\$(?:0|\{0\})(?!\w)")
+# A plain word: no expansion, quote or operator left in it.
+PLAIN = r"""(?:'[^']*+'|"[^"$`\\]*+"|[^\s'"$`\\;&|<>()]++)++"""
+# What the shell prints of a path it was given plainly.
+OF_A_PATH = re.compile(
+    rf"""\$\(\s*(?:(dirname|basename)\s++(?:--\s++)?({PLAIN})|cd\s++({PLAIN})\s*+&&\s*+pwd)\s*\)"""
+)
+# `NAME=value`, `export NAME=value`, `ARGS=(a b)`, `ARGS+=(c)`: a line that only sets one.
+ASSIGNMENT = re.compile(
+    r"(?:(?:export|readonly|local)[ \t]++)?+([A-Za-z_]\w*+)(\+?)="
+    r"""(\([^()]*+\)|(?:'[^']*+'|"(?:[^"\\]|\\.)*+"|\$\((?:[^()]|\([^()]*+\))*+\)|[^\s;&|<>()'"])*+)"""
+)
+# A reference to a variable or a command's output; group `name` (and `index`, `operator`,
+# `default` for `${...}` forms), or `special` for git's arguments and the status.
+REFERENCE = re.compile(
+    r"\$\{(?P<name>[A-Za-z_]\w*+)(?P<index>\[[@*]\])?(?:(?P<operator>:?[-=+?])(?P<default>[^{}]*+))?\}"
+    r"|\$(?P<bare>[A-Za-z_]\w*+)|\$(?P<special>[@*#?$!0-9-])|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
+)
+# Programs that only test or print: what they are given runs nothing.
+INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false", "set"}
+KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
+# Programs that make the shell run what no line shows.
+SHELLS = {".", "source", "sh", "bash", "dash", "zsh", "ksh"}
+OPAQUE = {"eval", "alias", "unalias", "trap", "read", "mapfile", "readarray", "declare", "typeset"}
+OPAQUE |= {"popd"}  # (back to a folder only the shell knows)
+# git sets these for a hook: their values are git's, and are left as they are.
+GITS_OWN = re.compile(r"GIT_\w+")
+SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
+# Values put into a line as they are (outside quotes a shell splits them, and so does the
+# reader): no quote, expansion, pattern or operator of their own.
+PLAIN_VALUE = re.compile(r"""[^'"$`\\*?\[;&|<>()\n]*+""")
+MAX_VARIABLES = 64
+NAME = re.compile(r"(?<![\w$-])[A-Za-z_]\w*+(?!\w)")
+
+
+class Untold(Exception):
+    """A value only the hook's shell can tell."""
+
+
+def hook_lines(
+    text: str, hook: str, top: str, environ: Mapping[str, str]
+) -> Iterator[tuple[str | None, str]]:
+    """(line as the shell will run it, "") for each command line of a shell hook at `hook`,
+    run from the top of the tree `top` with your environment `environ`; (None, why) for a
+    line planloop cannot tell. A line after a `cd` comes again from where it moved to
+    (`cd web` on a line of its own, then `make lint`), and as it is (the `cd` may have been
+    in a subshell)."""
+    moves: list[str] = []  # the `cd`s of the lines so far, as `cd x && `
+    for line in _lines(text, hook, top, environ):
+        if line[0] is None:
+            yield line
+            continue
+        yield line
+        if moves:
+            yield "".join(moves) + line[0], ""
+        moves += [f"{segment.strip()} && " for segment in _segments(line[0]) if _moves(segment)]
+
+
+def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) -> list[str]:
+    """The files a shell hook runs with a shell or sources (`sh tools/check`, `. ./env`),
+    as written: read as hooks are, whatever their name or first line."""
+    found = []
+    for line, _ in hook_lines(text, hook, top, environ):
+        for segment in _segments(line or ""):
+            try:
+                words = shlex.split(segment)
+            except ValueError:
+                continue
+            while words and words[0] in KEYWORDS:
+                words = words[1:]
+            if words and words[0] in SHELLS:
+                rest = [word for word in words[1:] if not word.startswith("-")]
+                found += rest[:1] if words[0] in (".", "source") or "-c" not in words else []
+    return found
+
+
+def _moves(segment: str) -> bool:
+    return _program(segment) in ("cd", "pushd", "popd")
+
+
+def _lines(
+    text: str, hook: str, top: str, environ: Mapping[str, str]
+) -> Iterator[tuple[str | None, str]]:
+    lines = [line.strip() for line in CONTINUED.sub(r"\1", text).splitlines()]
+    lines = [_own_spellings(line, hook, top) for line in lines if line and line[0] != "#"]
+    values: dict[str, list[str] | None] = {}
+    settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
+    once = _set_once([setting for each in settings for setting in each])
+    for name in _set_otherwise(lines):
+        values[name] = None  # (`for f in *.sh`, `read f`, `${f:=x}`: no value to tell)
+    segments = [segment for line in lines for segment in _segments(line)]
+    sources = any(_program(segment) in (".", "source") for segment in segments)
+    # The hook starts at the top of the tree; once it moves, only its shell knows $PWD.
+    moved = any(_moves(segment) for segment in segments)
+    values["PWD"] = None if moved else [top]
+    values["OLDPWD"] = None
+    for line, line_settings in zip(lines, settings, strict=True):
+        if "<<" in line.replace("<<<", ""):
+            yield None, f"the hook's here-document `{_short(line)}`, whose text is not read"
+            continue
+        for setting in filter(None, line_settings):
+            name, added, value = setting.groups()
+            try:
+                if name not in once or len(values) >= MAX_VARIABLES or values.get(name, 0) is None:
+                    raise Untold(name)
+                words = _words(value, values, environ, sources)
+                values[name] = (values.get(name) or []) + words if added else words
+            except Untold:
+                values[name] = None
+            if value.startswith("(") and ("$(" in value or "`" in value):
+                yield None, f"the hook's list `{_short(line)}`, made of a command's output"
+        if all(line_settings):
+            if not all(setting[3].startswith("(") for setting in line_settings):
+                # (`X=$(make -s list)` runs make; `NODE_OPTIONS=--require ./x.js` names code)
+                yield _put_in(line, values, environ, sources, lenient=True), ""
+            continue
+        try:
+            yield _expanded(line, values, environ, sources), ""
+        except Untold as untold:
+            why = f"{untold}, whose value only its shell can tell"
+            yield None, f"the hook's line `{_short(line)}`, which needs {why}"
+
+
+def _setting(segment: str) -> re.Match | None:
+    """A simple command that only sets a variable (`MAKE=make`, `export M="make -s"`)."""
+    return ASSIGNMENT.fullmatch(segment.strip())
+
+
+def _own_spellings(line: str, hook: str, top: str) -> str:
+    """`line` with the hook's own path put in where it spells it, and what the shell prints
+    of a path it was given plainly (`$(dirname /x/y)`, `$(git rev-parse --show-toplevel)`)."""
+    folder, name = os.path.dirname(hook), os.path.basename(hook)
+    line = OWN_FOLDER.sub(lambda _: shlex.quote(folder), line)
+    line = OWN_NAME.sub(lambda _: shlex.quote(name), line)
+    line = OWN_PATH.sub(lambda _: shlex.quote(hook), line)
+    line = re.sub(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)", shlex.quote(top), line)
+    for _ in range(8):  # (`$(dirname "$(dirname "$0")")`: from the inside out)
+        printed = OF_A_PATH.sub(_of_a_path, line)
+        if printed == line:
+            break
+        line = printed
+    return line
+
+
+def _of_a_path(match: re.Match) -> str:
+    program, path, folder = match.groups()
+    (word,) = shlex.split(path or folder) or [""]
+    if folder is not None:
+        return shlex.quote(word)
+    return shlex.quote(os.path.dirname(word) if program == "dirname" else os.path.basename(word))
+
+
+def _set_once(set_plainly: list[re.Match | None]) -> set[str]:
+    """The names set on a line of their own once (and added to with `+=`), and nowhere else
+    (`for f in`, `read f`, `${f:=x}`, `declare f` set them where no value can be told)."""
+    counts: dict[str, int] = {}
+    for setting in set_plainly:
+        if setting and not setting[2]:
+            counts[setting[1]] = counts.get(setting[1], 0) + 1
+    return {name for name, count in counts.items() if count == 1}
+
+
+def _set_otherwise(lines: list[str]) -> set[str]:
+    """The names a line sets other than by a simple command of its own: each name a command
+    that does more than test or print still shows once its references are left out (`for f
+    in`, `read -r f`, `${f:=x}`, `printf -v f`, `f+=x y`)."""
+    shown: set[str] = set()
+    for segment in (segment for line in lines for segment in _segments(line)):
+        if _setting(segment) or _program(segment) in INERT:
+            continue
+        rest = REFERENCE.sub(" ", re.sub(r"'[^']*'", " ", segment))
+        shown.update(NAME.findall(rest))
+    return shown
+
+
+def _segments(line: str) -> list[str]:
+    """The simple commands of a line, split at `;`, `&&`, `||`, `|` and `&` outside quotes."""
+    segments, start, quote, at = [], 0, "", 0
+    while at < len(line):
+        char = line[at]
+        if quote:
+            quote = "" if char == quote else quote
+            at += 2 if char == "\\" and quote == '"' else 1
+            continue
+        if char in "'\"":
+            quote = char
+        elif char == "\\":
+            at += 1
+        elif char in ";&|":
+            segments.append(line[start:at])
+            start = at + 1
+        at += 1
+    return [segment for segment in [*segments, line[start:]] if segment.strip()]
+
+
+def _program(segment: str) -> str:
+    words = segment.split()
+    while words and (words[0] in KEYWORDS or words[0] in ("(", ")")):
+        words = words[1:]
+    return words[0] if words else ""
+
+
+def _expanded(
+    line: str, values: dict[str, list[str] | None], environ: Mapping[str, str], sources: bool
+) -> str:
+    """`line` with the values the hook makes plain put in; Untold where a command needs one
+    only its shell can tell (a line that only tests or prints may use any)."""
+    for segment in _segments(line):
+        program = _program(segment)
+        if _setting(segment):
+            continue  # (set above, in order)
+        if program in OPAQUE:
+            raise Untold(f"`{program}`")
+        if program in INERT and not (program == "printf" and " -v" in segment):
+            continue
+        _put_in(segment, values, environ, sources)  # (raises for what cannot be told)
+    return _put_in(line, values, environ, sources, lenient=True)
+
+
+def _words(
+    value: str, values: dict[str, list[str] | None], environ: Mapping[str, str], sources: bool
+) -> list[str]:
+    """The words a plain assignment's value stands for (`(a b)` an array's)."""
+    try:
+        if value.startswith("("):
+            return shlex.split(_put_in(value[1:-1], values, environ, sources))
+        return [" ".join(shlex.split(_put_in(value, values, environ, sources)))]
+    except ValueError:  # (an open quote)
+        raise Untold("a quote") from None
+
+
+def _put_in(
+    text: str,
+    values: dict[str, list[str] | None],
+    environ: Mapping[str, str],
+    sources: bool,
+    lenient: bool = False,
+) -> str:
+    """`text` with each reference outside single quotes replaced by its value; Untold for one
+    that cannot be told (`lenient`: left as it is, for the reader to judge)."""
+    out, at, quote = [], 0, ""
+    while at < len(text):
+        char = text[at]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            out.append(text[at : at + 2])
+            at += 2
+            continue
+        elif char == "'" and not quote:
+            quote = "'"
+        elif char == '"':
+            quote = "" if quote else '"'
+        elif char in "$`" and (reference := REFERENCE.match(text, at)):
+            try:
+                out.append(_value(reference, values, environ, sources, quoted=bool(quote)))
+            except Untold:
+                if not lenient:
+                    raise
+                out.append(reference[0])
+            at = reference.end()
+            continue
+        out.append(char)
+        at += 1
+    return "".join(out)
+
+
+def _value(
+    reference: re.Match,
+    values: dict[str, list[str] | None],
+    environ: Mapping[str, str],
+    sources: bool,
+    quoted: bool,
+) -> str:
+    if reference["special"] is not None:
+        return reference[0]  # git's arguments, the status
+    name = reference["name"] or reference["bare"]
+    if name is None:
+        raise Untold(f"`{reference[0]}`")  # a command's output, `${#x}`, `${x%y}`
+    if GITS_OWN.fullmatch(name):
+        return reference[0]
+    operator = reference["operator"]
+    if operator and operator.lstrip(":") not in "-":
+        raise Untold(f"`{reference[0]}`")  # `${x:=y}` sets it, `${x:+y}`, `${x:?y}`
+    if name in values:
+        words = values[name]
+        if words is None:
+            raise Untold(f"`${name}`")
+    elif name in environ:
+        words = [environ[name]]
+    elif sources:
+        raise Untold(f"`${name}`")  # (a file the hook sources may set it)
+    else:
+        words = []  # set by no one: empty
+    if operator is not None and not "".join(words):
+        default = _put_in(reference["default"], values, environ, sources)
+        words = shlex.split(default) if default.strip() else []
+    if not all(PLAIN_VALUE.fullmatch(SPECIAL.sub("", word)) for word in words):
+        raise Untold(f"`${name}`")
+    if reference["index"]:  # `"${ARGS[@]}"`: each word a word of its own
+        joined = " ".join(shlex.quote(word) if "$" not in word else word for word in words)
+        return f'"{joined}"' if quoted else joined
+    return " ".join(words)
+
+
+def _short(line: str) -> str:
+    return line if len(line) <= 80 else line[:77] + "..."
