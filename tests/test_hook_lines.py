@@ -89,3 +89,51 @@ def test_a_script_a_hook_runs_with_a_shell_is_read_as_the_hook_is(tmp_path, run)
     (root / "web").mkdir()
     (root / "web/Makefile").write_text("lint:\n\ttrue\n")
     assert {"scripts/check", "web/Makefile"} <= held(root)
+
+
+@pytest.mark.parametrize(
+    ("makefile", "included"),
+    [
+        ("MK := mk\ninclude $(MK)/rules.mk\n", "mk/rules.mk"),
+        ("include $(CURDIR)/mk/rules.mk\n", "mk/rules.mk"),
+        ("-include ${CURDIR}/mk/rules.mk\n", "mk/rules.mk"),
+    ],
+)
+def test_a_makefile_include_of_a_variable_the_makefile_sets_plainly_is_held(
+    tmp_path, makefile, included
+):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "make lint\n")
+    (root / "Makefile").write_text(makefile + "lint:\n\ttrue\n")
+    (root / "mk").mkdir()
+    (root / included).write_text("X = 1\n")
+    assert {"Makefile", included} <= held(root)
+    assert why_commands_ask(root) is None
+
+
+@pytest.mark.parametrize(
+    "makefile",
+    [
+        "MK := $(shell cat .mkdir)\ninclude $(MK)/rules.mk\n",  # a command's output
+        "MK := mk\nMK := other\ninclude $(MK)/rules.mk\n",  # set twice
+        "include $(UNSET_ANYWHERE)/rules.mk\n",
+    ],
+)
+def test_a_makefile_include_only_make_can_tell_makes_commands_ask(tmp_path, makefile):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "make lint\n")
+    (root / "Makefile").write_text(makefile + "lint:\n\ttrue\n")
+    why = why_commands_ask(root)
+    assert why is not None and "only make can tell" in why, why
+
+
+def test_a_pre_commit_local_hook_that_needs_what_only_a_shell_can_tell_makes_commands_ask(
+    tmp_path,
+):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "pre-commit run\n")
+    config = "repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint\n"
+    config += "    entry: bash -c 'for f in tools/*.sh; do sh \"$f\"; done'\n    language: system\n"
+    (root / ".pre-commit-config.yaml").write_text(config)
+    why = why_commands_ask(root)
+    assert why is not None and "pre-commit" in why, why

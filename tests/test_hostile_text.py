@@ -378,6 +378,26 @@ HOSTILE_READINGS = {
                      "run(" + '["' + "a" * 2**20 + ")", "os.system(x)\\n" + "['a' " * 2**18):
             names_in_code(code, True)
     """,
+    "hook-lines": """
+        from tools.hook_lines import hook_lines, shell_scripts
+        # (A hook is read up to 32 KiB: twice that, in each shape its reader has.)
+        for text in ("cd a\\n" * 16_000, "$(dirname " * 8_000, "X=(" + "a " * 32_000 + ")",
+                     "'" * 64_000, '"${' * 20_000, "M=" + "$(" * 30_000, "a;" * 32_000,
+                     "A=1\\n" + "$A " * 20_000, "for a in b\\n" * 6_000, "\\\\\\n" * 20_000):
+            list(hook_lines(text, "/r/.git/hooks/pre-commit", "/r", {}))
+            shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {})
+    """,
+    "makefile-variables": """
+        from pathlib import Path
+        from tools.build_files import CannotTell, _included
+        makefile = Path(TMP) / "Makefile"
+        for text in ("A := " + "$(" * 2**18, "include " + "$(A" * 2**18, "A" * 2**20 + " = x"):
+            makefile.write_text(text)
+            try:
+                _included(makefile, Path(TMP), [])
+            except CannotTell:
+                pass
+    """,
     "program-name": """
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")

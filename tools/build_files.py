@@ -77,7 +77,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.environment import WordTooLong, expand_variables, shell_words
+from tools.environment import WordTooLong, expand_variables, shell_words, without_secrets
 from tools.paths import read_small_file
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
@@ -109,6 +109,19 @@ MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
+# A makefile's variable set to a plain value (`MK := mk`), which an include may name.
+MAKE_SETTING = re.compile(
+    r"[ \t]*+(?:override[ \t]++|export[ \t]++)?([A-Za-z_][\w.-]*+)[ \t]*+(?::{1,3}|\?|)=[ \t]*+(.*)"
+)
+MAKE_REFERENCE = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*+)\)|\{([A-Za-z_][\w.-]*+)\})")
+
+
+class CannotTell(Exception):  # noqa: N818 (what it says, not an error of planloop's)
+    """What a build file reads by a path only its tool can tell (`include $(DIR)/rules.mk`,
+    with DIR set by a command's output): tools/tool_scripts.py makes commands ask. Not a
+    ValueError, which the readers take for a file they cannot parse and pass over."""
+
+
 # just's `import 'x.just'` (`import?`), `mod name` and `mod name 'path'` (`mod?`), after the
 # attributes a line may start with (`_just_reads`); and the string literal a text starts with.
 # (Blanks are taken whole, `*+`: two runs of blanks a regex may share out are read once, not in
@@ -306,9 +319,13 @@ def _pre_commit_entries(config: Path) -> list[Path]:
         by_name = ByName()
         _PRE_COMMIT_READING.add(str(config))
         try:
-            runs, _, _ = run_by({"text": line}, GIT_HOOK, _git_top(config.parent), by_name)
+            top = _git_top(config.parent)
+            runs, told, cannot = run_by({"text": line, "top": str(top)}, GIT_HOOK, top, by_name)
         finally:
             _PRE_COMMIT_READING.discard(str(config))
+        if told or cannot:  # (as for a git hook's line: commands ask)
+            what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
+            raise CannotTell(f"pre-commit's hook `{line[:80]}` of {config}: {what}")
         found += runs + [path for path, _ in by_name.when_there]
     return found
 
@@ -509,12 +526,32 @@ def _included(makefile: Path, folder: Path, dirs: list[Path]) -> list[Path]:
     they include in turn (bounded): make takes each name from the folder it runs in, or else
     from the `-I` folders `dirs`."""
     found = [makefile]
+    variables: dict[str, str | None] = {"CURDIR": str(folder)}
     for each in found:  # (grows as it goes)
-        for name in (n for line in _make_lines(_read(each)) for n in _make_included(line)):
+        lines = _make_lines(_read(each))
+        for line in lines:
+            if (setting := MAKE_SETTING.fullmatch(line)) and setting[1] != "CURDIR":
+                value = setting[2].strip()
+                known = variables.get(setting[1], value)
+                variables[setting[1]] = value if known == value and "$" not in value else None
+        for name in (n for line in lines for n in _make_included(line)):
+            if "$" in name:
+                name = MAKE_REFERENCE.sub(lambda found: _make_value(found, variables), name)
+            if "$" in name:
+                raise CannotTell(f"`include {name}` of {each}, a path only make can tell")
             for path in _searched(name, folder, dirs):
                 if path not in found and len(found) <= MAX_INCLUDED:
                     found.append(path)
     return found[1:]
+
+
+def _make_value(reference: re.Match, variables: Mapping[str, str | None]) -> str:
+    """A variable's value as an include line gets it: set plainly, once, in the makefiles
+    read so far, else your environment's; as written (`$`: untold) for any other."""
+    name = reference[1] or reference[2]
+    if name in variables:
+        return variables[name] if variables[name] is not None else reference[0]
+    return without_secrets().get(name, reference[0])
 
 
 def _searched(name: str, folder: Path, dirs: list[Path]) -> list[Path]:
@@ -562,7 +599,7 @@ def _make_lines(text: str) -> list[str]:
 
 
 def _make_included(line: str) -> list[str]:
-    """The names an include line gives plainly (one with a `$` is expanded by make first): its
+    """The names an include line gives (one with a `$` make expands first: `_included`): its
     comment cut off, then each word from past the blanks before it to a space or a tab that no
     backslash escapes."""
     if not (match := MAKE_INCLUDE.fullmatch(line)) or not match[1]:
@@ -572,7 +609,7 @@ def _make_included(line: str) -> list[str]:
     while (word := MAKE_WORD.search(text, index)) is not None:
         name, index = _make_cut(text, MAKE_BLANKS, word.start())
         names.append(name)
-    return [name for name in names if "$" not in name]
+    return names
 
 
 def _make_cut(text: str, stops: str, start: int = 0) -> tuple[str, int]:

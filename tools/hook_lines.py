@@ -62,6 +62,7 @@ SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
 # reader): no quote, expansion, pattern or operator of their own.
 PLAIN_VALUE = re.compile(r"""[^'"$`\\*?\[;&|<>()\n]*+""")
 MAX_VARIABLES = 64
+MAX_MOVES = 8
 NAME = re.compile(r"(?<![\w$-])[A-Za-z_]\w*+(?!\w)")
 
 
@@ -83,6 +84,9 @@ def hook_lines(
             yield line
             continue
         yield line
+        if len(moves) > MAX_MOVES:  # (each later line would carry them all)
+            yield None, f"a hook that moves to another folder more than {MAX_MOVES} times"
+            return
         if moves:
             yield "".join(moves) + line[0], ""
         moves += [f"{segment.strip()} && " for segment in _segments(line[0]) if _moves(segment)]

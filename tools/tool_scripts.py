@@ -61,6 +61,7 @@ from tools.bind_watch import MAX_DOTENV_LINES, dotenv_bindings, dotenv_lines
 from tools.build_files import (
     BUILD_FILE_REASON,
     BUILD_TOOLS,
+    CannotTell,
     build_files,
     make_variable_files,
     up_to,
@@ -1434,7 +1435,11 @@ def run_by(
             if base is None:
                 untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))
                 continue
-            held, told = build_files(program, words, base, project)
+            try:
+                held, told = build_files(program, words, base, project)
+            except CannotTell as why:
+                unknown.append(str(why))
+                continue
             found += held
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
             continue
@@ -1502,7 +1507,11 @@ def _run_paths(
             found += variable_paths(name, value, folder, untold, by_name)
     # Whatever the program is, a make it starts reads them (a terminal's, where `make` is typed);
     # the reason is the one a make on the line gives, so a file both name is told once.
-    held, told = make_variable_files(environment, folder)
+    try:
+        held, told = make_variable_files(environment, folder)
+    except CannotTell as why:
+        unknown.append(str(why))
+        held, told = [], []
     by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
     found += held
     for path in run.files:
