@@ -10,6 +10,8 @@ that needs a value only its shell can tell makes commands ask.
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from test_git_hook_lines import held, hook, repository
 
@@ -59,6 +61,7 @@ def test_a_value_the_hook_makes_plain_is_put_in(tmp_path, lines, build_file):
         "python3 - <<EOF\nimport subprocess\nsubprocess.call(['make', 'lint'])\nEOF\n",
         'cd web\nmake -C "$PWD" lint\n',  # where it moved, $PWD is not the top
         '. ./hooks.env\n"$LINT" .\n',  # a file it sources may set any variable
+        'set -- make lint\n"$@"\n',  # the hook's arguments as the program
     ],
 )
 def test_a_line_that_needs_a_value_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):
@@ -137,3 +140,27 @@ def test_a_pre_commit_local_hook_that_needs_what_only_a_shell_can_tell_makes_com
     (root / ".pre-commit-config.yaml").write_text(config)
     why = why_commands_ask(root)
     assert why is not None and "pre-commit" in why, why
+
+
+def test_the_main_checkouts_hooks_are_read_from_a_linked_worktree(tmp_path):
+    # `git worktree add`: the usual way to give an agent a checkout of its own. Its hooks are
+    # the main checkout's, and git runs them from the top of the worktree that commits.
+    main = repository(tmp_path / "main")
+    ident = ["-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run(["git", "-C", str(main), *ident, "commit", "-q", "--allow-empty", "-m", "x"])
+    worktree = tmp_path / "agent"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(worktree)], check=True)
+    hook(main, ".git/hooks/pre-commit", "make lint\n")
+    (worktree / "Makefile").write_text("lint:\n\ttrue\n")
+    assert "Makefile" in held(worktree)
+
+
+def test_a_global_hooks_folder_is_read_from_the_workspace(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "githooks").mkdir(parents=True)
+    (home / ".gitconfig").write_text("[core]\n\thooksPath = ~/githooks\n")
+    monkeypatch.setenv("HOME", str(home))
+    root = repository(tmp_path / "project")
+    hook(home, "githooks/pre-commit", "make lint\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert "Makefile" in held(root)

@@ -49,7 +49,9 @@ REFERENCE = re.compile(
     r"|\$(?P<bare>[A-Za-z_]\w*+)|\$(?P<special>[@*#?$!0-9-])|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
 )
 # Programs that only test or print: what they are given runs nothing.
-INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false", "set"}
+INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false"}
+# A program given as the hook's arguments (`set -- make lint; "$@"`): the shell's to tell.
+ARGUMENTS_RUN = re.compile(r"""(["']?)\$(?:[@*0-9]|\{[@*0-9]\})\1""")
 KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
 # Programs that make the shell run what no line shows.
 SHELLS = {".", "source", "sh", "bash", "dash", "zsh", "ksh"}
@@ -245,7 +247,7 @@ def _expanded(
         program = _program(segment)
         if _setting(segment):
             continue  # (set above, in order)
-        if program in OPAQUE:
+        if program in OPAQUE or ARGUMENTS_RUN.fullmatch(program):
             raise Untold(f"`{program}`")
         if program in INERT and not (program == "printf" and " -v" in segment):
             continue

@@ -1383,7 +1383,21 @@ def _settings_read(
             except (OSError, ValueError, RecursionError):
                 unread.append(path)  # (`%include` of hg, nesting deeper than python goes)
                 continue
+            if kind == GIT_HOOK:
+                # git runs a hook from the top of the working tree that commits: the one that
+                # holds the hooks folder, and the workspace's own (a linked worktree's hooks
+                # are its main checkout's; a submodule's lie in its superproject's .git; a
+                # global core.hooksPath lies outside).
+                for tree in dict.fromkeys((project_of(config, kind), _working_tree(root))):
+                    yield path, settings, kind, tree
+                continue
             yield path, settings, kind, path.parent if _beside(path) else project_of(config, kind)
+
+
+def _working_tree(root: Path) -> Path:
+    """The top of the working tree the workspace `root` lies in (itself when none)."""
+    trees = (folder for folder in (root, *root.parents) if os.path.lexists(folder / GIT_DIR_NAME))
+    return next(trees, root)
 
 
 def run_by(
