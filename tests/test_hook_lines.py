@@ -164,3 +164,30 @@ def test_a_global_hooks_folder_is_read_from_the_workspace(tmp_path, monkeypatch)
     hook(home, "githooks/pre-commit", "make lint\n")
     (root / "Makefile").write_text("lint:\n\ttrue\n")
     assert "Makefile" in held(root)
+
+
+def test_a_workspace_pattern_a_command_fills_past_its_bound_makes_commands_ask(tmp_path):
+    # Empty files under `packages/` once pushed a real member past the bound, unsaid: its
+    # package.json was no longer held, and the hook's `npm run lint --workspaces` ran it.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "npm run lint --workspaces\n")
+    (root / "package.json").write_text('{"workspaces": ["packages/*"]}')
+    (root / "packages/real").mkdir(parents=True)
+    (root / "packages/real/package.json").write_text('{"scripts": {"lint": "true"}}')
+    assert "packages/real/package.json" in held(root)
+    for n in range(2_100):
+        (root / "packages" / f"f{n:04}").write_text("")
+    why = why_commands_ask(root)
+    assert why is not None and "more than 2,000 entries" in why, why
+
+
+def test_cargo_members_past_the_bound_make_commands_ask(tmp_path):
+    # Past 200, the members left out had their build.rs writable, unsaid.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "cargo check\n")
+    (root / "Cargo.toml").write_text('[workspace]\nmembers = ["crates/*"]\n')
+    for n in range(201):
+        (root / f"crates/c{n}").mkdir(parents=True)
+        (root / f"crates/c{n}/Cargo.toml").write_text(f'[package]\nname = "c{n}"\n')
+    why = why_commands_ask(root)
+    assert why is not None and "more than 200 members" in why, why

@@ -650,9 +650,11 @@ def _cargo_files(
     for manifest in manifests:
         members = _toml(manifest).get("workspace", {}).get("members", [])
         for pattern in members if isinstance(members, list) else []:
-            if isinstance(pattern, str) and len(packages) < MAX_CARGO_MEMBERS:
+            if isinstance(pattern, str):
                 matches = glob.glob(str(manifest.parent / pattern / "Cargo.toml"))
-                packages += [Path(m) for m in matches[:MAX_CARGO_MEMBERS]]
+                packages += [Path(m) for m in matches]
+            if len(packages) > MAX_CARGO_MEMBERS:  # (past it, one left out would be writable)
+                raise CannotTell(f"more than {MAX_CARGO_MEMBERS} members of {manifest}")
     packages = _with_local_dependencies(packages)
     held += [source for manifest in _runs_at_build(packages) for source in _lib_folder(manifest)]
     for manifest in dict.fromkeys(packages):
@@ -715,8 +717,10 @@ def _with_local_dependencies(manifests: list[Path]) -> list[Path]:
     found = list(dict.fromkeys(manifests))
     for manifest in found:  # (grows as it goes)
         for more in _local_dependencies(manifest):
-            if more not in found and len(found) < MAX_CARGO_MEMBERS and os.path.isfile(more):
+            if more not in found and os.path.isfile(more):
                 found.append(more)
+            if len(found) > MAX_CARGO_MEMBERS:
+                raise CannotTell(f"more than {MAX_CARGO_MEMBERS} local crates from {manifest}")
     return found
 
 
@@ -850,7 +854,9 @@ def _gradle_subprojects(root: Path) -> list[Path]:
             for project_path in QUOTED.findall(quoted):
                 parts = [part for part in project_path.split(":") if part]
                 folders += [root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1)]
-    return list(dict.fromkeys(folders))[:MAX_BUILD_PROJECTS]
+    if len(folders := list(dict.fromkeys(folders))) > MAX_BUILD_PROJECTS:
+        raise CannotTell(f"more than {MAX_BUILD_PROJECTS} projects in {root}'s Gradle settings")
+    return folders
 
 
 def _gradle_included_builds(root: Path) -> list[Path]:
@@ -901,13 +907,17 @@ def _maven_modules(pom: Path) -> list[Path]:
     for each in found:  # (grows as it goes)
         for _, written in MAVEN_MODULE.findall(_read(each)):
             name = written.strip()
-            if not name or "$" in name:
+            if "$" in name:
+                raise CannotTell(f"the module `{name[:80]}` of {each}, a path only Maven can tell")
+            if not name:
                 continue
             module = each.parent / name
             module = module / "pom.xml" if os.path.isdir(module) else module
             module = Path(os.path.normpath(module))
-            if module not in found and len(found) < MAX_BUILD_PROJECTS and module.is_file():
+            if module not in found and module.is_file():
                 found.append(module)
+            if len(found) > MAX_BUILD_PROJECTS:
+                raise CannotTell(f"more than {MAX_BUILD_PROJECTS} Maven modules from {pom}")
     return found[1:]
 
 

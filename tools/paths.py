@@ -1818,7 +1818,6 @@ GIT_HOOK_NAMES = frozenset(
         *("p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit"),
     )
 )
-MAX_HOOK_FILES = 100  # entries of one hooks folder looked at
 
 
 def git_hook_files(root: Path, git_entries: Iterable[Path]) -> list[Path]:
@@ -1835,14 +1834,14 @@ def git_hook_files(root: Path, git_entries: Iterable[Path]) -> list[Path]:
         common = common_dir_of(git_dir)
         folders += [git_dir / "hooks", *([common / "hooks"] if common else [])]
         folders += git_config_paths(entry)[0]
-    found: list[Path] = []
-    for folder in dict.fromkeys(folders):
-        with contextlib.suppress(OSError), os.scandir(folder) as listed:
-            for entry in itertools.islice(listed, MAX_HOOK_FILES):
-                with contextlib.suppress(OSError):
-                    if entry.name in GIT_HOOK_NAMES and entry.is_file():
-                        found.append(Path(entry.path))
-    return found
+    # Each name looked up, not the folder listed: a folder of many other files cannot push
+    # a hook past a bound on the listing.
+    return [
+        folder / name
+        for folder in dict.fromkeys(folders)
+        for name in GIT_HOOK_NAMES
+        if os.path.isfile(folder / name)
+    ]
 
 
 def host_tool_settings(root: Path, scan: WorkspaceScan) -> list[Path]:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
-import itertools
 import json
 import os
 import re
@@ -1460,7 +1459,11 @@ def run_by(
         if program in COMPOSE_PROGRAMS:
             found += _compose_files(base, program, words, project, untold, by_name, unknown)
             continue
-        folders = _package_folders(base, program, words, project, untold)
+        try:
+            folders = _package_folders(base, program, words, project, untold)
+        except CannotTell as why:
+            unknown.append(str(why))
+            continue
         found += _call_programs(base, words, untold) if base is not None else []
         if base is not None:
             _bins_called(base, program, words, project, by_name)
@@ -1689,7 +1692,9 @@ def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list
     (`file:./libs/x`, `link:`, `portal:`, a plain relative path) or a packed one (`.tgz`) whose
     install scripts an install runs, every time for a linked folder."""
     found, waiting = list(folders), list(folders)
-    while waiting and len(found) < MAX_WORKSPACE_MATCHES:
+    while waiting:
+        if len(found) > MAX_WORKSPACE_MATCHES:
+            raise CannotTell(f"more than {MAX_WORKSPACE_MATCHES:,} local packages")
         folder = waiting.pop()
         if not os.path.isdir(folder):
             continue  # a packed package: held as the file it is
@@ -1838,11 +1843,15 @@ def workspace_packages(folder: Path) -> list[Path]:
         if not pattern.startswith("!") and not os.path.isabs(pattern)
         for match in glob.iglob(f"{glob.escape(str(folder))}/{pattern}", recursive=True)
     )
-    found = [
-        Path(os.path.normpath(match))
-        for match in itertools.islice(matches, MAX_WORKSPACE_MATCHES)
-        if os.path.isfile(os.path.join(match, PACKAGE_JSON))
-    ]
+    found = []
+    for count, match in enumerate(matches):
+        if count >= MAX_WORKSPACE_MATCHES:  # (a command can fill `packages/` with files)
+            raise CannotTell(
+                f"the workspace packages of {folder / PACKAGE_JSON}, whose patterns match "
+                f"more than {MAX_WORKSPACE_MATCHES:,} entries"
+            )
+        if os.path.isfile(os.path.join(match, PACKAGE_JSON)):
+            found.append(Path(os.path.normpath(match)))
     return [path for path in found if path.is_relative_to(folder)]
 
 
