@@ -48,7 +48,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1033,6 +1033,7 @@ class FolderListing:
     package_roots: list[Path] = field(default_factory=list)  # see `package_roots_in`
     key_files: list[Path] = field(default_factory=list)  # see `WorkspaceScan.key_files`
     linked: dict[Path, tuple[int, int, int]] = field(default_factory=dict)  # see `WorkspaceScan`
+    stopped: str | None = None  # why the listing stopped before its end (see `list_folder`)
 
 
 def _note_if_linked(listing: FolderListing, entry: os.DirEntry) -> None:
@@ -1046,7 +1047,12 @@ def _note_if_linked(listing: FolderListing, entry: os.DirEntry) -> None:
         pass  # gone since the listing: nothing of it to hold
 
 
-def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> FolderListing:
+def list_folder(
+    folder: str,
+    info: os.stat_result,
+    env_folder: bool = False,
+    stop: Callable[[int], str | None] = lambda _: None,
+) -> FolderListing:
     """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries,
     and the other files that may hold keys (`key_files`: `docker.env`, and in an `env_folder`,
     see `in_env_folder`, every plain file).
@@ -1055,6 +1061,10 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
     Its owner (any command) can `chmod 000` it just to hide an existing `.env` or `.git` from
     the scan, and open it again in the next command; so the sandbox binds a closed folder
     read-only as a whole, which also keeps its mode as it is.
+
+    `stop` is asked every LISTING_PIECE entries, with how many so far: a folder of half a
+    million files takes seconds to list, and the scan's bounds (and a SIGTERM) are served
+    between two pieces, not at its end. Its reason ends the listing (`stopped`).
     """
     identity = (info.st_dev, info.st_ino, info.st_ctime_ns)
     reusable = time.time_ns() - info.st_ctime_ns > CTIME_TRUST_MARGIN_NS
@@ -1064,8 +1074,13 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
         listing.closed = True
         return listing
     try:
+        children = []
         with os.scandir(folder) as entries:
-            children = list(entries)
+            for entry in entries:
+                children.append(entry)
+                if len(children) % LISTING_PIECE == 0 and (why := stop(len(children))):
+                    listing.reusable, listing.stopped = False, why
+                    return listing
     except OSError:
         listing.reusable = False  # gone: look again next time
         return listing
@@ -1115,6 +1130,9 @@ def list_folder(folder: str, info: os.stat_result, env_folder: bool = False) -> 
     return listing
 
 
+LISTING_PIECE = 4096  # entries of one folder listed between two looks at `stop`
+
+
 def scan_workspace(
     workspace: Path,
     entry_limit: int = SCAN_ENTRY_LIMIT,
@@ -1133,6 +1151,19 @@ def scan_workspace(
     scan = WorkspaceScan()
     deadline = time.monotonic() + seconds_limit
     entries_seen = 0
+    signals = SignalCheck()
+    too_large = (
+        f"the workspace is too large to scan for protected files (more than "
+        f"{{:,}} entries, or over {seconds_limit:g} s)"
+    )
+
+    def stop(listed_here: int) -> str | None:
+        if why := signals.stop_why():
+            return f"the scan stopped: {why}"
+        if entries_seen + listed_here > entry_limit or time.monotonic() > deadline:
+            return too_large.format(entries_seen + listed_here)
+        return None
+
     folders = [str(root)]
     listed = 0
     while folders:
@@ -1157,7 +1188,10 @@ def scan_workspace(
             listing = cached
         else:
             env_folder = in_env_folder(Path(folder).relative_to(root).parts)
-            listing = list_folder(folder, info, env_folder)
+            listing = list_folder(folder, info, env_folder, stop)
+            if listing.stopped:
+                scan.incomplete = listing.stopped
+                break
             if cache is not None:
                 cache[folder] = listing
         if listing.closed and folder == str(root):
@@ -1190,10 +1224,10 @@ def scan_workspace(
         scan.linked.update(listing.linked)
         folders += listing.subfolders
         if entries_seen > entry_limit or time.monotonic() > deadline:
-            scan.incomplete = (
-                f"the workspace is too large to scan for protected files (more than "
-                f"{entries_seen:,} entries, or over {seconds_limit:g} s)"
-            )
+            scan.incomplete = too_large.format(entries_seen)
+            break
+        if listed % FOLDERS_BETWEEN == 0 and (why := signals.stop_why()):
+            scan.incomplete = f"the scan stopped: {why}"
             break
     return scan
 
