@@ -335,3 +335,24 @@ def test_the_terminal_diff_snapshot_never_blocks_on_a_fifo(tmp_path: Path):
     assert diff_snapshot(tmp_path, "notes.txt") is None
     assert diff_snapshot(tmp_path, "out/hostname") is None  # outside the workspace
     assert diff_snapshot(tmp_path, "plain.txt") == "hello\n"
+
+
+def test_a_folder_moved_in_the_instant_before_the_rename_is_said(tmp_path: Path, monkeypatch):
+    """A task that swaps two folders over and over can move the folder between the last check
+    and the rename: the file goes with the folder. The result says where it lies now, instead
+    of "Wrote ... to d/x"."""
+    (tmp_path / "d").mkdir()
+    real_replace = os.replace
+
+    def moved_then_replace(*args, **kwargs) -> None:
+        os.rename(tmp_path / "d", tmp_path / "elsewhere")  # the racer's step, at the worst time
+        real_replace(*args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", moved_then_replace)
+    with pytest.raises(
+        ToolError,
+        match=r"folder was moved while it was: the file now lies at "
+        r"elsewhere/x\.",
+    ):
+        run(WRITE_FILE.handler(tmp_path, path="d/x", content="new\n"))
+    assert (tmp_path / "elsewhere/x").read_text() == "new\n"

@@ -245,7 +245,26 @@ def replace_file(
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp_name, dir_fd=folder)
             raise
+        # A task may have moved the folder in the instant between the last check and the
+        # rename (two folders swapped over and over): the file went with it. Said, not hidden.
+        try:
+            _require_in_place(workspace, where)
+        except ToolError:
+            raise ToolError(
+                f"{path} was written, but its folder was moved while it was: the file now lies "
+                f"at {_lies_at(folder, workspace, where.name)}. Look there before you go on."
+            ) from None
         return where.relative, before, after
+
+
+def _lies_at(folder: int, workspace: Path, name: str) -> str:
+    """Where the file `name` of the open `folder` lies now, from the workspace if inside it."""
+    try:
+        now = Path(os.readlink(f"/proc/self/fd/{folder}")) / name
+    except OSError:
+        return "a place planloop cannot tell"
+    root = real_workspace(workspace)
+    return str(now.relative_to(root)) if now.is_relative_to(root) else str(now)
 
 
 async def off_the_loop(work: Callable[[threading.Event], T]) -> T:
