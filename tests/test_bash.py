@@ -26,7 +26,9 @@ def is_running(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_until_gone(pid: int, seconds: float = 3.0) -> bool:
+def wait_until_gone(pid: int, seconds: float = 30.0) -> bool:
+    # (The state is what is awaited; the ceiling only ends a hang. 3 s was once too short on
+    # a loaded machine, where the kill of a cancelled command's group came later.)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if not is_running(pid):
