@@ -269,6 +269,85 @@ HOOKS_AS_TOOLS_WRITE_THEM = {
         }
         call_lefthook run "pre-commit" "$@"
     """,
+    # lefthook 1.x's, which picks its binary by your machine's name and kind.
+    "lefthook-1": """
+        if [ "$LEFTHOOK_VERBOSE" = "1" -o "$LEFTHOOK_VERBOSE" = "true" ]; then
+          set -x
+        fi
+        if [ "$LEFTHOOK" = "0" ]; then
+          exit 0
+        fi
+        call_lefthook()
+        {
+          if test -n "$LEFTHOOK_BIN"
+          then
+            "$LEFTHOOK_BIN" "$@"
+          elif lefthook -h >/dev/null 2>&1
+          then
+            lefthook "$@"
+          else
+            dir="$(git rev-parse --show-toplevel)"
+            osArch=$(uname | tr '[:upper:]' '[:lower:]')
+            cpuArch=$(uname -m | sed 's/aarch64/arm64/;s/x86_64/x64/')
+            if test -f "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook"
+            then
+              "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook" "$@"
+            elif test -f "$dir/node_modules/lefthook/bin/index.js"
+            then
+              "$dir/node_modules/lefthook/bin/index.js" "$@"
+            elif bundle exec lefthook -h >/dev/null 2>&1
+            then
+              bundle exec lefthook "$@"
+            else
+              echo "Can't find lefthook in PATH"
+            fi
+          fi
+        }
+        call_lefthook run "pre-commit" "$@"
+    """,
+    # husky 8's helper, which its hooks source.
+    "husky-8-helper": """
+        if [ -z "$husky_skip_init" ]; then
+          debug () {
+            if [ "$HUSKY_DEBUG" = "1" ]; then
+              echo "husky (debug) - $1"
+            fi
+          }
+          readonly hook_name="$(basename -- "$0")"
+          debug "starting $hook_name..."
+          if [ "$HUSKY" = "0" ]; then
+            debug "HUSKY env variable is set to 0, skipping hook"
+            exit 0
+          fi
+          if [ -f ~/.huskyrc ]; then
+            debug "sourcing ~/.huskyrc"
+            . ~/.huskyrc
+          fi
+          readonly husky_skip_init=1
+          export husky_skip_init
+          sh -e "$0" "$@"
+          exitCode="$?"
+          if [ $exitCode != 0 ]; then
+            echo "husky - $hook_name hook exited with code $exitCode (error)"
+          fi
+          exit $exitCode
+        fi
+    """,
+    # husky 9's runner, which its stubs source.
+    "husky-9-runner": """
+        [ "$HUSKY" = "2" ] && set -x
+        n=$(basename "$0")
+        s=$(dirname "$(dirname "$0")")/$n
+        [ ! -f "$s" ] && exit 0
+        i="${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"
+        [ -f "$i" ] && . "$i"
+        [ "${HUSKY-}" = "0" ] && exit 0
+        export PATH="node_modules/.bin:$PATH"
+        sh -e "$s" "$@"
+        c=$?
+        [ $c != 0 ] && echo "husky - $n script failed (code $c)"
+        exit $c
+    """,
 }
 
 

@@ -62,6 +62,8 @@ def test_a_value_the_hook_makes_plain_is_put_in(tmp_path, lines, build_file):
         'cd web\nmake -C "$PWD" lint\n',  # where it moved, $PWD is not the top
         '. ./hooks.env\n"$LINT" .\n',  # a file it sources may set any variable
         'set -- make lint\n"$@"\n',  # the hook's arguments as the program
+        'perl -e "exit system(q(make lint))"\n',  # code whose forms are its language's
+        "python3 -c 'import subprocess as s; s.call(\"make lint\".split())'\n",
     ],
 )
 def test_a_line_that_needs_a_value_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):

@@ -34,7 +34,7 @@ from cli.signals import ENDING_SIGNALS
 from dotenv_text import dotenv_values, parse_stream, without_comment
 from fakeapi import text, tool_use
 from tools.base import ToolError
-from tools.build_files import _make_lines, build_files
+from tools.build_files import CannotTell, _make_lines, build_files
 from tools.environment import expand_variables
 from tools.git_programs import EXPANSION, PATTERN, expansions, npx_packages
 from tools.spans import delimited, delimited_in_lines, insides, replaced
@@ -440,7 +440,7 @@ def test_a_hostile_pom_is_read_at_once(tmp_path, pom):
 
 def test_an_ordinary_pom_still_names_its_modules_and_parent(tmp_path):
     # What the linear readings find on a pom as people write them: blanks around a module's
-    # name, a commented-out parent, a parent's relative path with blanks, a `${...}` module.
+    # name, a commented-out parent, a parent's relative path with blanks.
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "core").mkdir()
     (tmp_path / "app" / "core" / "pom.xml").write_text("<project/>")
@@ -448,12 +448,19 @@ def test_an_ordinary_pom_still_names_its_modules_and_parent(tmp_path):
         "<project>\n  <!-- <parent><relativePath>../old/pom.xml</relativePath></parent> -->\n"
         "  <parent>\n    <relativePath>\n      ../base/pom.xml\n    </relativePath>\n"
         "  </parent>\n  <modules>\n    <module>\n      core\n    </module>\n"
-        "    <module>${extra.module}</module>\n  </modules>\n</project>\n"
+        "  </modules>\n</project>\n"
     )
     held, told = build_files("mvn", ("compile",), tmp_path / "app", tmp_path)
     assert tmp_path / "app" / "core" / "pom.xml" in held
     assert tmp_path / "base" / "pom.xml" in told  # not made yet: told when a command makes it
     assert tmp_path / "old" / "pom.xml" not in told
+    # A module only Maven can tell (a property's) is no module planloop can hold: it asks.
+    pom = (tmp_path / "app" / "pom.xml").read_text()
+    (tmp_path / "app" / "pom.xml").write_text(
+        pom.replace("</modules>", "<module>${x}</module></modules>")
+    )
+    with pytest.raises(CannotTell, match="a path only Maven can tell"):
+        build_files("mvn", ("compile",), tmp_path / "app", tmp_path)
 
 
 def test_a_hostile_git_hook_is_read_at_once(tmp_path):

@@ -116,7 +116,7 @@ MAKE_SETTING = re.compile(
 MAKE_REFERENCE = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*+)\)|\{([A-Za-z_][\w.-]*+)\})")
 
 
-class CannotTell(Exception):  # noqa: N818 (what it says, not an error of planloop's)
+class CannotTell(Exception):
     """What a build file reads by a path only its tool can tell (`include $(DIR)/rules.mk`,
     with DIR set by a command's output): tools/tool_scripts.py makes commands ask. Not a
     ValueError, which the readers take for a file they cannot parse and pass over."""

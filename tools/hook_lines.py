@@ -25,6 +25,9 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 
+from tools.git_programs import INTERPRETERS, SHELL_FLAGS, program_name
+from tools.inline_code import EVALUATES
+
 # A `\` at a line's end joins the next line, unless it is itself escaped (`echo \\`).
 CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*+)\\\n")
 # The hook's own folder and name, as hooks spell them.
@@ -37,6 +40,13 @@ PLAIN = r"""(?:'[^']*+'|"[^"$`\\]*+"|[^\s'"$`\\;&|<>()]++)++"""
 OF_A_PATH = re.compile(
     rf"""\$\(\s*(?:(dirname|basename)\s++(?:--\s++)?({PLAIN})|cd\s++({PLAIN})\s*+&&\s*+pwd)\s*\)"""
 )
+# Your machine's name and kind as `uname` prints them, maybe lower-cased (`tr`) or edited by
+# plain substitutions (`sed 's/aarch64/arm64/;s/x86_64/x64/'`).
+HOST_FACT = re.compile(
+    r"""\$\(\s*uname(?:\s++(-[sm]))?+\s*+"""
+    r"""(?:\|\s*+(tr\s++'\[:upper:\]'\s++'\[:lower:\]')|\|\s*+sed\s++'([^'\n]*+)')?+\s*+\)"""
+)
+SED_EDIT = re.compile(r"s/([\w.-]++)/([\w.-]*+)/")
 # `NAME=value`, `export NAME=value`, `ARGS=(a b)`, `ARGS+=(c)`: a line that only sets one.
 ASSIGNMENT = re.compile(
     r"(?:(?:export|readonly|local)[ \t]++)?+([A-Za-z_]\w*+)(\+?)="
@@ -69,7 +79,10 @@ NAME = re.compile(r"(?<![\w$-])[A-Za-z_]\w*+(?!\w)")
 
 
 class Untold(Exception):
-    """A value only the hook's shell can tell."""
+    """A value only the hook's shell can tell; its text says which, or (`whole`) all why."""
+
+    def __init__(self, what: str, whole: bool = False) -> None:
+        super().__init__(what if whole else f"{what}, whose value only its shell can tell")
 
 
 def hook_lines(
@@ -121,17 +134,45 @@ def _lines(
 ) -> Iterator[tuple[str | None, str]]:
     lines = [line.strip() for line in CONTINUED.sub(r"\1", text).splitlines()]
     lines = [_own_spellings(line, hook, top) for line in lines if line and line[0] != "#"]
-    values: dict[str, list[str] | None] = {}
     settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
     once = _set_once([setting for each in settings for setting in each])
-    for name in _set_otherwise(lines):
-        values[name] = None  # (`for f in *.sh`, `read f`, `${f:=x}`: no value to tell)
     segments = [segment for line in lines for segment in _segments(line)]
-    sources = any(_program(segment) in (".", "source") for segment in segments)
     # The hook starts at the top of the tree; once it moves, only its shell knows $PWD.
     moved = any(_moves(segment) for segment in segments)
-    values["PWD"] = None if moved else [top]
-    values["OLDPWD"] = None
+    start = {name: None for name in _set_otherwise(lines)}  # (`for f in *.sh`, `read f`)
+    start |= {"PWD": None if moved else [top], "OLDPWD": None}
+    # A file it sources may set any variable; one of yours outside the workspace (husky's
+    # `~/.config/husky/init.sh`) is yours to trust. Where each leads is read first without it.
+    values = dict(start)
+    for _ in _read(lines, settings, once, values, environ, False):
+        pass
+    sourced = [segment for segment in segments if _program(segment) in (".", "source")]
+    sources = any(_sources_from_workspace(each, values, environ, top) for each in sourced)
+    yield from _read(lines, settings, once, dict(start), environ, sources)
+
+
+def _sources_from_workspace(
+    segment: str, values: dict[str, list[str] | None], environ: Mapping[str, str], top: str
+) -> bool:
+    """Whether a `. FILE` may read a file of the workspace (or one only its shell can tell)."""
+    try:
+        words = shlex.split(_put_in(segment, values, environ, False))
+    except (Untold, ValueError):
+        return True
+    while words and words[0] in KEYWORDS:
+        words = words[1:]
+    path = os.path.expanduser(words[1]) if len(words) > 1 else ""
+    return not os.path.isabs(path) or "$" in path or os.path.normpath(path).startswith(top + "/")
+
+
+def _read(
+    lines: list[str],
+    settings: list[list[re.Match | None]],
+    once: set[str],
+    values: dict[str, list[str] | None],
+    environ: Mapping[str, str],
+    sources: bool,
+) -> Iterator[tuple[str | None, str]]:
     for line, line_settings in zip(lines, settings, strict=True):
         if "<<" in line.replace("<<<", ""):
             yield None, f"the hook's here-document `{_short(line)}`, whose text is not read"
@@ -155,8 +196,7 @@ def _lines(
         try:
             yield _expanded(line, values, environ, sources), ""
         except Untold as untold:
-            why = f"{untold}, whose value only its shell can tell"
-            yield None, f"the hook's line `{_short(line)}`, which needs {why}"
+            yield None, f"the hook's line `{_short(line)}`, which needs {untold}"
 
 
 def _setting(segment: str) -> re.Match | None:
@@ -172,12 +212,27 @@ def _own_spellings(line: str, hook: str, top: str) -> str:
     line = OWN_NAME.sub(lambda _: shlex.quote(name), line)
     line = OWN_PATH.sub(lambda _: shlex.quote(hook), line)
     line = re.sub(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)", shlex.quote(top), line)
+    line = HOST_FACT.sub(_host_fact, line)
     for _ in range(8):  # (`$(dirname "$(dirname "$0")")`: from the inside out)
         printed = OF_A_PATH.sub(_of_a_path, line)
         if printed == line:
             break
         line = printed
     return line
+
+
+def _host_fact(match: re.Match) -> str:
+    """What `uname` prints here, lower-cased or edited as the line asks (lefthook's hook picks
+    its binary by them): a fact of your machine, not of the workspace."""
+    system = os.uname()
+    value = system.machine if match[1] == "-m" else system.sysname
+    if match[2] is not None:
+        value = value.lower()
+    for edit in (match[3] or "").split(";"):
+        if SED_EDIT.fullmatch(edit.strip()):
+            old, new = SED_EDIT.fullmatch(edit.strip()).groups()
+            value = value.replace(old, new, 1)
+    return shlex.quote(value)
 
 
 def _of_a_path(match: re.Match) -> str:
@@ -209,6 +264,18 @@ def _set_otherwise(lines: list[str]) -> set[str]:
         rest = REFERENCE.sub(" ", re.sub(r"'[^']*'", " ", segment))
         shown.update(NAME.findall(rest))
     return shown
+
+
+def _runs_code_that_runs(program: str, segment: str) -> bool:
+    """Whether a command gives an interpreter code that starts programs or evaluates more
+    (`perl -e "system(q(make lint))"`, `python3 -c '...subprocess...'`): its forms are the
+    language's to tell, not a line's."""
+    flags = INTERPRETERS.get(program_name(program), ())
+    if not flags or flags == SHELL_FLAGS:
+        return False  # (a shell's `-c` is a line, read as one)
+    words = segment.split()
+    given = any(word in flags or word.startswith(flags) and word[:2] != "--" for word in words[1:])
+    return given and EVALUATES.search(segment) is not None
 
 
 def _segments(line: str) -> list[str]:
@@ -248,7 +315,12 @@ def _expanded(
         if _setting(segment):
             continue  # (set above, in order)
         if program in OPAQUE or ARGUMENTS_RUN.fullmatch(program):
-            raise Untold(f"`{program}`")
+            raise Untold(f"`{program}`, which runs what only its shell can tell", whole=True)
+        if _runs_code_that_runs(program, segment):
+            name = program_name(program)
+            raise Untold(
+                f"code given to {name} that starts programs, which only {name} can tell", whole=True
+            )
         if program in INERT and not (program == "printf" and " -v" in segment):
             continue
         _put_in(segment, values, environ, sources)  # (raises for what cannot be told)
