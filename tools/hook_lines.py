@@ -82,7 +82,7 @@ class Untold(Exception):
     """A value only the hook's shell can tell; its text says which, or (`whole`) all why."""
 
     def __init__(self, what: str, whole: bool = False) -> None:
-        super().__init__(what if whole else f"{what}, whose value only its shell can tell")
+        super().__init__(what if whole else f"{what}, which only its shell can tell")
 
 
 def hook_lines(
@@ -100,7 +100,7 @@ def hook_lines(
             continue
         yield line
         if len(moves) > MAX_MOVES:  # (each later line would carry them all)
-            yield None, f"a hook that moves to another folder more than {MAX_MOVES} times"
+            yield None, f"its moves to another folder, more than {MAX_MOVES}"
             return
         if moves:
             yield "".join(moves) + line[0], ""
@@ -175,7 +175,7 @@ def _read(
 ) -> Iterator[tuple[str | None, str]]:
     for line, line_settings in zip(lines, settings, strict=True):
         if "<<" in line.replace("<<<", ""):
-            yield None, f"the hook's here-document `{_short(line)}`, whose text is not read"
+            yield None, f"its here-document `{_short(line)}`, whose text is not read"
             continue
         for setting in filter(None, line_settings):
             name, added, value = setting.groups()
@@ -187,7 +187,7 @@ def _read(
             except Untold:
                 values[name] = None
             if value.startswith("(") and ("$(" in value or "`" in value):
-                yield None, f"the hook's list `{_short(line)}`, made of a command's output"
+                yield None, f"its list `{_short(line)}`, made of a command's output"
         if all(line_settings):
             if not all(setting[3].startswith("(") for setting in line_settings):
                 # (`X=$(make -s list)` runs make; `NODE_OPTIONS=--require ./x.js` names code)
@@ -196,7 +196,7 @@ def _read(
         try:
             yield _expanded(line, values, environ, sources), ""
         except Untold as untold:
-            yield None, f"the hook's line `{_short(line)}`, which needs {untold}"
+            yield None, f"its line `{_short(line)}` needs {untold}"
 
 
 def _setting(segment: str) -> re.Match | None:

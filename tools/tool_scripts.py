@@ -1972,6 +1972,8 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
     for path in found.unread:
         return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
     for what, settings in found.unknown:
+        if what.startswith("its "):  # (a hook's line: tools/hook_lines.py)
+            return f"{_one_line(settings)}: {what}; planloop cannot tell what it runs"
         return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
     for program, why in found.untold:
         return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
