@@ -63,6 +63,11 @@ def test_a_value_the_hook_makes_plain_is_put_in(tmp_path, lines, build_file):
         '. ./hooks.env\n"$LINT" .\n',  # a file it sources may set any variable
         'set -- make lint\n"$@"\n',  # the hook's arguments as the program
         'perl -e "exit system(q(make lint))"\n',  # code whose forms are its language's
+        "M=$(cat .m)\necho '\n'; $M lint\n",  # a quote that spans lines
+        "echo() { $1 lint; }\necho make\n",  # a function in the place of a command
+        "IFS=,\nx=make,lint\n$x\n",  # split where no reader splits
+        "{make,lint}\n",  # bash's brace expansion
+        "$'\\x6dake' lint\n",
         "python3 -c 'import subprocess as s; s.call(\"make lint\".split())'\n",
     ],
 )

@@ -28,8 +28,6 @@ from collections.abc import Iterator, Mapping
 from tools.git_programs import INTERPRETERS, SHELL_FLAGS, program_name
 from tools.inline_code import EVALUATES
 
-# A `\` at a line's end joins the next line, unless it is itself escaped (`echo \\`).
-CONTINUED = re.compile(r"(?<!\\)((?:\\\\)*+)\\\n")
 # The hook's own folder and name, as hooks spell them.
 OWN_FOLDER = re.compile(r"""\$\(\s*dirname\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0%/\*\}""")
 OWN_NAME = re.compile(r"""\$\(\s*basename\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0##\*/\}""")
@@ -74,6 +72,10 @@ SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
 # reader): no quote, expansion, pattern or operator of their own.
 PLAIN_VALUE = re.compile(r"""[^'"$`\\*?\[;&|<>()\n]*+""")
 MAX_VARIABLES = 64
+# A function's name where it is defined (`f() {`, `function f`).
+FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function[ \t]++([\w.:-]++)|([\w.:-]++)[ \t]*+\(\s*+\))")
+# bash's brace expansion: `{make,lint}`, `{a..z}`.
+BRACES = re.compile(r"\{[^{}\s'\"]*+\}")
 MAX_MOVES = 8
 NAME = re.compile(r"(?<![\w$-])[A-Za-z_]\w*+(?!\w)")
 
@@ -111,7 +113,7 @@ def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) ->
     """The files a shell hook runs with a shell or sources (`sh tools/check`, `. ./env`),
     as written: read as hooks are, whatever their name or first line."""
     found = []
-    for line, _ in hook_lines(text, hook, top, environ):
+    for line, _ in read_hook_lines(text, hook, top, environ):
         for segment in _segments(line or ""):
             try:
                 words = shlex.split(segment)
@@ -125,6 +127,24 @@ def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) ->
     return found
 
 
+def read_hook_lines(
+    text: str, hook: str, top: str, environ: Mapping[str, str]
+) -> list[tuple[str | None, str]]:
+    """hook_lines, kept for the last few hooks read: a look reads a hook for its lines and
+    again for the scripts it runs, and the same environment is the same object
+    (tools/environment.py `without_secrets`)."""
+    key = (text, hook, top, id(environ))
+    if key not in _READ:
+        _READ[key] = list(hook_lines(text, hook, top, environ))
+        while len(_READ) > MAX_KEPT:
+            del _READ[next(iter(_READ))]
+    return _READ[key]
+
+
+_READ: dict[tuple[str, str, str, int], list[tuple[str | None, str]]] = {}
+MAX_KEPT = 16
+
+
 def _moves(segment: str) -> bool:
     return _program(segment) in ("cd", "pushd", "popd")
 
@@ -132,8 +152,10 @@ def _moves(segment: str) -> bool:
 def _lines(
     text: str, hook: str, top: str, environ: Mapping[str, str]
 ) -> Iterator[tuple[str | None, str]]:
-    lines = [line.strip() for line in CONTINUED.sub(r"\1", text).splitlines()]
-    lines = [_own_spellings(line, hook, top) for line in lines if line and line[0] != "#"]
+    lines = [_own_spellings(line, hook, top) for line in logical_lines(text)]
+    if why := _changes_the_shell(text):
+        yield None, why
+        return
     settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
     once = _set_once([setting for each in settings for setting in each])
     segments = [segment for line in lines for segment in _segments(line)]
@@ -197,6 +219,52 @@ def _read(
             yield _expanded(line, values, environ, sources), ""
         except Untold as untold:
             yield None, f"its line `{_short(line)}` needs {untold}"
+
+
+def logical_lines(text: str) -> list[str]:
+    """A shell script's command lines as its shell reads them: a line ends at a line feed
+    outside quotes (a quoted text may span lines), a `\\` before a line feed joins the next
+    line (not in single quotes), and a comment runs from a `#` that starts a word."""
+    lines, current, quote, at, word_start = [], [], "", 0, True
+    while at < len(text):
+        char = text[at]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            if text[at + 1 : at + 2] != "\n":
+                current.append(text[at : at + 2])
+            at, word_start = at + 2, False
+            continue
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and word_start:
+            end = text.find("\n", at)
+            at = len(text) if end == -1 else end
+            continue
+        elif char == "\n":
+            lines.append("".join(current).strip())
+            current, at, word_start = [], at + 1, True
+            continue
+        current.append(char)
+        word_start = not quote and char in " \t;&|()<>"
+        at += 1
+    lines.append("".join(current).strip())
+    return [line for line in lines if line]
+
+
+def _changes_the_shell(text: str) -> str | None:
+    """Why no line of the hook can be read for itself: it changes how the shell splits words
+    (IFS), or defines a function in the place of a command that tests, prints or moves (a
+    function `echo` runs what its caller's words name)."""
+    if re.search(r"(?<![\w$])IFS(?!\w)", text):
+        return "its IFS, which changes how each of its lines is split"
+    for match in FUNCTION.finditer(text):
+        name = match[1] or match[2]
+        if name in INERT or name in KEYWORDS or name in ("cd", "pushd", "command", "builtin"):
+            return f"its function `{name}`, which stands in for a command"
+    return None
 
 
 def _setting(segment: str) -> re.Match | None:
@@ -299,9 +367,14 @@ def _segments(line: str) -> list[str]:
 
 
 def _program(segment: str) -> str:
+    """The program of a simple command: after keywords, and a function's header (`f() {`)."""
     words = segment.split()
-    while words and (words[0] in KEYWORDS or words[0] in ("(", ")")):
+    while words and (words[0] in KEYWORDS or words[0] in ("(", ")", "function")):
         words = words[1:]
+    if words and words[0].endswith("()"):
+        return _program(" ".join(words[1:]))
+    if len(words) > 1 and words[1] in ("()", "{"):  # (`f () {`, `function f {`)
+        return _program(" ".join(words[2:] if words[1] == "{" else words[2:]))
     return words[0] if words else ""
 
 
@@ -361,6 +434,10 @@ def _put_in(
             quote = "'"
         elif char == '"':
             quote = "" if quote else '"'
+        elif char == "$" and text[at + 1 : at + 2] in ("'", '"') and not lenient:
+            raise Untold("`$'...'`")  # (`$'\x6dake'` is `make`)
+        elif char == "{" and not quote and not lenient and _braces(text, at):
+            raise Untold(f"`{_braces(text, at)}`")  # (bash's `{make,lint}`)
         elif char in "$`" and (reference := REFERENCE.match(text, at)):
             try:
                 out.append(_value(reference, values, environ, sources, quoted=bool(quote)))
@@ -373,6 +450,12 @@ def _put_in(
         out.append(char)
         at += 1
     return "".join(out)
+
+
+def _braces(text: str, at: int) -> str:
+    """The brace expansion that starts at `at` (`{make,lint}`, `{1..3}`), or ""."""
+    found = BRACES.match(text, at)
+    return found[0] if found and ("," in found[0] or ".." in found[0]) else ""
 
 
 def _value(

@@ -86,7 +86,7 @@ from tools.git_programs import (
     runs_something,
     variable_paths,
 )
-from tools.hook_lines import hook_lines, shell_scripts
+from tools.hook_lines import read_hook_lines, shell_scripts
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
@@ -984,7 +984,7 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         return
     hook = _dict(settings).get("path") or os.path.join(folder or "", "hook")
     top = _dict(settings).get("top") or folder or ""
-    for line, why in hook_lines(text, hook, top, without_secrets()):
+    for line, why in read_hook_lines(text, hook, top, without_secrets()):
         yield Run(line) if line is not None else Run(None, unknown=why)
 
 
