@@ -247,6 +247,11 @@ HOOKS_AS_TOOLS_WRITE_THEM = {
         . "$(dirname -- "$0")/_/husky.sh"
         npx lint-staged
     """,
+    # commitlint's, as its guide gives it.
+    "commitlint": """
+        . "$(dirname -- "$0")/_/husky.sh"
+        npx --no -- commitlint --edit ${1}
+    """,
     # git-lfs's: git lfs, if it is there.
     "git-lfs": """
         command -v git-lfs >/dev/null 2>&1 || { printf >&2 "git-lfs is missing\\n"; exit 2; }

@@ -54,7 +54,8 @@ ASSIGNMENT = re.compile(
 # `default` for `${...}` forms), or `special` for git's arguments and the status.
 REFERENCE = re.compile(
     r"\$\{(?P<name>[A-Za-z_]\w*+)(?P<index>\[[@*]\])?(?:(?P<operator>:?[-=+?])(?P<default>[^{}]*+))?\}"
-    r"|\$(?P<bare>[A-Za-z_]\w*+)|\$(?P<special>[@*#?$!0-9-])|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
+    r"|\$(?P<bare>[A-Za-z_]\w*+)|\$(?P<special>[@*#?$!0-9-]|\{(?:[@*#?$!-]|[0-9]++)\})"
+    r"|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
 )
 # Programs that only test or print: what they are given runs nothing.
 INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false"}
