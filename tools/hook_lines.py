@@ -59,6 +59,8 @@ REFERENCE = re.compile(
 )
 # Programs that only test or print: what they are given runs nothing.
 INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false"}
+# The head of a `case` on a line of its own: its word is only matched against patterns.
+CASE_WORD = re.compile(r"case[ \t]++(?:\"[^\"`]*+\"|[^\s;&|<>()`]++)[ \t]++in")
 # A program given as the hook's arguments (`set -- make lint; "$@"`): the shell's to tell.
 ARGUMENTS_RUN = re.compile(r"""(["']?)\$(?:[@*0-9]|\{[@*0-9]\})\1""")
 KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
@@ -397,6 +399,8 @@ def _expanded(
             )
         if program in INERT and not (program == "printf" and " -v" in segment):
             continue
+        if CASE_WORD.fullmatch(segment.strip()):
+            continue  # (`case "$x" in`: the word is only matched; what its arms run is read)
         _put_in(segment, values, environ, sources)  # (raises for what cannot be told)
     return _put_in(line, values, environ, sources, lenient=True)
 
