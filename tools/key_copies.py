@@ -64,6 +64,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import stat
 import struct
 import subprocess
@@ -541,19 +542,28 @@ class KeyCopySearch:
             "secrets": [secret.decode("latin-1") for secret in self.secrets],
             "workspace": str(self.workspace) if self.workspace else None,
         }
+        child = None
         try:
             # In a session of its own: its part that reads on after the answer (`learn`) is
             # cut short by neither Ctrl-C nor planloop's end; it ends within LEARN_SECONDS.
-            child = subprocess.run(
+            child = subprocess.Popen(
                 [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
-                input=json.dumps(question).encode(),
-                capture_output=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
                 env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
-                timeout=SEARCH_SECONDS + 5,
-                check=True,
                 start_new_session=True,
             )
-            answer.update(json.loads(child.stdout))
+            # A new interpreter can be read by any process of the same user until it makes
+            # itself non-dumpable; one that opened its stdin (or its memory) meanwhile could
+            # read the key later. The question goes only to a child that said it is closed
+            # and that no other process holds it open (`_watched`).
+            if not _said_ready(child, SEARCH_SECONDS):
+                raise ValueError("the search's child is watched by another process")
+            output, _ = child.communicate(json.dumps(question).encode(), SEARCH_SECONDS + 5)
+            if child.returncode != 0:
+                raise subprocess.CalledProcessError(child.returncode, "the key copy search")
+            answer.update(json.loads(output))
         except subprocess.TimeoutExpired:  # a read that hangs (a network filesystem): not again
             unfinished = [str(place.path) for place in group]
             answer.update(found=[], cut_short=f"{SEARCH_SECONDS:g} s", unfinished=unfinished)
@@ -573,6 +583,10 @@ class KeyCopySearch:
             part.search()
             answer.update(part.answer_of())
             part.remember()
+        finally:
+            if child is not None and child.poll() is None:
+                child.kill()  # (not told the question, or past its time)
+                child.wait()
 
     def answer_of(self) -> dict:
         """What a search found, as a child answers it."""
@@ -988,12 +1002,50 @@ CHILD_START = (
 )
 
 
+def _said_ready(child: subprocess.Popen, seconds: float) -> bool:
+    """Whether the search's child said READY within `seconds` (`search_in_child`)."""
+    assert child.stdout is not None
+    ready, _, _ = select.select([child.stdout], [], [], seconds)
+    return bool(ready) and os.read(child.stdout.fileno(), len(READY)) == READY
+
+
+READY = b"+"  # the child is closed to other processes, and none holds it open
+
+
+def _watched() -> str | None:
+    """In the search's child, once it is non-dumpable: a process other than planloop that
+    traces it, or holds its stdin pipe or its memory open (opened in the instant before it was
+    closed, as a command of another session could), and so could read the key it is to get."""
+    me, parent = os.getpid(), os.getppid()
+    try:
+        with open("/proc/self/status") as status:
+            if re.search(r"^TracerPid:\s*[1-9]", status.read(), re.MULTILINE):
+                return "a process traces it"
+        question = os.readlink("/proc/self/fd/0")
+    except OSError:
+        return None  # (no /proc: nothing to look at, nor for another to open)
+    for pid in (name for name in os.listdir("/proc") if name.isdigit()):
+        if int(pid) in (me, parent):
+            continue
+        with contextlib.suppress(OSError):
+            for descriptor in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    held = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+                    if held == question or held.startswith(f"/proc/{me}/"):
+                        return f"process {pid} holds its input or its memory open"
+    return None
+
+
 def search_in_child() -> None:
-    """The child's side of `KeyCopySearch.start`: the question on stdin, the answer on stdout."""
+    """The child's side of `KeyCopySearch.start`: READY once it is closed to other processes
+    and none holds it open, then the question on stdin and the answer on stdout."""
     import ctypes
 
     with contextlib.suppress(OSError, AttributeError):  # no prctl: not Linux
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: it is about to hold the key
+    if _watched():
+        os._exit(3)  # (planloop then searches in its own process, closed as it is)
+    os.write(1, READY)
     os.nice(CHILD_NICENESS)
     question = json.load(sys.stdin)
     search = KeyCopySearch(
