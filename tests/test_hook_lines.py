@@ -198,3 +198,60 @@ def test_cargo_members_past_the_bound_make_commands_ask(tmp_path):
         (root / f"crates/c{n}/Cargo.toml").write_text(f'[package]\nname = "c{n}"\n')
     why = why_commands_ask(root)
     assert why is not None and "more than 200 members" in why, why
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "[[ $(cat n) -lt 80 ]] && exit 0\n",  # bash's arithmetic runs `x[$(cmd)]`
+        "(( n < 80 )) && exit 0\n",
+        'echo "$(eval "$(cat build/lint.cmd)")"\n',  # a print of what a command runs
+        '[[ "$x" =~ (.*) ]]\nsh "${BASH_REMATCH[1]}"\n',  # what the shell sets itself
+        "CDPATH=scripts\ncd fmt\n./run\n",
+        "printf\t-v C scripts/fmt\nsh $C\n",
+        "A0="
+        + "a" * 1000
+        + "\n"
+        + "".join(f'A{n}="$A{n - 1}$A{n - 1}"\n' for n in range(1, 14))
+        + 'sh "$A13"\n',  # (doubled line by line: once it took minutes to read)
+    ],
+)
+def test_more_that_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    why = why_commands_ask(root)
+    assert why is not None and ".git/hooks/pre-commit" in why, why
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        'GIT_X=scripts/check\nsh "$GIT_X"',  # git's names, set by the hook itself
+        "sh -o errexit scripts/check",
+        "sh +e scripts/check",
+        "exec sh scripts/check",
+        "timeout 60 sh scripts/check",
+        "command . scripts/check",
+    ],
+)
+def test_a_script_a_hook_runs_with_a_shell_in_any_form_is_read(tmp_path, run):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", run + "\n")
+    (root / "scripts").mkdir()
+    (root / "scripts/check").write_text("make -C web lint\n")
+    (root / "web").mkdir()
+    (root / "web/Makefile").write_text("lint:\n\ttrue\n")
+    assert "web/Makefile" in held(root)
+
+
+def test_a_submodules_hook_is_read_from_the_submodule(tmp_path):
+    # Its hooks lie in the superproject's .git/modules/sub/hooks; git runs them from sub/.
+    root = repository(tmp_path)
+    (root / ".git/modules/sub/hooks").mkdir(parents=True)
+    (root / ".git/modules/sub/HEAD").write_text("ref: refs/heads/main\n")
+    (root / ".git/modules/sub/config").write_text("[core]\n\tworktree = ../../../sub\n")
+    (root / "sub").mkdir()
+    (root / "sub/.git").write_text("gitdir: ../.git/modules/sub\n")
+    hook(root, ".git/modules/sub/hooks/pre-commit", "make lint\n")
+    (root / "sub/Makefile").write_text("lint:\n\ttrue\n")
+    assert "sub/Makefile" in held(root)

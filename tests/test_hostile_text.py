@@ -383,7 +383,9 @@ HOSTILE_READINGS = {
         # (A hook is read up to 32 KiB: twice that, in each shape its reader has.)
         for text in ("cd a\\n" * 16_000, "$(dirname " * 8_000, "X=(" + "a " * 32_000 + ")",
                      "'" * 64_000, '"${' * 20_000, "M=" + "$(" * 30_000, "a;" * 32_000,
-                     "A=1\\n" + "$A " * 20_000, "for a in b\\n" * 6_000, "\\\\\\n" * 20_000):
+                     "A=1\\n" + "$A " * 20_000, "for a in b\\n" * 6_000, "\\\\\\n" * 20_000,
+                     # (each line doubles the last value: its time once doubled with each)
+                     "A0=aaaa\\n" + "".join(f'A{n}="$A{n - 1}$A{n - 1}"\\n' for n in range(1, 40))):
             list(hook_lines(text, "/r/.git/hooks/pre-commit", "/r", {}))
             shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {})
     """,

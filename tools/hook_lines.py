@@ -58,23 +58,36 @@ REFERENCE = re.compile(
     r"|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
 )
 # Programs that only test or print: what they are given runs nothing.
-INERT = {"echo", "printf", "test", "[", "[[", "exit", "return", "true", "false"}
+INERT = {"echo", "printf", "test", "[", "exit", "return", "true", "false"}
 # The head of a `case` on a line of its own: its word is only matched against patterns.
 CASE_WORD = re.compile(r"case[ \t]++(?:\"[^\"`]*+\"|[^\s;&|<>()`]++)[ \t]++in")
 # A program given as the hook's arguments (`set -- make lint; "$@"`): the shell's to tell.
 ARGUMENTS_RUN = re.compile(r"""(["']?)\$(?:[@*0-9]|\{[@*0-9]\})\1""")
 KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
 # Programs that make the shell run what no line shows.
-SHELLS = {".", "source", "sh", "bash", "dash", "zsh", "ksh"}
+SHELL_NAMES = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"}
 OPAQUE = {"eval", "alias", "unalias", "trap", "read", "mapfile", "readarray", "declare", "typeset"}
 OPAQUE |= {"popd"}  # (back to a folder only the shell knows)
+# bash evaluates arithmetic in these, and `x[$(cmd)]` in a value runs cmd.
+OPAQUE |= {"((", "let", "[["}
 # git sets these for a hook: their values are git's, and are left as they are.
 GITS_OWN = re.compile(r"GIT_\w+")
 SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
+# Variables the shell sets as it runs.
+SHELLS_OWN = re.compile(
+    r"BASH\w*|REPLY|OPTARG|OPTIND|PIPESTATUS|S?RANDOM|SECONDS|LINENO|FUNCNAME|EPOCH\w+|MAPFILE"
+    r"|COPROC\w*|DIRSTACK|GROUPS|HISTCMD|PPID|SHLVL|READLINE_\w+|COMP_\w+"
+)
+# A command's output with none inside it, as a test or a print may use one.
+INNER_OUTPUT = re.compile(r"\$\(([^()`]*+)\)|`([^`]*+)`")
 # Values put into a line as they are (outside quotes a shell splits them, and so does the
 # reader): no quote, expansion, pattern or operator of their own.
 PLAIN_VALUE = re.compile(r"""[^'"$`\\*?\[;&|<>()\n]*+""")
 MAX_VARIABLES = 64
+# The longest value a hook's variable may take (a hook's are short: one doubled line by line,
+# `A2="$A1$A1"`, grew without end), and the longest line once values are put in.
+MAX_VALUE = 4096
+MAX_LINE = 65536
 # A function's name where it is defined (`f() {`, `function f`).
 FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function[ \t]++([\w.:-]++)|([\w.:-]++)[ \t]*+\(\s*+\))")
 # bash's brace expansion: `{make,lint}`, `{a..z}`.
@@ -122,12 +135,21 @@ def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) ->
                 words = shlex.split(segment)
             except ValueError:
                 continue
-            while words and words[0] in KEYWORDS:
-                words = words[1:]
-            if words and words[0] in SHELLS:
-                rest = [word for word in words[1:] if not word.startswith("-")]
-                found += rest[:1] if words[0] in (".", "source") or "-c" not in words else []
+            for index, word in enumerate(words):
+                if word in (".", "source") or program_name(word) in SHELL_NAMES:
+                    found += _script_of(words[index + 1 :])
     return found
+
+
+def _script_of(words: list[str]) -> list[str]:
+    """The script a shell runs, given the words after it (`-o errexit x`, `+e x`); none for
+    code given with `-c` (a line, read as one)."""
+    while words and words[0][:1] in ("-", "+") and words[0] != "--":
+        if not words[0].startswith("--") and "c" in words[0][1:]:
+            return []
+        words = words[2:] if words[0] in ("-o", "+o", "-O", "+O") else words[1:]
+    words = words[1:] if words[:1] == ["--"] else words
+    return words[:1]
 
 
 def read_hook_lines(
@@ -247,13 +269,13 @@ def logical_lines(text: str) -> list[str]:
             at = len(text) if end == -1 else end
             continue
         elif char == "\n":
-            lines.append("".join(current).strip())
+            lines.append("".join(current).strip(" \t"))
             current, at, word_start = [], at + 1, True
             continue
         current.append(char)
         word_start = not quote and char in " \t;&|()<>"
         at += 1
-    lines.append("".join(current).strip())
+    lines.append("".join(current).strip(" \t"))
     return [line for line in lines if line]
 
 
@@ -263,6 +285,8 @@ def _changes_the_shell(text: str) -> str | None:
     function `echo` runs what its caller's words name)."""
     if re.search(r"(?<![\w$])IFS(?!\w)", text):
         return "its IFS, which changes how each of its lines is split"
+    if re.search(r"(?<![\w$])CDPATH(?!\w)", text):
+        return "its CDPATH, which changes where each `cd` goes"
     for match in FUNCTION.finditer(text):
         name = match[1] or match[2]
         if name in INERT or name in KEYWORDS or name in ("cd", "pushd", "command", "builtin"):
@@ -330,7 +354,7 @@ def _set_otherwise(lines: list[str]) -> set[str]:
     in`, `read -r f`, `${f:=x}`, `printf -v f`, `f+=x y`)."""
     shown: set[str] = set()
     for segment in (segment for line in lines for segment in _segments(line)):
-        if _setting(segment) or _program(segment) in INERT:
+        if _setting(segment) or _inert(segment):
             continue
         rest = REFERENCE.sub(" ", re.sub(r"'[^']*'", " ", segment))
         shown.update(NAME.findall(rest))
@@ -372,8 +396,12 @@ def _segments(line: str) -> list[str]:
 def _program(segment: str) -> str:
     """The program of a simple command: after keywords, and a function's header (`f() {`)."""
     words = segment.split()
-    while words and (words[0] in KEYWORDS or words[0] in ("(", ")", "function")):
+    while words and (
+        words[0] in KEYWORDS or words[0] in ("(", ")", "function", "command", "builtin")
+    ):
         words = words[1:]
+    if words and words[0].startswith("(("):
+        return "(("
     if words and words[0].endswith("()"):
         return _program(" ".join(words[1:]))
     if len(words) > 1 and words[1] in ("()", "{"):  # (`f () {`, `function f {`)
@@ -397,7 +425,8 @@ def _expanded(
             raise Untold(
                 f"code given to {name} that starts programs, which only {name} can tell", whole=True
             )
-        if program in INERT and not (program == "printf" and " -v" in segment):
+        if _inert(segment):
+            _inert_check(segment, values, environ, sources)
             continue
         if CASE_WORD.fullmatch(segment.strip()):
             continue  # (`case "$x" in`: the word is only matched; what its arms run is read)
@@ -409,10 +438,13 @@ def _words(
     value: str, values: dict[str, list[str] | None], environ: Mapping[str, str], sources: bool
 ) -> list[str]:
     """The words a plain assignment's value stands for (`(a b)` an array's)."""
+    text = _put_in(value[1:-1] if value.startswith("(") else value, values, environ, sources)
+    if len(text) > MAX_VALUE:  # (before shlex, whose time grows fast with its text)
+        raise Untold(f"a value of more than {MAX_VALUE:,} characters", whole=True)
     try:
         if value.startswith("("):
-            return shlex.split(_put_in(value[1:-1], values, environ, sources))
-        return [" ".join(shlex.split(_put_in(value, values, environ, sources)))]
+            return shlex.split(text)
+        return [" ".join(shlex.split(text))]
     except ValueError:  # (an open quote)
         raise Untold("a quote") from None
 
@@ -426,8 +458,14 @@ def _put_in(
 ) -> str:
     """`text` with each reference outside single quotes replaced by its value; Untold for one
     that cannot be told (`lenient`: left as it is, for the reader to judge)."""
-    out, at, quote = [], 0, ""
+    out, at, quote, length = [], 0, "", 0
     while at < len(text):
+        if length > MAX_LINE:  # (many references to a long value)
+            if lenient:
+                return text
+            raise Untold(
+                f"a line of more than {MAX_LINE:,} characters once its values are in", whole=True
+            )
         char = text[at]
         if quote == "'":
             quote = "" if char == "'" else quote
@@ -446,6 +484,7 @@ def _put_in(
         elif char in "$`" and (reference := REFERENCE.match(text, at)):
             try:
                 out.append(_value(reference, values, environ, sources, quoted=bool(quote)))
+                length += len(out[-1])
             except Untold:
                 if not lenient:
                     raise
@@ -463,6 +502,33 @@ def _braces(text: str, at: int) -> str:
     return found[0] if found and ("," in found[0] or ".." in found[0]) else ""
 
 
+def _inert(segment: str) -> bool:
+    """Whether a command only tests or prints (`printf -v x` sets x)."""
+    program = _program(segment)
+    return program in INERT and not (program == "printf" and "-v" in segment.split())
+
+
+def _inert_check(
+    segment: str, values: dict[str, list[str] | None], environ: Mapping[str, str], sources: bool
+) -> None:
+    """A command that only tests or prints may use any variable, but what it runs to get a
+    value is read as a line (`echo "$(eval "$(cat x)")"` runs what x holds), and a value it
+    computes (`${x:0:n}`, bash's arithmetic) only its shell can tell: Untold."""
+    for _ in range(16):  # (from the inside out)
+        inner = INNER_OUTPUT.search(segment)
+        if inner is None:
+            break
+        _expanded(inner[1] if inner[1] is not None else inner[2], values, environ, sources)
+        segment = segment[: inner.start()] + "x" + segment[inner.end() :]
+    else:
+        raise Untold("outputs of commands nested past 16")
+    if "$(" in segment or "`" in segment:
+        raise Untold("a command's output")
+    for reference in REFERENCE.finditer(segment):
+        if reference["other"] is not None or reference["operator"] not in (None, "-", ":-"):
+            raise Untold(f"`{reference[0][:40]}`")
+
+
 def _value(
     reference: re.Match,
     values: dict[str, list[str] | None],
@@ -475,7 +541,9 @@ def _value(
     name = reference["name"] or reference["bare"]
     if name is None:
         raise Untold(f"`{reference[0]}`")  # a command's output, `${#x}`, `${x%y}`
-    if GITS_OWN.fullmatch(name):
+    if SHELLS_OWN.fullmatch(name):
+        raise Untold(f"`${name}`")  # (`[[ $x =~ y ]]` sets BASH_REMATCH, `read` REPLY)
+    if GITS_OWN.fullmatch(name) and name not in values:
         return reference[0]
     operator = reference["operator"]
     if operator and operator.lstrip(":") not in "-":

@@ -1861,21 +1861,33 @@ def git_hook_files(root: Path, git_entries: Iterable[Path]) -> list[Path]:
     entries = [folder / GIT_DIR_NAME for folder in [root, *root.parents]]
     entries = [entry for entry in entries if os.path.lexists(entry)]
     folders: list[Path] = []
+    trees: dict[Path, set[Path]] = collections.defaultdict(set)
     for entry in dict.fromkeys([*git_entries, *entries]):
         git_dir = git_dir_of(entry)
         if git_dir is None:
             continue
         common = common_dir_of(git_dir)
-        folders += [git_dir / "hooks", *([common / "hooks"] if common else [])]
-        folders += git_config_paths(entry)[0]
+        used = [git_dir / "hooks", *([common / "hooks"] if common else [])]
+        used += git_config_paths(entry)[0]
+        folders += used
+        for folder in used:  # (a worktree's or a submodule's hooks lie in another's .git)
+            trees[folder].add(entry.parent)
     # Each name looked up, not the folder listed: a folder of many other files cannot push
     # a hook past a bound on the listing.
-    return [
+    found = [
         folder / name
         for folder in dict.fromkeys(folders)
         for name in GIT_HOOK_NAMES
         if os.path.isfile(folder / name)
     ]
+    for hook in found:
+        HOOK_TREES[hook] = frozenset(trees[hook.parent])
+    return found
+
+
+# The working trees that run each hook `git_hook_files` found (git runs it from the top of
+# the tree that commits): a linked worktree's and a submodule's hooks lie in another's .git.
+HOOK_TREES: dict[Path, frozenset[Path]] = {}
 
 
 def host_tool_settings(root: Path, scan: WorkspaceScan) -> list[Path]:

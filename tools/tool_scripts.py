@@ -92,6 +92,7 @@ from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
     GIT_DIR_NAME,
     GIT_HOOK_NAMES,
+    HOOK_TREES,
     MISE_FILE,
     MISE_FOLDER,
     RUN_CONFIGURATION_SUFFIX,
@@ -113,6 +114,7 @@ GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` 
 HOOK_FILE_LIMIT = 32 * 1024
 HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
+MAX_HOOK_TREES = 16  # working trees a hook is read from (worktrees, submodules)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 # The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
 # package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
@@ -1387,7 +1389,13 @@ def _settings_read(
                 # holds the hooks folder, and the workspace's own (a linked worktree's hooks
                 # are its main checkout's; a submodule's lie in its superproject's .git; a
                 # global core.hooksPath lies outside).
-                for tree in dict.fromkeys((project_of(config, kind), _working_tree(root))):
+                trees = [project_of(config, kind), _working_tree(root)]
+                trees += sorted(HOOK_TREES.get(path, ()))
+                trees = list(dict.fromkeys(trees))
+                if len(trees) > MAX_HOOK_TREES:
+                    unread.append(path)  # (read from each: past this many, commands ask)
+                    continue
+                for tree in trees:
                     yield path, settings, kind, tree
                 continue
             yield path, settings, kind, path.parent if _beside(path) else project_of(config, kind)
