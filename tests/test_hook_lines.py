@@ -10,12 +10,16 @@ that needs a value only its shell can tell makes commands ask.
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
 from test_git_hook_lines import held, hook, repository
 
+from tools.environment import WordTooLong
 from tools.paths import host_tool_settings, scan_for_file_tools
+from tools.sandbox import held_when_there_paths
+from tools.shell_config import identities, made_since
 from tools.tool_scripts import tool_script_not_held
 
 
@@ -255,3 +259,33 @@ def test_a_submodules_hook_is_read_from_the_submodule(tmp_path):
     hook(root, ".git/modules/sub/hooks/pre-commit", "make lint\n")
     (root / "sub/Makefile").write_text("lint:\n\ttrue\n")
     assert "sub/Makefile" in held(root)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "./build/lint.sh\n",
+        "sh build/lint.sh 2>/dev/null\n",
+        "true \f# ; ./build/lint.sh\n",  # a `#` inside a word is no comment to the shell
+        "echo a#b; ./build/lint.sh\n",
+    ],
+)
+def test_a_script_a_hook_names_that_a_command_makes_is_told(tmp_path, lines):
+    # Held only from the next look: its first content is what the commit runs.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    before = identities(held_when_there_paths(root, scan_for_file_tools(root)))
+    (root / "build").mkdir()
+    (root / "build/lint.sh").write_text("touch /tmp/ran\n")
+    made = made_since(before, held_when_there_paths(root, scan_for_file_tools(root)))
+    assert root / "build/lint.sh" in {path for path, _ in made}
+
+
+def test_a_package_script_that_sets_ifs_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "npm run lint\n")
+    script = "IFS=,; y=sh,scripts/fmt; $y"  # `sh scripts/fmt` to the shell, one word to a reader
+    (root / "package.json").write_text(json.dumps({"scripts": {"lint": script}}))
+    # (Raised as a line too long to read is: the sandbox then makes every command ask.)
+    with pytest.raises(WordTooLong, match="a command line that sets IFS"):
+        why_commands_ask(root)

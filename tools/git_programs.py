@@ -632,9 +632,11 @@ def program_paths(
     if len(value) > MAX_SHELL_TEXT:  # (shlex's time is in the square of a word's length)
         raise WordTooLong(f"a command line of more than {MAX_SHELL_TEXT:,} characters")
     try:
-        lexer = shlex.shlex(value, posix=True, punctuation_chars=";&|()<>")
+        # (shlex takes a `#` anywhere in a word for a comment: `a#b; ./x` would hide `./x`)
+        lexer = shlex.shlex(without_shell_comments(value), posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
         lexer.whitespace = SHELL_BLANKS  # a carriage return is part of a word, as in bash
+        lexer.commenters = ""
         words = list(lexer)
     except ValueError:  # an open quote: git's shell would refuse it, but take it whole
         words = [word for word in re.split(f"[{SHELL_BLANKS}]+", value) if word]
@@ -801,6 +803,8 @@ def program_paths(
             if name.endswith("+"):  # `HOME+=/../tools`: added to a value only the shell knows
                 _cannot_tell_variable(name[:-1], worktree, untold)
                 continue
+            if name in ("IFS", "CDPATH"):  # how the words after split, or where `cd` goes
+                raise SplitByTheShell(f"a command line that sets {name}")
             assigned[name] = setting
             if command in SETTERS and runs_something(setting):
                 # `declare -n r=HOME`: what `r=` sets later is HOME.
@@ -1340,6 +1344,41 @@ OPERATORS = sorted(
     key=len,
     reverse=True,
 )
+
+
+class SplitByTheShell(WordTooLong):
+    """A command line whose words only its shell can tell apart (it sets IFS or CDPATH): what
+    it runs cannot be told, and commands ask, as for a line too long to read."""
+
+
+def without_shell_comments(line: str) -> str:
+    """A command line less its comments, as the shell reads them: from a `#` that starts a
+    word, outside quotes, to the line's end (`a#b` is a word, `a #b` a word and a comment)."""
+    if "#" not in line:
+        return line
+    out, quote, at, word_start = [], "", 0, True
+    while at < len(line):
+        char = line[at]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            out.append(line[at : at + 2])
+            at, word_start = at + 2, False
+            continue
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and word_start:
+            end = line.find("\n", at)
+            if end == -1:
+                break
+            at = end
+            continue
+        out.append(char)
+        word_start = not quote and char in SHELL_BLANKS + ";&|()<>"
+        at += 1
+    return "".join(out)
 
 
 def _operators(word: str) -> list[str]:

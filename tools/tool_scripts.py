@@ -1332,7 +1332,9 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
             # is held once made, and told. (A path only its shell can tell makes commands ask:
             # tools/hook_lines.py puts in what the hook itself makes plain.)
             later = [each for each in found if os.path.islink(each) or not os.path.lexists(each)]
-            by_name.when_there += [(each, why) for each in later]
+            # Each is told when a command makes it, or makes it anew: one missing at this look
+            # is held from the next, but its first content is what the commit runs.
+            by_name.when_there += [(each, why) for each in found]
             found = [each for each in found if each not in later]
             # A script of the workspace the hook runs (`./scripts/hooks/pre-commit.sh`,
             # `. .git/hooks/lint.sh`) is read as the hook is: its `make lint` runs at the
