@@ -213,6 +213,8 @@ def test_cargo_members_past_the_bound_make_commands_ask(tmp_path):
         '[[ "$x" =~ (.*) ]]\nsh "${BASH_REMATCH[1]}"\n',  # what the shell sets itself
         "CDPATH=scripts\ncd fmt\n./run\n",
         "printf\t-v C scripts/fmt\nsh $C\n",
+        'f() { sh "$1"; }\nf scripts/fmt\n',  # a script only the caller names
+        "echo scripts/fmt | xargs sh\n",
         "A0="
         + "a" * 1000
         + "\n"

@@ -361,6 +361,20 @@ def _set_otherwise(lines: list[str]) -> set[str]:
     return shown
 
 
+def _runs_what_it_is_given(program: str, segment: str) -> str | None:
+    """Why a command runs a script only its caller names: a shell given an argument of the
+    hook's or a function's (`f() { sh "$1"; }`), or what xargs hands a shell or interpreter."""
+    words = segment.split()
+    for index, word in enumerate(words):
+        if word in (".", "source") or program_name(word.strip("\"'")) in SHELL_NAMES:
+            script = _script_of(words[index + 1 :])
+            if script and ARGUMENTS_RUN.fullmatch(script[0]):
+                return f"`{word} {script[0]}`, a script only its caller names"
+    if program == "xargs" and any(program_name(word) in INTERPRETERS for word in words[1:]):
+        return "what xargs hands a shell or an interpreter, which only its input names"
+    return None
+
+
 def _runs_code_that_runs(program: str, segment: str) -> bool:
     """Whether a command gives an interpreter code that starts programs or evaluates more
     (`perl -e "system(q(make lint))"`, `python3 -c '...subprocess...'`): its forms are the
@@ -420,6 +434,8 @@ def _expanded(
             continue  # (set above, in order)
         if program in OPAQUE or ARGUMENTS_RUN.fullmatch(program):
             raise Untold(f"`{program}`, which runs what only its shell can tell", whole=True)
+        if why := _runs_what_it_is_given(program, segment):
+            raise Untold(why, whole=True)
         if _runs_code_that_runs(program, segment):
             name = program_name(program)
             raise Untold(

@@ -2307,6 +2307,8 @@ class Bubblewrap:
                 EDITOR_ENV_FILE_REASON: "an editor extension loads its variables",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
             }.get(why, "your shell or direnv runs it later")
+            if why.startswith("git's hook"):
+                runs = "git's hook runs it at your next commit"
             self._record(f"{name} ({runs})")
             asks = "" if why in TOLD_ONLY else " Change such files with write_file, which asks."
             notes.append(f"[{name} is new. It was kept, and the user was told: {why}.{asks}]")
