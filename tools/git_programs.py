@@ -1354,15 +1354,21 @@ class SplitByTheShell(WordTooLong):
 def without_shell_comments(line: str) -> str:
     """A command line less its comments, as the shell reads them: from a `#` that starts a
     word, outside quotes, to the line's end (`a#b` is a word, `a #b` a word and a comment)."""
-    if "#" not in line:
-        return line
-    out, quote, at, word_start = [], "", 0, True
-    while at < len(line):
-        char = line[at]
+    return "\n".join(shell_lines(line)) if "#" in line else line
+
+
+def shell_lines(text: str) -> list[str]:
+    """A shell script's command lines as its shell reads them: a line ends at a line feed
+    outside quotes (a quoted text may span lines), a `\\` before a line feed joins the next
+    line (not in single quotes), and a comment runs from a `#` that starts a word."""
+    lines, current, quote, at, word_start = [], [], "", 0, True
+    while at < len(text):
+        char = text[at]
         if quote == "'":
             quote = "" if char == "'" else quote
         elif char == "\\":
-            out.append(line[at : at + 2])
+            if text[at + 1 : at + 2] != "\n":
+                current.append(text[at : at + 2])
             at, word_start = at + 2, False
             continue
         elif quote == '"':
@@ -1370,15 +1376,18 @@ def without_shell_comments(line: str) -> str:
         elif char in "'\"":
             quote = char
         elif char == "#" and word_start:
-            end = line.find("\n", at)
-            if end == -1:
-                break
-            at = end
+            end = text.find("\n", at)
+            at = len(text) if end == -1 else end
             continue
-        out.append(char)
-        word_start = not quote and char in SHELL_BLANKS + ";&|()<>"
+        elif char == "\n" and not quote:
+            lines.append("".join(current).strip(" \t"))
+            current, at, word_start = [], at + 1, True
+            continue
+        current.append(char)
+        word_start = not quote and char in " \t\n;&|()<>"
         at += 1
-    return "".join(out)
+    lines.append("".join(current).strip(" \t"))
+    return [line for line in lines if line]
 
 
 def _operators(word: str) -> list[str]:

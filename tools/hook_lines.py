@@ -25,7 +25,7 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 
-from tools.git_programs import INTERPRETERS, SHELL_FLAGS, program_name
+from tools.git_programs import INTERPRETERS, SHELL_FLAGS, program_name, shell_lines
 from tools.inline_code import EVALUATES
 
 # The hook's own folder and name, as hooks spell them.
@@ -177,7 +177,7 @@ def _moves(segment: str) -> bool:
 def _lines(
     text: str, hook: str, top: str, environ: Mapping[str, str]
 ) -> Iterator[tuple[str | None, str]]:
-    lines = [_own_spellings(line, hook, top) for line in logical_lines(text)]
+    lines = [_own_spellings(line, hook, top) for line in shell_lines(text)]
     if why := _changes_the_shell(text):
         yield None, why
         return
@@ -244,39 +244,6 @@ def _read(
             yield _expanded(line, values, environ, sources), ""
         except Untold as untold:
             yield None, f"its line `{_short(line)}` needs {untold}"
-
-
-def logical_lines(text: str) -> list[str]:
-    """A shell script's command lines as its shell reads them: a line ends at a line feed
-    outside quotes (a quoted text may span lines), a `\\` before a line feed joins the next
-    line (not in single quotes), and a comment runs from a `#` that starts a word."""
-    lines, current, quote, at, word_start = [], [], "", 0, True
-    while at < len(text):
-        char = text[at]
-        if quote == "'":
-            quote = "" if char == "'" else quote
-        elif char == "\\":
-            if text[at + 1 : at + 2] != "\n":
-                current.append(text[at : at + 2])
-            at, word_start = at + 2, False
-            continue
-        elif quote == '"':
-            quote = "" if char == '"' else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and word_start:
-            end = text.find("\n", at)
-            at = len(text) if end == -1 else end
-            continue
-        elif char == "\n":
-            lines.append("".join(current).strip(" \t"))
-            current, at, word_start = [], at + 1, True
-            continue
-        current.append(char)
-        word_start = not quote and char in " \t;&|()<>"
-        at += 1
-    lines.append("".join(current).strip(" \t"))
-    return [line for line in lines if line]
 
 
 def _changes_the_shell(text: str) -> str | None:
