@@ -13,9 +13,14 @@ module puts in what the hook itself makes plain, and fails closed on the rest:
 - the arguments git gives (`"$@"`, `$1`) and the status (`$?`) are left as they are.
 
 A line that needs anything else (a variable set from a command's output, by `read`, `for`,
-`declare` or twice, a loop over a glob, `eval`, `alias`, a here-document) is not guessed at:
-it comes back as unknown, and commands ask, as for settings planloop cannot read. Only lines
-that just test or print (`[ -n "$x" ]`, `echo "$x"`) may use such values.
+`declare` or twice, one the shell sets itself, a loop over a glob, `eval`, `alias`, `trap`,
+bash's arithmetic, a here-document, a script only its caller names, code given to an
+interpreter that starts programs) is not guessed at: it comes back as unknown, and commands
+ask, as for settings planloop cannot read. So does a hook that sets IFS or CDPATH, or
+defines a function in the place of a command that tests, prints or moves. Only lines that
+just test or print (`[ -n "$x" ]`, `echo "$x"`) may use such values, and what they run in
+`$(...)` is read as a line. Values are bounded (MAX_VALUE, MAX_LINE), so a hook is read in
+time linear in its size.
 """
 
 from __future__ import annotations
