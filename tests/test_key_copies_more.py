@@ -196,13 +196,13 @@ def test_the_search_runs_in_a_child_that_finds_copies_without_the_key_in_its_env
 def test_a_search_that_hangs_is_cut_short_and_not_run_again(tmp_path, monkeypatch):
     import tools.key_copies as key_copies
 
-    def hangs(*args, **kwargs):
-        raise subprocess.TimeoutExpired(args[0], key_copies.SEARCH_SECONDS + 5)
+    def hangs(self, *args, **kwargs):  # (the child said READY; its answer never comes)
+        raise subprocess.TimeoutExpired(self.args, key_copies.SEARCH_SECONDS + 5)
 
     def not_again(self):
         raise AssertionError("searched again after a hang")
 
-    monkeypatch.setattr(key_copies.subprocess, "run", hangs)
+    monkeypatch.setattr(key_copies.subprocess.Popen, "communicate", hangs)
     monkeypatch.setattr(key_copies.KeyCopySearch, "run", not_again)
     search = key_copies.KeyCopySearch((key_copies.Place(tmp_path, 2),), (), (b"sk-ant-x" * 4,))
     search.start()
