@@ -391,7 +391,7 @@ def _program(segment: str) -> str:
     if words and words[0].endswith("()"):
         return _program(" ".join(words[1:]))
     if len(words) > 1 and words[1] in ("()", "{"):  # (`f () {`, `function f {`)
-        return _program(" ".join(words[2:] if words[1] == "{" else words[2:]))
+        return _program(" ".join(words[2:]))
     return words[0] if words else ""
 
 
