@@ -16,7 +16,6 @@ import subprocess
 import pytest
 from test_git_hook_lines import held, hook, repository
 
-from tools.environment import WordTooLong
 from tools.paths import host_tool_settings, scan_for_file_tools
 from tools.sandbox import held_when_there_paths
 from tools.shell_config import identities, made_since
@@ -280,6 +279,46 @@ def test_a_package_script_that_sets_ifs_makes_commands_ask(tmp_path):
     hook(root, ".git/hooks/pre-commit", "npm run lint\n")
     script = "IFS=,; y=sh,scripts/fmt; $y"  # `sh scripts/fmt` to the shell, one word to a reader
     (root / "package.json").write_text(json.dumps({"scripts": {"lint": script}}))
-    # (Raised as a line too long to read is: the sandbox then makes every command ask.)
-    with pytest.raises(WordTooLong, match="a command line that sets IFS"):
-        why_commands_ask(root)
+    reason = why_commands_ask(root)
+    assert reason is not None and "the script `lint` of package.json: its IFS" in reason, reason
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "$(cat ci/tool) lint",  # the program is what a file of the workspace says
+        'eval "$(cat ci/cmd)"',
+        "`cat ci/tool` lint",
+        "for f in ci/*.sh; do sh $f; done",
+        'sh -c "$npm_package_config_check"',  # (npm's own values, from its settings)
+        "cd web\nX=$(ls); $X",
+    ],
+)
+def test_a_package_script_only_its_shell_can_tell_makes_commands_ask(tmp_path, script):
+    """npm runs a script as `sh -c`: it is read as a hook's lines are, not word by word."""
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "npm run check\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"check": script}}))
+    reason = why_commands_ask(root)
+    assert reason is not None and "the script `check` of package.json: its" in reason, reason
+
+
+@pytest.mark.parametrize(
+    ("script", "build_file"),
+    [
+        ("M=make; $M lint", "Makefile"),
+        ("cd web && make lint", "web/Makefile"),
+        ("$0 ci/check.sh", "ci/check.sh"),  # (`sh -c`: $0 is sh)
+        ("eslint . && tsc --noEmit && echo $npm_package_version", "package.json"),
+    ],
+)
+def test_a_package_script_read_plainly_holds_what_it_runs(tmp_path, script, build_file):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "npm run check\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"check": script}}))
+    for folder in ("web", "ci"):
+        (root / folder).mkdir()
+    for path in ("Makefile", "web/Makefile", "ci/check.sh"):
+        (root / path).write_text("lint:\n\ttrue\n")
+    assert why_commands_ask(root) is None
+    assert build_file in held(root)

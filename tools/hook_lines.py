@@ -82,6 +82,7 @@ SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
 SHELLS_OWN = re.compile(
     r"BASH\w*|REPLY|OPTARG|OPTIND|PIPESTATUS|S?RANDOM|SECONDS|LINENO|FUNCNAME|EPOCH\w+|MAPFILE"
     r"|COPROC\w*|DIRSTACK|GROUPS|HISTCMD|PPID|SHLVL|READLINE_\w+|COMP_\w+"
+    r"|npm_\w+|INIT_CWD"  # (npm sets these for a package's script, some from its settings)
 )
 # A command's output with none inside it, as a test or a print may use one.
 INNER_OUTPUT = re.compile(r"\$\(([^()`]*+)\)|`([^`]*+)`")
@@ -274,7 +275,7 @@ def _setting(segment: str) -> re.Match | None:
 def _own_spellings(line: str, hook: str, top: str) -> str:
     """`line` with the hook's own path put in where it spells it, and what the shell prints
     of a path it was given plainly (`$(dirname /x/y)`, `$(git rev-parse --show-toplevel)`)."""
-    folder, name = os.path.dirname(hook), os.path.basename(hook)
+    folder, name = os.path.dirname(hook) or ".", os.path.basename(hook)  # (`sh -c`: $0 is sh)
     line = OWN_FOLDER.sub(lambda _: shlex.quote(folder), line)
     line = OWN_NAME.sub(lambda _: shlex.quote(name), line)
     line = OWN_PATH.sub(lambda _: shlex.quote(hook), line)

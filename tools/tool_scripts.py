@@ -1498,7 +1498,7 @@ def run_by(
                     f"{COMMANDS_PER_LOOK // 1024} KiB of command lines a look reads"
                 )
                 continue
-            found += _package_runs(folder, project, untold, by_name)
+            found += _package_runs(folder, project, untold, by_name, unknown)
     unknown += [f"the options of {file}" for file in by_name.unread]
     by_name.unread.clear()  # (told once, for these settings)
     return found, untold, unknown
@@ -1886,16 +1886,27 @@ def _within_commands_per_look(lines: Iterable[Any]) -> bool:
 
 
 def _package_runs(
-    folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName
+    folder: Path, project: Path, untold: list[UntoldProgram], by_name: ByName, unknown: list[str]
 ) -> list[Path]:
     """What a package manager runs from `folder`: its package.json, the command line of each
     of its scripts, the files it runs where a script is missing, and what the package
-    managers' settings there name."""
+    managers' settings there name. A script is a shell's line (`sh -c`), read as a hook's
+    lines are: a line only the shell can tell (`$(cat cmd) lint`) goes to `unknown`."""
     found = [folder / PACKAGE_JSON]
     looked: set[tuple[Path, str]] = set()  # (`x && x && x ...`: each looked for once)
-    for line in (line for line in (npm_scripts(folder) or {}).values() if isinstance(line, str)):
+    lines = []
+    for name, script in (npm_scripts(folder) or {}).items():
+        if not isinstance(script, str):
+            continue  # (npm runs only strings)
+        for line, why in read_hook_lines(script, "sh", str(folder), without_secrets()):
+            if line is None:
+                package = _shown(project, folder / PACKAGE_JSON)
+                unknown.append(f"the script `{_one_line(name)}` of {package}: {why}")
+            else:
+                lines.append(line)
+    for line in lines:
         named_before = len(by_name.programs)
-        found += program_paths(put_in(line, project), folder, untold, False, by_name)
+        found += program_paths(line, folder, untold, False, by_name)
         # A program named alone (`eslint .`, `node x.js`) is looked for in each node_modules/.bin
         # up the tree first: npm puts them on the script's PATH.
         for base, program in by_name.programs[named_before:]:
