@@ -137,6 +137,70 @@ def test_a_python_hook_that_keeps_its_command_in_a_variable_is_read(tmp_path, co
     assert "Makefile" in held(root)
 
 
+PYTHON_HOOKS_READ_PLAINLY = [
+    "import subprocess\ndef run(cmd, check=True):\n    return subprocess.run(cmd, check=check)\n"
+    "run(['make', 'lint'])\nrun(['npm', 'test'], check=False)\n",
+    "import os, subprocess\nsubprocess.run([os.environ.get('MAKE', 'make'), 'lint'])\n",
+    "import subprocess, sys\nsubprocess.run(['make', 'lint', 'MSG=' + sys.argv[1]])\n",
+    # pre-commit's hook as its 2.x releases wrote it, in python
+    "import os, sys\nfrom shutil import which\nINSTALL_PYTHON = '/usr/bin/python3'\n"
+    "ARGS = ['hook-impl', '--config=.pre-commit-config.yaml', '--hook-type=pre-commit']\n"
+    "HERE = os.path.dirname(os.path.abspath(__file__))\nARGS.append(f'--hook-dir={HERE}')\n"
+    "ARGS.extend(sys.argv[1:])\nif os.access(INSTALL_PYTHON, os.X_OK):\n"
+    "    CMD = [INSTALL_PYTHON, '-mpre_commit']\nelif which('pre-commit'):\n"
+    "    CMD = ['pre-commit']\nelse:\n    raise SystemExit(1)\nCMD.extend(ARGS)\n"
+    "os.execvp(CMD[0], CMD)\n",
+]
+
+
+@pytest.mark.parametrize("code", PYTHON_HOOKS_READ_PLAINLY)
+def test_a_python_hook_that_names_what_it_starts_leaves_commands_unasked(tmp_path, code):
+    root = repository(tmp_path)
+    (root / ".git" / "hooks" / "pre-commit").write_text("#!/usr/bin/env python3\n" + code)
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+
+
+@pytest.mark.parametrize(
+    ("interpreter", "code", "shown"),
+    [
+        ("python3", "import subprocess\nsubprocess.run(open('ci/cmd').read().split())\n", "open"),
+        ("python3", "from subprocess import run as r\nr(open('ci/cmd').read())\n", "r(open"),
+        ("python3", "import subprocess\nstart = subprocess.run\nstart(['make'])\n", "`subprocess.run`"),
+        ("python3", "import os\ngetattr(os, 'system')(open('ci/cmd').read())\n", "getattr"),
+        ("python3", "exec(open('ci/hook.py').read())\n", "exec"),
+        ("python3", "import importlib\nimportlib.import_module(open('ci/m').read())\n", "import"),
+        ("python3", "import pickle\npickle.load(open('ci/state', 'rb'))\n", "pickle"),
+        (
+            "python3",
+            "import glob, subprocess\nfor f in glob.glob('ci/*.sh'):\n"
+            "    subprocess.run(['sh', f])\n",
+            "f]",
+        ),
+        (
+            "python3",
+            "import subprocess\ndef go(c):\n    subprocess.run(c)\ngo(open('ci/cmd').read())\n",
+            "subprocess.run(c)",
+        ),
+        ("perl", "system(qw(make lint));\n", "perl"),
+        (
+            "node",
+            "require('child_process').execSync(require('fs').readFileSync('ci/cmd'))\n",
+            "node",
+        ),
+    ],
+)
+def test_a_hook_whose_code_starts_what_only_running_tells_makes_commands_ask(
+    tmp_path, interpreter, code, shown
+):
+    """A whole hook in python is read by python's own parser: a program it takes from a file,
+    a loop or a call's result asks. In another language, code that starts programs asks."""
+    root = repository(tmp_path)
+    (root / ".git" / "hooks" / "pre-commit").write_text(f"#!/usr/bin/env {interpreter}\n{code}")
+    reason = tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+    assert reason is not None and ".git/hooks/pre-commit" in reason and shown in reason, reason
+
+
 def test_a_hook_in_a_language_planloop_cannot_read_makes_commands_ask(tmp_path):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-push", "")

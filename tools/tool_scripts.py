@@ -73,6 +73,7 @@ from tools.git_programs import (
     INTERPRETERS,
     MAX_FOLDER_ENTRIES,
     PACKAGE_RUNNERS,
+    PYTHONS,
     SHELL_BLANKS,
     SHELL_FLAGS,
     ByName,
@@ -87,6 +88,7 @@ from tools.git_programs import (
     variable_paths,
 )
 from tools.hook_lines import read_hook_lines, shell_scripts
+from tools.inline_code import EVALUATES
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
@@ -99,6 +101,7 @@ from tools.paths import (
     SMALL_FILE_LIMIT,
     read_small_file,
 )
+from tools.python_starts import unplain_start
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 from tools.spans import delimited_in_lines, replaced
 from tools.toml_text import toml_data
@@ -978,6 +981,9 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         if not code_flags:
             yield Run(None, unknown=f"a hook run by {interpreter}")
             return
+        if why := _starts_what_only_running_tells(interpreter, text):
+            yield Run(None, unknown=why)
+            return
         line = f"{interpreter} {code_flags[0]} {shlex.quote(text)}"
         yield from (Run(line), Run(line, cwd=folder))
         return
@@ -988,6 +994,18 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     top = _dict(settings).get("top") or folder or ""
     for line, why in read_hook_lines(text, hook, top, without_secrets()):
         yield Run(line) if line is not None else Run(None, unknown=why)
+
+
+def _starts_what_only_running_tells(interpreter: str, code: str) -> str | None:
+    """Why a hook's code may start a program its text does not fix (read as it is read on a
+    line, `-c`/`-e`): python's by its own parser (tools/python_starts.py); in another
+    language, any code that starts programs or evaluates text."""
+    if interpreter in PYTHONS:
+        call = unplain_start(code)
+        return f"its {call}, whose program only running it can tell" if call else None
+    if EVALUATES.search(code):
+        return f"its code that starts programs, which only {interpreter} can tell"
+    return None
 
 
 def _run_by_shell(settings: Any, project: Path) -> set[Path]:
