@@ -153,6 +153,35 @@ PYTHON_HOOKS_READ_PLAINLY = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("code", "build_file"),
+    [
+        ("import subprocess\nM = 'ma' + 'ke'\nsubprocess.call([M, 'lint'])\n", "Makefile"),
+        ("import subprocess as s\ns.call('make lint'.split())\n", "Makefile"),
+        ("import subprocess\nsubprocess.run(['make', 'lint'], cwd='web')\n", "web/Makefile"),
+        (
+            "import os\nos.system(f'make -C {os.path.dirname(__file__)}/../../web')\n",
+            "web/Makefile",
+        ),
+        ("import os\nflag = '-C'\nos.execlp('make', 'make', flag, 'web')\n", "web/Makefile"),
+        (
+            "import os, sys\nargs = ['lint']\nargs.insert(0, 'make')\nos.execvp(args[0], args)\n",
+            "Makefile",
+        ),
+    ],
+)
+def test_what_a_python_hook_starts_is_worked_out_and_held(tmp_path, code, build_file):
+    """A command a python hook builds (`"ma" + "ke"`, a split line, an f-string, a `cwd`) is
+    worked out by python's parser, and what it runs is held."""
+    root = repository(tmp_path)
+    (root / ".git" / "hooks" / "pre-commit").write_text("#!/usr/bin/env python3\n" + code)
+    (root / "web").mkdir()
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "web" / "Makefile").write_text("lint:\n\ttrue\n")
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+    assert build_file in held(root)
+
+
 @pytest.mark.parametrize("code", PYTHON_HOOKS_READ_PLAINLY)
 def test_a_python_hook_that_names_what_it_starts_leaves_commands_unasked(tmp_path, code):
     root = repository(tmp_path)
@@ -166,7 +195,11 @@ def test_a_python_hook_that_names_what_it_starts_leaves_commands_unasked(tmp_pat
     [
         ("python3", "import subprocess\nsubprocess.run(open('ci/cmd').read().split())\n", "open"),
         ("python3", "from subprocess import run as r\nr(open('ci/cmd').read())\n", "r(open"),
-        ("python3", "import subprocess\nstart = subprocess.run\nstart(['make'])\n", "`subprocess.run`"),
+        (
+            "python3",
+            "import subprocess\nstart = subprocess.run\nstart(['make'])\n",
+            "`subprocess.run`",
+        ),
         ("python3", "import os\ngetattr(os, 'system')(open('ci/cmd').read())\n", "getattr"),
         ("python3", "exec(open('ci/hook.py').read())\n", "exec"),
         ("python3", "import importlib\nimportlib.import_module(open('ci/m').read())\n", "import"),

@@ -322,3 +322,33 @@ def test_a_package_script_read_plainly_holds_what_it_runs(tmp_path, script, buil
         (root / path).write_text("lint:\n\ttrue\n")
     assert why_commands_ask(root) is None
     assert build_file in held(root)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "$(cat ci/tool) lint",  # ci/tool is held, but what it names (make's Makefile) is not
+        'eval "$(cat ci/cmd)"',
+        "for f in ci/*.sh; do sh $f; done",
+        "X=$(cat ci/tool); timeout 60 $X lint",
+        "f=$(cat ci/n); [[ $f -eq 1 ]] && make",  # (bash's arithmetic runs `x[$(cmd)]`)
+    ],
+)
+def test_a_task_line_whose_program_only_its_shell_can_tell_makes_commands_ask(tmp_path, line):
+    """A folderOpen task's shell line is read as a hook's is, for what it starts."""
+    (tmp_path / ".vscode").mkdir()
+    task = {"label": "w", "type": "shell", "command": line, "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode" / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    reason = why_commands_ask(tmp_path)
+    assert reason is not None and ".vscode/tasks.json: its line" in reason, reason
+
+
+def test_a_task_line_that_hands_a_file_name_to_a_formatter_reads_plainly(tmp_path):
+    """Only what starts a program must be told: a file name given to a formatter is a word."""
+    (tmp_path / ".vscode").mkdir()
+    line = 'f=$(git diff --name-only); [[ $f == *.py ]] && M=make; $M fmt FILE="$f"'
+    task = {"label": "w", "type": "shell", "command": line, "runOptions": {"runOn": "folderOpen"}}
+    (tmp_path / ".vscode" / "tasks.json").write_text(json.dumps({"tasks": [task]}))
+    (tmp_path / "Makefile").write_text("fmt:\n\ttrue\n")
+    assert why_commands_ask(tmp_path) is None
+    assert "Makefile" in held(tmp_path)

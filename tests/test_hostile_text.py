@@ -390,15 +390,18 @@ HOSTILE_READINGS = {
             shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {})
     """,
     "python-hook": """
-        from tools.python_starts import unplain_start
+        from tools.python_starts import python_starts
         # (A hook is read up to 32 KiB: twice that, in each shape its reader has.)
         for code in ("".join(f"a{n} = a{n - 1}\\n" for n in range(1, 6_000)) + "run(a5999)\\n",
                      "def f(" + ", ".join(f"p{n}" for n in range(2_000)) + "): run(p0)\\n"
                      + "f(1)\\n" * 8_000,
                      "import os\\n" + "os.system('x')\\n" * 6_000, "(" * 60_000,
                      "a = [" + "a + " * 16_000 + "'x']\\nrun(a)\\n",
-                     "x.append(y)\\n" * 6_000 + "run(x)\\n", "getattr(o, 'run')\\n" * 6_000):
-            unplain_start(code)
+                     "x.append(y)\\n" * 6_000 + "run(x)\\n", "getattr(o, 'run')\\n" * 6_000,
+                     # (each `if` doubles the ways a name may go: bounded, not multiplied out)
+                     "".join(f"if x:\\n a{n} = 'p'\\nelse:\\n a{n} = 'q'\\n" for n in range(900))
+                     + "import os\\nos.system(" + "+".join(f"a{n}" for n in range(900)) + ")\\n"):
+            python_starts(code, "/r/.git/hooks/pre-commit", "/r", {})
     """,
     "makefile-variables": """
         from pathlib import Path

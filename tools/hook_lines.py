@@ -30,7 +30,14 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 
-from tools.git_programs import INTERPRETERS, SHELL_FLAGS, program_name, shell_lines
+from tools.git_programs import (
+    INTERPRETERS,
+    RUNNERS,
+    SHELL_FLAGS,
+    TOOL_RUNNERS,
+    program_name,
+    shell_lines,
+)
 from tools.inline_code import EVALUATES
 
 # The hook's own folder and name, as hooks spell them.
@@ -68,6 +75,10 @@ INERT = {"echo", "printf", "test", "[", "exit", "return", "true", "false"}
 CASE_WORD = re.compile(r"case[ \t]++(?:\"[^\"`]*+\"|[^\s;&|<>()`]++)[ \t]++in")
 # A program given as the hook's arguments (`set -- make lint; "$@"`): the shell's to tell.
 ARGUMENTS_RUN = re.compile(r"""(["']?)\$(?:[@*0-9]|\{[@*0-9]\})\1""")
+ARITHMETIC_TEST = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v|R)\s|\(\(")
+# Programs that start another from the words given to them (`sh $x`, `env $x`, `timeout 9 $x`).
+STARTS_ANOTHER = {*INTERPRETERS, *RUNNERS, *TOOL_RUNNERS, "timeout", "flock", "watch", "nix"}
+STARTS_ANOTHER |= {"parallel", "find", "nix-shell", "direnv", "chronic", "entr", "ionice"}
 KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
 # Programs that make the shell run what no line shows.
 SHELL_NAMES = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"}
@@ -110,15 +121,19 @@ class Untold(Exception):
 
 
 def hook_lines(
-    text: str, hook: str, top: str, environ: Mapping[str, str]
+    text: str, hook: str, top: str, environ: Mapping[str, str], programs_only: bool = False
 ) -> Iterator[tuple[str | None, str]]:
     """(line as the shell will run it, "") for each command line of a shell hook at `hook`,
     run from the top of the tree `top` with your environment `environ`; (None, why) for a
     line planloop cannot tell. A line after a `cd` comes again from where it moved to
     (`cd web` on a line of its own, then `make lint`), and as it is (the `cd` may have been
-    in a subshell)."""
+    in a subshell).
+
+    `programs_only`: a value only the shell can tell counts only where it names what runs
+    (the program, or any word given to a program that starts another, `sh $x`, `env $x`); an
+    agent's or editor's line passes a file name it was handed to a formatter so."""
     moves: list[str] = []  # the `cd`s of the lines so far, as `cd x && `
-    for line in _lines(text, hook, top, environ):
+    for line in _lines(text, hook, top, environ, programs_only):
         if line[0] is None:
             yield line
             continue
@@ -181,7 +196,7 @@ def _moves(segment: str) -> bool:
 
 
 def _lines(
-    text: str, hook: str, top: str, environ: Mapping[str, str]
+    text: str, hook: str, top: str, environ: Mapping[str, str], programs_only: bool = False
 ) -> Iterator[tuple[str | None, str]]:
     lines = [_own_spellings(line, hook, top) for line in shell_lines(text)]
     if why := _changes_the_shell(text):
@@ -201,7 +216,7 @@ def _lines(
         pass
     sourced = [segment for segment in segments if _program(segment) in (".", "source")]
     sources = any(_sources_from_workspace(each, values, environ, top) for each in sourced)
-    yield from _read(lines, settings, once, dict(start), environ, sources)
+    yield from _read(lines, settings, once, dict(start), environ, sources, programs_only)
 
 
 def _sources_from_workspace(
@@ -225,6 +240,7 @@ def _read(
     values: dict[str, list[str] | None],
     environ: Mapping[str, str],
     sources: bool,
+    programs_only: bool = False,
 ) -> Iterator[tuple[str | None, str]]:
     for line, line_settings in zip(lines, settings, strict=True):
         if "<<" in line.replace("<<<", ""):
@@ -247,7 +263,7 @@ def _read(
                 yield _put_in(line, values, environ, sources, lenient=True), ""
             continue
         try:
-            yield _expanded(line, values, environ, sources), ""
+            yield _expanded(line, values, environ, sources, programs_only), ""
         except Untold as untold:
             yield None, f"its line `{_short(line)}` needs {untold}"
 
@@ -348,16 +364,24 @@ def _runs_what_it_is_given(program: str, segment: str) -> str | None:
     return None
 
 
-def _runs_code_that_runs(program: str, segment: str) -> bool:
+def _runs_code_that_runs(program: str, segment: str, programs_only: bool = False) -> bool:
     """Whether a command gives an interpreter code that starts programs or evaluates more
     (`perl -e "system(q(make lint))"`, `python3 -c '...subprocess...'`): its forms are the
-    language's to tell, not a line's."""
+    language's to tell, not a line's. (`programs_only`: code is read by the paths it names,
+    as settings' lines always were.)"""
     flags = INTERPRETERS.get(program_name(program), ())
-    if not flags or flags == SHELL_FLAGS:
+    if programs_only or not flags or flags == SHELL_FLAGS:
         return False  # (a shell's `-c` is a line, read as one)
-    words = segment.split()
-    given = any(word in flags or word.startswith(flags) and word[:2] != "--" for word in words[1:])
-    return given and EVALUATES.search(segment) is not None
+    flags = tuple(flag for flag in flags if flag != "-m")  # (python's `-m x` names a module)
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        words = segment.split()
+    for index, word in enumerate(words[1:], start=1):
+        if word in flags or word.startswith(flags) and word[:2] != "--":
+            code = word[2:] if word not in flags else " ".join(words[index + 1 : index + 2])
+            return EVALUATES.search(code) is not None
+    return False
 
 
 def _segments(line: str) -> list[str]:
@@ -397,7 +421,11 @@ def _program(segment: str) -> str:
 
 
 def _expanded(
-    line: str, values: dict[str, list[str] | None], environ: Mapping[str, str], sources: bool
+    line: str,
+    values: dict[str, list[str] | None],
+    environ: Mapping[str, str],
+    sources: bool,
+    programs_only: bool = False,
 ) -> str:
     """`line` with the values the hook makes plain put in; Untold where a command needs one
     only its shell can tell (a line that only tests or prints may use any)."""
@@ -405,11 +433,11 @@ def _expanded(
         program = _program(segment)
         if _setting(segment):
             continue  # (set above, in order)
-        if program in OPAQUE or ARGUMENTS_RUN.fullmatch(program):
+        if program in OPAQUE and not _inert(segment) or ARGUMENTS_RUN.fullmatch(program):
             raise Untold(f"`{program}`, which runs what only its shell can tell", whole=True)
         if why := _runs_what_it_is_given(program, segment):
             raise Untold(why, whole=True)
-        if _runs_code_that_runs(program, segment):
+        if _runs_code_that_runs(program, segment, programs_only):
             name = program_name(program)
             raise Untold(
                 f"code given to {name} that starts programs, which only {name} can tell", whole=True
@@ -419,6 +447,11 @@ def _expanded(
             continue
         if CASE_WORD.fullmatch(segment.strip()):
             continue  # (`case "$x" in`: the word is only matched; what its arms run is read)
+        # (`X=1 $Y`: past a variable set for it, the program is read with the whole segment)
+        plain_start = not re.match(r"\s*[A-Za-z_]\w*\+?=", segment)
+        if programs_only and plain_start and program_name(program) not in STARTS_ANOTHER:
+            _put_in(program, values, environ, sources)  # (a `$(` or `$X` there raises)
+            continue
         _put_in(segment, values, environ, sources)  # (raises for what cannot be told)
     return _put_in(line, values, environ, sources, lenient=True)
 
@@ -492,8 +525,11 @@ def _braces(text: str, at: int) -> str:
 
 
 def _inert(segment: str) -> bool:
-    """Whether a command only tests or prints (`printf -v x` sets x)."""
+    """Whether a command only tests or prints (`printf -v x` sets x; bash's `[[` evaluates
+    a value as arithmetic, `x[$(cmd)]` running cmd, where it compares numbers or tests `-v`)."""
     program = _program(segment)
+    if program == "[[":
+        return ARITHMETIC_TEST.search(segment) is None
     return program in INERT and not (program == "printf" and "-v" in segment.split())
 
 

@@ -1,35 +1,44 @@
-"""Whether a python hook starts only what its own text names: read with python's own parser.
+"""What a python hook starts, read with python's own parser: command lines, or why not.
 
-A hook in python (`#!/usr/bin/env python3`) is read for the paths it names
-(tools/inline_code.py), and those files are held. That reading follows names, not values: a
-hook that starts a program whose name it takes from a file of the workspace
-(`subprocess.run(open("ci/cmd").read().split())`), a command's output, or text it builds at
-run time starts what a sandboxed command can choose. Only running the code could tell what it
-starts, so planloop says so, and commands ask.
+A hook in python (`#!/usr/bin/env python3`) is also read for the paths its text names
+(tools/inline_code.py). That reading follows names, not values: a hook that builds its
+command (`MAKE = "ma" + "ke"`), or takes it from a file of the workspace
+(`subprocess.run(open("ci/cmd").read().split())`), a loop or a command's output, starts
+something the reading cannot see, or that a sandboxed command can choose.
 
-A value counts as plain when the hook's own text fixes it: a literal, a list or sum of plain
-values, a name bound only to plain values (appends and extends included), git's arguments
-(`sys.argv`), your environment (`os.environ`), the hook's own path (`__file__`), and the path
-and split functions applied to plain values. Everything else is what only running can tell.
+So each call that starts a program (`subprocess.run`, `os.system`, `os.execvp`, ...) is
+worked out here from the values the hook's own text fixes: literals, lists and sums of them,
+f-strings, names bound only to such values (with what `append` and `extend` add), a helper
+function's parameters as its callers give them, git's arguments (`sys.argv`, as `$1`), your
+environment (`os.environ`), the hook's own path (`__file__`), and the path and split
+functions applied to those. The result is a shell command line for each way the call can
+go, read as a hook's lines are. A call given anything else, code run from text (`exec`,
+`eval`, `importlib.import_module` with a name it builds, `pickle.load`), or a starting
+function passed around or looked up by its name, is what only running the hook can tell:
+planloop says which, and commands ask.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
+import shlex
+from collections.abc import Mapping
 
-# Calls that start a program or load code from the value they are given (the name the call
-# ends with: `subprocess.run`, `os.execvp`, `pty.spawn`, `ctypes.CDLL`).
+# Calls that start a program, and where the program stands among what they are given.
+SHELL_LINE = ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell")
+ARGV_OR_LINE = ("run", "call", "check_call", "check_output", "Popen", "spawn")  # (pty.spawn)
+PATH_FIRST = ("execv", "execve", "execvp", "execvpe", "posix_spawn", "posix_spawnp")
+PATH_FIRST_LISTED = ("execl", "execle", "execlp", "execlpe", "create_subprocess_exec")
+PATH_SECOND = ("spawnv", "spawnve", "spawnvp", "spawnvpe")
+PATH_SECOND_LISTED = ("spawnl", "spawnle", "spawnlp", "spawnlpe")
+LOADED = ("startfile", "CDLL", "PyDLL", "LoadLibrary", "load_library")  # (a file it runs)
 STARTERS = frozenset(
-    (
-        *("system", "popen", "Popen", "run", "call", "check_call", "check_output"),
-        *("getoutput", "getstatusoutput", "startfile", "posix_spawn", "posix_spawnp"),
-        *("spawn", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp"),
-        *("spawnvpe", "execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp"),
-        *("execvpe", "create_subprocess_exec", "create_subprocess_shell"),
-        *("CDLL", "PyDLL", "WinDLL", "LoadLibrary", "load_library"),
-    )
+    (*SHELL_LINE, *ARGV_OR_LINE, *PATH_FIRST, *PATH_FIRST_LISTED, *PATH_SECOND)
+    + (*PATH_SECOND_LISTED, *LOADED)
 )
-# Calls that run text or load a module by a name: plain only with literals.
+# Calls that run text or load a module by a name: read plainly only with literals.
 EVALUATORS = frozenset(
     (
         *("exec", "eval", "compile", "__import__", "import_module", "run_module", "run_path"),
@@ -39,61 +48,74 @@ EVALUATORS = frozenset(
 )
 # Modules whose `load` runs code; `json.load` only reads data.
 CODE_LOADERS = frozenset(("pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle"))
-# Calls whose result is plain when what they are given is.
-PLAIN_CALLS = frozenset(
-    (
-        *("join", "dirname", "basename", "abspath", "realpath", "normpath", "expanduser"),
-        *("Path", "PurePath", "str", "split", "strip", "resolve", "which", "list", "tuple"),
-        *("get", "getenv", "format", "fspath", "parent", "with_name", "with_suffix"),
-    )
-)
-# Methods that add to a list bound to a name: what they add is a value of that name.
+# Modules whose `run` starts no program (`asyncio.run(main())` runs a coroutine).
+NOT_STARTING = frozenset(("asyncio", "trio", "anyio", "uvloop", "unittest", "pytest"))
+# Values that are yours or git's: its arguments (as the shell would spell them), your python.
+KNOWN = {"sys.executable": "python3", "os.sep": "/", "os.curdir": ".", "os.pathsep": ":"}
+# Methods that add to a list bound to a name, in the order the hook calls them.
 ADDERS = frozenset(("append", "extend", "insert"))
-# The bindings of parameters read from a function's calls (its calls times its parameters).
-MAX_BINDINGS = 100_000
-MAX_DEPTH = 32  # (names bound to names: past it, the value is not plain)
+MAX_WAYS = 64  # the values one expression may take (`if`/`else` bindings multiply)
+MAX_DEPTH = 32  # names bound to names, expressions in expressions
+MAX_BINDINGS = 100_000  # a function's calls times its parameters
+
+Value = str | tuple[str, ...]  # a text, or a list of texts (an argv)
 
 
-def unplain_start(code: str) -> str | None:
-    """The first call in `code` that starts a program, or runs code, from a value only
-    running the hook can tell (its source, shortened), or None."""
+class Untold(Exception):
+    """A value only running the hook can tell."""
+
+
+def python_starts(
+    code: str, hook: str, top: str, environ: Mapping[str, str]
+) -> tuple[list[str], str | None]:
+    """The command lines the python hook `code` at `hook` starts, run from `top` with your
+    environment `environ`; and the first call whose program only running it can tell (its
+    source, shortened), or None."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return "code python cannot parse"
+        return [], "code python cannot parse"
     try:
-        return _Reader(tree).first_unplain()
+        return _Reader(tree, hook, top, environ).command_lines()
     except RecursionError:
-        return "code nested too deep to read"
+        return [], "code nested too deep to read"
 
 
 class _Reader:
-    def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
-        self.bound: dict[str, list[ast.AST | None]] = {}  # None: bound where no value is told
+    def __init__(self, tree: ast.Module, hook: str, top: str, environ: Mapping[str, str]) -> None:
+        self.tree, self.hook, self.top, self.environ = tree, hook, top, environ
+        self.bound: dict[str, list[ast.AST | None]] = {}  # None: bound to what no text tells
+        self.added: dict[str, list[tuple[str, ast.AST | None]]] = {}  # appends, in order
+        self.values: dict[str, list[Value] | None] = {}  # (each name worked out once)
         self.called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
         self.starters = set(STARTERS)  # (and the names one is imported as)
-        self.plain_names: dict[str, bool] = {}  # (each name judged once; a cycle is not plain)
-        self.calls: dict[str, list[ast.Call]] = {}  # (`f(...)`, by f)
-        self.uses: dict[str, int] = {}  # (each name read, called or not)
+        self.calls: dict[str, list[ast.Call]] = {}
+        self.uses: dict[str, int] = {}
         self.looked_up: set[int] = set()  # (`getattr(os, "system")`: the text's id)
         functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-        for node in ast.walk(tree):
+        for node in sorted(_nodes(tree), key=_position):
             self._note_bindings(node, functions)
             self._note_uses(node)
         for name, defined in functions.items():
             self._bind_parameters(name, defined)
 
+    # -- what the hook binds to each name ----------------------------------------------------
+
     def _note_bindings(self, node: ast.AST, functions: dict) -> None:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 self._bind(target, node.value)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
             self._bind(node.target, node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            kind = "extend" if isinstance(node.op, ast.Add) else "untold"
+            self.added.setdefault(node.target.id, []).append((kind, node.value))
+        elif isinstance(node, ast.AugAssign):
+            self._bind(node.target, None)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = node.func.value
-            if node.func.attr in ADDERS and isinstance(owner, ast.Name):
-                self.bound.setdefault(owner.id, []).extend(node.args)
+            owner, method = node.func.value, node.func.attr
+            if method in ADDERS and isinstance(owner, ast.Name):
+                self.added.setdefault(owner.id, []).append(_addition(method, node))
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             self._bind(node.target, None)
         elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -105,14 +127,24 @@ class _Reader:
                 self.bound.setdefault(name, []).append(None)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.setdefault(node.name, []).append(node)
-        elif isinstance(node, (ast.Lambda, ast.ClassDef)):
-            for name in ast.walk(node.args) if isinstance(node, ast.Lambda) else ():
-                if isinstance(name, ast.arg):
-                    self.bound.setdefault(name.arg, []).append(None)
+        elif isinstance(node, ast.Lambda):
+            for parameter in ast.walk(node.args):
+                if isinstance(parameter, ast.arg):
+                    self.bound.setdefault(parameter.arg, []).append(None)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.asname and (alias.name in STARTERS or alias.name in EVALUATORS):
                     self.starters.add(alias.asname)
+
+    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            self.bound.setdefault(target.id, []).append(value)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.added.setdefault(target.value.id, []).append(("untold", None))  # `cmd[0] = x`
+        else:  # (`a, b = x`, `for f in ...`: each name, to what no text tells)
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    self.bound.setdefault(name.id, []).append(None)
 
     def _note_uses(self, node: ast.AST) -> None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -123,16 +155,6 @@ class _Reader:
             self.looked_up.update(id(argument) for argument in node.args)
         if isinstance(node, ast.Subscript):
             self.looked_up.add(id(node.slice))
-
-    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
-        if isinstance(target, ast.Name):
-            self.bound.setdefault(target.id, []).append(value)
-        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            self.bound.setdefault(target.value.id, []).append(value)  # `cmd[0] = x`
-        elif isinstance(target, (ast.Tuple, ast.List, ast.Starred)):
-            for name in ast.walk(target):  # (`a, b = x`: each may be any part of x)
-                if isinstance(name, ast.Name):
-                    self.bound.setdefault(name.id, []).append(value)
 
     def _bind_parameters(self, name: str, defined: list) -> None:
         """A function's parameters take what each call of it gives (`def run(cmd)`, then
@@ -146,11 +168,11 @@ class _Reader:
         whole = whole and len(calls) * len(parameters) <= MAX_BINDINGS
         whole = whole and not any(isinstance(a, ast.Starred) for c in calls for a in c.args)
         whole = whole and not any(k.arg is None for c in calls for k in c.keywords)  # (`**x`)
-        for other in defined[1:] if whole else defined:
-            for parameter in ast.walk(other.args):
-                if isinstance(parameter, ast.arg):
-                    self.bound.setdefault(parameter.arg, []).append(None)
         if not whole:
+            for other in defined:
+                for parameter in ast.walk(other.args):
+                    if isinstance(parameter, ast.arg):
+                        self.bound.setdefault(parameter.arg, []).append(None)
             return
         for rest in (arguments.vararg, arguments.kwarg):
             if rest is not None:
@@ -167,81 +189,319 @@ class _Reader:
                 if parameter.arg in given:
                     self.bound.setdefault(parameter.arg, []).append(given[parameter.arg])
 
-    def first_unplain(self) -> str | None:
-        for node in ast.walk(self.tree):
+    # -- the calls that start programs -----------------------------------------------------
+
+    def command_lines(self) -> tuple[list[str], str | None]:
+        lines: list[str] = []
+        for node in sorted(_nodes(self.tree), key=_position):
             starter = _name_of(node) in self.starters and id(node) not in self.called
             if isinstance(node, (ast.Name, ast.Attribute)) and starter:
-                return _shown(node)  # (`run = subprocess.run`, then `run(x)`)
+                return lines, _shown(node)  # (`start = subprocess.run`, then `start(x)`)
             text = node.value if isinstance(node, ast.Constant) else None
             if isinstance(text, str) and text in self.starters and id(node) in self.looked_up:
-                return _shown(node)  # (`getattr(os, "system")`, `vars(os)["system"]`)
+                return lines, _shown(node)  # (`getattr(os, "system")`, `vars(os)["system"]`)
             if not isinstance(node, ast.Call):
                 continue
-            name = _name_of(node.func)
-            if name in ("load", "loads"):
-                owner = node.func.value if isinstance(node.func, ast.Attribute) else None
-                if not (isinstance(owner, ast.Name) and owner.id in CODE_LOADERS):
-                    continue
-            if name in self.starters or name in EVALUATORS:
-                given = [*node.args, *(k.value for k in node.keywords if k.arg in _KEYS)]
-                literal_only = name in EVALUATORS
-                if not all(self._plain(value, literal_only, 0) for value in given):
-                    return _shown(node)
-            elif not isinstance(node.func, (ast.Name, ast.Attribute)):
-                return _shown(node)  # (`getattr(...)(x)`, `fs[0](x)`: what it calls is a value)
-        return None
+            if not isinstance(node.func, (ast.Name, ast.Attribute)):
+                return lines, _shown(node)  # (`getattr(...)(x)`: what it calls is a value)
+            try:
+                lines += self._started(node)
+            except Untold:
+                return lines, _shown(node)
+        return list(dict.fromkeys(lines)), None
 
-    def _plain(self, node: ast.AST | None, literal_only: bool, depth: int) -> bool:
+    def _started(self, call: ast.Call) -> list[str]:
+        """The command lines `call` starts (none for a call that starts nothing); Untold for
+        one whose program only running can tell."""
+        name = _name_of(call.func)
+        owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+        module = owner.id if isinstance(owner, ast.Name) else ""
+        if name in ("load", "loads") and module not in CODE_LOADERS:
+            return []  # (`json.load`: data)
+        if name in EVALUATORS:
+            given = [*call.args, *(keyword.value for keyword in call.keywords)]
+            if not all(isinstance(value, ast.Constant) for value in given):
+                raise Untold
+            return []
+        if name not in self.starters or name == "run" and module in NOT_STARTING:
+            return []
+        name = name if name in STARTERS else "run"  # (`from subprocess import run as r`)
+        args = list(call.args)
+        keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+        if None in keywords:  # (`run(**options)`)
+            raise Untold
+        if "args" in keywords and not args:
+            args = [keywords["args"]]
+        lines = []
+        for ways in self._argvs(name, args, keywords):
+            lines += ways
+        if "executable" in keywords:
+            lines += [shlex.quote(_text(way)) for way in self._ways(keywords["executable"], 0)]
+        if "cwd" in keywords and not _none(keywords["cwd"]):
+            folders = [_text(way) for way in self._ways(keywords["cwd"], 0)]
+            lines = [f"cd {shlex.quote(folder)} && {line}" for folder in folders for line in lines]
+        return lines
+
+    def _argvs(self, name: str, args: list[ast.AST], keywords: dict) -> list[list[str]]:
+        if not args:
+            return []
+        if name in SHELL_LINE:
+            return [[_text(way) for way in self._ways(args[0], 0)]]
+        if name in ARGV_OR_LINE:
+            shell = keywords.get("shell")
+            if shell is not None and not (isinstance(shell, ast.Constant) and not shell.value):
+                return [[_text(way) for way in self._ways(args[0], 0)]]  # (`shell=True`)
+            return [[_joined(way) for way in self._ways(args[0], 0)]]
+        if name in LOADED:
+            return [[shlex.quote(_text(way)) for way in self._ways(args[0], 0)]]
+        at = 1 if name in PATH_SECOND or name in PATH_SECOND_LISTED else 0
+        if len(args) <= at:
+            raise Untold
+        paths = [_text(way) for way in self._ways(args[at], 0)]
+        if name in PATH_FIRST_LISTED or name in PATH_SECOND_LISTED:
+            listed = self._ways(ast.Tuple(elts=list(args[at + 1 :]), ctx=ast.Load()), 0)
+        else:
+            listed = self._ways(args[at + 1], 0) if len(args) > at + 1 else [()]
+        skip = 0 if name == "create_subprocess_exec" else 1  # (argv[0] is the program's name)
+        return [[shlex.join([path, *_words(way)[skip:]]) for path in paths for way in listed]]
+
+    # -- values ------------------------------------------------------------------------------
+
+    def _ways(self, node: ast.AST | None, depth: int) -> list[Value]:
+        """The values `node` may take, at most MAX_WAYS; Untold for one no text fixes."""
         if node is None or depth > MAX_DEPTH:
-            return False
-        deeper = depth + 1
+            raise Untold
+        found = list(dict.fromkeys(self._ways_of(node, depth + 1)))
+        if len(found) > MAX_WAYS:
+            raise Untold
+        return found
+
+    def _ways_of(self, node: ast.AST, depth: int) -> list[Value]:
         if isinstance(node, ast.Constant):
-            return True
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return all(self._plain(each, literal_only, deeper) for each in node.elts)
-        if isinstance(node, ast.Starred):
-            return self._plain(node.value, literal_only, deeper)
-        if literal_only:
-            return False
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-            return self._plain(node.left, False, deeper) and self._plain(node.right, False, deeper)
+            value = node.value
+            if isinstance(value, bytes):
+                return [value.decode("latin-1")]
+            return [value] if isinstance(value, str) else [str(value)]
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return self._listed(node.elts, depth)
         if isinstance(node, ast.JoinedStr):
-            return all(self._plain(each, False, deeper) for each in node.values)
+            parts = [self._ways(part, depth) for part in node.values]
+            return _products(parts, lambda texts: "".join(_text(text) for text in texts))
         if isinstance(node, ast.FormattedValue):
-            return self._plain(node.value, False, deeper)
+            if node.format_spec is not None:
+                raise Untold
+            return [_text(way) for way in self._ways(node.value, depth)]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
+            sides = [self._ways(node.left, depth), self._ways(node.right, depth)]
+            joining = isinstance(node.op, ast.Div)  # (`Path(x) / "y"`)
+            return _products(sides, lambda pair: _joined_pair(pair, joining))
         if isinstance(node, ast.IfExp):
-            return self._plain(node.body, False, deeper) and self._plain(node.orelse, False, deeper)
-        if isinstance(node, ast.Subscript):
-            return self._plain(node.value, False, deeper) and self._plain(node.slice, False, deeper)
-        if isinstance(node, ast.Slice):
-            parts = (node.lower, node.upper, node.step)
-            return all(part is None or self._plain(part, False, deeper) for part in parts)
-        if isinstance(node, ast.Attribute):
-            return _source(node) in TRUSTED or (
-                node.attr in PLAIN_CALLS and self._plain(node.value, False, deeper)
-            )
+            return [*self._ways(node.body, depth), *self._ways(node.orelse, depth)]
         if isinstance(node, ast.Name):
-            if node.id in ("__file__", "__name__"):
-                return True  # (the hook's own path)
-            if node.id not in self.plain_names:
-                self.plain_names[node.id] = False  # (while it is judged: `a = a + [x]`)
-                values = self.bound.get(node.id)
-                plain = bool(values) and all(self._plain(each, False, deeper) for each in values)
-                self.plain_names[node.id] = plain
-            return self.plain_names[node.id]
-        if isinstance(node, ast.Call) and _name_of(node.func) in PLAIN_CALLS:
-            owner = node.func.value if isinstance(node.func, ast.Attribute) else None
-            if owner is not None and not _a_module(owner) and not self._plain(owner, False, deeper):
-                return False
-            given = [*node.args, *(keyword.value for keyword in node.keywords)]
-            return all(self._plain(each, False, deeper) for each in given)
-        return False
+            return self._name(node.id, depth)
+        if isinstance(node, ast.Attribute):
+            return self._attribute(node, depth)
+        if isinstance(node, ast.Subscript):
+            return self._item(node, depth)
+        if isinstance(node, ast.Call):
+            return self._call(node, depth)
+        raise Untold
+
+    def _listed(self, elements: list[ast.AST], depth: int) -> list[Value]:
+        parts = []
+        for element in elements:
+            if isinstance(element, ast.Starred):
+                parts.append([_words(way) for way in self._ways(element.value, depth)])
+            else:
+                parts.append([(_text(way),) for way in self._ways(element, depth)])
+        return _products(parts, lambda pieces: tuple(word for piece in pieces for word in piece))
+
+    def _name(self, name: str, depth: int) -> list[Value]:
+        if name == "__file__":
+            return [self.hook]
+        if name not in self.values:
+            self.values[name] = None  # (while it is worked out: `a = a + [x]` tells nothing)
+            with contextlib.suppress(Untold):
+                self.values[name] = self._name_ways(name, depth)
+        if self.values[name] is None:
+            raise Untold
+        return self.values[name]
+
+    def _name_ways(self, name: str, depth: int) -> list[Value]:
+        bound = self.bound.get(name)
+        if not bound:
+            raise Untold
+        ways = list(dict.fromkeys(way for value in bound for way in self._ways(value, depth)))
+        for kind, value in self.added.get(name, []):
+            if kind == "untold":
+                raise Untold
+            more = self._ways(value, depth)
+            if kind == "append":
+                more = [(_text(way),) for way in more]
+            ways = _products([ways, more], lambda pair, kind=kind: _added(pair, kind))
+        if len(ways) > MAX_WAYS:
+            raise Untold
+        return ways
+
+    def _attribute(self, node: ast.Attribute, depth: int) -> list[Value]:
+        source = _source(node)
+        if source in KNOWN:
+            return [KNOWN[source]]
+        if source == "sys.argv":
+            return [("$0", "$@")]
+        if node.attr in ("parent", "name", "stem"):
+            texts = [_text(way) for way in self._ways(node.value, depth)]
+            if node.attr == "parent":
+                return [os.path.dirname(text) for text in texts]
+            names = [os.path.basename(text) for text in texts]
+            return names if node.attr == "name" else [os.path.splitext(n)[0] for n in names]
+        raise Untold
+
+    def _item(self, node: ast.Subscript, depth: int) -> list[Value]:
+        source = _source(node.value)
+        key = node.slice
+        if source == "os.environ" and isinstance(key, ast.Constant):
+            return [self.environ.get(str(key.value), "")]
+        if source == "sys.argv":  # (git's arguments: as the shell spells them)
+            if isinstance(key, ast.Constant) and isinstance(key.value, int):
+                return [f"${key.value}"]
+            return [("$@",)]
+        ways = self._ways(node.value, depth)
+        if isinstance(key, ast.Constant) and isinstance(key.value, int):
+            return [_words(way)[key.value] for way in ways if -len(way) <= key.value < len(way)]
+        if isinstance(key, ast.Slice) and all(
+            part is None or isinstance(part, ast.Constant) for part in (key.lower, key.upper)
+        ):
+            lower = key.lower.value if key.lower is not None else None
+            upper = key.upper.value if key.upper is not None else None
+            if key.step is None and all(isinstance(b, (int, type(None))) for b in (lower, upper)):
+                return [_words(way)[lower:upper] for way in ways]
+        raise Untold
+
+    def _call(self, node: ast.Call, depth: int) -> list[Value]:
+        name = _name_of(node.func)
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        source = _source(owner) if owner is not None else ""
+        args = node.args
+        if any(isinstance(a, ast.Starred) for a in args) or node.keywords and name != "split":
+            raise Untold
+        if name in ("get", "getenv") and source in ("os.environ", "os") and 1 <= len(args) <= 2:
+            keys = [_text(way) for way in self._ways(args[0], depth)]
+            defaults = [_text(way) for way in self._ways(args[1], depth)] if len(args) > 1 else [""]
+            return [self.environ.get(k, d) for k in keys for d in defaults]
+        if source in ("os.path", "posixpath") or name in ("Path", "PurePath", "str", "fspath"):
+            texts = _products([[_text(way) for way in self._ways(a, depth)] for a in args], tuple)
+            return [self._path(name, way) for way in texts]
+        if name in ("resolve", "absolute", "expanduser") and owner is not None:
+            return [self._path(name, (_text(way),)) for way in self._ways(owner, depth)]
+        if name == "which" and len(args) == 1:  # (the program by its name, on your PATH)
+            return [_text(way) for way in self._ways(args[0], depth)]
+        if name in ("list", "tuple") and len(args) == 1:
+            return [_words(way) for way in self._ways(args[0], depth)]
+        if name == "split" and owner is not None and source == "shlex" and len(args) == 1:
+            return [tuple(_split(_text(way))) for way in self._ways(args[0], depth)]
+        if name == "split" and owner is not None and not args and not node.keywords:
+            return [tuple(_text(way).split()) for way in self._ways(owner, depth)]
+        if name == "strip" and owner is not None and not args:
+            return [_text(way).strip() for way in self._ways(owner, depth)]
+        if name == "join" and owner is not None and len(args) == 1 and source != "os.path":
+            separators = [_text(way) for way in self._ways(owner, depth)]
+            lists = self._ways(args[0], depth)
+            return [sep.join(_words(way)) for sep in separators for way in lists]
+        raise Untold
+
+    def _path(self, name: str, texts: tuple[str, ...]) -> str:
+        if name in ("join", "Path", "PurePath") and texts:
+            return os.path.join(*texts)
+        if len(texts) != 1:
+            raise Untold
+        (text,) = texts
+        if name in ("str", "fspath"):
+            return text
+        if name in ("dirname", "basename", "expanduser", "normpath"):
+            return getattr(os.path, name)(text)
+        if name in ("abspath", "realpath", "resolve", "absolute"):
+            return os.path.normpath(os.path.join(self.top, text))  # (a hook runs at the top)
+        raise Untold
 
 
-# Values that are yours or git's: its arguments, your python and your environment.
-TRUSTED = ("sys.argv", "sys.executable", "os.environ", "os.sep", "os.pathsep", "os.curdir")
-# The keywords of a starting call that name what it starts, or where from.
-_KEYS = ("args", "executable", "cwd", "name", "path", "source", "file")
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    return list(ast.walk(tree))
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _addition(method: str, call: ast.Call) -> tuple[str, ast.AST | None]:
+    """What `name.append(x)`, `.extend(x)` or `.insert(0, x)` adds; an insert elsewhere, or
+    a call of another form, makes the list untold."""
+    if method == "append" and len(call.args) == 1 and not call.keywords:
+        return "append", call.args[0]
+    if method == "extend" and len(call.args) == 1 and not call.keywords:
+        return "extend", call.args[0]
+    at = call.args[0] if len(call.args) == 2 else None
+    if method == "insert" and isinstance(at, ast.Constant) and at.value == 0:
+        return "prepend", call.args[1]
+    return "untold", None
+
+
+def _added(pair: tuple[Value, Value], kind: str) -> Value:
+    value, more = pair
+    if isinstance(value, str) and isinstance(more, str) and kind == "extend":
+        return value + more  # (`line += " --fix"`)
+    if isinstance(value, tuple):
+        if kind == "prepend":
+            return (_text(more), *value)
+        return (*value, *_words(more)) if isinstance(more, tuple) else (*value, more)
+    raise Untold
+
+
+def _joined_pair(pair: tuple[Value, Value], joining: bool) -> Value:
+    left, right = pair
+    if isinstance(left, str) and isinstance(right, str):
+        return os.path.join(left, right) if joining else left + right
+    if isinstance(left, tuple) and isinstance(right, tuple) and not joining:
+        return left + right
+    raise Untold
+
+
+def _products(parts: list[list], make) -> list:
+    """Each way of taking one value from each part, made into one (at most MAX_WAYS)."""
+    ways: list[tuple] = [()]
+    for part in parts:
+        ways = [(*way, value) for way in ways for value in part]
+        if len(ways) > MAX_WAYS:
+            raise Untold
+    return [make(way) for way in ways]
+
+
+def _text(value: Value) -> str:
+    if isinstance(value, tuple):
+        raise Untold  # (a list where a text stands)
+    return value
+
+
+def _words(value: Value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise Untold  # (a text where a list stands: its letters)
+    return value
+
+
+def _joined(value: Value) -> str:
+    """A command line for an argv (a text alone is the program's name)."""
+    return shlex.join(value) if isinstance(value, tuple) else shlex.quote(value)
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        raise Untold from None
+
+
+def _none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _name_of(node: ast.AST) -> str:
@@ -250,11 +510,6 @@ def _name_of(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
-
-
-def _a_module(node: ast.AST) -> bool:
-    """`os.path`, `shutil`, `shlex`, `pathlib`: a module, whose functions PLAIN_CALLS names."""
-    return _source(node) in ("os", "os.path", "shutil", "shlex", "pathlib", "posixpath", "str")
 
 
 def _source(node: ast.AST) -> str:

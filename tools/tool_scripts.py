@@ -87,7 +87,7 @@ from tools.git_programs import (
     runs_something,
     variable_paths,
 )
-from tools.hook_lines import read_hook_lines, shell_scripts
+from tools.hook_lines import hook_lines, read_hook_lines, shell_scripts
 from tools.inline_code import EVALUATES
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
@@ -101,7 +101,7 @@ from tools.paths import (
     SMALL_FILE_LIMIT,
     read_small_file,
 )
-from tools.python_starts import unplain_start
+from tools.python_starts import python_starts
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 from tools.spans import delimited_in_lines, replaced
 from tools.toml_text import toml_data
@@ -723,6 +723,9 @@ class Run(NamedTuple):
     # debugger, its terminals): a PYTHONPATH folder there is where that code lives, and only the
     # modules python runs at every start count, held while there and told when made.
     person_runs: bool = False
+    # The line is one a hook's reader gave, its values put in (tools/hook_lines.py): not
+    # read as a shell's lines again.
+    read_as_lines: bool = False
 
 
 def folder_open_tasks(settings: Any) -> Iterator[Run]:
@@ -972,40 +975,38 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     joined, comments left out. A `make lint` or `npm test` there runs the Makefile's recipe or
     package.json's script, as a task's line does. A hook in another language (its `#!` names
     python, node, ruby, perl, php) is read as code given to that interpreter, from the top of
-    the tree and from its own folder (`require("../../scripts/x.js")`); one in a language
-    planloop cannot read makes what it runs unknown."""
+    the tree and from its own folder (`require("../../scripts/x.js")`); python's, also for the
+    command lines it starts (tools/python_starts.py); one that starts what only running it can
+    tell, or in a language planloop cannot read, makes what it runs unknown."""
     text, folder = _dict(settings).get("text", ""), _dict(settings).get("folder")
+    hook = _dict(settings).get("path") or os.path.join(folder or "", "hook")
+    top = _dict(settings).get("top") or folder or ""
     interpreter = _hook_interpreter(text)
     code_flags = INTERPRETERS.get(interpreter, SHELL_FLAGS) if interpreter else SHELL_FLAGS
     if code_flags != SHELL_FLAGS:
         if not code_flags:
             yield Run(None, unknown=f"a hook run by {interpreter}")
             return
-        if why := _starts_what_only_running_tells(interpreter, text):
-            yield Run(None, unknown=why)
+        started: list[str] = []
+        if interpreter in PYTHONS:
+            started, call = python_starts(text, hook, top, without_secrets())
+            if call:
+                yield Run(None, unknown=f"its {call}, whose program only running it can tell")
+                return
+        elif EVALUATES.search(text):
+            yield Run(None, unknown=f"its code that starts programs, which {interpreter} runs")
             return
+        for started_line in started:  # (read as a hook's line: `os.system("make lint")`)
+            for line, why in hook_lines(started_line, hook, top, without_secrets()):
+                yield Run(line, read_as_lines=True) if line is not None else Run(None, unknown=why)
         line = f"{interpreter} {code_flags[0]} {shlex.quote(text)}"
-        yield from (Run(line), Run(line, cwd=folder))
+        yield from (Run(line, read_as_lines=True), Run(line, cwd=folder, read_as_lines=True))
         return
     if text.count("\n") > MAX_HOOK_LINES:
         yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
         return
-    hook = _dict(settings).get("path") or os.path.join(folder or "", "hook")
-    top = _dict(settings).get("top") or folder or ""
     for line, why in read_hook_lines(text, hook, top, without_secrets()):
-        yield Run(line) if line is not None else Run(None, unknown=why)
-
-
-def _starts_what_only_running_tells(interpreter: str, code: str) -> str | None:
-    """Why a hook's code may start a program its text does not fix (read as it is read on a
-    line, `-c`/`-e`): python's by its own parser (tools/python_starts.py); in another
-    language, any code that starts programs or evaluates text."""
-    if interpreter in PYTHONS:
-        call = unplain_start(code)
-        return f"its {call}, whose program only running it can tell" if call else None
-    if EVALUATES.search(code):
-        return f"its code that starts programs, which only {interpreter} can tell"
-    return None
+        yield Run(line, read_as_lines=True) if line is not None else Run(None, unknown=why)
 
 
 def _run_by_shell(settings: Any, project: Path) -> set[Path]:
@@ -1539,6 +1540,17 @@ def _run_paths(
     if run.line is not None:
         line = put_in(run.line, project)
         found += program_paths(line, folder, untold, False, by_name, environment)
+        if not run.read_as_lines:
+            # A shell runs the line: what it makes plain is read again with its values in
+            # (`M=make; $M lint`, `cd web` then `make`), and what only the shell can tell
+            # (`$(cat ci/tool) lint`) makes commands ask, as in a hook.
+            environ = {**without_secrets(), **environment}
+            lines = hook_lines(line, "sh", str(folder), environ, programs_only=True)
+            for each, why in lines:
+                if each is None:
+                    unknown.append(why)
+                elif each != line:
+                    found += program_paths(each, folder, untold, False, by_name, environment)
     for name, value in environment.items():
         loaded_by_name(name, value, folder, by_name)  # `NODE_OPTIONS=--require dotenv/config`
         for path in code_paths_of(name, value, folder, by_name.unread):
