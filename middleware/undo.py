@@ -39,7 +39,7 @@ from middleware.base import (
     BeforeToolCallResult,
     Middleware,
 )
-from redaction import redact_bytes
+from redaction import redact, redact_bytes
 from tools.base import ToolError
 from tools.beneath import (
     Fingerprint,
@@ -233,7 +233,8 @@ def input_text(messages: list[dict]) -> str:
 
 
 def shorten(text: str) -> str:
-    line = " ".join(text.split())
+    # (redacted whole before it is cut: a key cut short is no longer one redaction finds)
+    line = " ".join(redact(text).split())
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
 
 

@@ -276,3 +276,14 @@ def test_a_file_changed_between_the_list_and_the_answer_is_left_alone(workspace)
     (workspace / "a.txt").write_text("the person's, written while the question waited\n")
     assert "changed again" in apply_file(workspace, plan)
     assert (workspace / "a.txt").read_text().startswith("the person's")
+
+
+def test_a_key_pasted_into_an_input_is_not_kept_cut_short_in_the_undo_record(monkeypatch):
+    """The undo record keeps the start of each input; a key there is redacted before the cut,
+    so no part of it is left where exact-match redaction cannot see it."""
+    from middleware.undo import input_text
+
+    key = "sk-ant-api03-" + "Q7x" * 20
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    kept = input_text([{"role": "user", "content": "please use this key: " + key + " and go on"}])
+    assert key[:16] not in kept and "[redacted]" in kept.lower(), kept
