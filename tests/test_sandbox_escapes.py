@@ -441,6 +441,11 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".bundle/config",
         ".local/share/python_keyring/keyring_pass.cfg",
         ".curlrc",
+        ".wgetrc",  # wget's password
+        ".lftp/bookmarks",
+        ".config/exercism/user.json",
+        ".bash_eternal_history",  # histories at places shell settings choose
+        ".local/share/zsh/history",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

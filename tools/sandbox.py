@@ -319,6 +319,15 @@ SECRET_HOME_PATHS = (
     ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
     ".sentryclirc",  # sentry-cli's auth token
     ".circleci/cli.yml",  # CircleCI's CLI token
+    ".wgetrc",  # wget's settings: a plain-text password among them
+    ".lftp",  # lftp's bookmarks, passwords in them when it saves them
+    ".local/share/lftp",
+    ".config/exercism",  # exercism's CLI: user.json holds its token
+    # Shell histories at places many shell settings choose (what you typed, passwords too):
+    ".bash_eternal_history",
+    ".local/share/zsh",
+    ".local/share/bash",
+    ".cache/zsh",
     # Keys and passwords other tools keep in the home:
     ".config/sops/age/keys.txt",  # sops' age keys, which decrypt a repository's secrets
     ".android/adbkey",  # adb's key: every device that trusts it lets it in
@@ -590,6 +599,7 @@ SECRET_FILE_VARIABLES = (
     "NETRC",  # ~/.netrc moved (curl, Python's netrc)
     "REGISTRY_AUTH_FILE",  # podman's auth.json moved
     "HF_TOKEN_PATH",  # Hugging Face's token moved
+    "WGETRC",  # ~/.wgetrc moved
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
