@@ -105,7 +105,12 @@ TASKFILES += ("Taskfile.dist.yml", "taskfile.dist.yml", "Taskfile.dist.yaml", "t
 # only at a space or a tab (MAKE_BLANKS): `a<VT>b.mk` is one file.
 MAKE_SPACES = " \t\n\v\f\r"
 MAKE_BLANKS = " \t"
-MAKE_INCLUDE = re.compile(rf"[{MAKE_SPACES}]*-?s?include(?:[{MAKE_SPACES}](.*))?", re.DOTALL)
+# (`load x.so` loads code into make as it reads the makefile, as an include reads make's)
+MAKE_INCLUDE = re.compile(
+    rf"[{MAKE_SPACES}]*-?(?:s?include|load)(?:[{MAKE_SPACES}](.*))?", re.DOTALL
+)
+# A file's text read into make (`$(eval $(file <mk/extra))` runs it as make's own).
+MAKE_FILE_READ = re.compile(r"\$[({]file[ \t]++<[ \t]*+([^(){}]*+)[)}]")
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
@@ -234,7 +239,8 @@ def build_files(
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
     if program in JS_CONFIGS or program in TOOL_FILES:  # (which one a version takes varies)
         names = JS_CONFIGS.get(program) or TOOL_FILES[program]
-        return _first_there([p / name for p in up_to(folder, project) for name in names])
+        candidates = [p / name for p in up_to(folder, project) for name in names]
+        return _with_what_they_read(*_first_there(candidates), _local_code)
     return [], []
 
 
@@ -417,6 +423,27 @@ def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
     return [folder / name for name in names]
 
 
+def _local_code(config: Path) -> list[Path]:
+    """The files of the workspace a tool's data config names by a relative path, which it
+    loads as code (commitlint's `extends`, prettier's and stylelint's `plugins`, an
+    .eslintrc's `parser`, rubocop's `require`): `./tools/cl.js`, or `./tools/cl` as node
+    finds it. A JavaScript config, and package.json, are the project's code, read no further."""
+    if os.path.isdir(config) or config.name.startswith("package."):
+        return []
+    if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
+        return []
+    found: list[Path] = []
+    for match in LOCAL_PATH.finditer(_read(config)):
+        path = Path(os.path.normpath(config.parent / match[0]))
+        found.append(path)
+        if not path.suffix:  # (`require("./tools/cl")`: node tries these)
+            found += [Path(f"{path}{suffix}") for suffix in JS_SUFFIXES]
+            found.append(path / "index.js")
+        if len(found) > MAX_INCLUDED:
+            break
+    return found
+
+
 def _lefthook_reads(config: Path) -> list[Path]:
     """The files a lefthook config names plainly: those it `extends`, its `rc` (a script it
     sources), and its script folders (`source_dir`), from the top of the tree it runs in."""
@@ -534,7 +561,8 @@ def _included(makefile: Path, folder: Path, dirs: list[Path]) -> list[Path]:
                 value = setting[2].strip()
                 known = variables.get(setting[1], value)
                 variables[setting[1]] = value if known == value and "$" not in value else None
-        for name in (n for line in lines for n in _make_included(line)):
+        read = [found[1].strip() for line in lines for found in MAKE_FILE_READ.finditer(line)]
+        for name in [*(n for line in lines for n in _make_included(line)), *read]:
             if "$" in name:
                 name = MAKE_REFERENCE.sub(lambda found: _make_value(found, variables), name)
             if "$" in name:
@@ -1074,6 +1102,8 @@ CONFIG_TOOLS = {
 # the commands it runs (lint-staged's, nano-staged's: what husky's pre-commit hook runs), as
 # does the key of the tool's name in package.json.
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+# A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`).
+LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""")
 DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
 JS_CONFIGS = {
     "eslint": (*_js_names("eslint.config", ".eslintrc"), *_data_names(".eslintrc")),
