@@ -352,3 +352,187 @@ def test_a_task_line_that_hands_a_file_name_to_a_formatter_reads_plainly(tmp_pat
     (tmp_path / "Makefile").write_text("fmt:\n\ttrue\n")
     assert why_commands_ask(tmp_path) is None
     assert "Makefile" in held(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "./tools/$HOSTTYPE/fmt\n",  # bash sets it, and does not export it
+        'mkdir -p tools/bin && cd "$_"\n./fmt\n',
+        "sh < tools/steps\n",  # a shell reading its script from its input
+        "cat tools/steps | sh\n",
+        "dd if=tools/steps status=none | bash -s\n",
+        "exec < tools/steps\nsh\n",
+        "exec 3< tools/steps\n. /dev/fd/3\n",
+        "flock /tmp/lock -c 'sh tools/steps'\n",
+        "script -qc 'sh tools/steps' /dev/null\n",
+        "sh -c '. \"$0\"' tools/steps\n",  # $0 there is the word after the code
+        "bash -c 'source \"$1\"' _ tools/steps\n",
+        "set -k\nbash -c true BASH_ENV=tools/steps\n",
+        "awk -f tools/check.awk VERSION\n",
+        "sed -n -f tools/check.sed VERSION\n",
+        "tclsh tools/check.tcl\n",
+        "printf -v I\\FS :\nC=sh:tools/fmt\n$C\n",
+        'function [ { env "$1"; }\nt=$(ls tools/bin/*)\n[ "$t" ]\n',
+        'case "$(eval "$(cat tools/step)")" in\n*) ;;\nesac\n',
+        "t=$(cat tools/step)\necho <(eval $t) >/dev/null\n",
+        't=$(cat tools/limit)\necho "limit: $[t]"\n',
+        't=$(cat tools/limit)\ntest -v "$t"\n',  # (`a[$(cmd)]` runs cmd)
+        "t=$(cat tools/limit)\ntime (( t < 80 ))\n",
+        "t=$(cat tools/limit)\nX=1 let t\n",
+        "t=$(cat tools/limit)\n\\let t\n",
+        "\\alias make=./tools/fmt\nmake\n",
+        "git submodule foreach ./tools/fmt\n",
+        'export PATH="$PWD/tools:$PATH"\nsteps\n',
+        "PATH=tools:$PATH\n. helpers\n",
+    ],
+)
+def test_what_only_the_shell_follows_past_the_lines_makes_commands_ask(tmp_path, lines):
+    """What a hook runs that no line of it shows (a script read from a shell's input, a
+    program found on a PATH the hook sets, a name only bash sets), or a command word hidden
+    behind a quote, a redirection or `time`, asks."""
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "#!/bin/bash\n" + lines)
+    (root / "tools").mkdir()
+    for name in ("steps", "fmt", "step", "limit", "check.awk", "check.sed", "check.tcl"):
+        (root / "tools" / name).write_text("./tools/fmt\n")
+    why = why_commands_ask(root)
+    assert why is not None and ".git/hooks/pre-commit" in why, why
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [
+        "#!/bin/sh tools/wrapper",  # the kernel runs `/bin/sh tools/wrapper HOOK`
+        "#!tools/interp",
+        "#!/usr/bin/env -S BASH_ENV=tools/rc bash",
+        "#!/usr/bin/env -S PATH=tools:/usr/bin:/bin sh",
+        "#!/usr/bin/env -S bash --rcfile tools/rc -i",
+    ],
+)
+def test_a_hook_whose_first_line_runs_more_than_its_interpreter_makes_commands_ask(
+    tmp_path, first_line
+):
+    root = repository(tmp_path)
+    (root / ".git" / "hooks" / "pre-commit").write_text(f"{first_line}\ntrue\n")
+    reason = why_commands_ask(root)
+    assert reason is not None and "its `#!` line" in reason, reason
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        'case "$(uname)" in\nLinux) cd web ;;\nesac\n./fmt\n',
+        'case "$(uname)" in Linux) cd web ;; esac\n./fmt\n',
+        ">/dev/null cd web\n./fmt\n",
+        "\\cd web\n./fmt\n",
+        "'cd' web\n./fmt\n",
+    ],
+)
+def test_a_move_in_a_case_arm_or_behind_a_quote_or_redirection_is_followed(tmp_path, lines):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "web").mkdir()
+    (root / "web" / "fmt").write_text("#!/bin/sh\ntrue\n")
+    assert "web/fmt" in held(root)
+
+
+def test_a_sourced_helper_reads_its_callers_path_and_variables(tmp_path):
+    """A file a hook sources runs as the hook: its `$0` is the hook's path, and a variable it
+    does not set is one the hook may have set, or set again by what it sourced."""
+    root = repository(tmp_path)
+    (root / "tools").mkdir()
+    (root / "tools" / "common.sh").write_text(
+        'ROOT="$(dirname "$0")/../.."\nsh "$ROOT/tools/fmt.sh"\n'
+    )
+    (root / "tools" / "fmt.sh").write_text("true\n")
+    hook(root, ".git/hooks/pre-commit", ". tools/common.sh\n")
+    assert "tools/fmt.sh" in held(root)
+    (root / "tools" / "common.sh").write_text('"$BIN/fmt"\n')
+    hook(root, ".git/hooks/pre-commit", "BIN=tools/bin\n. tools/common.sh\n")
+    assert "tools/common.sh: its line" in (why_commands_ask(root) or "")
+    (root / "tools" / "env.sh").write_text("BIN=tools/bin\n")
+    hook(root, ".git/hooks/pre-commit", 'BIN=tools/default\n. tools/env.sh\n"$BIN/fmt"\n')
+    assert "needs `$BIN`" in (why_commands_ask(root) or "")
+
+
+def test_a_script_a_hook_runs_by_its_interpreter_s_name_is_read_as_its_code(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "python3 tools/check.py\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "check.py").write_text(
+        "import subprocess\nsubprocess.run(['sh', 'tools/fmt.sh'])\n"
+    )
+    (root / "tools" / "fmt.sh").write_text("true\n")
+    assert "tools/fmt.sh" in held(root)
+    (root / "tools" / "check.py").write_text(
+        "import subprocess\nsubprocess.run(open('cmd').read())\n"
+    )
+    assert "tools/check.py: its `subprocess.run(" in (why_commands_ask(root) or "")
+
+
+def test_scripts_a_hook_runs_past_the_bound_make_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    (root / "tools").mkdir()
+    for n in range(70):
+        (root / "tools" / f"h{n}.sh").write_text("true\n")
+    hook(root, ".git/hooks/pre-commit", "".join(f"sh tools/h{n}.sh\n" for n in range(70)))
+    assert "more than 64 hooks and scripts they run" in (why_commands_ask(root) or "")
+
+
+@pytest.mark.parametrize(
+    ("makefile", "read"),
+    [
+        ("lint:\n\ttrue\n$(eval $(file <mk/extra.mk))\n", "mk/extra.mk"),
+        ("load mk/plugin.so\nlint:\n\ttrue\n", "mk/plugin.so"),
+    ],
+)
+def test_what_make_reads_into_itself_or_loads_is_held(tmp_path, makefile, read):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "make -s lint\n")
+    (root / "Makefile").write_text(makefile)
+    (root / "mk").mkdir()
+    (root / read).write_text("")
+    assert read in held(root)
+
+
+def test_the_commands_lint_staged_lists_are_read_as_command_lines(tmp_path):
+    """husky's `npx lint-staged` runs each command its config lists for the staged files."""
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/pre-commit", "npx lint-staged\n")
+    config = {"*.js": "sh tools/fix.sh", "*.py": ["ruff check", "make lint"]}
+    (root / ".lintstagedrc.json").write_text(json.dumps(config))
+    (root / "tools").mkdir()
+    (root / "tools" / "fix.sh").write_text("true\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "package.json").write_text("{}")
+    assert {"tools/fix.sh", "Makefile"} <= held(root)
+    (root / ".lintstagedrc.json").write_text(json.dumps({"*.js": "$(cat tools/cmd)"}))
+    assert ".lintstagedrc.json: its line `$(cat tools/cmd)`" in (why_commands_ask(root) or "")
+
+
+@pytest.mark.parametrize(
+    ("line", "config", "settings", "code"),
+    [
+        (
+            "npx --no -- commitlint --edit $1",
+            ".commitlintrc.json",
+            {"extends": ["./tools/cl.js"]},
+            "tools/cl.js",
+        ),
+        (
+            "npx prettier --check .",
+            ".prettierrc.json",
+            {"plugins": ["./tools/pp.mjs"]},
+            "tools/pp.mjs",
+        ),
+        ("npx eslint .", ".eslintrc.json", {"parser": "./tools/ep"}, "tools/ep.js"),
+    ],
+)
+def test_local_code_a_tool_s_data_config_loads_is_held(tmp_path, line, config, settings, code):
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/commit-msg", line + "\n")
+    (root / config).write_text(json.dumps(settings))
+    (root / "tools").mkdir()
+    (root / code).write_text("module.exports = {}\n")
+    assert code in held(root)

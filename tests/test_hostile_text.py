@@ -385,7 +385,9 @@ HOSTILE_READINGS = {
                      "'" * 64_000, '"${' * 20_000, "M=" + "$(" * 30_000, "a;" * 32_000,
                      "A=1\\n" + "$A " * 20_000, "for a in b\\n" * 6_000, "\\\\\\n" * 20_000,
                      # (each line doubles the last value: its time once doubled with each)
-                     "A0=aaaa\\n" + "".join(f'A{n}="$A{n - 1}$A{n - 1}"\\n' for n in range(1, 40))):
+                     "A0=aaaa\\n" + "".join(f'A{n}="$A{n - 1}$A{n - 1}"\\n' for n in range(1, 40)),
+                     # (each line its value 15 times over: 60,000 characters a line, read once)
+                     "V='" + "x y " * 1000 + "'\\n" + ("make " + "$V" * 15 + "\\n") * 700):
             list(hook_lines(text, "/r/.git/hooks/pre-commit", "/r", {}))
             shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {})
     """,
@@ -402,6 +404,14 @@ HOSTILE_READINGS = {
                      "".join(f"if x:\\n a{n} = 'p'\\nelse:\\n a{n} = 'q'\\n" for n in range(900))
                      + "import os\\nos.system(" + "+".join(f"a{n}" for n in range(900)) + ")\\n"):
             python_starts(code, "/r/.git/hooks/pre-commit", "/r", {})
+    """,
+    "local-code": """
+        from pathlib import Path
+        from tools.build_files import _local_code
+        config = Path(TMP) / ".prettierrc.json"
+        for text in ("./" * 2**19, "../" * 2**18, "./" + "a" * 2**20, "x./" * 2**18, '"' * 2**20):
+            config.write_text(text)
+            _local_code(config)
     """,
     "makefile-variables": """
         from pathlib import Path

@@ -81,9 +81,17 @@ STARTS_ANOTHER = {*INTERPRETERS, *RUNNERS, *TOOL_RUNNERS, "timeout", "flock", "w
 STARTS_ANOTHER |= {"parallel", "find", "nix-shell", "direnv", "chronic", "entr", "ionice"}
 KEYWORDS = {"if", "elif", "while", "until", "then", "do", "else", "!", "{", "}", "fi", "done"}
 # Programs that make the shell run what no line shows.
-SHELL_NAMES = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"}
+SHELL_NAMES = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash", "busybox"}
 OPAQUE = {"eval", "alias", "unalias", "trap", "read", "mapfile", "readarray", "declare", "typeset"}
 OPAQUE |= {"popd"}  # (back to a folder only the shell knows)
+# `shopt -s expand_aliases`, `enable -f x.so` (a builtin loaded from a file), `hash -p ./x make`,
+# `set -k` (words after a command set its variables: `bash -c x BASH_ENV=y`).
+OPAQUE |= {"shopt", "enable", "hash", "set"}
+# A `set` that only makes the shell stricter or louder.
+PLAIN_SET = re.compile(
+    r"set(?:\s++(?:[-+][euxvfCnhbmBEHPT]++"
+    r"|[-+]o\s++(?:errexit|nounset|pipefail|xtrace|verbose|noclobber|noglob)))*+\s*+"
+)
 # bash evaluates arithmetic in these, and `x[$(cmd)]` in a value runs cmd.
 OPAQUE |= {"((", "let", "[["}
 # git sets these for a hook: their values are git's, and are left as they are.
@@ -93,6 +101,7 @@ SPECIAL = re.compile(r"\$[@*#?$!0-9-]")
 SHELLS_OWN = re.compile(
     r"BASH\w*|REPLY|OPTARG|OPTIND|PIPESTATUS|S?RANDOM|SECONDS|LINENO|FUNCNAME|EPOCH\w+|MAPFILE"
     r"|COPROC\w*|DIRSTACK|GROUPS|HISTCMD|PPID|SHLVL|READLINE_\w+|COMP_\w+"
+    r"|HOSTTYPE|OSTYPE|MACHTYPE|HOSTNAME|E?UID|SHELLOPTS|OPTERR|HISTFILE\w*|PS[0-4]|_"
     r"|npm_\w+|INIT_CWD"  # (npm sets these for a package's script, some from its settings)
 )
 # A command's output with none inside it, as a test or a print may use one.
@@ -105,8 +114,18 @@ MAX_VARIABLES = 64
 # `A2="$A1$A1"`, grew without end), and the longest line once values are put in.
 MAX_VALUE = 4096
 MAX_LINE = 65536
+MAX_LINES_READ = 1 << 18  # all its lines, with their values in (as COMMANDS_PER_LOOK)
 # A function's name where it is defined (`f() {`, `function f`).
-FUNCTION = re.compile(r"(?:^|[\s;&|(){}])(?:function[ \t]++([\w.:-]++)|([\w.:-]++)[ \t]*+\(\s*+\))")
+FUNCTION = re.compile(
+    r"(?:^|[\s;&|(){}])(?:function[ \t]++([^\s;&|()<>]++)|([^\s;&|()<>]++)[ \t]*+\(\s*+\))"
+)
+# A function's name that stands for no command: plain letters, digits, `_`, `-`, `.`, `:`.
+FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.:-]*+")
+# What a line's words start with before its program: a redirection (`>/dev/null cd x`, `2>&1`)
+# or a variable set for the command (`X=1 let t`).
+PATH_SET = re.compile(r"(?<![\w$])PATH\+?=")
+REDIRECTION = re.compile(r"\d*+(?:<<<|<<-?|&>>?|>>|>&|<&|<>|>\||[<>])")
+BEFORE_PROGRAM = re.compile(r"[A-Za-z_]\w*+\+?=.*+")
 # bash's brace expansion: `{make,lint}`, `{a..z}`.
 BRACES = re.compile(r"\{[^{}\s'\"]*+\}")
 MAX_MOVES = 8
@@ -121,7 +140,12 @@ class Untold(Exception):
 
 
 def hook_lines(
-    text: str, hook: str, top: str, environ: Mapping[str, str], programs_only: bool = False
+    text: str,
+    hook: str,
+    top: str,
+    environ: Mapping[str, str],
+    programs_only: bool = False,
+    helper: bool = False,
 ) -> Iterator[tuple[str | None, str]]:
     """(line as the shell will run it, "") for each command line of a shell hook at `hook`,
     run from the top of the tree `top` with your environment `environ`; (None, why) for a
@@ -131,12 +155,20 @@ def hook_lines(
 
     `programs_only`: a value only the shell can tell counts only where it names what runs
     (the program, or any word given to a program that starts another, `sh $x`, `env $x`); an
-    agent's or editor's line passes a file name it was handed to a formatter so."""
+    agent's or editor's line passes a file name it was handed to a formatter so.
+
+    `helper`: a script a hook runs or sources (`hook` is then the path `$0` names: the hook's
+    own, for one it sources): a variable it does not set may be one its caller set."""
     moves: list[str] = []  # the `cd`s of the lines so far, as `cd x && `
-    for line in _lines(text, hook, top, environ, programs_only):
+    length = 0
+    for line in _lines(text, hook, top, environ, programs_only, helper):
         if line[0] is None:
             yield line
             continue
+        length += len(line[0]) * (1 + len(moves))
+        if length > MAX_LINES_READ:  # (each line's values put in: a hook's lines, grown)
+            yield None, f"its lines, more than {MAX_LINES_READ:,} characters once values are in"
+            return
         yield line
         if len(moves) > MAX_MOVES:  # (each later line would carry them all)
             yield None, f"its moves to another folder, more than {MAX_MOVES}"
@@ -146,11 +178,14 @@ def hook_lines(
         moves += [f"{segment.strip()} && " for segment in _segments(line[0]) if _moves(segment)]
 
 
-def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) -> list[str]:
+def shell_scripts(
+    text: str, hook: str, top: str, environ: Mapping[str, str], helper: bool = False
+) -> list[tuple[str, bool]]:
     """The files a shell hook runs with a shell or sources (`sh tools/check`, `. ./env`),
-    as written: read as hooks are, whatever their name or first line."""
+    as written, each with whether it is sourced: read as hooks are, whatever their name or
+    first line."""
     found = []
-    for line, _ in read_hook_lines(text, hook, top, environ):
+    for line, _ in read_hook_lines(text, hook, top, environ, helper):
         for segment in _segments(line or ""):
             try:
                 words = shlex.split(segment)
@@ -158,7 +193,8 @@ def shell_scripts(text: str, hook: str, top: str, environ: Mapping[str, str]) ->
                 continue
             for index, word in enumerate(words):
                 if word in (".", "source") or program_name(word) in SHELL_NAMES:
-                    found += _script_of(words[index + 1 :])
+                    sourced = word in (".", "source")
+                    found += [(each, sourced) for each in _script_of(words[index + 1 :])]
     return found
 
 
@@ -174,20 +210,20 @@ def _script_of(words: list[str]) -> list[str]:
 
 
 def read_hook_lines(
-    text: str, hook: str, top: str, environ: Mapping[str, str]
+    text: str, hook: str, top: str, environ: Mapping[str, str], helper: bool = False
 ) -> list[tuple[str | None, str]]:
     """hook_lines, kept for the last few hooks read: a look reads a hook for its lines and
     again for the scripts it runs, and the same environment is the same object
     (tools/environment.py `without_secrets`)."""
-    key = (text, hook, top, id(environ))
+    key = (text, hook, top, id(environ), helper)
     if key not in _READ:
-        _READ[key] = list(hook_lines(text, hook, top, environ))
+        _READ[key] = list(hook_lines(text, hook, top, environ, helper=helper))
         while len(_READ) > MAX_KEPT:
             del _READ[next(iter(_READ))]
     return _READ[key]
 
 
-_READ: dict[tuple[str, str, str, int], list[tuple[str | None, str]]] = {}
+_READ: dict[tuple[str, str, str, int, bool], list[tuple[str | None, str]]] = {}
 MAX_KEPT = 16
 
 
@@ -196,12 +232,23 @@ def _moves(segment: str) -> bool:
 
 
 def _lines(
-    text: str, hook: str, top: str, environ: Mapping[str, str], programs_only: bool = False
+    text: str,
+    hook: str,
+    top: str,
+    environ: Mapping[str, str],
+    programs_only: bool = False,
+    helper: bool = False,
 ) -> Iterator[tuple[str | None, str]]:
-    lines = [_own_spellings(line, hook, top) for line in shell_lines(text)]
     if why := _changes_the_shell(text):
         yield None, why
         return
+    lines = []
+    for line in shell_lines(text):
+        # (read before the hook's own path is put in: in `sh -c '. "$0"' x`, $0 is x)
+        if why := _code_given_arguments(line):
+            yield None, why
+            continue
+        lines.append(_own_spellings(line, hook, top))
     settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
     once = _set_once([setting for each in settings for setting in each])
     segments = [segment for line in lines for segment in _segments(line)]
@@ -212,11 +259,12 @@ def _lines(
     # A file it sources may set any variable; one of yours outside the workspace (husky's
     # `~/.config/husky/init.sh`) is yours to trust. Where each leads is read first without it.
     values = dict(start)
-    for _ in _read(lines, settings, once, values, environ, False):
+    for _ in _read(lines, settings, once, values, environ, False, top=top):
         pass
     sourced = [segment for segment in segments if _program(segment) in (".", "source")]
     sources = any(_sources_from_workspace(each, values, environ, top) for each in sourced)
-    yield from _read(lines, settings, once, dict(start), environ, sources, programs_only)
+    sources = sources or helper
+    yield from _read(lines, settings, once, dict(start), environ, sources, programs_only, top)
 
 
 def _sources_from_workspace(
@@ -241,10 +289,14 @@ def _read(
     environ: Mapping[str, str],
     sources: bool,
     programs_only: bool = False,
+    top: str = "",
 ) -> Iterator[tuple[str | None, str]]:
     for line, line_settings in zip(lines, settings, strict=True):
         if "<<" in line.replace("<<<", ""):
             yield None, f"its here-document `{_short(line)}`, whose text is not read"
+            continue
+        if re.search(r"[<>]\(|\$\[", line):
+            yield None, f"its line `{_short(line)}` needs `<(...)` or `$[...]`, only its shell's"
             continue
         for setting in filter(None, line_settings):
             name, added, value = setting.groups()
@@ -257,6 +309,13 @@ def _read(
                 values[name] = None
             if value.startswith("(") and ("$(" in value or "`" in value):
                 yield None, f"its list `{_short(line)}`, made of a command's output"
+        if why := _path_why(line, values, environ, sources, top):
+            yield None, why
+            continue
+        if sources and any(_program(each) in (".", "source") for each in _segments(line)):
+            # (a file it sources may set any of them again: what they hold after it, only
+            # the shell can tell)
+            values.update(dict.fromkeys(values))
         if all(line_settings):
             if not all(setting[3].startswith("(") for setting in line_settings):
                 # (`X=$(make -s list)` runs make; `NODE_OPTIONS=--require ./x.js` names code)
@@ -268,17 +327,47 @@ def _read(
             yield None, f"its line `{_short(line)}` needs {untold}"
 
 
+def _path_why(
+    line: str,
+    values: dict[str, list[str] | None],
+    environ: Mapping[str, str],
+    sources: bool,
+    top: str,
+) -> str | None:
+    """Why a line that sets PATH makes every program named later one planloop cannot tell: it
+    puts a folder of the workspace (or one only the shell can tell) before yours; npm's
+    `node_modules/.bin` (husky's runner) is looked in as npm's own."""
+    if not PATH_SET.search(line):
+        return None
+    for segment in _segments(_put_in(line, values, environ, sources, lenient=True)):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            return f"its PATH, set on `{_short(line)}`"
+        for word in words:
+            name, equals, value = word.partition("=")
+            if not equals or name.removeprefix("export ").rstrip("+") != "PATH":
+                continue
+            for entry in value.split(":"):
+                outside = os.path.isabs(entry) and not (entry + "/").startswith(top + "/")
+                if not (outside or entry.rstrip("/").endswith("node_modules/.bin")):
+                    return f"its PATH, which looks for programs in `{_short(entry)}` first"
+    return None
+
+
 def _changes_the_shell(text: str) -> str | None:
     """Why no line of the hook can be read for itself: it changes how the shell splits words
     (IFS), or defines a function in the place of a command that tests, prints or moves (a
     function `echo` runs what its caller's words name)."""
-    if re.search(r"(?<![\w$])IFS(?!\w)", text):
+    bare = re.sub(r"""[\\'"]""", "", text)  # (`I\FS`, `"CDPATH"`: the names the shell sees)
+    if re.search(r"(?<![\w$])IFS(?!\w)", bare):
         return "its IFS, which changes how each of its lines is split"
-    if re.search(r"(?<![\w$])CDPATH(?!\w)", text):
+    if re.search(r"(?<![\w$])CDPATH(?!\w)", bare):
         return "its CDPATH, which changes where each `cd` goes"
     for match in FUNCTION.finditer(text):
         name = match[1] or match[2]
-        if name in INERT or name in KEYWORDS or name in ("cd", "pushd", "command", "builtin"):
+        stands_in = name in INERT or name in KEYWORDS or name in ("cd", "pushd", "command")
+        if stands_in or name in ("builtin", "time") or not FUNCTION_NAME.fullmatch(name):
             return f"its function `{name}`, which stands in for a command"
     return None
 
@@ -405,19 +494,35 @@ def _segments(line: str) -> list[str]:
 
 
 def _program(segment: str) -> str:
-    """The program of a simple command: after keywords, and a function's header (`f() {`)."""
+    """The program of a simple command, as the shell finds it: after keywords, `time`, a
+    case arm's pattern (`Linux) cd web`), redirections (`>/dev/null cd web`), variables set
+    for it (`X=1 let t`) and a function's header (`f() {`), with its quotes and backslashes
+    taken off (`\\cd`, `'let'` are cd and let)."""
     words = segment.split()
-    while words and (
-        words[0] in KEYWORDS or words[0] in ("(", ")", "function", "command", "builtin")
-    ):
-        words = words[1:]
+    if len(words) > 3 and words[0] == "case" and words[2] == "in":
+        words = words[3:]  # (`case "$x" in Linux) cd web ;; esac`, on one line)
+    while words:
+        word = words[0]
+        if word in KEYWORDS or word in ("(", ")", "function", "command", "builtin", "time", "-p"):
+            words = words[1:]
+        elif REDIRECTION.fullmatch(word):
+            words = words[2:]  # (and its target)
+        elif REDIRECTION.match(word) or BEFORE_PROGRAM.fullmatch(word):
+            words = words[1:]
+        elif word.endswith(")") and "(" not in word.rstrip(")") and "$" not in word:
+            words = words[1:]  # (a case arm's pattern: `Linux)`, `*)`)
+        else:
+            break
     if words and words[0].startswith("(("):
         return "(("
     if words and words[0].endswith("()"):
         return _program(" ".join(words[1:]))
     if len(words) > 1 and words[1] in ("()", "{"):  # (`f () {`, `function f {`)
         return _program(" ".join(words[2:]))
-    return words[0] if words else ""
+    if not words:
+        return ""
+    program = words[0]
+    return program if "$" in program or "`" in program else re.sub(r"""[\\'"]""", "", program)
 
 
 def _expanded(
@@ -433,8 +538,12 @@ def _expanded(
         program = _program(segment)
         if _setting(segment):
             continue  # (set above, in order)
+        if program == "set" and PLAIN_SET.fullmatch(segment.strip()):
+            continue  # (`set -eu`, `set -o pipefail`)
         if program in OPAQUE and not _inert(segment) or ARGUMENTS_RUN.fullmatch(program):
             raise Untold(f"`{program}`, which runs what only its shell can tell", whole=True)
+        if why := _reads_what_no_line_shows(program, segment, line, programs_only):
+            raise Untold(why, whole=True)
         if why := _runs_what_it_is_given(program, segment):
             raise Untold(why, whole=True)
         if _runs_code_that_runs(program, segment, programs_only):
@@ -446,7 +555,10 @@ def _expanded(
             _inert_check(segment, values, environ, sources)
             continue
         if CASE_WORD.fullmatch(segment.strip()):
-            continue  # (`case "$x" in`: the word is only matched; what its arms run is read)
+            # (`case "$x" in`: the word is only matched, as a test's; what it runs to get it,
+            # `case "$(eval ...)" in`, is read, and what its arms run)
+            _inert_check(segment, values, environ, sources)
+            continue
         # (`X=1 $Y`: past a variable set for it, the program is read with the whole segment)
         plain_start = not re.match(r"\s*[A-Za-z_]\w*\+?=", segment)
         if programs_only and plain_start and program_name(program) not in STARTS_ANOTHER:
@@ -524,12 +636,88 @@ def _braces(text: str, at: int) -> str:
     return found[0] if found and ("," in found[0] or ".." in found[0]) else ""
 
 
+def _reads_what_no_line_shows(
+    program: str, segment: str, line: str = "", programs_only: bool = False
+) -> str | None:
+    """Why a command runs what no line of the hook shows: a shell that reads its script from
+    its input (`sh < x`, `cat x | sh`) or is given its caller's words as code (`sh -c '. "$0"'
+    x`), a file sourced from a descriptor (`. /dev/fd/3`), `exec` that only moves the hook's
+    input, a program that runs another's line (`flock -c`, `script -c`, `su -c`), awk's and
+    sed's script files, `git submodule foreach`, and an interpreter planloop cannot read."""
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        return f"`{_short(segment.strip())}`, whose quotes do not close"
+    name = program_name(program)
+    for index, word in enumerate(words):
+        if program_name(word) in SHELL_NAMES:
+            rest = _without_redirections(words[index + 1 :])
+            code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), None)
+            if code is not None and ARGUMENTS_RUN.search(code):
+                return f"`{word} -c` given its caller's words, which only its caller names"
+            # (a terminal's shell alone reads what the person types; fed, it reads a file)
+            fed = not programs_only or "|" in line or "<" in segment
+            if fed and (code is None and not _script_of(rest) or "-s" in rest):
+                return f"`{word}` reading its script from its input, which no line shows"
+            break
+    if name in (".", "source") and len(words) > 1 and words[1].startswith(("/dev/", "/proc/")):
+        return f"`{name} {words[1]}`, a file only its shell can tell"
+    if name == "exec" and len(words) > 1 and REDIRECTION.match(words[1]):
+        return "`exec` moving the hook's input or outputs, which only its shell follows"
+    if name in ("flock", "script", "su", "runuser", "sg") and any(map(_code_flag, words[1:])):
+        return f"`{name} -c`, a line given as a word"
+    if name in ("awk", "gawk", "mawk", "nawk", "sed", "gsed") and "-f" in words:
+        return f"`{name} -f`, whose script file may start programs"
+    if name == "git" and "foreach" in words:
+        return "`git submodule foreach`, which runs in each submodule's folder"
+    if name in INTERPRETERS and not INTERPRETERS[name] and name not in (".", "source"):
+        return f"a script run by {name}, which planloop cannot read"
+    return None
+
+
+def _code_given_arguments(line: str) -> str | None:
+    """Why a shell given code on a line runs what its caller names: `sh -c '. "$0"' x`."""
+    for segment in _segments(line):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        for index, word in enumerate(words):
+            if program_name(word) not in SHELL_NAMES:
+                continue
+            rest = words[index + 1 :]
+            code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), "")
+            if ARGUMENTS_RUN.search(code) or re.search(r"\$\{?[0-9@*]", code):
+                return f"`{word} -c` given its caller's words, which only its caller names"
+    return None
+
+
+def _without_redirections(words: list[str]) -> list[str]:
+    """`words` less redirections and their targets (`sh < x` gives sh no script)."""
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif REDIRECTION.fullmatch(word):
+            skip = True
+        elif not REDIRECTION.match(word):
+            kept.append(word)
+    return kept
+
+
+def _code_flag(word: str) -> bool:
+    return word[:1] == "-" and word[:2] != "--" and "c" in word[1:]
+
+
 def _inert(segment: str) -> bool:
     """Whether a command only tests or prints (`printf -v x` sets x; bash's `[[` evaluates
     a value as arithmetic, `x[$(cmd)]` running cmd, where it compares numbers or tests `-v`)."""
     program = _program(segment)
     if program == "[[":
         return ARITHMETIC_TEST.search(segment) is None
+    if program in ("test", "[") and re.search(r"\s-[vR]\s", segment):
+        return False  # (`test -v 'a[$(cmd)]'` evaluates the subscript)
     return program in INERT and not (program == "printf" and "-v" in segment.split())
 
 

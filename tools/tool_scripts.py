@@ -119,6 +119,10 @@ HOOKS_PER_LOOK = 64 * 1024
 MAX_HOOK_LINES = 1000
 MAX_HOOK_TREES = 16  # working trees a hook is read from (worktrees, submodules)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
+STAGED_RUNNERS = ("lint-staged", "nano-staged")  # (their configs list command lines)
+# Scripts a hook runs by their interpreter's name (`python3 tools/check.py`), read as its code.
+CODE_SUFFIXES = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby"}
+CODE_SUFFIXES |= {".pl": "perl", ".php": "php"}
 # The command lines a look reads, in all: the settings' own (an agent's hooks, tasks) and the
 # package.json scripts they run. Each word is read as a command line's (about 70 µs a word),
 # and a repository can ship many settings files, or name many packages; a project's are a few
@@ -979,14 +983,19 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     command lines it starts (tools/python_starts.py); one that starts what only running it can
     tell, or in a language planloop cannot read, makes what it runs unknown."""
     text, folder = _dict(settings).get("text", ""), _dict(settings).get("folder")
-    hook = _dict(settings).get("path") or os.path.join(folder or "", "hook")
+    hook = _dict(settings).get("sourced_by") or _dict(settings).get("path")
+    hook = hook or os.path.join(folder or "", "hook")
+    helper = bool(_dict(settings).get("helper"))
     top = _dict(settings).get("top") or folder or ""
-    interpreter = _hook_interpreter(text)
+    interpreter = _dict(settings).get("interpreter") or _hook_interpreter(text)
     code_flags = INTERPRETERS.get(interpreter, SHELL_FLAGS) if interpreter else SHELL_FLAGS
+    if not code_flags:
+        yield Run(None, unknown=f"a hook run by {interpreter}")
+        return
+    if why := _shebang_why(text):
+        yield Run(None, unknown=why)
+        return
     if code_flags != SHELL_FLAGS:
-        if not code_flags:
-            yield Run(None, unknown=f"a hook run by {interpreter}")
-            return
         started: list[str] = []
         if interpreter in PYTHONS:
             started, call = python_starts(text, hook, top, without_secrets())
@@ -1005,20 +1014,24 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     if text.count("\n") > MAX_HOOK_LINES:
         yield Run(None, unknown=f"more than {MAX_HOOK_LINES:,} lines of commands")
         return
-    for line, why in read_hook_lines(text, hook, top, without_secrets()):
+    for line, why in read_hook_lines(text, hook, top, without_secrets(), helper):
         yield Run(line, read_as_lines=True) if line is not None else Run(None, unknown=why)
 
 
-def _run_by_shell(settings: Any, project: Path) -> set[Path]:
-    """The files a shell hook runs with a shell or sources (`sh tools/check`), from `project`."""
+def _run_by_shell(settings: Any, project: Path) -> dict[Path, bool]:
+    """The files a shell hook runs with a shell or sources (`sh tools/check`), from `project`,
+    each with whether it is sourced."""
     settings = _dict(settings)
     interpreter = _hook_interpreter(settings.get("text", ""))
     if interpreter and INTERPRETERS.get(interpreter, SHELL_FLAGS) != SHELL_FLAGS:
-        return set()  # (read as code: `hook_runs`)
-    words = shell_scripts(
-        settings.get("text", ""), settings.get("path", ""), str(project), without_secrets()
-    )
-    return {Path(os.path.normpath(project / os.path.expanduser(word))) for word in words}
+        return {}  # (read as code: `hook_runs`)
+    hook = settings.get("sourced_by") or settings.get("path", "")
+    text, helper = settings.get("text", ""), settings.get("helper", False)
+    words = shell_scripts(text, hook, str(project), without_secrets(), helper)
+    return {
+        Path(os.path.normpath(project / os.path.expanduser(word))): sourced
+        for word, sourced in words
+    }
 
 
 def _a_hook_helper(path: Path) -> bool:
@@ -1036,6 +1049,31 @@ def _a_hook_helper(path: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _shebang_why(text: str) -> str | None:
+    """Why a hook's `#!` line may run more than its interpreter: one named by a relative path
+    (`#!./tools/sh`), a word given to it that is no option (`#!/bin/sh tools/wrapper` runs
+    tools/wrapper), or `env` given variables or options (`-S BASH_ENV=x bash`,
+    `--rcfile x`)."""
+    first = text.partition("\n")[0]
+    words = first[2:].split() if first.startswith("#!") else []
+    if not words:
+        return None
+    if not words[0].startswith("/"):
+        return f"its `#!` line, whose interpreter `{_one_line(words[0][:60])}` is a relative path"
+    rest = words[1:]
+    if program_name(words[0]) == "env":
+        rest = rest[1:] if rest[:1] == ["-S"] else rest
+        rest = rest[1:]  # (the interpreter env starts, by its name on your PATH)
+        if words[1:2] != ["-S"] and len(words) > 2:
+            rest = words[2:]  # (without -S the kernel gives env one word)
+    for word in rest:
+        if "=" in word or word.startswith("--") or not re.fullmatch(r"-[A-Za-z]++", word):
+            return f"its `#!` line, which gives its interpreter `{_one_line(word[:60])}`"
+        if "k" in word[1:] or "i" in word[1:]:  # (`-k`: words set variables; `-i` reads rc files)
+            return f"its `#!` line, which gives its interpreter `{word}`"
+    return None
 
 
 def _hook_interpreter(text: str) -> str:
@@ -1365,14 +1403,27 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
                 if each.is_relative_to(root)
                 and "node_modules" not in each.relative_to(root).parts  # (a package's code)
                 and each not in hooks_read
-                and (each in run_by_shell or _a_hook_helper(each))
+                and (each in run_by_shell or _a_hook_helper(each) or each.suffix in CODE_SUFFIXES)
             ]
-            for helper in helpers[: max(0, MAX_HOOK_HELPERS - len(hooks_read))]:
+            room = max(0, MAX_HOOK_HELPERS - len(hooks_read))
+            if len(helpers) > room:
+                unknown.append((f"more than {MAX_HOOK_HELPERS} hooks and scripts they run", shown))
+            # A helper is read with its caller's `$0` where it is sourced; a variable it does
+            # not set may be its caller's.
+            caller = settings.get("sourced_by") or settings.get("path", "")
+            for helper in helpers[:room]:
                 hooks_read.add(helper)
                 try:
-                    read.append((helper, read_settings(helper, GIT_HOOK), GIT_HOOK, project))
+                    helper_settings = {**read_settings(helper, GIT_HOOK), "helper": True}
                 except (OSError, ValueError):
                     unread.append(helper)
+                    continue
+                if run_by_shell.get(helper):
+                    helper_settings["sourced_by"] = caller
+                if not helper_settings["text"].startswith("#!") and helper not in run_by_shell:
+                    # (`python3 tools/check.py`: its interpreter is the line's, by its name)
+                    helper_settings["interpreter"] = CODE_SUFFIXES.get(helper.suffix, "")
+                read.append((helper, helper_settings, GIT_HOOK, project))
         named += [(each, why) for each in found]
         if any(os.path.realpath(each) == str(root) for each in found):
             # (`PATH=.:$PATH`, `python3 .`: any file of the workspace may be what runs)
@@ -1484,6 +1535,13 @@ def run_by(
                 continue
             found += held
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
+            for config in held if program in STAGED_RUNNERS else []:
+                # (what lint-staged runs for staged files: each is a command line of its own)
+                for line in staged_commands(config):
+                    found += program_paths(line, base, untold, False, by_name)
+                    environ = without_secrets()
+                    for each, why in hook_lines(line, "sh", str(base), environ, programs_only=True):
+                        unknown += [f"{_shown(project, config)}: {why}"] if each is None else []
             continue
         if program in COMPOSE_PROGRAMS:
             found += _compose_files(base, program, words, project, untold, by_name, unknown)
@@ -1893,6 +1951,32 @@ def workspace_packages(folder: Path) -> list[Path]:
         if os.path.isfile(os.path.join(match, PACKAGE_JSON)):
             found.append(Path(os.path.normpath(match)))
     return [path for path in found if path.is_relative_to(folder)]
+
+
+def staged_commands(config: Path) -> list[str]:
+    """The command lines a lint-staged or nano-staged data config lists for its globs (a
+    line, or a list of them; in package.json under the tool's key). A JavaScript config is
+    the project's code, held as it is."""
+    if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"):
+        return []
+    try:
+        settings = read_settings(config)  # (JSON, or YAML where it is not: `.lintstagedrc`)
+    except ValueError:
+        try:
+            settings = read_yaml(read_small_file(config, SMALL_FILE_LIMIT))
+        except (OSError, ValueError, RecursionError):
+            return []
+    except (OSError, RecursionError):
+        return []
+    if config.name in ("package.json", "package.yaml"):
+        keyed = _dict(settings)
+        settings = {**_dict(keyed.get("lint-staged")), **_dict(keyed.get("nano-staged"))}
+    lines = []
+    for value in _dict(settings).values():
+        lines += (
+            [value] if isinstance(value, str) else [v for v in _list(value) if isinstance(v, str)]
+        )
+    return lines
 
 
 def npm_scripts(folder: Path) -> dict | None:
