@@ -65,6 +65,7 @@ import json
 import os
 import re
 import select
+import socket
 import stat
 import struct
 import subprocess
@@ -543,24 +544,31 @@ class KeyCopySearch:
             "workspace": str(self.workspace) if self.workspace else None,
         }
         child = None
+        # The question goes over a socket, not a pipe: another process can open a pipe of the
+        # child's through /proc, but never a socket.
+        asking, asked = socket.socketpair()
         try:
             # In a session of its own: its part that reads on after the answer (`learn`) is
             # cut short by neither Ctrl-C nor planloop's end; it ends within LEARN_SECONDS.
-            child = subprocess.Popen(
-                [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
-                start_new_session=True,
-            )
+            with asked:
+                child = subprocess.Popen(
+                    [sys.executable, "-I", "-c", CHILD_START, str(PROJECT_ROOT), __file__],
+                    stdin=asked.fileno(),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env={"LANG": "C.UTF-8"},  # nothing of planloop's own: no key, no PYTHON*
+                    start_new_session=True,
+                )
             # A new interpreter can be read by any process of the same user until it makes
-            # itself non-dumpable; one that opened its stdin (or its memory) meanwhile could
-            # read the key later. The question goes only to a child that said it is closed
-            # and that no other process holds it open (`_watched`).
+            # itself non-dumpable; one that opened its memory meanwhile can read it for as
+            # long as it runs. So the child closes itself and then forks: the question goes
+            # to that fork, closed from its start, once it said that nothing traces it and
+            # no other process holds it open (`_watched`).
             if not _said_ready(child, SEARCH_SECONDS):
                 raise ValueError("the search's child is watched by another process")
-            output, _ = child.communicate(json.dumps(question).encode(), SEARCH_SECONDS + 5)
+            with asking:
+                asking.sendall(json.dumps(question).encode())
+            output, _ = child.communicate(None, SEARCH_SECONDS + 5)
             if child.returncode != 0:
                 raise subprocess.CalledProcessError(child.returncode, "the key copy search")
             answer.update(json.loads(output))
@@ -1043,6 +1051,18 @@ def search_in_child() -> None:
 
     with contextlib.suppress(OSError, AttributeError):  # no prctl: not Linux
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: it is about to hold the key
+    # Its memory may have been opened before that (and an open one stays readable): the
+    # key goes to a fork, whose memory is its own from the start, and no one else's to open.
+    try:
+        searching = os.fork()
+    except OSError:
+        os._exit(4)
+    if searching:
+        null = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1):  # (the question and the answer are the fork's)
+            os.dup2(null, descriptor)
+        _, status = os.waitpid(searching, 0)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 5)
     if _watched():
         os._exit(3)  # (planloop then searches in its own process, closed as it is)
     os.write(1, READY)
