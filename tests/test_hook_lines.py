@@ -536,3 +536,15 @@ def test_local_code_a_tool_s_data_config_loads_is_held(tmp_path, line, config, s
     (root / "tools").mkdir()
     (root / code).write_text("module.exports = {}\n")
     assert code in held(root)
+
+
+def test_a_hook_is_read_from_the_working_tree_the_repository_s_config_names(tmp_path):
+    """With `core.worktree`, git runs its hooks from that folder, not the one holding .git."""
+    root = repository(tmp_path)
+    (root / "sub").mkdir()
+    (root / "sub" / "fmt").write_text("#!/bin/sh\ntrue\n")
+    subprocess.run(
+        ["git", "-C", str(root), "config", "core.worktree", str(root / "sub")], check=True
+    )
+    hook(root, ".git/hooks/pre-commit", "./fmt\n")
+    assert "sub/fmt" in held(root)

@@ -99,6 +99,9 @@ from tools.paths import (
     MISE_FOLDER,
     RUN_CONFIGURATION_SUFFIX,
     SMALL_FILE_LIMIT,
+    common_dir_of,
+    git_dir_of,
+    read_git_config,
     read_small_file,
 )
 from tools.python_starts import python_starts
@@ -340,13 +343,26 @@ def project_of(config: Path, kind: str) -> Path:
     git hook the top of the working tree, where git runs it."""
     if kind == GIT_HOOK:
         trees = (folder for folder in config.parents if os.path.lexists(folder / GIT_DIR_NAME))
-        return next(trees, config.parent)
+        return configured_tree(next(trees, config.parent))
     if f"{config.parent.name}/{config.name}" in SETTINGS_FILES:
         return config.parent.parent
     folder = config.parent
     while kind == MISE and folder.name in MISE_SUBFOLDERS and folder != folder.parent:
         folder = folder.parent
     return folder
+
+
+def configured_tree(tree: Path) -> Path:
+    """Where git runs a hook of the repository at `tree` from: the `core.worktree` its config
+    names (your GIT_WORK_TREE first), else `tree`."""
+    git_dir = git_dir_of(tree / GIT_DIR_NAME)
+    worktree = os.environ.get("GIT_WORK_TREE")
+    for config in [] if git_dir is None or worktree else [git_dir, common_dir_of(git_dir)]:
+        for key, value in read_git_config(config / "config") if config else []:
+            worktree = value if key == "core.worktree" else worktree
+    if not worktree or git_dir is None:
+        return tree
+    return Path(os.path.normpath(git_dir / os.path.expanduser(worktree)))
 
 
 # The keys of an editor's settings whose value is a program, or what a program loads its code
