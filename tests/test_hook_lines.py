@@ -548,3 +548,22 @@ def test_a_hook_is_read_from_the_working_tree_the_repository_s_config_names(tmp_
     )
     hook(root, ".git/hooks/pre-commit", "./fmt\n")
     assert "sub/fmt" in held(root)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "echo 'needs bash'\nmake lint\n",
+        "if ! command -v bash >/dev/null; then exit 0; fi\nmake lint\n",
+        '[ "$SHELL" = /bin/bash ] && make lint\n',
+        "sh ./tools/check.sh\nmake lint\n",
+    ],
+)
+def test_a_shell_named_as_a_word_or_given_its_script_reads_plainly(tmp_path, lines):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "tools").mkdir()
+    (root / "tools" / "check.sh").write_text("true\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert why_commands_ask(root) is None
+    assert "Makefile" in held(root)

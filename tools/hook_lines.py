@@ -123,6 +123,8 @@ FUNCTION = re.compile(
 FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.:-]*+")
 # What a line's words start with before its program: a redirection (`>/dev/null cd x`, `2>&1`)
 # or a variable set for the command (`X=1 let t`).
+# Programs that start the program after them, given as their next words.
+WRAPPERS = {*RUNNERS, "timeout", "nice", "nohup", "stdbuf", "ionice", "chronic", "setsid"}
 PATH_SET = re.compile(r"(?<![\w$])PATH\+?=")
 REDIRECTION = re.compile(r"\d*+(?:<<<|<<-?|&>>?|>>|>&|<&|<>|>\||[<>])")
 BEFORE_PROGRAM = re.compile(r"[A-Za-z_]\w*+\+?=.*+")
@@ -542,8 +544,6 @@ def _expanded(
             continue  # (`set -eu`, `set -o pipefail`)
         if program in OPAQUE and not _inert(segment) or ARGUMENTS_RUN.fullmatch(program):
             raise Untold(f"`{program}`, which runs what only its shell can tell", whole=True)
-        if why := _reads_what_no_line_shows(program, segment, line, programs_only):
-            raise Untold(why, whole=True)
         if why := _runs_what_it_is_given(program, segment):
             raise Untold(why, whole=True)
         if _runs_code_that_runs(program, segment, programs_only):
@@ -559,6 +559,8 @@ def _expanded(
             # `case "$(eval ...)" in`, is read, and what its arms run)
             _inert_check(segment, values, environ, sources)
             continue
+        if why := _reads_what_no_line_shows(program, segment, line, programs_only):
+            raise Untold(why, whole=True)
         # (`X=1 $Y`: past a variable set for it, the program is read with the whole segment)
         plain_start = not re.match(r"\s*[A-Za-z_]\w*\+?=", segment)
         if programs_only and plain_start and program_name(program) not in STARTS_ANOTHER:
@@ -649,17 +651,29 @@ def _reads_what_no_line_shows(
     except ValueError:
         return f"`{_short(segment.strip())}`, whose quotes do not close"
     name = program_name(program)
-    for index, word in enumerate(words):
-        if program_name(word) in SHELL_NAMES:
-            rest = _without_redirections(words[index + 1 :])
-            code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), None)
-            if code is not None and ARGUMENTS_RUN.search(code):
-                return f"`{word} -c` given its caller's words, which only its caller names"
-            # (a terminal's shell alone reads what the person types; fed, it reads a file)
-            fed = not programs_only or "|" in line or "<" in segment
-            if fed and (code is None and not _script_of(rest) or "-s" in rest):
-                return f"`{word}` reading its script from its input, which no line shows"
-            break
+    started = _without_redirections(words)
+    while started and started[0] in KEYWORDS:
+        started = started[1:]
+    if started[:1] == ["command"] and started[1:2] in (["-v"], ["-V"]):
+        started = []  # (`command -v bash` looks for it, and runs nothing)
+    for index, word in enumerate(started):
+        if word in KEYWORDS or word in ("(", ")", "time", "command", "builtin"):
+            continue
+        if word.startswith("-") or BEFORE_PROGRAM.fullmatch(word) or word.isdigit():
+            continue  # (`nice -n 5 sh`, `env X=1 sh`, `timeout 60 sh`)
+        if program_name(word) not in SHELL_NAMES:
+            if word == program or program_name(word) in WRAPPERS:
+                continue  # (the program, or one that starts the next word: `exec sh`)
+            break  # (`echo sh`: a word, no shell)
+        rest = started[index + 1 :]
+        code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), None)
+        if code is not None and ARGUMENTS_RUN.search(code):
+            return f"`{word} -c` given its caller's words, which only its caller names"
+        # (a terminal's shell alone reads what the person types; fed, it reads a file)
+        fed = not programs_only or "|" in line or "<" in segment
+        if fed and (code is None and not _script_of(rest) or "-s" in rest):
+            return f"`{word}` reading its script from its input, which no line shows"
+        break
     if name in (".", "source") and len(words) > 1 and words[1].startswith(("/dev/", "/proc/")):
         return f"`{name} {words[1]}`, a file only its shell can tell"
     if name == "exec" and len(words) > 1 and REDIRECTION.match(words[1]):
