@@ -557,6 +557,8 @@ def test_a_hook_is_read_from_the_working_tree_the_repository_s_config_names(tmp_
         "if ! command -v bash >/dev/null; then exit 0; fi\nmake lint\n",
         '[ "$SHELL" = /bin/bash ] && make lint\n',
         "sh ./tools/check.sh\nmake lint\n",
+        "exec 1>&2\nmake lint\n",  # (git's sample hooks: output to stderr)
+        "exec < /dev/tty\nmake lint\n",  # (a hook that asks you a question)
     ],
 )
 def test_a_shell_named_as_a_word_or_given_its_script_reads_plainly(tmp_path, lines):

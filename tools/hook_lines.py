@@ -676,8 +676,8 @@ def _reads_what_no_line_shows(
         break
     if name in (".", "source") and len(words) > 1 and words[1].startswith(("/dev/", "/proc/")):
         return f"`{name} {words[1]}`, a file only its shell can tell"
-    if name == "exec" and len(words) > 1 and REDIRECTION.match(words[1]):
-        return "`exec` moving the hook's input or outputs, which only its shell follows"
+    if name == "exec" and len(words) > 1 and REDIRECTION.match(words[1]) and _reads_a_file(words):
+        return "`exec` moving the hook's input to a file, which only its shell follows"
     if name in ("flock", "script", "su", "runuser", "sg") and any(map(_code_flag, words[1:])):
         return f"`{name} -c`, a line given as a word"
     if name in ("awk", "gawk", "mawk", "nawk", "sed", "gsed") and "-f" in words:
@@ -718,6 +718,18 @@ def _without_redirections(words: list[str]) -> list[str]:
         elif not REDIRECTION.match(word):
             kept.append(word)
     return kept
+
+
+def _reads_a_file(words: list[str]) -> bool:
+    """Whether redirections read from a file other than the terminal or nothing (`exec < x`,
+    `exec 3<x`; `exec 1>&2` and `exec < /dev/tty` only move where output goes, or ask you)."""
+    for index, word in enumerate(words):
+        if (found := re.fullmatch(r"\d*+(<>?|<&)(.*+)", word)) is None:
+            continue
+        target = found[2] or (words[index + 1] if index + 1 < len(words) else "")
+        if target not in ("/dev/tty", "/dev/null", "-") and not target.isdigit():
+            return True
+    return False
 
 
 def _code_flag(word: str) -> bool:
