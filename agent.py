@@ -25,6 +25,17 @@ sandbox, the todo list, the permission policy and the rest (defaults.py lists th
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
+if __name__ == "__main__" or sys.argv[:1] and sys.argv[0].endswith("planloop"):
+    # First, before any other import: the key may be in this process's environment, and a
+    # process of the same user could read `/proc/<pid>/environ` until it is non-dumpable.
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE (settings.make_undumpable)
+
 import asyncio
 import functools
 import os
@@ -69,6 +80,7 @@ from model import (
     Thinking,
     check_thinking,
     default_thinking,
+    import_sdk,
     make_client,
     require_credentials,
     stream_reply,
@@ -367,6 +379,8 @@ class Agent:
         request = self.redact_request(request)
         if self.trace:
             self.trace.request(request)
+        if self.client is None:  # (the SDK loads off the loop, which serves Ctrl-C meanwhile)
+            await asyncio.to_thread(import_sdk)
         self.client = self.client_for_this_loop()
         self.ui.model_started()
         reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))

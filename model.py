@@ -171,6 +171,12 @@ def require_credentials(settings: Settings) -> None:
     require_confirmed_endpoint(settings)
 
 
+def import_sdk() -> None:
+    """Import the SDK (in a thread: an import another thread began holds Python's import
+    lock, and an event loop waiting for it there would answer no signal)."""
+    import anthropic  # noqa: F401
+
+
 def make_client(settings: Settings, **overrides: Any) -> anthropic.AsyncAnthropic:
     """A client with the key (or token) and endpoint of `settings` (settings.py), given as
     arguments: the SDK then reads no credential from the environment itself."""

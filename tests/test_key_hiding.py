@@ -14,6 +14,8 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -434,3 +436,30 @@ def test_a_git_planted_on_a_path_folder_in_the_workspace_never_runs(api, env, fo
     contents = read_in_home(api, env, folders, [".git-credentials-work"], TOKEN_LINE, control)
     assert read_tokens(contents) == []  # found by the git on your PATH outside the workspace
     assert not leak.exists()
+
+
+def test_planloop_is_closed_to_other_processes_before_it_imports_anything(tmp_path):
+    """The key may be in planloop's environment from its first instant: it makes itself
+    non-dumpable (`/proc/<pid>/environ` closed to the user's other processes) before its
+    first import, not once its modules are loaded, hundreds of milliseconds later."""
+    probe = textwrap.dedent(
+        """
+        import ctypes, runpy, sys
+        libc, seen = ctypes.CDLL(None), []
+        def hook(event, args):
+            if event == "import" and args[0] == "asyncio" and not seen:
+                seen.append(libc.prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
+        sys.addaudithook(hook)
+        sys.argv = [sys.argv[1], "--help"]
+        try:
+            runpy.run_path(sys.argv[0], run_name="__main__")
+        except SystemExit:
+            pass
+        print("dumpable at the first import:", seen)
+        """
+    )
+    agent = Path(__file__).resolve().parent.parent / "agent.py"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(agent)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "dumpable at the first import: [0]" in done.stdout, done.stdout + done.stderr
