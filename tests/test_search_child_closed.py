@@ -88,3 +88,61 @@ def test_a_process_that_opened_the_child_early_gets_no_key(tmp_path: Path, monke
         watcher.kill()
     assert loot.read_text() == "input refused"
     assert home / "notes.txt" in search.found  # the child searched, and found the copy
+
+
+# Copies the child's first socket (`pidfd_getfd`, as a process of the same user may in the
+# instant before the child closes itself), says so, and peeks at what arrives there.
+COPIER = r"""
+import ctypes, os, socket, sys, time
+parent, mark, loot = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+libc = ctypes.CDLL(None, use_errno=True)
+while True:
+    for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                found = ppid == parent and b"search_in_child" in cmdline.read()
+        except OSError:
+            continue
+        if found:
+            copy = libc.syscall(438, os.pidfd_open(int(pid)), 0, 0)  # pidfd_getfd(pidfd, 0)
+            assert copy >= 0, os.strerror(ctypes.get_errno())
+            open(mark, "w").close()
+            copied, seen = socket.socket(fileno=copy), b""
+            copied.settimeout(0.05)
+            while os.path.exists(f"/proc/{pid}") and not seen:
+                try:
+                    seen = copied.recv(1 << 20, socket.MSG_PEEK)
+                except TimeoutError:
+                    pass
+            open(loot, "wb").write(seen)
+            sys.exit(0)
+    time.sleep(0.01)
+"""
+
+
+def test_a_copy_of_the_childs_first_socket_gets_no_question(tmp_path: Path, monkeypatch):
+    """The question goes over a socket the fork makes once it is closed, which it sends back;
+    a copy of the socket the child was started with (one `_watched` does not see: here it
+    is not run) gets nothing."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "notes.txt").write_bytes(b"key: " + SECRET + b"\n")
+    mark, loot = tmp_path / "copied", tmp_path / "loot"
+    wait = f"import os, time\nwhile not os.path.exists({str(mark)!r}): time.sleep(0.01)\n"
+    start = key_copies.CHILD_START.replace(
+        "module.search_in_child()", "module._watched = lambda: None; module.search_in_child()"
+    )
+    monkeypatch.setattr(key_copies, "CHILD_START", wait + start)
+    copier = subprocess.Popen(
+        [sys.executable, "-c", COPIER, str(os.getpid()), str(mark), str(loot)]
+    )
+    try:
+        search = KeyCopySearch((Place(home, 2, True),), (), (SECRET,))
+        search.run_in_child()
+        copier.wait(timeout=60)
+    finally:
+        copier.kill()
+    assert SECRET not in loot.read_bytes()
+    assert home / "notes.txt" in search.found

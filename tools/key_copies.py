@@ -64,7 +64,6 @@ import hashlib
 import json
 import os
 import re
-import select
 import socket
 import stat
 import struct
@@ -560,14 +559,15 @@ class KeyCopySearch:
                     start_new_session=True,
                 )
             # A new interpreter can be read by any process of the same user until it makes
-            # itself non-dumpable; one that opened its memory meanwhile can read it for as
-            # long as it runs. So the child closes itself and then forks: the question goes
-            # to that fork, closed from its start, once it said that nothing traces it and
-            # no other process holds it open (`_watched`).
-            if not _said_ready(child, SEARCH_SECONDS):
-                raise ValueError("the search's child is watched by another process")
+            # itself non-dumpable: one could open its memory meanwhile, or copy its socket
+            # (`pidfd_getfd`). So the child closes itself and then forks, and the fork, closed
+            # from its start, sends back a socket of its own once it found that nothing
+            # traces it and no other process holds it open (`_watched`): the question goes
+            # there, and only if that socket is the fork's (`_from_the_fork`).
             with asking:
-                asking.sendall(json.dumps(question).encode())
+                channel = _channel_of(child, asking)
+            with channel:
+                channel.sendall(json.dumps(question).encode())
             output, _ = child.communicate(None, SEARCH_SECONDS + 5)
             if child.returncode != 0:
                 raise subprocess.CalledProcessError(child.returncode, "the key copy search")
@@ -1010,11 +1010,34 @@ CHILD_START = (
 )
 
 
-def _said_ready(child: subprocess.Popen, seconds: float) -> bool:
-    """Whether the search's child said READY within `seconds` (`search_in_child`)."""
-    assert child.stdout is not None
-    ready, _, _ = select.select([child.stdout], [], [], seconds)
-    return bool(ready) and os.read(child.stdout.fileno(), len(READY)) == READY
+def _channel_of(child: subprocess.Popen, asking: socket.socket) -> socket.socket:
+    """The socket the search's fork sent back with READY (`search_in_child`); ValueError when
+    none came within SEARCH_SECONDS, or one came from another process: a copy of the child's
+    first socket, taken before it closed itself, can send too."""
+    asking.settimeout(SEARCH_SECONDS)
+    try:
+        message, descriptors, _, _ = socket.recv_fds(asking, len(READY), 4)
+    except (OSError, TimeoutError):
+        raise ValueError("the search's child did not say READY") from None
+    channels = [socket.socket(fileno=descriptor) for descriptor in descriptors]
+    if message == READY and len(channels) == 1 and _from_the_fork(child, channels[0]):
+        return channels[0]
+    for channel in channels:
+        channel.close()
+    raise ValueError("the search's child is watched by another process")
+
+
+def _from_the_fork(child: subprocess.Popen, channel: socket.socket) -> bool:
+    """Whether `channel` was made by a process the child forked, of this user: the process
+    that made a socket pair is the peer each end names (SO_PEERCRED)."""
+    credentials = channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _ = struct.unpack("3i", credentials)
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return False
+    return parent == child.pid and uid == os.geteuid()
 
 
 READY = b"+"  # the child is closed to other processes, and none holds it open
@@ -1065,9 +1088,14 @@ def search_in_child() -> None:
         os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 5)
     if _watched():
         os._exit(3)  # (planloop then searches in its own process, closed as it is)
-    os.write(1, READY)
+    # The question comes on a socket the fork makes now, which no other process can reach;
+    # the one it was started with may have been copied before the child closed itself.
+    mine, theirs = socket.socketpair()
+    with socket.socket(fileno=os.dup(0)) as started_with, theirs:
+        socket.send_fds(started_with, [READY], [theirs.fileno()])
     os.nice(CHILD_NICENESS)
-    question = json.load(sys.stdin)
+    with mine, mine.makefile("rb") as asked:
+        question = json.load(asked)
     search = KeyCopySearch(
         tuple(Place(Path(path), depth, yours) for path, depth, yours in question["places"]),
         tuple(Path(path) for path in question["skipped"]),
