@@ -917,6 +917,7 @@ def _is_dot_entry_of(folder: Path, path: Path) -> bool:
 # is scanned no further, and its commands ask first (tools/sandbox.py).
 SCAN_ENTRY_LIMIT = 500_000
 SCAN_SECONDS_LIMIT = 3.0
+SCAN_WAIT_FACTOR = 4  # (of the limit, on the wall clock: folders slow to answer)
 # The most virtualenvs (folders holding a pyvenv.cfg) the scan holds: a monorepo has a few
 # dozen at most.
 MAX_VENVS = 200
@@ -1149,7 +1150,10 @@ def scan_workspace(
     """
     root = real_workspace(workspace)
     scan = WorkspaceScan()
-    deadline = time.monotonic() + seconds_limit
+    # The bound is on the scan's own work (this thread's CPU time), which a busy machine does
+    # not stretch; a folder that answers slowly (a network file system) has the wall clock's.
+    deadline = time.thread_time() + seconds_limit
+    wall_deadline = time.monotonic() + seconds_limit * SCAN_WAIT_FACTOR
     entries_seen = 0
     signals = SignalCheck()
     too_large = (
@@ -1160,7 +1164,8 @@ def scan_workspace(
     def stop(listed_here: int) -> str | None:
         if why := signals.stop_why():
             return f"the scan stopped: {why}"
-        if entries_seen + listed_here > entry_limit or time.monotonic() > deadline:
+        late = time.thread_time() > deadline or time.monotonic() > wall_deadline
+        if entries_seen + listed_here > entry_limit or late:
             return too_large.format(entries_seen + listed_here)
         return None
 
@@ -1223,7 +1228,7 @@ def scan_workspace(
                 scan.package_roots.append(package_root)
         scan.linked.update(listing.linked)
         folders += listing.subfolders
-        if entries_seen > entry_limit or time.monotonic() > deadline:
+        if stop(0) is not None and not signals.stop_why():
             scan.incomplete = too_large.format(entries_seen)
             break
         if listed % FOLDERS_BETWEEN == 0 and (why := signals.stop_why()):
