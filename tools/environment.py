@@ -142,8 +142,14 @@ URL_WITH_PASSWORD = re.compile(
 )
 # A secret judged by its form: the tokens of well-known services, whatever the name.
 KNOWN_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|xox[abprse]-|npm_|sk-ant-|sk-proj-|hf_)"
-    r"[A-Za-z0-9_-]{20}"
+    r"(?<![A-Za-z0-9])(?:gh[pousr]_|github_pat_|glpat-|xox[abprse]-|npm_|sk-ant-|sk-proj-|hf_"
+    r"|[sr]k_(?:live|test)_|SG\.|pypi-|shp(?:at|ss|ca|pa)_|dop_v1_|gsk_|sk-|AIza|ya29\.|xai-"
+    r")[A-Za-z0-9_.-]{20}"  # (Stripe, SendGrid, PyPI, Shopify, DigitalOcean, Groq, OpenAI's
+    # older keys, Google's API keys and OAuth tokens, xAI)
+    r"|(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"  # (an AWS access key id)
+    r"|(?i:bearer|basic)\s++[A-Za-z0-9+/=_.~-]{20}"  # (an Authorization header's value)
+    r"|[?&](?:key|token|access_token|api_key|apikey|secret|sig|password)=[^&\s]{16}"
+    r"|(?i:pwd|password)=[^;\s]{6}"  # (in a connection string: `Server=x;Pwd=...`)
 )
 
 
