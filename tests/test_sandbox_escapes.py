@@ -442,6 +442,10 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".local/share/python_keyring/keyring_pass.cfg",
         ".curlrc",
         ".wgetrc",  # wget's password
+        ".minikube/ca.key",
+        ".config/argocd/config",
+        ".config/helm/registry/config.json",
+        ".config/twilio-cli/config.json",
         ".lftp/bookmarks",
         ".config/exercism/user.json",
         ".bash_eternal_history",  # histories at places shell settings choose

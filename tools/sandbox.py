@@ -319,6 +319,13 @@ SECRET_HOME_PATHS = (
     ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
     ".sentryclirc",  # sentry-cli's auth token
     ".circleci/cli.yml",  # CircleCI's CLI token
+    ".minikube/ca.key",  # minikube's certificate authority: it signs what the cluster trusts
+    ".minikube/proxy-client-ca.key",
+    ".config/argocd",  # Argo CD's CLI: its auth token
+    ".config/helm/registry",  # helm's OCI registry logins
+    ".config/twilio-cli",  # Twilio's API key and secret
+    ".jira.d",  # go-jira's settings, a password source among them
+    ".vscode-server/data/User/globalStorage",  # VS Code remote's state: extensions' tokens
     ".wgetrc",  # wget's settings: a plain-text password among them
     ".lftp",  # lftp's bookmarks, passwords in them when it saves them
     ".local/share/lftp",
