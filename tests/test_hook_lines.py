@@ -416,7 +416,7 @@ def test_a_hook_whose_first_line_runs_more_than_its_interpreter_makes_commands_a
     root = repository(tmp_path)
     (root / ".git" / "hooks" / "pre-commit").write_text(f"{first_line}\ntrue\n")
     reason = why_commands_ask(root)
-    assert reason is not None and "its `#!` line" in reason, reason
+    assert reason is not None and ("its `#!` line" in reason or "a hook run by" in reason), reason
 
 
 @pytest.mark.parametrize(
@@ -468,7 +468,7 @@ def test_a_script_a_hook_runs_by_its_interpreter_s_name_is_read_as_its_code(tmp_
     (root / "tools" / "check.py").write_text(
         "import subprocess\nsubprocess.run(open('cmd').read())\n"
     )
-    assert "tools/check.py: its `subprocess.run(" in (why_commands_ask(root) or "")
+    assert "tools/check.py: its `open('cmd').read()`" in (why_commands_ask(root) or "")
 
 
 def test_scripts_a_hook_runs_past_the_bound_make_commands_ask(tmp_path):

@@ -23,8 +23,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import os
+import re
 import shlex
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 
 # Calls that start a program, and where the program stands among what they are given.
 SHELL_LINE = ("system", "popen", "getoutput", "getstatusoutput", "create_subprocess_shell")
@@ -58,6 +60,8 @@ MAX_WAYS = 64  # the values one expression may take (`if`/`else` bindings multip
 MAX_DEPTH = 32  # names bound to names, expressions in expressions
 MAX_BINDINGS = 100_000  # a function's calls times its parameters
 
+# A source file's encoding as python reads it (PEP 263), in its first two lines.
+CODING = re.compile(r"^[ \t\f]*+#.*?coding[:=][ \t]*+([-\w.]++)", re.MULTILINE)
 Value = str | tuple[str, ...]  # a text, or a list of texts (an argv)
 
 
@@ -71,6 +75,9 @@ def python_starts(
     """The command lines the python hook `code` at `hook` starts, run from `top` with your
     environment `environ`; and the first call whose program only running it can tell (its
     source, shortened), or None."""
+    cookie = CODING.search("\n".join(code.splitlines()[:2]))
+    if cookie and cookie[1].lower().replace("_", "-") not in ("utf-8", "utf8", "ascii"):
+        return [], f"its `coding: {cookie[1]}`, which python reads and planloop does not"
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -193,6 +200,8 @@ class _Reader:
 
     def command_lines(self) -> tuple[list[str], str | None]:
         lines: list[str] = []
+        if why := _outside_the_plain_forms(self.tree, self.starters):
+            return lines, why
         for node in sorted(_nodes(self.tree), key=_position):
             starter = _name_of(node) in self.starters and id(node) not in self.called
             if isinstance(node, (ast.Name, ast.Attribute)) and starter:
@@ -348,12 +357,12 @@ class _Reader:
         if source in KNOWN:
             return [KNOWN[source]]
         if source == "sys.argv":
-            return [("$0", "$@")]
+            raise Untold  # (its first word is the path git ran it by: only `sys.argv[1:]`)
         if node.attr in ("parent", "name", "stem"):
             texts = [_text(way) for way in self._ways(node.value, depth)]
-            if node.attr == "parent":
-                return [os.path.dirname(text) for text in texts]
-            names = [os.path.basename(text) for text in texts]
+            if node.attr == "parent":  # (pathlib's: `Path("web/sub/").parent` is web)
+                return [str(PurePosixPath(text).parent) for text in texts]
+            names = [PurePosixPath(text).name for text in texts]
             return names if node.attr == "name" else [os.path.splitext(n)[0] for n in names]
         raise Untold
 
@@ -363,9 +372,11 @@ class _Reader:
         if source == "os.environ" and isinstance(key, ast.Constant):
             return [self.environ.get(str(key.value), "")]
         if source == "sys.argv":  # (git's arguments: as the shell spells them)
-            if isinstance(key, ast.Constant) and isinstance(key.value, int):
+            if isinstance(key, ast.Constant) and isinstance(key.value, int) and key.value > 0:
                 return [f"${key.value}"]
-            return [("$@",)]
+            if isinstance(key, ast.Slice) and _from_one(key):
+                return [("$@",)]
+            raise Untold  # (`sys.argv[0]`: the path git ran it by, a link's or not)
         ways = self._ways(node.value, depth)
         if isinstance(key, ast.Constant) and isinstance(key.value, int):
             return [_words(way)[key.value] for way in ways if -len(way) <= key.value < len(way)]
@@ -411,7 +422,9 @@ class _Reader:
         raise Untold
 
     def _path(self, name: str, texts: tuple[str, ...]) -> str:
-        if name in ("join", "Path", "PurePath") and texts:
+        if name in ("Path", "PurePath") and texts:
+            return str(PurePosixPath(*texts))
+        if name == "join" and texts:
             return os.path.join(*texts)
         if len(texts) != 1:
             raise Untold
@@ -423,6 +436,75 @@ class _Reader:
         if name in ("abspath", "realpath", "resolve", "absolute"):
             return os.path.normpath(os.path.join(self.top, text))  # (a hook runs at the top)
         raise Untold
+
+
+# The forms a hook may use and still be worked out: statements at its top level, `if`, and
+# helper functions without decorators, calling what PLAIN_CALLS names, importing PLAIN_MODULES.
+# Anything else (a class, a loop, `match`, `with`, `globals()`, `site`, `ctypes`, `timeit`,
+# `os.chdir`, `env=`) asks: what it runs is for python to tell.
+UNREAD_FORMS = (
+    *(ast.ClassDef, ast.Lambda, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith),
+    *(ast.Try, ast.Match, ast.Global, ast.Nonlocal, ast.Delete, ast.Await, ast.Yield),
+    *(ast.YieldFrom, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr),
+    ast.AsyncFunctionDef,
+)
+PLAIN_MODULES = frozenset(("os", "os.path", "sys", "subprocess", "shutil", "shlex", "pathlib"))
+PLAIN_MODULES |= {"distutils.spawn", "__future__", "typing"}
+PLAIN_CALLS = frozenset(
+    (
+        *("which", "find_executable", "access", "pop", "get", "getenv", "extend", "append"),
+        *("insert", "join", "dirname", "basename", "abspath", "realpath", "normpath", "exists"),
+        *("expanduser", "isfile", "isdir", "split", "strip", "rstrip", "lstrip", "format"),
+        *("startswith", "endswith", "print", "exit", "SystemExit", "wait", "len", "str"),
+        *("Path", "PurePath", "list", "tuple", "resolve", "absolute", "communicate", "decode"),
+    )
+)
+# What a starting call may be given besides its command: `cwd`, and how it treats output.
+PLAIN_KEYWORDS = frozenset(("cwd", "check", "shell", "text", "stdin", "stdout", "stderr"))
+PLAIN_KEYWORDS |= {"capture_output", "encoding", "errors", "universal_newlines", "timeout"}
+
+
+def _outside_the_plain_forms(tree: ast.Module, starters: set[str]) -> str | None:
+    """Why the hook uses a form it cannot be worked out through (UNREAD_FORMS), or None."""
+    methods = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    modules = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, UNREAD_FORMS):
+            return f"`{type(node).__name__.lower()}` code"
+        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+            return _shown(node.decorator_list[0])
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [module] if module else [alias.name for alias in node.names]
+            if any(name not in PLAIN_MODULES for name in names):
+                return f"`import {', '.join(name or '.' for name in names)}`"
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not all(isinstance(target, (ast.Name, ast.Tuple)) for target in targets):
+                return _shown(targets[0])  # (`os.environ["PATH"] = ...`, `cmd[0] = ...`)
+        helper = isinstance(node, ast.Attribute) and node.attr in methods
+        if helper and _source(node.value) not in (*modules, "os.path"):
+            return _shown(node)  # (`obj.check(...)`: a helper called not by its name)
+        if not isinstance(node, ast.Call):
+            continue
+        name = _name_of(node.func)
+        if name not in PLAIN_CALLS and name not in starters and name not in methods:
+            return _shown(node)
+        if name in starters and any(k.arg not in PLAIN_KEYWORDS for k in node.keywords):
+            return _shown(node)  # (`env=`, `executable=`, `preexec_fn=`)
+        if name in ("Popen", "run", "call", "check_call", "check_output") and len(node.args) > 1:
+            return _shown(node)  # (Popen's third positional word is its executable)
+    return None
+
+
+def _from_one(key: ast.Slice) -> bool:
+    lower = key.lower
+    return isinstance(lower, ast.Constant) and lower.value == 1 and not (key.upper or key.step)
 
 
 def _nodes(tree: ast.AST) -> list[ast.AST]:

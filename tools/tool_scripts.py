@@ -88,7 +88,6 @@ from tools.git_programs import (
     variable_paths,
 )
 from tools.hook_lines import hook_lines, read_hook_lines, shell_scripts
-from tools.inline_code import EVALUATES
 from tools.node_packages import bin_name, bin_paths, package_name
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
@@ -1004,7 +1003,8 @@ def hook_runs(settings: Any) -> Iterator[Run]:
     helper = bool(_dict(settings).get("helper"))
     top = _dict(settings).get("top") or folder or ""
     interpreter = _dict(settings).get("interpreter") or _hook_interpreter(text)
-    code_flags = INTERPRETERS.get(interpreter, SHELL_FLAGS) if interpreter else SHELL_FLAGS
+    # (an interpreter of no language planloop knows, `#!/usr/bin/awk -f`, is not a shell)
+    code_flags = INTERPRETERS.get(interpreter, ()) if interpreter else SHELL_FLAGS
     if not code_flags:
         yield Run(None, unknown=f"a hook run by {interpreter}")
         return
@@ -1012,14 +1012,17 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         yield Run(None, unknown=why)
         return
     if code_flags != SHELL_FLAGS:
-        started: list[str] = []
-        if interpreter in PYTHONS:
-            started, call = python_starts(text, hook, top, without_secrets())
-            if call:
-                yield Run(None, unknown=f"its {call}, whose program only running it can tell")
-                return
-        elif EVALUATES.search(text):
-            yield Run(None, unknown=f"its code that starts programs, which {interpreter} runs")
+        # Whole code, not a line: only python's is worked out (tools/python_starts.py), and
+        # not through a link, which python and node take their folder from.
+        if interpreter not in PYTHONS:
+            yield Run(None, unknown=f"a hook in {interpreter}, whose code planloop does not follow")
+            return
+        if os.path.islink(_dict(settings).get("path") or ""):
+            yield Run(None, unknown="a python hook that is a link, run from where it leads")
+            return
+        started, call = python_starts(text, hook, top, without_secrets())
+        if call:
+            yield Run(None, unknown=f"its {call}, whose program only running it can tell")
             return
         for started_line in started:  # (read as a hook's line: `os.system("make lint")`)
             for line, why in hook_lines(started_line, hook, top, without_secrets()):
@@ -1074,6 +1077,8 @@ def _shebang_why(text: str) -> str | None:
     `--rcfile x`)."""
     first = text.partition("\n")[0]
     words = first[2:].split() if first.startswith("#!") else []
+    if len(first.encode()) > 255:  # (the kernel refuses it; git then runs the file with sh)
+        return "its `#!` line, longer than the kernel reads"
     if not words:
         return None
     if not words[0].startswith("/"):
