@@ -920,6 +920,9 @@ def program_paths(
             if base is None:
                 continue
             path = base / path
+        if worktree is not None and past_a_folder_of_the_tree(path, worktree):
+            _cannot_tell(word, worktree, untold)  # (`lnk/../x`: the kernel follows lnk first)
+            continue
         path = Path(os.path.normpath(path))
         named_as_code = is_program or is_script or is_script_name(word)
         if not (unmade_arguments or named_as_code or os.path.lexists(path)):
@@ -1470,6 +1473,21 @@ def _expanded(word: str) -> str:
     held = re.sub(r"\$(\{?)(OLD)?PWD\b", lambda m: f"\0{m.group(1)}{m.group(2) or ''}", word)
     expanded = expand_variables(held)
     return re.sub(r"\0(\{?)(OLD)?", lambda m: f"${m.group(1)}{m.group(2) or ''}PWD", expanded)
+
+
+def past_a_folder_of_the_tree(path: Path, top: Path) -> bool:
+    """Whether `path` goes up (`..`) out of a folder below `top` that a command could turn
+    into a link: the kernel follows the link first, so `web/../x` is x beside where web
+    leads, not `top/x` (git's own folder, held whole, stays as it is)."""
+    parts = path.parts
+    for index, part in enumerate(parts):
+        if part != ".." or index == 0:
+            continue
+        before = Path(os.path.normpath(Path(*parts[:index])))
+        inside = before != top and before.is_relative_to(top)
+        if inside and not before.is_relative_to(top / ".git"):
+            return True
+    return False
 
 
 def _from(base: Path, path: str) -> Path:
