@@ -569,3 +569,24 @@ def test_a_shell_named_as_a_word_or_given_its_script_reads_plainly(tmp_path, lin
     (root / "Makefile").write_text("lint:\n\ttrue\n")
     assert why_commands_ask(root) is None
     assert "Makefile" in held(root)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "cd web || exit 1\n../scripts/fmt\n",  # (a command turns web into a link: x beside it)
+        "./lnk/../scripts/fmt\n",
+        "cd -P lnk/.. || exit 1\n./fmt\n",
+        "set -P\ncd lnk/.. || exit 1\n./fmt\n",
+    ],
+)
+def test_a_path_up_out_of_a_workspace_folder_makes_commands_ask(tmp_path, lines):
+    """The kernel follows a link before `..`: `web/../x` is x beside where web leads, and a
+    command can turn web into a link, so only the kernel can tell what runs."""
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    for folder in ("web", "scripts", "lnk"):
+        (root / folder).mkdir()
+    (root / "scripts" / "fmt").write_text("#!/bin/sh\ntrue\n")
+    reason = why_commands_ask(root)
+    assert reason is not None and ".git/hooks/pre-commit" in reason, reason

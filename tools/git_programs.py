@@ -1476,15 +1476,16 @@ def _expanded(word: str) -> str:
 
 
 def past_a_folder_of_the_tree(path: Path, top: Path) -> bool:
-    """Whether `path` goes up (`..`) out of a folder below `top` that a command could turn
-    into a link: the kernel follows the link first, so `web/../x` is x beside where web
-    leads, not `top/x` (git's own folder, held whole, stays as it is)."""
+    """Whether `path` goes up (`..`) out of a folder (or link) below `top`, which a command
+    could turn into a link: the kernel follows the link first, so `web/../x` is x beside
+    where web leads, not `top/x` (git's own folder, held whole, stays as it is). A folder
+    not there yet is none: what code a reader quotes (`{dirname}/../x`) names no folder."""
     parts = path.parts
     for index, part in enumerate(parts):
         if part != ".." or index == 0:
             continue
         before = Path(os.path.normpath(Path(*parts[:index])))
-        inside = before != top and before.is_relative_to(top)
+        inside = before != top and before.is_relative_to(top) and os.path.lexists(before)
         if inside and not before.is_relative_to(top / ".git"):
             return True
     return False

@@ -89,7 +89,7 @@ OPAQUE |= {"popd"}  # (back to a folder only the shell knows)
 OPAQUE |= {"shopt", "enable", "hash", "set"}
 # A `set` that only makes the shell stricter or louder.
 PLAIN_SET = re.compile(
-    r"set(?:\s++(?:[-+][euxvfCnhbmBEHPT]++"
+    r"set(?:\s++(?:[-+][euxvfCnhbmBEHT]++"
     r"|[-+]o\s++(?:errexit|nounset|pipefail|xtrace|verbose|noclobber|noglob)))*+\s*+"
 )
 # bash evaluates arithmetic in these, and `x[$(cmd)]` in a value runs cmd.
@@ -682,6 +682,8 @@ def _reads_what_no_line_shows(
         return f"`{name} -c`, a line given as a word"
     if name in ("awk", "gawk", "mawk", "nawk", "sed", "gsed") and "-f" in words:
         return f"`{name} -f`, whose script file may start programs"
+    if name in ("cd", "pushd") and "-P" in words:  # (a logical `cd lnk/..` stays where it was)
+        return f"`{name} -P`, which goes where the kernel takes a link, not where the line says"
     if name == "git" and "foreach" in words:
         return "`git submodule foreach`, which runs in each submodule's folder"
     if name in INTERPRETERS and not INTERPRETERS[name] and name not in (".", "source"):
