@@ -385,6 +385,8 @@ def test_a_task_line_that_hands_a_file_name_to_a_formatter_reads_plainly(tmp_pat
         "git submodule foreach ./tools/fmt\n",
         'export PATH="$PWD/tools:$PATH"\nsteps\n',
         "PATH=tools:$PATH\n. helpers\n",
+        "perl -Itools -MFmt -e 1\n",  # (tools/Fmt.pm, found where only perl searches)
+        "node --env-file=tools/node.env tools/x.js\n",  # (its NODE_OPTIONS: only node reads them)
     ],
 )
 def test_what_only_the_shell_follows_past_the_lines_makes_commands_ask(tmp_path, lines):

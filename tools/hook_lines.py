@@ -684,6 +684,10 @@ def _reads_what_no_line_shows(
         return f"`{name} -f`, whose script file may start programs"
     if name in ("cd", "pushd") and "-P" in words:  # (a logical `cd lnk/..` stays where it was)
         return f"`{name} -P`, which goes where the kernel takes a link, not where the line says"
+    if name in ("perl", "ruby") and any(w.startswith(("-I", "-M", "-m", "-r")) for w in words):
+        return f"`{name}` loading modules from folders only it searches (`-I`, `-M`, `-r`)"
+    if name in ("node", "nodejs") and any(w.startswith("--env-file") for w in words):
+        return "`node --env-file`, whose NODE_OPTIONS only node reads"
     if name == "git" and "foreach" in words:
         return "`git submodule foreach`, which runs in each submodule's folder"
     if name in INTERPRETERS and not INTERPRETERS[name] and name not in (".", "source"):
