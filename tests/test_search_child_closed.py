@@ -20,51 +20,60 @@ from tools.key_copies import KeyCopySearch, Place
 
 SECRET = b"sk-ant-api03-" + b"Q" * 60
 
+# Waits for the child planloop (pid argv[1]) started to search, and sets `pid` to it.
+FIND_THE_CHILD = r"""
+def the_child():
+    while True:
+        for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    if ppid == parent and b"search_in_child" in cmdline.read():
+                        return pid
+            except OSError:
+                continue
+        time.sleep(0.01)
+pid = the_child()
+"""
+
 # As soon as the child planloop started is there: tries to open its input, opens its memory,
 # says so, and then reads its writable memory over and over while it lives, for the key.
-WATCHER = r"""
+WATCHER = (
+    r"""
 import os, re, sys, time
 parent, mark, loot, secret = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4].encode()
-while True:
-    for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                found = ppid == parent and b"search_in_child" in cmdline.read()
-        except OSError:
-            continue
-        if found:
-            try:
-                os.close(os.open(f"/proc/{pid}/fd/0", os.O_RDONLY))
-                seen = "input opened"
-            except OSError:
-                seen = "input refused"
-            memory = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
-            open(mark, "w").close()
-            while True:
-                try:
-                    with open(f"/proc/{pid}/maps") as maps:
-                        regions = [line.split() for line in maps]
-                except OSError:
-                    break
-                if not regions:
-                    break
-                for region in regions:
-                    if "rw" not in region[1]:
-                        continue
-                    start, end = (int(x, 16) for x in region[0].split("-"))
-                    try:
-                        if secret in os.pread(memory, end - start, start):
-                            seen += ", key read"
-                            open(loot, "w").write(seen)
-                            sys.exit(0)
-                    except OSError:
-                        pass
-            open(loot, "w").write(seen)
-            sys.exit(0)
-    time.sleep(0.01)
 """
+    + FIND_THE_CHILD
+    + r"""
+try:
+    os.close(os.open(f"/proc/{pid}/fd/0", os.O_RDONLY))
+    seen = "input opened"
+except OSError:
+    seen = "input refused"
+memory = os.open(f"/proc/{pid}/mem", os.O_RDONLY)
+open(mark, "w").close()
+while seen.startswith("input"):
+    try:
+        with open(f"/proc/{pid}/maps") as maps:
+            regions = [line.split() for line in maps]
+    except OSError:
+        break
+    if not regions:
+        break
+    for region in (region for region in regions if "rw" in region[1]):
+        start, end = (int(x, 16) for x in region[0].split("-"))
+        try:
+            if secret in os.pread(memory, end - start, start):
+                seen += ", key read"
+                break
+        except OSError:
+            pass
+    if seen.endswith("key read"):
+        break
+open(loot, "w").write(seen)
+"""
+)
 
 
 def test_a_process_that_opened_the_child_early_gets_no_key(tmp_path: Path, monkeypatch):
@@ -92,34 +101,27 @@ def test_a_process_that_opened_the_child_early_gets_no_key(tmp_path: Path, monke
 
 # Copies the child's first socket (`pidfd_getfd`, as a process of the same user may in the
 # instant before the child closes itself), says so, and peeks at what arrives there.
-COPIER = r"""
+COPIER = (
+    r"""
 import ctypes, os, socket, sys, time
 parent, mark, loot = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 libc = ctypes.CDLL(None, use_errno=True)
-while True:
-    for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                found = ppid == parent and b"search_in_child" in cmdline.read()
-        except OSError:
-            continue
-        if found:
-            copy = libc.syscall(438, os.pidfd_open(int(pid)), 0, 0)  # pidfd_getfd(pidfd, 0)
-            assert copy >= 0, os.strerror(ctypes.get_errno())
-            open(mark, "w").close()
-            copied, seen = socket.socket(fileno=copy), b""
-            copied.settimeout(0.05)
-            while os.path.exists(f"/proc/{pid}") and not seen:
-                try:
-                    seen = copied.recv(1 << 20, socket.MSG_PEEK)
-                except TimeoutError:
-                    pass
-            open(loot, "wb").write(seen)
-            sys.exit(0)
-    time.sleep(0.01)
 """
+    + FIND_THE_CHILD
+    + r"""
+copy = libc.syscall(438, os.pidfd_open(int(pid)), 0, 0)  # pidfd_getfd(pidfd, 0)
+assert copy >= 0, os.strerror(ctypes.get_errno())
+open(mark, "w").close()
+copied, seen = socket.socket(fileno=copy), b""
+copied.settimeout(0.05)
+while os.path.exists(f"/proc/{pid}") and not seen:
+    try:
+        seen = copied.recv(1 << 20, socket.MSG_PEEK)
+    except TimeoutError:
+        pass
+open(loot, "wb").write(seen)
+"""
+)
 
 
 def test_a_copy_of_the_childs_first_socket_gets_no_question(tmp_path: Path, monkeypatch):
