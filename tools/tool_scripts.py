@@ -1077,7 +1077,7 @@ def _shebang_why(text: str) -> str | None:
     `--rcfile x`)."""
     first = text.partition("\n")[0]
     words = first[2:].split() if first.startswith("#!") else []
-    if len(first.encode()) > 255:  # (the kernel refuses it; git then runs the file with sh)
+    if words and len(first.encode()) > 255:  # (the kernel refuses it; git runs it with sh)
         return "its `#!` line, longer than the kernel reads"
     if not words:
         return None
