@@ -564,3 +564,12 @@ def test_a_python_hook_s_path_parent_is_pathlib_s(tmp_path):
     (root / "web" / "sub").mkdir(parents=True)
     (root / "web" / "fmt").write_text("#!/bin/sh\ntrue\n")
     assert "web/fmt" in held(root)
+
+
+def test_a_python_commit_msg_check_that_starts_nothing_reads_unasked(tmp_path):
+    root = repository(tmp_path)
+    code = "import re, sys\nwith open(sys.argv[1]) as f:\n    message = f.read()\n"
+    code += "for line in message.splitlines():\n    pass\n"
+    code += "if not re.match(r'(feat|fix): ', message):\n    sys.exit('bad message')\n"
+    (root / ".git" / "hooks" / "commit-msg").write_text("#!/usr/bin/env python3\n" + code)
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None

@@ -449,7 +449,9 @@ UNREAD_FORMS = (
     ast.AsyncFunctionDef,
 )
 PLAIN_MODULES = frozenset(("os", "os.path", "sys", "subprocess", "shutil", "shlex", "pathlib"))
-PLAIN_MODULES |= {"distutils.spawn", "__future__", "typing"}
+PLAIN_MODULES |= {"distutils.spawn", "__future__", "typing", "re", "json", "string", "textwrap"}
+PLAIN_MODULES |= {"datetime", "enum", "dataclasses", "collections", "functools", "itertools"}
+PLAIN_MODULES |= {"argparse", "fnmatch", "glob", "io", "time", "unicodedata", "tomllib"}
 PLAIN_CALLS = frozenset(
     (
         *("which", "find_executable", "access", "pop", "get", "getenv", "extend", "append"),
@@ -465,7 +467,13 @@ PLAIN_KEYWORDS |= {"capture_output", "encoding", "errors", "universal_newlines",
 
 
 def _outside_the_plain_forms(tree: ast.Module, starters: set[str]) -> str | None:
-    """Why the hook uses a form it cannot be worked out through (UNREAD_FORMS), or None."""
+    """Why the hook uses a form it cannot be worked out through (UNREAD_FORMS), or None. A
+    hook that starts nothing and runs no text (a commit-msg check: `open(sys.argv[1])`,
+    `re`, a loop) only has its imports looked at."""
+    starts = any(
+        isinstance(node, ast.Call) and (_name_of(node.func) in starters | EVALUATORS)
+        for node in ast.walk(tree)
+    )
     methods = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     modules = {
         (alias.asname or alias.name).split(".")[0]
@@ -474,6 +482,8 @@ def _outside_the_plain_forms(tree: ast.Module, starters: set[str]) -> str | None
         for alias in node.names
     }
     for node in ast.walk(tree):
+        if not starts and not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
         if isinstance(node, UNREAD_FORMS):
             return f"`{type(node).__name__.lower()}` code"
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
