@@ -15,7 +15,9 @@ functions applied to those. The result is a shell command line for each way the 
 go, read as a hook's lines are. A call given anything else, code run from text (`exec`,
 `eval`, `importlib.import_module` with a name it builds, `pickle.load`), or a starting
 function passed around or looked up by its name, is what only running the hook can tell:
-planloop says which, and commands ask.
+planloop says which, and commands ask. So does a hook that starts programs in any form
+outside the plain ones (`_outside_the_plain_forms`): the bindings below are read only for
+those, and what they do not model (a class, a loop, `with`) never reaches them.
 """
 
 from __future__ import annotations
