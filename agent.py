@@ -35,6 +35,11 @@ if __name__ == "__main__" or sys.argv[:1] and sys.argv[0].endswith("planloop"):
 
     with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE (settings.make_undumpable)
+    # A descriptor opened on this process's memory before that line stays open: planloop goes
+    # on in a child whose memory was never open to anyone (first_fork.py says why and how).
+    from first_fork import continue_in_a_fresh_child
+
+    continue_in_a_fresh_child()
 
 import asyncio
 import functools

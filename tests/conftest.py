@@ -186,6 +186,16 @@ def read_pid(path: Path, seconds: float = 20) -> int:
     return int(path.read_text())
 
 
+def planloop_process(started: int) -> int:
+    """The process that runs planloop, once it runs: the one a test starts forks first thing
+    and waits (first_fork.py). Its pid once it has forked, else `started`."""
+    try:
+        children = Path(f"/proc/{started}/task/{started}/children").read_text().split()
+    except OSError:
+        return started
+    return int(children[0]) if children else started
+
+
 def user_messages(request: dict) -> list[dict]:
     return [m for m in request["messages"] if m["role"] == "user"]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import spawn
+from conftest import planloop_process
 from test_cli import saved_sessions
 
 from fakeapi import text, tool_use
@@ -83,7 +84,7 @@ def test_sigterm_while_read_file_scans_a_sparse_terabyte_ends_planloop_at_once(
         text=True,
     )
     # The scan is under way once planloop holds the file open (it reads it in one go).
-    while not open_by(proc.pid, big):
+    while not open_by(planloop_process(proc.pid), big):
         assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGTERM)
     # Without a limit of its own the scan would read the terabyte first; without the cancel

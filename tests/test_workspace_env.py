@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -394,3 +395,88 @@ def test_a_command_without_the_sandbox_cannot_read_the_key_from_planloop(
     assert f"== {planloop.pid}\n" in output  # the walk up the tree reached planloop
     assert f"/proc/{planloop.pid}/environ: Permission denied" in output
     assert API_KEY not in output
+
+
+# Holds the interpreter where planloop's first line has not run yet (a `sitecustomize` runs
+# before it): the instant in which a process of the same user can still open its memory.
+HOLD_BEFORE_THE_FIRST_LINE = """
+import os
+if os.environ.get("HELD_AT"):
+    with open(os.environ["HELD_AT"] + ".pid", "w") as told:
+        told.write(str(os.getpid()))
+    with open(os.environ["HELD_AT"]) as fifo:  # until the reader says it holds the memory
+        fifo.read()
+"""
+
+# Opens planloop's memory in that instant, then, on a line from the test, reads all of it.
+READ_THE_MEMORY_LATER = r"""
+import sys
+pid, held_at, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+memory = open(f"/proc/{pid}/mem", "rb", buffering=0)
+maps = open(f"/proc/{pid}/maps", "rb", buffering=0)
+open(held_at, "w").close()
+sys.stdin.readline()
+seen = b""
+for line in maps.read().decode().splitlines():
+    span, perms, *rest = line.split()
+    if perms.startswith("rw") and not line.endswith(("[vvar]", "[vsyscall]")):
+        low, high = (int(end, 16) for end in span.split("-"))
+        try:
+            memory.seek(low)
+            seen += memory.read(high - low)
+        except (OSError, ValueError, OverflowError):
+            pass
+print(" ".join(word for word in wanted if word.encode() in seen), flush=True)
+"""
+
+
+def test_memory_opened_before_planloops_first_line_never_shows_the_key(unprivileged_workspace):
+    """A process of the same user opens planloop's `/proc/<pid>/mem` before planloop has
+    run a line (the kernel checks access only at the open), and reads it once planloop has
+    loaded the key from the workspace's `.env` and sent it. It sees what the process held
+    before its first line (the prompt), never the key: planloop goes on in a fresh child."""
+    key = "sk-ant-api03-" + "MemoryOpenedEarly" * 4
+    prompt = "the-prompt-" + os.urandom(6).hex()
+    root = unprivileged_workspace
+    workspace, home = root / "work", root / "home"
+    (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={key}\n")
+    os.chown(workspace / ".env", NOBODY, NOBODY)
+    (root / "site").mkdir()
+    (root / "site" / "sitecustomize.py").write_text(HOLD_BEFORE_THE_FIRST_LINE)
+    (root / "meet").mkdir()
+    os.chown(root / "meet", NOBODY, NOBODY)
+    held_at = root / "meet" / "held"
+    os.mkfifo(held_at)
+    os.chown(held_at, NOBODY, NOBODY)
+    as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    seen: list[str] = []
+
+    def read_the_memory(body: dict) -> dict:  # planloop holds the key now: it just sent it
+        reader.stdin.write("read\n")
+        reader.stdin.flush()
+        seen.append(reader.stdout.readline())
+        return {"content": [text("Done.")]}
+
+    with FakeMessagesAPI(script=[read_the_memory], api_key=key) as api:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        env = {**clean, "ANTHROPIC_BASE_URL": api.base_url, "PLANLOOP_HOME": str(home),
+               "HOME": str(home), "PYTHONPATH": str(root / "site"),
+               "HELD_AT": str(held_at)}  # fmt: skip
+        planloop = subprocess.Popen(
+            [*as_nobody, sys.executable, str(AGENT), "-p", prompt],
+            cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        told = Path(f"{held_at}.pid")
+        while not told.exists() or not told.read_text():
+            assert planloop.poll() is None, planloop.communicate()
+            time.sleep(0.01)
+        reader = subprocess.Popen(
+            [*as_nobody, sys.executable, "-c", READ_THE_MEMORY_LATER, told.read_text(),
+             str(held_at), prompt, key],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        _, stderr = planloop.communicate(timeout=120)
+        reader.stdin.close()
+        reader.wait(timeout=60)
+    assert planloop.returncode == 0, stderr
+    assert seen == [f"{prompt}\n"]  # the memory was read (the prompt), and held no key

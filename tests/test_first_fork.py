@@ -1,0 +1,142 @@
+"""The process a person starts forks first thing and waits; planloop runs in the child
+(first_fork.py). To the shell, the terminal and `kill`, the two must behave as one process."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import select
+import signal
+import sys
+import termios
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The child tells each SIGINT and SIGTERM it gets, and who sent it, as it arrives (a thread
+# waits for them), and answers each line it reads. It ignores SIGHUP, as planloop handles it:
+# only the kernel's PR_SET_PDEATHSIG may end it when the started process dies.
+TELLS_ITS_SIGNALS = f"""
+import os, signal, sys, threading
+sys.path.insert(0, {str(ROOT)!r})
+from first_fork import continue_in_a_fresh_child
+continue_in_a_fresh_child()
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+told = {{signal.SIGINT, signal.SIGTERM}}
+signal.pthread_sigmask(signal.SIG_BLOCK, told)
+def tell():
+    while True:
+        info = signal.sigwaitinfo(told)
+        sender = "terminal" if info.si_code == 0x80 else info.si_pid
+        print("got", signal.Signals(info.si_signo).name, "from", sender, flush=True)
+threading.Thread(target=tell, daemon=True).start()
+print("child", os.getpid(), flush=True)
+for line in sys.stdin:
+    print("read", line.strip(), flush=True)
+"""
+
+
+class OnATerminal:
+    """The script above, started as a shell starts a job: on a terminal it controls."""
+
+    def __init__(self) -> None:
+        self.started, self.master = pty.fork()
+        if self.started == 0:
+            attributes = termios.tcgetattr(0)
+            attributes[3] &= ~termios.ECHO  # (the terminal's own "^C" would start a line)
+            termios.tcsetattr(0, termios.TCSANOW, attributes)
+            os.execv(sys.executable, [sys.executable, "-c", TELLS_ITS_SIGNALS])
+        self.seen = ""
+        self.child = int(self.wait_for("child ").split()[0])
+
+    def wait_for(self, text: str) -> str:
+        """Wait for the next line that starts with `text`; return the rest of it."""
+        while True:
+            while "\n" not in self.seen:
+                ready, _, _ = select.select([self.master], [], [], 30)
+                assert ready, f"{text!r} did not appear; the last line: {self.seen!r}"
+                self.seen += os.read(self.master, 4096).decode().replace("\r", "")
+            line, self.seen = self.seen.split("\n", 1)
+            if line.startswith(text):
+                return line[len(text) :]
+
+    def answers(self) -> bool:
+        os.write(self.master, b"hello\n")
+        return self.wait_for("read ") == "hello"
+
+    def end(self) -> int:
+        """Close the terminal's input; the wait status of the started process."""
+        os.write(self.master, b"\x04")
+        return self.status()
+
+    def status(self) -> int:
+        """The wait status of the started process, once it has ended."""
+        ended = os.pidfd_open(self.started)
+        try:
+            assert select.select([ended], [], [], 30)[0], "the started process goes on"
+        finally:
+            os.close(ended)
+        return os.waitpid(self.started, 0)[1]
+
+
+@pytest.fixture
+def job() -> Iterator[OnATerminal]:
+    terminal = OnATerminal()
+    yield terminal
+    for pid in (terminal.child, terminal.started):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(terminal.started, 0)
+    os.close(terminal.master)
+
+
+def test_planloop_runs_in_a_child_of_the_started_process(job):
+    assert job.child != job.started
+    assert os.stat(f"/proc/{job.child}").st_uid == os.getuid()
+    assert int(Path(f"/proc/{job.child}/stat").read_text().rsplit(")", 1)[1].split()[1]) == (
+        job.started
+    )
+
+
+def test_a_ctrl_c_from_the_terminal_arrives_once_and_a_kill_is_passed_on(job):
+    os.write(job.master, b"\x03")  # the terminal sends SIGINT to its whole foreground group
+    assert job.wait_for("got ") == "SIGINT from terminal"
+    # The started process got it too, and takes its signals in order: had it passed the
+    # SIGINT on, the child would get it before this SIGTERM.
+    os.kill(job.started, signal.SIGTERM)
+    assert job.wait_for("got ") == f"SIGTERM from {job.started}"
+    os.kill(job.started, signal.SIGINT)  # `kill -INT`: only the started process gets it
+    assert job.wait_for("got ") == f"SIGINT from {job.started}"
+    assert os.waitstatus_to_exitcode(job.end()) == 0
+
+
+def test_a_stopped_child_shows_the_job_as_stopped_and_goes_on_when_continued(job):
+    os.kill(job.child, signal.SIGSTOP)  # as it would stop itself on Ctrl-Z
+    _, status = os.waitpid(job.started, os.WUNTRACED)
+    assert os.WIFSTOPPED(status)  # what the shell sees, and reports as "Stopped"
+    os.kill(job.started, signal.SIGCONT)  # `fg` or `bg`
+    assert job.answers()  # the child runs again
+    assert os.waitstatus_to_exitcode(job.end()) == 0
+
+
+@pytest.mark.parametrize("ended_by", [signal.SIGUSR1, signal.SIGKILL])
+def test_the_started_process_ends_as_the_child_did(job, ended_by):
+    os.kill(job.child, ended_by)  # (signals that end a process that does not handle them)
+    status = job.status()
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == ended_by
+
+
+def test_the_child_dies_with_the_started_process(job):
+    child = os.pidfd_open(job.child)  # readable once the child has ended
+    try:
+        os.kill(job.started, signal.SIGKILL)  # `kill -9`: the started process runs nothing more
+        job.status()
+        ended, _, _ = select.select([child], [], [], 30)
+        assert ended, "the child outlived the process that started it"
+    finally:
+        os.close(child)
