@@ -287,6 +287,46 @@ def test_no_route_out_of_the_sandbox_through_the_cli(
 
 
 @needs_bwrap
+@pytest.mark.parametrize(
+    ("key", "value", "plant"),
+    [
+        ("core.hooksPath", "web/../hooks", "mkdir -p elsewhere/hooks && printf "
+         "'#!/bin/sh\\ntouch {marker}\\n' > elsewhere/hooks/pre-commit && "
+         "chmod +x elsewhere/hooks/pre-commit"),
+        ("include.path", "../web/../shared.gitconfig",
+         "printf '{config}' > elsewhere/shared.gitconfig"),
+    ],
+    ids=["hooks-folder", "included-config"],
+)  # fmt: skip
+def test_git_config_naming_a_path_up_out_of_a_folder_makes_commands_ask(
+    api, env, workspace, home, tmp_path, key, value, plant
+):
+    """`web/../hooks` is `hooks` to a reader of the text, but git asks the kernel, which
+    follows web first: a command that turns web into a link picks the hooks git runs."""
+    marker = tmp_path / "git-ran-planted-code"
+    setup_git("init", "-q", "-b", "main", cwd=workspace, home=home)
+    for folder in ("web", "hooks", "elsewhere/web"):
+        (workspace / folder).mkdir(parents=True)
+    (workspace / "shared.gitconfig").write_text("[user]\n\tname = shared\n")
+    setup_git("config", key, value, cwd=workspace, home=home)
+    swap = "mv web web-old && ln -s elsewhere/web web && "
+    command = swap + plant.format(marker=marker, config=planted(marker))
+    call = tool_use("bash", {"command": command})
+    api.add({"content": [call]})
+    api.add({"content": [text("Done.")]})
+
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)}, timeout=120)
+
+    assert result.returncode == 0, result.stderr
+    answer = results_by_id(api.accepted[1])[call["id"]]
+    assert answer["is_error"] and f"`{value}`" in answer["content"], answer["content"]
+    assert not (workspace / "web").is_symlink()  # it never ran
+    git("status", cwd=workspace, home=home)
+    git("commit", "-q", "--allow-empty", "-m", "by the person", cwd=workspace, home=home)
+    assert not marker.exists()
+
+
+@needs_bwrap
 def test_git_init_fails_in_a_workspace_that_is_not_a_repository(
     api, env, workspace, home, tmp_path
 ):

@@ -1528,8 +1528,31 @@ def git_programs_named_by(
     _, includes = paths_named_by(list(config_files), worktree)
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
-        found += programs_of(read_git_config(config), worktree, untold, by_name)
+        settings = list(read_git_config(config))
+        found += programs_of(settings, worktree, untold, by_name)
+        if worktree is not None:
+            _folders_and_files_up_out_of_the_tree(settings, config, worktree, untold)
     return found
+
+
+def _folders_and_files_up_out_of_the_tree(
+    settings: list[tuple[str, str]],
+    config: Path,
+    worktree: Path,
+    untold: list[UntoldProgram] | None,
+) -> None:
+    """A hooks folder or an included config named by a path that goes up out of a folder of
+    the tree (`core.hooksPath = lnk/../hooks`): git reaches it through lnk, which a command
+    can turn into a link, so only the kernel can tell which folder's hooks git runs."""
+    for key, value in settings:
+        if key == "core.hookspath":
+            base = worktree
+        elif key in ("include.path", "includeif.path"):
+            base = config.parent  # (an include is taken from the file that names it)
+        else:
+            continue
+        if value and past_a_folder_of_the_tree(base / os.path.expanduser(value), worktree):
+            _cannot_tell(value, worktree, untold)
 
 
 def programs_of(
@@ -1748,8 +1771,9 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
     if untold:
         shown = untold[0].word.replace("\r", "\\r").replace("\n", "\\n")
         return (
-            f"`{shown}`, which your git config or the repository's runs, is a path only git's "
-            "shell can tell (it expands it)"
+            f"`{shown}`, which your git config or the repository's runs or reads, is a path "
+            "only git can tell (its shell expands it, or it goes up out of a folder that a "
+            "command could turn into a link)"
         )
     for path in git_programs_in(root, git_entries):
         shown = str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
