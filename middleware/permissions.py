@@ -74,6 +74,7 @@ from tools.base import ToolError
 from tools.beneath import is_under_git, target_of
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
 from tools.paths import HOME_REASON, PROTECTED_PATHS
+from tools.tool_scripts import FILE_TOOLS_ASK_TOO
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
 AskFunction = Callable[[str], Awaitable[Approval] | Approval]
@@ -333,6 +334,11 @@ class PermissionPolicy(Middleware):
                     "this agent runs without the sandbox",
                     f"the sandbox cannot confine it ({must_ask})",
                 )
+                if FILE_TOOLS_ASK_TOO in must_ask:  # (no other way to do the work, then)
+                    refusal = refusal.replace(
+                        "Do the work with read_file, write_file and edit_file, or tell",
+                        "The file tools cannot write either, for the same reason: tell",
+                    )
             return NeedsApproval(question, refusal, command=command, always=always)
         written = getattr(tool, "writes", None)
         path = ctx.args.get(written) if written else None

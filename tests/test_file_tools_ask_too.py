@@ -250,3 +250,35 @@ def test_what_protects_every_file_from_writes_leaves_agents_md_and_mentions_read
     (request,) = api.accepted
     assert "Indent with tabs." in json.dumps(request["system"])
     assert "the mentioned file" in json.dumps(request["messages"])
+
+
+def test_the_file_tools_ask_before_any_write_when_a_hook_runs_what_cannot_be_told(
+    api, env, user_folders
+):
+    """A node hook's code may load any file: planloop cannot tell which, so commands ask, and
+    so do the file tools, before every write. Otherwise the model would rewrite with
+    write_file what the hook loads, and the person's next commit would run it."""
+    user, workspace, planloop_home, home = user_folders
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    hook = workspace / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/usr/bin/env node\nrequire(process.cwd() + '/scripts/lint.js')\n")
+    hook.chmod(0o755)
+    (workspace / "scripts").mkdir()
+    (workspace / "scripts" / "lint.js").write_text("console.log('lint ok')\n")
+    own(workspace, user)
+    planted = "require('child_process').execSync('touch /tmp/x')\n"
+    api.add({"content": [tool_use("bash", {"command": "echo hi"})]})
+    api.add({"content": [tool_use("read_file", {"path": "scripts/lint.js"})]})
+    api.add({"content": [tool_use("write_file", {"path": "scripts/lint.js", "content": planted})]})
+    api.add({"content": [tool_use("edit_file", {"path": "scripts/lint.js", "old_text": "lint ok",
+                                                "new_text": "x"})]})  # fmt: skip
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    bash, _, rewrite, edit = tool_results(api)
+    assert "The file tools cannot write either" in bash  # (not "do the work with them")
+    for refused in (rewrite, edit):
+        assert "scripts/lint.js was not changed" in refused, refused
+        assert ".git/hooks/pre-commit" in refused and "any file may be what it runs" in refused
+    assert (workspace / "scripts" / "lint.js").read_text() == "console.log('lint ok')\n"

@@ -393,7 +393,11 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         return named_only
     if reading:
         return None
-    return cannot_be_held_reason(root, (given, resolved)) or config_too_big(root, scan)
+    return (
+        cannot_be_held_reason(root, (given, resolved))
+        or config_too_big(root, scan)
+        or _any_file_may_run(root, host_tool_settings(root, scan))
+    )
 
 
 def cannot_be_held_reason(
@@ -552,6 +556,13 @@ def _held_folders(
     folders += [(path, why) for path, why in run_later(root, envrcs)]
     folders += [(folder, HOME_FILES_REASON) for folder in linked_here]
     return [(folder, why) for folder, why in folders if os.path.isdir(folder)]
+
+
+def _any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:
+    """tools/tool_scripts.py's answer: settings whose runs planloop cannot tell (a node hook)."""
+    from tools.tool_scripts import any_file_may_run
+
+    return any_file_may_run(root, tool_configs)
 
 
 def _tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:

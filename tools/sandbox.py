@@ -167,8 +167,10 @@ from tools.tool_scripts import (
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
     EDITOR_PROGRAM_REASON,
+    FILE_TOOLS_ASK_TOO,
     LOCAL_PACKAGE_REASON,
     NPM_SETTINGS_REASON,
+    any_file_may_run,
     npm_settings,
     read_once,
     tool_files_when_there,
@@ -2166,7 +2168,10 @@ class Bubblewrap:
                 "it to let planloop look)"
             )
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
-        unheld = unheld or tool_script_not_held(root, host_tool_settings(root, scan))
+        settings = host_tool_settings(root, scan)
+        if not unheld and (any_file := any_file_may_run(root, settings)):
+            return f"{any_file}: sandboxed commands ask before they run, {FILE_TOOLS_ASK_TOO}"
+        unheld = unheld or tool_script_not_held(root, settings)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)

@@ -2125,12 +2125,8 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
     point the link elsewhere)."""
     root = Path(os.path.realpath(root))
     found = tool_scripts(root, tool_configs)
-    for path in found.unread:
-        return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
-    for what, settings in found.unknown:
-        if what.startswith("its "):  # (a hook's line: tools/hook_lines.py)
-            return f"{_one_line(settings)}: {what}; planloop cannot tell what it runs"
-        return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
+    if cannot_tell := _cannot_tell_what_runs(root, found):
+        return cannot_tell
     for program, why in found.untold:
         return f"`{_one_line(program.word)}` is a path only its tool can tell, and {why}"
     for path, why in found.named:
@@ -2139,6 +2135,30 @@ def tool_script_not_held(root: Path, tool_configs: list[Path]) -> str | None:
         ):
             return f"{_shown(root, path)} does not exist or is a link, and {why}"
     return None
+
+
+def _cannot_tell_what_runs(root: Path, found: ToolScripts) -> str | None:
+    for path in found.unread:
+        return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
+    for what, settings in found.unknown:
+        if what.startswith("its "):  # (a hook's line: tools/hook_lines.py)
+            return f"{_one_line(settings)}: {what}; planloop cannot tell what it runs"
+        return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
+    return None
+
+
+# Said where commands ask because of `any_file_may_run`: the file tools cannot do the work
+# instead (middleware/permissions.py tells the model so).
+FILE_TOOLS_ASK_TOO = "and the file tools before every write"
+
+
+def any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:
+    """Why the file tools must ask before every write in the workspace, or None: a host tool's
+    settings (a hook) could not be read or run what planloop cannot tell, so any file may be
+    what they run at the person's next commit, as for commands, which ask too."""
+    root = Path(os.path.realpath(root))
+    cannot_tell = _cannot_tell_what_runs(root, tool_scripts(root, tool_configs))
+    return f"{cannot_tell}, so any file may be what it runs" if cannot_tell else None
 
 
 def _links_held(root: Path, path: Path) -> bool:
