@@ -573,3 +573,48 @@ def test_a_python_commit_msg_check_that_starts_nothing_reads_unasked(tmp_path):
     code += "if not re.match(r'(feat|fix): ', message):\n    sys.exit('bad message')\n"
     (root / ".git" / "hooks" / "commit-msg").write_text("#!/usr/bin/env python3\n" + code)
     assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+
+
+PRE_COMMIT_HOOK = 'exec pre-commit hook-impl --hook-type=pre-commit "$@"\n'
+
+
+@pytest.mark.parametrize("language", ["script", "unsupported_script"])
+def test_a_pre_commit_script_hook_holds_its_script_by_either_name(tmp_path, language):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", PRE_COMMIT_HOOK)
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        f"  - {{id: lint, name: lint, entry: lint.sh, language: {language}}}\n"
+    )
+    (root / "lint.sh").write_text("#!/bin/sh\ntrue\n")
+    assert "lint.sh" in held(root)
+
+
+def test_a_pre_commit_config_with_an_anchor_is_read_whole(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", PRE_COMMIT_HOOK)
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: a, name: a, entry: ./lint, language: system, types_or: &code [python]}\n"
+        "  - {id: b, name: b, entry: ./check, language: system, types_or: *code}\n"
+    )
+    for script in ("lint", "check"):
+        (root / script).write_text("#!/bin/sh\ntrue\n")
+    assert {"lint", "check"} <= held(root)
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+
+
+def test_a_pre_commit_config_whose_aliases_stand_for_too_much_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", PRE_COMMIT_HOOK)
+    pairs = zip("abcdef", "bcdefg", strict=True)
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [{', '.join([f'*{a}'] * 10)}]\n" for a, b in pairs
+    )
+    (root / ".pre-commit-config.yaml").write_text(
+        laughs + "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: a, name: a, entry: ./lint, language: system, args: *g}\n"
+    )
+    (root / "lint").write_text("#!/bin/sh\ntrue\n")
+    reason = tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+    assert reason is not None and "more than 100,000 entries" in reason, reason

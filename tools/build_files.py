@@ -190,7 +190,7 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # A pre-commit hook's language whose entry is no command (a pattern, a message); one whose
 # entry is a script of the config's folder (taken from there even without a slash).
 PRE_COMMIT_NO_COMMAND = ("pygrep", "fail")
-PRE_COMMIT_SCRIPT = "script"
+PRE_COMMIT_SCRIPTS = ("script", "unsupported_script")  # (pre-commit 4's name, and the old one)
 # Words that are options of their own, not a short option with its value glued on: nox's
 # `-fb` is --force-venv-backend, not `-f b`.
 OTHER_OPTIONS = ("-fb",)
@@ -303,12 +303,14 @@ def _pre_commit_entries(config: Path) -> list[Path]:
     `make -s lint` the Makefile, its `python -m tools.lint` that module), and for a `script`
     hook its first word from the config's folder."""
     from tools.git_programs import ByName  # (these import this module)
-    from tools.tool_scripts import GIT_HOOK, read_yaml, run_by
+    from tools.tool_scripts import GIT_HOOK, YamlTooLarge, read_yaml, run_by
 
     if str(config) in _PRE_COMMIT_READING:
         return []  # (an entry that runs pre-commit itself, with this config)
     try:
         repos = read_yaml(_read(config)).get("repos")
+    except YamlTooLarge as why:  # (pre-commit reads it all the same)
+        raise CannotTell(f"{config}: {why}") from None
     except (AttributeError, ValueError, RecursionError):
         return []
     repos = repos if isinstance(repos, list) else []
@@ -320,7 +322,7 @@ def _pre_commit_entries(config: Path) -> list[Path]:
             continue
         args = hook.get("args") if isinstance(hook.get("args"), list) else []
         line = " ".join([hook["entry"], *(shlex.quote(str(a)) for a in args)])
-        if hook.get("language") == PRE_COMMIT_SCRIPT and (first := hook["entry"].split()[:1]):
+        if hook.get("language") in PRE_COMMIT_SCRIPTS and (first := hook["entry"].split()[:1]):
             found.append(Path(os.path.normpath(config.parent / first[0])))
         by_name = ByName()
         _PRE_COMMIT_READING.add(str(config))
@@ -469,10 +471,12 @@ def _task_includes(taskfile: Path) -> list[Path]:
     """The Taskfiles a Taskfile's `includes:` name from its folder (an entry's text, or its
     `taskfile:`): the file, or for a folder the Taskfile task looks for there. A URL is not in
     the workspace; a template (`{{.DIR}}`) names no file, so asked."""
-    from tools.tool_scripts import read_yaml  # (tools/tool_scripts.py imports this module)
+    from tools.tool_scripts import YamlTooLarge, read_yaml  # (that module imports this one)
 
     try:
         includes = read_yaml(_read(taskfile)).get("includes")
+    except YamlTooLarge as why:  # (task reads it all the same)
+        raise CannotTell(f"{taskfile}: {why}") from None
     except (AttributeError, ValueError, RecursionError):
         return []
     found: list[Path] = []

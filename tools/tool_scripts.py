@@ -632,23 +632,33 @@ def _xml(text: str) -> ElementTree.Element:
         raise ValueError(f"not XML: {error}") from error
 
 
+# How many lists, tables and values a YAML document may stand for, its aliases followed.
+MAX_YAML_ENTRIES = 100_000
+
+
+class YamlTooLarge(ValueError):
+    """A YAML document whose aliases stand for more than MAX_YAML_ENTRIES entries: what the
+    tool reads from it cannot be told (tools/build_files.py makes commands ask)."""
+
+
 def read_yaml(text: str) -> Any:
-    """A YAML document as data. One with an alias (`*name`) is refused: an alias is the same
-    list or table again, and a few of them nested stand for more entries than any walk over
-    them could visit (the "billion laughs")."""
+    """A YAML document as data. An alias (`*name`) is the same list or table again, which a
+    walk over the data visits once for each: a few of them nested stand for more entries than
+    any walk could visit (the "billion laughs"), or, pointing at themselves, for endless ones.
+    So aliases count for what they stand for, and past MAX_YAML_ENTRIES the document is
+    refused (YamlTooLarge). An everyday anchor (`types_or: &code [...]`, `*code` below) reads."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where the wheel has it
     try:
         data = yaml.load(text, Loader=loader)  # a safe loader: it makes no objects
     except yaml.YAMLError as error:
         raise ValueError(f"not YAML: {error}") from None
-    seen: set[int] = set()
-    stack = [data]
+    stack, visited = [data], 0
     while stack:
         node = stack.pop()
+        visited += 1
+        if visited > MAX_YAML_ENTRIES:
+            raise YamlTooLarge(f"a YAML document of more than {MAX_YAML_ENTRIES:,} entries")
         if isinstance(node, (list, dict)):
-            if id(node) in seen:
-                raise ValueError("a YAML alias")
-            seen.add(id(node))
             stack += node.values() if isinstance(node, dict) else node
     return data
 
