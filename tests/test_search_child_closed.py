@@ -11,9 +11,12 @@ its own process, closed as it is.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tools import key_copies
 from tools.key_copies import KeyCopySearch, Place
@@ -148,3 +151,56 @@ def test_a_copy_of_the_childs_first_socket_gets_no_question(tmp_path: Path, monk
         copier.kill()
     assert SECRET not in loot.read_bytes()
     assert home / "notes.txt" in search.found
+
+
+# In a pid namespace of its own, where the next pid can be chosen: a socket whose maker is
+# gone, and a search child whose fork is given that maker's number, as a process of the same
+# user gets it by making sockets for each number the fork might get.
+PID_REUSED = r"""
+import os, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from tools.key_copies import _from_the_fork
+
+here, there = socket.socketpair()
+maker = os.fork()
+if maker == 0:
+    made, _ = socket.socketpair()
+    socket.send_fds(there, [b"+"], [made.fileno()])
+    os._exit(0)
+_, (forged,), _, _ = socket.recv_fds(here, 1, 1)
+os.waitpid(maker, 0)
+child = os.fork()
+if child == 0:
+    with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+        last.write(str(maker - 1))
+    if os.fork() == 0:  # the fork, under the number the maker had
+        made, _ = socket.socketpair()
+        socket.send_fds(there, [str(os.getpid()).encode()], [made.fileno()])
+    time.sleep(60)
+    os._exit(0)
+number, (real,), _, _ = socket.recv_fds(here, 20, 1)
+
+class Child:
+    pid = child
+
+print("reused" if int(number) == maker else "not reused",
+      _from_the_fork(Child, socket.socket(fileno=forged)),
+      _from_the_fork(Child, socket.socket(fileno=real)), flush=True)
+os.killpg(0, 9)
+"""
+
+
+def test_a_socket_made_by_a_process_gone_is_not_the_forks_though_its_number_is(tmp_path):
+    """planloop sends the question only over a socket the search's fork made. A socket keeps
+    the number of its maker after the maker is gone, and the number comes back: the maker is
+    asked for as the process itself (a pidfd), not as its number."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare for a pid namespace of its own")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", PID_REUSED, str(root)],
+        capture_output=True, text=True, timeout=60, start_new_session=True,
+    )  # fmt: skip
+    if "Operation not permitted" in done.stderr:
+        pytest.skip("no pid namespace here")
+    assert done.stdout.split() == ["reused", "False", "True"], done.stdout + done.stderr

@@ -64,6 +64,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import socket
 import stat
 import struct
@@ -1002,7 +1003,11 @@ _lock = threading.Lock()
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # The child loads this file alone (not the tools package, which loads every tool), beside
 # redaction.py, which it imports.
+# It closes itself (PR_SET_DUMPABLE) first, before it loads anything: its stdin could be
+# copied by another process until then (search_in_child closes it again, for a python without
+# ctypes).
 CHILD_START = (
+    "import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); "
     "import sys, importlib.util as u; sys.path.insert(0, sys.argv[1]); "
     "spec = u.spec_from_file_location('key_copies', sys.argv[2]); "
     "module = sys.modules['key_copies'] = u.module_from_spec(spec); "
@@ -1028,16 +1033,51 @@ def _channel_of(child: subprocess.Popen, asking: socket.socket) -> socket.socket
 
 
 def _from_the_fork(child: subprocess.Popen, channel: socket.socket) -> bool:
-    """Whether `channel` was made by a process the child forked, of this user: the process
-    that made a socket pair is the peer each end names (SO_PEERCRED)."""
+    """Whether `channel` was made by a process the child forked, of this user, and still
+    running: the process that made a socket pair is the peer each end names.
+
+    It is asked for as a pidfd (SO_PEERPIDFD, Linux 6.5), which stands for that very process.
+    A pid is only a number: a socket still names its maker's after the maker is gone, and
+    the number is given to a new process in time, so a process of the same user could hold
+    sockets "made by" each of the numbers the fork might get. Where the kernel has no
+    SO_PEERPIDFD, the number is all there is (SO_PEERCRED)."""
     credentials = channel.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, _ = struct.unpack("3i", credentials)
     try:
+        pidfd = channel.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD)
+    except OSError as error:
+        if error.errno != errno.ENOPROTOOPT:
+            return False  # (its maker is gone)
+        return uid == os.geteuid() and _parent_of(pid) == child.pid
+    try:
+        pid = _pid_of(pidfd)
+        parent = _parent_of(pid)
+        # Still running after its parent was read: the number was that process's all along.
+        running = not select.select([pidfd], [], [], 0)[0]
+    finally:
+        os.close(pidfd)
+    return running and uid == os.geteuid() and parent == child.pid
+
+
+SO_PEERPIDFD = getattr(socket, "SO_PEERPIDFD", 77)  # from <asm-generic/socket.h>
+
+
+def _pid_of(pidfd: int) -> int:
+    """The number of the process a pidfd stands for, now (-1 once it has ended)."""
+    try:
+        with open(f"/proc/self/fdinfo/{pidfd}") as info:
+            found = re.search(r"^Pid:\s*(-?\d+)", info.read(), re.MULTILINE)
+    except OSError:
+        return -1
+    return int(found[1]) if found else -1
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
         with open(f"/proc/{pid}/stat") as stat:
-            parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
-        return False
-    return parent == child.pid and uid == os.geteuid()
+        return None
 
 
 READY = b"+"  # the child is closed to other processes, and none holds it open
