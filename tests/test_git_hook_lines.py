@@ -618,3 +618,24 @@ def test_a_pre_commit_config_whose_aliases_stand_for_too_much_makes_commands_ask
     (root / "lint").write_text("#!/bin/sh\ntrue\n")
     reason = tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
     assert reason is not None and "more than 100,000 entries" in reason, reason
+
+
+def test_what_lefthook_s_commands_run_is_held(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')
+    (root / "lefthook.yml").write_text(
+        "pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh {staged_files}\n"
+        "  jobs:\n    - name: fmt\n      run: make -s fmt\n"
+    )
+    (root / "scripts").mkdir()
+    (root / "scripts" / "lint.sh").write_text("#!/bin/sh\ntrue\n")
+    (root / "Makefile").write_text("fmt:\n\ttrue\n")
+    assert {"scripts/lint.sh", "Makefile"} <= held(root)
+
+
+def test_a_comment_after_lefthook_s_script_folder_is_no_part_of_it(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')
+    (root / "lefthook.yml").write_text("source_dir: .hooks/  # the team's hook scripts\n")
+    (root / ".hooks" / "pre-commit").mkdir(parents=True)
+    assert ".hooks" in held(root)

@@ -309,6 +309,7 @@ HOSTILE_READINGS = {
         folder = Path(TMP)
         blanks = " " * (2**18 - 20)
         text = "extends:" + blanks + "\\nrc" + blanks + "\\n" + "extends:\\n" + "- " * 2**18
+        text += "\\nsource_dir: x" + " \\t" * 2**17 + "\\n- x" + "\\t" * 2**18 + "#"
         (folder / "lefthook.yml").write_text(text + "\\n" + "-\\t" + "\\t" * 2**18)
         build_files("lefthook", ("run", "pre-commit"), folder, folder)
     """,

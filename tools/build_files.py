@@ -457,12 +457,12 @@ def _lefthook_reads(config: Path) -> list[Path]:
     for index, line in enumerate(lines):
         if (match := LEFTHOOK_PATH_KEY.match(line)) is None:
             continue
-        rest = match[2].strip().rstrip(",").strip("[]")  # (`[a.yml, b.yml]`, JSON's `,`)
+        rest = YAML_COMMENT.sub("", match[2]).strip().rstrip(",").strip("[]")  # (`[a, b]`, `,`)
         values = [value.strip().strip("\"'") for value in rest.split(",")] if rest else []
         for after in lines[index + 1 : index + 1 + MAX_INCLUDED] if not rest else []:
             if (item := LEFTHOOK_ITEM.match(after)) is None:
                 break  # (the list under `extends:` ends)
-            values.append(item[1].strip().strip("\"'"))
+            values.append(YAML_COMMENT.sub("", item[1]).strip().strip("\"'"))
         found += [_from(top, value) for value in values if value and "://" not in value]
     return [path for path in found if path is not None]
 
@@ -1140,6 +1140,8 @@ LEFTHOOK_PATH_KEY = re.compile(
     r"[ \t]*+[\"']?(extends|rc|source_dir|source_dir_local)[\"']?[ \t]*+[:=][ \t]*+(.*)"
 )
 LEFTHOOK_ITEM = re.compile(r"[ \t]*+-[ \t]++(.*)")
+# A comment at the end of a YAML or TOML line (`source_dir: .hooks/  # the team's`).
+YAML_COMMENT = re.compile(r"[ \t]#.*")
 # Other tools a hook or a task runs that read what to run, or code to load, from a file of
 # their folder or one above: its build file (ninja's, rake's, mage's, invoke's), its list of
 # tasks (deno's, composer's, poe's), its Ruby or PHP config (bundler evaluates the Gemfile,

@@ -122,6 +122,7 @@ MAX_HOOK_LINES = 1000
 MAX_HOOK_TREES = 16  # working trees a hook is read from (worktrees, submodules)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 STAGED_RUNNERS = ("lint-staged", "nano-staged")  # (their configs list command lines)
+LINE_RUNNERS = (*STAGED_RUNNERS, "lefthook")  # (and lefthook's have `run:` lines)
 # Scripts a hook runs by their interpreter's name (`python3 tools/check.py`), read as its code.
 CODE_SUFFIXES = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby"}
 CODE_SUFFIXES |= {".pl": "perl", ".php": "php"}
@@ -1566,8 +1567,9 @@ def run_by(
                 continue
             found += held
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
-            for config in held if program in STAGED_RUNNERS else []:
-                # (what lint-staged runs for staged files: each is a command line of its own)
+            for config in held if program in LINE_RUNNERS else []:
+                # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
+                # line of its own)
                 for line in staged_commands(config):
                     found += program_paths(line, base, untold, False, by_name)
                     environ = without_secrets()
@@ -1986,9 +1988,10 @@ def workspace_packages(folder: Path) -> list[Path]:
 
 def staged_commands(config: Path) -> list[str]:
     """The command lines a lint-staged or nano-staged data config lists for its globs (a
-    line, or a list of them; in package.json under the tool's key). A JavaScript config is
-    the project's code, held as it is."""
-    if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"):
+    line, or a list of them; in package.json under the tool's key), or a lefthook config
+    gives as `run:` (of its commands and jobs, wherever they lie). A JavaScript config is
+    the project's code, held as it is; a folder or a script lefthook runs is held whole."""
+    if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts") or config.is_dir():
         return []
     try:
         settings = read_settings(config)  # (JSON, or YAML where it is not: `.lintstagedrc`)
@@ -1999,6 +2002,8 @@ def staged_commands(config: Path) -> list[str]:
             return []
     except (OSError, RecursionError):
         return []
+    if "lefthook" in config.name:
+        return _run_lines(settings)
     if config.name in ("package.json", "package.yaml"):
         keyed = _dict(settings)
         settings = {**_dict(keyed.get("lint-staged")), **_dict(keyed.get("nano-staged"))}
@@ -2007,6 +2012,19 @@ def staged_commands(config: Path) -> list[str]:
         lines += (
             [value] if isinstance(value, str) else [v for v in _list(value) if isinstance(v, str)]
         )
+    return lines
+
+
+def _run_lines(settings: Any) -> list[str]:
+    """Every `run:` line in lefthook's settings (a read file: bounded), however nested."""
+    lines, stack = [], [settings]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            lines += [node["run"]] if isinstance(node.get("run"), str) else []
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
     return lines
 
 
