@@ -639,3 +639,28 @@ def test_a_comment_after_lefthook_s_script_folder_is_no_part_of_it(tmp_path):
     (root / "lefthook.yml").write_text("source_dir: .hooks/  # the team's hook scripts\n")
     (root / ".hooks" / "pre-commit").mkdir(parents=True)
     assert ".hooks" in held(root)
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        # A project manager's run reads its scripts there, and builds the project first.
+        ("uv run ruff check .", {"pyproject.toml", "setup.py", "hatch_build.py"}),
+        ("pdm run lint", {"pyproject.toml", ".pdm-python"}),
+        ("hatch run lint", {"pyproject.toml", "hatch_build.py"}),
+        ("pipenv run lint", {"Pipfile"}),
+        # The package tox builds for each run.
+        ("tox -e lint", {"tox.ini", "setup.py", "pyproject.toml"}),
+        # Linters whose configs load code: init-hook, local plugins, plugins, extra-path.
+        ("pylint src", {".pylintrc", "pyproject.toml"}),
+        ("flake8 .", {".flake8", "setup.cfg"}),
+        ("mypy .", {"mypy.ini"}),
+        ("gitlint", {".gitlint"}),
+    ],
+)
+def test_what_python_s_project_tools_read_before_they_run_is_held(tmp_path, line, files):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    for name in files:
+        (root / name).write_text("[tox]\n" if name == "tox.ini" else "")
+    assert files <= held(root)

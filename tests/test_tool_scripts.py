@@ -316,7 +316,8 @@ def test_a_script_only_the_tool_can_place_makes_commands_ask_and_the_file_tools_
     why = tool_script_not_held(tmp_path, [tmp_path / ".vscode"])
     assert why and "${input:folder}/fresh.sh" in why
     assert protected_reason(tmp_path, "deep/in/fresh.sh")
-    assert protected_reason(tmp_path, "deep/in/other.sh") is None
+    # What the shell puts in front may be anything: any file may be what some line runs.
+    assert "any file may be what it runs" in protected_reason(tmp_path, "deep/in/other.sh")
 
 
 def test_no_script_is_told_for_a_task_that_is_not_run_on_folder_open(tmp_path):
@@ -779,7 +780,9 @@ def test_a_python_module_an_mcp_server_runs_is_held_where_it_is_and_watched_wher
 def test_yaml_settings_with_an_alias_or_that_do_not_parse_make_commands_ask(tmp_path):
     # Nested aliases stand for more entries than any walk could visit: such a file is unread.
     (tmp_path / ".continue" / "mcpServers").mkdir(parents=True)
-    laughs = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [{', '.join([f'*{a}'] * 10)}]\n" for a, b in zip("abcde", "bcdef", strict=True)
+    )
     (tmp_path / ".continue/mcpServers/laughs.yaml").write_text(laughs)
     configs = scan_for_file_tools(tmp_path).tool_configs
     assert "cannot read .continue/mcpServers/laughs.yaml" in tool_script_not_held(tmp_path, configs)

@@ -233,7 +233,15 @@ def build_files(
             program == "mvnw", _exact_option(words, "-f", "--file"), folder, project
         )
     if program in CONFIG_TOOLS:
-        return _config_files(CONFIG_TOOLS[program], words, folder, project)
+        held, told = _config_files(CONFIG_TOOLS[program], words, folder, project)
+        if program in PROJECT_FILES:  # (tox: the package beside its config)
+            beside = held[0].parent if held else folder
+            more, more_told = _first_there([beside / name for name in PROJECT_FILES[program]])
+            held, told = list(dict.fromkeys(held + more)), list(dict.fromkeys(told + more_told))
+        return held, told
+    if program in PROJECT_FILES:  # (from where it runs, or the project's folder above)
+        candidates = [p / name for p in up_to(folder, project) for name in PROJECT_FILES[program]]
+        return _first_there(candidates)
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
@@ -1170,5 +1178,24 @@ TOOL_FILES = {
 TOOL_FILES["inv"] = TOOL_FILES["invoke"]
 for _tool in ("stylelint", "markdownlint-cli2"):
     TOOL_FILES[_tool] += ("package.json",)
+# Python tools that take what they run, or code they load, from the project's own files: a
+# project manager's `run` (its scripts table, and the project it builds first, whose build
+# backend runs setup.py or a build hook: uv's, pdm's), and linters whose configs load code
+# (pylint's init-hook and plugins, flake8's local plugins, mypy's plugins, gitlint's
+# extra-path). Held whole, not read for paths: a pyproject's `./tests` is no code to hold.
+PYTHON_PROJECT = ("pyproject.toml", "setup.py", "setup.cfg")
+PROJECT_FILES = {
+    "uv": (*PYTHON_PROJECT, "uv.toml", "hatch_build.py", "pdm_build.py"),
+    "pdm": (*PYTHON_PROJECT, "pdm.toml", ".pdm-python", "pdm_build.py"),
+    "hatch": (*PYTHON_PROJECT, "hatch.toml", "hatch_build.py"),
+    "poetry": (*PYTHON_PROJECT, "poetry.toml", "build.py"),
+    "rye": PYTHON_PROJECT,
+    "pipenv": ("Pipfile",),
+    "pylint": (".pylintrc", "pylintrc", ".pylintrc.toml", "pylintrc.toml", *PYTHON_PROJECT),
+    "flake": (".flake8", "setup.cfg", "tox.ini"),  # (flake8: a version number is no part of a name)
+    "mypy": ("mypy.ini", ".mypy.ini", *PYTHON_PROJECT),
+    "gitlint": (".gitlint",),
+}
+PROJECT_FILES["tox"] = PYTHON_PROJECT  # (the package it builds for each run)
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
-BUILD_TOOLS += ("lefthook", *TOOL_FILES)
+BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES)

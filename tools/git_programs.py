@@ -285,6 +285,9 @@ RUNNERS = {
     **dict.fromkeys(("npx", "pnpx", "bunx"), ("-p", "--package")),
 }
 PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
+# Python project managers whose `run` reads the project's files first (its scripts, the
+# project it builds): tools/build_files.py PROJECT_FILES.
+PROJECT_RUNNERS = ("uv", "pdm", "hatch", "poetry", "rye", "pipenv")
 # Programs that start a Python tool by its name (`uvx tox`, `uv tool run tox`, `pipx run tox`):
 # the subcommand words before the name, and their options whose next word is a value
 # (`uvx --from tox tox`). uv's `-m` takes a module, as python's does.
@@ -951,6 +954,8 @@ def _called(
     The variables set for it that name make's makefiles (`MAKEFILES=x.mk make`, or the tool's
     `env`) come first, as make takes them on its line. A tool started by a runner (`uvx tox`,
     `python3 -m tox`) is that tool, with the words after its name."""
+    if program in PROJECT_RUNNERS and by_name is not None:  # (`uv run ruff`: uv's own files)
+        by_name.calls.append((base, program, ()))
     program, index = run_behind(program, words, index)
     if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
