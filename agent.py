@@ -26,9 +26,8 @@ sandbox, the todo list, the permission policy and the rest (defaults.py lists th
 from __future__ import annotations
 
 import contextlib
-import sys
 
-if __name__ == "__main__" or sys.argv[:1] and sys.argv[0].endswith("planloop"):
+if __name__ == "__main__":  # (the installed `planloop` starts in first_fork.main instead)
     # First, before any other import: the key may be in this process's environment, and a
     # process of the same user could read `/proc/<pid>/environ` until it is non-dumpable.
     import ctypes

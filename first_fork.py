@@ -24,10 +24,22 @@ import ctypes
 import os
 import signal
 
-PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4  # from <linux/prctl.h>
 PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 WAITED_FOR = {signal.SIGCHLD, *PASSED_ON}
 FROM_THE_TERMINAL = 0x80  # si_code SI_KERNEL: the terminal sent it to its whole process group
+
+
+def main() -> None:
+    """The installed `planloop` command, under whatever name it is run (a link `pl`): closed
+    first, then forked, then planloop (`python agent.py` does the same in agent.py's first
+    lines)."""
+    with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    continue_in_a_fresh_child()
+    from agent import main as run_planloop
+
+    run_planloop()
 
 
 def continue_in_a_fresh_child() -> None:

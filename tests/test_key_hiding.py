@@ -463,3 +463,32 @@ def test_planloop_is_closed_to_other_processes_before_it_imports_anything(tmp_pa
         [sys.executable, "-c", probe, str(agent)], capture_output=True, text=True, cwd=tmp_path
     )
     assert "dumpable at the first import: [0]" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_installed_command_is_closed_before_it_imports_anything_under_any_name(tmp_path):
+    """The `planloop` command pip installs, run through a link of another name (`pl`): it
+    closes itself as `python agent.py` does, not only when its name is planloop."""
+    probe = textwrap.dedent(
+        """
+        import ctypes, sys
+        libc, seen = ctypes.CDLL(None), []
+        def hook(event, args):
+            if event == "import" and args[0] == "asyncio" and not seen:
+                seen.append(libc.prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
+        sys.addaudithook(hook)
+        sys.path.insert(0, sys.argv[1])
+        sys.argv = ["/usr/local/bin/pl", "--help"]
+        from first_fork import main  # what the installed script runs (pyproject.toml)
+        try:
+            main()
+        except SystemExit:
+            pass
+        print("dumpable at the first import:", seen)
+        """
+    )
+    root = Path(__file__).resolve().parent.parent
+    assert 'planloop = "first_fork:main"' in (root / "pyproject.toml").read_text()
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert "dumpable at the first import: [0]" in done.stdout, done.stdout + done.stderr
