@@ -384,7 +384,7 @@ class Agent:
         if self.trace:
             self.trace.request(request)
         if self.client is None:  # (the SDK loads off the loop, which serves Ctrl-C meanwhile)
-            await asyncio.to_thread(import_sdk)
+            await self.until_cancelled(import_sdk())
         self.client = self.client_for_this_loop()
         self.ui.model_started()
         reply = await self.until_cancelled(stream_reply(self.client, request, listener or self.ui))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import gc
 import importlib
 import logging
@@ -171,10 +172,35 @@ def require_credentials(settings: Settings) -> None:
     require_confirmed_endpoint(settings)
 
 
-def import_sdk() -> None:
-    """Import the SDK (in a thread: an import another thread began holds Python's import
-    lock, and an event loop waiting for it there would answer no signal)."""
-    import anthropic  # noqa: F401
+async def import_sdk() -> None:
+    """Import the SDK in a thread of its own: an import another thread began holds Python's
+    import lock, and an event loop waiting for it there would answer no signal. A daemon
+    thread, not the loop's executor: a cancelled wait (SIGTERM while the start-up key search
+    holds the import up) ends at once, and the loop's end does not wait for the import."""
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def load() -> None:
+        try:
+            import anthropic  # noqa: F401
+        except BaseException as error:  # (told to the waiting loop, which raises it)
+            outcome = functools.partial(_settle, done, error)
+        else:
+            outcome = functools.partial(_settle, done, None)
+        with contextlib.suppress(RuntimeError):  # (the loop has ended: nobody waits)
+            loop.call_soon_threadsafe(outcome)
+
+    threading.Thread(target=load, name="import anthropic", daemon=True).start()
+    await done
+
+
+def _settle(done: asyncio.Future, error: BaseException | None) -> None:
+    if done.done():
+        return  # (cancelled meanwhile)
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
 
 
 def make_client(settings: Settings, **overrides: Any) -> anthropic.AsyncAnthropic:

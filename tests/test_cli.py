@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -418,3 +419,53 @@ def test_a_tool_added_to_the_registry_is_offered_by_python_agent_py(api, env, wo
     assert result.returncode == 0, result.stderr
     assert "word_count" in [t["name"] for t in api.accepted[0]["tools"]]
     assert results_by_id(api.accepted[1])[call["id"]]["content"] == "4 words"
+
+
+# Holds `import anthropic` up (as a start-up key search reading a big home once did) while the
+# module runs, under its own lock only, until a line comes on a FIFO; says when it has begun.
+SLOW_SDK_IMPORT = """
+import importlib.machinery, os, sys
+class Slow:
+    def find_spec(self, name, path=None, target=None):
+        if name != "anthropic" or not os.environ.get("SDK_HELD_AT"):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+        def held(module):
+            open(os.environ["SDK_HELD_AT"] + ".begun", "w").close()
+            with open(os.environ["SDK_HELD_AT"]) as fifo:
+                fifo.read()
+            run(module)
+        spec.loader.exec_module = held
+        return spec
+sys.meta_path.insert(0, Slow())
+"""
+
+
+@pytest.mark.real_exec
+def test_sigterm_while_the_sdk_still_loads_ends_planloop_at_once(
+    api, env, workspace, tmp_path, isolated_home
+):
+    api.add({"content": [text("hi")]})
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_SDK_IMPORT)
+    held_at = tmp_path / "sdk"
+    os.mkfifo(held_at)
+    env = {**env, "PYTHONPATH": str(tmp_path / "site"), "SDK_HELD_AT": str(held_at)}
+    proc = spawn.Popen(
+        [sys.executable, str(AGENT), "-p", "hi"],
+        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for_file(Path(f"{held_at}.begun"))  # (begun at start, in the background)
+        first = proc.stderr.readline()  # the run has begun: its first call waits for the SDK
+        assert first.startswith("session "), first
+        proc.send_signal(signal.SIGTERM)
+        # Ended while the import is still held: nothing waited for it.
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(OSError):  # (lets a planloop that did wait go on, and end)
+            os.close(os.open(held_at, os.O_WRONLY | os.O_NONBLOCK))  # (no reader: ENXIO)
+    assert proc.returncode == 143, stderr
+    assert "ended by SIGTERM" in stderr and "Traceback" not in stderr
+    assert api.accepted == []  # no model call was made
