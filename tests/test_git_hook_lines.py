@@ -531,6 +531,10 @@ def test_a_command_cannot_plant_what_the_person_s_next_commit_runs(api, env, use
         "import timeit\ntimeit.timeit(open('ci/bench.txt').read(), number=1)\n",
         "import logging.config\nlogging.config.fileConfig('ci/logging.ini')\n",
         "# coding: utf-7\nimport subprocess\nsubprocess.run(['make'])\n",
+        # A hook that starts nothing by name, whose annotation typing evaluates as code.
+        'import os, typing\ndef f(x: \'f(__import__("os").system("sh ci/x"))\'): pass\n'
+        "typing.get_type_hints(f)\n",
+        "import inspect\ndef f(x: 'ci'): pass\ninspect.get_annotations(f, eval_str=True)\n",
     ],
 )
 def test_a_python_hook_in_a_form_not_worked_out_makes_commands_ask(tmp_path, code):

@@ -48,6 +48,7 @@ EVALUATORS = frozenset(
         *("exec", "eval", "compile", "__import__", "import_module", "run_module", "run_path"),
         *("execfile", "exec_module", "load_module", "spec_from_file_location", "getattr"),
         *("load", "loads"),  # (pickle's and marshal's, which run what they read)
+        *("get_type_hints", "get_annotations"),  # (typing's, inspect's: they eval annotations)
     )
 )
 # Modules whose `load` runs code; `json.load` only reads data.
