@@ -490,6 +490,15 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".config/exercism/user.json",
         ".bash_eternal_history",  # histories at places shell settings choose
         ".local/share/zsh/history",
+        ".qwen/oauth_creds.json",  # another agent's login
+        ".local/share/amp/secrets.json",
+        ".local/share/crush/crush.json",
+        ".config/gptme/config.toml",
+        ".cf/config.json",
+        ".step/secrets/root_ca_key",
+        ".config/exoscale/exoscale.toml",
+        ".upcloud.yaml",
+        ".b2_account_info",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

@@ -332,6 +332,16 @@ SECRET_HOME_PATHS = (
     ".lftp",  # lftp's bookmarks, passwords in them when it saves them
     ".local/share/lftp",
     ".config/exercism",  # exercism's CLI: user.json holds its token
+    ".qwen/oauth_creds.json",  # Qwen Code's login: another coding agent's
+    ".local/share/amp/secrets.json",  # Amp's API key
+    ".local/share/crush",  # Crush's providers' keys
+    ".config/crush",
+    ".config/gptme/config.toml",  # gptme's [env]: API keys
+    ".cf/config.json",  # Cloud Foundry's CLI: access and refresh tokens
+    ".step/secrets",  # step-ca's CA private keys
+    ".config/exoscale",  # exo's key and secret
+    ".upcloud.yaml",  # upctl's password
+    ".b2_account_info",  # Backblaze B2's CLI: its auth token
     # Shell histories at places many shell settings choose (what you typed, passwords too):
     ".bash_eternal_history",
     ".local/share/zsh",
