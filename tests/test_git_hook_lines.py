@@ -668,3 +668,20 @@ def test_what_python_s_project_tools_read_before_they_run_is_held(tmp_path, line
     for name in files:
         (root / name).write_text("[tox]\n" if name == "tox.ini" else "")
     assert files <= held(root)
+
+
+def test_a_tilde_in_what_pre_commit_or_lint_staged_runs_is_a_folder_of_the_tree(tmp_path):
+    """Neither runs its commands through a shell: `~/bin/mylint` is the folder named `~` at
+    the top of the tree, which a command could fill, not your home's bin/."""
+    root = repository(tmp_path, ".husky")
+    hook(root, ".git/hooks/pre-commit", PRE_COMMIT_HOOK)
+    hook(root, ".husky/pre-commit", "npx lint-staged\n")
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: lint, name: lint, entry: ~/bin/mylint, language: system}\n"
+    )
+    (root / ".lintstagedrc.json").write_text(json.dumps({"*.js": "~/bin/fmt --fix"}))
+    (root / "~" / "bin").mkdir(parents=True)
+    for script in ("mylint", "fmt"):
+        (root / "~" / "bin" / script).write_text("#!/bin/sh\ntrue\n")
+    assert {"~/bin/mylint", "~/bin/fmt"} <= held(root)

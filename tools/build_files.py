@@ -329,7 +329,11 @@ def _pre_commit_entries(config: Path) -> list[Path]:
         if hook.get("language") in PRE_COMMIT_NO_COMMAND:
             continue
         args = hook.get("args") if isinstance(hook.get("args"), list) else []
-        line = " ".join([hook["entry"], *(shlex.quote(str(a)) for a in args)])
+        try:  # (no shell: its words, each as it is, `~` and `$X` too)
+            words = [*shlex.split(hook["entry"]), *map(str, args)]
+        except ValueError:  # (pre-commit splits it so, and fails)
+            continue
+        line = shlex.join(literal_tilde(word) for word in words)
         if hook.get("language") in PRE_COMMIT_SCRIPTS and (first := hook["entry"].split()[:1]):
             found.append(Path(os.path.normpath(config.parent / first[0])))
         by_name = ByName()
@@ -344,6 +348,12 @@ def _pre_commit_entries(config: Path) -> list[Path]:
             raise CannotTell(f"pre-commit's hook `{line[:80]}` of {config}: {what}")
         found += runs + [path for path, _ in by_name.when_there]
     return found
+
+
+def literal_tilde(word: str) -> str:
+    """A word run without a shell, as a shell line must spell it: `~/bin/x` is the folder `~`
+    where it runs (`./~/bin/x`), which no shell turns into your home."""
+    return f"./{word}" if word.startswith("~") else word
 
 
 # The pre-commit configs whose entries are being read (`_pre_commit_entries`).

@@ -62,6 +62,7 @@ from tools.build_files import (
     BUILD_TOOLS,
     CannotTell,
     build_files,
+    literal_tilde,
     make_variable_files,
     up_to,
 )
@@ -2012,7 +2013,17 @@ def staged_commands(config: Path) -> list[str]:
         lines += (
             [value] if isinstance(value, str) else [v for v in _list(value) if isinstance(v, str)]
         )
-    return lines
+    # Each as lint-staged runs it without a shell, and as it runs it with `--shell`.
+    return list(dict.fromkeys(each for line in lines for each in (_as_words(line), line)))
+
+
+def _as_words(line: str) -> str:
+    """A command line that lint-staged runs without a shell, as a shell line of the same words:
+    its `~` names the folder `~` of the tree, not your home."""
+    try:
+        return shlex.join(literal_tilde(word) for word in shlex.split(line))
+    except ValueError:  # (unbalanced quotes: read as written, which asks or names nothing)
+        return line
 
 
 def _run_lines(settings: Any) -> list[str]:
