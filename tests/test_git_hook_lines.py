@@ -685,3 +685,19 @@ def test_a_tilde_in_what_pre_commit_or_lint_staged_runs_is_a_folder_of_the_tree(
     for script in ("mylint", "fmt"):
         (root / "~" / "bin" / script).write_text("#!/bin/sh\ntrue\n")
     assert {"~/bin/mylint", "~/bin/fmt"} <= held(root)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git grep -O./tools/pg TODO\n",  # (opens the matches with that program)
+        "tar --use-compress-program=./tools/pg -cf x.tar src\n",
+    ],
+)
+def test_a_program_an_option_names_with_its_value_glued_on_is_held(tmp_path, line):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line)
+    (root / "tools").mkdir()
+    (root / "tools" / "pg").write_text("#!/bin/sh\ntrue\n")
+    (root / "include").mkdir()
+    assert "tools/pg" in held(root)

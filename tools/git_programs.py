@@ -905,6 +905,16 @@ def program_paths(
             # `sh -c "~/x y"`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue
+        if base is not None and word.startswith("-") and (glued := _glued_path(word)):
+            # `-O./tools/pg`, `--use-compress-program=./tools/pack`: a program may run a file
+            # an option names as surely as one named alone. Only a file that is there: a folder
+            # (`-I./include`) or one yet to be made (`--cache-location=./.cache/x`) is most
+            # often the program's search path or its output.
+            path = base / glued
+            if worktree is not None and past_a_folder_of_the_tree(path, worktree):
+                _cannot_tell(word, worktree, untold)
+            elif os.path.isfile(os.path.normpath(path)):
+                found.append(Path(os.path.normpath(path)))
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
         if "=" in word or "://" in word:
@@ -963,6 +973,15 @@ def _called(
         set_for_make = [f"{name}={assigned[name]}" for name in MAKE_VARIABLES if name in assigned]
         set_for_make = set_for_make if program in MAKES else []
         by_name.calls.append((base, program, (*set_for_make, *own)))
+
+
+def _glued_path(option: str) -> str | None:
+    """The relative path an option gives with its value glued on (`--x=./tools/pack`,
+    `-O./tools/pg`), or None."""
+    value = option.partition("=")[2] if option.startswith("--") else option[2:]
+    if "/" not in value or value.startswith(("/", "~")) or EXPANSION.search(value):
+        return None
+    return value
 
 
 def run_behind(program: str, words: list[str], index: int) -> tuple[str, int]:
