@@ -1004,8 +1004,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # The child loads this file alone (not the tools package, which loads every tool), beside
 # redaction.py, which it imports.
 # It closes itself (PR_SET_DUMPABLE) first, before it loads anything: its stdin could be
-# copied by another process until then (search_in_child closes it again, for a python without
-# ctypes).
+# copied by another process until then. (Where that fails, the child ends, and planloop
+# searches in its own process.)
 CHILD_START = (
     "import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); "
     "import sys, importlib.util as u; sys.path.insert(0, sys.argv[1]); "
