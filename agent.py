@@ -25,20 +25,14 @@ sandbox, the todo list, the permission policy and the rest (defaults.py lists th
 
 from __future__ import annotations
 
-import contextlib
-
 if __name__ == "__main__":  # (the installed `planloop` starts in first_fork.main instead)
     # First, before any other import: the key may be in this process's environment, and a
-    # process of the same user could read `/proc/<pid>/environ` until it is non-dumpable.
-    import ctypes
+    # process of the same user could read `/proc/<pid>/environ` until it is non-dumpable. A
+    # descriptor opened on this process's memory before then stays open: planloop goes on in
+    # a child whose memory was never open to anyone (first_fork.py says why and how).
+    from first_fork import close_and_fork
 
-    with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE (settings.make_undumpable)
-    # A descriptor opened on this process's memory before that line stays open: planloop goes
-    # on in a child whose memory was never open to anyone (first_fork.py says why and how).
-    from first_fork import continue_in_a_fresh_child
-
-    continue_in_a_fresh_child()
+    close_and_fork()
 
 import asyncio
 import functools

@@ -34,12 +34,18 @@ def main() -> None:
     """The installed `planloop` command, under whatever name it is run (a link `pl`): closed
     first, then forked, then planloop (`python agent.py` does the same in agent.py's first
     lines)."""
-    with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    continue_in_a_fresh_child()
+    close_and_fork()
     from agent import main as run_planloop
 
     run_planloop()
+
+
+def close_and_fork() -> None:
+    """Make this process non-dumpable, then go on in a fresh child (`continue_in_a_fresh_child`):
+    the first thing `python agent.py` and the installed command do."""
+    with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    continue_in_a_fresh_child()
 
 
 def continue_in_a_fresh_child() -> None:

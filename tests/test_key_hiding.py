@@ -438,18 +438,27 @@ def test_a_git_planted_on_a_path_folder_in_the_workspace_never_runs(api, env, fo
     assert not leak.exists()
 
 
+# Notes, at planloop's first import of asyncio (long after its first line), whether the process
+# is still dumpable (PR_GET_DUMPABLE): the start of each probe below.
+DUMPABLE_AT_THE_FIRST_IMPORT = textwrap.dedent(
+    """
+    import ctypes, sys
+    libc, seen = ctypes.CDLL(None), []
+    def hook(event, args):
+        if event == "import" and args[0] == "asyncio" and not seen:
+            seen.append(libc.prctl(3, 0, 0, 0, 0))
+    sys.addaudithook(hook)
+    """
+)
+
+
 def test_planloop_is_closed_to_other_processes_before_it_imports_anything(tmp_path):
     """The key may be in planloop's environment from its first instant: it makes itself
     non-dumpable (`/proc/<pid>/environ` closed to the user's other processes) before its
     first import, not once its modules are loaded, hundreds of milliseconds later."""
-    probe = textwrap.dedent(
+    probe = DUMPABLE_AT_THE_FIRST_IMPORT + textwrap.dedent(
         """
-        import ctypes, runpy, sys
-        libc, seen = ctypes.CDLL(None), []
-        def hook(event, args):
-            if event == "import" and args[0] == "asyncio" and not seen:
-                seen.append(libc.prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
-        sys.addaudithook(hook)
+        import runpy
         sys.argv = [sys.argv[1], "--help"]
         try:
             runpy.run_path(sys.argv[0], run_name="__main__")
@@ -468,14 +477,8 @@ def test_planloop_is_closed_to_other_processes_before_it_imports_anything(tmp_pa
 def test_the_installed_command_is_closed_before_it_imports_anything_under_any_name(tmp_path):
     """The `planloop` command pip installs, run through a link of another name (`pl`): it
     closes itself as `python agent.py` does, not only when its name is planloop."""
-    probe = textwrap.dedent(
+    probe = DUMPABLE_AT_THE_FIRST_IMPORT + textwrap.dedent(
         """
-        import ctypes, sys
-        libc, seen = ctypes.CDLL(None), []
-        def hook(event, args):
-            if event == "import" and args[0] == "asyncio" and not seen:
-                seen.append(libc.prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
-        sys.addaudithook(hook)
         sys.path.insert(0, sys.argv[1])
         sys.argv = ["/usr/local/bin/pl", "--help"]
         from first_fork import main  # what the installed script runs (pyproject.toml)
