@@ -57,6 +57,7 @@ import glob
 import itertools
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -135,6 +136,10 @@ VENV_BASE_SETTINGS = ("home", "include-system-site-packages")
 MAX_BASE_START_FILES = 200
 # Environments of yours outside the workspace whose .pth files are read for a path into it.
 MAX_OUTSIDE_ENVIRONMENTS = 200
+VENV_PACKAGES_REASON = (
+    "a host tool runs this environment's python (pre-commit's hook: `.venv/bin/python "
+    "-mpre_commit`), or a script of its bin/, and that python imports what is installed here"
+)
 # Where tools that keep a project's virtualenv outside it make them, under your home: poetry
 # (its default), pipenv, virtualenvwrapper (WORKON_HOME too) and hatch.
 OUTSIDE_VENV_HOMES = (
@@ -1045,6 +1050,49 @@ def site_folders_of(prefix: Path) -> list[Path]:
         for lib in sorted(_glob(prefix, pattern)):
             found += [lib / name for name in SITE_FOLDER_NAMES if os.path.isdir(lib / name)]
     return found
+
+
+def venv_packages_run_by(programs: Iterable[Path]) -> list[Path]:
+    """The site folders of each virtualenv (or conda environment) whose python one of
+    `programs` is or starts: a file of its bin/ (its python, a console script such as
+    `.venv/bin/black`), or a script whose `#!` line names one. What that python imports comes
+    from there, so a hook that runs it runs those files as surely as its own: held whole, as
+    node_modules packages are for npx (tools/node_packages.py). lib64/ too, where python's
+    platform library folder is lib64 (Fedora's, and venvs made from it)."""
+    found: list[Path] = []
+    for program in programs:
+        for path in [program, *_shebang_paths(program)]:
+            venv = path.parent.parent
+            if path.parent.name != "bin" or not (
+                os.path.isfile(venv / VENV_CONFIG_NAME) or os.path.isdir(venv / CONDA_META)
+            ):
+                continue
+            for pattern in ("lib/python3*/", "lib64/python3*/"):
+                for lib in sorted(_glob(venv, pattern)):
+                    found += [lib / name for name in SITE_FOLDER_NAMES if os.path.isdir(lib / name)]
+    once: dict[str, Path] = {}  # (lib64 is mostly a link to lib, and held with it)
+    for folder in found:
+        once.setdefault(os.path.realpath(folder), folder)
+    return list(once.values())
+
+
+def _shebang_paths(path: Path) -> list[Path]:
+    """The absolute paths on the `#!` line of the script at `path` (`#!/w/.venv/bin/python`,
+    `#!/usr/bin/env /w/.venv/bin/python`), read without blocking or following a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        head = os.read(fd, 512) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    if not head.startswith(b"#!"):
+        return []
+    line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace")
+    return [Path(word) for word in line.split() if word.startswith("/")]
 
 
 def interpreter_start_imports(venv: Path) -> set[str]:
