@@ -701,3 +701,17 @@ def test_a_program_an_option_names_with_its_value_glued_on_is_held(tmp_path, lin
     (root / "tools" / "pg").write_text("#!/bin/sh\ntrue\n")
     (root / "include").mkdir()
     assert "tools/pg" in held(root)
+
+
+@pytest.mark.parametrize("option", ["--exec-path=tools", "--exec-path=./tools"])
+def test_the_folder_gits_exec_path_names_is_held_whole(tmp_path, option):
+    # `git --exec-path=tools check-size` runs tools/git-check-size.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", f"git {option} check-size\n")
+    (root / "tools").mkdir()
+    (root / "tools" / "git-check-size").write_text("#!/bin/sh\ntrue\n")
+    assert "tools" in held(root)
+    hook(root, ".git/hooks/pre-commit", f"git {option.replace('tools', 'web/../tools')} x\n")
+    (root / "web").mkdir()  # (which a command could make a link)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "is a path only its tool can tell" in (tool_script_not_held(root, settings) or "")

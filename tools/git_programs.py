@@ -906,6 +906,14 @@ def program_paths(
             # `sh -c "~/x y"`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
             continue
+        if command == "git" and word.startswith(GIT_EXEC_PATH_OPTION) and base is not None:
+            # `git --exec-path=tools check`: git runs tools/git-check, a folder's programs.
+            folder = word.removeprefix(GIT_EXEC_PATH_OPTION)
+            if worktree is not None and past_a_folder_of_the_tree(base / folder, worktree):
+                _cannot_tell(word, worktree, untold)  # (`web/../tools`, web made a link)
+            elif folder:
+                found += _told(folder, base, worktree, untold)
+            continue
         if base is not None and word.startswith("-") and (glued := _glued_path(word)):
             # `-O./tools/pg`, `--use-compress-program=./tools/pack`: a program may run a file
             # an option names as surely as one named alone. Only a file that is there: a folder
@@ -974,6 +982,11 @@ def _called(
         set_for_make = [f"{name}={assigned[name]}" for name in MAKE_VARIABLES if name in assigned]
         set_for_make = set_for_make if program in MAKES else []
         by_name.calls.append((base, program, (*set_for_make, *own)))
+
+
+# git's option that names the folder of its own programs (`git-<command>`), glued to its value
+# as git takes it (alone, it prints the folder instead).
+GIT_EXEC_PATH_OPTION = "--exec-path="
 
 
 def _glued_path(option: str) -> str | None:
