@@ -254,6 +254,22 @@ def test_a_new_tool_versions_is_reported(api, env, workspace):
 
 
 @needs_bwrap
+def test_a_one_tool_version_file_is_read_only_and_a_new_one_is_reported(api, env, workspace):
+    # mise (idiomatic version files on) runs a `path:` version's bin/node in every shell here.
+    files(workspace, {".nvmrc": "20\n"})
+    plant = "echo path:./tools/node > .nvmrc; echo path:./tools/py > .python-version; echo done"
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert ".nvmrc: Read-only file system" in output and "done" in output, output
+    assert (workspace / ".nvmrc").read_text() == "20\n"
+    assert ".python-version is new" in output and "mise (with its idiomatic" in output
+    assert ".python-version (a host tool's configuration)" in said(result)
+
+
+@needs_bwrap
 def test_a_file_an_envrc_sources_that_is_missing_makes_commands_ask(api, env, workspace):
     files(workspace, {".envrc": "source_env_if_exists local/env.sh\n"})
     attack(api, "ran")

@@ -892,6 +892,27 @@ def test_a_path_version_of_asdf_or_mise_holds_its_folder_or_makes_commands_ask(t
     assert protected_reason(tmp_path, "tools/node/bin/node")
 
 
+@pytest.mark.parametrize(
+    ("name", "version"),
+    [
+        (".nvmrc", "path:{root}/tools/node"),  # (mise with idiomatic version files on)
+        (".python-version", "path:{root}/tools/node"),
+        (".python-version", "{root}/tools/node"),  # (uv runs a python there)
+    ],
+)
+def test_a_path_in_a_version_file_of_one_tool_holds_its_folder(tmp_path, name, version):
+    (tmp_path / "tools" / "node" / "bin").mkdir(parents=True)
+    (tmp_path / name).write_text(version.format(root=tmp_path) + "\n")
+    assert named(tmp_path) == {"tools/node"}
+    assert protected_reason(tmp_path, "tools/node/bin/node")
+    (tmp_path / name).write_text("path:./tools/node\n")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert "only its tool can tell" in tool_script_not_held(tmp_path, configs)
+    (tmp_path / name).write_text("20.1.0\n")  # the everyday case: a version, nothing to hold
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert named(tmp_path) == set() and tool_script_not_held(tmp_path, configs) is None
+
+
 def test_docker_compose_in_a_folder_open_task_holds_its_files_and_watches_the_missing(tmp_path):
     # A compose file a command rewrote (`privileged: true`, `/:/host` mounted) would have the
     # docker daemon start it as root on the next opening of the folder.

@@ -139,6 +139,17 @@ RUN_CONFIGURATION_SUFFIX = ".run.xml"
 RUN_CONFIGURATION_REASON = (
     "JetBrains IDEs run the run configuration it defines when a startup task names it"
 )
+# Version files of one tool each, which mise and asdf read as they read .tool-versions.
+IDIOMATIC_VERSION_FILES = (
+    *(".nvmrc", ".node-version", ".python-version", ".python-versions", ".ruby-version"),
+    *(".go-version", ".bun-version", ".deno-version", ".yvmrc", ".terraform-version"),
+    *(".packer-version", ".crystal-version", ".exenv-version", ".elixir-version"),
+)
+IDIOMATIC_VERSION_REASON = (
+    "mise (with its idiomatic version files on) and asdf run the version it names, a `path:` "
+    "one from the workspace, in every shell here (uv: a path in .python-version is the python "
+    "it runs)"
+)
 HOST_TOOL_CONFIG = {
     ".vscode": "VS Code runs tasks.json's folderOpen tasks, and settings.json names programs",
     ".idea": "JetBrains IDEs run its startup tasks and the programs it names",
@@ -151,6 +162,11 @@ HOST_TOOL_CONFIG = {
     ".helix": "Helix starts the language servers its languages.toml names",
     ".zed": "Zed starts the language servers and tasks its settings name",
     ".tool-versions": "asdf and mise run the versions it names, `path:` ones from the workspace",
+    # One tool's version alone (nvm's, pyenv's, ...): mise reads them where your settings turn
+    # its idiomatic version files on (older versions did by default), asdf with
+    # legacy_version_file, and a `path:` version is any folder; uv runs a path in
+    # .python-version as the interpreter.
+    **dict.fromkeys(IDIOMATIC_VERSION_FILES, IDIOMATIC_VERSION_REASON),
     # Neither checks a version for `../`: `../../<workspace>/jdk` is a folder of the workspace.
     ".java-version": "jenv runs the java of the version it names, which may be any folder",
     ".sdkmanrc": "SDKMAN puts the versions it names first on your PATH when your shell enters "

@@ -97,6 +97,7 @@ from tools.paths import (
     GIT_DIR_NAME,
     GIT_HOOK_NAMES,
     HOOK_TREES,
+    IDIOMATIC_VERSION_FILES,
     MISE_FILE,
     MISE_FOLDER,
     RUN_CONFIGURATION_SUFFIX,
@@ -121,6 +122,7 @@ TASKS, DEVCONTAINER, COMMANDS, MISE = "tasks", "devcontainer", "commands", "mise
 CARGO, TOOLCHAIN, ZED, HG, AIDER, EDITOR = "cargo", "toolchain", "zed", "hg", "aider", "editor"
 HELIX, IDEA = "helix", "idea"
 VERSIONS, CODE_WORKSPACE = "versions", "code-workspace"
+ONE_VERSION = "one-version"  # `.nvmrc`, `.python-version`: one tool's version alone
 GIT_HOOK = "git-hook"  # a hook's script, which tools/paths.py `git_hook_files` finds
 # A hook is read up to here, and the hooks of a look up to HOOKS_PER_LOOK in all: each line is
 # read as a command line, about 7 µs a character for one of many words, and a hook is a few
@@ -171,6 +173,7 @@ SETTINGS_FILES: dict[str, tuple[tuple[str, str], ...]] = {
     ".cargo": (("config.toml", CARGO), ("config", CARGO)),
     **dict.fromkeys(("rust-toolchain.toml", "rust-toolchain"), (("", TOOLCHAIN),)),
     ".tool-versions": (("", VERSIONS),),
+    **dict.fromkeys(IDIOMATIC_VERSION_FILES, (("", ONE_VERSION),)),
     ".zed": (("settings.json", ZED),),
     ".helix": (("languages.toml", HELIX),),
     ".hg": (("hgrc", HG), ("hgrc-not-shared", HG)),
@@ -279,6 +282,8 @@ REASONS = {
     EDITOR: "VS Code or an extension of it runs or loads it ({settings} names it)",
     VERSIONS: "asdf and mise run the tool's programs from there in every shell here ({settings} "
     "names it as a `path:` version)",
+    ONE_VERSION: "mise and asdf run the tool's programs from there in every shell here "
+    "({settings} names it as a `path:` version), and uv a python it names",
     CODE_WORKSPACE: "VS Code runs it or loads it for the workspace file {settings} (a folderOpen "
     "task, an interpreter, a terminal's profile)",
     IDEA: "a JetBrains IDE runs it when the project opens (a startup task of {settings} names "
@@ -509,6 +514,11 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         return {**settings, INCLUDED: dict.fromkeys(included, "")}
     if kind == VERSIONS:  # asdf's: `nodejs 20.1.0 path:./tools/node`, `#` to the line's end
         return {"tools": tool_versions(text)}
+    if kind == ONE_VERSION:  # `20.1.0`, `path:./tools/node`: each word may be the version
+        words = [
+            word for tool, versions in tool_versions(text).items() for word in (tool, *versions)
+        ]
+        return {"versions": words, "python": path.name.startswith(".python-version")}
     if kind == AIDER or path.suffix in (".yaml", ".yml"):
         return read_yaml(text)
     if kind == TOOLCHAIN and path.suffix != ".toml":
@@ -947,6 +957,17 @@ def version_paths(settings: Any) -> Iterator[Run]:
             if version.startswith("path:"):
                 path = os.path.normpath(os.path.expanduser(version.removeprefix("path:")))
                 yield Run(None, files=(path if os.path.isabs(path) else f"${{PWD}}/{path}",))
+
+
+def one_version_paths(settings: Any) -> Iterator[Run]:
+    """The folder a one-tool version file (`.nvmrc`) names as a `path:` version, and, in
+    .python-version, a path as uv takes it (a python, or the folder of one): relative ones are
+    taken from the shell's folder, which only the tool can tell."""
+    python = bool(_dict(settings).get("python"))
+    for word in _strings(_list(_dict(settings).get("versions"))):
+        if word.startswith("path:") or python and "/" in word:
+            path = os.path.normpath(os.path.expanduser(word.removeprefix("path:")))
+            yield Run(None, files=(path if os.path.isabs(path) else f"${{PWD}}/{path}",))
 
 
 def toolchain_runs(settings: Any) -> Iterator[Run]:
@@ -1540,6 +1561,7 @@ def run_by(
     readers |= {CARGO: cargo_runs, TOOLCHAIN: toolchain_runs, ZED: zed_runs, HG: hg_runs}
     readers |= {HELIX: helix_runs, GIT_HOOK: hook_runs}
     readers |= {AIDER: aider_runs, EDITOR: editor_paths, VERSIONS: version_paths}
+    readers |= {ONE_VERSION: one_version_paths}
     readers |= {CODE_WORKSPACE: code_workspace_runs, IDEA: idea_startup_runs}
     for run in readers.get(kind, agent_commands)(settings):
         go_on()
