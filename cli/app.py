@@ -9,7 +9,6 @@ cli/signals.py).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import os
@@ -35,6 +34,7 @@ from cli.signals import (
     Terminated,
     exit_status,
     install_fallback_handlers,
+    run_on_a_new_loop,
     run_signals,
     terminated_by,
 )
@@ -115,7 +115,7 @@ def headless(
     if isinstance(ui, StreamJsonUI):
         ui.started(autosave.session.id, agent.model, str(agent.workspace), sorted(agent.tools))
     try:
-        answer, ending = asyncio.run(run_input(agent, prompt))
+        answer, ending = run_on_a_new_loop(run_input(agent, prompt))
     finally:
         autosave.end_of_run(agent)
     interrupted = agent.signal.is_set()  # a partial answer is no answer: stdout stays empty

@@ -41,7 +41,7 @@ from cli.output import output_command
 from cli.permissions_view import permissions_command
 from cli.render import TerminalUI, checklist, plan_history
 from cli.resume_view import show_where_you_were
-from cli.signals import Terminated, blocking_read, run_signals, terminated_by
+from cli.signals import Terminated, blocking_read, run_on_a_new_loop, run_signals, terminated_by
 from cli.tasks import (
     IdleWatch,
     confirm_leaving,
@@ -354,7 +354,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     if agent.messages:
         show_where_you_were(agent, ui)
     signals = SignalRouter()
-    ending = asyncio.run(killing_tasks_at_exit(agent, prompt_loop(agent, ui, signals)))
+    ending = run_on_a_new_loop(killing_tasks_at_exit(agent, prompt_loop(agent, ui, signals)))
     if ending is not None:
         raise Terminated(ending)  # run_cli prints the closing note and exits 128 + the signal
     ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked

@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, TypeVar
 
 from tools.event_queues import CTRL_C_COUNT, ENDING
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+T = TypeVar("T")
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
 
 
@@ -66,6 +68,41 @@ def install_fallback_handlers() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in ENDING_SIGNALS:
         signal.signal(signum, raise_terminated)
+
+
+def run_on_a_new_loop(main: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run(main), on a loop made whole before any signal is let in (`loop_made_whole`)."""
+    runner = asyncio.Runner(loop_factory=loop_made_whole)
+    try:
+        runner.get_loop()  # (makes it)
+    except BaseException:
+        main.close()  # (never started: no warning that it was never awaited)
+        raise
+    with runner:
+        return runner.run(main)
+
+
+def loop_made_whole() -> asyncio.AbstractEventLoop:
+    """A new event loop; a Ctrl-C, SIGTERM or SIGHUP that comes while it is made is raised
+    once it is whole (and closed again).
+
+    Raised inside the loop's constructor (a handler runs wherever the main thread is), it left
+    a loop half made, whose clean-up failed later: "Exception ignored ... '_ssock'" after the
+    closing line. So the signals are only noted meanwhile, then sent again to the handlers that
+    were there (`install_fallback_handlers`' or the defaults)."""
+    came: list[int] = []
+    handled = (signal.SIGINT, *ENDING_SIGNALS)
+    previous = {signum: signal.signal(signum, lambda s, _: came.append(s)) for signum in handled}
+    try:
+        loop = asyncio.new_event_loop()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if came:
+        loop.close()
+        for signum in dict.fromkeys(came):
+            signal.raise_signal(signum)
+    return loop
 
 
 @contextlib.contextmanager
