@@ -106,6 +106,53 @@ def test_a_command_gets_your_environment_without_code_runners_or_the_key(sandbox
     assert set(environment) == (KEPT if sandboxed else KEPT | SOCKETS)
 
 
+# Tokens of well-known services at their real lengths, in variables whose names say nothing.
+RANDOM = "Q7xK2mP9vL4nR8sT1wY6zA3bC5dE0fG"
+HEX = "0123456789abcdef0123456789abcdef"
+SERVICE_TOKENS = {
+    "slack webhook": f"https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/{RANDOM[:24]}",
+    "discord webhook": f"https://discord.com/api/webhooks/123456789012345678/{RANDOM * 2}",
+    "grafana": f"glsa_{RANDOM}_0a1b2c3d",
+    "sentry": f"sntrys_eyJpYXQiOjE3MDAwMDAwMDAuMCwidXJsIjoi{RANDOM}",
+    "linear": f"lin_api_{RANDOM}abcdefghij",
+    "replicate": f"r8_{RANDOM}abcdefgh",
+    "perplexity": f"pplx-{RANDOM}abcdefghijklmnopq",
+    "notion": f"ntn_{RANDOM}abcdefghijklmno",
+    "figma": f"figd_{RANDOM}abcdefghij",
+    "atlassian": f"ATATT3xFfGF0{RANDOM * 2}=ABCD1234",
+    "doppler": f"dp.st.prd.{RANDOM}abcdefghij",
+    "vault": f"hvs.CAESI{RANDOM}abcdefghijklmnopqrstuvwxyz0123",
+    "terraform cloud": f"abcdEFGH12345.atlasv1.{RANDOM * 2}",
+    "1password": f"ops_eyJzaWduSW5BZGRyZXNzIjoibXkuMXBh{RANDOM}",
+    "fly": f"FlyV1 fm2_lJPECAAAAAAAA{RANDOM * 2}",
+    "supabase": f"sbp_{HEX}01234567",
+    "planetscale": f"pscale_tkn_{RANDOM}abcdefghij",
+    "mailgun": f"key-{HEX}",
+    "rubygems": f"rubygems_{HEX}{HEX[:16]}",
+    "postman": f"PMAK-{HEX[:24]}-{HEX}01",
+    "databricks": f"dapi{HEX}",
+    "telegram bot": f"123456789:AAF{RANDOM}abc",
+    "mapbox": f"sk.eyJ1IjoibWFwYm94IiwiYSI6ImNrMDEy.{RANDOM[:22]}",
+    "netlify": f"nfp_{RANDOM}abcdefghi",
+    "cloudflare origin ca": f"v1.0-{HEX[:24]}-{HEX * 4}",
+    "heroku": f"HRKU-{HEX}{HEX[:13]}",
+}
+
+
+@pytest.mark.parametrize("token", SERVICE_TOKENS.values(), ids=SERVICE_TOKENS.keys())
+def test_a_well_known_services_token_never_reaches_a_sandboxed_command(token):
+    person = {"PATH": "/usr/bin", "SETTING": token, "LANG": "C.UTF-8"}
+    assert set(command_environment(True, person)) == {"PATH", "LANG"}
+    assert set(command_environment(False, person)) == set(person)  # (a command you approved)
+
+
+@pytest.mark.parametrize(
+    "value", ["key-value", "https://hooks.slack.com/", "12345:abc", "dapi", "fm2_short", "v1.0-3"]
+)
+def test_a_value_that_only_begins_like_a_token_is_passed_on(value):
+    assert command_environment(True, {"SETTING": value}) == {"SETTING": value}
+
+
 def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, monkeypatch):
     for name, value in PERSON.items():
         monkeypatch.setenv(name, value)

@@ -147,6 +147,19 @@ KNOWN_TOKEN = re.compile(
     r")[A-Za-z0-9_.-]{20}"  # (Stripe, SendGrid, PyPI, Shopify, DigitalOcean, Groq, OpenAI's
     # older keys, Google's API keys and OAuth tokens, xAI)
     r"|(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"  # (an AWS access key id)
+    # Grafana, Replicate, Perplexity, Notion, Figma, Atlassian, Doppler, Vault, 1Password's
+    # service accounts, Fly, Supabase, PlanetScale, RubyGems, Postman, Netlify, Heroku, Linear,
+    # Sentry, Mapbox's secret tokens:
+    r"|(?<![A-Za-z0-9])(?:glsa_|glc_|r8_|pplx-|ntn_|figd_|ATATT|dp\.(?:st|pt|ct|sa|scim|audit)\."
+    r"|hv[sbr]\.|ops_|FlyV1 |fm[12]_|sbp_|sb_secret_|pscale_(?:tkn|pw|oauth)_|rubygems_|PMAK-"
+    r"|nf[pcou]_|HRKU-|lin_api_|sntry[su]_|sk\.eyJ)[A-Za-z0-9_.=-]{20}"
+    r"|\.atlasv1\.[A-Za-z0-9_-]{20}"  # (Terraform Cloud's, after 14 characters)
+    r"|(?<![A-Za-z0-9])(?:key-|dapi)[0-9a-f]{32}(?![0-9a-f])"  # (Mailgun, Databricks)
+    r"|(?<![\w:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"  # (a Telegram bot's)
+    r"|(?<![A-Za-z0-9])v1\.0-[0-9a-f]{24,40}-[0-9a-f]{64}"  # (a Cloudflare origin CA key)
+    # Webhook addresses, which are their own credentials: Slack's and Discord's.
+    r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20}"
+    r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20}"
     r"|(?i:bearer|basic)\s++[A-Za-z0-9+/=_.~-]{20}"  # (an Authorization header's value)
     r"|[?&](?:key|token|access_token|api_key|apikey|secret|sig|password)=[^&\s]{16}"
     r"|(?i:pwd|password)=[^;\s]{6}"  # (in a connection string: `Server=x;Pwd=...`)
