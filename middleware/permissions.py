@@ -74,7 +74,7 @@ from tools.base import ToolError
 from tools.beneath import is_under_git, target_of
 from tools.file_call import OUTSIDE_SANDBOX_APPROVED, FileCall, file_call, protection
 from tools.paths import HOME_REASON, PROTECTED_PATHS
-from tools.tool_scripts import FILE_TOOLS_ASK_TOO
+from tools.tool_scripts import ANY_FILE_MAY_RUN, FILE_TOOLS_ASK_TOO
 
 Approval = tuple[Literal["yes", "no", "always", "interrupt"], str]
 AskFunction = Callable[[str], Awaitable[Approval] | Approval]
@@ -360,8 +360,10 @@ class PermissionPolicy(Middleware):
             target.in_git_dir or is_under_git(relative) or is_under_git(os.path.normpath(path))
         )
         always = None if under_git or why == HOME_REASON else AlwaysRule(path=relative)
+        # (Any file: the path itself is no more protected than the rest of the workspace.)
+        what = "a file a host tool may run" if ANY_FILE_MAY_RUN in why else "a protected path"
         question = Question(
-            f"Allow {name} on a protected path?\n{path}{leads_to}\n{why}.",
+            f"Allow {name} on {what}?\n{path}{leads_to}\n{why}.",
             always=always and always.describe(),
             call=shown_call,
         )

@@ -91,6 +91,20 @@ def test_interactive_protected_write_asks_and_a_yes_writes(api, make_agent, repo
     assert agent.context.input_seq == 2  # the user input, then the person's answer
 
 
+def test_a_write_asked_about_because_a_hook_may_run_any_file_says_so(api, make_agent, repo):
+    # A hook in a language planloop does not follow: any file may be what it runs.
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/usr/bin/env node\nrequire('child_process').execSync('./tools/fmt')\n")
+    hook.chmod(0o755)
+    call = tool_use("write_file", {"path": "tools/fmt", "content": "#!/bin/sh\nid\n"})
+    one_call_then_done(api, call)
+    asker = Asker(("no", ""))
+    run(make_agent(middleware=[PermissionPolicy(ask=asker, sandboxed=True)]).run("go"))
+    [question] = asker.questions
+    assert question.splitlines()[0] == "Allow write_file on a file a host tool may run?"
+    assert "a hook in node" in question and not (repo / "tools" / "fmt").exists()
+
+
 def test_a_declined_protected_write_passes_the_reason_to_the_model(api, make_agent, repo):
     call = tool_use("write_file", {"path": ".git/config", "content": EVIL_CONFIG})
     one_call_then_done(api, call)

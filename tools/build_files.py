@@ -88,7 +88,8 @@ MAKES = ("make", "gmake")
 BUILD_FILE_REASON = (
     "a host tool's line or a git hook runs a build tool here (make, just, task, cargo, gradle, "
     "maven, tox, nox, pre-commit, eslint, prettier, jest, vite, lint-staged, commitlint, "
-    "lefthook): it reads this build file and runs what it says outside the sandbox"
+    "lefthook, uv, pdm, hatch, poetry, pylint, flake8, mypy, ...): it reads this build file "
+    "and runs what it says outside the sandbox"
 )
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order make looks in
 # make's variables, from its environment or its line, that name makefiles it reads: MAKEFILES'

@@ -2224,6 +2224,7 @@ def _cannot_tell_what_runs(root: Path, found: ToolScripts) -> str | None:
 # Said where commands ask because of `any_file_may_run`: the file tools cannot do the work
 # instead (middleware/permissions.py tells the model so).
 FILE_TOOLS_ASK_TOO = "and the file tools before every write"
+ANY_FILE_MAY_RUN = "so any file may be what it runs"  # (how the file tools' question says so)
 
 
 def any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:
@@ -2232,7 +2233,7 @@ def any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:
     what they run at the person's next commit, as for commands, which ask too."""
     root = Path(os.path.realpath(root))
     cannot_tell = _cannot_tell_what_runs(root, tool_scripts(root, tool_configs))
-    return f"{cannot_tell}, so any file may be what it runs" if cannot_tell else None
+    return f"{cannot_tell}, {ANY_FILE_MAY_RUN}" if cannot_tell else None
 
 
 def _links_held(root: Path, path: Path) -> bool:
