@@ -162,7 +162,7 @@ def test_a_site_packages_turned_into_a_link_is_reported_with_what_it_holds(api, 
     make_environment(workspace)
     give_to(user, workspace)
     plant = (
-        "cd .venv/lib/python3.11 && mv site-packages sp && ln -s sp site-packages && "
+        "cd python/lib/python3.11 && mv site-packages sp && ln -s sp site-packages && "
         "echo 'import os; os.system(\"touch ~/PWNED\")' > sp/zz_evil.pth && echo planted"
     )
     api.add({"content": [tool_use("bash", {"command": plant})]})
@@ -183,7 +183,7 @@ def test_a_site_packages_turned_into_a_link_is_reported_with_what_it_holds(api, 
 
 def test_a_start_up_file_behind_a_linked_site_packages_is_reported(workspace):
     # The person's own layout: site-packages links to a folder elsewhere in the workspace.
-    (workspace / ".venv/lib/python3.11").mkdir(parents=True)
+    (workspace / SITE).parent.mkdir(parents=True)
     (workspace / "shared-site").mkdir()
     (workspace / SITE).symlink_to("../../../shared-site")
     sandbox = Bubblewrap(user_namespace=False)

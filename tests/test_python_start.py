@@ -1,9 +1,10 @@
 """What python runs at every start of a workspace environment is not changed unseen.
 
 python's `site` runs the `import` lines of every .pth file in site-packages, and sitecustomize,
-each time that environment's python starts; editors start a workspace `.venv`'s python on their
-own when the folder is opened. A command may add such a file (pip does, for an editable
-install), so the sandbox keeps a new or changed one and reports it; the file tools ask first.
+each time that environment's python starts. A virtualenv's site-packages is read-only whole
+(tools/shell_config.py); a Python installed into the workspace at a prefix is not, and a
+command may add such a file there (pip does, for an editable install), so the sandbox keeps a
+new or changed one and reports it; the file tools ask first.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from tools.paths import protected_reason
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
-SITE = ".venv/lib/python3.11/site-packages"
+# A Python built into the workspace (`./configure --prefix=$PWD/python`), not a virtualenv.
+SITE = "python/lib/python3.11/site-packages"
 SHIPPED = "import _virtualenv\n"
 
 
 def make_environment(workspace: Path) -> Path:
     site = workspace / SITE
     site.mkdir(parents=True)
-    (workspace / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
-    (workspace / ".venv/bin").mkdir()
-    (workspace / ".venv/bin/python").symlink_to("/usr/bin/python3")
+    (workspace / "python/bin").mkdir()
+    (workspace / "python/bin/python3").symlink_to("/usr/bin/python3")
     (site / "_virtualenv.pth").write_text(SHIPPED)
     (site / "requests").mkdir()
     (site / "requests/__init__.py").write_text("")

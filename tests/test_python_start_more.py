@@ -104,12 +104,13 @@ def test_what_the_base_pythons_start_up_files_import_is_start_up_code(api, env, 
     assert result.returncode == 0, result.stderr
     distutils_hack, crash_hook, command = tool_results(api)
     for written in (distutils_hack, crash_hook):
-        assert "was not changed" in written and "python runs" in written, written
+        assert "was not changed" in written, written
+        assert "python runs" in written or "installed packages" in written, written
     assert not (site / "_distutils_hack").exists()
-    assert "planted" in command
+    # The virtualenv's site-packages is read-only whole: nothing can be planted there.
+    assert "Read-only file system" in command, command
     for name in ("vendor_crash_hook.py", "base_pth_hook/__init__.py", "apport_python_hook.py"):
-        assert f"{SITE}/{name} is new. It was kept" in command, command
-    assert "ordinary_module.py" not in command  # a plain module is the project's business
+        assert not (site / name).exists()
 
 
 def editable_virtualenv_outside(home: Path, workspace: Path) -> Path:

@@ -70,7 +70,6 @@ from tools.paths import (
     read_small_file,
     your_git_configs,
 )
-from tools.shell_config import VENV_PACKAGES_REASON, venv_packages_run_by
 
 # Keys (section.key, a subsection dropped: `[filter "lfs"] clean` is `filter.clean`) whose value
 # git runs as a command line. The same keys count in your configs and in a repository's own:
@@ -1775,13 +1774,7 @@ def git_files_when_there(root: Path, git_entries: list[Path] = ()) -> list[tuple
     `held_when_there_paths`)."""
     root = Path(os.path.realpath(root))
     by_name = ByName()
-    programs = git_programs_around(root.parent, git_entries, by_name=by_name)
-    # A python of a virtualenv here that git runs (`core.fsmonitor = .venv/bin/fsmon`) imports
-    # what is installed there. (A hook's are found with what the host tools run.)
-    programs += [path for path, _ in by_name.when_there]
-    by_name.when_there += [
-        (folder, VENV_PACKAGES_REASON) for folder in venv_packages_run_by(programs)
-    ]
+    git_programs_around(root.parent, git_entries, by_name=by_name)
     found = ((_under(root, path), why) for path, why in by_name.when_there)
     return [(p, why) for p, why in dict.fromkeys(found) if p != root and p.is_relative_to(root)]
 

@@ -68,6 +68,7 @@ from tools.shell_config import (
     SITE_FOLDER_NAMES,
     VENV_ACTIVATE,
     VENV_CONFIG_NAME,
+    VENV_PACKAGES_REASON,
     python_start_reason,
     run_later,
 )
@@ -369,7 +370,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return PATH_REASON
         # your shell, direnv, a venv
         run_later = run_later_reason(root, candidate, envrcs, scan.venvs)
-        if run_later == PYTHON_PATH_REASON and not reading:
+        if run_later in (PYTHON_PATH_REASON, VENV_PACKAGES_REASON) and not reading:
             # A folder of planloop's own import path is that first: planloop imports from it.
             run_later = cannot_be_held_reason(root, (given, resolved)) or run_later
         if run_later in NAMED_ONLY_REASONS:

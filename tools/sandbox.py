@@ -651,6 +651,11 @@ GIT_WRITES_REFUSED = (
     "Git metadata is read-only here: git init, git commit, git config and the like fail. "
     "Tell the user which git command to run, or ask to run it outside the sandbox."
 )
+PACKAGES_REFUSED = (
+    "A virtualenv's installed packages are read-only here (the user's editor, terminals and "
+    "hooks run them outside the sandbox): pip install and the like fail. Run the install again "
+    "with outside_sandbox: true, which the user is asked about."
+)
 
 
 def secret_paths() -> list[Path]:
@@ -2402,11 +2407,15 @@ class Bubblewrap:
 
     @staticmethod
     def explain(output: str, returncode: int | None) -> list[str]:
-        """A note for the model when a command failed because git metadata is read-only here."""
+        """A note for the model when a command failed because git metadata, or a virtualenv's
+        installed packages, are read-only here."""
         read_only = "Read-only file system" in output or "Device or resource busy" in output
+        notes = []
         if returncode and read_only and ".git" in output:
-            return [f"[sandbox: {GIT_WRITES_REFUSED}]"]
-        return []
+            notes.append(f"[sandbox: {GIT_WRITES_REFUSED}]")
+        if returncode and read_only and any(name in output for name in SITE_FOLDER_NAMES):
+            notes.append(f"[sandbox: {PACKAGES_REFUSED}]")
+        return notes
 
     def closing_report(self) -> str:
         """One sentence for planloop's exit, or "" when commands created nothing to check."""

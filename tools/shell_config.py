@@ -17,7 +17,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         that holds a pyvenv.cfg (.venv, services/api/.venv): VS Code's Python
                         extension runs its python when the folder is opened (or the
                         interpreter is picked) and sources its activate in each new terminal,
-                        and pyvenv.cfg chooses what that python is
+                        and pyvenv.cfg chooses what that python is; and its site-packages,
+                        whole: what that python imports, the programs an activated terminal
+                        runs (`pytest`, `black`), what a hook's `uv run` or pre-commit runs
     python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
                         start-up modules (PYTHON_START_NAMES): that python runs them at every
                         start; a command may add one (pip does), so a new or changed one is
@@ -57,7 +59,6 @@ import glob
 import itertools
 import os
 import re
-import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -137,8 +138,9 @@ MAX_BASE_START_FILES = 200
 # Environments of yours outside the workspace whose .pth files are read for a path into it.
 MAX_OUTSIDE_ENVIRONMENTS = 200
 VENV_PACKAGES_REASON = (
-    "a host tool runs this environment's python (pre-commit's hook: `.venv/bin/python "
-    "-mpre_commit`), or a script of its bin/, and that python imports what is installed here"
+    "a virtualenv's installed packages in the workspace are protected: its python imports them "
+    "wherever it runs outside the sandbox (your editor, its activated terminals' `pytest`, a "
+    "hook's pre-commit or `uv run`)"
 )
 # Where tools that keep a project's virtualenv outside it make them, under your home: poetry
 # (its default), pipenv, virtualenvwrapper (WORKON_HOME too) and hatch.
@@ -889,7 +891,9 @@ def run_later(
     for envrc in envrcs_around(root, envrcs, below):
         found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
-    found += [(path, VENV_REASON) for path in venv_bins(root, venvs)]
+    bins = venv_bins(root, venvs)
+    found += [(path, VENV_REASON) for path in bins]
+    found += [(path, VENV_PACKAGES_REASON) for path in venv_packages(p.parent for p in bins)]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
@@ -1052,47 +1056,19 @@ def site_folders_of(prefix: Path) -> list[Path]:
     return found
 
 
-def venv_packages_run_by(programs: Iterable[Path]) -> list[Path]:
-    """The site folders of each virtualenv (or conda environment) whose python one of
-    `programs` is or starts: a file of its bin/ (its python, a console script such as
-    `.venv/bin/black`), or a script whose `#!` line names one. What that python imports comes
-    from there, so a hook that runs it runs those files as surely as its own: held whole, as
-    node_modules packages are for npx (tools/node_packages.py). lib64/ too, where python's
-    platform library folder is lib64 (Fedora's, and venvs made from it)."""
-    found: list[Path] = []
-    for program in programs:
-        for path in [program, *_shebang_paths(program)]:
-            venv = path.parent.parent
-            if path.parent.name != "bin" or not (
-                os.path.isfile(venv / VENV_CONFIG_NAME) or os.path.isdir(venv / CONDA_META)
-            ):
-                continue
-            for pattern in ("lib/python3*/", "lib64/python3*/"):
-                for lib in sorted(_glob(venv, pattern)):
-                    found += [lib / name for name in SITE_FOLDER_NAMES if os.path.isdir(lib / name)]
-    once: dict[str, Path] = {}  # (lib64 is mostly a link to lib, and held with it)
-    for folder in found:
-        once.setdefault(os.path.realpath(folder), folder)
+def venv_packages(venvs: Iterable[Path]) -> list[Path]:
+    """The site folders of each of these virtualenvs (or conda environments): lib/python3.X/
+    site-packages, lib64/'s where python's platform library folder is lib64 (Fedora's, and
+    venvs made from it), and Debian's dist-packages; once each, as lib64 is mostly a link to
+    lib."""
+    once: dict[str, Path] = {}
+    for venv in venvs:
+        for pattern in ("lib/python3*/", "lib64/python3*/", "local/lib/python3*/"):
+            for lib in sorted(_glob(venv, pattern)):
+                for name in SITE_FOLDER_NAMES:
+                    if os.path.isdir(lib / name):
+                        once.setdefault(os.path.realpath(lib / name), lib / name)
     return list(once.values())
-
-
-def _shebang_paths(path: Path) -> list[Path]:
-    """The absolute paths on the `#!` line of the script at `path` (`#!/w/.venv/bin/python`,
-    `#!/usr/bin/env /w/.venv/bin/python`), read without blocking or following a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return []
-    try:
-        head = os.read(fd, 512) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-    if not head.startswith(b"#!"):
-        return []
-    line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace")
-    return [Path(word) for word in line.split() if word.startswith("/")]
 
 
 def interpreter_start_imports(venv: Path) -> set[str]:

@@ -32,9 +32,8 @@ What is found is held like git's programs: an existing file is bound read-only f
 commands and the file tools ask before writing it; one that does not exist yet, lies behind a
 link, or cannot be told makes commands ask (`tool_script_not_held`), and so do settings that
 cannot be read, since what they run is then unknown. What such a script imports or sources in
-turn is the project's code, as a Makefile's is, and is not held; but a python of a virtualenv
-in the workspace (pre-commit's hook runs `.venv/bin/python -mpre_commit`), or a script of its
-bin/, makes that environment's installed packages held whole (`venv_packages_run_by`).
+turn is the project's code, as a Makefile's is, and is not held (a virtualenv's installed
+packages are, always: tools/shell_config.py).
 """
 
 from __future__ import annotations
@@ -108,13 +107,7 @@ from tools.paths import (
     read_small_file,
 )
 from tools.python_starts import python_starts
-from tools.shell_config import (
-    PYTHON_PATH_REASON,
-    VENV_CONFIG_NAME,
-    VENV_PACKAGES_REASON,
-    start_files_in,
-    venv_packages_run_by,
-)
+from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 from tools.spans import delimited_in_lines, replaced
 from tools.toml_text import toml_data
 
@@ -1497,11 +1490,6 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         for version in dict.fromkeys((path, Path(os.path.realpath(path)))):
             if version != root and version.is_relative_to(root):
                 inside.append((version, why))
-    # A python of a virtualenv here, or a script of its bin/, imports what is installed there.
-    programs = [*(path for path, _ in named), *(path for path, _ in by_name.when_there)]
-    by_name.when_there += [
-        (folder, VENV_PACKAGES_REASON) for folder in venv_packages_run_by([*programs, *hooks_read])
-    ]
     when_there = [
         (p, why) for p, why in dict.fromkeys(by_name.when_there) if p.is_relative_to(root)
     ]
