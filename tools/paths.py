@@ -215,6 +215,8 @@ HOST_TOOL_CONFIG = {
     ".octaverc": "Octave runs it at every start in the folder",
     ".pryrc": "pry runs it at every start in the folder",
     ".irbrc": "irb runs it at a start in the folder when your home has none",
+    # pdb runs the folder's own after yours, as python, at every breakpoint() and `pytest --pdb`.
+    ".pdbrc": "pdb runs it as python whenever a debugger starts in the folder (breakpoint())",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
     ".factory": "Factory's Droid runs the hooks of its settings.json and hooks.json and starts "
