@@ -8,8 +8,9 @@ one can hold it open. The process you started keeps only what it had before its 
 
 It waits for the child and stands in for it to whoever started planloop:
 - a signal sent to it alone (`kill`, `timeout`, a test) is passed on. One the terminal sends
-  (Ctrl-C, a closed terminal) went to the child too, as both are in the terminal's process
-  group, so it is not passed on twice;
+  (Ctrl-C) went to the child too, as both are in the terminal's process group, so it is not
+  passed on twice; but a closed terminal's hangup goes to the session's leader alone, and is
+  passed on when this process leads the session;
 - when the child stops (Ctrl-Z), it stops too, so that the shell sees the job stopped, and it
   continues the child when it is continued;
 - it exits as the child did: with its status, or killed by the same signal;
@@ -79,7 +80,7 @@ def _stand_in_for(child: int) -> None:
     while True:
         info = signal.sigwaitinfo(WAITED_FOR)
         if info.si_signo != signal.SIGCHLD:
-            if info.si_code != FROM_THE_TERMINAL:
+            if info.si_code != FROM_THE_TERMINAL or _sent_to_the_leader_alone(info.si_signo):
                 os.kill(child, info.si_signo)
             continue
         pid, status = os.waitpid(child, os.WNOHANG | os.WUNTRACED)
@@ -90,6 +91,14 @@ def _stand_in_for(child: int) -> None:
             os.kill(child, signal.SIGCONT)  # (runs once this process is continued)
             continue
         _end_as(status)
+
+
+def _sent_to_the_leader_alone(signum: int) -> bool:
+    """Whether the kernel sent `signum` to this process only, not to its process group: a
+    hangup goes to the session's leader alone (`ssh -t host planloop`, `tmux new-session
+    planloop`: the process started leads the session), whose shell would pass it on to its
+    jobs."""
+    return signum == signal.SIGHUP and os.getsid(0) == os.getpid()
 
 
 def _end_as(status: int) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from rich.console import Console
 
@@ -230,7 +232,45 @@ def refuse_a_path_not_utf8(workspace: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    sys.stdout, sys.stderr = OutlivesItsTerminal(sys.stdout), OutlivesItsTerminal(sys.stderr)
     sys.exit(run_cli(argv))
+
+
+class OutlivesItsTerminal:
+    """sys.stdout or sys.stderr, for a terminal that may close under planloop (a hangup: the
+    window closed, ssh dropped). Each write to it then fails (EIO), and the first one, in the
+    middle of a run, would turn the hangup into a crash, and python's last flush into exit
+    status 120. Instead, what is left goes to /dev/null, and the run ends as a hangup should:
+    killed commands, the session saved, status 129."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            self._drop_if_gone(error)
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as error:
+            self._drop_if_gone(error)
+            self._stream.flush()
+
+    def _drop_if_gone(self, error: OSError) -> None:
+        if error.errno != errno.EIO:
+            raise error
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(nowhere, self._stream.fileno())
+        finally:
+            os.close(nowhere)
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding, ...
+        return getattr(self._stream, name)
 
 
 def run_cli(argv: list[str] | None = None) -> int:

@@ -14,18 +14,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import wait_for_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
 # The child tells each SIGINT and SIGTERM it gets, and who sent it, as it arrives (a thread
-# waits for them), and answers each line it reads. It ignores SIGHUP, as planloop handles it:
-# only the kernel's PR_SET_PDEATHSIG may end it when the started process dies.
+# waits for them), and answers each line it reads. A SIGHUP it writes to the file HANGUP_AT
+# names, if any (its terminal is gone by then), or ignores: only the kernel's PR_SET_PDEATHSIG
+# may end it when the started process dies.
 TELLS_ITS_SIGNALS = f"""
 import os, signal, sys, threading
 sys.path.insert(0, {str(ROOT)!r})
 from first_fork import continue_in_a_fresh_child
 continue_in_a_fresh_child()
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
+def hung_up(signum=None, frame=None):
+    with open(os.environ["HANGUP_AT"], "w") as told:
+        told.write("SIGHUP")
+signal.signal(signal.SIGHUP, hung_up if os.environ.get("HANGUP_AT") else signal.SIG_IGN)
 told = {{signal.SIGINT, signal.SIGTERM}}
 signal.pthread_sigmask(signal.SIG_BLOCK, told)
 def tell():
@@ -35,17 +40,26 @@ def tell():
         print("got", signal.Signals(info.si_signo).name, "from", sender, flush=True)
 threading.Thread(target=tell, daemon=True).start()
 print("child", os.getpid(), flush=True)
-for line in sys.stdin:
-    print("read", line.strip(), flush=True)
+try:
+    for line in sys.stdin:
+        print("read", line.strip(), flush=True)
+except OSError:  # (the terminal is gone)
+    pass
+if os.environ.get("HANGUP_AT"):  # its input may end with the terminal before the hangup comes
+    signal.pthread_sigmask(signal.SIG_BLOCK, {{signal.SIGHUP}})
+    if not os.path.exists(os.environ["HANGUP_AT"]) and signal.sigtimedwait({{signal.SIGHUP}}, 60):
+        hung_up()
 """
 
 
 class OnATerminal:
     """The script above, started as a shell starts a job: on a terminal it controls."""
 
-    def __init__(self) -> None:
+    def __init__(self, hangup_at: Path | None = None) -> None:
         self.started, self.master = pty.fork()
         if self.started == 0:
+            if hangup_at is not None:
+                os.environ["HANGUP_AT"] = str(hangup_at)
             attributes = termios.tcgetattr(0)
             attributes[3] &= ~termios.ECHO  # (the terminal's own "^C" would start a line)
             termios.tcsetattr(0, termios.TCSANOW, attributes)
@@ -140,3 +154,58 @@ def test_the_child_dies_with_the_started_process(job):
         assert ended, "the child outlived the process that started it"
     finally:
         os.close(child)
+
+
+def test_a_closed_terminal_reaches_the_child_when_the_started_process_leads_the_session(
+    tmp_path,
+):
+    # `ssh -t host planloop`, `tmux new-session planloop`: the process started is the
+    # session's leader, and the kernel sends the hangup to it alone, not to its group.
+    told = tmp_path / "hung-up"
+    terminal = OnATerminal(hangup_at=told)
+    try:
+        assert os.getsid(terminal.started) == terminal.started  # (pty.fork's setsid)
+        os.close(terminal.master)  # the terminal closes
+        wait_for_file(told)
+        assert told.read_text() == "SIGHUP"
+        # Its input ended with the terminal: the child ends, and the started process with it.
+        assert os.waitstatus_to_exitcode(terminal.status()) == 0
+    finally:
+        for pid in (terminal.child, terminal.started):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(terminal.started, 0)
+
+
+def test_planloop_leading_its_session_ends_on_a_closed_terminal_with_the_session_saved(
+    api, env, workspace
+):
+    # `ssh -t host planloop -p ...`: the terminal closes while a command runs. The run ends as
+    # SIGHUP ends it (129), though nothing can be printed any more, and the open call is
+    # answered in the saved session.
+    from fakeapi import text, tool_use
+    from session import sessions_dir
+
+    api.add({"content": [tool_use("bash", {"command": "touch started; sleep 60"})]})
+    api.add({"content": [text("Done.")]})
+    started, master = pty.fork()
+    if started == 0:
+        os.chdir(workspace)
+        os.execve(sys.executable, [sys.executable, str(ROOT / "agent.py"), "-p", "go"], env)
+    try:
+        wait_for_file(workspace / "started")
+        os.close(master)
+        ended = os.pidfd_open(started)
+        assert select.select([ended], [], [], 30)[0], "planloop went on after the hangup"
+        os.close(ended)
+        assert os.waitstatus_to_exitcode(os.waitpid(started, 0)[1]) == 128 + signal.SIGHUP
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(started, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(started, 0)
+    (saved,) = sessions_dir(workspace.resolve()).glob("*.jsonl")
+    assert "terminated by SIGHUP (its terminal closed) before this call finished" in (
+        saved.read_text()
+    )
