@@ -12,19 +12,25 @@ to the model past the redaction (reversed, in base64).
 from __future__ import annotations
 
 import base64
+import ctypes
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import test_key_copies
 from conftest import AGENT, API_KEY, outside_tmp
-from test_hostile_pass4 import NOBODY, needs_bwrap, tool_results
+from test_hostile_pass4 import AS_NOBODY, NOBODY, can_switch_user, needs_bwrap, tool_results
 from test_key_copies import KEY_LINE, assert_no_key, plant, run_steal
 
 from fakeapi import text, tool_use
+from tools.key_copies import _closed_and_untraced
+
+ROOT = Path(__file__).resolve().parent.parent
 
 layout = test_key_copies.layout  # (user, workspace, planloop home, home), as root and nobody
 
@@ -209,3 +215,51 @@ def test_a_search_that_hangs_is_cut_short_and_not_run_again(tmp_path, monkeypatc
     assert search.result() == []
     assert search.cut_short == f"{key_copies.SEARCH_SECONDS:.0f} s"
     assert search.unfinished == [tmp_path]
+
+
+# A process of the unprivileged user that sleeps, made non-dumpable first or not; and the
+# search's check of it, seen from another process of that user.
+SLEEPER = """
+import ctypes, sys, time
+if sys.argv[1] == "closed":
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+print("ready", flush=True)
+time.sleep(60)
+"""
+CHECK = (
+    "import sys; from tools.key_copies import _closed_and_untraced as c; print(c(int(sys.argv[1])))"
+)
+
+
+@pytest.mark.skipif(not can_switch_user(), reason="needs root, setpriv and the unprivileged user")
+@pytest.mark.parametrize(("state", "trusted"), [("closed", "True"), ("open", "False")])
+def test_the_search_trusts_only_a_fork_that_is_closed_as_seen_from_outside(state, trusted):
+    # A debugger attached in the child's first instant can turn its prctl into one that leaves
+    # it open, and its look at itself into one that sees nothing: planloop looks from outside.
+    sleeper = subprocess.Popen(
+        [*AS_NOBODY, sys.executable, "-c", SLEEPER, state], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert sleeper.stdout.readline() == "ready\n"
+        check = [*AS_NOBODY, sys.executable, "-c", CHECK, str(sleeper.pid)]
+        seen = subprocess.run(check, cwd=ROOT, capture_output=True, text=True, check=True)
+        assert seen.stdout.strip() == trusted
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_the_search_does_not_trust_a_traced_fork():
+    traced = os.fork()
+    if traced == 0:  # asks to be traced by the test, then waits to be killed
+        ctypes.CDLL(None).ptrace(0, 0, 0, 0)  # PTRACE_TRACEME
+        os.kill(os.getpid(), signal.SIGSTOP)
+        os._exit(0)
+    try:
+        os.waitpid(traced, os.WUNTRACED)  # stopped: traced by now
+        assert "TracerPid:\t0" not in Path(f"/proc/{traced}/status").read_text()
+        assert not _closed_and_untraced(traced)
+        assert _closed_and_untraced(os.getpid())  # (the control: root's own, untraced)
+    finally:
+        os.kill(traced, signal.SIGKILL)
+        os.waitpid(traced, 0)

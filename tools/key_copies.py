@@ -1052,11 +1052,12 @@ def _from_the_fork(child: subprocess.Popen, channel: socket.socket) -> bool:
     try:
         pid = _pid_of(pidfd)
         parent = _parent_of(pid)
+        closed = _closed_and_untraced(pid) and _closed_and_untraced(child.pid)
         # Still running after its parent was read: the number was that process's all along.
         running = not select.select([pidfd], [], [], 0)[0]
     finally:
         os.close(pidfd)
-    return running and uid == os.geteuid() and parent == child.pid
+    return running and closed and uid == os.geteuid() and parent == child.pid
 
 
 SO_PEERPIDFD = getattr(socket, "SO_PEERPIDFD", 77)  # from <asm-generic/socket.h>
@@ -1070,6 +1071,22 @@ def _pid_of(pidfd: int) -> int:
     except OSError:
         return -1
     return int(found[1]) if found else -1
+
+
+def _closed_and_untraced(pid: int) -> bool:
+    """Whether the process `pid` is non-dumpable and traced by no one, seen from here: a process
+    that attached a debugger in the child's first instant (before its prctl) stays attached,
+    and can turn each prctl it makes into one that leaves it open, and its own look at itself
+    (`_watched`) into one that sees nothing. From outside, neither can be changed: the kernel
+    gives a non-dumpable process's /proc files to root (for root, every process is open to its
+    other processes anyway), and names its tracer."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            owner = os.fstat(status.fileno()).st_uid
+            traced = re.search(r"^TracerPid:\s*[1-9]", status.read(), re.MULTILINE)
+    except OSError:
+        return False
+    return not traced and (owner == 0 or os.geteuid() == 0)
 
 
 def _parent_of(pid: int) -> int | None:
