@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import API_KEY, outside_tmp, results_by_id, run, run_cli, terminal_env
+from test_hostile_pass4 import tool_results
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
@@ -322,6 +323,38 @@ def test_git_config_naming_a_path_up_out_of_a_folder_makes_commands_ask(
     assert answer["is_error"] and f"`{value}`" in answer["content"], answer["content"]
     assert not (workspace / "web").is_symlink()  # it never ran
     git("status", cwd=workspace, home=home)
+    git("commit", "-q", "--allow-empty", "-m", "by the person", cwd=workspace, home=home)
+    assert not marker.exists()
+
+
+@needs_bwrap
+def test_a_hooks_folder_only_git_can_tell_makes_the_file_tools_ask_too(
+    api, env, workspace, home, tmp_path
+):
+    """With `lnk/../hooks`, git runs web/hooks/pre-commit (lnk leads to web/sub): commands
+    ask, and the file tools, which would hold only the `hooks` of the text, ask too."""
+    marker = tmp_path / "git-ran-planted-code"
+    setup_git("init", "-q", "-b", "main", cwd=workspace, home=home)
+    (workspace / "web/sub").mkdir(parents=True)
+    (workspace / "web/hooks").mkdir()
+    (workspace / "web/hooks/pre-commit").write_text("#!/bin/sh\ntrue\n")
+    (workspace / "web/hooks/pre-commit").chmod(0o755)
+    (workspace / "lnk").symlink_to("web/sub")
+    setup_git("config", "core.hooksPath", "lnk/../hooks", cwd=workspace, home=home)
+    hook = "web/hooks/pre-commit"
+    planted_hook = f"#!/bin/sh\ntouch {marker}\n"
+    api.add({"content": [tool_use("bash", {"command": "echo ran"})]})
+    api.add({"content": [tool_use("read_file", {"path": hook})]})
+    api.add({"content": [tool_use("write_file", {"path": hook, "content": planted_hook})]})
+    api.add({"content": [text("Done.")]})
+
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)}, timeout=120)
+
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "The file tools cannot write either" in ran, ran
+    assert "was not changed" in written and "`lnk/../hooks`" in written, written
+    assert (workspace / hook).read_text() == "#!/bin/sh\ntrue\n"
     git("commit", "-q", "--allow-empty", "-m", "by the person", cwd=workspace, home=home)
     assert not marker.exists()
 

@@ -1806,12 +1806,7 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
         # init.templateDir = the workspace: its hooks/ would be copied into your next clone.
         return "your git config names the workspace itself as a program or templates folder"
     if untold:
-        shown = untold[0].word.replace("\r", "\\r").replace("\n", "\\n")
-        return (
-            f"`{shown}`, which your git config or the repository's runs or reads, is a path "
-            "only git can tell (its shell expands it, or it goes up out of a folder that a "
-            "command could turn into a link)"
-        )
+        return _untold_reason(untold[0])
     for path in git_programs_in(root, git_entries):
         shown = str(path.relative_to(root)).replace("\r", "\\r").replace("\n", "\\n")
         if not os.path.lexists(path):
@@ -1819,6 +1814,23 @@ def git_program_not_held(root: Path, git_entries: list[Path] = ()) -> str | None
         if os.path.realpath(path) != str(path):
             return f"{shown}, which your git config or the repository's runs, lies behind a link"
     return None
+
+
+def _untold_reason(program: UntoldProgram) -> str:
+    shown = program.word.replace("\r", "\\r").replace("\n", "\\n")
+    return (
+        f"`{shown}`, which your git config or the repository's runs or reads, is a path only "
+        "git can tell (its shell expands it, or it goes up out of a folder that a command could "
+        "turn into a link)"
+    )
+
+
+def any_file_git_may_run(root: Path, git_entries: list[Path] = ()) -> str | None:
+    """Why the file tools must ask before every write in the workspace `root`, or None: a
+    program or hooks folder git runs is a path only git can tell, so any file may be it (a
+    write to `web/hooks/pre-commit`, where `lnk/../hooks` leads), as for commands, which ask."""
+    untold = untold_git_programs(Path(os.path.realpath(root)).parent, git_entries)
+    return _untold_reason(untold[0]) if untold else None
 
 
 def git_program_reason(candidate: Path, git_entries: list[Path] = ()) -> str | None:

@@ -416,6 +416,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         cannot_be_held_reason(root, (given, resolved))
         or config_too_big(root, scan)
         or _any_file_may_run(root, host_tool_settings(root, scan))
+        or _any_file_git_may_run(root, git_entries)
     )
 
 
@@ -575,6 +576,15 @@ def _held_folders(
     folders += [(path, why) for path, why in run_later(root, envrcs)]
     folders += [(folder, HOME_FILES_REASON) for folder in linked_here]
     return [(folder, why) for folder, why in folders if os.path.isdir(folder)]
+
+
+def _any_file_git_may_run(root: Path, git_entries: list[Path]) -> str | None:
+    # (imported here: tools/git_programs.py imports this module)
+    from tools.git_programs import any_file_git_may_run
+    from tools.tool_scripts import ANY_FILE_MAY_RUN
+
+    reason = any_file_git_may_run(root, git_entries)
+    return f"{reason}, {ANY_FILE_MAY_RUN}" if reason else None
 
 
 def _any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:

@@ -108,6 +108,7 @@ from tools.git_programs import (
     PYTHON_MODULE_REASON,
     PYTHON_NEW_MODULE_REASON,
     TOLD_ONLY,
+    any_file_git_may_run,
     git_files_when_there,
     git_program_not_held,
     git_programs_in,
@@ -163,6 +164,7 @@ from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
 from tools.shell_config import read_only as run_later_read_only
 from tools.tool_scripts import (
+    ANY_FILE_MAY_RUN,
     COMPOSE_REASON,
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
@@ -2184,7 +2186,10 @@ class Bubblewrap:
             )
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         settings = host_tool_settings(root, scan)
-        if not unheld and (any_file := any_file_may_run(root, settings)):
+        git_untold = any_file_git_may_run(root, [*scan.git_entries])
+        any_file = f"{git_untold}, {ANY_FILE_MAY_RUN}" if git_untold else None
+        any_file = any_file or (None if unheld else any_file_may_run(root, settings))
+        if any_file:
             return f"{any_file}: sandboxed commands ask before they run, {FILE_TOOLS_ASK_TOO}"
         unheld = unheld or tool_script_not_held(root, settings)
         if unheld:
