@@ -715,3 +715,33 @@ def test_the_folder_gits_exec_path_names_is_held_whole(tmp_path, option):
     (root / "web").mkdir()  # (which a command could make a link)
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert "is a path only its tool can tell" in (tool_script_not_held(root, settings) or "")
+
+
+LEFTHOOK_LINT = "pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh\n"
+
+
+@pytest.mark.parametrize(
+    ("hook_line", "config", "text"),
+    [
+        # Go's YAML reads the first document; PyYAML refuses a second one.
+        ("lefthook run pre-commit", "lefthook.yml", LEFTHOOK_LINT + "---\n# generated\n"),
+        # Past what planloop reads of a settings file, and of a build file.
+        ("lefthook run pre-commit", "lefthook.yml", "#" * 300_000 + "\n" + LEFTHOOK_LINT),
+        (
+            "pre-commit run",
+            ".pre-commit-config.yaml",
+            "#" * 1_100_000 + "\nrepos:\n- repo: local\n  hooks:\n"
+            "  - {id: lint, name: lint, entry: lint, language: script}\n",
+        ),
+    ],
+    ids=["second-document", "lefthook-past-bound", "pre-commit-past-bound"],
+)
+def test_a_config_the_tool_reads_but_planloop_cannot_makes_commands_ask(
+    tmp_path, hook_line, config, text
+):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", hook_line + "\n")
+    (root / config).write_text(text)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "which planloop cannot read" in (tool_script_not_held(root, settings) or "")
+    assert "so any file may be what it runs" in (protected_reason(root, "scripts/lint.sh") or "")

@@ -305,13 +305,16 @@ HOSTILE_READINGS = {
     """,
     "lefthook-config": """
         from pathlib import Path
-        from tools.build_files import build_files
+        from tools.build_files import CannotTell, build_files
         folder = Path(TMP)
         blanks = " " * (2**18 - 20)
         text = "extends:" + blanks + "\\nrc" + blanks + "\\n" + "extends:\\n" + "- " * 2**18
         text += "\\nsource_dir: x" + " \\t" * 2**17 + "\\n- x" + "\\t" * 2**18 + "#"
         (folder / "lefthook.yml").write_text(text + "\\n" + "-\\t" + "\\t" * 2**18)
-        build_files("lefthook", ("run", "pre-commit"), folder, folder)
+        try:
+            build_files("lefthook", ("run", "pre-commit"), folder, folder)
+        except CannotTell:  # (past what planloop reads: commands ask)
+            pass
     """,
     "git-hook-lines": """
         from pathlib import Path
@@ -408,11 +411,14 @@ HOSTILE_READINGS = {
     """,
     "local-code": """
         from pathlib import Path
-        from tools.build_files import _local_code
+        from tools.build_files import CannotTell, _local_code
         config = Path(TMP) / ".prettierrc.json"
         for text in ("./" * 2**19, "../" * 2**18, "./" + "a" * 2**20, "x./" * 2**18, '"' * 2**20):
             config.write_text(text)
-            _local_code(config)
+            try:
+                _local_code(config)
+            except CannotTell:  # (past what planloop reads: commands ask)
+                pass
     """,
     "makefile-variables": """
         from pathlib import Path

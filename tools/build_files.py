@@ -67,6 +67,7 @@ What a tox env or a nox session runs in turn is the project's code, as a make re
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import itertools
 import os
@@ -1008,14 +1009,21 @@ def _until(folders: list[Path], last: Path) -> list[Path]:
 
 
 def _read(path: Path) -> str:
-    with contextlib.suppress(OSError, ValueError):
+    """A build file's text; "" where there is none. One that is there but planloop cannot read
+    (past SMALL_FILE_LIMIT, not a plain file) its tool reads all the same: CannotTell."""
+    try:
         return read_small_file(path)
-    return ""
+    except OSError as error:
+        missing = (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP)
+        if error.errno in missing or os.path.isdir(path):
+            return ""  # (none there, nor one its tool could read; a folder is read as one)
+        raise CannotTell(f"{path}, which planloop cannot read ({error.strerror})") from None
 
 
 def _toml(path: Path) -> dict:
-    with contextlib.suppress(OSError, ValueError):
-        return toml_data(read_small_file(path))
+    text = _read(path)
+    with contextlib.suppress(ValueError):
+        return toml_data(text)
     return {}
 
 

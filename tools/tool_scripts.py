@@ -1594,7 +1594,12 @@ def run_by(
             for config in held if program in LINE_RUNNERS else []:
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
                 # line of its own)
-                for line in staged_commands(config):
+                try:
+                    lines = staged_commands(config)
+                except CannotTell as why:
+                    unknown.append(str(why))
+                    continue
+                for line in lines:
                     found += program_paths(line, base, untold, False, by_name)
                     environ = without_secrets()
                     for each, why in hook_lines(line, "sh", str(base), environ, programs_only=True):
@@ -2018,14 +2023,14 @@ def staged_commands(config: Path) -> list[str]:
     if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts") or config.is_dir():
         return []
     try:
-        settings = read_settings(config)  # (JSON, or YAML where it is not: `.lintstagedrc`)
-    except ValueError:
         try:
+            settings = read_settings(config)  # (JSON, or YAML where it is not: `.lintstagedrc`)
+        except ValueError:
             settings = read_yaml(read_small_file(config, SMALL_FILE_LIMIT))
-        except (OSError, ValueError, RecursionError):
-            return []
-    except (OSError, RecursionError):
-        return []
+    except (OSError, ValueError, RecursionError) as error:
+        # The tool reads it all the same (Go's YAML takes a second document, past 256 KiB...):
+        # what it runs is unknown.
+        raise CannotTell(f"{config}, which planloop cannot read ({error})") from None
     if "lefthook" in config.name:
         return _run_lines(settings)
     if config.name in ("package.json", "package.yaml"):
@@ -2203,6 +2208,7 @@ def _cannot_tell_what_runs(root: Path, found: ToolScripts) -> str | None:
     for path in found.unread:
         return f"planloop cannot read {_shown(root, path)}, so it cannot tell what its tool runs"
     for what, settings in found.unknown:
+        what = _one_line(what)  # (it may quote a file's name)
         if what.startswith("its "):  # (a hook's line: tools/hook_lines.py)
             return f"{_one_line(settings)}: {what}; planloop cannot tell what it runs"
         return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
