@@ -894,12 +894,14 @@ def test_a_virtualenvs_packages_stay_read_only_and_an_install_is_sent_outside(
     user, workspace, planloop_home, home = user_folders
     site = virtualenv_with(workspace / "services/api", "fmtool", "print('fmt ok')\n", user)
     installed = site.relative_to(workspace) / "fmtool/__main__.py"
-    command = f"echo 'print(2)' >> {installed}"
+    # (and pip's settings there, which the person's next `pip install` in it reads)
+    command = f"echo '[global]' > services/api/.venv/pip.conf; echo 'print(2)' >> {installed}"
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [text("Done.")]})
     (ran,) = run(user, api, env, workspace, planloop_home, home)
     assert "Read-only file system" in ran and "outside_sandbox: true" in ran, ran
     assert (site / "fmtool/__main__.py").read_text() == "print('fmt ok')\n"
+    assert not (workspace / "services/api/.venv/pip.conf").exists()
 
 
 HUSKY_RUNNER = """#!/usr/bin/env sh

@@ -43,7 +43,8 @@ def virtualenv(workspace: Path, home: str = "/usr/bin", system_site: bool = Fals
 def test_a_pth_file_in_a_debian_virtualenvs_dist_packages_is_start_up_code(api, env, user_folders):
     """Debian's python adds lib/python3/dist-packages, lib/python3.X/dist-packages and
     local/lib/python3.X/dist-packages of a virtualenv to its path and runs their .pth files:
-    the model plants one in each with a command, and one with write_file."""
+    the model tries to plant one in each with a command, and one with write_file. The
+    virtualenv is read-only whole."""
     user, workspace, planloop_home, home = user_folders
     virtualenv(workspace)
     owned(workspace, user)
@@ -61,13 +62,12 @@ def test_a_pth_file_in_a_debian_virtualenvs_dist_packages_is_start_up_code(api, 
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
     written, command = tool_results(api)
-    assert "was not changed" in written and "dist-packages" in written
+    assert "was not changed" in written
+    assert "dist-packages" in written or "installed packages" in written, written
     assert not (workspace / folders[0] / "aa.pth").exists()
-    assert "planted" in command
-    terminal = " ".join(result.stderr.split())
+    assert "planted" in command and "Read-only file system" in command, command
     for folder in folders:
-        assert f"{folder}/zz_evil.pth is new. It was kept" in command, command
-        assert f"{folder}/zz_evil.pth (a new python start-up file)" in terminal
+        assert not (workspace / folder / "zz_evil.pth").exists()
 
 
 @needs_bwrap

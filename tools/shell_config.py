@@ -17,9 +17,10 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         that holds a pyvenv.cfg (.venv, services/api/.venv): VS Code's Python
                         extension runs its python when the folder is opened (or the
                         interpreter is picked) and sources its activate in each new terminal,
-                        and pyvenv.cfg chooses what that python is; and its site-packages,
-                        whole: what that python imports, the programs an activated terminal
-                        runs (`pytest`, `black`), what a hook's `uv run` or pre-commit runs
+                        and pyvenv.cfg chooses what that python is; and the rest of it, whole:
+                        the site-packages that python imports, the programs an activated
+                        terminal runs (`pytest`, `black`), what a hook's `uv run` or pre-commit
+                        runs, and its tools' settings there (pip.conf, etc/ipython)
     python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
                         start-up modules (PYTHON_START_NAMES): that python runs them at every
                         start; a command may add one (pip does), so a new or changed one is
@@ -138,9 +139,10 @@ MAX_BASE_START_FILES = 200
 # Environments of yours outside the workspace whose .pth files are read for a path into it.
 MAX_OUTSIDE_ENVIRONMENTS = 200
 VENV_PACKAGES_REASON = (
-    "a virtualenv's installed packages in the workspace are protected: its python imports them "
-    "wherever it runs outside the sandbox (your editor, its activated terminals' `pytest`, a "
-    "hook's pre-commit or `uv run`)"
+    "a virtualenv's installed packages and settings in the workspace are protected: its python "
+    "imports them, and its tools read them (pip.conf, etc/ipython), wherever it runs outside "
+    "the sandbox (your editor, its activated terminals' `pytest` or `pip`, a hook's pre-commit "
+    "or `uv run`)"
 )
 # Where tools that keep a project's virtualenv outside it make them, under your home: poetry
 # (its default), pipenv, virtualenvwrapper (WORKON_HOME too) and hatch.
@@ -894,6 +896,10 @@ def run_later(
     bins = venv_bins(root, venvs)
     found += [(path, VENV_REASON) for path in bins]
     found += [(path, VENV_PACKAGES_REASON) for path in venv_packages(p.parent for p in bins)]
+    # Whole, where it surely is one: its tools read their settings from it too (pip's
+    # pip.conf, IPython's and Jupyter's etc/ and share/), and a command may add them.
+    whole = [p.parent for p in bins if os.path.isfile(p.parent / VENV_CONFIG_NAME)]
+    found += [(path, VENV_PACKAGES_REASON) for path in whole]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
