@@ -745,3 +745,25 @@ def test_a_config_the_tool_reads_but_planloop_cannot_makes_commands_ask(
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert "which planloop cannot read" in (tool_script_not_held(root, settings) or "")
     assert "so any file may be what it runs" in (protected_reason(root, "scripts/lint.sh") or "")
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        # prek, pre-commit's drop-in: the same config, and the scripts of its local hooks.
+        ("prek run\n", {".pre-commit-config.yaml", "lint"}),
+        # markdownlint-cli2's name ends in a version-like digit, which a lookup drops.
+        ('npx markdownlint-cli2 "**/*.md"\n', {".markdownlint-cli2.jsonc"}),
+    ],
+    ids=["prek", "markdownlint-cli2"],
+)
+def test_a_tool_known_by_another_name_holds_its_config(tmp_path, line, files):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line)
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: lint, name: lint, entry: lint, language: script}\n"
+    )
+    (root / "lint").write_text("#!/bin/sh\ntrue\n")
+    (root / ".markdownlint-cli2.jsonc").write_text("{}\n")
+    assert files <= held(root)

@@ -1127,6 +1127,7 @@ CONFIG_TOOLS = {
         ("-c", "--config"), (PRE_COMMIT_CONFIG,), _pre_commit_places, runs=_pre_commit_entries
     ),
 }
+CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]  # (its drop-in: the same config, run alike)
 # The JavaScript tools that read a config file as they start, from the folder they run in or
 # one above (`npx eslint .`), by the names they look for: a JavaScript one is code that runs,
 # and a data one names code it loads (prettier's and a legacy .eslintrc's `plugins`) or lists
@@ -1197,6 +1198,9 @@ TOOL_FILES = {
 TOOL_FILES["inv"] = TOOL_FILES["invoke"]
 for _tool in ("stylelint", "markdownlint-cli2"):
     TOOL_FILES[_tool] += ("package.json",)
+# (a program's name is looked up without a version at its end: `markdownlint-cli2` is
+# `markdownlint-cli`, whose own files are held with them)
+TOOL_FILES["markdownlint-cli"] = (*TOOL_FILES.pop("markdownlint-cli2"), ".markdownlintrc")
 # Python tools that take what they run, or code they load, from the project's own files: a
 # project manager's `run` (its scripts table, and the project it builds first, whose build
 # backend runs setup.py or a build hook: uv's, pdm's), and linters whose configs load code
