@@ -767,3 +767,13 @@ def test_a_tool_known_by_another_name_holds_its_config(tmp_path, line, files):
     (root / "lint").write_text("#!/bin/sh\ntrue\n")
     (root / ".markdownlint-cli2.jsonc").write_text("{}\n")
     assert files <= held(root)
+
+
+def test_the_file_tasks_a_hooks_mise_run_runs_are_held(tmp_path):
+    # What `mise generate git-pre-commit` writes; mise runs mise-tasks/pre-commit.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "export MISE_PRE_COMMIT=1\nexec mise run pre-commit\n")
+    (root / "mise-tasks").mkdir()
+    (root / "mise-tasks" / "pre-commit").write_text("#!/bin/sh\nruff check .\n")
+    assert "mise-tasks" in held(root)
+    assert ".config/mise/tasks" in held_once_made(root)

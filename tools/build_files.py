@@ -1196,6 +1196,15 @@ TOOL_FILES = {
     "php-cs-fixer": (".php-cs-fixer.php", ".php-cs-fixer.dist.php"),
 }
 TOOL_FILES["inv"] = TOOL_FILES["invoke"]
+# `mise run lint` (the hook `mise generate git-pre-commit` writes) runs its file tasks: the
+# scripts in these folders, held whole. (Its config files are held always: tools/paths.py.)
+TOOL_FILES["mise"] = (
+    "mise-tasks",
+    ".mise-tasks",
+    "mise/tasks",
+    ".mise/tasks",
+    ".config/mise/tasks",
+)
 for _tool in ("stylelint", "markdownlint-cli2"):
     TOOL_FILES[_tool] += ("package.json",)
 # (a program's name is looked up without a version at its end: `markdownlint-cli2` is
