@@ -777,3 +777,18 @@ def test_the_file_tasks_a_hooks_mise_run_runs_are_held(tmp_path):
     (root / "mise-tasks" / "pre-commit").write_text("#!/bin/sh\nruff check .\n")
     assert "mise-tasks" in held(root)
     assert ".config/mise/tasks" in held_once_made(root)
+
+
+@pytest.mark.parametrize(
+    ("line", "lockfile"),
+    [("uv run pytest\n", "uv.lock"), ("npm install\n", "package-lock.json")],
+)
+def test_the_lockfile_a_hooks_install_follows_is_held(tmp_path, line, lockfile):
+    # `uv run` syncs the environment from uv.lock first, `npm install` from package-lock.json:
+    # a `path` or `file:` source written there is built, and its setup or install script runs.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/post-checkout", line)
+    (root / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    (root / "package.json").write_text('{"name": "app"}\n')
+    (root / lockfile).write_text("{}\n")
+    assert lockfile in held(root) | held_once_made(root)

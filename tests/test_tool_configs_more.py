@@ -151,7 +151,8 @@ def venv_path(workspace: Path) -> dict:
     return {"PATH": f"{venv}/bin:{os.environ['PATH']}", "VIRTUAL_ENV": str(venv)}
 
 
-VENV = {".venv/pyvenv.cfg": "home = /usr/bin\n", ".venv/bin/python": "#!/bin/sh\n"}
+# (found by its activate: one with a pyvenv.cfg is held whole, its share/ too)
+VENV = {".venv/bin/activate": "VIRTUAL_ENV=.venv\n", ".venv/bin/python": "#!/bin/sh\n"}
 COMPLETION = ".venv/share/bash-completion/completions/pytest"
 
 
@@ -222,8 +223,9 @@ def test_the_file_tools_ask_before_writing_what_a_tool_an_envrc_runs_reads(tmp_p
     (tmp_path / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
     for path in ("pixi.toml", "scripts/setup.sh", COMPLETION, ".kiro/x", ".qwen/settings.json"):
         assert protected_reason(tmp_path, path), path
-    for path in ("src/app.py", "scripts/other.sh", ".venv/share/doc/x"):
+    for path in ("src/app.py", "scripts/other.sh", "docs/x"):
         assert protected_reason(tmp_path, path) is None, path
+    assert "virtualenv" in protected_reason(tmp_path, ".venv/share/doc/x")  # (held whole)
     # With a pixi.toml, pixi does not read pyproject.toml: that stays the project's.
     assert protected_reason(tmp_path, "pyproject.toml") is None
     (tmp_path / "pixi.toml").unlink()

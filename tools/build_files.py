@@ -1217,10 +1217,12 @@ TOOL_FILES["markdownlint-cli"] = (*TOOL_FILES.pop("markdownlint-cli2"), ".markdo
 # extra-path). Held whole, not read for paths: a pyproject's `./tests` is no code to hold.
 PYTHON_PROJECT = ("pyproject.toml", "setup.py", "setup.cfg")
 PROJECT_FILES = {
-    "uv": (*PYTHON_PROJECT, "uv.toml", "hatch_build.py", "pdm_build.py"),
-    "pdm": (*PYTHON_PROJECT, "pdm.toml", ".pdm-python", "pdm_build.py"),
+    # (with the lockfile each syncs the environment from before it runs: a `path` source there
+    # is built, its setup.py run)
+    "uv": (*PYTHON_PROJECT, "uv.toml", "uv.lock", "hatch_build.py", "pdm_build.py"),
+    "pdm": (*PYTHON_PROJECT, "pdm.toml", "pdm.lock", ".pdm-python", "pdm_build.py"),
     "hatch": (*PYTHON_PROJECT, "hatch.toml", "hatch_build.py"),
-    "poetry": (*PYTHON_PROJECT, "poetry.toml", "build.py"),
+    "poetry": (*PYTHON_PROJECT, "poetry.toml", "poetry.lock", "build.py"),
     "rye": PYTHON_PROJECT,
     "pipenv": ("Pipfile",),
     "pylint": (".pylintrc", "pylintrc", ".pylintrc.toml", "pylintrc.toml", *PYTHON_PROJECT),

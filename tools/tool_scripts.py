@@ -205,13 +205,16 @@ PLUGIN_KEYS = ("plugin", "plugins")
 PACKAGE_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
 PACKAGE_SETTINGS += (".pnpmfile.cjs", ".pnp.cjs", ".pnp.loader.mjs", ".pnp.data.json")
 PACKAGE_SETTINGS += (".yarn/cache", ".yarn/unplugged", ".yarn/releases", ".yarn/plugins")
+# (and the lockfiles an install follows: a `file:` or tarball source there runs its scripts)
+PACKAGE_SETTINGS += ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
+PACKAGE_SETTINGS += ("bun.lock", "bun.lockb")
 YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
     "npm, yarn, pnpm and bun run the scripts a host tool starts on its own (a VS Code npm "
     "task, on opening the folder) as it says: npm's script-shell and node-options, yarn's "
     "yarnPath and plugins (yarn reads its .yarnrc.yml in each folder above too), bun's "
     "preload, pnpm's .pnpmfile.cjs, yarn's .pnp.cjs loader and the packages it loads from "
-    ".yarn (cache, unplugged)"
+    ".yarn (cache, unplugged), and an install the packages its lockfile names"
 )
 # Links followed on the way to a script before giving up (`_links_held`), as the kernel does.
 MAX_LINKS = 40
