@@ -191,6 +191,7 @@ def test_the_search_runs_in_a_child_that_finds_copies_without_the_key_in_its_env
         raise AssertionError("searched in planloop's own process")
 
     monkeypatch.setattr(key_copies.KeyCopySearch, "run", not_here)
+    monkeypatch.setattr(key_copies, "others_may_trace", lambda: False)  # (Yama, or root)
     search = key_copies.KeyCopySearch(
         (key_copies.Place(place, 4),), (), key_copies.search_secrets_of([key])
     )
@@ -210,6 +211,7 @@ def test_a_search_that_hangs_is_cut_short_and_not_run_again(tmp_path, monkeypatc
 
     monkeypatch.setattr(key_copies.subprocess.Popen, "communicate", hangs)
     monkeypatch.setattr(key_copies.KeyCopySearch, "run", not_again)
+    monkeypatch.setattr(key_copies, "others_may_trace", lambda: False)
     search = key_copies.KeyCopySearch((key_copies.Place(tmp_path, 2),), (), (b"sk-ant-x" * 4,))
     search.start()
     assert search.result() == []
@@ -263,3 +265,40 @@ def test_the_search_does_not_trust_a_traced_fork():
     finally:
         os.kill(traced, signal.SIGKILL)
         os.waitpid(traced, 0)
+
+
+@pytest.mark.parametrize(
+    ("scope", "uid", "traced"),
+    [("0\n", 1000, True), (None, 1000, True), ("1\n", 1000, False), ("0\n", 0, False)],
+    ids=["yama-0", "no-yama", "yama-1", "root"],
+)
+def test_others_may_trace_a_new_child_where_yama_allows_it(
+    tmp_path, monkeypatch, scope, uid, traced
+):
+    import tools.key_copies as key_copies
+
+    setting = tmp_path / "ptrace_scope"
+    if scope is not None:
+        setting.write_text(scope)
+    monkeypatch.setattr(key_copies, "YAMA_SCOPE", setting)
+    monkeypatch.setattr(key_copies.os, "geteuid", lambda: uid)
+    assert key_copies.others_may_trace() is traced
+
+
+def test_where_others_may_trace_the_search_keeps_the_key_in_planloop(tmp_path, monkeypatch):
+    # A debugger attached to a new child in its first instant owns it, whatever is checked of
+    # it later: no child is started, and the search runs in planloop's own thread.
+    import tools.key_copies as key_copies
+
+    def no_child(self):
+        raise AssertionError("a child was started for the search")
+
+    monkeypatch.setattr(key_copies, "others_may_trace", lambda: True)
+    monkeypatch.setattr(key_copies.KeyCopySearch, "run_in_child", no_child)
+    key = "sk-ant-" + "k" * 40
+    (tmp_path / "settings.json").write_text(f'{{"key": "{key}"}}')
+    search = key_copies.KeyCopySearch(
+        (key_copies.Place(tmp_path, 2),), (), key_copies.search_secrets_of([key])
+    )
+    search.start()
+    assert search.result() == [tmp_path / "settings.json"]

@@ -486,10 +486,12 @@ class KeyCopySearch:
         planloop's own it would hold the interpreter's lock against the event loop, and the
         first turns would stream and answer slower; a child runs beside it, at a low priority.
         It gets the key on a pipe, not in its environment, and cannot be read by a process of
-        the same user (non-dumpable, as planloop is). Where no child can be started, the
-        search runs in the thread itself.
+        the same user (non-dumpable, as planloop is). Where no child can be started, or a
+        process of the same user could take a new one over (`others_may_trace`), the search
+        runs in the thread itself.
         """
-        threading.Thread(target=self.run_in_child, name="key-copy-search", daemon=True).start()
+        search = self.run if others_may_trace() else self.run_in_child
+        threading.Thread(target=search, name="key-copy-search", daemon=True).start()
 
     def run(self) -> None:
         began = time.monotonic()
@@ -1071,6 +1073,24 @@ def _pid_of(pidfd: int) -> int:
     except OSError:
         return -1
     return int(found[1]) if found else -1
+
+
+YAMA_SCOPE = Path("/proc/sys/kernel/yama/ptrace_scope")
+
+
+def others_may_trace() -> bool:
+    """Whether any process of this user may attach a debugger to a new one of planloop's: where
+    Yama's ptrace_scope is 0, or there is no Yama. A debugger attached in a new interpreter's
+    first instant, before its prctl, owns it from then on: it can keep it dumpable, fake what
+    it sees of itself, and copy its descriptors before letting go, whatever planloop checks
+    later. So no key goes to a child started so. (Root's processes are open to each other, and
+    to root, in any case.)"""
+    if os.geteuid() == 0:
+        return False
+    try:
+        return YAMA_SCOPE.read_text().strip() == "0"
+    except OSError:
+        return True
 
 
 def _closed_and_untraced(pid: int) -> bool:
