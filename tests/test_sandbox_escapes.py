@@ -532,6 +532,10 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".config/exoscale/exoscale.toml",
         ".upcloud.yaml",
         ".b2_account_info",
+        ".config/openstack/clouds.yaml",
+        ".config/JetBrains/IntelliJIdea2025.3/c.kdbx",
+        ".local/share/kwalletd/kdewallet.kwl",
+        ".config/dvc/config",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

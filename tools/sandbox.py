@@ -344,6 +344,10 @@ SECRET_HOME_PATHS = (
     ".config/exoscale",  # exo's key and secret
     ".upcloud.yaml",  # upctl's password
     ".b2_account_info",  # Backblaze B2's CLI: its auth token
+    ".config/openstack",  # OpenStack's clouds.yaml and secure.yaml: passwords, tokens
+    ".config/JetBrains",  # JetBrains IDEs' saved passwords (c.kdbx, with c.pwd to open it)
+    ".local/share/kwalletd",  # KDE Wallet's files
+    ".config/dvc/config",  # DVC's global config: its remotes' credentials
     # Shell histories at places many shell settings choose (what you typed, passwords too):
     ".bash_eternal_history",
     ".local/share/zsh",
