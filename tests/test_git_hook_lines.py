@@ -792,3 +792,35 @@ def test_the_lockfile_a_hooks_install_follows_is_held(tmp_path, line, lockfile):
     (root / "package.json").write_text('{"name": "app"}\n')
     (root / lockfile).write_text("{}\n")
     assert lockfile in held(root) | held_once_made(root)
+
+
+def test_a_pre_commit_hook_repositorys_tool_holds_what_it_reads_here(tmp_path):
+    # pre-commit installs flake8 from its repository and runs it here: it reads setup.cfg,
+    # whose local plugins it loads. A hook of no known tool holds nothing.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "pre-commit run\n")
+    (root / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: https://github.com/PyCQA/flake8\n  rev: 7.1.1\n  hooks:\n"
+        "  - id: flake8\n- repo: https://github.com/pre-commit/pre-commit-hooks\n"
+        "  rev: v5.0.0\n  hooks:\n  - id: trailing-whitespace\n- repo: meta\n  hooks:\n"
+        "  - id: check-hooks-apply\n"
+    )
+    (root / "setup.cfg").write_text("[flake8]\nmax-line-length = 100\n")
+    assert {".pre-commit-config.yaml", "setup.cfg"} <= held(root)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert tool_script_not_held(root, settings) is None
+
+
+def test_a_pre_commit_script_hook_is_taken_from_the_top_of_the_tree(tmp_path):
+    # `pre-commit install -c ci/pre-commit.yaml`: pre-commit runs a local script hook's entry
+    # from the top of the repository, not from the config's folder.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "pre-commit run -c ci/pre-commit.yaml\n")
+    (root / "ci").mkdir()
+    (root / "ci" / "pre-commit.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n"
+        "  - {id: lint, name: lint, entry: lint, language: script}\n"
+    )
+    (root / "lint").write_text("#!/bin/sh\ntrue\n")
+    assert {"ci/pre-commit.yaml", "lint"} <= held(root) | held_once_made(root)
+    assert "lint" in held(root)

@@ -272,7 +272,11 @@ def _config_files(
         if os.path.lexists(path) and tool.carries(path):
             break
     held = [path for path in told if os.path.lexists(path)]
-    return _with_what_they_read(held, told, tool.runs)
+    # What the config runs, once: those files are no configs of the tool's (a pre-commit
+    # entry's flake8 reads setup.cfg, which is no pre-commit config).
+    runs = [path for config in held for path in tool.runs(config)]
+    told += [path for path in dict.fromkeys(runs) if path not in told]
+    return list(dict.fromkeys(held + [path for path in runs if os.path.lexists(path)])), told
 
 
 def _glued_option(words: tuple[str, ...], short: str, long: str) -> str | None:
@@ -308,10 +312,11 @@ def _pre_commit_places(folder: Path, project: Path) -> list[Path]:
 
 
 def _pre_commit_entries(config: Path) -> list[Path]:
-    """The files the `repo: local` hooks of a pre-commit config run, from the top of the git
-    tree: what each entry's line (with its `args`) runs, read as a git hook's line is (its
-    `make -s lint` the Makefile, its `python -m tools.lint` that module), and for a `script`
-    hook its first word from the config's folder."""
+    """The files the hooks of a pre-commit config run, from the top of the git tree: what each
+    `repo: local` entry's line (with its `args`) runs, read as a git hook's line is (its `make
+    -s lint` the Makefile, its `python -m tools.lint` that module), for a `script` hook its
+    first word from the top of the tree (and the config's folder); and what a hook
+    repository's tool, run by its `id`, reads here (flake8's setup.cfg)."""
     from tools.git_programs import ByName  # (these import this module)
     from tools.tool_scripts import GIT_HOOK, YamlTooLarge, read_yaml, run_by
 
@@ -321,14 +326,26 @@ def _pre_commit_entries(config: Path) -> list[Path]:
         repos = read_yaml(_read(config)).get("repos")
     except YamlTooLarge as why:  # (pre-commit reads it all the same)
         raise CannotTell(f"{config}: {why}") from None
-    except (AttributeError, ValueError, RecursionError):
+    except (ValueError, RecursionError) as why:  # (pre-commit may read it all the same)
+        raise CannotTell(f"{config}: {why}") from None
+    except AttributeError:  # (not a mapping: pre-commit refuses it, and runs nothing)
         return []
-    repos = repos if isinstance(repos, list) else []
-    local = [repo for repo in repos if isinstance(repo, dict) and repo.get("repo") == "local"]
-    hooks = [h for r in local if isinstance(r.get("hooks"), list) for h in r["hooks"]]
+    repos = [repo for repo in repos if isinstance(repo, dict)] if isinstance(repos, list) else []
+    hooks = [
+        (hook, repo.get("repo") == "local")
+        for repo in repos
+        if repo.get("repo") != "meta" and isinstance(repo.get("hooks"), list)
+        for hook in repo["hooks"]
+        if isinstance(hook, dict)
+    ]
     found: list[Path] = []
-    for hook in (h for h in hooks if isinstance(h, dict) and isinstance(h.get("entry"), str)):
-        if hook.get("language") in PRE_COMMIT_NO_COMMAND:
+    for hook, local in hooks:
+        if not local:
+            # A hook repository's tool (flake8, mypy, eslint), installed by pre-commit and run
+            # here by its `id` (or the `entry` the config gives it): it reads its settings from
+            # the tree as it would for a local hook. (Its own scripts lie in pre-commit's cache.)
+            hook = {**hook, "entry": hook.get("entry") or hook.get("id"), "language": "system"}
+        if not isinstance(hook.get("entry"), str) or hook.get("language") in PRE_COMMIT_NO_COMMAND:
             continue
         args = hook.get("args") if isinstance(hook.get("args"), list) else []
         try:  # (no shell: its words, each as it is, `~` and `$X` too)
@@ -337,7 +354,9 @@ def _pre_commit_entries(config: Path) -> list[Path]:
             continue
         line = shlex.join(literal_tilde(word) for word in words)
         if hook.get("language") in PRE_COMMIT_SCRIPTS and (first := hook["entry"].split()[:1]):
-            found.append(Path(os.path.normpath(config.parent / first[0])))
+            # (from the top of the tree, where pre-commit runs it; and beside the config)
+            for base in dict.fromkeys((_git_top(config.parent), config.parent)):
+                found.append(Path(os.path.normpath(base / first[0])))
         by_name = ByName()
         _PRE_COMMIT_READING.add(str(config))
         try:
