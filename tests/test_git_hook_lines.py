@@ -824,3 +824,36 @@ def test_a_pre_commit_script_hook_is_taken_from_the_top_of_the_tree(tmp_path):
     (root / "lint").write_text("#!/bin/sh\ntrue\n")
     assert {"ci/pre-commit.yaml", "lint"} <= held(root) | held_once_made(root)
     assert "lint" in held(root)
+
+
+@pytest.mark.parametrize(
+    ("config", "script"),
+    [
+        # A command's `root:`: lefthook runs its line from that folder (monorepos).
+        ("pre-commit:\n  commands:\n    lint:\n      root: api/\n      run: ./scripts/lint.sh\n",
+         "api/scripts/lint.sh"),
+        # `files:`, a command lefthook runs to list the files.
+        ("pre-commit:\n  commands:\n    lint:\n      files: ./scripts/changed.sh\n"
+         "      run: echo {files}\n", "scripts/changed.sh"),
+        # A script's `runner:`.
+        ("pre-commit:\n  scripts:\n    check.sh:\n      runner: ./scripts/with-env.sh sh\n",
+         "scripts/with-env.sh"),
+        # A template put into a `run:` line.
+        ("templates:\n  lint: ./scripts/lint.sh\npre-commit:\n  commands:\n    lint:\n"
+         "      run: '{lint} --all'\n", "scripts/lint.sh"),
+        # A `run:` line of a file it extends, by a glob, whatever its name.
+        ("extends:\n  - hooks/*.yml\n", "scripts/from-extended.sh"),
+    ],
+    ids=["root", "files", "runner", "templates", "extends-glob"],
+)  # fmt: skip
+def test_what_lefthook_runs_by_its_other_settings_is_held(tmp_path, config, script):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')
+    (root / "lefthook.yml").write_text(config)
+    (root / "hooks").mkdir()
+    (root / "hooks" / "lint.yml").write_text(
+        "pre-commit:\n  commands:\n    more:\n      run: ./scripts/from-extended.sh\n"
+    )
+    (root / script).parent.mkdir(parents=True, exist_ok=True)
+    (root / script).write_text("#!/bin/sh\ntrue\n")
+    assert script in held(root)

@@ -502,7 +502,15 @@ def _lefthook_reads(config: Path) -> list[Path]:
             if (item := LEFTHOOK_ITEM.match(after)) is None:
                 break  # (the list under `extends:` ends)
             values.append(YAML_COMMENT.sub("", item[1]).strip().strip("\"'"))
-        found += [_from(top, value) for value in values if value and "://" not in value]
+        for value in (value for value in values if value and "://" not in value):
+            if any(char in value for char in "*?["):
+                # (`extends: [hooks/*.yml]`, expanded by lefthook: the folder it searches, whole,
+                # and where that is the top, what it matches now)
+                folder = os.path.dirname(value)
+                found += [_from(top, folder)] if folder.strip("./") else []
+                found += sorted(Path(p) for p in glob.glob(str(top / value)))[:MAX_INCLUDED]
+            else:
+                found.append(_from(top, value))
     return [path for path in found if path is not None]
 
 

@@ -1598,7 +1598,7 @@ def run_by(
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
                 # line of its own)
                 try:
-                    lines = staged_commands(config)
+                    lines = staged_commands(config, lefthook=program == "lefthook")
                 except CannotTell as why:
                     unknown.append(str(why))
                     continue
@@ -2018,7 +2018,7 @@ def workspace_packages(folder: Path) -> list[Path]:
     return [path for path in found if path.is_relative_to(folder)]
 
 
-def staged_commands(config: Path) -> list[str]:
+def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
     """The command lines a lint-staged or nano-staged data config lists for its globs (a
     line, or a list of them; in package.json under the tool's key), or a lefthook config
     gives as `run:` (of its commands and jobs, wherever they lie). A JavaScript config is
@@ -2034,7 +2034,7 @@ def staged_commands(config: Path) -> list[str]:
         # The tool reads it all the same (Go's YAML takes a second document, past 256 KiB...):
         # what it runs is unknown.
         raise CannotTell(f"{config}, which planloop cannot read ({error})") from None
-    if "lefthook" in config.name:
+    if lefthook or "lefthook" in config.name:  # (and the files it extends, whatever their names)
         return _run_lines(settings)
     if config.name in ("package.json", "package.yaml"):
         keyed = _dict(settings)
@@ -2057,13 +2057,31 @@ def _as_words(line: str) -> str:
         return line
 
 
+# lefthook's `{name}` in a command: one of the config's `templates:` (its own, `{files}`, are
+# words lefthook fills with file names).
+LEFTHOOK_TEMPLATE = re.compile(r"\{(\w+)\}")
+# The keys of a lefthook command, job or script whose value is a command line it runs:
+# `run:`, `files:` (a command that lists the files) and a script's `runner:`.
+LEFTHOOK_LINES = ("run", "files", "runner")
+
+
 def _run_lines(settings: Any) -> list[str]:
-    """Every `run:` line in lefthook's settings (a read file: bounded), however nested."""
+    """Each command line lefthook runs, as its settings give them (a read file: bounded),
+    however nested (LEFTHOOK_LINES): with the config's `templates:` put in, and from the folder
+    a command's `root:` names (read as `cd ROOT && LINE`)."""
+    templates = _dict(_dict(settings).get("templates"))
     lines, stack = [], [settings]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            lines += [node["run"]] if isinstance(node.get("run"), str) else []
+            root = node.get("root")
+            here = f"cd {shlex.quote(root)} && " if isinstance(root, str) and root else ""
+            for key in LEFTHOOK_LINES:
+                if isinstance(node.get(key), str):
+                    line = LEFTHOOK_TEMPLATE.sub(
+                        lambda found: str(templates.get(found[1], found[0])), node[key]
+                    )
+                    lines.append(here + line)
             stack += node.values()
         elif isinstance(node, list):
             stack += node
