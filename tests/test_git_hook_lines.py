@@ -857,3 +857,48 @@ def test_what_lefthook_runs_by_its_other_settings_is_held(tmp_path, config, scri
     (root / script).parent.mkdir(parents=True, exist_ok=True)
     (root / script).write_text("#!/bin/sh\ntrue\n")
     assert script in held(root)
+
+
+@pytest.mark.parametrize(
+    ("line", "config", "text", "code"),
+    [
+        ("mypy app.py", "mypy.ini", "[mypy]\nplugins = tools/typeplug.py\n", "tools/typeplug.py"),
+        ("flake8 app.py", ".flake8", "[flake8:local-plugins]\npaths = ./tools\n", "tools"),
+        ("gitlint", ".gitlint", "[general]\nextra-path = ./gitlint_rules\n", "gitlint_rules"),
+        ("pylint app.py", ".pylintrc", "[MAIN]\nload-plugins = team_checks\n", "team_checks.py"),
+        # (the folder pylint's init-hook puts on python's path, whole)
+        (
+            "pylint app.py",
+            ".pylintrc",
+            "[MAIN]\ninit-hook = import sys; sys.path.insert(0, 'tools')\nload-plugins = x\n",
+            "tools",
+        ),
+        (
+            "mypy app.py",
+            "pyproject.toml",
+            '[tool.mypy]\nplugins = ["tools/typeplug.py"]\n',
+            "tools/typeplug.py",
+        ),
+    ],
+    ids=["mypy", "flake8", "gitlint", "pylint", "pylint-init-hook", "mypy-pyproject"],
+)
+def test_the_code_a_linters_settings_load_is_held(tmp_path, line, config, text, code):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    (root / config).write_text(text)
+    (root / "tools").mkdir()
+    (root / "tools" / "typeplug.py").write_text("def plugin(version): ...\n")
+    (root / "gitlint_rules").mkdir()
+    (root / "team_checks.py").write_text("def register(linter): ...\n")
+    assert {config, code} <= held(root)
+
+
+def test_a_pylint_init_hook_that_does_more_than_set_the_path_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "pylint app.py\n")
+    (root / ".pylintrc").write_text("[MAIN]\ninit-hook = exec(open('ci/hook.py').read())\n")
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "init-hook" in (tool_script_not_held(root, settings) or "")
+    (root / ".pylintrc").write_text("[MAIN]\ninit-hook = import sys; sys.path.append('.')\n")
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert tool_script_not_held(root, settings) is None and "." not in held(root)

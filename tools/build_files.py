@@ -66,6 +66,7 @@ What a tox env or a nox session runs in turn is the project's code, as a make re
 
 from __future__ import annotations
 
+import configparser
 import contextlib
 import errno
 import glob
@@ -243,6 +244,8 @@ def build_files(
         return held, told
     if program in PROJECT_FILES:  # (from where it runs, or the project's folder above)
         candidates = [p / name for p in up_to(folder, project) for name in PROJECT_FILES[program]]
+        if program in LINTER_CODE:  # (and the code their settings load)
+            return _first_there(candidates, _linter_code)
         return _first_there(candidates)
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
@@ -1047,6 +1050,62 @@ def _read(path: Path) -> str:
         raise CannotTell(f"{path}, which planloop cannot read ({error.strerror})") from None
 
 
+def _linter_code(config: Path) -> list[Path]:
+    """The code a linter's settings file names for it to load (LINTER_CODE), from the file's
+    folder: each path (a folder whole), and each module's file or package folder there, where
+    they are. (pylint's init-hook, python the settings run, is theirs to hold.)"""
+    values: list[str] = []
+    if config.suffix == ".toml":
+        tool = _dict_of(_toml(config).get("tool"))
+        for section, key in LINTER_TOML.values():
+            found = tool
+            for part in section.split("."):
+                found = _dict_of(found.get(part))
+            value = found.get(key)
+            values += value if isinstance(value, list) else [value]
+    else:
+        parser = configparser.RawConfigParser(strict=False)
+        with contextlib.suppress(configparser.Error):
+            parser.read_string(_read(config))
+        for section, key in (pair for pairs in LINTER_CODE.values() for pair in pairs):
+            if parser.has_option(section, key):
+                values += re.split(r"[,\s]+", parser.get(section, key))
+        for section in ("MAIN", "main", "MASTER", "master"):
+            if parser.has_option(section, "init-hook"):
+                values += _pylint_path(config, parser.get(section, "init-hook"))
+    found: list[Path] = []
+    for value in (v.strip() for v in values if isinstance(v, str) and v.strip()):
+        if "/" in value or value.endswith(".py"):
+            found.append(Path(os.path.normpath(config.parent / os.path.expanduser(value))))
+        else:  # a module: its file, or its package, beside the settings
+            module = config.parent / value.split(":")[0].replace(".", "/")
+            found += [module.with_name(module.name + ".py"), module]
+    return [path for path in dict.fromkeys(found) if os.path.lexists(path)]
+
+
+# pylint's init-hook as most projects write it: put a folder on python's path.
+PYLINT_PATH_CALL = re.compile(
+    r"""sys\.path\.(?:insert\(\s*-?\d+\s*,|append\()\s*(["'])([^"'\\]*)\1\s*\)"""
+)
+
+
+def _pylint_path(config: Path, hook: str) -> list[str]:
+    """The folders pylint's init-hook puts on python's path (`./`-relative, to be held whole:
+    pylint loads its plugins from them); CannotTell where it does more than that, which only
+    running it can tell."""
+    folders = [os.path.normpath(found[2]) for found in PYLINT_PATH_CALL.finditer(hook)]
+    rest = PYLINT_PATH_CALL.sub("", hook).replace("import sys", "")
+    # (what runs from the settings' folder itself is found as modules there; a folder above
+    # it, or one given whole, would hold too much to be held)
+    if rest.strip(" \t\n;\"'") or any(f.startswith(("..", "/")) for f in folders):
+        raise CannotTell(f"{config}: pylint's init-hook runs python planloop does not follow")
+    return [f"./{folder}" for folder in folders if folder != "."]
+
+
+def _dict_of(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _toml(path: Path) -> dict:
     text = _read(path)
     with contextlib.suppress(ValueError):
@@ -1258,5 +1317,13 @@ PROJECT_FILES = {
     "gitlint": (".gitlint",),
 }
 PROJECT_FILES["tox"] = PYTHON_PROJECT  # (the package it builds for each run)
+# Where those linters' settings name code they load, as (section, key): a path or a module.
+LINTER_CODE = {
+    "flake": (("flake8:local-plugins", "paths"),),  # folders put on its path
+    "mypy": (("mypy", "plugins"),),  # a file, or a module
+    "gitlint": (("general", "extra-path"),),  # a folder or file of user rules
+    "pylint": tuple((part, "load-plugins") for part in ("MAIN", "main", "MASTER", "master")),
+}
+LINTER_TOML = {"mypy": ("mypy", "plugins"), "pylint": ("pylint.main", "load-plugins")}
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
 BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES)
