@@ -873,6 +873,7 @@ def test_what_lefthook_runs_by_its_other_settings_is_held(tmp_path, config, scri
             "[MAIN]\ninit-hook = import sys; sys.path.insert(0, 'tools')\nload-plugins = x\n",
             "tools",
         ),
+        ("pylint app.py", "tox.ini", "[pylint.MAIN]\nload-plugins = x\n", "tox.ini"),
         (
             "mypy app.py",
             "pyproject.toml",
@@ -880,7 +881,7 @@ def test_what_lefthook_runs_by_its_other_settings_is_held(tmp_path, config, scri
             "tools/typeplug.py",
         ),
     ],
-    ids=["mypy", "flake8", "gitlint", "pylint", "pylint-init-hook", "mypy-pyproject"],
+    ids=["mypy", "flake8", "gitlint", "pylint", "pylint-init-hook", "pylint-tox", "mypy-pyproject"],
 )
 def test_the_code_a_linters_settings_load_is_held(tmp_path, line, config, text, code):
     root = repository(tmp_path)

@@ -1311,7 +1311,14 @@ PROJECT_FILES = {
     "poetry": (*PYTHON_PROJECT, "poetry.toml", "poetry.lock", "build.py"),
     "rye": PYTHON_PROJECT,
     "pipenv": ("Pipfile",),
-    "pylint": (".pylintrc", "pylintrc", ".pylintrc.toml", "pylintrc.toml", *PYTHON_PROJECT),
+    "pylint": (
+        ".pylintrc",
+        "pylintrc",
+        ".pylintrc.toml",
+        "pylintrc.toml",
+        "tox.ini",
+        *PYTHON_PROJECT,
+    ),
     "flake": (".flake8", "setup.cfg", "tox.ini"),  # (flake8: a version number is no part of a name)
     "mypy": ("mypy.ini", ".mypy.ini", *PYTHON_PROJECT),
     "gitlint": (".gitlint",),
