@@ -497,6 +497,7 @@ class KeyCopySearch:
         began = time.monotonic()
         try:
             self.search()
+            self.remember()  # (what was read, for the next run; not read on after, `learn`)
             self.find_other_names()
         finally:
             self.seconds = time.monotonic() - began
