@@ -84,7 +84,7 @@ def run_on_a_new_loop(main: Coroutine[Any, Any, T]) -> T:
 
 def loop_made_whole() -> asyncio.AbstractEventLoop:
     """A new event loop; a Ctrl-C, SIGTERM or SIGHUP that comes while it is made is raised
-    once it is whole (and closed again).
+    once it is whole (and the loop closed again).
 
     Raised inside the loop's constructor (a handler runs wherever the main thread is), it left
     a loop half made, whose clean-up failed later: "Exception ignored ... '_ssock'" after the
@@ -98,11 +98,13 @@ def loop_made_whole() -> asyncio.AbstractEventLoop:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if came:
-        loop.close()
+    try:
         for signum in dict.fromkeys(came):
-            signal.raise_signal(signum)
-    return loop
+            signal.raise_signal(signum)  # (its handler runs before this returns)
+    except BaseException:
+        loop.close()
+        raise
+    return loop  # (whole: none came, or the handlers there only noted it)
 
 
 @contextlib.contextmanager

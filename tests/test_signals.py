@@ -59,3 +59,24 @@ def test_with_no_signal_the_coroutine_runs_and_its_value_comes_back(fallback_han
         return "answer"
 
     assert run_on_a_new_loop(run()) == "answer"
+
+
+def test_a_signal_ignored_while_the_loop_is_made_leaves_a_loop_that_runs(monkeypatch):
+    # (`nohup planloop`: SIGHUP is ignored; one that comes meanwhile changes nothing)
+    made_selector = selectors.DefaultSelector
+
+    def selector_then_a_hangup() -> selectors.BaseSelector:
+        selector = made_selector()
+        signal.raise_signal(signal.SIGHUP)
+        return selector
+
+    monkeypatch.setattr(selectors, "DefaultSelector", selector_then_a_hangup)
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+
+        async def run() -> str:
+            return "answer"
+
+        assert run_on_a_new_loop(run()) == "answer"
+    finally:
+        signal.signal(signal.SIGHUP, previous)
