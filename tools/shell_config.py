@@ -895,11 +895,13 @@ def run_later(
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
     bins = venv_bins(root, venvs)
     found += [(path, VENV_REASON) for path in bins]
-    found += [(path, VENV_PACKAGES_REASON) for path in venv_packages(p.parent for p in bins)]
     # Whole, where it surely is one: its tools read their settings from it too (pip's
-    # pip.conf, IPython's and Jupyter's etc/ and share/), and a command may add them.
+    # pip.conf, IPython's and Jupyter's etc/ and share/), and a command may add them. Of one
+    # found by its activate alone, what its python imports.
     whole = [p.parent for p in bins if os.path.isfile(p.parent / VENV_CONFIG_NAME)]
     found += [(path, VENV_PACKAGES_REASON) for path in whole]
+    rest = venv_packages(p.parent for p in bins if p.parent not in whole)
+    found += [(path, VENV_PACKAGES_REASON) for path in rest]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
