@@ -59,11 +59,34 @@ def keep_queues_short() -> None:
                 running.call_soon(watch.look)
 
 
+class SignalFlag:
+    """A flag that a signal handler sets, and other threads read: `threading.Event` without
+    its lock.
+
+    Python runs a handler between two steps of whatever the main thread does, the handler of
+    an earlier signal included. Event.set takes a lock, so a second SIGTERM that came while
+    the first one's handler held it (`pkill -f agent.py` reaches planloop and the process that
+    waits for it, which passes its copy on) waited for that lock forever: planloop hung, and
+    only SIGKILL ended it. One assignment needs no lock."""
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def clear(self) -> None:
+        self._set = False
+
+    def is_set(self) -> bool:
+        return self._set
+
+
 # Set when a signal that ends planloop arrived (SIGTERM, SIGHUP: cli/signals.py sets it in the
 # signal's own handler, which Python runs between two steps of a look that holds the event
 # loop). A watch catching up with a storm of events then stops there, and counts what is left
 # as lost, rather than keep planloop from ending for seconds.
-ENDING = threading.Event()
+ENDING = SignalFlag()
 # The Ctrl-Cs so far, counted the same way: a wait that holds the event loop (the first
 # command's wait for the search for copies of the key) ends when one comes.
 CTRL_C_COUNT = [0]
