@@ -47,6 +47,11 @@ class CancelSignal(asyncio.Event):
         self.on_set: set[Callable[[], object]] = set()
 
     def set(self) -> None:
+        # Once only: a second cancel of the same work would interrupt its clean-up (bash
+        # killing its command, waiting for it and taking stock of what it made), and Ctrl-C
+        # pressed twice, or a SIGTERM sent to planloop's whole process group, sets it twice.
+        if self.is_set():
+            return
         super().set()
         for cancel in list(self.on_set):
             cancel()

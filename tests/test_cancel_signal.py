@@ -132,3 +132,36 @@ def test_cancelling_the_caller_is_not_taken_for_the_signal(make_signal):
     assert cleaned == [True]
     if isinstance(signal, CancelSignal):
         assert signal.on_set == set()
+
+
+@pytest.mark.parametrize("make_signal", SIGNALS)
+def test_a_second_signal_does_not_cut_the_clean_up_short(make_signal):
+    # Ctrl-C pressed twice, or a SIGTERM that reaches planloop twice (sent to its process
+    # group): the command must still be killed, waited for and taken stock of.
+    events = []
+
+    async def scenario():
+        signal = make_signal()
+        started = asyncio.Event()
+
+        async def work():
+            try:
+                started.set()
+                await asyncio.Event().wait()
+            finally:
+                await asyncio.sleep(0)  # (the kill)
+                await asyncio.sleep(0)  # (the wait for its end)
+                events.append("cleaned up")
+
+        async def press_ctrl_c_twice():
+            await started.wait()
+            signal.set()
+            await asyncio.sleep(0)  # the first has reached the work: it is cleaning up
+            signal.set()
+
+        asyncio.ensure_future(press_ctrl_c_twice())
+        with pytest.raises(Interrupted):
+            await until_cancelled(work(), signal)
+
+    run(scenario())
+    assert events == ["cleaned up"]
