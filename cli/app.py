@@ -35,6 +35,7 @@ from cli.sanitize import visible
 from cli.signals import (
     Terminated,
     exit_status,
+    forget_earlier_signals,
     install_fallback_handlers,
     run_on_a_new_loop,
     run_signals,
@@ -302,6 +303,7 @@ def run_cli(argv: list[str] | None = None) -> int:
         return status
 
     try:
+        forget_earlier_signals()
         install_fallback_handlers()
         args = parse_args(argv)
         refuse_a_path_not_utf8(workspace)

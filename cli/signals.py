@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from tools.event_queues import CTRL_C_COUNT, ENDING
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_ending_under_way = [False]  # a SIGTERM or SIGHUP was acted on: planloop is ending
 T = TypeVar("T")
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
 
@@ -60,11 +61,33 @@ def _ctrl_c(signum: int, frame: object) -> None:
 
 
 def raise_terminated(signum: int, frame: object) -> None:
+    """Raise Terminated for the first SIGTERM or SIGHUP; a later one is only noted.
+
+    A signal sent to planloop's whole process group (`kill -TERM -- -PGID`, a service
+    manager) reaches it twice: once directly, once passed on by the process that waits for it
+    (first_fork.py). Raised again while planloop ends, the copy cut the ending short: the
+    event loop closed before a killed command was reaped, and a traceback followed the
+    closing line."""
+    if _ending_under_way[0]:
+        return
+    _ending_under_way[0] = True
     raise Terminated(signum)
 
 
+def _end_once(on_end: Callable[[int], None], signum: int) -> None:
+    _ending_under_way[0] = True
+    on_end(signum)
+
+
+def forget_earlier_signals() -> None:
+    """For a new run of planloop in this process (a test, an embedding that went on)."""
+    _ending_under_way[0] = False
+    ENDING.clear()
+
+
 def install_fallback_handlers() -> None:
-    """Outside the event loop: SIGTERM and SIGHUP raise Terminated, SIGINT KeyboardInterrupt."""
+    """Outside the event loop: SIGTERM and SIGHUP raise Terminated (once: `raise_terminated`),
+    SIGINT KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in ENDING_SIGNALS:
         signal.signal(signum, raise_terminated)
@@ -116,7 +139,7 @@ def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) ->
     signal.signal(signal.SIGINT, _ctrl_c)  # counted at once too, as the ending ones below
     signal.siginterrupt(signal.SIGINT, False)
     for signum in ENDING_SIGNALS:
-        loop.add_signal_handler(signum, on_end, signum)
+        loop.add_signal_handler(signum, _end_once, on_end, signum)
         # The loop's own handler does nothing but wake the loop, which a long look of a key-file
         # watch holds: this one also tells the watches at once (tools/event_queues.py). The
         # loop is still woken (its wakeup fd is written for any signal with a handler).

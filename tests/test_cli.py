@@ -443,6 +443,28 @@ sys.meta_path.insert(0, Slow())
 
 
 @pytest.mark.real_exec
+def test_sigterm_to_the_whole_process_group_ends_the_run_once_and_cleanly(
+    api, env, workspace, isolated_home
+):
+    # A service manager or `kill -TERM -- -PGID` signals every process of the group: planloop's
+    # waiting process passes its copy on too, so planloop gets SIGTERM twice. Three tries, as
+    # the second copy lands at a different moment of the ending each time.
+    for attempt in range(3):
+        api.add({"content": [tool_use("bash", {"command": f"touch started{attempt}; sleep 30"})]})
+        proc = spawn.Popen(
+            [sys.executable, str(AGENT), "-p", "wait"],
+            cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        wait_for_file(workspace / f"started{attempt}")
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 143, stderr
+        assert "ended by SIGTERM" in stderr and "--resume" in stderr
+        assert "Traceback" not in stderr and "is closed" not in stderr, stderr
+
+
+@pytest.mark.real_exec
 def test_sigterm_while_the_sdk_still_loads_ends_planloop_at_once(
     api, env, workspace, tmp_path, isolated_home
 ):
