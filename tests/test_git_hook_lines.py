@@ -692,10 +692,15 @@ def test_a_tilde_in_what_pre_commit_or_lint_staged_runs_is_a_folder_of_the_tree(
     [
         "git grep -O./tools/pg TODO\n",  # (opens the matches with that program)
         "tar --use-compress-program=./tools/pg -cf x.tar src\n",
+        "tar -cI./tools/pg -f x.tar src\n",  # (a bundle: -c, then -I with its value)
+        "tar -cf x.tar -I'./tools/pg -9' src\n",  # (the program with its arguments)
+        "tar '--use-compress-program=tools/pg --fast' -cf x.tar src\n",
+        "tar -cf x.tar -I{root}/tools/pg src\n",  # (by its full path: a container's /workspaces)
     ],
 )
 def test_a_program_an_option_names_with_its_value_glued_on_is_held(tmp_path, line):
     root = repository(tmp_path)
+    line = line.replace("{root}", str(root))
     hook(root, ".git/hooks/pre-commit", line)
     (root / "tools").mkdir()
     (root / "tools" / "pg").write_text("#!/bin/sh\ntrue\n")

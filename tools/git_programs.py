@@ -901,6 +901,18 @@ def program_paths(
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)
         spoken = COMMAND_OUTPUT.sub("", word)
+        if base is not None and word.startswith("-") and not shell_code:
+            # `-O./tools/pg`, `--use-compress-program=./tools/pack`: a program may run a file
+            # an option names as surely as one named alone. Only a file that is there: a folder
+            # (`-I./include`) or one yet to be made (`--cache-location=./.cache/x`) is most
+            # often the program's search path or its output.
+            for glued, conventional in _glued_paths(word):
+                path = base / glued
+                if worktree is not None and past_a_folder_of_the_tree(path, worktree):
+                    if conventional:  # (a bundle's other places: `-Wl../x` is no path)
+                        _cannot_tell(word, worktree, untold)
+                elif os.path.isfile(os.path.normpath(path)):
+                    found.append(Path(os.path.normpath(path)))
         if shell_code or any(char in SHELL_BLANKS for char in spoken) and command not in NAMES_ONLY:
             # `sh -c "~/x y"`
             found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
@@ -913,16 +925,6 @@ def program_paths(
             elif folder:
                 found += _told(folder, base, worktree, untold)
             continue
-        if base is not None and word.startswith("-") and (glued := _glued_path(word)):
-            # `-O./tools/pg`, `--use-compress-program=./tools/pack`: a program may run a file
-            # an option names as surely as one named alone. Only a file that is there: a folder
-            # (`-I./include`) or one yet to be made (`--cache-location=./.cache/x`) is most
-            # often the program's search path or its output.
-            path = base / glued
-            if worktree is not None and past_a_folder_of_the_tree(path, worktree):
-                _cannot_tell(word, worktree, untold)
-            elif os.path.isfile(os.path.normpath(path)):
-                found.append(Path(os.path.normpath(path)))
         if before in ("<", ">", ">>") or word.startswith("-") or is_value:
             continue  # a redirection's file, an option (`--format=a/b`), its value
         if "=" in word or "://" in word:
@@ -988,13 +990,23 @@ def _called(
 GIT_EXEC_PATH_OPTION = "--exec-path="
 
 
-def _glued_path(option: str) -> str | None:
-    """The relative path an option gives with its value glued on (`--x=./tools/pack`,
-    `-O./tools/pg`), or None."""
-    value = option.partition("=")[2] if option.startswith("--") else option[2:]
-    if "/" not in value or value.startswith(("/", "~")) or EXPANSION.search(value):
-        return None
-    return value
+def _glued_paths(option: str) -> list[tuple[str, bool]]:
+    """The paths an option may give with its value glued on, each with whether it stands
+    where a value usually does: `--x=./tools/pack` and `-O./tools/pg`, but also each place of
+    a bundle of short options, any of which may be the one that takes the rest (`-cI./pack`:
+    -c, then -I), and the first word of a value that is a program with its arguments
+    (`-I'./pack -9'`). A value the shell makes, or your home's (`~`), is none."""
+    if option.startswith("--"):
+        values = [option.partition("=")[2]]
+    else:
+        values = [option[place:] for place in range(2, len(option))]
+    paths = []
+    for place, value in enumerate(values):
+        first = value.split(maxsplit=1)[0] if value.split() else ""
+        if "/" not in first or first.startswith("~") or EXPANSION.search(first):
+            continue
+        paths.append((first, place == 0))
+    return paths
 
 
 def run_behind(program: str, words: list[str], index: int) -> tuple[str, int]:
