@@ -908,3 +908,45 @@ def test_a_pylint_init_hook_that_does_more_than_set_the_path_makes_commands_ask(
     (root / ".pylintrc").write_text("[MAIN]\ninit-hook = import sys; sys.path.append('.')\n")
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert tool_script_not_held(root, settings) is None and "." not in held(root)
+
+
+@pytest.mark.parametrize(
+    ("line", "files", "expected"),
+    [
+        # A config an option names, in place of those the tool looks for.
+        (
+            "npx lint-staged --config ci/staged.json",  # (and what it lists to run)
+            {"ci/staged.json": '{"*.js": "node tools/fmt.js"}', "tools/fmt.js": ""},
+            "tools/fmt.js",
+        ),
+        ("npx eslint -c ci/eslint.config.js .", {"ci/eslint.config.js": ""}, "ci/eslint.config.js"),
+        # The rules eslint and markdownlint load as code.
+        ("npx eslint --rulesdir lint-rules .", {"lint-rules/no-x.js": ""}, "lint-rules"),
+        ("markdownlint -r ./md/rule.js docs", {"md/rule.js": ""}, "md/rule.js"),
+        # markdownlint-cli2's JavaScript config.
+        ("npx markdownlint-cli2 docs", {".markdownlint.cjs": ""}, ".markdownlint.cjs"),
+        ("rake -f ci/build.rake lint", {"ci/build.rake": ""}, "ci/build.rake"),
+        # ninja in another folder, and the files its build file includes from there.
+        ("ninja -C out lint", {"out/build.ninja": "include rules.ninja\n"}, "out/build.ninja"),
+        (
+            "ninja -C out lint",
+            {"out/build.ninja": "subninja sub/x.ninja\n", "out/sub/x.ninja": ""},
+            "out/sub/x.ninja",
+        ),
+    ],
+)
+def test_what_a_tool_is_told_to_read_by_an_option_is_held(tmp_path, line, files, expected):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert expected in held(root)
+
+
+def test_a_ninja_include_only_ninja_can_tell_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "ninja lint\n")
+    (root / "build.ninja").write_text("builddir = out\ninclude $builddir/rules.ninja\n")
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "only ninja can tell" in (tool_script_not_held(root, settings) or "")

@@ -251,9 +251,16 @@ def build_files(
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
     if program in JS_CONFIGS or program in TOOL_FILES:  # (which one a version takes varies)
+        folder = _from(folder, option(*FOLDER_OPTIONS.get(program, ()))) or folder
         names = JS_CONFIGS.get(program) or TOOL_FILES[program]
         candidates = [p / name for p in up_to(folder, project) for name in names]
-        return _with_what_they_read(*_first_there(candidates), _local_code)
+        # A file or folder an option names (`--config ci/lint-staged.js`, `--rulesdir rules`)
+        # is read as well as, or instead of, the ones it looks for: both are held.
+        named = [
+            _from(folder, value) for value in _option_values(words, *FILE_OPTIONS.get(program, ()))
+        ]
+        reads = _ninja_reads(folder) if program == "ninja" else _local_code
+        return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
     return [], []
 
 
@@ -486,6 +493,24 @@ def _local_code(config: Path) -> list[Path]:
         if len(found) > MAX_INCLUDED:
             break
     return found
+
+
+def _ninja_reads(folder: Path) -> Callable[[Path], list[Path]]:
+    """What a build.ninja's `include` and `subninja` lines have ninja read, from the folder it
+    runs in (`folder`); a path with a variable (`include $builddir/x.ninja`) only ninja can
+    tell: CannotTell."""
+
+    def reads(build_file: Path) -> list[Path]:
+        found = []
+        for path in NINJA_INCLUDE.findall(_read(build_file)):
+            if "$" in path:
+                raise CannotTell(
+                    f"`include {path[:80]}` of {build_file}, a path only ninja can tell"
+                )
+            found.append(Path(os.path.normpath(folder / path.strip())))
+        return found
+
+    return reads
 
 
 def _lefthook_reads(config: Path) -> list[Path]:
@@ -1282,6 +1307,39 @@ TOOL_FILES = {
     "php-cs-fixer": (".php-cs-fixer.php", ".php-cs-fixer.dist.php"),
 }
 TOOL_FILES["inv"] = TOOL_FILES["invoke"]
+# The options by which these tools are given a file or folder to read or load code from
+# (a config, rules, a build file) and a folder to run in, in place of where they start.
+FILE_OPTIONS = {
+    "eslint": ("-c", "--config", "--rulesdir", "--resolve-plugins-relative-to"),
+    "prettier": ("--config", "--plugin", "--plugin-search-dir"),
+    "jest": ("-c", "--config"),
+    "vite": ("-c", "--config"),
+    "vitest": ("-c", "--config"),
+    "lint-staged": ("-c", "--config"),
+    "nano-staged": ("-c", "--config"),
+    "commitlint": ("-g", "--config"),
+    "stylelint": ("-c", "--config", "--config-basedir", "--custom-syntax"),
+    "markdownlint": ("-c", "--config", "-r", "--rules"),
+    "markdownlint-cli": ("--config",),
+    "rubocop": ("-c", "--config", "-r", "--require"),
+    "php-cs-fixer": ("--config",),
+    "deno": ("-c", "--config"),
+    "gulp": ("-f", "--gulpfile"),
+    "grunt": ("--gruntfile",),
+    "rake": ("-f", "--rakefile", "-R", "--rakelibdir", "-r", "--require"),
+    "ninja": ("-f",),
+    "bundle": ("--gemfile",),
+}
+FOLDER_OPTIONS = {
+    "ninja": ("-C",),
+    "composer": ("-d", "--working-dir"),
+    "gulp": ("--cwd",),
+    "grunt": ("--base",),
+    "rake": ("-C", "--directory"),
+    "poe": ("-C", "--directory", "--root"),
+}
+# ninja's `include` and `subninja` lines (paths from the folder it runs in).
+NINJA_INCLUDE = re.compile(r"^(?:include|subninja)[ \t]++(\S.*)$", re.MULTILINE)
 # `mise run lint` (the hook `mise generate git-pre-commit` writes) runs its file tasks: the
 # scripts in these folders, held whole. (Its config files are held always: tools/paths.py.)
 TOOL_FILES["mise"] = (
@@ -1296,6 +1354,10 @@ for _tool in ("stylelint", "markdownlint-cli2"):
 # (a program's name is looked up without a version at its end: `markdownlint-cli2` is
 # `markdownlint-cli`, whose own files are held with them)
 TOOL_FILES["markdownlint-cli"] = (*TOOL_FILES.pop("markdownlint-cli2"), ".markdownlintrc")
+# markdownlint-cli2 also runs a `.markdownlint.cjs` or `.mjs` config; markdownlint-cli's
+# program is `markdownlint`, which reads `.markdownlintrc` and the JSON and YAML ones.
+TOOL_FILES["markdownlint-cli"] += (".markdownlint.cjs", ".markdownlint.mjs")
+TOOL_FILES["markdownlint"] = (".markdownlintrc", *_data_names(".markdownlint"))
 # Python tools that take what they run, or code they load, from the project's own files: a
 # project manager's `run` (its scripts table, and the project it builds first, whose build
 # backend runs setup.py or a build hook: uv's, pdm's), and linters whose configs load code
