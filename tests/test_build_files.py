@@ -16,7 +16,7 @@ from test_git_programs import make, prefix
 from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.build_files import build_files
+from tools.build_files import CannotTell, build_files
 from tools.paths import scan_for_file_tools
 from tools.tool_scripts import tool_scripts
 
@@ -92,6 +92,16 @@ def test_just_and_task_hold_the_files_they_import_and_include(tmp_path):
     task_held = {"Taskfile.yml", "ci/Taskfile.yml", "more.yml", "docs/Taskfile.yml"}
     assert names(tmp_path, held) == task_held
     assert "web/Tasks.yml" in names(tmp_path, told)
+
+
+def test_a_taskfile_planloop_cannot_parse_makes_commands_ask(tmp_path):
+    # Go's YAML takes the first document and leaves the rest: task reads this Taskfile's
+    # includes, which PyYAML, refusing a second document, never saw.
+    (tmp_path / "Taskfile.yml").write_text(
+        "version: '3'\nincludes:\n  ci: ./ci/Taskfile.yml\n---\n# generated\n"
+    )
+    with pytest.raises(CannotTell, match="Taskfile.yml"):
+        build_files("task", (), tmp_path, tmp_path)
 
 
 def test_cargo_reads_the_manifests_up_the_tree_and_each_members_build_script(tmp_path):

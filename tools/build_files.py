@@ -550,10 +550,12 @@ def _task_includes(taskfile: Path) -> list[Path]:
 
     try:
         includes = read_yaml(_read(taskfile)).get("includes")
-    except YamlTooLarge as why:  # (task reads it all the same)
-        raise CannotTell(f"{taskfile}: {why}") from None
-    except (AttributeError, ValueError, RecursionError):
-        return []
+    except (YamlTooLarge, ValueError, RecursionError) as why:
+        # task reads it all the same: Go's YAML takes the first document of several, where
+        # PyYAML refuses the file, and goes deeper.
+        raise CannotTell(f"{taskfile}, which planloop cannot read ({why})") from None
+    except AttributeError:
+        return []  # (no table: no Taskfile to task either)
     found: list[Path] = []
     for entry in includes.values() if isinstance(includes, dict) else []:
         named = entry.get("taskfile") if isinstance(entry, dict) else entry
