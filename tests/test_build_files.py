@@ -94,6 +94,18 @@ def test_just_and_task_hold_the_files_they_import_and_include(tmp_path):
     assert "web/Tasks.yml" in names(tmp_path, told)
 
 
+def test_make_holds_what_an_eval_includes(tmp_path):
+    # `$(eval include x)` has make read the line as its own: x is included like any other.
+    (tmp_path / "Makefile").write_text("MK := mk\n$(eval include $(MK)/extra.mk)\nlint:\n\ttrue\n")
+    (tmp_path / "mk").mkdir()
+    (tmp_path / "mk" / "extra.mk").write_text("")
+    held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert names(tmp_path, held) == {"Makefile", "mk/extra.mk"}
+    (tmp_path / "Makefile").write_text("x := ${eval -include $(shell ls mk)}\n")
+    with pytest.raises(CannotTell, match="only make can tell"):
+        build_files("make", ("lint",), tmp_path, tmp_path)
+
+
 def test_a_taskfile_planloop_cannot_parse_makes_commands_ask(tmp_path):
     # Go's YAML takes the first document and leaves the rest: task reads this Taskfile's
     # includes, which PyYAML, refusing a second document, never saw.

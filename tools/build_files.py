@@ -114,6 +114,7 @@ MAKE_INCLUDE = re.compile(
 )
 # A file's text read into make (`$(eval $(file <mk/extra))` runs it as make's own).
 MAKE_FILE_READ = re.compile(r"\$[({]file[ \t]++<[ \t]*+([^(){}]*+)[)}]")
+MAKE_EVAL = re.compile(r"\$([({])eval[ \t]++")  # `$(eval include x.mk)`: make reads it as a line
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
@@ -643,7 +644,9 @@ def _included(makefile: Path, folder: Path, dirs: list[Path]) -> list[Path]:
                 known = variables.get(setting[1], value)
                 variables[setting[1]] = value if known == value and "$" not in value else None
         read = [found[1].strip() for line in lines for found in MAKE_FILE_READ.finditer(line)]
-        for name in [*(n for line in lines for n in _make_included(line)), *read]:
+        evaluated = [text for line in lines for text in _make_evaluated(line)]
+        included = [name for line in [*lines, *evaluated] for name in _make_included(line)]
+        for name in [*included, *read]:
             if "$" in name:
                 name = MAKE_REFERENCE.sub(lambda found: _make_value(found, variables), name)
             if "$" in name:
@@ -705,6 +708,20 @@ def _make_lines(text: str) -> list[str]:
         lines.append("".join(joined) + (kept if slashes else line))
         joined = []
     return [*lines, "".join(joined)] if joined else lines
+
+
+def _make_evaluated(line: str) -> list[str]:
+    """The text each `$(eval ...)` of a line has make read as makefile lines (`$(eval include
+    mk/extra.mk)` includes it as a line would), to its matching parenthesis."""
+    found = []
+    for start in MAKE_EVAL.finditer(line):
+        depth, index = 1, start.end()
+        opening, closing = start[1], ")" if start[1] == "(" else "}"
+        while index < len(line) and depth:
+            depth += {opening: 1, closing: -1}.get(line[index], 0)
+            index += 1
+        found.append(line[start.end() : index - 1] if not depth else line[start.end() :])
+    return found
 
 
 def _make_included(line: str) -> list[str]:
