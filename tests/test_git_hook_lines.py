@@ -938,9 +938,9 @@ def test_a_pylint_init_hook_that_does_more_than_set_the_path_makes_commands_ask(
 def test_what_a_tool_is_told_to_read_by_an_option_is_held(tmp_path, line, files, expected):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-commit", line + "\n")
-    for name, text in files.items():
+    for name, content in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+        (root / name).write_text(content)
     assert expected in held(root)
 
 

@@ -40,6 +40,13 @@ def test_mises_files_by_its_old_name_too(name):
     assert is_host_tool_config(name)
 
 
+@pytest.mark.parametrize(("name", "parent"), [(".miserc.toml", ""), ("miserc.toml", "mise")])
+def test_mises_early_settings_are_its_config(name, parent):
+    # Read before any mise.toml: they pick the MISE_ENV whose mise.<env>.toml is loaded, and
+    # their templates can run a command (tera's `exec`).
+    assert is_host_tool_config(name, parent)
+
+
 def test_yarns_package_store_is_held_beside_a_package_a_hook_runs(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}))
     (tmp_path / ".yarn/cache").mkdir(parents=True)

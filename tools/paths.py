@@ -253,9 +253,11 @@ HOST_TOOL_CONFIG = {
 # their [env] when the shell enters the folder. It reads mise/ and .config/mise/ too (config.toml,
 # config.local.toml, config.<env>.toml, conf.d/), but projects also name a code folder mise/,
 # so only those entries of it count.
-MISE_FILE = re.compile(r"\.?(?:mise|rtx)(\.[^/]+)?\.toml")  # (rtx: mise's old name, still read)
+# Also .miserc.toml, the early settings read before them (which MISE_ENV to load; a template
+# there can run a command).
+MISE_FILE = re.compile(r"\.?(?:mise|rtx|miserc)(\.[^/]+)?\.toml")  # (rtx: mise's old name)
 MISE_FOLDER = "mise"
-MISE_FOLDER_ENTRY = re.compile(r"config(\.[^/]+)?\.toml|conf\.d")
+MISE_FOLDER_ENTRY = re.compile(r"(?:config|miserc)(\.[^/]+)?\.toml|conf\.d")
 MISE_REASON = "mise runs the [hooks] and loads the [env] it names when the shell enters the folder"
 
 # What the permission table says about the list, in one line per entry.
