@@ -774,6 +774,21 @@ def test_a_tool_known_by_another_name_holds_its_config(tmp_path, line, files):
     assert files <= held(root)
 
 
+def test_prek_s_own_config_comes_first_and_its_local_hooks_are_held(tmp_path):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "prek run\n")
+    (root / "prek.toml").write_text(
+        '[[repos]]\nrepo = "local"\n[[repos.hooks]]\nid = "fmt"\nname = "fmt"\n'
+        'entry = "sh tools/fmt.sh"\nlanguage = "system"\n'
+    )
+    (root / "tools").mkdir()
+    (root / "tools" / "fmt.sh").write_text("true\n")
+    assert {"prek.toml", "tools/fmt.sh"} <= held(root)
+    (root / "prek.toml").unlink()  # (one a command makes would be read before the YAML one)
+    (root / ".pre-commit-config.yaml").write_text("repos: []\n")
+    assert "prek.toml" in held_once_made(root)
+
+
 def test_the_file_tasks_a_hooks_mise_run_runs_are_held(tmp_path):
     # What `mise generate git-pre-commit` writes; mise runs mise-tasks/pre-commit.
     root = repository(tmp_path)

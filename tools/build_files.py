@@ -191,6 +191,7 @@ TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")  # the order 
 # A setup.cfg holds tox's settings in this section, and is otherwise not tox's.
 TOX_SECTION = re.compile(r"^\[tox:tox\][ \t]*$", re.MULTILINE)
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+PREK_CONFIG = "prek.toml"
 # A pre-commit hook's language whose entry is no command (a pattern, a message); one whose
 # entry is a script of the config's folder (taken from there even without a slash).
 PRE_COMMIT_NO_COMMAND = ("pygrep", "fail")
@@ -334,10 +335,11 @@ def _pre_commit_entries(config: Path) -> list[Path]:
     if str(config) in _PRE_COMMIT_READING:
         return []  # (an entry that runs pre-commit itself, with this config)
     try:
-        repos = read_yaml(_read(config)).get("repos")
-    except YamlTooLarge as why:  # (pre-commit reads it all the same)
-        raise CannotTell(f"{config}: {why}") from None
-    except (ValueError, RecursionError) as why:  # (pre-commit may read it all the same)
+        if config.suffix == ".toml":  # (prek's own: `[[repos]]`, with `[[repos.hooks]]`)
+            repos = toml_data(_read(config)).get("repos")
+        else:
+            repos = read_yaml(_read(config)).get("repos")
+    except (YamlTooLarge, ValueError, RecursionError) as why:  # (read all the same by the tool)
         raise CannotTell(f"{config}: {why}") from None
     except AttributeError:  # (not a mapping: pre-commit refuses it, and runs nothing)
         return []
@@ -1257,7 +1259,10 @@ CONFIG_TOOLS = {
         ("-c", "--config"), (PRE_COMMIT_CONFIG,), _pre_commit_places, runs=_pre_commit_entries
     ),
 }
-CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]  # (its drop-in: the same config, run alike)
+# prek, its drop-in, reads the same config, run alike, or first a `prek.toml` of its own.
+CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]._replace(
+    names=(PREK_CONFIG, PRE_COMMIT_CONFIG, ".pre-commit-config.yml")
+)
 # The JavaScript tools that read a config file as they start, from the folder they run in or
 # one above (`npx eslint .`), by the names they look for: a JavaScript one is code that runs,
 # and a data one names code it loads (prettier's and a legacy .eslintrc's `plugins`) or lists
