@@ -536,6 +536,9 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
         ".config/JetBrains/IntelliJIdea2025.3/c.kdbx",
         ".local/share/kwalletd/kdewallet.kwl",
         ".config/dvc/config",
+        ".config/b2/account_info",
+        ".config/pnpm/rc",
+        ".config/Claude/claude_desktop_config.json",
     )
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)

@@ -348,6 +348,9 @@ SECRET_HOME_PATHS = (
     ".config/JetBrains",  # JetBrains IDEs' saved passwords (c.kdbx, with c.pwd to open it)
     ".local/share/kwalletd",  # KDE Wallet's files
     ".config/dvc/config",  # DVC's global config: its remotes' credentials
+    ".config/b2",  # Backblaze's b2 CLI, newer versions: account_info holds its key
+    ".config/pnpm/rc",  # pnpm's global settings: registry auth tokens, as ~/.npmrc holds
+    ".config/Claude",  # Claude Desktop: claude_desktop_config.json gives MCP servers their keys
     # Shell histories at places many shell settings choose (what you typed, passwords too):
     ".bash_eternal_history",
     ".local/share/zsh",
