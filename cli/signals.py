@@ -24,6 +24,7 @@ from tools.event_queues import CTRL_C_COUNT, ENDING
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 _ending_under_way = [False]  # a SIGTERM or SIGHUP was acted on: planloop is ending
+_ending_noted = [0]  # the last one that came while the loop handled them
 T = TypeVar("T")
 READ_WAKE_UP_SECONDS = 0.2  # how late, at worst, a signal reaches a blocking read
 
@@ -53,6 +54,7 @@ def exit_status(signum: int) -> int:
 
 
 def _ending(signum: int, frame: object) -> None:
+    _ending_noted[0] = signum
     ENDING.set()
 
 
@@ -82,6 +84,7 @@ def _end_once(on_end: Callable[[int], None], signum: int) -> None:
 def forget_earlier_signals() -> None:
     """For a new run of planloop in this process (a test, an embedding that went on)."""
     _ending_under_way[0] = False
+    _ending_noted[0] = 0
     ENDING.clear()
 
 
@@ -151,6 +154,10 @@ def run_signals(on_ctrl_c: Callable[[], None], on_end: Callable[[int], None]) ->
         for signum in (signal.SIGINT, *ENDING_SIGNALS):
             loop.remove_signal_handler(signum)
         install_fallback_handlers()  # the loop resets them to the defaults, which kill at once
+        if ENDING.is_set() and not _ending_under_way[0] and _ending_noted[0]:
+            # It came while work held the loop (a look at the settings, which it stopped), and
+            # the block ended before the loop could hand it on: it still ends planloop.
+            _end_once(on_end, _ending_noted[0])
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import spawn
 from conftest import API_KEY, results_by_id, run_cli, wait_for_file
+from test_hostile_pass4 import needs_bwrap
 
 from fakeapi import text, tool_use
 from session import read_session
@@ -493,3 +494,45 @@ def test_sigterm_while_the_sdk_still_loads_ends_planloop_at_once(
     assert "ended by SIGTERM" in stderr and "Exception ignored" not in stderr
     assert "Traceback" not in stderr
     assert api.accepted == []  # no model call was made
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        # A folder-open task whose command is a long run of braces: read in time quadratic in
+        # its length (about 24 s here), with the signals waiting.
+        '{"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "'
+        + "{" * 60_000
+        + '", "runOptions": {"runOn": "folderOpen"}}]}',
+        # `sh -e` (or a keyword) a thousand times over: each one looked over the rest.
+        '{"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "'
+        + "{ " * 30_000
+        + '", "runOptions": {"runOn": "folderOpen"}}]}',
+    ],
+    ids=["braces", "keywords"],
+)
+@needs_bwrap
+def test_a_command_line_built_to_be_slow_to_read_does_not_hold_off_sigterm(
+    api, env, workspace, made
+):
+    # A sandboxed command writes the settings (a new .vscode/ is allowed and reported); the looks
+    # after it, and before the next command, read them while SIGTERM comes. planloop must end at
+    # once, as SIGTERM ends it.
+    (workspace / "tasks.json").write_text(made)
+    command = "mkdir -p .vscode && mv tasks.json .vscode/ && touch made"
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("bash", {"command": "sleep 30"})]})  # (if the look was quick)
+    api.add({"content": [text("done")]})
+    proc = spawn.Popen(
+        [sys.executable, str(AGENT), "-p", "go"],
+        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    wait_for_file(workspace / "made")
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, stderr = proc.communicate(timeout=15)  # (it ends in a fraction of a second)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("planloop went on reading for seconds after SIGTERM")
+    assert proc.returncode == 143, stderr
+    assert "ended by SIGTERM" in stderr

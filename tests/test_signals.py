@@ -173,3 +173,19 @@ def test_a_signal_that_comes_while_the_last_one_is_handled_is_handled_too():
     assert done.returncode == 0, done.stderr
     handled, fired, ending = done.stdout.split()
     assert handled == "handled" and int(fired) >= 1 and ending == "True"
+
+
+def test_an_ending_signal_that_came_while_work_held_the_loop_still_ends_planloop(
+    fallback_handlers,
+):
+    # A look at the settings holds the loop, stops when SIGTERM comes, and the run ends before
+    # the loop could hand the signal on: it must still end planloop (143), not pass for a
+    # check that failed (3).
+    ended: list[int] = []
+
+    async def run() -> None:
+        with run_signals(lambda: None, ended.append):
+            signal.raise_signal(signal.SIGTERM)  # (noted; the loop never gets control here)
+
+    run_on_a_new_loop(run())
+    assert ended == [signal.SIGTERM]

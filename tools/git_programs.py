@@ -1328,15 +1328,26 @@ def _fed_to_an_interpreter(
     (the other words of the text map to an empty one)."""
     fed: set[int] = set()
     code: dict[int, tuple[str, str]] = {}
+    command_start, readers = 0, 0
     for pipe, word in enumerate(words):
-        if word == "<(" and (reader := _runs_its_input(words[:pipe])):  # `sh <(cat fsmon)`
+        start, command_start = command_start, pipe + 1 if word in PUNCTUATION else command_start
+        if word not in ("<(", "|"):
+            continue
+        readers += 1
+        if readers > MAX_READERS_PER_LINE:
+            # Each reader looks back and ahead over the line: past these many, every word left
+            # counts as read as code (files held), in time linear in the line.
+            fed.update(range(pipe + 1, len(words)))
+            break
+        if word == "<(" and (reader := _runs_its_input(words[start:pipe])):  # `sh <(cat x)`
             inner = itertools.takewhile(lambda i: words[i] != ")", range(pipe + 1, len(words)))
             inner = [i for i in inner if words[i] not in PUNCTUATION and not words[i].isdigit()]
             if not _printed_to(reader, words, inner, code):
                 fed.update(inner)
         if word != "|":
             continue
-        after = list(itertools.takewhile(lambda w: w not in PUNCTUATION, words[pipe + 1 :]))
+        ahead = itertools.islice(words, pipe + 1, None)
+        after = list(itertools.takewhile(lambda w: w not in PUNCTUATION, ahead))
         reader = _past_runners([w for w in after if not ASSIGNMENT.match(w)])
         if reader and program_name(reader[0]) not in (*INTERPRETERS, *NAMES_ONLY, *FILE_READERS):
             # A wrapper of no known kind runs the interpreter after it (`| timeout 10 python3`).
@@ -1389,6 +1400,9 @@ def _printed_to(
     return True
 
 
+# Pipes and process substitutions of one line read for an interpreter reading them: more are
+# taken as feeding it everything after them.
+MAX_READERS_PER_LINE = 64
 # The shell's operators, longest first: `);` or `)|` comes as one token from the lexer.
 OPERATOR_CHARS = frozenset(";&|()<>")
 OPERATORS = sorted(

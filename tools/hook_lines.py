@@ -115,9 +115,11 @@ MAX_VARIABLES = 64
 MAX_VALUE = 4096
 MAX_LINE = 65536
 MAX_LINES_READ = 1 << 18  # all its lines, with their values in (as COMMANDS_PER_LOOK)
-# A function's name where it is defined (`f() {`, `function f`).
+# A function's name where it is defined (`f() {`, `function f`). A brace is no word's end to
+# the shell (only `{ ` is its keyword), and taken for one here, every `{` of a long run began a
+# name that ran to the run's end: time quadratic in the line, with no signal served meanwhile.
 FUNCTION = re.compile(
-    r"(?:^|[\s;&|(){}])(?:function[ \t]++([^\s;&|()<>]++)|([^\s;&|()<>]++)[ \t]*+\(\s*+\))"
+    r"(?:^|[\s;&|()])(?:function[ \t]++([^\s;&|()<>]++)|([^\s;&|()<>]++)[ \t]*+\(\s*+\))"
 )
 # A function's name that stands for no command: plain letters, digits, `_`, `-`, `.`, `:`.
 FUNCTION_NAME = re.compile(r"[A-Za-z_][\w.:-]*+")
@@ -196,19 +198,21 @@ def shell_scripts(
             for index, word in enumerate(words):
                 if word in (".", "source") or program_name(word) in SHELL_NAMES:
                     sourced = word in (".", "source")
-                    found += [(each, sourced) for each in _script_of(words[index + 1 :])]
+                    found += [(each, sourced) for each in _script_of(words, index + 1)]
     return found
 
 
-def _script_of(words: list[str]) -> list[str]:
-    """The script a shell runs, given the words after it (`-o errexit x`, `+e x`); none for
-    code given with `-c` (a line, read as one)."""
-    while words and words[0][:1] in ("-", "+") and words[0] != "--":
-        if not words[0].startswith("--") and "c" in words[0][1:]:
+def _script_of(words: list[str], start: int = 0) -> list[str]:
+    """The script a shell runs, given its words from `start` on (`-o errexit x`, `+e x`); none
+    for code given with `-c` (a line, read as one). By index: copying what is left of a long
+    line for each shell's name in it took time quadratic in the line."""
+    index = start
+    while index < len(words) and words[index][:1] in ("-", "+") and words[index] != "--":
+        if not words[index].startswith("--") and "c" in words[index][1:]:
             return []
-        words = words[2:] if words[0] in ("-o", "+o", "-O", "+O") else words[1:]
-    words = words[1:] if words[:1] == ["--"] else words
-    return words[:1]
+        index += 2 if words[index] in ("-o", "+o", "-O", "+O") else 1
+    index += 1 if words[index : index + 1] == ["--"] else 0
+    return words[index : index + 1]
 
 
 def read_hook_lines(
@@ -447,7 +451,7 @@ def _runs_what_it_is_given(program: str, segment: str) -> str | None:
     words = segment.split()
     for index, word in enumerate(words):
         if word in (".", "source") or program_name(word.strip("\"'")) in SHELL_NAMES:
-            script = _script_of(words[index + 1 :])
+            script = _script_of(words, index + 1)
             if script and ARGUMENTS_RUN.fullmatch(script[0]):
                 return f"`{word} {script[0]}`, a script only its caller names"
     if program == "xargs" and any(program_name(word) in INTERPRETERS for word in words[1:]):
@@ -499,31 +503,32 @@ def _program(segment: str) -> str:
     """The program of a simple command, as the shell finds it: after keywords, `time`, a
     case arm's pattern (`Linux) cd web`), redirections (`>/dev/null cd web`), variables set
     for it (`X=1 let t`) and a function's header (`f() {`), with its quotes and backslashes
-    taken off (`\\cd`, `'let'` are cd and let)."""
+    taken off (`\\cd`, `'let'` are cd and let). Read by index, in one pass: a line of a
+    thousand keywords or headers is read in time linear in its length."""
     words = segment.split()
-    if len(words) > 3 and words[0] == "case" and words[2] == "in":
-        words = words[3:]  # (`case "$x" in Linux) cd web ;; esac`, on one line)
-    while words:
-        word = words[0]
+    index = 3 if len(words) > 3 and words[0] == "case" and words[2] == "in" else 0
+    # (`case "$x" in Linux) cd web ;; esac`, on one line)
+    while index < len(words):
+        word = words[index]
         if word in KEYWORDS or word in ("(", ")", "function", "command", "builtin", "time", "-p"):
-            words = words[1:]
+            index += 1
         elif REDIRECTION.fullmatch(word):
-            words = words[2:]  # (and its target)
+            index += 2  # (and its target)
         elif REDIRECTION.match(word) or BEFORE_PROGRAM.fullmatch(word):
-            words = words[1:]
+            index += 1
         elif word.endswith(")") and "(" not in word.rstrip(")") and "$" not in word:
-            words = words[1:]  # (a case arm's pattern: `Linux)`, `*)`)
+            index += 1  # (a case arm's pattern: `Linux)`, `*)`)
+        elif word.endswith("()") and not word.startswith("(("):
+            index += 1  # (a function's header, `f() {`: its body's first command is read)
+        elif index + 1 < len(words) and words[index + 1] in ("()", "{"):
+            index += 2  # (`f () {`, `function f {`)
         else:
             break
-    if words and words[0].startswith("(("):
-        return "(("
-    if words and words[0].endswith("()"):
-        return _program(" ".join(words[1:]))
-    if len(words) > 1 and words[1] in ("()", "{"):  # (`f () {`, `function f {`)
-        return _program(" ".join(words[2:]))
-    if not words:
+    if index >= len(words):
         return ""
-    program = words[0]
+    program = words[index]
+    if program.startswith("(("):
+        return "(("
     return program if "$" in program or "`" in program else re.sub(r"""[\\'"]""", "", program)
 
 
@@ -652,8 +657,8 @@ def _reads_what_no_line_shows(
         return f"`{_short(segment.strip())}`, whose quotes do not close"
     name = program_name(program)
     started = _without_redirections(words)
-    while started and started[0] in KEYWORDS:
-        started = started[1:]
+    keywords = next((i for i, word in enumerate(started) if word not in KEYWORDS), len(started))
+    started = started[keywords:]  # (in one cut: one a keyword, of a thousand, took long)
     if started[:1] == ["command"] and started[1:2] in (["-v"], ["-V"]):
         started = []  # (`command -v bash` looks for it, and runs nothing)
     for index, word in enumerate(started):
@@ -666,7 +671,7 @@ def _reads_what_no_line_shows(
                 continue  # (the program, or one that starts the next word: `exec sh`)
             break  # (`echo sh`: a word, no shell)
         rest = started[index + 1 :]
-        code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), None)
+        code = _code_after_options(rest, 0)
         if code is not None and ARGUMENTS_RUN.search(code):
             return f"`{word} -c` given its caller's words, which only its caller names"
         # (a terminal's shell alone reads what the person types; fed, it reads a file)
@@ -705,10 +710,25 @@ def _code_given_arguments(line: str) -> str | None:
         for index, word in enumerate(words):
             if program_name(word) not in SHELL_NAMES:
                 continue
-            rest = words[index + 1 :]
-            code = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if _code_flag(w)), "")
+            code = _code_after_options(words, index + 1) or ""
             if ARGUMENTS_RUN.search(code) or re.search(r"\$\{?[0-9@*]", code):
                 return f"`{word} -c` given its caller's words, which only its caller names"
+    return None
+
+
+def _code_after_options(words: list[str], start: int) -> str | None:
+    """The code a shell's `-c` gives among its options from `start` (`sh -e -o pipefail -c
+    CODE`), or None for no `-c`: options end at the first other word (its script), as the
+    shell reads them. (Looking further, past each shell name of a long line, took time
+    quadratic in the line.)"""
+    index = start
+    while index < len(words):
+        word = words[index]
+        if _code_flag(word):
+            return words[index + 1] if index + 1 < len(words) else ""
+        if word[:1] not in ("-", "+") or word in ("-", "--"):
+            return None
+        index += 2 if word in ("-o", "+o", "-O", "+O") else 1
     return None
 
 

@@ -1603,6 +1603,7 @@ def run_by(
                     unknown.append(str(why))
                     continue
                 for line in lines:
+                    go_on()  # (a config may list many long lines)
                     found += program_paths(line, base, untold, False, by_name)
                     environ = without_secrets()
                     for each, why in hook_lines(line, "sh", str(base), environ, programs_only=True):
