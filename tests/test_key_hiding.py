@@ -344,8 +344,9 @@ def test_the_env_in_a_parent_no_one_may_list_keeps_the_key(api, env, folders):
 def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
     # GNU stow did not fold ~/.config/fish (another package, or a file of its own, is in it):
     # it is a real folder whose files are links into ~/dotfiles, where a command would read
-    # them. A link into the workspace leads to the workspace, which stays as it is; links to
-    # /usr or to the home folder itself hide neither.
+    # them. The same for a link into the workspace (planloop run in the dotfiles repository):
+    # the file there is hidden, the rest of the workspace not; links to /usr or to the home
+    # folder itself hide neither.
     user, _, workspace, planloop_home, home = folders
     fish = home / ".config" / "fish"
     package = home / "dotfiles" / "fish" / ".config" / "fish"
@@ -361,7 +362,8 @@ def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
     link(fish / "project.fish", str(workspace / "project.fish"))
     link(fish / "system", "/usr/bin")
     link(fish / "home", "../..")
-    control = write(workspace / "project.fish", CONTROL)
+    paths.append(write(workspace / "project.fish", f"set -gx ANTHROPIC_API_KEY {API_KEY}\n"))
+    control = write(workspace / "README", CONTROL)
     write(home / ".bashrc", "PS1=x\n")
     hand_over(user, workspace, planloop_home, home)
     # The command also shows it can still run programs and read the rest of the home folder.

@@ -15,6 +15,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from middleware import PermissionPolicy
 from tools import protected_reason
 from tools.base import ToolError
 from tools.bash import make_bash, run_bash
+from tools.files import read_file
 from tools.paths import scan_workspace
 from tools.sandbox import (
     LANDLOCK_PYTHON,
@@ -704,3 +706,37 @@ def test_a_workspace_of_more_env_files_than_a_sandbox_holds_runs_no_command(work
     with pytest.raises(ToolError, match=re.escape(too_many)):
         run(run_bash(workspace, "touch ran", sandbox=Bubblewrap()))
     assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_what_a_hidden_folder_links_to_is_hidden_in_the_workspace_and_in_run(
+    home: Path, workspace: Path, monkeypatch
+):
+    # planloop run in the dotfiles repository that stow links into ~/.ssh file by file, and a
+    # token a secrets manager decrypts into /run (agenix, sops-nix) with a link in ~/.config/gh:
+    # each file a hidden folder's link leads to is hidden, there too; the rest stays.
+    monkeypatch.setenv("HOME", str(home))
+    os.unlink(home / ".ssh" / "id_ed25519")
+    stowed = workspace / "ssh" / ".ssh" / "id_ed25519"
+    stowed.parent.mkdir(parents=True)
+    stowed.write_text("SECRET-OF stow\n")
+    (home / ".ssh" / "id_ed25519").symlink_to(stowed)
+    (workspace / "README").write_text("CONTROL\n")
+    files = [stowed]
+    run_folder = None
+    if os.access("/run", os.W_OK):  # (root: CI)
+        run_folder = Path(tempfile.mkdtemp(prefix="planloop-test-secrets-", dir="/run"))
+        token = run_folder / "gh-hosts.yml"
+        token.write_text("SECRET-OF run\n")
+        (home / ".config" / "gh").mkdir(parents=True)
+        (home / ".config" / "gh" / "hosts.yml").symlink_to(token)
+        files.append(token)
+    try:
+        command = "cat README " + " ".join(map(str, files)) + " 2>&1; echo read"
+        output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+        assert "CONTROL" in output and "read" in output and "SECRET-OF" not in output, output
+        with pytest.raises(ToolError):  # nor does read_file show it to the model
+            read_file(workspace, "ssh/.ssh/id_ed25519")
+    finally:
+        if run_folder is not None:
+            shutil.rmtree(run_folder)

@@ -233,10 +233,18 @@ def is_hidden_secret(workspace: Path, relative: str) -> bool:
 def hidden_inside(workspace: str, home: str, planloop_home: str) -> tuple[Path, tuple[Path, ...]]:
     """The workspace resolved, and the hidden secrets that lie in it (none, for most): worked
     out once per workspace, home folder and planloop home."""
-    from tools.sandbox import secret_paths  # the sandbox's own list, in one place
+    from tools.sandbox import linked_secrets, secret_paths  # the sandbox's own list
 
     root = Path(os.path.realpath(workspace))
-    found = (Path(os.path.realpath(path)) for path in secret_paths())
+    found = [Path(os.path.realpath(path)) for path in secret_paths()]
+    # And what a hidden folder's links lead to (stow's, file by file: `~/.ssh/id_ed25519`
+    # kept in the dotfiles repository planloop runs in).
+    found += [
+        target
+        for folder in secret_paths()
+        if os.path.isdir(folder) and not Path(os.path.realpath(folder)).is_relative_to(root)
+        for target in linked_secrets(Path(folder), root)
+    ]
     return root, tuple(path for path in found if path.is_relative_to(root))
 
 

@@ -889,6 +889,14 @@ NEVER_HIDDEN = tuple(
     for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
     + ("/proc", "/sys", "/dev", "/run", "/boot", "/tmp")
 )
+# Where a hidden folder's link may lead and stay visible: the system's code, and what the
+# sandbox has of its own (/proc, /dev, a private /tmp). A file of /etc, /run or /var it leads
+# to is hidden, as a secrets manager puts it there.
+LINKED_NEVER_HIDDEN = tuple(
+    Path(folder)
+    for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot")
+    + ("/proc", "/sys", "/dev", "/tmp")
+)
 # How much of a hidden folder is looked through for links: stow's and home-manager's links sit
 # in the first levels of small config folders, while a hidden folder can be a browser profile
 # of many thousands of files, and this runs before every command.
@@ -900,10 +908,13 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
     """Where the links inside the hidden `folder` lead (one step: not the links found there).
 
     GNU stow links each file of a package into a folder that two packages share
-    (`~/.config/fish/config.fish -> ../../dotfiles/fish/.config/fish/config.fish`), as does
-    home-manager (into /nix/store): the tmpfs over the folder hides the link, not the file it
-    leads to, where a command would read the key. The workspace stays visible, and so does
-    what lies in or holds it or NEVER_HIDDEN.
+    (`~/.ssh/id_ed25519 -> ../dotfiles/ssh/.ssh/id_ed25519`), as does home-manager (into
+    /nix/store), and agenix and sops-nix link a decrypted secret into /run
+    (`/run/agenix/<name>`, `/run/user/<uid>/secrets/<name>`): the tmpfs over the folder hides
+    the link, not the file it leads to, where a command would read the key. So that file is
+    hidden too, also in the workspace (planloop run in the dotfiles repository): only the
+    workspace itself and what holds it stay visible, with the system's code and what the
+    sandbox has of its own (LINKED_NEVER_HIDDEN).
     """
     targets: list[Path] = []
     pending, seen = collections.deque([(folder, 0)]), 0
@@ -922,11 +933,16 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
     if not targets:
         return []
     home = Path(os.path.realpath(Path.home()))
-    near = [*NEVER_HIDDEN, *([Path(os.path.realpath(workspace))] if workspace else [])]
+    root = Path(os.path.realpath(workspace)) if workspace else None
     kept = []
     for target in dict.fromkeys(targets):
-        if any(target.is_relative_to(other) or other.is_relative_to(target) for other in near):
+        in_workspace = root is not None and target.is_relative_to(root)  # (bound, in /tmp too)
+        if not in_workspace and any(target.is_relative_to(o) for o in LINKED_NEVER_HIDDEN):
             continue
+        if any(other.is_relative_to(target) for other in NEVER_HIDDEN):
+            continue  # (a link to / or to /etc itself)
+        if root is not None and root.is_relative_to(target):
+            continue  # the workspace, or a folder that holds it
         if home.is_relative_to(target) or len(target.parts) <= 2:
             continue  # your whole home folder, or a folder of /, is not a secret
         if os.path.isfile(target) or os.path.isdir(target):  # not a socket, nor nothing
