@@ -244,6 +244,41 @@ def test_dot_files_linked_from_the_home_folder_into_the_workspace_stay_read_only
     assert (workspace / "bash" / ".bash_aliases").read_text() == "alias ll='ls -l'\n"
 
 
+@needs_bwrap
+def test_dot_files_stow_links_one_by_one_deeper_down_are_read_only_too(api, env, user_folders):
+    # ~/.config/git and ~/.ssh are there already (git's ignore file, known_hosts): stow links
+    # the files of the dotfiles repository into them one by one. git reads
+    # ~/.config/git/config for every repository, ssh its ~/.ssh/config.
+    user, workspace, planloop_home, home = user_folders
+    files = {"git/.config/git/config": "[user]\n\tname = me\n", "ssh/.ssh/config": "Host *\n"}
+    for name, content in files.items():
+        (workspace / name).parent.mkdir(parents=True)
+        owned_file(workspace / name, content, user)
+        (home / name.split("/", 1)[1]).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(workspace / name, home / name.split("/", 1)[1])
+    (home / ".config" / "git" / "ignore").write_text("*.swp\n")
+    if user == "nobody":
+        for folder in workspace.rglob("*"):
+            os.chown(folder, NOBODY, NOBODY)
+    plant = (
+        "echo '[core] fsmonitor = touch /tmp/pwned' >> git/.config/git/config; "
+        "echo 'Match exec \"touch /tmp/pwned\"' >> ssh/.ssh/config; echo finished"
+    )
+    api.add({"content": [tool_use("bash", {"command": plant})]})
+    api.add({"content": [tool_use("read_file", {"path": "git/.config/git/config"})]})
+    edit = {"path": "git/.config/git/config", "content": "[core]\n\tfsmonitor = x\n"}
+    api.add({"content": [tool_use("write_file", edit)]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    result = run_as(user, api, env, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, _, written = tool_results(api)
+    assert "finished" in ran and "Read-only file system" in ran
+    assert "protected" in written  # headless without --yes: refused
+    for name, content in files.items():
+        assert (workspace / name).read_text() == content
+
+
 @pytest.mark.parametrize(
     ("rule", "command", "covered"),
     [

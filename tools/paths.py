@@ -739,9 +739,10 @@ def host_tool_config_reason(name: str, parent: str = "") -> str:
 def home_links() -> list[tuple[Path, Path]]:
     """(link, where it leads, resolved) for each link among your home's dot files,
     `~/.config`'s and `~/.local/bin`'s entries (GNU stow and the like: `~/.gitconfig ->
-    ~/dotfiles/git/.gitconfig`), and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set.
-    Links deeper inside `~/.config`'s folders are not looked for."""
-    found: list[tuple[Path, Path]] = []
+    ~/dotfiles/git/.gitconfig`), and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set;
+    and deeper inside the dot folders (`deep_home_links`), where stow links file by file into
+    a folder that is there already (`~/.config/git/config`, `~/.ssh/config`)."""
+    found: list[tuple[Path, Path]] = list(deep_home_links(str(Path.home())))
     home = Path.home()
     # ~/.local/bin too: it is on most PATHs, and stow links programs kept in a dotfiles
     # repository there (`~/.local/bin/tool -> ../../dotfiles/bin/tool`); so is the folder itself.
@@ -761,6 +762,69 @@ def home_links() -> list[tuple[Path, Path]]:
         if os.environ.get(variable, "").startswith("/"):
             found.append((Path(os.environ[variable]), Path(os.path.realpath(os.environ[variable]))))
     return found
+
+
+# How far into your home's dot folders links are looked for: stow's sit a few levels down in
+# folders of settings (`~/.ipython/profile_default/startup/x.py`), and caches and package
+# stores are skipped, which hold tens of thousands of entries and no settings.
+DEEP_LINK_DEPTH = 5
+DEEP_LINK_ENTRIES = 20_000
+NOT_SETTINGS = frozenset(("node_modules", ".git", "__pycache__", "site-packages"))
+NOT_SETTINGS_IN_HOME = frozenset(
+    (".cache", ".npm", ".rustup", ".cargo/registry", ".cargo/git", ".pyenv/versions")
+    + (".nvm/versions", ".m2/repository", ".gradle/caches", ".gradle/wrapper", ".mozilla")
+    + (".local/share/Trash", ".local/share/Steam", ".local/lib", ".vscode/extensions")
+    + (".vscode-server", ".var", ".local/share/containers", ".local/share/docker")
+)
+# The last walk, with the folders it listed and when each last changed: walked again only when
+# one changed (your home is read-only to sandboxed commands, so it changes rarely).
+_DEEP_LINKS: dict[str, tuple[list[tuple[Path, Path]], dict[str, int]]] = {}
+
+
+def deep_home_links(home: str) -> list[tuple[Path, Path]]:
+    """(link, where it leads, resolved) for each link below the first level of your home's dot
+    folders (a dot folder itself, and `~/.config`'s entries, `home_links` reads), to
+    DEEP_LINK_DEPTH levels and DEEP_LINK_ENTRIES entries; past those, deeper links are not
+    found. Caches and package stores (NOT_SETTINGS_IN_HOME) are skipped."""
+    if (kept := _DEEP_LINKS.get(home)) is not None:
+        links, listed = kept
+        try:
+            if all(os.stat(folder).st_mtime_ns == changed for folder, changed in listed.items()):
+                return links
+        except OSError:
+            pass  # (one is gone: walk again)
+    links, listed, seen = [], {}, 0
+    try:
+        with os.scandir(home) as entries:
+            pending = [
+                (entry.path, 1)
+                for entry in entries
+                if entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+            ]
+    except OSError:
+        pending = []
+    while pending and seen < DEEP_LINK_ENTRIES:
+        folder, depth = pending.pop()
+        if os.path.relpath(folder, home) in NOT_SETTINGS_IN_HOME:
+            continue
+        try:
+            listed[folder] = os.stat(folder).st_mtime_ns
+            with os.scandir(folder) as entries:
+                for entry in itertools.islice(entries, DEEP_LINK_ENTRIES - seen):
+                    seen += 1
+                    deep = depth > 1 or not folder.endswith(f"{os.sep}.config")
+                    if entry.is_symlink() and deep:  # (~/.config's own: home_links)
+                        links.append((Path(entry.path), Path(os.path.realpath(entry.path))))
+                    elif (
+                        depth < DEEP_LINK_DEPTH
+                        and entry.name not in NOT_SETTINGS
+                        and entry.is_dir(follow_symlinks=False)
+                    ):
+                        pending.append((entry.path, depth + 1))
+        except OSError:
+            continue  # not readable: nothing of it to protect
+    _DEEP_LINKS[home] = (links, listed)
+    return links
 
 
 def home_links_into(root: Path, links: list[tuple[Path, Path]] | None = None) -> list[Path]:
