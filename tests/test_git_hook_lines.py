@@ -965,3 +965,61 @@ def test_a_ninja_include_only_ninja_can_tell_makes_commands_ask(tmp_path):
     (root / "build.ninja").write_text("builddir = out\ninclude $builddir/rules.ninja\n")
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert "only ninja can tell" in (tool_script_not_held(root, settings) or "")
+
+
+@pytest.mark.parametrize(
+    ("line", "files", "expected"),
+    [
+        # pylint reads any table under [tool.pylint], init-hook too ...
+        (
+            "pylint src",
+            {"pyproject.toml": "[tool.pylint.main]\ninit-hook = 'import sys; "
+             "sys.path.insert(0, \"tools/lint\")'\n", "tools/lint/rules.py": ""},
+            "tools/lint",
+        ),
+        # ... every section of its own file, and the pylint ones of setup.cfg.
+        (
+            "pylint src",
+            {".pylintrc": "[MESSAGES CONTROL]\nload-plugins=team_rules\n", "team_rules.py": ""},
+            "team_rules.py",
+        ),
+        (
+            "pylint src",
+            {"setup.cfg": "[pylint.main]\nload-plugins=team_rules\n", "team_rules.py": ""},
+            "team_rules.py",
+        ),
+        # A settings file an option names, with the code it has the linter load.
+        (
+            "pylint --rcfile=ci/pylintrc src",
+            {"ci/pylintrc": '[MAIN]\ninit-hook=import sys; sys.path.insert(0, "ci/plugins")\n',
+             "ci/plugins/checks.py": ""},
+            "ci/plugins",
+        ),
+        (
+            "flake8 --append-config ci/flake8.cfg src",
+            {"ci/flake8.cfg": "[flake8:local-plugins]\npaths = ./ci/plugins\n",
+             "ci/plugins/checks.py": ""},
+            "ci/plugins",
+        ),
+        (
+            "mypy --config-file ci/mypy.ini src",
+            {"ci/mypy.ini": "[mypy]\nplugins = ci/plug.py\n", "ci/plug.py": ""},
+            "ci/plug.py",
+        ),
+        # Code the options themselves have it load.
+        ("gitlint --extra-path tools/rules", {"tools/rules/r.py": ""}, "tools/rules"),
+        (
+            "pylint --init-hook='import sys; sys.path.insert(0, \"tools/rules\")' "
+            "--load-plugins=checks src",
+            {"tools/rules/checks.py": ""},
+            "tools/rules",
+        ),
+    ],
+)  # fmt: skip
+def test_the_code_a_python_linter_is_told_to_load_is_held(tmp_path, line, files, expected):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content)
+    assert expected in held(root)

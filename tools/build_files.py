@@ -69,6 +69,7 @@ from __future__ import annotations
 import configparser
 import contextlib
 import errno
+import functools
 import glob
 import itertools
 import os
@@ -247,7 +248,12 @@ def build_files(
     if program in PROJECT_FILES:  # (from where it runs, or the project's folder above)
         candidates = [p / name for p in up_to(folder, project) for name in PROJECT_FILES[program]]
         if program in LINTER_CODE:  # (and the code their settings load)
-            return _first_there(candidates, _linter_code)
+            # A settings file an option names (`pylint --rcfile ci/pylintrc`) is read first.
+            options = LINTER_CONFIG_OPTIONS.get(program, ())
+            named = [_from(folder, value) for value in _option_values(words, *options)]
+            reads = functools.partial(_linter_code, run_in=folder)
+            held, told = _first_there([*filter(None, named), *candidates], reads)
+            return held + _linter_code_given(program, words, folder), told
         return _first_there(candidates)
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
@@ -1096,19 +1102,22 @@ def _read(path: Path) -> str:
         raise CannotTell(f"{path}, which planloop cannot read ({error.strerror})") from None
 
 
-def _linter_code(config: Path) -> list[Path]:
+def _linter_code(config: Path, run_in: Path | None = None) -> list[Path]:
     """The code a linter's settings file names for it to load (LINTER_CODE), from the file's
     folder: each path (a folder whole), and each module's file or package folder there, where
     they are. (pylint's init-hook, python the settings run, is theirs to hold.)"""
     values: list[str] = []
     if config.suffix == ".toml":
         tool = _dict_of(_toml(config).get("tool"))
-        for section, key in LINTER_TOML.values():
-            found = tool
-            for part in section.split("."):
-                found = _dict_of(found.get(part))
-            value = found.get(key)
+        value = _dict_of(tool.get("mypy")).get("plugins")
+        values += value if isinstance(value, list) else [value]
+        # pylint takes its keys from any table under [tool.pylint] (`main`, `master`, ...).
+        pylint = _dict_of(tool.get("pylint"))
+        for table in [pylint, *(t for t in pylint.values() if isinstance(t, dict))]:
+            value = table.get("load-plugins")
             values += value if isinstance(value, list) else [value]
+            if isinstance(table.get("init-hook"), str):
+                values += _pylint_path(config, table["init-hook"])
     else:
         parser = configparser.RawConfigParser(strict=False)
         with contextlib.suppress(configparser.Error):
@@ -1116,17 +1125,44 @@ def _linter_code(config: Path) -> list[Path]:
         for section, key in (pair for pairs in LINTER_CODE.values() for pair in pairs):
             if parser.has_option(section, key):
                 values += re.split(r"[,\s]+", parser.get(section, key))
-        for section in ("MAIN", "main", "MASTER", "master"):
+        # pylint reads every section of its own file, and the `pylint.*` ones of a shared one.
+        shared = config.name in ("setup.cfg", "tox.ini")
+        for section in parser.sections():
+            if shared and not section.lower().startswith("pylint"):
+                continue
+            if parser.has_option(section, "load-plugins"):
+                values += re.split(r"[,\s]+", parser.get(section, "load-plugins"))
             if parser.has_option(section, "init-hook"):
                 values += _pylint_path(config, parser.get(section, "init-hook"))
     found: list[Path] = []
+    # A relative path from the settings' folder, or from where the linter runs (pylint's
+    # init-hook runs there; flake8 takes an appended config's paths from there too).
+    bases = dict.fromkeys([config.parent, *([run_in] if run_in else [])])
     for value in (v.strip() for v in values if isinstance(v, str) and v.strip()):
-        if "/" in value or value.endswith(".py"):
-            found.append(Path(os.path.normpath(config.parent / os.path.expanduser(value))))
-        else:  # a module: its file, or its package, beside the settings
-            module = config.parent / value.split(":")[0].replace(".", "/")
-            found += [module.with_name(module.name + ".py"), module]
+        for base in bases:
+            if "/" in value or value.endswith(".py"):
+                found.append(Path(os.path.normpath(base / os.path.expanduser(value))))
+            else:  # a module: its file, or its package, beside the settings
+                module = base / value.split(":")[0].replace(".", "/")
+                found += [module.with_name(module.name + ".py"), module]
     return [path for path in dict.fromkeys(found) if os.path.lexists(path)]
+
+
+def _linter_code_given(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:
+    """The code a linter's own options have it load, from the folder it runs in: gitlint's
+    `--extra-path` (a folder or file of rules), pylint's `--load-plugins` (modules) and the
+    folders its `--init-hook` puts on python's path, where they are."""
+    found: list[Path] = []
+    if program == "gitlint":
+        found += [_from(folder, value) for value in _option_values(words, "-e", "--extra-path")]
+    if program == "pylint":
+        for hook in _option_values(words, "--init-hook"):
+            found += [_from(folder, path) for path in _pylint_path(folder / "pylint", hook)]
+        for value in _option_values(words, "--load-plugins"):
+            for module in filter(None, re.split(r"[,\s]+", value)):
+                base = folder / module.replace(".", "/")
+                found += [base.with_name(base.name + ".py"), base]
+    return [path for path in dict.fromkeys(filter(None, found)) if os.path.lexists(path)]
 
 
 # pylint's init-hook as most projects write it: put a folder on python's path.
@@ -1417,6 +1453,12 @@ LINTER_CODE = {
     "gitlint": (("general", "extra-path"),),  # a folder or file of user rules
     "pylint": tuple((part, "load-plugins") for part in ("MAIN", "main", "MASTER", "master")),
 }
-LINTER_TOML = {"mypy": ("mypy", "plugins"), "pylint": ("pylint.main", "load-plugins")}
+# The options that name a linter's settings file in place of those it looks for.
+LINTER_CONFIG_OPTIONS = {
+    "pylint": ("--rcfile",),
+    "flake": ("--config", "--append-config"),
+    "mypy": ("--config-file",),
+    "gitlint": ("-C", "--config"),
+}
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
 BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES)
