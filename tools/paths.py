@@ -170,6 +170,8 @@ HOST_TOOL_CONFIG = {
     **dict.fromkeys(IDIOMATIC_VERSION_FILES, IDIOMATIC_VERSION_REASON),
     # Neither checks a version for `../`: `../../<workspace>/jdk` is a folder of the workspace.
     ".java-version": "jenv runs the java of the version it names, which may be any folder",
+    ".poetry": "Poetry 2 puts its plugins/ folder on its path at every poetry command, and "
+    "runs the .pth files there as python runs a site-packages' (no hook needed)",
     ".sdkmanrc": "SDKMAN puts the versions it names first on your PATH when your shell enters "
     "the folder (sdkman_auto_env), and a version may be any folder",
     ".shadowenv.d": "shadowenv runs its .lisp files when your shell enters a folder you trusted "
@@ -217,6 +219,11 @@ HOST_TOOL_CONFIG = {
     ".irbrc": "irb runs it at a start in the folder when your home has none",
     # pdb runs the folder's own after yours, as python, at every breakpoint() and `pytest --pdb`.
     ".pdbrc": "pdb runs it as python whenever a debugger starts in the folder (breakpoint())",
+    ".perldb": "perl's debugger runs it as perl whenever `perl -d` starts in the folder",
+    # python's interactive prompt imports these as it starts, from the folder it starts in
+    # first: `python` typed in the workspace runs them.
+    "readline.py": "python's interactive prompt imports it from the folder it starts in",
+    "rlcompleter.py": "python's interactive prompt imports it from the folder it starts in",
     "kilo.json": "Kilo starts the MCP servers it names",
     "kilo.jsonc": "Kilo starts the MCP servers it names",
     ".factory": "Factory's Droid runs the hooks of its settings.json and hooks.json and starts "
