@@ -325,6 +325,25 @@ def test_lefthook_s_config_and_what_it_names_are_held(tmp_path):
     assert {"lefthook-local.yml", ".config/lefthook.yml"} <= held_once_made(root)
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("lefthook.json", '{\n  "extends": [\n    "tools/shared.yml"\n  ]\n}\n'),
+        ("lefthook.json", '{"extends": ["tools/shared.yml"], "pre-commit": {}}\n'),
+        ("lefthook.toml", 'extends = [\n  "tools/shared.yml",\n]\n'),
+    ],
+)
+def test_lefthook_s_extends_is_read_as_its_format_writes_a_list(tmp_path, name, text):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')
+    (root / name).write_text(text)
+    (root / "tools").mkdir()
+    (root / "tools" / "shared.yml").write_text(
+        "pre-commit:\n  commands:\n    x:\n      run: true\n"
+    )
+    assert "tools/shared.yml" in held(root)
+
+
 HOOKS_AS_TOOLS_WRITE_THEM = {
     # pre-commit's: the python it was installed with, or pre-commit on PATH.
     "pre-commit": """
@@ -938,8 +957,13 @@ def test_a_pylint_init_hook_that_does_more_than_set_the_path_makes_commands_ask(
         # The rules eslint and markdownlint load as code.
         ("npx eslint --rulesdir lint-rules .", {"lint-rules/no-x.js": ""}, "lint-rules"),
         ("markdownlint -r ./md/rule.js docs", {"md/rule.js": ""}, "md/rule.js"),
-        # markdownlint-cli2's JavaScript config.
+        # markdownlint-cli2's JavaScript config, and stylelint's in `.config`.
         ("npx markdownlint-cli2 docs", {".markdownlint.cjs": ""}, ".markdownlint.cjs"),
+        (
+            "npx stylelint '**/*.css'",
+            {".config/stylelintrc.json": "{}"},
+            ".config/stylelintrc.json",
+        ),
         ("rake -f ci/build.rake lint", {"ci/build.rake": ""}, "ci/build.rake"),
         # ninja in another folder, and the files its build file includes from there.
         ("ninja -C out lint", {"out/build.ninja": "include rules.ninja\n"}, "out/build.ninja"),

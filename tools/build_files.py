@@ -72,6 +72,7 @@ import errno
 import functools
 import glob
 import itertools
+import json
 import os
 import re
 import shlex
@@ -530,6 +531,9 @@ def _lefthook_reads(config: Path) -> list[Path]:
     top = config.parent.parent if config.parent.name == ".config" else config.parent
     lines = _read(config).splitlines()
     found: list[Path] = []
+    # Read as its format is (an `extends` list over several lines of JSON or TOML), and line
+    # by line as YAML lists them (which also reads a file its parser would refuse).
+    parsed = _lefthook_settings_values(config)
     for index, line in enumerate(lines):
         if (match := LEFTHOOK_PATH_KEY.match(line)) is None:
             continue
@@ -539,16 +543,40 @@ def _lefthook_reads(config: Path) -> list[Path]:
             if (item := LEFTHOOK_ITEM.match(after)) is None:
                 break  # (the list under `extends:` ends)
             values.append(YAML_COMMENT.sub("", item[1]).strip().strip("\"'"))
-        for value in (value for value in values if value and "://" not in value):
-            if any(char in value for char in "*?["):
-                # (`extends: [hooks/*.yml]`, expanded by lefthook: the folder it searches, whole,
-                # and where that is the top, what it matches now)
-                folder = os.path.dirname(value)
-                found += [_from(top, folder)] if folder.strip("./") else []
-                found += sorted(Path(p) for p in glob.glob(str(top / value)))[:MAX_INCLUDED]
-            else:
-                found.append(_from(top, value))
+        parsed += values
+    for value in dict.fromkeys(value for value in parsed if value and "://" not in value):
+        if any(char in value for char in "*?["):
+            # (`extends: [hooks/*.yml]`, expanded by lefthook: the folder it searches, whole,
+            # and where that is the top, what it matches now)
+            folder = os.path.dirname(value)
+            found += [_from(top, folder)] if folder.strip("./") else []
+            found += sorted(Path(p) for p in glob.glob(str(top / value)))[:MAX_INCLUDED]
+        else:
+            found.append(_from(top, value))
     return [path for path in found if path is not None]
+
+
+def _lefthook_settings_values(config: Path) -> list[str]:
+    """The paths a lefthook config's `extends`, `rc` and `source_dir` keys give, read as JSON,
+    TOML or YAML by its name; none where it does not parse."""
+    from tools.tool_scripts import read_yaml, without_comments  # (that module imports this one)
+
+    text = _read(config)
+    try:
+        if config.suffix in (".json", ".jsonc"):
+            settings = json.loads(without_comments(text))
+        elif config.suffix == ".toml":
+            settings = toml_data(text)
+        else:
+            settings = read_yaml(text)
+    except (ValueError, RecursionError):
+        return []
+    settings = settings if isinstance(settings, dict) else {}
+    values: list[str] = []
+    for key in ("extends", "rc", "source_dir", "source_dir_local"):
+        value = settings.get(key)
+        values += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+    return values
 
 
 def _task_includes(taskfile: Path) -> list[Path]:
@@ -1322,6 +1350,11 @@ JS_CONFIGS = {
     "commitlint": (*_js_names("commitlint.config", ".commitlintrc"), *_data_names(".commitlintrc")),
 }
 JS_CONFIGS["nano-staged"] += _data_names("nano-staged", ".nanostagedrc")
+# cosmiconfig, which these read their config with, looks in a `.config` folder too.
+JS_CONFIGS["commitlint"] += (
+    *_js_names(".config/commitlintrc"),
+    *_data_names(".config/commitlintrc"),
+)
 for _tool in ("prettier", "jest", "lint-staged", "nano-staged", "commitlint"):
     JS_CONFIGS[_tool] += ("package.json", "package.yaml")  # (their key there)
 # lefthook's config, there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...), with the
@@ -1411,6 +1444,7 @@ TOOL_FILES["mise"] = (
 )
 for _tool in ("stylelint", "markdownlint-cli2"):
     TOOL_FILES[_tool] += ("package.json",)
+TOOL_FILES["stylelint"] += _js_names(".config/stylelintrc") + _data_names(".config/stylelintrc")
 # (a program's name is looked up without a version at its end: `markdownlint-cli2` is
 # `markdownlint-cli`, whose own files are held with them)
 TOOL_FILES["markdownlint-cli"] = (*TOOL_FILES.pop("markdownlint-cli2"), ".markdownlintrc")
