@@ -826,3 +826,25 @@ def test_the_folder_a_makefile_s_glob_include_searches_is_held_whole(tmp_path, i
     (tmp_path / "mk" / "a.mk").write_text("")
     held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
     assert {"mk", "mk/a.mk"} <= names(tmp_path, held)
+
+
+def test_the_shell_and_dotenv_files_make_just_and_task_are_told_to_use_are_held(tmp_path):
+    # Each runs every recipe line with that shell, or loads those variables into it
+    # (`BASH_ENV=ci/env.sh`): what the recipes' own words never name.
+    (tmp_path / "ci").mkdir()
+    for name in ("shell", "vars", "task.env"):
+        (tmp_path / "ci" / name).write_text("")
+    (tmp_path / "Makefile").write_text("SHELL := ./ci/shell\nlint:\n\techo ok\n")
+    held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert "ci/shell" in names(tmp_path, held)
+    (tmp_path / "justfile").write_text(
+        'set dotenv-path := "ci/vars"\nset shell := ["./ci/shell", "-c"]\nlint:\n  echo ok\n'
+    )
+    held, _ = build_files("just", ("lint",), tmp_path, tmp_path)
+    assert {"ci/vars", "ci/shell"} <= names(tmp_path, held)
+    (tmp_path / "Taskfile.yml").write_text(
+        "version: '3'\ndotenv: ['ci/vars']\ntasks:\n  lint:\n    dotenv: ['ci/task.env']\n"
+        "    cmds: [echo ok]\n"
+    )
+    held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
+    assert {"ci/vars", "ci/task.env"} <= names(tmp_path, held)

@@ -116,6 +116,10 @@ MAKE_INCLUDE = re.compile(
 )
 # A file's text read into make (`$(eval $(file <mk/extra))` runs it as make's own).
 MAKE_FILE_READ = re.compile(r"\$[({]file[ \t]++<[ \t]*+([^(){}]*+)[)}]")
+# The shell a makefile runs its recipes with (`SHELL := ./ci/shell`).
+MAKE_SHELL = re.compile(
+    r"^[ \t]*+(?:override[ \t]++|export[ \t]++)?SHELL[ \t]*+[:?]?=[ \t]*+(\S++)", re.M
+)
 MAKE_EVAL = re.compile(r"\$([({])eval[ \t]++")  # `$(eval include x.mk)`: make reads it as a line
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
@@ -139,6 +143,12 @@ class CannotTell(Exception):
 # every share; the files are the repository's to write, and tools/spans.py says why it matters.)
 JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*+\][ \t]*+)*+"
 JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*+\??[ \t]*+(x?['\"].*)", re.MULTILINE)
+JUST_DOTENV = re.compile(
+    r"^[ \t]*+set[ \t]++dotenv-(?:path|filename)[ \t]*+:=[ \t]*+(x?['\"].*)", re.MULTILINE
+)
+JUST_SHELL = re.compile(
+    r"^[ \t]*+set[ \t]++(?:windows-)?shell[ \t]*+:=[ \t]*+\[[ \t]*+(x?['\"].*)", re.MULTILINE
+)
 JUST_MOD = re.compile(
     JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*+\??[ \t]*+([A-Za-z_][\w-]*+)[ \t]*+(x?['\"].*)?",
     re.MULTILINE,
@@ -449,6 +459,14 @@ def _just_reads(justfile: Path) -> list[Path]:
             found.append(named)
         found += [] if named else [folder / f"{name}.just"]
         found += [(named or folder / name) / "mod.just", *_any_case(named or folder / name)]
+    # The dotenv file it loads (whose variables reach each recipe's shell: `BASH_ENV`), and the
+    # shell it runs recipes with, where they are paths here: `set dotenv-path := "ci/vars"`,
+    # `set shell := ["./ci/sh", "-c"]` (a program by its name alone is on PATH).
+    for path in JUST_DOTENV.findall(text):
+        found.append(_from(folder, _just_string(path)) or justfile)
+    for program in JUST_SHELL.findall(text):
+        program = _just_string(program)
+        found += [_from(folder, program) or justfile] if "/" in program else []
     return found
 
 
@@ -594,6 +612,15 @@ def _task_includes(taskfile: Path) -> list[Path]:
     except AttributeError:
         return []  # (no table: no Taskfile to task either)
     found: list[Path] = []
+    # The dotenv files it loads, for the whole file and for each task (whose variables reach
+    # the task's shell: `BASH_ENV`).
+    data = read_yaml(_read(taskfile))
+    tasks = _dict_of(data.get("tasks"))
+    for owner in [data, *(task for task in tasks.values() if isinstance(task, dict))]:
+        dotenv = owner.get("dotenv")
+        for named in dotenv if isinstance(dotenv, list) else []:
+            if isinstance(named, str) and "{{" not in named:
+                found.append(_from(taskfile.parent, named) or taskfile)
     for entry in includes.values() if isinstance(includes, dict) else []:
         named = entry.get("taskfile") if isinstance(entry, dict) else entry
         path = _from(taskfile.parent, named) if isinstance(named, str) else None
@@ -612,7 +639,16 @@ def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[
     makefiles = [named] if named else [folder / name for name in MAKEFILES]
     held, told = _first_there(makefiles, lambda makefile: _included(makefile, folder, dirs))
     held_first, told_first = _read_first(flags, words, folder, dirs)
-    return held + held_first, told + told_first
+    # The shell it runs every recipe line with, where a makefile names one here
+    # (`SHELL := ./ci/shell`): as npm's script-shell, it runs even for `echo`.
+    shells = [found for each in held for found in MAKE_SHELL.findall(_read(each))]
+    shells += [word.partition("=")[2] for word in words if word.startswith("SHELL=")]
+    held_shells = [
+        path
+        for name in shells
+        if "/" in name and "$" not in name and (path := _from(folder, name)) is not None
+    ]
+    return held + held_first + held_shells, told + told_first
 
 
 def make_variable_files(
