@@ -1047,3 +1047,25 @@ def test_the_code_a_python_linter_is_told_to_load_is_held(tmp_path, line, files,
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(content)
     assert expected in held(root)
+
+
+@pytest.mark.parametrize(
+    ("line", "asks"),
+    [
+        # make and uv go up physically from where web leads, which a command can make a link.
+        ("cd web && make -C .. lint", True),
+        ("cd web && uv run --directory .. pytest", True),
+        ("make -C web/.. lint", True),
+        # The shell's own cd goes back up the path it came down (logically).
+        ("cd web && cd .. && make lint", False),
+        ("make -C web lint", False),
+    ],
+)
+def test_a_tool_sent_up_out_of_a_folder_makes_commands_ask(tmp_path, line, asks):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    (root / "web").mkdir()
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "web" / "Makefile").write_text("lint:\n\ttrue\n")
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert (tool_script_not_held(root, settings) is not None) is asks

@@ -748,7 +748,16 @@ def program_paths(
                 base = None
             continue  # `cd -P tools`, `cd -- tools`, `pushd -n tools`: the folder comes next
         if before in moves or joined or (command in ("cd", "pushd") and previous == command):
-            base = _moved(base, word.removeprefix(joined + "=") if joined else word, worktree)
+            folder = word.removeprefix(joined + "=") if joined else word
+            physical = command not in ("cd", "pushd")  # (the shell's cd is logical: `cd ..`)
+            up = base is not None and worktree is not None and physical
+            if up and past_a_folder_of_the_tree(base / folder, worktree):
+                # `cd web && make -C ..`: make goes up from where web leads, which a command
+                # can turn into a link.
+                _cannot_tell(os.path.relpath(base / folder, worktree), worktree, untold)
+                base = None
+                continue
+            base = _moved(base, folder, worktree)
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if index < read_to:
