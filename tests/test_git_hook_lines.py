@@ -1069,3 +1069,22 @@ def test_a_tool_sent_up_out_of_a_folder_makes_commands_ask(tmp_path, line, asks)
     (root / "web" / "Makefile").write_text("lint:\n\ttrue\n")
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert (tool_script_not_held(root, settings) is not None) is asks
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "uvx --from ./tools/x python -c 'import x'",
+        "uvx --from tools/x x-lint",
+        "pip install ./tools/x",
+        "python3 -m pip install -e tools/x",
+        "uv pip install ./tools/x",
+    ],
+)
+def test_a_local_project_an_installer_builds_is_held_whole(tmp_path, line):
+    # Building it runs its setup.py, in-tree backend or build hook, outside the sandbox.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    (root / "tools" / "x").mkdir(parents=True)
+    (root / "tools" / "x" / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    assert "tools/x" in held(root)

@@ -218,7 +218,28 @@ def build_files(
 ) -> tuple[list[Path], list[Path]]:
     """(the build files there, held; every one the tool would read, made yet or not, held
     while there and told when made: `ByName.when_there`) for `program` run with `words` from
-    `folder` in the workspace `project`."""
+    `folder` in the workspace `project`; and a local package it installs, held whole."""
+    held, told = _build_files(program, words, folder, project)
+    if program in INSTALLERS:
+        held = [*held, *_local_packages(program, words, folder)]
+    return held, told
+
+
+def _local_packages(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:
+    """The local projects an installer builds, and so runs the build of (its setup.py, an
+    in-tree backend, a build hook): `uvx --from ./tools/x`, `uv run --with ./x`, `pip install
+    ./x` or `-e ./x`, `pipx install ./x`. Each folder there, whole."""
+    values = _option_values(words, *LOCAL_PACKAGE_OPTIONS)
+    plain = [word for word in words if not word.startswith("-")]
+    if program in ("pip", "pipx") or plain[:2] == ["pip", "install"]:
+        values += [word for word in plain[1:] if word.startswith((".", "/")) or "/" in word]
+    paths = [_from(folder, value) for value in values if "://" not in value and "$" not in value]
+    return [path for path in dict.fromkeys(filter(None, paths)) if os.path.isdir(path)]
+
+
+def _build_files(
+    program: str, words: tuple[str, ...], folder: Path, project: Path
+) -> tuple[list[Path], list[Path]]:
     option = _options(words)
     if program in MAKES:
         return _make_files(words, _from(folder, option("-C", "--directory")) or folder)
@@ -1523,6 +1544,10 @@ LINTER_CODE = {
     "gitlint": (("general", "extra-path"),),  # a folder or file of user rules
     "pylint": tuple((part, "load-plugins") for part in ("MAIN", "main", "MASTER", "master")),
 }
+# Installers that build a local project they are given (`_local_packages`), and the options
+# that give one.
+INSTALLERS = ("uv", "uvx", "pip", "pipx")
+LOCAL_PACKAGE_OPTIONS = ("--from", "--with", "-w", "--with-editable", "-e", "--editable", "--spec")
 # The options that name a linter's settings file in place of those it looks for.
 LINTER_CONFIG_OPTIONS = {
     "pylint": ("--rcfile",),
@@ -1531,4 +1556,4 @@ LINTER_CONFIG_OPTIONS = {
     "gitlint": ("-C", "--config"),
 }
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
-BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES)
+BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES, "uvx", "pip", "pipx")

@@ -38,6 +38,7 @@ from typing import NamedTuple
 from tools.build_files import (
     BUILD_FILE_REASON,
     BUILD_TOOLS,
+    INSTALLERS,
     MAKE_VARIABLES,
     MAKES,
     gradle_user_homes,
@@ -983,8 +984,11 @@ def _called(
     The variables set for it that name make's makefiles (`MAKEFILES=x.mk make`, or the tool's
     `env`) come first, as make takes them on its line. A tool started by a runner (`uvx tox`,
     `python3 -m tox`) is that tool, with the words after its name."""
-    if program in PROJECT_RUNNERS and by_name is not None:  # (`uv run ruff`: uv's own files)
-        by_name.calls.append((base, program, ()))
+    if (program in PROJECT_RUNNERS or program in INSTALLERS) and by_name is not None:
+        # (`uv run ruff`: uv's own files; `uvx --from ./tools/x`: the local project it builds)
+        ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
+        own = tuple(words[index + 1 : next(ends, len(words))]) if program in INSTALLERS else ()
+        by_name.calls.append((base, program, own))
     program, index = run_behind(program, words, index)
     if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
