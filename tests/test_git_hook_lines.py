@@ -1088,3 +1088,15 @@ def test_a_local_project_an_installer_builds_is_held_whole(tmp_path, line):
     (root / "tools" / "x").mkdir(parents=True)
     (root / "tools" / "x" / "setup.py").write_text("from setuptools import setup\nsetup()\n")
     assert "tools/x" in held(root)
+
+
+def test_an_in_tree_build_backend_is_held_for_a_project_manager_s_run(tmp_path):
+    # uv run builds the project first, with the backend its backend-path puts first.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "uv run pytest\n")
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["_build"]\n'
+    )
+    (root / "_build").mkdir()
+    (root / "_build" / "backend.py").write_text("")
+    assert "_build" in held(root)

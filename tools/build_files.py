@@ -286,7 +286,7 @@ def _build_files(
             reads = functools.partial(_linter_code, run_in=folder)
             held, told = _first_there([*filter(None, named), *candidates], reads)
             return held + _linter_code_given(program, words, folder), told
-        return _first_there(candidates)
+        return _first_there(candidates, _in_tree_backend)
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
@@ -560,6 +560,20 @@ def _ninja_reads(folder: Path) -> Callable[[Path], list[Path]]:
         return found
 
     return reads
+
+
+def _in_tree_backend(config: Path) -> list[Path]:
+    """The folders a pyproject.toml's `[build-system] backend-path` puts first on the build's
+    path: the build backend that runs from there is the project's (`_build/backend.py`)."""
+    if config.name != "pyproject.toml":
+        return []
+    paths = _dict_of(_toml(config).get("build-system")).get("backend-path")
+    found = (
+        [_from(config.parent, p) for p in paths if isinstance(p, str)]
+        if isinstance(paths, list)
+        else []
+    )
+    return [path for path in found if path is not None and os.path.lexists(path)]
 
 
 def _lefthook_reads(config: Path) -> list[Path]:
