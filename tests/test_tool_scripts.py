@@ -913,6 +913,19 @@ def test_a_path_in_a_version_file_of_one_tool_holds_its_folder(tmp_path, name, v
     assert named(tmp_path) == set() and tool_script_not_held(tmp_path, configs) is None
 
 
+
+@pytest.mark.parametrize("version", ["3.12", "cpython@3.12", "pypy3.10", "system"])
+def test_uv_takes_a_word_of_python_version_that_is_no_version_for_a_path(tmp_path, version):
+    # `toolchain` names the folder whose bin/python uv runs (from the shell's folder).
+    (tmp_path / "toolchain" / "bin").mkdir(parents=True)
+    (tmp_path / ".python-version").write_text("toolchain\n")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert "only its tool can tell" in tool_script_not_held(tmp_path, configs)
+    (tmp_path / ".python-version").write_text(version + "\n")
+    configs = scan_for_file_tools(tmp_path).tool_configs
+    assert tool_script_not_held(tmp_path, configs) is None
+
+
 def test_docker_compose_in_a_folder_open_task_holds_its_files_and_watches_the_missing(tmp_path):
     # A compose file a command rewrote (`privileged: true`, `/:/host` mounted) would have the
     # docker daemon start it as root on the next opening of the folder.

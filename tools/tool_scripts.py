@@ -955,13 +955,23 @@ def version_paths(settings: Any) -> Iterator[Run]:
                 yield Run(None, files=(path if os.path.isabs(path) else f"${{PWD}}/{path}",))
 
 
+# What uv reads in .python-version as a request, not a path: a version (`3.12`, `3.13t`,
+# `cpython@3.12`, `pypy3.10`) or a python's name alone (`system`, `pypy`).
+PYTHON_REQUEST = re.compile(
+    r"[a-z]*+[@-]?\d[\w.+@-]*+|system|default|any|cpython|pypy|graalpy|pyodide|python3?+"
+)
+
+
 def one_version_paths(settings: Any) -> Iterator[Run]:
     """The folder a one-tool version file (`.nvmrc`) names as a `path:` version, and, in
     .python-version, a path as uv takes it (a python, or the folder of one): relative ones are
     taken from the shell's folder, which only the tool can tell."""
     python = bool(_dict(settings).get("python"))
     for word in _strings(_list(_dict(settings).get("versions"))):
-        if word.startswith("path:") or python and "/" in word:
+        # uv takes any word that is no version, nor a python's name, as a path where one is
+        # there: `toolchain` runs toolchain/bin/python.
+        path_word = python and ("/" in word or not PYTHON_REQUEST.fullmatch(word.lower()))
+        if word.startswith("path:") or path_word:
             path = os.path.normpath(os.path.expanduser(word.removeprefix("path:")))
             yield Run(None, files=(path if os.path.isabs(path) else f"${{PWD}}/{path}",))
 
