@@ -1100,3 +1100,14 @@ def test_an_in_tree_build_backend_is_held_for_a_project_manager_s_run(tmp_path):
     (root / "_build").mkdir()
     (root / "_build" / "backend.py").write_text("")
     assert "_build" in held(root)
+
+
+def test_npm_in_a_workspace_member_holds_the_root_s_settings_and_package(tmp_path):
+    # npm takes a member's settings from the workspace's root, and an install there runs the
+    # root package.json's scripts.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "cd web && npm test\n")
+    (root / "package.json").write_text(json.dumps({"private": True, "workspaces": ["web"]}))
+    (root / "web").mkdir()
+    (root / "web" / "package.json").write_text(json.dumps({"scripts": {"test": "node --test"}}))
+    assert {".npmrc", "package.json", "web/.npmrc"} <= held_once_made(root)

@@ -913,7 +913,6 @@ def test_a_path_in_a_version_file_of_one_tool_holds_its_folder(tmp_path, name, v
     assert named(tmp_path) == set() and tool_script_not_held(tmp_path, configs) is None
 
 
-
 @pytest.mark.parametrize("version", ["3.12", "cpython@3.12", "pypy3.10", "system"])
 def test_uv_takes_a_word_of_python_version_that_is_no_version_for_a_path(tmp_path, version):
     # `toolchain` names the folder whose bin/python uv runs (from the shell's folder).

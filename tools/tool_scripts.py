@@ -2313,7 +2313,12 @@ def npm_settings(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]
     named = tool_scripts(root, tool_configs).named
     packages = [path.parent for path, _ in named if path.name == PACKAGE_JSON]
     found = [folder / name for folder in packages for name in PACKAGE_SETTINGS]
-    found += [above / ".yarnrc.yml" for folder in packages for above in up_to(folder, root)]
+    above = [upper for folder in packages for upper in up_to(folder, root)[1:]]
+    found += [upper / ".yarnrc.yml" for folder in packages for upper in up_to(folder, root)]
+    # npm in a workspace's member takes its settings from the workspace's root (`.npmrc` there,
+    # as yarn its .yarnrc.yml), and an install there runs the root package.json's scripts.
+    found += [upper / ".npmrc" for upper in above]
+    found += [upper / PACKAGE_JSON for upper in above if os.path.lexists(upper / PACKAGE_JSON)]
     return [(path, NPM_SETTINGS_REASON) for path in dict.fromkeys(found)]
 
 
