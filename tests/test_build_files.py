@@ -848,3 +848,17 @@ def test_the_shell_and_dotenv_files_make_just_and_task_are_told_to_use_are_held(
     )
     held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
     assert {"ci/vars", "ci/task.env"} <= names(tmp_path, held)
+
+
+def test_a_maven_local_repository_in_the_workspace_is_held_whole(tmp_path):
+    # Maven runs the plugins' jars it finds there.
+    (tmp_path / "pom.xml").write_text("<project></project>\n")
+    (tmp_path / ".m2" / "repository").mkdir(parents=True)
+    held, _ = build_files(
+        "mvn", ("-Dmaven.repo.local=.m2/repository", "verify"), tmp_path, tmp_path
+    )
+    assert ".m2/repository" in names(tmp_path, held)
+    (tmp_path / ".mvn").mkdir()
+    (tmp_path / ".mvn" / "maven.config").write_text("-Dmaven.repo.local=.m2/repository\n")
+    held, _ = build_files("mvn", ("verify",), tmp_path, tmp_path)
+    assert ".m2/repository" in names(tmp_path, held)

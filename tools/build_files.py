@@ -267,9 +267,10 @@ def _build_files(
     if program in GRADLE:
         return _gradle_files(program == "gradlew", option, folder, project)
     if program in MAVEN:
-        return _maven_files(
+        held, told = _maven_files(
             program == "mvnw", _exact_option(words, "-f", "--file"), folder, project
         )
+        return held + _maven_local_repository(words, folder, held), told
     if program in CONFIG_TOOLS:
         held, told = _config_files(CONFIG_TOOLS[program], words, folder, project)
         if program in PROJECT_FILES:  # (tox: the package beside its config)
@@ -1131,6 +1132,20 @@ def _maven_files(
     told += _maven_parents([pom, *modules])
     held = [path for path in [*told, *parents, *modules] if os.path.lexists(path)]
     return list(dict.fromkeys(held)), told
+
+
+def _maven_local_repository(words: tuple[str, ...], folder: Path, held: list[Path]) -> list[Path]:
+    """A Maven local repository in the workspace (`-Dmaven.repo.local=.m2/repository`, on the
+    line, in `.mvn/maven.config` or in your MAVEN_OPTS), whole: Maven runs the plugins' jars it
+    finds there."""
+    configs = [path / "maven.config" for path in held if path.name == ".mvn"]
+    given = [*words, *(w for c in configs for w in _read(c).split())]
+    given += os.environ.get("MAVEN_OPTS", "").split()
+    repositories = [
+        word.partition("=")[2] for word in given if word.startswith("-Dmaven.repo.local=")
+    ]
+    paths = [_from(folder, path) for path in repositories if "$" not in path]
+    return [path for path in paths if path is not None and os.path.isdir(path)]
 
 
 def _maven_modules(pom: Path) -> list[Path]:
