@@ -236,13 +236,14 @@ def hidden_inside(workspace: str, home: str, planloop_home: str) -> tuple[Path, 
     from tools.sandbox import linked_secrets, secret_paths  # the sandbox's own list
 
     root = Path(os.path.realpath(workspace))
-    found = [Path(os.path.realpath(path)) for path in secret_paths()]
+    secrets = secret_paths()  # (one look at the home folder for both lists)
+    found = [Path(os.path.realpath(path)) for path in secrets]
     # And what a hidden folder's links lead to (stow's, file by file: `~/.ssh/id_ed25519`
     # kept in the dotfiles repository planloop runs in).
     found += [
         target
-        for folder in secret_paths()
-        if os.path.isdir(folder) and not Path(os.path.realpath(folder)).is_relative_to(root)
+        for folder, real in zip(secrets, list(found), strict=True)
+        if os.path.isdir(folder) and not real.is_relative_to(root)
         for target in linked_secrets(Path(folder), root)
     ]
     return root, tuple(path for path in found if path.is_relative_to(root))
