@@ -17,8 +17,9 @@ from test_hostile_pass4 import needs_bwrap, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
 from tools.build_files import CannotTell, build_files
-from tools.paths import scan_for_file_tools
-from tools.tool_scripts import tool_scripts
+from tools.paths import host_tool_settings, protected_reason, scan_for_file_tools
+from tools.sandbox import held_for_commands_reason
+from tools.tool_scripts import per_file_config_not_held, per_file_configs, tool_scripts
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -862,3 +863,93 @@ def test_a_maven_local_repository_in_the_workspace_is_held_whole(tmp_path):
     (tmp_path / ".mvn" / "maven.config").write_text("-Dmaven.repo.local=.m2/repository\n")
     held, _ = build_files("mvn", ("verify",), tmp_path, tmp_path)
     assert ".m2/repository" in names(tmp_path, held)
+
+
+def file_tools_ask(root: Path, path: str) -> str | None:
+    """Why the file tools ask before writing `path`: by its name, or as commands find it held."""
+    return protected_reason(root, path) or held_for_commands_reason(root, path)
+
+
+def per_file_held(root: Path) -> set[str]:
+    """What the host tools' per-file linters hold in `root` (tools/per_file_configs.py)."""
+    scan = scan_for_file_tools(root)
+    found = per_file_configs(root, host_tool_settings(root, scan), scan.per_file_configs)
+    return names(root, [path for path, _ in found])
+
+
+@pytest.mark.parametrize(
+    ("hook", "config", "code"),
+    [
+        ("npx prettier --check .", "web/.prettierrc.json", '{"plugins": ["./plug.mjs"]}'),
+        ("eslint packages", "packages/a/.eslintrc.json", '{"parser": "./plug.mjs"}'),
+        ("npx stylelint '**/*.css'", "web/.stylelintrc.json", '{"plugins": ["./plug.mjs"]}'),
+        (
+            "markdownlint-cli2 '**/*.md'",
+            "web/.markdownlint-cli2.jsonc",
+            '{"customRules": ["./plug.mjs"]}',
+        ),
+    ],
+)
+def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
+    tmp_path, hook, config, code
+):
+    # The tool takes each file's config from that file's folder, not only from where it runs,
+    # and loads the plugin the config names when the person's next commit runs the hook.
+    make(tmp_path / ".git/hooks/pre-commit", f"#!/bin/sh\n{hook}\n", "root")
+    make(tmp_path / config, code, "root", 0o644)
+    plugin = str(Path(config).parent / "plug.mjs")
+    make(tmp_path / plugin, "export default {}\n", "root", 0o644)
+    make(tmp_path / "node_modules/x" / Path(config).name, code, "root", 0o644)  # (passed by)
+    assert per_file_held(tmp_path) == {config, plugin}
+    # The file tools ask before writing one, and before making one anywhere below.
+    assert "is protected" in file_tools_ask(tmp_path, plugin)
+    assert "linter or formatter" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
+    assert file_tools_ask(tmp_path, f"node_modules/y/{Path(config).name}") is None
+    assert file_tools_ask(tmp_path, "web/other.json") is None
+
+
+def test_a_package_json_counts_for_a_per_file_linter_only_with_its_key(tmp_path):
+    # Every package of a monorepo has a package.json; prettier passes by those without its key.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nprettier --check .\n", "root")
+    make(tmp_path / "a/package.json", '{"name": "a", "eslintConfig": {}}', "root", 0o644)
+    make(tmp_path / "b/package.json", '{"prettier": {"plugins": ["./p.cjs"]}}', "root", 0o644)
+    make(tmp_path / "c/package.json", "not json", "root", 0o644)
+    make(tmp_path / "d/package.yaml", "name: d\nprettier: ./shared.cjs\n", "root", 0o644)
+    held = per_file_held(tmp_path)
+    assert {"b/package.json", "b/p.cjs", "d/package.yaml", "d/shared.cjs"} <= held
+    assert not held & {"a/package.json", "c/package.json"}
+
+
+def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):
+    # The project's own configs, for the person's editor and their own runs: the project's code.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nmake lint\n", "root")
+    make(tmp_path / "web/.prettierrc.json", '{"plugins": ["./plug.mjs"]}', "root", 0o644)
+    assert per_file_held(tmp_path) == set()
+    assert file_tools_ask(tmp_path, "web/.prettierrc.json") is None
+
+
+def test_a_per_file_config_that_is_a_link_makes_commands_ask(tmp_path):
+    # No bind holds a link: a command could point it at a config of its own.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nprettier --check .\n", "root")
+    make(tmp_path / "shared/prettier.json", "{}", "root", 0o644)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web/.prettierrc.json").symlink_to("../shared/prettier.json")
+    scan = scan_for_file_tools(tmp_path)
+    settings = host_tool_settings(tmp_path, scan)
+    why = per_file_config_not_held(tmp_path, settings, scan.per_file_configs)
+    assert why is not None and why.startswith("web/.prettierrc.json is a link"), why
+
+
+@needs_bwrap
+def test_a_command_cannot_rewrite_a_nested_linter_config_and_a_new_one_is_told(
+    api, env, user_folders
+):
+    # The hook's prettier takes web/a.js's config from web/, and a new docs/.prettierrc.json
+    # would load docs/plug.mjs at the person's next commit.
+    user, workspace, planloop_home, home = user_folders
+    make(workspace / ".git/hooks/pre-commit", "#!/bin/sh\nnpx prettier --check .\n", user)
+    make(workspace / "web/.prettierrc.json", '{"plugins": ["./plug.mjs"]}', user, mode=0o644)
+    make(workspace / "web/plug.mjs", "export default {}\n", user, mode=0o644)
+    new = 'mkdir docs && echo \'{"plugins": ["./plug.mjs"]}\' > docs/.prettierrc.json'
+    attacked = ["web/.prettierrc.json", "web/plug.mjs"]
+    refused_and_told(api, env, user_folders, attacked, new, "docs/.prettierrc.json")

@@ -411,12 +411,12 @@ HOSTILE_READINGS = {
     """,
     "local-code": """
         from pathlib import Path
-        from tools.build_files import CannotTell, _local_code
+        from tools.build_files import CannotTell, local_code
         config = Path(TMP) / ".prettierrc.json"
         for text in ("./" * 2**19, "../" * 2**18, "./" + "a" * 2**20, "x./" * 2**18, '"' * 2**20):
             config.write_text(text)
             try:
-                _local_code(config)
+                local_code(config)
             except CannotTell:  # (past what planloop reads: commands ask)
                 pass
     """,

@@ -52,7 +52,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     vitest,       each that is there (which one wins varies by version)
     lint-staged,
     nano-staged,
-    commitlint
+    commitlint    (prettier's, eslint's, stylelint's and markdownlint-cli2's configs in every
+                  folder below count too: tools/per_file_configs.py)
     ninja, rake,  the file each reads what to run or code to load from, there or in a folder
     bundle, ...   above (TOOL_FILES: build.ninja, Rakefile, Gemfile, composer.json, deno.json,
                   gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml, ...)
@@ -83,6 +84,12 @@ from typing import NamedTuple
 
 from tools.environment import WordTooLong, expand_variables, shell_words, without_secrets
 from tools.paths import read_small_file
+from tools.per_file_configs import (
+    JS_SUFFIXES,
+    PER_FILE_CONFIGS,
+    data_names,
+    js_names,
+)
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
 
@@ -300,7 +307,7 @@ def _build_files(
         named = [
             _from(folder, value) for value in _option_values(words, *FILE_OPTIONS.get(program, ()))
         ]
-        reads = _ninja_reads(folder) if program == "ninja" else _local_code
+        reads = _ninja_reads(folder) if program == "ninja" else local_code
         return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
     return [], []
 
@@ -524,7 +531,7 @@ def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
     return [folder / name for name in names]
 
 
-def _local_code(config: Path) -> list[Path]:
+def local_code(config: Path) -> list[Path]:
     """The files of the workspace a tool's data config names by a relative path, which it
     loads as code (commitlint's `extends`, prettier's and stylelint's `plugins`, an
     .eslintrc's `parser`, rubocop's `require`): `./tools/cl.js`, or `./tools/cl` as node
@@ -533,9 +540,15 @@ def _local_code(config: Path) -> list[Path]:
         return []
     if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
         return []
+    return local_paths(_read(config), config.parent)
+
+
+def local_paths(text: str, folder: Path) -> list[Path]:
+    """The relative paths in a data config's `text` (LOCAL_PATH), from its `folder`, each with
+    the files node would try for one without a suffix; at most MAX_INCLUDED of them."""
     found: list[Path] = []
-    for match in LOCAL_PATH.finditer(_read(config)):
-        path = Path(os.path.normpath(config.parent / match[0]))
+    for match in LOCAL_PATH.finditer(text):
+        path = Path(os.path.normpath(folder / match[0]))
         found.append(path)
         if not path.suffix:  # (`require("./tools/cl")`: node tries these)
             found += [Path(f"{path}{suffix}") for suffix in JS_SUFFIXES]
@@ -1368,14 +1381,6 @@ def up_to(folder: Path, project: Path) -> list[Path]:
     return [folder, *(above for above in folder.parents if above.is_relative_to(project))]
 
 
-def _js_names(*stems: str) -> tuple[str, ...]:
-    return tuple(stem + suffix for stem in stems for suffix in JS_SUFFIXES)
-
-
-def _data_names(*stems: str) -> tuple[str, ...]:
-    return tuple(stem + suffix for stem in stems for suffix in DATA_SUFFIXES)
-
-
 def _here(folder: Path, _: Path) -> list[Path]:
     return [folder]
 
@@ -1413,33 +1418,31 @@ CONFIG_TOOLS = {
 CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]._replace(
     names=(PREK_CONFIG, PRE_COMMIT_CONFIG, ".pre-commit-config.yml")
 )
+# A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`).
+LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""")
 # The JavaScript tools that read a config file as they start, from the folder they run in or
 # one above (`npx eslint .`), by the names they look for: a JavaScript one is code that runs,
 # and a data one names code it loads (prettier's and a legacy .eslintrc's `plugins`) or lists
 # the commands it runs (lint-staged's, nano-staged's: what husky's pre-commit hook runs), as
 # does the key of the tool's name in package.json.
-JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
-# A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`).
-LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""")
-DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
 JS_CONFIGS = {
-    "eslint": (*_js_names("eslint.config", ".eslintrc"), *_data_names(".eslintrc")),
-    "prettier": (*_js_names("prettier.config", ".prettierrc"), *_data_names(".prettierrc")),
-    "jest": (*_js_names("jest.config"), "jest.config.json"),
-    "vite": _js_names("vite.config"),
-    "vitest": _js_names("vitest.config", "vite.config"),
+    "eslint": PER_FILE_CONFIGS["eslint"],
+    "prettier": PER_FILE_CONFIGS["prettier"],
+    "jest": (*js_names("jest.config"), "jest.config.json"),
+    "vite": js_names("vite.config"),
+    "vitest": js_names("vitest.config", "vite.config"),
     "lint-staged": (
-        *_js_names("lint-staged.config", ".lintstagedrc"),
-        *_data_names(".lintstagedrc"),
+        *js_names("lint-staged.config", ".lintstagedrc"),
+        *data_names(".lintstagedrc"),
     ),
-    "nano-staged": (*_js_names("nano-staged", ".nano-staged"), *_data_names(".nano-staged")),
-    "commitlint": (*_js_names("commitlint.config", ".commitlintrc"), *_data_names(".commitlintrc")),
+    "nano-staged": (*js_names("nano-staged", ".nano-staged"), *data_names(".nano-staged")),
+    "commitlint": (*js_names("commitlint.config", ".commitlintrc"), *data_names(".commitlintrc")),
 }
-JS_CONFIGS["nano-staged"] += _data_names("nano-staged", ".nanostagedrc")
+JS_CONFIGS["nano-staged"] += data_names("nano-staged", ".nanostagedrc")
 # cosmiconfig, which these read their config with, looks in a `.config` folder too.
 JS_CONFIGS["commitlint"] += (
-    *_js_names(".config/commitlintrc"),
-    *_data_names(".config/commitlintrc"),
+    *js_names(".config/commitlintrc"),
+    *data_names(".config/commitlintrc"),
 )
 for _tool in ("prettier", "jest", "lint-staged", "nano-staged", "commitlint"):
     JS_CONFIGS[_tool] += ("package.json", "package.yaml")  # (their key there)
@@ -1471,15 +1474,15 @@ TOOL_FILES = {
     "rubocop": (".rubocop.yml", ".rubocop_todo.yml", "Gemfile"),
     "composer": ("composer.json",),
     "deno": ("deno.json", "deno.jsonc", "package.json"),
-    "gulp": (*_js_names("gulpfile"), "gulpfile.babel.js"),
+    "gulp": (*js_names("gulpfile"), "gulpfile.babel.js"),
     "grunt": ("Gruntfile.js", "Gruntfile.coffee", "gruntfile.js", "gruntfile.coffee"),
     "mage": ("magefile.go", "magefiles"),
     "invoke": ("tasks.py", "tasks", "invoke.yaml", "invoke.yml", "invoke.json", "invoke.py"),
     "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
     "overcommit": (".overcommit.yml",),
-    "stylelint": (*_js_names("stylelint.config", ".stylelintrc"), *_data_names(".stylelintrc")),
+    "stylelint": PER_FILE_CONFIGS["stylelint"],
     "markdownlint-cli2": (
-        *_js_names(".markdownlint-cli2"),
+        *js_names(".markdownlint-cli2"),
         ".markdownlint-cli2.jsonc",
         ".markdownlint-cli2.yaml",
     ),
@@ -1530,14 +1533,14 @@ TOOL_FILES["mise"] = (
 )
 for _tool in ("stylelint", "markdownlint-cli2"):
     TOOL_FILES[_tool] += ("package.json",)
-TOOL_FILES["stylelint"] += _js_names(".config/stylelintrc") + _data_names(".config/stylelintrc")
+TOOL_FILES["stylelint"] += js_names(".config/stylelintrc") + data_names(".config/stylelintrc")
 # (a program's name is looked up without a version at its end: `markdownlint-cli2` is
 # `markdownlint-cli`, whose own files are held with them)
 TOOL_FILES["markdownlint-cli"] = (*TOOL_FILES.pop("markdownlint-cli2"), ".markdownlintrc")
 # markdownlint-cli2 also runs a `.markdownlint.cjs` or `.mjs` config; markdownlint-cli's
 # program is `markdownlint`, which reads `.markdownlintrc` and the JSON and YAML ones.
 TOOL_FILES["markdownlint-cli"] += (".markdownlint.cjs", ".markdownlint.mjs")
-TOOL_FILES["markdownlint"] = (".markdownlintrc", *_data_names(".markdownlint"))
+TOOL_FILES["markdownlint"] = (".markdownlintrc", *data_names(".markdownlint"))
 # Python tools that take what they run, or code they load, from the project's own files: a
 # project manager's `run` (its scripts table, and the project it builds first, whose build
 # backend runs setup.py or a build hook: uv's, pdm's), and linters whose configs load code

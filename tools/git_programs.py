@@ -460,6 +460,9 @@ class ByName:
     # The package folders whose package.json was read already (tools/tool_scripts.py `run_by`):
     # six hooks that each run `npm --prefix web test` read web's scripts once.
     packages_read: set[Path] = field(default_factory=set)
+    # Each linter or formatter run that takes a config from the folder of each file it checks
+    # (tools/per_file_configs.py), with the project it runs in: its configs anywhere below count.
+    per_file: list[tuple[Path, str]] = field(default_factory=list)
 
 
 # Programs that run what a file of their folder names (tools/tool_scripts.py reads it): the

@@ -61,6 +61,7 @@ from tools.event_queues import (
     open_own,
     own_read_done,
 )
+from tools.per_file_configs import CONFIG_NAMES as PER_FILE_CONFIG_NAMES
 from tools.shell_config import (
     CONDA_META,
     NAMED_ONLY_REASONS,
@@ -1056,6 +1057,9 @@ class WorkspaceScan:
     # it, which is then reported.
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
+    # The files named as a linter or formatter's config beside the files it checks, outside
+    # node_modules (tools/per_file_configs.py): held where a host tool runs that tool.
+    per_file_configs: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
     # shells run (tools/shell_config.py `venv_bins`). Or a bin/activate without one: what
@@ -1140,6 +1144,7 @@ class FolderListing:
     env_files: list[Path]
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
+    per_file_configs: list[Path] = field(default_factory=list)  # see WorkspaceScan
     venv: bool = False  # it holds a pyvenv.cfg (see `WorkspaceScan.venvs`)
     activate: bool = False  # it is a `bin` holding an `activate` (see `WorkspaceScan.venvs`)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
@@ -1166,6 +1171,7 @@ def list_folder(
     info: os.stat_result,
     env_folder: bool = False,
     stop: Callable[[int], str | None] = lambda _: None,
+    in_packages: bool = False,
 ) -> FolderListing:
     """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries,
     and the other files that may hold keys (`key_files`: `docker.env`, and in an `env_folder`,
@@ -1214,6 +1220,8 @@ def list_folder(
     listing.activate = os.path.basename(folder) == "bin" and VENV_ACTIVATE in kinds
     for entry in children:
         _note_if_linked(listing, entry)
+        if entry.name in PER_FILE_CONFIG_NAMES and not in_packages:  # (the tools pass those by)
+            listing.per_file_configs.append(Path(entry.path))
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):
                 git_info = entry.stat(follow_symlinks=False)
@@ -1305,8 +1313,9 @@ def scan_workspace(
         if cached is not None and cached.reusable and cached.identity == identity:
             listing = cached
         else:
-            env_folder = in_env_folder(Path(folder).relative_to(root).parts)
-            listing = list_folder(folder, info, env_folder, stop)
+            parts = Path(folder).relative_to(root).parts
+            in_packages = "node_modules" in parts  # (a folder of installed packages)
+            listing = list_folder(folder, info, in_env_folder(parts), stop, in_packages)
             if listing.stopped:
                 scan.incomplete = listing.stopped
                 break
@@ -1322,6 +1331,7 @@ def scan_workspace(
         scan.key_files += listing.key_files
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
+        scan.per_file_configs += listing.per_file_configs
         scan.git_entries.update(listing.git_entries)
         venv = Path(folder) if listing.venv else Path(folder).parent if listing.activate else None
         if venv is not None and venv not in scan.venvs:  # (a pyvenv.cfg and a bin/activate)

@@ -148,6 +148,7 @@ from tools.paths import (
     scan_workspace,
     workspace_identity,
 )
+from tools.per_file_configs import PER_FILE_CONFIG_REASON
 from tools.process import parent_of, processes_below, running_sandbox_pids
 from tools.seccomp import UnsupportedMachine, unix_socket_filter
 from tools.shell_config import (
@@ -174,6 +175,8 @@ from tools.tool_scripts import (
     NPM_SETTINGS_REASON,
     any_file_may_run,
     npm_settings,
+    per_file_config_not_held,
+    per_file_configs,
     read_once,
     tool_files_when_there,
     tool_script_not_held,
@@ -1238,6 +1241,7 @@ def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, s
     envrcs = [path for path in scan.env_files if path.name == ".envrc"]
     settings = host_tool_settings(root, scan)  # (what host tools run, git's hooks too)
     found = held_when_there(root, envrcs) + npm_settings(root, settings)
+    found += per_file_configs(root, settings, scan.per_file_configs)  # web/.prettierrc.json
     return (
         found + tool_files_when_there(root, settings) + git_files_when_there(root, scan.git_entries)
     )
@@ -2215,6 +2219,7 @@ class Bubblewrap:
         if any_file:
             return f"{any_file}: sandboxed commands ask before they run, {FILE_TOOLS_ASK_TOO}"
         unheld = unheld or tool_script_not_held(root, settings)
+        unheld = unheld or per_file_config_not_held(root, settings, scan.per_file_configs)
         if unheld:
             return f"{unheld}, so sandboxed commands ask before they run"
         unheld = home_link_not_held(root) or path_link_not_held(root)
@@ -2367,6 +2372,7 @@ class Bubblewrap:
                 BUILD_FILE_REASON: "a build tool a host tool runs reads it",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
+                PER_FILE_CONFIG_REASON: "a linter or formatter a host tool runs reads it",
                 EDITOR_CODE_REASON: "an editor extension loads code from it",
                 EDITOR_PROGRAM_REASON: "an editor extension runs it",
                 EDITOR_ENV_FILE_REASON: "an editor extension loads its variables",

@@ -64,6 +64,8 @@ from tools.build_files import (
     CannotTell,
     build_files,
     literal_tilde,
+    local_code,
+    local_paths,
     make_variable_files,
     up_to,
 )
@@ -105,6 +107,13 @@ from tools.paths import (
     git_dir_of,
     read_git_config,
     read_small_file,
+)
+from tools.per_file_configs import (
+    PACKAGE_FILES,
+    PACKAGE_KEYS,
+    PER_FILE_CONFIG_REASON,
+    PER_FILE_CONFIGS,
+    looked_for_by,
 )
 from tools.python_starts import python_starts
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
@@ -325,6 +334,9 @@ class ToolScripts(NamedTuple):
     # Files they run only once made (the module of a `python -m x`, a compose.yaml), with why:
     # held while they exist, and reported when a command makes one (tools/sandbox.py).
     when_there: list[tuple[Path, str]]
+    # The linters and formatters they run that take a config from each file's folder, with the
+    # project each runs in (`per_file_configs`).
+    per_file: list[tuple[Path, str]]
 
 
 def settings_files(config: Path) -> list[tuple[Path, str]]:
@@ -1507,7 +1519,9 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
         (p, why) for p, why in dict.fromkeys(by_name.when_there) if p.is_relative_to(root)
     ]
     untold_now = list(dict.fromkeys(untold))
-    return ToolScripts(list(dict.fromkeys(inside)), untold_now, unread, unknown, when_there)
+    per_file = list(dict.fromkeys(by_name.per_file))
+    found = list(dict.fromkeys(inside))
+    return ToolScripts(found, untold_now, unread, unknown, when_there, per_file)
 
 
 def _settings_read(
@@ -1597,6 +1611,8 @@ def run_by(
             if base is None:
                 untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))
                 continue
+            if program in PER_FILE_CONFIGS:  # (each file's own config, anywhere below)
+                by_name.per_file.append((project, program))
             try:
                 held, told = build_files(program, words, base, project)
             except CannotTell as why:
@@ -2296,7 +2312,81 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
     for path, why in found.when_there:
         if candidate == path or candidate.is_relative_to(path):
             return f"{_shown(root, path)} is protected: {why}"
+    inside = candidate.relative_to(root).parts if candidate.is_relative_to(root) else ()
+    for project, program in [] if "node_modules" in inside else found.per_file:
+        # (a new one too: the tool takes it at its next run, as it would one a command made)
+        if candidate.is_relative_to(project) and looked_for_by(program, candidate.name):
+            return f"{_shown(root, candidate)} is protected: {PER_FILE_CONFIG_REASON}"
     return None
+
+
+def per_file_configs(
+    root: Path, tool_configs: list[Path], configs: list[Path]
+) -> list[tuple[Path, str]]:
+    """Of `configs` (a workspace scan's `per_file_configs`), those a linter or formatter the
+    host tools run takes as the config of the files it checks beside them, with the local code
+    each names (a plugin, `./plug.mjs`), and why: held while they exist, and told when a
+    command makes one (tools/per_file_configs.py says why they count wherever they lie)."""
+    return _per_file(Path(os.path.realpath(root)), tool_configs, configs)[0]
+
+
+def per_file_config_not_held(
+    root: Path, tool_configs: list[Path], configs: list[Path]
+) -> str | None:
+    """Why one of those configs cannot be kept read-only, or None: it is a link (a command could
+    point it elsewhere), or it is there but planloop cannot read what code it names."""
+    return _per_file(Path(os.path.realpath(root)), tool_configs, configs)[1]
+
+
+def _per_file(
+    root: Path, tool_configs: list[Path], configs: list[Path]
+) -> tuple[list[tuple[Path, str]], str | None]:
+    runs = tool_scripts(root, tool_configs).per_file
+    found: list[tuple[Path, str]] = []
+    cannot: str | None = None
+    for config in configs if runs else []:
+        go_on()
+        programs = [p for project, p in runs if config.is_relative_to(project)]
+        if not any(looked_for_by(program, config.name) for program in programs):
+            continue
+        if os.path.islink(config):
+            cannot = cannot or f"{_shown(root, config)} is a link, and {PER_FILE_CONFIG_REASON}"
+            continue
+        try:
+            if config.name in PACKAGE_FILES:
+                keys = [PACKAGE_KEYS[p] for p in programs if p in PACKAGE_KEYS]
+                code = _package_config_code(config, keys)
+                if code is None:
+                    continue  # (no key of theirs: they pass it by)
+            else:
+                code = local_code(config)
+        except CannotTell as why:
+            cannot = cannot or f"{why}, and {PER_FILE_CONFIG_REASON}"
+            code = []
+        found += [(path, PER_FILE_CONFIG_REASON) for path in [config, *code]]
+    return found, cannot
+
+
+def _package_config_code(package: Path, keys: list[str]) -> list[Path] | None:
+    """The local code that the config under one of `keys` in a package.json (or package.yaml)
+    names, or None when it has none of those keys (or is no JSON, which stops the tool too)."""
+    try:
+        text = read_small_file(package)
+    except OSError as error:
+        raise CannotTell(f"{package}, which planloop cannot read ({error.strerror})") from None
+    if package.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        values = [data[key] for key in keys if isinstance(data, dict) and key in data]
+        if not values:
+            return None
+        return local_paths(json.dumps(values), package.parent)
+    # (package.yaml: a top-level key of theirs, read as a line; the whole file's paths count)
+    if not any(re.search(rf"^[\"']?{re.escape(key)}[\"']?[ \t]*+:", text, re.M) for key in keys):
+        return None
+    return local_paths(text, package.parent)
 
 
 def tool_files_when_there(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:

@@ -1,0 +1,60 @@
+"""The configs a linter or formatter takes from the folder of each file it checks.
+
+`prettier --check .` from the top of the tree formats `web/a.js` with `web/.prettierrc.json`,
+if there is one, and loads the plugins that file names: each file's config is looked for from
+its own folder up, not from where the tool runs. ESLint (flat configs since version 10, and
+.eslintrc files always), stylelint and markdownlint-cli2 do the same. So when a host tool's
+line runs one of these, a config of theirs anywhere below is code it runs outside the sandbox:
+the workspace scan notes each file of these names (`CONFIG_NAMES`), and tools/tool_scripts.py
+`per_file_configs` holds those below the tool's project, with the local code each names, and
+reports one a command makes.
+
+A package.json counts only where it carries the tool's key (`"prettier": {...}`): a monorepo
+has one in every package, and the tools pass by those without it.
+"""
+
+from __future__ import annotations
+
+PER_FILE_CONFIG_REASON = (
+    "a linter or formatter a host tool runs (prettier, eslint, stylelint, markdownlint-cli2) "
+    "takes the config of each file it checks from that file's folder, and loads the code the "
+    "config names, outside the sandbox"
+)
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
+PACKAGE_FILES = ("package.json", "package.yaml")
+
+
+def js_names(*stems: str) -> tuple[str, ...]:
+    return tuple(stem + suffix for stem in stems for suffix in JS_SUFFIXES)
+
+
+def data_names(*stems: str) -> tuple[str, ...]:
+    return tuple(stem + suffix for stem in stems for suffix in DATA_SUFFIXES)
+
+
+# By the program's name as a line runs it (`markdownlint-cli2` is looked up without its version,
+# as tools/build_files.py does): the names it looks for in each file's folder.
+PER_FILE_CONFIGS = {
+    "prettier": (*js_names("prettier.config", ".prettierrc"), *data_names(".prettierrc")),
+    "eslint": (*js_names("eslint.config", ".eslintrc"), *data_names(".eslintrc")),
+    "stylelint": (*js_names("stylelint.config", ".stylelintrc"), *data_names(".stylelintrc")),
+    "markdownlint-cli": (
+        *js_names(".markdownlint-cli2", ".markdownlint"),
+        *data_names(".markdownlint-cli2", ".markdownlint"),
+        ".markdownlint-cli2.jsonc",
+        ".markdownlint.jsonc",
+    ),
+}
+# The key of package.json (or package.yaml) each takes its config from.
+PACKAGE_KEYS = {"prettier": "prettier", "eslint": "eslintConfig", "stylelint": "stylelint"}
+CONFIG_NAMES = frozenset(
+    [name for names in PER_FILE_CONFIGS.values() for name in names] + list(PACKAGE_FILES)
+)
+
+
+def looked_for_by(program: str, name: str) -> bool:
+    """Whether `program` takes a file named `name` as its config where it lies."""
+    if name in PACKAGE_FILES:
+        return program in PACKAGE_KEYS
+    return name in PER_FILE_CONFIGS.get(program, ())
