@@ -888,6 +888,12 @@ def per_file_held(root: Path) -> set[str]:
             "web/.markdownlint-cli2.jsonc",
             '{"customRules": ["./plug.mjs"]}',
         ),
+        (
+            "prek run",
+            "web/.pre-commit-config.yaml",
+            "repos:\n- repo: local\n  hooks:\n"
+            "  - {id: x, entry: sh web/plug.mjs, language: system}",
+        ),
     ],
 )
 def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
@@ -903,7 +909,7 @@ def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
     assert per_file_held(tmp_path) == {config, plugin}
     # The file tools ask before writing one, and before making one anywhere below.
     assert "is protected" in file_tools_ask(tmp_path, plugin)
-    assert "linter or formatter" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
+    assert "config of each file" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
     assert file_tools_ask(tmp_path, f"node_modules/y/{Path(config).name}") is None
     assert file_tools_ask(tmp_path, "web/other.json") is None
 

@@ -211,6 +211,7 @@ TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")  # the order 
 TOX_SECTION = re.compile(r"^\[tox:tox\][ \t]*$", re.MULTILINE)
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 PREK_CONFIG = "prek.toml"
+PRE_COMMIT_NAMES = PER_FILE_CONFIGS["prek"]  # (prek's own, the one it shares, another spelling)
 # A pre-commit hook's language whose entry is no command (a pattern, a message); one whose
 # entry is a script of the config's folder (taken from there even without a slash).
 PRE_COMMIT_NO_COMMAND = ("pygrep", "fail")
@@ -538,6 +539,8 @@ def local_code(config: Path) -> list[Path]:
     finds it. A JavaScript config, and package.json, are the project's code, read no further."""
     if os.path.isdir(config) or config.name.startswith("package."):
         return []
+    if config.name in PRE_COMMIT_NAMES:  # (prek's configs in the folders below: its entries)
+        return _pre_commit_entries(config)
     if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
         return []
     return local_paths(_read(config), config.parent)
@@ -1415,9 +1418,7 @@ CONFIG_TOOLS = {
     ),
 }
 # prek, its drop-in, reads the same config, run alike, or first a `prek.toml` of its own.
-CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]._replace(
-    names=(PREK_CONFIG, PRE_COMMIT_CONFIG, ".pre-commit-config.yml")
-)
+CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]._replace(names=PER_FILE_CONFIGS["prek"])
 # A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`).
 LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""")
 # The JavaScript tools that read a config file as they start, from the folder they run in or

@@ -1,9 +1,10 @@
-"""The configs a linter or formatter takes from the folder of each file it checks.
+"""The configs a linter, formatter or hook runner takes from the folder of each file it checks.
 
 `prettier --check .` from the top of the tree formats `web/a.js` with `web/.prettierrc.json`,
 if there is one, and loads the plugins that file names: each file's config is looked for from
 its own folder up, not from where the tool runs. ESLint (flat configs since version 10, and
-.eslintrc files always), stylelint and markdownlint-cli2 do the same. So when a host tool's
+.eslintrc files always), stylelint and markdownlint-cli2 do the same, and prek runs the hooks
+of each folder's own `.pre-commit-config.yaml` for the files there. So when a host tool's
 line runs one of these, a config of theirs anywhere below is code it runs outside the sandbox:
 the workspace scan notes each file of these names (`CONFIG_NAMES`), and tools/tool_scripts.py
 `per_file_configs` holds those below the tool's project, with the local code each names, and
@@ -16,9 +17,9 @@ has one in every package, and the tools pass by those without it.
 from __future__ import annotations
 
 PER_FILE_CONFIG_REASON = (
-    "a linter or formatter a host tool runs (prettier, eslint, stylelint, markdownlint-cli2) "
-    "takes the config of each file it checks from that file's folder, and loads the code the "
-    "config names, outside the sandbox"
+    "a linter, formatter or hook runner a host tool runs (prettier, eslint, stylelint, "
+    "markdownlint-cli2, prek) takes the config of each file it checks from that file's folder, "
+    "and loads or runs the code the config names, outside the sandbox"
 )
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
@@ -45,6 +46,9 @@ PER_FILE_CONFIGS = {
         ".markdownlint-cli2.jsonc",
         ".markdownlint.jsonc",
     ),
+    # prek, pre-commit's drop-in, runs as a monorepo's "workspace": each folder below with a
+    # config of its own is a project whose hooks run for the files there.
+    "prek": ("prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"),
 }
 # The key of package.json (or package.yaml) each takes its config from.
 PACKAGE_KEYS = {"prettier": "prettier", "eslint": "eslintConfig", "stylelint": "stylelint"}

@@ -2372,7 +2372,7 @@ class Bubblewrap:
                 BUILD_FILE_REASON: "a build tool a host tool runs reads it",
                 COMPOSE_REASON: "docker compose reads it for a host tool",
                 LOCAL_PACKAGE_REASON: "a host tool's install runs its install scripts",
-                PER_FILE_CONFIG_REASON: "a linter or formatter a host tool runs reads it",
+                PER_FILE_CONFIG_REASON: "a linter or hook runner a host tool runs reads it",
                 EDITOR_CODE_REASON: "an editor extension loads code from it",
                 EDITOR_PROGRAM_REASON: "an editor extension runs it",
                 EDITOR_ENV_FILE_REASON: "an editor extension loads its variables",
