@@ -888,6 +888,8 @@ def per_file_held(root: Path) -> set[str]:
             "web/.markdownlint-cli2.jsonc",
             '{"customRules": ["./plug.mjs"]}',
         ),
+        ("npx lint-staged", "web/.lintstagedrc.json", '{"*.js": "node plug.mjs"}'),
+        ("npx lint-staged", "web/package.json", '{"lint-staged": {"*.js": "sh plug.mjs"}}'),
         (
             "prek run",
             "web/.pre-commit-config.yaml",
@@ -959,3 +961,13 @@ def test_a_command_cannot_rewrite_a_nested_linter_config_and_a_new_one_is_told(
     new = 'mkdir docs && echo \'{"plugins": ["./plug.mjs"]}\' > docs/.prettierrc.json'
     attacked = ["web/.prettierrc.json", "web/plug.mjs"]
     refused_and_told(api, env, user_folders, attacked, new, "docs/.prettierrc.json")
+
+
+def test_a_nested_lint_staged_line_only_its_shell_can_tell_makes_commands_ask(tmp_path):
+    # lint-staged runs it from web/ at the person's next commit, whatever `$(cat x)` gives then.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx lint-staged\n", "root")
+    make(tmp_path / "web/.lintstagedrc.json", '{"*.js": "$(cat x) --fix"}', "root", 0o644)
+    scan = scan_for_file_tools(tmp_path)
+    settings = host_tool_settings(tmp_path, scan)
+    why = per_file_config_not_held(tmp_path, settings, scan.per_file_configs)
+    assert why is not None and "web/.lintstagedrc.json" in why, why

@@ -86,6 +86,7 @@ from tools.environment import WordTooLong, expand_variables, shell_words, withou
 from tools.paths import read_small_file
 from tools.per_file_configs import (
     JS_SUFFIXES,
+    PACKAGE_FILES,
     PER_FILE_CONFIGS,
     data_names,
     js_names,
@@ -539,11 +540,39 @@ def local_code(config: Path) -> list[Path]:
     finds it. A JavaScript config, and package.json, are the project's code, read no further."""
     if os.path.isdir(config) or config.name.startswith("package."):
         return []
-    if config.name in PRE_COMMIT_NAMES:  # (prek's configs in the folders below: its entries)
-        return _pre_commit_entries(config)
     if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
         return []
     return local_paths(_read(config), config.parent)
+
+
+def per_file_code(config: Path) -> list[Path]:
+    """What a config in a folder below the tool's runs or loads (tools/per_file_configs.py):
+    the files prek's config's entries run, the command lines of lint-staged's, read from its
+    folder, and the local code a data config names (`local_code`)."""
+    if config.name in PRE_COMMIT_NAMES:
+        return _pre_commit_entries(config)
+    if config.name in PER_FILE_CONFIGS["lint-staged"] or config.name in PACKAGE_FILES:
+        return staged_entries(config)
+    return local_code(config)
+
+
+def staged_entries(config: Path) -> list[Path]:
+    """What the command lines of a lint-staged config (or its key in package.json) run, read
+    as a git hook's lines are from the config's folder, where lint-staged runs them when it
+    finds more than one config. A line only its shell can tell: CannotTell."""
+    from tools.git_programs import ByName  # (these import this module)
+    from tools.tool_scripts import GIT_HOOK, run_by, staged_commands
+
+    found: list[Path] = []
+    folder = config.parent
+    for line in staged_commands(config):
+        by_name = ByName()
+        runs, told, cannot = run_by({"text": line, "top": str(folder)}, GIT_HOOK, folder, by_name)
+        if told or cannot:
+            what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
+            raise CannotTell(f"lint-staged's command `{line[:80]}` of {config}: {what}")
+        found += runs + [path for path, _ in by_name.when_there]
+    return found
 
 
 def local_paths(text: str, folder: Path) -> list[Path]:
@@ -1432,10 +1461,7 @@ JS_CONFIGS = {
     "jest": (*js_names("jest.config"), "jest.config.json"),
     "vite": js_names("vite.config"),
     "vitest": js_names("vitest.config", "vite.config"),
-    "lint-staged": (
-        *js_names("lint-staged.config", ".lintstagedrc"),
-        *data_names(".lintstagedrc"),
-    ),
+    "lint-staged": PER_FILE_CONFIGS["lint-staged"],
     "nano-staged": (*js_names("nano-staged", ".nano-staged"), *data_names(".nano-staged")),
     "commitlint": (*js_names("commitlint.config", ".commitlintrc"), *data_names(".commitlintrc")),
 }

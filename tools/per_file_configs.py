@@ -3,8 +3,9 @@
 `prettier --check .` from the top of the tree formats `web/a.js` with `web/.prettierrc.json`,
 if there is one, and loads the plugins that file names: each file's config is looked for from
 its own folder up, not from where the tool runs. ESLint (flat configs since version 10, and
-.eslintrc files always), stylelint and markdownlint-cli2 do the same, and prek runs the hooks
-of each folder's own `.pre-commit-config.yaml` for the files there. So when a host tool's
+.eslintrc files always), stylelint and markdownlint-cli2 do the same; lint-staged runs the
+commands of each staged file's nearest config, and prek the hooks of each folder's own
+`.pre-commit-config.yaml` for the files there. So when a host tool's
 line runs one of these, a config of theirs anywhere below is code it runs outside the sandbox:
 the workspace scan notes each file of these names (`CONFIG_NAMES`), and tools/tool_scripts.py
 `per_file_configs` holds those below the tool's project, with the local code each names, and
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 PER_FILE_CONFIG_REASON = (
     "a linter, formatter or hook runner a host tool runs (prettier, eslint, stylelint, "
-    "markdownlint-cli2, prek) takes the config of each file it checks from that file's folder, "
-    "and loads or runs the code the config names, outside the sandbox"
+    "markdownlint-cli2, lint-staged, prek) takes the config of each file it checks from that "
+    "file's folder, and loads or runs the code the config names, outside the sandbox"
 )
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 DATA_SUFFIXES = ("", ".json", ".json5", ".yaml", ".yml", ".toml")
-PACKAGE_FILES = ("package.json", "package.yaml")
+PACKAGE_FILES = ("package.json", "package.yaml", "package.yml")
 
 
 def js_names(*stems: str) -> tuple[str, ...]:
@@ -46,12 +47,16 @@ PER_FILE_CONFIGS = {
         ".markdownlint-cli2.jsonc",
         ".markdownlint.jsonc",
     ),
+    # lint-staged (since 12.2) runs the commands of each staged file's nearest config, from
+    # that config's folder, tracked or not.
+    "lint-staged": (*js_names("lint-staged.config", ".lintstagedrc"), *data_names(".lintstagedrc")),
     # prek, pre-commit's drop-in, runs as a monorepo's "workspace": each folder below with a
     # config of its own is a project whose hooks run for the files there.
     "prek": ("prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"),
 }
 # The key of package.json (or package.yaml) each takes its config from.
 PACKAGE_KEYS = {"prettier": "prettier", "eslint": "eslintConfig", "stylelint": "stylelint"}
+PACKAGE_KEYS["lint-staged"] = "lint-staged"
 CONFIG_NAMES = frozenset(
     [name for names in PER_FILE_CONFIGS.values() for name in names] + list(PACKAGE_FILES)
 )

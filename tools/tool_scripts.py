@@ -64,9 +64,9 @@ from tools.build_files import (
     CannotTell,
     build_files,
     literal_tilde,
-    local_code,
     local_paths,
     make_variable_files,
+    per_file_code,
     up_to,
 )
 from tools.environment import code_paths_of, expand_variables, link_inside, without_secrets
@@ -2063,7 +2063,7 @@ def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
         raise CannotTell(f"{config}, which planloop cannot read ({error})") from None
     if lefthook or "lefthook" in config.name:  # (and the files it extends, whatever their names)
         return _run_lines(settings)
-    if config.name in ("package.json", "package.yaml"):
+    if config.name in PACKAGE_FILES:
         keyed = _dict(settings)
         settings = {**_dict(keyed.get("lint-staged")), **_dict(keyed.get("nano-staged"))}
     lines = []
@@ -2359,7 +2359,7 @@ def _per_file(
                 if code is None:
                     continue  # (no key of theirs: they pass it by)
             else:
-                code = local_code(config)
+                code = per_file_code(config)
         except CannotTell as why:
             cannot = cannot or f"{why}, and {PER_FILE_CONFIG_REASON}"
             code = []
@@ -2379,14 +2379,16 @@ def _package_config_code(package: Path, keys: list[str]) -> list[Path] | None:
             data = json.loads(text)
         except ValueError:
             return None
-        values = [data[key] for key in keys if isinstance(data, dict) and key in data]
-        if not values:
-            return None
-        return local_paths(json.dumps(values), package.parent)
-    # (package.yaml: a top-level key of theirs, read as a line; the whole file's paths count)
-    if not any(re.search(rf"^[\"']?{re.escape(key)}[\"']?[ \t]*+:", text, re.M) for key in keys):
+        found = [key for key in keys if isinstance(data, dict) and key in data]
+        code = local_paths(json.dumps([data[key] for key in found]), package.parent)
+    else:  # (package.yaml: a top-level key of theirs, read as a line; the file's paths count)
+        pattern = r"^[\"']?{}[\"']?[ \t]*+:"
+        found = [key for key in keys if re.search(pattern.format(re.escape(key)), text, re.M)]
+        code = local_paths(text, package.parent)
+    if not found:
         return None
-    return local_paths(text, package.parent)
+    # (lint-staged's key lists command lines, which run)
+    return code + (per_file_code(package) if PACKAGE_KEYS["lint-staged"] in found else [])
 
 
 def tool_files_when_there(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
