@@ -93,6 +93,28 @@ def test_a_nested_virtualenv_is_held_like_the_top_one(api, env, folders):
 
 
 @needs_bwrap
+def test_a_link_to_a_virtualenv_that_a_command_points_elsewhere_is_reported(api, env, folders):
+    # `.venv -> envs/py311`: the virtualenv is held where it lies, but the person's
+    # `.venv/bin/python` follows the link, which a command can point at a python of its own.
+    user, workspace, planloop_home, home = folders
+    subprocess.run(
+        ["python3", "-m", "venv", "--without-pip", str(workspace / "envs/py311")], check=True
+    )
+    os.symlink("envs/py311", workspace / ".venv")
+    give_to(user, workspace)
+    swap = "mkdir -p .cache/py/bin && ln -sfn .cache/py .venv && echo swapped"
+    api.add({"content": [tool_use("bash", {"command": swap})]})
+    api.add({"content": [text("Done.")]})
+    result = run(api, env, user, workspace, planloop_home, home)
+    (swapped,) = tool_results(api)
+    assert "swapped" in swapped and "[.venv was replaced by the command" in swapped, swapped
+    assert "it led to a virtualenv" in swapped
+    said = one_line(result.stderr + result.stdout)
+    closing = said.split("These appeared while sandboxed commands ran")[-1]
+    assert ".venv (a link replaced)" in closing  # and the person, at exit
+
+
+@needs_bwrap
 def test_the_file_tools_ask_before_they_make_a_virtualenv(api, env, folders):
     user, workspace, planloop_home, home = folders
     make(workspace, {"services/api/main.py": "print('hi')\n"})

@@ -1243,6 +1243,12 @@ def list_folder(
                 listing.subfolders.append(entry.path)
         elif entry.is_dir(follow_symlinks=False):
             listing.subfolders.append(entry.path)
+        elif entry.is_symlink() and _leads_to_a_virtualenv(entry.path):
+            # `.venv -> envs/py311`: the virtualenv is held where it lies, but the name the
+            # tools run (`.venv/bin/python`) is this link, which no bind holds.
+            with contextlib.suppress(OSError):
+                venv_link = entry.stat(follow_symlinks=False)
+                listing.protected_links[Path(entry.path)] = link_identity(venv_link)
         elif (is_env_name(entry.name) and entry.is_file()) or (
             # Only a `.env*` folder's plain files: a virtualenv named `.env` holds links
             # (bin/python, lib64) that lead out of it, or to its own packages.
@@ -1250,6 +1256,21 @@ def list_folder(
         ):
             listing.key_files.append(Path(entry.path))
     return listing
+
+
+# Said of a link to a virtualenv that a command replaced: what it leads to now may be no
+# virtualenv, and so protected by nothing else.
+VENV_LINK_REASON = (
+    "it led to a virtualenv, and your shell, editor and scripts run that virtualenv by this "
+    "name (`.venv/bin/python`) outside the sandbox"
+)
+
+
+def _leads_to_a_virtualenv(link: str) -> bool:
+    """Whether the link `link` leads to a folder holding a pyvenv.cfg or a conda-meta."""
+    return os.path.isfile(os.path.join(link, VENV_CONFIG_NAME)) or os.path.isdir(
+        os.path.join(link, CONDA_META)
+    )
 
 
 LISTING_PIECE = 4096  # entries of one folder listed between two looks at `stop`

@@ -118,6 +118,7 @@ from tools.letter_case import ignores_case
 from tools.node_packages import NODE_PACKAGE_REASON
 from tools.paths import (
     GIT_DIR_NAME,
+    VENV_LINK_REASON,
     FolderListing,
     WorkspaceScan,
     common_dir_of,
@@ -2314,10 +2315,11 @@ class Bubblewrap:
             )
         for path in replaced_links:
             name = shown(root, path)
+            why = protected_reason(root, path) or VENV_LINK_REASON  # (what it leads to now)
             self._record(f"{name} (a link replaced)")
             notes.append(
                 f"[{name} was replaced by the command (it was a link, which no read-only bind "
-                f"holds). It was kept, and the user was told: {protected_reason(root, path)}. "
+                f"holds). It was kept, and the user was told: {why}. "
                 "Change such files with write_file, which asks.]"
             )
         for path in after.closed_folders:
