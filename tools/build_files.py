@@ -42,7 +42,7 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   the project folder or the nearest above that has one (Maven's base folder)
     tox           the first of tox.ini, setup.cfg, pyproject.toml, tox.toml that has its
                   settings (`[tox:tox]`, `[tool.tox]`), there or in the nearest folder above
-                  (`-c`), and the toxfile.py beside it (a plugin tox loads)
+                  (`-c`), and the toxfile.py (or `☣.py`) beside it (a plugin tox loads)
     nox           noxfile.py there (`-f`)
     pre-commit    .pre-commit-config.yaml there, or at the top of the git tree (`-c`), and
                   the file each `repo: local` hook's entry runs (`./x.sh`, `python x.py`)
@@ -131,6 +131,7 @@ MAKE_SHELL = re.compile(
 MAKE_EVAL = re.compile(r"\$([({])eval[ \t]++")  # `$(eval include x.mk)`: make reads it as a line
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
 MAKE_WILDCARD = re.compile(r"\$[({]wildcard[ \t]++([^(){}$]*+)[)}]")  # `$(wildcard mk/*.mk)`
+MAX_CACHE_ENTRIES = 10_000  # entries of a `__pycache__` read for a module's compiled copies
 MAX_INCLUDED = 64  # included makefiles followed, and those they include in turn
 # A makefile's variable set to a plain value (`MK := mk`), which an include may name.
 MAKE_SETTING = re.compile(
@@ -207,6 +208,7 @@ MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for
 Option = Callable[..., str | None]
 
 
+TOX_PLUGINS = ("toxfile.py", "☣.py")  # (tox imports the second where the first is missing)
 TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")  # the order tox takes them
 # A setup.cfg holds tox's settings in this section, and is otherwise not tox's.
 TOX_SECTION = re.compile(r"^\[tox:tox\][ \t]*$", re.MULTILINE)
@@ -231,7 +233,22 @@ def build_files(
     held, told = _build_files(program, words, folder, project)
     if program in INSTALLERS:
         held = [*held, *_local_packages(program, words, folder)]
-    return held, told
+    compiled = _compiled_copies([*held, *told])  # (toxfile.py's, noxfile.py's)
+    return [*held, *(path for path in compiled if os.path.lexists(path))], [*told, *compiled]
+
+
+def _compiled_copies(paths: list[Path]) -> list[Path]:
+    """What python runs in place of each python file of `paths` that a tool imports (tox its
+    toxfile.py, nox its noxfile.py, a build backend hatch_build.py): its compiled copies in
+    `__pycache__` (python trusts one whose header gives the source's time and size, and a
+    command can write that), and `x.pyc` beside it, imported where the source is missing."""
+    found: list[Path] = []
+    for path in dict.fromkeys(path for path in paths if path.suffix == ".py"):
+        found.append(path.with_suffix(".pyc"))
+        with contextlib.suppress(OSError), os.scandir(path.parent / "__pycache__") as cached:
+            entries = itertools.islice(cached, MAX_CACHE_ENTRIES)
+            found += [Path(e.path) for e in entries if e.name.split(".")[0] == path.stem]
+    return found
 
 
 def _local_packages(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:
@@ -1439,7 +1456,8 @@ CONFIG_TOOLS = {
         places=up_to,
         walks_up=True,
         carries=_has_tox_settings,
-        runs=lambda config: [config.parent / "toxfile.py"],  # a plugin tox loads from beside it
+        # the plugin tox loads from beside it, by either of its names
+        runs=lambda config: [config.parent / name for name in TOX_PLUGINS],
     ),
     "nox": ConfigTool(("-f", "--noxfile"), ("noxfile.py",)),
     "pre-commit": ConfigTool(
