@@ -975,7 +975,8 @@ def test_a_nested_lint_staged_line_only_its_shell_can_tell_makes_commands_ask(tm
 
 def test_what_python_runs_in_place_of_a_tool_s_python_file_is_held_and_told(tmp_path):
     # tox imports toxfile.py (or else `☣.py`), nox noxfile.py: python runs a compiled copy in
-    # __pycache__ whose header gives the source's time and size, and a sourceless `x.pyc`.
+    # __pycache__ whose header gives the source's time and size, and for tox's import by name
+    # a package folder or an extension module of that name before the source.
     make(tmp_path / "tox.ini", "[tox]\n", "root", 0o644)
     make(tmp_path / "toxfile.py", "", "root", 0o644)
     make(tmp_path / "noxfile.py", "", "root", 0o644)
@@ -983,6 +984,7 @@ def test_what_python_runs_in_place_of_a_tool_s_python_file_is_held_and_told(tmp_
         make(tmp_path / "__pycache__" / name, "", "root", 0o644)
     held, told = build_files("tox", ("-e", "lint"), tmp_path, tmp_path)
     assert "__pycache__/toxfile.cpython-311.pyc" in names(tmp_path, held)
-    assert {"☣.py", "toxfile.pyc", "__pycache__/toxfile.cpython-311.pyc"} <= names(tmp_path, told)
+    told = names(tmp_path, told)
+    assert {"☣.py", "toxfile", "toxfile.so", "__pycache__/toxfile.cpython-311.pyc"} <= told
     held, _ = build_files("nox", ("-s", "lint"), tmp_path, tmp_path)
     assert names(tmp_path, held) == {"noxfile.py", "__pycache__/noxfile.cpython-312.opt-1.pyc"}

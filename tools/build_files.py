@@ -72,6 +72,7 @@ import contextlib
 import errno
 import functools
 import glob
+import importlib.machinery
 import itertools
 import json
 import os
@@ -208,7 +209,14 @@ MAX_BUILD_PROJECTS = 200  # Gradle subprojects or Maven modules followed, as for
 Option = Callable[..., str | None]
 
 
-TOX_PLUGINS = ("toxfile.py", "☣.py")  # (tox imports the second where the first is missing)
+# The plugin tox imports by its name from beside its config, where `toxfile.py` is there (or
+# else `☣.py`): as python's import takes it, a package folder of that name comes first, then
+# an extension module, then the source.
+TOX_PLUGINS = tuple(
+    f"{stem}{suffix}"
+    for stem in ("toxfile", "☣")
+    for suffix in ("", *importlib.machinery.EXTENSION_SUFFIXES, ".py")
+)
 TOX_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")  # the order tox takes them
 # A setup.cfg holds tox's settings in this section, and is otherwise not tox's.
 TOX_SECTION = re.compile(r"^\[tox:tox\][ \t]*$", re.MULTILINE)
@@ -241,10 +249,9 @@ def _compiled_copies(paths: list[Path]) -> list[Path]:
     """What python runs in place of each python file of `paths` that a tool imports (tox its
     toxfile.py, nox its noxfile.py, a build backend hatch_build.py): its compiled copies in
     `__pycache__` (python trusts one whose header gives the source's time and size, and a
-    command can write that), and `x.pyc` beside it, imported where the source is missing."""
+    command can write that)."""
     found: list[Path] = []
     for path in dict.fromkeys(path for path in paths if path.suffix == ".py"):
-        found.append(path.with_suffix(".pyc"))
         with contextlib.suppress(OSError), os.scandir(path.parent / "__pycache__") as cached:
             entries = itertools.islice(cached, MAX_CACHE_ENTRIES)
             found += [Path(e.path) for e in entries if e.name.split(".")[0] == path.stem]
