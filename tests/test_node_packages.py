@@ -136,6 +136,44 @@ def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, l
     assert not scripts.untold
 
 
+@pytest.mark.parametrize(
+    ("line", "config", "settings", "held"),
+    [
+        (
+            'npx --no -- commitlint --edit "$1"',
+            ".commitlintrc.json",
+            {"extends": ["@commitlint/config-conventional"]},
+            ["node_modules/@commitlint/config-conventional", "node_modules/preset"],
+        ),
+        (
+            "npx eslint .",
+            ".eslintrc.json",
+            {"extends": ["airbnb", "plugin:react/recommended"], "parser": "espree"},
+            ["node_modules/eslint-config-airbnb", "node_modules/eslint-plugin-react"],
+        ),
+        (
+            "npx prettier --check .",
+            "package.json",
+            {"prettier": {"plugins": ["prettier-plugin-x"]}},
+            ["node_modules/prettier-plugin-x"],
+        ),
+    ],
+)
+def test_a_package_a_tool_s_data_config_names_is_held_with_what_it_depends_on(
+    tmp_path, line, config, settings, held
+):
+    # The tool the hook runs loads it from node_modules by that name, as `require` would.
+    (tmp_path / config).write_text(json.dumps(settings))
+    package(tmp_path, "@commitlint/config-conventional", {"preset": "1"})
+    for name in ("preset", "eslint-config-airbnb", "eslint-plugin-react", "prettier-plugin-x"):
+        package(tmp_path, name)
+    hook = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": line}]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(hook))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert set(held) <= relative(tmp_path, [path for path, _ in scripts.when_there])
+
+
 def test_a_hook_that_loads_nothing_by_name_holds_no_package(tmp_path):
     package(tmp_path, "prettier", bins="prettier")
     line = "node tools/hook.js && npx -y ./local-tool"

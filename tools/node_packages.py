@@ -69,6 +69,61 @@ def package_name(word: str) -> str | None:
     return name if name.strip("@/") and ".." not in name else None
 
 
+# The keys of a tool's data config whose values name packages it loads (`"extends":
+# "@commitlint/config-conventional"`, `"plugins": ["prettier-plugin-x"]`), and the prefixes a
+# tool puts before a short name (ESLint's `"extends": "airbnb"` is eslint-config-airbnb).
+PACKAGE_KEYS = (
+    "extends",
+    "plugins",
+    "parser",
+    "parserPreset",
+    "formatter",
+    "customSyntax",
+    "processors",
+    "customRules",
+    "markdownItPlugins",
+)
+NAME_PREFIXES = {
+    "eslint": ("eslint-config", "eslint-plugin"),
+    "commitlint": ("commitlint-config", "commitlint-plugin", "conventional-changelog"),
+}
+MAX_NAMED_PACKAGES = 64  # names a config gives that are followed
+
+
+def config_packages(settings: object, program: str) -> list[str]:
+    """The packages a tool's parsed data config names by a name under PACKAGE_KEYS, at any
+    depth (an .eslintrc's `overrides` too), each as the tool may resolve it: as given, and
+    with the tool's prefix (`airbnb`, `plugin:react/recommended`: eslint-config-airbnb,
+    eslint-plugin-react). Paths (`./rules.js`) are no packages: tools/build_files.py
+    `local_code` holds those."""
+    found: list[str] = []
+    waiting = [(settings, False)]
+    while waiting and len(found) < MAX_NAMED_PACKAGES:
+        value, named = waiting.pop()
+        if isinstance(value, dict):
+            waiting += [(v, named or k in PACKAGE_KEYS) for k, v in value.items()]
+        elif isinstance(value, list):
+            waiting += [(v, named) for v in value]
+        elif isinstance(value, str) and named:
+            found += _as_resolved(value, NAME_PREFIXES.get(program, ()))
+    return list(dict.fromkeys(found))
+
+
+def _as_resolved(word: str, prefixes: tuple[str, ...]) -> list[str]:
+    word = word.split(":", 1)[1].split("/")[0] if word.startswith("plugin:") else word
+    if (name := package_name(word)) is None:
+        return []
+    names = [name]
+    for prefix in prefixes:
+        if name.startswith("@") and "/" not in name:
+            names.append(f"{name}/{prefix}")  # (`@scope` alone is `@scope/eslint-config`)
+            continue
+        scope, _, short = name.rpartition("/")
+        if not short.startswith(prefix):
+            names.append(f"{scope}/{prefix}-{short}" if scope else f"{prefix}-{short}")
+    return names
+
+
 def bin_name(package: str) -> str:
     """The program npx runs for a package given by name: its name, less a scope."""
     return package.rsplit("/", 1)[-1]

@@ -92,7 +92,14 @@ from tools.git_programs import (
     variable_paths,
 )
 from tools.hook_lines import hook_lines, read_hook_lines, shell_scripts
-from tools.node_packages import bin_name, bin_paths, package_name
+from tools.node_packages import (
+    NodeNames,
+    bin_name,
+    bin_paths,
+    config_packages,
+    package_name,
+    package_paths,
+)
 from tools.paths import (
     CODE_WORKSPACE_SUFFIX,
     GIT_DIR_NAME,
@@ -109,6 +116,7 @@ from tools.paths import (
     read_small_file,
 )
 from tools.per_file_configs import (
+    JS_SUFFIXES,
     PACKAGE_FILES,
     PACKAGE_KEYS,
     PER_FILE_CONFIG_REASON,
@@ -136,6 +144,9 @@ MAX_HOOK_TREES = 16  # working trees a hook is read from (worktrees, submodules)
 MAX_HOOK_HELPERS = 64  # hooks and the scripts they run, read in a look
 STAGED_RUNNERS = ("lint-staged", "nano-staged")  # (their configs list command lines)
 LINE_RUNNERS = (*STAGED_RUNNERS, "lefthook")  # (and lefthook's have `run:` lines)
+# The tools whose data configs name packages they load from node_modules (`"extends":
+# "@commitlint/config-conventional"`, prettier's `plugins`): tools/node_packages.py.
+PACKAGE_LOADERS = ("eslint", "prettier", "stylelint", "commitlint", "markdownlint-cli")
 # Scripts a hook runs by their interpreter's name (`python3 tools/check.py`), read as its code.
 CODE_SUFFIXES = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby"}
 CODE_SUFFIXES |= {".pl": "perl", ".php": "php"}
@@ -1620,6 +1631,13 @@ def run_by(
                 continue
             found += held
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
+            for config in held if program in PACKAGE_LOADERS else []:
+                # (`"extends": "@commitlint/config-conventional"`: loaded from node_modules)
+                named = config_packages(_data_config(config, program), program)
+                loaded = NodeNames()
+                for package in named:
+                    package_paths(package, config.parent, project, found=loaded)
+                node_names_held(loaded, by_name)
             for config in held if program in LINE_RUNNERS else []:
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
                 # line of its own)
@@ -2043,6 +2061,26 @@ def workspace_packages(folder: Path) -> list[Path]:
         if os.path.isfile(os.path.join(match, PACKAGE_JSON)):
             found.append(Path(os.path.normpath(match)))
     return [path for path in found if path.is_relative_to(folder)]
+
+
+def _data_config(config: Path, program: str) -> Any:
+    """A tool's data config as it reads it (package.json: under the tool's key), or None for
+    a JavaScript one (the project's code) or one planloop cannot parse."""
+    if config.suffix in JS_SUFFIXES or not os.path.isfile(config):
+        return None
+    try:
+        text = read_small_file(config, SMALL_FILE_LIMIT)
+        if config.suffix == ".toml":
+            return toml_data(text)
+        try:
+            settings = json.loads(without_comments(text))
+        except ValueError:
+            settings = read_yaml(text)  # (`.prettierrc` is YAML or JSON)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if config.name in PACKAGE_FILES:
+        return _dict(settings).get(PACKAGE_KEYS.get(program, program))  # (commitlint's)
+    return settings
 
 
 def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
