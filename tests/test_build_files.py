@@ -988,3 +988,20 @@ def test_what_python_runs_in_place_of_a_tool_s_python_file_is_held_and_told(tmp_
     assert {"☣.py", "toxfile", "toxfile.so", "__pycache__/toxfile.cpython-311.pyc"} <= told
     held, _ = build_files("nox", ("-s", "lint"), tmp_path, tmp_path)
     assert names(tmp_path, held) == {"noxfile.py", "__pycache__/noxfile.cpython-312.opt-1.pyc"}
+
+
+def test_the_modules_compiled_into_a_build_script_are_held(tmp_path):
+    # rustc compiles build/gen.rs into build/main.rs for `mod gen;`, and cargo runs the result.
+    make(tmp_path / "Cargo.toml", "[package]\nname = 'a'\nbuild = 'build/main.rs'\n", "root")
+    script = 'mod gen;\n#[path = "../ci/paths.rs"] mod paths;\ninclude!("consts.rs");\n'
+    make(tmp_path / "build/main.rs", script + "fn main() {}\n", "root")
+    make(tmp_path / "build/gen.rs", "pub mod tables;\n", "root")
+    make(tmp_path / "build/gen/tables.rs", "", "root")
+    make(tmp_path / "ci/paths.rs", "", "root")
+    held, told = build_files("cargo", ("check",), tmp_path, tmp_path)
+    assert {"build/gen.rs", "build/gen/tables.rs", "ci/paths.rs"} <= names(tmp_path, held)
+    assert {"build/consts.rs", "build/gen/mod.rs"} <= names(tmp_path, told)  # when made
+    # A module declared inside an inline one lies where only rustc's nesting says: ask.
+    make(tmp_path / "build/gen.rs", "mod inner {\n    mod deeper;\n}\n", "root")
+    with pytest.raises(CannotTell):
+        build_files("cargo", ("check",), tmp_path, tmp_path)

@@ -20,7 +20,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   above (`.cargo/config.toml`) and the vendored folder or local registry they
                   name whole (not Cargo.lock, which cargo writes), the workspace members' and
                   the local (`path =`, `[patch]`, `paths`) crates' manifests, each package's
-                  build script (build.rs, or what `build` names), and the source folder of each
+                  build script (build.rs, or what `build` names) with the modules compiled
+                  into it (`mod gen;`, `include!`), and the source folder of each
                   crate whose code the compiler runs as it builds: a proc-macro crate, a build
                   script's dependency, and the local crates those depend on
     gradle,       settings.gradle(.kts) in the project folder (`-p`) or the nearest above that
@@ -170,6 +171,14 @@ JUST_STRING = re.compile(
 JUST_ESCAPE = re.compile(r"\\(u\{([0-9a-fA-F]{1,6})\}|.)")
 JUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"'}
 MAX_CARGO_MEMBERS = 200
+# A Rust file's `mod x;` (with a `#[path = "..."]` before it) and `include!("...")`, and an
+# inline module's opening (`mod a {`). Blanks are taken whole (`*+`): see JUST_ATTRIBUTES.
+RUST_MOD = re.compile(
+    r'(?:#\[\s*+path\s*+=\s*+"(?P<path>[^"]*+)"\s*+\]\s*+)?'
+    r"(?:\bpub(?:\([^)]*+\))?\s++)?\bmod\s++(?:r#)?(?P<name>\w++)\s*+;"
+)
+RUST_INLINE_MOD = re.compile(r"\bmod\s++(?:r#)?\w++\s*+\{")
+RUST_INCLUDE = re.compile(r'\binclude!\s*+\(\s*+"([^"]*+)"')
 # The keys of a `[source.X]` in cargo's settings that take crates from a folder.
 LOCAL_SOURCES = ("directory", "local-registry")
 # The tables of a Cargo.toml that name the crates a package depends on.
@@ -967,9 +976,42 @@ def _cargo_files(
         if manifest not in held:
             held.append(manifest)
         told += [manifest, script]  # (a new build.rs is built and run by the next check)
+        modules = _rust_modules(script)  # (`mod gen;`: build/gen.rs is compiled into it)
+        held, told = held + modules, told + modules
     if not manifests:  # none yet: one made here would be the package cargo builds
         told += [folder / "Cargo.toml", folder / "build.rs"]
     return [path for path in held if os.path.lexists(path)], told
+
+
+def _rust_modules(script: Path) -> list[Path]:
+    """The files compiled into a Rust file with it, as rustc finds them: each `mod x;` (x.rs or
+    x/mod.rs beside a crate root or a mod.rs, in a folder of the file's name beside any other
+    file), `#[path = "p"] mod x;` and `include!("p")` (from the file's folder), and theirs in
+    turn; those not there yet too, told when made. A module declared inside an inline one
+    (`mod a { mod b; }`, a/b.rs) is past these rules: CannotTell."""
+    found: list[Path] = []
+    waiting = [(script, True)]
+    while waiting:
+        source, root = waiting.pop()
+        text = _read(source) if os.path.isfile(source) else ""
+        if RUST_INLINE_MOD.search(text) and RUST_MOD.search(text):
+            raise CannotTell(f"{source} declares modules inside an inline module")
+        beside = source.parent
+        folder = beside if root or source.name == "mod.rs" else beside / source.stem
+        named: list[tuple[Path, bool]] = []
+        for match in RUST_MOD.finditer(text):
+            path, name = match["path"], match["name"]
+            if path is not None:
+                named.append((Path(os.path.normpath(beside / path)), False))
+            else:
+                named += [(folder / f"{name}.rs", False), (folder / name / "mod.rs", False)]
+        for match in RUST_INCLUDE.finditer(text):
+            named.append((Path(os.path.normpath(beside / match[1])), root))  # (read as its own)
+        for path, path_root in named:
+            if path not in found and len(found) < MAX_INCLUDED:
+                found.append(path)
+                waiting.append((path, path_root))
+    return found
 
 
 def _local_dependencies(manifest: Path, kinds: tuple[str, ...] = DEPENDENCY_TABLES) -> list[Path]:
