@@ -24,8 +24,9 @@ from test_run_later_more import as_user, folders, give_to, make, run
 
 import tools.paths
 from fakeapi import text, tool_use
-from tools.paths import scan_workspace
+from tools.paths import protected_reason, scan_workspace
 from tools.sandbox import Bubblewrap
+from tools.shell_config import run_later
 
 __all__ = ["folders"]  # a fixture, used by name below
 
@@ -198,6 +199,7 @@ def test_a_virtualenv_of_a_bin_activate_alone_is_held_and_a_new_one_reported(api
 def test_a_conda_environments_activate_scripts_are_held_and_new_ones_reported(api, env, folders):
     # Made of copies (`conda create --copy`), nothing holds it for its hard links; `conda
     # activate` (VS Code's terminals do it) runs each script of its activate.d in your shell.
+    # An environment is held whole; one a command makes is reported with its activate.d.
     user, workspace, planloop_home, home = folders
     make(
         workspace,
@@ -210,15 +212,38 @@ def test_a_conda_environments_activate_scripts_are_held_and_new_ones_reported(ap
     give_to(user, workspace)
     plant = (
         "echo 'touch ~/PWNED' >> .conda/etc/conda/activate.d/env.sh; "
-        "mkdir -p envs/b/etc/conda/activate.d && echo 'touch ~/PWNED' > "
-        "envs/b/etc/conda/activate.d/x.sh && echo planted"
+        "mkdir -p envs/b/etc/conda/activate.d; mkdir -p envs/c/conda-meta "
+        "envs/c/etc/conda/activate.d && echo 'touch ~/PWNED' > "
+        "envs/c/etc/conda/activate.d/x.sh && echo planted"
     )
     api.add({"content": [tool_use("bash", {"command": plant})]})
     api.add({"content": [text("Done.")]})
     result = run(api, env, user, workspace, planloop_home, home)
     (output,) = tool_results(api)
     assert "activate.d/env.sh: Read-only file system" in output and "planted" in output
-    assert "[envs/b/etc/conda/activate.d is new." in output
+    assert "envs/b/etc’: Read-only file system" in output
+    assert "[envs/c/etc/conda/activate.d is new." in output
     said = one_line(result.stderr + result.stdout)
-    assert "envs/b/etc/conda/activate.d (a conda environment's activate.d" in said
+    assert "envs/c/etc/conda/activate.d (a conda environment's activate.d" in said
     assert (workspace / ".conda/etc/conda/activate.d/env.sh").read_text() == "export A=1\n"
+
+
+def test_a_conda_environment_and_a_virtualenv_s_base_in_the_workspace_are_held_whole(workspace):
+    # A conda environment's python takes its standard library from the environment, and a
+    # virtualenv's python from the python it was made from: both run at every start.
+    (workspace / "env/conda-meta").mkdir(parents=True)
+    (workspace / "env/lib/python3.11/encodings").mkdir(parents=True)
+    (workspace / ".python/lib/python3.11").mkdir(parents=True)
+    (workspace / ".venv").mkdir()
+    home = workspace / ".python/bin"
+    (workspace / ".venv/pyvenv.cfg").write_text(f"home = {home}\nversion = 3.11.2\n")
+    (workspace / "tools/bin").mkdir(parents=True)
+    (workspace / "tools/lib").mkdir()
+    (workspace / "tools/.venv").mkdir()
+    (workspace / "tools/.venv/pyvenv.cfg").write_text("home = ../bin\n")  # (around it: parts)
+    scan = scan_workspace(workspace)
+    held = {str(path.relative_to(workspace)) for path, _ in run_later(workspace, venvs=scan.venvs)}
+    assert {"env", ".python", "tools/bin", "tools/lib"} <= held
+    assert "tools" not in held
+    why = protected_reason(workspace, ".python/lib/python3.11/os.py")
+    assert "was made from is protected" in why

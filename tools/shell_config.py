@@ -20,7 +20,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         and pyvenv.cfg chooses what that python is; and the rest of it, whole:
                         the site-packages that python imports, the programs an activated
                         terminal runs (`pytest`, `black`), what a hook's `uv run` or pre-commit
-                        runs, and its tools' settings there (pip.conf, etc/ipython)
+                        runs, and its tools' settings there (pip.conf, etc/ipython); a conda
+                        environment whole too (its standard library and shared libraries); and
+                        the python a virtualenv was made from, where it lies in the workspace
     python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
                         start-up modules (PYTHON_START_NAMES): that python runs them at every
                         start; a command may add one (pip does), so a new or changed one is
@@ -138,6 +140,11 @@ VENV_BASE_SETTINGS = ("home", "include-system-site-packages")
 MAX_BASE_START_FILES = 200
 # Environments of yours outside the workspace whose .pth files are read for a path into it.
 MAX_OUTSIDE_ENVIRONMENTS = 200
+VENV_BASE_REASON = (
+    "the python a virtualenv of the workspace was made from is protected where it lies in the "
+    "workspace: that virtualenv's python runs its standard library at every start, outside "
+    "the sandbox"
+)
 VENV_PACKAGES_REASON = (
     "a virtualenv's installed packages and settings in the workspace are protected: its python "
     "imports them, and its tools read them (pip.conf, etc/ipython), wherever it runs outside "
@@ -899,12 +906,37 @@ def run_later(
     # pip.conf, IPython's and Jupyter's etc/ and share/), and a command may add them. Of one
     # found by its activate alone, what its python imports.
     whole = [p.parent for p in bins if os.path.isfile(p.parent / VENV_CONFIG_NAME)]
+    # And a conda environment, whose python takes its standard library and shared libraries
+    # from there as a virtualenv takes its packages.
+    whole += [v for v in dict.fromkeys(venvs or []) if os.path.isdir(v / CONDA_META)]
     found += [(path, VENV_PACKAGES_REASON) for path in whole]
+    found += [(path, VENV_BASE_REASON) for path in venv_bases(root, whole)]
     rest = venv_packages(p.parent for p in bins if p.parent not in whole)
     found += [(path, VENV_PACKAGES_REASON) for path in rest]
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
+
+
+def venv_bases(root: Path, venvs: Iterable[Path]) -> list[Path]:
+    """The python each virtualenv of `venvs` was made from, where it lies in the workspace `root`
+    (`home = <root>/.python/bin`: a python unpacked into the project): its installation, whole,
+    since the virtualenv's python runs its standard library at every start. A base that holds
+    the project's own files (the workspace itself, or a folder around the virtualenv) is held
+    by its `bin/` and `lib/` alone."""
+    found: list[Path] = []
+    for venv in venvs:
+        home = venv_settings(venv).get("home")
+        if not home:
+            continue
+        prefix = Path(os.path.normpath(venv / home)).parent  # (`home` is its bin/)
+        if not prefix.is_relative_to(root):
+            continue
+        if prefix == root or venv.is_relative_to(prefix):  # (around the project's own files)
+            found += [prefix / "bin", prefix / "lib"]
+        else:
+            found.append(prefix)
+    return [path for path in dict.fromkeys(found) if os.path.lexists(path)]
 
 
 def conda_activate_folders(venvs: Iterable[Path]) -> list[Path]:
