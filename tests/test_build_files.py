@@ -1005,3 +1005,30 @@ def test_the_modules_compiled_into_a_build_script_are_held(tmp_path):
     make(tmp_path / "build/gen.rs", "mod inner {\n    mod deeper;\n}\n", "root")
     with pytest.raises(CannotTell):
         build_files("cargo", ("check",), tmp_path, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        ("nix develop -c make lint", {"flake.nix", "flake.lock", "nix/shell.nix", "Makefile"}),
+        ("nix develop .#ci --command make lint", {"flake.nix", "nix/shell.nix"}),
+        ("nix-shell --run 'make lint'", {"shell.nix", "Makefile"}),
+        ("pixi run lint", {"pixi.toml", "scripts/activate.sh"}),
+        ("devbox run lint", {"devbox.json"}),
+    ],
+)
+def test_a_tool_that_starts_a_command_in_its_environment_holds_what_its_shell_runs(
+    tmp_path, command, files
+):
+    # nix runs flake.nix's shellHook (and what it imports) before `make`, pixi the activation
+    # scripts its manifest names, devbox its init_hook: outside the sandbox, at the next commit.
+    make(tmp_path / "flake.nix", "{ outputs = _: import ./nix/shell.nix; }\n", "root", 0o644)
+    make(tmp_path / "flake.lock", "{}\n", "root", 0o644)
+    make(tmp_path / "nix/shell.nix", "{ shellHook = ''echo hi''; }\n", "root", 0o644)
+    make(tmp_path / "shell.nix", "{}\n", "root", 0o644)
+    make(tmp_path / "Makefile", "lint:\n\ttrue\n", "root", 0o644)
+    make(tmp_path / "pixi.toml", '[activation]\nscripts = ["scripts/activate.sh"]\n', "root")
+    make(tmp_path / "scripts/activate.sh", "export A=1\n", "root")
+    make(tmp_path / "devbox.json", '{"shell": {"init_hook": ["echo hi"]}}\n', "root", 0o644)
+    held, _ = folder_open_scripts(tmp_path, command)
+    assert files <= held

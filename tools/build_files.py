@@ -58,6 +58,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
     ninja, rake,  the file each reads what to run or code to load from, there or in a folder
     bundle, ...   above (TOOL_FILES: build.ninja, Rakefile, Gemfile, composer.json, deno.json,
                   gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml, ...)
+    nix, pixi,    what the environment they start a command in runs first, as for an .envrc
+    devbox        (flake.nix's shellHook and what it imports, pixi's activation scripts)
     lefthook      its config there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...) and
                   the `-local` one it merges, the files they `extends`, their `rc`, and the
                   script folders (`.lefthook/`, `source_dir`)
@@ -93,6 +95,7 @@ from tools.per_file_configs import (
     data_names,
     js_names,
 )
+from tools.shell_config import ENVRC_TOOLS, nix_files, pixi_files
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
 
@@ -330,6 +333,9 @@ def _build_files(
             held, told = _first_there([*filter(None, named), *candidates], reads)
             return held + _linter_code_given(program, words, folder), told
         return _first_there(candidates, _in_tree_backend)
+    if program in ENVIRONMENT_STARTERS:  # `nix develop -c make lint`: its shell's files first
+        found = _environment_files(program, words, folder)
+        return [path for path in found if os.path.lexists(path)], found
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
@@ -345,6 +351,30 @@ def _build_files(
         reads = _ninja_reads(folder) if program == "ninja" else local_code
         return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
     return [], []
+
+
+def _environment_files(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:
+    """What a program that starts a command in an environment it builds reads first, and runs
+    in the shell before the command (`nix develop -c make lint`: flake.nix's shellHook), as for
+    an `.envrc` that uses it (tools/shell_config.py): nix's flake or shell.nix with the nix
+    files they import, pixi's manifest and its activation scripts, devbox's files."""
+    plain = [word for word in words if not word.startswith("-")]
+    if program == "nix":
+        if plain[:1] not in (["develop"], ["shell"], ["print-dev-env"], ["run"]):
+            return []
+        stop = next((i for i, w in enumerate(words) if w in ("-c", "--command")), len(words))
+        reference = next((w for w in words[1:stop] if not w.startswith("-")), ".")
+        return [path for path in nix_files("flake", [reference], folder) if path is not None]
+    if program == "nix-shell":
+        stop = next((i for i, w in enumerate(words) if w in ("--run", "--command")), len(words))
+        files = [w for w in words[:stop] if w.endswith(".nix")]
+        return [path for path in nix_files("nix", files, folder) if path is not None]
+    found = [
+        path
+        for name in ENVRC_TOOLS[program]
+        for path in (sorted(folder.glob(name)) if "*" in name else [folder / name])
+    ]
+    return found + (pixi_files(folder) if program == "pixi" else [])
 
 
 def _config_files(
@@ -1681,5 +1711,9 @@ LINTER_CONFIG_OPTIONS = {
     "mypy": ("--config-file",),
     "gitlint": ("-C", "--config"),
 }
+# Programs that start a command in an environment they build from the project's files, and
+# run those files' shell code first (`nix develop -c make lint`): `_environment_files`.
+ENVIRONMENT_STARTERS = ("nix", "nix-shell", "pixi", "devbox")
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
 BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES, "uvx", "pip", "pipx")
+BUILD_TOOLS += ENVIRONMENT_STARTERS

@@ -456,13 +456,7 @@ def tools_run_by_envrc(envrc: Path) -> list[Path]:
         for name in names:
             found += sorted(base.glob(name)) if "*" in name else [base / name]
     if "pixi" in pieces:
-        # pixi reads pixi.toml, or pyproject.toml's [tool.pixi] when there is none: a
-        # pixi.toml made later takes over, so it counts whether it exists or not.
-        manifest = base / "pixi.toml"
-        manifests = [manifest] if os.path.exists(manifest) else [manifest, base / "pyproject.toml"]
-        found += manifests
-        for manifest in manifests:
-            found += [base / script for script in activation_scripts(_read(manifest))]
+        found += pixi_files(base)
     if "devenv" in pieces:
         # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
         found += devenv_files(base)[1]
@@ -514,6 +508,16 @@ def modules_run_by_envrc(envrc: Path) -> list[Path]:
             found += [base.joinpath(*parts[:n], "__init__.py") for n in range(1, len(parts))]
             found += [base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts)]
     return found
+
+
+def pixi_files(base: Path) -> list[Path]:
+    """pixi's manifest in `base` and the scripts its [activation] names. pixi reads pixi.toml,
+    or pyproject.toml's [tool.pixi] when there is none: a pixi.toml made later takes over, so
+    it counts whether it exists or not."""
+    manifest = base / "pixi.toml"
+    manifests = [manifest] if os.path.exists(manifest) else [manifest, base / "pyproject.toml"]
+    scripts = [base / script for m in manifests for script in activation_scripts(_read(m))]
+    return manifests + scripts
 
 
 def activation_scripts(manifest: str) -> list[str]:
