@@ -882,8 +882,12 @@ def test_a_pre_commit_script_hook_is_taken_from_the_top_of_the_tree(tmp_path):
          "      run: '{lint} --all'\n", "scripts/lint.sh"),
         # A `run:` line of a file it extends, by a glob, whatever its name.
         ("extends:\n  - hooks/*.yml\n", "scripts/from-extended.sh"),
+        # The variables a command's `env:` (or its group's) sets for its line: node loads
+        # what NODE_OPTIONS requires before `eslint` runs.
+        ("pre-commit:\n  env:\n    NODE_OPTIONS: --require ./scripts/preload.js\n"
+         "  commands:\n    lint:\n      run: npx eslint .\n", "scripts/preload.js"),
     ],
-    ids=["root", "files", "runner", "templates", "extends-glob"],
+    ids=["root", "files", "runner", "templates", "extends-glob", "env"],
 )  # fmt: skip
 def test_what_lefthook_runs_by_its_other_settings_is_held(tmp_path, config, script):
     root = repository(tmp_path)

@@ -2128,28 +2128,38 @@ LEFTHOOK_TEMPLATE = re.compile(r"\{(\w+)\}")
 # The keys of a lefthook command, job or script whose value is a command line it runs:
 # `run:`, `files:` (a command that lists the files) and a script's `runner:`.
 LEFTHOOK_LINES = ("run", "files", "runner")
+ASSIGNABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+")  # a name a shell can set (`env:`'s keys)
 
 
 def _run_lines(settings: Any) -> list[str]:
     """Each command line lefthook runs, as its settings give them (a read file: bounded),
-    however nested (LEFTHOOK_LINES): with the config's `templates:` put in, and from the folder
-    a command's `root:` names (read as `cd ROOT && LINE`)."""
+    however nested (LEFTHOOK_LINES): with the config's `templates:` put in, from the folder
+    a command's `root:` names (read as `cd ROOT && LINE`), and with the variables its `env:`
+    and those of the groups around it set (`export NODE_OPTIONS='--require ./x.js'; LINE`)."""
     templates = _dict(_dict(settings).get("templates"))
-    lines, stack = [], [settings]
+    lines: list[str] = []
+    stack: list[tuple[Any, dict]] = [(settings, {})]
     while stack:
-        node = stack.pop()
+        node, env = stack.pop()
         if isinstance(node, dict):
+            env = {**env, **_dict(node.get("env"))}
             root = node.get("root")
             here = f"cd {shlex.quote(root)} && " if isinstance(root, str) and root else ""
+            exported = " ".join(
+                f"{name}={shlex.quote(str(value))}"
+                for name, value in env.items()
+                if isinstance(name, str) and ASSIGNABLE.fullmatch(name)
+            )
+            here += f"export {exported}; " if exported else ""
             for key in LEFTHOOK_LINES:
                 if isinstance(node.get(key), str):
                     line = LEFTHOOK_TEMPLATE.sub(
                         lambda found: str(templates.get(found[1], found[0])), node[key]
                     )
                     lines.append(here + line)
-            stack += node.values()
+            stack += [(value, env) for value in node.values()]
         elif isinstance(node, list):
-            stack += node
+            stack += [(value, env) for value in node]
     return lines
 
 
