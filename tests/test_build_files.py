@@ -1032,3 +1032,25 @@ def test_a_tool_that_starts_a_command_in_its_environment_holds_what_its_shell_ru
     make(tmp_path / "devbox.json", '{"shell": {"init_hook": ["echo hi"]}}\n', "root", 0o644)
     held, _ = folder_open_scripts(tmp_path, command)
     assert files <= held
+
+
+def test_mise_run_holds_what_its_configs_tasks_run(tmp_path):
+    # mise runs a task's `run` lines and its `file` from the config's folder, and the tasks of
+    # the files and folders `[task_config] includes` names.
+    config = (
+        '[task_config]\nincludes = ["ci/tasks.toml", "more-tasks"]\n'
+        '[tasks.lint]\nrun = ["./scripts/lint.sh", "make -s fmt"]\n'
+        '[tasks.build]\nfile = "scripts/build.sh"\n'
+    )
+    make(tmp_path / "mise.toml", config, "root", 0o644)
+    make(tmp_path / "ci/tasks.toml", '[check]\nrun = "sh scripts/check.sh"\n', "root", 0o644)
+    for name in ("scripts/lint.sh", "scripts/build.sh", "scripts/check.sh", "more-tasks/x"):
+        make(tmp_path / name, "#!/bin/sh\ntrue\n", "root")
+    make(tmp_path / "Makefile", "fmt:\n\ttrue\n", "root", 0o644)
+    held, _ = folder_open_scripts(tmp_path, "mise run lint")
+    expected = {"scripts/lint.sh", "Makefile", "ci/tasks.toml", "scripts/check.sh", "more-tasks"}
+    assert expected | {"scripts/build.sh"} <= held
+    # A template only mise fills in (`{{arg()}}`) makes the line one only it can tell: ask.
+    make(tmp_path / "mise.toml", "[tasks.x]\nrun = \"{{arg(name='t')}} --fix\"\n", "root", 0o644)
+    with pytest.raises(CannotTell):
+        build_files("mise", ("run", "x"), tmp_path, tmp_path)

@@ -60,6 +60,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml, ...)
     nix, pixi,    what the environment they start a command in runs first, as for an .envrc
     devbox        (flake.nix's shellHook and what it imports, pixi's activation scripts)
+    mise          the task folders of `mise run` (mise-tasks/, ...), and what the [tasks] of its
+                  configs run (`run` lines, `file`, `[task_config] includes`)
     lefthook      its config there or in .config/ (`lefthook.yml`, `.lefthook.toml`, ...) and
                   the `-local` one it merges, the files they `extends`, their `rc`, and the
                   script folders (`.lefthook/`, `source_dir`)
@@ -339,6 +341,10 @@ def _build_files(
     if program == "lefthook":  # (it runs from the top of the working tree)
         lefthook = [folder / name for name in LEFTHOOK_FILES]
         return _with_what_they_read(*_first_there(lefthook), _lefthook_reads)
+    if program == "mise":  # (its task folders, below, and the tasks its configs define)
+        held, told = _mise_tasks(folder, project)
+        rest = build_files("mise-tasks", words, folder, project)
+        return held + rest[0], told + rest[1]
     if program in JS_CONFIGS or program in TOOL_FILES:  # (which one a version takes varies)
         folder = _from(folder, option(*FOLDER_OPTIONS.get(program, ()))) or folder
         names = JS_CONFIGS.get(program) or TOOL_FILES[program]
@@ -351,6 +357,70 @@ def _build_files(
         reads = _ninja_reads(folder) if program == "ninja" else local_code
         return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
     return [], []
+
+
+def _mise_tasks(folder: Path, project: Path) -> tuple[list[Path], list[Path]]:
+    """What `mise run` runs of the tasks its configs define, there and in each folder above:
+    each task's `run` lines, read as a hook's lines from the config's root folder (where mise
+    runs them), and its `file`; the files and folders `[task_config] includes` names (task
+    files, read alike, and task folders, whole). A config itself is held always
+    (tools/paths.py); a task file or script not there yet is told when made."""
+    from tools.git_programs import ByName  # (these import this module)
+    from tools.tool_scripts import GIT_HOOK, run_by
+
+    configs = [p / name for p in up_to(folder, project) for name in MISE_CONFIGS]
+    # (a task file's tasks run from the root of the config that includes it)
+    waiting = [(config, _mise_root(config), False) for config in configs if os.path.isfile(config)]
+    held: list[Path] = []
+    told: list[Path] = []
+    while waiting:
+        config, root, task_file = waiting.pop()
+        try:
+            settings = toml_data(_read(config))
+        except ValueError as why:
+            raise CannotTell(f"{config}: {why}") from None
+        tasks = settings if task_file else settings.get("tasks", {})
+        includes = settings.get("task_config", {}).get("includes", [])
+        for include in includes if isinstance(includes, list) and not task_file else []:
+            path = Path(os.path.normpath(root / str(include)))
+            told.append(path)
+            if os.path.isfile(path) and path not in held and len(held) < MAX_INCLUDED:
+                waiting.append((path, root, True))
+            held.append(path)
+        for task in tasks.values() if isinstance(tasks, dict) else []:
+            task = task if isinstance(task, dict) else {"run": task}
+            if isinstance(task.get("file"), str):
+                script = Path(os.path.normpath(root / task["file"]))
+                held, told = held + [script], told + [script]
+            runs = task.get("run")
+            for line in runs if isinstance(runs, list) else [runs]:
+                if not isinstance(line, str):
+                    continue  # (`{task = "other"}`: that task, read as its own)
+                by_name = ByName()
+                found, untold, cannot = run_by(
+                    {"text": _mise_marked(line, root), "top": str(root)}, GIT_HOOK, root, by_name
+                )
+                if untold or cannot:
+                    what = cannot[0] if cannot else f"`{untold[0].word}`, a path only mise can tell"
+                    raise CannotTell(f"mise's task `{line[:80]}` of {config}: {what}")
+                held += found
+                told += [path for path, _ in by_name.when_there]
+    return [path for path in dict.fromkeys(held) if os.path.lexists(path)], told
+
+
+def _mise_root(config: Path) -> Path:
+    """The folder a mise config is of (its `config_root`): above `.mise/`, `mise/`, `.config/`
+    and `conf.d/`."""
+    root = config.parent
+    while root.name in (".mise", "mise", ".config", "conf.d") and root.parent != root:
+        root = root.parent
+    return root
+
+
+def _mise_marked(line: str, root: Path) -> str:
+    """A task's line with `{{config_root}}` put in; any other template is mise's alone: `$`."""
+    line = line.replace("{{config_root}}", str(root)).replace("{{ config_root }}", str(root))
+    return line.replace("{{", "${mise").replace("}}", "}")
 
 
 def _environment_files(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:
@@ -1644,11 +1714,15 @@ FOLDER_OPTIONS = {
     "rake": ("-C", "--directory"),
     "poe": ("-C", "--directory", "--root"),
 }
+# mise's configs, whose `[tasks]` `mise run` runs (`_mise_tasks`).
+MISE_CONFIGS = ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml")
+MISE_CONFIGS += (".config/mise.toml", ".config/mise/config.toml", "mise/config.toml")
+MISE_CONFIGS += (".mise/config.toml", ".config/mise/config.local.toml", ".rtx.toml")
 # ninja's `include` and `subninja` lines (paths from the folder it runs in).
 NINJA_INCLUDE = re.compile(r"^(?:include|subninja)[ \t]++(\S.*)$", re.MULTILINE)
 # `mise run lint` (the hook `mise generate git-pre-commit` writes) runs its file tasks: the
 # scripts in these folders, held whole. (Its config files are held always: tools/paths.py.)
-TOOL_FILES["mise"] = (
+TOOL_FILES["mise-tasks"] = (
     "mise-tasks",
     ".mise-tasks",
     "mise/tasks",
@@ -1716,4 +1790,4 @@ LINTER_CONFIG_OPTIONS = {
 ENVIRONMENT_STARTERS = ("nix", "nix-shell", "pixi", "devbox")
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
 BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES, "uvx", "pip", "pipx")
-BUILD_TOOLS += ENVIRONMENT_STARTERS
+BUILD_TOOLS += (*ENVIRONMENT_STARTERS, "mise")
