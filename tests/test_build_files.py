@@ -1054,3 +1054,22 @@ def test_mise_run_holds_what_its_configs_tasks_run(tmp_path):
     make(tmp_path / "mise.toml", "[tasks.x]\nrun = \"{{arg(name='t')}} --fix\"\n", "root", 0o644)
     with pytest.raises(CannotTell):
         build_files("mise", ("run", "x"), tmp_path, tmp_path)
+
+
+def test_poe_holds_what_its_tasks_run_and_the_task_files_it_includes(tmp_path):
+    # poe runs a task's `cmd` and `shell` lines, imports a `script` task's module, loads its
+    # `envfile`, and takes more tasks from the files `include` names. (The package a script
+    # task imports is held whole, as for `python -m` in a hook.)
+    pyproject = (
+        '[tool.poe]\ninclude = "ci/tasks.toml"\nenvfile = ".poe.env"\n'
+        '[tool.poe.tasks]\nlint = "./scripts/lint.sh"\nfmt = {shell = "make -s fmt"}\n'
+        'gen = {script = "tools.gen:main"}\n'
+    )
+    make(tmp_path / "pyproject.toml", pyproject, "root", 0o644)
+    make(tmp_path / "ci/tasks.toml", '[tasks.check]\ncmd = "sh check.sh"\n', "root", 0o644)
+    for name in ("scripts/lint.sh", "ci/check.sh", "tools/gen.py", ".poe.env"):
+        make(tmp_path / name, "true\n", "root")
+    make(tmp_path / "Makefile", "fmt:\n\ttrue\n", "root", 0o644)
+    held, _ = build_files("poe", ("lint",), tmp_path, tmp_path)
+    expected = {"scripts/lint.sh", "Makefile", "tools", "ci/tasks.toml", "ci/check.sh"}
+    assert expected | {".poe.env"} <= names(tmp_path, held)

@@ -354,7 +354,7 @@ def _build_files(
         named = [
             _from(folder, value) for value in _option_values(words, *FILE_OPTIONS.get(program, ()))
         ]
-        reads = _ninja_reads(folder) if program == "ninja" else local_code
+        reads = {"ninja": _ninja_reads(folder), "poe": _poe_reads}.get(program, local_code)
         return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
     return [], []
 
@@ -365,9 +365,6 @@ def _mise_tasks(folder: Path, project: Path) -> tuple[list[Path], list[Path]]:
     runs them), and its `file`; the files and folders `[task_config] includes` names (task
     files, read alike, and task folders, whole). A config itself is held always
     (tools/paths.py); a task file or script not there yet is told when made."""
-    from tools.git_programs import ByName  # (these import this module)
-    from tools.tool_scripts import GIT_HOOK, run_by
-
     configs = [p / name for p in up_to(folder, project) for name in MISE_CONFIGS]
     # (a task file's tasks run from the root of the config that includes it)
     waiting = [(config, _mise_root(config), False) for config in configs if os.path.isfile(config)]
@@ -396,16 +393,88 @@ def _mise_tasks(folder: Path, project: Path) -> tuple[list[Path], list[Path]]:
             for line in runs if isinstance(runs, list) else [runs]:
                 if not isinstance(line, str):
                     continue  # (`{task = "other"}`: that task, read as its own)
-                by_name = ByName()
-                found, untold, cannot = run_by(
-                    {"text": _mise_marked(line, root), "top": str(root)}, GIT_HOOK, root, by_name
-                )
-                if untold or cannot:
-                    what = cannot[0] if cannot else f"`{untold[0].word}`, a path only mise can tell"
-                    raise CannotTell(f"mise's task `{line[:80]}` of {config}: {what}")
-                held += found
-                told += [path for path, _ in by_name.when_there]
+                whose = f"mise's task `{line[:80]}` of {config}"
+                found, later = _line_runs(_mise_marked(line, root), root, whose)
+                held, told = held + found, told + later
     return [path for path in dict.fromkeys(held) if os.path.lexists(path)], told
+
+
+def _poe_reads(config: Path) -> list[Path]:
+    """What poe's tasks run, for a config of TOOL_FILES["poe"] (pyproject.toml's [tool.poe],
+    or a tasks file's top level) and the task files its `include` names, read alike: each
+    `cmd` and `shell` line, read as a hook's line from the config's folder, the module a
+    `script` task imports, and the dotenv files `envfile` loads. Nothing for other files
+    (what those lines name, read in turn by `_with_what_they_read`)."""
+    if config.name not in TOOL_FILES["poe"]:
+        return []
+    found: list[Path] = []
+    waiting, read = [config], set()
+    while waiting and len(read) < MAX_INCLUDED:
+        tasks_file = waiting.pop()
+        read.add(tasks_file)
+        included, runs = _poe_tasks(tasks_file)
+        found += included + runs
+        waiting += [path for path in included if os.path.isfile(path) and path not in read]
+    return found
+
+
+def _poe_tasks(config: Path) -> tuple[list[Path], list[Path]]:
+    """(the task files a poe config includes, what its own tasks run)."""
+    from tools.tool_scripts import read_yaml  # (it imports this module)
+
+    text = _read(config)
+    try:
+        if config.suffix == ".toml":
+            settings = toml_data(text)
+            if isinstance(settings.get("tool"), dict):  # (a pyproject.toml's [tool.poe])
+                settings = settings["tool"].get("poe", {})
+        else:
+            settings = json.loads(text) if config.suffix == ".json" else read_yaml(text)
+    except (ValueError, RecursionError) as why:
+        raise CannotTell(f"{config}: {why}") from None
+    settings = settings if isinstance(settings, dict) else {}
+    folder = config.parent
+    includes = settings.get("include", [])
+    included = [
+        Path(os.path.normpath(folder / path))
+        for include in (includes if isinstance(includes, list) else [includes])
+        if isinstance(path := include.get("path") if isinstance(include, dict) else include, str)
+    ]
+    lines: list[str] = []
+    envfiles = [settings.get("envfile")]
+    tasks = settings.get("tasks", {})
+    for task in tasks.values() if isinstance(tasks, dict) else []:
+        task = {"cmd": task} if isinstance(task, str) else task if isinstance(task, dict) else {}
+        lines += [task[key] for key in ("cmd", "shell") if isinstance(task.get(key), str)]
+        if isinstance(task.get("script"), str):  # `pkg.tasks:lint`: python imports pkg.tasks
+            module = task["script"].split(":")[0].strip()
+            lines.append(f"python3 -c {shlex.quote(f'import {module}')}")
+        envfiles.append(task.get("envfile"))
+    runs = [
+        Path(os.path.normpath(folder / name))
+        for envfile in envfiles
+        for name in (envfile if isinstance(envfile, list) else [envfile])
+        if isinstance(name, str)
+    ]
+    for line in lines:
+        found, later = _line_runs(line, folder, f"poe's task `{line[:80]}` of {config}")
+        runs += found + later
+    return included, runs
+
+
+def _line_runs(line: str, folder: Path, whose: str) -> tuple[list[Path], list[Path]]:
+    """(what a tool's command line runs, what it takes by a name once made), read as a git
+    hook's line is from `folder`, where the tool runs it; one that needs a value only its shell
+    can tell: CannotTell, said of `whose` (`poe's task `x` of pyproject.toml`)."""
+    from tools.git_programs import ByName  # (these import this module)
+    from tools.tool_scripts import GIT_HOOK, run_by
+
+    by_name = ByName()
+    runs, told, cannot = run_by({"text": line, "top": str(folder)}, GIT_HOOK, folder, by_name)
+    if told or cannot:
+        what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
+        raise CannotTell(f"{whose}: {what}")
+    return runs, [path for path, _ in by_name.when_there]
 
 
 def _mise_root(config: Path) -> Path:
@@ -510,8 +579,7 @@ def _pre_commit_entries(config: Path) -> list[Path]:
     -s lint` the Makefile, its `python -m tools.lint` that module), for a `script` hook its
     first word from the top of the tree (and the config's folder); and what a hook
     repository's tool, run by its `id`, reads here (flake8's setup.cfg)."""
-    from tools.git_programs import ByName  # (these import this module)
-    from tools.tool_scripts import GIT_HOOK, YamlTooLarge, read_yaml, run_by
+    from tools.tool_scripts import YamlTooLarge, read_yaml
 
     if str(config) in _PRE_COMMIT_READING:
         return []  # (an entry that runs pre-commit itself, with this config)
@@ -551,17 +619,13 @@ def _pre_commit_entries(config: Path) -> list[Path]:
             # (from the top of the tree, where pre-commit runs it; and beside the config)
             for base in dict.fromkeys((_git_top(config.parent), config.parent)):
                 found.append(Path(os.path.normpath(base / first[0])))
-        by_name = ByName()
         _PRE_COMMIT_READING.add(str(config))
-        try:
-            top = _git_top(config.parent)
-            runs, told, cannot = run_by({"text": line, "top": str(top)}, GIT_HOOK, top, by_name)
+        try:  # (as for a git hook's line: commands ask for one only its shell can tell)
+            whose = f"pre-commit's hook `{line[:80]}` of {config}"
+            runs, later = _line_runs(line, _git_top(config.parent), whose)
         finally:
             _PRE_COMMIT_READING.discard(str(config))
-        if told or cannot:  # (as for a git hook's line: commands ask)
-            what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
-            raise CannotTell(f"pre-commit's hook `{line[:80]}` of {config}: {what}")
-        found += runs + [path for path, _ in by_name.when_there]
+        found += runs + later
     return found
 
 
@@ -693,18 +757,13 @@ def staged_entries(config: Path) -> list[Path]:
     """What the command lines of a lint-staged config (or its key in package.json) run, read
     as a git hook's lines are from the config's folder, where lint-staged runs them when it
     finds more than one config. A line only its shell can tell: CannotTell."""
-    from tools.git_programs import ByName  # (these import this module)
-    from tools.tool_scripts import GIT_HOOK, run_by, staged_commands
+    from tools.tool_scripts import staged_commands  # (it imports this module)
 
     found: list[Path] = []
-    folder = config.parent
     for line in staged_commands(config):
-        by_name = ByName()
-        runs, told, cannot = run_by({"text": line, "top": str(folder)}, GIT_HOOK, folder, by_name)
-        if told or cannot:
-            what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
-            raise CannotTell(f"lint-staged's command `{line[:80]}` of {config}: {what}")
-        found += runs + [path for path, _ in by_name.when_there]
+        whose = f"lint-staged's command `{line[:80]}` of {config}"
+        runs, later = _line_runs(line, config.parent, whose)
+        found += runs + later
     return found
 
 
