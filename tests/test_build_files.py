@@ -1073,3 +1073,22 @@ def test_poe_holds_what_its_tasks_run_and_the_task_files_it_includes(tmp_path):
     held, _ = build_files("poe", ("lint",), tmp_path, tmp_path)
     expected = {"scripts/lint.sh", "Makefile", "tools", "ci/tasks.toml", "ci/check.sh"}
     assert expected | {".poe.env"} <= names(tmp_path, held)
+
+
+def test_uv_run_holds_the_local_projects_it_builds_and_hatch_s_build_hooks(tmp_path):
+    # `uv run` syncs first: it builds each workspace member and `path` source, whose setup.py
+    # or build hook runs, and hatch runs the build hook its settings name.
+    pyproject = (
+        '[tool.uv.sources]\nlib = { path = "libs/lib" }\n'
+        '[tool.uv.workspace]\nmembers = ["packages/*"]\n'
+        '[tool.hatch.build.hooks.custom]\npath = "ci/hook.py"\n'
+    )
+    make(tmp_path / "pyproject.toml", pyproject, "root", 0o644)
+    make(tmp_path / "ci/hook.py", "", "root", 0o644)
+    make(tmp_path / "libs/lib/setup.py", "", "root", 0o644)
+    make(tmp_path / "packages/a/pyproject.toml", "[tool.hatch.build.hooks.custom]\n", "root")
+    make(tmp_path / "packages/a/hatch_build.py", "", "root", 0o644)
+    held, told = build_files("uv", ("run", "pytest"), tmp_path, tmp_path)
+    expected = {"ci/hook.py", "libs/lib/setup.py", "packages/a/pyproject.toml"}
+    assert expected | {"packages/a/hatch_build.py"} <= names(tmp_path, held)
+    assert "libs/lib/pyproject.toml" in names(tmp_path, told)  # (when made)

@@ -334,7 +334,9 @@ def _build_files(
             reads = functools.partial(_linter_code, run_in=folder)
             held, told = _first_there([*filter(None, named), *candidates], reads)
             return held + _linter_code_given(program, words, folder), told
-        return _first_there(candidates, _in_tree_backend)
+        held, told = _first_there(candidates)
+        builds = [path for config in held for path in _project_builds(config)]  # (told too)
+        return held + [path for path in builds if os.path.lexists(path)], told + builds
     if program in ENVIRONMENT_STARTERS:  # `nix develop -c make lint`: its shell's files first
         found = _environment_files(program, words, folder)
         return [path for path in found if os.path.lexists(path)], found
@@ -798,6 +800,55 @@ def _ninja_reads(folder: Path) -> Callable[[Path], list[Path]]:
         return found
 
     return reads
+
+
+def _project_builds(config: Path) -> list[Path]:
+    """What a project manager's sync builds, and so runs, besides the project's own setup.py or
+    build hook, for a pyproject.toml: its in-tree backend (`_in_tree_backend`), the build hooks
+    hatch's settings name (`[tool.hatch.build.hooks.custom] path`), and each local project uv
+    installs (a `path` source, `[tool.uv.sources] x = { path = "libs/x" }`, and each workspace
+    member), with the same files of theirs and what those build in turn (bounded)."""
+    found: list[Path] = []
+    waiting, seen = [config], {config}
+    while waiting and len(seen) <= MAX_BUILD_PROJECTS:
+        pyproject = waiting.pop()
+        if pyproject.name != "pyproject.toml":
+            continue
+        settings, folder = _toml(pyproject), pyproject.parent
+        found += _in_tree_backend(pyproject)
+        tool = _dict_of(settings.get("tool"))
+        hatch = _dict_of(tool.get("hatch"))
+        hooks = [_dict_of(_dict_of(hatch.get("build")).get("hooks")).get("custom")]
+        targets = _dict_of(_dict_of(hatch.get("build")).get("targets")).values()
+        hooks += [_dict_of(_dict_of(t).get("hooks")).get("custom") for t in targets]
+        hooks += [_dict_of(_dict_of(hatch.get("metadata")).get("hooks")).get("custom")]
+        found += [
+            folder / _dict_of(hook).get("path", "hatch_build.py")
+            for hook in hooks
+            if isinstance(hook, dict) and isinstance(hook.get("path", ""), str)
+        ]
+        uv = _dict_of(tool.get("uv"))
+        sources = [
+            source
+            for value in _dict_of(uv.get("sources")).values()
+            for source in (value if isinstance(value, list) else [value])
+        ]
+        local = [_dict_of(s).get("path") for s in sources]
+        members = _dict_of(uv.get("workspace")).get("members")
+        for pattern in members if isinstance(members, list) else []:
+            if isinstance(pattern, str):
+                local += glob.glob(glob.escape(str(folder)) + "/" + pattern)
+        for path in (Path(os.path.normpath(folder / p)) for p in local if isinstance(p, str)):
+            if not os.path.isdir(path):
+                found.append(path)  # (a wheel or an sdist it installs)
+                continue
+            found += [path / name for name in (*PYTHON_PROJECT, "hatch_build.py")]
+            if path / "pyproject.toml" not in seen:
+                seen.add(path / "pyproject.toml")
+                waiting.append(path / "pyproject.toml")
+    if len(seen) > MAX_BUILD_PROJECTS:
+        raise CannotTell(f"more than {MAX_BUILD_PROJECTS} local projects {config} builds")
+    return list(dict.fromkeys(found))
 
 
 def _in_tree_backend(config: Path) -> list[Path]:
