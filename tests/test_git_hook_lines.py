@@ -204,6 +204,10 @@ def test_a_python_hook_that_names_what_it_starts_leaves_commands_unasked(tmp_pat
         ),
         ("python3", "import os\ngetattr(os, 'system')(open('ci/cmd').read())\n", "getattr"),
         ("python3", "exec(open('ci/hook.py').read())\n", "exec"),
+        # A function that runs text, taken as a value: what calls it later, and with what.
+        ("python3", "r = exec\nr(open('ci/hook.py').read())\n", "r = exec"),
+        ("python3", "list(map(eval, open('ci/exprs').read().split()))\n", "map(eval"),
+        ("python3", "[eval][0](open('ci/expr').read())\n", "[eval][0]"),
         ("python3", "import importlib\nimportlib.import_module(open('ci/m').read())\n", "import"),
         ("python3", "import pickle\npickle.load(open('ci/state', 'rb'))\n", "pickle"),
         (

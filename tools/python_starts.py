@@ -68,6 +68,17 @@ CODING = re.compile(r"^[ \t\f]*+#.*?coding[:=][ \t]*+([-\w.]++)", re.MULTILINE)
 Value = str | tuple[str, ...]  # a text, or a list of texts (an argv)
 
 
+def _runs_text_as_a_value(node: ast.AST, called: set[int]) -> bool:
+    """Whether `node` takes a function that runs text or loads code (EVALUATORS) as a value,
+    not calling it there: what later calls it, with what, only running the hook tells."""
+    return (
+        isinstance(node, (ast.Name, ast.Attribute))
+        and isinstance(node.ctx, ast.Load)
+        and _name_of(node) in EVALUATORS
+        and id(node) not in called
+    )
+
+
 class Untold(Exception):
     """A value only running the hook can tell."""
 
@@ -209,6 +220,8 @@ class _Reader:
             starter = _name_of(node) in self.starters and id(node) not in self.called
             if isinstance(node, (ast.Name, ast.Attribute)) and starter:
                 return lines, _shown(node)  # (`start = subprocess.run`, then `start(x)`)
+            if _runs_text_as_a_value(node, self.called):
+                return lines, _shown(node)  # (`r = exec`, `map(eval, texts)`, `[eval][0](x)`)
             text = node.value if isinstance(node, ast.Constant) else None
             if isinstance(text, str) and text in self.starters and id(node) in self.looked_up:
                 return lines, _shown(node)  # (`getattr(os, "system")`, `vars(os)["system"]`)
