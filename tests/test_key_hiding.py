@@ -26,6 +26,7 @@ from test_hostile_pass4 import NOBODY, can_switch_user, needs_bwrap, run_as, too
 from fakeapi import text, tool_use
 from tools import sandbox
 from tools.bash import run_bash
+from tools.files import is_hidden_secret
 
 KEY_LINE = f"export ANTHROPIC_API_KEY={API_KEY}\n"
 CONTROL = "an ordinary file of the home folder\n"
@@ -372,6 +373,19 @@ def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
     assert "fish" in tool_results(api)[0] and "[exit code: 0]" in tool_results(api)[0]
     assert leaked(contents) == []
     assert all(API_KEY in path.read_text() for path in paths)
+
+
+def test_read_file_does_not_read_what_a_folded_hidden_folder_s_links_lead_to(tmp_path, monkeypatch):
+    # planloop runs in the dotfiles repository, which stow folded into `~/.ssh` as a whole: the
+    # hidden folder lies in the workspace, and its key is a link to another folder of it.
+    home, dotfiles = tmp_path / "home", tmp_path / "home" / "dotfiles"
+    write(dotfiles / "private" / "id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    link(dotfiles / "ssh" / ".ssh" / "id_ed25519", "../../private/id_ed25519")
+    link(home / ".ssh", "dotfiles/ssh/.ssh")
+    write(dotfiles / "README", CONTROL)
+    monkeypatch.setenv("HOME", str(home))
+    assert is_hidden_secret(dotfiles, "private/id_ed25519")  # as the sandbox hides it
+    assert not is_hidden_secret(dotfiles, "README")
 
 
 @needs_bwrap

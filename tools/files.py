@@ -239,11 +239,12 @@ def hidden_inside(workspace: str, home: str, planloop_home: str) -> tuple[Path, 
     secrets = secret_paths()  # (one look at the home folder for both lists)
     found = [Path(os.path.realpath(path)) for path in secrets]
     # And what a hidden folder's links lead to (stow's, file by file: `~/.ssh/id_ed25519`
-    # kept in the dotfiles repository planloop runs in).
+    # kept in the dotfiles repository planloop runs in), wherever the folder lies: a folded
+    # `~/.ssh -> dotfiles/ssh/.ssh` is in the workspace, and its key may link elsewhere in it.
     found += [
         target
-        for folder, real in zip(secrets, list(found), strict=True)
-        if os.path.isdir(folder) and not real.is_relative_to(root)
+        for folder in secrets
+        if os.path.isdir(folder)
         for target in linked_secrets(Path(folder), root)
     ]
     return root, tuple(path for path in found if path.is_relative_to(root))
