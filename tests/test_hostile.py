@@ -454,9 +454,16 @@ def test_commands_get_no_variable_holding_the_key_by_another_name_or_in_base64(
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv("MY_COPY", f"x{API_KEY}y")
     monkeypatch.setenv("MY_B64", base64.b64encode(f"k={API_KEY}".encode()).decode())
+    # As `base64` writes it: broken into lines of 76, which `$(base64 <<< ...)` keeps; a key
+    # of a real one's length is broken inside.
+    long_key = "sk-ant-api03-" + "Zx9" * 30
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", long_key)
+    wrapped = base64.encodebytes(f'{{"anthropic_api_key":"{long_key}"}}'.encode()).decode()
+    assert "\n" in wrapped[:-1]
+    monkeypatch.setenv("MY_WRAPPED", wrapped)
     monkeypatch.setenv("PLANLOOP_KEEP_ME", "kept")
     result = bash(workspace, "env", sandbox)
-    assert "MY_COPY" not in result and "MY_B64" not in result
+    assert "MY_COPY" not in result and "MY_B64" not in result and "MY_WRAPPED" not in result
     assert "PLANLOOP_KEEP_ME=kept" in result
 
 

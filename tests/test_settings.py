@@ -11,7 +11,7 @@ from conftest import run_cli
 
 from fakeapi import text, tool_use
 from settings import SettingsError, read_settings
-from tools.environment import command_environment
+from tools.environment import command_environment, without_secrets
 from tools.landlock import READY_VARIABLE
 from tools.sandbox import Bubblewrap, NoSandbox
 
@@ -136,6 +136,10 @@ SERVICE_TOKENS = {
     "netlify": f"nfp_{RANDOM}abcdefghi",
     "cloudflare origin ca": f"v1.0-{HEX[:24]}-{HEX * 4}",
     "heroku": f"HRKU-{HEX}{HEX[:13]}",
+    # An address whose query or fragment carries the token (a feed's, a webhook's, maps').
+    "query token": "https://api.example.com/hook?token=S3cretTok12",
+    "query access token": "https://api.example.com/feed?access_token=S3cretTok12",
+    "fragment access token": "https://example.com/cb#access_token=S3cretTok12",
 }
 
 
@@ -151,6 +155,13 @@ def test_a_well_known_services_token_never_reaches_a_sandboxed_command(token):
 )
 def test_a_value_that_only_begins_like_a_token_is_passed_on(value):
     assert command_environment(True, {"SETTING": value}) == {"SETTING": value}
+
+
+def test_no_anthropic_variable_is_put_into_a_repository_s_text(monkeypatch):
+    # A gateway's header (`x-portkey-virtual-key: ...`) says nothing secret by its form; no
+    # command gets it, and a repository's `${env:ANTHROPIC_CUSTOM_HEADERS}` is no way round.
+    person = {"PATH": "/usr/bin", "ANTHROPIC_CUSTOM_HEADERS": "x-portkey-virtual-key: 7f3c9a1e5b"}
+    assert without_secrets(person) == {"PATH": "/usr/bin"}
 
 
 def test_both_sandboxes_and_bwrap_itself_use_the_command_environment(workspace, monkeypatch):

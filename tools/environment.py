@@ -19,7 +19,7 @@ import re
 import shlex
 import shutil
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from redaction import file_forms
@@ -161,7 +161,7 @@ KNOWN_TOKEN = re.compile(
     r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20}"
     r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20}"
     r"|(?i:bearer|basic)\s++[A-Za-z0-9+/=_.~-]{20}"  # (an Authorization header's value)
-    r"|[?&](?:key|token|access_token|api_key|apikey|secret|sig|password)=[^&\s]{16}"
+    r"|[?&#](?:key|token|access_token|api_key|apikey|secret|sig|password)=[^&\s]{8}"
     r"|(?i:pwd|password)=[^;\s]{6}"  # (in a connection string: `Server=x;Pwd=...`)
 )
 
@@ -199,17 +199,34 @@ def command_environment(sandboxed: bool, environ: Mapping[str, str] = os.environ
         name: value
         for name, value in environ.items()
         if not is_dropped(name, dropped)
-        and not any(key in value for key in keys)
+        and not holds_a_key(value, keys)
         and not (sandboxed and (looks_secret(name) or secret_value(value)))
     }
 
 
+def holds_a_key(value: str, keys: Iterable[str]) -> bool:
+    """Whether `value` holds one of `keys` (planloop's key in its forms), also with its blanks
+    and line breaks left out: `base64` wraps its output at 76 columns, and `$(base64 <<< ...)`
+    keeps those breaks, one of which falls inside the key's form."""
+    squeezed = value.translate(BLANKS_OUT)
+    return any(key in value or key in squeezed for key in keys)
+
+
+BLANKS_OUT = str.maketrans("", "", " \t\r\n\v\f")
+
+
+# Variables no command gets that carry the key, a token or where it is sent (a gateway's
+# `ANTHROPIC_CUSTOM_HEADERS`): never put into a repository's text either (`without_secrets`).
+NEVER_QUOTED = ("ANTHROPIC_*",)
+
+
 def without_secrets(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     """Your environment less what no sandboxed command sees for a secret (a name that says so,
-    an address with a password, planloop's key in any form): the variables planloop puts
-    into the workspace's text as its tools would (`${NAME}` in a dotenv file, `$NAME` in an
-    `.npmrc` or an hgrc), to find what they run. A path built of `${GITHUB_TOKEN}` would be
-    quoted, token and all, in the reason the model reads that commands ask."""
+    an address with a password, planloop's key in any form, the ANTHROPIC_ variables): the
+    variables planloop puts into the workspace's text as its tools would (`${NAME}` in a
+    dotenv file, `$NAME` in an `.npmrc` or an hgrc), to find what they run. A path built of
+    `${GITHUB_TOKEN}` would be quoted, token and all, in the reason the model reads that
+    commands ask."""
     keys = tuple(file_forms())
     now = (dict(environ), keys)
     last = _LAST_WITHOUT_SECRETS
@@ -218,7 +235,12 @@ def without_secrets(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
     found = {
         name: value
         for name, value in now[0].items()
-        if not (looks_secret(name) or secret_value(value) or any(key in value for key in keys))
+        if not (
+            looks_secret(name)
+            or secret_value(value)
+            or holds_a_key(value, keys)
+            or is_dropped(name, NEVER_QUOTED)
+        )
     }
     last[:] = [now, found]
     return dict(found)
