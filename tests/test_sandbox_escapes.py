@@ -8,6 +8,7 @@ workspace changed, no host socket answered, no file of the person's is gone.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import pwd
@@ -550,6 +551,20 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
     assert "read" in output and "SECRET-OF" not in output
 
 
+@contextlib.contextmanager
+def account_home_at(account: Path, home: Path, monkeypatch) -> Iterator[None]:
+    """Within it, the password database gives `account` as your home, and HOME is `home`."""
+    entry = pwd.getpwuid(os.getuid())
+    yours = pwd.struct_passwd((*entry[:5], str(account), entry[6]))
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: yours)
+    monkeypatch.setenv("HOME", str(home))
+    account_home.cache_clear()
+    try:
+        yield
+    finally:
+        account_home.cache_clear()
+
+
 @needs_bwrap
 def test_secrets_of_your_account_s_home_are_hidden_when_home_points_elsewhere(
     home: Path, workspace: Path, tmp_path: Path, monkeypatch
@@ -560,17 +575,24 @@ def test_secrets_of_your_account_s_home_are_hidden_when_home_points_elsewhere(
     for name in (".ssh/id_ed25519", ".npmrc", ".planloop/sessions/other.jsonl"):
         (account / name).parent.mkdir(parents=True, exist_ok=True)
         (account / name).write_text(f"SECRET-OF {name}\n")
-    entry = pwd.getpwuid(os.getuid())
-    yours = pwd.struct_passwd((*entry[:5], str(account), entry[6]))
-    monkeypatch.setattr(pwd, "getpwuid", lambda uid: yours)
-    monkeypatch.setenv("HOME", str(home))
-    account_home.cache_clear()
-    try:
+    with account_home_at(account, home, monkeypatch):
         command = f"cd {account} && cat .ssh/id_ed25519 .npmrc .planloop/sessions/*; echo read"
         output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
-    finally:
-        account_home.cache_clear()
     assert "read" in output and "SECRET-OF" not in output
+
+
+def test_your_account_s_dot_files_kept_in_the_workspace_are_protected_when_home_moves(
+    home: Path, tmp_path: Path, monkeypatch
+):
+    # planloop runs in the dotfiles repository with HOME moved for the run: the `.gitconfig`
+    # your account's home links there is what git reads in your other terminals.
+    account, dotfiles = tmp_path / "account", tmp_path / "account" / "dotfiles"
+    (dotfiles / "git").mkdir(parents=True)
+    (dotfiles / "git" / ".gitconfig").write_text("[user]\n\tname = you\n")
+    (account / ".gitconfig").symlink_to("dotfiles/git/.gitconfig")
+    with account_home_at(account, home, monkeypatch):
+        why = protected_reason(dotfiles, "git/.gitconfig")
+    assert why is not None, "the file your account's ~/.gitconfig links to"
 
 
 @needs_bwrap

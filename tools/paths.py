@@ -40,8 +40,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
+import functools
 import itertools
 import os
+import pwd
 import re
 import site
 import stat
@@ -744,14 +746,38 @@ def host_tool_config_reason(name: str, parent: str = "") -> str:
     return f"{shown} is protected: {MISE_REASON}"
 
 
+@functools.lru_cache(maxsize=1)
+def account_home() -> Path | None:
+    """The home folder the password database gives your user, where it is not $HOME: the
+    secrets there are as much yours when a run's HOME points elsewhere (`HOME=$PWD/.home`)."""
+    try:
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
+    if not os.path.isabs(home) or not os.path.isdir(home):
+        return None
+    same = os.path.realpath(home) == os.path.realpath(Path.home())
+    return None if same else Path(os.path.normpath(home))
+
+
 def home_links() -> list[tuple[Path, Path]]:
     """(link, where it leads, resolved) for each link among your home's dot files,
     `~/.config`'s and `~/.local/bin`'s entries (GNU stow and the like: `~/.gitconfig ->
     ~/dotfiles/git/.gitconfig`), and for $XDG_CONFIG_HOME and $GIT_CONFIG_GLOBAL when set;
     and deeper inside the dot folders (`deep_home_links`), where stow links file by file into
-    a folder that is there already (`~/.config/git/config`, `~/.ssh/config`)."""
-    found: list[tuple[Path, Path]] = list(deep_home_links(str(Path.home())))
-    home = Path.home()
+    a folder that is there already (`~/.config/git/config`, `~/.ssh/config`). Of the home
+    your account has too, when a run's HOME points elsewhere (`account_home`): your git and
+    shell read theirs from there in every other terminal."""
+    homes = [Path.home(), *filter(None, [account_home()])]
+    found = [link for home in homes for link in _dot_file_links(home)]
+    for variable in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        if os.environ.get(variable, "").startswith("/"):
+            found.append((Path(os.environ[variable]), Path(os.path.realpath(os.environ[variable]))))
+    return found
+
+
+def _dot_file_links(home: Path) -> list[tuple[Path, Path]]:
+    found: list[tuple[Path, Path]] = list(deep_home_links(str(home)))
     # ~/.local/bin too: it is on most PATHs, and stow links programs kept in a dotfiles
     # repository there (`~/.local/bin/tool -> ../../dotfiles/bin/tool`); so is the folder itself.
     local_bin = home / ".local" / "bin"
@@ -766,9 +792,6 @@ def home_links() -> list[tuple[Path, Path]]:
                         found.append((Path(entry.path), Path(os.path.realpath(entry.path))))
         except OSError:
             continue  # no such folder, or not readable: nothing of it to protect
-    for variable in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
-        if os.environ.get(variable, "").startswith("/"):
-            found.append((Path(os.environ[variable]), Path(os.path.realpath(os.environ[variable]))))
     return found
 
 
@@ -1948,6 +1971,10 @@ def your_git_configs() -> list[Path]:
     global_files = [os.path.join(Path.home(), ".gitconfig"), os.path.join(xdg, "git", "config")]
     if os.environ.get("GIT_CONFIG_GLOBAL"):
         global_files = [os.environ["GIT_CONFIG_GLOBAL"]]
+    # (and your account's own, where a run's HOME points elsewhere: git in your other
+    # terminals reads those)
+    if (account := account_home()) is not None:
+        global_files += [str(account / ".gitconfig"), str(account / ".config" / "git" / "config")]
     return [Path(system), *map(Path, global_files)]
 
 

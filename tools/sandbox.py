@@ -76,7 +76,6 @@ import contextlib
 import functools
 import itertools
 import os
-import pwd
 import re
 import shlex
 import shutil
@@ -121,6 +120,7 @@ from tools.paths import (
     VENV_LINK_REASON,
     FolderListing,
     WorkspaceScan,
+    account_home,
     common_dir_of,
     config_too_big,
     git_config_paths,
@@ -689,20 +689,6 @@ def secret_paths() -> list[Path]:
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
-
-
-@functools.lru_cache(maxsize=1)
-def account_home() -> Path | None:
-    """The home folder the password database gives your user, where it is not $HOME: the
-    secrets there are as much yours when a run's HOME points elsewhere (`HOME=$PWD/.home`)."""
-    try:
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    except KeyError:
-        return None
-    if not os.path.isabs(home) or not os.path.isdir(home):
-        return None
-    same = os.path.realpath(home) == os.path.realpath(Path.home())
-    return None if same else Path(os.path.normpath(home))
 
 
 @functools.lru_cache(maxsize=8)
