@@ -223,7 +223,11 @@ def test_in_bubblewrap_commands_run_without_a_supervisor(workspace):
     # The sandbox's pid namespace ends the tree with planloop; the supervisor would only cost.
     assert bash(workspace, "echo $$", Bubblewrap()).startswith("2\n")  # bwrap's init is 1
     assert "supervisor" not in bash(workspace, "cat /proc/$PPID/cmdline", Bubblewrap())
-    assert "supervisor.py" in bash(workspace, "tr '\\0' ' ' < /proc/$PPID/cmdline", NoSandbox())
+    # Without it, the supervisor runs as code read when planloop started, not from its file:
+    # in planloop's own checkout as the workspace, a file tool could have rewritten that.
+    supervisor = bash(workspace, "tr '\\0' ' ' < /proc/$PPID/cmdline", NoSandbox())
+    assert " -I -S -c " in supervisor and "def main(" in supervisor
+    assert "supervisor.py" not in supervisor.split(" -c ")[0]
 
 
 @needs_bwrap

@@ -75,7 +75,10 @@ MARKER_VARIABLE = "PLANLOOP_COMMAND_ID"
 # A process may fork while we kill; sweep /proc again until a sweep finds nothing.
 MAX_KILL_SWEEPS = 10
 
-SUPERVISOR = Path(__file__).with_name("supervisor.py")
+# Read once, as planloop starts, and run as `-c` code: not from disk at each command, where
+# a workspace that is planloop's own checkout (someone working on planloop) could have had it
+# rewritten by a file tool, to run before the command you approved.
+SUPERVISOR_SOURCE = Path(__file__).with_name("supervisor.py").read_text()
 
 # A sandboxed command is started once bwrap has made every mount of its sandbox: its first step
 # inside (tools/landlock.py) writes a byte to the descriptor READY_VARIABLE names. Until then, a
@@ -340,7 +343,8 @@ async def start_command(
     if supervise:
         os.set_blocking(report_read, False)
         # -I -S: the supervisor reads nothing from the environment or the workspace.
-        head = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(report_write)]
+        head = [sys.executable, "-I", "-S", "-c", SUPERVISOR_SOURCE, str(os.getpid())]
+        head.append(str(report_write))
         argv = [*head, "--", *argv]
         # planloop's own interpreter, through the kernel's link to it: it runs even where the
         # path that started planloop cannot be followed again (a virtual environment in a

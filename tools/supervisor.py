@@ -1,10 +1,11 @@
 """The small program between planloop and an unsandboxed command: the command's tree dies with it.
 
-    planloop ──> python -I -S tools/supervisor.py PARENT_PID REPORT_FD -- /bin/bash -c COMMAND
+    planloop ──> python -I -S -c <this file> PARENT_PID REPORT_FD -- /bin/bash -c COMMAND
                    │ a child subreaper: every process the command starts stays below it,
                    │ even one that called setsid, double-forked or cleared its environment
                    └──> /bin/bash -c COMMAND ──> children, grandchildren, ...
 
+(Its text is read once, as planloop starts, and given as `-c` code: tools/process.py.)
 It runs the command and waits. It ends the whole tree, SIGKILL for every process below it, when
 
     - planloop dies, however it died (SIGKILL included): the kernel sends the supervisor
