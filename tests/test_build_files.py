@@ -1092,3 +1092,28 @@ def test_uv_run_holds_the_local_projects_it_builds_and_hatch_s_build_hooks(tmp_p
     expected = {"ci/hook.py", "libs/lib/setup.py", "packages/a/pyproject.toml"}
     assert expected | {"packages/a/hatch_build.py"} <= names(tmp_path, held)
     assert "libs/lib/pyproject.toml" in names(tmp_path, told)  # (when made)
+
+
+def per_file_told(root: Path) -> set[str]:
+    """What the host tools' per-file linters hold once there, made yet or not."""
+    scan = scan_for_file_tools(root)
+    found = per_file_configs(root, host_tool_settings(root, scan), scan.per_file_configs)
+    return names(root, [path for path, _ in found if path.is_relative_to(root)])
+
+
+def test_what_a_nested_config_runs_is_read_from_where_its_tool_runs_it(tmp_path):
+    # lint-staged runs a lone nested config's lines from the top, several configs' from their
+    # folders, with each node_modules/.bin up the tree first on PATH; prek runs a nested
+    # config's entries from its folder; prettier loads a nested config's plugin by its name.
+    hook = "#!/bin/sh\nnpx lint-staged\nprek run\nprettier --check .\n"
+    make(tmp_path / ".git/hooks/pre-commit", hook, "root")
+    make(tmp_path / "web/.lintstagedrc.json", '{"*.js": ["sh scripts/check.sh", "fmt"]}', "root")
+    entry = "repos:\n- repo: local\n  hooks:\n  - {id: x, entry: make lint, language: system}\n"
+    make(tmp_path / "web/.pre-commit-config.yaml", entry, "root")
+    make(tmp_path / "web/Makefile", "lint:\n\ttrue\n", "root")
+    make(tmp_path / "docs/.prettierrc.json", '{"plugins": ["prettier-plugin-x"]}', "root")
+    for name in ("scripts/check.sh", "web/scripts/check.sh"):
+        make(tmp_path / name, "true\n", "root")
+    told = per_file_told(tmp_path)
+    assert {"scripts/check.sh", "web/scripts/check.sh", "web/Makefile"} <= told
+    assert {"web/node_modules/.bin/fmt", "node_modules/prettier-plugin-x"} <= told

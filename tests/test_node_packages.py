@@ -155,7 +155,20 @@ def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, l
             "npx prettier --check .",
             "package.json",
             {"prettier": {"plugins": ["prettier-plugin-x"]}},
-            ["node_modules/prettier-plugin-x"],
+            ["node_modules/prettier-plugin-x", "prettier-plugin-x"],  # (a file of it, first)
+        ),
+        # A shared config given as the whole config, and markdownlint-cli2's formatters.
+        (
+            "npx prettier --check .",
+            ".prettierrc.json",
+            "@acme/prettier-config",
+            ["node_modules/@acme/prettier-config"],
+        ),
+        (
+            "markdownlint-cli2 '**/*.md'",
+            ".markdownlint-cli2.jsonc",
+            {"outputFormatters": [["markdownlint-cli2-formatter-x"]]},
+            ["node_modules/markdownlint-cli2-formatter-x"],
         ),
     ],
 )
@@ -167,6 +180,7 @@ def test_a_package_a_tool_s_data_config_names_is_held_with_what_it_depends_on(
     package(tmp_path, "@commitlint/config-conventional", {"preset": "1"})
     for name in ("preset", "eslint-config-airbnb", "eslint-plugin-react", "prettier-plugin-x"):
         package(tmp_path, name)
+    package(tmp_path, "@acme/prettier-config")
     hook = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": line}]}]}}
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude/settings.json").write_text(json.dumps(hook))

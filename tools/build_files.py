@@ -464,11 +464,17 @@ def _poe_tasks(config: Path) -> tuple[list[Path], list[Path]]:
     return included, runs
 
 
-def _line_runs(line: str, folder: Path, whose: str) -> tuple[list[Path], list[Path]]:
+def _line_runs(
+    line: str, folder: Path, whose: str, node_bins: Path | None = None
+) -> tuple[list[Path], list[Path]]:
     """(what a tool's command line runs, what it takes by a name once made), read as a git
     hook's line is from `folder`, where the tool runs it; one that needs a value only its shell
-    can tell: CannotTell, said of `whose` (`poe's task `x` of pyproject.toml`)."""
+    can tell: CannotTell, said of `whose` (`poe's task `x` of pyproject.toml`). `node_bins`:
+    the top of the tree, where the tool puts each node_modules/.bin from `folder` up to it
+    first on the line's PATH (lint-staged): a program it runs by its name alone is taken from
+    there first."""
     from tools.git_programs import ByName  # (these import this module)
+    from tools.node_packages import bin_paths
     from tools.tool_scripts import GIT_HOOK, run_by
 
     by_name = ByName()
@@ -476,7 +482,10 @@ def _line_runs(line: str, folder: Path, whose: str) -> tuple[list[Path], list[Pa
     if told or cannot:
         what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
         raise CannotTell(f"{whose}: {what}")
-    return runs, [path for path, _ in by_name.when_there]
+    later = [path for path, _ in by_name.when_there]
+    for base, program in by_name.programs if node_bins is not None else []:
+        later += bin_paths(program, base, node_bins).paths
+    return runs, later
 
 
 def _mise_root(config: Path) -> Path:
@@ -575,8 +584,9 @@ def _pre_commit_places(folder: Path, project: Path) -> list[Path]:
     return list(dict.fromkeys([folder, _git_top(folder)]))
 
 
-def _pre_commit_entries(config: Path) -> list[Path]:
-    """The files the hooks of a pre-commit config run, from the top of the git tree: what each
+def _pre_commit_entries(config: Path, run_in: Path | None = None) -> list[Path]:
+    """The files the hooks of a pre-commit config run, from the top of the git tree (or from
+    `run_in`: prek runs a nested config's from its folder): what each
     `repo: local` entry's line (with its `args`) runs, read as a git hook's line is (its `make
     -s lint` the Makefile, its `python -m tools.lint` that module), for a `script` hook its
     first word from the top of the tree (and the config's folder); and what a hook
@@ -624,7 +634,7 @@ def _pre_commit_entries(config: Path) -> list[Path]:
         _PRE_COMMIT_READING.add(str(config))
         try:  # (as for a git hook's line: commands ask for one only its shell can tell)
             whose = f"pre-commit's hook `{line[:80]}` of {config}"
-            runs, later = _line_runs(line, _git_top(config.parent), whose)
+            runs, later = _line_runs(line, run_in or _git_top(config.parent), whose)
         finally:
             _PRE_COMMIT_READING.discard(str(config))
         found += runs + later
@@ -744,18 +754,20 @@ def local_code(config: Path) -> list[Path]:
     return local_paths(_read(config), config.parent)
 
 
-def per_file_code(config: Path) -> list[Path]:
+def per_file_code(config: Path, project: Path) -> list[Path]:
     """What a config in a folder below the tool's runs or loads (tools/per_file_configs.py):
-    the files prek's config's entries run, the command lines of lint-staged's, read from its
-    folder, and the local code a data config names (`local_code`)."""
+    what the entries of prek's config run (prek runs them from the config's folder), the
+    command lines of lint-staged's (from the config's folder, where lint-staged runs them when
+    it found several configs, and from `project`, where it runs them when this is the only
+    one), and the local code a data config names (`local_code`)."""
     if config.name in PRE_COMMIT_NAMES:
-        return _pre_commit_entries(config)
+        return _pre_commit_entries(config, config.parent)
     if config.name in PER_FILE_CONFIGS["lint-staged"] or config.name in PACKAGE_FILES:
-        return staged_entries(config)
+        return staged_entries(config, project)
     return local_code(config)
 
 
-def staged_entries(config: Path) -> list[Path]:
+def staged_entries(config: Path, project: Path | None = None) -> list[Path]:
     """What the command lines of a lint-staged config (or its key in package.json) run, read
     as a git hook's lines are from the config's folder, where lint-staged runs them when it
     finds more than one config. A line only its shell can tell: CannotTell."""
@@ -764,8 +776,9 @@ def staged_entries(config: Path) -> list[Path]:
     found: list[Path] = []
     for line in staged_commands(config):
         whose = f"lint-staged's command `{line[:80]}` of {config}"
-        runs, later = _line_runs(line, config.parent, whose)
-        found += runs + later
+        for folder in dict.fromkeys(filter(None, (config.parent, project))):
+            runs, later = _line_runs(line, folder, whose, node_bins=project or folder)
+            found += runs + later
     return found
 
 

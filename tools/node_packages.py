@@ -82,6 +82,7 @@ PACKAGE_KEYS = (
     "processors",
     "customRules",
     "markdownItPlugins",
+    "outputFormatters",
 )
 NAME_PREFIXES = {
     "eslint": ("eslint-config", "eslint-plugin"),
@@ -92,12 +93,14 @@ MAX_NAMED_PACKAGES = 64  # names a config gives that are followed
 
 def config_packages(settings: object, program: str) -> list[str]:
     """The packages a tool's parsed data config names by a name under PACKAGE_KEYS, at any
-    depth (an .eslintrc's `overrides` too), each as the tool may resolve it: as given, and
-    with the tool's prefix (`airbnb`, `plugin:react/recommended`: eslint-config-airbnb,
-    eslint-plugin-react). Paths (`./rules.js`) are no packages: tools/build_files.py
-    `local_code` holds those."""
+    depth (an .eslintrc's `overrides` too), or as its whole value, each as the tool may
+    resolve it: as given, and with the tool's prefix (`airbnb`, `plugin:react/recommended`:
+    eslint-config-airbnb, eslint-plugin-react). Paths (`./rules.js`) are no packages:
+    tools/build_files.py `local_code` holds those."""
     found: list[str] = []
-    waiting = [(settings, False)]
+    # (a config that is one string names a shared config to take whole: prettier's
+    # `"@acme/prettier-config"`, in its own file or under package.json's key)
+    waiting = [(settings, isinstance(settings, str))]
     while waiting and len(found) < MAX_NAMED_PACKAGES:
         value, named = waiting.pop()
         if isinstance(value, dict):

@@ -93,6 +93,7 @@ from tools.git_programs import (
 )
 from tools.hook_lines import hook_lines, read_hook_lines, shell_scripts
 from tools.node_packages import (
+    NODE_PACKAGE_REASON,
     NodeNames,
     bin_name,
     bin_paths,
@@ -1633,11 +1634,8 @@ def run_by(
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
             for config in held if program in PACKAGE_LOADERS else []:
                 # (`"extends": "@commitlint/config-conventional"`: loaded from node_modules)
-                named = config_packages(_data_config(config, program), program)
-                loaded = NodeNames()
-                for package in named:
-                    package_paths(package, config.parent, project, found=loaded)
-                node_names_held(loaded, by_name)
+                loaded = _named_packages(config, program, base, project)
+                by_name.when_there += [(path, NODE_PACKAGE_REASON) for path in loaded]
             for config in held if program in LINE_RUNNERS else []:
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
                 # line of its own)
@@ -2063,6 +2061,25 @@ def workspace_packages(folder: Path) -> list[Path]:
     return [path for path in found if path.is_relative_to(folder)]
 
 
+def _named_packages(config: Path, program: str, base: Path, project: Path) -> list[Path]:
+    """What the packages a tool's data config names by a name lead to in node_modules, held
+    while there and told when made (tools/node_packages.py `config_packages`): as node finds
+    them from the config's folder, from where the tool runs (prettier resolves its plugins
+    from there, and first tries the name as a file there), and from the folders
+    markdownlint-cli2's `modulePaths` adds."""
+    settings = _data_config(config, program)
+    named = config_packages(settings, program)
+    starts = [config.parent, base]
+    extra = _dict(settings).get("modulePaths")
+    starts += [config.parent / p for p in _list(extra) if isinstance(p, str)]
+    loaded = NodeNames()
+    for package in named:
+        for start in dict.fromkeys(starts):
+            package_paths(package, start, project, found=loaded)
+    files = [base / name for name in named] if program == "prettier" else []  # (its `import()`)
+    return [*loaded.paths, *files]
+
+
 def _data_config(config: Path, program: str) -> Any:
     """A tool's data config as it reads it (package.json: under the tool's key), or None for
     a JavaScript one (the project's code) or one planloop cannot parse."""
@@ -2394,20 +2411,26 @@ def _per_file(
     cannot: str | None = None
     for config in configs if runs else []:
         go_on()
-        programs = [p for project, p in runs if config.is_relative_to(project)]
-        if not any(looked_for_by(program, config.name) for program in programs):
+        runs_here = [(where, p) for where, p in runs if config.is_relative_to(where)]
+        runs_here = [(where, p) for where, p in runs_here if looked_for_by(p, config.name)]
+        if not runs_here:
             continue
+        programs = [program for _, program in runs_here]
+        project = runs_here[0][0]  # (where the tool runs, as far as planloop can tell)
         if os.path.islink(config):
             cannot = cannot or f"{_shown(root, config)} is a link, and {PER_FILE_CONFIG_REASON}"
             continue
         try:
             if config.name in PACKAGE_FILES:
                 keys = [PACKAGE_KEYS[p] for p in programs if p in PACKAGE_KEYS]
-                code = _package_config_code(config, keys)
+                code = _package_config_code(config, keys, project)
                 if code is None:
                     continue  # (no key of theirs: they pass it by)
             else:
-                code = per_file_code(config)
+                code = per_file_code(config, project)
+            # (and the packages it names: `"plugins": ["prettier-plugin-x"]`)
+            loaders = [p for p in dict.fromkeys(programs) if p in PACKAGE_LOADERS]
+            code += [path for p in loaders for path in _named_packages(config, p, project, root)]
         except CannotTell as why:
             cannot = cannot or f"{why}, and {PER_FILE_CONFIG_REASON}"
             code = []
@@ -2415,7 +2438,7 @@ def _per_file(
     return found, cannot
 
 
-def _package_config_code(package: Path, keys: list[str]) -> list[Path] | None:
+def _package_config_code(package: Path, keys: list[str], project: Path) -> list[Path] | None:
     """The local code that the config under one of `keys` in a package.json (or package.yaml)
     names, or None when it has none of those keys (or is no JSON, which stops the tool too)."""
     try:
@@ -2436,7 +2459,8 @@ def _package_config_code(package: Path, keys: list[str]) -> list[Path] | None:
     if not found:
         return None
     # (lint-staged's key lists command lines, which run)
-    return code + (per_file_code(package) if PACKAGE_KEYS["lint-staged"] in found else [])
+    staged = PACKAGE_KEYS["lint-staged"] in found
+    return code + (per_file_code(package, project) if staged else [])
 
 
 def tool_files_when_there(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
