@@ -1117,3 +1117,31 @@ def test_what_a_nested_config_runs_is_read_from_where_its_tool_runs_it(tmp_path)
     told = per_file_told(tmp_path)
     assert {"scripts/check.sh", "web/scripts/check.sh", "web/Makefile"} <= told
     assert {"web/node_modules/.bin/fmt", "node_modules/prettier-plugin-x"} <= told
+
+
+def test_the_shell_and_dotenv_files_in_their_other_spellings_are_held(tmp_path):
+    # make's SHELL for one target or with $(CURDIR); just's shell list over several lines, a
+    # script recipe's interpreter, a dotenv path in parentheses; task's own variables in a
+    # dotenv entry and an include.
+    for name in ("ci/sh", "ci/script-sh", "ci/vars", "ci/task.env", "linux/Taskfile.yml"):
+        make(tmp_path / name, "true\n", "root")
+    make(tmp_path / "Makefile", "lint: SHELL := $(CURDIR)/ci/sh\nlint:\n\techo ok\n", "root")
+    held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert "ci/sh" in names(tmp_path, held)
+    make(tmp_path / "Makefile", "SHELL != command -v bash\nlint:\n\techo ok\n", "root")
+    with pytest.raises(CannotTell):  # (a command's output: only make can tell)
+        build_files("make", ("lint",), tmp_path, tmp_path)
+    justfile = (
+        'set shell := [\n  "./ci/sh",\n  "-c",\n]\nset dotenv-path := ("ci/vars")\n'
+        '[script("./ci/script-sh")]\nlint:\n  echo ok\n'
+    )
+    make(tmp_path / "justfile", justfile, "root")
+    held, _ = build_files("just", ("lint",), tmp_path, tmp_path)
+    assert {"ci/sh", "ci/vars", "ci/script-sh"} <= names(tmp_path, held)
+    taskfile = (
+        "version: '3'\ndotenv: ['{{.ROOT_DIR}}/ci/task.env']\n"
+        "includes:\n  os: ./{{OS}}/Taskfile.yml\ntasks:\n  lint:\n    cmds: [echo ok]\n"
+    )
+    make(tmp_path / "Taskfile.yml", taskfile, "root")
+    held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
+    assert {"ci/task.env", "linux/Taskfile.yml"} <= names(tmp_path, held)

@@ -81,8 +81,10 @@ import importlib.machinery
 import itertools
 import json
 import os
+import platform
 import re
 import shlex
+import sys
 import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -132,8 +134,11 @@ MAKE_INCLUDE = re.compile(
 # A file's text read into make (`$(eval $(file <mk/extra))` runs it as make's own).
 MAKE_FILE_READ = re.compile(r"\$[({]file[ \t]++<[ \t]*+([^(){}]*+)[)}]")
 # The shell a makefile runs its recipes with (`SHELL := ./ci/shell`).
+# (also for one target, `lint: SHELL := ./ci/sh`; `!=` sets it to a command's output)
 MAKE_SHELL = re.compile(
-    r"^[ \t]*+(?:override[ \t]++|export[ \t]++)?SHELL[ \t]*+[:?]?=[ \t]*+(\S++)", re.M
+    r"^(?:[^:#=\n]*+:(?!=)[ \t]*+)?[ \t]*+(?:override[ \t]++|export[ \t]++)?SHELL[ \t]*+"
+    r"([:?!+]?)=[ \t]*+(\S*+)",
+    re.M,
 )
 MAKE_EVAL = re.compile(r"\$([({])eval[ \t]++")  # `$(eval include x.mk)`: make reads it as a line
 MAKE_WORD = re.compile(f"[^{MAKE_SPACES}]")  # where the next name of an include line starts
@@ -159,11 +164,17 @@ class CannotTell(Exception):
 # every share; the files are the repository's to write, and tools/spans.py says why it matters.)
 JUST_ATTRIBUTES = r"^(?:\[[^\]\n]*+\][ \t]*+)*+"
 JUST_IMPORT = re.compile(JUST_ATTRIBUTES + r"import[ \t]*+\??[ \t]*+(x?['\"].*)", re.MULTILINE)
+# (`set dotenv-path := ("ci/vars")` too; dotenv-filename's file just looks for up the tree)
 JUST_DOTENV = re.compile(
-    r"^[ \t]*+set[ \t]++dotenv-(?:path|filename)[ \t]*+:=[ \t]*+(x?['\"].*)", re.MULTILINE
+    r"^[ \t]*+set[ \t]++dotenv-(path|filename)[ \t]*+:=[ \t(]*+(x?['\"].*)", re.MULTILINE
 )
+# The interpreter of its recipes, or of its script recipes: `set shell := [\n "./ci/sh",`
+# (the list may span lines), `set script-interpreter`, a recipe's `[script("./ci/sh")]`.
 JUST_SHELL = re.compile(
-    r"^[ \t]*+set[ \t]++(?:windows-)?shell[ \t]*+:=[ \t]*+\[[ \t]*+(x?['\"].*)", re.MULTILINE
+    r"^[ \t]*+set[ \t]++(?:windows-shell|shell|script-interpreter)[ \t]*+:=[ \t]*+\["
+    r"[ \t\r\n]*+(x?['\"].*)"
+    r"|\[[ \t]*+script[ \t]*+\([ \t]*+(x?['\"].*)",
+    re.MULTILINE,
 )
 JUST_MOD = re.compile(
     JUST_ATTRIBUTES + r"mod(?![\w-])[ \t]*+\??[ \t]*+([A-Za-z_][\w-]*+)[ \t]*+(x?['\"].*)?",
@@ -702,10 +713,13 @@ def _just_reads(justfile: Path) -> list[Path]:
     # The dotenv file it loads (whose variables reach each recipe's shell: `BASH_ENV`), and the
     # shell it runs recipes with, where they are paths here: `set dotenv-path := "ci/vars"`,
     # `set shell := ["./ci/sh", "-c"]` (a program by its name alone is on PATH).
-    for path in JUST_DOTENV.findall(text):
-        found.append(_from(folder, _just_string(path)) or justfile)
-    for program in JUST_SHELL.findall(text):
-        program = _just_string(program)
+    for setting, path in JUST_DOTENV.findall(text):
+        named = _just_string(path)
+        found.append(_from(folder, named) or justfile)
+        if setting == "filename" and "/" not in named:  # (the nearest above that has it)
+            found += [above / named for above in folder.parents]
+    for programs in JUST_SHELL.findall(text):
+        program = _just_string("".join(programs))
         found += [_from(folder, program) or justfile] if "/" in program else []
     return found
 
@@ -937,7 +951,7 @@ def _lefthook_settings_values(config: Path) -> list[str]:
 def _task_includes(taskfile: Path) -> list[Path]:
     """The Taskfiles a Taskfile's `includes:` name from its folder (an entry's text, or its
     `taskfile:`): the file, or for a folder the Taskfile task looks for there. A URL is not in
-    the workspace; a template (`{{.DIR}}`) names no file, so asked."""
+    the workspace; task's own variables are put in (`_task_filled`)."""
     from tools.tool_scripts import YamlTooLarge, read_yaml  # (that module imports this one)
 
     try:
@@ -956,15 +970,32 @@ def _task_includes(taskfile: Path) -> list[Path]:
     for owner in [data, *(task for task in tasks.values() if isinstance(task, dict))]:
         dotenv = owner.get("dotenv")
         for named in dotenv if isinstance(dotenv, list) else []:
-            if isinstance(named, str) and "{{" not in named:
-                found.append(_from(taskfile.parent, named) or taskfile)
+            if isinstance(named, str):
+                found.append(_from(taskfile.parent, _task_filled(named, taskfile)) or taskfile)
     for entry in includes.values() if isinstance(includes, dict) else []:
         named = entry.get("taskfile") if isinstance(entry, dict) else entry
+        named = _task_filled(named, taskfile) if isinstance(named, str) else named
         path = _from(taskfile.parent, named) if isinstance(named, str) else None
         if path is None or "://" in named:
             continue
         found += [path / name for name in TASKFILES] if os.path.isdir(path) else [path]
     return found
+
+
+def _task_filled(text: str, taskfile: Path) -> str:
+    """A Taskfile's path with task's own variables put in (`{{.TASKFILE_DIR}}/ci/vars`,
+    `./{{OS}}/Taskfile.yml`); any other template is task's alone: CannotTell."""
+    values = {".TASKFILE_DIR": str(taskfile.parent), ".ROOT_DIR": str(taskfile.parent)}
+    values |= {"OS": "linux" if sys.platform.startswith("linux") else sys.platform}
+    values |= {"ARCH": TASK_ARCH.get(platform.machine(), platform.machine())}
+    filled = TASK_TEMPLATE.sub(lambda m: values.get(m[1], m[0]), text)
+    if "{{" in filled:
+        raise CannotTell(f"`{text[:80]}` in {taskfile}: a value only task can tell")
+    return filled
+
+
+TASK_TEMPLATE = re.compile(r"\{\{[ \t]*+([.\w]++)[ \t]*+\}\}")
+TASK_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}  # (Go's names for them)
 
 
 def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[Path]]:
@@ -979,12 +1010,14 @@ def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[
     # The shell it runs every recipe line with, where a makefile names one here
     # (`SHELL := ./ci/shell`): as npm's script-shell, it runs even for `echo`.
     shells = [found for each in held for found in MAKE_SHELL.findall(_read(each))]
-    shells += [word.partition("=")[2] for word in words if word.startswith("SHELL=")]
-    held_shells = [
-        path
-        for name in shells
-        if "/" in name and "$" not in name and (path := _from(folder, name)) is not None
-    ]
+    shells += [("", word.partition("=")[2]) for word in words if word.startswith("SHELL=")]
+    held_shells = []
+    for how, name in shells:
+        name = name.replace("$(CURDIR)", str(folder)).replace("${CURDIR}", str(folder))
+        if how == "!" or "$" in name:  # (a command's output, or a value only make can tell)
+            raise CannotTell(f"the SHELL a makefile in {folder} sets, `{name[:80]}`")
+        if "/" in name and (path := _from(folder, name)) is not None:
+            held_shells.append(path)
     return held + held_first + held_shells, told + told_first
 
 
