@@ -894,7 +894,7 @@ def per_file_held(root: Path) -> set[str]:
             "prek run",
             "web/.pre-commit-config.yaml",
             "repos:\n- repo: local\n  hooks:\n"
-            "  - {id: x, entry: sh web/plug.mjs, language: system}",
+            "  - {id: x, entry: sh plug.mjs, language: system}",  # (run from web/)
         ),
     ],
 )
@@ -908,7 +908,9 @@ def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
     plugin = str(Path(config).parent / "plug.mjs")
     make(tmp_path / plugin, "export default {}\n", "root", 0o644)
     make(tmp_path / "node_modules/x" / Path(config).name, code, "root", 0o644)  # (passed by)
-    assert per_file_held(tmp_path) == {config, plugin}
+    held = per_file_held(tmp_path)
+    assert {config, plugin} <= held
+    assert not [path for path in held if path.startswith("node_modules/x")]  # (passed by)
     # The file tools ask before writing one, and before making one anywhere below.
     assert "is protected" in file_tools_ask(tmp_path, plugin)
     assert "config of each file" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
@@ -1145,3 +1147,18 @@ def test_the_shell_and_dotenv_files_in_their_other_spellings_are_held(tmp_path):
     make(tmp_path / "Taskfile.yml", taskfile, "root")
     held, _ = build_files("task", ("lint",), tmp_path, tmp_path)
     assert {"ci/task.env", "linux/Taskfile.yml"} <= names(tmp_path, held)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "mvn -q -D maven.repo.local=.m2/repository validate",
+        "mvn -q --define maven.repo.local=.m2/repository validate",
+        "export MAVEN_OPTS=-Dmaven.repo.local=.m2/repository; mvn -q validate",
+    ],
+)
+def test_a_maven_local_repository_is_held_in_every_spelling_maven_takes(tmp_path, line):
+    make(tmp_path / "pom.xml", "<project></project>\n", "root", 0o644)
+    (tmp_path / ".m2" / "repository").mkdir(parents=True)
+    held, _ = folder_open_scripts(tmp_path, line)
+    assert ".m2/repository" in held

@@ -1508,10 +1508,21 @@ def _maven_local_repository(words: tuple[str, ...], folder: Path, held: list[Pat
     configs = [path / "maven.config" for path in held if path.name == ".mvn"]
     given = [*words, *(w for c in configs for w in _read(c).split())]
     given += os.environ.get("MAVEN_OPTS", "").split()
-    repositories = [
-        word.partition("=")[2] for word in given if word.startswith("-Dmaven.repo.local=")
+    return maven_repositories(given, folder)
+
+
+def maven_repositories(words: list[str], folder: Path) -> list[Path]:
+    """The local repositories `-Dmaven.repo.local=x` names among `words` (`-D x=y` and
+    `--define x=y` too, as Maven's CLI takes them), from `folder`, where they are folders."""
+    given = [
+        f"-D{word}" if before in ("-D", "--define") else word.replace("--define=", "-D", 1)
+        for before, word in zip(("", *words), words, strict=False)  # (one short: the last)
     ]
-    paths = [_from(folder, path) for path in repositories if "$" not in path]
+    prefix = "-Dmaven.repo.local="
+    repositories = [word.removeprefix(prefix) for word in given if word.startswith(prefix)]
+    if any("$" in path for path in repositories):
+        raise CannotTell("a Maven local repository whose path only the shell or Maven can tell")
+    paths = [_from(folder, path) for path in repositories]
     return [path for path in paths if path is not None and os.path.isdir(path)]
 
 

@@ -42,6 +42,7 @@ from tools.build_files import (
     MAKE_VARIABLES,
     MAKES,
     gradle_user_homes,
+    maven_repositories,
 )
 from tools.environment import (
     MAX_SHELL_TEXT,
@@ -178,7 +179,7 @@ RUN_VARIABLES += ("GIT_CONFIG_PARAMETERS", "PATH", *HOME_VARIABLES, "GRADLE_USER
 # The java options gradle's start script (the wrapper's too) passes to java: the user home
 # their `-Dgradle.user.home=` names is held as GRADLE_USER_HOME's, and the agents they load run.
 GRADLE_JAVA_VARIABLES = ("GRADLE_OPTS", "JAVA_OPTS")
-RUN_VARIABLES += GRADLE_JAVA_VARIABLES
+RUN_VARIABLES += (*GRADLE_JAVA_VARIABLES, "MAVEN_OPTS")  # (maven's: its local repository)
 
 
 def runs_something(name: str) -> bool:
@@ -1118,6 +1119,9 @@ def variable_paths(
             for home in variable_paths("GRADLE_USER_HOME", named, base, untold, by_name)
         ]
         return [_from(base, path) for path in code_paths_of(name, setting)] + homes
+    if name == "MAVEN_OPTS":  # its agents, and `-Dmaven.repo.local=.m2/repository`'s plugins
+        repositories = maven_repositories([w for w in setting.split() if "$" not in w], base)
+        return [_from(base, path) for path in code_paths_of(name, setting)] + repositories
     if name == "GRADLE_USER_HOME":  # (tools/build_files.py `GRADLE_USER_HOME_OPTIONS`)
         folders = _told_value(name, setting, base, untold)
         if by_name is not None:  # Gradle makes it at its first build: reported when made
