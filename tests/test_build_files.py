@@ -1016,6 +1016,11 @@ def test_the_modules_compiled_into_a_build_script_are_held(tmp_path):
         ("nix develop .#ci --command make lint", {"flake.nix", "nix/shell.nix"}),
         ("nix-shell --run 'make lint'", {"shell.nix", "Makefile"}),
         ("pixi run lint", {"pixi.toml", "scripts/activate.sh"}),
+        # Options before the subcommand, or taking values; a folder given to nix-shell.
+        ("nix --extra-experimental-features 'nix-command flakes' develop -c make", {"flake.nix"}),
+        ("nix develop --override-input nixpkgs ./pinned -c make", {"pinned/flake.nix"}),
+        ("nix-shell nix --run 'make lint'", {"nix/default.nix"}),
+        ("pixi run --manifest-path tools/pixi.toml lint", {"tools/pixi.toml"}),
         ("devbox run lint", {"devbox.json"}),
     ],
 )
@@ -1032,6 +1037,8 @@ def test_a_tool_that_starts_a_command_in_its_environment_holds_what_its_shell_ru
     make(tmp_path / "pixi.toml", '[activation]\nscripts = ["scripts/activate.sh"]\n', "root")
     make(tmp_path / "scripts/activate.sh", "export A=1\n", "root")
     make(tmp_path / "devbox.json", '{"shell": {"init_hook": ["echo hi"]}}\n', "root", 0o644)
+    for name in ("pinned/flake.nix", "nix/default.nix", "tools/pixi.toml"):
+        make(tmp_path / name, "{}\n", "root", 0o644)
     held, _ = folder_open_scripts(tmp_path, command)
     assert files <= held
 

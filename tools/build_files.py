@@ -519,17 +519,26 @@ def _environment_files(program: str, words: tuple[str, ...], folder: Path) -> li
     in the shell before the command (`nix develop -c make lint`: flake.nix's shellHook), as for
     an `.envrc` that uses it (tools/shell_config.py): nix's flake or shell.nix with the nix
     files they import, pixi's manifest and its activation scripts, devbox's files."""
-    plain = [word for word in words if not word.startswith("-")]
     if program == "nix":
-        if plain[:1] not in (["develop"], ["shell"], ["print-dev-env"], ["run"]):
+        # (its subcommand may come after options that take values, `--extra-experimental-features
+        # 'nix-command flakes'`; which word after it is the flake only nix's parser knows, so
+        # each plain word up to the command is taken for one, an `--override-input`'s too)
+        start = next((i for i, w in enumerate(words) if w in NIX_STARTERS), None)
+        if start is None:
             return []
         stop = next((i for i, w in enumerate(words) if w in ("-c", "--command")), len(words))
-        reference = next((w for w in words[1:stop] if not w.startswith("-")), ".")
-        return [path for path in nix_files("flake", [reference], folder) if path is not None]
+        references = [".", *(w for w in words[start + 1 : stop] if not w.startswith("-"))]
+        found = [path for ref in references for path in nix_files("flake", [ref], folder)]
+        return [path for path in dict.fromkeys(found) if path is not None]
     if program == "nix-shell":
         stop = next((i for i, w in enumerate(words) if w in ("--run", "--command")), len(words))
         files = [w for w in words[:stop] if w.endswith(".nix")]
+        # (a folder given: its default.nix)
+        files += [f"{w}/default.nix" for w in words[:stop] if os.path.isdir(folder / w)]
         return [path for path in nix_files("nix", files, folder) if path is not None]
+    if program == "pixi" and (manifest := _options(words)("--manifest-path")):
+        named = _from(folder, manifest)
+        folder = named.parent if named is not None and named.suffix else named or folder
     found = [
         path
         for name in ENVRC_TOOLS[program]
@@ -1955,6 +1964,7 @@ LINTER_CONFIG_OPTIONS = {
 # Programs that start a command in an environment they build from the project's files, and
 # run those files' shell code first (`nix develop -c make lint`): `_environment_files`.
 ENVIRONMENT_STARTERS = ("nix", "nix-shell", "pixi", "devbox")
+NIX_STARTERS = ("develop", "shell", "print-dev-env", "run")  # (nix's subcommands that do so)
 BUILD_TOOLS = (*MAKES, "just", "task", "cargo", *GRADLE, *MAVEN, *CONFIG_TOOLS, *JS_CONFIGS)
 BUILD_TOOLS += ("lefthook", *TOOL_FILES, *PROJECT_FILES, "uvx", "pip", "pipx")
 BUILD_TOOLS += (*ENVIRONMENT_STARTERS, "mise")
