@@ -1169,3 +1169,24 @@ def test_a_maven_local_repository_is_held_in_every_spelling_maven_takes(tmp_path
     (tmp_path / ".m2" / "repository").mkdir(parents=True)
     held, _ = folder_open_scripts(tmp_path, line)
     assert ".m2/repository" in held
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '#[path = "codegen.rs"] #[allow(dead_code)] mod gen;',
+        '#[cfg_attr(unix, path = "codegen.rs")] mod gen;',
+        'include!["codegen.rs"];',
+        'include!(r"codegen.rs");',
+    ],
+)
+def test_a_build_script_s_module_is_held_in_every_form_rustc_takes(tmp_path, line):
+    make(tmp_path / "Cargo.toml", "[package]\nname = 'a'\n", "root", 0o644)
+    make(tmp_path / "build.rs", f"{line}\nfn main() {{}}\n", "root", 0o644)
+    make(tmp_path / "codegen.rs", "", "root", 0o644)
+    held, _ = build_files("cargo", ("check",), tmp_path, tmp_path)
+    assert "codegen.rs" in names(tmp_path, held)
+    # A path built by macros (`concat!(env!("CARGO_MANIFEST_DIR"), ...)`) only rustc can tell.
+    make(tmp_path / "build.rs", 'include!(concat!(env!("OUT_DIR"), "/x.rs"));\n', "root", 0o644)
+    with pytest.raises(CannotTell):
+        build_files("cargo", ("check",), tmp_path, tmp_path)

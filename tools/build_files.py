@@ -195,6 +195,9 @@ RUST_MOD = re.compile(
 )
 RUST_INLINE_MOD = re.compile(r"\bmod\s++(?:r#)?\w++\s*+\{")
 RUST_INCLUDE = re.compile(r'\binclude!\s*+\(\s*+"([^"]*+)"')
+RUST_COMMENT = re.compile(r"//[^\n]*+|/\*.*?\*/", re.DOTALL)  # (`mod /* x */ gen;`)
+RUST_STRING = re.compile(r'"([^"\n]*+)"')  # (in a raw string `r"x.rs"` or `r#"x.rs"#` too)
+RUST_MACRO_PATH = re.compile(r"\binclude!\s*+[(\[{]\s*+(?:concat|env)!")
 # The keys of a `[source.X]` in cargo's settings that take crates from a folder.
 LOCAL_SOURCES = ("directory", "local-registry")
 # The tables of a Cargo.toml that name the crates a package depends on.
@@ -1258,7 +1261,7 @@ def _rust_modules(script: Path) -> list[Path]:
     waiting = [(script, True)]
     while waiting:
         source, root = waiting.pop()
-        text = _read(source) if os.path.isfile(source) else ""
+        text = RUST_COMMENT.sub(" ", _read(source) if os.path.isfile(source) else "")
         if RUST_INLINE_MOD.search(text) and RUST_MOD.search(text):
             raise CannotTell(f"{source} declares modules inside an inline module")
         beside = source.parent
@@ -1272,6 +1275,12 @@ def _rust_modules(script: Path) -> list[Path]:
                 named += [(folder / f"{name}.rs", False), (folder / name / "mod.rs", False)]
         for match in RUST_INCLUDE.finditer(text):
             named.append((Path(os.path.normpath(beside / match[1])), root))  # (read as its own)
+        # Any other `.rs` file the text names (`#[cfg_attr(unix, path = "x.rs")]`,
+        # `include!["x.rs"]`, a raw string): held too, as rustc may take it.
+        files = [m[1] for m in RUST_STRING.finditer(text) if m[1].endswith(".rs")]
+        named += [(Path(os.path.normpath(beside / name)), False) for name in files]
+        if RUST_MACRO_PATH.search(text):  # (`include!(concat!(env!(...), ...))`)
+            raise CannotTell(f"{source} builds a path to a file it compiles in")
         for path, path_root in named:
             if path not in found and len(found) < MAX_INCLUDED:
                 found.append(path)
