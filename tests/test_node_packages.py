@@ -157,6 +157,13 @@ def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, l
             {"prettier": {"plugins": ["prettier-plugin-x"]}},
             ["node_modules/prettier-plugin-x", "prettier-plugin-x"],  # (a file of it, first)
         ),
+        # JSON5, which planloop cannot parse: each name it holds counts.
+        (
+            "npx prettier --check .",
+            ".prettierrc.json5",
+            "// the team's\n{plugins: ['prettier-plugin-x'],}",
+            ["node_modules/prettier-plugin-x"],
+        ),
         # A shared config given as the whole config, and markdownlint-cli2's formatters.
         (
             "npx prettier --check .",
@@ -176,7 +183,8 @@ def test_a_package_a_tool_s_data_config_names_is_held_with_what_it_depends_on(
     tmp_path, line, config, settings, held
 ):
     # The tool the hook runs loads it from node_modules by that name, as `require` would.
-    (tmp_path / config).write_text(json.dumps(settings))
+    text = settings if config.endswith(".json5") else json.dumps(settings)
+    (tmp_path / config).write_text(text)
     package(tmp_path, "@commitlint/config-conventional", {"preset": "1"})
     for name in ("preset", "eslint-config-airbnb", "eslint-plugin-react", "prettier-plugin-x"):
         package(tmp_path, name)

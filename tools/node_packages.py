@@ -88,7 +88,7 @@ NAME_PREFIXES = {
     "eslint": ("eslint-config", "eslint-plugin"),
     "commitlint": ("commitlint-config", "commitlint-plugin", "conventional-changelog"),
 }
-MAX_NAMED_PACKAGES = 64  # names a config gives that are followed
+MAX_NAMED_PACKAGES = 512  # names a config gives (with the tool's prefixes): past them, ask
 
 
 def config_packages(settings: object, program: str) -> list[str]:
@@ -101,7 +101,9 @@ def config_packages(settings: object, program: str) -> list[str]:
     # (a config that is one string names a shared config to take whole: prettier's
     # `"@acme/prettier-config"`, in its own file or under package.json's key)
     waiting = [(settings, isinstance(settings, str))]
-    while waiting and len(found) < MAX_NAMED_PACKAGES:
+    while waiting:
+        if len(found) > MAX_NAMED_PACKAGES:  # (past it, one left out would be writable)
+            raise ValueError(f"more than {MAX_NAMED_PACKAGES} packages named in a config")
         value, named = waiting.pop()
         if isinstance(value, dict):
             waiting += [(v, named or k in PACKAGE_KEYS) for k, v in value.items()]

@@ -54,6 +54,8 @@ PER_FILE_CONFIGS = {
     # config of its own is a project whose hooks run for the files there.
     "prek": ("prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"),
 }
+# (and in a `.config` folder, `stylelintrc.json`: cosmiconfig looks there too)
+PER_FILE_CONFIGS["stylelint"] += (*js_names("stylelintrc"), *data_names("stylelintrc")[1:])
 # The key of package.json (or package.yaml) each takes its config from.
 PACKAGE_KEYS = {"prettier": "prettier", "eslint": "eslintConfig", "stylelint": "stylelint"}
 PACKAGE_KEYS["lint-staged"] = "lint-staged"

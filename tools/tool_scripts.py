@@ -1634,7 +1634,11 @@ def run_by(
             by_name.when_there += [(path, BUILD_FILE_REASON) for path in told]
             for config in held if program in PACKAGE_LOADERS else []:
                 # (`"extends": "@commitlint/config-conventional"`: loaded from node_modules)
-                loaded = _named_packages(config, program, base, project)
+                try:
+                    loaded = _named_packages(config, program, base, project)
+                except CannotTell as why:
+                    unknown.append(str(why))
+                    continue
                 by_name.when_there += [(path, NODE_PACKAGE_REASON) for path in loaded]
             for config in held if program in LINE_RUNNERS else []:
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
@@ -2068,7 +2072,10 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
     from there, and first tries the name as a file there), and from the folders
     markdownlint-cli2's `modulePaths` adds."""
     settings = _data_config(config, program)
-    named = config_packages(settings, program)
+    try:
+        named = config_packages(settings, program)
+    except ValueError as why:
+        raise CannotTell(f"{config}: {why}") from None
     starts = [config.parent, base]
     extra = _dict(settings).get("modulePaths")
     starts += [config.parent / p for p in _list(extra) if isinstance(p, str)]
@@ -2078,6 +2085,9 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
             package_paths(package, start, project, found=loaded)
     files = [base / name for name in named] if program == "prettier" else []  # (its `import()`)
     return [*loaded.paths, *files]
+
+
+QUOTED_STRING = re.compile(r"""["']([^"'\n]{1,214}+)["']""")  # (214: npm's longest name)
 
 
 def _data_config(config: Path, program: str) -> Any:
@@ -2093,8 +2103,11 @@ def _data_config(config: Path, program: str) -> Any:
             settings = json.loads(without_comments(text))
         except ValueError:
             settings = read_yaml(text)  # (`.prettierrc` is YAML or JSON)
-    except (OSError, ValueError, RecursionError):
+    except OSError:
         return None
+    except (ValueError, RecursionError):
+        # (JSON5, which neither reads: every string it holds may be a name the tool loads)
+        return {"plugins": QUOTED_STRING.findall(text)}
     if config.name in PACKAGE_FILES:
         return _dict(settings).get(PACKAGE_KEYS.get(program, program))  # (commitlint's)
     return settings
@@ -2452,9 +2465,17 @@ def _package_config_code(package: Path, keys: list[str], project: Path) -> list[
             return None
         found = [key for key in keys if isinstance(data, dict) and key in data]
         code = local_paths(json.dumps([data[key] for key in found]), package.parent)
-    else:  # (package.yaml: a top-level key of theirs, read as a line; the file's paths count)
+    else:  # (package.yaml: a top-level key of theirs, in any YAML style; its paths count)
+        try:
+            data = read_yaml(text)
+        except (ValueError, RecursionError):
+            data = None
         pattern = r"^[\"']?{}[\"']?[ \t]*+:"
-        found = [key for key in keys if re.search(pattern.format(re.escape(key)), text, re.M)]
+        found = [
+            key
+            for key in keys
+            if key in _dict(data) or re.search(pattern.format(re.escape(key)), text, re.M)
+        ]
         code = local_paths(text, package.parent)
     if not found:
         return None
