@@ -157,6 +157,13 @@ def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, l
             {"prettier": {"plugins": ["prettier-plugin-x"]}},
             ["node_modules/prettier-plugin-x", "prettier-plugin-x"],  # (a file of it, first)
         ),
+        # A plugin the line names by a package's name.
+        (
+            "npx prettier --plugin prettier-plugin-x --check .",
+            ".prettierrc.json",
+            {},
+            ["node_modules/prettier-plugin-x"],
+        ),
         # JSON5, which planloop cannot parse: each name it holds counts.
         (
             "npx prettier --check .",

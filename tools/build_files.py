@@ -290,7 +290,7 @@ def _local_packages(program: str, words: tuple[str, ...], folder: Path) -> list[
     """The local projects an installer builds, and so runs the build of (its setup.py, an
     in-tree backend, a build hook): `uvx --from ./tools/x`, `uv run --with ./x`, `pip install
     ./x` or `-e ./x`, `pipx install ./x`. Each folder there, whole."""
-    values = _option_values(words, *LOCAL_PACKAGE_OPTIONS)
+    values = option_values(words, *LOCAL_PACKAGE_OPTIONS)
     plain = [word for word in words if not word.startswith("-")]
     if program in ("pip", "pipx") or plain[:2] == ["pip", "install"]:
         values += [word for word in plain[1:] if word.startswith((".", "/")) or "/" in word]
@@ -344,7 +344,7 @@ def _build_files(
         if program in LINTER_CODE:  # (and the code their settings load)
             # A settings file an option names (`pylint --rcfile ci/pylintrc`) is read first.
             options = LINTER_CONFIG_OPTIONS.get(program, ())
-            named = [_from(folder, value) for value in _option_values(words, *options)]
+            named = [_from(folder, value) for value in option_values(words, *options)]
             reads = functools.partial(_linter_code, run_in=folder)
             held, told = _first_there([*filter(None, named), *candidates], reads)
             return held + _linter_code_given(program, words, folder), told
@@ -368,7 +368,7 @@ def _build_files(
         # A file or folder an option names (`--config ci/lint-staged.js`, `--rulesdir rules`)
         # is read as well as, or instead of, the ones it looks for: both are held.
         named = [
-            _from(folder, value) for value in _option_values(words, *FILE_OPTIONS.get(program, ()))
+            _from(folder, value) for value in option_values(words, *FILE_OPTIONS.get(program, ()))
         ]
         reads = {"ninja": _ninja_reads(folder), "poe": _poe_reads}.get(program, local_code)
         return _with_what_they_read(*_first_there([*filter(None, named), *candidates]), reads)
@@ -1046,7 +1046,7 @@ def make_variable_files(
 
 def _include_dirs(words: tuple[str, ...], folder: Path) -> list[Path]:
     """The `-I` folders among make's `words`, from `folder`."""
-    return [_from(folder, name) or folder for name in _option_values(words, *MAKE_INCLUDE_DIRS)]
+    return [_from(folder, name) or folder for name in option_values(words, *MAKE_INCLUDE_DIRS)]
 
 
 def _read_first(
@@ -1054,7 +1054,7 @@ def _read_first(
 ) -> tuple[list[Path], list[Path]]:
     """(held, told) for the makefiles make reads before its own: those MAKEFLAGS' `-f` and
     MAKEFILES name (searched as an include is), and what each includes."""
-    first = [folder / name for name in _option_values(flags, *MAKE_FILE_OPTIONS) if name]
+    first = [folder / name for name in option_values(flags, *MAKE_FILE_OPTIONS) if name]
     for value in _assigned(flags + words, "MAKEFILES"):
         first += [path for name in value.split() for path in _searched(name, folder, dirs)]
     first = [Path(os.path.normpath(path)) for path in first]
@@ -1664,11 +1664,11 @@ def _linter_code_given(program: str, words: tuple[str, ...], folder: Path) -> li
     folders its `--init-hook` puts on python's path, where they are."""
     found: list[Path] = []
     if program == "gitlint":
-        found += [_from(folder, value) for value in _option_values(words, "-e", "--extra-path")]
+        found += [_from(folder, value) for value in option_values(words, "-e", "--extra-path")]
     if program == "pylint":
-        for hook in _option_values(words, "--init-hook"):
+        for hook in option_values(words, "--init-hook"):
             found += [_from(folder, path) for path in _pylint_path(folder / "pylint", hook)]
-        for value in _option_values(words, "--load-plugins"):
+        for value in option_values(words, "--load-plugins"):
             for module in filter(None, re.split(r"[,\s]+", value)):
                 base = folder / module.replace(".", "/")
                 found += [base.with_name(base.name + ".py"), base]
@@ -1709,12 +1709,12 @@ def _options(words: tuple[str, ...]) -> Option:
     """A lookup of an option's first value among `words`: `-C web`, `-Cweb`, `--directory=web`."""
 
     def value(*names: str) -> str | None:
-        return next(iter(_option_values(words, *names)), None)
+        return next(iter(option_values(words, *names)), None)
 
     return value
 
 
-def _option_values(words: tuple[str, ...], *names: str) -> list[str]:
+def option_values(words: tuple[str, ...], *names: str) -> list[str]:
     """Each value among `words` of the option `names`, as getopt takes it: `-I mk`, `-Iinc`,
     after other flags (`-sC web`, `-sCweb`), `--include-dir=x`, and a long one shortened
     (`--dir=web`, `--include x`). Read loosely (a word that only looks so counts too): a value

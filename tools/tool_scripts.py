@@ -66,6 +66,7 @@ from tools.build_files import (
     literal_tilde,
     local_paths,
     make_variable_files,
+    option_values,
     per_file_code,
     up_to,
 )
@@ -1640,6 +1641,11 @@ def run_by(
                     unknown.append(str(why))
                     continue
                 by_name.when_there += [(path, NODE_PACKAGE_REASON) for path in loaded]
+            if program == "prettier":  # (`--plugin prettier-plugin-x`: a package, by its name)
+                plugins = NodeNames()
+                for name in filter(None, map(package_name, option_values(words, "--plugin"))):
+                    package_paths(name, base, project, found=plugins)
+                by_name.when_there += [(path, NODE_PACKAGE_REASON) for path in plugins.paths]
             for config in held if program in LINE_RUNNERS else []:
                 # (what lint-staged runs for staged files, lefthook's `run:`: each is a command
                 # line of its own)
