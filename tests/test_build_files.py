@@ -1190,3 +1190,13 @@ def test_a_build_script_s_module_is_held_in_every_form_rustc_takes(tmp_path, lin
     make(tmp_path / "build.rs", 'include!(concat!(env!("OUT_DIR"), "/x.rs"));\n', "root", 0o644)
     with pytest.raises(CannotTell):
         build_files("cargo", ("check",), tmp_path, tmp_path)
+
+
+def test_a_nested_lint_staged_line_that_runs_prettier_makes_prettier_s_configs_count(tmp_path):
+    # lint-staged runs web/'s `prettier --check` from web/: prettier then takes each file's
+    # config from its folder, web/sub/.prettierrc.json and the plugin it names too.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx lint-staged\n", "root")
+    make(tmp_path / "web/.lintstagedrc.json", '{"*.js": "prettier --check"}', "root", 0o644)
+    make(tmp_path / "web/sub/.prettierrc.json", '{"plugins": ["./plug.mjs"]}', "root", 0o644)
+    make(tmp_path / "web/sub/plug.mjs", "export default {}\n", "root", 0o644)
+    assert {"web/sub/.prettierrc.json", "web/sub/plug.mjs"} <= per_file_told(tmp_path)

@@ -479,14 +479,18 @@ def _poe_tasks(config: Path) -> tuple[list[Path], list[Path]]:
 
 
 def _line_runs(
-    line: str, folder: Path, whose: str, node_bins: Path | None = None
+    line: str,
+    folder: Path,
+    whose: str,
+    node_bins: Path | None = None,
+    per_file: list[tuple[Path, str]] | None = None,
 ) -> tuple[list[Path], list[Path]]:
     """(what a tool's command line runs, what it takes by a name once made), read as a git
     hook's line is from `folder`, where the tool runs it; one that needs a value only its shell
     can tell: CannotTell, said of `whose` (`poe's task `x` of pyproject.toml`). `node_bins`:
     the top of the tree, where the tool puts each node_modules/.bin from `folder` up to it
     first on the line's PATH (lint-staged): a program it runs by its name alone is taken from
-    there first."""
+    there first. `per_file`: where the tools it runs that take configs per file go."""
     from tools.git_programs import ByName  # (these import this module)
     from tools.node_packages import bin_paths
     from tools.tool_scripts import GIT_HOOK, run_by
@@ -497,6 +501,8 @@ def _line_runs(
         what = cannot[0] if cannot else f"`{told[0].word}`, a path only its shell can tell"
         raise CannotTell(f"{whose}: {what}")
     later = [path for path, _ in by_name.when_there]
+    if per_file is not None:
+        per_file += by_name.per_file
     for base, program in by_name.programs if node_bins is not None else []:
         later += bin_paths(program, base, node_bins).paths
     return runs, later
@@ -780,20 +786,25 @@ def local_code(config: Path) -> list[Path]:
     return local_paths(_read(config), config.parent)
 
 
-def per_file_code(config: Path, project: Path) -> list[Path]:
+def per_file_code(
+    config: Path, project: Path, per_file: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """What a config in a folder below the tool's runs or loads (tools/per_file_configs.py):
     what the entries of prek's config run (prek runs them from the config's folder), the
     command lines of lint-staged's (from the config's folder, where lint-staged runs them when
     it found several configs, and from `project`, where it runs them when this is the only
-    one), and the local code a data config names (`local_code`)."""
+    one), and the local code a data config names (`local_code`). The tools those lines run that
+    take configs per file go to `per_file`."""
     if config.name in PRE_COMMIT_NAMES:
         return _pre_commit_entries(config, config.parent)
     if config.name in PER_FILE_CONFIGS["lint-staged"] or config.name in PACKAGE_FILES:
-        return staged_entries(config, project)
+        return staged_entries(config, project, per_file)
     return local_code(config)
 
 
-def staged_entries(config: Path, project: Path | None = None) -> list[Path]:
+def staged_entries(
+    config: Path, project: Path | None = None, per_file: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """What the command lines of a lint-staged config (or its key in package.json) run, read
     as a git hook's lines are from the config's folder, where lint-staged runs them when it
     finds more than one config. A line only its shell can tell: CannotTell."""
@@ -803,7 +814,7 @@ def staged_entries(config: Path, project: Path | None = None) -> list[Path]:
     for line in staged_commands(config):
         whose = f"lint-staged's command `{line[:80]}` of {config}"
         for folder in dict.fromkeys(filter(None, (config.parent, project))):
-            runs, later = _line_runs(line, folder, whose, node_bins=project or folder)
+            runs, later = _line_runs(line, folder, whose, project or folder, per_file)
             found += runs + later
     return found
 

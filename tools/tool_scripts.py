@@ -2425,39 +2425,64 @@ def per_file_config_not_held(
 def _per_file(
     root: Path, tool_configs: list[Path], configs: list[Path]
 ) -> tuple[list[tuple[Path, str]], str | None]:
-    runs = tool_scripts(root, tool_configs).per_file
+    # The tools the host tools run, and those the nested configs' own lines run in turn
+    # (`web/.lintstagedrc.json`'s `prettier --check`): read in rounds, each with the new ones.
+    runs = list(tool_scripts(root, tool_configs).per_file)
     found: list[tuple[Path, str]] = []
     cannot: str | None = None
-    for config in configs if runs else []:
-        go_on()
-        runs_here = [(where, p) for where, p in runs if config.is_relative_to(where)]
-        runs_here = [(where, p) for where, p in runs_here if looked_for_by(p, config.name)]
-        if not runs_here:
-            continue
-        programs = [program for _, program in runs_here]
-        project = runs_here[0][0]  # (where the tool runs, as far as planloop can tell)
-        if os.path.islink(config):
-            cannot = cannot or f"{_shown(root, config)} is a link, and {PER_FILE_CONFIG_REASON}"
-            continue
-        try:
-            if config.name in PACKAGE_FILES:
-                keys = [PACKAGE_KEYS[p] for p in programs if p in PACKAGE_KEYS]
-                code = _package_config_code(config, keys, project)
-                if code is None:
-                    continue  # (no key of theirs: they pass it by)
-            else:
-                code = per_file_code(config, project)
-            # (and the packages it names: `"plugins": ["prettier-plugin-x"]`)
-            loaders = [p for p in dict.fromkeys(programs) if p in PACKAGE_LOADERS]
-            code += [path for p in loaders for path in _named_packages(config, p, project, root)]
-        except CannotTell as why:
-            cannot = cannot or f"{why}, and {PER_FILE_CONFIG_REASON}"
-            code = []
-        found += [(path, PER_FILE_CONFIG_REASON) for path in [config, *code]]
-    return found, cannot
+    done: set[tuple[Path, str]] = set()
+    for _ in range(MAX_PER_FILE_ROUNDS):
+        new = [run for run in runs if run not in done]
+        done.update(new)
+        more: list[tuple[Path, str]] = []
+        for config in configs if new else []:
+            go_on()
+            held, why = _per_file_config(root, config, new, more)
+            found += held
+            cannot = cannot or why
+        runs += [run for run in dict.fromkeys(more) if run not in runs]
+    if any(run not in done for run in runs):
+        cannot = cannot or "nested configs whose lines run tools that read nested configs, deeper"
+    return list(dict.fromkeys(found)), cannot
 
 
-def _package_config_code(package: Path, keys: list[str], project: Path) -> list[Path] | None:
+MAX_PER_FILE_ROUNDS = 4
+
+
+def _per_file_config(
+    root: Path, config: Path, new: list[tuple[Path, str]], more: list[tuple[Path, str]]
+) -> tuple[list[tuple[Path, str]], str | None]:
+    """What one of the scan's per-file configs brings for the tool runs `new` of this round,
+    with why it cannot be held, if so; the tool runs its own lines add go to `more`."""
+    runs_here = [(where, p) for where, p in new if config.is_relative_to(where)]
+    runs_here = [(where, p) for where, p in runs_here if looked_for_by(p, config.name)]
+    if not runs_here:
+        return [], None
+    programs = [program for _, program in runs_here]
+    project = runs_here[0][0]  # (where the tool runs, as far as planloop can tell)
+    if os.path.islink(config):
+        return [], f"{_shown(root, config)} is a link, and {PER_FILE_CONFIG_REASON}"
+    cannot = None
+    try:
+        if config.name in PACKAGE_FILES:
+            keys = [PACKAGE_KEYS[p] for p in programs if p in PACKAGE_KEYS]
+            code = _package_config_code(config, keys, project, more)
+            if code is None:
+                return [], None  # (no key of theirs: they pass it by)
+        else:
+            code = per_file_code(config, project, more)
+        # (and the packages it names: `"plugins": ["prettier-plugin-x"]`)
+        loaders = [p for p in dict.fromkeys(programs) if p in PACKAGE_LOADERS]
+        code += [path for p in loaders for path in _named_packages(config, p, project, root)]
+    except CannotTell as why:
+        cannot = f"{why}, and {PER_FILE_CONFIG_REASON}"
+        code = []
+    return [(path, PER_FILE_CONFIG_REASON) for path in [config, *code]], cannot
+
+
+def _package_config_code(
+    package: Path, keys: list[str], project: Path, more: list[tuple[Path, str]] | None = None
+) -> list[Path] | None:
     """The local code that the config under one of `keys` in a package.json (or package.yaml)
     names, or None when it has none of those keys (or is no JSON, which stops the tool too)."""
     try:
@@ -2487,7 +2512,7 @@ def _package_config_code(package: Path, keys: list[str], project: Path) -> list[
         return None
     # (lint-staged's key lists command lines, which run)
     staged = PACKAGE_KEYS["lint-staged"] in found
-    return code + (per_file_code(package, project) if staged else [])
+    return code + (per_file_code(package, project, more) if staged else [])
 
 
 def tool_files_when_there(root: Path, tool_configs: list[Path]) -> list[tuple[Path, str]]:
