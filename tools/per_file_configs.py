@@ -5,10 +5,10 @@ if there is one, and loads the plugins that file names: each file's config is lo
 its own folder up, not from where the tool runs. ESLint (flat configs since version 10, and
 .eslintrc files always), stylelint and markdownlint-cli2 do the same; lint-staged runs the
 commands of each staged file's nearest config, and prek the hooks of each folder's own
-`.pre-commit-config.yaml` for the files there. So when a host tool's
-line runs one of these, a config of theirs anywhere below is code it runs outside the sandbox:
-the workspace scan notes each file of these names (`CONFIG_NAMES`), and tools/tool_scripts.py
-`per_file_configs` holds those below the tool's project, with the local code each names, and
+`.pre-commit-config.yaml` for the files there. So when a host tool's line runs one of these,
+a config of theirs anywhere below is code it runs outside the sandbox: the workspace scan
+notes each file of these names (`CONFIG_NAMES`), and tools/tool_scripts.py
+`per_file_configs` holds those below the tool's project, with the code each names, and
 reports one a command makes.
 
 A package.json counts only where it carries the tool's key (`"prettier": {...}`): a monorepo

@@ -2411,7 +2411,7 @@ def per_file_configs(
     host tools run takes as the config of the files it checks beside them, with the local code
     each names (a plugin, `./plug.mjs`), and why: held while they exist, and told when a
     command makes one (tools/per_file_configs.py says why they count wherever they lie)."""
-    return _per_file(Path(os.path.realpath(root)), tool_configs, configs)[0]
+    return list(_per_file(Path(os.path.realpath(root)), tool_configs, configs)[0])
 
 
 def per_file_config_not_held(
@@ -2423,6 +2423,17 @@ def per_file_config_not_held(
 
 
 def _per_file(
+    root: Path, tool_configs: list[Path], configs: list[Path]
+) -> tuple[list[tuple[Path, str]], str | None]:
+    """Both answers at once, read once within `read_once`, as `tool_scripts` is."""
+    key = ("per-file", root, tuple(tool_configs), tuple(configs))
+    with read_once():
+        if key not in _once.found:
+            _once.found[key] = _per_file_read(root, tool_configs, configs)
+        return _once.found[key]
+
+
+def _per_file_read(
     root: Path, tool_configs: list[Path], configs: list[Path]
 ) -> tuple[list[tuple[Path, str]], str | None]:
     # The tools the host tools run, and those the nested configs' own lines run in turn
