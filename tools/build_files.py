@@ -99,7 +99,7 @@ from tools.per_file_configs import (
     data_names,
     js_names,
 )
-from tools.shell_config import ENVRC_TOOLS, nix_files, pixi_files
+from tools.shell_config import envrc_tool_files, nix_files
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
 
@@ -548,12 +548,7 @@ def _environment_files(program: str, words: tuple[str, ...], folder: Path) -> li
     if program == "pixi" and (manifest := _options(words)("--manifest-path")):
         named = _from(folder, manifest)
         folder = named.parent if named is not None and named.suffix else named or folder
-    found = [
-        path
-        for name in ENVRC_TOOLS[program]
-        for path in (sorted(folder.glob(name)) if "*" in name else [folder / name])
-    ]
-    return found + (pixi_files(folder) if program == "pixi" else [])
+    return envrc_tool_files(program, folder)
 
 
 def _config_files(

@@ -450,13 +450,8 @@ def tools_run_by_envrc(envrc: Path) -> list[Path]:
         for piece in WORD_PIECES.split(word)
     }
     found: list[Path] = []
-    for tool, names in ENVRC_TOOLS.items():
-        if tool not in pieces:
-            continue
-        for name in names:
-            found += sorted(base.glob(name)) if "*" in name else [base / name]
-    if "pixi" in pieces:
-        found += pixi_files(base)
+    for tool in ENVRC_TOOLS:
+        found += envrc_tool_files(tool, base) if tool in pieces else []
     if "devenv" in pieces:
         # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
         found += devenv_files(base)[1]
@@ -508,6 +503,17 @@ def modules_run_by_envrc(envrc: Path) -> list[Path]:
             found += [base.joinpath(*parts[:n], "__init__.py") for n in range(1, len(parts))]
             found += [base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts)]
     return found
+
+
+def envrc_tool_files(tool: str, base: Path) -> list[Path]:
+    """The files of `tool` (ENVRC_TOOLS) in `base` that it runs before what it starts, each
+    existing entry of a `*` name; for pixi, its manifest and activation scripts too."""
+    found = [
+        path
+        for name in ENVRC_TOOLS[tool]
+        for path in (sorted(base.glob(name)) if "*" in name else [base / name])
+    ]
+    return found + (pixi_files(base) if tool == "pixi" else [])
 
 
 def pixi_files(base: Path) -> list[Path]:
