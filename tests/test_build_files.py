@@ -907,14 +907,18 @@ def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
     make(tmp_path / config, code, "root", 0o644)
     plugin = str(Path(config).parent / "plug.mjs")
     make(tmp_path / plugin, "export default {}\n", "root", 0o644)
-    make(tmp_path / "node_modules/x" / Path(config).name, code, "root", 0o644)  # (passed by)
+    make(tmp_path / "node_modules/x" / Path(config).name, code, "root", 0o644)
+    make(tmp_path / "node_modules/x/plug.mjs", "export default {}\n", "root", 0o644)
     held = per_file_held(tmp_path)
     assert {config, plugin} <= held
-    assert not [path for path in held if path.startswith("node_modules/x")]  # (passed by)
+    # The linters pass node_modules by; prek only what git ignores, and git keeps this one.
+    in_packages = {"node_modules/x/" + Path(config).name, "node_modules/x/plug.mjs"}
+    assert held & in_packages == (in_packages if hook == "prek run" else set())
     # The file tools ask before writing one, and before making one anywhere below.
     assert "is protected" in file_tools_ask(tmp_path, plugin)
     assert "config of each file" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
-    assert file_tools_ask(tmp_path, f"node_modules/y/{Path(config).name}") is None
+    in_new_package = file_tools_ask(tmp_path, f"node_modules/y/{Path(config).name}")
+    assert (in_new_package is not None) == (hook == "prek run")
     assert file_tools_ask(tmp_path, "web/other.json") is None
 
 
@@ -1200,3 +1204,6 @@ def test_a_nested_lint_staged_line_that_runs_prettier_makes_prettier_s_configs_c
     make(tmp_path / "web/sub/.prettierrc.json", '{"plugins": ["./plug.mjs"]}', "root", 0o644)
     make(tmp_path / "web/sub/plug.mjs", "export default {}\n", "root", 0o644)
     assert {"web/sub/.prettierrc.json", "web/sub/plug.mjs"} <= per_file_told(tmp_path)
+    # The file tools ask before making one there too, as for a tool the hook runs itself.
+    assert "config of each file" in file_tools_ask(tmp_path, "web/new/.prettierrc.json")
+    assert file_tools_ask(tmp_path, "web/new/.eslintrc.json") is None  # (no eslint runs)

@@ -64,6 +64,7 @@ from tools.event_queues import (
     own_read_done,
 )
 from tools.per_file_configs import CONFIG_NAMES as PER_FILE_CONFIG_NAMES
+from tools.per_file_configs import NOTED_IN_PACKAGES
 from tools.shell_config import (
     CONDA_META,
     NAMED_ONLY_REASONS,
@@ -411,7 +412,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
                 return HOOK_LINK_REASON
         if git_program := _git_program_reason(candidate, git_entries):
             return git_program
-        if tool_script := _tool_script_reason(root, candidate, host_tool_settings(root, scan)):
+        settings = host_tool_settings(root, scan)
+        if tool_script := _tool_script_reason(root, candidate, settings, scan.per_file_configs):
             return tool_script  # scripts/watch.sh, a folderOpen task of .vscode/tasks.json
         if started := python_start_reason(candidate, scan.package_roots):
             return started  # `_virtualenv.py`, which `_virtualenv.pth` imports
@@ -606,12 +608,14 @@ def _any_file_may_run(root: Path, tool_configs: list[Path]) -> str | None:
     return any_file_may_run(root, tool_configs)
 
 
-def _tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:
+def _tool_script_reason(
+    root: Path, candidate: Path, tool_configs: list[Path], per_file_configs: list[Path]
+) -> str | None:
     """tools/tool_scripts.py's answer: a script a host tool's settings run (a folderOpen task,
     an MCP server, an agent's hook). Imported here, late: that module reads with this one."""
     from tools.tool_scripts import tool_script_reason
 
-    return tool_script_reason(root, candidate, tool_configs)
+    return tool_script_reason(root, candidate, tool_configs, per_file_configs)
 
 
 def _git_program_reason(candidate: Path, git_entries: list[Path]) -> str | None:
@@ -1081,7 +1085,8 @@ class WorkspaceScan:
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
     # The files named as a linter or formatter's config beside the files it checks, outside
-    # node_modules (tools/per_file_configs.py): held where a host tool runs that tool.
+    # node_modules but for prek's (tools/per_file_configs.py): held where a host tool runs that
+    # tool.
     per_file_configs: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
@@ -1243,7 +1248,8 @@ def list_folder(
     listing.activate = os.path.basename(folder) == "bin" and VENV_ACTIVATE in kinds
     for entry in children:
         _note_if_linked(listing, entry)
-        if entry.name in PER_FILE_CONFIG_NAMES and not in_packages:  # (the tools pass those by)
+        noted = not in_packages or entry.name in NOTED_IN_PACKAGES
+        if entry.name in PER_FILE_CONFIG_NAMES and noted:
             listing.per_file_configs.append(Path(entry.path))
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):

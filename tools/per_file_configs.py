@@ -62,6 +62,10 @@ PACKAGE_KEYS["lint-staged"] = "lint-staged"
 CONFIG_NAMES = frozenset(
     [name for names in PER_FILE_CONFIGS.values() for name in names] + list(PACKAGE_FILES)
 )
+# The linters pass `node_modules` by; prek's workspace only passes by what git ignores, so a
+# config of prek's inside a `node_modules` that git keeps (a committed one, or one below a
+# `/node_modules` rule that names only the top) is a project of its own.
+NOTED_IN_PACKAGES = frozenset(PER_FILE_CONFIGS["prek"])
 
 
 def looked_for_by(program: str, name: str) -> bool:

@@ -119,6 +119,7 @@ from tools.paths import (
 )
 from tools.per_file_configs import (
     JS_SUFFIXES,
+    NOTED_IN_PACKAGES,
     PACKAGE_FILES,
     PACKAGE_KEYS,
     PER_FILE_CONFIG_REASON,
@@ -2380,9 +2381,13 @@ def _links_held(root: Path, path: Path) -> bool:
     return False
 
 
-def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) -> str | None:
+def tool_script_reason(
+    root: Path, candidate: Path, tool_configs: list[Path], per_file_configs: list[Path] = ()
+) -> str | None:
     """Why the file tools must ask before writing `candidate`: a host tool's settings run it
-    (or a folder of theirs holds it), or a path only the tool can tell may be it."""
+    (or a folder of theirs holds it), a path only the tool can tell may be it, or a tool they
+    run takes it as a per-file config (`per_file_configs`, the scan's, tell which tools the
+    nested configs' own lines run too)."""
     root = Path(os.path.realpath(root))
     found = tool_scripts(root, tool_configs)
     for program, why in found.untold:
@@ -2397,7 +2402,9 @@ def tool_script_reason(root: Path, candidate: Path, tool_configs: list[Path]) ->
         if candidate == path or candidate.is_relative_to(path):
             return f"{_shown(root, path)} is protected: {why}"
     inside = candidate.relative_to(root).parts if candidate.is_relative_to(root) else ()
-    for project, program in [] if "node_modules" in inside else found.per_file:
+    passed_by = "node_modules" in inside and candidate.name not in NOTED_IN_PACKAGES
+    runs = _per_file(root, tool_configs, list(per_file_configs))[2]
+    for project, program in [] if passed_by else runs:
         # (a new one too: the tool takes it at its next run, as it would one a command made)
         if candidate.is_relative_to(project) and looked_for_by(program, candidate.name):
             return f"{_shown(root, candidate)} is protected: {PER_FILE_CONFIG_REASON}"
@@ -2424,8 +2431,9 @@ def per_file_config_not_held(
 
 def _per_file(
     root: Path, tool_configs: list[Path], configs: list[Path]
-) -> tuple[list[tuple[Path, str]], str | None]:
-    """Both answers at once, read once within `read_once`, as `tool_scripts` is."""
+) -> tuple[list[tuple[Path, str]], str | None, list[tuple[Path, str]]]:
+    """Both answers at once, with the tool runs they were read for, read once within
+    `read_once`, as `tool_scripts` is."""
     key = ("per-file", root, tuple(tool_configs), tuple(configs))
     with read_once():
         if key not in _once.found:
@@ -2435,7 +2443,7 @@ def _per_file(
 
 def _per_file_read(
     root: Path, tool_configs: list[Path], configs: list[Path]
-) -> tuple[list[tuple[Path, str]], str | None]:
+) -> tuple[list[tuple[Path, str]], str | None, list[tuple[Path, str]]]:
     # The tools the host tools run, and those the nested configs' own lines run in turn
     # (`web/.lintstagedrc.json`'s `prettier --check`): read in rounds, each with the new ones.
     runs = list(tool_scripts(root, tool_configs).per_file)
@@ -2454,7 +2462,7 @@ def _per_file_read(
         runs += [run for run in dict.fromkeys(more) if run not in runs]
     if any(run not in done for run in runs):
         cannot = cannot or "nested configs whose lines run tools that read nested configs, deeper"
-    return list(dict.fromkeys(found)), cannot
+    return list(dict.fromkeys(found)), cannot, runs
 
 
 MAX_PER_FILE_ROUNDS = 4
