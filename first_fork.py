@@ -46,6 +46,11 @@ def close_and_fork() -> None:
     the first thing `python agent.py` and the installed command do."""
     with contextlib.suppress(OSError, AttributeError):  # (no prctl: not Linux)
         ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Until planloop's own handlers are in (cli/signals.py), a Ctrl-C ends it as a program
+    # that never handles SIGINT ends: at once, quietly, with status 130. Python's default would
+    # raise KeyboardInterrupt in the middle of an import and print its traceback. There is no
+    # session yet to save.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     continue_in_a_fresh_child()
 
 

@@ -8,6 +8,7 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import termios
 from collections.abc import Iterator
@@ -209,3 +210,27 @@ def test_planloop_leading_its_session_ends_on_a_closed_terminal_with_the_session
     assert "terminated by SIGHUP (its terminal closed) before this call finished" in (
         saved.read_text()
     )
+
+
+def test_a_ctrl_c_while_planloop_still_loads_ends_it_quietly():
+    # The signal comes before planloop's handlers are in, in the middle of its imports.
+    started = subprocess.run(
+        [sys.executable, "-c", LOADING_WHEN_CTRL_C_COMES],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.stderr == ""  # no KeyboardInterrupt traceback from an import
+    assert started.returncode == -signal.SIGINT  # what a shell reports as 130
+    assert "went on" not in started.stdout
+
+
+LOADING_WHEN_CTRL_C_COMES = f"""
+import os, signal, sys
+sys.path.insert(0, {str(ROOT)!r})
+from first_fork import close_and_fork
+close_and_fork()
+os.kill(os.getpid(), signal.SIGINT)  # (as the terminal sends it, to the child too)
+import json
+print("went on", flush=True)
+"""
