@@ -35,6 +35,7 @@ from cli.sanitize import visible
 from cli.signals import (
     Terminated,
     exit_status,
+    exit_with,
     forget_earlier_signals,
     install_fallback_handlers,
     run_on_a_new_loop,
@@ -234,7 +235,7 @@ def refuse_a_path_not_utf8(workspace: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     sys.stdout, sys.stderr = OutlivesItsTerminal(sys.stdout), OutlivesItsTerminal(sys.stderr)
-    sys.exit(run_cli(argv))
+    exit_with(run_cli(argv))
 
 
 class OutlivesItsTerminal:

@@ -15,10 +15,13 @@ KeyboardInterrupt, and `run_cli` turns either into the closing note.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import os
 import signal
+import sys
 from collections.abc import Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from tools.event_queues import CTRL_C_COUNT, ENDING
 
@@ -94,6 +97,27 @@ def install_fallback_handlers() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in ENDING_SIGNALS:
         signal.signal(signum, raise_terminated)
+
+
+def exit_with(status: int) -> NoReturn:
+    """End the process with `status`, chosen by the run, and its clean-up done, whatever signal
+    comes meanwhile.
+
+    A signal sent to planloop's whole process group reaches it twice (first_fork.py passes on
+    what it gets), and a SIGTERM may follow a hangup. Once the run is over, a late one must not
+    change how it ended. Python's own exit puts the default handlers back before it is done:
+    a SIGTERM 50 ms after a SIGHUP killed planloop with 143 after it had said "ended by SIGHUP",
+    and one that came a little earlier cut short the clean-up registered with atexit (the empty
+    `.git` the sandbox leaves in a folder that is no repository). So the signals are ignored
+    from here, that clean-up runs, and the process exits without the rest of python's
+    teardown, which only waits for threads nothing needs any more."""
+    for signum in (signal.SIGINT, *ENDING_SIGNALS):
+        signal.signal(signum, signal.SIG_IGN)
+    atexit._run_exitfuncs()  # (what python's exit would run first)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # (a terminal gone, a stream closed)
+            stream.flush()
+    os._exit(status)
 
 
 def run_on_a_new_loop(main: Coroutine[Any, Any, T]) -> T:

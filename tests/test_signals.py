@@ -189,3 +189,30 @@ def test_an_ending_signal_that_came_while_work_held_the_loop_still_ends_planloop
 
     run_on_a_new_loop(run())
     assert ended == [signal.SIGTERM]
+
+
+LATE_SIGNAL_WHILE_EXITING = """
+import atexit, os, signal, sys
+sys.path.insert(0, {root!r})
+import cli.app
+
+def clean_up():  # (as the sandbox removes its placeholder .git)
+    os.kill(os.getpid(), signal.SIGTERM)  # a late copy of a signal sent to the process group
+    open({marker!r}, "w").close()
+
+atexit.register(clean_up)
+cli.app.run_cli = lambda argv=None: 129  # (a run that a hangup ended)
+cli.app.main([])
+"""
+
+
+def test_a_signal_that_comes_while_planloop_exits_changes_neither_status_nor_clean_up(tmp_path):
+    # SIGHUP ended the run, with status 129 said; the SIGTERM that follows it to the process
+    # group killed planloop in python's exit, as 143, before its clean-up was done.
+    marker = tmp_path / "cleaned-up"
+    script = LATE_SIGNAL_WHILE_EXITING.format(
+        root=str(Path(__file__).parent.parent), marker=str(marker)
+    )
+    ended = subprocess.run([sys.executable, "-c", script], timeout=60, capture_output=True)
+    assert ended.returncode == 129, ended.stderr
+    assert marker.exists()
