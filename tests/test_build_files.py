@@ -911,15 +911,31 @@ def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
     make(tmp_path / "node_modules/x/plug.mjs", "export default {}\n", "root", 0o644)
     held = per_file_held(tmp_path)
     assert {config, plugin} <= held
-    # The linters pass node_modules by; prek only what git ignores, and git keeps this one.
+    # prettier, ESLint and stylelint pass node_modules by. markdownlint-cli2's globs walk into
+    # it, and lint-staged and prek pass by only what git ignores, which is nothing here.
     in_packages = {"node_modules/x/" + Path(config).name, "node_modules/x/plug.mjs"}
-    assert held & in_packages == (in_packages if hook == "prek run" else set())
+    program = next(word for word in hook.split() if word != "npx")
+    passes_packages_by = program in ("prettier", "eslint", "stylelint")
+    assert held & in_packages == (set() if passes_packages_by else in_packages)
     # The file tools ask before writing one, and before making one anywhere below.
     assert "is protected" in file_tools_ask(tmp_path, plugin)
     assert "config of each file" in file_tools_ask(tmp_path, f"docs/deep/{Path(config).name}")
     in_new_package = file_tools_ask(tmp_path, f"node_modules/y/{Path(config).name}")
-    assert (in_new_package is not None) == (hook == "prek run")
+    assert (in_new_package is None) == passes_packages_by
     assert file_tools_ask(tmp_path, "web/other.json") is None
+
+
+@pytest.mark.parametrize("name", ["stylelintrc", "stylelintrc.json", "stylelintrc.mjs"])
+def test_stylelint_s_config_in_a_nested_config_folder_is_held_in_each_form(tmp_path, name):
+    # cosmiconfig also looks in each folder's `.config`, where a name without a suffix is YAML.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx stylelint '**/*.css'\n", "root")
+    make(tmp_path / "css/.config" / name, '{"plugins": ["./rules.mjs"]}', "root", 0o644)
+    make(tmp_path / "css/.config/rules.mjs", "export default {}\n", "root", 0o644)
+    held = per_file_held(tmp_path)
+    assert f"css/.config/{name}" in held
+    if not name.endswith(".mjs"):  # (what a JavaScript config imports is the project's code)
+        assert "css/.config/rules.mjs" in held
+    assert "config of each file" in file_tools_ask(tmp_path, f"docs/.config/{name}")
 
 
 def test_a_package_json_counts_for_a_per_file_linter_only_with_its_key(tmp_path):

@@ -54,22 +54,31 @@ PER_FILE_CONFIGS = {
     # config of its own is a project whose hooks run for the files there.
     "prek": ("prek.toml", ".pre-commit-config.yaml", ".pre-commit-config.yml"),
 }
-# (and in a `.config` folder, `stylelintrc.json`: cosmiconfig looks there too)
-PER_FILE_CONFIGS["stylelint"] += (*js_names("stylelintrc"), *data_names("stylelintrc")[1:])
+# (and in a `.config` folder, `stylelintrc.json` or `stylelintrc` alone: cosmiconfig looks
+# there too)
+PER_FILE_CONFIGS["stylelint"] += (*js_names("stylelintrc"), *data_names("stylelintrc"))
 # The key of package.json (or package.yaml) each takes its config from.
 PACKAGE_KEYS = {"prettier": "prettier", "eslint": "eslintConfig", "stylelint": "stylelint"}
 PACKAGE_KEYS["lint-staged"] = "lint-staged"
 CONFIG_NAMES = frozenset(
     [name for names in PER_FILE_CONFIGS.values() for name in names] + list(PACKAGE_FILES)
 )
-# The linters pass `node_modules` by; prek's workspace only passes by what git ignores, so a
-# config of prek's inside a `node_modules` that git keeps (a committed one, or one below a
-# `/node_modules` rule that names only the top) is a project of its own.
-NOTED_IN_PACKAGES = frozenset(PER_FILE_CONFIGS["prek"])
+# prettier, ESLint and stylelint pass every `node_modules` by. The others do not:
+# markdownlint-cli2's globs walk into one unless its config says otherwise, and lint-staged
+# and prek pass by only what git ignores (a committed node_modules, or one below a
+# `/node_modules` rule that names only the top, counts; and `.gitignore` is the workspace's).
+PASS_PACKAGES_BY = frozenset({"prettier", "eslint", "stylelint"})
+NOTED_IN_PACKAGES = frozenset(
+    [n for p, names in PER_FILE_CONFIGS.items() if p not in PASS_PACKAGES_BY for n in names]
+    + list(PACKAGE_FILES)  # (lint-staged's key)
+)
 
 
-def looked_for_by(program: str, name: str) -> bool:
-    """Whether `program` takes a file named `name` as its config where it lies."""
+def looked_for_by(program: str, name: str, in_packages: bool = False) -> bool:
+    """Whether `program` takes a file named `name` as its config where it lies (`in_packages`:
+    somewhere inside a `node_modules` folder)."""
+    if in_packages and program in PASS_PACKAGES_BY:
+        return False
     if name in PACKAGE_FILES:
         return program in PACKAGE_KEYS
     return name in PER_FILE_CONFIGS.get(program, ())

@@ -119,7 +119,6 @@ from tools.paths import (
 )
 from tools.per_file_configs import (
     JS_SUFFIXES,
-    NOTED_IN_PACKAGES,
     PACKAGE_FILES,
     PACKAGE_KEYS,
     PER_FILE_CONFIG_REASON,
@@ -2401,14 +2400,19 @@ def tool_script_reason(
     for path, why in found.when_there:
         if candidate == path or candidate.is_relative_to(path):
             return f"{_shown(root, path)} is protected: {why}"
-    inside = candidate.relative_to(root).parts if candidate.is_relative_to(root) else ()
-    passed_by = "node_modules" in inside and candidate.name not in NOTED_IN_PACKAGES
-    runs = _per_file(root, tool_configs, list(per_file_configs))[2]
-    for project, program in [] if passed_by else runs:
+    in_packages = _in_packages(root, candidate)
+    for project, program in _per_file(root, tool_configs, list(per_file_configs))[2]:
         # (a new one too: the tool takes it at its next run, as it would one a command made)
-        if candidate.is_relative_to(project) and looked_for_by(program, candidate.name):
+        if candidate.is_relative_to(project) and looked_for_by(
+            program, candidate.name, in_packages
+        ):
             return f"{_shown(root, candidate)} is protected: {PER_FILE_CONFIG_REASON}"
     return None
+
+
+def _in_packages(root: Path, path: Path) -> bool:
+    """Whether `path` lies in a `node_modules` folder of the workspace."""
+    return path.is_relative_to(root) and "node_modules" in path.relative_to(root).parts
 
 
 def per_file_configs(
@@ -2473,8 +2477,14 @@ def _per_file_config(
 ) -> tuple[list[tuple[Path, str]], str | None]:
     """What one of the scan's per-file configs brings for the tool runs `new` of this round,
     with why it cannot be held, if so; the tool runs its own lines add go to `more`."""
-    runs_here = [(where, p) for where, p in new if config.is_relative_to(where)]
-    runs_here = [(where, p) for where, p in runs_here if looked_for_by(p, config.name)]
+    # (by the paths' text: a lint-staged project's node_modules has thousands of package.json)
+    shown = str(config)
+    in_packages = f"{os.sep}node_modules{os.sep}" in shown[len(str(root)) :]
+    runs_here = [
+        (where, p)
+        for where, p in new
+        if shown.startswith(os.path.join(where, "")) and looked_for_by(p, config.name, in_packages)
+    ]
     if not runs_here:
         return [], None
     programs = [program for _, program in runs_here]
