@@ -991,6 +991,28 @@ def test_what_a_tool_is_told_to_read_by_an_option_is_held(tmp_path, line, files,
     assert expected in held(root)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npx --yes lint-staged@16",  # (a major pinned, as husky hooks often do)
+        "npx @scope/x@1 && npx lint-staged@^16.1",
+        "npm exec --yes -- lint-staged@16",
+        "yarn lint-staged",  # (yarn runs node_modules/.bin/lint-staged: no script of that name)
+        "pnpm exec lint-staged",
+        "node node_modules/lint-staged/bin/lint-staged.js",
+    ],
+)
+def test_a_tool_run_by_a_versioned_name_a_package_manager_or_node_reads_its_config(tmp_path, line):
+    # Each form runs the project's own lint-staged, which runs what its config lists.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line + "\n")
+    (root / "package.json").write_text('{"name": "app", "scripts": {"test": "true"}}')
+    (root / ".lintstagedrc.json").write_text('{"*.js": "node tools/fmt.js"}')
+    (root / "tools").mkdir()
+    (root / "tools/fmt.js").write_text("")
+    assert {".lintstagedrc.json", "tools/fmt.js"} <= held(root)
+
+
 def test_a_ninja_include_only_ninja_can_tell_makes_commands_ask(tmp_path):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-commit", "ninja lint\n")

@@ -848,10 +848,13 @@ def program_paths(
             continue
         elif is_program:
             command = program_name(word)
+            after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
+            if runner in PACKAGE_RUNNERS or after_exec or "@" in word[1:]:
+                # `npx lint-staged@16`, `npm exec -- lint-staged@16`: lint-staged
+                command = program_name(bin_name(package_name(word) or word))
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
             _called(command, words, index, base, by_name, assigned)
-            after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 _run_by_npx(word, base, by_name)  # (`npm exec x` too)
                 if runner in PACKAGE_RUNNERS and by_name is not None:
@@ -868,7 +871,7 @@ def program_paths(
             or (index in fed and not word.startswith("-"))
         )
         if is_script:  # `sh gradlew build`, `bash ./mvnw compile`: as `./gradlew build` is
-            _called(program_name(word), words, index, base, by_name, assigned)
+            _called(_script_tool(previous, word), words, index, base, by_name, assigned)
         if before == "eval" or (before == "-c" and INTERPRETERS.get(program_name(previous))):
             # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
             for read in CODE_READ.findall(word):
@@ -1024,6 +1027,17 @@ def _glued_paths(option: str) -> list[tuple[str, bool]]:
             continue
         paths.append((first, place == 0))
     return paths
+
+
+def _script_tool(interpreter: str, script: str) -> str:
+    """The tool a script run by its interpreter is: a package's own script that node runs
+    (`node node_modules/prettier/bin/prettier.cjs`) is the program of that package's name, as
+    npx would run it; another is the program of its own name."""
+    inside = script.rsplit("node_modules/", 1)
+    package = package_name(inside[-1]) if len(inside) == 2 else None
+    if program_name(interpreter) in NODES and package is not None:
+        return program_name(bin_name(package))
+    return program_name(script)
 
 
 def run_behind(program: str, words: list[str], index: int) -> tuple[str, int]:

@@ -2269,6 +2269,11 @@ def _bins_called(
         return
     if (package := package_name(named)) is not None:
         node_names_held(bin_paths(bin_name(package), base, project), by_name)
+        # The tool it runs reads its files as it would run alone (`yarn lint-staged`, `npm exec
+        # -- prettier@3 --check .`: lint-staged's config, prettier's).
+        tool = program_name(bin_name(package))
+        if tool in BUILD_TOOLS and named in words:
+            by_name.calls.append((base, tool, words[words.index(named) + 1 :]))
 
 
 def package_manager_programs(folder: Path) -> list[str]:
