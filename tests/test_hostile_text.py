@@ -471,6 +471,28 @@ def test_a_hostile_pom_is_read_at_once(tmp_path, pom):
     assert "pom.xml" in output
 
 
+def test_a_build_script_of_unclosed_comments_is_read_at_once(tmp_path):
+    # A hook runs cargo: build.rs is read for the modules compiled into it, comments left out.
+    (tmp_path / "Cargo.toml").write_text("[package]\nname = 'x'\n")
+    (tmp_path / "build.rs").write_text("mod gen; // x\nfn main() {}\n" + "/*a" * (MIB // 4))
+    output = finishes(
+        f"""
+        from pathlib import Path
+        from tools.build_files import build_files
+        folder = Path({str(tmp_path)!r})
+        held, told = build_files("cargo", ("clippy",), folder, folder)
+        print(sorted(path.name for path in [*held, *told]))
+        """,
+        tmp_path,
+    )
+    assert "gen.rs" in output
+    # Commented out, a module is none; a comment inside a declaration is a blank.
+    (tmp_path / "build.rs").write_text("/* mod old; */ // mod older;\nmod /* x */ new;")
+    held, told = build_files("cargo", ("clippy",), tmp_path, tmp_path)
+    names = {path.name for path in [*held, *told]}
+    assert "new.rs" in names and not names & {"old.rs", "older.rs"}
+
+
 def test_an_ordinary_pom_still_names_its_modules_and_parent(tmp_path):
     # What the linear readings find on a pom as people write them: blanks around a module's
     # name, a commented-out parent, a parent's relative path with blanks.
