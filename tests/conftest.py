@@ -12,7 +12,9 @@ every start a real exec instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -267,3 +269,20 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+@contextlib.contextmanager
+def account_home_at(account: Path, home: Path, monkeypatch) -> Iterator[None]:
+    """Within it, the password database gives `account` as your home, and HOME is `home`
+    (a run with HOME moved: CI, `sudo -E`, a wrapper's `HOME=$PWD/.home`)."""
+    from tools.homes import account_home
+
+    entry = pwd.getpwuid(os.getuid())
+    yours = pwd.struct_passwd((*entry[:5], str(account), entry[6]))
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: yours)
+    monkeypatch.setenv("HOME", str(home))
+    account_home.cache_clear()
+    try:
+        yield
+    finally:
+        account_home.cache_clear()

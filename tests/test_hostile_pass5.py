@@ -553,6 +553,8 @@ def test_secrets_by_other_names_and_addresses_with_passwords_stay_out_of_command
         "JWT": "eyJ-five",
         "SESSION_COOKIE": "cookie-six",
         "DATABASE_URL": "postgres://app:pw-seven@db/app",
+        "DB_PW": "hunter2-eight",
+        "SERVICE_CREDS": "creds-nine",
     }
     harmless = {"KEYBOARD_LAYOUT": "us", "DOCS_URL": "https://example.com/docs"}
     api.add({"content": [tool_use("bash", {"command": "env"})]})

@@ -108,6 +108,20 @@ def test_the_key_in_other_projects_env_files_is_not_readable(api, env, layout):
 
 
 @needs_bwrap
+def test_a_key_other_projects_env_files_join_from_halves_is_not_readable(api, env, layout):
+    # Every dotenv reader joins `${A}${B}`: no line of these files holds the key whole.
+    user, workspace, planloop_home, home = layout
+    half = len(API_KEY) // 2
+    halves = f"A={API_KEY[:half]}\nB={API_KEY[half:]}\nANTHROPIC_API_KEY=${{A}}${{B}}\n"
+    plant(home, {"code/chatbot/.env": halves, "code/notes/.env": "A=1\nB=${A}2\n"}, user)
+    plant(workspace.parent, {"other/.env.local": halves}, user)
+    steal = "cat ~/code/chatbot/.env ../other/.env.local ~/code/notes/.env"
+    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, steal)
+    assert "B=${A}2" in output  # (a file whose values give no key: readable)
+    assert API_KEY[half:] not in output + result.stdout + result.stderr
+
+
+@needs_bwrap
 def test_the_key_in_home_files_of_other_names_is_not_readable(api, env, layout):
     # Where people keep the key for other programs: none of these is a `.env` by name.
     user, workspace, planloop_home, home = layout

@@ -84,6 +84,11 @@ OTHER_TOKEN_FILES = (
     ".circleci/cli.yml",
     ".config/Code/User/globalStorage/state.vscdb",
     ".config/VSCodium/User/globalStorage/state.vscdb",
+    ".modal.toml",
+    ".passwd-s3fs",
+    ".twilio-cli/config.json",
+    ".config/kaggle/kaggle.json",
+    ".config/turso/settings.json",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the
@@ -101,7 +106,16 @@ TOKEN_FILE_VARIABLES = (
     "NPM_CONFIG_USERCONFIG",
     "PIP_CONFIG_FILE",
     "NETRC",
+    "PGPASSFILE",
+    "BOTO_CONFIG",
+    "TF_CLI_CONFIG_FILE",
+    "OCI_CLI_CONFIG_FILE",
+    "SOPS_AGE_KEY_FILE",
+    "RCLONE_CONFIG",
+    "GOOGLE_APPLICATION_CREDENTIALS",
 )
+# Your variables that move a folder of secrets, hidden whole: a file of any name in it.
+SECRET_FOLDER_VARIABLES = ("GNUPGHOME", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "CODEX_HOME")
 
 
 def write(path: Path, content: str = KEY_LINE) -> Path:
@@ -288,12 +302,13 @@ def test_token_files_your_tools_variables_move_keep_the_key_from_commands(api, e
     if folders[0] != "root":
         pytest.skip("whose the files are changes nothing here")
     home = folders[-1]
-    variables = [*TOKEN_FOLDER_VARIABLES, *TOKEN_FILE_VARIABLES]
+    variables = [*TOKEN_FOLDER_VARIABLES, *TOKEN_FILE_VARIABLES, *SECRET_FOLDER_VARIABLES]
     env = {**env, **{name: str(home / name.lower()) for name in variables}}
     kube = ["kube/one.yaml", "kube/two.yaml"]
     env["KUBECONFIG"] = os.pathsep.join(str(home / name) for name in kube)
     names = [f"{name.lower()}/{file}" for name, file in TOKEN_FOLDER_VARIABLES.items()]
     names += [name.lower() for name in TOKEN_FILE_VARIABLES] + kube
+    names += [f"{name.lower()}/any/file.json" for name in SECRET_FOLDER_VARIABLES]
     control = write(home / "kube" / "notes.txt", CONTROL)
     contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
     assert read_tokens(contents) == []

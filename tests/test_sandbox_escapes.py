@@ -8,10 +8,8 @@ workspace changed, no host socket answered, no file of the person's is gone.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import pwd
 import re
 import shutil
 import socket
@@ -23,7 +21,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, outside_tmp, results_by_id, run, run_cli, terminal_env
+from conftest import (
+    API_KEY,
+    account_home_at,
+    outside_tmp,
+    results_by_id,
+    run,
+    run_cli,
+    terminal_env,
+)
 from test_hostile_pass4 import tool_results
 
 from fakeapi import text, tool_use
@@ -37,7 +43,6 @@ from tools.sandbox import (
     LANDLOCK_PYTHON,
     MAX_ENV_FILES_HELD,
     Bubblewrap,
-    account_home,
     hidden_paths,
     private_folder,
 )
@@ -551,34 +556,24 @@ def test_keys_other_tools_keep_in_the_home_are_hidden(home: Path, workspace: Pat
     assert "read" in output and "SECRET-OF" not in output
 
 
-@contextlib.contextmanager
-def account_home_at(account: Path, home: Path, monkeypatch) -> Iterator[None]:
-    """Within it, the password database gives `account` as your home, and HOME is `home`."""
-    entry = pwd.getpwuid(os.getuid())
-    yours = pwd.struct_passwd((*entry[:5], str(account), entry[6]))
-    monkeypatch.setattr(pwd, "getpwuid", lambda uid: yours)
-    monkeypatch.setenv("HOME", str(home))
-    account_home.cache_clear()
-    try:
-        yield
-    finally:
-        account_home.cache_clear()
-
-
 @needs_bwrap
 def test_secrets_of_your_account_s_home_are_hidden_when_home_points_elsewhere(
     home: Path, workspace: Path, tmp_path: Path, monkeypatch
 ):
     # A run with HOME moved (CI, `sudo -E`, a wrapper's `HOME=$PWD/.home`): the home the
     # password database gives is still yours, with your keys and other sessions in it.
-    account = tmp_path / "account"
-    for name in (".ssh/id_ed25519", ".npmrc", ".planloop/sessions/other.jsonl"):
-        (account / name).parent.mkdir(parents=True, exist_ok=True)
-        (account / name).write_text(f"SECRET-OF {name}\n")
-    with account_home_at(account, home, monkeypatch):
-        command = f"cd {account} && cat .ssh/id_ed25519 .npmrc .planloop/sessions/*; echo read"
-        output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
-    assert "read" in output and "SECRET-OF" not in output
+    account = outside_tmp("planloop-account-")  # (the sandbox's own /tmp would hide it anyway)
+    try:
+        for name in (".ssh/id_ed25519", ".npmrc", ".planloop/sessions/other.jsonl", "notes"):
+            (account / name).parent.mkdir(parents=True, exist_ok=True)
+            (account / name).write_text(f"SECRET-OF {name}\n")
+        with account_home_at(account, home, monkeypatch):
+            command = f"cd {account} && cat .ssh/id_ed25519 .npmrc .planloop/sessions/* notes"
+            output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    finally:
+        shutil.rmtree(account)
+    assert "SECRET-OF notes" in output  # (the folder is there to read)
+    assert output.count("SECRET-OF") == 1
 
 
 def test_your_account_s_dot_files_kept_in_the_workspace_are_protected_when_home_moves(

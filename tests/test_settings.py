@@ -140,6 +140,16 @@ SERVICE_TOKENS = {
     "query token": "https://api.example.com/hook?token=S3cretTok12",
     "query access token": "https://api.example.com/feed?access_token=S3cretTok12",
     "fragment access token": "https://example.com/cb#access_token=S3cretTok12",
+    # ... however the parameter is spelt: GitLab's feed, S3's presigned address, and kin.
+    "query private token": "https://gitlab.example.com/x.atom?private_token=S3cretTok12",
+    "query auth token": "https://api.example.com/x?auth_token=S3cretTok12",
+    "query api key in camel case": "https://api.example.com/x?apiKey=S3cretTok12",
+    "query token in capitals": "https://api.example.com/x?Token=S3cretTok12",
+    "query token with a dash": "https://api.example.com/x?access-token=S3cretTok12",
+    "presigned address": "https://b.s3.amazonaws.com/k?X-Amz-Signature=0a1b2c3d4e5f6a7b",
+    # Keys by their form: a PEM private key, a service account's JSON.
+    "pem private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=",
+    "service account": '{"type": "service_account", "private_key": "x"}',
 }
 
 
@@ -151,7 +161,11 @@ def test_a_well_known_services_token_never_reaches_a_sandboxed_command(token):
 
 
 @pytest.mark.parametrize(
-    "value", ["key-value", "https://hooks.slack.com/", "12345:abc", "dapi", "fm2_short", "v1.0-3"]
+    "value",
+    [
+        *("key-value", "https://hooks.slack.com/", "12345:abc", "dapi", "fm2_short", "v1.0-3"),
+        *("https://example.com/?page=12345678", "-----BEGIN PUBLIC KEY-----"),
+    ],
 )
 def test_a_value_that_only_begins_like_a_token_is_passed_on(value):
     assert command_environment(True, {"SETTING": value}) == {"SETTING": value}

@@ -240,6 +240,12 @@ def holds_the_key(data: bytes, secrets: list[str] | None = None) -> bool:
     forms = search_secrets_of(found)  # each encoding, and base64
     if holds_any(data, forms) or holds_wrapped(data, base64_only(forms)):
         return True
+    return expands_to_the_key(data, found)
+
+
+def expands_to_the_key(data: bytes, found: list[str]) -> bool:
+    """Whether python-dotenv, reading `data`, makes one of `found` of its values with `${...}`
+    expanded from the file alone (`holds_the_key`); a file too big to expand counts as one."""
     for encoding, reference in REFERENCE_STARTS:
         if reference not in data:
             continue

@@ -100,6 +100,7 @@ SECRET_WORDS = ("SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL")
 SECRET_PARTS = (
     *("TOKEN", "TOKENS", "APIKEY", "AUTH", "PWD", "PAT"),
     *("KEY", "PASS", "DSN", "WEBHOOK", "JWT", "COOKIE"),  # OPENAI_KEY, DB_PASS, SENTRY_DSN, ...
+    *("PW", "CREDS"),  # DB_PW, SERVICE_CREDS
 )
 # Two parts in a row:
 SECRET_PAIRS = (
@@ -161,7 +162,12 @@ KNOWN_TOKEN = re.compile(
     r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{20}"
     r"|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{20}"
     r"|(?i:bearer|basic)\s++[A-Za-z0-9+/=_.~-]{20}"  # (an Authorization header's value)
-    r"|[?&#](?:key|token|access_token|api_key|apikey|secret|sig|password)=[^&\s]{8}"
+    # A query's or fragment's parameter that names a secret, in any case and with any words
+    # before (`?private_token=`, `#access_token=`, `?X-Amz-Signature=`, `?apiKey=`):
+    r"|(?i:[?&#][\w.-]{0,40}?(?:token|key|secret|sig|signature|password|passwd|pwd|auth))"
+    r"=[^&\s]{8}"
+    r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"  # (a PEM key, whatever holds it)
+    r'|"private_key"\s*+:'  # (a service account's JSON)
     r"|(?i:pwd|password)=[^;\s]{6}"  # (in a connection string: `Server=x;Pwd=...`)
 )
 

@@ -80,6 +80,7 @@ from pathlib import Path
 
 from redaction import secret_encodings
 from tools.event_queues import CTRL_C_COUNT, ENDING, judged_by_a_watch
+from tools.homes import your_homes
 
 SEARCH_DEPTH = 7  # ~/miniconda3/envs/<env>/etc/conda/activate.d/env_vars.sh: six folders down
 SIBLING_DEPTH = 6  # <mono>/deploy/k8s/overlays/prod/secrets.env, from <mono>/services/<ws>
@@ -625,6 +626,7 @@ class KeyCopySearch:
         self.longest = max(len(secret) for secret in self.secrets)
         self.pattern = re.compile(b"|".join(re.escape(secret) for secret in self.secrets))
         self.wrapped = base64_only(self.secrets)
+        self.plain = [secret.decode("latin-1") for secret in self.secrets]
         # What a piece carries over to the next: a form across the edge, broken into lines.
         self.overlap = 2 * self.longest
         self.seen: set[tuple[int, int]] = set()
@@ -807,7 +809,7 @@ class KeyCopySearch:
                 return
             began = time.time_ns()
             self.interrupted_file = False
-            if self.holds_from(fd, info.st_size):
+            if self.holds_from(fd, info.st_size) or self.joins_the_key(path, fd, info.st_size):
                 self.found.append(Path(path))
                 self.account.found += 1
                 if info.st_nlink > 1:  # another name may show it: `find_other_names`
@@ -887,6 +889,19 @@ class KeyCopySearch:
                 return False
             kept = data[-self.overlap :]
         return False
+
+    def joins_the_key(self, path: str, fd: int, size: int) -> bool:
+        """Whether a `.env` (by its name) gives the key from halves it joins with `${...}`
+        (`A=sk-ant-...`, `B=...`, `KEY=${A}${B}`): every dotenv reader gets it whole."""
+        from tools.bind_watch import DOTENV_JUDGED_BYTES, expands_to_the_key
+        from tools.paths import is_env_name
+
+        if size > DOTENV_JUDGED_BYTES or not is_env_name(os.path.basename(path)):
+            return False
+        data = os.pread(fd, size, 0)
+        self.bytes_read += len(data)
+        self.account.bytes += len(data)
+        return b"${" in data and expands_to_the_key(data, self.plain)
 
     def holds(self, data: bytes) -> bool:
         if holds_wrapped(data, self.wrapped):
@@ -1238,16 +1253,17 @@ def repository_top(workspace: Path) -> Path | None:
     return None
 
 
-def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
-    """The places to search: the home folder, the two folders above the workspace, the
-    workspace; as root, ROOT_PLACES and the files systemd units name. Not /tmp but the workspace
-    itself (the sandbox's /tmp is private, the workspace is bound into it), nor a system folder
-    but those, nor `/`. The workspace, and the folders above it up to its repository's top,
-    are not yours (`Place`)."""
+def search_places(workspace: Path, *homes: Path) -> tuple[Place, ...]:
+    """The places to search: the home folders (yours, and your account's when a run moves
+    HOME: tools/homes.py), the two folders above the workspace, the workspace; as root,
+    ROOT_PLACES and the files systemd units name. Not /tmp but the workspace itself (the
+    sandbox's /tmp is private, the workspace is bound into it), nor a system folder but those,
+    nor `/`. The workspace, and the folders above it up to its repository's top, are not yours
+    (`Place`)."""
     as_root = os.geteuid() == 0
     workspace = Path(os.path.realpath(workspace))
     top = repository_top(workspace) or workspace
-    candidates = [(home, SEARCH_DEPTH, True)]
+    candidates = [(home, SEARCH_DEPTH, True) for home in homes]
     candidates += [
         (folder, SIBLING_DEPTH, not folder.is_relative_to(top))
         for folder in list(workspace.parents)[:2]
@@ -1255,7 +1271,7 @@ def search_places(workspace: Path, home: Path) -> tuple[Place, ...]:
     candidates += [(workspace, WORKSPACE_DEPTH, False)]
     if as_root:
         candidates += [(folder, depth, True) for folder, depth in ROOT_PLACES]
-    named = unit_files(home, as_root)
+    named = [path for home in homes for path in unit_files(home, as_root)]
     candidates += [(Path(path), 0, True) for path in named if os.path.isabs(path)]
     places: dict[Path, tuple[int, bool]] = {}
     # A file a unit names under /etc as root only: /etc is read whole then anyway, and one
@@ -1319,7 +1335,7 @@ def key_copy_search(workspace: Path, hidden: list[Path]) -> KeyCopySearch | None
     if not secrets:
         return None
     root = Path(os.path.realpath(workspace))
-    places = search_places(root, Path.home())
+    places = search_places(root, *your_homes())
     allowed = [place.path for place in places]
     system = [s for s in SYSTEM_FOLDERS if not any(p.is_relative_to(s) for p in allowed)]
     skipped = (*(Path(os.path.realpath(path)) for path in hidden), *system)

@@ -40,10 +40,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
-import functools
 import itertools
 import os
-import pwd
 import re
 import site
 import stat
@@ -63,6 +61,7 @@ from tools.event_queues import (
     open_own,
     own_read_done,
 )
+from tools.homes import account_home, your_homes
 from tools.per_file_configs import CONFIG_NAMES as PER_FILE_CONFIG_NAMES
 from tools.per_file_configs import NOTED_IN_PACKAGES
 from tools.shell_config import (
@@ -357,8 +356,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
     home = planloop_home()
     # Only when planloop runs in the home folder or above it: then its start-up files are
     # inside the workspace, and a plain write there would run later, outside any sandbox.
-    your_home = Path(os.path.realpath(Path.home()))
-    home_inside = your_home.is_relative_to(root)
+    inside_homes = [Path(os.path.realpath(home)) for home in your_homes()]
+    inside_homes = [home for home in inside_homes if home.is_relative_to(root)]
     links = home_links()  # one look at your home folder for both questions
     linked_here = home_links_into(root, links)
     workspace_linked = home_link_to_workspace(root, links) is not None
@@ -375,7 +374,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
     for candidate in (given, resolved):
         if candidate == home or candidate.is_relative_to(home):
             return HOME_REASON
-        if home_inside and _is_dot_entry_of(your_home, candidate):
+        if any(_is_dot_entry_of(your_home, candidate) for your_home in inside_homes):
             return HOME_FILES_REASON
         if any(candidate == linked or candidate.is_relative_to(linked) for linked in linked_here):
             return HOME_FILES_REASON
@@ -750,20 +749,6 @@ def host_tool_config_reason(name: str, parent: str = "") -> str:
     return f"{shown} is protected: {MISE_REASON}"
 
 
-@functools.lru_cache(maxsize=1)
-def account_home() -> Path | None:
-    """The home folder the password database gives your user, where it is not $HOME: the
-    secrets there are as much yours when a run's HOME points elsewhere (`HOME=$PWD/.home`)."""
-    try:
-        home = pwd.getpwuid(os.getuid()).pw_dir
-    except KeyError:
-        return None
-    if not os.path.isabs(home) or not os.path.isdir(home):
-        return None
-    same = os.path.realpath(home) == os.path.realpath(Path.home())
-    return None if same else Path(os.path.normpath(home))
-
-
 def home_links() -> list[tuple[Path, Path]]:
     """(link, where it leads, resolved) for each link among your home's dot files,
     `~/.config`'s and `~/.local/bin`'s entries (GNU stow and the like: `~/.gitconfig ->
@@ -772,7 +757,7 @@ def home_links() -> list[tuple[Path, Path]]:
     a folder that is there already (`~/.config/git/config`, `~/.ssh/config`). Of the home
     your account has too, when a run's HOME points elsewhere (`account_home`): your git and
     shell read theirs from there in every other terminal."""
-    homes = [Path.home(), *filter(None, [account_home()])]
+    homes = your_homes()
     found = [link for home in homes for link in _dot_file_links(home)]
     for variable in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
         if os.environ.get(variable, "").startswith("/"):
@@ -979,10 +964,11 @@ def home_file_hard_linked(root: Path) -> str | None:
         device = os.stat(root).st_dev
     except OSError:
         return None
-    home = Path.home()
-    files = [path for path in your_git_configs() if path.is_relative_to(home)]
-    with contextlib.suppress(OSError), os.scandir(home) as entries:
-        files += [Path(entry.path) for entry in entries if entry.name.startswith(".")]
+    homes = your_homes()
+    files = [path for path in your_git_configs() if any(map(path.is_relative_to, homes))]
+    for home in homes:
+        with contextlib.suppress(OSError), os.scandir(home) as entries:
+            files += [Path(entry.path) for entry in entries if entry.name.startswith(".")]
     for path in files:
         try:
             info = os.stat(path, follow_symlinks=False)

@@ -112,6 +112,7 @@ from tools.git_programs import (
     git_program_not_held,
     git_programs_in,
 )
+from tools.homes import account_home, your_homes
 from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
 from tools.letter_case import ignores_case
 from tools.node_packages import NODE_PACKAGE_REASON
@@ -120,7 +121,6 @@ from tools.paths import (
     VENV_LINK_REASON,
     FolderListing,
     WorkspaceScan,
-    account_home,
     common_dir_of,
     config_too_big,
     git_config_paths,
@@ -283,6 +283,11 @@ SECRET_HOME_PATHS = (
     ".boto",
     ".databrickscfg",
     ".kaggle",
+    ".config/kaggle",  # kaggle.json, where newer kaggle versions keep it
+    ".modal.toml",  # Modal's token
+    ".passwd-s3fs",  # s3fs's keys
+    ".twilio-cli",
+    ".config/turso",
     ".oci",
     ".pulumi",
     ".config/rclone",
@@ -632,6 +637,17 @@ SECRET_FILE_VARIABLES = (
     "REGISTRY_AUTH_FILE",  # podman's auth.json moved
     "HF_TOKEN_PATH",  # Hugging Face's token moved
     "WGETRC",  # ~/.wgetrc moved
+    "PGPASSFILE",  # ~/.pgpass moved
+    "BOTO_CONFIG",  # ~/.boto moved
+    "TF_CLI_CONFIG_FILE",  # ~/.terraformrc moved
+    "OCI_CLI_CONFIG_FILE",  # ~/.oci/config moved
+    "SOPS_AGE_KEY_FILE",  # the age key that opens the repository's encrypted secrets
+    "RCLONE_CONFIG",  # ~/.config/rclone/rclone.conf moved
+    "GOOGLE_APPLICATION_CREDENTIALS",  # a service account's key
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "HELM_REGISTRY_CONFIG",  # helm's registry logins
+    "RESTIC_PASSWORD_FILE",
+    "VAULT_CLIENT_KEY",
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
@@ -644,6 +660,16 @@ SECRET_FOLDER_VARIABLES = {
     "HF_HOME": ("token", "stored_tokens"),  # Hugging Face's tokens
     "XDG_RUNTIME_DIR": ("containers/auth.json",),  # podman's registry logins, by default
 }
+# Your variables that move a folder of secrets hidden whole in your home (SECRET_HOME_PATHS):
+# hidden whole where they put it.
+SECRET_WHOLE_FOLDER_VARIABLES = (
+    "GNUPGHOME",  # ~/.gnupg: the private keys
+    "CLOUDSDK_CONFIG",  # ~/.config/gcloud
+    "AZURE_CONFIG_DIR",  # ~/.azure
+    "CLAUDE_CONFIG_DIR",  # ~/.claude: another agent's login
+    "CODEX_HOME",  # ~/.codex
+    "DOCKER_CERT_PATH",  # the client key docker talks to a remote daemon with
+)
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
 # sandbox's root is the host's root user (uid 0 mapped to 0), and /proc/sys files are checked
@@ -684,8 +710,12 @@ def secret_paths() -> list[Path]:
         candidates += [*home_secret_paths(str(account), unmoved), account / ".planloop"]
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
+    candidates += folders_named_by_your_variables()
     your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
-    candidates += [named for named in credential_store_files(*your_git) if file_or_none(named)]
+    stores = list(credential_store_files(*your_git))
+    if account is not None:  # (what git in your other terminals reads: your account's config)
+        stores += credential_store_files(str(account))
+    candidates += [named for named in stores if file_or_none(named)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
@@ -718,6 +748,18 @@ def named_by_your_variables() -> list[Path]:
     return [path for path in named if path is not None]
 
 
+def folders_named_by_your_variables() -> list[Path]:
+    """The folders SECRET_WHOLE_FOLDER_VARIABLES name, but none that holds a home of yours:
+    hidden whole, as where they usually lie."""
+    named = [your_path(variable) for variable in SECRET_WHOLE_FOLDER_VARIABLES]
+    homes = your_homes()
+    return [
+        folder
+        for folder in named
+        if folder is not None and not any(home.is_relative_to(folder) for home in homes)
+    ]
+
+
 # Your variables that change which git config is yours: a new value is read afresh.
 GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
 STORE_HELPERS = ("store", "credential-store", "git-credential-store")
@@ -727,31 +769,34 @@ STORE_HELPERS = ("store", "credential-store", "git-credential-store")
 def credential_store_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     """The files `credential.helper = store --file PATH` names in your own git config (global
     and system, asked of your git from `/`: never a repository's), where git keeps passwords in
-    plain text; `home` and `your_variables` (GIT_CONFIG_VARIABLES) only key the cache."""
+    plain text: git's answer with HOME at `home` and GIT_CONFIG_VARIABLES at `your_variables`
+    (unset where empty), as git in your other terminals reads them."""
     named: list[Path] = []
     git = host_program("git")  # never one a command could have put on PATH
+    environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key
+    environ["HOME"] = home
+    for name, value in itertools.zip_longest(GIT_CONFIG_VARIABLES, your_variables[:3]):
+        if value:
+            environ[name] = value
+        else:
+            environ.pop(name, None)
     for scope in ("--global", "--system") if git is not None else ():
         command = [git, "config", scope, "--get-regexp", r"^credential\..*helper$"]
         try:
             found = subprocess.run(
-                command,
-                cwd="/",
-                env=command_environment(sandboxed=False),  # no LD_PRELOAD, no key
-                capture_output=True,
-                text=True,
-                timeout=10,
+                command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
             )
         except (OSError, subprocess.SubprocessError):
             continue
         for line in found.stdout.splitlines():
-            named += store_file_of(line.partition(" ")[2])
+            named += store_file_of(line.partition(" ")[2], home)
     return tuple(dict.fromkeys(named))
 
 
-def store_file_of(helper: str) -> list[Path]:
+def store_file_of(helper: str, home: str | None = None) -> list[Path]:
     """The file a credential helper's value (`store --file ~/.git-credentials-work`) makes git
     keep its passwords in; none for another helper. Git runs it through the shell, so `~` is
-    your home."""
+    the home git runs with (`home`, else $HOME)."""
     try:
         words = shlex.split(helper)
     except ValueError:
@@ -762,6 +807,8 @@ def store_file_of(helper: str) -> list[Path]:
         value = word.removeprefix("--file=") if word.startswith("--file=") else None
         value = after if word == "--file" else value
         if value:
+            if home is not None and (value == "~" or value.startswith("~/")):
+                value = home + value[1:]
             path = os.path.expanduser(value)
             return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
     return []
@@ -2163,8 +2210,8 @@ class Bubblewrap:
                 "write here your shell or editor reads as your own settings; sandboxed "
                 "commands ask before they run"
             )
-        home = Path(os.path.realpath(Path.home()))
-        if home.is_relative_to(root):
+        homes = [Path(os.path.realpath(home)) for home in your_homes()]
+        for home in (home for home in homes if home.is_relative_to(root)):
             # The shell's and git's start-up files there (~/.bashrc, ~/.gitconfig, ...) run
             # outside the sandbox later, each time the person opens a terminal or runs git.
             return (

@@ -68,6 +68,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
+from tools.homes import your_homes
 from tools.toml_text import toml_data
 from tools.your_configs import (
     ENVRC_FOLDER_SPELLINGS,
@@ -255,18 +256,19 @@ WORD_PIECES = re.compile(r"\$\(|[`()=<> \t\n]")  # (a carriage return is in the 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def literal_path(word: str, base: Path | None) -> Path | None:
+def literal_path(word: str, base: Path | None, home: Path | None = None) -> Path | None:
     """A word of a shell line as the path it names, or None when it is not a plain one.
 
-    `~`, `$HOME` and `${HOME}` are expanded; a word with any other variable, a command
+    `~`, `$HOME` and `${HOME}` are expanded, to `home` where given (the home of the start-up
+    file it is read from), else to $HOME; a word with any other variable, a command
     substitution or a glob is left out (its path cannot be known without running the shell).
     A relative path is taken from `base`; with no base (a start-up file, which the shell reads
     wherever it starts, and `source name` looks on PATH first), it is left out.
     """
-    for home in ("$HOME", "${HOME}"):
-        if word == home or word.startswith(home + "/"):
-            word = str(Path.home()) + word[len(home) :]
-    word = os.path.expanduser(word)
+    for spelt in ("$HOME", "${HOME}", "~"):
+        if word == spelt or word.startswith(spelt + "/"):
+            word = str(home or Path.home()) + word[len(spelt) :]
+    word = os.path.expanduser(word)  # (`~user`)
     if not word or any(char in word for char in "$`*?["):
         return None
     if not os.path.isabs(word):
@@ -311,13 +313,15 @@ def _read(path: Path) -> str:
 
 
 def start_files() -> list[Path]:
-    """Your shells' start-up files that exist: bash, sh, zsh (in $ZDOTDIR too), ksh, csh, fish."""
-    home = Path.home()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    files = [home / name for name in SHELL_START_FILES + ZSH_START_FILES]
+    """Your shells' start-up files that exist: bash, sh, zsh (in $ZDOTDIR too), ksh, csh, fish;
+    in each of your homes (tools/homes.py: your account's too, when a run moves HOME)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    files = [Path(xdg) / "fish" / "config.fish"] if xdg else []
+    for home in your_homes():
+        files += [home / name for name in SHELL_START_FILES + ZSH_START_FILES]
+        files.append(home / ".config" / "fish" / "config.fish")
     if os.environ.get("ZDOTDIR"):
         files += [Path(os.environ["ZDOTDIR"]) / name for name in ZSH_START_FILES]
-    files += [xdg / "fish" / "config.fish", home / ".config" / "fish" / "config.fish"]
     return [path for path in dict.fromkeys(files) if os.path.isfile(path)]
 
 
@@ -330,7 +334,7 @@ def sourced_by_your_shell() -> list[Path]:
         for words in shell_commands(_read(path)):
             if words[0] not in ("source", ".") or len(words) < 2:
                 continue
-            named = literal_path(words[1], None)
+            named = literal_path(words[1], None, home_of(path))
             if named is None or named in files or named in sourced:
                 continue
             sourced.append(named)
@@ -339,7 +343,13 @@ def sourced_by_your_shell() -> list[Path]:
     return sourced
 
 
-def named_files(text: str, base: Path | None) -> list[Path]:
+def home_of(path: Path) -> Path:
+    """The home whose shell reads the start-up file `path`: the one of your homes it lies in
+    (your account's `~/.bashrc` expands `~` to your account's home), else $HOME."""
+    return next((home for home in your_homes() if path.is_relative_to(home)), Path.home())
+
+
+def named_files(text: str, base: Path | None, home: Path | None = None) -> list[Path]:
     """Each existing file that a word of the shell file `text` names by a literal path
     (`literal_path`), wherever the word stands: a command run by its path, inside `$(...)` or
     backquotes, an argument. A script run by its path runs as surely as one sourced
@@ -355,7 +365,7 @@ def named_files(text: str, base: Path | None) -> list[Path]:
             if ASSIGNMENT.match(word) and "$(" not in word and "`" not in word:
                 continue
             for piece in WORD_PIECES.split(word):
-                named = literal_path(piece.strip("'\""), base) if piece else None
+                named = literal_path(piece.strip("'\""), base, home) if piece else None
                 if named is not None and named not in found and os.path.isfile(named):
                     found.append(named)
     return found
@@ -367,7 +377,7 @@ def run_by_your_shell() -> list[Path]:
     sourced = sourced_by_your_shell()
     found: list[Path] = []
     for path in [*start_files(), *sourced]:
-        found += named_files(_read(path), None) if os.path.isfile(path) else []
+        found += named_files(_read(path), None, home_of(path)) if os.path.isfile(path) else []
     return [path for path in dict.fromkeys(found) if path not in sourced]
 
 
@@ -1163,7 +1173,6 @@ def outside_environments(root: Path, environ: Mapping[str, str] = os.environ) ->
     virtualenv or conda environment, the virtualenv of each folder of your PATH, those in the
     places OUTSIDE_VENV_HOMES names, and your user base (`pip install --user -e .`, read by
     every python of yours)."""
-    home = Path.home()
     found: list[Path] = []
     for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if os.path.isabs(environ.get(name, "")):
@@ -1171,12 +1180,14 @@ def outside_environments(root: Path, environ: Mapping[str, str] = os.environ) ->
     for entry in environ.get("PATH", "").split(os.pathsep):
         if os.path.isabs(entry) and os.path.isfile(Path(entry).parent / VENV_CONFIG_NAME):
             found.append(Path(entry).parent)
-    patterns = [os.path.join(glob.escape(str(home)), name) for name in OUTSIDE_VENV_HOMES]
+    homes = your_homes()  # (your account's too, when a run moves HOME)
+    patterns = [os.path.join(glob.escape(str(h)), n) for h in homes for n in OUTSIDE_VENV_HOMES]
     if os.path.isabs(environ.get("WORKON_HOME", "")):
         patterns.append(os.path.join(glob.escape(environ["WORKON_HOME"]), "*"))
     for pattern in patterns:
         found += [Path(path) for path in itertools.islice(glob.iglob(pattern), 50)]
-    found.append(Path(environ.get("PYTHONUSERBASE") or home / ".local"))
+    found.append(Path(environ.get("PYTHONUSERBASE") or homes[0] / ".local"))
+    found += [home / ".local" for home in homes[1:]]
     outside = [path for path in found if not Path(os.path.realpath(path)).is_relative_to(root)]
     return list(dict.fromkeys(outside))[:MAX_OUTSIDE_ENVIRONMENTS]
 

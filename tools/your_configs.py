@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tools.environment import CODE_VARIABLES, WordTooLong, code_paths_of, shell_words
+from tools.homes import your_homes
 
 CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
 
@@ -336,11 +337,15 @@ def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) ->
 
 
 def named_by_your_configs(root: Path) -> list[Path]:
-    """Each path in the workspace your configuration files name (read once per run)."""
-    home = Path(os.path.expanduser("~"))
-    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
-    return list(_named_by_configs(Path(root), homes, config_home))
+    """Each path in the workspace your configuration files name (read once per run), in each of
+    your homes (tools/homes.py: your account's too, when a run moves HOME)."""
+    found: list[Path] = []
+    for home in your_homes():
+        moved = os.environ.get("XDG_CONFIG_HOME") if home == Path.home() else None
+        config_home = Path(moved or home / ".config")
+        homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
+        found += _named_by_configs(Path(root), homes, config_home)
+    return list(dict.fromkeys(found))
 
 
 def names_code(name: str, path: Path) -> bool:
