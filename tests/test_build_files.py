@@ -950,6 +950,22 @@ def test_a_package_json_counts_for_a_per_file_linter_only_with_its_key(tmp_path)
     assert not held & {"a/package.json", "c/package.json"}
 
 
+def test_a_package_file_the_tools_read_more_leniently_than_python_still_counts(tmp_path):
+    # prettier strips a BOM before JSON.parse; lint-staged's YAML takes a control character
+    # PyYAML refuses. Neither is "no key of theirs".
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nprettier -c .\nnpx lint-staged\n", "root")
+    bom = '\ufeff{"prettier": {"plugins": ["./fmt.mjs"]}}'
+    make(tmp_path / "web/package.json", bom, "root", 0o644)
+    make(tmp_path / "web/fmt.mjs", "export default {}\n", "root", 0o644)
+    assert {"web/package.json", "web/fmt.mjs"} <= per_file_held(tmp_path)
+    yaml_text = "# web \x01\n{name: api, lint-staged: {'*.js': node check.js}}\n"
+    make(tmp_path / "api/package.yaml", yaml_text, "root", 0o644)
+    scan = scan_for_file_tools(tmp_path)
+    settings = host_tool_settings(tmp_path, scan)
+    why = per_file_config_not_held(tmp_path, settings, scan.per_file_configs)
+    assert why is not None and "api/package.yaml" in why and "cannot parse" in why, why
+
+
 def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):
     # The project's own configs, for the person's editor and their own runs: the project's code.
     make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nmake lint\n", "root")

@@ -998,6 +998,7 @@ def test_what_a_tool_is_told_to_read_by_an_option_is_held(tmp_path, line, files,
         "npx @scope/x@1 && npx lint-staged@^16.1",
         "npm exec --yes -- lint-staged@16",
         "yarn lint-staged",  # (yarn runs node_modules/.bin/lint-staged: no script of that name)
+        "yarn run lint-staged",
         "pnpm exec lint-staged",
         "node node_modules/lint-staged/bin/lint-staged.js",
     ],

@@ -2261,10 +2261,13 @@ def _bins_called(
     `pnpm exec x`, `yarn exec x`, `bun x x`, and `yarn x` (pnpm's, bun's) where x is neither a
     command of theirs nor a script of the package.json there."""
     plain = [word for word in words if not word.startswith("-")]
+    scripts = npm_scripts(base) or {}
     if plain[:1] in (["exec"], ["x"]) and len(plain) > 1:
         named = plain[1]
+    elif program in ("yarn", "pnpm", "bun") and plain[:1] == ["run"] and len(plain) > 1:
+        named = plain[1] if plain[1] not in scripts else ""  # (`yarn run lint-staged`)
     elif program in ("yarn", "pnpm", "bun") and plain and plain[0] not in BUILT_INS:
-        named = plain[0] if plain[0] not in (npm_scripts(base) or {}) else ""
+        named = plain[0] if plain[0] not in scripts else ""
     else:
         return
     if (package := package_name(named)) is not None:
@@ -2523,10 +2526,15 @@ def _package_config_code(
         text = read_small_file(package)
     except OSError as error:
         raise CannotTell(f"{package}, which planloop cannot read ({error.strerror})") from None
+    # The tools read it more leniently than python does (a BOM, a control character YAML
+    # allows them): one python cannot read that names their key is theirs to run, unknown.
+    unread = CannotTell(f"{package}, which names {' or '.join(keys)} but planloop cannot parse")
     if package.suffix == ".json":
         try:
-            data = json.loads(text)
+            data = json.loads(text.removeprefix("\ufeff"))
         except ValueError:
+            if any(f'"{key}"' in text for key in keys):
+                raise unread from None
             return None
         found = [key for key in keys if isinstance(data, dict) and key in data]
         code = local_paths(json.dumps([data[key] for key in found]), package.parent)
@@ -2534,6 +2542,8 @@ def _package_config_code(
         try:
             data = read_yaml(text)
         except (ValueError, RecursionError):
+            if any(key in text for key in keys):
+                raise unread from None
             data = None
         pattern = r"^[\"']?{}[\"']?[ \t]*+:"
         found = [
