@@ -8,6 +8,7 @@ scripts do for `npm run lint`.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -1026,6 +1027,27 @@ def test_what_python_runs_in_place_of_a_tool_s_python_file_is_held_and_told(tmp_
     assert {"☣.py", "toxfile", "toxfile.so", "__pycache__/toxfile.cpython-311.pyc"} <= told
     held, _ = build_files("nox", ("-s", "lint"), tmp_path, tmp_path)
     assert names(tmp_path, held) == {"noxfile.py", "__pycache__/noxfile.cpython-312.opt-1.pyc"}
+
+
+def test_a_compiled_copy_past_thousands_of_others_is_still_held(tmp_path):
+    from tools.build_files import MAX_CACHE_ENTRIES
+
+    make(tmp_path / "tox.ini", "[tox]\n", "root", 0o644)
+    make(tmp_path / "toxfile.py", "", "root", 0o644)
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    copies = [f"toxfile.cpython-3{minor}{opt}.pyc" for minor in range(8, 16) for opt in OPTS]
+    for name in copies:
+        (cache / name).touch()
+    for number in range(2 * MAX_CACHE_ENTRIES):
+        (cache / f"junk{number}.cpython-311.pyc").touch()
+    late = [name for name in os.listdir(cache)[MAX_CACHE_ENTRIES:] if name.startswith("tox")]
+    assert late, "no copy lies past the listing: the test proves nothing"
+    held, _ = build_files("tox", ("-e", "lint"), tmp_path, tmp_path)
+    assert {f"__pycache__/{name}" for name in late} <= names(tmp_path, held)
+
+
+OPTS = ("", ".opt-1", ".opt-2")
 
 
 def test_the_modules_compiled_into_a_build_script_are_held(tmp_path):

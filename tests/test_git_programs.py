@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -828,6 +829,26 @@ def test_a_hook_that_starts_python_with_no_script_holds_the_modules_of_the_tree(
     assert found.get(tmp_path / "re.py") == PYTHON_FOLDER_REASON
     hook.write_text("#!/bin/sh\nexec ./scripts/check.sh\n")  # a hook of no such kind
     assert tmp_path / "re.py" not in dict(git_files_when_there(tmp_path, [tmp_path / ".git"]))
+
+
+def test_a_standard_module_past_thousands_of_files_is_still_held(tmp_path):
+    # A command makes more files than planloop lists at the top, then a `re.py` its listing
+    # would reach after them.
+    from tools.git_programs import MAX_FOLDER_ENTRIES, PYTHON_FOLDER_REASON, git_files_when_there
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    hook = tmp_path / ".git/hooks/pre-commit"
+    hook.write_text('#!/bin/sh\nexec /usr/bin/python3 -mpre_commit hook-impl "$@"\n')
+    modules = sorted(sys.stdlib_module_names)[:60]
+    for name in modules:
+        (tmp_path / f"{name}.py").write_text("")
+    for number in range(2 * MAX_FOLDER_ENTRIES):
+        (tmp_path / f"junk{number}").touch()
+    listed = [entry.name for entry in os.scandir(tmp_path)]
+    late = [name for name in listed[MAX_FOLDER_ENTRIES:] if name.endswith(".py")]
+    assert late, "no module lies past the listing: the test proves nothing"
+    found = dict(git_files_when_there(tmp_path, [tmp_path / ".git"]))
+    assert [name for name in late if found.get(tmp_path / name) != PYTHON_FOLDER_REASON] == []
 
 
 # pre-commit's own hook, as `pre-commit install` writes it from the project's virtualenv.

@@ -282,10 +282,20 @@ def _compiled_copies(paths: list[Path]) -> list[Path]:
     command can write that)."""
     found: list[Path] = []
     for path in dict.fromkeys(path for path in paths if path.suffix == ".py"):
-        with contextlib.suppress(OSError), os.scandir(path.parent / "__pycache__") as cached:
-            entries = itertools.islice(cached, MAX_CACHE_ENTRIES)
+        folder = path.parent / "__pycache__"
+        with contextlib.suppress(OSError), os.scandir(folder) as cached:
+            entries = list(itertools.islice(cached, MAX_CACHE_ENTRIES + 1))
             found += [Path(e.path) for e in entries if e.name.split(".")[0] == path.stem]
-    return found
+            if len(entries) > MAX_CACHE_ENTRIES:  # (past the listing: by the names pythons use)
+                named = [folder / f"{path.stem}.{tag}{opt}.pyc" for tag, opt in CACHE_TAGS]
+                found += [copy for copy in named if os.path.lexists(copy)]
+    return list(dict.fromkeys(found))
+
+
+# The names CPython 3.6 to 3.20 give a module's compiled copies (`x.cpython-312.opt-1.pyc`).
+CACHE_TAGS = [
+    (f"cpython-3{minor}", opt) for minor in range(6, 21) for opt in ("", ".opt-1", ".opt-2")
+]
 
 
 def _local_packages(program: str, words: tuple[str, ...], folder: Path) -> list[Path]:

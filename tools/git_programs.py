@@ -521,16 +521,33 @@ def modules_in(folder: Path) -> list[tuple[Path, str]]:
     its compiled copies, is held (PYTHON_FOLDER_REASON); any other, as a file (`x.py`, an
     extension module) or a package folder (with an `__init__`), is the project's own, and is
     told when a command makes one (PYTHON_NEW_MODULE_REASON). At most MAX_FOLDER_ENTRIES
-    entries are read (a folder is not a package store)."""
+    entries are read (a folder is not a package store); past them, the standard library's
+    names are looked up one by one, since a command could make thousands of files to put one
+    of those past the listing."""
     found: list[tuple[Path, str]] = []
+    listed = 0
     with contextlib.suppress(OSError, ValueError), os.scandir(folder) as entries:
-        for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES):
-            if _is_module(entry):
+        for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES + 1):
+            listed += 1
+            if listed > MAX_FOLDER_ENTRIES:
+                found += [(path, PYTHON_FOLDER_REASON) for path in _standard_modules_in(folder)]
+            elif _is_module(entry):
                 standard = entry.name.split(".")[0] in sys.stdlib_module_names
                 why = PYTHON_FOLDER_REASON if standard else PYTHON_NEW_MODULE_REASON
                 found.append((Path(entry.path), why))
     cached = _cached_copies(folder, sys.stdlib_module_names)
-    return found + [(path, PYTHON_FOLDER_REASON) for path in cached]
+    return list(dict.fromkeys(found + [(path, PYTHON_FOLDER_REASON) for path in cached]))
+
+
+def _standard_modules_in(folder: Path) -> list[Path]:
+    """Each module of a standard library name in `folder`, by its name: a file of a module's
+    form, or a package folder."""
+    found = []
+    for name in sys.stdlib_module_names:
+        found += [folder / (name + suffix) for suffix in MODULE_SUFFIXES]
+        inits = [folder / name / f"__init__{suffix}" for suffix in MODULE_SUFFIXES]
+        found += [folder / name] if any(map(os.path.lexists, inits)) else []
+    return [path for path in found if os.path.lexists(path)]
 
 
 def _is_module(entry: os.DirEntry) -> bool:
