@@ -967,6 +967,26 @@ def test_a_package_file_the_tools_read_more_leniently_than_python_still_counts(t
     assert why is not None and "api/package.yaml" in why and "cannot parse" in why, why
 
 
+def test_a_per_file_config_s_plugin_is_held_however_its_path_is_spelt_or_found(tmp_path):
+    # `\u002e` is a dot to the tool's JSON reader; stylelint tries a plugin's relative path
+    # from where it runs too, when the config's folder has none.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx stylelint '**/*.css'\n", "root")
+    config = '{"plugins": ["./fmt\\u002emjs", ".\\/x.mjs", "./top.mjs"]}'
+    make(tmp_path / "css/.stylelintrc.json", config, "root", 0o644)
+    for name in ("css/fmt.mjs", "css/x.mjs", "top.mjs"):
+        make(tmp_path / name, "export default {}\n", "root", 0o644)
+    assert {"css/fmt.mjs", "css/x.mjs", "top.mjs"} <= per_file_held(tmp_path)
+
+
+def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path):
+    # JSON5 (no JSON python reads) spells `x` as `\x78`: the tool loads prettier-plugin-x.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx prettier -c .\n", "root")
+    config = "{plugins: ['prettier-plugin-\\x78'], // mine\n}"
+    make(tmp_path / "web/.prettierrc.json5", config, "root", 0o644)
+    make(tmp_path / "node_modules/prettier-plugin-x/package.json", "{}", "root", 0o644)
+    assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)
+
+
 def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):
     # The project's own configs, for the person's editor and their own runs: the project's code.
     make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nmake lint\n", "root")

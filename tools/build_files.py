@@ -781,16 +781,19 @@ def _any_case(folder: Path, names: tuple[str, ...] = JUSTFILES) -> list[Path]:
     return [folder / name for name in names]
 
 
-def local_code(config: Path) -> list[Path]:
+def local_code(config: Path, *also_from: Path) -> list[Path]:
     """The files of the workspace a tool's data config names by a relative path, which it
     loads as code (commitlint's `extends`, prettier's and stylelint's `plugins`, an
     .eslintrc's `parser`, rubocop's `require`): `./tools/cl.js`, or `./tools/cl` as node
-    finds it. A JavaScript config, and package.json, are the project's code, read no further."""
+    finds it; from the config's folder, and from `also_from` (where the tool runs: stylelint
+    tries a plugin's path from there when the config's folder has none). A JavaScript config,
+    and package.json, are the project's code, read no further."""
     if os.path.isdir(config) or config.name.startswith("package."):
         return []
     if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
         return []
-    return local_paths(_read(config), config.parent)
+    text = _read(config)
+    return [path for folder in (config.parent, *also_from) for path in local_paths(text, folder)]
 
 
 def per_file_code(
@@ -806,7 +809,7 @@ def per_file_code(
         return _pre_commit_entries(config, config.parent)
     if config.name in PER_FILE_CONFIGS["lint-staged"] or config.name in PACKAGE_FILES:
         return staged_entries(config, project, per_file)
-    return local_code(config)
+    return list(dict.fromkeys(local_code(config, project)))
 
 
 def staged_entries(
@@ -826,11 +829,23 @@ def staged_entries(
     return found
 
 
+# The escapes a data config's strings may spell a path's characters with (JSON's `\u002e`
+# and `\/`, JSON5's and YAML's `\x2e`): the tool reads the character.
+ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\U([0-9a-fA-F]{8})|\\(/)")
+
+
+def unescaped(text: str) -> str:
+    """`text` with each ESCAPE replaced by the character it stands for."""
+    return ESCAPE.sub(
+        lambda match: chr(int(match[1] or match[2] or match[3], 16)) if not match[4] else "/", text
+    )
+
+
 def local_paths(text: str, folder: Path) -> list[Path]:
     """The relative paths in a data config's `text` (LOCAL_PATH), from its `folder`, each with
     the files node would try for one without a suffix; at most MAX_INCLUDED of them."""
     found: list[Path] = []
-    for match in LOCAL_PATH.finditer(text):
+    for match in LOCAL_PATH.finditer(text if "\\" not in text else f"{text}\n{unescaped(text)}"):
         path = Path(os.path.normpath(folder / match[0]))
         found.append(path)
         if not path.suffix:  # (`require("./tools/cl")`: node tries these)

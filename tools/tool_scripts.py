@@ -68,6 +68,7 @@ from tools.build_files import (
     make_variable_files,
     option_values,
     per_file_code,
+    unescaped,
     up_to,
 )
 from tools.environment import code_paths_of, expand_variables, link_inside, without_secrets
@@ -2108,12 +2109,14 @@ def _data_config(config: Path, program: str) -> Any:
         try:
             settings = json.loads(without_comments(text))
         except ValueError:
+            if config.suffix == ".json5":
+                raise  # (YAML would read a JSON5 string's escapes otherwise: `'\x78'`)
             settings = read_yaml(text)  # (`.prettierrc` is YAML or JSON)
     except OSError:
         return None
     except (ValueError, RecursionError):
         # (JSON5, which neither reads: every string it holds may be a name the tool loads)
-        return {"plugins": QUOTED_STRING.findall(text)}
+        return {"plugins": QUOTED_STRING.findall(unescaped(text))}
     if config.name in PACKAGE_FILES:
         return _dict(settings).get(PACKAGE_KEYS.get(program, program))  # (commitlint's)
     return settings
@@ -2537,7 +2540,8 @@ def _package_config_code(
                 raise unread from None
             return None
         found = [key for key in keys if isinstance(data, dict) and key in data]
-        code = local_paths(json.dumps([data[key] for key in found]), package.parent)
+        named = json.dumps([data[key] for key in found])
+        code = local_paths(named, package.parent) + local_paths(named, project)
     else:  # (package.yaml: a top-level key of theirs, in any YAML style; its paths count)
         try:
             data = read_yaml(text)
@@ -2551,7 +2555,7 @@ def _package_config_code(
             for key in keys
             if key in _dict(data) or re.search(pattern.format(re.escape(key)), text, re.M)
         ]
-        code = local_paths(text, package.parent)
+        code = local_paths(text, package.parent) + local_paths(text, project)
     if not found:
         return None
     # (lint-staged's key lists command lines, which run)
