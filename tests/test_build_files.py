@@ -559,6 +559,22 @@ def refused_and_told(api, env, user_folders, attacked: list[str], new: str, made
         assert "planted" not in (workspace / name).read_text(), name
 
 
+@needs_bwrap
+def test_a_file_named_like_an_option_is_told_and_the_file_tools_ask(api, env, user_folders):
+    # pre-commit hands `--plugin=fmt.mjs`, a staged file, to prettier: an option that loads code.
+    user, workspace, planloop_home, home = user_folders
+    made = "touch -- --plugin=fmt.mjs; echo finished"
+    api.add({"content": [tool_use("bash", {"command": made})]})
+    api.add({"content": [tool_use("write_file", {"path": "--config=x.mjs", "content": "x"})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    ran, wrote = tool_results(api)
+    assert "--plugin=fmt.mjs is new. It was kept, and the user was told" in ran, ran
+    assert "--plugin=fmt.mjs" in result.stderr  # (on the terminal, and in the closing words)
+    assert "an option" in wrote and not (workspace / "--config=x.mjs").exists()
+
+
 @pytest.mark.parametrize(
     ("command", "env"),
     [

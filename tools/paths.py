@@ -103,6 +103,13 @@ HOME_FILES_REASON = (
 )
 PATH_WHY = "what is put there runs when you type its name"
 PATH_REASON = f"a folder on your PATH is protected: {PATH_WHY}"
+# A hook runner hands the staged files' names to a formatter (pre-commit's entries, lefthook's
+# `{staged_files}`, `git diff --name-only | xargs prettier`), relative to the top: a file named
+# `--plugin=fmt.mjs` is an option there, one that loads code.
+OPTION_NAME_REASON = (
+    "a name that begins with `-` is an option to the linters and formatters that hook runners "
+    "hand staged files to, and an option can load code (`--plugin=x.mjs`)"
+)
 PLANLOOP_CODE_REASON = (
     "planloop's own code is protected (its python, the packages it imports, the virtual "
     "environment it runs from): planloop runs it outside any sandbox, with your API key, when "
@@ -398,6 +405,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
+        if candidate.name.startswith("-"):
+            return OPTION_NAME_REASON
         for parent, name in itertools.pairwise(("", *inside.parts)):
             if is_host_tool_config(name, parent):
                 return host_tool_config_reason(name, parent)
@@ -1074,6 +1083,8 @@ class WorkspaceScan:
     # node_modules but for prek's (tools/per_file_configs.py): held where a host tool runs that
     # tool.
     per_file_configs: list[Path] = field(default_factory=list)
+    # Each file or folder whose name begins with `-` (OPTION_NAME_REASON): told when made.
+    option_named: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
     # shells run (tools/shell_config.py `venv_bins`). Or a bin/activate without one: what
@@ -1159,6 +1170,7 @@ class FolderListing:
     git_entries: dict[Path, tuple[int, int]]
     tool_configs: list[Path] = field(default_factory=list)
     per_file_configs: list[Path] = field(default_factory=list)  # see WorkspaceScan
+    option_named: list[Path] = field(default_factory=list)  # see WorkspaceScan
     venv: bool = False  # it holds a pyvenv.cfg (see `WorkspaceScan.venvs`)
     activate: bool = False  # it is a `bin` holding an `activate` (see `WorkspaceScan.venvs`)
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
@@ -1237,6 +1249,8 @@ def list_folder(
         noted = not in_packages or entry.name in NOTED_IN_PACKAGES
         if entry.name in PER_FILE_CONFIG_NAMES and noted:
             listing.per_file_configs.append(Path(entry.path))
+        if entry.name.startswith("-"):
+            listing.option_named.append(Path(entry.path))
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):
                 git_info = entry.stat(follow_symlinks=False)
@@ -1368,6 +1382,7 @@ def scan_workspace(
         scan.protected_links.update(listing.protected_links)
         scan.tool_configs += listing.tool_configs
         scan.per_file_configs += listing.per_file_configs
+        scan.option_named += listing.option_named
         scan.git_entries.update(listing.git_entries)
         venv = Path(folder) if listing.venv else Path(folder).parent if listing.activate else None
         if venv is not None and venv not in scan.venvs:  # (a pyvenv.cfg and a bin/activate)

@@ -118,6 +118,7 @@ from tools.letter_case import ignores_case
 from tools.node_packages import NODE_PACKAGE_REASON
 from tools.paths import (
     GIT_DIR_NAME,
+    OPTION_NAME_REASON,
     VENV_LINK_REASON,
     FolderListing,
     WorkspaceScan,
@@ -2315,6 +2316,8 @@ class Bubblewrap:
         ]
         existed = set(before.env_files)
         new_env = [path for path in after.env_files if path not in existed]
+        option_named = set(before.option_named)
+        new_options = [path for path in after.option_named if path not in option_named]
         links = before.protected_links
         replaced_links = [path for path, was in links.items() if replaced(path, was)]
         configured = set(before.tool_configs)
@@ -2380,6 +2383,12 @@ class Bubblewrap:
             notes.append(
                 f"[{name} is new. It was kept, and the user was told: {why}. Change such "
                 "files with write_file, which asks.]"
+            )
+        for path in new_options:
+            name = shown(root, path)
+            self._record(f"{name} (a name a formatter takes for an option)")
+            notes.append(
+                f"[{name} is new. It was kept, and the user was told: {OPTION_NAME_REASON}.]"
             )
         for path in new_package_links:
             name = shown(root, path)
