@@ -1014,6 +1014,25 @@ def test_a_tool_run_by_a_versioned_name_a_package_manager_or_node_reads_its_conf
     assert {".lintstagedrc.json", "tools/fmt.js"} <= held(root)
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        '{"customRules": ["./md-rule.cjs"], "modulePaths": ["tools"]}',
+        "customRules:\n  - ./md-rule.cjs\nmodulePaths:\n  - tools\n",
+    ],
+)
+def test_a_rule_markdownlint_finds_through_its_module_paths_is_held(tmp_path, config):
+    # markdownlint-cli2 resolves `./md-rule.cjs` from the config's folder, then from each of
+    # `modulePaths`: tools/md-rule.cjs runs at the next commit.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", 'markdownlint-cli2 "**/*.md"\n')
+    name = ".markdownlint-cli2.jsonc" if config.startswith("{") else ".markdownlint-cli2.yaml"
+    (root / name).write_text(config)
+    (root / "tools").mkdir()
+    (root / "tools/md-rule.cjs").write_text("module.exports = [];\n")
+    assert "tools/md-rule.cjs" in held(root)
+
+
 def test_a_ninja_include_only_ninja_can_tell_makes_commands_ask(tmp_path):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-commit", "ninja lint\n")

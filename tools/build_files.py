@@ -793,7 +793,24 @@ def local_code(config: Path, *also_from: Path) -> list[Path]:
     if config.suffix in JS_SUFFIXES or config.suffix in (".php", ".rb", ".py", ".go", ".coffee"):
         return []
     text = _read(config)
-    return [path for folder in (config.parent, *also_from) for path in local_paths(text, folder)]
+    folders = [config.parent, *also_from, *_module_paths(text, config.parent)]
+    return [path for folder in folders for path in local_paths(text, folder)]
+
+
+# markdownlint-cli2's `modulePaths`, in a JSON list or a YAML block list: the folders it
+# resolves a rule's path from after the config's own (`"customRules": ["./rule.cjs"]`).
+MODULE_PATHS_JSON = re.compile(r"""["']?modulePaths["']?[ \t]*+:[ \t]*+\[([^\]]*+)\]""")
+MODULE_PATHS_YAML = re.compile(r"(?m)^[ \t]*+modulePaths:[ \t]*+\n((?:[ \t]*+-[^\n]*+\n?)*+)")
+
+
+def _module_paths(text: str, folder: Path) -> list[Path]:
+    """The folders a config's `modulePaths` names, from `folder`."""
+    if "modulePaths" not in text:
+        return []
+    listed = [m[1] for m in MODULE_PATHS_JSON.finditer(text)]
+    listed += [m[1] for m in MODULE_PATHS_YAML.finditer(text)]
+    words = [w.strip(" \t\"'-") for block in listed for w in re.split(r"[,\n]", block)]
+    return [Path(os.path.normpath(folder / w)) for w in words if w and "$" not in w]
 
 
 def per_file_code(
