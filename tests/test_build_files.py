@@ -955,6 +955,18 @@ def test_stylelint_s_config_in_a_nested_config_folder_is_held_in_each_form(tmp_p
     assert "config of each file" in file_tools_ask(tmp_path, f"docs/.config/{name}")
 
 
+def test_prettier_told_to_walk_node_modules_takes_the_configs_there(tmp_path):
+    hook = "#!/bin/sh\nnpx prettier --with-node-modules --check .\n"
+    make(tmp_path / ".git/hooks/pre-commit", hook, "root")
+    config = '{"plugins": ["./p.mjs"]}'
+    make(tmp_path / "node_modules/x/.prettierrc.json", config, "root", 0o644)
+    make(tmp_path / "node_modules/x/p.mjs", "export default {}\n", "root", 0o644)
+    held = per_file_held(tmp_path)
+    assert {"node_modules/x/.prettierrc.json", "node_modules/x/p.mjs"} <= held
+    asked = file_tools_ask(tmp_path, "node_modules/y/.prettierrc.json")
+    assert "config of each file" in (asked or "")
+
+
 def test_a_package_json_counts_for_a_per_file_linter_only_with_its_key(tmp_path):
     # Every package of a monorepo has a package.json; prettier passes by those without its key.
     make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nprettier --check .\n", "root")

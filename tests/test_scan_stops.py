@@ -25,12 +25,12 @@ def test_a_signal_that_comes_while_a_big_folder_is_listed_stops_the_scan(tmp_pat
     asked: list[int] = []
     real_list_folder = paths.list_folder
 
-    def listing(folder, info, env_folder=False, stop=lambda _: None, in_packages=False):
+    def listing(folder, info, env_folder=False, stop=lambda _: None):
         def counted(listed: int) -> str | None:
             asked.append(listed)
             return stop(listed)
 
-        return real_list_folder(folder, info, env_folder, counted, in_packages)
+        return real_list_folder(folder, info, env_folder, counted)
 
     monkeypatch.setattr(paths, "list_folder", listing)
     # A SIGTERM arrives once the scan has begun: SignalCheck then has a reason to give.

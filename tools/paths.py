@@ -63,7 +63,6 @@ from tools.event_queues import (
 )
 from tools.homes import account_home, your_homes
 from tools.per_file_configs import CONFIG_NAMES as PER_FILE_CONFIG_NAMES
-from tools.per_file_configs import NOTED_IN_PACKAGES
 from tools.shell_config import (
     CONDA_META,
     NAMED_ONLY_REASONS,
@@ -1079,9 +1078,8 @@ class WorkspaceScan:
     # it, which is then reported.
     protected_links: dict[Path, tuple[int, int, int]] = field(default_factory=dict)
     tool_configs: list[Path] = field(default_factory=list)  # see HOST_TOOL_CONFIG
-    # The files named as a linter or formatter's config beside the files it checks, outside
-    # node_modules but for prek's (tools/per_file_configs.py): held where a host tool runs that
-    # tool.
+    # The files named as a linter or formatter's config beside the files it checks
+    # (tools/per_file_configs.py): held where a host tool runs that tool.
     per_file_configs: list[Path] = field(default_factory=list)
     # Each file or folder whose name begins with `-` (OPTION_NAME_REASON): told when made.
     option_named: list[Path] = field(default_factory=list)
@@ -1197,7 +1195,6 @@ def list_folder(
     info: os.stat_result,
     env_folder: bool = False,
     stop: Callable[[int], str | None] = lambda _: None,
-    in_packages: bool = False,
 ) -> FolderListing:
     """List one folder: its subfolders (links not followed), `.env*` files and `.git` entries,
     and the other files that may hold keys (`key_files`: `docker.env`, and in an `env_folder`,
@@ -1246,8 +1243,7 @@ def list_folder(
     listing.activate = os.path.basename(folder) == "bin" and VENV_ACTIVATE in kinds
     for entry in children:
         _note_if_linked(listing, entry)
-        noted = not in_packages or entry.name in NOTED_IN_PACKAGES
-        if entry.name in PER_FILE_CONFIG_NAMES and noted:
+        if entry.name in PER_FILE_CONFIG_NAMES:  # (in node_modules too: see PASS_PACKAGES_BY)
             listing.per_file_configs.append(Path(entry.path))
         if entry.name.startswith("-"):
             listing.option_named.append(Path(entry.path))
@@ -1364,8 +1360,7 @@ def scan_workspace(
             listing = cached
         else:
             parts = Path(folder).relative_to(root).parts
-            in_packages = "node_modules" in parts  # (a folder of installed packages)
-            listing = list_folder(folder, info, in_env_folder(parts), stop, in_packages)
+            listing = list_folder(folder, info, in_env_folder(parts), stop)
             if listing.stopped:
                 scan.incomplete = listing.stopped
                 break

@@ -67,11 +67,16 @@ CONFIG_NAMES = frozenset(
 # markdownlint-cli2's globs walk into one unless its config says otherwise, and lint-staged
 # and prek pass by only what git ignores (a committed node_modules, or one below a
 # `/node_modules` rule that names only the top, counts; and `.gitignore` is the workspace's).
+# So the scan notes these names inside node_modules too, and `looked_for_by` decides.
 PASS_PACKAGES_BY = frozenset({"prettier", "eslint", "stylelint"})
-NOTED_IN_PACKAGES = frozenset(
-    [n for p, names in PER_FILE_CONFIGS.items() if p not in PASS_PACKAGES_BY for n in names]
-    + list(PACKAGE_FILES)  # (lint-staged's key)
-)
+# The option that has one of those walk into node_modules too: such a run is noted as the
+# program's name with it (`prettier --with-node-modules`; `tool_of` gives the program).
+INTO_PACKAGES = {"prettier": "--with-node-modules"}
+
+
+def tool_of(program: str) -> str:
+    """The program of a run as noted (`prettier --with-node-modules` is prettier)."""
+    return program.partition(" ")[0]
 
 
 def looked_for_by(program: str, name: str, in_packages: bool = False) -> bool:
@@ -79,6 +84,7 @@ def looked_for_by(program: str, name: str, in_packages: bool = False) -> bool:
     somewhere inside a `node_modules` folder)."""
     if in_packages and program in PASS_PACKAGES_BY:
         return False
+    program = tool_of(program)
     if name in PACKAGE_FILES:
         return program in PACKAGE_KEYS
     return name in PER_FILE_CONFIGS.get(program, ())

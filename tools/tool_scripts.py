@@ -119,12 +119,14 @@ from tools.paths import (
     read_small_file,
 )
 from tools.per_file_configs import (
+    INTO_PACKAGES,
     JS_SUFFIXES,
     PACKAGE_FILES,
     PACKAGE_KEYS,
     PER_FILE_CONFIG_REASON,
     PER_FILE_CONFIGS,
     looked_for_by,
+    tool_of,
 )
 from tools.python_starts import python_starts
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
@@ -1626,7 +1628,10 @@ def run_by(
                 untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))
                 continue
             if program in PER_FILE_CONFIGS:  # (each file's own config, anywhere below)
-                by_name.per_file.append((project, program))
+                walks = INTO_PACKAGES.get(program) in words  # (into node_modules too)
+                by_name.per_file.append(
+                    (project, f"{program} {INTO_PACKAGES[program]}" if walks else program)
+                )
             try:
                 held, told = build_files(program, words, base, project)
             except CannotTell as why:
@@ -2498,7 +2503,7 @@ def _per_file_config(
     ]
     if not runs_here:
         return [], None
-    programs = [program for _, program in runs_here]
+    programs = [tool_of(program) for _, program in runs_here]
     project = runs_here[0][0]  # (where the tool runs, as far as planloop can tell)
     if os.path.islink(config):
         return [], f"{_shown(root, config)} is a link, and {PER_FILE_CONFIG_REASON}"
