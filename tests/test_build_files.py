@@ -1013,6 +1013,10 @@ def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path)
     make(tmp_path / "web/.prettierrc.json5", config, "root", 0o644)
     make(tmp_path / "node_modules/prettier-plugin-x/package.json", "{}", "root", 0o644)
     assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)
+    # A control character PyYAML refuses, which the tool's YAML reader takes.
+    (tmp_path / "web/.prettierrc.json5").unlink()
+    make(tmp_path / "web/.prettierrc.yaml", "# x \x01\nplugins: [prettier-plugin-x]\n", "root")
+    assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)
 
 
 def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):

@@ -2100,6 +2100,7 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
 
 
 QUOTED_STRING = re.compile(r"""["']([^"'\n]{1,214}+)["']""")  # (214: npm's longest name)
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def _data_config(config: Path, program: str) -> Any:
@@ -2116,7 +2117,9 @@ def _data_config(config: Path, program: str) -> Any:
         except ValueError:
             if config.suffix == ".json5":
                 raise  # (YAML would read a JSON5 string's escapes otherwise: `'\x78'`)
-            settings = read_yaml(text)  # (`.prettierrc` is YAML or JSON)
+            # (`.prettierrc` is YAML or JSON; the tools' YAML takes control characters PyYAML
+            # refuses, in a comment say: read without them)
+            settings = read_yaml(CONTROL_CHARACTERS.sub("", text))
     except OSError:
         return None
     except (ValueError, RecursionError):
