@@ -481,6 +481,24 @@ def test_secrets_are_hidden_unless_reopened(home: Path, monkeypatch):
 
 
 @needs_bwrap
+def test_a_key_your_ssh_config_names_outside_ssh_is_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A cloud's `.pem` kept in ~/keys, which ~/.ssh/config names (or a file it includes).
+    monkeypatch.setenv("HOME", str(home))
+    (home / "keys").mkdir()
+    (home / "keys/deploy.pem").write_text("PEM-PRIVATE-KEY\n")
+    (home / "keys/other.pem").write_text("INCLUDED-KEY\n")
+    (home / "keys/notes.txt").write_text("NOT-SECRET\n")
+    (home / ".ssh/config").write_text("Host prod\n  IdentityFile ~/keys/deploy.pem\nInclude x\n")
+    (home / ".ssh/x").write_text("Host other\n  IdentityFile=%d/keys/other.pem\n")
+    command = "cat ~/keys/deploy.pem ~/keys/other.pem ~/keys/notes.txt"
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output
+    assert "PEM-PRIVATE-KEY" not in output and "INCLUDED-KEY" not in output
+
+
+@needs_bwrap
 def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     command = "cat ~/.ssh/id_ed25519 ~/.netrc 2>&1"

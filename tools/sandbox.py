@@ -74,6 +74,7 @@ import atexit
 import collections
 import contextlib
 import functools
+import glob
 import itertools
 import os
 import re
@@ -145,6 +146,7 @@ from tools.paths import (
     path_link_not_held,
     planloop_home,
     protected_reason,
+    read_small_file,
     real_workspace,
     scan_for_file_tools,
     scan_workspace,
@@ -712,6 +714,8 @@ def secret_paths() -> list[Path]:
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     candidates += folders_named_by_your_variables()
+    for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
+        candidates += [named for named in ssh_key_files(str(home)) if file_or_none(named)]
     your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
     stores = list(credential_store_files(*your_git))
     if account is not None:  # (what git in your other terminals reads: your account's config)
@@ -747,6 +751,44 @@ def named_by_your_variables() -> list[Path]:
         folder = your_path(variable)
         named += [folder / name for name in names] if folder is not None else []
     return [path for path in named if path is not None]
+
+
+SSH_KEY_LINE = re.compile(
+    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)(.+?)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+@functools.lru_cache(maxsize=8)
+def ssh_key_files(home: str) -> tuple[Path, ...]:
+    """The key and certificate files your ssh config (`home`/.ssh/config, and the files its
+    `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a cloud's `.pem` is
+    often kept outside ~/.ssh, which is hidden whole."""
+    folder = Path(home, ".ssh")
+    configs, found = [folder / "config"], []
+    for config in configs:  # (grows with each Include, up to sixteen files)
+        try:
+            text = read_small_file(config)
+        except (OSError, ValueError):
+            continue
+        for keyword, value in SSH_KEY_LINE.findall(text):
+            try:
+                words = shlex.split(value, comments=True)
+            except ValueError:
+                continue  # (an open quote: ssh refuses the line too)
+            for word in words:
+                word = re.sub(r"^~(?=/|$)|%d", lambda _: home, word)
+                if "%" in word or "$" in word:
+                    continue  # (`%h`, `${VAR}`: only ssh can tell)
+                path = os.path.normpath(folder / word)  # (a relative one: from ~/.ssh)
+                if keyword.lower() != "include":
+                    found.append(Path(path))
+                elif len(configs) < MAX_SSH_CONFIGS:
+                    configs += [Path(match) for match in sorted(glob.glob(path))]
+    return tuple(dict.fromkeys(found))
+
+
+MAX_SSH_CONFIGS = 16
 
 
 def folders_named_by_your_variables() -> list[Path]:
