@@ -370,11 +370,12 @@ def test_json_output_is_one_object_with_answer_session_usage_and_plan(api, env, 
 
 @pytest.mark.parametrize("args", [["--help"], ["--bogus"]])
 def test_help_and_flag_errors_never_load_the_sdk(args, workspace):
-    code = (
-        "import sys, agent\n"
+    code = (  # (told at exit: planloop ends with its status, after the atexit clean-up)
+        "import atexit, sys, agent\n"
+        "said = lambda: print('sdk loaded' if 'anthropic' in sys.modules else 'sdk not loaded')\n"
+        "atexit.register(said)\n"
         f"sys.argv = ['agent.py', *{args!r}]\n"
-        "try:\n    agent.main()\nexcept SystemExit:\n    pass\n"
-        "print('sdk loaded' if 'anthropic' in sys.modules else 'sdk not loaded')"
+        "agent.main()\n"
     )
     # A real exec, not spawn.run: the warm parent has the SDK imported already.
     result = subprocess.run(
