@@ -1019,6 +1019,21 @@ def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path)
     assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)
 
 
+def test_a_package_json_given_the_key_later_counts_at_the_next_look(tmp_path):
+    # Those without the key are not read again at each look while unchanged; a change of the
+    # same size, the time set back, still counts.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx lint-staged\n", "root")
+    package = tmp_path / "node_modules/x/package.json"
+    keyed = '{"lint-staged": {"*.js": "sh ./p"}}'
+    make(package, '{"name": "' + "x" * (len(keyed) - 12) + '"}', "root", 0o644)
+    assert "node_modules/x/package.json" not in per_file_held(tmp_path)
+    before = package.stat()
+    package.write_text(keyed)
+    os.utime(package, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert package.stat().st_size == before.st_size
+    assert "node_modules/x/package.json" in per_file_held(tmp_path)
+
+
 def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):
     # The project's own configs, for the person's editor and their own runs: the project's code.
     make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nmake lint\n", "root")

@@ -47,6 +47,7 @@ import re
 import shlex
 import stat
 import threading
+import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
@@ -2514,8 +2515,12 @@ def _per_file_config(
     try:
         if config.name in PACKAGE_FILES:
             keys = [PACKAGE_KEYS[p] for p in programs if p in PACKAGE_KEYS]
+            seen = _unchanged_since(config, keys)
+            if seen in _WITHOUT_THEIR_KEYS:
+                return [], None  # (read at an earlier look, and not changed since)
             code = _package_config_code(config, keys, project, more)
             if code is None:
+                _remember_without_keys(seen)
                 return [], None  # (no key of theirs: they pass it by)
         else:
             code = per_file_code(config, project, more)
@@ -2526,6 +2531,33 @@ def _per_file_config(
         cannot = f"{why}, and {PER_FILE_CONFIG_REASON}"
         code = []
     return [(path, PER_FILE_CONFIG_REASON) for path in [config, *code]], cannot
+
+
+# A lint-staged project's node_modules holds thousands of package.json files, none with the
+# key: each is read once, then known by what a change to it would change (its inode, size,
+# and change time, which no command can set back), not read again at each look. Only one
+# unchanged for a while is remembered: the change time has the clock's coarse steps, and two
+# writes within one step would look the same.
+PackageSeen = tuple[str, tuple[str, ...], int, int, int, int]  # path, keys, dev, inode, size, ctime
+_WITHOUT_THEIR_KEYS: set[PackageSeen] = set()
+MAX_REMEMBERED_PACKAGES = 200_000
+SETTLED_NS = 2_000_000_000
+
+
+def _unchanged_since(config: Path, keys: list[str]) -> PackageSeen | None:
+    try:
+        info = os.stat(config, follow_symlinks=False)
+    except OSError:
+        return None
+    return (str(config), tuple(keys), info.st_dev, info.st_ino, info.st_size, info.st_ctime_ns)
+
+
+def _remember_without_keys(seen: PackageSeen | None) -> None:
+    if seen is None or seen[-1] > time.time_ns() - SETTLED_NS:
+        return
+    if len(_WITHOUT_THEIR_KEYS) >= MAX_REMEMBERED_PACKAGES:
+        _WITHOUT_THEIR_KEYS.clear()
+    _WITHOUT_THEIR_KEYS.add(seen)
 
 
 def _package_config_code(
