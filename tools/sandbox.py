@@ -754,7 +754,7 @@ def named_by_your_variables() -> list[Path]:
 
 
 SSH_KEY_LINE = re.compile(
-    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)(.+?)[ \t]*$",
+    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
     re.IGNORECASE | re.MULTILINE,
 )
 
