@@ -2401,7 +2401,7 @@ def _links_held(root: Path, path: Path) -> bool:
 
 
 def tool_script_reason(
-    root: Path, candidate: Path, tool_configs: list[Path], per_file_configs: list[Path] = ()
+    root: Path, candidate: Path, tool_configs: list[Path], per_file_configs: Iterable[Path] = ()
 ) -> str | None:
     """Why the file tools must ask before writing `candidate`: a host tool's settings run it
     (or a folder of theirs holds it), a path only the tool can tell may be it, or a tool they
@@ -2431,8 +2431,12 @@ def tool_script_reason(
 
 
 def _in_packages(root: Path, path: Path) -> bool:
-    """Whether `path` lies in a `node_modules` folder of the workspace."""
-    return path.is_relative_to(root) and "node_modules" in path.relative_to(root).parts
+    """Whether `path` lies in a `node_modules` folder of the workspace `root`. By the paths'
+    text: a lint-staged project's node_modules holds thousands of package.json files."""
+    top = os.path.join(root, "")
+    return (
+        str(path).startswith(top) and f"{os.sep}node_modules{os.sep}" in str(path)[len(top) - 1 :]
+    )
 
 
 def per_file_configs(
@@ -2497,13 +2501,11 @@ def _per_file_config(
 ) -> tuple[list[tuple[Path, str]], str | None]:
     """What one of the scan's per-file configs brings for the tool runs `new` of this round,
     with why it cannot be held, if so; the tool runs its own lines add go to `more`."""
-    # (by the paths' text: a lint-staged project's node_modules has thousands of package.json)
-    shown = str(config)
-    in_packages = f"{os.sep}node_modules{os.sep}" in shown[len(str(root)) :]
+    path, in_packages = str(config), _in_packages(root, config)
     runs_here = [
         (where, p)
         for where, p in new
-        if shown.startswith(os.path.join(where, "")) and looked_for_by(p, config.name, in_packages)
+        if path.startswith(os.path.join(where, "")) and looked_for_by(p, config.name, in_packages)
     ]
     if not runs_here:
         return [], None
