@@ -499,6 +499,35 @@ def test_a_key_your_ssh_config_names_outside_ssh_is_hidden(
 
 
 @needs_bwrap
+def test_keys_your_kubeconfig_and_git_config_name_by_path_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A cluster's client key beside a kubeconfig KUBECONFIG names, a token file ~/.kube/config
+    # names, git's `http.sslKey` and the key of `core.sshCommand`: each kept in ~/keys.
+    monkeypatch.setenv("HOME", str(home))
+    keys = home / "keys"
+    keys.mkdir()
+    names = ["cluster.key", "token", "ssl.key", "deploy.pem", "ci.pem", "notes.txt"]
+    for name in names:
+        (keys / name).write_text(f"SECRET-{name}\n")
+    (keys / "notes.txt").write_text("NOT-SECRET\n")
+    (keys / "work.yaml").write_text("users:\n- name: w\n  user:\n    client-key: cluster.key\n")
+    monkeypatch.setenv("KUBECONFIG", str(keys / "work.yaml"))
+    (home / ".kube").mkdir()
+    (home / ".kube/config").write_text(f'users:\n- user:\n    tokenFile: "{keys}/token"\n')
+    (home / ".gitconfig").write_text(
+        '[http "https://git.example.com"]\n\tsslKey = ~/keys/ssl.key\n'
+        "[core]\n\tsshCommand = ssh -o IdentitiesOnly=yes -vi ~/keys/deploy.pem\n"
+    )
+    monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -p 2222 -oIdentityFile=$HOME/keys/ci.pem")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    command = "cd ~/keys && cat " + " ".join(names)
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output
+    assert [name for name in names if f"SECRET-{name}" in output] == []
+
+
+@needs_bwrap
 def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     command = "cat ~/.ssh/id_ed25519 ~/.netrc 2>&1"

@@ -74,11 +74,9 @@ import atexit
 import collections
 import contextlib
 import functools
-import glob
 import itertools
 import os
 import re
-import shlex
 import shutil
 import stat
 import subprocess
@@ -116,6 +114,13 @@ from tools.git_programs import (
 from tools.homes import account_home, your_homes
 from tools.key_copies import cut_short_notice, key_copy_search, mount_table, other_paths
 from tools.letter_case import ignores_case
+from tools.named_keys import (
+    GIT_CONFIG_VARIABLES,
+    git_key_files,
+    kubeconfig_key_files,
+    ssh_command_keys,
+    ssh_key_files,
+)
 from tools.node_packages import NODE_PACKAGE_REASON
 from tools.paths import (
     GIT_DIR_NAME,
@@ -146,7 +151,6 @@ from tools.paths import (
     path_link_not_held,
     planloop_home,
     protected_reason,
-    read_small_file,
     real_workspace,
     scan_for_file_tools,
     scan_workspace,
@@ -714,16 +718,29 @@ def secret_paths() -> list[Path]:
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     candidates += folders_named_by_your_variables()
-    for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
-        candidates += [named for named in ssh_key_files(str(home)) if file_or_none(named)]
-    your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
-    stores = list(credential_store_files(*your_git))
-    if account is not None:  # (what git in your other terminals reads: your account's config)
-        stores += credential_store_files(str(account))
-    candidates += [named for named in stores if file_or_none(named)]
+    candidates += [named for named in keys_your_configs_name() if file_or_none(named)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
+
+
+def keys_your_configs_name() -> list[Path]:
+    """The key and password files your ssh, kubectl and git configs name by path, in each of
+    your homes and where your variables move those configs (tools/named_keys.py)."""
+    named: list[Path] = []
+    for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
+        named += ssh_key_files(str(home))
+    kubeconfigs = os.environ.get("KUBECONFIG", "").split(os.pathsep)
+    kubeconfigs = [value for value in kubeconfigs if os.path.isabs(value)]
+    kubeconfigs += [str(home / ".kube" / "config") for home in your_homes()]
+    named += kubeconfig_key_files(tuple(kubeconfigs))
+    your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
+    named += git_key_files(*your_git)
+    account = account_home()
+    if account is not None:  # (what git in your other terminals reads: your account's config)
+        named += git_key_files(str(account))
+    named += ssh_command_keys(os.environ.get("GIT_SSH_COMMAND", ""))  # (`-i ~/keys/ci.pem`)
+    return named
 
 
 @functools.lru_cache(maxsize=8)
@@ -753,44 +770,6 @@ def named_by_your_variables() -> list[Path]:
     return [path for path in named if path is not None]
 
 
-SSH_KEY_LINE = re.compile(
-    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-@functools.lru_cache(maxsize=8)
-def ssh_key_files(home: str) -> tuple[Path, ...]:
-    """The key and certificate files your ssh config (`home`/.ssh/config, and the files its
-    `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a cloud's `.pem` is
-    often kept outside ~/.ssh, which is hidden whole."""
-    folder = Path(home, ".ssh")
-    configs, found = [folder / "config"], []
-    for config in configs:  # (grows with each Include, up to sixteen files)
-        try:
-            text = read_small_file(config)
-        except (OSError, ValueError):
-            continue
-        for keyword, value in SSH_KEY_LINE.findall(text):
-            try:
-                words = shlex.split(value, comments=True)
-            except ValueError:
-                continue  # (an open quote: ssh refuses the line too)
-            for word in words:
-                word = re.sub(r"^~(?=/|$)|%d", lambda _: home, word)
-                if "%" in word or "$" in word:
-                    continue  # (`%h`, `${VAR}`: only ssh can tell)
-                path = os.path.normpath(folder / word)  # (a relative one: from ~/.ssh)
-                if keyword.lower() != "include":
-                    found.append(Path(path))
-                elif len(configs) < MAX_SSH_CONFIGS:
-                    configs += [Path(match) for match in sorted(glob.glob(path))]
-    return tuple(dict.fromkeys(found))
-
-
-MAX_SSH_CONFIGS = 16
-
-
 def folders_named_by_your_variables() -> list[Path]:
     """The folders SECRET_WHOLE_FOLDER_VARIABLES name, but none that holds a home of yours:
     hidden whole, as where they usually lie."""
@@ -801,60 +780,6 @@ def folders_named_by_your_variables() -> list[Path]:
         for folder in named
         if folder is not None and not any(home.is_relative_to(folder) for home in homes)
     ]
-
-
-# Your variables that change which git config is yours: a new value is read afresh.
-GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
-STORE_HELPERS = ("store", "credential-store", "git-credential-store")
-
-
-@functools.lru_cache(maxsize=8)
-def credential_store_files(home: str, *your_variables: str) -> tuple[Path, ...]:
-    """The files `credential.helper = store --file PATH` names in your own git config (global
-    and system, asked of your git from `/`: never a repository's), where git keeps passwords in
-    plain text: git's answer with HOME at `home` and GIT_CONFIG_VARIABLES at `your_variables`
-    (unset where empty), as git in your other terminals reads them."""
-    named: list[Path] = []
-    git = host_program("git")  # never one a command could have put on PATH
-    environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key
-    environ["HOME"] = home
-    for name, value in itertools.zip_longest(GIT_CONFIG_VARIABLES, your_variables[:3]):
-        if value:
-            environ[name] = value
-        else:
-            environ.pop(name, None)
-    for scope in ("--global", "--system") if git is not None else ():
-        command = [git, "config", scope, "--get-regexp", r"^credential\..*helper$"]
-        try:
-            found = subprocess.run(
-                command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        for line in found.stdout.splitlines():
-            named += store_file_of(line.partition(" ")[2], home)
-    return tuple(dict.fromkeys(named))
-
-
-def store_file_of(helper: str, home: str | None = None) -> list[Path]:
-    """The file a credential helper's value (`store --file ~/.git-credentials-work`) makes git
-    keep its passwords in; none for another helper. Git runs it through the shell, so `~` is
-    the home git runs with (`home`, else $HOME)."""
-    try:
-        words = shlex.split(helper)
-    except ValueError:
-        return []
-    if not words or words[0] not in STORE_HELPERS:
-        return []
-    for word, after in itertools.pairwise([*words[1:], ""]):
-        value = word.removeprefix("--file=") if word.startswith("--file=") else None
-        value = after if word == "--file" else value
-        if value:
-            if home is not None and (value == "~" or value.startswith("~/")):
-                value = home + value[1:]
-            path = os.path.expanduser(value)
-            return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
-    return []
 
 
 def file_or_none(path: Path) -> bool:

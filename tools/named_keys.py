@@ -1,0 +1,182 @@
+"""Private keys and password files your own configs name by path, wherever they lie.
+
+The sandbox hides the folders where such files usually are (~/.ssh, ~/.kube, ...), but a config
+may keep a key anywhere: a cloud's `~/keys/deploy.pem` in your ssh config, a client key beside
+a kubeconfig, git's `http.sslKey` or `core.sshCommand = ssh -i ~/work.pem`, the file git's
+`credential.helper store` keeps passwords in. Only your configs are read (your home's, and the
+files your environment names), never the workspace's, and each path is worked out as the tool
+itself would.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import itertools
+import os
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from tools.environment import command_environment, host_program
+from tools.paths import read_small_file
+
+SSH_KEY_LINE = re.compile(
+    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
+    re.IGNORECASE | re.MULTILINE,
+)
+MAX_SSH_CONFIGS = 16
+
+
+@functools.lru_cache(maxsize=8)
+def ssh_key_files(home: str) -> tuple[Path, ...]:
+    """The key and certificate files your ssh config (`home`/.ssh/config, and the files its
+    `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a cloud's `.pem` is
+    often kept outside ~/.ssh, which is hidden whole."""
+    folder = Path(home, ".ssh")
+    configs, found = [folder / "config"], []
+    for config in configs:  # (grows with each Include, up to sixteen files)
+        try:
+            text = read_small_file(config)
+        except (OSError, ValueError):
+            continue
+        for keyword, value in SSH_KEY_LINE.findall(text):
+            try:
+                words = shlex.split(value, comments=True)
+            except ValueError:
+                continue  # (an open quote: ssh refuses the line too)
+            for word in words:
+                word = re.sub(r"^~(?=/|$)|%d", lambda _: home, word)
+                if "%" in word or "$" in word:
+                    continue  # (`%h`, `${VAR}`: only ssh can tell)
+                path = os.path.normpath(folder / word)  # (a relative one: from ~/.ssh)
+                if keyword.lower() != "include":
+                    found.append(Path(path))
+                elif len(configs) < MAX_SSH_CONFIGS:
+                    configs += [Path(match) for match in sorted(glob.glob(path))]
+    return tuple(dict.fromkeys(found))
+
+
+# A kubeconfig's lines that name a file of secrets: the user's private key, a token's file.
+KUBECONFIG_KEY_LINE = re.compile(
+    r"^[ \t-]*+(?:client-key|tokenFile)[ \t]*+:[ \t]*+([^\r\n#]*)", re.MULTILINE
+)
+
+
+def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
+    """The files the kubeconfigs `configs` name by `client-key` or `tokenFile`. kubectl takes
+    a relative path from the kubeconfig's own folder. (Read for each command: a few small
+    files, and a kubeconfig changes as you switch clusters.)"""
+    found = []
+    for config in configs:
+        try:
+            text = read_small_file(config)
+        except (OSError, ValueError):
+            continue
+        for value in KUBECONFIG_KEY_LINE.findall(text):
+            value = value.strip().strip("\"'")
+            if value:
+                found.append(Path(os.path.normpath(Path(config).parent / value)))
+    return tuple(dict.fromkeys(found))
+
+
+# Your variables that change which git config is yours: a new value is read afresh.
+GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
+STORE_HELPERS = ("store", "credential-store", "git-credential-store")
+# The settings of your git config that name a secret file, as git prints their names.
+GIT_KEY_SETTINGS = r"^(credential\..*helper|http\..*sslkey|core\.sshcommand)$"
+
+
+@functools.lru_cache(maxsize=8)
+def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
+    """The secret files your own git config (global and system, asked of your git from `/`:
+    never a repository's) names: where `credential.helper = store --file PATH` keeps passwords
+    in plain text, `http.sslKey` (also per URL), and the `-i` key of `core.sshCommand`. Git's
+    answer with HOME at `home` and GIT_CONFIG_VARIABLES at `your_variables` (unset where
+    empty), as git in your other terminals reads them."""
+    named: list[Path] = []
+    git = host_program("git")  # never one a command could have put on PATH
+    environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key
+    environ["HOME"] = home
+    for name, value in itertools.zip_longest(GIT_CONFIG_VARIABLES, your_variables[:3]):
+        if value:
+            environ[name] = value
+        else:
+            environ.pop(name, None)
+    for scope in ("--global", "--system") if git is not None else ():
+        command = [git, "config", scope, "--get-regexp", GIT_KEY_SETTINGS]
+        try:
+            found = subprocess.run(
+                command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        for line in found.stdout.splitlines():
+            setting, _, value = line.partition(" ")
+            if setting.endswith("helper"):
+                named += store_file_of(value, home)
+            elif setting == "core.sshcommand":
+                named += ssh_command_keys(value, home)
+            else:  # http.sslkey: a path setting, whose `~/` git expands itself
+                path = _home_expanded(value, home)
+                named += [Path(os.path.normpath(path))] if os.path.isabs(path) else []
+    return tuple(dict.fromkeys(named))
+
+
+def store_file_of(helper: str, home: str | None = None) -> list[Path]:
+    """The file a credential helper's value (`store --file ~/.git-credentials-work`) makes git
+    keep its passwords in; none for another helper. Git runs it through the shell, so `~` is
+    the home git runs with (`home`, else $HOME)."""
+    try:
+        words = shlex.split(helper)
+    except ValueError:
+        return []
+    if not words or words[0] not in STORE_HELPERS:
+        return []
+    for word, after in itertools.pairwise([*words[1:], ""]):
+        value = word.removeprefix("--file=") if word.startswith("--file=") else None
+        value = after if word == "--file" else value
+        if value:
+            path = _home_expanded(value, home)
+            return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
+    return []
+
+
+# ssh's one-letter options that take a value (its getopt string), so that `-vi KEY`, `-iKEY`
+# and `-p 22 -i KEY` are all read as ssh reads them.
+SSH_OPTIONS_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
+SSH_KEY_OPTION = re.compile(r"(?:IdentityFile|CertificateFile)(?:[ \t]*=[ \t]*|[ \t]+)(.+)", re.I)
+
+
+def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
+    """The key files an ssh command line (git's `core.sshCommand`, your GIT_SSH_COMMAND) gives
+    by `-i KEY` or `-o IdentityFile=KEY`. The shell runs it, so `~` and $HOME are `home`'s."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    values = []
+    words_left = iter(words[1:])
+    for word in words_left:
+        if word == "--":
+            break
+        if not word.startswith("-") or word == "-":
+            continue
+        for place, letter in enumerate(word[1:], start=2):
+            if letter in SSH_OPTIONS_WITH_VALUE:
+                value = word[place:] or next(words_left, "")
+                if letter == "i":
+                    values.append(value)
+                elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value)):
+                    values.append(option[1].strip("\"'"))
+                break
+    paths = [_home_expanded(value, home) for value in values]
+    return [Path(os.path.normpath(path)) for path in paths if os.path.isabs(path)]
+
+
+def _home_expanded(value: str, home: str | None) -> str:
+    """`value` with a leading `~`, `$HOME` or `${HOME}` made `home` (else your $HOME)."""
+    home = home if home is not None else str(Path.home())
+    value = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", lambda _: home, value)
+    return os.path.expanduser(value)  # (`~user/`: that user's home)
