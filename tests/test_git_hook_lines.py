@@ -101,6 +101,9 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
         ("poetry run poe lint", "pyproject.toml"),
         ("overcommit --run", ".overcommit.yml"),
         ("npx stylelint '**/*.css'", ".stylelintrc.json"),
+        ("swift build", "Package.swift"),
+        ("swift package --disable-sandbox lefthook", "Package.resolved"),
+        ("swift test", "Package@swift-5.9.swift"),
     ],
 )
 def test_a_build_tool_a_hook_runs_in_any_form_holds_its_file(tmp_path, line, build_file):
@@ -108,6 +111,43 @@ def test_a_build_tool_a_hook_runs_in_any_form_holds_its_file(tmp_path, line, bui
     hook(root, ".git/hooks/pre-commit", line + "\n")
     (root / build_file).write_text("")
     assert build_file in held(root)
+
+
+# The part of the hook `lefthook install` writes that looks for lefthook where each package
+# manager puts it: SwiftPM's among them.
+LEFTHOOK_GENERATED = """\
+call_lefthook()
+{
+  if test -n "$LEFTHOOK_BIN"
+  then
+    "$LEFTHOOK_BIN" "$@"
+  elif lefthook -h >/dev/null 2>&1
+  then
+    lefthook "$@"
+  elif swift package lefthook >/dev/null 2>&1
+  then
+    swift package --build-path .build/lefthook --disable-sandbox lefthook "$@"
+  else
+    echo "Can't find lefthook in PATH"
+  fi
+}
+
+call_lefthook run "pre-commit" "$@"
+"""
+
+
+def test_the_hook_lefthook_writes_lets_commands_run_unasked_and_holds_swifts_files(tmp_path):
+    # `swift package X` runs SwiftPM's program, which reads Package.swift: no script of swift's
+    # own, which planloop could not read, so every sandboxed command used to ask.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", LEFTHOOK_GENERATED)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert tool_script_not_held(root, settings) is None
+    assert {"Package.swift", "Package.resolved", ".swiftpm"} <= held_once_made(root)
+    # A script swift itself runs is still one planloop cannot read.
+    hook(root, ".git/hooks/pre-push", "swift scripts/check.swift\n")
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "a script run by swift" in (tool_script_not_held(root, settings) or "")
 
 
 def test_a_hook_in_another_language_is_read_as_its_code(tmp_path):

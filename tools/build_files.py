@@ -57,7 +57,8 @@ told (tools/git_programs.py `ByName.when_there`). What a recipe or a build scrip
                   folder below count too: tools/per_file_configs.py)
     ninja, rake,  the file each reads what to run or code to load from, there or in a folder
     bundle, ...   above (TOOL_FILES: build.ninja, Rakefile, Gemfile, composer.json, deno.json,
-                  gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml, ...)
+                  gulpfile.js, Makefile.toml for `cargo make`, tasks.py, .overcommit.yml,
+                  Package.swift for `swift build` or `swift package X`, ...)
     nix, pixi,    what the environment they start a command in runs first, as for an .envrc
     devbox        (flake.nix's shellHook and what it imports, pixi's activation scripts)
     mise          the task folders of `mise run` (mise-tasks/, ...), and what the [tasks] of its
@@ -1917,8 +1918,17 @@ TOOL_FILES = {
         ".markdownlint-cli2.yaml",
     ),
     "php-cs-fixer": (".php-cs-fixer.php", ".php-cs-fixer.dist.php"),
+    # (`swift build`, `swift package X`: SwiftPM compiles and runs the manifest, takes the
+    # pinned versions, and its mirrors and registries from .swiftpm/configuration)
+    "swift": ("Package.swift", "Package.resolved", ".swiftpm"),
 }
 TOOL_FILES["inv"] = TOOL_FILES["invoke"]
+# The manifests SwiftPM prefers for a version of its own (`Package@swift-5.9.swift`).
+TOOL_FILES["swift"] += tuple(
+    f"Package@swift-{major}{minor}.swift"
+    for major in range(4, 8)
+    for minor in ("", *(f".{n}" for n in range(11)))
+)
 # The options by which these tools are given a file or folder to read or load code from
 # (a config, rules, a build file) and a folder to run in, in place of where they start.
 FILE_OPTIONS = {

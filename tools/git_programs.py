@@ -586,6 +586,19 @@ def runs_a_script(program: str, flag: str) -> bool:
     return SCRIPT_AFTER.get(name) == flag == "-f"
 
 
+def swift_subcommand(words: list[str] | tuple[str, ...]) -> bool:
+    """Whether `swift WORD ...` runs the program `swift-WORD` (SwiftPM's `swift build`, `swift
+    package X`) rather than a script: swift's driver does so for a first word that is no
+    option, holds no `.` or `/`, and is not `repl`."""
+    first = words[1] if len(words) > 1 else ""
+    return (
+        bool(first)
+        and first != "repl"
+        and not first.startswith("-")
+        and not any(mark in first for mark in "./")
+    )
+
+
 def runs_a_script_named(program: str, word: str, base: Path | None) -> bool:
     """Whether `program run word` runs the file `word` (`deno run conv`, `uv run conv.py`).
     uv, poetry, pipenv and pdm run a bare name from the environment's PATH (`uv run ruff`),

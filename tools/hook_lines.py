@@ -37,6 +37,7 @@ from tools.git_programs import (
     TOOL_RUNNERS,
     program_name,
     shell_lines,
+    swift_subcommand,
 )
 from tools.inline_code import EVALUATES
 
@@ -695,6 +696,9 @@ def _reads_what_no_line_shows(
         return "`node --env-file`, whose NODE_OPTIONS only node reads"
     if name == "git" and "foreach" in words:
         return "`git submodule foreach`, which runs in each submodule's folder"
+    at = next((index for index, word in enumerate(words) if program_name(word) == name), 0)
+    if name == "swift" and swift_subcommand(words[at:]):
+        return None  # (SwiftPM's: it reads Package.swift, held as a build tool's file)
     if name in INTERPRETERS and not INTERPRETERS[name] and name not in (".", "source"):
         return f"a script run by {name}, which planloop cannot read"
     return None
