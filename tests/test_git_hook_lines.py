@@ -113,38 +113,15 @@ def test_a_build_tool_a_hook_runs_in_any_form_holds_its_file(tmp_path, line, bui
     assert build_file in held(root)
 
 
-# The part of the hook `lefthook install` writes that looks for lefthook where each package
-# manager puts it: SwiftPM's among them.
-LEFTHOOK_GENERATED = """\
-call_lefthook()
-{
-  if test -n "$LEFTHOOK_BIN"
-  then
-    "$LEFTHOOK_BIN" "$@"
-  elif lefthook -h >/dev/null 2>&1
-  then
-    lefthook "$@"
-  elif swift package lefthook >/dev/null 2>&1
-  then
-    swift package --build-path .build/lefthook --disable-sandbox lefthook "$@"
-  else
-    echo "Can't find lefthook in PATH"
-  fi
-}
-
-call_lefthook run "pre-commit" "$@"
-"""
-
-
-def test_the_hook_lefthook_writes_lets_commands_run_unasked_and_holds_swifts_files(tmp_path):
-    # `swift package X` runs SwiftPM's program, which reads Package.swift: no script of swift's
-    # own, which planloop could not read, so every sandboxed command used to ask.
+def test_swifts_package_programs_hold_its_files_and_its_scripts_still_ask(tmp_path):
+    # `swift package X` runs SwiftPM's program, which reads Package.swift (held as a build
+    # file's), not a script of swift's own, which planloop cannot read.
     root = repository(tmp_path)
-    hook(root, ".git/hooks/pre-commit", LEFTHOOK_GENERATED)
+    line = "swift package --build-path .build/lefthook --disable-sandbox lefthook run pre-commit"
+    hook(root, ".git/hooks/pre-commit", line + "\n")
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert tool_script_not_held(root, settings) is None
     assert {"Package.swift", "Package.resolved", ".swiftpm"} <= held_once_made(root)
-    # A script swift itself runs is still one planloop cannot read.
     hook(root, ".git/hooks/pre-push", "swift scripts/check.swift\n")
     settings = host_tool_settings(root, scan_for_file_tools(root))
     assert "a script run by swift" in (tool_script_not_held(root, settings) or "")
@@ -472,6 +449,81 @@ HOOKS_AS_TOOLS_WRITE_THEM = {
         }
         call_lefthook run "pre-commit" "$@"
     """,
+    # lefthook 2's, which also tries each package manager's way to start it (SwiftPM's too).
+    "lefthook-2": """
+        if [ "$LEFTHOOK_VERBOSE" = "1" -o "$LEFTHOOK_VERBOSE" = "true" ]; then
+          set -x
+        fi
+
+        if [ "$LEFTHOOK" = "0" ]; then
+          exit 0
+        fi
+
+        call_lefthook()
+        {
+          if test -n "$LEFTHOOK_BIN"
+          then
+            "$LEFTHOOK_BIN" "$@"
+          elif lefthook -h >/dev/null 2>&1
+          then
+            lefthook "$@"
+          elif /home/me/go/bin/lefthook -h >/dev/null 2>&1
+          then
+            /home/me/go/bin/lefthook "$@"
+          else
+            dir="$(git rev-parse --show-toplevel)"
+            osArch=$(uname | tr '[:upper:]' '[:lower:]')
+            cpuArch=$(uname -m | sed 's/aarch64/arm64/;s/x86_64/x64/')
+            if test -f "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook"
+            then
+              "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook" "$@"
+            elif test -f "$dir/node_modules/@evilmartians/lefthook/bin/lefthook-${osArch}-${cpuArch}/lefthook"
+            then
+              "$dir/node_modules/@evilmartians/lefthook/bin/lefthook-${osArch}-${cpuArch}/lefthook" "$@"
+            elif test -f "$dir/node_modules/@evilmartians/lefthook-installer/bin/lefthook"
+            then
+              "$dir/node_modules/@evilmartians/lefthook-installer/bin/lefthook" "$@"
+            elif test -f "$dir/node_modules/lefthook/bin/index.js"
+            then
+              "$dir/node_modules/lefthook/bin/index.js" "$@"
+            elif go tool lefthook -h >/dev/null 2>&1
+            then
+              go tool lefthook "$@"
+            elif bundle exec lefthook -h >/dev/null 2>&1
+            then
+              bundle exec lefthook "$@"
+            elif yarn lefthook -h >/dev/null 2>&1
+            then
+              yarn lefthook "$@"
+            elif pnpm lefthook -h >/dev/null 2>&1
+            then
+              pnpm lefthook "$@"
+            elif swift package lefthook >/dev/null 2>&1
+            then
+              swift package --build-path .build/lefthook --disable-sandbox lefthook "$@"
+            elif command -v mint >/dev/null 2>&1
+            then
+              mint run csjones/lefthook-plugin "$@"
+            elif uv run lefthook -h >/dev/null 2>&1
+            then
+              uv run lefthook "$@"
+            elif composer exec lefthook -- -h >/dev/null 2>&1
+            then
+              composer exec lefthook -- "$@"
+            elif mise exec -- lefthook -h >/dev/null 2>&1
+            then
+              mise exec -- lefthook "$@"
+            elif devbox run lefthook -h >/dev/null 2>&1
+            then
+              devbox run lefthook "$@"
+            else
+              echo "Can't find lefthook in PATH"
+            fi
+          fi
+        }
+
+        call_lefthook run "pre-commit" "$@"
+    """,  # noqa: E501 (its lines as lefthook writes them)
     # husky 8's helper, which its hooks source.
     "husky-8-helper": """
         if [ -z "$husky_skip_init" ]; then
