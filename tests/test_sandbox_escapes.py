@@ -528,6 +528,41 @@ def test_keys_your_kubeconfig_and_git_config_name_by_path_are_hidden(
 
 
 @needs_bwrap
+def test_keys_your_configs_name_with_variables_tokens_and_conditional_includes_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ssh expands your `${VARIABLE}`s and its `%` tokens (`%h`: a key per host); git runs a
+    # helper through the shell (`$HOME`, a `!` line) and reads a conditional include's file in
+    # the repositories it names, the workspace maybe among them; a tool expands a `~` your
+    # variable keeps.
+    monkeypatch.setenv("HOME", str(home))
+    keys = home / "keys"
+    keys.mkdir()
+    names = ["deploy.pem", "db.example.com.pem", "me_id.pem", "work-store", "bang", "env", "aws"]
+    for name in names:
+        (keys / name).write_text(f"SECRET-{name}\n")
+    (keys / "notes.txt").write_text("NOT-SECRET\n")
+    (home / ".ssh/config").write_text(
+        "IdentityFile ${HOME}/keys/deploy.pem\nHost *.example.com\n  IdentityFile ~/keys/%h.pem\n"
+        "  IdentityFile %d/keys/%r_id.pem\n"
+    )
+    (home / ".gitconfig").write_text(
+        '[includeIf "gitdir:~/work/"]\n\tpath = .gitconfig-work\n'
+        '[credential "https://b.example"]\n\thelper = "!git credential-store --file ~/keys/bang"\n'
+        '[credential "https://e.example"]\n\thelper = "store --file=$HOME/keys/env"\n'
+    )
+    (home / ".gitconfig-work").write_text(
+        "[credential]\n\thelper = store --file ~/keys/work-store\n"
+    )
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "~/keys/aws")
+    command = "cd ~/keys && cat notes.txt " + " ".join(names)
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output
+    assert [name for name in names if f"SECRET-{name}" in output] == []
+
+
+@needs_bwrap
 def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     command = "cat ~/.ssh/id_ed25519 ~/.netrc 2>&1"

@@ -14,6 +14,7 @@ import functools
 import glob
 import itertools
 import os
+import pwd
 import re
 import shlex
 import subprocess
@@ -36,7 +37,7 @@ def ssh_key_files(home: str) -> tuple[Path, ...]:
     often kept outside ~/.ssh, which is hidden whole."""
     folder = Path(home, ".ssh")
     configs, found = [folder / "config"], []
-    for config in configs:  # (grows with each Include, up to sixteen files)
+    for config in configs:  # (grows with each Include, up to MAX_SSH_CONFIGS files)
         try:
             text = read_small_file(config)
         except (OSError, ValueError):
@@ -47,15 +48,37 @@ def ssh_key_files(home: str) -> tuple[Path, ...]:
             except ValueError:
                 continue  # (an open quote: ssh refuses the line too)
             for word in words:
-                word = re.sub(r"^~(?=/|$)|%d", lambda _: home, word)
-                if "%" in word or "$" in word:
-                    continue  # (`%h`, `${VAR}`: only ssh can tell)
-                path = os.path.normpath(folder / word)  # (a relative one: from ~/.ssh)
+                path = os.path.normpath(folder / ssh_expanded(word, home))  # (from ~/.ssh)
+                matches = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
                 if keyword.lower() != "include":
-                    found.append(Path(path))
-                elif len(configs) < MAX_SSH_CONFIGS:
-                    configs += [Path(match) for match in sorted(glob.glob(path))]
+                    found += [Path(match) for match in matches]
+                else:
+                    configs += [Path(match) for match in matches][: MAX_SSH_CONFIGS - len(configs)]
     return tuple(dict.fromkeys(found))
+
+
+# ssh's tokens that stand for one value wherever it connects: `%d` your home, `%u` your name,
+# `%i` your uid. Any other (`%h` the host, `%r` the remote user, `%C` a hash) varies with
+# the connection: a key named with one is any file of that form (`~/keys/%h.pem`).
+SSH_TOKEN = re.compile(r"%(.)")
+
+
+def ssh_expanded(word: str, home: str) -> str:
+    """An IdentityFile's, CertificateFile's or Include's word as ssh expands it: `~`, your
+    `${VARIABLE}`s (`${HOME}` is `home`), its `%` tokens; a token that varies with the
+    connection becomes `*`, a glob pattern for every file it can be."""
+    word = re.sub(r"^~(?=/|$)", lambda _: home, word)
+    environment = {**os.environ, "HOME": home}
+    word = re.sub(r"\$\{(\w+)\}", lambda found: environment.get(found[1], "*"), word)
+    fixed = {"%": "%", "d": home, "u": _user_name(), "i": str(os.getuid())}
+    return SSH_TOKEN.sub(lambda found: fixed.get(found[1], "*"), word)
+
+
+def _user_name() -> str:
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return "*"
 
 
 # A kubeconfig's lines that name a file of secrets: the user's private key, a token's file.
@@ -84,8 +107,10 @@ def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
 # Your variables that change which git config is yours: a new value is read afresh.
 GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
 STORE_HELPERS = ("store", "credential-store", "git-credential-store")
-# The settings of your git config that name a secret file, as git prints their names.
-GIT_KEY_SETTINGS = r"^(credential\..*helper|http\..*sslkey|core\.sshcommand)$"
+# The settings of your git config that name a secret file, as git prints their names, and its
+# conditional includes (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
+GIT_KEY_SETTINGS = r"^(credential\..*helper|http\..*sslkey|core\.sshcommand|includeif\..*\.path)$"
+MAX_GIT_INCLUDES = 16
 
 
 @functools.lru_cache(maxsize=8)
@@ -94,7 +119,10 @@ def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     never a repository's) names: where `credential.helper = store --file PATH` keeps passwords
     in plain text, `http.sslKey` (also per URL), and the `-i` key of `core.sshCommand`. Git's
     answer with HOME at `home` and GIT_CONFIG_VARIABLES at `your_variables` (unset where
-    empty), as git in your other terminals reads them."""
+    empty), as git in your other terminals reads them.
+
+    A conditional include applies only in some repositories (the workspace may be one), never
+    from `/`: the file it names is read too, whatever its condition."""
     named: list[Path] = []
     git = host_program("git")  # never one a command could have put on PATH
     environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key
@@ -104,24 +132,39 @@ def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
             environ[name] = value
         else:
             environ.pop(name, None)
-    for scope in ("--global", "--system") if git is not None else ():
-        command = [git, "config", scope, "--get-regexp", GIT_KEY_SETTINGS]
-        try:
-            found = subprocess.run(
-                command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        for line in found.stdout.splitlines():
-            setting, _, value = line.partition(" ")
-            if setting.endswith("helper"):
+    sources = [["--global"], ["--system"]] if git is not None else []
+    for source in sources:  # (grows with each conditional include, up to MAX_GIT_INCLUDES)
+        for origin, setting, value in _git_settings([git, "config", *source], environ):
+            if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
+                # (a relative path is from the including file's folder, as git takes it)
+                path = os.path.join(os.path.dirname(origin), _home_expanded(value, home))
+                sources.append(["--file", os.path.normpath(path), "--includes"])
+            elif setting.endswith("helper"):
                 named += store_file_of(value, home)
             elif setting == "core.sshcommand":
                 named += ssh_command_keys(value, home)
-            else:  # http.sslkey: a path setting, whose `~/` git expands itself
+            elif setting.endswith("sslkey"):  # (a path setting, whose `~/` git expands)
                 path = _home_expanded(value, home)
                 named += [Path(os.path.normpath(path))] if os.path.isabs(path) else []
     return tuple(dict.fromkeys(named))
+
+
+def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(file, setting, value) for each of GIT_KEY_SETTINGS that `command` (`git config
+    --global`, ...) finds, run from `/`."""
+    command = [*command, "--null", "--show-origin", "--get-regexp", GIT_KEY_SETTINGS]
+    try:
+        found = subprocess.run(
+            command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    fields = found.stdout.split("\0")  # (origin, then `setting\nvalue`, each ended by a NUL)
+    settings = []
+    for origin, entry in zip(fields[0:-1:2], fields[1::2], strict=False):
+        setting, _, value = entry.partition("\n")
+        settings.append((origin.removeprefix("file:"), setting, value))
+    return settings
 
 
 def store_file_of(helper: str, home: str | None = None) -> list[Path]:
@@ -132,7 +175,10 @@ def store_file_of(helper: str, home: str | None = None) -> list[Path]:
         words = shlex.split(helper)
     except ValueError:
         return []
-    if not words or words[0] not in STORE_HELPERS:
+    if words and words[0].startswith("!"):  # (a shell line: `!git credential-store --file x`)
+        words = [*filter(None, [words[0][1:]]), *words[1:]]
+        words = words[1:] if words and os.path.basename(words[0]) == "git" else words
+    if not words or os.path.basename(words[0]) not in STORE_HELPERS:
         return []
     for word, after in itertools.pairwise([*words[1:], ""]):
         value = word.removeprefix("--file=") if word.startswith("--file=") else None

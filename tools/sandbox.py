@@ -788,8 +788,10 @@ def file_or_none(path: Path) -> bool:
 
 
 def your_path(variable: str) -> Path | None:
-    """The absolute path your environment variable `variable` holds, or None."""
+    """The absolute path your environment variable `variable` holds, or None. A leading `~`
+    counts as your home: `export X="~/creds"` leaves it, and the tools expand it themselves."""
     value = os.environ.get(variable, "")
+    value = str(Path.home()) + value[1:] if re.match(r"~(/|$)", value) else value
     return Path(os.path.normpath(value)) if os.path.isabs(value) else None
 
 
