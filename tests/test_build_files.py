@@ -562,17 +562,25 @@ def refused_and_told(api, env, user_folders, attacked: list[str], new: str, made
 @needs_bwrap
 def test_a_file_named_like_an_option_is_told_and_the_file_tools_ask(api, env, user_folders):
     # pre-commit hands `--plugin=fmt.mjs`, a staged file, to prettier: an option that loads code.
+    # `git diff --name-only | xargs prettier` splits `b.js --plugin=p.mjs` into two. While one
+    # is there, what it loads is its own to say: later commands ask (refused, headless).
     user, workspace, planloop_home, home = user_folders
-    made = "touch -- --plugin=fmt.mjs; echo finished"
+    made = "touch -- --plugin=fmt.mjs 'b.js --plugin=p.mjs'; echo finished"
     api.add({"content": [tool_use("bash", {"command": made})]})
     api.add({"content": [tool_use("write_file", {"path": "--config=x.mjs", "content": "x"})]})
+    api.add({"content": [tool_use("write_file", {"path": "c.js -c=y.mjs", "content": "x"})]})
+    api.add({"content": [tool_use("bash", {"command": "echo the next command ran"})]})
     api.add({"content": [text("Done.")]})
     result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
     assert result.returncode == 0, result.stderr
-    ran, wrote = tool_results(api)
-    assert "--plugin=fmt.mjs is new. It was kept, and the user was told" in ran, ran
-    assert "--plugin=fmt.mjs" in result.stderr  # (on the terminal, and in the closing words)
+    ran, wrote, wrote_blank, next_command = tool_results(api)
+    for name in ("--plugin=fmt.mjs", "b.js --plugin=p.mjs"):
+        assert f"{name} is new. It was kept, and the user was told" in ran, ran
+        assert name in result.stderr  # (on the terminal, and in the closing words)
     assert "an option" in wrote and not (workspace / "--config=x.mjs").exists()
+    assert "an option" in wrote_blank and not (workspace / "c.js -c=y.mjs").exists()
+    assert "the next command ran" not in next_command
+    assert "is in the workspace: a name that begins with `-`" in next_command, next_command
 
 
 @pytest.mark.parametrize(
@@ -955,16 +963,28 @@ def test_stylelint_s_config_in_a_nested_config_folder_is_held_in_each_form(tmp_p
     assert "config of each file" in file_tools_ask(tmp_path, f"docs/.config/{name}")
 
 
-def test_prettier_told_to_walk_node_modules_takes_the_configs_there(tmp_path):
-    hook = "#!/bin/sh\nnpx prettier --with-node-modules --check .\n"
-    make(tmp_path / ".git/hooks/pre-commit", hook, "root")
-    config = '{"plugins": ["./p.mjs"]}'
-    make(tmp_path / "node_modules/x/.prettierrc.json", config, "root", 0o644)
+@pytest.mark.parametrize(
+    ("line", "config"),
+    [
+        ("npx prettier --with-node-modules --check .", ".prettierrc.json"),
+        ("prettier --with-node-modules=true -c .", ".prettierrc.json"),
+        ("npx stylelint --disable-default-ignores '**/*.css'", ".stylelintrc.json"),
+        ("stylelint --di '**/*.css'", ".stylelintrc.json"),
+    ],
+)
+def test_a_linter_told_to_walk_node_modules_takes_the_configs_there(tmp_path, line, config):
+    make(tmp_path / ".git/hooks/pre-commit", f"#!/bin/sh\n{line}\n", "root")
+    make(tmp_path / "node_modules/x" / config, '{"plugins": ["./p.mjs"]}', "root", 0o644)
     make(tmp_path / "node_modules/x/p.mjs", "export default {}\n", "root", 0o644)
     held = per_file_held(tmp_path)
-    assert {"node_modules/x/.prettierrc.json", "node_modules/x/p.mjs"} <= held
-    asked = file_tools_ask(tmp_path, "node_modules/y/.prettierrc.json")
+    assert {f"node_modules/x/{config}", "node_modules/x/p.mjs"} <= held
+    asked = file_tools_ask(tmp_path, f"node_modules/y/{config}")
     assert "config of each file" in (asked or "")
+    # Told not to, as by default, it passes them by.
+    off = line.replace("--with-node-modules=true", "--with-node-modules=false")
+    if off != line:
+        make(tmp_path / ".git/hooks/pre-commit", f"#!/bin/sh\n{off}\n", "root")
+        assert f"node_modules/x/{config}" not in per_file_held(tmp_path)
 
 
 def test_a_package_json_counts_for_a_per_file_linter_only_with_its_key(tmp_path):
@@ -1032,6 +1052,59 @@ def test_a_package_json_given_the_key_later_counts_at_the_next_look(tmp_path):
     os.utime(package, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert package.stat().st_size == before.st_size
     assert "node_modules/x/package.json" in per_file_held(tmp_path)
+
+
+# A background task maps web/package.json and makes its page dirty (the change time is stamped
+# then, and not again), waits until planloop has looked at the file unchanged and settled, then
+# gives it prettier's key through the mapping: a write the kernel stamps no time for.
+MAPPED_WRITER = """python3 - <<'EOF'
+import mmap, os, time
+os.makedirs("web", exist_ok=True)
+with open("web/plug.mjs", "w") as plug:
+    plug.write("export default {}\\n")
+package = open("web/package.json", "r+b")
+mapped = mmap.mmap(package.fileno(), 0)
+mapped[0:1] = mapped[0:1]
+open(".mapped", "w").close()
+while not os.path.exists(".go"):
+    time.sleep(0.05)
+keyed = b'{"name": "web", "prettier": {"plugins": ["./plug.mjs"]}}'
+mapped[0 : len(keyed)] = keyed
+open(".written", "w").close()
+while True:
+    time.sleep(1)
+EOF"""
+# Until a file's change time is SETTLED_NS old, as planloop must see it before it remembers.
+SETTLED = "until [ -e {0} ] && [ $(( $(date +%s) - $(stat -c %Z {0}) )) -ge 3 ]; do sleep 0.1; done"
+
+
+@needs_bwrap
+def test_a_package_json_a_running_task_rewrites_through_a_mapping_is_told(api, env, user_folders):
+    user, workspace, planloop_home, home = user_folders
+    make(workspace / ".git/hooks/pre-commit", "#!/bin/sh\nprettier --check .\n", user)
+    make(workspace / "web/package.json", '{"name": "web"}'.ljust(80) + "\n", user, mode=0o644)
+    background = {"command": MAPPED_WRITER, "run_in_background": True}
+    api.add({"content": [tool_use("bash", background)]})
+    settled = SETTLED.format("web/package.json") + "; [ -e .mapped ] && echo settled"
+    api.add(
+        {
+            "content": [
+                tool_use(
+                    "bash", {"command": f"until [ -e .mapped ]; do sleep 0.1; done; {settled}"}
+                )
+            ]
+        }
+    )
+    written = "touch .go; until [ -e .written ]; do sleep 0.1; done; echo written"
+    api.add({"content": [tool_use("bash", {"command": written})]})
+    api.add({"content": [text("Done.")]})
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    _, settled_result, written_result = tool_results(api)
+    assert "settled" in settled_result and "written" in written_result, written_result
+    assert b"prettier" in (workspace / "web/package.json").read_bytes()
+    assert "[web/package.json is new. It was kept, and the user was told" in written_result
+    assert "sandbox: web/package.json (a linter" in result.stderr  # (and on the terminal)
 
 
 def test_no_per_file_config_is_held_where_no_host_tool_runs_its_linter(tmp_path):

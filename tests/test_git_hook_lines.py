@@ -101,6 +101,7 @@ def test_what_a_hook_runs_by_a_name_reads_is_held(tmp_path, hook_file, hooks_pat
         ("poetry run poe lint", "pyproject.toml"),
         ("overcommit --run", ".overcommit.yml"),
         ("npx stylelint '**/*.css'", ".stylelintrc.json"),
+        ("npx stylelint --custom-formatter=fmt.mjs '**/*.css'", "fmt.mjs"),
         ("swift build", "Package.swift"),
         ("swift package --disable-sandbox lefthook", "Package.resolved"),
         ("swift test", "Package@swift-5.9.swift"),
@@ -821,6 +822,14 @@ def test_a_program_an_option_names_with_its_value_glued_on_is_held(tmp_path, lin
     (root / "tools" / "pg").write_text("#!/bin/sh\ntrue\n")
     (root / "include").mkdir()
     assert "tools/pg" in held(root)
+
+
+def test_a_script_an_option_names_by_its_bare_name_glued_on_is_held(tmp_path):
+    # `--custom-formatter=fmt.mjs`: a name without a folder, but named as a script is.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "lint-css --reporter=fmt.mjs src\n")
+    (root / "fmt.mjs").write_text("export default () => ''\n")
+    assert "fmt.mjs" in held(root)
 
 
 @pytest.mark.parametrize("option", ["--exec-path=tools", "--exec-path=./tools"])

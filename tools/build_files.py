@@ -1940,7 +1940,8 @@ FILE_OPTIONS = {
     "lint-staged": ("-c", "--config"),
     "nano-staged": ("-c", "--config"),
     "commitlint": ("-g", "--config"),
-    "stylelint": ("-c", "--config", "--config-basedir", "--custom-syntax"),
+    # (a formatter's name is a file when one is there, else a package's)
+    "stylelint": ("-c", "--config", "--config-basedir", "--custom-syntax", "--custom-formatter"),
     "markdownlint": ("-c", "--config", "-r", "--rules"),
     "markdownlint-cli": ("--config",),
     "rubocop": ("-c", "--config", "-r", "--require"),

@@ -1045,7 +1045,8 @@ def _glued_paths(option: str) -> list[tuple[str, bool]]:
     where a value usually does: `--x=./tools/pack` and `-O./tools/pg`, but also each place of
     a bundle of short options, any of which may be the one that takes the rest (`-cI./pack`:
     -c, then -I), and the first word of a value that is a program with its arguments
-    (`-I'./pack -9'`). A value the shell makes, or your home's (`~`), is none."""
+    (`-I'./pack -9'`), or one named like a script (`--custom-formatter=fmt.mjs`). A value the
+    shell makes, or your home's (`~`), is none."""
     if option.startswith("--"):
         values = [option.partition("=")[2]]
     else:
@@ -1053,7 +1054,9 @@ def _glued_paths(option: str) -> list[tuple[str, bool]]:
     paths = []
     for place, value in enumerate(values):
         first = value.split(maxsplit=1)[0] if value.split() else ""
-        if "/" not in first or first.startswith("~") or EXPANSION.search(first):
+        if "/" not in first and not is_script_name(first):
+            continue
+        if first.startswith("~") or EXPANSION.search(first):
             continue
         paths.append((first, place == 0))
     return paths

@@ -106,9 +106,12 @@ PATH_REASON = f"a folder on your PATH is protected: {PATH_WHY}"
 # `{staged_files}`, `git diff --name-only | xargs prettier`), relative to the top: a file named
 # `--plugin=fmt.mjs` is an option there, one that loads code.
 OPTION_NAME_REASON = (
-    "a name that begins with `-` is an option to the linters and formatters that hook runners "
-    "hand staged files to, and an option can load code (`--plugin=x.mjs`)"
+    "a name that begins with `-` (or has one after a blank, where `xargs` splits it) is an "
+    "option to the linters and formatters that hook runners hand staged files to, and an "
+    "option can load code (`--plugin=x.mjs`)"
 )
+# (`git diff --name-only | xargs prettier` splits `b.js --plugin=x.mjs` at its blank)
+OPTION_IN_NAME = re.compile(r"(?:^|\s)-")
 PLANLOOP_CODE_REASON = (
     "planloop's own code is protected (its python, the packages it imports, the virtual "
     "environment it runs from): planloop runs it outside any sandbox, with your API key, when "
@@ -404,7 +407,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
             return GIT_REASON
         if candidate.name.startswith(ENV_FILE_PREFIX):
             return ENV_REASON
-        if candidate.name.startswith("-"):
+        if OPTION_IN_NAME.search(candidate.name):
             return OPTION_NAME_REASON
         for parent, name in itertools.pairwise(("", *inside.parts)):
             if is_host_tool_config(name, parent):
@@ -1081,7 +1084,8 @@ class WorkspaceScan:
     # The files named as a linter or formatter's config beside the files it checks
     # (tools/per_file_configs.py): held where a host tool runs that tool.
     per_file_configs: list[Path] = field(default_factory=list)
-    # Each file or folder whose name begins with `-` (OPTION_NAME_REASON): told when made.
+    # Each file or folder whose name is or holds an option (OPTION_NAME_REASON): told when
+    # made; while one is there, sandboxed commands ask.
     option_named: list[Path] = field(default_factory=list)
     git_entries: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # Each folder holding a pyvenv.cfg, at any depth: a virtualenv, whose bin/ editors and
@@ -1245,7 +1249,7 @@ def list_folder(
         _note_if_linked(listing, entry)
         if entry.name in PER_FILE_CONFIG_NAMES:  # (in node_modules too: see PASS_PACKAGES_BY)
             listing.per_file_configs.append(Path(entry.path))
-        if entry.name.startswith("-"):
+        if OPTION_IN_NAME.search(entry.name):
             listing.option_named.append(Path(entry.path))
         if entry.name == GIT_DIR_NAME:
             with contextlib.suppress(OSError):

@@ -17,6 +17,8 @@ has one in every package, and the tools pass by those without it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 PER_FILE_CONFIG_REASON = (
     "a linter, formatter or hook runner a host tool runs (prettier, eslint, stylelint, "
     "markdownlint-cli2, lint-staged, prek) takes the config of each file it checks from that "
@@ -69,9 +71,23 @@ CONFIG_NAMES = frozenset(
 # `/node_modules` rule that names only the top, counts; and `.gitignore` is the workspace's).
 # So the scan notes these names inside node_modules too, and `looked_for_by` decides.
 PASS_PACKAGES_BY = frozenset({"prettier", "eslint", "stylelint"})
-# The option that has one of those walk into node_modules too: such a run is noted as the
-# program's name with it (`prettier --with-node-modules`; `tool_of` gives the program).
-INTO_PACKAGES = {"prettier": "--with-node-modules"}
+# The options that have one of those walk into node_modules too, first the one a run is noted
+# with (`prettier --with-node-modules`; `tool_of` gives the program). `--opt=true` counts.
+INTO_PACKAGES = {
+    "prettier": ("--with-node-modules",),
+    "stylelint": ("--disable-default-ignores", "--di"),
+    "eslint": ("--no-ignore",),
+}
+
+
+def walks_into_packages(program: str, words: Iterable[str]) -> bool:
+    """Whether `program` run with `words` walks into node_modules (INTO_PACKAGES)."""
+    options = INTO_PACKAGES.get(program, ())
+    for word in words:
+        option, equals, value = word.partition("=")
+        if option in options and (not equals or value.lower() not in ("false", "0", "")):
+            return True
+    return False
 
 
 def tool_of(program: str) -> str:

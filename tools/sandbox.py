@@ -2198,6 +2198,14 @@ class Bubblewrap:
             )
         if scan.incomplete:
             return f"{scan.incomplete}, so sandboxed commands ask before they run"
+        options = [path for path in scan.option_named if "node_modules" not in path.parts]
+        if options:
+            # Staged, it reaches a linter as an option: what that loads (`--plugin=p.mjs`'s
+            # p.mjs, which a command may rewrite) is the name's to say, not any config's.
+            return (
+                f"{shown(root, options[0])} is in the workspace: {OPTION_NAME_REASON}, so "
+                "sandboxed commands ask before they run"
+            )
         if ignores_case(root):
             # A bind holds one spelling; on FUSE or 9p (WSL's /mnt/c) `.GIT/hooks` is another
             # way to the same folder, past it.

@@ -128,7 +128,9 @@ from tools.per_file_configs import (
     PER_FILE_CONFIGS,
     looked_for_by,
     tool_of,
+    walks_into_packages,
 )
+from tools.process import processes_below, running_sandbox_pids
 from tools.python_starts import python_starts
 from tools.shell_config import PYTHON_PATH_REASON, VENV_CONFIG_NAME, start_files_in
 from tools.spans import delimited_in_lines, replaced
@@ -1629,9 +1631,9 @@ def run_by(
                 untold.append(UntoldProgram(project, f"${{PWD}}/{program}'s build file"))
                 continue
             if program in PER_FILE_CONFIGS:  # (each file's own config, anywhere below)
-                walks = INTO_PACKAGES.get(program) in words  # (into node_modules too)
+                walks = walks_into_packages(program, words)  # (into node_modules too)
                 by_name.per_file.append(
-                    (project, f"{program} {INTO_PACKAGES[program]}" if walks else program)
+                    (project, f"{program} {INTO_PACKAGES[program][0]}" if walks else program)
                 )
             try:
                 held, told = build_files(program, words, base, project)
@@ -2539,11 +2541,14 @@ def _per_file_config(
 # key: each is read once, then known by what a change to it would change (its inode, size,
 # and change time, which no command can set back), not read again at each look. Only one
 # unchanged for a while is remembered: the change time has the clock's coarse steps, and two
-# writes within one step would look the same.
+# writes within one step would look the same. And none a running command maps to write: a
+# write through a page it made dirty already changes neither time (`_mapped_for_writing`).
 PackageSeen = tuple[str, tuple[str, ...], int, int, int, int]  # path, keys, dev, inode, size, ctime
 _WITHOUT_THEIR_KEYS: set[PackageSeen] = set()
 MAX_REMEMBERED_PACKAGES = 200_000
 SETTLED_NS = 2_000_000_000
+MAPPINGS_FRESH_NS = 1_000_000_000  # (half of SETTLED_NS: see `_mapped_for_writing`)
+_MAPPED: dict[str, tuple[int, frozenset[int] | None]] = {}
 
 
 def _unchanged_since(config: Path, keys: list[str]) -> PackageSeen | None:
@@ -2557,9 +2562,45 @@ def _unchanged_since(config: Path, keys: list[str]) -> PackageSeen | None:
 def _remember_without_keys(seen: PackageSeen | None) -> None:
     if seen is None or seen[-1] > time.time_ns() - SETTLED_NS:
         return
+    mapped = _mapped_for_writing()
+    if mapped is None or seen[3] in mapped:
+        return  # (a running command may change it through its mapping, unseen)
     if len(_WITHOUT_THEIR_KEYS) >= MAX_REMEMBERED_PACKAGES:
         _WITHOUT_THEIR_KEYS.clear()
     _WITHOUT_THEIR_KEYS.add(seen)
+
+
+def _mapped_for_writing() -> frozenset[int] | None:
+    """The inode of each file a running sandboxed command maps shared and writable (of any
+    device: btrfs shows mappings by another device number than stat gives); None when
+    planloop cannot read a command's mappings. Looked at most once a second.
+
+    Such a mapping writes without a trace once its page is dirty: the kernel stamps the change
+    time only at the fault that makes the page writable. A fault after this look stamps a time
+    within a second of now, not settled (SETTLED_NS) when remembered; a page made writable
+    before it belongs to a mapping that is here now, whether or not it is closed later."""
+    now = time.time_ns()
+    when, mapped = _MAPPED.get("last", (0, None))
+    if now - when < MAPPINGS_FRESH_NS:
+        return mapped
+    found: set[int] | None = set()
+    for pid, _ in processes_below(running_sandbox_pids()):
+        try:
+            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
+                lines = maps.readlines()
+        except FileNotFoundError:
+            continue  # (it ended: its mappings with it)
+        except OSError:
+            found = None
+            break
+        for line in lines:  # `start-end rw-s offset 08:01 inode path`
+            fields = line.split(maxsplit=5)
+            if len(fields) >= 5 and fields[1][1:2] == "w" and fields[1][3:4] == "s":
+                with contextlib.suppress(ValueError):
+                    found.add(int(fields[4]))
+    mapped = frozenset(found) if found is not None else None
+    _MAPPED["last"] = (now, mapped)
+    return mapped
 
 
 def _package_config_code(
