@@ -936,11 +936,12 @@ def test_a_linter_s_config_beside_the_files_it_checks_is_held_at_any_depth(
     make(tmp_path / "node_modules/x/plug.mjs", "export default {}\n", "root", 0o644)
     held = per_file_held(tmp_path)
     assert {config, plugin} <= held
-    # prettier, ESLint and stylelint pass node_modules by. markdownlint-cli2's globs walk into
-    # it, and lint-staged and prek pass by only what git ignores, which is nothing here.
+    # prettier and ESLint pass node_modules by. stylelint's globs follow a link into it (`web
+    # -> node_modules/x`), markdownlint-cli2's walk into it, and lint-staged and prek pass by
+    # only what git ignores, which is nothing here.
     in_packages = {"node_modules/x/" + Path(config).name, "node_modules/x/plug.mjs"}
     program = next(word for word in hook.split() if word != "npx")
-    passes_packages_by = program in ("prettier", "eslint", "stylelint")
+    passes_packages_by = program in ("prettier", "eslint")
     assert held & in_packages == (set() if passes_packages_by else in_packages)
     # The file tools ask before writing one, and before making one anywhere below.
     assert "is protected" in file_tools_ask(tmp_path, plugin)

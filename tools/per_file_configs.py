@@ -65,17 +65,17 @@ PACKAGE_KEYS["lint-staged"] = "lint-staged"
 CONFIG_NAMES = frozenset(
     [name for names in PER_FILE_CONFIGS.values() for name in names] + list(PACKAGE_FILES)
 )
-# prettier, ESLint and stylelint pass every `node_modules` by. The others do not:
-# markdownlint-cli2's globs walk into one unless its config says otherwise, and lint-staged
-# and prek pass by only what git ignores (a committed node_modules, or one below a
+# prettier and ESLint pass every `node_modules` by. The others do not: stylelint's globs
+# follow a link to a folder (`web -> node_modules/x` makes node_modules/x's config web's),
+# markdownlint-cli2's walk into one unless its config says otherwise, and lint-staged and
+# prek pass by only what git ignores (a committed node_modules, or one below a
 # `/node_modules` rule that names only the top, counts; and `.gitignore` is the workspace's).
 # So the scan notes these names inside node_modules too, and `looked_for_by` decides.
-PASS_PACKAGES_BY = frozenset({"prettier", "eslint", "stylelint"})
+PASS_PACKAGES_BY = frozenset({"prettier", "eslint"})
 # The options that have one of those walk into node_modules too, first the one a run is noted
 # with (`prettier --with-node-modules`; `tool_of` gives the program). `--opt=true` counts.
 INTO_PACKAGES = {
     "prettier": ("--with-node-modules",),
-    "stylelint": ("--disable-default-ignores", "--di"),
     "eslint": ("--no-ignore",),
 }
 
