@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -1027,10 +1028,32 @@ def test_a_per_file_config_s_plugin_is_held_however_its_path_is_spelt_or_found(t
     assert {"css/fmt.mjs", "css/x.mjs", "top.mjs"} <= per_file_held(tmp_path)
 
 
-def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path):
-    # JSON5 (no JSON python reads) spells `x` as `\x78`: the tool loads prettier-plugin-x.
+@pytest.mark.parametrize(
+    ("config", "plugin"),
+    [
+        (".prettierrc", "plugins: ['./p;.mjs']"),  # (`;`, `(`, `&` end no name)
+        (".prettierrc", "plugins: ['./p(.mjs', './q&.mjs']"),
+        (".prettierrc", "plugins: ['./p\u00a0.mjs']"),  # (nor a blank other than ASCII's)
+        (".prettierrc", "plugins: ['./p\u0085.mjs']"),
+        (".prettierrc.json5", "{plugins: ['./\\p.mjs']}"),  # (`\p` is `p` to JSON5)
+        (".prettierrc.json5", "{plugins: ['./p\\\n.mjs']}"),  # (a backslash goes on a line)
+    ],
+)
+def test_a_plugin_path_is_held_whatever_characters_its_name_holds(tmp_path, config, plugin):
     make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx prettier -c .\n", "root")
-    config = "{plugins: ['prettier-plugin-\\x78'], // mine\n}"
+    make(tmp_path / "web" / config, plugin, "root", 0o644)
+    names = re.findall(r"p[^.']?\.mjs|q&\.mjs", plugin.replace("\\\n", "").replace("\\", ""))
+    for name in names:
+        make(tmp_path / "web" / name, "export default {}\n", "root", 0o644)
+    assert {f"web/{name}" for name in names} <= per_file_held(tmp_path)
+
+
+@pytest.mark.parametrize("escape", ["\\x78", "\\x", "\\\nx"])
+def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path, escape):
+    # JSON5 (no JSON python reads) spells `x` as `\x78`, or `\x`, or after a backslash that
+    # goes on to the next line: the tool loads prettier-plugin-x.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx prettier -c .\n", "root")
+    config = f"{{plugins: ['prettier-plugin-{escape}'], // mine\n}}"
     make(tmp_path / "web/.prettierrc.json5", config, "root", 0o644)
     make(tmp_path / "node_modules/prettier-plugin-x/package.json", "{}", "root", 0o644)
     assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)

@@ -87,9 +87,9 @@ import re
 import shlex
 import sys
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tools.environment import WordTooLong, expand_variables, shell_words, without_secrets
 from tools.paths import read_small_file
@@ -795,7 +795,8 @@ def local_code(config: Path, *also_from: Path) -> list[Path]:
         return []
     text = _read(config)
     folders = [config.parent, *also_from, *_module_paths(text, config.parent)]
-    return [path for folder in folders for path in local_paths(text, folder)]
+    strings = config_strings(config, text)
+    return [path for folder in folders for path in local_paths(text, folder, strings)]
 
 
 # markdownlint-cli2's `modulePaths`, in a JSON list or a YAML block list: the folders it
@@ -859,12 +860,17 @@ def unescaped(text: str) -> str:
     )
 
 
-def local_paths(text: str, folder: Path) -> list[Path]:
-    """The relative paths in a data config's `text` (LOCAL_PATH), from its `folder`, each with
-    the files node would try for one without a suffix; at most MAX_INCLUDED of them."""
+def local_paths(text: str, folder: Path, exact: Iterable[str] = ()) -> list[Path]:
+    """The relative paths in a data config's `text` (LOCAL_PATH) and among its strings `exact`
+    (read by its parser: a path may hold any character, `./p;.mjs`, where LOCAL_PATH ends
+    one), from its `folder`, each with the files node would try for one without a suffix; at
+    most MAX_INCLUDED of them."""
     found: list[Path] = []
-    for match in LOCAL_PATH.finditer(text if "\\" not in text else f"{text}\n{unescaped(text)}"):
-        path = Path(os.path.normpath(folder / match[0]))
+    spelled = text if "\\" not in text else f"{text}\n{unescaped(text)}"
+    relative = [match[0] for match in LOCAL_PATH.finditer(spelled)]
+    relative += [string for string in exact if string.startswith(("./", "../"))]
+    for name in dict.fromkeys(relative):
+        path = Path(os.path.normpath(folder / name))
         found.append(path)
         if not path.suffix:  # (`require("./tools/cl")`: node tries these)
             found += [Path(f"{path}{suffix}") for suffix in JS_SUFFIXES]
@@ -872,6 +878,81 @@ def local_paths(text: str, folder: Path) -> list[Path]:
         if len(found) > MAX_INCLUDED:
             break
     return found
+
+
+def config_strings(config: Path, text: str) -> list[str]:
+    """Every string value of a data config, as its tool's parser reads it: TOML, JSON with
+    comments, YAML, or JSON5 (`json5_strings`) where neither JSON nor YAML reads it."""
+    from tools.tool_scripts import read_yaml, without_comments  # (that module imports this one)
+
+    data: Any = None
+    with contextlib.suppress(ValueError, RecursionError):
+        if config.suffix == ".toml":
+            data = toml_data(text)
+        else:
+            try:
+                data = json.loads(without_comments(text))
+            except ValueError:
+                if config.suffix == ".json5":
+                    return json5_strings(text)  # (YAML would read its escapes otherwise)
+                data = read_yaml(text)
+    if data is None:
+        return json5_strings(text)
+    strings, stack = [], [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, dict):
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
+    return strings
+
+
+# What a backslash and one character stand for in a JSON5 string; any other character stands
+# for itself (`\\q` is `q`), and one that ends a line is left out (the string goes on).
+JSON5_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "0": "\0"}
+JSON5_LINE_ENDS = "\n\r\u2028\u2029"
+JSON5_HEX = {"x": 2, "u": 4}
+LINE_END = re.compile(r"[\r\n\u2028\u2029]")
+
+
+def json5_strings(text: str) -> list[str]:
+    """Every string of a JSON5 text, as JSON5 reads it (`'prettier-plugin-\\q'` is
+    `prettier-plugin-q`, `\\x2e` a dot), past its comments; in one pass over the text."""
+    strings: list[str] = []
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        if text.startswith("//", index):
+            found = LINE_END.search(text, index)
+            index = found.start() if found else length
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = length if end < 0 else end + 2
+        elif char in "\"'":
+            out, index = [], index + 1
+            while index < length and text[index] != char:
+                if text[index] != "\\" or index + 1 == length:
+                    out.append(text[index])
+                    index += 1
+                    continue
+                escaped = text[index + 1]
+                digits = text[index + 2 : index + 2 + JSON5_HEX.get(escaped, 0)]
+                if escaped in JSON5_HEX and re.fullmatch(r"[0-9a-fA-F]+", digits or "-"):
+                    out.append(chr(int(digits, 16)))
+                    index += 2 + len(digits)
+                elif escaped in JSON5_LINE_ENDS:
+                    index += 3 if text.startswith("\r\n", index + 1) else 2
+                else:
+                    out.append(JSON5_ESCAPES.get(escaped, escaped))
+                    index += 2
+            strings.append("".join(out))
+            index += 1
+        else:
+            index += 1
+    return strings
 
 
 def _ninja_reads(folder: Path) -> Callable[[Path], list[Path]]:
@@ -1852,8 +1933,9 @@ CONFIG_TOOLS = {
 }
 # prek, its drop-in, reads the same config, run alike, or first a `prek.toml` of its own.
 CONFIG_TOOLS["prek"] = CONFIG_TOOLS["pre-commit"]._replace(names=PER_FILE_CONFIGS["prek"])
-# A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`).
-LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""")
+# A relative path as a data config gives it (`"./tools/cl.js"`, `- ../shared/rules`). Only
+# ASCII blanks end one: a name may hold U+0085 or U+00A0, which the tools keep in it.
+LOCAL_PATH = re.compile(r"""(?<![\w.@/$-])\.\.?+/[^\s"'`,;()\[\]{}<>*?|&]++""", re.ASCII)
 # The JavaScript tools that read a config file as they start, from the folder they run in or
 # one above (`npx eslint .`), by the names they look for: a JavaScript one is code that runs,
 # and a data one names code it loads (prettier's and a legacy .eslintrc's `plugins`) or lists

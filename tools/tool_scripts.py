@@ -64,6 +64,7 @@ from tools.build_files import (
     BUILD_TOOLS,
     CannotTell,
     build_files,
+    json5_strings,
     literal_tilde,
     local_paths,
     make_variable_files,
@@ -2126,8 +2127,11 @@ def _data_config(config: Path, program: str) -> Any:
     except OSError:
         return None
     except (ValueError, RecursionError):
-        # (JSON5, which neither reads: every string it holds may be a name the tool loads)
-        return {"plugins": QUOTED_STRING.findall(unescaped(text))}
+        # (JSON5, which neither reads: every string it holds may be a name the tool loads,
+        # read as JSON5 reads it, `'\\q'` is `q`; and each quoted part, should its quotes pair
+        # otherwise)
+        names = [*json5_strings(text), *QUOTED_STRING.findall(unescaped(text))]
+        return {"plugins": list(dict.fromkeys(names))}
     if config.name in PACKAGE_FILES:
         return _dict(settings).get(PACKAGE_KEYS.get(program, program))  # (commitlint's)
     return settings
