@@ -563,6 +563,28 @@ def test_keys_your_configs_name_with_variables_tokens_and_conditional_includes_a
 
 
 @needs_bwrap
+def test_npms_global_config_is_hidden_where_it_holds_a_login(
+    home: Path, workspace: Path, monkeypatch
+):
+    # nvm's node is on PATH from ~/.nvm/versions/node/v20/bin; `npm login --location=global`
+    # keeps the token in etc/npmrc beside it. One with registry settings alone stays readable.
+    prefix = home / ".nvm/versions/node/v20"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "etc").mkdir()
+    (prefix / "etc/npmrc").write_text("//registry.npmjs.org/:_authToken=SECRET-NPM-TOKEN\n")
+    other = home / "tools"
+    (other / "bin").mkdir(parents=True)
+    (other / "etc").mkdir()
+    (other / "etc/npmrc").write_text("registry=https://npm.example.com/\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:{other / 'bin'}:{os.environ['PATH']}")
+    command = f"cat {prefix / 'etc/npmrc'} {other / 'etc/npmrc'}"
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "registry=https://npm.example.com/" in output
+    assert "SECRET-NPM-TOKEN" not in output
+
+
+@needs_bwrap
 def test_a_reopened_secret_can_be_read(home: Path, workspace: Path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     command = "cat ~/.ssh/id_ed25519 ~/.netrc 2>&1"

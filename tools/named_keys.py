@@ -226,3 +226,30 @@ def _home_expanded(value: str, home: str | None) -> str:
     home = home if home is not None else str(Path.home())
     value = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", lambda _: home, value)
     return os.path.expanduser(value)  # (`~user/`: that user's home)
+
+
+# A line of an npmrc that holds a registry login (`//registry.npmjs.org/:_authToken=...`).
+NPM_LOGIN_LINE = re.compile(
+    r"^[^#;\n]*(?:_authToken|_auth|_password|certfile|keyfile)[ \t]*=", re.MULTILINE
+)
+
+
+def npm_global_configs() -> list[Path]:
+    """npm's global config (`npm config set --location=global`) where it holds a registry
+    login: `etc/npmrc` under npm's prefix, which is where your NPM_CONFIG_PREFIX says, or the
+    folder above the one on your PATH that node is run from (nvm's
+    `~/.nvm/versions/node/v20/bin`); or the file your NPM_CONFIG_GLOBALCONFIG names. One without
+    a login stays readable: npm inside the sandbox reads its registry settings there."""
+    prefixes = [os.environ.get("NPM_CONFIG_PREFIX", "")]
+    prefixes += [os.path.dirname(folder) for folder in os.environ.get("PATH", "").split(":")]
+    candidates = [os.path.join(prefix, "etc", "npmrc") for prefix in prefixes if prefix]
+    candidates.append(os.environ.get("NPM_CONFIG_GLOBALCONFIG", ""))
+    found = []
+    for candidate in dict.fromkeys(path for path in candidates if os.path.isabs(path)):
+        try:
+            text = read_small_file(candidate)
+        except (OSError, ValueError):
+            continue
+        if NPM_LOGIN_LINE.search(text):
+            found.append(Path(os.path.normpath(candidate)))
+    return found

@@ -118,6 +118,7 @@ from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
     git_key_files,
     kubeconfig_key_files,
+    npm_global_configs,
     ssh_command_keys,
     ssh_key_files,
 )
@@ -726,7 +727,8 @@ def secret_paths() -> list[Path]:
 
 def keys_your_configs_name() -> list[Path]:
     """The key and password files your ssh, kubectl and git configs name by path, in each of
-    your homes and where your variables move those configs (tools/named_keys.py)."""
+    your homes and where your variables move those configs, and npm's global config where it
+    holds a login (tools/named_keys.py)."""
     named: list[Path] = []
     for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
         named += ssh_key_files(str(home))
@@ -740,6 +742,7 @@ def keys_your_configs_name() -> list[Path]:
     if account is not None:  # (what git in your other terminals reads: your account's config)
         named += git_key_files(str(account))
     named += ssh_command_keys(os.environ.get("GIT_SSH_COMMAND", ""))  # (`-i ~/keys/ci.pem`)
+    named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
 
 
