@@ -122,6 +122,26 @@ def test_a_key_other_projects_env_files_join_from_halves_is_not_readable(api, en
 
 
 @needs_bwrap
+def test_halves_nodes_dotenv_joins_in_its_own_forms_are_not_readable(api, env, layout):
+    # Node's dotenv with dotenv-expand (Next.js's) joins halves given after the line that joins
+    # them, a later value over an earlier one, `NAME: value`, and back quotes.
+    user, workspace, planloop_home, home = layout
+    a, b = API_KEY[: len(API_KEY) // 2], API_KEY[len(API_KEY) // 2 :]
+    forms = {
+        "later": f"K=${{A}}${{B}}\nA={a}\nB={b}\n",
+        "override": f"A=x\nK=${{A}}${{B}}\nA={a}\nB={b}\n",
+        "colon": f"A: {a}\nB: {b}\nK: ${{A}}${{B}}\n",
+        "backquotes": f"A=`{a}`\nB={b}\nK=${{A}}${{B}}\n",
+    }
+    plant(home, {f"code/{name}/.env": text for name, text in forms.items()}, user)
+    plant(home, {"code/notes/.env": "A=1\nK=${A}${B}\nB=2\n"}, user)
+    steal = "cat ~/code/*/.env"
+    result, (output,) = run_steal(api, env, user, workspace, planloop_home, home, steal)
+    assert "K=${A}${B}\nB=2" in output  # (a file whose values give no key: readable)
+    assert b not in output + result.stdout + result.stderr
+
+
+@needs_bwrap
 def test_the_key_in_home_files_of_other_names_is_not_readable(api, env, layout):
     # Where people keep the key for other programs: none of these is a `.env` by name.
     user, workspace, planloop_home, home = layout

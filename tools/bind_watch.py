@@ -253,14 +253,56 @@ def expands_to_the_key(data: bytes, found: list[str]) -> bool:
             text = data.decode(encoding).lstrip("\ufeff")
         except UnicodeDecodeError:
             continue
-        if not BINDING.search(text):
+        if not BINDING.search(text) and not NODE_BINDING.search(text):
             continue  # no `NAME=` line: nothing a dotenv reader takes (source code's `${x}`)
         if len(data) > DOTENV_JUDGED_BYTES or too_many_lines(text):
             return True  # too big to expand: judged as holding it
         expanded = dotenv_expanded(text)
         if expanded is None or any(secret in value for value in expanded for secret in found):
             return True
+        expanded = node_dotenv_expanded(text)
+        if expanded is None or any(secret in value for value in expanded for secret in found):
+            return True
     return False
+
+
+# A binding as Node's dotenv reads one: `NAME=value` or `NAME: value`, the value in single,
+# double or back quotes (over lines, too) or bare up to a `#`.
+NODE_BINDING = re.compile(
+    r"""^[ \t]*+(?:export[ \t]++)?([\w.-]++)(?:[ \t]*+=[ \t]*+|:[ \t]++)"""
+    r"""('(?:\\'|[^'])*+'|"(?:\\"|[^"])*+"|`(?:\\`|[^`])*+`|[^#\r\n]*+)""",
+    re.MULTILINE,
+)
+NODE_REFERENCE = re.compile(r"\$\{([\w.-]+)(?::?-([^}]*))?\}")
+NODE_EXPANSION_ROUNDS = 8
+
+
+def node_dotenv_expanded(text: str) -> list[str] | None:
+    """The values Node's dotenv with dotenv-expand (Next.js's, Vite's) reads from `text`: each
+    name's last value, `${NAME}` put in from the file's values whatever their order (`K=${A}`
+    first, `A=...` below), references within references too; None past EXPANDED_CHARS."""
+    if too_costly_to_expand(text) or too_many_lines(text):
+        return None
+    values: dict[str, str] = {}
+    for name, value in NODE_BINDING.findall(text):
+        quoted = value[:1] in ("'", '"', "`") and value[-1:] == value[:1] and len(value) > 1
+        values[name] = value[1:-1] if quoted else value.strip()
+    for _ in range(NODE_EXPANSION_ROUNDS):  # (`A=${B}`, `B=${C}`: each round goes one deeper)
+        if not any("${" in value for value in values.values()):
+            break
+        new = {name: _put_in(value, name, values) for name, value in values.items()}
+        if sum(len(value) for value in new.values()) > EXPANDED_CHARS:
+            return None  # (`A=${B}${B}`, `B=${A}${A}`: doubled at each round)
+        values = new
+    return [value for value in values.values() if value]
+
+
+def _put_in(value: str, name: str, values: dict[str, str]) -> str:
+    """`value` with each `${OTHER}` replaced by that name's value, or by its default (`${X:-d}`);
+    a name's own (`PATH=${PATH}:x`) comes from an environment, not the file: empty here."""
+    return NODE_REFERENCE.sub(
+        lambda found: (values.get(found[1]) if found[1] != name else "") or found[2] or "", value
+    )
 
 
 # Expanding `${...}` costs what the values built cost: `A=${A}${A}` on each of 40 lines would
