@@ -98,7 +98,7 @@ def test_expansions_and_patterns_in_a_word_are_what_the_regexes_find():
 
 def test_npx_packages_and_hgrc_items_are_what_the_regexes_find():
     npx = re.compile(
-        r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
+        r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|(?:bun|npm)\s+x)\s+(?:-\S+\s+)*([@\w][\w@./-]*)"
     )
     pieces = [
         "npx",

@@ -333,3 +333,29 @@ def test_a_fifo_put_where_a_package_json_or_bin_would_be_is_not_waited_on(tmp_pa
     assert done.wait(timeout=30), "the scan waited on a FIFO"
     assert "node_modules/yaml" in found[0]
     assert "node_modules" in found[1]  # a program whose package cannot be told: all held
+
+
+def installed(root: Path, name: str, bin_named: str) -> Path:
+    """A package installed in `root` whose one program, `bin_named`, is not named after it."""
+    folder = package(root, name, bins=bin_named)
+    manifest = {"name": name, "bin": {bin_named: f"bin/{bin_named}.js"}}
+    (folder / "package.json").write_text(json.dumps(manifest))
+    return folder
+
+
+def held_by_settings(root: Path, line: str) -> set[str]:
+    """What a Claude Code hook running `line` in `root` holds, or tells of when made."""
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": line}]}]}}
+    (root / ".claude").mkdir()
+    (root / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(root, scan_for_file_tools(root).tool_configs)
+    return relative(root, [path for path, _ in [*scripts.named, *scripts.when_there]])
+
+
+@pytest.mark.parametrize("line", ["npm x @x/cli check", "npm run lint"])
+def test_the_package_npm_exec_runs_is_held_whatever_its_program_is_named(tmp_path, line):
+    # npm runs the one program of @x/cli's manifest, xtool, from node_modules/@x/cli: there is
+    # no node_modules/.bin/cli to lead there.
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "npm x @x/cli check"}}))
+    installed(tmp_path, "@x/cli", "xtool")
+    assert "node_modules/@x/cli" in held_by_settings(tmp_path, line)

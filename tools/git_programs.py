@@ -476,12 +476,15 @@ COMPOSE_PROGRAMS = ("docker", "podman", "docker-compose", "podman-compose")
 FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
 
 
-def _run_by_npx(word: str, base: Path, by_name: ByName | None) -> None:
-    """What `npx WORD` runs by a package's name: the project's own node_modules/.bin of that
-    name first, and that package's code (held, or told when made)."""
-    if (package := package_name(word)) is not None:
-        run = bin_paths(bin_name(package), base)
-        node_names_held(package_paths(package, base, found=run), by_name)
+def run_by_npx(word: str, base: Path, by_name: ByName | None) -> list[str]:
+    """What `npx WORD` (`npm x WORD`) runs from `base` by a package's name: the project's own
+    node_modules/.bin of that name first, and that package's code (held, or told when made).
+    That program's name, or none for no name."""
+    if (package := package_name(word)) is None:
+        return []
+    run = bin_paths(bin_name(package), base)
+    node_names_held(package_paths(package, base, found=run), by_name)
+    return [bin_name(package)]
 
 
 def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
@@ -886,7 +889,7 @@ def program_paths(
                 by_name.programs.append((base, word))
             _called(command, words, index, base, by_name, assigned)
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
-                _run_by_npx(word, base, by_name)  # (`npm exec x` too)
+                run_by_npx(word, base, by_name)  # (`npm exec x` too)
                 if runner in PACKAGE_RUNNERS and by_name is not None:
                     by_name.calls.append((base, runner, ()))  # npx reads npm's .npmrc there
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
@@ -1776,7 +1779,7 @@ HOOK_PYTHON = re.compile(
 )
 # `npx [options] package` in three pieces (`npx_packages` says why): the call, its options, the
 # package's name.
-NPX_CALL = re.compile(r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|bun\s+x)")
+NPX_CALL = re.compile(r"\b(?:npx|pnpx|bunx|(?:npm|pnpm|yarn)\s+exec|(?:bun|npm)\s+x)")
 NPX_OPTIONS = re.compile(r"\s++(?:-\S++\s++)*+")
 NPX_PACKAGE = re.compile(r"[@\w][\w@./-]*+")
 MAX_HOOK_FILES = 100
@@ -1798,7 +1801,7 @@ def _named_by_hooks(folders: list[Path], worktree: Path, by_name: ByName) -> Non
                 if HOOK_PYTHON.search(text):
                     by_name.when_there += modules_in(worktree)
                 for word in npx_packages(text):
-                    _run_by_npx(word, worktree, by_name)
+                    run_by_npx(word, worktree, by_name)
 
 
 def npx_packages(text: str) -> list[str]:

@@ -92,6 +92,7 @@ from tools.git_programs import (
     npmrc_programs,
     program_name,
     program_paths,
+    run_by_npx,
     runs_something,
     variable_paths,
 )
@@ -99,7 +100,6 @@ from tools.hook_lines import hook_lines, read_hook_lines, shell_scripts
 from tools.node_packages import (
     NODE_PACKAGE_REASON,
     NodeNames,
-    bin_name,
     bin_paths,
     config_packages,
     package_name,
@@ -2288,11 +2288,9 @@ def _bins_called(
         named = plain[0] if plain[0] not in scripts else ""
     else:
         return
-    if (package := package_name(named)) is not None:
-        node_names_held(bin_paths(bin_name(package), base, project), by_name)
-        # The tool it runs reads its files as it would run alone (`yarn lint-staged`, `npm exec
-        # -- prettier@3 --check .`: lint-staged's config, prettier's).
-        tool = program_name(bin_name(package))
+    # The tool it runs reads its files as it would run alone (`yarn lint-staged`, `npm x
+    # prettier@3 --check .`: lint-staged's config, prettier's).
+    for tool in map(program_name, run_by_npx(named, base, by_name)):
         if tool in BUILD_TOOLS and named in words:
             by_name.calls.append((base, tool, words[words.index(named) + 1 :]))
 
