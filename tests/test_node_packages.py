@@ -358,4 +358,20 @@ def test_the_package_npm_exec_runs_is_held_whatever_its_program_is_named(tmp_pat
     # no node_modules/.bin/cli to lead there.
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "npm x @x/cli check"}}))
     installed(tmp_path, "@x/cli", "xtool")
-    assert "node_modules/@x/cli" in held_by_settings(tmp_path, line)
+    held = held_by_settings(tmp_path, line)
+    assert {"node_modules/@x/cli", "node_modules/.bin/xtool"} <= held
+
+
+@pytest.mark.parametrize(
+    "line", ['npx --no -- @commitlint/cli --edit "$1"', 'npm x @commitlint/cli --edit "$1"']
+)
+@pytest.mark.parametrize("is_installed", [True, False])
+def test_a_tool_run_by_its_scoped_package_s_name_has_its_own_config_held(
+    tmp_path, line, is_installed
+):
+    # npm runs the program @commitlint/cli's manifest names, commitlint, which reads
+    # .commitlintrc.json; one not installed yet (npx downloads it) is taken for its scope's.
+    (tmp_path / ".commitlintrc.json").write_text("{}")
+    if is_installed:
+        installed(tmp_path, "@commitlint/cli", "commitlint")
+    assert ".commitlintrc.json" in held_by_settings(tmp_path, line)

@@ -59,6 +59,7 @@ from tools.node_packages import (
     NodeNames,
     bin_name,
     bin_paths,
+    bins_run,
     package_name,
     package_paths,
 )
@@ -477,14 +478,17 @@ FOLDER_RUNNERS = (*PACKAGE_MANAGERS, *COMPOSE_PROGRAMS)
 
 
 def run_by_npx(word: str, base: Path, by_name: ByName | None) -> list[str]:
-    """What `npx WORD` (`npm x WORD`) runs from `base` by a package's name: the project's own
-    node_modules/.bin of that name first, and that package's code (held, or told when made).
-    That program's name, or none for no name."""
+    """What `npx WORD` (`npm exec WORD`) runs from `base` by a package's name: the project's
+    own node_modules/.bin entries of the programs it may start (`bins_run`), and that
+    package's code (held, or told when made). Those programs' names, or none for no name."""
     if (package := package_name(word)) is None:
         return []
-    run = bin_paths(bin_name(package), base)
+    programs = bins_run(package, base)
+    run = NodeNames()
+    for program in programs:
+        bin_paths(program, base, found=run)
     node_names_held(package_paths(package, base, found=run), by_name)
-    return [bin_name(package)]
+    return programs
 
 
 def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
@@ -882,12 +886,18 @@ def program_paths(
         elif is_program:
             command = program_name(word)
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
+            tools = [command]
             if runner in PACKAGE_RUNNERS or after_exec or "@" in word[1:]:
-                # `npx lint-staged@16`, `npm exec -- lint-staged@16`: lint-staged
-                command = program_name(bin_name(package_name(word) or word))
+                # `npx lint-staged@16`, `npm exec -- lint-staged@16`: lint-staged; `npx
+                # @commitlint/cli`: the bin its package names, commitlint
+                package = package_name(word)
+                named = bins_run(package, base) if package and base else []
+                tools = [program_name(bin) for bin in named or [bin_name(package or word)]]
+                command = tools[0]
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
-            _called(command, words, index, base, by_name, assigned)
+            for tool in tools:
+                _called(tool, words, index, base, by_name, assigned)
             if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 run_by_npx(word, base, by_name)  # (`npm exec x` too)
                 if runner in PACKAGE_RUNNERS and by_name is not None:

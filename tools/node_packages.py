@@ -134,6 +134,38 @@ def bin_name(package: str) -> str:
     return package.rsplit("/", 1)[-1]
 
 
+def bins_run(package: str, folder: Path, root: Path = Path("/")) -> list[str]:
+    """The programs `npx PACKAGE` (`npm exec`) run from `folder` may start, first what the
+    package installed there names: npm runs the bin of the package's manifest (its only one,
+    else the one named like the package less its scope: `@commitlint/cli` runs commitlint),
+    after a `.bin` entry of the package's name less its scope, where there is one. A package
+    not installed, which npx downloads, has a manifest no one can read here: its scope's name
+    stands for its bin too (`@commitlint/cli`: commitlint), as scoped tools' bins are most
+    often named, beside its name less the scope."""
+    short = bin_name(package)
+    for above in _up_to_the_top(folder, root):
+        installed = above / NODE_MODULES / package
+        if above.name != NODE_MODULES and os.path.isdir(installed):
+            return list(dict.fromkeys([*_manifest_bins(installed, short), short]))
+    scope = package.split("/")[0].lstrip("@") if "/" in package else ""
+    return list(dict.fromkeys([short, *filter(None, [scope])]))
+
+
+def _manifest_bins(package: Path, short: str) -> list[str]:
+    """The bin npm exec runs of the installed `package`, by its manifest; none where npm
+    would find none (several bins, none named `short`) or the manifest cannot be read."""
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        manifest = json.loads(read_small_file(package / "package.json", MAX_PACKAGE_JSON_BYTES))
+        bins = manifest.get("bin") if isinstance(manifest, dict) else None
+        if isinstance(bins, str):
+            return [short]  # (one file, which npm names after the package)
+        if isinstance(bins, dict) and len({str(path) for path in bins.values()}) == 1:
+            return [next(iter(bins))]
+        if isinstance(bins, dict) and short in bins:
+            return [short]
+    return []
+
+
 def _up_to_the_top(folder: Path, root: Path) -> list[Path]:
     if not folder.is_relative_to(root):
         return []
