@@ -352,7 +352,9 @@ def held_by_settings(root: Path, line: str) -> set[str]:
     return relative(root, [path for path, _ in [*scripts.named, *scripts.when_there]])
 
 
-@pytest.mark.parametrize("line", ["npm x @x/cli check", "npm run lint"])
+@pytest.mark.parametrize(
+    "line", ["npm x @x/cli check", "npm exec --offline -- @x/cli check", "npm run lint"]
+)
 def test_the_package_npm_exec_runs_is_held_whatever_its_program_is_named(tmp_path, line):
     # npm runs the one program of @x/cli's manifest, xtool, from node_modules/@x/cli: there is
     # no node_modules/.bin/cli to lead there.
@@ -363,7 +365,12 @@ def test_the_package_npm_exec_runs_is_held_whatever_its_program_is_named(tmp_pat
 
 
 @pytest.mark.parametrize(
-    "line", ['npx --no -- @commitlint/cli --edit "$1"', 'npm x @commitlint/cli --edit "$1"']
+    "line",
+    [
+        'npx --no -- @commitlint/cli --edit "$1"',
+        'npm exec -- @commitlint/cli --edit "$1"',
+        'npm x @commitlint/cli --edit "$1"',
+    ],
 )
 @pytest.mark.parametrize("is_installed", [True, False])
 def test_a_tool_run_by_its_scoped_package_s_name_has_its_own_config_held(
@@ -375,3 +382,26 @@ def test_a_tool_run_by_its_scoped_package_s_name_has_its_own_config_held(
     if is_installed:
         installed(tmp_path, "@commitlint/cli", "commitlint")
     assert ".commitlintrc.json" in held_by_settings(tmp_path, line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cd web && npm exec --offline -- prettier --check .",
+        "npm --prefix web exec -- prettier --check .",
+        "npm -C web exec -- prettier --check .",
+        "npm exec --prefix web --offline -- prettier --check .",
+        "npm --loglevel warn --prefix=web x --cache /tmp/c prettier --check .",
+        "npx --offline --prefix web prettier --check .",
+        "npx -C web prettier --check .",
+        "cd web && npx --offline -c 'prettier --check .'",
+        "cd web && npm exec --call='prettier --check .'",
+        "npx --offline ./web/node_modules/prettier --check .",
+    ],
+)
+def test_the_package_npm_exec_runs_from_the_folder_its_options_name_is_held(tmp_path, line):
+    # npm reads its options before the package as npm does: `--prefix web` takes programs from
+    # web/node_modules, `-c` runs a line with web/node_modules/.bin first on its PATH, and a
+    # package given by its folder is what runs.
+    package(tmp_path / "web", "prettier", bins="prettier")
+    assert "web/node_modules/prettier" in held_by_settings(tmp_path, line)

@@ -288,6 +288,33 @@ RUNNERS = {
     **dict.fromkeys(("npx", "pnpx", "bunx"), ("-p", "--package")),
 }
 PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
+# npm's options that take the next word for their value (those of no boolean type in its
+# config: `--prefix web`, `-c 'prettier .'`, `--cache x`), as `npm exec` (`x`) and npx read
+# them; any other, one npm does not know included, is a flag (`--yes`, `--offline`, `--no`).
+NPM_VALUE_OPTIONS = ("_auth", "access", "allow-directory", "allow-file", "allow-git")
+NPM_VALUE_OPTIONS += ("allow-remote", "allow-scripts", "also", "audit-level", "auth-type")
+NPM_VALUE_OPTIONS += ("before", "ca", "cache", "cache-max", "cache-min", "cafile", "call", "cert")
+NPM_VALUE_OPTIONS += ("cidr", "cpu", "depth", "diff", "diff-dst-prefix", "diff-src-prefix")
+NPM_VALUE_OPTIONS += ("diff-unified", "editor", "expect-result-count", "expires", "fetch-retries")
+NPM_VALUE_OPTIONS += ("fetch-retry-factor", "fetch-retry-maxtimeout", "fetch-retry-mintimeout")
+NPM_VALUE_OPTIONS += ("fetch-timeout", "git", "globalconfig", "heading", "https-proxy", "include")
+NPM_VALUE_OPTIONS += ("init-author-email", "init-author-name", "init-author-url", "init-license")
+NPM_VALUE_OPTIONS += ("init-module", "init-type", "init-version", "init.author.email")
+NPM_VALUE_OPTIONS += ("init.author.name", "init.author.url", "init.license", "init.module")
+NPM_VALUE_OPTIONS += ("init.version", "install-strategy", "key", "libc", "local-address")
+NPM_VALUE_OPTIONS += ("location", "lockfile-version", "loglevel", "logs-dir", "logs-max", "name")
+NPM_VALUE_OPTIONS += ("maxsockets", "message", "min-release-age", "min-release-age-exclude")
+NPM_VALUE_OPTIONS += ("node-gyp", "node-options", "noproxy", "omit", "only", "orgs", "os", "otp")
+NPM_VALUE_OPTIONS += ("package", "pack-destination", "packages", "prefix", "preid")
+NPM_VALUE_OPTIONS += ("provenance-file", "proxy", "registry", "replace-registry-host")
+NPM_VALUE_OPTIONS += ("save-prefix", "sbom-format", "sbom-type", "scope", "scopes")
+NPM_VALUE_OPTIONS += ("packages-and-scopes-permission", "orgs-permission", "password")
+NPM_VALUE_OPTIONS += ("token-description", "script-shell", "searchexclude", "searchlimit")
+NPM_VALUE_OPTIONS += ("searchopts", "searchstaleness", "shell", "tag", "tag-version-prefix")
+NPM_VALUE_OPTIONS += ("umask", "user-agent", "userconfig", "viewer", "which", "workspace")
+# npm's short options that take a value, by the option each stands for (npx's `-p` too).
+NPM_SHORTHANDS = {"C": "prefix", "c": "call", "p": "package", "w": "workspace", "L": "location"}
+NPM_SHORTHANDS |= {"m": "message", "reg": "registry", "enjoy-by": "before"}
 # Python project managers whose `run` reads the project's files first (its scripts, the
 # project it builds): tools/build_files.py PROJECT_FILES.
 PROJECT_RUNNERS = ("uv", "pdm", "hatch", "poetry", "rye", "pipenv")
@@ -489,6 +516,22 @@ def run_by_npx(word: str, base: Path, by_name: ByName | None) -> list[str]:
         bin_paths(program, base, found=run)
     node_names_held(package_paths(package, base, found=run), by_name)
     return programs
+
+
+def npm_option(word: str) -> str:
+    """The npm option `word` gives, by its long name without dashes (`-C` is `prefix`), or ""
+    for a word that is none (a package's name, `--` that ends npm's options)."""
+    if not word.startswith("-") or word in ("-", "--"):
+        return ""
+    name = word.lstrip("-").partition("=")[0]
+    return NPM_SHORTHANDS.get(name, name)
+
+
+def npm_takes_value(option: str) -> bool:
+    """Whether npm (npx) takes the word after the option `option` for its value: `--prefix`,
+    not `--yes` nor `--no-install`, nor `--prefix=web`."""
+    name = npm_option(option)
+    return "=" not in option and name in NPM_VALUE_OPTIONS
 
 
 def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
@@ -710,6 +753,10 @@ def program_paths(
     # `cat fsmon | sh`: the files cat reads are run; `echo 'import x' | python3`: the text is.
     fed, fed_code = _fed_to_an_interpreter(words)
     read_to = 0  # the words up to here were read as an `eval`'s line
+    # Where the `exec` (`x`) of an npm on the line stands: the words after it are npx's, which
+    # takes packages from the node_modules of `npx_from` (`--prefix web`), else where it runs.
+    npx_at: int | None = None
+    npx_from = base
     find_roots: list[str] = []  # the folders a `find` of the line searches
 
     def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
@@ -719,6 +766,10 @@ def program_paths(
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
             find_roots.clear()
+        if index == npx_at:
+            continue  # (npm's `exec`: npx's words follow)
+        if npx_at is not None and index == npx_at + 1:
+            command, runner = "", "npx"
         if base is not None:
             here = str(base)
             word = WHERE_IT_RUNS.sub(lambda _, here=here: here, word)  # `HOME=$PWD`, `$(pwd)/x`
@@ -781,7 +832,8 @@ def program_paths(
             continue
         previous, program_before = last, before_last
         is_value = before in value_flags(program_name(previous)) or (
-            not command and before in RUNNERS.get(runner, ())
+            not command
+            and (before in RUNNERS.get(runner, ()) or runner == "npx" and npm_takes_value(before))
         )
         moves = MOVES_TO.get(command or runner, ())
         joined = next((f for f in moves if f.startswith("--") and word.startswith(f + "=")), "")
@@ -878,28 +930,47 @@ def program_paths(
         if command == "for" and index >= 3 and words[index - 1] == "in":
             # `for f in tools/hooks/*; do "$f"; done`: $f is each of those files.
             assigned[words[index - 2]] = word
+        if is_program and runner == "npx" and (is_value or word.startswith("-") and "=" in word):
+            # npx's own options (npm exec's): where it takes packages from, a line it runs.
+            option, value = (before, word) if is_value else word.split("=", 1)
+            if npm_option(option) == "prefix":
+                npx_from = _moved(base, value, worktree)
+                if npx_from is None:
+                    _cannot_tell(f"{value}/node_modules", worktree, untold)
+            elif npm_option(option) == "call":
+                # `npx -c 'prettier --check .'`: a shell's line, with each node_modules/.bin
+                # up from npx's folder first on its PATH, as an npm script's.
+                named_before = len(by_name.programs) if by_name is not None else 0
+                found += read_line(value)
+                for _, program in by_name.programs[named_before:] if by_name else []:
+                    if npx_from is not None:
+                        node_names_held(bin_paths(program, npx_from), by_name)
+            continue
         if is_program and (word.startswith("-") or is_value):
             continue  # an option of `env` or `nice`, or its value
         elif is_program and program_name(word) in RUNNERS:
-            runner = program_name(word)
+            runner, npx_from = program_name(word), base
             continue
         elif is_program:
             command = program_name(word)
             after_exec = before == "exec" and index > 1 and words[index - 2] in PACKAGE_MANAGERS
+            packages_from = npx_from if runner == "npx" else base
             tools = [command]
             if runner in PACKAGE_RUNNERS or after_exec or "@" in word[1:]:
                 # `npx lint-staged@16`, `npm exec -- lint-staged@16`: lint-staged; `npx
                 # @commitlint/cli`: the bin its package names, commitlint
                 package = package_name(word)
-                named = bins_run(package, base) if package and base else []
+                named = bins_run(package, packages_from) if package and packages_from else []
                 tools = [program_name(bin) for bin in named or [bin_name(package or word)]]
                 command = tools[0]
+            if command == "npm" and base is not None:
+                npx_at, npx_from = _npm_exec(words, index, base, worktree, untold) or (None, base)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
             for tool in tools:
                 _called(tool, words, index, base, by_name, assigned)
-            if base is not None and (runner in PACKAGE_RUNNERS or after_exec):
-                run_by_npx(word, base, by_name)  # (`npm exec x` too)
+            if packages_from is not None and (runner in PACKAGE_RUNNERS or after_exec):
+                run_by_npx(word, packages_from, by_name)  # (`npm exec x` too)
                 if runner in PACKAGE_RUNNERS and by_name is not None:
                     by_name.calls.append((base, runner, ()))  # npx reads npm's .npmrc there
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
@@ -1012,13 +1083,36 @@ def program_paths(
             continue
         # A folder is no program (`!cd ~/src/x && make` names one), but an interpreter runs
         # one given as its script: python its __main__.py, node its index.js.
-        if is_script or not os.path.isdir(path):
-            found.append(path)
+        if is_script or not os.path.isdir(path) or is_program and runner in PACKAGE_RUNNERS:
+            found.append(path)  # (`npx ./tools/fmt`: npx runs the package in that folder)
         if is_script and program_name(previous) in PYTHONS and by_name is not None:
             # python puts a script's folder first on its path: a module there of the standard
             # library's name (`tools/argparse.py` beside `tools/check.py`) is what it imports.
             by_name.when_there += modules_in(path.parent if not os.path.isdir(path) else path)
     return found
+
+
+def _npm_exec(
+    words: list[str], index: int, base: Path, top: Path | None, untold: list[UntoldProgram] | None
+) -> tuple[int, Path | None] | None:
+    """Where the `exec` (or its `x`) of the npm at `words[index]` stands, npm's options before
+    it passed over as npm reads them (`npm --prefix web exec`), with the folder whose
+    node_modules it takes packages from: `--prefix`'s (`-C`'s), else `base`; None where npm
+    runs another command."""
+    folder: Path | None = base
+    place = index + 1
+    while place < len(words) and (words[place] not in PUNCTUATION or words[place] == "exec"):
+        word = words[place]
+        if not npm_option(word):
+            return (place, folder) if word in ("exec", "x") else None
+        if npm_option(word) == "prefix":
+            joined = "=" in word
+            value = word.split("=", 1)[1] if joined else "".join(words[place + 1 : place + 2])
+            folder = _moved(base, value, top)
+            if folder is None:
+                _cannot_tell(f"{value}/node_modules", top, untold)
+        place += 2 if npm_takes_value(word) else 1
+    return None
 
 
 def _called(
