@@ -184,6 +184,13 @@ def test_what_a_hook_takes_from_node_modules_by_name_is_held_or_told(tmp_path, l
             {"outputFormatters": [["markdownlint-cli2-formatter-x"]]},
             ["node_modules/markdownlint-cli2-formatter-x"],
         ),
+        # One no package holds it imports as a file from the config's folder.
+        (
+            "markdownlint-cli2 '**/*.md'",
+            ".markdownlint-cli2.jsonc",
+            {"customRules": ["rules/x.cjs"], "markdownItPlugins": [["plugins/y.cjs", {}]]},
+            ["rules/x.cjs", "plugins/y.cjs"],
+        ),
     ],
 )
 def test_a_package_a_tool_s_data_config_names_is_held_with_what_it_depends_on(

@@ -2086,7 +2086,8 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
     while there and told when made (tools/node_packages.py `config_packages`): as node finds
     them from the config's folder, from where the tool runs (prettier resolves its plugins
     from there, and first tries the name as a file there), and from the folders
-    markdownlint-cli2's `modulePaths` adds."""
+    markdownlint-cli2's `modulePaths` adds; and, for markdownlint-cli2, each module its config
+    names as a file from those folders, where it imports one that no package holds."""
     settings = _data_config(config, program)
     try:
         named = config_packages(settings, program)
@@ -2100,7 +2101,31 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
         for start in dict.fromkeys(starts):
             package_paths(package, start, project, found=loaded)
     files = [base / name for name in named] if program == "prettier" else []  # (its `import()`)
+    if program == "markdownlint-cli":
+        # (`"customRules": ["rules/x.cjs"]` is ./rules/x.cjs where no package `rules` is)
+        modules = _markdownlint_modules(settings)
+        files += [
+            Path(os.path.normpath(start / module))
+            for module in modules
+            for start in dict.fromkeys(starts)
+        ]
     return [*loaded.paths, *files]
+
+
+MARKDOWNLINT_MODULE_KEYS = ("customRules", "markdownItPlugins", "outputFormatters")
+
+
+def _markdownlint_modules(settings: Any) -> list[str]:
+    """The modules a markdownlint-cli2 config has it import, as written: each entry of its
+    MARKDOWNLINT_MODULE_KEYS, or the first item of one given with its parameters (`[id, {}]`);
+    not a URL (`file:`) nor a path from your home (`~`)."""
+    modules = []
+    for key in MARKDOWNLINT_MODULE_KEYS:
+        for entry in _list(_dict(settings).get(key, [])):
+            module = entry[0] if isinstance(entry, list) and entry else entry
+            if isinstance(module, str) and module and ":" not in module and module[0] != "~":
+                modules.append(module)
+    return modules
 
 
 QUOTED_STRING = re.compile(r"""["']([^"'\n]{1,214}+)["']""")  # (214: npm's longest name)
