@@ -16,6 +16,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from test_hostile_pass4 import NOBODY, needs_bwrap
 from test_named_by_your_configs import each_writes, project, run, user_folders, write
 
@@ -170,6 +171,35 @@ def test_the_workspace_as_a_folder_vim_loads_plugins_from_holds_what_vim_loads(a
     assert_writable(output, workspace, free)
 
 
+# Plugin folders your configuration names by the folder above them: a vim 'runtimepath' entry
+# with a wildcard, which vim expands.
+PLUGIN_FOLDER_PARENTS = [
+    ("projects/mine", ".vimrc", "set nocompatible\nset rtp+=~/projects/*\n"),
+]
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("layout", "config", "text"), PLUGIN_FOLDER_PARENTS)
+def test_a_plugin_folder_your_configs_name_by_the_folder_above_holds_what_vim_loads(
+    api, env, project, layout, config, text
+):
+    # Developing a vim or neovim plugin in a folder your configuration names by its parent:
+    # vim sources plugin/*.vim of every plugin folder there at every start, anywhere.
+    user, _proj, planloop_home, home = project
+    workspace = home / layout
+    write(home / config, text, user)
+    for name in ["plugin/mine.vim", "lua/mine/init.lua", "README.md"]:
+        write(workspace / name, "\n", user)
+    held = ["plugin/mine.vim", "plugin/zz_new.vim", "lua/mine/init.lua"]
+    command = each_writes([*held, "README.md"])
+    output = run(api, env, (user, workspace, planloop_home, home), command)
+    for name in held:
+        assert f"{name} rc=1" in output, output
+    assert not (workspace / "plugin/zz_new.vim").exists()
+    assert (workspace / "plugin/mine.vim").read_text() == "\n"
+    assert_writable(output, workspace, ["README.md"])
+
+
 @needs_bwrap
 def test_a_compiler_caches_config_and_a_deep_neovim_plugin_spec_are_held(api, env, project):
     # ccache runs its config's prefix_command before every compile of every build of yours;
@@ -222,3 +252,30 @@ def test_a_path_is_compared_by_where_it_leads_and_unescaped(tmp_path):
         root / "x/two words.vim",
         root / "x/three.vim",
     }
+
+
+@needs_bwrap
+def test_what_a_pattern_or_relative_include_of_your_configs_names_is_held_or_told(
+    api, env, project
+):
+    # ssh reads every file an `Include` pattern matches, a relative one from ~/.ssh, and tmux
+    # every file a `source-file` pattern matches: a `Match exec` or `run-shell` a command
+    # writes into one runs at your next ssh or tmux. What matches now stays as it is, a folder
+    # of the workspace the pattern's files lie in takes no new one, and a file a command makes
+    # elsewhere that the pattern matches is told.
+    user, workspace, _planloop_home, home = project
+    includes = "Include ~/proj/ssh/extra-*.conf ../proj/ssh/relative.conf\n"
+    includes += "Include ~/proj/*/ssh.conf\nInclude ~/*/ssh_config\n"
+    write(home / ".ssh/config", includes + "Host x\n  User me\n", user)
+    write(home / ".tmux.conf", "source-file -q ~/proj/tmux/local-?.conf\n", user)
+    held = ["ssh/extra-1.conf", "ssh/relative.conf", "pkg/ssh.conf", "tmux/local-1.conf"]
+    made = ["newpkg/ssh.conf", "ssh_config"]
+    for name in held:
+        write(workspace / name, "\n", user)
+    write(workspace / "newpkg/README", "\n", user)
+    command = each_writes([*held, "ssh/extra-2.conf", *made])
+    output = run(api, env, project, command)
+    assert_held(output, workspace, held)
+    assert not (workspace / "ssh/extra-2.conf").exists()
+    for name in made:
+        assert f"[{name} is new." in output, output

@@ -28,14 +28,21 @@ A path is recognised by how it is written: absolute, or from your home (`~/`, `$
 one of the characters that separate a path from what follows in the shell, TOML, Lua, vim,
 tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name holds one
 (`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads (`~/code/proj/x`
-with `~/code -> /data`). The workspace itself is never one (`cd ~/proj`, `safe.directory`),
-nor a folder a `cd` enters, except as a folder vim or neovim loads code from (`set rtp+=~/proj`,
-`Plug '~/proj'`): then what they load from it is (RUNTIME_SUBFOLDERS).
+with `~/code -> /data`). A path with a wildcard (`*`, `?`, `[...]`) is a pattern, as ssh's
+`Include`, tmux's `source-file` and vim's runtimepath take it: it names the files it matches
+in the workspace now (`Include ~/dotfiles/*/ssh.conf`, `Include ~/*/ssh_config`), so one a
+command makes is reported, and the folder it lies in, when that is in the workspace (`Include
+~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh.
+The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
+except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
+rtp+=~/projects/*`): then what they load from it is (RUNTIME_SUBFOLDERS).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import glob
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -97,9 +104,19 @@ PROGRAM_STORE_FOLDER = re.compile(
 NOT_NAMING_CODE = ("PWD", "OLDPWD", "_", "VIRTUAL_ENV", "TMPDIR", "TMP", "TEMP", "TEMPDIR")
 # Where a path ends: a space, quotes, and what separates a path from its neighbours in the
 # shell (`:` of PATH, `;`, `&`, `|`, redirections), TOML, JSON, Lua and vim (`,`, brackets, `=`).
-PATH_END = r"""\s'"`:;,()\[\]{}<>|&=$*?\\"""
-# A path that starts inside a word (`a/b`, the second slash of `//`, `file:///x`) is no path.
-NOT_A_START = r"(?<![\w.~/$%\\])"
+# A wildcard goes on: the path is a pattern (see the module's doc), and so does a `[...]` class.
+PATH_END = r"""\s'"`:;,()\[\]{}<>|&=$\\"""
+PATH_PART = rf"""(?:[^{PATH_END}]|\[[^\]/\s'"]+\])"""
+# A path that starts inside a word (`a/b`, the second slash of `//`, `file:///x`) is no path,
+# nor one inside a pattern (`**/build` of an ignore list is relative).
+NOT_A_START = r"(?<![\w.~/$%\\*?])"
+# What makes a part of a path a pattern: ssh's Include, tmux's source-file, vim's runtimepath and
+# `source` expand these.
+WILDCARD = re.compile(r"[*?[]")
+# A line that may name the workspace through a pattern whose fixed folder is above it, so
+# without the workspace's name (`Include ~/*/ssh_config`): a part with a wildcard, after a slash.
+WILDCARD_PART = r"""/[^/\s'"]*[*?[]"""
+WILDCARD_PART_BYTES = re.compile(WILDCARD_PART.encode())
 HOME_SPELLINGS = (r"~", r"\$HOME", r"\$\{HOME\}", r"%h")
 ENVRC_FOLDER_SPELLINGS = (r"\$PWD", r"\$\{PWD\}", r"\$\(pwd(?: -[LP])?\)", r"`pwd(?: -[LP])?`")
 # Words before the workspace itself, on a line, that make it a folder vim or neovim loads code
@@ -126,7 +143,7 @@ def _pattern(spellings: Iterable[str]) -> re.Pattern[str]:
     """A path that starts with one of `spellings` (then `/`), or with `/` itself."""
     starts = "|".join(spellings)
     return re.compile(
-        NOT_A_START + rf"(?:(?P<start>{starts})(?=/)|(?=/(?!/)))(?P<rest>/[^{PATH_END}]*)"
+        NOT_A_START + rf"(?:(?P<start>{starts})(?=/)|(?=/(?!/)))(?P<rest>/{PATH_PART}*)"
     )
 
 
@@ -178,29 +195,109 @@ def _root_words(root: Path, home: Path) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=8)
 def _lines_with(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The lines that hold one of `words`, found in one pass of the regular expression engine:
-    a file of many lines that name the workspace's name costs milliseconds, not seconds."""
-    return re.compile(r"^.*(?:" + "|".join(map(re.escape, words)) + r").*$", re.MULTILINE)
+    """The lines that hold one of `words` or a pattern's part (WILDCARD_PART), found in one
+    pass of the regular expression engine: a file of many lines that name the workspace's name
+    costs milliseconds, not seconds."""
+    either = "|".join([*map(re.escape, words), WILDCARD_PART])
+    return re.compile(r"^.*(?:" + either + r").*$", re.MULTILINE)
 
 
 def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
     """Each path inside the workspace `root` (not `root` itself) that `text` names by a path
-    (see the module's doc), compared by where it leads (`~/code/proj/x` with `~/code -> /data`);
-    and, where `text` names `root` itself as a folder vim or neovim loads code from, what they
-    load from it (RUNTIME_SUBFOLDERS). `here` is the folder `$PWD` stands for, in an .envrc;
-    `root` is resolved."""
+    (see the module's doc), compared by where it leads (`~/code/proj/x` with `~/code -> /data`),
+    a pattern by the files it matches now; and, where `text` names `root` itself as a folder vim
+    or neovim loads code from, what they load from it (RUNTIME_SUBFOLDERS). `here` is the folder
+    `$PWD` stands for, in an .envrc; `root` is resolved."""
+    return matching_now(_named_in(text, root, home, here), root)
+
+
+def matching_now(named: Iterable[Path], root: Path) -> list[Path]:
+    """`named` (`_named_in`), each pattern among them replaced by the files it matches in the
+    workspace `root` now: one a command makes is new the next time this is asked."""
+    found: list[Path] = []
+    for path in named:
+        rest = str(path.relative_to(root))
+        if WILDCARD.search(rest):
+            matches = glob.glob(os.path.join(glob.escape(str(root)), rest))
+            found += sorted(map(Path, matches))
+        else:
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def _part_matches(name: str, part: str) -> bool:
+    """Whether the file name `name` is what the part `part` of a path names: itself (a folder
+    named `proj[1]` too), or a match of its wildcards, which (in a shell, ssh, tmux and vim
+    alike) match a leading dot only where `part` writes one."""
+    if name == part or not WILDCARD.search(part):
+        return name == part
+    return fnmatch.fnmatchcase(name, part) and (part.startswith(".") or not name.startswith("."))
+
+
+def _first_wildcard(parts: list[str]) -> int:
+    """The index of the first of a path's `parts` that has a wildcard (their count: none)."""
+    return next((at for at, part in enumerate(parts) if WILDCARD.search(part)), len(parts))
+
+
+def _resolved(folder: str, resolved: dict[str, str]) -> str:
+    """Where `folder` leads, looked up once per file read (`resolved`): a file names the same
+    folders again and again."""
+    if folder not in resolved:
+        resolved[folder] = os.path.realpath(folder)
+    return resolved[folder]
+
+
+def _pattern_above(named: str, above: set[str], resolved: dict[str, str]) -> bool:
+    """Whether `named`, a path on a line read for its pattern (WILDCARD_PART) that does not
+    spell the workspace's name, is a pattern whose fixed folder is one of the folders `above`
+    the workspace (`~/*/ssh_config`), or leads to one: the only way it can name something in
+    the workspace."""
+    wildcard = WILDCARD.search(named)
+    if wildcard is None:
+        return False
+    fixed = named[: named.rfind("/", 0, wildcard.start())] or "/"
+    return fixed in above or _resolved(fixed, resolved) in above
+
+
+def _rest_in(named: str, root: str, resolved: dict[str, str]) -> str | None:
+    """What the path or pattern `named` (absolute, normalised) names in the workspace `root`:
+    "" for `root` itself, else the rest below it (`ssh/extra-*.conf`, `ssh_config` for
+    `~/*/ssh_config`); None where it names nothing there. Compared as written, then with the
+    folders before its first wildcard resolved (`~/code/proj/x` with `~/code -> /data`), each
+    once (`_resolved`)."""
+    root_parts = root.rstrip("/").split("/")
+
+    def rest_of(path: str) -> str | None:
+        parts = path.split("/")
+        if len(parts) < len(root_parts) or not all(map(_part_matches, root_parts, parts)):
+            return None
+        return "/".join(parts[len(root_parts) :])
+
+    rest = rest_of(named)
+    if rest is None:  # through a link to the workspace or above it
+        parts = named.split("/")
+        fixed = _first_wildcard(parts)
+        leads_to = _resolved("/".join(parts[:fixed]) or "/", resolved).rstrip("/")
+        rest = rest_of("/".join([leads_to, *parts[fixed:]]))
+    return rest
+
+
+def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
+    """What `paths_named_in` returns, with each pattern as written from the workspace on
+    (`<root>/*/ssh.conf`): what it matches changes as commands run, the text does not."""
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
     if here is None:
         # Any path into the workspace spells the workspace's own name, however it is written
-        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash: only
-        # the lines that hold both are read further, which keeps reading a few hundred files to
-        # a few milliseconds.
+        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash, or is a
+        # pattern that matches it: only the lines that hold both are read further, which
+        # keeps reading a few hundred files to a few milliseconds.
         words = _root_words(root, home)
-        if not any(word in text for word in words):
+        if not any(word in text for word in words) and not re.search(WILDCARD_PART, text):
             return []
         text = "\n".join(line for line in _lines_with(words).findall(text) if "/" in line)
     root_text = str(root).rstrip("/") or "/"
-    inside = root_text.rstrip("/") + "/"
+    resolved: dict[str, str] = {}
+    above = {str(folder) for folder in root.parents}
     named_at: list[tuple[int, str]] = []
     for match in pattern.finditer(text):
         start, rest = match.group("start"), match.group("rest").rstrip(".")
@@ -210,7 +307,12 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
             base = str(home)
         else:
             base = str(here)
-        named_at.append((match.start(), os.path.normpath(base + rest)))
+        named = os.path.normpath(base + rest)
+        # A line read for a pattern on it names other paths too: one that does not spell the
+        # workspace's name names nothing there, but for a pattern above it.
+        spells_workspace = here is not None or any(word in named for word in words)
+        if spells_workspace or _pattern_above(named, above, resolved):
+            named_at.append((match.start(), named))
     spelled = _spelled_root(root, home)
     if spelled is not None:
         for match in spelled.finditer(text):
@@ -221,18 +323,21 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
             named_at.append((match.start(), os.path.normpath(root_text + rest)))
     found: list[Path] = []
     for at, named in named_at:
-        if named != root_text and not named.startswith(inside):
-            named = os.path.realpath(named)  # through a link to the workspace or above it
-            if named != root_text and not named.startswith(inside):
-                continue
-        if ENTERED.search(text, max(0, at - 12), at):
+        rest = _rest_in(named, root_text, resolved)
+        if rest is None or ENTERED.search(text, max(0, at - 12), at):
             continue
-        if named == root_text:
+        if not rest:
             line = text[text.rfind("\n", 0, at) + 1 : at]
             if RUNTIME_FOLDER_WORDS.search(line):
-                found += [Path(named, name) for name in RUNTIME_SUBFOLDERS]
+                found += [Path(root_text, name) for name in RUNTIME_SUBFOLDERS]
             continue
-        found.append(Path(named))
+        found.append(Path(root_text, rest))
+        # The folder a pattern's files lie in, when it is in the workspace, is held whole: no
+        # command adds a file the pattern would match (`config.d/*`, `ssh/extra-*.conf`).
+        parts = rest.split("/")
+        fixed = parts[: _first_wildcard(parts)]
+        if fixed and fixed != parts:
+            found.append(Path(root_text, *fixed))
     return list(dict.fromkeys(found))
 
 
@@ -317,10 +422,30 @@ def _read(path: str) -> bytes:
         os.close(fd)
 
 
+# ssh's `Include` (`Include=`, any case) with the files it reads, which ssh takes from ~/.ssh
+# where they are relative (ssh_config(5)): `Include ../dotfiles/ssh/ssh.conf`.
+SSH_INCLUDE = re.compile(r"^([ \t]*include\b[ \t]*=?[ \t]*)(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def with_ssh_includes_from_home(text: str) -> str:
+    """`text`, a file of your ~/.ssh, with each relative path its Include lines name written
+    from ~/.ssh (`~/.ssh/../dotfiles/ssh/ssh.conf`), as ssh reads it, and as a path."""
+
+    def from_ssh_folder(line: re.Match[str]) -> str:
+        words = line.group(2).split()
+        return line.group(1) + " ".join(
+            word if re.match(r"""["']?[/~$%]""", word) else "~/.ssh/" + word.lstrip("\"'")
+            for word in words
+        )
+
+    return SSH_INCLUDE.sub(from_ssh_folder, text)
+
+
 @functools.lru_cache(maxsize=8)
 def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) -> tuple[Path, ...]:
-    # Most files name nothing in the workspace: they are not even decoded (see paths_named_in).
+    # Most files name nothing in the workspace: they are not even decoded (see _named_in).
     words = [word.encode() for word in _root_words(root, homes[0])]
+    ssh_folder = str(homes[0] / ".ssh") + "/"
     found: list[Path] = []
     left = MAX_CONFIG_BYTES
     for path in config_files(homes[0], config_home, root):
@@ -328,23 +453,28 @@ def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) ->
         left -= len(data)
         if left < 0:
             break
-        if not any(word in data for word in words) or b"\0" in data:
+        if b"\0" in data or not (
+            any(word in data for word in words) or WILDCARD_PART_BYTES.search(data)
+        ):
             continue
         text = data.decode("utf-8", "replace")
+        if str(path).startswith(ssh_folder):
+            text = with_ssh_includes_from_home(text)
         for home in homes:
-            found += paths_named_in(text, root, home)
+            found += _named_in(text, root, home)
     return tuple(dict.fromkeys(found))
 
 
 def named_by_your_configs(root: Path) -> list[Path]:
     """Each path in the workspace your configuration files name (read once per run), in each of
-    your homes (tools/homes.py: your account's too, when a run moves HOME)."""
+    your homes (tools/homes.py: your account's too, when a run moves HOME); a pattern by what
+    it matches now."""
     found: list[Path] = []
     for home in your_homes():
         moved = os.environ.get("XDG_CONFIG_HOME") if home == Path.home() else None
         config_home = Path(moved or home / ".config")
         homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
-        found += _named_by_configs(Path(root), homes, config_home)
+        found += matching_now(_named_by_configs(Path(root), homes, config_home), Path(root))
     return list(dict.fromkeys(found))
 
 
