@@ -172,9 +172,19 @@ def test_the_workspace_as_a_folder_vim_loads_plugins_from_holds_what_vim_loads(a
 
 
 # Plugin folders your configuration names by the folder above them: a vim 'runtimepath' entry
-# with a wildcard, which vim expands.
+# with a wildcard, which vim expands; vim's packages, pack/*/start/* of each 'packpath' folder;
+# lazy.nvim's dev mode, which loads a spec marked `dev = true` from `<dev.path>/<its name>`.
+LAZY_DEV = """require("lazy").setup({ { "me/mine.nvim", dev = true } }, {
+  dev = {
+    patterns = { "me" },
+    path = "~/projects",
+  },
+})
+"""
 PLUGIN_FOLDER_PARENTS = [
     ("projects/mine", ".vimrc", "set nocompatible\nset rtp+=~/projects/*\n"),
+    ("projects/pack/dev/start/mine", ".vimrc", "set nocompatible\nset packpath+=~/projects\n"),
+    ("projects/mine.nvim", ".config/nvim/init.lua", LAZY_DEV),
 ]
 
 

@@ -35,7 +35,9 @@ command makes is reported, and the folder it lies in, when that is in the worksp
 ~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh.
 The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
 except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
-rtp+=~/projects/*`): then what they load from it is (RUNTIME_SUBFOLDERS).
+rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them (`set
+packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN): then
+what they load from it is (RUNTIME_SUBFOLDERS).
 """
 
 from __future__ import annotations
@@ -113,10 +115,12 @@ NOT_A_START = r"(?<![\w.~/$%\\*?])"
 # What makes a part of a path a pattern: ssh's Include, tmux's source-file, vim's runtimepath and
 # `source` expand these.
 WILDCARD = re.compile(r"[*?[]")
-# A line that may name the workspace through a pattern whose fixed folder is above it, so
-# without the workspace's name (`Include ~/*/ssh_config`): a part with a wildcard, after a slash.
-WILDCARD_PART = r"""/[^/\s'"]*[*?[]"""
-WILDCARD_PART_BYTES = re.compile(WILDCARD_PART.encode())
+# A line that may name something in the workspace by a folder above it, so without the
+# workspace's name: a pattern's part with a wildcard (`Include ~/*/ssh_config`), or a folder
+# that holds plugin folders (PLUGIN_FOLDERS_IN). Each begins with a plain character, which
+# keeps a search through a large file quick.
+NAMED_FROM_ABOVE = r"""/[^/\s'"]*[*?[]|packpath|pp[+^-]?=|dev\s*=\s*\{"""
+NAMED_FROM_ABOVE_BYTES = re.compile(NAMED_FROM_ABOVE.encode())
 HOME_SPELLINGS = (r"~", r"\$HOME", r"\$\{HOME\}", r"%h")
 ENVRC_FOLDER_SPELLINGS = (r"\$PWD", r"\$\{PWD\}", r"\$\(pwd(?: -[LP])?\)", r"`pwd(?: -[LP])?`")
 # Words before the workspace itself, on a line, that make it a folder vim or neovim loads code
@@ -135,6 +139,19 @@ RUNTIME_SUBFOLDERS = (
     *("colors", "compiler", "keymap", "pack", "rplugin", "parser"),
     *("filetype.vim", "filetype.lua", "scripts.vim", "menu.vim"),
 )
+# Words before a folder, on a line, that make it one that holds plugin folders, with the
+# patterns of those in it: vim's packages (`set packpath+=~/projects`: pack/*/start/* are loaded
+# at every start, pack/*/opt/* at `:packadd`) and lazy.nvim's dev mode (`dev = { path =
+# "~/projects" }`: a spec marked `dev = true` is loaded from the folder of its name there).
+PLUGIN_FOLDERS_IN = (
+    (re.compile(r"\b(?:packpath|pp)\b"), ("pack/*/start/*", "pack/*/opt/*")),
+    (re.compile(r"\bdev = \{ path ="), ("*",)),
+)
+# How far before a folder, on its line, those words are looked for, in characters.
+WORDS_BEFORE = 100
+# lazy.nvim's `dev` table, up to its `path`: often over several lines, and read as one
+# (`dev = { path =`) so that the words stand on the path's line.
+LAZY_DEV_PATH = re.compile(r"dev\s*=\s*\{(?:[^{}]|\{[^{}]*\})*?\bpath\s*=")
 # A folder entered is where you stand, not code: `alias p='cd ~/proj/src'`.
 ENTERED = re.compile(r"\b(?:cd|pushd)\s+['\"]?$")
 
@@ -195,10 +212,10 @@ def _root_words(root: Path, home: Path) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=8)
 def _lines_with(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The lines that hold one of `words` or a pattern's part (WILDCARD_PART), found in one
-    pass of the regular expression engine: a file of many lines that name the workspace's name
-    costs milliseconds, not seconds."""
-    either = "|".join([*map(re.escape, words), WILDCARD_PART])
+    """The lines that hold one of `words` or name a folder above the workspace
+    (NAMED_FROM_ABOVE), found in one pass of the regular expression engine: a file of many
+    lines that name the workspace's name costs milliseconds, not seconds."""
+    either = "|".join([*map(re.escape, words), NAMED_FROM_ABOVE])
     return re.compile(r"^.*(?:" + either + r").*$", re.MULTILINE)
 
 
@@ -248,7 +265,7 @@ def _resolved(folder: str, resolved: dict[str, str]) -> str:
 
 
 def _pattern_above(named: str, above: set[str], resolved: dict[str, str]) -> bool:
-    """Whether `named`, a path on a line read for its pattern (WILDCARD_PART) that does not
+    """Whether `named`, a path on a line read for a folder above (NAMED_FROM_ABOVE) that does not
     spell the workspace's name, is a pattern whose fixed folder is one of the folders `above`
     the workspace (`~/*/ssh_config`), or leads to one: the only way it can name something in
     the workspace."""
@@ -282,23 +299,35 @@ def _rest_in(named: str, root: str, resolved: dict[str, str]) -> str | None:
     return rest
 
 
+def _plugin_folders_below(line: str) -> tuple[str, ...]:
+    """The patterns of the plugin folders in the folder that `line` (up to it) names as one
+    that holds them (PLUGIN_FOLDERS_IN); none for any other folder."""
+    for words_before, folders in PLUGIN_FOLDERS_IN:
+        if words_before.search(line):
+            return folders
+    return ()
+
+
 def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
     """What `paths_named_in` returns, with each pattern as written from the workspace on
     (`<root>/*/ssh.conf`): what it matches changes as commands run, the text does not."""
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
     if here is None:
         # Any path into the workspace spells the workspace's own name, however it is written
-        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash, or is a
-        # pattern that matches it: only the lines that hold both are read further, which
-        # keeps reading a few hundred files to a few milliseconds.
+        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash, or
+        # names a folder above it (NAMED_FROM_ABOVE): only the lines that hold both are read
+        # further, which keeps reading a few hundred files to a few milliseconds.
         words = _root_words(root, home)
-        if not any(word in text for word in words) and not re.search(WILDCARD_PART, text):
+        if not any(word in text for word in words) and not re.search(NAMED_FROM_ABOVE, text):
             return []
+        if "dev" in text:
+            text = LAZY_DEV_PATH.sub("dev = { path =", text)
         text = "\n".join(line for line in _lines_with(words).findall(text) if "/" in line)
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     above = {str(folder) for folder in root.parents}
-    named_at: list[tuple[int, str]] = []
+    # (where, the path or pattern, whether it is a plugin folder vim or neovim loads from)
+    named_at: list[tuple[int, str, bool]] = []
     for match in pattern.finditer(text):
         start, rest = match.group("start"), match.group("rest").rstrip(".")
         if start is None:
@@ -308,11 +337,19 @@ def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> li
         else:
             base = str(here)
         named = os.path.normpath(base + rest)
-        # A line read for a pattern on it names other paths too: one that does not spell the
-        # workspace's name names nothing there, but for a pattern above it.
-        spells_workspace = here is not None or any(word in named for word in words)
-        if spells_workspace or _pattern_above(named, above, resolved):
-            named_at.append((match.start(), named))
+        # The words that make a folder one that holds plugin folders stand just before it on
+        # its line: what is further back is not read again for each path of a long line (a
+        # minified script's).
+        at = match.start()
+        window = max(0, at - WORDS_BEFORE)
+        words_before = text[max(window, text.rfind("\n", window, at) + 1) : at]
+        plugin_folders = [f"{named}/{below}" for below in _plugin_folders_below(words_before)]
+        for candidate, plugin_folder in [(named, False), *((p, True) for p in plugin_folders)]:
+            # A line read for a folder above names other paths too: one that does not spell
+            # the workspace's name names nothing there, but for a pattern above it.
+            spells_workspace = here is not None or any(word in candidate for word in words)
+            if spells_workspace or _pattern_above(candidate, above, resolved):
+                named_at.append((at, candidate, plugin_folder))
     spelled = _spelled_root(root, home)
     if spelled is not None:
         for match in spelled.finditer(text):
@@ -320,15 +357,15 @@ def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> li
                 rest = match.group("quoted") or ""
             else:
                 rest = re.sub(r"\\(.)", r"\1", match.group("rest")).rstrip(".")
-            named_at.append((match.start(), os.path.normpath(root_text + rest)))
+            named_at.append((match.start(), os.path.normpath(root_text + rest), False))
     found: list[Path] = []
-    for at, named in named_at:
+    for at, named, plugin_folder in named_at:
         rest = _rest_in(named, root_text, resolved)
         if rest is None or ENTERED.search(text, max(0, at - 12), at):
             continue
         if not rest:
             line = text[text.rfind("\n", 0, at) + 1 : at]
-            if RUNTIME_FOLDER_WORDS.search(line):
+            if plugin_folder or RUNTIME_FOLDER_WORDS.search(line):
                 found += [Path(root_text, name) for name in RUNTIME_SUBFOLDERS]
             continue
         found.append(Path(root_text, rest))
@@ -454,7 +491,7 @@ def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) ->
         if left < 0:
             break
         if b"\0" in data or not (
-            any(word in data for word in words) or WILDCARD_PART_BYTES.search(data)
+            any(word in data for word in words) or NAMED_FROM_ABOVE_BYTES.search(data)
         ):
             continue
         text = data.decode("utf-8", "replace")
