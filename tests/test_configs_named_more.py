@@ -271,8 +271,8 @@ def test_what_a_pattern_or_relative_include_of_your_configs_names_is_held_or_tol
     # ssh reads every file an `Include` pattern matches, a relative one from ~/.ssh, and tmux
     # every file a `source-file` pattern matches: a `Match exec` or `run-shell` a command
     # writes into one runs at your next ssh or tmux. What matches now stays as it is, a folder
-    # of the workspace the pattern's files lie in takes no new one, and a file a command makes
-    # elsewhere that the pattern matches is told.
+    # of the workspace the pattern's files lie in takes no new one, a file a command makes
+    # elsewhere that the pattern matches is told, and the file tools ask before making one.
     user, workspace, _planloop_home, home = project
     includes = "Include ~/proj/ssh/extra-*.conf ../proj/ssh/relative.conf\n"
     includes += "Include ~/proj/*/ssh.conf\nInclude ~/*/ssh_config\n"
@@ -284,8 +284,9 @@ def test_what_a_pattern_or_relative_include_of_your_configs_names_is_held_or_tol
         write(workspace / name, "\n", user)
     write(workspace / "newpkg/README", "\n", user)
     command = each_writes([*held, "ssh/extra-2.conf", *made])
-    output = run(api, env, project, command)
+    output = run(api, env, project, command, write_to="other/ssh.conf")
     assert_held(output, workspace, held)
     assert not (workspace / "ssh/extra-2.conf").exists()
+    assert not (workspace / "other/ssh.conf").exists()
     for name in made:
         assert f"[{name} is new." in output, output

@@ -577,7 +577,8 @@ def held_when_there(
     root = Path(os.path.realpath(root))
     tools: list[Path] = []
     bins: list[Path] = [*path_folders_in(root)[0], *venv_bins(root)]
-    named = [(path, YOUR_CONFIG_REASON) for path in named_by_your_configs(root)]
+    # (`below`, a file the file tools write, is named where a pattern of yours matches it.)
+    named = [(path, YOUR_CONFIG_REASON) for path in named_by_your_configs(root, below)]
     named += [(path, YOUR_ENVIRONMENT_REASON) for path in named_by_your_environment(root)]
     for envrc in envrcs_around(root, envrcs, below):
         tools += tools_run_by_envrc(envrc)

@@ -31,8 +31,9 @@ tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name ho
 with `~/code -> /data`). A path with a wildcard (`*`, `?`, `[...]`) is a pattern, as ssh's
 `Include`, tmux's `source-file` and vim's runtimepath take it: it names the files it matches
 in the workspace now (`Include ~/dotfiles/*/ssh.conf`, `Include ~/*/ssh_config`), so one a
-command makes is reported, and the folder it lies in, when that is in the workspace (`Include
-~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh.
+command makes is reported (the file tools ask before making one), and the folder it lies in,
+when that is in the workspace (`Include ~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a
+relative `Include` from ~/.ssh.
 The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
 except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
 rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them (`set
@@ -228,18 +229,31 @@ def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) 
     return matching_now(_named_in(text, root, home, here), root)
 
 
-def matching_now(named: Iterable[Path], root: Path) -> list[Path]:
+def matching_now(named: Iterable[Path], root: Path, writing: Path | None = None) -> list[Path]:
     """`named` (`_named_in`), each pattern among them replaced by the files it matches in the
-    workspace `root` now: one a command makes is new the next time this is asked."""
+    workspace `root` now: one a command makes is new the next time this is asked. `writing`,
+    a file the file tools are about to make, is one of them where a pattern matches it: they
+    ask first."""
     found: list[Path] = []
     for path in named:
         rest = str(path.relative_to(root))
         if WILDCARD.search(rest):
             matches = glob.glob(os.path.join(glob.escape(str(root)), rest))
             found += sorted(map(Path, matches))
+            if writing is not None and _matches(writing, path):
+                found.append(writing)
         else:
             found.append(path)
     return list(dict.fromkeys(found))
+
+
+def _matches(path: Path, pattern: Path) -> bool:
+    """Whether `pattern` matches `path` part by part, as written or where `path` leads."""
+    return any(
+        len(version.parts) == len(pattern.parts)
+        and all(map(_part_matches, version.parts, pattern.parts))
+        for version in (path, Path(os.path.realpath(path)))
+    )
 
 
 def _part_matches(name: str, part: str) -> bool:
@@ -502,16 +516,17 @@ def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) ->
     return tuple(dict.fromkeys(found))
 
 
-def named_by_your_configs(root: Path) -> list[Path]:
+def named_by_your_configs(root: Path, writing: Path | None = None) -> list[Path]:
     """Each path in the workspace your configuration files name (read once per run), in each of
     your homes (tools/homes.py: your account's too, when a run moves HOME); a pattern by what
-    it matches now."""
+    it matches now, and `writing` where it matches one (`matching_now`)."""
     found: list[Path] = []
     for home in your_homes():
         moved = os.environ.get("XDG_CONFIG_HOME") if home == Path.home() else None
         config_home = Path(moved or home / ".config")
         homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
-        found += matching_now(_named_by_configs(Path(root), homes, config_home), Path(root))
+        named = _named_by_configs(Path(root), homes, config_home)
+        found += matching_now(named, Path(root), writing)
     return list(dict.fromkeys(found))
 
 
