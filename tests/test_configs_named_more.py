@@ -290,3 +290,28 @@ def test_what_a_pattern_or_relative_include_of_your_configs_names_is_held_or_tol
     assert not (workspace / "other/ssh.conf").exists()
     for name in made:
         assert f"[{name} is new." in output, output
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("layout", "config", "text"), PLUGIN_FOLDER_PARENTS[::2])
+def test_in_the_folder_that_holds_your_plugin_folders_only_what_vim_loads_is_held(
+    api, env, project, layout, config, text
+):
+    # planloop run in ~/projects, the folder of your plugins and of other projects: vim loads
+    # plugin/ and the like of each folder in it, and the rest stays yours to change. A new
+    # plugin/ a command makes is told; the file tools ask before making one.
+    user, _proj, planloop_home, home = project
+    plugin = Path(layout).name
+    workspace = home / "projects"
+    write(home / config, text, user)
+    for name in [f"{plugin}/plugin/mine.vim", f"{plugin}/README.md", "notes.md", "app/main.py"]:
+        write(workspace / name, "\n", user)
+    held = [f"{plugin}/plugin/mine.vim", "other/plugin/new.vim"]
+    free = [f"{plugin}/README.md", "notes.md", "app/main.py"]
+    command = "mkdir -p other/plugin; " + each_writes([*held, *free])
+    write_to = "third/plugin/a.vim"
+    output = run(api, env, (user, workspace, planloop_home, home), command, write_to=write_to)
+    assert f"{plugin}/plugin/mine.vim rc=1" in output, output
+    assert "[other/plugin is new." in output, output
+    assert not (workspace / "third/plugin/a.vim").exists()
+    assert_writable(output, workspace, free)

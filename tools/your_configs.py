@@ -38,7 +38,8 @@ The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder 
 except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
 rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them (`set
 packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN): then
-what they load from it is (RUNTIME_SUBFOLDERS).
+what they load from it is (RUNTIME_SUBFOLDERS), and so it is from each folder of the workspace
+such a pattern matches (`set rtp+=~/projects/*` run in ~/projects), not the folder whole.
 """
 
 from __future__ import annotations
@@ -132,6 +133,9 @@ ENVRC_FOLDER_SPELLINGS = (r"\$PWD", r"\$\{PWD\}", r"\$\(pwd(?: -[LP])?\)", r"`pw
 RUNTIME_FOLDER_WORDS = re.compile(
     r"\b(?:runtimepath|rtp|packpath|pp|Plug|Plugin|NeoBundle\w*|use|dir)\b"
 )
+# Of those, vim's options, whose folders may be patterns (`set rtp+=~/projects/*`): each folder
+# they match is one vim loads code from.
+RUNTIME_PATH_WORDS = re.compile(r"\b(?:runtimepath|rtp|packpath|pp)\b")
 # What vim and neovim load from such a folder: plugin/ and ftdetect/ (and filetype.vim) at
 # every start, the others when a file type, a colour scheme, a `require()` or a `:packadd` asks
 # for them. These are held, not the workspace: its other files are the plugin's tests and docs.
@@ -377,12 +381,17 @@ def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> li
         rest = _rest_in(named, root_text, resolved)
         if rest is None or ENTERED.search(text, max(0, at - 12), at):
             continue
+        line = text[text.rfind("\n", 0, at) + 1 : at]
         if not rest:
-            line = text[text.rfind("\n", 0, at) + 1 : at]
             if plugin_folder or RUNTIME_FOLDER_WORDS.search(line):
                 found += [Path(root_text, name) for name in RUNTIME_SUBFOLDERS]
             continue
-        found.append(Path(root_text, rest))
+        if (plugin_folder or RUNTIME_PATH_WORDS.search(line)) and WILDCARD.search(rest):
+            # Folders vim loads code from, among the workspace's others (`set rtp+=~/projects/*`
+            # run in ~/projects): what it loads from each is held, the rest stays writable.
+            found += [Path(root_text, rest, name) for name in RUNTIME_SUBFOLDERS]
+        else:
+            found.append(Path(root_text, rest))
         # The folder a pattern's files lie in, when it is in the workspace, is held whole: no
         # command adds a file the pattern would match (`config.d/*`, `ssh/extra-*.conf`).
         parts = rest.split("/")
