@@ -585,6 +585,21 @@ def test_a_file_named_like_an_option_is_told_and_the_file_tools_ask(api, env, us
 
 
 @pytest.mark.parametrize(
+    ("name", "an_option"),
+    [
+        ("--plugin=fmt.mjs", True),
+        ("b.js --plugin=p.mjs", True),
+        ("notes\t-c=x.mjs", True),
+        ("Report - Copy.txt", False),  # (a dash alone is no option: xargs hands `-` on)
+        ("2024-report.txt", False),
+    ],
+)
+def test_a_name_is_an_option_only_where_a_dash_starts_a_word(tmp_path, name, an_option):
+    reason = protected_reason(tmp_path, name) or ""
+    assert ("is an option to the linters" in reason) == an_option
+
+
+@pytest.mark.parametrize(
     ("command", "env"),
     [
         ("MAKEFILES=mk/common.mk make watch", None),

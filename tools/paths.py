@@ -110,8 +110,9 @@ OPTION_NAME_REASON = (
     "option to the linters and formatters that hook runners hand staged files to, and an "
     "option can load code (`--plugin=x.mjs`)"
 )
-# (`git diff --name-only | xargs prettier` splits `b.js --plugin=x.mjs` at its blank)
-OPTION_IN_NAME = re.compile(r"(?:^|\s)-")
+# (`git diff --name-only | xargs prettier` splits `b.js --plugin=x.mjs` at its blank; a dash
+# alone, `Report - Copy.txt`, is no option)
+OPTION_IN_NAME = re.compile(r"(?:^|\s)-\S")
 PLANLOOP_CODE_REASON = (
     "planloop's own code is protected (its python, the packages it imports, the virtual "
     "environment it runs from): planloop runs it outside any sandbox, with your API key, when "
