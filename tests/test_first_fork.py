@@ -234,3 +234,25 @@ os.kill(os.getpid(), signal.SIGINT)  # (as the terminal sends it, to the child t
 import json
 print("went on", flush=True)
 """
+
+
+def test_the_waiting_process_ends_with_its_child_even_when_no_sigchld_reaches_it():
+    # A SIGCHLD was seen to go missing when the child ended at once: the waiting process then
+    # waited for ever, and the terminal with it. It looks for itself as well.
+    started = subprocess.run(
+        [sys.executable, "-c", CHILD_ENDS_UNSEEN], capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode == 7, started.stderr
+
+
+CHILD_ENDS_UNSEEN = f"""
+import os, signal, sys
+sys.path.insert(0, {str(ROOT)!r})
+import first_fork
+signal.pthread_sigmask(signal.SIG_BLOCK, first_fork.WAITED_FOR)
+child = os.fork()
+if child == 0:
+    os._exit(7)
+signal.sigwaitinfo({{signal.SIGCHLD}})  # (taken here: the stand-in never sees it)
+first_fork._stand_in_for(child)
+"""
