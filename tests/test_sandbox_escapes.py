@@ -498,6 +498,24 @@ def test_a_key_your_ssh_config_names_outside_ssh_is_hidden(
     assert "PEM-PRIVATE-KEY" not in output and "INCLUDED-KEY" not in output
 
 
+def secrets_in(home: Path, names: list[str]) -> Path:
+    """~/keys, holding a secret file of each of `names` and a notes.txt that is none."""
+    keys = home / "keys"
+    keys.mkdir()
+    for name in names:
+        (keys / name).write_text(f"SECRET-{name}\n")
+    (keys / "notes.txt").write_text("NOT-SECRET\n")
+    return keys
+
+
+def secrets_read(workspace: Path, names: list[str]) -> list[str]:
+    """Those of `names` in ~/keys whose secret a sandboxed `cat` reads (notes.txt it must)."""
+    command = "cd ~/keys && cat notes.txt " + " ".join(names)
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output
+    return [name for name in names if f"SECRET-{name}" in output]
+
+
 @needs_bwrap
 def test_keys_your_kubeconfig_and_git_config_name_by_path_are_hidden(
     home: Path, workspace: Path, monkeypatch
@@ -505,12 +523,8 @@ def test_keys_your_kubeconfig_and_git_config_name_by_path_are_hidden(
     # A cluster's client key beside a kubeconfig KUBECONFIG names, a token file ~/.kube/config
     # names, git's `http.sslKey` and the key of `core.sshCommand`: each kept in ~/keys.
     monkeypatch.setenv("HOME", str(home))
-    keys = home / "keys"
-    keys.mkdir()
-    names = ["cluster.key", "token", "ssl.key", "deploy.pem", "ci.pem", "notes.txt"]
-    for name in names:
-        (keys / name).write_text(f"SECRET-{name}\n")
-    (keys / "notes.txt").write_text("NOT-SECRET\n")
+    names = ["cluster.key", "token", "ssl.key", "deploy.pem", "ci.pem"]
+    keys = secrets_in(home, names)
     (keys / "work.yaml").write_text("users:\n- name: w\n  user:\n    client-key: cluster.key\n")
     monkeypatch.setenv("KUBECONFIG", str(keys / "work.yaml"))
     (home / ".kube").mkdir()
@@ -521,10 +535,7 @@ def test_keys_your_kubeconfig_and_git_config_name_by_path_are_hidden(
     )
     monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -p 2222 -oIdentityFile=$HOME/keys/ci.pem")
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    command = "cd ~/keys && cat " + " ".join(names)
-    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
-    assert "NOT-SECRET" in output
-    assert [name for name in names if f"SECRET-{name}" in output] == []
+    assert secrets_read(workspace, names) == []
 
 
 @needs_bwrap
@@ -536,12 +547,8 @@ def test_keys_your_configs_name_with_variables_tokens_and_conditional_includes_a
     # the repositories it names, the workspace maybe among them; a tool expands a `~` your
     # variable keeps.
     monkeypatch.setenv("HOME", str(home))
-    keys = home / "keys"
-    keys.mkdir()
     names = ["deploy.pem", "db.example.com.pem", "me_id.pem", "work-store", "bang", "env", "aws"]
-    for name in names:
-        (keys / name).write_text(f"SECRET-{name}\n")
-    (keys / "notes.txt").write_text("NOT-SECRET\n")
+    secrets_in(home, names)
     (home / ".ssh/config").write_text(
         "IdentityFile ${HOME}/keys/deploy.pem\nHost *.example.com\n  IdentityFile ~/keys/%h.pem\n"
         "  IdentityFile %d/keys/%r_id.pem\n"
@@ -556,10 +563,7 @@ def test_keys_your_configs_name_with_variables_tokens_and_conditional_includes_a
     )
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "~/keys/aws")
-    command = "cd ~/keys && cat notes.txt " + " ".join(names)
-    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
-    assert "NOT-SECRET" in output
-    assert [name for name in names if f"SECRET-{name}" in output] == []
+    assert secrets_read(workspace, names) == []
 
 
 @needs_bwrap
