@@ -33,13 +33,16 @@ def hung_up(signum=None, frame=None):
         told.write("SIGHUP")
 signal.signal(signal.SIGHUP, hung_up if os.environ.get("HANGUP_AT") else signal.SIG_IGN)
 told = {{signal.SIGINT, signal.SIGTERM}}
-signal.pthread_sigmask(signal.SIG_BLOCK, told)
+# The thread below blocks the hangup too: a signal goes to any thread that does not block it,
+# and one the thread took would never end the main thread's wait for it at the end.
+signal.pthread_sigmask(signal.SIG_BLOCK, told | {{signal.SIGHUP}})
 def tell():
     while True:
         info = signal.sigwaitinfo(told)
         sender = "terminal" if info.si_code == 0x80 else info.si_pid
         print("got", signal.Signals(info.si_signo).name, "from", sender, flush=True)
 threading.Thread(target=tell, daemon=True).start()
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {{signal.SIGHUP}})
 print("child", os.getpid(), flush=True)
 try:
     for line in sys.stdin:
