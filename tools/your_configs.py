@@ -216,12 +216,28 @@ def _root_words(root: Path, home: Path) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=8)
-def _lines_with(words: tuple[str, ...]) -> re.Pattern[str]:
-    """The lines that hold one of `words` or name a folder above the workspace
-    (NAMED_FROM_ABOVE), found in one pass of the regular expression engine: a file of many
-    lines that name the workspace's name costs milliseconds, not seconds."""
-    either = "|".join([*map(re.escape, words), NAMED_FROM_ABOVE])
-    return re.compile(r"^.*(?:" + either + r").*$", re.MULTILINE)
+def _line_marks(words: tuple[str, ...]) -> re.Pattern[str]:
+    """What a line that may name something in the workspace holds: one of `words`, or a folder
+    above the workspace (NAMED_FROM_ABOVE)."""
+    return re.compile("|".join([*map(re.escape, words), NAMED_FROM_ABOVE]))
+
+
+def _lines_with(words: tuple[str, ...], text: str) -> list[str]:
+    """The lines of `text` that hold one of `words` or name a folder above the workspace.
+
+    The marks are searched for, and each one's line taken around it: a pattern that matches
+    whole lines (`^.*(?:...).*$`) tries the marks at every character of every line, which made
+    this the slowest part of reading your configs."""
+    lines: list[str] = []
+    taken_to = -1
+    for mark in _line_marks(words).finditer(text):
+        start = text.rfind("\n", 0, mark.start()) + 1
+        if start <= taken_to:
+            continue  # (on a line taken already)
+        end = text.find("\n", mark.end())
+        taken_to = len(text) if end < 0 else end
+        lines.append(text[start:taken_to])
+    return lines
 
 
 def paths_named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
@@ -340,7 +356,7 @@ def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> li
             return []
         if "dev" in text:
             text = LAZY_DEV_PATH.sub("dev = { path =", text)
-        text = "\n".join(line for line in _lines_with(words).findall(text) if "/" in line)
+        text = "\n".join(line for line in _lines_with(words, text) if "/" in line)
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     above = {str(folder) for folder in root.parents}
