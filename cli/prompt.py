@@ -39,7 +39,7 @@ from cli.mentions import MentionError, attach_to_prompt
 from cli.model_command import MODEL_KEY, switch_model
 from cli.output import output_command
 from cli.permissions_view import permissions_command
-from cli.render import TerminalUI, checklist, plan_history
+from cli.render import TerminalUI, checklist, own_words, plan_history
 from cli.resume_view import show_where_you_were
 from cli.signals import Terminated, blocking_read, run_on_a_new_loop, run_signals, terminated_by
 from cli.tasks import (
@@ -360,7 +360,7 @@ def interactive(agent: Agent, ui: TerminalUI, autosave: Autosave) -> int:
     ui.show_closing(autosave.closing_note(agent))  # empty when nothing was asked
     report = getattr(getattr(agent, "sandbox", None), "closing_report", None)
     if report and report():
-        ui.print_line(report(), "yellow")  # new .env / .git files: named again at exit
+        ui.print_line(own_words(report()), "yellow")  # new .env / .git files, named again
     return EXIT_OK
 
 

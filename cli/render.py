@@ -473,7 +473,7 @@ class TerminalUI:
     def notice(self, text: str) -> None:
         self.flush_text()  # a stream cut short (Ctrl-C, a retry) may have left text unprinted
         self.progress.stop()
-        self.print_line(f"! {text}", "yellow")
+        self.print_line(own_words(f"! {text}"), "yellow")
 
     # ---- more for the front end -------------------------------------------------------------
 
@@ -723,7 +723,15 @@ async def read_answer(prompt: str) -> str:
 def print_error(text: str) -> None:
     """A one-line error for a person on stderr: made visible, wrapped only at word boundaries."""
     console = Console(stderr=True, highlight=False)
-    console.print(Text(f"planloop: {visible(redact(text))}"), soft_wrap=not console.is_terminal)
+    line = own_words(f"planloop: {redact(text)}")
+    console.print(Text(line), soft_wrap=not console.is_terminal)
+
+
+def own_words(text: str) -> str:
+    """planloop's own line, which may name a file a command made: each character in it that
+    shows as nothing, or breaks the line where the terminal would not (U+2028), written out
+    (`.env<U+200B>` is not your `.env`), as in the approval box."""
+    return shown_exactly(text, marks=False)
 
 
 class HeadlessUI(TerminalUI):

@@ -15,7 +15,7 @@ from conftest import terminal_env
 from rich.console import Console
 from test_interactive import Terminal
 
-from cli.render import TerminalUI
+from cli.render import TerminalUI, print_error
 from cli.sanitize import has_unseen_characters, letters_beyond_ascii, shown_exactly
 from fakeapi import text, tool_use
 
@@ -145,3 +145,17 @@ def test_the_preview_names_letters_beyond_ascii_and_a_long_list_says_how_many_mo
     names = letters_beyond_ascii('echo "✅ ✓ → ★ ☆ ♥ ♦ ♣ ♠ done"; sh ./s\u0435tup.sh')
     assert names[0] == "U+0435 CYRILLIC SMALL LETTER IE"
     assert names[-1] == "and 2 more"  # nine symbols and the letter: eight named
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\ufeff", "\u2028", "\u2029"])
+def test_a_file_named_in_planloops_own_words_is_shown_for_what_it_is(char, capsys):
+    # A command makes `.env<U+200B>` beside your `.env`: the line that tells of it, and the
+    # closing words that name it again, must not read as your own file, nor break in two.
+    name = f".env{char}"
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=200, color_system=None, highlight=False))
+    ui.notice(f"sandbox: {name} (a new .env file) appeared")
+    written = f".env<U+{ord(char):04X}>"
+    assert output.getvalue() == f"! sandbox: {written} (a new .env file) appeared\n"
+    print_error(f"done. These appeared while sandboxed commands ran: {name}.")
+    assert f"ran: {written}." in capsys.readouterr().err
