@@ -124,7 +124,8 @@ def test_a_key_other_projects_env_files_join_from_halves_is_not_readable(api, en
 @needs_bwrap
 def test_halves_nodes_dotenv_joins_in_its_own_forms_are_not_readable(api, env, layout):
     # Node's dotenv with dotenv-expand (Next.js's) joins halves given after the line that joins
-    # them, a later value over an earlier one, `NAME: value`, and back quotes.
+    # them, a later value over an earlier one, `NAME: value`, back quotes, and a half given as
+    # the word of `${SET:+word}` or `${SET+word}`, which it puts in where SET has a value.
     user, workspace, planloop_home, home = layout
     a, b = API_KEY[: len(API_KEY) // 2], API_KEY[len(API_KEY) // 2 :]
     forms = {
@@ -132,6 +133,8 @@ def test_halves_nodes_dotenv_joins_in_its_own_forms_are_not_readable(api, env, l
         "override": f"A=x\nK=${{A}}${{B}}\nA={a}\nB={b}\n",
         "colon": f"A: {a}\nB: {b}\nK: ${{A}}${{B}}\n",
         "backquotes": f"A=`{a}`\nB={b}\nK=${{A}}${{B}}\n",
+        "alternate": f"ON=1\nB={b}\nK=${{ON:+{a}}}${{B}}\n",
+        "set": f"B={b}\nK=${{ON+{a}}}${{B}}\nON=1\n",
     }
     plant(home, {f"code/{name}/.env": text for name, text in forms.items()}, user)
     plant(home, {"code/notes/.env": "A=1\nK=${A}${B}\nB=2\n"}, user)

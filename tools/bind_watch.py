@@ -273,7 +273,10 @@ NODE_BINDING = re.compile(
     r"""('(?:\\'|[^'])*+'|"(?:\\"|[^"])*+"|`(?:\\`|[^`])*+`|[^#\r\n]*+)""",
     re.MULTILINE,
 )
-NODE_REFERENCE = re.compile(r"\$\{([\w.-]+)(?::?-([^}]*))?\}")
+# dotenv-expand's `${EXPRESSION}` (not after a backslash), with its operators: the name ends at the
+# first of them, `${NAME:-default}`, `${NAME-default}`, `${NAME:+word}`, `${NAME+word}`.
+NODE_REFERENCE = re.compile(r"(?<!\\)\$\{([^{}]+)\}")
+NODE_OPERATOR = re.compile(r":\+|\+|:-|-")
 NODE_EXPANSION_ROUNDS = 8
 
 
@@ -299,10 +302,21 @@ def node_dotenv_expanded(text: str) -> list[str] | None:
 
 def _put_in(value: str, name: str, values: dict[str, str]) -> str:
     """`value` with each `${OTHER}` replaced by that name's value, or by its default (`${X:-d}`);
-    a name's own (`PATH=${PATH}:x`) comes from an environment, not the file: empty here."""
-    return NODE_REFERENCE.sub(
-        lambda found: (values.get(found[1]) if found[1] != name else "") or found[2] or "", value
-    )
+    a name's own (`PATH=${PATH}:x`) comes from an environment, not the file: empty here. The
+    word of `${X:+word}` is put in whatever X holds: your environment, which wins over the
+    file, may give X a value (the key built from `${HOME:+sk-ant-}${REST}` is a key)."""
+
+    def put_in(found: re.Match[str]) -> str:
+        operator = NODE_OPERATOR.search(found[1])
+        if operator is None:
+            other, word = found[1], ""
+        else:
+            other, word = found[1][: operator.start()], found[1][operator.end() :]
+            if operator[0].endswith("+"):
+                return word
+        return (values.get(other) if other != name else "") or word
+
+    return NODE_REFERENCE.sub(put_in, value)
 
 
 # Expanding `${...}` costs what the values built cost: `A=${A}${A}` on each of 40 lines would
