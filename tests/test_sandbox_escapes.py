@@ -865,3 +865,22 @@ def test_what_a_hidden_folder_links_to_is_hidden_in_the_workspace_and_in_run(
     finally:
         if run_folder is not None:
             shutil.rmtree(run_folder)
+
+
+@needs_bwrap
+def test_a_secrets_hard_link_in_the_workspace_is_hidden_there_too(home: Path, monkeypatch):
+    # Dot files kept with `ln`: the dotfiles repository's ssh/id_ed25519 is ~/.ssh/id_ed25519
+    # by another name, read neither by a command nor by read_file; a file shared so that is
+    # no secret (an editor's config) stays readable.
+    monkeypatch.setenv("HOME", str(home))
+    dotfiles = home / "dotfiles"
+    (dotfiles / "ssh").mkdir(parents=True)
+    os.link(home / ".ssh/id_ed25519", dotfiles / "ssh/id_ed25519")
+    (home / "init.lua").write_text("EDITOR-CONFIG\n")
+    os.link(home / "init.lua", dotfiles / "init.lua")
+    command = "cat init.lua ssh/id_ed25519"
+    output = run(run_bash(dotfiles, command, sandbox=Bubblewrap()))
+    assert "EDITOR-CONFIG" in output and "PRIVATE-KEY-MATERIAL" not in output
+    assert "EDITOR-CONFIG" in read_file(dotfiles, "init.lua")
+    with pytest.raises(ToolError, match="secrets the sandbox hides"):
+        read_file(dotfiles, "ssh/id_ed25519")

@@ -203,14 +203,22 @@ def _read_whole(
 
 
 def _refuse_hidden_secret(
-    tool_name: str, workspace: Path, path: str, relative: str, *, unless_approved: bool = False
+    tool_name: str,
+    workspace: Path,
+    path: str,
+    relative: str,
+    opened: int,
+    *,
+    unless_approved: bool = False,
 ) -> None:
-    """Refuse a secret the sandbox hides. A writing tool may still change one that a person
-    approved in this call (their ~/.bashrc, with planloop run in their home folder)."""
+    """Refuse a secret the sandbox hides, by its path or, for the file `opened` with several
+    names, by another (`ln ~/.aws/credentials dotfiles/aws/`). A writing tool may still change
+    one that a person approved in this call (their ~/.bashrc, with planloop run in their home
+    folder)."""
     call = current_file_call()
     if unless_approved and call is not None and call.approved and relative in call.approved:
         return
-    if is_hidden_secret(workspace, relative):
+    if is_hidden_secret(workspace, relative) or _names_a_hidden_secret(workspace, relative, opened):
         raise ToolError(
             f"{tool_name}: {path} is one of the secrets the sandbox hides from commands "
             "(logins, keys, shell start-up files and histories); it is not read for the "
@@ -227,6 +235,19 @@ def is_hidden_secret(workspace: Path, relative: str) -> bool:
         return False
     path = root / relative
     return any(path == hidden or path.is_relative_to(hidden) for hidden in inside)
+
+
+def _names_a_hidden_secret(workspace: Path, relative: str, opened: int) -> bool:
+    """Whether the file `opened`, at `relative` in the workspace, has another name that is a
+    secret the sandbox hides (tools/sandbox.py `hard_linked_secrets`)."""
+    from tools.sandbox import hidden_paths, secret_identities
+
+    info = os.fstat(opened)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return False
+    own_name = real_workspace(workspace) / relative
+    identity = (info.st_dev, info.st_ino)
+    return bool(secret_identities({identity}, hidden_paths(workspace=workspace), {own_name}))
 
 
 @functools.lru_cache(maxsize=8)
@@ -411,7 +432,7 @@ class open_existing_file:  # noqa: N801 - used like open(), as a context manager
         try:  # before a directory is listed, too: the names in ~/.ssh are not for the model
             writing = tool_name != "read_file"
             _refuse_hidden_secret(
-                tool_name, self.workspace, path, target.relative, unless_approved=writing
+                tool_name, self.workspace, path, target.relative, fd, unless_approved=writing
             )
             if self.check is not None:
                 self.check(target)
@@ -462,7 +483,9 @@ def update_file(
             if stat.S_ISDIR(status.st_mode):
                 raise ToolError(f"{tool_name}: {path} is a directory. Send the path of a file.")
             # As edit_file: judged on the file opened, before `change` sees a byte of it.
-            _refuse_hidden_secret(tool_name, workspace, path, target.relative, unless_approved=True)
+            _refuse_hidden_secret(
+                tool_name, workspace, path, target.relative, fd, unless_approved=True
+            )
             read_check(tool_name, workspace, path)(target)
             if status.st_size > MAX_EDIT_BYTES:
                 raise ToolError(

@@ -820,6 +820,56 @@ def hidden_paths(allow_read: Iterable[Path] = (), workspace: Path | None = None)
     return outermost(found)
 
 
+# Entries of the hidden secrets looked through, at most, for the other names of a file with
+# several (`hard_linked_secrets`): ~/.ssh and ~/.aws hold a few, a browser profile thousands.
+MAX_SECRET_ENTRIES = 20_000
+
+
+def hard_linked_secrets(files: Iterable[Path], hidden: Iterable[Path]) -> list[Path]:
+    """Those of `files` that are one of the `hidden` secrets by another name: a hard link
+    (`ln ~/.aws/credentials dotfiles/aws/`, or a dotfiles manager that links so). Hidden by its
+    own path alone, the secret would be read at the workspace's. Where the hidden folders hold
+    more than MAX_SECRET_ENTRIES entries, each of `files` not found by then counts as one."""
+    wanted: dict[tuple[int, int], list[Path]] = {}
+    for path in files:
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                wanted.setdefault((info.st_dev, info.st_ino), []).append(path)
+    own_names = {path for paths in wanted.values() for path in paths}
+    found = secret_identities(set(wanted), hidden, own_names)
+    return [path for identity in found for path in wanted[identity]]
+
+
+def secret_identities(
+    wanted: set[tuple[int, int]], hidden: Iterable[Path], own_names: set[Path]
+) -> set[tuple[int, int]]:
+    """Those of the files `wanted` (device and inode) that are among the `hidden` secrets or
+    inside a hidden folder, by a name other than `own_names`; all of them where the walk
+    through the folders is cut (MAX_SECRET_ENTRIES): what was not seen may be there."""
+    if not wanted:
+        return set()
+    devices = {device for device, _ in wanted}  # (a hard link never crosses file systems)
+    found: set[tuple[int, int]] = set()
+    pending = collections.deque(Path(path) for path in hidden)
+    for _ in range(MAX_SECRET_ENTRIES):
+        if not pending or found == wanted:
+            return found
+        path = pending.popleft()
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_dev not in devices or path in own_names:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            with contextlib.suppress(OSError), os.scandir(path) as entries:
+                pending.extend(Path(entry.path) for entry in entries)
+        elif (info.st_dev, info.st_ino) in wanted:
+            found.add((info.st_dev, info.st_ino))
+    return found if not pending else set(wanted)
+
+
 def kept_private(path: Path, allowed: list[Path], workspace: Path | None) -> bool:
     """Whether a private system path (`private_system_files`) stays hidden: not re-opened
     with --sandbox-allow-read, and neither holding nor inside your home or the workspace (a
@@ -2606,6 +2656,8 @@ class Bubblewrap:
                 # `in_mount_order`).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         hidden = hidden_paths(self.allow_read, root)
+        # A hidden secret's other name in the workspace is hidden by that name too.
+        hidden += hard_linked_secrets(files_linked_outside(root, snapshot), hidden)
         # Copies of the key in your other projects and config files, found by their content
         # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
         search = key_copy_search(root, hidden) if self.searches_key_copies else None
