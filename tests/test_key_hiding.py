@@ -90,6 +90,33 @@ OTHER_TOKEN_FILES = (
     ".config/kaggle/kaggle.json",
     ".config/turso/settings.json",
 )
+# Other logins at their usual places: Gerrit's cookies, libpq's client key and services file,
+# network mounts' and VNC's passwords, packaging and translation services' tokens, OneDrive's,
+# and desktop and command-line apps' saved sessions and passwords.
+OTHER_LOGIN_FILES = (
+    ".gitcookies",
+    ".config/hut/config",
+    ".postgresql/postgresql.key",
+    ".pg_service.conf",
+    ".smbcredentials",
+    ".davfs2/secrets",
+    ".vnc/passwd",
+    ".config/tigervnc/passwd",
+    ".config/copr",
+    ".config/osc/oscrc",
+    ".oscrc",
+    ".local/state/osc/cookiejar",
+    ".osc_cookiejar",
+    ".transifexrc",
+    ".config/onedrive/refresh_token",
+    ".config/httpie/sessions/api.example.com/prod.json",
+    ".httpie/sessions/api.example.com/prod.json",
+    ".local/share/DBeaverData/workspace6/General/.dbeaver/credentials-config.json",
+    ".zuliprc",
+    ".config/Insomnia/insomnia.Environment.db",
+    ".config/Element/Local Storage/leveldb/000003.log",
+    ".config/Postman/Local Storage/leveldb/000003.log",
+)
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the
 # token file itself. KUBECONFIG holds a list of files.
@@ -279,6 +306,16 @@ def test_registries_forges_and_clouds_keep_their_tokens_from_commands(api, env, 
     control = write(home / ".fly" / "notes.txt", CONTROL)  # the rest of fly's folder is read
     contents = read_in_home(api, env, folders, OTHER_TOKEN_FILES, TOKEN_LINE, control)
     assert read_tokens(contents) == []
+
+
+@needs_bwrap
+def test_other_logins_and_app_sessions_keep_their_tokens_from_commands(api, env, folders):
+    # Hidden from commands only: your own tools, outside the sandbox, still read them.
+    home = folders[-1]
+    control = write(home / ".config" / "onedrive" / "config", CONTROL)  # the rest is read
+    contents = read_in_home(api, env, folders, OTHER_LOGIN_FILES, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+    assert all((home / name).read_text() == TOKEN_LINE for name in OTHER_LOGIN_FILES)
 
 
 @needs_bwrap

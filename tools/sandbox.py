@@ -278,6 +278,7 @@ SECRET_HOME_PATHS = (
     # Not named in the list above but the same kind: tokens of common tools.
     ".config/gh",
     ".config/git/credentials",
+    ".gitcookies",  # Gerrit's auth cookies, which git sends where http.cookiefile names them
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".gem/credentials",
@@ -286,6 +287,11 @@ SECRET_HOME_PATHS = (
     ".terraformrc",
     ".dockercfg",
     ".pgpass",
+    # libpq's client key (postgresql.key) lies beside the server's public root.crt: the folder is
+    # hidden whole, as ~/.ssh is with its public keys and known_hosts, since the key may have
+    # been given any name there, and certificates alone let no command in.
+    ".postgresql",
+    ".pg_service.conf",  # libpq's named connections, a password= in them
     ".my.cnf",
     ".s3cfg",
     ".boto",
@@ -294,6 +300,8 @@ SECRET_HOME_PATHS = (
     ".config/kaggle",  # kaggle.json, where newer kaggle versions keep it
     ".modal.toml",  # Modal's token
     ".passwd-s3fs",  # s3fs's keys
+    ".smbcredentials",  # the password a cifs mount of /etc/fstab logs in with
+    ".davfs2",  # davfs2's secrets file and its client certificates' keys (certs/private)
     ".twilio-cli",
     ".config/turso",
     ".oci",
@@ -332,6 +340,7 @@ SECRET_HOME_PATHS = (
     ".config/dart/pub-tokens.json",  # pub's tokens for other package hosts
     ".config/helm/repositories.yaml",  # Helm's chart repositories, passwords in them
     ".config/tea/config.yml",  # Gitea's CLI: its token
+    ".config/hut",  # sourcehut's CLI: its access token
     ".config/hcloud/cli.toml",  # Hetzner Cloud's CLI: its token
     ".supabase/access-token",  # Supabase's CLI login
     ".config/heroku/config.json",  # Heroku's CLI
@@ -449,6 +458,13 @@ SECRET_HOME_PATHS = (
     ".snowflake",  # Snowflake's CLI connections
     ".influxdbv2",  # InfluxDB's CLI tokens
     ".travis",  # Travis CI's CLI token
+    ".config/copr",  # Fedora's Copr: its API token
+    ".config/osc",  # the Open Build Service's osc: oscrc, a password in it
+    ".oscrc",  # (its older place)
+    ".local/state/osc/cookiejar",  # osc's session cookie
+    ".osc_cookiejar",  # (its older place)
+    ".transifexrc",  # Transifex's token
+    ".config/onedrive/refresh_token",  # the OneDrive client's login
     ".lftp",  # lftp's bookmarks, passwords in them
     ".config/sentry",  # sentry-cli's newer place
     # Wallets' keys, and desktop programs' saved logins and keys:
@@ -461,6 +477,15 @@ SECRET_HOME_PATHS = (
     ".pki/nssdb",  # NSS's certificates and private keys (Chromium's, on Linux)
     ".config/remmina",  # Remmina's remote desktops, passwords in them
     ".local/share/remmina",
+    ".vnc/passwd",  # the VNC server's password (x11vnc's, TigerVNC's older place)
+    ".config/tigervnc/passwd",
+    ".config/httpie/sessions",  # HTTPie's saved sessions: Authorization headers and cookies
+    ".httpie/sessions",  # (its older place)
+    ".local/share/DBeaverData",  # DBeaver's connections' passwords, under a key DBeaver ships
+    ".zuliprc",  # Zulip's API key
+    ".config/Insomnia",  # Insomnia's environments: the APIs' tokens
+    ".config/Element",  # Element's (Matrix) session: its access token
+    ".config/Postman",  # Postman's session
     ".config/syncthing",  # Syncthing's device key
     ".local/state/syncthing",  # (its newer place)
     # VS Code's (and its forks') state: extensions' tokens, and their secrets where no keyring
