@@ -140,6 +140,29 @@ TOKEN_FILE_VARIABLES = (
     "SOPS_AGE_KEY_FILE",
     "RCLONE_CONFIG",
     "GOOGLE_APPLICATION_CREDENTIALS",
+    "GIT_SSL_KEY",
+    "PGSSLKEY",
+    "PGSERVICEFILE",
+    "MYSQL_TEST_LOGIN_FILE",
+    "ETCDCTL_KEY",
+    "ETCDCTL_KEY_FILE",
+    "CONSUL_CLIENT_KEY",
+    "CONSUL_HTTP_TOKEN_FILE",
+    "NOMAD_CLIENT_KEY",
+    "VAULT_CLIENT_KEY",
+    "TALOSCONFIG",
+    "HELM_REPOSITORY_CONFIG",
+    "BORG_KEY_FILE",
+    "ANSIBLE_VAULT_PASSWORD_FILE",
+    "ANSIBLE_PRIVATE_KEY_FILE",
+    "ANSIBLE_CONNECTION_PASSWORD_FILE",
+    "ANSIBLE_BECOME_PASSWORD_FILE",
+    "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+    "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",
+    "AZURE_CLIENT_CERTIFICATE_PATH",
+    "ARM_CLIENT_CERTIFICATE_PATH",
+    "AZURE_FEDERATED_TOKEN_FILE",
+    "OS_CLIENT_CONFIG_FILE",
 )
 # Your variables that move a folder of secrets, hidden whole: a file of any name in it.
 SECRET_FOLDER_VARIABLES = ("GNUPGHOME", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "CODEX_HOME")
@@ -349,6 +372,7 @@ def test_token_files_your_tools_variables_move_keep_the_key_from_commands(api, e
     control = write(home / "kube" / "notes.txt", CONTROL)
     contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
     assert read_tokens(contents) == []
+    assert all((home / name).read_text() == TOKEN_LINE for name in names)  # yours to read
 
 
 @needs_bwrap

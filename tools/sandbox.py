@@ -681,6 +681,29 @@ SECRET_FILE_VARIABLES = (
     "HELM_REGISTRY_CONFIG",  # helm's registry logins
     "RESTIC_PASSWORD_FILE",
     "VAULT_CLIENT_KEY",
+    # Client keys and token files other tools take from your environment:
+    "GIT_SSL_KEY",  # http.sslKey, from the environment
+    "PGSSLKEY",  # libpq's client key (~/.postgresql/postgresql.key moved)
+    "PGSERVICEFILE",  # ~/.pg_service.conf moved
+    "MYSQL_TEST_LOGIN_FILE",  # ~/.mylogin.cnf moved
+    "ETCDCTL_KEY",  # etcdctl's client key
+    "ETCDCTL_KEY_FILE",  # (etcdctl's v2 API)
+    "CONSUL_CLIENT_KEY",
+    "CONSUL_HTTP_TOKEN_FILE",
+    "NOMAD_CLIENT_KEY",
+    "TALOSCONFIG",  # talosctl's config, its admin key in it (~/.talos moved)
+    "HELM_REPOSITORY_CONFIG",  # ~/.config/helm/repositories.yaml moved
+    "BORG_KEY_FILE",  # a borg repository's key
+    "ANSIBLE_VAULT_PASSWORD_FILE",  # opens the repository's vault-encrypted secrets
+    "ANSIBLE_PRIVATE_KEY_FILE",  # the ssh key ansible logs in to your hosts with
+    "ANSIBLE_CONNECTION_PASSWORD_FILE",
+    "ANSIBLE_BECOME_PASSWORD_FILE",  # the sudo password on your hosts
+    "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",  # gcloud's service account key
+    "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",  # gcloud's access token
+    "AZURE_CLIENT_CERTIFICATE_PATH",  # an Azure service principal's certificate and key
+    "ARM_CLIENT_CERTIFICATE_PATH",  # the same, for Terraform's azurerm
+    "AZURE_FEDERATED_TOKEN_FILE",  # as AWS_WEB_IDENTITY_TOKEN_FILE, for Azure
+    "OS_CLIENT_CONFIG_FILE",  # OpenStack's clouds.yaml moved
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
