@@ -567,6 +567,36 @@ def test_keys_your_configs_name_with_variables_tokens_and_conditional_includes_a
 
 
 @needs_bwrap
+def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Secrets split out to a file `[include]` reads (dotfiles), the settings a CI runner gives
+    # by variables, Gerrit's cookie file, a client certificate that holds its key, and the
+    # token file a `!` helper's shell line reads: git uses each of them outside.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["store", "ssl.key", "deploy.pem", "env-store", "env.key", "cookies", "tok"]
+    keys = secrets_in(home, names + ["client.pem"])
+    (keys / "client.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-client.pem\n")
+    (home / ".gitconfig").write_text(
+        "[include]\n\tpath = ~/.config/git/secrets.inc\n"
+        "[http]\n\tcookieFile = ~/keys/cookies\n\tsslCert = ~/keys/client.pem\n"
+        '[credential "https://gh.example"]\n'
+        '\thelper = "!f() { echo \\"password=$(cat ~/keys/tok)\\"; }; f"\n'
+    )
+    (home / ".config/git").mkdir(parents=True)
+    (home / ".config/git/secrets.inc").write_text(
+        "[credential]\n\thelper = store --file ~/keys/store\n[http]\n\tsslKey = ~/keys/ssl.key\n"
+        "[core]\n\tsshCommand = ssh -i ~/keys/deploy.pem\n"
+    )
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "credential.helper")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "store --file ~/keys/env-store")
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'http.sslkey'='~/keys/env.key'")
+    assert secrets_read(workspace, [*names, "client.pem"]) == []
+
+
+@needs_bwrap
 def test_npms_global_config_is_hidden_where_it_holds_a_login(
     home: Path, workspace: Path, monkeypatch
 ):

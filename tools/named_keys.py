@@ -107,46 +107,115 @@ def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
 # Your variables that change which git config is yours: a new value is read afresh.
 GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME")
 STORE_HELPERS = ("store", "credential-store", "git-credential-store")
-# The settings of your git config that name a secret file, as git prints their names, and its
-# conditional includes (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
-GIT_KEY_SETTINGS = r"^(credential\..*helper|http\..*sslkey|core\.sshcommand|includeif\..*\.path)$"
+# The settings of your git config that name a secret file, as git prints their names: also
+# Gerrit's auth cookies (`http.cookieFile = ~/.gitcookies`) and a client certificate, which
+# curl reads the private key from when no sslKey is given; and its conditional includes
+# (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
+GIT_KEY_SETTINGS = (
+    r"^(credential\..*helper|http\..*(sslkey|sslcert|cookiefile)|core\.sshcommand"
+    r"|includeif\..*\.path)$"
+)
 MAX_GIT_INCLUDES = 16
+# Your variables that give git settings for every git you start (a CI runner's, a wrapper's):
+# `GIT_CONFIG_COUNT` with its `GIT_CONFIG_KEY_<n>` and `GIT_CONFIG_VALUE_<n>`, and
+# `GIT_CONFIG_PARAMETERS` (what `git -c` hands the gits it starts).
+GIT_SETTING_VARIABLE = re.compile(r"GIT_CONFIG_(?:COUNT|PARAMETERS|KEY_\d+|VALUE_\d+)")
+
+
+def git_settings_in_your_environment() -> tuple[tuple[str, str], ...]:
+    """Your variables that give git settings (GIT_SETTING_VARIABLE), as (name, value)."""
+    return tuple(
+        sorted(item for item in os.environ.items() if GIT_SETTING_VARIABLE.fullmatch(item[0]))
+    )
 
 
 @functools.lru_cache(maxsize=8)
 def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     """The secret files your own git config (global and system, asked of your git from `/`:
     never a repository's) names: where `credential.helper = store --file PATH` keeps passwords
-    in plain text, `http.sslKey` (also per URL), and the `-i` key of `core.sshCommand`. Git's
-    answer with HOME at `home` and GIT_CONFIG_VARIABLES at `your_variables` (unset where
-    empty), as git in your other terminals reads them.
+    in plain text (or a file a `!` helper's shell line reads), `http.sslKey` (also per URL),
+    `http.cookieFile`, an `http.sslCert` that holds a private key, and the `-i` key of
+    `core.sshCommand`. Git's answer with HOME at `home` and GIT_CONFIG_VARIABLES at
+    `your_variables` (unset where empty), as git in your other terminals reads them, the files
+    they `[include]` too.
 
     A conditional include applies only in some repositories (the workspace may be one), never
     from `/`: the file it names is read too, whatever its condition."""
-    named: list[Path] = []
     git = host_program("git")  # never one a command could have put on PATH
-    environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key
-    environ["HOME"] = home
+    environ = _git_environment(home)
     for name, value in itertools.zip_longest(GIT_CONFIG_VARIABLES, your_variables[:3]):
         if value:
             environ[name] = value
         else:
             environ.pop(name, None)
-    sources = [["--global"], ["--system"]] if git is not None else []
-    for source in sources:  # (grows with each conditional include, up to MAX_GIT_INCLUDES)
-        for origin, setting, value in _git_settings([git, "config", *source], environ):
+    sources = [["--global", "--includes"], ["--system", "--includes"]]
+    return _named_by_git_settings(git, sources, environ, home) if git is not None else ()
+
+
+@functools.lru_cache(maxsize=8)
+def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) -> tuple[Path, ...]:
+    """The secret files (as git_key_files) that the git settings your variables give
+    (`settings`, from git_settings_in_your_environment) name: git reads them on top of your
+    config files in every repository."""
+    git = host_program("git")
+    if git is None or not settings:
+        return ()
+    environ = {
+        **_git_environment(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+    }
+    environ.update(settings)  # (and no config file: only what the variables set is read)
+    return _named_by_git_settings(git, [[]], environ, home, origin="command line:")
+
+
+def _git_environment(home: str) -> dict[str, str]:
+    environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key, no GIT_*
+    environ["HOME"] = home
+    return environ
+
+
+def _named_by_git_settings(
+    git: str, sources: list[list[str]], environ: dict[str, str], home: str, origin: str = ""
+) -> tuple[Path, ...]:
+    """The secret files that `git config SOURCE`'s GIT_KEY_SETTINGS name, for each of
+    `sources` (which grows with each conditional include, up to MAX_GIT_INCLUDES); only
+    settings from `origin` where one is given."""
+    named: list[Path] = []
+    for source in sources:
+        for found_in, setting, value in _git_settings([git, "config", *source], environ):
+            if origin and found_in != origin:
+                continue
             if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
                 # (a relative path is from the including file's folder, as git takes it)
-                path = os.path.join(os.path.dirname(origin), _home_expanded(value, home))
+                path = os.path.join(os.path.dirname(found_in), _home_expanded(value, home))
                 sources.append(["--file", os.path.normpath(path), "--includes"])
             elif setting.endswith("helper"):
-                named += store_file_of(value, home)
+                named += store_file_of(value, home) or helper_reads(value, home)
             elif setting == "core.sshcommand":
                 named += ssh_command_keys(value, home)
-            elif setting.endswith("sslkey"):  # (a path setting, whose `~/` git expands)
-                path = _home_expanded(value, home)
-                named += [Path(os.path.normpath(path))] if os.path.isabs(path) else []
+            elif setting.endswith(("sslkey", "cookiefile")):  # (path settings: git expands `~/`)
+                named += _absolute(_home_expanded(value, home))
+            elif setting.endswith("sslcert"):
+                named += [
+                    path
+                    for path in _absolute(_home_expanded(value, home))
+                    if holds_a_private_key(path)
+                ]
     return tuple(dict.fromkeys(named))
+
+
+def _absolute(path: str) -> list[Path]:
+    return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
+
+
+def holds_a_private_key(path: Path) -> bool:
+    """Whether the PEM file at `path` holds a private key besides its certificate (curl
+    reads the key from there when none is named apart)."""
+    try:
+        return "PRIVATE KEY-----" in read_small_file(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str, str, str]]:
@@ -187,6 +256,27 @@ def store_file_of(helper: str, home: str | None = None) -> list[Path]:
             path = _home_expanded(value, home)
             return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
     return []
+
+
+# A path a shell line names literally: absolute, or from `~`, `$HOME` or `${HOME}`, standing
+# as a word or after `=`, `(` or a redirection (`password=$(cat ~/.secrets/gh-token)`).
+SHELL_LINE_PATH = re.compile(
+    r"""(?:^|(?<=[\s"'=(<>]))((?:~|\$HOME|\$\{HOME\})?/[^\s"'`;|&<>()$]+)"""
+)
+
+
+def helper_reads(helper: str, home: str | None = None) -> list[Path]:
+    """The files a `!` credential helper's shell line names by a literal path and does not run:
+    a token file it `cat`s (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`). A program
+    (a file you may run) is left readable, as a command may need it."""
+    if not helper.startswith("!"):
+        return []
+    named = []
+    for word in SHELL_LINE_PATH.findall(helper):
+        for path in _absolute(_home_expanded(word, home)):
+            if path.is_file() and not os.access(path, os.X_OK):
+                named.append(path)
+    return named
 
 
 # ssh's one-letter options that take a value (its getopt string), so that `-vi KEY`, `-iKEY`

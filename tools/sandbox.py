@@ -117,6 +117,8 @@ from tools.letter_case import ignores_case
 from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
     git_key_files,
+    git_key_files_of_settings,
+    git_settings_in_your_environment,
     kubeconfig_key_files,
     npm_global_configs,
     ssh_command_keys,
@@ -789,6 +791,8 @@ def keys_your_configs_name() -> list[Path]:
     account = account_home()
     if account is not None:  # (what git in your other terminals reads: your account's config)
         named += git_key_files(str(account))
+    # (`GIT_CONFIG_KEY_0=http.sslKey`: settings every git you start reads, a CI runner's)
+    named += git_key_files_of_settings(str(Path.home()), git_settings_in_your_environment())
     named += ssh_command_keys(os.environ.get("GIT_SSH_COMMAND", ""))  # (`-i ~/keys/ci.pem`)
     named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
