@@ -597,6 +597,30 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
 
 
 @needs_bwrap
+def test_ssh_keys_of_a_config_given_by_f_of_variables_and_of_many_includes_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # git's ssh reads a work config `-F` names, gets `-i` through your variable or ssh's `%d`,
+    # keeps `#` inside a name, and reads every file of a folder of one config per host.
+    monkeypatch.setenv("HOME", str(home))
+    hosts = [f"h{number:02}.pem" for number in range(24)]
+    names = ["work.pem", "deploy.pem", "pct.pem", "prod#2.pem", *hosts]
+    keys = secrets_in(home, names)
+    (keys / "ssh_config").write_text("Host *\n  IdentityFile ~/keys/work.pem\n")
+    (home / ".ssh/config").write_text(
+        "IdentityFile ~/keys/prod#2.pem # the second\nInclude conf.d/*\n"
+    )
+    (home / ".ssh/conf.d").mkdir()
+    for host in hosts:
+        (home / ".ssh/conf.d" / host).write_text(f"Host {host}\n  IdentityFile ~/keys/{host}\n")
+    (home / ".gitconfig").write_text("[core]\n\tsshCommand = ssh -F ~/keys/ssh_config\n")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.setenv("KEYS", str(keys))
+    monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -i $KEYS/deploy.pem -i %d/keys/pct.pem")
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
 def test_npms_global_config_is_hidden_where_it_holds_a_login(
     home: Path, workspace: Path, monkeypatch
 ):

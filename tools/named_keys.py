@@ -21,13 +21,18 @@ import subprocess
 from pathlib import Path
 
 from tools.environment import command_environment, host_program
-from tools.paths import read_small_file
+from tools.paths import SMALL_FILE_LIMIT, read_small_file
 
 SSH_KEY_LINE = re.compile(
     r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
     re.IGNORECASE | re.MULTILINE,
 )
-MAX_SSH_CONFIGS = 16
+# How deep ssh follows `Include` lines (its own limit), and how much of your ssh configs is
+# read in all, each file counting at least MIN_SSH_CONFIG_COST (a glob of thousands of empty
+# files costs its opens): past these, the rest is not read.
+MAX_SSH_INCLUDE_DEPTH = 16
+MAX_SSH_CONFIG_BYTES = 8 * 1024 * 1024
+MIN_SSH_CONFIG_COST = 1024
 
 
 @functools.lru_cache(maxsize=8)
@@ -35,26 +40,66 @@ def ssh_key_files(home: str) -> tuple[Path, ...]:
     """The key and certificate files your ssh config (`home`/.ssh/config, and the files its
     `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a cloud's `.pem` is
     often kept outside ~/.ssh, which is hidden whole."""
+    return ssh_config_key_files(os.path.join(home, ".ssh", "config"), home)
+
+
+@functools.lru_cache(maxsize=8)
+def ssh_config_key_files(config: str, home: str) -> tuple[Path, ...]:
+    """The key and certificate files the ssh config `config` (also one `ssh -F` names) and
+    the files its `Include` lines name give, each config read once, within
+    MAX_SSH_INCLUDE_DEPTH and MAX_SSH_CONFIG_BYTES. A relative path is from `home`/.ssh, as
+    ssh takes an Include's of your own configs."""
     folder = Path(home, ".ssh")
-    configs, found = [folder / "config"], []
-    for config in configs:  # (grows with each Include, up to MAX_SSH_CONFIGS files)
+    waiting, read, found = [(Path(config), 0)], set(), []
+    budget = MAX_SSH_CONFIG_BYTES
+    while waiting and budget > 0:
+        config_path, depth = waiting.pop(0)
+        if config_path in read or depth > MAX_SSH_INCLUDE_DEPTH:
+            continue
+        read.add(config_path)
         try:
-            text = read_small_file(config)
+            text = read_small_file(config_path, min(budget, SMALL_FILE_LIMIT))
         except (OSError, ValueError):
             continue
+        budget -= max(len(text), MIN_SSH_CONFIG_COST)
         for keyword, value in SSH_KEY_LINE.findall(text):
-            try:
-                words = shlex.split(value, comments=True)
-            except ValueError:
-                continue  # (an open quote: ssh refuses the line too)
-            for word in words:
-                path = os.path.normpath(folder / ssh_expanded(word, home))  # (from ~/.ssh)
-                matches = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+            for word in ssh_words(value):
+                paths = _matches(os.path.normpath(folder / ssh_expanded(word, home)))
                 if keyword.lower() != "include":
-                    found += [Path(match) for match in matches]
+                    found += paths
                 else:
-                    configs += [Path(match) for match in matches][: MAX_SSH_CONFIGS - len(configs)]
+                    waiting += [(path, depth + 1) for path in paths]
     return tuple(dict.fromkeys(found))
+
+
+def _matches(path: str) -> list[Path]:
+    """The files a path with glob characters matches, or the path itself."""
+    return (
+        [Path(match) for match in sorted(glob.glob(path))] if glob.has_magic(path) else [Path(path)]
+    )
+
+
+def ssh_words(value: str) -> list[str]:
+    """The words of an ssh config line's value, as ssh splits them: quotes group, and a `#`
+    begins a comment only at a word's start (`~/keys/prod#2.pem` is one name). [] for an open
+    quote, a line ssh refuses too."""
+    quote, escaped = "", False
+    for place, char in enumerate(value):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and (place == 0 or value[place - 1] in " \t"):
+            value = value[:place]
+            break
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return []
 
 
 # ssh's tokens that stand for one value wherever it connects: `%d` your home, `%u` your name,
@@ -287,12 +332,14 @@ SSH_KEY_OPTION = re.compile(r"(?:IdentityFile|CertificateFile)(?:[ \t]*=[ \t]*|[
 
 def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
     """The key files an ssh command line (git's `core.sshCommand`, your GIT_SSH_COMMAND) gives
-    by `-i KEY` or `-o IdentityFile=KEY`. The shell runs it, so `~` and $HOME are `home`'s."""
+    by `-i KEY` or `-o IdentityFile=KEY`, and those the ssh config `-F FILE` names. The shell
+    runs it, so `~` and your variables are put in ($HOME is `home`'s), and then ssh puts in
+    its own (`%d`, `${VARIABLE}`) as in an IdentityFile."""
     try:
         words = shlex.split(command)
     except ValueError:
         return []
-    values = []
+    keys, configs = [], []
     words_left = iter(words[1:])
     for word in words_left:
         if word == "--":
@@ -303,12 +350,33 @@ def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
             if letter in SSH_OPTIONS_WITH_VALUE:
                 value = word[place:] or next(words_left, "")
                 if letter == "i":
-                    values.append(value)
+                    keys.append(value)
+                elif letter == "F":
+                    configs.append(value)
                 elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value)):
-                    values.append(option[1].strip("\"'"))
+                    keys.append(option[1].strip("\"'"))
                 break
-    paths = [_home_expanded(value, home) for value in values]
-    return [Path(os.path.normpath(path)) for path in paths if os.path.isabs(path)]
+    home = home if home is not None else str(Path.home())
+    named = []
+    for key in keys:
+        path = ssh_expanded(_shell_expanded(key, home), home)
+        named += _matches(os.path.normpath(path)) if os.path.isabs(path) else []
+    for config in configs:  # (a relative one is from where git runs: unknown here)
+        path = _shell_expanded(config, home)
+        named += ssh_config_key_files(os.path.normpath(path), home) if os.path.isabs(path) else ()
+    return named
+
+
+# A shell variable in a word: `$NAME` or `${NAME}`.
+SHELL_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+def _shell_expanded(word: str, home: str) -> str:
+    """`word` as the shell expands it: a leading `~`, and your variables ($HOME is `home`; an
+    unset one is empty)."""
+    word = _home_expanded(word, home)
+    environment = {**os.environ, "HOME": home}
+    return SHELL_VARIABLE.sub(lambda found: environment.get(found[1] or found[2], ""), word)
 
 
 def _home_expanded(value: str, home: str | None) -> str:
