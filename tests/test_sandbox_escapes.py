@@ -9,6 +9,7 @@ workspace changed, no host socket answered, no file of the person's is gone.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import shutil
@@ -617,6 +618,26 @@ def test_ssh_keys_of_a_config_given_by_f_of_variables_and_of_many_includes_are_h
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     monkeypatch.setenv("KEYS", str(keys))
     monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -i $KEYS/deploy.pem -i %d/keys/pct.pem")
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_keys_a_kubeconfig_names_in_json_quoted_or_flow_form_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # The same YAML to kubectl: a JSON kubeconfig (`kubectl config view --raw -o json`), a
+    # quoted key, a flow mapping.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["json.key", "quoted.key", "flow-token"]
+    keys = secrets_in(home, names)
+    user = {"name": "u", "user": {"client-certificate": "c.crt", "client-key": "json.key"}}
+    (keys / "config.json").write_text(json.dumps({"kind": "Config", "users": [user]}, indent=2))
+    (home / ".kube").mkdir()
+    (home / ".kube/config").write_text(
+        f'users:\n- name: q\n  user:\n    "client-key": {keys}/quoted.key\n'
+        f"- {{name: f, user: {{tokenFile: '{keys}/flow-token'}}}}\n"
+    )
+    monkeypatch.setenv("KUBECONFIG", str(keys / "config.json"))
     assert secrets_read(workspace, names) == []
 
 

@@ -10,6 +10,7 @@ itself would.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import itertools
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from tools.environment import command_environment, host_program
 from tools.paths import SMALL_FILE_LIMIT, read_small_file
+from tools.tool_scripts import read_yaml
 
 SSH_KEY_LINE = re.compile(
     r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
@@ -126,15 +128,19 @@ def _user_name() -> str:
         return "*"
 
 
-# A kubeconfig's lines that name a file of secrets: the user's private key, a token's file.
+# A kubeconfig's keys that name a file of secrets: the user's private key, a token's file.
+KUBECONFIG_KEYS = ("client-key", "tokenFile")
+# The same as lines, for a kubeconfig that is no YAML document (kubectl refuses it, but a
+# plain line names the file all the same).
 KUBECONFIG_KEY_LINE = re.compile(
     r"^[ \t-]*+(?:client-key|tokenFile)[ \t]*+:[ \t]*+([^\r\n#]*)", re.MULTILINE
 )
 
 
 def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
-    """The files the kubeconfigs `configs` name by `client-key` or `tokenFile`. kubectl takes
-    a relative path from the kubeconfig's own folder. (Read for each command: a few small
+    """The files the kubeconfigs `configs` name by `client-key` or `tokenFile`, read as YAML
+    as kubectl reads them (JSON too, quoted keys, `user: {client-key: x}`). kubectl takes a
+    relative path from the kubeconfig's own folder. (Read for each command: a few small
     files, and a kubeconfig changes as you switch clusters.)"""
     found = []
     for config in configs:
@@ -142,11 +148,26 @@ def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
             text = read_small_file(config)
         except (OSError, ValueError):
             continue
-        for value in KUBECONFIG_KEY_LINE.findall(text):
-            value = value.strip().strip("\"'")
-            if value:
-                found.append(Path(os.path.normpath(Path(config).parent / value)))
+        values = [value.strip().strip("\"'") for value in KUBECONFIG_KEY_LINE.findall(text)]
+        with contextlib.suppress(ValueError):  # (YamlTooLarge too: the lines are read)
+            values += _values_of_keys(read_yaml(text), KUBECONFIG_KEYS)
+        found += [Path(os.path.normpath(Path(config).parent / value)) for value in values if value]
     return tuple(dict.fromkeys(found))
+
+
+def _values_of_keys(data: object, keys: tuple[str, ...]) -> list[str]:
+    """The text values of `keys` anywhere in `data` (read_yaml's, so a walk is bounded)."""
+    values, waiting = [], [data]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, dict):
+            values += [
+                value for key, value in node.items() if key in keys and isinstance(value, str)
+            ]
+            waiting += node.values()
+        elif isinstance(node, list):
+            waiting += node
+    return values
 
 
 # Your variables that change which git config is yours: a new value is read afresh.
