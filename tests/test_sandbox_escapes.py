@@ -642,6 +642,30 @@ def test_keys_a_kubeconfig_names_in_json_quoted_or_flow_form_are_hidden(
 
 
 @needs_bwrap
+def test_client_keys_your_registry_and_http_tools_configs_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # The configs are hidden; the client keys they name are kept anywhere, and pip's client
+    # certificate (like a certificate the others name) holds its private key in the same PEM.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["npm.key", "pip.pem", "curl.key", "curl.crt", "yarn.key", "wget.key", "npm.crt"]
+    keys = secrets_in(home, names)
+    (keys / "curl.crt").write_text("-----BEGIN CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\n")
+    (keys / "npm.crt").write_text("-----BEGIN CERTIFICATE-----\nSECRET-npm.crt-IS-NONE\n")
+    (home / ".npmrc").write_text(
+        "//npm.corp.example/:certfile=~/keys/npm.crt\n//npm.corp.example/:keyfile=~/keys/npm.key\n"
+    )
+    (home / ".config/pip").mkdir(parents=True)
+    (home / ".config/pip/pip.conf").write_text(f"[global]\nclient-cert = {keys}/pip.pem\n")
+    (home / ".curlrc").write_text(f'cert = "{keys}/curl.crt"\n--key {keys}/curl.key\n')
+    (home / ".yarnrc.yml").write_text(
+        f'npmRegistries:\n  "//y":\n    httpsKeyFilePath: {keys}/yarn.key\n'
+    )
+    (home / ".wgetrc").write_text(f"private_key = {keys}/wget.key\n")
+    assert secrets_read(workspace, names) == ["npm.crt"]  # (a certificate alone is no secret)
+
+
+@needs_bwrap
 def test_npms_global_config_is_hidden_where_it_holds_a_login(
     home: Path, workspace: Path, monkeypatch
 ):

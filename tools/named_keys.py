@@ -3,9 +3,9 @@
 The sandbox hides the folders where such files usually are (~/.ssh, ~/.kube, ...), but a config
 may keep a key anywhere: a cloud's `~/keys/deploy.pem` in your ssh config, a client key beside
 a kubeconfig, git's `http.sslKey` or `core.sshCommand = ssh -i ~/work.pem`, the file git's
-`credential.helper store` keeps passwords in. Only your configs are read (your home's, and the
-files your environment names), never the workspace's, and each path is worked out as the tool
-itself would.
+`credential.helper store` keeps passwords in, the client key an npmrc or a curlrc names. Only
+your configs are read (your home's, and the files your environment names), never the
+workspace's, and each path is worked out as the tool itself would.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 from tools.environment import command_environment, host_program
 from tools.paths import SMALL_FILE_LIMIT, read_small_file
@@ -405,6 +406,83 @@ def _home_expanded(value: str, home: str | None) -> str:
     home = home if home is not None else str(Path.home())
     value = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)", lambda _: home, value)
     return os.path.expanduser(value)  # (`~user/`: that user's home)
+
+
+# The registry and HTTP tools' configs in your home (and the variables that move each), with
+# their settings that name a client's private key, hidden, and its certificate, hidden where
+# the same PEM holds the key (the tool then reads it from there): npm's `//host/:keyfile=`,
+# pip's `client-cert` (a certificate and key in one file, always), curl's `key`, yarn's
+# `httpsKeyFilePath`, wget's `private_key` (wget drops `_` and `-` from its settings' names).
+class ToolKeySettings(NamedTuple):
+    configs: tuple[str, ...]
+    variables: tuple[str, ...]
+    key: re.Pattern[str]
+    certificate: re.Pattern[str] | None
+
+
+def _setting(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:{name})[ \t]*([^\r\n]*)", re.MULTILINE | re.IGNORECASE)
+
+
+CURL_OPTION_END = r"(?:[ \t]*[=:]|[ \t])"
+TOOL_KEY_SETTINGS = (
+    ToolKeySettings(
+        (".npmrc",),
+        ("NPM_CONFIG_USERCONFIG", "npm_config_userconfig"),
+        _setting(r"^[^#;\r\n=]*?\bkeyfile[ \t]*="),
+        _setting(r"^[^#;\r\n=]*?\bcertfile[ \t]*="),
+    ),
+    ToolKeySettings(
+        (".config/pip/pip.conf", ".pip/pip.conf"),
+        ("PIP_CONFIG_FILE",),
+        _setting(r"^[ \t]*client[-_]cert[ \t]*[=:]"),
+        None,
+    ),
+    ToolKeySettings(
+        (".curlrc", ".config/.curlrc"),
+        (),
+        _setting(rf"^[ \t]*(?:--)?key{CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:--)?cert{CURL_OPTION_END}"),
+    ),
+    ToolKeySettings(
+        (".yarnrc.yml",),
+        (),
+        _setting(r"^[ \t]*[\"']?httpsKeyFilePath[\"']?[ \t]*:"),
+        _setting(r"^[ \t]*[\"']?httpsCertFilePath[\"']?[ \t]*:"),
+    ),
+    ToolKeySettings(
+        (".wgetrc",),
+        ("WGETRC",),
+        _setting(r"^[ \t]*private[-_]?key[ \t]*="),
+        _setting(r"^[ \t]*certificate[ \t]*="),
+    ),
+)
+
+
+def tool_key_files(home: str) -> list[Path]:
+    """The client keys (and certificates that hold one) your npm, pip, curl, yarn and wget
+    configs name by path (TOOL_KEY_SETTINGS): the configs are hidden, the keys may lie
+    anywhere. A relative path is from where the tool runs, unknown here. (Read for each
+    command: a few small files.)"""
+    found: list[Path] = []
+    for tool in TOOL_KEY_SETTINGS:
+        configs = [os.path.join(home, name) for name in tool.configs]
+        configs += [os.environ.get(variable, "") for variable in tool.variables]
+        for config in dict.fromkeys(path for path in configs if os.path.isabs(path)):
+            try:
+                text = read_small_file(config)
+            except (OSError, ValueError):
+                continue
+            found += _setting_paths(tool.key, text, home)
+            if tool.certificate is not None:
+                certificates = _setting_paths(tool.certificate, text, home)
+                found += [path for path in certificates if holds_a_private_key(path)]
+    return found
+
+
+def _setting_paths(setting: re.Pattern[str], text: str, home: str) -> list[Path]:
+    values = (value.strip().strip("\"'") for value in setting.findall(text))
+    return [path for value in values for path in _absolute(_home_expanded(value, home))]
 
 
 # A line of an npmrc that holds a registry login (`//registry.npmjs.org/:_authToken=...`).

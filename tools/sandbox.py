@@ -123,6 +123,7 @@ from tools.named_keys import (
     npm_global_configs,
     ssh_command_keys,
     ssh_key_files,
+    tool_key_files,
 )
 from tools.node_packages import NODE_PACKAGE_REASON
 from tools.paths import (
@@ -776,12 +777,13 @@ def secret_paths() -> list[Path]:
 
 
 def keys_your_configs_name() -> list[Path]:
-    """The key and password files your ssh, kubectl and git configs name by path, in each of
-    your homes and where your variables move those configs, and npm's global config where it
-    holds a login (tools/named_keys.py)."""
+    """The key and password files your ssh, kubectl, git, npm, pip, curl, yarn and wget
+    configs name by path, in each of your homes and where your variables move those configs,
+    and npm's global config where it holds a login (tools/named_keys.py)."""
     named: list[Path] = []
     for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
         named += ssh_key_files(str(home))
+        named += tool_key_files(str(home))  # (`//npm.corp/:keyfile=~/certs/npm.key`)
     kubeconfigs = os.environ.get("KUBECONFIG", "").split(os.pathsep)
     kubeconfigs = [value for value in kubeconfigs if os.path.isabs(value)]
     kubeconfigs += [str(home / ".kube" / "config") for home in your_homes()]
