@@ -590,6 +590,11 @@ def test_a_file_named_like_an_option_is_told_and_the_file_tools_ask(api, env, us
         ("--plugin=fmt.mjs", True),
         ("b.js --plugin=p.mjs", True),
         ("notes\t-c=x.mjs", True),
+        # (xargs takes quotes and backslashes out: each of these hands prettier `--plugin=...`)
+        ("b.js ''--plugin=p.mjs", True),
+        ("b.js '-'-plugin=p.mjs", True),
+        ('b.js "-"-plugin=p.mjs', True),
+        ("b.js \\--plugin=p.mjs", True),
         ("Report - Copy.txt", False),  # (a dash alone is no option: xargs hands `-` on)
         ("2024-report.txt", False),
     ],

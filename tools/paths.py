@@ -106,13 +106,15 @@ PATH_REASON = f"a folder on your PATH is protected: {PATH_WHY}"
 # `{staged_files}`, `git diff --name-only | xargs prettier`), relative to the top: a file named
 # `--plugin=fmt.mjs` is an option there, one that loads code.
 OPTION_NAME_REASON = (
-    "a name that begins with `-` (or has one after a blank, where `xargs` splits it) is an "
-    "option to the linters and formatters that hook runners hand staged files to, and an "
-    "option can load code (`--plugin=x.mjs`)"
+    "a name that begins with `-` (or has one after a blank, where `xargs` splits it and takes "
+    "out its quotes) is an option to the linters and formatters that hook runners hand "
+    "staged files to, and an option can load code (`--plugin=x.mjs`)"
 )
-# (`git diff --name-only | xargs prettier` splits `b.js --plugin=x.mjs` at its blank; a dash
-# alone, `Report - Copy.txt`, is no option)
-OPTION_IN_NAME = re.compile(r"(?:^|\s)-\S")
+# (`git diff --name-only | xargs prettier` splits `b.js --plugin=x.mjs` at its blank, and
+# takes the quotes and backslashes out of each word, so `b.js ''--plugin=x.mjs` and
+# `b.js \--plugin=x.mjs` are the same two words; a dash alone, `Report - Copy.txt`, is no
+# option)
+OPTION_IN_NAME = re.compile(r"""(?:^|\s)["'\\]*+-\S""")
 PLANLOOP_CODE_REASON = (
     "planloop's own code is protected (its python, the packages it imports, the virtual "
     "environment it runs from): planloop runs it outside any sandbox, with your API key, when "
