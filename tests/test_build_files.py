@@ -1068,6 +1068,60 @@ def test_a_plugin_path_is_held_whatever_characters_its_name_holds(tmp_path, conf
     assert {f"web/{name}" for name in names} <= per_file_held(tmp_path)
 
 
+# A config that is JSON with comments and YAML alike, and names a plugin (or a command) only to
+# YAML, which has no `/* */` comments: there `"plugins"` is a key, not a comment's text.
+HIDDEN_FROM_JSON = '{"x": /* ", "plugins": ["%s"], "b": " */ 1} // "}'
+
+
+@pytest.mark.parametrize(
+    ("hook", "config", "text", "loaded"),
+    [
+        ("npx prettier -c .", "web/.prettierrc", HIDDEN_FROM_JSON % "./p;.mjs", "web/p;.mjs"),
+        # (a bare name prettier first tries as a file where it runs)
+        ("npx prettier -c .", ".prettierrc", HIDDEN_FROM_JSON % "p.mjs", "p.mjs"),
+        (
+            "npx prettier -c .",
+            "web/.prettierrc.yaml",
+            HIDDEN_FROM_JSON % "prettier-plugin-x",
+            "node_modules/prettier-plugin-x",
+        ),
+        (
+            "npx stylelint '**/*.css'",
+            "css/.stylelintrc",
+            HIDDEN_FROM_JSON % "./p;.mjs",
+            "css/p;.mjs",
+        ),
+        (
+            "npx lint-staged",
+            "web/.lintstagedrc",
+            '{"a": "true", /* ": 1, "*.js": "node p.mjs", \' */ "c": "true"} // \': 1}',
+            "web/p.mjs",
+        ),
+        # (a legacy .eslintrc is YAML to ESLint once its JSON comments are blanked: a `/*` after
+        # YAML's own `#` then ends the string that holds the parser)
+        (
+            "eslint packages",
+            "packages/a/.eslintrc",
+            'a: "x" # /*\nb: \'q */\nparser: "./p;.mjs"\n# \'\n',
+            "packages/a/p;.mjs",
+        ),
+    ],
+)
+def test_a_config_its_tool_reads_as_yaml_holds_what_yaml_names_in_it(
+    tmp_path, hook, config, text, loaded
+):
+    # prettier, stylelint (cosmiconfig) and lint-staged read a config without a suffix as
+    # YAML: the person's next commit loads what YAML reads there, whatever JSON reads.
+    make(tmp_path / ".git/hooks/pre-commit", f"#!/bin/sh\n{hook}\n", "root")
+    make(tmp_path / config, text, "root", 0o644)
+    if loaded.startswith("node_modules/"):
+        make(tmp_path / loaded / "package.json", "{}", "root", 0o644)
+    else:
+        make(tmp_path / loaded, "export default {}\n", "root", 0o644)
+    assert {config, loaded} <= per_file_held(tmp_path)
+    assert "is protected" in file_tools_ask(tmp_path, loaded)
+
+
 @pytest.mark.parametrize("escape", ["\\x78", "\\x", "\\\nx"])
 def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path, escape):
     # JSON5 (no JSON python reads) spells `x` as `\x78`, or `\x`, or after a backslash that

@@ -881,24 +881,17 @@ def local_paths(text: str, folder: Path, exact: Iterable[str] = ()) -> list[Path
 
 
 def config_strings(config: Path, text: str) -> list[str]:
-    """Every string value of a data config, as its tool's parser reads it: TOML, JSON with
-    comments, YAML, or JSON5 (`json5_strings`) where neither JSON nor YAML reads it."""
-    from tools.tool_scripts import read_yaml, without_comments  # (that module imports this one)
+    """Every string value of a data config, as its tools' parsers read it: TOML, or each of
+    JSON with comments and YAML that reads it (`data_readings`: what a `.prettierrc` names to
+    either counts), or JSON5 (`json5_strings`) where none does."""
+    from tools.tool_scripts import data_readings  # (that module imports this one)
 
-    data: Any = None
+    readings: list[Any] = []
     with contextlib.suppress(ValueError, RecursionError):
-        if config.suffix == ".toml":
-            data = toml_data(text)
-        else:
-            try:
-                data = json.loads(without_comments(text))
-            except ValueError:
-                if config.suffix == ".json5":
-                    return json5_strings(text)  # (YAML would read its escapes otherwise)
-                data = read_yaml(text)
-    if data is None:
+        readings = [toml_data(text)] if config.suffix == ".toml" else data_readings(config, text)
+    if all(reading is None for reading in readings):
         return json5_strings(text)
-    strings, stack = [], [data]
+    strings, stack = [], list(readings)
     while stack:
         node = stack.pop()
         if isinstance(node, str):

@@ -713,11 +713,14 @@ def read_yaml(text: str) -> Any:
 
 # (One search for either: a `find` of each read to the end of the text from every comment.)
 LINE_END = re.compile(r"[\r\n]")
+NOT_BLANK = re.compile(r"\S")
 
 
-def without_comments(text: str) -> str:
+def without_comments(text: str, blanked: bool = False) -> str:
     """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON: each is dropped
-    where it stands outside a string (`"tools/x,]"` is a name, and stays one)."""
+    where it stands outside a string (`"tools/x,]"` is a name, and stays one). `blanked`: as
+    strip-json-comments does it, each comment becomes blanks (its line breaks kept, so what
+    follows keeps its column, which YAML reads) and the commas stay."""
     out: list[str] = []
     index, length = 0, len(text)
     while index < length:
@@ -728,13 +731,12 @@ def without_comments(text: str) -> str:
                 end += 2 if text[end] == "\\" else 1
             out.append(text[index : end + 1])
             index = end + 1
-        elif text.startswith("//", index):
-            end = LINE_END.search(text, index)  # (a lone `\r` ends a line too)
-            index = end.start() if end else length
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            index = length if end < 0 else end + 2
-        elif char in "]}":
+        elif text.startswith(("//", "/*"), index):
+            end = _comment_end(text, index)
+            if blanked:
+                out.append(NOT_BLANK.sub(" ", text[index:end]))
+            index = end
+        elif char in "]}" and not blanked:
             while out and not out[-1].strip():  # the blanks, then a trailing comma, go
                 out.pop()
             if out and out[-1] == ",":
@@ -745,6 +747,54 @@ def without_comments(text: str) -> str:
             out.append(char)
             index += 1
     return "".join(out)
+
+
+def _comment_end(text: str, start: int) -> int:
+    """Where the comment at `start` ends: a `//` one at its line's end, a `/* */` one past its
+    `*/` (or at the text's end)."""
+    if text.startswith("//", start):
+        found = LINE_END.search(text, start)  # (a lone `\r` ends a line too)
+        return found.start() if found else len(text)
+    end = text.find("*/", start + 2)
+    return len(text) if end < 0 else end + 2
+
+
+# The data configs their tools read as YAML, though they may look like JSON: one without a
+# suffix (`.prettierrc`, `.stylelintrc`, `.lintstagedrc`, `.commitlintrc`: prettier's,
+# cosmiconfig's and lint-staged's loaders take YAML there, and a legacy `.eslintrc` is YAML
+# to ESLint once its JSON comments are blanked out), and a YAML one.
+YAML_READ_SUFFIXES = ("", ".yaml", ".yml")
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def data_readings(config: Path, text: str) -> list[Any]:
+    """A data config (not TOML) as each of its tools may read it: JSON with comments, and for
+    one they read as YAML (YAML_READ_SUFFIXES), or that is no JSON, YAML as written and with
+    its JSON comments blanked out. One text can be both and mean two things
+    (`{"x": /* ", "plugins": ["p.mjs"], "b": " */ 1} // "}` names the plugin to YAML alone),
+    so what any reading names counts. JSON5 is no YAML (YAML would read its strings' escapes
+    otherwise: `'\\x78'`). ValueError where none reads it; YamlTooLarge as read_yaml."""
+    text = text.removeprefix("\ufeff")
+    readings = []
+    with contextlib.suppress(ValueError):
+        readings.append(json.loads(without_comments(text)))
+    if config.suffix == ".json5" or (readings and config.suffix not in YAML_READ_SUFFIXES):
+        if not readings:
+            raise ValueError(f"{config.name} is no JSON")
+        return readings
+    # (the tools' YAML takes control characters PyYAML refuses, in a comment say: read without
+    # them)
+    plain = CONTROL_CHARACTERS.sub("", text)
+    for each in dict.fromkeys((plain, without_comments(plain, blanked=True))):
+        try:
+            readings.append(read_yaml(each))
+        except YamlTooLarge:
+            raise
+        except ValueError:
+            continue
+    if not readings:
+        raise ValueError(f"{config.name} is neither JSON nor YAML")
+    return readings
 
 
 def put_in(text: str, project: Path) -> str:
@@ -2082,20 +2132,24 @@ def workspace_packages(folder: Path) -> list[Path]:
 
 
 def _named_packages(config: Path, program: str, base: Path, project: Path) -> list[Path]:
-    """What the packages a tool's data config names by a name lead to in node_modules, held
-    while there and told when made (tools/node_packages.py `config_packages`): as node finds
-    them from the config's folder, from where the tool runs (prettier resolves its plugins
-    from there, and first tries the name as a file there), and from the folders
-    markdownlint-cli2's `modulePaths` adds; and, for markdownlint-cli2, each module its config
-    names as a file from those folders, where it imports one that no package holds."""
-    settings = _data_config(config, program)
+    """What the packages a tool's data config names by a name (in any reading of it,
+    `_data_configs`) lead to in node_modules, held while there and told when made
+    (tools/node_packages.py `config_packages`): as node finds them from the config's folder,
+    from where the tool runs (prettier resolves its plugins from there, and first tries the
+    name as a file there), and from the folders markdownlint-cli2's `modulePaths` adds; and,
+    for markdownlint-cli2, each module its config names as a file from those folders, where
+    it imports one that no package holds."""
+    readings = _data_configs(config, program)
     try:
-        named = config_packages(settings, program)
+        named = list(
+            dict.fromkeys(name for each in readings for name in config_packages(each, program))
+        )
     except ValueError as why:
         raise CannotTell(f"{config}: {why}") from None
     starts = [config.parent, base]
-    extra = _dict(settings).get("modulePaths")
-    starts += [config.parent / p for p in _list(extra) if isinstance(p, str)]
+    for each in readings:
+        extra = _dict(each).get("modulePaths")
+        starts += [config.parent / p for p in _list(extra) if isinstance(p, str)]
     loaded = NodeNames()
     for package in named:
         for start in dict.fromkeys(starts):
@@ -2103,7 +2157,7 @@ def _named_packages(config: Path, program: str, base: Path, project: Path) -> li
     files = [base / name for name in named] if program == "prettier" else []  # (its `import()`)
     if program == "markdownlint-cli":
         # (`"customRules": ["rules/x.cjs"]` is ./rules/x.cjs where no package `rules` is)
-        modules = _markdownlint_modules(settings)
+        modules = [module for each in readings for module in _markdownlint_modules(each)]
         files += [
             Path(os.path.normpath(start / module))
             for module in modules
@@ -2129,65 +2183,64 @@ def _markdownlint_modules(settings: Any) -> list[str]:
 
 
 QUOTED_STRING = re.compile(r"""["']([^"'\n]{1,214}+)["']""")  # (214: npm's longest name)
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def _data_config(config: Path, program: str) -> Any:
-    """A tool's data config as it reads it (package.json: under the tool's key), or None for
-    a JavaScript one (the project's code) or one planloop cannot parse."""
+def _data_configs(config: Path, program: str) -> list[Any]:
+    """A tool's data config as each of its tools may read it (`data_readings`; package.json:
+    under the tool's key), or none for a JavaScript one (the project's code) or one that
+    cannot be read."""
     if config.suffix in JS_SUFFIXES or not os.path.isfile(config):
-        return None
+        return []
     try:
         text = read_small_file(config, SMALL_FILE_LIMIT)
-        if config.suffix == ".toml":
-            return toml_data(text)
-        try:
-            settings = json.loads(without_comments(text))
-        except ValueError:
-            if config.suffix == ".json5":
-                raise  # (YAML would read a JSON5 string's escapes otherwise: `'\x78'`)
-            # (`.prettierrc` is YAML or JSON; the tools' YAML takes control characters PyYAML
-            # refuses, in a comment say: read without them)
-            settings = read_yaml(CONTROL_CHARACTERS.sub("", text))
+        readings = [toml_data(text)] if config.suffix == ".toml" else data_readings(config, text)
     except OSError:
-        return None
+        return []
     except (ValueError, RecursionError):
         # (JSON5, which neither reads: every string it holds may be a name the tool loads,
         # read as JSON5 reads it, `'\\q'` is `q`; and each quoted part, should its quotes pair
         # otherwise)
         names = [*json5_strings(text), *QUOTED_STRING.findall(unescaped(text))]
-        return {"plugins": list(dict.fromkeys(names))}
+        return [{"plugins": list(dict.fromkeys(names))}]
     if config.name in PACKAGE_FILES:
-        return _dict(settings).get(PACKAGE_KEYS.get(program, program))  # (commitlint's)
-    return settings
+        key = PACKAGE_KEYS.get(program, program)  # (commitlint's)
+        return [_dict(settings).get(key) for settings in readings]
+    return readings
 
 
 def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
     """The command lines a lint-staged or nano-staged data config lists for its globs (a
-    line, or a list of them; in package.json under the tool's key), or a lefthook config
+    line, or a list of them; in package.json under the tool's key; in each reading of one
+    without a suffix, `data_readings`), or a lefthook config
     gives as `run:` (of its commands and jobs, wherever they lie). A JavaScript config is
     the project's code, held as it is; a folder or a script lefthook runs is held whole."""
     if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts") or config.is_dir():
         return []
     try:
-        try:
-            settings = read_settings(config)  # (JSON, or YAML where it is not: `.lintstagedrc`)
-        except ValueError:
-            settings = read_yaml(read_small_file(config, SMALL_FILE_LIMIT))
+        if not config.suffix:  # (`.lintstagedrc`: YAML to lint-staged, which JSON may read apart)
+            readings = data_readings(config, read_small_file(config, SMALL_FILE_LIMIT))
+        else:
+            try:
+                readings = [read_settings(config)]  # (JSON, TOML or YAML, by the suffix)
+            except ValueError:
+                readings = [read_yaml(read_small_file(config, SMALL_FILE_LIMIT))]
     except (OSError, ValueError, RecursionError) as error:
         # The tool reads it all the same (Go's YAML takes a second document, past 256 KiB...):
         # what it runs is unknown.
         raise CannotTell(f"{config}, which planloop cannot read ({error})") from None
     if lefthook or "lefthook" in config.name:  # (and the files it extends, whatever their names)
-        return _run_lines(settings)
-    if config.name in PACKAGE_FILES:
-        keyed = _dict(settings)
-        settings = {**_dict(keyed.get("lint-staged")), **_dict(keyed.get("nano-staged"))}
+        return [line for settings in readings for line in _run_lines(settings)]
     lines = []
-    for value in _dict(settings).values():
-        lines += (
-            [value] if isinstance(value, str) else [v for v in _list(value) if isinstance(v, str)]
-        )
+    for settings in readings:
+        listed = _dict(settings)
+        if config.name in PACKAGE_FILES:
+            listed = {**_dict(listed.get("lint-staged")), **_dict(listed.get("nano-staged"))}
+        for value in listed.values():
+            lines += (
+                [value]
+                if isinstance(value, str)
+                else [v for v in _list(value) if isinstance(v, str)]
+            )
     # Each as lint-staged runs it without a shell, and as it runs it with `--shell`.
     return list(dict.fromkeys(each for line in lines for each in (_as_words(line), line)))
 
