@@ -45,6 +45,17 @@ def assert_writable(output: str, workspace: Path, files: list[str]) -> None:
         assert (workspace / name).read_text() == "\nplanted\n"
 
 
+def assert_held_and_writable(api, env, project, held: list[str], free: list[str]) -> None:
+    """Makes each file of `held` and `free` in the workspace, then tries to change them all in
+    one command: those of `held` stay as they were, the others change."""
+    user, workspace, _planloop_home, _home = project
+    for name in held + free:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held + free))
+    assert_held(output, workspace, held)
+    assert_writable(output, workspace, free)
+
+
 @needs_bwrap
 def test_configuration_through_links_and_in_program_like_names_is_held(api, env, project):
     # Dotfile managers link ~/.vim and ~/.config/nvim to a dotfiles checkout; systemd runs
@@ -223,11 +234,7 @@ def test_a_compiler_caches_config_and_a_deep_neovim_plugin_spec_are_held(api, en
     write(home / ".cache/editor/recent", "~/proj/src/app.py\n", user)  # a cache: not read
     held = ["bin/wrap", "bin/check", "plugin/mine.lua"]
     free = ["src/app.py"]
-    for name in held + free:
-        write(workspace / name, "\n", user)
-    output = run(api, env, project, each_writes(held + free))
-    assert_held(output, workspace, held)
-    assert_writable(output, workspace, free)
+    assert_held_and_writable(api, env, project, held, free)
 
 
 def test_reading_linked_and_deep_configuration_stays_bounded(tmp_path):
@@ -315,3 +322,33 @@ def test_in_the_folder_that_holds_your_plugin_folders_only_what_vim_loads_is_hel
     assert "[other/plugin is new." in output, output
     assert not (workspace / "third/plugin/a.vim").exists()
     assert_writable(output, workspace, free)
+
+
+@needs_bwrap
+def test_your_editor_and_shell_configs_are_read_beside_a_large_config_folder(api, env, project):
+    # A desktop home's ~/.config holds thousands of files (browsers', IDEs', apps' states): the
+    # files vim and ssh read from your dot folders are read all the same.
+    user, workspace, _planloop_home, home = project
+    for app in range(60):
+        folder = home / ".config" / f"app{app}" / "conf"
+        folder.mkdir(parents=True)
+        for index in range(40):
+            (folder / f"f{index}.conf").write_text("x = 1\n")
+    write(home / ".vim/plugin/proj.vim", "source ~/proj/vim/project.vim\n", user)
+    write(home / ".ssh/config.d/proj", "Host dev\n  ProxyCommand ~/proj/bin/proxy %h\n", user)
+    assert_held_and_writable(api, env, project, ["vim/project.vim", "bin/proxy"], [])
+
+
+@needs_bwrap
+def test_what_your_vim_and_neovim_package_plugins_name_is_held(api, env, project):
+    # vim loads ~/.vim/pack/*/start/*/plugin/*.vim at every start, and neovim its own from
+    # ~/.local/share/nvim/site: a plugin of your own there is as deep as it is. A package's
+    # docs are not loaded, and what they name stays writable.
+    user, workspace, _planloop_home, home = project
+    write(home / ".vim/pack/me/start/local/plugin/proj.vim", "source ~/proj/vim/a.vim\n", user)
+    nvim = home / ".local/share/nvim/site/pack/me/opt/local"
+    write(nvim / "lua/me/deep/init.lua", 'vim.cmd("source ~/proj/vim/b.vim")\n', user)
+    write(home / ".vim/pack/me/start/local/doc/notes.txt", "see ~/proj/src/app.py\n", user)
+    held = ["vim/a.vim", "vim/b.vim"]
+    free = ["src/app.py"]
+    assert_held_and_writable(api, env, project, held, free)

@@ -12,7 +12,9 @@ a command makes it: `held_when_there` in tools/shell_config.py).
     your configuration  dot files in your home (~/.vimrc, ~/.tmux.conf, ~/.direnvrc) and the
                         small text files in its dot folders (~/.ssh/config.d/x, ~/.vim/plugin/x,
                         ~/.local/share/applications/x.desktop) and ~/.config ($XDG_CONFIG_HOME),
-                        a few folders down, through links (GNU stow's ~/.vim -> dotfiles/vim):
+                        a few folders down, and what vim and neovim load from their folders
+                        there and from their package plugins, however deep, each part within
+                        bounds of its own, through links (GNU stow's ~/.vim -> dotfiles/vim):
                         read once per run, since your home is trusted and no sandboxed command
                         can write it
     your environment    every variable's value (VIMINIT="source ~/proj/vim/init.vim", PHPRC,
@@ -49,7 +51,7 @@ import functools
 import glob
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from tools.environment import CODE_VARIABLES, WordTooLong, code_paths_of, shell_words
@@ -57,11 +59,13 @@ from tools.homes import your_homes
 
 CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
 
-# How much of your configuration is read, at most: enough for a few hundred dot files and the
-# settings of the programs under ~/.config, not an editor's caches that happen to lie there.
+# How much of each part of your configuration (`config_file_parts`) is read, at most: enough
+# for a few hundred dot files and the settings of the programs under ~/.config, not an editor's
+# caches that happen to lie there. Each part has bounds of its own, so that a ~/.config of
+# thousands of files (a browser's or an IDE's) does not leave ~/.vim/plugin or ~/.bashrc.d unread.
 MAX_CONFIG_FILES = 2000
 MAX_CONFIG_FILE_BYTES = 256 * 1024
-MAX_CONFIG_BYTES = 16 * 1024 * 1024  # all files together: the worst case stays well under 1 s
+MAX_CONFIG_BYTES = 16 * 1024 * 1024  # a part's files together: about a second at the worst
 # Folders below your home that are read: ~/.config/systemd/user/default.target.wants/x.service
 # and ~/.local/share/applications/x.desktop are four down. ~/.config, where programs keep only
 # their settings, one further: kickstart.nvim's plugin specs are
@@ -70,10 +74,14 @@ MAX_CONFIG_BYTES = 16 * 1024 * 1024  # all files together: the worst case stays 
 # dotfile managers make ~/.vim and ~/.config/nvim links), each folder is read once.
 MAX_CONFIG_DEPTH = 4
 MAX_XDG_CONFIG_DEPTH = 5
-# Entries looked at, at most, in all folders together: what keeps reading a home with large
-# program-owned trees (~/.pyenv, ~/.rustup, ~/.m2) to a few milliseconds at start. The walk is
-# breadth first, so what is cut is the deepest, never a dot file or ~/.config's top.
+# Entries looked at, at most, in all folders of a part together: what keeps reading a home with
+# large program-owned trees (~/.pyenv, ~/.rustup, ~/.m2) to a few milliseconds at start. The
+# walk is breadth first, so what is cut is the deepest, never a dot file or ~/.config's top.
 MAX_CONFIG_ENTRIES = 20000
+# vim's and neovim's folders in your home (besides nvim/ in ~/.config), whose RUNTIME_SUBFOLDERS
+# they load code from, and those of each package plugin there, however deep: a plugin of your
+# own at ~/.vim/pack/me/start/local/plugin/x.vim is six folders down, past MAX_CONFIG_DEPTH.
+EDITOR_FOLDERS = (".vim", ".local/share/nvim/site")
 # Files that programs write for themselves, not configuration you wrote: histories, recent-file
 # lists, logs, editors' stores, swap and backup copies list the files you last opened in the
 # workspace (`vim ~/proj/src/app.py` in ~/.bash_history, ~/.viminfo, an editor's
@@ -418,71 +426,128 @@ def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> li
 
 
 def config_files(home: Path, config_home: Path, root: Path | None = None) -> list[Path]:
-    """Your configuration files (see the module's doc), at most MAX_CONFIG_FILES: the dot
-    files in your home, then the files in its dot folders and ~/.config ($XDG_CONFIG_HOME),
-    shallowest first, through links. The workspace `root` is not read, when it lies there or a
-    link leads into it: commands write it, it is not yours."""
-    found: list[str] = []
+    """Your configuration files (see the module's doc), each part of them (`config_file_parts`)
+    after the other."""
+    return [path for part in config_file_parts(home, config_home, root) for path in part]
+
+
+def config_file_parts(home: Path, config_home: Path, root: Path | None = None) -> list[list[Path]]:
+    """Your configuration files, in three parts read with bounds of their own (at most
+    MAX_CONFIG_FILES each): the dot files in your home and the files in its dot folders; those
+    in ~/.config ($XDG_CONFIG_HOME); and what vim and neovim load from their folders in your
+    home (EDITOR_FOLDERS), however deep. Each part is read shallowest first, through links, so
+    that what is cut is the deepest: a ~/.config of thousands of files leaves your ~/.vim/plugin,
+    ~/.bashrc.d and ~/.tmux read. The workspace `root` is not read, when it lies there or a link
+    leads into it: commands write it, it is not yours."""
     skipped = "" if root is None else os.path.realpath(root).rstrip("/") + "/"
-    seen: set[tuple[int, int]] = set()
-    left = MAX_CONFIG_ENTRIES
+    configs = os.path.normpath(config_home)
+    dot_files = _ConfigWalk(skipped, also_elsewhere=[configs])
+    dot_files.walk([str(home)], MAX_CONFIG_DEPTH + 1, lambda name: name.startswith("."))
+    settings = _ConfigWalk(skipped)
+    settings.walk([configs], MAX_XDG_CONFIG_DEPTH)
+    editors = _ConfigWalk(skipped)
+    editors.walk(_editor_folders(str(home), configs), None, _loaded_by_vim)
+    parts: list[list[Path]] = []
+    taken: set[str] = set()
+    for walk in (dot_files, settings, editors):
+        part = [path for path in dict.fromkeys(walk.found) if path not in taken]
+        taken.update(part)
+        parts.append([Path(path) for path in part[:MAX_CONFIG_FILES]])
+    return parts
 
-    def outside(path: str) -> bool:
-        return not skipped or not (os.path.realpath(path) + "/").startswith(skipped)
 
-    def scan(folder: str, dots_only: bool) -> list[str]:
-        nonlocal left
+def _editor_folders(home: str, configs: str) -> list[str]:
+    """vim's and neovim's folders in your home (EDITOR_FOLDERS, and nvim/ in ~/.config), and
+    the package plugins in them (`pack/*/start/*`, `pack/*/opt/*`)."""
+    folders = [*(os.path.join(home, name) for name in EDITOR_FOLDERS), f"{configs}/nvim"]
+    plugins = [
+        plugin
+        for folder in folders
+        for kind in ("start", "opt")
+        for plugin in sorted(glob.glob(f"{glob.escape(folder)}/pack/*/{kind}/*"))
+    ]
+    return folders + plugins
+
+
+def _loaded_by_vim(name: str) -> bool:
+    """Whether vim or neovim load code from the entry `name` of one of their folders (its
+    package plugins are read as folders of their own: `_editor_folders`)."""
+    return name in RUNTIME_SUBFOLDERS and name != "pack"
+
+
+class _ConfigWalk:
+    """One part of your configuration (`config_file_parts`), read breadth first within bounds
+    of its own: MAX_CONFIG_FILES files and MAX_CONFIG_ENTRIES entries looked at."""
+
+    def __init__(self, skipped: str, also_elsewhere: Iterable[str] = ()) -> None:
+        self.skipped = skipped
+        self.found: list[str] = []
+        self.left = MAX_CONFIG_ENTRIES
+        # A folder reached twice (a link to a folder above it) is read once: no link loop
+        # makes the walk longer. One another part reads (`also_elsewhere`) is not read here.
+        self.seen: set[tuple[int, int]] = set()
+        for folder in also_elsewhere:
+            try:
+                info = os.stat(folder)
+            except OSError:
+                continue
+            self.seen.add((info.st_dev, info.st_ino))
+
+    def walk(
+        self, folders: list[str], depth: int | None, first: Callable[[str], bool] | None = None
+    ) -> None:
+        """Reads `folders` and what is below them, `depth` levels (None: however deep); of
+        `folders` themselves, only the entries whose names `first` takes."""
+        level = 0
+        while folders and (depth is None or level < depth):
+            deeper: list[str] = []
+            for folder in folders:
+                if len(self.found) >= MAX_CONFIG_FILES or self.left < 0:
+                    return
+                deeper += self._scan(folder, first if level == 0 else None)
+            folders, level = deeper, level + 1
+
+    def _outside(self, path: str) -> bool:
+        return not self.skipped or not (os.path.realpath(path) + "/").startswith(self.skipped)
+
+    def _scan(self, folder: str, only: Callable[[str], bool] | None) -> list[str]:
+        """The files of `folder` (into `found`) and its subfolders (returned)."""
         subfolders: list[str] = []
         try:
             info = os.stat(folder)
         except OSError:
             return subfolders
-        # A folder reached twice (a link to a folder above it, ~/.config read as a dot folder
-        # and as $XDG_CONFIG_HOME) is read once: no link loop makes the walk longer.
-        if (info.st_dev, info.st_ino) in seen or not outside(folder):
+        if (info.st_dev, info.st_ino) in self.seen or not self._outside(folder):
             return subfolders
-        seen.add((info.st_dev, info.st_ino))
+        self.seen.add((info.st_dev, info.st_ino))
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    name = entry.name
-                    if dots_only and not name.startswith("."):
-                        continue  # your home's own files and projects are not counted
-                    left -= 1
-                    if left < 0:
+                    if only is not None and not only(entry.name):
+                        continue  # (your home's own files and projects are not counted)
+                    self.left -= 1
+                    if self.left < 0:
                         break
-                    try:
-                        if entry.is_dir():
-                            if not PROGRAM_STORE_FOLDER.search(name.lower()):
-                                subfolders.append(entry.path)
-                        elif (
-                            entry.is_file()
-                            and not PROGRAM_WRITTEN_FILE.search(name.lower())
-                            and entry.stat().st_size <= MAX_CONFIG_FILE_BYTES
-                            and (not entry.is_symlink() or outside(entry.path))
-                        ):
-                            found.append(entry.path)
-                    except OSError:
-                        continue
+                    self._take(entry, subfolders)
         except OSError:
             pass
         return subfolders
 
-    configs = os.path.normpath(config_home)
-    # ~/.config first at each depth, as before the other dot folders: it is where most
-    # programs keep their settings, and what is cut by the bounds is cut last there.
-    folders = [configs]
-    dot_folders = scan(str(home), dots_only=True)  # a level less deep: join one round later
-    for depth in range(MAX_XDG_CONFIG_DEPTH):
-        deeper: list[str] = []
-        for folder in folders:
-            if len(found) >= MAX_CONFIG_FILES or left < 0:
-                break
-            deeper += scan(folder, dots_only=False)
-        folders = deeper + (
-            dot_folders if depth == MAX_XDG_CONFIG_DEPTH - MAX_CONFIG_DEPTH - 1 else []
-        )
-    return [Path(path) for path in list(dict.fromkeys(found))[:MAX_CONFIG_FILES]]
+    def _take(self, entry: os.DirEntry[str], subfolders: list[str]) -> None:
+        name = entry.name
+        try:
+            if entry.is_dir():
+                if not PROGRAM_STORE_FOLDER.search(name.lower()):
+                    subfolders.append(entry.path)
+            elif (
+                entry.is_file()
+                and not PROGRAM_WRITTEN_FILE.search(name.lower())
+                and entry.stat().st_size <= MAX_CONFIG_FILE_BYTES
+                and (not entry.is_symlink() or self._outside(entry.path))
+            ):
+                self.found.append(entry.path)
+        except OSError:
+            pass
 
 
 def _read(path: str) -> bytes:
@@ -521,10 +586,21 @@ def with_ssh_includes_from_home(text: str) -> str:
 def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) -> tuple[Path, ...]:
     # Most files name nothing in the workspace: they are not even decoded (see _named_in).
     words = [word.encode() for word in _root_words(root, homes[0])]
+    found: list[Path] = []
+    for part in config_file_parts(homes[0], config_home, root):
+        found += _named_in_files(part, root, homes, words)
+    return tuple(dict.fromkeys(found))
+
+
+def _named_in_files(
+    paths: list[Path], root: Path, homes: tuple[Path, ...], words: list[bytes]
+) -> list[Path]:
+    """What the files `paths`, one part of your configuration, name in the workspace, read up
+    to MAX_CONFIG_BYTES in all."""
     ssh_folder = str(homes[0] / ".ssh") + "/"
     found: list[Path] = []
     left = MAX_CONFIG_BYTES
-    for path in config_files(homes[0], config_home, root):
+    for path in paths:
         data = _read(str(path))
         left -= len(data)
         if left < 0:
@@ -538,7 +614,7 @@ def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) ->
             text = with_ssh_includes_from_home(text)
         for home in homes:
             found += _named_in(text, root, home)
-    return tuple(dict.fromkeys(found))
+    return found
 
 
 def named_by_your_configs(root: Path, writing: Path | None = None) -> list[Path]:
