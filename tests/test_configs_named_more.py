@@ -182,6 +182,16 @@ def test_the_workspace_as_a_folder_vim_loads_plugins_from_holds_what_vim_loads(a
     assert_writable(output, workspace, free)
 
 
+@needs_bwrap
+def test_the_files_vim_runs_at_the_top_of_a_plugin_folder_are_held(api, env, project):
+    # `filetype plugin indent on` (vim's defaults, neovim's) runs ftplugin.vim and indent.vim at
+    # the top of every runtimepath folder, and `set spell` spell/en.vim in each.
+    user, _workspace, _planloop_home, home = project
+    write(home / ".vimrc", "set rtp+=~/proj\nfiletype plugin indent on\n", user)
+    held = ["ftplugin.vim", "indent.vim", "spell/en.vim", "import/util.vim"]
+    assert_held_and_writable(api, env, project, held, ["README.md"])
+
+
 # Plugin folders your configuration names by the folder above them: a vim 'runtimepath' entry
 # with a wildcard, which vim expands; vim's packages, pack/*/start/* of each 'packpath' folder;
 # lazy.nvim's dev mode, which loads a spec marked `dev = true` from `<dev.path>/<its name>`.

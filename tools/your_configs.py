@@ -145,12 +145,16 @@ RUNTIME_FOLDER_WORDS = re.compile(
 # they match is one vim loads code from.
 RUNTIME_PATH_WORDS = re.compile(r"\b(?:runtimepath|rtp|packpath|pp)\b")
 # What vim and neovim load from such a folder: plugin/ and ftdetect/ (and filetype.vim) at
-# every start, the others when a file type, a colour scheme, a `require()` or a `:packadd` asks
-# for them. These are held, not the workspace: its other files are the plugin's tests and docs.
+# every start, the others when a file type, a colour scheme, a `require()`, a `:packadd`, a
+# spell language (spell/en.vim), vim9's `import` or neovim's `vim.lsp.enable()` asks for them,
+# and the files at its top that `:filetype plugin indent on` (and `off`) run. These are held, not
+# the workspace: its other files are the plugin's tests and docs.
 RUNTIME_SUBFOLDERS = (
     *("plugin", "ftplugin", "after", "autoload", "lua", "ftdetect", "syntax", "indent"),
-    *("colors", "compiler", "keymap", "pack", "rplugin", "parser"),
+    *("colors", "compiler", "keymap", "pack", "rplugin", "parser", "spell", "import", "lsp"),
     *("filetype.vim", "filetype.lua", "scripts.vim", "menu.vim"),
+    *("ftplugin.vim", "ftplugin.lua", "indent.vim", "indent.lua"),
+    *("ftoff.vim", "ftplugof.vim", "indoff.vim"),
 )
 # Words before a folder, on a line, that make it one that holds plugin folders, with the
 # patterns of those in it: vim's packages (`set packpath+=~/projects`: pack/*/start/* are loaded
