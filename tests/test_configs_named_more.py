@@ -192,6 +192,25 @@ def test_the_files_vim_runs_at_the_top_of_a_plugin_folder_are_held(api, env, pro
     assert_held_and_writable(api, env, project, held, ["README.md"])
 
 
+@needs_bwrap
+def test_a_path_your_configs_write_from_a_variable_that_names_the_workspace_is_held(
+    api, env, project
+):
+    # A "project helpers" line of ~/.bashrc sources a script through a variable it sets, and
+    # tmux puts in your environment's variables: your next shell or tmux runs the file.
+    user, workspace, _planloop_home, home = project
+    bashrc = (
+        'export APP=~/proj\n[ -f "$APP/scripts/aliases.sh" ] && . "${APP}/scripts/aliases.sh"\n'
+    )
+    write(home / ".bashrc", bashrc, user)
+    write(home / ".tmux.conf", 'source-file -q "$TOOLS/tmux/dev.conf"\n', user)
+    held = ["scripts/aliases.sh", "tmux/dev.conf"]
+    for name in held:
+        write(workspace / name, "\n", user)
+    output = run(api, env, project, each_writes(held), {"TOOLS": str(workspace)})
+    assert_held(output, workspace, held)
+
+
 # Plugin folders your configuration names by the folder above them: a vim 'runtimepath' entry
 # with a wildcard, which vim expands; vim's packages, pack/*/start/* of each 'packpath' folder;
 # lazy.nvim's dev mode, which loads a spec marked `dev = true` from `<dev.path>/<its name>`.

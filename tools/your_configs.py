@@ -26,7 +26,9 @@ a command makes it: `held_when_there` in tools/shell_config.py).
                         variables of a .env its `dotenv` loads)
 
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
-`${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder; it ends at a space, a quote or
+`${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder, or, in your configuration,
+from a variable whose value is a path in the workspace or above it, your environment's or one
+the same file sets plainly (`export APP=~/proj` then `. "$APP/scripts/aliases.sh"`); it ends at a space, a quote or
 one of the characters that separate a path from what follows in the shell, TOML, Lua, vim,
 tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name holds one
 (`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads (`~/code/proj/x`
@@ -179,6 +181,47 @@ def _pattern(spellings: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
         NOT_A_START + rf"(?:(?P<start>{starts})(?=/)|(?=/(?!/)))(?P<rest>/{PATH_PART}*)"
     )
+
+
+# A path written from a variable whose value is a path (`. "$APP/scripts/aliases.sh"`, tmux's
+# `source-file "${APP}/dev.conf"`): your shell and tmux put its value in, so it is read as that
+# path. The value is your environment's, where it names a folder at, in or above the workspace
+# (`_path_variables`), or a plain assignment's on a line of the same file that names the
+# workspace (`export APP=~/code/app`).
+PATH_ASSIGNMENT = re.compile(
+    r"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)="
+    r"""(["']?)((?:~|\$HOME|\$\{HOME\})?/[^\s"';&|:]*)\2"""
+)
+
+
+def _variable_marks(variables: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """How the names of `variables` are written in a path: `$APP`, `${APP}`."""
+    return tuple(mark for name, _ in variables for mark in (f"${name}", f"${{{name}}}"))
+
+
+def _with_values(text: str, variables: Iterable[tuple[str, str]]) -> str:
+    """`text` with each of `variables` (name, value) put in where a path is written from it."""
+    values = dict(variables)
+    names = "|".join(map(re.escape, values))
+    return re.sub(
+        rf"\$(?:\{{({names})\}}|({names})\b)",
+        lambda match: values[match.group(1) or match.group(2)],
+        text,
+    )
+
+
+def _assigned_paths(lines: list[str], root: Path, home: Path) -> list[tuple[str, str]]:
+    """The variables that plain assignments on `lines` set to a path at or in the workspace
+    `root` (`export APP=~/code/app`), with their values."""
+    root_text = str(root).rstrip("/") or "/"
+    resolved: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
+    for line in lines:
+        for name, _quote, value in PATH_ASSIGNMENT.findall(line):
+            path = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/)", lambda _: str(home), value)
+            if _rest_in(os.path.normpath(path), root_text, resolved) is not None:
+                found.append((name, value))
+    return found
 
 
 HOME_PATHS = _pattern(HOME_SPELLINGS)
@@ -354,21 +397,38 @@ def _plugin_folders_below(line: str) -> tuple[str, ...]:
     return ()
 
 
-def _named_in(text: str, root: Path, home: Path, here: Path | None = None) -> list[Path]:
+def _named_in(
+    text: str,
+    root: Path,
+    home: Path,
+    here: Path | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> list[Path]:
     """What `paths_named_in` returns, with each pattern as written from the workspace on
-    (`<root>/*/ssh.conf`): what it matches changes as commands run, the text does not."""
+    (`<root>/*/ssh.conf`): what it matches changes as commands run, the text does not. In your
+    configuration (`here` None), a path written from one of `variables` (`_path_variables`), or
+    from a variable the text sets to a path in the workspace, is read with its value put in."""
     pattern = HOME_PATHS if here is None else ENVRC_PATHS
     if here is None:
         # Any path into the workspace spells the workspace's own name, however it is written
-        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, and a slash, or
-        # names a folder above it (NAMED_FROM_ABOVE): only the lines that hold both are read
-        # further, which keeps reading a few hundred files to a few milliseconds.
+        # (`~/proj/x`, `/home/me/./proj/x`), or the name of a link to it, or of a variable
+        # whose value leads there, and a slash, or names a folder above it (NAMED_FROM_ABOVE):
+        # only the lines that hold both are read further, which keeps reading a few hundred
+        # files to a few milliseconds.
         words = _root_words(root, home)
-        if not any(word in text for word in words) and not re.search(NAMED_FROM_ABOVE, text):
+        marks = words + _variable_marks(variables)
+        if not any(mark in text for mark in marks) and not re.search(NAMED_FROM_ABOVE, text):
             return []
         if "dev" in text:
             text = LAZY_DEV_PATH.sub("dev = { path =", text)
-        text = "\n".join(line for line in _lines_with(words, text) if "/" in line)
+        lines = _lines_with(marks, text)
+        assigned = _assigned_paths(lines, root, home) if any("=" in li for li in lines) else []
+        if assigned:
+            variables = (*variables, *assigned)
+            lines = _lines_with(words + _variable_marks(variables), text)
+        text = "\n".join(line for line in lines if "/" in line)
+        if variables:
+            text = _with_values(text, variables)
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     above = {str(folder) for folder in root.parents}
@@ -587,17 +647,27 @@ def with_ssh_includes_from_home(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _named_by_configs(root: Path, homes: tuple[Path, ...], config_home: Path) -> tuple[Path, ...]:
+def _named_by_configs(
+    root: Path,
+    homes: tuple[Path, ...],
+    config_home: Path,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> tuple[Path, ...]:
     # Most files name nothing in the workspace: they are not even decoded (see _named_in).
-    words = [word.encode() for word in _root_words(root, homes[0])]
+    marks = (*_root_words(root, homes[0]), *_variable_marks(variables))
+    words = [mark.encode() for mark in marks]
     found: list[Path] = []
     for part in config_file_parts(homes[0], config_home, root):
-        found += _named_in_files(part, root, homes, words)
+        found += _named_in_files(part, root, homes, words, variables)
     return tuple(dict.fromkeys(found))
 
 
 def _named_in_files(
-    paths: list[Path], root: Path, homes: tuple[Path, ...], words: list[bytes]
+    paths: list[Path],
+    root: Path,
+    homes: tuple[Path, ...],
+    words: list[bytes],
+    variables: tuple[tuple[str, str], ...],
 ) -> list[Path]:
     """What the files `paths`, one part of your configuration, name in the workspace, read up
     to MAX_CONFIG_BYTES in all."""
@@ -617,7 +687,7 @@ def _named_in_files(
         if str(path).startswith(ssh_folder):
             text = with_ssh_includes_from_home(text)
         for home in homes:
-            found += _named_in(text, root, home)
+            found += _named_in(text, root, home, variables=variables)
     return found
 
 
@@ -630,9 +700,34 @@ def named_by_your_configs(root: Path, writing: Path | None = None) -> list[Path]
         moved = os.environ.get("XDG_CONFIG_HOME") if home == Path.home() else None
         config_home = Path(moved or home / ".config")
         homes = tuple(dict.fromkeys((home, Path(os.path.realpath(home)))))
-        named = _named_by_configs(Path(root), homes, config_home)
+        variables = _path_variables(Path(root), home, os.environ)
+        named = _named_by_configs(Path(root), homes, config_home, variables)
         found += matching_now(named, Path(root), writing)
     return list(dict.fromkeys(found))
+
+
+def _path_variables(
+    root: Path, home: Path, environ: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """The variables of your environment whose value is a path at, in or above the workspace
+    `root` (`APP=/home/me/code/app`), as written or where it leads: a path your configuration
+    writes from one of them names the same (`. "$APP/scripts/aliases.sh"`). Not your home
+    (`$HOME/` is read as such), nor where a shell stands (NOT_NAMING_CODE)."""
+
+    def related(path: str, folder: str) -> bool:
+        return path == folder or folder.startswith(f"{path}/") or path.startswith(f"{folder}/")
+
+    root_text, real_root = str(root).rstrip("/"), os.path.realpath(root)
+    found: list[tuple[str, str]] = []
+    for name, value in sorted(environ.items()):
+        if name in NOT_NAMING_CODE or name == "HOME" or not re.match(r"/[^:\n]*$", value):
+            continue
+        path = os.path.normpath(value)
+        if path in ("/", str(home)):
+            continue
+        if related(path, root_text) or related(os.path.realpath(path), real_root):
+            found.append((name, path))
+    return tuple(found)
 
 
 def names_code(name: str, path: Path) -> bool:
