@@ -412,3 +412,24 @@ def test_the_package_npm_exec_runs_from_the_folder_its_options_name_is_held(tmp_
     # package given by its folder is what runs.
     package(tmp_path / "web", "prettier", bins="prettier")
     assert "web/node_modules/prettier" in held_by_settings(tmp_path, line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm --prefi web exec --offline -- prettier --check .",
+        "npm exec --prefi=web -- prettier --check .",
+        "npx --prefi web --offline prettier --check .",
+        "npx -yC web prettier --check .",
+        "npm --prefi web run fmt",
+    ],
+)
+def test_npm_s_abbreviated_options_are_read_as_npm_expands_them(tmp_path, line):
+    # npm takes a word that begins one option alone for that option (`--prefi` is `--prefix`,
+    # with a warning), and a bundle of letters for each (`-yC` is `--yes --prefix`): web's
+    # prettier is what runs.
+    (tmp_path / "web").mkdir()
+    scripts = {"scripts": {"fmt": "prettier --check ."}}
+    (tmp_path / "web/package.json").write_text(json.dumps(scripts))
+    package(tmp_path / "web", "prettier", bins="prettier")
+    assert "web/node_modules/prettier" in held_by_settings(tmp_path, line)

@@ -312,9 +312,37 @@ NPM_VALUE_OPTIONS += ("packages-and-scopes-permission", "orgs-permission", "pass
 NPM_VALUE_OPTIONS += ("token-description", "script-shell", "searchexclude", "searchlimit")
 NPM_VALUE_OPTIONS += ("searchopts", "searchstaleness", "shell", "tag", "tag-version-prefix")
 NPM_VALUE_OPTIONS += ("umask", "user-agent", "userconfig", "viewer", "which", "workspace")
+# npm's other options, its flags: with those above, all it knows. npm takes any word that
+# begins one of them alone for it (`--prefi web` is `--prefix web`, with a warning), so a
+# word is read against them all (`--pre` begins `--prefer-offline` too: npm knows no such).
+NPM_FLAG_OPTIONS = ("all", "allow-same-version", "allow-scripts-pending", "allow-scripts-pin")
+NPM_FLAG_OPTIONS += ("audit", "bin-links", "browser", "bypass-2fa", "color", "commit-hooks")
+NPM_FLAG_OPTIONS += ("dangerously-allow-all-scripts", "description", "dev")
+NPM_FLAG_OPTIONS += ("diff-ignore-all-space", "diff-name-only", "diff-no-prefix", "diff-text")
+NPM_FLAG_OPTIONS += ("dry-run", "engine-strict", "expect-results", "force")
+NPM_FLAG_OPTIONS += ("foreground-scripts", "format-package-lock", "fund", "git-tag-version")
+NPM_FLAG_OPTIONS += ("global", "global-style", "if-present", "ignore-scripts")
+NPM_FLAG_OPTIONS += ("include-attestations", "include-staged", "include-workspace-root")
+NPM_FLAG_OPTIONS += ("init-private", "install-links", "json", "legacy-bundling")
+NPM_FLAG_OPTIONS += ("legacy-peer-deps", "link", "long", "offline")
+NPM_FLAG_OPTIONS += ("omit-lockfile-registry-resolved", "optional", "package-lock")
+NPM_FLAG_OPTIONS += ("package-lock-only", "packages-all", "parseable", "prefer-dedupe")
+NPM_FLAG_OPTIONS += ("prefer-offline", "prefer-online", "production", "progress", "provenance")
+NPM_FLAG_OPTIONS += ("read-only", "rebuild-bundle", "save", "save-bundle", "save-dev")
+NPM_FLAG_OPTIONS += ("save-exact", "save-optional", "save-peer", "save-prod", "shrinkwrap")
+NPM_FLAG_OPTIONS += ("sign-git-commit", "sign-git-tag", "strict-allow-scripts")
+NPM_FLAG_OPTIONS += ("strict-peer-deps", "strict-ssl", "timing", "unicode", "update-notifier")
+NPM_FLAG_OPTIONS += ("usage", "version", "versions", "workspaces", "workspaces-update", "yes")
+NPM_OPTIONS = (*NPM_VALUE_OPTIONS, *NPM_FLAG_OPTIONS)
 # npm's short options that take a value, by the option each stands for (npx's `-p` too).
 NPM_SHORTHANDS = {"C": "prefix", "c": "call", "p": "package", "w": "workspace", "L": "location"}
 NPM_SHORTHANDS |= {"m": "message", "reg": "registry", "enjoy-by": "before"}
+# npm's other shorthands, flags all (`-d` is `--loglevel info`, its value given), with the
+# letters among them that npm reads bundled (`-yC web` is `--yes --prefix web`); bundled,
+# `p` is npm's own `--parseable`, which npx's `-p` alone is not.
+NPM_FLAG_SHORTHANDS = ("dd", "ddd", "quiet", "silent", "verbose", "desc", "help", "local", "no")
+NPM_FLAG_SHORTHANDS += ("porcelain", "readonly", "iwr", "ws")
+NPM_LETTERS = {**dict.fromkeys("adfgnqslSBDEOPHhvy?", ""), **NPM_SHORTHANDS, "p": "parseable"}
 # Python project managers whose `run` reads the project's files first (its scripts, the
 # project it builds): tools/build_files.py PROJECT_FILES.
 PROJECT_RUNNERS = ("uv", "pdm", "hatch", "poetry", "rye", "pipenv")
@@ -519,12 +547,34 @@ def run_by_npx(word: str, base: Path, by_name: ByName | None) -> list[str]:
 
 
 def npm_option(word: str) -> str:
-    """The npm option `word` gives, by its long name without dashes (`-C` is `prefix`), or ""
-    for a word that is none (a package's name, `--` that ends npm's options)."""
-    if not word.startswith("-") or word in ("-", "--"):
+    """The npm option `word` gives, by its long name without dashes (`-C` and `--prefi` are
+    `prefix`, `--no-prefi` is `no-prefix`), or "" for a word that is none (a package's name,
+    `--` that ends npm's options). Read as npm's option parser (nopt) reads one: a name of its
+    own first, then a shorthand, a bundle of letters (the last one's, which takes the next
+    word: `-yC web`), and the one option or shorthand a word begins alone."""
+    if not word.startswith("-") or not word.strip("-"):
         return ""
     name = word.lstrip("-").partition("=")[0]
-    return NPM_SHORTHANDS.get(name, name)
+    if name in NPM_OPTIONS:
+        return name
+    if name in NPM_SHORTHANDS or name in NPM_FLAG_SHORTHANDS:
+        return NPM_SHORTHANDS.get(name, name)  # (`--local` is `--no-global`, no `--local-a`)
+    if all(letter in NPM_LETTERS for letter in name):
+        return NPM_LETTERS[name[-1]] or name[-1]
+    if named := _begun(name, NPM_OPTIONS):
+        return named
+    if shorthand := _begun(name, (*NPM_SHORTHANDS, *NPM_FLAG_SHORTHANDS)):
+        return NPM_SHORTHANDS.get(shorthand, shorthand)
+    # (`--no-prefi web`: prefix set to false; `web` is no value of it)
+    negated = re.match(r"(?i:no-)+", name)
+    unsaid = name[negated.end() :] if negated else name
+    return name[: len(name) - len(unsaid)] + (_begun(unsaid, NPM_OPTIONS) or unsaid)
+
+
+def _begun(word: str, names: Iterable[str]) -> str:
+    """The one name of `names` that begins with `word`, or "" for none or several."""
+    begun = [name for name in names if name.startswith(word)]
+    return begun[0] if len(begun) == 1 else ""
 
 
 def npm_takes_value(option: str) -> bool:

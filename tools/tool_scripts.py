@@ -89,6 +89,7 @@ from tools.git_programs import (
     is_script_name,
     loaded_by_name,
     node_names_held,
+    npm_option,
     npmrc_programs,
     program_name,
     program_paths,
@@ -466,6 +467,7 @@ RUN_WORDS = ("run", "run-script", "rs", "urn", "test", "t", "tst", "start", "sto
 FOLDER_OPTIONS = ("--prefix", "-C", "--dir", "--cwd")
 WORKSPACE_OPTIONS = ("-w", "--workspace", "--workspaces", "-ws", "--filter", "-F", "-r")
 WORKSPACE_OPTIONS += ("--recursive", "--include-workspace-root", "-W", "--workspace-root")
+NPM_SELECTS = ("workspace", "workspaces", "include-workspace-root")  # (as npm_option names them)
 PACKAGE_DEFAULTS = ("server.js", "binding.gyp")
 PACKAGE_JSON, PNPM_WORKSPACE = "package.json", "pnpm-workspace.yaml"
 INSTALL_WORDS = ("install", "i", "add", "ci", "remove", "up", "upgrade", "update")
@@ -1935,8 +1937,8 @@ def _package_folders(
     folder = base
     for index, word in enumerate(words):
         option, joined, value = word.partition("=")
-        if option not in FOLDER_OPTIONS:
-            continue
+        if option not in FOLDER_OPTIONS and not _npm_reads_as(program, word, ("prefix",)):
+            continue  # (npm's `--prefi web`: npm takes the one option a word begins for it)
         value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
         if EXPANSION.search(value):
             untold.append(UntoldProgram(project, f"{value}/{PACKAGE_JSON}"))
@@ -1946,13 +1948,21 @@ def _package_folders(
     script = plain[1:2] if plain[:1] == ["run"] else plain[:1]
     if script and ("/" in script[0] or is_script_name(script[0])):
         return []  # a file it runs (`bun run srv.ts`), read as the line's own script
-    selects = any(word.partition("=")[0] in WORKSPACE_OPTIONS for word in words)
+    selects = any(
+        word.partition("=")[0] in WORKSPACE_OPTIONS or _npm_reads_as(program, word, NPM_SELECTS)
+        for word in words
+    )
     if plain[:1] == ["workspace"]:  # `yarn workspace web build`: one script of web's
         return [folder, *workspace_packages(folder)]
     own = plain[:1] and (plain[0] in RUN_WORDS or _own_script(program, plain[0], folder))
     if own and not selects:
         return [folder]
     return local_dependencies([folder, *workspace_packages(folder)], untold)
+
+
+def _npm_reads_as(program: str, word: str, options: tuple[str, ...]) -> bool:
+    """Whether npm, `program`, reads `word` as one of `options` (named without dashes)."""
+    return program == "npm" and npm_option(word) in options
 
 
 def _own_script(program: str, word: str, folder: Path) -> bool:
