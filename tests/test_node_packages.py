@@ -433,3 +433,36 @@ def test_npm_s_abbreviated_options_are_read_as_npm_expands_them(tmp_path, line):
     (tmp_path / "web/package.json").write_text(json.dumps(scripts))
     package(tmp_path / "web", "prettier", bins="prettier")
     assert "web/node_modules/prettier" in held_by_settings(tmp_path, line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npx file:tools/fmt --check",
+        "npx file:./tools/fmt",
+        "npx fmt@file:tools/fmt",
+        "npx tools/fmt/ --check",  # (`tools/fmt` alone is GitHub's user/repo)
+        "npx -p ./tools/fmt fmt --check",
+        "npx --package=./tools/fmt fmt",
+        "npm exec --package ./tools/fmt -- fmt --check",
+        "npm --package=file:tools/fmt exec -- fmt",
+    ],
+)
+def test_a_local_package_npx_is_given_by_a_spec_is_held(tmp_path, line):
+    # npm links the folder a `file:` spec or a path names and runs the program its manifest
+    # lists (tools/fmt/cli.js), as it does for `npx ./tools/fmt`.
+    (tmp_path / "tools/fmt").mkdir(parents=True)
+    manifest = {"name": "fmt", "bin": {"fmt": "cli.js"}}
+    (tmp_path / "tools/fmt/package.json").write_text(json.dumps(manifest))
+    (tmp_path / "tools/fmt/cli.js").write_text("#!/usr/bin/env node\n")
+    assert "tools/fmt" in held_by_settings(tmp_path, line)
+
+
+@pytest.mark.parametrize("line", ['npx "$TOOLS"/fmt --check', 'npx -p "file:$TOOLS/fmt" fmt'])
+def test_a_package_spec_only_the_shell_can_tell_makes_commands_ask(tmp_path, line):
+    # `$TOOLS/fmt` may be any folder's fmt, the workspace's tools/fmt too.
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": line}]}]}}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps(settings))
+    scripts = tool_scripts(tmp_path, scan_for_file_tools(tmp_path).tool_configs)
+    assert [untold for untold, _ in scripts.untold if untold.may_be(tmp_path / "tools/fmt")]

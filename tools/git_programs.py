@@ -60,6 +60,7 @@ from tools.node_packages import (
     bin_name,
     bin_paths,
     bins_run,
+    local_package,
     package_name,
     package_paths,
 )
@@ -995,6 +996,9 @@ def program_paths(
                 for _, program in by_name.programs[named_before:] if by_name else []:
                     if npx_from is not None:
                         node_names_held(bin_paths(program, npx_from), by_name)
+            elif npm_option(option) == "package" and base is not None:
+                # `npx -p ./tools/fmt fmt`: the program is that package's, from its folder.
+                found += _local_package(value, base, worktree, untold)
             continue
         if is_program and (word.startswith("-") or is_value):
             continue  # an option of `env` or `nice`, or its value
@@ -1014,7 +1018,9 @@ def program_paths(
                 tools = [program_name(bin) for bin in named or [bin_name(package or word)]]
                 command = tools[0]
             if command == "npm" and base is not None:
-                npx_at, npx_from = _npm_exec(words, index, base, worktree, untold) or (None, base)
+                exec_at = _npm_exec(words, index, base, worktree, untold)
+                npx_at, npx_from, local = exec_at or (None, base, [])
+                found += local  # (`npm --package ./tools/fmt exec -- fmt`)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
             for tool in tools:
@@ -1024,6 +1030,8 @@ def program_paths(
                 if runner in PACKAGE_RUNNERS and by_name is not None:
                     by_name.calls.append((base, runner, ()))  # npx reads npm's .npmrc there
             if runner in PACKAGE_RUNNERS and not word.startswith((".", "/", "~")):
+                if base is not None:  # (`npx file:tools/fmt` runs that folder's package)
+                    found += _local_package(word, base, worktree, untold)
                 before_last, last = last, word
                 continue  # a package's name (`npx -y @scope/server`), no path
         if not (word.startswith(("-", "+")) or is_value):
@@ -1144,25 +1152,46 @@ def program_paths(
 
 def _npm_exec(
     words: list[str], index: int, base: Path, top: Path | None, untold: list[UntoldProgram] | None
-) -> tuple[int, Path | None] | None:
+) -> tuple[int, Path | None, list[Path]] | None:
     """Where the `exec` (or its `x`) of the npm at `words[index]` stands, npm's options before
     it passed over as npm reads them (`npm --prefix web exec`), with the folder whose
-    node_modules it takes packages from: `--prefix`'s (`-C`'s), else `base`; None where npm
-    runs another command."""
+    node_modules it takes packages from: `--prefix`'s (`-C`'s), else `base`; and the local
+    packages `--package` gives it to run (`npm --package ./tools/fmt exec -- fmt`). None where
+    npm runs another command."""
     folder: Path | None = base
+    local: list[Path] = []
     place = index + 1
     while place < len(words) and (words[place] not in PUNCTUATION or words[place] == "exec"):
         word = words[place]
         if not npm_option(word):
-            return (place, folder) if word in ("exec", "x") else None
+            return (place, folder, local) if word in ("exec", "x") else None
+        joined = "=" in word
+        value = word.split("=", 1)[1] if joined else "".join(words[place + 1 : place + 2])
         if npm_option(word) == "prefix":
-            joined = "=" in word
-            value = word.split("=", 1)[1] if joined else "".join(words[place + 1 : place + 2])
             folder = _moved(base, value, top)
             if folder is None:
                 _cannot_tell(f"{value}/node_modules", top, untold)
+        elif npm_option(word) == "package":
+            local += _local_package(value, base, top, untold)
         place += 2 if npm_takes_value(word) else 1
     return None
+
+
+def _local_package(
+    spec: str, base: Path, worktree: Path | None, untold: list[UntoldProgram] | None
+) -> list[Path]:
+    """The folder (or packed package) npx runs from `base` when given the package `spec` by
+    a path or by `file:` (`npx file:tools/fmt`, `npx -p ./tools/fmt fmt`): its programs run
+    as surely as `npx ./tools/fmt` does. None for a package of the registry's."""
+    if EXPANSION.search(os.path.expanduser(spec)):
+        _cannot_tell(spec, worktree, untold)  # (`npx "$DIR"/fmt`: only the shell can tell)
+        return []
+    if (path := local_package(spec)) is None:
+        return []
+    if worktree is not None and past_a_folder_of_the_tree(base / path, worktree):
+        _cannot_tell(path, worktree, untold)  # (`file:web/../x`, web made a link)
+        return []
+    return _told(path, base, worktree, untold)
 
 
 def _called(

@@ -69,6 +69,48 @@ def package_name(word: str) -> str | None:
     return name if name.strip("@/") and ".." not in name else None
 
 
+# How npm (npm-package-arg) tells a package spec it takes from this machine's files: one
+# written as a path (`./x`, `/x`, `~/x`, a drive's `c:x`) or `file:`, a packed package
+# (`x.tgz`), and a spec with a slash that names no repository (below).
+LOCAL_SPEC = re.compile(r"(?i:file:)|[.]|~/|/|[a-zA-Z]:")
+PACKED_SPEC = re.compile(r"[.](?:tgz|tar\.gz|tar)$", re.IGNORECASE)
+ADDRESS_SPEC = re.compile(r"(?i:git\+)?[a-z]+:")  # (`git+https:`, `github:`, `npm:`)
+GIT_SPEC = re.compile(r"[^@]+@[^:.]+\.[^:]+:.+")  # (`git@github.com:user/repo`)
+
+
+def local_package(spec: str) -> str | None:
+    """The path of the folder (or packed package) npx or `npm exec` runs a package from when
+    given `spec`, as npm reads a spec: `./tools/fmt`, `file:tools/fmt` (the path after
+    `file:`), `fmt@file:tools/fmt` (a name, then its spec), `tools/fmt/` and `a/b/c` (no
+    repository's name), `fmt.tgz`; None for a package of the registry (`prettier@3`) or a
+    repository (`user/repo`, GitHub's, `git+https://...`)."""
+    name_ends = spec.find("@", 1)
+    name = spec[:name_ends] if name_ends > 0 else spec
+    if GIT_SPEC.fullmatch(spec) or name_ends < 0 and re.fullmatch(r"@[^/]+/[^/]+", spec):
+        return None  # (a repository on a host; `@scope/name`, a scoped package's name)
+    bare = name.startswith("@") or not ("/" in name or PACKED_SPEC.search(name))
+    if name_ends > 0 and bare and not ADDRESS_SPEC.match(spec):
+        spec = spec[name_ends + 1 :]  # (`fmt@file:tools/fmt`: the spec after the name)
+    if spec.startswith("file:"):
+        path = spec.removeprefix("file:")
+        # (`file:///x` and `file://x` are /x; `file:/~/x` is your home's x)
+        plain = path.lstrip("/")
+        return path if plain == path else "~/" + plain[2:] if plain[:2] == "~/" else "/" + plain
+    if LOCAL_SPEC.match(spec):
+        return spec
+    if ADDRESS_SPEC.match(spec) or _github_repository(spec):
+        return None
+    return spec if "/" in spec or PACKED_SPEC.search(spec) else None
+
+
+def _github_repository(spec: str) -> bool:
+    """Whether npm takes `spec` for GitHub's `user/repo` (`#branch` after it): one slash
+    inside, none at its end, no `@`, `:` or blank before a `#`, and no dot first."""
+    head = spec.split("#", 1)[0]
+    inside = head.count("/") == 1 and not head.startswith(("/", ".")) and not head.endswith("/")
+    return inside and not re.search(r"[\s@:]", head)
+
+
 # The keys of a tool's data config whose values name packages it loads (`"extends":
 # "@commitlint/config-conventional"`, `"plugins": ["prettier-plugin-x"]`), and the prefixes a
 # tool puts before a short name (ESLint's `"extends": "airbnb"` is eslint-config-airbnb).
