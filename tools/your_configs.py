@@ -26,24 +26,25 @@ a command makes it: `held_when_there` in tools/shell_config.py).
                         variables of a .env its `dotenv` loads)
 
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
-`${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder, or, in your configuration,
-from a variable whose value is a path in the workspace or above it, your environment's or one
-the same file sets plainly (`export APP=~/proj` then `. "$APP/scripts/aliases.sh"`); it ends at a space, a quote or
-one of the characters that separate a path from what follows in the shell, TOML, Lua, vim,
-tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name holds one
-(`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads (`~/code/proj/x`
-with `~/code -> /data`). A path with a wildcard (`*`, `?`, `[...]`) is a pattern, as ssh's
-`Include`, tmux's `source-file` and vim's runtimepath take it: it names the files it matches
-in the workspace now (`Include ~/dotfiles/*/ssh.conf`, `Include ~/*/ssh_config`), so one a
-command makes is reported (the file tools ask before making one), and the folder it lies in,
-when that is in the workspace (`Include ~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a
-relative `Include` from ~/.ssh.
+`${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder, or, in your configuration, from
+a variable whose value is a path in the workspace or above it, your environment's or one the
+same file sets plainly (`export APP=~/proj` then `. "$APP/scripts/aliases.sh"`); it ends at a
+space, a quote or one of the characters that separate a path from what follows in the shell,
+TOML, Lua, vim, tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name
+holds one (`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads
+(`~/code/proj/x` with `~/code -> /data`). A path with a wildcard (`*`, `?`, `[...]`) is a
+pattern, as ssh's `Include`, tmux's `source-file` and vim's runtimepath take it: it names the
+files it matches in the workspace now (`Include ~/dotfiles/*/ssh.conf`,
+`Include ~/*/ssh_config`), so one a command makes is reported (the file tools ask before making
+one), and the folder it lies in, when that is in the workspace
+(`Include ~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh.
 The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
-except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
-rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them (`set
-packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN): then
-what they load from it is (RUNTIME_SUBFOLDERS), and so it is from each folder of the workspace
-such a pattern matches (`set rtp+=~/projects/*` run in ~/projects), not the folder whole.
+except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`,
+`set rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them
+(`set packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN):
+then what they load from it is (RUNTIME_SUBFOLDERS), and so it is from each folder of the
+workspace such a pattern matches (`set rtp+=~/projects/*` run in ~/projects), not the folder
+whole.
 """
 
 from __future__ import annotations
