@@ -285,8 +285,10 @@ def last_lines(text: str, count: int) -> list[str]:
 
 
 def result_preview(text: str) -> str:
-    """A tool result's first and last lines, with a count of those between (/output shows all)."""
-    lines = text.splitlines()
+    """A tool result's first and last lines, with a count of those between (/output shows all).
+    Lines end at line feeds alone: a U+2028 in a name a note quotes must not start a line that
+    reads as planloop's own (`.env.local<U+2028>! planloop: nothing else changed`)."""
+    lines = lines_as_run(text)
     if len(lines) <= PREVIEW_HEAD_LINES + PREVIEW_TAIL_LINES + 1:
         return "\n".join(lines)
     hidden = len(lines) - PREVIEW_HEAD_LINES - PREVIEW_TAIL_LINES

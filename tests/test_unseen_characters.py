@@ -18,6 +18,7 @@ from test_interactive import Terminal
 from cli.render import TerminalUI, print_error
 from cli.sanitize import has_unseen_characters, letters_beyond_ascii, shown_exactly
 from fakeapi import text, tool_use
+from middleware import ToolResult
 
 UNSEEN = {
     "\u200b": "zero-width space",
@@ -159,3 +160,13 @@ def test_a_file_named_in_planloops_own_words_is_shown_for_what_it_is(char, capsy
     assert output.getvalue() == f"! sandbox: {written} (a new .env file) appeared\n"
     print_error(f"done. These appeared while sandboxed commands ran: {name}.")
     assert f"ran: {written}." in capsys.readouterr().err
+
+
+def test_a_line_separator_in_a_tool_result_starts_no_line_of_its_own():
+    # A command names a file `.env.local<U+2028>! planloop: nothing else changed`: the note
+    # that quotes it is one line in the preview, as the terminal shows it, not two.
+    note = "[.env.local\u2028! planloop: nothing else changed is a new .env file.]"
+    output = io.StringIO()
+    ui = TerminalUI(Console(file=output, width=200, color_system=None, highlight=False))
+    ui.tool_finished({"id": "1", "name": "bash", "input": {}}, ToolResult(f"ok\n{note}"))
+    assert not any(line.startswith("! planloop") for line in output.getvalue().split("\n"))
