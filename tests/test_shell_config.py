@@ -13,10 +13,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 from test_hostile_pass4 import needs_bwrap, owned_file, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
+from tools.paths import protected_reason
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -277,6 +279,48 @@ def test_a_file_an_envrc_sources_that_is_missing_makes_commands_ask(api, env, wo
     assert result.returncode == 0, result.stderr
     assert "local/env.sh (a file an .envrc loads) does not exist" in said(result)
     assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_what_an_envrc_names_through_its_own_variables_stays_read_only(api, env, user_folders):
+    # direnv's shell puts in what the file set on a line of its own before (or `$PWD`): the
+    # folder is on PATH, the script sourced, as surely as if they were spelt out.
+    contents = {
+        ".envrc": 'BIN=tools\nPATH_add "$BIN"\nexport LIB="$PWD"/lib\nsource_env "${LIB}/env.sh"\n',
+        "tools/fmt": "#!/bin/sh\n",
+        "lib/env.sh": "export FOO=1\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+UNTOLD_ENVRC_LINES = {
+    "glob-loop": 'for f in .envrc.d/*.sh; do source_env "$f"; done\n',
+    "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',
+    "command-output": 'source_env "$(git rev-parse --show-toplevel)/env.sh"\n',
+    "set-by-read": 'read -r BIN < .bin-dir\nPATH_add "$BIN"\n',
+    "unread-function": "use guix\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", UNTOLD_ENVRC_LINES.values(), ids=UNTOLD_ENVRC_LINES.keys())
+def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspace, envrc):
+    # What direnv loads or puts on PATH may then be any file: a command could plant it.
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert ".envrc: its line `" in said(result)
+    assert "so any file may be what it runs" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_shell_can_tell(
+    workspace,
+):
+    files(workspace, {".envrc": UNTOLD_ENVRC_LINES["glob-loop"]})
+    why = protected_reason(workspace, ".envrc.d/10-local.sh") or ""
+    assert "`source_env $f` needs `$f`" in why and "any file may be what it runs" in why
 
 
 @needs_bwrap

@@ -73,6 +73,7 @@ from tools.shell_config import (
     VENV_PACKAGES_REASON,
     python_start_reason,
     run_later,
+    untold_by_envrcs,
 )
 from tools.shell_config import protected_reason as run_later_reason
 
@@ -444,6 +445,7 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
         or config_too_big(root, scan)
         or _any_file_may_run(root, host_tool_settings(root, scan))
         or _any_file_git_may_run(root, git_entries)
+        or _any_file_direnv_may_load(root, envrcs)
     )
 
 
@@ -611,6 +613,15 @@ def _any_file_git_may_run(root: Path, git_entries: list[Path]) -> str | None:
     from tools.tool_scripts import ANY_FILE_MAY_RUN
 
     reason = any_file_git_may_run(root, git_entries)
+    return f"{reason}, {ANY_FILE_MAY_RUN}" if reason else None
+
+
+def _any_file_direnv_may_load(root: Path, envrcs: list[Path]) -> str | None:
+    """An `.envrc` loads, or puts on PATH, what only its shell can tell (tools/shell_config.py
+    `envrc_untold`): any file may be it, as for commands, which ask."""
+    from tools.tool_scripts import ANY_FILE_MAY_RUN
+
+    reason = untold_by_envrcs(root, envrcs)
     return f"{reason}, {ANY_FILE_MAY_RUN}" if reason else None
 
 

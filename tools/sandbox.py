@@ -172,6 +172,7 @@ from tools.shell_config import (
     made_since,
     python_start_files,
     run_later,
+    untold_by_envrcs,
 )
 from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
@@ -1324,11 +1325,15 @@ def held_folder_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
     return held_link_not_held(root, links, folders)
 
 
+def envrcs_of(scan: WorkspaceScan) -> list[Path]:
+    """The `.envrc` files the scan found in the workspace."""
+    return [path for path in scan.env_files if path.name == ".envrc"]
+
+
 def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What your shell, direnv or editor runs from the workspace later (tools/shell_config.py),
     with the `.envrc` files the scan found."""
-    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
-    return run_later(root, envrcs, venvs=scan.venvs)
+    return run_later(root, envrcs_of(scan), venvs=scan.venvs)
 
 
 def run_later_state(
@@ -1349,7 +1354,7 @@ def run_later_state(
 
 def held_when_there_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
     """What runs later only if it exists (tools/shell_config.py), with the scan's `.envrc`s."""
-    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
+    envrcs = envrcs_of(scan)
     settings = host_tool_settings(root, scan)  # (what host tools run, git's hooks too)
     found = held_when_there(root, envrcs) + npm_settings(root, settings)
     found += per_file_configs(root, settings, scan.per_file_configs)  # web/.prettierrc.json
@@ -2279,6 +2284,13 @@ class Bubblewrap:
             return (
                 f"{later_unheld}: what a command put there would run outside the sandbox later, "
                 "and no read-only bind can hold it, so sandboxed commands ask before they run"
+            )
+        envrc_untold = untold_by_envrcs(root, envrcs_of(scan))
+        if envrc_untold:
+            # What it loads or puts on PATH may be any file, written now and run by direnv.
+            return (
+                f"{envrc_untold}, {ANY_FILE_MAY_RUN}: sandboxed commands ask before they run, "
+                f"{FILE_TOOLS_ASK_TOO}"
             )
         linked = home_link_to_workspace(root)
         if linked:

@@ -6,7 +6,10 @@ sandbox: found by reading your own configuration, and held like a folder on your
     your shell          files your ~/.bashrc, ~/.zshrc, config.fish, ... `source` by a full path
                         (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
-                        PATH_add (and `layout node|php`, which add a PATH folder), and the nix
+                        PATH_add (and `layout node|php`, which add a PATH folder), with the
+                        variables put in that it sets plainly before (`BIN=tools`) or your
+                        environment gives (a word only its shell can tell, a loop's `$f`, or a
+                        `use X` planloop does not read, makes commands ask), and the nix
                         files of `use flake` / `use nix` / `use devenv` (`$PWD` is the
                         `.envrc`'s folder): what they import, a flake's local inputs, the files
                         it names through `self`, devenv's imported folders
@@ -89,9 +92,11 @@ MAX_START_FILES = 100
 # so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then source ~/x; fi` are seen.
 COMMAND_SEPARATORS = re.compile(r"&&|\|\||[;&|]")
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
-# A word of the shell as it is written: quoted, or plain. Only blanks end a plain word: a
-# carriage return is part of it (`source ./env.sh\r` sources the file `env.sh\r`).
-WORD = re.compile(r"""'([^']*)'|"([^"]*)"|([^ \t\n'"]+)""")
+# A word of the shell as it is written: its quoted and plain pieces, side by side
+# (`BIN="$PWD"/bin` is one word). Only blanks end a plain piece: a carriage return is part of
+# it (`source ./env.sh\r` sources the file `env.sh\r`).
+WORD = re.compile(r"""(?:'[^']*+'|"[^"]*+"|[^ \t\n'"]++)++""")
+WORD_PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
 
 # direnv's functions that run, or load the variables of, the file they name.
 DIRENV_SOURCES = ("source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists")
@@ -287,6 +292,57 @@ def envrc_word(word: str, base: Path) -> str:
     return ENVRC_FOLDER.sub(lambda _: str(base), word)
 
 
+# A variable in a word of an `.envrc` that the file or your environment may give a plain value.
+ENVRC_VARIABLE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})")
+# What only direnv's shell can tell in a word once those are put in: another expansion
+# (`${BIN:-bin}`, `$(direnv_layout_dir)`, a backquote) or a pattern (`.envrc.d/*.sh`).
+SHELL_ONLY = re.compile(r"[$`*?\[]")
+# Words that set the variables named after them (`export BIN=tools`).
+SETTING_WORDS = ("export", "local", "readonly", "declare", "typeset")
+
+
+def envrc_commands(envrc: Path, environ: Mapping[str, str] = os.environ) -> list[list[str]]:
+    """The commands of an `.envrc` (`shell_commands`), each word with `$PWD` put in as its
+    folder (`envrc_word`) and each variable direnv's shell would give a plain value: one a
+    command of its own sets earlier in the file (`BIN=tools`, `export BIN=$PWD/tools`), else
+    your environment's. One the file sets otherwise (from a command's output, by `for` or
+    `read`, or twice) stays as written, as does one set nowhere: only the shell can tell them
+    (`envrc_untold`)."""
+    base = envrc.parent
+    values: dict[str, str | None] = {}
+    commands: list[list[str]] = []
+    for words in shell_commands(_read(envrc)):
+        words = [_put_in(envrc_word(word, base), values, environ) for word in words]
+        _remember(words, values)
+        commands.append(words)
+    return commands
+
+
+def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match[1] or match[2]
+        told = values[name] if name in values else environ.get(name)
+        return match[0] if told is None else told
+
+    return ENVRC_VARIABLE.sub(value, word)
+
+
+def _remember(words: list[str], values: dict[str, str | None]) -> None:
+    """Note what the command `words` sets: a plain value, or None where only the shell knows
+    it (a loop's variable, `read`'s, one set from what is left unknown, or set again)."""
+    first, rest = words[0], words[1:]
+    if first == "for" and rest:
+        values[rest[0]] = None
+    elif first == "read":
+        values.update((word, None) for word in rest if word.isidentifier())
+    elif first in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words):
+        for word in rest if first in SETTING_WORDS else words:
+            name, equals, value = word.partition("=")
+            if equals and name.isidentifier():
+                plain = not SHELL_ONLY.search(value) and values.get(name, value) == value
+                values[name] = value if plain else None
+
+
 def shell_commands(text: str) -> Iterable[list[str]]:
     """The simple commands of a shell file, each as its words, quotes removed (a small reader:
     enough to find `source FILE` and direnv's functions, nothing is run)."""
@@ -294,11 +350,15 @@ def shell_commands(text: str) -> Iterable[list[str]]:
     for raw in re.sub(r"\\\n", " ", text).split("\n"):
         line = re.sub(r"(^|[ \t])#.*", "", raw)  # a comment
         for command in COMMAND_SEPARATORS.split(line):
-            words = [a or b or c for a, b, c in WORD.findall(command)]
+            words = [_unquoted(word) for word in WORD.findall(command)]
             while words and words[0] in LEADING_WORDS:
                 words = words[1:]
             if words:
                 yield words
+
+
+def _unquoted(word: str) -> str:
+    return "".join(a or b or c for a, b, c in WORD_PIECE.findall(word))
 
 
 def _read(path: Path) -> str:
@@ -396,21 +456,89 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     """
     base = envrc.parent
     named: list[Path] = []
-    for words in shell_commands(_read(envrc)):
-        command, args = words[0], [envrc_word(arg, base) for arg in words[1:]]
-        if command in ("use_flake", "use_nix", "use_devenv"):
-            command, args = "use", [command[4:], *args]
+    for command, args in direnv_calls(envrc):
         if command in DIRENV_SOURCES and args:
             named.append(literal_path(args[0], base))
         elif command in ("watch_file", "watch_dir"):
             named += [literal_path(arg, base) for arg in args]
-        elif command == "source_up" and args:
+        elif command in ("source_up", "source_up_if_exists") and args:
             # The nearest folder above that holds this name: any of them, up the workspace.
             named += [literal_path(args[0], folder) for folder in base.parents]
         elif command == "use" and args:
             named += nix_files(args[0], args[1:], base)
     named += path_added_by_envrc(envrc)
     return [path for path in dict.fromkeys(named) if path is not None]
+
+
+def direnv_calls(envrc: Path) -> list[tuple[str, list[str]]]:
+    """(function, arguments) of each command of an `.envrc` (`envrc_commands`), with
+    `use_flake x` and `layout_node` spelt as `use flake x` and `layout node` are."""
+    calls: list[tuple[str, list[str]]] = []
+    for command, *args in envrc_commands(envrc):
+        for kind in ("use", "layout"):
+            if command.startswith(kind + "_"):
+                command, args = kind, [command.removeprefix(kind + "_"), *args]
+        calls.append((command, args))
+    return calls
+
+
+# direnv's functions that load a file, or put a folder on a PATH, that their words name.
+DIRENV_LOADERS = (
+    *DIRENV_SOURCES,
+    *("source_up", "source_up_if_exists", "PATH_add", "path_add", "load_prefix"),
+    *("use", "layout"),
+)
+# What `use X` and `layout X` planloop reads: those whose files are read above or as a tool's
+# (ENVRC_TOOLS), those that only put direnv's own .direnv/ (held as a host tool's folder) or
+# folders outside on a PATH, and mise's and asdf's, whose files are held as host tools'.
+KNOWN_USES = ("flake", "nix", "devenv", "flox", "node", "nodenv", "julia", "rbenv")
+KNOWN_USES += ("mise", "asdf")
+KNOWN_LAYOUTS = (*DIRENV_LAYOUT_PATHS, "go", "perl", "python", "python2", "python3", "ruby")
+KNOWN_LAYOUTS += ("pipenv", "pyenv", "julia", "anaconda")
+# `use_x() {`, `function layout_x {`: a function the `.envrc` defines, whose lines are read.
+OWN_FUNCTION = re.compile(r"^[ \t]*(?:function[ \t]+)?((?:use|layout)_\w+)", re.MULTILINE)
+
+
+def envrc_untold(envrc: Path) -> str | None:
+    """Why planloop cannot tell what an `.envrc` loads or puts on a PATH, or None: a word of
+    such a function that only the shell can tell (a variable set nowhere, or by a loop over a
+    pattern, `for f in .envrc.d/*.sh; do source_env "$f"; done`, a command's output), or a
+    `use X` or `layout X` whose function planloop does not read (`use guix`, one of your
+    direnvrc's)."""
+    defined = set(OWN_FUNCTION.findall(_read(envrc)))
+    for command, args in direnv_calls(envrc):
+        if command not in DIRENV_LOADERS:
+            continue
+        line = _short_line(command, args)
+        for arg in args:
+            if SHELL_ONLY.search(arg):
+                return f"its line `{line}` needs `{arg}`, which only its shell can tell"
+        if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
+            return f"its line `{line}` runs a direnv function planloop does not read"
+    return None
+
+
+def _read_function(kind: str, name: str, defined: set[str]) -> bool:
+    """Whether planloop reads what `use NAME` or `layout NAME` (`kind`) does: it knows the
+    function, or the `.envrc` defines it (and its lines are read as the file's)."""
+    known = KNOWN_USES if kind == "use" else KNOWN_LAYOUTS
+    return name in known or f"{kind}_{name}" in defined
+
+
+def _short_line(command: str, args: list[str]) -> str:
+    line = " ".join([command, *args]).replace("\n", " ")
+    return line if len(line) <= 80 else line[:77] + "..."
+
+
+def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
+    """`envrc_untold` of the first `.envrc` in or above the workspace that has one, after its
+    path: what direnv loads is then any file, which no read-only bind can hold."""
+    root = Path(os.path.realpath(root))
+    for envrc in envrcs_around(root, envrcs):
+        if why := envrc_untold(envrc):
+            shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
+            return f"{shown}: {why}"
+    return None
 
 
 # direnv's functions that export a dotenv file's variables into your shell.
@@ -422,10 +550,10 @@ def dotenvs_loaded_by(envrc: Path) -> list[Path]:
     a named folder's `.env`, or the `.env` beside the `.envrc` when none is named."""
     base = envrc.parent
     found: list[Path] = []
-    for words in shell_commands(_read(envrc)):
-        if words[0] not in DOTENV_LOADERS:
+    for command, args in direnv_calls(envrc):
+        if command not in DOTENV_LOADERS:
             continue
-        named = literal_path(envrc_word(words[1], base), base) if len(words) > 1 else base
+        named = literal_path(args[0], base) if args else base
         if named is not None:
             found.append(named / ".env" if os.path.isdir(named) else named)
     return list(dict.fromkeys(found))
@@ -436,10 +564,7 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
     (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would)."""
     base = envrc.parent
     added: list[Path | None] = []
-    for words in shell_commands(_read(envrc)):
-        command, args = words[0], words[1:]
-        if command.startswith("layout_"):
-            command, args = "layout", [command.removeprefix("layout_"), *args]
+    for command, args in direnv_calls(envrc):
         if command in ("PATH_add", "path_add"):
             added += [literal_path(arg, base) for arg in args]
         elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
