@@ -293,6 +293,21 @@ def test_what_an_envrc_names_through_its_own_variables_stays_read_only(api, env,
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+@needs_bwrap
+def test_what_load_prefix_and_use_vim_put_in_your_environment_stays_read_only(
+    api, env, user_folders
+):
+    # `load_prefix .local` puts .local/bin first on PATH and .local/lib on LD_LIBRARY_PATH;
+    # `use vim` has the direnv.vim plugin source .vimrc.local into your vim.
+    contents = {
+        ".envrc": "load_prefix .local\nuse vim\n",
+        ".local/bin/git": "#!/bin/sh\n",
+        ".local/lib/libz.so.1": "\x7fELF\n",
+        ".vimrc.local": "set number\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
 UNTOLD_ENVRC_LINES = {
     "glob-loop": 'for f in .envrc.d/*.sh; do source_env "$f"; done\n',
     "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',

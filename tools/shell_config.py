@@ -6,10 +6,12 @@ sandbox: found by reading your own configuration, and held like a folder on your
     your shell          files your ~/.bashrc, ~/.zshrc, config.fish, ... `source` by a full path
                         (`source ~/dotfiles/sh/aliases.sh`, planloop run in ~/dotfiles)
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
-                        PATH_add (and `layout node|php`, which add a PATH folder), with the
-                        variables put in that it sets plainly before (`BIN=tools`) or your
-                        environment gives (a word only its shell can tell, a loop's `$f`, or a
-                        `use X` planloop does not read, makes commands ask), and the nix
+                        PATH_add (and `layout node|php`, which add a PATH folder, and
+                        `load_prefix DIR`, which puts DIR/bin and DIR/lib on PATH and
+                        LD_LIBRARY_PATH), with the variables put in that it sets plainly
+                        before (`BIN=tools`) or your environment gives (a word only its shell
+                        can tell, a loop's `$f`, or a `use X` planloop does not read, makes
+                        commands ask), and the nix
                         files of `use flake` / `use nix` / `use devenv` (`$PWD` is the
                         `.envrc`'s folder): what they import, a flake's local inputs, the files
                         it names through `self`, devenv's imported folders
@@ -39,6 +41,7 @@ tools/paths.py).
 Some paths run later only when they exist, and most workspaces do not have them
 (`held_when_there`):
 
+    direnv.vim          the vim script an `.envrc`'s `use vim` names (.vimrc.local)
     a tool an .envrc    what a program the `.envrc` runs by its bare name reads from the folder
     runs                (pixi's `eval "$(pixi shell-hook)"`, devbox's, flox's `use flox`): its
                         manifest and the scripts it names, its environment's activation scripts;
@@ -224,6 +227,10 @@ ENVRC_TOOLS: dict[str, tuple[str, ...]] = {
     "just": ("justfile", ".justfile", "Justfile"),
     "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
 }
+DIRENV_VIMRC_REASON = (
+    "a vim script an .envrc's `use vim` names is protected: the direnv.vim plugin sources it "
+    "into your vim each time vim loads the folder's environment"
+)
 ENVRC_TOOL_REASON = (
     "a file of a tool an .envrc runs by name (pixi, make, npm, just, python -m, ...) is "
     "protected: direnv has that tool run what its files in the folder say each time your "
@@ -491,7 +498,7 @@ DIRENV_LOADERS = (
 # What `use X` and `layout X` planloop reads: those whose files are read above or as a tool's
 # (ENVRC_TOOLS), those that only put direnv's own .direnv/ (held as a host tool's folder) or
 # folders outside on a PATH, and mise's and asdf's, whose files are held as host tools'.
-KNOWN_USES = ("flake", "nix", "devenv", "flox", "node", "nodenv", "julia", "rbenv")
+KNOWN_USES = ("flake", "nix", "devenv", "vim", "flox", "node", "nodenv", "julia", "rbenv")
 KNOWN_USES += ("mise", "asdf")
 KNOWN_LAYOUTS = (*DIRENV_LAYOUT_PATHS, "go", "perl", "python", "python2", "python3", "ruby")
 KNOWN_LAYOUTS += ("pipenv", "pyenv", "julia", "anaconda")
@@ -561,15 +568,31 @@ def dotenvs_loaded_by(envrc: Path) -> list[Path]:
 
 def path_added_by_envrc(envrc: Path) -> list[Path]:
     """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
-    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would)."""
+    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would);
+    and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first on your PATH and
+    LD_LIBRARY_PATH (a library there is loaded by each program your shell starts)."""
     base = envrc.parent
     added: list[Path | None] = []
     for command, args in direnv_calls(envrc):
         if command in ("PATH_add", "path_add"):
             added += [literal_path(arg, base) for arg in args]
+        elif command == "load_prefix" and args and (prefix := literal_path(args[0], base)):
+            added += [prefix / "bin", prefix / "lib"]
         elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
             added.append(base / DIRENV_LAYOUT_PATHS[args[0]])
     return [path for path in dict.fromkeys(added) if path is not None]
+
+
+def vimrcs_used_by_envrc(envrc: Path) -> list[Path]:
+    """The vim scripts an `.envrc`'s `use vim [FILE]` names (`.vimrc.local` by default), which
+    direnv adds to DIRENV_EXTRA_VIMRC for the direnv.vim plugin to source."""
+    base = envrc.parent
+    named = [
+        literal_path(args[1] if len(args) > 1 else ".vimrc.local", base)
+        for command, args in direnv_calls(envrc)
+        if command == "use" and args[:1] == ["vim"]
+    ]
+    return [path for path in named if path is not None]
 
 
 def tools_run_by_envrc(envrc: Path) -> list[Path]:
@@ -705,15 +728,18 @@ def held_when_there(
     # (`below`, a file the file tools write, is named where a pattern of yours matches it.)
     named = [(path, YOUR_CONFIG_REASON) for path in named_by_your_configs(root, below)]
     named += [(path, YOUR_ENVIRONMENT_REASON) for path in named_by_your_environment(root)]
+    vimrcs: list[Path] = []
     for envrc in envrcs_around(root, envrcs, below):
         tools += tools_run_by_envrc(envrc)
         bins += path_added_by_envrc(envrc)
+        vimrcs += vimrcs_used_by_envrc(envrc)
         # direnv exports a loaded .env's variables as it does the .envrc's own.
         text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
         named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, text)]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]
+    found += [(path, DIRENV_VIMRC_REASON) for path in vimrcs]
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
     found += [(path, PYTHON_PATH_REASON) for path in python_path_start_files(root)]
     # Last: a path is named by what runs it, where that is known, before "something names it".
