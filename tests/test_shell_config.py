@@ -313,6 +313,7 @@ UNTOLD_ENVRC_LINES = {
     "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',
     "command-output": 'source_env "$(git rev-parse --show-toplevel)/env.sh"\n',
     "set-by-read": 'read -r BIN < .bin-dir\nPATH_add "$BIN"\n',
+    "added-to": 'BIN=tools\nBIN+=/bin\nsource_env "$BIN/env.sh"\n',
     "unread-function": "use guix\n",
 }
 

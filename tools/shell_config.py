@@ -304,6 +304,9 @@ ENVRC_VARIABLE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})")
 # What only direnv's shell can tell in a word once those are put in: another expansion
 # (`${BIN:-bin}`, `$(direnv_layout_dir)`, a backquote) or a pattern (`.envrc.d/*.sh`).
 SHELL_ONLY = re.compile(r"[$`*?\[]")
+# A word that adds to a variable (`BIN+=/bin`), or makes it an array (`BIN=(a b)`,
+# `BIN[1]=b`): its value is then the shell's to tell.
+APPENDED = re.compile(r"([A-Za-z_]\w*)(?:\+=|=\(|\[)")
 # Words that set the variables named after them (`export BIN=tools`).
 SETTING_WORDS = ("export", "local", "readonly", "declare", "typeset")
 
@@ -336,11 +339,13 @@ def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, s
 
 def _remember(words: list[str], values: dict[str, str | None]) -> None:
     """Note what the command `words` sets: a plain value, or None where only the shell knows
-    it (a loop's variable, `read`'s, one set from what is left unknown, or set again)."""
+    it (a loop's variable, `read`'s, `printf -v`'s, an array, one added to (`BIN+=/bin`) or
+    unset, one set from what is left unknown, or set again)."""
     first, rest = words[0], words[1:]
+    values.update((match[1], None) for word in words if (match := APPENDED.match(word)))
     if first == "for" and rest:
         values[rest[0]] = None
-    elif first == "read":
+    elif first in ("read", "unset", "printf"):
         values.update((word, None) for word in rest if word.isidentifier())
     elif first in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words):
         for word in rest if first in SETTING_WORDS else words:
