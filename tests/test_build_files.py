@@ -1250,6 +1250,21 @@ def test_a_nested_lint_staged_line_only_its_shell_can_tell_makes_commands_ask(tm
     assert why is not None and "web/.lintstagedrc.json" in why, why
 
 
+def test_a_lint_staged_config_without_a_suffix_too_big_to_read_as_yaml_makes_commands_ask(
+    tmp_path,
+):
+    # lint-staged reads `.lintstagedrc` as YAML: past the size planloop reads YAML settings to
+    # (parsing one takes seconds a MiB, in one call), what it runs cannot be told.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx lint-staged\n", "root")
+    padding = "# " + "x" * 1000 + "\n"
+    text = '"*.js": "node tools/fmt.js"\n' + padding * 300
+    make(tmp_path / "web/.lintstagedrc", text, "root", 0o644)
+    scan = scan_for_file_tools(tmp_path)
+    settings = host_tool_settings(tmp_path, scan)
+    why = per_file_config_not_held(tmp_path, settings, scan.per_file_configs)
+    assert why is not None and "web/.lintstagedrc" in why, why
+
+
 def test_what_python_runs_in_place_of_a_tool_s_python_file_is_held_and_told(tmp_path):
     # tox imports toxfile.py (or else `☣.py`), nox noxfile.py: python runs a compiled copy in
     # __pycache__ whose header gives the source's time and size, and for tox's import by name

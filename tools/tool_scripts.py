@@ -2228,7 +2228,9 @@ def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
         return []
     try:
         if not config.suffix:  # (`.lintstagedrc`: YAML to lint-staged, which JSON may read apart)
-            readings = data_readings(config, read_small_file(config, SMALL_FILE_LIMIT))
+            # As YAML settings are (SLOW_SETTINGS_LIMIT): libyaml composes one in a single call,
+            # seconds a MiB, in which no Ctrl-C is answered. Past it, commands ask.
+            readings = data_readings(config, read_small_file(config, SLOW_SETTINGS_LIMIT))
         else:
             try:
                 readings = [read_settings(config)]  # (JSON, TOML or YAML, by the suffix)
