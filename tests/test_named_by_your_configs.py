@@ -229,3 +229,18 @@ def test_reading_your_configuration_is_bounded(tmp_path, monkeypatch):
     assert len(files) <= MAX_CONFIG_FILES + 1  # the part in ~/.config, and ~/.vimrc
     assert files[:2] == [home / ".vimrc", home / ".config" / "starship.toml"]
     assert time.monotonic() - started < 10
+
+
+@needs_bwrap
+def test_a_folder_your_vimrc_names_made_by_a_command_is_told_as_your_editors(api, env, project):
+    # `set rtp+=~/proj`: vim loads spell/ from the workspace. The line that tells of the new
+    # folder names what runs it as your own configuration does, not as a shell or direnv would.
+    user, workspace, planloop_home, home = project
+    write(home / ".vimrc", "set rtp+=~/proj\n", user)
+    api.add({"content": [tool_use("bash", {"command": "mkdir spell && echo x > spell/en.vim"})]})
+    api.add({"content": [text("Done.")]})
+    env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
+    env.pop("XDG_CONFIG_HOME", None)
+    result = run_as(user, api, env, workspace, home)
+    flat = " ".join(result.stderr.split())
+    assert "spell (a program your own configuration sets up, your editor" in flat, flat

@@ -167,6 +167,8 @@ from tools.shell_config import (
     PYTHON_PATH_REASON,
     PYTHON_START_REASON,
     SITE_FOLDER_NAMES,
+    YOUR_CONFIG_REASON,
+    YOUR_ENVIRONMENT_REASON,
     held_when_there,
     identities,
     made_since,
@@ -2517,6 +2519,10 @@ class Bubblewrap:
                 EDITOR_PROGRAM_REASON: "an editor extension runs it",
                 EDITOR_ENV_FILE_REASON: "an editor extension loads its variables",
                 PATH_VARIABLE_REASON: "a PATH a host tool sets names it",
+                YOUR_CONFIG_REASON: "a program your own configuration sets up, your editor, "
+                "tmux, ssh or your shell, may run it",
+                YOUR_ENVIRONMENT_REASON: "a program that reads a variable of your environment "
+                "may run it",
             }.get(why, "your shell or direnv runs it later")
             if why.startswith("git's hook"):
                 runs = "git's hook runs it at your next commit"
