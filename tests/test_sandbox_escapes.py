@@ -983,3 +983,21 @@ def test_a_secrets_hard_link_in_the_workspace_is_hidden_there_too(home: Path, mo
     assert "EDITOR-CONFIG" in read_file(dotfiles, "init.lua")
     with pytest.raises(ToolError, match="secrets the sandbox hides"):
         read_file(dotfiles, "ssh/id_ed25519")
+
+
+@needs_bwrap
+def test_a_hard_link_to_a_secret_in_a_linked_hidden_folder_is_hidden_too(home: Path, monkeypatch):
+    # stow's `~/.aws -> private/aws`: the hidden folder is a link, and the workspace's second
+    # name of the credentials is the file it leads to.
+    monkeypatch.setenv("HOME", str(home))
+    (home / "private/aws").mkdir(parents=True)
+    (home / "private/aws/credentials").write_text("AWS-SECRET-KEY\n")
+    (home / ".aws").symlink_to("private/aws")
+    work = home / "work"
+    work.mkdir()
+    os.link(home / "private/aws/credentials", work / "aws-creds")
+    (work / "notes.txt").write_text("NOT-SECRET\n")
+    output = run(run_bash(work, "cat notes.txt aws-creds", sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output and "AWS-SECRET-KEY" not in output
+    with pytest.raises(ToolError, match="secrets the sandbox hides"):
+        read_file(work, "aws-creds")

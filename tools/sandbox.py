@@ -908,7 +908,9 @@ def secret_identities(
         return set()
     devices = {device for device, _ in wanted}  # (a hard link never crosses file systems)
     found: set[tuple[int, int]] = set()
-    pending = collections.deque(Path(path) for path in hidden)
+    # Each from where it leads: a hidden folder or file is often a link itself (stow's
+    # `~/.aws -> dotfiles/aws`, `~/.netrc -> .dotfiles-private/netrc`).
+    pending = collections.deque(Path(os.path.realpath(path)) for path in hidden)
     for _ in range(MAX_SECRET_ENTRIES):
         if not pending or found == wanted:
             return found
