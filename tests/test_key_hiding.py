@@ -95,6 +95,7 @@ OTHER_TOKEN_FILES = (
 # and desktop and command-line apps' saved sessions and passwords.
 OTHER_LOGIN_FILES = (
     ".gitcookies",
+    ".gcm/store/git/https/github.com/me.credential",
     ".config/hut/config",
     ".postgresql/postgresql.key",
     ".pg_service.conf",
@@ -126,6 +127,11 @@ TOKEN_FOLDER_VARIABLES = {
     "GH_CONFIG_DIR": "hosts.yml",
     "HF_HOME": "stored_tokens",
     "XDG_RUNTIME_DIR": "containers/auth.json",  # podman's by default
+    "KAGGLE_CONFIG_DIR": "kaggle.json",
+    "PULUMI_HOME": "credentials.json",
+    "GLAB_CONFIG_DIR": "config.yml",
+    "MC_CONFIG_DIR": "config.json",
+    "POETRY_CONFIG_DIR": "auth.toml",
 }
 TOKEN_FILE_VARIABLES = (
     "AWS_SHARED_CREDENTIALS_FILE",
@@ -163,6 +169,9 @@ TOKEN_FILE_VARIABLES = (
     "ARM_CLIENT_CERTIFICATE_PATH",
     "AZURE_FEDERATED_TOKEN_FILE",
     "OS_CLIENT_CONFIG_FILE",
+    "DATABRICKS_CONFIG_FILE",
+    "NPM_CONFIG_KEYFILE",
+    "PIP_CLIENT_CERT",
 )
 # Your variables that move a folder of secrets, hidden whole: a file of any name in it.
 SECRET_FOLDER_VARIABLES = ("GNUPGHOME", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "CODEX_HOME")

@@ -572,14 +572,18 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
     home: Path, workspace: Path, monkeypatch
 ):
     # Secrets split out to a file `[include]` reads (dotfiles), the settings a CI runner gives
-    # by variables, Gerrit's cookie file, a client certificate that holds its key, and the
-    # token file a `!` helper's shell line reads: git uses each of them outside.
+    # by variables, Gerrit's cookie file, a client certificate that holds its key, the token
+    # file a `!` helper's shell line reads, and Git Credential Manager's plain-text store: git
+    # uses each of them outside.
     monkeypatch.setenv("HOME", str(home))
     names = ["store", "ssl.key", "deploy.pem", "env-store", "env.key", "cookies", "tok"]
     keys = secrets_in(home, names + ["client.pem"])
     (keys / "client.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-client.pem\n")
+    (keys / "gcm/git/https/h").mkdir(parents=True)  # Git Credential Manager's store, moved
+    (keys / "gcm/git/https/h/u.credential").write_text("SECRET-gcm/git/https/h/u.credential\n")
     (home / ".gitconfig").write_text(
         "[include]\n\tpath = ~/.config/git/secrets.inc\n"
+        "[credential]\n\tplaintextStorePath = ~/keys/gcm\n"
         "[http]\n\tcookieFile = ~/keys/cookies\n\tsslCert = ~/keys/client.pem\n"
         '[credential "https://gh.example"]\n'
         '\thelper = "!f() { echo \\"password=$(cat ~/keys/tok)\\"; }; f"\n'
@@ -594,7 +598,7 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "credential.helper")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "store --file ~/keys/env-store")
     monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'http.sslkey'='~/keys/env.key'")
-    assert secrets_read(workspace, [*names, "client.pem"]) == []
+    assert secrets_read(workspace, [*names, "client.pem", "gcm/git/https/h/u.credential"]) == []
 
 
 @needs_bwrap

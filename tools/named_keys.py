@@ -180,7 +180,7 @@ STORE_HELPERS = ("store", "credential-store", "git-credential-store")
 # (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
 GIT_KEY_SETTINGS = (
     r"^(credential\..*helper|http\..*(sslkey|sslcert|cookiefile)|core\.sshcommand"
-    r"|includeif\..*\.path)$"
+    r"|credential\.plaintextstorepath|includeif\..*\.path)$"
 )
 MAX_GIT_INCLUDES = 16
 # Your variables that give git settings for every git you start (a CI runner's, a wrapper's):
@@ -261,6 +261,8 @@ def _named_by_git_settings(
                 named += store_file_of(value, home) or helper_reads(value, home)
             elif setting == "core.sshcommand":
                 named += ssh_command_keys(value, home)
+            elif setting.endswith("plaintextstorepath"):
+                named += credential_files_in(_home_expanded(value, home))
             elif setting.endswith(("sslkey", "cookiefile")):  # (path settings: git expands `~/`)
                 named += _absolute(_home_expanded(value, home))
             elif setting.endswith("sslcert"):
@@ -270,6 +272,22 @@ def _named_by_git_settings(
                     if holds_a_private_key(path)
                 ]
     return tuple(dict.fromkeys(named))
+
+
+# Entries looked at, at most, in Git Credential Manager's plain-text store.
+MAX_STORE_ENTRIES = 2000
+
+
+def credential_files_in(folder: str) -> list[Path]:
+    """The password files in the folder Git Credential Manager's plain-text store is moved to
+    (`credential.plaintextStorePath`: `git/https/<host>/<user>.credential`). The files, not
+    the folder: a key setting's path is hidden only as a file, whatever it names."""
+    if not os.path.isabs(folder):
+        return []
+    found = []
+    for parent, _folders, files in itertools.islice(os.walk(folder), MAX_STORE_ENTRIES):
+        found += [Path(parent, name) for name in files if name.endswith(".credential")]
+    return found[:MAX_STORE_ENTRIES]
 
 
 def _absolute(path: str) -> list[Path]:

@@ -285,6 +285,7 @@ SECRET_HOME_PATHS = (
     ".config/gh",
     ".config/git/credentials",
     ".gitcookies",  # Gerrit's auth cookies, which git sends where http.cookiefile names them
+    ".gcm",  # Git Credential Manager's plain-text store (credential.credentialStore=plaintext)
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".gem/credentials",
@@ -710,6 +711,10 @@ SECRET_FILE_VARIABLES = (
     "ARM_CLIENT_CERTIFICATE_PATH",  # the same, for Terraform's azurerm
     "AZURE_FEDERATED_TOKEN_FILE",  # as AWS_WEB_IDENTITY_TOKEN_FILE, for Azure
     "OS_CLIENT_CONFIG_FILE",  # OpenStack's clouds.yaml moved
+    "DATABRICKS_CONFIG_FILE",  # ~/.databrickscfg moved: its tokens
+    # The environment's forms of npm's `keyfile` and pip's `client-cert` (tools/named_keys.py
+    # reads them in the configs); npm takes its variables in either case.
+    *("NPM_CONFIG_KEYFILE", "npm_config_keyfile", "PIP_CLIENT_CERT"),
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
@@ -721,6 +726,11 @@ SECRET_FOLDER_VARIABLES = {
     "GH_CONFIG_DIR": ("hosts.yml",),  # gh's token
     "HF_HOME": ("token", "stored_tokens"),  # Hugging Face's tokens
     "XDG_RUNTIME_DIR": ("containers/auth.json",),  # podman's registry logins, by default
+    "KAGGLE_CONFIG_DIR": ("kaggle.json",),  # Kaggle's key
+    "PULUMI_HOME": ("credentials.json",),  # Pulumi's access tokens (its plugins beside them)
+    "GLAB_CONFIG_DIR": ("config.yml",),  # glab's token
+    "MC_CONFIG_DIR": ("config.json",),  # the MinIO client's keys
+    "POETRY_CONFIG_DIR": ("auth.toml",),  # Poetry's registry passwords
 }
 # Your variables that move a folder of secrets hidden whole in your home (SECRET_HOME_PATHS):
 # hidden whole where they put it.
@@ -731,6 +741,7 @@ SECRET_WHOLE_FOLDER_VARIABLES = (
     "CLAUDE_CONFIG_DIR",  # ~/.claude: another agent's login
     "CODEX_HOME",  # ~/.codex
     "DOCKER_CERT_PATH",  # the client key docker talks to a remote daemon with
+    "GCM_PLAINTEXT_STORE_PATH",  # ~/.gcm/store: Git Credential Manager's password files
 )
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
