@@ -606,14 +606,16 @@ def test_ssh_keys_of_a_config_given_by_f_of_variables_and_of_many_includes_are_h
     home: Path, workspace: Path, monkeypatch
 ):
     # git's ssh reads a work config `-F` names, gets `-i` through your variable or ssh's `%d`,
-    # keeps `#` inside a name, and reads every file of a folder of one config per host.
+    # keeps `#` and brackets inside a name, and reads every file of a folder of one config
+    # per host.
     monkeypatch.setenv("HOME", str(home))
     hosts = [f"h{number:02}.pem" for number in range(24)]
-    names = ["work.pem", "deploy.pem", "pct.pem", "prod#2.pem", *hosts]
+    names = ["work.pem", "deploy.pem", "pct.pem", "prod#2.pem", "ci[prod].pem", *hosts]
     keys = secrets_in(home, names)
     (keys / "ssh_config").write_text("Host *\n  IdentityFile ~/keys/work.pem\n")
     (home / ".ssh/config").write_text(
-        "IdentityFile ~/keys/prod#2.pem # the second\nInclude conf.d/*\n"
+        "IdentityFile ~/keys/prod#2.pem # the second\nIdentityFile ~/keys/ci[prod].pem\n"
+        "Include conf.d/*\n"
     )
     (home / ".ssh/conf.d").mkdir()
     for host in hosts:

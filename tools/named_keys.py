@@ -67,9 +67,12 @@ def ssh_config_key_files(config: str, home: str) -> tuple[Path, ...]:
         budget -= max(len(text), MIN_SSH_CONFIG_COST)
         for keyword, value in SSH_KEY_LINE.findall(text):
             for word in ssh_words(value):
-                paths = _matches(os.path.normpath(folder / ssh_expanded(word, home)))
+                path = os.path.normpath(folder / ssh_expanded(word, home))
+                paths = _matches(path)
                 if keyword.lower() != "include":
-                    found += paths
+                    # ssh takes a key's name as written (`deploy[prod].pem`), but for a
+                    # per-connection token, which stands for any name (`*`).
+                    found += [Path(path), *paths]
                 else:
                     waiting += [(path, depth + 1) for path in paths]
     return tuple(dict.fromkeys(found))
