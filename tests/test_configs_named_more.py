@@ -196,15 +196,18 @@ def test_the_files_vim_runs_at_the_top_of_a_plugin_folder_are_held(api, env, pro
 def test_a_path_your_configs_write_from_a_variable_that_names_the_workspace_is_held(
     api, env, project
 ):
-    # A "project helpers" line of ~/.bashrc sources a script through a variable it sets, and
-    # tmux puts in your environment's variables: your next shell or tmux runs the file.
+    # A "project helpers" line of ~/.bashrc sources a script through a variable it sets (to
+    # the workspace, however quoted, or to a folder above it), and tmux puts in your
+    # environment's variables: your next shell or tmux runs the file.
     user, workspace, _planloop_home, home = project
     bashrc = (
         'export APP=~/proj\n[ -f "$APP/scripts/aliases.sh" ] && . "${APP}/scripts/aliases.sh"\n'
+        'PROJ="$HOME"/proj\n. "$PROJ/scripts/quoted.sh"\n'
+        f'UP={home.parent}\n. "$UP/{home.name}/proj/scripts/above.sh"\n'
     )
     write(home / ".bashrc", bashrc, user)
     write(home / ".tmux.conf", 'source-file -q "$TOOLS/tmux/dev.conf"\n', user)
-    held = ["scripts/aliases.sh", "tmux/dev.conf"]
+    held = ["scripts/aliases.sh", "scripts/quoted.sh", "scripts/above.sh", "tmux/dev.conf"]
     for name in held:
         write(workspace / name, "\n", user)
     output = run(api, env, project, each_writes(held), {"TOOLS": str(workspace)})

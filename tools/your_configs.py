@@ -211,16 +211,27 @@ def _with_values(text: str, variables: Iterable[tuple[str, str]]) -> str:
     )
 
 
+# Your home quoted on its own before the rest of a path (`APP="$HOME"/code/app`), which the
+# shell joins into one word.
+QUOTED_HOME = re.compile(r"""(["'])(~|\$HOME|\$\{HOME\})\1(?=/)""")
+
+
 def _assigned_paths(lines: list[str], root: Path, home: Path) -> list[tuple[str, str]]:
-    """The variables that plain assignments on `lines` set to a path at or in the workspace
-    `root` (`export APP=~/code/app`), with their values."""
+    """The variables that plain assignments on `lines` set to a path at, in or above the
+    workspace `root` (`export APP=~/code/app`, `CODE=~/code`), with their values; not your
+    home itself, nor `/`."""
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     found: list[tuple[str, str]] = []
     for line in lines:
-        for name, _quote, value in PATH_ASSIGNMENT.findall(line):
+        for name, _quote, value in PATH_ASSIGNMENT.findall(QUOTED_HOME.sub(r"\2", line)):
             path = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/)", lambda _: str(home), value)
-            if _rest_in(os.path.normpath(path), root_text, resolved) is not None:
+            path = os.path.normpath(path)
+            above = path not in ("/", str(home)) and (
+                root_text.startswith(path + "/")
+                or os.path.realpath(root).startswith(os.path.realpath(path) + "/")
+            )
+            if above or _rest_in(path, root_text, resolved) is not None:
                 found.append((name, value))
     return found
 
@@ -423,7 +434,8 @@ def _named_in(
         if "dev" in text:
             text = LAZY_DEV_PATH.sub("dev = { path =", text)
         lines = _lines_with(marks, text)
-        assigned = _assigned_paths(lines, root, home) if any("=" in li for li in lines) else []
+        # (from any line: one that sets a folder above the workspace does not spell its name)
+        assigned = _assigned_paths([text], root, home) if "=" in text else []
         if assigned:
             variables = (*variables, *assigned)
             lines = _lines_with(words + _variable_marks(variables), text)
