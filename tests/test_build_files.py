@@ -1122,6 +1122,17 @@ def test_a_config_its_tool_reads_as_yaml_holds_what_yaml_names_in_it(
     assert "is protected" in file_tools_ask(tmp_path, loaded)
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029"])
+def test_a_json5_config_ends_a_line_comment_where_json5_does(tmp_path, separator):
+    # JSON5 (prettier's reader of .prettierrc.json5) ends a `//` comment at U+2028 and U+2029
+    # too: what follows on that line is read, and the plugin it names is loaded.
+    make(tmp_path / ".git/hooks/pre-commit", "#!/bin/sh\nnpx prettier -c .\n", "root")
+    text = '{"semi": true // ' + separator + ', "plugins": ["p.mjs"]\n}'
+    make(tmp_path / ".prettierrc.json5", text, "root", 0o644)
+    make(tmp_path / "p.mjs", "export default {}\n", "root", 0o644)
+    assert {".prettierrc.json5", "p.mjs"} <= per_file_held(tmp_path)
+
+
 @pytest.mark.parametrize("escape", ["\\x78", "\\x", "\\\nx"])
 def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path, escape):
     # JSON5 (no JSON python reads) spells `x` as `\x78`, or `\x`, or after a backslash that

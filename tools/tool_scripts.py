@@ -715,14 +715,17 @@ def read_yaml(text: str) -> Any:
 
 # (One search for either: a `find` of each read to the end of the text from every comment.)
 LINE_END = re.compile(r"[\r\n]")
+# JSON5 ends a line (and a `//` comment) at U+2028 and U+2029 too.
+JSON5_LINE_END = re.compile("[\r\n\u2028\u2029]")
 NOT_BLANK = re.compile(r"\S")
 
 
-def without_comments(text: str, blanked: bool = False) -> str:
+def without_comments(text: str, blanked: bool = False, json5: bool = False) -> str:
     """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON: each is dropped
     where it stands outside a string (`"tools/x,]"` is a name, and stays one). `blanked`: as
     strip-json-comments does it, each comment becomes blanks (its line breaks kept, so what
-    follows keeps its column, which YAML reads) and the commas stay."""
+    follows keeps its column, which YAML reads) and the commas stay. `json5`: a `//` comment
+    ends where JSON5 ends it, at U+2028 and U+2029 too."""
     out: list[str] = []
     index, length = 0, len(text)
     while index < length:
@@ -734,7 +737,7 @@ def without_comments(text: str, blanked: bool = False) -> str:
             out.append(text[index : end + 1])
             index = end + 1
         elif text.startswith(("//", "/*"), index):
-            end = _comment_end(text, index)
+            end = _comment_end(text, index, JSON5_LINE_END if json5 else LINE_END)
             if blanked:
                 out.append(NOT_BLANK.sub(" ", text[index:end]))
             index = end
@@ -751,11 +754,11 @@ def without_comments(text: str, blanked: bool = False) -> str:
     return "".join(out)
 
 
-def _comment_end(text: str, start: int) -> int:
-    """Where the comment at `start` ends: a `//` one at its line's end, a `/* */` one past its
-    `*/` (or at the text's end)."""
+def _comment_end(text: str, start: int, line_end: re.Pattern[str] = LINE_END) -> int:
+    """Where the comment at `start` ends: a `//` one at its line's end (`line_end`), a `/* */`
+    one past its `*/` (or at the text's end)."""
     if text.startswith("//", start):
-        found = LINE_END.search(text, start)  # (a lone `\r` ends a line too)
+        found = line_end.search(text, start)  # (a lone `\r` ends a line too)
         return found.start() if found else len(text)
     end = text.find("*/", start + 2)
     return len(text) if end < 0 else end + 2
@@ -779,7 +782,7 @@ def data_readings(config: Path, text: str) -> list[Any]:
     text = text.removeprefix("\ufeff")
     readings = []
     with contextlib.suppress(ValueError):
-        readings.append(json.loads(without_comments(text)))
+        readings.append(json.loads(without_comments(text, json5=config.suffix == ".json5")))
     if config.suffix == ".json5" or (readings and config.suffix not in YAML_READ_SUFFIXES):
         if not readings:
             raise ValueError(f"{config.name} is no JSON")
