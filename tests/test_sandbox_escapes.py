@@ -655,11 +655,14 @@ def test_client_keys_your_registry_and_http_tools_configs_name_are_hidden(
     # certificate (like a certificate the others name) holds its private key in the same PEM.
     monkeypatch.setenv("HOME", str(home))
     names = ["npm.key", "pip.pem", "curl.key", "curl.crt", "yarn.key", "wget.key", "npm.crt"]
+    names.append("npm-ci.key")  # (npm and yarn put your `${VARIABLES}` in)
     keys = secrets_in(home, names)
     (keys / "curl.crt").write_text("-----BEGIN CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\n")
     (keys / "npm.crt").write_text("-----BEGIN CERTIFICATE-----\nSECRET-npm.crt-IS-NONE\n")
+    monkeypatch.setenv("CI_KEYS", str(keys))
     (home / ".npmrc").write_text(
         "//npm.corp.example/:certfile=~/keys/npm.crt\n//npm.corp.example/:keyfile=~/keys/npm.key\n"
+        "//ci.example/:keyfile=${CI_KEYS}/npm-ci.key\n"
     )
     (home / ".config/pip").mkdir(parents=True)
     (home / ".config/pip/pip.conf").write_text(f"[global]\nclient-cert = {keys}/pip.pem\n")

@@ -501,8 +501,14 @@ def tool_key_files(home: str) -> list[Path]:
     return found
 
 
+# Your variable in a setting's value (`keyfile=${CI_KEYS}/npm.key`), which npm and yarn put
+# in (npm's `${NAME?}` too).
+SETTING_VARIABLE = re.compile(r"\$\{(\w+)\??\}")
+
+
 def _setting_paths(setting: re.Pattern[str], text: str, home: str) -> list[Path]:
     values = (value.strip().strip("\"'") for value in setting.findall(text))
+    values = (SETTING_VARIABLE.sub(lambda found: os.environ.get(found[1], ""), v) for v in values)
     return [path for value in values for path in _absolute(_home_expanded(value, home))]
 
 
