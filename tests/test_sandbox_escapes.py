@@ -578,6 +578,7 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
     monkeypatch.setenv("HOME", str(home))
     names = ["store", "ssl.key", "deploy.pem", "env-store", "env.key", "cookies", "tok"]
     keys = secrets_in(home, names + ["client.pem"])
+    (keys / "tok").chmod(0o700)  # (a token file with an execute bit is no program)
     (keys / "client.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-client.pem\n")
     (keys / "gcm/git/https/h").mkdir(parents=True)  # Git Credential Manager's store, moved
     (keys / "gcm/git/https/h/u.credential").write_text("SECRET-gcm/git/https/h/u.credential\n")

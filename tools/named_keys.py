@@ -356,15 +356,29 @@ SHELL_LINE_PATH = re.compile(
 def helper_reads(helper: str, home: str | None = None) -> list[Path]:
     """The files a `!` credential helper's shell line names by a literal path and does not run:
     a token file it `cat`s (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`). A program
-    (a file you may run) is left readable, as a command may need it."""
+    (a script or a binary you may run) is left readable, as a command may need it; a token
+    file with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program."""
     if not helper.startswith("!"):
         return []
     named = []
     for word in SHELL_LINE_PATH.findall(helper):
         for path in _absolute(_home_expanded(word, home)):
-            if path.is_file() and not os.access(path, os.X_OK):
+            if path.is_file() and not _a_program(path):
                 named.append(path)
     return named
+
+
+def _a_program(path: Path) -> bool:
+    """Whether `path` is a file you may run that starts as a program does: a script's `#!`,
+    or an ELF binary's header."""
+    if not os.access(path, os.X_OK):
+        return False
+    try:
+        with open(path, "rb") as file:
+            start = file.read(4)
+    except OSError:
+        return False
+    return start.startswith(b"#!") or start == b"\x7fELF"
 
 
 # ssh's one-letter options that take a value (its getopt string), so that `-vi KEY`, `-iKEY`
