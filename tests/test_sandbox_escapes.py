@@ -1011,3 +1011,23 @@ def test_a_hard_link_to_a_secret_in_a_linked_hidden_folder_is_hidden_too(home: P
     assert "NOT-SECRET" in output and "AWS-SECRET-KEY" not in output
     with pytest.raises(ToolError, match="secrets the sandbox hides"):
         read_file(work, "aws-creds")
+
+
+def test_a_package_file_pnpm_links_from_its_store_is_read_beside_a_large_hidden_folder(
+    home: Path, monkeypatch
+):
+    # pnpm links each package's files from its store: read_file looks them up among the hidden
+    # secrets by device and inode, and a browser profile of tens of thousands of files, hidden
+    # whole, must not make every such file count as a secret.
+    monkeypatch.setenv("HOME", str(home))
+    profile = home / ".mozilla/firefox/abc.default/cache2/entries"
+    profile.mkdir(parents=True)
+    for number in range(25_000):
+        (profile / f"{number:05}").touch()
+    store = home / ".local/share/pnpm/store/v3/files/00"
+    store.mkdir(parents=True)
+    (store / "index.js").write_text("module.exports = 'PACKAGE-CODE';\n")
+    work = home / "work"
+    (work / "node_modules/pkg").mkdir(parents=True)
+    os.link(store / "index.js", work / "node_modules/pkg/index.js")
+    assert "PACKAGE-CODE" in read_file(work, "node_modules/pkg/index.js")

@@ -888,16 +888,17 @@ def hidden_paths(allow_read: Iterable[Path] = (), workspace: Path | None = None)
     return outermost(found)
 
 
-# Entries of the hidden secrets looked through, at most, for the other names of a file with
-# several (`hard_linked_secrets`): ~/.ssh and ~/.aws hold a few, a browser profile thousands.
-MAX_SECRET_ENTRIES = 20_000
+# Entries of the hidden secrets looked through, at most, for files with several names
+# (`secret_identities`): ~/.ssh and ~/.aws hold a few, a browser profile tens of thousands.
+# The walk is done once a run for the same secrets (some 0.5 s at the bound).
+MAX_SECRET_ENTRIES = 200_000
 
 
 def hard_linked_secrets(files: Iterable[Path], hidden: Iterable[Path]) -> list[Path]:
     """Those of `files` that are one of the `hidden` secrets by another name: a hard link
     (`ln ~/.aws/credentials dotfiles/aws/`, or a dotfiles manager that links so). Hidden by its
     own path alone, the secret would be read at the workspace's. Where the hidden folders hold
-    more than MAX_SECRET_ENTRIES entries, each of `files` not found by then counts as one."""
+    more than MAX_SECRET_ENTRIES entries, each of `files` counts as one."""
     wanted: dict[tuple[int, int], list[Path]] = {}
     for path in files:
         with contextlib.suppress(OSError):
@@ -917,27 +918,42 @@ def secret_identities(
     through the folders is cut (MAX_SECRET_ENTRIES): what was not seen may be there."""
     if not wanted:
         return set()
-    devices = {device for device, _ in wanted}  # (a hard link never crosses file systems)
-    found: set[tuple[int, int]] = set()
     # Each from where it leads: a hidden folder or file is often a link itself (stow's
     # `~/.aws -> dotfiles/aws`, `~/.netrc -> .dotfiles-private/netrc`).
-    pending = collections.deque(Path(os.path.realpath(path)) for path in hidden)
+    linked, cut = _several_names_in(tuple(sorted({os.path.realpath(path) for path in hidden})))
+    if cut:
+        return set(wanted)
+    return {
+        identity
+        for identity in wanted
+        if any(path not in own_names for path in linked.get(identity, ()))
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def _several_names_in(hidden: tuple[str, ...]) -> tuple[dict[tuple[int, int], list[Path]], bool]:
+    """The files with more than one name among `hidden` and in the hidden folders, by device
+    and inode, with their paths there; and whether the walk was cut (MAX_SECRET_ENTRIES).
+
+    Worked out once a run for the same secrets: a read_file of a package's file that pnpm
+    links from its store asks it again and again. What lies in them is yours, and no
+    sandboxed command can make a hard link (tools/seccomp.py)."""
+    linked: dict[tuple[int, int], list[Path]] = {}
+    pending = collections.deque(Path(path) for path in hidden)
     for _ in range(MAX_SECRET_ENTRIES):
-        if not pending or found == wanted:
-            return found
+        if not pending:
+            return linked, False
         path = pending.popleft()
         try:
             info = os.lstat(path)
         except OSError:
             continue
-        if info.st_dev not in devices or path in own_names:
-            continue
         if stat.S_ISDIR(info.st_mode):
             with contextlib.suppress(OSError), os.scandir(path) as entries:
                 pending.extend(Path(entry.path) for entry in entries)
-        elif (info.st_dev, info.st_ino) in wanted:
-            found.add((info.st_dev, info.st_ino))
-    return found if not pending else set(wanted)
+        elif stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            linked.setdefault((info.st_dev, info.st_ino), []).append(path)
+    return linked, bool(pending)
 
 
 def kept_private(path: Path, allowed: list[Path], workspace: Path | None) -> bool:
