@@ -214,6 +214,23 @@ def test_a_path_your_configs_write_from_a_variable_that_names_the_workspace_is_h
     assert_held(output, workspace, held)
 
 
+@needs_bwrap
+def test_a_path_your_editor_writes_from_a_variable_it_sets_itself_is_held(api, env, project):
+    # vim's `let $APP = ...` and neovim's `vim.env.APP = ...` set a variable the way a shell
+    # line does, joined with `.` or `..`: the next vim sources the project's file through it.
+    user, workspace, _planloop_home, home = project
+    vimrc = (
+        "let $APP = $HOME . '/proj'\nsource $APP/.vim/project.vim\n"
+        "let $UP = expand('~') . '/proj'\nexe 'source ' . $UP . '/.vim/joined.vim'\n"
+        "let $RTP = '~/proj/tools/vim'\nset rtp+=$RTP\n"
+    )
+    write(home / ".vimrc", vimrc, user)
+    init = 'vim.env.APP = vim.env.HOME .. "/proj"\ndofile(vim.env.APP .. "/dev/init.lua")\n'
+    write(home / ".config/nvim/init.lua", init, user)
+    held = [".vim/project.vim", ".vim/joined.vim", "tools/vim/plugin/x.vim", "dev/init.lua"]
+    assert_held_and_writable(api, env, project, held, [".vim/notes.txt"])
+
+
 # Plugin folders your configuration names by the folder above them: a vim 'runtimepath' entry
 # with a wildcard, which vim expands; vim's packages, pack/*/start/* of each 'packpath' folder;
 # lazy.nvim's dev mode, which loads a spec marked `dev = true` from `<dev.path>/<its name>`.

@@ -28,23 +28,22 @@ a command makes it: `held_when_there` in tools/shell_config.py).
 A path is recognised by how it is written: absolute, or from your home (`~/`, `$HOME/`,
 `${HOME}/`, systemd's `%h/`), or, in an .envrc, from its folder, or, in your configuration, from
 a variable whose value is a path in the workspace or above it, your environment's or one the
-same file sets plainly (`export APP=~/proj` then `. "$APP/scripts/aliases.sh"`); it ends at a
-space, a quote or one of the characters that separate a path from what follows in the shell,
-TOML, Lua, vim, tmux or JSON (`:`, `;`, `,`, brackets), except where the workspace's own name
-holds one (`~/My\\ Project/x`, `"~/My Project/x"`). It is compared by where it leads
-(`~/code/proj/x` with `~/code -> /data`). A path with a wildcard (`*`, `?`, `[...]`) is a
-pattern, as ssh's `Include`, tmux's `source-file` and vim's runtimepath take it: it names the
-files it matches in the workspace now (`Include ~/dotfiles/*/ssh.conf`,
+same file sets plainly (`export APP=~/proj` then `. "$APP/scripts/aliases.sh"`, vim's `let $APP
+= $HOME . '/proj'`); it ends at a space, a quote or one of the characters that separate a path
+from what follows in the shell, TOML, Lua, vim, tmux or JSON (`:`, `;`, `,`, brackets), except
+where the workspace's own name holds one (`~/My\\ Project/x`, `"~/My Project/x"`). It is
+compared by where it leads (`~/code/proj/x` with `~/code -> /data`). A path with a wildcard
+(`*`, `?`, `[...]`) is a pattern, as ssh's `Include`, tmux's `source-file` and vim's runtimepath
+take it: it names the files it matches in the workspace now (`Include ~/dotfiles/*/ssh.conf`,
 `Include ~/*/ssh_config`), so one a command makes is reported (the file tools ask before making
-one), and the folder it lies in, when that is in the workspace
-(`Include ~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh.
-The workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
-except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`,
-`set rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them
-(`set packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN):
-then what they load from it is (RUNTIME_SUBFOLDERS), and so it is from each folder of the
-workspace such a pattern matches (`set rtp+=~/projects/*` run in ~/projects), not the folder
-whole.
+one), and the folder it lies in, when that is in the workspace (`Include
+~/dotfiles/ssh/extra-*.conf` holds ssh/). ssh reads a relative `Include` from ~/.ssh. The
+workspace itself is never one (`cd ~/proj`, `safe.directory`), nor a folder a `cd` enters,
+except as a folder vim or neovim loads code from (`set rtp+=~/proj`, `Plug '~/proj'`, `set
+rtp+=~/projects/*`), or as one of the plugin folders of a folder named as holding them (`set
+packpath+=~/projects`, lazy.nvim's `dev = { path = "~/projects" }`: PLUGIN_FOLDERS_IN): then
+what they load from it is (RUNTIME_SUBFOLDERS), and so it is from each folder of the workspace
+such a pattern matches (`set rtp+=~/projects/*` run in ~/projects), not the folder whole.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ import functools
 import glob
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from tools.environment import CODE_VARIABLES, WordTooLong, code_paths_of, shell_words
@@ -196,17 +195,23 @@ PATH_ASSIGNMENT = re.compile(
 
 
 def _variable_marks(variables: Iterable[tuple[str, str]]) -> tuple[str, ...]:
-    """How the names of `variables` are written in a path: `$APP`, `${APP}`."""
-    return tuple(mark for name, _ in variables for mark in (f"${name}", f"${{{name}}}"))
+    """How the names of `variables` are written in a path: `$APP`, `${APP}`, lua's `vim.env.APP`."""
+    return tuple(
+        mark for name, _ in variables for mark in (f"${name}", f"${{{name}}}", f"vim.env.{name}")
+    )
 
 
 def _with_values(text: str, variables: Iterable[tuple[str, str]]) -> str:
     """`text` with each of `variables` (name, value) put in where a path is written from it."""
     values = dict(variables)
     names = "|".join(map(re.escape, values))
+    # vim joins a path on with `.` or `..` (`source $APP . '/dev.vim'`), neovim's lua with
+    # `..` (`dofile(vim.env.APP .. "/dev.lua")`): the value takes the join and the quote too.
+    # (Not where lua sets it: `vim.env.APP = ...` names no path.)
+    joined = r"""(?:\s*\.\.?\s*["'](?=/))?"""
     return re.sub(
-        rf"\$(?:\{{({names})\}}|({names})\b)",
-        lambda match: values[match.group(1) or match.group(2)],
+        rf"(?:\$\{{({names})\}}|\$({names})\b|\bvim\.env\.({names})\b(?!\s*=[^=])){joined}",
+        lambda match: values[match.group(1) or match.group(2) or match.group(3)],
         text,
     )
 
@@ -216,15 +221,58 @@ def _with_values(text: str, variables: Iterable[tuple[str, str]]) -> str:
 QUOTED_HOME = re.compile(r"""(["'])(~|\$HOME|\$\{HOME\})\1(?=/)""")
 
 
+# vim's and neovim's own ways to set a variable your configs then write paths from (`let $APP
+# = $HOME . '/code/app'`, `let $APP = expand('~/code/app')`, lua's `vim.env.APP =
+# vim.env.HOME .. "/code/app"`): vim puts its value in `source $APP/...` as the shell does.
+EDITOR_ASSIGNMENT = re.compile(
+    r"(?m)^[ \t:]*(?:let[ \t]+\$|vim\.env\.)([A-Za-z_]\w*)[ \t]*=[ \t]*([^\n]*?)[ \t]*$"
+)
+# One piece of such a value, and the `.` or `..` that joins it to the next: a quoted string,
+# your home, or expand() of a quoted string.
+EDITOR_VALUE_PIECE = re.compile(
+    r"""(?:'([^'\n]*)'|"([^"\\\n]*)"|(\$HOME|vim\.env\.HOME|os\.getenv\(["']HOME["']\))"""
+    r"""|(?:vim\.fn\.)?expand\(\s*(?:'([^'\n]*)'|"([^"\\\n]*)")\s*\))\s*(\.\.?\s*|$)"""
+)
+
+
+def _editor_value(expression: str, home: Path) -> str | None:
+    """The value of a vim or lua `expression` made of EDITOR_VALUE_PIECEs, with your home put
+    in; None for one that holds anything else (a function, another variable)."""
+    pieces: list[str] = []
+    at = 0
+    while at < len(expression):
+        piece = EDITOR_VALUE_PIECE.match(expression, at)
+        if piece is None or piece.end() == at:
+            return None
+        quoted = next((text for text in piece.group(1, 2, 4, 5) if text is not None), "")
+        pieces.append(str(home) if piece.group(3) else quoted)
+        at = piece.end()
+        if not piece.group(6) and at < len(expression):
+            return None
+    return "".join(pieces) or None
+
+
+def _plain_assignments(text: str, home: Path) -> Iterator[tuple[str, str]]:
+    """(name, value) for each plain assignment of a path in `text`: a shell's (PATH_ASSIGNMENT,
+    your home quoted on its own joined on) and vim's or lua's (EDITOR_ASSIGNMENT)."""
+    for name, _quote, value in PATH_ASSIGNMENT.findall(QUOTED_HOME.sub(r"\2", text)):
+        yield name, value
+    if "$" in text or "vim.env." in text:
+        for name, expression in EDITOR_ASSIGNMENT.findall(text):
+            value = _editor_value(expression, home)
+            if value and value.startswith(("/", "~/")):
+                yield name, value
+
+
 def _assigned_paths(lines: list[str], root: Path, home: Path) -> list[tuple[str, str]]:
     """The variables that plain assignments on `lines` set to a path at, in or above the
-    workspace `root` (`export APP=~/code/app`, `CODE=~/code`), with their values; not your
-    home itself, nor `/`."""
+    workspace `root` (`export APP=~/code/app`, `CODE=~/code`, vim's `let $APP = ...`), with
+    their values; not your home itself, nor `/`."""
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     found: list[tuple[str, str]] = []
     for line in lines:
-        for name, _quote, value in PATH_ASSIGNMENT.findall(QUOTED_HOME.sub(r"\2", line)):
+        for name, value in _plain_assignments(line, home):
             path = re.sub(r"^(?:~|\$HOME|\$\{HOME\})(?=/)", lambda _: str(home), value)
             path = os.path.normpath(path)
             above = path not in ("/", str(home)) and (
@@ -439,9 +487,11 @@ def _named_in(
         if assigned:
             variables = (*variables, *assigned)
             lines = _lines_with(words + _variable_marks(variables), text)
-        text = "\n".join(line for line in lines if "/" in line)
+        text = "\n".join(lines)
         if variables:
+            # (before the lines without a path are left out: `set rtp+=$APP` names one)
             text = _with_values(text, variables)
+        text = "\n".join(line for line in text.split("\n") if "/" in line)
     root_text = str(root).rstrip("/") or "/"
     resolved: dict[str, str] = {}
     above = {str(folder) for folder in root.parents}
