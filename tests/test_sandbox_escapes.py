@@ -602,6 +602,39 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
     assert secrets_read(workspace, [*names, "client.pem", "gcm/git/https/h/u.credential"]) == []
 
 
+# The ways your environment can give git an include (a CI runner's or a wrapper's).
+INCLUDES_YOUR_VARIABLES_GIVE = {
+    "count": {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "include.path"},
+    "parameters": {"GIT_CONFIG_PARAMETERS": "'include.path'='{file}'"},
+    "condition": {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "includeIf.gitdir:~/work/.path"},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("given_by", sorted(INCLUDES_YOUR_VARIABLES_GIVE))
+def test_secret_files_named_in_a_file_your_git_variables_include_are_hidden(
+    home: Path, workspace: Path, monkeypatch, given_by: str
+):
+    # git reads the included file's settings in every repository (a conditional include's in
+    # those it names, the workspace maybe among them), so it uses the keys they name.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["ssl.key", "store", "cookies", "deploy.pem"]
+    secrets_in(home, names)
+    included = home / ".gitconfig-ci"
+    included.write_text(
+        "[http]\n\tsslKey = ~/keys/ssl.key\n\tcookieFile = ~/keys/cookies\n"
+        "[credential]\n\thelper = store --file ~/keys/store\n"
+        "[core]\n\tsshCommand = ssh -i ~/keys/deploy.pem\n"
+    )
+    for name in ("GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in INCLUDES_YOUR_VARIABLES_GIVE[given_by].items():
+        monkeypatch.setenv(name, value.format(file=included))
+    if given_by != "parameters":
+        monkeypatch.setenv("GIT_CONFIG_VALUE_0", str(included))
+    assert secrets_read(workspace, names) == []
+
+
 @needs_bwrap
 def test_ssh_keys_of_a_config_given_by_f_of_variables_and_of_many_includes_are_hidden(
     home: Path, workspace: Path, monkeypatch

@@ -225,8 +225,10 @@ def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
 @functools.lru_cache(maxsize=8)
 def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) -> tuple[Path, ...]:
     """The secret files (as git_key_files) that the git settings your variables give
-    (`settings`, from git_settings_in_your_environment) name: git reads them on top of your
-    config files in every repository."""
+    (`settings`, from git_settings_in_your_environment) name, and those of the files they
+    include (`include.path`, or `includeIf.<condition>.path` whatever its condition, a CI
+    runner's `~/.gitconfig-ci`): git reads them on top of your config files in every
+    repository."""
     git = host_program("git")
     if git is None or not settings:
         return ()
@@ -234,9 +236,12 @@ def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) 
         **_git_environment(home),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_DIR": "/dev/null",  # (no repository's config either, were `/` one)
     }
-    environ.update(settings)  # (and no config file: only what the variables set is read)
-    return _named_by_git_settings(git, [[]], environ, home, origin="command line:")
+    # No config file is read, so what git answers is what the variables set and the files
+    # they include, which git follows itself as it does for --global --includes.
+    environ.update(settings)
+    return _named_by_git_settings(git, [[]], environ, home)
 
 
 def _git_environment(home: str) -> dict[str, str]:
@@ -246,16 +251,13 @@ def _git_environment(home: str) -> dict[str, str]:
 
 
 def _named_by_git_settings(
-    git: str, sources: list[list[str]], environ: dict[str, str], home: str, origin: str = ""
+    git: str, sources: list[list[str]], environ: dict[str, str], home: str
 ) -> tuple[Path, ...]:
     """The secret files that `git config SOURCE`'s GIT_KEY_SETTINGS name, for each of
-    `sources` (which grows with each conditional include, up to MAX_GIT_INCLUDES); only
-    settings from `origin` where one is given."""
+    `sources` (which grows with each conditional include, up to MAX_GIT_INCLUDES)."""
     named: list[Path] = []
     for source in sources:
         for found_in, setting, value in _git_settings([git, "config", *source], environ):
-            if origin and found_in != origin:
-                continue
             if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
                 # (a relative path is from the including file's folder, as git takes it)
                 path = os.path.join(os.path.dirname(found_in), _home_expanded(value, home))
