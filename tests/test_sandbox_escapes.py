@@ -709,6 +709,31 @@ def test_client_keys_your_registry_and_http_tools_configs_name_are_hidden(
 
 
 @needs_bwrap
+def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A PKCS#12 bundle (binary, its key inside) that curl's `cert-type = P12` names, also
+    # with its password after a colon, or git's `http.sslCert`, and a DER one of wget's: the
+    # tool may read a key from each. A public PEM certificate stays readable.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["client.p12", "pw.p12", "wget.der"]
+    keys = secrets_in(home, [*names, "public.crt"])
+    for name in names:  # (a DER structure's first bytes: no text)
+        (keys / name).write_bytes(b"0\x82\x0a\x1b\x02\x01\x03" + f"SECRET-{name}\n".encode())
+    (keys / "public.crt").write_text(
+        "-----BEGIN CERTIFICATE-----\nSECRET-public.crt\n-----END CERTIFICATE-----\n"
+    )
+    (home / ".curlrc").write_text('cert = "~/keys/pw.p12:secret"\ncert-type = P12\n')
+    (home / ".gitconfig").write_text(
+        '[http]\n\tsslCert = ~/keys/client.p12\n[http "https://b.example"]\n'
+        "\tsslCert = ~/keys/public.crt\n"
+    )
+    (home / ".wgetrc").write_text("certificate = ~/keys/wget.der\ncertificate_type = DER\n")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    assert secrets_read(workspace, [*names, "public.crt"]) == ["public.crt"]
+
+
+@needs_bwrap
 def test_npms_global_config_is_hidden_where_it_holds_a_login(
     home: Path, workspace: Path, monkeypatch
 ):

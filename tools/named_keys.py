@@ -179,10 +179,11 @@ GIT_CONFIG_VARIABLES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HO
 STORE_HELPERS = ("store", "credential-store", "git-credential-store")
 # The settings of your git config that name a secret file, as git prints their names: also
 # Gerrit's auth cookies (`http.cookieFile = ~/.gitcookies`) and a client certificate, which
-# curl reads the private key from when no sslKey is given; and its conditional includes
+# curl reads the private key from when no sslKey is given (with the form it is in,
+# `http.sslCertType = P12`); and its conditional includes
 # (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
 GIT_KEY_SETTINGS = (
-    r"^(credential\..*helper|http\..*(sslkey|sslcert|cookiefile)|core\.sshcommand"
+    r"^(credential\..*helper|http\..*(sslkey|sslcert|sslcerttype|cookiefile)|core\.sshcommand"
     r"|credential\.plaintextstorepath|includeif\..*\.path)$"
 )
 MAX_GIT_INCLUDES = 16
@@ -256,6 +257,8 @@ def _named_by_git_settings(
     """The secret files that `git config SOURCE`'s GIT_KEY_SETTINGS name, for each of
     `sources` (which grows with each conditional include, up to MAX_GIT_INCLUDES)."""
     named: list[Path] = []
+    certificates: list[Path] = []
+    forms: list[str] = []  # (the certificates' forms: for any URL, as a safe side)
     for source in sources:
         for found_in, setting, value in _git_settings([git, "config", *source], environ):
             if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
@@ -270,12 +273,11 @@ def _named_by_git_settings(
                 named += credential_files_in(_home_expanded(value, home))
             elif setting.endswith(("sslkey", "cookiefile")):  # (path settings: git expands `~/`)
                 named += _absolute(_home_expanded(value, home))
+            elif setting.endswith("sslcerttype"):
+                forms.append(value)
             elif setting.endswith("sslcert"):
-                named += [
-                    path
-                    for path in _absolute(_home_expanded(value, home))
-                    if holds_a_private_key(path)
-                ]
+                certificates += _absolute(_home_expanded(value, home))
+    named += certificates_with_a_key(certificates, forms)
     return tuple(dict.fromkeys(named))
 
 
@@ -299,13 +301,36 @@ def _absolute(path: str) -> list[Path]:
     return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
 
 
+# The one certificate form that is text a person can read whole: any other (`P12`, `PKCS12`,
+# `DER`, an engine's `ENG`) is one a tool may take a private key from.
+PEM_FORMS = ("", "pem")
+# A PEM block's first line (`-----BEGIN CERTIFICATE-----`), and what plain text never holds.
+PEM_BEGIN = re.compile(r"^-----BEGIN [A-Z0-9 ]{1,40}-----", re.MULTILINE)
+NOT_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+
+
+def certificates_with_a_key(certificates: list[Path], forms: list[str]) -> list[Path]:
+    """Those of the client `certificates` a tool may read a private key from: all of them
+    where a config gives their form as other than PEM (curl's `cert-type = P12`), else each
+    that holds_a_private_key."""
+    if any(form.strip().strip("\"'").lower() not in PEM_FORMS for form in forms):
+        return certificates
+    return [path for path in certificates if holds_a_private_key(path)]
+
+
 def holds_a_private_key(path: Path) -> bool:
-    """Whether the PEM file at `path` holds a private key besides its certificate (curl
-    reads the key from there when none is named apart)."""
+    """Whether the client certificate at `path` may hold its private key: unless it is plain
+    PEM text with no private key block, since curl reads the key from a PEM beside its
+    certificate, and a PKCS#12 bundle (`client.p12`, binary) holds it. One that is not there
+    holds nothing yet; one planloop cannot read whole counts as holding one."""
     try:
-        return "PRIVATE KEY-----" in read_small_file(path)
-    except (OSError, ValueError):
+        text = read_small_file(path)
+    except (FileNotFoundError, NotADirectoryError):
         return False
+    except (OSError, ValueError):
+        return True
+    plain_pem = PEM_BEGIN.search(text) is not None and NOT_TEXT.search(text) is None
+    return "PRIVATE KEY-----" in text or not plain_pem
 
 
 def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str, str, str]]:
@@ -447,14 +472,17 @@ def _home_expanded(value: str, home: str | None) -> str:
 
 # The registry and HTTP tools' configs in your home (and the variables that move each), with
 # their settings that name a client's private key, hidden, and its certificate, hidden where
-# the same PEM holds the key (the tool then reads it from there): npm's `//host/:keyfile=`,
-# pip's `client-cert` (a certificate and key in one file, always), curl's `key`, yarn's
-# `httpsKeyFilePath`, wget's `private_key` (wget drops `_` and `-` from its settings' names).
+# it may hold the key too (holds_a_private_key; the tool then reads it from there), and the
+# certificate's form where the tool takes one (curl's `cert-type = P12`): npm's
+# `//host/:keyfile=`, pip's `client-cert` (a certificate and key in one file, always), curl's
+# `key`, yarn's `httpsKeyFilePath`, wget's `private_key` (wget drops `_` and `-` from its
+# settings' names).
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
     variables: tuple[str, ...]
     key: re.Pattern[str]
     certificate: re.Pattern[str] | None
+    certificate_form: re.Pattern[str] | None = None
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -480,6 +508,7 @@ TOOL_KEY_SETTINGS = (
         (),
         _setting(rf"^[ \t]*(?:--)?key{CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:--)?cert{CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:--)?cert-type{CURL_OPTION_END}"),
     ),
     ToolKeySettings(
         (".yarnrc.yml",),
@@ -492,6 +521,7 @@ TOOL_KEY_SETTINGS = (
         ("WGETRC",),
         _setting(r"^[ \t]*private[-_]?key[ \t]*="),
         _setting(r"^[ \t]*certificate[ \t]*="),
+        _setting(r"^[ \t]*certificate[-_]?type[ \t]*="),
     ),
 )
 
@@ -513,8 +543,21 @@ def tool_key_files(home: str) -> list[Path]:
             found += _setting_paths(tool.key, text, home)
             if tool.certificate is not None:
                 certificates = _setting_paths(tool.certificate, text, home)
-                found += [path for path in certificates if holds_a_private_key(path)]
+                certificates += [file for path in certificates if (file := _without_password(path))]
+                forms = tool.certificate_form.findall(text) if tool.certificate_form else []
+                found += certificates_with_a_key(certificates, forms)
     return found
+
+
+# A password after a certificate's name (curl's `cert = ~/certs/client.p12:secret`): from the
+# first colon that no backslash escapes.
+PASSWORD_AFTER_NAME = re.compile(r"(?<!\\):.*")
+
+
+def _without_password(certificate: Path) -> Path | None:
+    """The certificate's file where its name ends in a password (PASSWORD_AFTER_NAME)."""
+    name = PASSWORD_AFTER_NAME.sub("", str(certificate)).replace("\\:", ":")
+    return Path(name) if name != str(certificate) else None
 
 
 # Your variable in a setting's value (`keyfile=${CI_KEYS}/npm.key`), which npm and yarn put
