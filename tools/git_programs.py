@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import sys
+from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,8 +291,9 @@ RUNNERS = {
 }
 PACKAGE_RUNNERS = ("npx", "pnpx", "bunx")
 # npm's options that take the next word for their value (those of no boolean type in its
-# config: `--prefix web`, `-c 'prettier .'`, `--cache x`), as `npm exec` (`x`) and npx read
-# them; any other, one npm does not know included, is a flag (`--yes`, `--offline`, `--no`).
+# config: `--prefix web`, `-c 'prettier .'`, `--cache x`), as npx reads them before its
+# package; any other, one npm does not know included, is a flag (`--yes`, `--offline`, `--no`).
+# (npm's own line takes more, by each option's type: `npm_words`.)
 NPM_VALUE_OPTIONS = ("_auth", "access", "allow-directory", "allow-file", "allow-git")
 NPM_VALUE_OPTIONS += ("allow-remote", "allow-scripts", "also", "audit-level", "auth-type")
 NPM_VALUE_OPTIONS += ("before", "ca", "cache", "cache-max", "cache-min", "cafile", "call", "cert")
@@ -344,6 +346,45 @@ NPM_SHORTHANDS |= {"m": "message", "reg": "registry", "enjoy-by": "before"}
 NPM_FLAG_SHORTHANDS = ("dd", "ddd", "quiet", "silent", "verbose", "desc", "help", "local", "no")
 NPM_FLAG_SHORTHANDS += ("porcelain", "readonly", "iwr", "ws")
 NPM_LETTERS = {**dict.fromkeys("adfgnqslSBDEOPHhvy?", ""), **NPM_SHORTHANDS, "p": "parseable"}
+# npm's shorthands as its option parser (nopt) reads a line of npm's own: each stands for the
+# words it gives (`-d` is `--loglevel info`, `-n` is `--no-yes`), and here `-p` is npm's
+# `--parseable`, not npx's `--package`.
+NPM_EXPANSIONS = {"enjoy-by": "--before", "d": "--loglevel info", "dd": "--loglevel verbose"}
+NPM_EXPANSIONS |= {"ddd": "--loglevel silly", "quiet": "--loglevel warn", "q": "--loglevel warn"}
+NPM_EXPANSIONS |= {"s": "--loglevel silent", "silent": "--loglevel silent", "desc": "--description"}
+NPM_EXPANSIONS |= {"verbose": "--loglevel verbose", "help": "--usage", "local": "--no-global"}
+NPM_EXPANSIONS |= {"n": "--no-yes", "no": "--no-yes", "porcelain": "--parseable", "a": "--all"}
+NPM_EXPANSIONS |= {"readonly": "--read-only", "iwr": "--include-workspace-root", "c": "--call"}
+NPM_EXPANSIONS |= {"ws": "--workspaces", "f": "--force", "g": "--global", "L": "--location"}
+NPM_EXPANSIONS |= {"l": "--long", "m": "--message", "p": "--parseable", "C": "--prefix"}
+NPM_EXPANSIONS |= {"S": "--save", "B": "--save-bundle", "D": "--save-dev", "E": "--save-exact"}
+NPM_EXPANSIONS |= {"O": "--save-optional", "P": "--save-prod", "?": "--usage", "H": "--usage"}
+NPM_EXPANSIONS |= {"h": "--usage", "v": "--version", "w": "--workspace", "y": "--yes"}
+NPM_EXPANSIONS |= {"reg": "--registry"}
+# The words nopt lets a flag take for its value besides `true` and `false` (`--yes true`), by
+# the other types npm gives it: `--color always`, `--yes null`; and `--browser`, a Boolean or a
+# String, takes any word but one like a short option (`--browser lint`, not `--browser -C`).
+NPM_FLAG_WORDS = {"color": ("always",)}
+NPM_FLAG_WORDS |= dict.fromkeys(("browser", "expect-results", "optional", "production"), ("null",))
+NPM_FLAG_WORDS |= dict.fromkeys(("workspaces", "yes"), ("null",))
+NPM_STRING_FLAGS = ("browser",)
+# npm's options of the one type String, which take no word like an option's for their value
+# (`--call --yes`: the call is "", `--yes` an option); npm's other options take any next word
+# but `--` (`--prefix --yes`: the prefix is `--yes`).
+NPM_STRING_OPTIONS = ("call", "diff-dst-prefix", "diff-src-prefix", "editor", "git", "heading")
+NPM_STRING_OPTIONS += ("init-author-email", "init-author-name", "init-license", "init-type")
+NPM_STRING_OPTIONS += ("init.author.email", "init.author.name", "init.license", "message")
+NPM_STRING_OPTIONS += ("pack-destination", "preid", "save-prefix", "scope", "searchexclude")
+NPM_STRING_OPTIONS += ("searchopts", "shell", "tag", "tag-version-prefix", "user-agent", "viewer")
+# npm's value options of one type that is no list (a path, a number, an address, a version): a
+# `--no-` before one (`--no-prefix`) makes it a flag that takes `true` or `false` alone. One of a
+# list of types (`--no-otp x`, `[null, String]`) takes some words more, by its list.
+NPM_ONE_TYPED = (*NPM_STRING_OPTIONS, "cache", "cafile", "globalconfig", "init-module")
+NPM_ONE_TYPED += ("init.module", "node-gyp", "prefix", "provenance-file", "userconfig")
+NPM_ONE_TYPED += ("cache-max", "cache-min", "diff-unified", "fetch-retries", "fetch-retry-factor")
+NPM_ONE_TYPED += ("fetch-retry-maxtimeout", "fetch-retry-mintimeout", "fetch-timeout", "logs-max")
+NPM_ONE_TYPED += ("maxsockets", "searchlimit", "searchstaleness", "registry", "init-version")
+NPM_ONE_TYPED += ("init.version", "umask")
 # Python project managers whose `run` reads the project's files first (its scripts, the
 # project it builds): tools/build_files.py PROJECT_FILES.
 PROJECT_RUNNERS = ("uv", "pdm", "hatch", "poetry", "rye", "pipenv")
@@ -579,10 +620,109 @@ def _begun(word: str, names: Iterable[str]) -> str:
 
 
 def npm_takes_value(option: str) -> bool:
-    """Whether npm (npx) takes the word after the option `option` for its value: `--prefix`,
-    not `--yes` nor `--no-install`, nor `--prefix=web`."""
+    """Whether npx takes the word after the option `option` for its value, as it reads its
+    words before the package: `--prefix`, not `--yes` (`npx --yes true` runs `true`) nor
+    `--no-install`, nor `--prefix=web`."""
     name = npm_option(option)
     return "=" not in option and name in NPM_VALUE_OPTIONS
+
+
+class NpmWord(NamedTuple):
+    """A word of npm's own line as npm's option parser (nopt) reads it: an option, by its long
+    name (`no-yes` for `-n`), with the value it takes and the place in the line of the word
+    that gave that value (None for none, or for one given with it: `--prefix=web`, `-d`'s
+    `info`); or, with `option` "", a word that is no option (its command, an argument), as
+    `value` at `place`."""
+
+    place: int
+    option: str
+    value: str | None = None
+    value_place: int | None = None
+
+
+class UnreadNpmOption(WordTooLong):
+    """An npm option that npm reads by a list of types planloop does not take apart (`--no-otp
+    x`: `x` may be its value or npm's command): what npm runs cannot be told, and commands
+    ask, as for a line too long to read."""
+
+
+def npm_words(words: list[str] | tuple[str, ...], start: int) -> Iterator[NpmWord]:
+    """The words of npm's line from `words[start]` to the end of its command, read as npm's
+    option parser (nopt) reads them, wherever they stand (`npm exec fmt --package=./x` is
+    npm's `--package` too): a word with `=` is two (`--yes=exec` is `--yes`, then the command
+    `exec`), a shorthand is the words it stands for (`-yC web` is `--yes --prefix web`), an
+    option takes the next word when its type lets it (`--yes true`, `--color always`,
+    `--browser lint`, `--prefix web`; not `--call --yes`), and after `--` no word is an
+    option."""
+    end = start
+    while end < len(words) and (words[end] not in PUNCTUATION or words[end] == "exec"):
+        end += 1
+    ahead = deque((words[place], place) for place in range(start, end))  # still to read
+    while ahead:
+        word, place = ahead.popleft()
+        if re.fullmatch(r"--+", word):
+            yield from (NpmWord(at, "", rest) for rest, at in ahead)
+            return
+        if not word.startswith("-") or word == "-":
+            yield NpmWord(place, "", word)
+            continue
+        name, joined, given = word.partition("=")
+        if joined:
+            ahead.appendleft((given, place))
+        stands_for = _npm_expansion(name.lstrip("-"))
+        if stands_for is not None:  # (re-read from its first word)
+            ahead.extendleft((each, place) for each in reversed(stands_for))
+            continue
+        bare = name.lstrip("-")
+        negated = re.match(r"(?i:no-)+", bare)
+        bare = bare[negated.end() :] if negated else bare
+        option = bare if bare in NPM_OPTIONS else _begun(bare, NPM_OPTIONS)
+        follows = ahead[0][0] if ahead else None
+        if follows is not None and _npm_takes(option, bool(negated), bool(joined), follows):
+            value, value_place = ahead.popleft()
+            yield NpmWord(place, "no-" * bool(negated) + (option or bare), value, value_place)
+        else:
+            yield NpmWord(place, "no-" * bool(negated) + (option or bare))
+
+
+def _npm_expansion(name: str) -> list[str] | None:
+    """The words npm's shorthand `name` (dashes taken off) stands for, or None for a word that
+    is none: an option's own name first, then a shorthand, a bundle of one-letter ones (`yC`),
+    an option's name begun alone (`prefi`), and a shorthand's begun alone (`verb`)."""
+    letters = [NPM_EXPANSIONS.get(letter, "") for letter in name]
+    if name in NPM_OPTIONS:
+        return None
+    if name in NPM_EXPANSIONS:
+        return NPM_EXPANSIONS[name].split()
+    if all(letters):  # (an empty name stands for nothing, as in npm: `-=x` is `x`)
+        return " ".join(letters).split()
+    if _begun(name, NPM_OPTIONS):
+        return None
+    shorthand = _begun(name, NPM_EXPANSIONS)
+    return NPM_EXPANSIONS[shorthand].split() if shorthand else None
+
+
+def _npm_takes(option: str, negated: bool, joined: bool, follows: str) -> bool:
+    """Whether npm takes the word `follows` for the value of `option` (its long name, "" for one
+    npm does not know), given `--no-` (`negated`), or with `=` (`joined`: the value follows).
+    A flag takes `true` or `false`, and the words its other types let it; so does an option
+    given `--no-`, and one npm does not know given alone. Any other takes the next word, but
+    `--`, and for a String one a word like an option's."""
+    if option in NPM_FLAG_OPTIONS or negated or not (option or joined):
+        if follows in ("true", "false"):
+            return True
+        if not follows:
+            return False
+        if option in NPM_FLAG_OPTIONS:
+            if follows in NPM_FLAG_WORDS.get(option, ()):
+                return True
+            return option in NPM_STRING_FLAGS and not re.match(r"-[^-]", follows)
+        if option and option not in NPM_ONE_TYPED:
+            raise UnreadNpmOption(f"an npm option `--no-{option}` before `{follows}`")
+        return False
+    if re.fullmatch(r"--+", follows):
+        return False
+    return not (option in NPM_STRING_OPTIONS and re.match(r"--?[^-]", follows))
 
 
 def node_names_held(names: NodeNames, by_name: ByName | None) -> None:
@@ -808,6 +948,9 @@ def program_paths(
     # takes packages from the node_modules of `npx_from` (`--prefix web`), else where it runs.
     npx_at: int | None = None
     npx_from = base
+    # The places of the words npm's options take for their values, where npm (not npx) reads
+    # the words after its `exec` (`npm exec --yes true -- fmt`), as its parser does.
+    npm_values: set[int] | None = None
     find_roots: list[str] = []  # the folders a `find` of the line searches
 
     def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
@@ -884,7 +1027,11 @@ def program_paths(
         previous, program_before = last, before_last
         is_value = before in value_flags(program_name(previous)) or (
             not command
-            and (before in RUNNERS.get(runner, ()) or runner == "npx" and npm_takes_value(before))
+            and (
+                before in RUNNERS.get(runner, ())
+                or runner == "npx"
+                and (npm_takes_value(before) if npm_values is None else index in npm_values)
+            )
         )
         moves = MOVES_TO.get(command or runner, ())
         joined = next((f for f in moves if f.startswith("--") and word.startswith(f + "=")), "")
@@ -1003,7 +1150,7 @@ def program_paths(
         if is_program and (word.startswith("-") or is_value):
             continue  # an option of `env` or `nice`, or its value
         elif is_program and program_name(word) in RUNNERS:
-            runner, npx_from = program_name(word), base
+            runner, npx_from, npm_values = program_name(word), base, None
             continue
         elif is_program:
             command = program_name(word)
@@ -1018,9 +1165,15 @@ def program_paths(
                 tools = [program_name(bin) for bin in named or [bin_name(package or word)]]
                 command = tools[0]
             if command == "npm" and base is not None:
-                exec_at = _npm_exec(words, index, base, worktree, untold)
-                npx_at, npx_from, local = exec_at or (None, base, [])
-                found += local  # (`npm --package ./tools/fmt exec -- fmt`)
+                if (exec_at := _npm_exec(words, index, base, worktree, untold)) is None:
+                    npx_at, npx_from, npm_values = None, base, None
+                else:
+                    npx_at, npx_from, npm_values = exec_at.place, exec_at.folder, exec_at.values
+                    found += exec_at.local  # (`npm --package ./tools/fmt exec -- fmt`)
+                    for spec in exec_at.packages:  # (`npm exec --yes=./tools/fmt`)
+                        found += _local_package(spec, base, worktree, untold)
+                        if npx_from is not None:
+                            run_by_npx(spec, npx_from, by_name)
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
             for tool in tools:
@@ -1150,31 +1303,44 @@ def program_paths(
     return found
 
 
+class NpmExec(NamedTuple):
+    """What an `npm ... exec` runs, its words read as npm reads them (`npm_words`)."""
+
+    place: int  # where its `exec` (or `x`) stands
+    folder: Path | None  # whose node_modules it takes packages from: `--prefix`'s, else base
+    local: list[Path]  # the local packages `--package` gives it (`--package ./tools/fmt`)
+    values: set[int]  # the places of the words its options take for their values (`true`)
+    packages: list[str]  # what it runs from an option's word (`--yes=./tools/fmt`: that)
+
+
 def _npm_exec(
     words: list[str], index: int, base: Path, top: Path | None, untold: list[UntoldProgram] | None
-) -> tuple[int, Path | None, list[Path]] | None:
-    """Where the `exec` (or its `x`) of the npm at `words[index]` stands, npm's options before
-    it passed over as npm reads them (`npm --prefix web exec`), with the folder whose
-    node_modules it takes packages from: `--prefix`'s (`-C`'s), else `base`; and the local
-    packages `--package` gives it to run (`npm --package ./tools/fmt exec -- fmt`). None where
-    npm runs another command."""
+) -> NpmExec | None:
+    """What the npm at `words[index]` runs as `npm exec` (`npm --yes true --prefix web exec`,
+    `npm --package ./tools/fmt exec -- fmt`), or None where npm runs another command."""
     folder: Path | None = base
     local: list[Path] = []
-    place = index + 1
-    while place < len(words) and (words[place] not in PUNCTUATION or words[place] == "exec"):
-        word = words[place]
-        if not npm_option(word):
-            return (place, folder, local) if word in ("exec", "x") else None
-        joined = "=" in word
-        value = word.split("=", 1)[1] if joined else "".join(words[place + 1 : place + 2])
-        if npm_option(word) == "prefix":
-            folder = _moved(base, value, top)
+    values: set[int] = set()
+    command: NpmWord | None = None
+    packages: list[str] = []
+    for read in npm_words(words, index + 1):
+        if not read.option:
+            if command is not None and read.value != words[read.place]:
+                packages.append(read.value or "")  # (what a flag does not take: `--yes=x`)
+            command = command or read
+        elif read.value_place is not None and read.value_place != read.place:
+            values.add(read.value_place)
+        if read.value is None or not read.option:
+            continue
+        if read.option == "prefix":
+            folder = _moved(base, read.value, top)
             if folder is None:
-                _cannot_tell(f"{value}/node_modules", top, untold)
-        elif npm_option(word) == "package":
-            local += _local_package(value, base, top, untold)
-        place += 2 if npm_takes_value(word) else 1
-    return None
+                _cannot_tell(f"{read.value}/node_modules", top, untold)
+        elif read.option == "package":
+            local += _local_package(read.value, base, top, untold)
+    if command is None or command.value not in ("exec", "x"):
+        return None
+    return NpmExec(command.place, folder, local, values, packages)
 
 
 def _local_package(

@@ -90,6 +90,7 @@ from tools.git_programs import (
     loaded_by_name,
     node_names_held,
     npm_option,
+    npm_words,
     npmrc_programs,
     program_name,
     program_paths,
@@ -1938,16 +1939,15 @@ def _package_folders(
         return []
     words = words[: words.index("--")] if "--" in words else words  # the rest: the script's
     folder = base
-    for index, word in enumerate(words):
-        option, joined, value = word.partition("=")
-        if option not in FOLDER_OPTIONS and not _npm_reads_as(program, word, ("prefix",)):
-            continue  # (npm's `--prefi web`: npm takes the one option a word begins for it)
-        value = value if joined else (words[index + 1] if index + 1 < len(words) else "")
+    for value in _folders_given(program, words):
         if EXPANSION.search(value):
             untold.append(UntoldProgram(project, f"{value}/{PACKAGE_JSON}"))
             return []
         folder = Path(os.path.normpath(folder / os.path.expanduser(value)))
-    plain = [word for word in words if not word.startswith("-")]
+    if program == "npm":  # (`npm --browser run install` installs: `run` is --browser's)
+        plain = [word.value or "" for word in npm_words(words, 0) if not word.option]
+    else:
+        plain = [word for word in words if not word.startswith("-")]
     script = plain[1:2] if plain[:1] == ["run"] else plain[:1]
     if script and ("/" in script[0] or is_script_name(script[0])):
         return []  # a file it runs (`bun run srv.ts`), read as the line's own script
@@ -1961,6 +1961,21 @@ def _package_folders(
     if own and not selects:
         return [folder]
     return local_dependencies([folder, *workspace_packages(folder)], untold)
+
+
+def _folders_given(program: str, words: tuple[str, ...]) -> list[str]:
+    """The folders a package manager's `words` move it to, in their order (`--prefix web`,
+    `-C web`, `--cwd=web`); npm's as npm reads its options: `npm --prefi web` (the one option a
+    word begins), `npm --browser x -C web`, `npm --yes=--prefix web`."""
+    if program == "npm":
+        given = npm_words(words, 0)
+        return [word.value for word in given if word.option == "prefix" and word.value is not None]
+    folders = []
+    for index, word in enumerate(words):
+        option, joined, value = word.partition("=")
+        if option in FOLDER_OPTIONS:
+            folders.append(value if joined else "".join(words[index + 1 : index + 2]))
+    return folders
 
 
 def _npm_reads_as(program: str, word: str, options: tuple[str, ...]) -> bool:
