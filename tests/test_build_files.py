@@ -1148,6 +1148,30 @@ def test_a_package_a_json5_config_names_with_an_escape_is_the_one_held(tmp_path,
     assert "node_modules/prettier-plugin-x" in per_file_held(tmp_path)
 
 
+@pytest.mark.parametrize("character", ["\x85", "\u2028"])
+@pytest.mark.parametrize(
+    ("config", "listed"),
+    [
+        (".prettierrc", "plugins:\n  - {}\n"),
+        (".prettierrc.yaml", 'plugins: ["{}"]\n'),
+        (".lintstagedrc", '"*.js": ./{}\n'),
+        (".lintstagedrc.yml", "'*.js': ./{}\n"),
+    ],
+)
+def test_a_yaml_config_s_name_keeps_a_character_pyyaml_reads_apart(
+    tmp_path, config, listed, character
+):
+    # The tools' YAML readers (YAML 1.2) take NEL and LS for characters of a name, where PyYAML
+    # breaks a line (and planloop's reading once took NEL out): prettier loads `p<NEL>.mjs`,
+    # not `p.mjs` nor `p .mjs`, and lint-staged runs `./p<NEL>.mjs`.
+    tool = "npx lint-staged" if "lintstaged" in config else "prettier --check ."
+    named = f"p{character}.mjs"
+    make(tmp_path / ".git/hooks/pre-commit", f"#!/bin/sh\n{tool}\n", "root")
+    make(tmp_path / config, listed.format(named), "root", 0o644)
+    make(tmp_path / named, "export default {}\n", "root", 0o755)
+    assert named in per_file_held(tmp_path)
+
+
 def test_a_package_json_given_the_key_later_counts_at_the_next_look(tmp_path):
     # Those without the key are not read again at each look while unchanged; a change of the
     # same size, the time set back, still counts.

@@ -770,7 +770,10 @@ def _comment_end(text: str, start: int, line_end: re.Pattern[str] = LINE_END) ->
 # cosmiconfig's and lint-staged's loaders take YAML there, and a legacy `.eslintrc` is YAML
 # to ESLint once its JSON comments are blanked out), and a YAML one.
 YAML_READ_SUFFIXES = ("", ".yaml", ".yml")
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# What the tools' YAML (1.2: js-yaml, `yaml`) reads as a character of a name or a comment, and
+# PyYAML (1.1) does not: the control characters it refuses, and NEL, LS and PS, which it takes
+# for line breaks (`"p\x85.mjs"` is a plugin's name to prettier, `p .mjs` to PyYAML).
+CONTENT_TO_THE_TOOLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def data_readings(config: Path, text: str) -> list[Any]:
@@ -788,12 +791,16 @@ def data_readings(config: Path, text: str) -> list[Any]:
         if not readings:
             raise ValueError(f"{config.name} is no JSON")
         return readings
-    # (the tools' YAML takes control characters PyYAML refuses, in a comment say: read without
-    # them)
-    plain = CONTROL_CHARACTERS.sub("", text)
-    for each in dict.fromkeys((plain, without_comments(plain, blanked=True))):
+    # (the tools' YAML takes characters PyYAML refuses or breaks a line at, in a comment or a
+    # name: read with a stand-in for each, put back in what is read; and as written, as Go's
+    # YAML reads it, which breaks a line at NEL too)
+    plain, stands_for = _with_stand_ins(text)
+    written = (text, without_comments(text, blanked=True)) if stands_for else ()
+    texts = {**dict.fromkeys(written, {}), plain: stands_for}
+    texts.setdefault(without_comments(plain, blanked=True), stands_for)
+    for each, put_back in texts.items():
         try:
-            readings.append(read_yaml(each))
+            readings.append(_put_back(read_yaml(each), put_back))
         except YamlTooLarge:
             raise
         except ValueError:
@@ -801,6 +808,49 @@ def data_readings(config: Path, text: str) -> list[Any]:
     if not readings:
         raise ValueError(f"{config.name} is neither JSON nor YAML")
     return readings
+
+
+def _with_stand_ins(text: str) -> tuple[str, dict[str, str]]:
+    """`text` with each character of CONTENT_TO_THE_TOOLS in it as one PyYAML reads as any
+    other of a name (one past the first plane that the text does not hold: a file of a MiB
+    holds a quarter of them at most), and what each stand-in stands for."""
+    found = sorted(set(CONTENT_TO_THE_TOOLS.findall(text)))
+    if not found:
+        return text, {}
+    held = set(text)
+    free = (chr(code) for code in range(0x10000, 0x110000) if chr(code) not in held)
+    stand_in = dict(zip(found, free, strict=False))
+    return CONTENT_TO_THE_TOOLS.sub(lambda each: stand_in[each[0]], text), {
+        new: old for old, new in stand_in.items()
+    }
+
+
+def _put_back(data: Any, stands_for: dict[str, str]) -> Any:
+    """YAML's `data` with each stand-in in its strings (keys too) put back as the character it
+    stands for (`_with_stand_ins`). A list or mapping is changed in place, each once (an
+    anchor may give one twice, or inside itself)."""
+    if not stands_for:
+        return data
+    table = str.maketrans(stands_for)
+    stack, seen = [data], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node, (list, dict)):
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            node[:] = [_translated(each, table) for each in node]
+            stack += node
+        else:
+            pairs = [(_translated(key, table), value) for key, value in node.items()]
+            node.clear()
+            node.update((key, _translated(value, table)) for key, value in pairs)
+            stack += node.values()
+    return _translated(data, table)
+
+
+def _translated(value: Any, table: dict[int, str]) -> Any:
+    return value.translate(table) if isinstance(value, str) else value
 
 
 def put_in(text: str, project: Path) -> str:
@@ -2245,7 +2295,9 @@ def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
     if config.suffix in (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts") or config.is_dir():
         return []
     try:
-        if not config.suffix:  # (`.lintstagedrc`: YAML to lint-staged, which JSON may read apart)
+        if config.suffix in YAML_READ_SUFFIXES:
+            # (`.lintstagedrc`: YAML to lint-staged, which JSON may read apart; a YAML one:
+            # lint-staged's YAML 1.2 and lefthook's Go YAML read NEL apart, `data_readings`)
             # As YAML settings are (SLOW_SETTINGS_LIMIT): libyaml composes one in a single call,
             # seconds a MiB, in which no Ctrl-C is answered. Past it, commands ask.
             readings = data_readings(config, read_small_file(config, SLOW_SETTINGS_LIMIT))
