@@ -315,6 +315,8 @@ UNTOLD_ENVRC_LINES = {
     "set-by-read": 'read -r BIN < .bin-dir\nPATH_add "$BIN"\n',
     "added-to": 'BIN=tools\nBIN+=/bin\nsource_env "$BIN/env.sh"\n',
     "unread-function": "use guix\n",
+    "computed-command": "$(echo PATH_add) .local/bin\n",
+    "eval-of-computed-words": 'eval "$(echo PATH_add) .local/bin"\n',
 }
 
 
@@ -329,6 +331,27 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert ".envrc: its line `" in said(result)
     assert "so any file may be what it runs" in said(result)
     assert not (workspace / "ran").exists()
+
+
+# Ways an `.envrc` puts `.local/bin` first on your PATH besides a plain `PATH_add` line: each
+# is read as direnv's shell runs it.
+ENVRC_PATH_FORMS = {
+    "sourced": {".envrc": "source_env .envrc.local\n", ".envrc.local": "PATH_add .local/bin\n"},
+    "sourced-twice": {
+        ".envrc": "source_env_if_exists .envrc.local\n",
+        ".envrc.local": "source_env env/local.sh\n",
+        "env/local.sh": "PATH_add ../.local/bin\n",  # (from its own folder)
+    },
+    "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
+    "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("form", ENVRC_PATH_FORMS.values(), ids=ENVRC_PATH_FORMS.keys())
+def test_a_path_folder_an_envrc_adds_however_written_stays_read_only(api, env, user_folders, form):
+    contents = {**form, ".local/bin/tool": "#!/bin/sh\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
 
 
 def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_shell_can_tell(

@@ -9,9 +9,10 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         PATH_add (and `layout node|php`, which add a PATH folder, and
                         `load_prefix DIR`, which puts DIR/bin and DIR/lib on PATH and
                         LD_LIBRARY_PATH), with the variables put in that it sets plainly
-                        before (`BIN=tools`) or your environment gives (a word only its shell
-                        can tell, a loop's `$f`, or a `use X` planloop does not read, makes
-                        commands ask), and the nix
+                        before (`BIN=tools`) or your environment gives, read with the files it
+                        sources and the lines `eval` is given plainly (a word only its shell
+                        can tell, a loop's `$f`, a command word it makes, or a `use X` planloop
+                        does not read, makes commands ask), and the nix
                         files of `use flake` / `use nix` / `use devenv` (`$PWD` is the
                         `.envrc`'s folder): what they import, a flake's local inputs, the files
                         it names through `self`, devenv's imported folders
@@ -311,21 +312,95 @@ APPENDED = re.compile(r"([A-Za-z_]\w*)(?:\+=|=\(|\[)")
 SETTING_WORDS = ("export", "local", "readonly", "declare", "typeset")
 
 
-def envrc_commands(envrc: Path, environ: Mapping[str, str] = os.environ) -> list[list[str]]:
-    """The commands of an `.envrc` (`shell_commands`), each word with `$PWD` put in as its
-    folder (`envrc_word`) and each variable direnv's shell would give a plain value: one a
-    command of its own sets earlier in the file (`BIN=tools`, `export BIN=$PWD/tools`), else
-    your environment's. One the file sets otherwise (from a command's output, by `for` or
-    `read`, or twice) stays as written, as does one set nowhere: only the shell can tell them
-    (`envrc_untold`)."""
-    base = envrc.parent
-    values: dict[str, str | None] = {}
-    commands: list[list[str]] = []
-    for words in shell_commands(_read(envrc)):
-        words = [_put_in(envrc_word(word, base), values, environ) for word in words]
-        _remember(words, values)
-        commands.append(words)
-    return commands
+# How deep an `.envrc` is followed into the files it sources (`source_env .envrc.local`, which
+# may source another in turn), and how many files are read for one `.envrc` in all.
+MAX_ENVRC_DEPTH = 8
+MAX_ENVRC_FILES = 50
+# direnv's functions that source a file into the `.envrc`'s shell after entering the file's
+# folder (its relative words are from there); bash's `source` and `.` stay where they are.
+ENVRC_SOURCERS = ("source_env", "source_env_if_exists", "source_up", "source_up_if_exists")
+# What `eval` is given when it runs a program's output (`eval "$(pixi shell-hook)"`): that
+# program's files are read as a tool's (`tools_run_by_envrc`), not as lines of the `.envrc`.
+EVAL_OF_OUTPUT = re.compile(r"\$\([^()]*\)|`[^`]*`")
+
+
+def envrc_steps(
+    envrc: Path, environ: Mapping[str, str] = os.environ
+) -> list[tuple[Path, list[str]]]:
+    """(folder, words) of each command direnv's shell runs for an `.envrc` (`shell_commands`),
+    each word with `$PWD` put in as that folder (`envrc_word`) and each variable direnv's shell
+    would give a plain value: one a command sets earlier (`BIN=tools`, `export
+    BIN=$PWD/tools`), else your environment's. One set otherwise (from a command's output, by
+    `for` or `read`, or twice) stays as written, as does one set nowhere: only the shell can
+    tell them (`envrc_untold`).
+
+    The commands of a file it sources are read in its place, with the variables set so far,
+    as the shell runs them (`source_env .envrc.local`, whose `PATH_add` puts a folder on your
+    PATH as surely as the `.envrc`'s own), from the folder direnv enters for it
+    (`envrc_files`); and so are the words `eval` is given plainly (`eval "PATH_add bin"`)."""
+    return _EnvrcReader(envrc, environ).steps
+
+
+def envrc_files(envrc: Path) -> list[tuple[Path, Path]]:
+    """(file, folder) of the `.envrc` and each file it sources that exists (`envrc_steps`),
+    with the folder its relative words are read from."""
+    return _EnvrcReader(envrc).files
+
+
+class _EnvrcReader:
+    """Reads an `.envrc` and the files it sources, as one shell runs them (`envrc_steps`)."""
+
+    def __init__(self, envrc: Path, environ: Mapping[str, str] = os.environ) -> None:
+        self.environ = environ
+        self.steps: list[tuple[Path, list[str]]] = []
+        self.values: dict[str, str | None] = {}
+        self.files: list[tuple[Path, Path]] = []
+        # A file sourced past MAX_ENVRC_DEPTH or MAX_ENVRC_FILES: what it loads is not read.
+        self.unread: list[Path] = []
+        self.read(envrc, envrc.parent, 0)
+
+    def read(self, path: Path, base: Path, depth: int) -> None:
+        self.files.append((path, base))
+        for words in shell_commands(_read(path)):
+            self.take(words, base, depth)
+
+    def take(self, words: list[str], base: Path, depth: int) -> None:
+        words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
+        _remember(words, self.values)
+        self.steps.append((base, words))
+        given = " ".join(words[1:])
+        if words[0] == "eval" and not SHELL_ONLY.search(given) and depth < MAX_ENVRC_DEPTH:
+            for inner in shell_commands(given):  # (`eval "$x"`: `envrc_untold`)
+                self.take(inner, base, depth + 1)
+            return
+        sourced = sourced_by(words[0], words[1:], base)
+        if sourced is None or sourced[0] in {path for path, _ in self.files}:
+            return
+        if depth >= MAX_ENVRC_DEPTH or len(self.files) >= MAX_ENVRC_FILES:
+            self.unread.append(sourced[0])
+        elif os.path.isfile(sourced[0]):
+            self.read(*sourced, depth + 1)
+
+
+def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] | None:
+    """(file, folder its words are read from) that the `.envrc` command `command args`, run
+    in `base`, sources into its shell, or None: `source_env FILE` (a folder's `.envrc`) and
+    `source_up [NAME]` enter the file's folder first; `source` and `.` do not."""
+    if command in ("source_up", "source_up_if_exists"):
+        name = args[0] if args else ".envrc"
+        for folder in base.parents:
+            if (found := literal_path(name, folder)) is not None and os.path.isfile(found):
+                return found, found.parent
+        return None
+    if command not in (*ENVRC_SOURCERS, "source", ".") or not args:
+        return None
+    named = literal_path(args[0], base)
+    if named is None:
+        return None
+    if command not in ENVRC_SOURCERS:
+        return named, base
+    named = named / ".envrc" if os.path.isdir(named) else named
+    return named, named.parent
 
 
 def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, str]) -> str:
@@ -370,7 +445,12 @@ def shell_commands(text: str) -> Iterable[list[str]]:
 
 
 def _unquoted(word: str) -> str:
-    return "".join(a or b or c for a, b, c in WORD_PIECE.findall(word))
+    """`word` as the shell gives it to a command: quotes taken out, and the backslashes that
+    quote a character outside single quotes (`P\\ATH_add` runs PATH_add)."""
+    return "".join(
+        a or re.sub(r'\\([$`"\\])', r"\1", b) or re.sub(r"\\(.)", r"\1", c)
+        for a, b, c in WORD_PIECE.findall(word)
+    )
 
 
 def _read(path: Path) -> str:
@@ -454,9 +534,11 @@ def run_by_your_shell() -> list[Path]:
 
 
 def run_by_envrc(envrc: Path) -> list[Path]:
-    """Every existing file an `.envrc` names by a literal path, relative to its folder
-    (`named_files`): direnv's allow covers the `.envrc`, not the scripts it runs."""
-    return [path for path in named_files(_read(envrc), envrc.parent) if path != envrc]
+    """Every existing file an `.envrc`, or a file it sources, names by a literal path, relative
+    to its folder (`named_files`): direnv's allow covers the `.envrc`, not the scripts it
+    runs."""
+    found = [named for path, base in envrc_files(envrc) for named in named_files(_read(path), base)]
+    return [path for path in dict.fromkeys(found) if path != envrc]
 
 
 def loaded_by_envrc(envrc: Path) -> list[Path]:
@@ -466,9 +548,8 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     watches and reloads on change, and the nix files nix-direnv evaluates (whose shellHook runs
     in your shell) are not checked, and run each time your shell enters the folder.
     """
-    base = envrc.parent
     named: list[Path] = []
-    for command, args in direnv_calls(envrc):
+    for command, args, base in direnv_calls(envrc):
         if command in DIRENV_SOURCES and args:
             named.append(literal_path(args[0], base))
         elif command in ("watch_file", "watch_dir"):
@@ -482,15 +563,16 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     return [path for path in dict.fromkeys(named) if path is not None]
 
 
-def direnv_calls(envrc: Path) -> list[tuple[str, list[str]]]:
-    """(function, arguments) of each command of an `.envrc` (`envrc_commands`), with
-    `use_flake x` and `layout_node` spelt as `use flake x` and `layout node` are."""
-    calls: list[tuple[str, list[str]]] = []
-    for command, *args in envrc_commands(envrc):
+def direnv_calls(envrc: Path) -> list[tuple[str, list[str], Path]]:
+    """(function, arguments, the folder they are read from) of each command of an `.envrc`
+    and of the files it sources (`envrc_steps`), with `use_flake x` and `layout_node` spelt
+    as `use flake x` and `layout node` are."""
+    calls: list[tuple[str, list[str], Path]] = []
+    for base, (command, *args) in envrc_steps(envrc):
         for kind in ("use", "layout"):
             if command.startswith(kind + "_"):
                 command, args = kind, [command.removeprefix(kind + "_"), *args]
-        calls.append((command, args))
+        calls.append((command, args, base))
     return calls
 
 
@@ -517,16 +599,37 @@ def envrc_untold(envrc: Path) -> str | None:
     pattern, `for f in .envrc.d/*.sh; do source_env "$f"; done`, a command's output), or a
     `use X` or `layout X` whose function planloop does not read (`use guix`, one of your
     direnvrc's)."""
-    defined = set(OWN_FUNCTION.findall(_read(envrc)))
-    for command, args in direnv_calls(envrc):
+    reader = _EnvrcReader(envrc)
+    if reader.unread:
+        bounds = f"{MAX_ENVRC_DEPTH} deep, {MAX_ENVRC_FILES} in all"
+        return f"it sources {reader.unread[0]}, past the files planloop reads ({bounds})"
+    texts = [_read(path) for path, _ in reader.files]
+    defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
+    for command, args, _ in direnv_calls(envrc):
+        line = _short_line(command, args)
+        if why := _untold_command(command, args):
+            return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
             continue
-        line = _short_line(command, args)
         for arg in args:
             if SHELL_ONLY.search(arg):
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
+    return None
+
+
+def _untold_command(command: str, args: list[str]) -> str | None:
+    """Why only the shell can tell what the `.envrc` command `command args` runs, or None: a
+    command word it makes (`$(echo PATH_add) bin`, `$TOOL bin`), or `eval` given words it
+    makes (`eval "$LINE"`). What `eval` is given plainly is read as the file's own lines
+    (`envrc_steps`), and a program's output it runs (`eval "$(pixi shell-hook)"`) holds that
+    program's files (`tools_run_by_envrc`)."""
+    if re.search("[$`]", command) and not ASSIGNMENT.match(command):
+        return f"runs `{command}`, which only its shell can tell"
+    given = " ".join(args)
+    if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
+        return f"runs `{given}`, which only its shell can tell"
     return None
 
 
@@ -560,9 +663,8 @@ DOTENV_LOADERS = ("dotenv", "dotenv_if_exists")
 def dotenvs_loaded_by(envrc: Path) -> list[Path]:
     """The dotenv files an `.envrc` loads with `dotenv` or `dotenv_if_exists`: the one named,
     a named folder's `.env`, or the `.env` beside the `.envrc` when none is named."""
-    base = envrc.parent
     found: list[Path] = []
-    for command, args in direnv_calls(envrc):
+    for command, args, base in direnv_calls(envrc):
         if command not in DOTENV_LOADERS:
             continue
         named = literal_path(args[0], base) if args else base
@@ -576,9 +678,8 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
     (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would);
     and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first on your PATH and
     LD_LIBRARY_PATH (a library there is loaded by each program your shell starts)."""
-    base = envrc.parent
     added: list[Path | None] = []
-    for command, args in direnv_calls(envrc):
+    for command, args, base in direnv_calls(envrc):
         if command in ("PATH_add", "path_add"):
             added += [literal_path(arg, base) for arg in args]
         elif command == "load_prefix" and args and (prefix := literal_path(args[0], base)):
@@ -591,21 +692,21 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
 def vimrcs_used_by_envrc(envrc: Path) -> list[Path]:
     """The vim scripts an `.envrc`'s `use vim [FILE]` names (`.vimrc.local` by default), which
     direnv adds to DIRENV_EXTRA_VIMRC for the direnv.vim plugin to source."""
-    base = envrc.parent
     named = [
         literal_path(args[1] if len(args) > 1 else ".vimrc.local", base)
-        for command, args in direnv_calls(envrc)
+        for command, args, base in direnv_calls(envrc)
         if command == "use" and args[:1] == ["vim"]
     ]
     return [path for path in named if path is not None]
 
 
-def tools_run_by_envrc(envrc: Path) -> list[Path]:
+def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
     """The files of each program in ENVRC_TOOLS that the `.envrc` runs (its name is a word, or
     a piece of one: `eval "$(pixi shell-hook)"`, `~/.pixi/bin/pixi`, `use flox`, `use_flox`),
     in the `.envrc`'s folder, and pixi's manifest and the scripts its [activation] names.
-    Missing ones are included."""
-    base = envrc.parent
+    Missing ones are included. `base`: the folder its words are read from, where it is not
+    its own (a file the `.envrc` sources with bash's `source`)."""
+    base = envrc.parent if base is None else base
     pieces = {
         os.path.basename(piece).removeprefix("use_")
         for words in shell_commands(_read(envrc))
@@ -735,12 +836,17 @@ def held_when_there(
     named += [(path, YOUR_ENVIRONMENT_REASON) for path in named_by_your_environment(root)]
     vimrcs: list[Path] = []
     for envrc in envrcs_around(root, envrcs, below):
-        tools += tools_run_by_envrc(envrc)
         bins += path_added_by_envrc(envrc)
         vimrcs += vimrcs_used_by_envrc(envrc)
-        # direnv exports a loaded .env's variables as it does the .envrc's own.
-        text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
-        named += [(path, ENVRC_NAMED_REASON) for path in named_by_envrc(envrc, root, text)]
+        # direnv exports a loaded .env's variables as it does the .envrc's own, and a sourced
+        # file's as its own (its relative values from the folder direnv enters for it).
+        for path, base in envrc_files(envrc):
+            tools += tools_run_by_envrc(path, base)
+            text = _read(path)
+            if path == envrc:
+                text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
+            found_here = named_by_envrc(path, root, text, base)
+            named += [(named_path, ENVRC_NAMED_REASON) for named_path in found_here]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]

@@ -823,21 +823,24 @@ def named_by_your_environment(root: Path, environ: Mapping[str, str] = os.enviro
 ENVRC_ASSIGNMENT = re.compile(r"(?:export\s+|local\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)\+?=")
 
 
-def named_by_envrc(envrc: Path, root: Path, text: str) -> list[Path]:
+def named_by_envrc(envrc: Path, root: Path, text: str, here: Path | None = None) -> list[Path]:
     """Each path in the workspace the .envrc `text` names by a path, `$PWD`-relative ones
     included (see the module's doc); a path assigned to a variable that names no code there
-    (`names_code`) is left out, as it would be from your environment once direnv loaded it."""
+    (`names_code`) is left out, as it would be from your environment once direnv loaded it.
+    `here`: the folder its words are read from, where it is not its own (a file the `.envrc`
+    sources with bash's `source`)."""
     home = Path(os.path.expanduser("~"))
+    here = envrc.parent if here is None else here
     found: list[Path] = []
     for line in text.split("\n"):  # bash's lines and blanks, not Python's wider ones
         line = re.sub(r"(^|[ \t])#.*", "", line)
         for piece in re.split(r"[;&|]", line):
             assigned = ENVRC_ASSIGNMENT.match(piece.strip())
-            named = paths_named_in(piece, Path(root), home, here=envrc.parent)
+            named = paths_named_in(piece, Path(root), home, here=here)
             if assigned:
                 named = [path for path in named if names_code(assigned.group(1), path)]
                 value = piece.strip()[assigned.end() :]
-                named += relative_code_paths(assigned.group(1), value, envrc.parent, root)
+                named += relative_code_paths(assigned.group(1), value, here, root)
             found += named
     return list(dict.fromkeys(found))
 
