@@ -344,6 +344,7 @@ ENVRC_PATH_FORMS = {
     },
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
+    "relative-export": {".envrc": 'export PATH=".local/bin:$PATH"\n'},
 }
 
 
@@ -352,6 +353,27 @@ ENVRC_PATH_FORMS = {
 def test_a_path_folder_an_envrc_adds_however_written_stays_read_only(api, env, user_folders, form):
     contents = {**form, ".local/bin/tool": "#!/bin/sh\n"}
     assert_held_by_envrc(api, env, user_folders, contents)
+
+
+# git takes a relative GIT_CONFIG_GLOBAL, or XDG_CONFIG_HOME's git/config, from the folder it
+# runs in: the .envrc's own, where direnv loaded it. Its config's core.fsmonitor runs at the
+# next `git status`.
+ENVRC_GIT_CONFIGS = {
+    "git-config": {
+        ".envrc": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
+        ".gitconfig.local": "[user]\n\tname = dev\n",
+    },
+    "config-home": {
+        ".envrc": "export XDG_CONFIG_HOME=.config\n",
+        ".config/git/config": "[user]\n\tname = dev\n",
+    },
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("form", ENVRC_GIT_CONFIGS.values(), ids=ENVRC_GIT_CONFIGS.keys())
+def test_the_git_config_an_envrc_names_relatively_stays_read_only(api, env, user_folders, form):
+    assert_held_by_envrc(api, env, user_folders, form)
 
 
 def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_shell_can_tell(

@@ -509,6 +509,12 @@ def code_paths_of(
     return _named_by_variable(name, kinds[0], value, base, unread) if kinds else []
 
 
+def variable_paths(name: str, kind: str, value: str) -> list[str]:
+    """The paths (as written) that `value` names when set as the variable `name`, read as a
+    value of the `kind` given (FOLDERS, ONE, PROGRAM, ...), where `name` is no CODE_VARIABLE."""
+    return _named_by_variable(name, kind, value)
+
+
 def _named_by_variable(
     name: str, kind: str, value: str, base: Path | None = None, unread: list[str] | None = None
 ) -> list[str]:

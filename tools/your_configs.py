@@ -21,7 +21,9 @@ a command makes it: `held_when_there` in tools/shell_config.py).
                         BROWSER, DOTNET_STARTUP_HOOKS, ...), besides CODE_VARIABLES' stricter rule
     an .envrc           a path it names from its own folder, `$PWD/tools` or `$(pwd)/tools`, also
                         in an assignment (`export PATH="$PWD/tools:$PATH"`), or relatively in a
-                        variable of CODE_VARIABLES (`export PYTHONPATH=lib`): what direnv puts
+                        variable of CODE_VARIABLES (`export PYTHONPATH=lib`) or
+                        ENVRC_RELATIVE_VARIABLES (`export PATH=".local/bin:$PATH"`,
+                        `export GIT_CONFIG_GLOBAL=.gitconfig.local`): what direnv puts
                         into your shell's environment when it loads the .envrc (and the
                         variables of a .env its `dotenv` loads)
 
@@ -56,7 +58,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from tools.environment import CODE_VARIABLES, WordTooLong, code_paths_of, shell_words
+from tools.environment import (
+    CODE_VARIABLES,
+    FOLDERS,
+    ONE,
+    PROGRAM,
+    WordTooLong,
+    code_paths_of,
+    shell_words,
+    variable_paths,
+)
 from tools.homes import your_homes
 
 CODE_VARIABLE_NAMES = frozenset(variable for variable, _, _ in CODE_VARIABLES)
@@ -845,12 +856,30 @@ def named_by_envrc(envrc: Path, root: Path, text: str, here: Path | None = None)
     return list(dict.fromkeys(found))
 
 
+# Variables that are no CODE_VARIABLES but whose relative value in an .envrc names what runs
+# as surely (their absolute one is held as any variable's, `names_code`): your shell's PATH,
+# and what git runs or takes its config from, at your next `git status` in the folder (the
+# fsmonitor its config names, a hook of GIT_DIR's). XDG_CONFIG_HOME moves every tool's config
+# in that shell (git's `.config/git/config` among them), so the folder it names is held whole;
+# your own environment's is not read this way (run in your home, all of ~/.config would be).
+ENVRC_RELATIVE_VARIABLES = {
+    "PATH": FOLDERS,
+    **dict.fromkeys(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"), ONE),
+    **dict.fromkeys(("GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_COMMON_DIR"), ONE),
+    **dict.fromkeys(("GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR"), PROGRAM),
+    **dict.fromkeys(("GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF"), PROGRAM),
+    "XDG_CONFIG_HOME": ONE,
+}
+
+
 def relative_code_paths(name: str, value: str, here: Path, root: Path) -> list[Path]:
     """The paths in the workspace `root` that `value`, assigned to `name` in an .envrc in the
     folder `here`, names relatively where `name` is one of CODE_VARIABLES (`export
-    PYTHONPATH=lib`, `export PYTHONSTARTUP=tools/startup.py`): python, bash or node take them
-    from the folder your shell is in, which is the .envrc's own when direnv loads it there. A
-    relative value of any other variable (`export DB=./dev.db`) is data."""
+    PYTHONPATH=lib`, `export PYTHONSTARTUP=tools/startup.py`) or ENVRC_RELATIVE_VARIABLES
+    (`export PATH=".local/bin:$PATH"`, `export GIT_CONFIG_GLOBAL=.gitconfig.local`): python,
+    bash, git or your shell take them from the folder your shell is in, which is the .envrc's
+    own when direnv loads it there. A relative value of any other variable (`export
+    DB=./dev.db`) is data."""
     try:
         words = shell_words(value)
     except WordTooLong:
@@ -858,6 +887,8 @@ def relative_code_paths(name: str, value: str, here: Path, root: Path) -> list[P
     except ValueError:  # an open quote: bash refuses the line, but read it whole
         words = value.split()
     entries = code_paths_of(name, words[0], here) if words else []
+    if words and name in ENVRC_RELATIVE_VARIABLES:
+        entries = variable_paths(name, ENVRC_RELATIVE_VARIABLES[name], words[0])
     # A path with a variable in it (`$PYTHONPATH`, `$PWD/lib`) only the shell can tell, or
     # `paths_named_in` read it already.
     relative = [e for e in entries if e and not os.path.isabs(e) and not re.search("[$`]", e)]
