@@ -317,6 +317,7 @@ UNTOLD_ENVRC_LINES = {
     "unread-function": "use guix\n",
     "computed-command": "$(echo PATH_add) .local/bin\n",
     "eval-of-computed-words": 'eval "$(echo PATH_add) .local/bin"\n',
+    "layout-dir-from-output": 'direnv_layout_dir="$(mktemp -d)"\nlayout go\n',
 }
 
 
@@ -374,6 +375,16 @@ ENVRC_GIT_CONFIGS = {
 @pytest.mark.parametrize("form", ENVRC_GIT_CONFIGS.values(), ids=ENVRC_GIT_CONFIGS.keys())
 def test_the_git_config_an_envrc_names_relatively_stays_read_only(api, env, user_folders, form):
     assert_held_by_envrc(api, env, user_folders, form)
+
+
+@needs_bwrap
+def test_the_layout_folder_an_envrc_moves_stays_read_only(api, env, user_folders):
+    # `layout go` puts `$(direnv_layout_dir)/go/bin` first on PATH, where the .envrc says.
+    contents = {
+        ".envrc": "direnv_layout_dir=.cache/direnv\nlayout go\n",
+        ".cache/direnv/go/bin/tool": "#!/bin/sh\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
 
 
 def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_shell_can_tell(

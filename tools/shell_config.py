@@ -8,7 +8,8 @@ sandbox: found by reading your own configuration, and held like a folder on your
     direnv              what an `.envrc` loads besides itself: source_env, dotenv, watch_file,
                         PATH_add (and `layout node|php`, which add a PATH folder, and
                         `load_prefix DIR`, which puts DIR/bin and DIR/lib on PATH and
-                        LD_LIBRARY_PATH), with the variables put in that it sets plainly
+                        LD_LIBRARY_PATH; `layout go|perl|ruby|python` where it moves
+                        `direnv_layout_dir`), with the variables put in that it sets plainly
                         before (`BIN=tools`) or your environment gives, read with the files it
                         sources and the lines `eval` is given plainly (a word only its shell
                         can tell, a loop's `$f`, a command word it makes, or a `use X` planloop
@@ -228,6 +229,11 @@ ENVRC_TOOLS: dict[str, tuple[str, ...]] = {
     "just": ("justfile", ".justfile", "Justfile"),
     "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"),
 }
+DIRENV_LAYOUT_REASON = (
+    "the folder an .envrc's direnv_layout_dir names is protected: direnv's layouts (go, perl, "
+    "ruby, python) put the programs they install there first on your PATH each time your "
+    "shell enters the folder"
+)
 DIRENV_VIMRC_REASON = (
     "a vim script an .envrc's `use vim` names is protected: the direnv.vim plugin sources it "
     "into your vim each time vim loads the folder's environment"
@@ -587,8 +593,20 @@ DIRENV_LOADERS = (
 # folders outside on a PATH, and mise's and asdf's, whose files are held as host tools'.
 KNOWN_USES = ("flake", "nix", "devenv", "vim", "flox", "node", "nodenv", "julia", "rbenv")
 KNOWN_USES += ("mise", "asdf")
-KNOWN_LAYOUTS = (*DIRENV_LAYOUT_PATHS, "go", "perl", "python", "python2", "python3", "ruby")
-KNOWN_LAYOUTS += ("pipenv", "pyenv", "julia", "anaconda")
+# direnv's layouts that keep what they install in `$(direnv_layout_dir)` (.direnv/, held as a
+# host tool's folder, unless the `.envrc` sets `direnv_layout_dir`, as direnv's wiki shows to
+# move it: `direnv_layout_dir=.cache/direnv`), with the folders there they put first on PATH
+# (python's is a virtualenv, held as one).
+LAYOUT_DIR_PATHS: dict[str, tuple[str, ...]] = {
+    "go": ("go/bin",),
+    "perl": ("perl5/bin",),
+    "ruby": ("bin", "ruby/bin"),
+    **dict.fromkeys(("python", "python2", "python3", "pyenv"), ()),
+}
+LAYOUT_DIR = "direnv_layout_dir"
+# `direnv_layout_dir() {`: the `.envrc`'s own function in place of the variable.
+OWN_LAYOUT_DIR = re.compile(r"^[ \t]*(?:function[ \t]+)?direnv_layout_dir[ \t]*[({]", re.MULTILINE)
+KNOWN_LAYOUTS = (*DIRENV_LAYOUT_PATHS, *LAYOUT_DIR_PATHS, "pipenv", "julia", "anaconda")
 # `use_x() {`, `function layout_x {`: a function the `.envrc` defines, whose lines are read.
 OWN_FUNCTION = re.compile(r"^[ \t]*(?:function[ \t]+)?((?:use|layout)_\w+)", re.MULTILINE)
 
@@ -616,6 +634,10 @@ def envrc_untold(envrc: Path) -> str | None:
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
+    for _, folder, line in layout_dirs(envrc):
+        if folder is None:
+            why = f"puts `$({LAYOUT_DIR})`'s folders on PATH, which only its shell can tell"
+            return f"its line `{line}` {why}"
     return None
 
 
@@ -631,6 +653,36 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
         return f"runs `{given}`, which only its shell can tell"
     return None
+
+
+def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
+    """(layout, the folder `direnv_layout_dir` names for it, its line) for each `layout X` of
+    an `.envrc` (and of the files it sources) that keeps its files there (LAYOUT_DIR_PATHS),
+    where the `.envrc` sets that variable before, read from the folder the layout runs in
+    (the layout puts in `$(direnv_layout_dir)` then); the folder is None where only the shell
+    can tell it (a value of `$(...)`, the `.envrc`'s own `direnv_layout_dir()` function)."""
+    texts = [_read(path) for path, _ in envrc_files(envrc)]
+    value: str | None = "$" if any(OWN_LAYOUT_DIR.search(text) for text in texts) else None
+    found: list[tuple[str, Path | None, str]] = []
+    for command, args, base in direnv_calls(envrc):
+        for word in [command, *args] if command in SETTING_WORDS or "=" in command else []:
+            name, equals, assigned = word.partition("=")
+            if name.rstrip("+") == LAYOUT_DIR and equals:
+                value = "$" if name.endswith("+") else assigned
+        if command == "layout" and args and args[0] in LAYOUT_DIR_PATHS and value is not None:
+            folder = None if SHELL_ONLY.search(value) else literal_path(value, base)
+            found.append((args[0], folder, _short_line(command, args)))
+    return found
+
+
+def layout_dir_folders(envrc: Path) -> list[Path]:
+    """The folders `layout_dirs` names, whole (as .direnv/ is), and the folders in each that
+    the layout puts first on your PATH (what counts where it names the workspace itself)."""
+    found: list[Path] = []
+    for layout, folder, _ in layout_dirs(envrc):
+        if folder is not None:
+            found += [folder, *(folder / bin for bin in LAYOUT_DIR_PATHS[layout])]
+    return list(dict.fromkeys(found))
 
 
 def _read_function(kind: str, name: str, defined: set[str]) -> bool:
@@ -835,9 +887,11 @@ def held_when_there(
     named = [(path, YOUR_CONFIG_REASON) for path in named_by_your_configs(root, below)]
     named += [(path, YOUR_ENVIRONMENT_REASON) for path in named_by_your_environment(root)]
     vimrcs: list[Path] = []
+    layouts: list[Path] = []
     for envrc in envrcs_around(root, envrcs, below):
         bins += path_added_by_envrc(envrc)
         vimrcs += vimrcs_used_by_envrc(envrc)
+        layouts += layout_dir_folders(envrc)
         # direnv exports a loaded .env's variables as it does the .envrc's own, and a sourced
         # file's as its own (its relative values from the folder direnv enters for it).
         for path, base in envrc_files(envrc):
@@ -847,10 +901,12 @@ def held_when_there(
                 text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
             found_here = named_by_envrc(path, root, text, base)
             named += [(named_path, ENVRC_NAMED_REASON) for named_path in found_here]
+    bins += [path for path in layouts if path.name == "bin"]
     bins += [path for path in tools if path.name == "bin"]
     bins += [path for path, _ in named if path.name in ("bin", "sbin")]
     found = [(path, ENVRC_TOOL_REASON) for path in tools]
     found += [(path, DIRENV_VIMRC_REASON) for path in vimrcs]
+    found += [(path, DIRENV_LAYOUT_REASON) for path in layouts]
     found += [(path, COMPLETION_REASON) for path in completion_folders(bins)]
     found += [(path, PYTHON_PATH_REASON) for path in python_path_start_files(root)]
     # Last: a path is named by what runs it, where that is known, before "something names it".
