@@ -395,6 +395,16 @@ def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_
     assert "`source_env $f` needs `$f`" in why and "any file may be what it runs" in why
 
 
+def test_the_file_tools_ask_before_any_write_where_an_envrc_sources_files_past_what_is_read(
+    workspace,
+):
+    # Each file sources the next: the last ones' PATH_add lines are not read.
+    chain = {f"env/{n}.sh": f"source_env {n + 1}.sh\nPATH_add bin{n}\n" for n in range(12)}
+    files(workspace, {".envrc": "source_env env/0.sh\n", **chain})
+    why = protected_reason(workspace, "env/bin11/git") or ""
+    assert "past the files planloop reads" in why and "any file may be what it runs" in why
+
+
 @needs_bwrap
 def test_a_virtualenv_not_on_path_keeps_its_bin_read_only(api, env, workspace):
     # VS Code's Python extension runs .venv/bin/python on folder open, and sources
