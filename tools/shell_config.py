@@ -648,7 +648,8 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     (`envrc_steps`), and a program's output it runs (`eval "$(pixi shell-hook)"`) holds that
     program's files (`tools_run_by_envrc`)."""
     if re.search("[$`]", command) and not ASSIGNMENT.match(command):
-        return f"runs `{command}`, which only its shell can tell"
+        # (the words of a `$(...)` are split apart here: the whole line says it better)
+        return "runs a command its shell makes, which only the shell can tell"
     given = " ".join(args)
     if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
         return f"runs `{given}`, which only its shell can tell"
