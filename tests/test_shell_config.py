@@ -226,16 +226,19 @@ def test_what_devenv_imports_through_an_input_in_a_folder_here_stays_read_only(
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
-def assert_held_by_envrc(api, env, user_folders, contents: dict[str, str]) -> None:
+def assert_held_by_envrc(
+    api, env, user_folders, contents: dict[str, str], flags: tuple[str, ...] = ()
+) -> None:
     """With the workspace's files `contents`, one command that tries to rewrite each file but
-    the .envrc runs without a question, and each stays as it was."""
+    the .envrc runs without a question (or with `--yes` in `flags`, approved), and each stays
+    as it was."""
     user, workspace, planloop_home, home = user_folders
     files(workspace, contents)
     if user == "nobody":
         subprocess.run(["chown", "-R", "65534:65534", str(workspace)], check=True)
     attack(api, *(name for name in contents if name != ".envrc"))
     env = {**env, "PLANLOOP_HOME": str(planloop_home), "HOME": str(home)}
-    result = run_as(user, api, env, workspace, home)
+    result = run_as(user, api, env, workspace, home, flags)
     assert result.returncode == 0, result.stderr
     (output,) = tool_results(api)
     assert "Read-only file system" in output and "done" in output  # it ran, and asked nothing
@@ -318,6 +321,12 @@ UNTOLD_ENVRC_LINES = {
     "computed-command": "$(echo PATH_add) .local/bin\n",
     "eval-of-computed-words": 'eval "$(echo PATH_add) .local/bin"\n',
     "layout-dir-from-output": 'direnv_layout_dir="$(mktemp -d)"\nlayout go\n',
+    # A relative path is taken from whichever folder below the .envrc's you stand in, where
+    # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
+    "relative-path-entry": 'export PATH=".local/bin:$PATH"\n',
+    "empty-path-entry": 'PATH=":$PATH"\n',
+    "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
+    "relative-config-home": "export XDG_CONFIG_HOME=.config\n",
 }
 
 
@@ -345,7 +354,6 @@ ENVRC_PATH_FORMS = {
     },
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
-    "relative-export": {".envrc": 'export PATH=".local/bin:$PATH"\n'},
 }
 
 
@@ -358,8 +366,10 @@ def test_a_path_folder_an_envrc_adds_however_written_stays_read_only(api, env, u
 
 # git takes a relative GIT_CONFIG_GLOBAL, or XDG_CONFIG_HOME's git/config, from the folder it
 # runs in: the .envrc's own, where direnv loaded it. Its config's core.fsmonitor runs at the
-# next `git status`.
-ENVRC_GIT_CONFIGS = {
+# next `git status`. Such a relative path makes commands ask (above); one the person lets run
+# still cannot change the file beside the .envrc.
+ENVRC_RELATIVE_EXPORTS = {
+    "path-entry": {".envrc": 'export PATH=".local/bin:$PATH"\n', ".local/bin/tool": "#!/bin/sh\n"},
     "git-config": {
         ".envrc": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
         ".gitconfig.local": "[user]\n\tname = dev\n",
@@ -372,9 +382,11 @@ ENVRC_GIT_CONFIGS = {
 
 
 @needs_bwrap
-@pytest.mark.parametrize("form", ENVRC_GIT_CONFIGS.values(), ids=ENVRC_GIT_CONFIGS.keys())
-def test_the_git_config_an_envrc_names_relatively_stays_read_only(api, env, user_folders, form):
-    assert_held_by_envrc(api, env, user_folders, form)
+@pytest.mark.parametrize("form", ENVRC_RELATIVE_EXPORTS.values(), ids=ENVRC_RELATIVE_EXPORTS.keys())
+def test_what_an_envrc_exports_relatively_stays_read_only_once_approved(
+    api, env, user_folders, form
+):
+    assert_held_by_envrc(api, env, user_folders, form, ("--yes",))
 
 
 @needs_bwrap

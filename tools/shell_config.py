@@ -75,11 +75,19 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from urllib.parse import parse_qs
 
-from tools.environment import link_inside, path_folders_in, variable_paths_in, variable_reason
+from tools.environment import (
+    FOLDERS,
+    link_inside,
+    path_folders_in,
+    variable_paths,
+    variable_paths_in,
+    variable_reason,
+)
 from tools.homes import your_homes
 from tools.toml_text import toml_data
 from tools.your_configs import (
     ENVRC_FOLDER_SPELLINGS,
+    ENVRC_RELATIVE_VARIABLES,
     named_by_envrc,
     named_by_your_configs,
     named_by_your_environment,
@@ -625,7 +633,7 @@ def envrc_untold(envrc: Path) -> str | None:
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     for command, args, _ in direnv_calls(envrc):
         line = _short_line(command, args)
-        if why := _untold_command(command, args):
+        if why := _untold_command(command, args) or _relative_export(command, args):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
             continue
@@ -653,6 +661,28 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     given = " ".join(args)
     if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
         return f"runs `{given}`, which only its shell can tell"
+    return None
+
+
+def _relative_export(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` gives your shell a path only the folder you
+    stand in can tell, or None: a relative or empty entry of PATH, or a relative path in one
+    of git's variables or XDG_CONFIG_HOME (ENVRC_RELATIVE_VARIABLES: `export
+    GIT_CONFIG_GLOBAL=.gitconfig.local`). direnv stays loaded in every folder below the
+    `.envrc`'s, and git and your shell take such a path from the one you are in
+    (`src/.gitconfig.local`): a command could plant it in any of them. The one beside the
+    `.envrc` is held as well (tools/your_configs.py `relative_code_paths`)."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    for word in words:
+        name, equals, value = word.partition("=")
+        kind = ENVRC_RELATIVE_VARIABLES.get(name)
+        if not equals or kind is None:
+            continue
+        entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
+        for entry in entries:
+            if not entry or not (os.path.isabs(entry) or entry.startswith(("$", "~"))):
+                where = f"a relative path (`{entry}`)" if entry else "an empty entry (`.`)"
+                return f"gives {name} {where}, which is taken from whichever folder you are in"
     return None
 
 

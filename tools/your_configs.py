@@ -862,6 +862,8 @@ def named_by_envrc(envrc: Path, root: Path, text: str, here: Path | None = None)
 # fsmonitor its config names, a hook of GIT_DIR's). XDG_CONFIG_HOME moves every tool's config
 # in that shell (git's `.config/git/config` among them), so the folder it names is held whole;
 # your own environment's is not read this way (run in your home, all of ~/.config would be).
+# Taken from whichever folder below you stand in, such a value also makes commands ask
+# (tools/shell_config.py `_relative_export`); this holds the one beside the .envrc.
 ENVRC_RELATIVE_VARIABLES = {
     "PATH": FOLDERS,
     **dict.fromkeys(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"), ONE),
