@@ -734,6 +734,28 @@ def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
 
 
 @needs_bwrap
+def test_the_client_certificate_your_git_variable_names_is_hidden_where_it_may_hold_a_key(
+    home: Path, workspace: Path, monkeypatch
+):
+    # GIT_SSL_CERT is http.sslCert from your environment (a CI runner's): a PEM with its key
+    # beside the certificate, or any form GIT_SSL_CERT_TYPE gives but PEM, is a key to git.
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["both.pem", "public.crt"])
+    (keys / "both.pem").write_text(
+        "-----BEGIN CERTIFICATE-----\nSECRET-both.pem\n-----END CERTIFICATE-----\n"
+        "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n"
+    )
+    (keys / "public.crt").write_text(
+        "-----BEGIN CERTIFICATE-----\nSECRET-public.crt\n-----END CERTIFICATE-----\n"
+    )
+    monkeypatch.setenv("GIT_SSL_CERT", str(keys / "both.pem"))
+    assert secrets_read(workspace, ["both.pem", "public.crt"]) == ["public.crt"]
+    monkeypatch.setenv("GIT_SSL_CERT", str(keys / "public.crt"))
+    monkeypatch.setenv("GIT_SSL_CERT_TYPE", "P12")
+    assert secrets_read(workspace, ["both.pem", "public.crt"]) == ["both.pem"]
+
+
+@needs_bwrap
 def test_npms_global_config_is_hidden_where_it_holds_a_login(
     home: Path, workspace: Path, monkeypatch
 ):

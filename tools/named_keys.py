@@ -19,6 +19,7 @@ import pwd
 import re
 import shlex
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -547,6 +548,16 @@ def tool_key_files(home: str) -> list[Path]:
                 forms = tool.certificate_form.findall(text) if tool.certificate_form else []
                 found += certificates_with_a_key(certificates, forms)
     return found
+
+
+def certificates_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The client certificate git takes from your environment (GIT_SSL_CERT, http.sslCert's
+    variable, a CI runner's), where it may hold the key (`certificates_with_a_key`, with the
+    form GIT_SSL_CERT_TYPE gives)."""
+    certificate = environ.get("GIT_SSL_CERT", "")
+    if not os.path.isabs(certificate):
+        return []
+    return certificates_with_a_key([Path(certificate)], [environ.get("GIT_SSL_CERT_TYPE", "")])
 
 
 # A password after a certificate's name (curl's `cert = ~/certs/client.p12:secret`): from the

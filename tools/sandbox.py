@@ -116,6 +116,7 @@ from tools.key_copies import cut_short_notice, key_copy_search, mount_table, oth
 from tools.letter_case import ignores_case
 from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
+    certificates_of_your_environment,
     git_key_files,
     git_key_files_of_settings,
     git_settings_in_your_environment,
@@ -810,6 +811,7 @@ def keys_your_configs_name() -> list[Path]:
     # (`GIT_CONFIG_KEY_0=http.sslKey`: settings every git you start reads, a CI runner's)
     named += git_key_files_of_settings(str(Path.home()), git_settings_in_your_environment())
     named += ssh_command_keys(os.environ.get("GIT_SSH_COMMAND", ""))  # (`-i ~/keys/ci.pem`)
+    named += certificates_of_your_environment()  # (GIT_SSL_CERT: a PEM with its key, a P12)
     named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
 
