@@ -709,6 +709,21 @@ def test_client_keys_your_registry_and_http_tools_configs_name_are_hidden(
 
 
 @needs_bwrap
+def test_the_curlrc_your_curl_home_moves_and_the_key_it_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # curl reads $CURL_HOME/.curlrc before your home's: its password and the key it names.
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["curl.key"])
+    (keys / "curlrc").mkdir()
+    (keys / "curlrc/.curlrc").write_text(
+        f"user = me:SECRET-curlrc/.curlrc\nkey = {keys}/curl.key\n"
+    )
+    monkeypatch.setenv("CURL_HOME", str(keys / "curlrc"))
+    assert secrets_read(workspace, ["curl.key", "curlrc/.curlrc"]) == []
+
+
+@needs_bwrap
 def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -480,10 +480,11 @@ def _home_expanded(value: str, home: str | None) -> str:
 # settings' names).
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
-    variables: tuple[str, ...]
+    variables: tuple[str, ...]  # (each names a config file)
     key: re.Pattern[str]
     certificate: re.Pattern[str] | None
     certificate_form: re.Pattern[str] | None = None
+    folder_variables: tuple[str, ...] = ()  # (each names a folder with the config in it)
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -510,6 +511,7 @@ TOOL_KEY_SETTINGS = (
         _setting(rf"^[ \t]*(?:--)?key{CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:--)?cert{CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:--)?cert-type{CURL_OPTION_END}"),
+        ("CURL_HOME", "XDG_CONFIG_HOME"),  # (`$CURL_HOME/.curlrc`, read before your home's)
     ),
     ToolKeySettings(
         (".yarnrc.yml",),
@@ -536,6 +538,9 @@ def tool_key_files(home: str) -> list[Path]:
     for tool in TOOL_KEY_SETTINGS:
         configs = [os.path.join(home, name) for name in tool.configs]
         configs += [os.environ.get(variable, "") for variable in tool.variables]
+        for variable in tool.folder_variables:
+            folder = os.environ.get(variable, "")
+            configs += [os.path.join(folder, os.path.basename(tool.configs[0]))] if folder else []
         for config in dict.fromkeys(path for path in configs if os.path.isabs(path)):
             try:
                 text = read_small_file(config)

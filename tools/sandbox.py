@@ -732,6 +732,7 @@ SECRET_FOLDER_VARIABLES = {
     "GLAB_CONFIG_DIR": ("config.yml",),  # glab's token
     "MC_CONFIG_DIR": ("config.json",),  # the MinIO client's keys
     "POETRY_CONFIG_DIR": ("auth.toml",),  # Poetry's registry passwords
+    "CURL_HOME": (".curlrc",),  # curl's `user = name:password`, read from there first
 }
 # Your variables that move a folder of secrets hidden whole in your home (SECRET_HOME_PATHS):
 # hidden whole where they put it.
