@@ -761,6 +761,24 @@ def test_a_comment_after_lefthook_s_script_folder_is_no_part_of_it(tmp_path):
     assert ".hooks" in held(root)
 
 
+def test_lefthook_configs_past_a_mib_of_yaml_a_look_make_commands_ask(tmp_path):
+    # YAML is composed in one call no signal interrupts, seconds a MiB: lefthook.yml and the
+    # files it extends count toward the MiB a look reads, as other YAML settings do.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", "lefthook run pre-commit\n")
+    padding = "#" * 250_000 + "\n"
+    extended = [f"ci/part{number}.yml" for number in range(5)]
+    (root / "ci").mkdir()
+    for name in extended:
+        (root / name).write_text(padding + LEFTHOOK_LINT)
+    (root / "lefthook.yml").write_text(f"extends: {json.dumps(extended[:3])}\n" + LEFTHOOK_LINT)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert tool_script_not_held(root, settings) is None  # (three: 750 KB)
+    (root / "lefthook.yml").write_text(f"extends: {json.dumps(extended)}\n" + LEFTHOOK_LINT)
+    settings = host_tool_settings(root, scan_for_file_tools(root))
+    assert "which planloop cannot read" in (tool_script_not_held(root, settings) or "")
+
+
 @pytest.mark.parametrize(
     ("line", "files"),
     [

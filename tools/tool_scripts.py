@@ -529,10 +529,8 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         _once.hook_bytes += len(text)
         if _once.hook_bytes > HOOKS_PER_LOOK:
             raise OSError(errno.EFBIG, "past the hooks a look reads", str(path))
-    if limit == SLOW_SETTINGS_LIMIT and getattr(_once, "found", None) is not None:
-        _once.slow_bytes += len(text)
-        if _once.slow_bytes > SLOW_SETTINGS_PER_LOOK:
-            raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
+    if limit == SLOW_SETTINGS_LIMIT:
+        _counted_as_slow(path, text)
     text = text.removeprefix("\ufeff")
     if kind == GIT_HOOK:
         return {"text": text, "folder": str(path.parent), "path": str(path)}  # (`hook_runs`)
@@ -561,6 +559,15 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         return toml_data(text)
     plain = without_comments(text)
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
+
+
+def _counted_as_slow(path: Path, text: str) -> None:
+    """Counts `text`, read from `path`, among the YAML and TOML settings a look reads
+    (SLOW_SETTINGS_PER_LOOK): OSError past them, and what the rest run cannot be told."""
+    if getattr(_once, "found", None) is not None:
+        _once.slow_bytes += len(text)
+        if _once.slow_bytes > SLOW_SETTINGS_PER_LOOK:
+            raise OSError(errno.EFBIG, "past the YAML and TOML settings a look reads", str(path))
 
 
 def _size_limit(path: Path, kind: str) -> int:
@@ -2300,7 +2307,9 @@ def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
             # lint-staged's YAML 1.2 and lefthook's Go YAML read NEL apart, `data_readings`)
             # As YAML settings are (SLOW_SETTINGS_LIMIT): libyaml composes one in a single call,
             # seconds a MiB, in which no Ctrl-C is answered. Past it, commands ask.
-            readings = data_readings(config, read_small_file(config, SLOW_SETTINGS_LIMIT))
+            text = read_small_file(config, SLOW_SETTINGS_LIMIT)
+            _counted_as_slow(config, text)
+            readings = data_readings(config, text)
         else:
             try:
                 readings = [read_settings(config)]  # (JSON, TOML or YAML, by the suffix)
