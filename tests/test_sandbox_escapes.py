@@ -724,6 +724,18 @@ def test_the_curlrc_your_curl_home_moves_and_the_key_it_names_are_hidden(
 
 
 @needs_bwrap
+def test_the_password_files_of_your_ansible_vault_identities_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["dev.txt", "prod.txt"])
+    monkeypatch.setenv(
+        "ANSIBLE_VAULT_IDENTITY_LIST", f"dev@~/keys/dev.txt,{keys}/prod.txt,x@prompt"
+    )
+    assert secrets_read(workspace, ["dev.txt", "prod.txt"]) == []
+
+
+@needs_bwrap
 def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

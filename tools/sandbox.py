@@ -841,6 +841,10 @@ def named_by_your_variables() -> list[Path]:
     for variable, names in SECRET_FOLDER_VARIABLES.items():
         folder = your_path(variable)
         named += [folder / name for name in names] if folder is not None else []
+    # ansible's vault identities, `dev@~/.vault/dev.txt,prod@prompt`: each file's password.
+    for identity in os.environ.get("ANSIBLE_VAULT_IDENTITY_LIST", "").split(","):
+        source = os.path.expanduser(identity.rpartition("@")[2].strip())
+        named += [Path(os.path.normpath(source))] if os.path.isabs(source) else []
     return [path for path in named if path is not None]
 
 
