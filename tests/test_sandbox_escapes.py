@@ -736,6 +736,15 @@ def test_the_password_files_of_your_ansible_vault_identities_are_hidden(
 
 
 @needs_bwrap
+def test_the_yarnrc_your_yarn_rc_filename_names_is_hidden(home: Path, workspace: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".yarnrc.ci.yml").write_text('npmAuthToken: "SECRET-yarnrc"\n')
+    monkeypatch.setenv("YARN_RC_FILENAME", ".yarnrc.ci.yml")
+    output = run(run_bash(workspace, "cat ~/.yarnrc.ci.yml; echo read", sandbox=Bubblewrap()))
+    assert "read" in output and "SECRET-yarnrc" not in output
+
+
+@needs_bwrap
 def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -841,6 +841,9 @@ def named_by_your_variables() -> list[Path]:
     for variable, names in SECRET_FOLDER_VARIABLES.items():
         folder = your_path(variable)
         named += [folder / name for name in names] if folder is not None else []
+    # yarn's rc in your home under the name YARN_RC_FILENAME gives, with its npmAuthToken.
+    yarn_rc = os.path.basename(os.environ.get("YARN_RC_FILENAME", ""))
+    named += [home / yarn_rc for home in your_homes()] if yarn_rc not in ("", ".", "..") else []
     # ansible's vault identities, `dev@~/.vault/dev.txt,prod@prompt`: each file's password.
     for identity in os.environ.get("ANSIBLE_VAULT_IDENTITY_LIST", "").split(","):
         source = os.path.expanduser(identity.rpartition("@")[2].strip())
