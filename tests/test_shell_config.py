@@ -323,6 +323,7 @@ UNTOLD_ENVRC_LINES = {
     "layout-dir-from-output": 'direnv_layout_dir="$(mktemp -d)"\nlayout go\n',
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
+    "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
     "relative-path-entry": 'export PATH=".local/bin:$PATH"\n',
     "empty-path-entry": 'PATH=":$PATH"\n',
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
@@ -354,6 +355,7 @@ ENVRC_PATH_FORMS = {
     },
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
+    "in-a-function": {".envrc": "local_bin() { PATH_add .local/bin; }\nlocal_bin\n"},
 }
 
 

@@ -379,6 +379,9 @@ class _EnvrcReader:
             self.take(words, base, depth)
 
     def take(self, words: list[str], base: Path, depth: int) -> None:
+        words = _function_body(words)
+        if not words:
+            return
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         _remember(words, self.values)
         self.steps.append((base, words))
@@ -394,6 +397,17 @@ class _EnvrcReader:
             self.unread.append(sourced[0])
         elif os.path.isfile(sourced[0]):
             self.read(*sourced, depth + 1)
+
+
+def _function_body(words: list[str]) -> list[str]:
+    """The command a function's body begins with on the line that defines it (`f() { PATH_add
+    bin; }`, `function f { ... }`), read as run, as it is once the function is called (its lines
+    below are read so already); any other command's words as they are."""
+    header = words[:3]
+    if words[:1] != ["function"] and not any(word.endswith("()") for word in header):
+        return words
+    opened = next((at for at, word in enumerate(words) if word in ("{", "(")), len(words))
+    return words[opened + 1 :]
 
 
 def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] | None:
@@ -661,6 +675,8 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     given = " ".join(args)
     if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
         return f"runs `{given}`, which only its shell can tell"
+    if command == "shopt" and "expand_aliases" in args:  # (off in direnv's shell, else)
+        return "turns on aliases, whose commands only its shell can tell"
     return None
 
 
