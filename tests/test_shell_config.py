@@ -9,7 +9,9 @@ test drives `python agent.py` against the fake API.
 
 from __future__ import annotations
 
+import functools
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -324,6 +326,10 @@ UNTOLD_ENVRC_LINES = {
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
     "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
+    "evals-past-the-bound": functools.reduce(
+        lambda line, _: f"eval {shlex.quote(line)}", range(9), "PATH_add .local/bin"
+    )
+    + "\n",
     "relative-path-entry": 'export PATH=".local/bin:$PATH"\n',
     "empty-path-entry": 'PATH=":$PATH"\n',
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",

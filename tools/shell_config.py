@@ -371,6 +371,8 @@ class _EnvrcReader:
         self.files: list[tuple[Path, Path]] = []
         # A file sourced past MAX_ENVRC_DEPTH or MAX_ENVRC_FILES: what it loads is not read.
         self.unread: list[Path] = []
+        # What an `eval` past MAX_ENVRC_DEPTH of them is given, likewise.
+        self.unread_eval: str | None = None
         self.read(envrc, envrc.parent, 0)
 
     def read(self, path: Path, base: Path, depth: int) -> None:
@@ -386,8 +388,10 @@ class _EnvrcReader:
         _remember(words, self.values)
         self.steps.append((base, words))
         given = " ".join(words[1:])
-        if words[0] == "eval" and not SHELL_ONLY.search(given) and depth < MAX_ENVRC_DEPTH:
-            for inner in shell_commands(given):  # (`eval "$x"`: `envrc_untold`)
+        if words[0] == "eval" and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
+            if depth >= MAX_ENVRC_DEPTH:
+                self.unread_eval = self.unread_eval or given
+            for inner in shell_commands(given) if depth < MAX_ENVRC_DEPTH else ():
                 self.take(inner, base, depth + 1)
             return
         sourced = sourced_by(words[0], words[1:], base)
@@ -643,6 +647,9 @@ def envrc_untold(envrc: Path) -> str | None:
     if reader.unread:
         bounds = f"{MAX_ENVRC_DEPTH} deep, {MAX_ENVRC_FILES} in all"
         return f"it sources {reader.unread[0]}, past the files planloop reads ({bounds})"
+    if reader.unread_eval is not None:
+        line = _short_line("eval", [reader.unread_eval])
+        return f"its line `{line}` is past the {MAX_ENVRC_DEPTH} evals in a row planloop reads"
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     for command, args, _ in direnv_calls(envrc):
