@@ -744,6 +744,44 @@ def test_the_yarnrc_your_yarn_rc_filename_names_is_hidden(home: Path, workspace:
     assert "read" in output and "SECRET-yarnrc" not in output
 
 
+# Key and password files your tools' configs name by path, as their variables may (those are
+# hidden too): each config names ~/keys/<name>.
+CONFIGS_NAMING_KEYS = {
+    "ansible.key": (".ansible.cfg", "[defaults]\nprivate_key_file = {}\n"),
+    "vault.txt": (".ansible.cfg", "vault_password_file = {}\n"),
+    "pg.key": (".pg_service.conf", "[prod]\nhost=db\nsslkey={}\n"),
+    "pgpass": (".pg_service.conf", "passfile={}\n"),
+    "token": (".aws/config", "[profile ci]\nweb_identity_token_file={}\n"),
+    "gcloud.json": (
+        ".config/gcloud/configurations/config_work",
+        "[auth]\ncredential_file_override = {}\n",
+    ),
+    "oci.pem": (".oci/config", "[DEFAULT]\nkey_file={}\n"),
+    "mysql.key": (".my.cnf", "[client]\nssl-key={}\n"),
+    "twine.pem": (".pypirc", "[pypi]\nclient_cert={}\n"),
+    "conda.key": (".condarc", "client_ssl_cert_key: {}\n"),
+    "hg.key": (".hgrc", "[auth]\ncorp.prefix = https://hg.corp\ncorp.key = {}\n"),
+    "sftp.key": (".config/rclone/rclone.conf", "[backup]\ntype = sftp\nkey_file = {}\n"),
+    "drive.json": (".config/rclone/rclone.conf", "service_account_file = {}\n"),
+    "secring.gpg": (".gradle/gradle.properties", "signing.secretKeyRingFile={}\n"),
+    "gs.json": (".boto", "[Credentials]\ngs_service_key_file = {}\n"),
+    "deploy": (".m2/settings.xml", "<server><privateKey>{}</privateKey></server>\n"),
+}
+
+
+@needs_bwrap
+def test_key_and_password_files_your_tools_configs_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, list(CONFIGS_NAMING_KEYS))
+    for name, (config, line) in CONFIGS_NAMING_KEYS.items():
+        (home / config).parent.mkdir(parents=True, exist_ok=True)
+        with open(home / config, "a") as settings:
+            settings.write(line.format(keys / name))
+    assert secrets_read(workspace, list(CONFIGS_NAMING_KEYS)) == []
+
+
 @needs_bwrap
 def test_client_certificates_a_tool_may_read_a_key_from_are_hidden(
     home: Path, workspace: Path, monkeypatch

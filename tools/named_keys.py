@@ -528,15 +528,70 @@ TOOL_KEY_SETTINGS = (
     ),
 )
 
+# Other tools' configs in your home that name a key or password file by path, as the tools'
+# own variables do (those are hidden: ANSIBLE_PRIVATE_KEY_FILE, PGSSLKEY, ...): ansible's
+# private key and vault password, libpq's service file's client key and password file, AWS's
+# web identity token, gcloud's credential file, OCI's API key, MySQL's client key, twine's
+# client certificate (key and certificate in one file), conda's, Mercurial's `[auth]`,
+# rclone's, Gradle's signing key ring, boto's, Maven's ssh key.
+CONFIG_KEY_SETTINGS = tuple(
+    ToolKeySettings(configs, variables, _setting(key), None, None, folder_variables)
+    for configs, variables, key, folder_variables in (
+        (
+            (".ansible.cfg",),
+            ("ANSIBLE_CONFIG",),
+            r"^[ \t]*(?:private_key|vault_password)_file[ \t]*[=:]",
+            (),
+        ),
+        ((".pg_service.conf",), ("PGSERVICEFILE",), r"^[ \t]*(?:sslkey|passfile)[ \t]*=", ()),
+        ((".aws/config",), ("AWS_CONFIG_FILE",), r"^[ \t]*web_identity_token_file[ \t]*=", ()),
+        (
+            (".config/gcloud/configurations/config_*",),
+            (),
+            r"^[ \t]*credential_file_override[ \t]*=",
+            (),
+        ),
+        ((".oci/config",), ("OCI_CLI_CONFIG_FILE",), r"^[ \t]*key_file[ \t]*=", ()),
+        ((".my.cnf",), (), r"^[ \t]*ssl[-_]key[ \t]*=", ()),
+        ((".pypirc",), (), r"^[ \t]*client_cert[ \t]*[=:]", ()),
+        (
+            (".condarc", ".conda/.condarc", ".config/conda/.condarc"),
+            ("CONDARC",),
+            r"^[ \t]*client_ssl_cert(?:_key)?[ \t]*:",
+            (),
+        ),
+        ((".hgrc", ".config/hg/hgrc"), (), r"^[ \t]*[^\s=#;]+\.(?:key|cert)[ \t]*=", ()),
+        (
+            (".config/rclone/rclone.conf",),
+            ("RCLONE_CONFIG",),
+            r"^[ \t]*(?:key_file|service_account_file)[ \t]*=",
+            (),
+        ),
+        (
+            (".gradle/gradle.properties",),
+            (),
+            r"^[ \t]*signing\.secretKeyRingFile[ \t]*[=:]",
+            ("GRADLE_USER_HOME",),
+        ),
+        ((".boto",), ("BOTO_CONFIG",), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
+        ((".m2/settings.xml",), (), r"<privateKey>", ()),
+    )
+)
+
 
 def tool_key_files(home: str) -> list[Path]:
     """The client keys (and certificates that hold one) your npm, pip, curl, yarn and wget
-    configs name by path (TOOL_KEY_SETTINGS): the configs are hidden, the keys may lie
-    anywhere. A relative path is from where the tool runs, unknown here. (Read for each
-    command: a few small files.)"""
+    configs name by path (TOOL_KEY_SETTINGS), and the key and password files other tools'
+    configs name (CONFIG_KEY_SETTINGS): the configs are hidden, the keys may lie anywhere. A
+    relative path is from where the tool runs, unknown here. (Read for each command: a few
+    small files.)"""
     found: list[Path] = []
-    for tool in TOOL_KEY_SETTINGS:
-        configs = [os.path.join(home, name) for name in tool.configs]
+    for tool in (*TOOL_KEY_SETTINGS, *CONFIG_KEY_SETTINGS):
+        configs = [
+            path
+            for name in tool.configs
+            for path in glob.glob(os.path.join(glob.escape(home), name))
+        ]
         configs += [os.environ.get(variable, "") for variable in tool.variables]
         for variable in tool.folder_variables:
             folder = os.environ.get(variable, "")
@@ -582,7 +637,8 @@ SETTING_VARIABLE = re.compile(r"\$\{(\w+)\??\}")
 
 
 def _setting_paths(setting: re.Pattern[str], text: str, home: str) -> list[Path]:
-    values = (value.strip().strip("\"'") for value in setting.findall(text))
+    # (`<privateKey>~/.ssh/deploy</privateKey>`: the value ends at the tag)
+    values = (value.partition("<")[0].strip().strip("\"'") for value in setting.findall(text))
     values = (SETTING_VARIABLE.sub(lambda found: os.environ.get(found[1], ""), v) for v in values)
     return [path for value in values for path in _absolute(_home_expanded(value, home))]
 
