@@ -744,6 +744,33 @@ def test_the_yarnrc_your_yarn_rc_filename_names_is_hidden(home: Path, workspace:
     assert "read" in output and "SECRET-yarnrc" not in output
 
 
+# Keys and passwords more tools keep at their usual places in your home.
+MORE_HOME_SECRETS = [
+    ".local/share/gem/credentials",
+    ".minikube/certs/key.pem",
+    ".minikube/machines/minikube/id_rsa",
+    ".local/share/mkcert/rootCA-key.pem",
+    ".local/share/caddy/pki/authorities/local/root.key",
+    ".config/chezmoi/key.txt",
+    ".secrets",
+    ".config/pdm/config.toml",
+    ".lima/_config/user",
+]
+
+
+@needs_bwrap
+def test_the_keys_more_tools_keep_in_your_home_are_hidden(home: Path, workspace: Path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    for name in MORE_HOME_SECRETS:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"SECRET-{name}\n")
+    (home / ".local/share/notes.txt").write_text("NOT-SECRET\n")
+    command = "cd ~ && cat .local/share/notes.txt " + " ".join(MORE_HOME_SECRETS)
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert "NOT-SECRET" in output
+    assert [name for name in MORE_HOME_SECRETS if f"SECRET-{name}" in output] == []
+
+
 # Key and password files your tools' configs name by path, as their variables may (those are
 # hidden too): each config names ~/keys/<name>.
 CONFIGS_NAMING_KEYS = {

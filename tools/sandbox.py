@@ -395,6 +395,29 @@ SECRET_HOME_PATHS = (
     ".android/adbkey",  # adb's key: every device that trusts it lets it in
     ".ollama/id_ed25519",  # ollama's key for its model registry
     ".minikube/profiles",  # minikube's client keys, one folder per cluster
+    ".minikube/certs",  # minikube's docker client key and its CA's key
+    ".minikube/machines",  # the ssh keys into minikube's VMs
+    ".minikube/apiserver.key",  # older minikube's place for the API server's key
+    ".minikube/client.key",
+    ".local/share/gem/credentials",  # RubyGems' API key, where gem keeps it by default now
+    ".config/cabal/config",  # cabal's Hackage password
+    ".cabal/config",
+    ".config/pdm/config.toml",  # PDM's registry passwords
+    ".lein/profiles.clj",  # Leiningen's repository credentials
+    ".lein/credentials.clj.gpg",
+    ".secrets",  # where people export their tokens from, sourced by their shell's start-up
+    ".comet.config",  # Comet ML's API key
+    ".clearml.conf",  # ClearML's keys
+    ".minisign",  # minisign's secret key
+    ".foundry/keystores",  # Foundry's wallets
+    ".near-credentials",  # NEAR's account keys
+    ".s3ql/authinfo2",  # s3ql's storage passwords
+    ".local/share/mkcert",  # mkcert's root CA key, which your browsers trust
+    ".local/share/caddy",  # Caddy's local CA keys and site certificates' keys
+    ".lima/_config",  # lima's ssh key into its VMs
+    ".colima/_lima/_config",  # colima's (lima's) ssh key
+    ".config/chezmoi/key.txt",  # chezmoi's age identity, which decrypts your dotfiles' secrets
+    ".saml2aws",  # saml2aws' saved login
     ".msmtprc",  # msmtp's mail accounts, passwords in them
     ".config/msmtp",  # the same, where msmtp also looks
     # Other mail clients' and fetchers' accounts, passwords in them:
