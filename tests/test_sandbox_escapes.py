@@ -577,6 +577,7 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
     # uses each of them outside.
     monkeypatch.setenv("HOME", str(home))
     names = ["store", "ssl.key", "deploy.pem", "env-store", "env.key", "cookies", "tok"]
+    names.append("netrc")  # (git's contrib netrc helper, given its file: `netrc -f FILE`)
     keys = secrets_in(home, names + ["client.pem"])
     (keys / "tok").chmod(0o700)  # (a token file with an execute bit is no program)
     (keys / "client.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-client.pem\n")
@@ -588,6 +589,7 @@ def test_secret_files_your_git_settings_name_from_includes_and_variables_are_hid
         "[http]\n\tcookieFile = ~/keys/cookies\n\tsslCert = ~/keys/client.pem\n"
         '[credential "https://gh.example"]\n'
         '\thelper = "!f() { echo \\"password=$(cat ~/keys/tok)\\"; }; f"\n'
+        '[credential "https://corp.example"]\n\thelper = netrc -f ~/keys/netrc\n'
     )
     (home / ".config/git").mkdir(parents=True)
     (home / ".config/git/secrets.inc").write_text(

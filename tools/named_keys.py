@@ -382,12 +382,11 @@ SHELL_LINE_PATH = re.compile(
 
 
 def helper_reads(helper: str, home: str | None = None) -> list[Path]:
-    """The files a `!` credential helper's shell line names by a literal path and does not run:
-    a token file it `cat`s (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`). A program
-    (a script or a binary you may run) is left readable, as a command may need it; a token
-    file with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program."""
-    if not helper.startswith("!"):
-        return []
+    """The files a credential helper's line names by a literal path and does not run: a token
+    file a `!` line `cat`s (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`), the file a
+    helper is given (`netrc -f ~/private/netrc`, `/opt/helper --file ~/tok`). A program (a
+    script or a binary you may run) is left readable, as a command may need it; a token file
+    with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program."""
     named = []
     for word in SHELL_LINE_PATH.findall(helper):
         for path in _absolute(_home_expanded(word, home)):
