@@ -334,6 +334,9 @@ UNTOLD_ENVRC_LINES = {
     "empty-path-entry": 'PATH=":$PATH"\n',
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
     "relative-config-home": "export XDG_CONFIG_HOME=.config\n",
+    # A value a command's output makes: `node_modules/.bin` first on PATH.
+    "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
+    "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',
 }
 
 

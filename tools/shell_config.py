@@ -86,6 +86,7 @@ from tools.environment import (
 from tools.homes import your_homes
 from tools.toml_text import toml_data
 from tools.your_configs import (
+    CODE_VARIABLE_NAMES,
     ENVRC_FOLDER_SPELLINGS,
     ENVRC_RELATIVE_VARIABLES,
     named_by_envrc,
@@ -694,11 +695,16 @@ def _relative_export(command: str, args: list[str]) -> str | None:
     GIT_CONFIG_GLOBAL=.gitconfig.local`). direnv stays loaded in every folder below the
     `.envrc`'s, and git and your shell take such a path from the one you are in
     (`src/.gitconfig.local`): a command could plant it in any of them. The one beside the
-    `.envrc` is held as well (tools/your_configs.py `relative_code_paths`)."""
+    `.envrc` is held as well (tools/your_configs.py `relative_code_paths`). And a value of
+    these, or of CODE_VARIABLES, that a command's output makes (`export PATH="$(npm
+    root)/.bin:$PATH"`): only the shell can tell what it names."""
     words = args if command in SETTING_WORDS else [command, *args]
     for word in words:
         name, equals, value = word.partition("=")
         kind = ENVRC_RELATIVE_VARIABLES.get(name)
+        made = [entry for entry in value.split(":") if re.search(r"\$\(|`", entry)]
+        if equals and (kind or name in CODE_VARIABLE_NAMES) and made:
+            return f"gives {name} `{made[0][:60]}`, a command's output only its shell can tell"
         if not equals or kind is None:
             continue
         entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
