@@ -401,6 +401,18 @@ def test_what_an_envrc_exports_relatively_stays_read_only_once_approved(
 
 
 @needs_bwrap
+def test_a_module_a_sourced_file_runs_is_held_where_python_looks_for_it(api, env, user_folders):
+    # bash's `source` leaves the shell in the .envrc's folder: `python3 -m tools.env` there
+    # runs tools/env.py of the top, not of scripts/.
+    contents = {
+        ".envrc": "source scripts/dev.sh\n",
+        "scripts/dev.sh": 'eval "$(python3 -m tools.env)"\n',
+        "tools/env.py": "print('export A=1')\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
 def test_the_layout_folder_an_envrc_moves_stays_read_only(api, env, user_folders):
     # `layout go` puts `$(direnv_layout_dir)/go/bin` first on PATH, where the .envrc says.
     contents = {

@@ -831,7 +831,7 @@ def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
     if "devenv" in pieces:
         # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
         found += devenv_files(base)[1]
-    found += modules_run_by_envrc(envrc)
+    found += modules_run_by_envrc(envrc, base)
     for path in list(found):
         if os.path.isfile(path):
             found += scripts_run_by(_read(path), base)
@@ -861,12 +861,13 @@ def scripts_run_by(text: str, base: Path) -> list[Path]:
     return found
 
 
-def modules_run_by_envrc(envrc: Path) -> list[Path]:
+def modules_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
     """The files of each module an `.envrc` runs with `python -m` (`eval "$(python3 -m
-    tools.env)"`), found from its folder, where direnv runs it and python looks first: the
+    tools.env)"`), found from its folder, where direnv runs it and python looks first (or from
+    `base`, the folder a file it sources runs in: the `.envrc`'s for bash's `source`): the
     module, or package, and the `__init__.py` of each package above it, which runs first.
     Missing ones are included."""
-    base = envrc.parent
+    base = envrc.parent if base is None else base
     found: list[Path] = []
     for words in shell_commands(_read(envrc)):
         pieces = [piece for word in words for piece in WORD_PIECES.split(word) if piece]
