@@ -880,8 +880,15 @@ LEFTHOOK_LINT = "pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.
             "#" * 1_100_000 + "\nrepos:\n- repo: local\n  hooks:\n"
             "  - {id: lint, name: lint, entry: lint, language: script}\n",
         ),
+        # Past the quarter MiB of YAML planloop composes of one settings file.
+        (
+            "pre-commit run",
+            ".pre-commit-config.yaml",
+            "#" * 300_000 + "\nrepos:\n- repo: local\n  hooks:\n"
+            "  - {id: lint, name: lint, entry: lint, language: script}\n",
+        ),
     ],
-    ids=["second-document", "lefthook-past-bound", "pre-commit-past-bound"],
+    ids=["second-document", "lefthook-past-bound", "pre-commit-past-bound", "yaml-past-bound"],
 )
 def test_a_config_the_tool_reads_but_planloop_cannot_makes_commands_ask(
     tmp_path, hook_line, config, text

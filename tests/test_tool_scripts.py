@@ -38,9 +38,12 @@ from tools.toml_text import toml_data
 from tools.tool_scripts import (
     EDITOR_CODE_REASON,
     EDITOR_ENV_FILE_REASON,
+    MAX_YAML_ENTRIES,
     SLOW_SETTINGS_LIMIT,
     SettingsReadStopped,
+    YamlTooLarge,
     read_settings,
+    read_yaml,
     tool_files_when_there,
     tool_script_not_held,
     tool_scripts,
@@ -1784,6 +1787,18 @@ def test_a_signal_during_a_look_stops_it_at_the_next_file(tmp_path, monkeypatch,
         monkeypatch.setattr(event_queues, "ENDING_LOOK_SECONDS", 0)
         with pytest.raises(SettingsReadStopped):
             tool_scripts(tmp_path, configs)
+
+
+def test_yaml_pairs_and_sets_count_toward_the_entries_a_document_may_hold():
+    # `!!pairs` gives tuples and `!!set` a set: a walk that passed them by let a document of
+    # hundreds of thousands of nodes through, composed again at every look.
+    pairs = "x: !!pairs [" + ", ".join(["{a: [1, 2, 3, 4, 5, 6, 7, 8, 9]}"] * 12_000) + "]\n"
+    with pytest.raises(YamlTooLarge):
+        read_yaml(pairs)
+    members = "\n".join(f"  ? k{number}" for number in range(MAX_YAML_ENTRIES + 1))
+    with pytest.raises(YamlTooLarge):
+        read_yaml("x: !!set\n" + members + "\n")
+    assert read_yaml("x: !!pairs [{a: 1}]\n") == {"x": [("a", 1)]}
 
 
 def test_slow_settings_are_read_to_a_quarter_of_a_mib_and_one_mib_a_look(tmp_path):

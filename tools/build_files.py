@@ -628,7 +628,7 @@ def _pre_commit_entries(config: Path, run_in: Path | None = None) -> list[Path]:
     -s lint` the Makefile, its `python -m tools.lint` that module), for a `script` hook its
     first word from the top of the tree (and the config's folder); and what a hook
     repository's tool, run by its `id`, reads here (flake8's setup.cfg)."""
-    from tools.tool_scripts import YamlTooLarge, read_yaml
+    from tools.tool_scripts import YamlTooLarge
 
     if str(config) in _PRE_COMMIT_READING:
         return []  # (an entry that runs pre-commit itself, with this config)
@@ -636,7 +636,7 @@ def _pre_commit_entries(config: Path, run_in: Path | None = None) -> list[Path]:
         if config.suffix == ".toml":  # (prek's own: `[[repos]]`, with `[[repos.hooks]]`)
             repos = toml_data(_read(config)).get("repos")
         else:
-            repos = read_yaml(_read(config)).get("repos")
+            repos = _yaml(config).get("repos")
     except (YamlTooLarge, ValueError, RecursionError) as why:  # (read all the same by the tool)
         raise CannotTell(f"{config}: {why}") from None
     except AttributeError:  # (not a mapping: pre-commit refuses it, and runs nothing)
@@ -1089,10 +1089,10 @@ def _task_includes(taskfile: Path) -> list[Path]:
     """The Taskfiles a Taskfile's `includes:` name from its folder (an entry's text, or its
     `taskfile:`): the file, or for a folder the Taskfile task looks for there. A URL is not in
     the workspace; task's own variables are put in (`_task_filled`)."""
-    from tools.tool_scripts import YamlTooLarge, read_yaml  # (that module imports this one)
+    from tools.tool_scripts import YamlTooLarge  # (that module imports this one)
 
     try:
-        includes = read_yaml(_read(taskfile)).get("includes")
+        includes = _yaml(taskfile).get("includes")
     except (YamlTooLarge, ValueError, RecursionError) as why:
         # task reads it all the same: Go's YAML takes the first document of several, where
         # PyYAML refuses the file, and goes deeper.
@@ -1102,7 +1102,7 @@ def _task_includes(taskfile: Path) -> list[Path]:
     found: list[Path] = []
     # The dotenv files it loads, for the whole file and for each task (whose variables reach
     # the task's shell: `BASH_ENV`).
-    data = read_yaml(_read(taskfile))
+    data = _yaml(taskfile)
     tasks = _dict_of(data.get("tasks"))
     for owner in [data, *(task for task in tasks.values() if isinstance(task, dict))]:
         dotenv = owner.get("dotenv")
@@ -1726,11 +1726,43 @@ def _until(folders: list[Path], last: Path) -> list[Path]:
     return folders[: folders.index(last) + 1] if last in folders else folders
 
 
-def _read(path: Path) -> str:
-    """A build file's text; "" where there is none. One that is there but planloop cannot read
-    (past SMALL_FILE_LIMIT, not a plain file) its tool reads all the same: CannotTell."""
+def _yaml(path: Path) -> Any:
+    """A YAML build file's data (`read_yaml`), read as the tools' YAML settings are: up to
+    SLOW_SETTINGS_LIMIT, counted among the YAML a look reads (libyaml composes a file in one
+    call, seconds a MiB, in which no Ctrl-C is answered), and parsed once while its text is the
+    same (a Taskfile's includes and its dotenv files are two reads of one file). None where
+    there is none; CannotTell past the bounds."""
+    from tools.tool_scripts import SLOW_SETTINGS_LIMIT, counted_as_slow  # (it imports this one)
+
+    text = _read(path, SLOW_SETTINGS_LIMIT)
     try:
-        return read_small_file(path)
+        counted_as_slow(path, text)
+    except OSError as error:
+        raise CannotTell(f"{path}, which planloop cannot read ({error.strerror})") from None
+    failed, data = _parsed_yaml(text)
+    if failed:
+        raise data
+    return data
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_yaml(text: str) -> tuple[bool, Any]:
+    """(whether it failed, the data or the error) of `read_yaml(text)`: a failure is kept too,
+    so that a file refused once is not composed again at every look."""
+    from tools.tool_scripts import read_yaml  # (that module imports this one)
+
+    try:
+        return False, read_yaml(text)
+    except (ValueError, RecursionError) as error:
+        return True, error
+
+
+def _read(path: Path, limit: int | None = None) -> str:
+    """A build file's text; "" where there is none. One that is there but planloop cannot read
+    (past SMALL_FILE_LIMIT, or `limit`, not a plain file) its tool reads all the same:
+    CannotTell."""
+    try:
+        return read_small_file(path) if limit is None else read_small_file(path, limit)
     except OSError as error:
         missing = (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP)
         if error.errno in missing or os.path.isdir(path):

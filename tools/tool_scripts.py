@@ -530,7 +530,7 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
         if _once.hook_bytes > HOOKS_PER_LOOK:
             raise OSError(errno.EFBIG, "past the hooks a look reads", str(path))
     if limit == SLOW_SETTINGS_LIMIT:
-        _counted_as_slow(path, text)
+        counted_as_slow(path, text)
     text = text.removeprefix("\ufeff")
     if kind == GIT_HOOK:
         return {"text": text, "folder": str(path.parent), "path": str(path)}  # (`hook_runs`)
@@ -561,7 +561,7 @@ def read_settings(path: Path, kind: str = "", run_files: Iterable[Path] = ()) ->
     return json.loads(plain) if plain.strip() else {}  # an empty file is no settings
 
 
-def _counted_as_slow(path: Path, text: str) -> None:
+def counted_as_slow(path: Path, text: str) -> None:
     """Counts `text`, read from `path`, among the YAML and TOML settings a look reads
     (SLOW_SETTINGS_PER_LOOK): OSError past them, and what the rest run cannot be told."""
     if getattr(_once, "found", None) is not None:
@@ -716,7 +716,7 @@ def read_yaml(text: str) -> Any:
         visited += 1
         if visited > MAX_YAML_ENTRIES:
             raise YamlTooLarge(f"a YAML document of more than {MAX_YAML_ENTRIES:,} entries")
-        if isinstance(node, (list, dict)):
+        if isinstance(node, (list, dict, tuple, set)):  # (`!!pairs` are tuples, `!!set` a set)
             stack += node.values() if isinstance(node, dict) else node
     return data
 
@@ -2308,7 +2308,7 @@ def staged_commands(config: Path, lefthook: bool = False) -> list[str]:
             # As YAML settings are (SLOW_SETTINGS_LIMIT): libyaml composes one in a single call,
             # seconds a MiB, in which no Ctrl-C is answered. Past it, commands ask.
             text = read_small_file(config, SLOW_SETTINGS_LIMIT)
-            _counted_as_slow(config, text)
+            counted_as_slow(config, text)
             readings = data_readings(config, text)
         else:
             try:
