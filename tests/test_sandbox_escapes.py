@@ -726,6 +726,23 @@ def test_the_curlrc_your_curl_home_moves_and_the_key_it_names_are_hidden(
 
 
 @needs_bwrap
+def test_client_keys_your_curlrc_names_by_short_option_or_for_a_proxy_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # curl reads its config's options as on its command line: `-E` is `--cert`, and an HTTPS
+    # proxy gets a client key of its own (`proxy-key`, `proxy-cert` with `proxy-cert-type`).
+    monkeypatch.setenv("HOME", str(home))
+    names = ["short.pem", "proxy.key", "proxy.p12"]
+    keys = secrets_in(home, names)
+    (keys / "short.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-short.pem\n")
+    (home / ".curlrc").write_text(
+        f"-E {keys}/short.pem\nproxy-key = {keys}/proxy.key\n--proxy-cert {keys}/proxy.p12\n"
+        "proxy-cert-type = P12\n-e /not/a/key\n"
+    )
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
 def test_the_password_files_of_your_ansible_vault_identities_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -475,8 +475,9 @@ def _home_expanded(value: str, home: str | None) -> str:
 # it may hold the key too (holds_a_private_key; the tool then reads it from there), and the
 # certificate's form where the tool takes one (curl's `cert-type = P12`): npm's
 # `//host/:keyfile=`, pip's `client-cert` (a certificate and key in one file, always), curl's
-# `key`, yarn's `httpsKeyFilePath`, wget's `private_key` (wget drops `_` and `-` from its
-# settings' names).
+# `key` and `cert` (`-E`, its short form, a config takes as on the command line) and those it
+# gives an HTTPS proxy (`proxy-key`, `proxy-cert`), yarn's `httpsKeyFilePath`, wget's
+# `private_key` (wget drops `_` and `-` from its settings' names).
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
     variables: tuple[str, ...]  # (each names a config file)
@@ -507,9 +508,9 @@ TOOL_KEY_SETTINGS = (
     ToolKeySettings(
         (".curlrc", ".config/.curlrc"),
         (),
-        _setting(rf"^[ \t]*(?:--)?key{CURL_OPTION_END}"),
-        _setting(rf"^[ \t]*(?:--)?cert{CURL_OPTION_END}"),
-        _setting(rf"^[ \t]*(?:--)?cert-type{CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?key){CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?cert|(?-i:-E)){CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:--)?(?:proxy-)?cert-type{CURL_OPTION_END}"),
         ("CURL_HOME", "XDG_CONFIG_HOME"),  # (`$CURL_HOME/.curlrc`, read before your home's)
     ),
     ToolKeySettings(
