@@ -35,7 +35,7 @@ from test_hostile_pass4 import tool_results
 
 from fakeapi import text, tool_use
 from middleware import PermissionPolicy
-from tools import protected_reason
+from tools import named_keys, protected_reason
 from tools.base import ToolError
 from tools.bash import make_bash, run_bash
 from tools.files import read_file
@@ -895,6 +895,53 @@ def test_npms_global_config_is_hidden_where_it_holds_a_login(
     output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
     assert "registry=https://npm.example.com/" in output
     assert "SECRET-NPM-TOKEN" not in output
+
+
+@needs_bwrap
+def test_client_keys_npms_global_config_names_are_hidden(home: Path, workspace: Path, monkeypatch):
+    # npm reads `keyfile` and `certfile` from its global config too: nvm's etc/npmrc beside
+    # the node on PATH, or the file NPM_CONFIG_GLOBALCONFIG names.
+    names = ["nvm.key", "global.key", "global.pem"]
+    keys = secrets_in(home, names)
+    (keys / "global.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-global.pem\n")
+    prefix = home / ".nvm/versions/node/v20"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "etc").mkdir()
+    (prefix / "etc/npmrc").write_text("//npm.corp.example/:keyfile=~/keys/nvm.key\n")
+    (keys / "globalrc").write_text(
+        f"//npm.corp.example/:keyfile={keys}/global.key\n"
+        f"//npm.corp.example/:certfile={keys}/global.pem\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(keys / "globalrc"))
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_client_keys_the_systems_ssh_pip_and_wget_configs_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A managed machine's /etc/ssh/ssh_config.d/*.conf, /etc/pip.conf and /etc/wgetrc name a
+    # key for every user (`~` is yours): stood in for by files outside /etc, since a test must
+    # not write the system's own.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["corp.pem", "pip.pem", "wget.key"]
+    keys = secrets_in(home, names)
+    etc = home / "etc"
+    (etc / "ssh/ssh_config.d").mkdir(parents=True)
+    (etc / "ssh/ssh_config").write_text("Include ssh_config.d/*.conf\n")
+    (etc / "ssh/ssh_config.d/corp.conf").write_text("Host *\n  IdentityFile ~/keys/corp.pem\n")
+    (etc / "pip.conf").write_text(f"[global]\nclient-cert = {keys}/pip.pem\n")
+    (etc / "wgetrc").write_text("private_key = ~/keys/wget.key\n")
+    monkeypatch.setattr(named_keys, "SYSTEM_SSH_CONFIG", str(etc / "ssh/ssh_config"))
+    system = (str(etc / "pip.conf"), str(etc / "wgetrc"))  # (each tool reads its settings)
+    tools = [
+        tool._replace(system_configs=system) if tool.system_configs else tool
+        for tool in named_keys.TOOL_KEY_SETTINGS
+    ]
+    monkeypatch.setattr(named_keys, "TOOL_KEY_SETTINGS", tuple(tools))
+    assert secrets_read(workspace, names) == []
 
 
 @needs_bwrap

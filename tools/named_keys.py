@@ -37,23 +37,28 @@ SSH_KEY_LINE = re.compile(
 MAX_SSH_INCLUDE_DEPTH = 16
 MAX_SSH_CONFIG_BYTES = 8 * 1024 * 1024
 MIN_SSH_CONFIG_COST = 1024
+# The system's ssh config, which ssh reads after yours (a managed machine's
+# `ssh_config.d/*.conf` gives everyone's `IdentityFile ~/keys/corp.pem`), and the folder its
+# relative Includes are from.
+SYSTEM_SSH_CONFIG = "/etc/ssh/ssh_config"
 
 
-@functools.lru_cache(maxsize=8)
 def ssh_key_files(home: str) -> tuple[Path, ...]:
-    """The key and certificate files your ssh config (`home`/.ssh/config, and the files its
-    `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a cloud's `.pem` is
-    often kept outside ~/.ssh, which is hidden whole."""
-    return ssh_config_key_files(os.path.join(home, ".ssh", "config"), home)
+    """The key and certificate files your ssh config (`home`/.ssh/config, the system's, and
+    the files their `Include` lines name) gives by `IdentityFile` or `CertificateFile`: a
+    cloud's `.pem` is often kept outside ~/.ssh, which is hidden whole."""
+    yours = ssh_config_key_files(os.path.join(home, ".ssh", "config"), home)
+    system = SYSTEM_SSH_CONFIG
+    return yours + ssh_config_key_files(system, home, os.path.dirname(system))
 
 
 @functools.lru_cache(maxsize=8)
-def ssh_config_key_files(config: str, home: str) -> tuple[Path, ...]:
+def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path, ...]:
     """The key and certificate files the ssh config `config` (also one `ssh -F` names) and
     the files its `Include` lines name give, each config read once, within
-    MAX_SSH_INCLUDE_DEPTH and MAX_SSH_CONFIG_BYTES. A relative path is from `home`/.ssh, as
-    ssh takes an Include's of your own configs."""
-    folder = Path(home, ".ssh")
+    MAX_SSH_INCLUDE_DEPTH and MAX_SSH_CONFIG_BYTES. A relative path is from `folder`, else
+    `home`/.ssh, as ssh takes an Include's of the system's configs and of your own."""
+    folder = Path(folder or os.path.join(home, ".ssh"))
     waiting, read, found = [(Path(config), 0)], set(), []
     budget = MAX_SSH_CONFIG_BYTES
     while waiting and budget > 0:
@@ -485,6 +490,9 @@ class ToolKeySettings(NamedTuple):
     certificate: re.Pattern[str] | None
     certificate_form: re.Pattern[str] | None = None
     folder_variables: tuple[str, ...] = ()  # (each names a folder with the config in it)
+    # The system's configs, which the tool reads for every user beside yours (pip's site
+    # config, wget's system rc), `~` in them your home.
+    system_configs: tuple[str, ...] = ()
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -492,18 +500,21 @@ def _setting(name: str) -> re.Pattern[str]:
 
 
 CURL_OPTION_END = r"(?:[ \t]*[=:]|[ \t])"
+# (npm's global config, npm_global_configs, is read with the same settings.)
+NPM_KEY_SETTINGS = ToolKeySettings(
+    (".npmrc",),
+    ("NPM_CONFIG_USERCONFIG", "npm_config_userconfig"),
+    _setting(r"^[^#;\r\n=]*?\bkeyfile[ \t]*="),
+    _setting(r"^[^#;\r\n=]*?\bcertfile[ \t]*="),
+)
 TOOL_KEY_SETTINGS = (
-    ToolKeySettings(
-        (".npmrc",),
-        ("NPM_CONFIG_USERCONFIG", "npm_config_userconfig"),
-        _setting(r"^[^#;\r\n=]*?\bkeyfile[ \t]*="),
-        _setting(r"^[^#;\r\n=]*?\bcertfile[ \t]*="),
-    ),
+    NPM_KEY_SETTINGS,
     ToolKeySettings(
         (".config/pip/pip.conf", ".pip/pip.conf"),
         ("PIP_CONFIG_FILE",),
         _setting(r"^[ \t]*client[-_]cert[ \t]*[=:]"),
         None,
+        system_configs=("/etc/pip.conf", "/etc/xdg/pip/pip.conf"),
     ),
     ToolKeySettings(
         (".curlrc", ".config/.curlrc"),
@@ -525,6 +536,7 @@ TOOL_KEY_SETTINGS = (
         _setting(r"^[ \t]*private[-_]?key[ \t]*="),
         _setting(r"^[ \t]*certificate[ \t]*="),
         _setting(r"^[ \t]*certificate[-_]?type[ \t]*="),
+        system_configs=("/etc/wgetrc", "/usr/local/etc/wgetrc"),
     ),
 )
 
@@ -581,10 +593,10 @@ CONFIG_KEY_SETTINGS = tuple(
 
 def tool_key_files(home: str) -> list[Path]:
     """The client keys (and certificates that hold one) your npm, pip, curl, yarn and wget
-    configs name by path (TOOL_KEY_SETTINGS), and the key and password files other tools'
-    configs name (CONFIG_KEY_SETTINGS): the configs are hidden, the keys may lie anywhere. A
-    relative path is from where the tool runs, unknown here. (Read for each command: a few
-    small files.)"""
+    configs name by path (TOOL_KEY_SETTINGS), the system's and npm's global one too, and the
+    key and password files other tools' configs name (CONFIG_KEY_SETTINGS): the configs are
+    hidden, the keys may lie anywhere. A relative path is from where the tool runs, unknown
+    here. (Read for each command: a few small files.)"""
     found: list[Path] = []
     for tool in (*TOOL_KEY_SETTINGS, *CONFIG_KEY_SETTINGS):
         configs = [
@@ -596,17 +608,27 @@ def tool_key_files(home: str) -> list[Path]:
         for variable in tool.folder_variables:
             folder = os.environ.get(variable, "")
             configs += [os.path.join(folder, os.path.basename(tool.configs[0]))] if folder else []
+        configs += tool.system_configs
+        if tool is NPM_KEY_SETTINGS:  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
+            configs += [str(config) for config in npm_global_configs()]
         for config in dict.fromkeys(path for path in configs if os.path.isabs(path)):
-            try:
-                text = read_small_file(config)
-            except (OSError, ValueError):
-                continue
-            found += _setting_paths(tool.key, text, home)
-            if tool.certificate is not None:
-                certificates = _setting_paths(tool.certificate, text, home)
-                certificates += [file for path in certificates if (file := _without_password(path))]
-                forms = tool.certificate_form.findall(text) if tool.certificate_form else []
-                found += certificates_with_a_key(certificates, forms)
+            found += _keys_a_config_names(tool, config, home)
+    return found
+
+
+def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[Path]:
+    """The keys, and certificates that may hold one, that the config file `config` of `tool`
+    names."""
+    try:
+        text = read_small_file(config)
+    except (OSError, ValueError):
+        return []
+    found = _setting_paths(tool.key, text, home)
+    if tool.certificate is not None:
+        certificates = _setting_paths(tool.certificate, text, home)
+        certificates += [file for path in certificates if (file := _without_password(path))]
+        forms = tool.certificate_form.findall(text) if tool.certificate_form else []
+        found += certificates_with_a_key(certificates, forms)
     return found
 
 
