@@ -742,6 +742,72 @@ def test_client_keys_your_curlrc_names_by_short_option_or_for_a_proxy_are_hidden
     assert secrets_read(workspace, names) == []
 
 
+# Tools' own variables that move a secret hidden in your home, and where the secret then lies
+# in the file or folder each names (nothing: the named file itself).
+SECRETS_TOOLS_VARIABLES_MOVE = {
+    "GRADLE_USER_HOME": "gradle.properties",
+    "DBT_PROFILES_DIR": "profiles.yml",
+    "COMPOSER_HOME": "auth.json",
+    "SNOWFLAKE_HOME": "connections.toml",
+    "IPYTHONDIR": "profile_default/history.sqlite",
+    "JUPYTER_RUNTIME_DIR": "jpserver-1234.json",
+    "JUPYTER_CONFIG_DIR": "jupyter_server_config.json",
+    "HTTPIE_CONFIG_DIR": "sessions/api.example/default.json",
+    "BITWARDENCLI_APPDATA_DIR": "data.json",
+    "HEX_HOME": "hex.config",
+    "BUNDLE_USER_CONFIG": "",
+    "BUNDLE_USER_HOME": "config",
+    "S3CMD_CONFIG": "",
+    "SBT_CREDENTIALS": "",
+    "HCLOUD_CONFIG": "",
+    "SCW_CONFIG_PATH": "",
+    "PASSWORD_STORE_DIR": "work/github.gpg",
+    "ANDROID_USER_HOME": "adbkey",
+    "MINIKUBE_HOME": ".minikube/ca.key",
+    "OCI_CLI_KEY_FILE": "",
+    "LLM_USER_PATH": "keys.json",
+    "CONTINUE_GLOBAL_DIR": "config.yaml",
+    "AICHAT_CONFIG_DIR": "config.yaml",
+    "OP_CONFIG_DIR": "config",
+    "HUB_CONFIG": "",
+    "STEPPATH": "secrets/intermediate_ca_key",
+    "TELEPORT_HOME": "keys/proxy.example/alice",
+    "JFROG_CLI_HOME_DIR": "jfrog-cli.conf.v6",
+    "INFLUX_CONFIGS_PATH": "",
+    "WAKATIME_HOME": ".wakatime.cfg",
+    "BORG_KEYS_DIR": "repo_key",
+    "CONDARC": "",
+    "B2_ACCOUNT_INFO": "",
+    "MODAL_CONFIG_PATH": "",
+    "CF_HOME": ".cf/config.json",
+    "IBMCLOUD_HOME": ".bluemix/config.json",
+    "PUB_CACHE": "credentials.json",
+    "FETCHMAILHOME": "fetchmailrc",
+    "WEECHAT_HOME": "sec.conf",
+    "HGRCPATH": "",
+    "LINODE_CLI_CONFIG": "",
+    "TUNNEL_ORIGIN_CERT": "",
+    "MYSQL_HOME": "my.cnf",
+}
+
+
+@needs_bwrap
+def test_secrets_tools_own_variables_move_out_of_your_home_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Each variable's value is a file or folder of its own name, lowercased, in ~/keys.
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, [])
+    names = []
+    for variable, inside in SECRETS_TOOLS_VARIABLES_MOVE.items():
+        monkeypatch.setenv(variable, str(keys / variable.lower()))
+        name = f"{variable.lower()}/{inside}" if inside else variable.lower()
+        (keys / name).parent.mkdir(parents=True, exist_ok=True)
+        (keys / name).write_text(f"SECRET-{name}\n")
+        names.append(name)
+    assert secrets_read(workspace, names) == []
+
+
 @needs_bwrap
 def test_the_password_files_of_your_ansible_vault_identities_are_hidden(
     home: Path, workspace: Path, monkeypatch

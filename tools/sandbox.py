@@ -269,6 +269,7 @@ ZSH_FILES = (
 # re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
 # The user folders of VS Code and its forks, in ~/.config.
 VS_CODES = ("Code", "Code - Insiders", "VSCodium", "Cursor")
+MINIKUBE_CA_KEYS = ("ca.key", "proxy-client-ca.key")
 SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
@@ -357,8 +358,8 @@ SECRET_HOME_PATHS = (
     ".ngrok2/ngrok.yml",  # ngrok 2's place for the same
     ".sentryclirc",  # sentry-cli's auth token
     ".circleci/cli.yml",  # CircleCI's CLI token
-    ".minikube/ca.key",  # minikube's certificate authority: it signs what the cluster trusts
-    ".minikube/proxy-client-ca.key",
+    # minikube's certificate authorities (MINIKUBE_CA_KEYS): they sign what the cluster trusts
+    *(f".minikube/{key}" for key in MINIKUBE_CA_KEYS),
     ".config/argocd",  # Argo CD's CLI: its auth token
     ".config/helm/registry",  # helm's OCI registry logins
     ".config/twilio-cli",  # Twilio's API key and secret
@@ -736,12 +737,29 @@ SECRET_FILE_VARIABLES = (
     "AZURE_FEDERATED_TOKEN_FILE",  # as AWS_WEB_IDENTITY_TOKEN_FILE, for Azure
     "OS_CLIENT_CONFIG_FILE",  # OpenStack's clouds.yaml moved
     "DATABRICKS_CONFIG_FILE",  # ~/.databrickscfg moved: its tokens
+    # More tools' own variables that move a file hidden in your home (their names as above):
+    "BUNDLE_USER_CONFIG",  # ~/.bundle/config
+    "S3CMD_CONFIG",  # ~/.s3cfg
+    "SBT_CREDENTIALS",  # ~/.sbt/.credentials
+    "HCLOUD_CONFIG",  # ~/.config/hcloud/cli.toml
+    "SCW_CONFIG_PATH",  # ~/.config/scw/config.yaml
+    "OCI_CLI_KEY_FILE",  # ~/.oci/oci_api_key.pem
+    "HUB_CONFIG",  # ~/.config/hub
+    "INFLUX_CONFIGS_PATH",  # ~/.influxdbv2/configs
+    "CONDARC",  # ~/.condarc
+    "B2_ACCOUNT_INFO",  # ~/.b2_account_info
+    "MODAL_CONFIG_PATH",  # ~/.modal.toml
+    "LINODE_CLI_CONFIG",  # ~/.config/linode-cli
+    "TUNNEL_ORIGIN_CERT",  # ~/.cloudflared/cert.pem: cloudflared's account token
     # The environment's forms of npm's `keyfile` and pip's `client-cert` (tools/named_keys.py
     # reads them in the configs); npm takes its variables in either case.
     *("NPM_CONFIG_KEYFILE", "npm_config_keyfile", "PIP_CLIENT_CERT"),
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
-SECRET_LIST_VARIABLES = ("KUBECONFIG",)  # each kubeconfig holds its clusters' tokens
+SECRET_LIST_VARIABLES = (
+    "KUBECONFIG",  # each kubeconfig holds its clusters' tokens
+    "HGRCPATH",  # Mercurial's hgrc files (~/.hgrc moved): its [auth] passwords
+)
 # Your variables that move a tool's folder: the token files in it, as they are in the folder
 # the variable stands for (hidden above, or in a folder of no home).
 SECRET_FOLDER_VARIABLES = {
@@ -756,6 +774,25 @@ SECRET_FOLDER_VARIABLES = {
     "MC_CONFIG_DIR": ("config.json",),  # the MinIO client's keys
     "POETRY_CONFIG_DIR": ("auth.toml",),  # Poetry's registry passwords
     "CURL_HOME": (".curlrc",),  # curl's `user = name:password`, read from there first
+    "GRADLE_USER_HOME": ("gradle.properties",),  # signing keys, repositories' passwords
+    "DBT_PROFILES_DIR": ("profiles.yml",),  # warehouse passwords
+    "COMPOSER_HOME": ("auth.json",),
+    "SNOWFLAKE_HOME": ("connections.toml", "config.toml"),
+    "JUPYTER_CONFIG_DIR": ("jupyter_server_config.json", "jupyter_notebook_config.json"),
+    "BUNDLE_USER_HOME": ("config",),  # bundler's tokens for private gem sources
+    "ANDROID_USER_HOME": ("adbkey",),
+    "ANDROID_SDK_HOME": (".android/adbkey",),  # (adb's older variable, above .android)
+    # minikube's CA keys, in the folder given or a .minikube it makes in it
+    "MINIKUBE_HOME": tuple(
+        f"{folder}{key}" for folder in ("", ".minikube/") for key in MINIKUBE_CA_KEYS
+    ),
+    "WAKATIME_HOME": (".wakatime.cfg",),
+    "CF_HOME": (".cf/config.json",),  # Cloud Foundry's tokens
+    "IBMCLOUD_HOME": (".bluemix/config.json", ".ibmcloud/config.json"),
+    "PUB_CACHE": ("credentials.json",),  # pub's login
+    "FETCHMAILHOME": ("fetchmailrc",),
+    "WEECHAT_HOME": ("sec.conf",),
+    "MYSQL_HOME": ("my.cnf",),
 }
 # Your variables that move a folder of secrets hidden whole in your home (SECRET_HOME_PATHS):
 # hidden whole where they put it.
@@ -767,7 +804,25 @@ SECRET_WHOLE_FOLDER_VARIABLES = (
     "CODEX_HOME",  # ~/.codex
     "DOCKER_CERT_PATH",  # the client key docker talks to a remote daemon with
     "GCM_PLAINTEXT_STORE_PATH",  # ~/.gcm/store: Git Credential Manager's password files
+    "IPYTHONDIR",  # ~/.ipython: the history of every line typed
+    "JUPYTER_RUNTIME_DIR",  # running Jupyter servers' tokens
+    "BITWARDENCLI_APPDATA_DIR",  # ~/.config/Bitwarden CLI
+    "HEX_HOME",  # ~/.hex
+    "PASSWORD_STORE_DIR",  # ~/.password-store
+    "LLM_USER_PATH",  # ~/.config/io.datasette.llm: llm's keys
+    "CONTINUE_GLOBAL_DIR",  # ~/.continue
+    "AICHAT_CONFIG_DIR",  # ~/.config/aichat
+    "OP_CONFIG_DIR",  # ~/.config/op: 1Password's CLI
+    "TELEPORT_HOME",  # ~/.tsh: Teleport's keys
+    "JFROG_CLI_HOME_DIR",  # ~/.jfrog
+    "BORG_KEYS_DIR",  # ~/.config/borg/keys
 )
+# Your variables that move a tool's folder with a folder of secrets in it, hidden whole there.
+SECRET_INNER_FOLDER_VARIABLES = {
+    "STEPPATH": ("secrets",),  # step-ca's CA private keys
+    "HTTPIE_CONFIG_DIR": ("sessions",),  # HTTPie's sessions: Authorization headers, cookies
+    "MINIKUBE_HOME": ("profiles", ".minikube/profiles"),  # minikube's client keys
+}
 
 # The kernel's settings under /proc, read-only over the sandbox's fresh /proc. Run as root, the
 # sandbox's root is the host's root user (uid 0 mapped to 0), and /proc/sys files are checked
@@ -875,9 +930,13 @@ def named_by_your_variables() -> list[Path]:
 
 
 def folders_named_by_your_variables() -> list[Path]:
-    """The folders SECRET_WHOLE_FOLDER_VARIABLES name, but none that holds a home of yours:
-    hidden whole, as where they usually lie."""
+    """The folders SECRET_WHOLE_FOLDER_VARIABLES name, and those SECRET_INNER_FOLDER_VARIABLES
+    name in theirs, but none that holds a home of yours: hidden whole, as where they usually
+    lie."""
     named = [your_path(variable) for variable in SECRET_WHOLE_FOLDER_VARIABLES]
+    for variable, names in SECRET_INNER_FOLDER_VARIABLES.items():
+        folder = your_path(variable)
+        named += [folder / name for name in names] if folder is not None else []
     homes = your_homes()
     return [
         folder
