@@ -809,6 +809,37 @@ def test_secrets_tools_own_variables_move_out_of_your_home_are_hidden(
 
 
 @needs_bwrap
+def test_client_keys_yarn_twine_poetry_and_conda_take_from_your_environment_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Each tool's own variable for its client key, or for a certificate with the key in it;
+    # and Poetry's config.toml `client-cert`. A certificate alone stays readable.
+    monkeypatch.setenv("HOME", str(home))
+    variables = [
+        "YARN_HTTPS_KEY_FILE_PATH",
+        "YARN_HTTPS_CERT_FILE_PATH",
+        "TWINE_CLIENT_CERT",
+        "POETRY_CERTIFICATES_CORP_CLIENT_CERT",
+        "CONDA_CLIENT_SSL_CERT_KEY",
+        "CONDA_CLIENT_SSL_CERT",
+    ]
+    names = [*(name.lower() for name in variables), "poetry.pem", "public.crt"]
+    keys = secrets_in(home, names)
+    for name in names[:-1]:
+        (keys / name).write_text(f"-----BEGIN PRIVATE KEY-----\nSECRET-{name}\n")
+    (keys / "public.crt").write_text("-----BEGIN CERTIFICATE-----\nSECRET-public.crt\n")
+    for variable in variables:
+        monkeypatch.setenv(variable, str(keys / variable.lower()))
+    (home / ".config/pypoetry").mkdir(parents=True)
+    (home / ".config/pypoetry/config.toml").write_text(
+        f'[certificates.corp]\nclient-cert = "{keys}/poetry.pem"\n'
+    )
+    assert secrets_read(workspace, names) == ["public.crt"]
+    monkeypatch.setenv("YARN_HTTPS_CERT_FILE_PATH", str(keys / "public.crt"))
+    assert secrets_read(workspace, ["public.crt"]) == ["public.crt"]
+
+
+@needs_bwrap
 def test_the_password_files_of_your_ansible_vault_identities_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

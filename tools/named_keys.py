@@ -482,7 +482,8 @@ def _home_expanded(value: str, home: str | None) -> str:
 # `//host/:keyfile=`, pip's `client-cert` (a certificate and key in one file, always), curl's
 # `key` and `cert` (`-E`, its short form, a config takes as on the command line) and those it
 # gives an HTTPS proxy (`proxy-key`, `proxy-cert`), yarn's `httpsKeyFilePath`, wget's
-# `private_key` (wget drops `_` and `-` from its settings' names).
+# `private_key` (wget drops `_` and `-` from its settings' names), Poetry's `client-cert` (a
+# certificate and key in one file, as pip's).
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
     variables: tuple[str, ...]  # (each names a config file)
@@ -537,6 +538,13 @@ TOOL_KEY_SETTINGS = (
         _setting(r"^[ \t]*certificate[ \t]*="),
         _setting(r"^[ \t]*certificate[-_]?type[ \t]*="),
         system_configs=("/etc/wgetrc", "/usr/local/etc/wgetrc"),
+    ),
+    ToolKeySettings(
+        (".config/pypoetry/config.toml",),  # (`[certificates.corp]`: `client-cert = "..."`)
+        (),
+        _setting(r"^[^#\r\n=]*?\bclient-cert[\"']?[ \t]*="),
+        None,
+        folder_variables=("POETRY_CONFIG_DIR",),
     ),
 )
 
@@ -632,14 +640,25 @@ def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[
     return found
 
 
+# Your variables that give a tool its client certificate, with the one that gives its form:
+# git's http.sslCert (a CI runner's), yarn's httpsCertFilePath (yarn reads each setting from
+# `YARN_<SETTING>`), conda's client_ssl_cert.
+CERTIFICATE_VARIABLES = {
+    "GIT_SSL_CERT": "GIT_SSL_CERT_TYPE",
+    "YARN_HTTPS_CERT_FILE_PATH": "",
+    "CONDA_CLIENT_SSL_CERT": "",
+}
+
+
 def certificates_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
-    """The client certificate git takes from your environment (GIT_SSL_CERT, http.sslCert's
-    variable, a CI runner's), where it may hold the key (`certificates_with_a_key`, with the
-    form GIT_SSL_CERT_TYPE gives)."""
-    certificate = environ.get("GIT_SSL_CERT", "")
-    if not os.path.isabs(certificate):
-        return []
-    return certificates_with_a_key([Path(certificate)], [environ.get("GIT_SSL_CERT_TYPE", "")])
+    """The client certificates your environment gives your tools (CERTIFICATE_VARIABLES),
+    where they may hold the key (`certificates_with_a_key`, with the form given)."""
+    found = []
+    for variable, form in CERTIFICATE_VARIABLES.items():
+        certificate = environ.get(variable, "")
+        if os.path.isabs(certificate):
+            found += certificates_with_a_key([Path(certificate)], [environ.get(form, "")])
+    return found
 
 
 # A password after a certificate's name (curl's `cert = ~/certs/client.p12:secret`): from the

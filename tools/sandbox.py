@@ -754,7 +754,12 @@ SECRET_FILE_VARIABLES = (
     # The environment's forms of npm's `keyfile` and pip's `client-cert` (tools/named_keys.py
     # reads them in the configs); npm takes its variables in either case.
     *("NPM_CONFIG_KEYFILE", "npm_config_keyfile", "PIP_CLIENT_CERT"),
+    # and yarn's, conda's and twine's (a certificate and key in one file, as pip's)
+    *("YARN_HTTPS_KEY_FILE_PATH", "CONDA_CLIENT_SSL_CERT_KEY", "TWINE_CLIENT_CERT"),
 )
+# Variables of a form that name such a file: Poetry's client certificate for each repository,
+# its key in the same file (`POETRY_CERTIFICATES_<NAME>_CLIENT_CERT`).
+SECRET_FILE_VARIABLE_FORM = re.compile(r"POETRY_CERTIFICATES_\w+_CLIENT_CERT")
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = (
     "KUBECONFIG",  # each kubeconfig holds its clusters' tokens
@@ -913,6 +918,7 @@ def named_by_your_variables() -> list[Path]:
     """The secret files SECRET_FILE_VARIABLES, SECRET_LIST_VARIABLES and
     SECRET_FOLDER_VARIABLES name: your environment's, never the workspace's."""
     named = [your_path(variable) for variable in SECRET_FILE_VARIABLES]
+    named += [your_path(name) for name in os.environ if SECRET_FILE_VARIABLE_FORM.fullmatch(name)]
     for variable in SECRET_LIST_VARIABLES:
         values = os.environ.get(variable, "").split(os.pathsep)
         named += [Path(os.path.normpath(value)) for value in values if os.path.isabs(value)]
