@@ -664,6 +664,27 @@ def test_ssh_keys_of_a_config_given_by_f_of_variables_and_of_many_includes_are_h
 
 
 @needs_bwrap
+def test_ssh_keys_a_proxy_command_or_a_remote_shell_variable_gives_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A jump host's key in your ssh config's ProxyCommand (and the config it gives by -F), and
+    # the keys your borg, rsync, cvs, Subversion and ansible variables hand their ssh.
+    monkeypatch.setenv("HOME", str(home))
+    variables = ["BORG_RSH", "RSYNC_RSH", "CVS_RSH", "SVN_SSH", "ANSIBLE_SSH_ARGS"]
+    names = ["bastion.pem", "jump.pem", *(name.lower() for name in variables)]
+    keys = secrets_in(home, names)
+    (keys / "jump_config").write_text("Host jump\n  IdentityFile ~/keys/jump.pem\n")
+    (home / ".ssh/config").write_text(
+        "Host *.internal\n  ProxyCommand ssh -i ~/keys/bastion.pem -W %h:%p ec2-user@bastion\n"
+        "Host db\n  ProxyCommand=exec ssh -F ~/keys/jump_config -W %h:%p jump\n"
+    )
+    for variable in variables:
+        ssh = "" if variable.startswith("ANSIBLE") else "ssh -p 22 "
+        monkeypatch.setenv(variable, f"{ssh}-i ~/keys/{variable.lower()}")
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
 def test_keys_a_kubeconfig_names_in_json_quoted_or_flow_form_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -28,9 +28,13 @@ from tools.paths import SMALL_FILE_LIMIT, read_small_file
 from tools.tool_scripts import read_yaml
 
 SSH_KEY_LINE = re.compile(
-    r"^[ \t]*+(IdentityFile|CertificateFile|Include)(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
+    r"^[ \t]*+(IdentityFile|CertificateFile|Include|ProxyCommand|LocalCommand)"
+    r"(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
     re.IGNORECASE | re.MULTILINE,
 )
+# The lines of an ssh config that are a command line, which may run ssh with a key of its own
+# (`ProxyCommand ssh -i ~/keys/bastion.pem -W %h:%p bastion`, the usual jump host).
+SSH_COMMAND_KEYWORDS = ("proxycommand", "localcommand")
 # How deep ssh follows `Include` lines (its own limit), and how much of your ssh configs is
 # read in all, each file counting at least MIN_SSH_CONFIG_COST (a glob of thousands of empty
 # files costs its opens): past these, the rest is not read.
@@ -72,6 +76,11 @@ def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path
             continue
         budget -= max(len(text), MIN_SSH_CONFIG_COST)
         for keyword, value in SSH_KEY_LINE.findall(text):
+            if keyword.lower() in SSH_COMMAND_KEYWORDS:
+                keys, configs = ssh_command_files(value, home)
+                found += keys
+                waiting += [(Path(config), depth + 1) for config in configs]
+                continue
             for word in ssh_words(value):
                 path = os.path.normpath(folder / ssh_expanded(word, home))
                 paths = _matches(path)
@@ -421,13 +430,23 @@ SSH_KEY_OPTION = re.compile(r"(?:IdentityFile|CertificateFile)(?:[ \t]*=[ \t]*|[
 
 def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
     """The key files an ssh command line (git's `core.sshCommand`, your GIT_SSH_COMMAND) gives
-    by `-i KEY` or `-o IdentityFile=KEY`, and those the ssh config `-F FILE` names. The shell
-    runs it, so `~` and your variables are put in ($HOME is `home`'s), and then ssh puts in
-    its own (`%d`, `${VARIABLE}`) as in an IdentityFile."""
+    by `-i KEY` or `-o IdentityFile=KEY`, and those the ssh config `-F FILE` names."""
+    home = home if home is not None else str(Path.home())
+    named, configs = ssh_command_files(command, home)
+    for config in configs:
+        named += ssh_config_key_files(config, home)
+    return named
+
+
+def ssh_command_files(command: str, home: str) -> tuple[list[Path], list[str]]:
+    """The key files an ssh command line gives by `-i KEY` or `-o IdentityFile=KEY`, and the
+    ssh configs it gives by `-F FILE`. The shell runs it, so `~` and your variables are put in
+    ($HOME is `home`'s), and then ssh puts in its own (`%d`, `${VARIABLE}`) as in an
+    IdentityFile."""
     try:
         words = shlex.split(command)
     except ValueError:
-        return []
+        return [], []
     keys, configs = [], []
     words_left = iter(words[1:])
     for word in words_left:
@@ -445,15 +464,13 @@ def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
                 elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value)):
                     keys.append(option[1].strip("\"'"))
                 break
-    home = home if home is not None else str(Path.home())
     named = []
     for key in keys:
         path = ssh_expanded(_shell_expanded(key, home), home)
         named += _matches(os.path.normpath(path)) if os.path.isabs(path) else []
-    for config in configs:  # (a relative one is from where git runs: unknown here)
-        path = _shell_expanded(config, home)
-        named += ssh_config_key_files(os.path.normpath(path), home) if os.path.isabs(path) else ()
-    return named
+    # (a relative config is from where the command runs: unknown here)
+    paths = [_shell_expanded(config, home) for config in configs]
+    return named, [os.path.normpath(path) for path in paths if os.path.isabs(path)]
 
 
 # A shell variable in a word: `$NAME` or `${NAME}`.

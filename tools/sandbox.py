@@ -875,6 +875,13 @@ def secret_paths() -> list[Path]:
     return candidates
 
 
+# Your variables that give a program the ssh command line it runs, `-i KEY` in it: git's, and
+# the remote shells of borg, rsync, cvs and Subversion (borg's documented way to pick a key).
+SSH_COMMAND_VARIABLES = ("GIT_SSH_COMMAND", "BORG_RSH", "RSYNC_RSH", "CVS_RSH", "SVN_SSH")
+# Your variables that give ssh its options alone: ansible's.
+SSH_OPTION_VARIABLES = ("ANSIBLE_SSH_ARGS", "ANSIBLE_SSH_COMMON_ARGS", "ANSIBLE_SSH_EXTRA_ARGS")
+
+
 def keys_your_configs_name() -> list[Path]:
     """The key and password files your ssh, kubectl, git, npm, pip, curl, yarn and wget
     configs name by path, in each of your homes and where your variables move those configs,
@@ -894,7 +901,10 @@ def keys_your_configs_name() -> list[Path]:
         named += git_key_files(str(account))
     # (`GIT_CONFIG_KEY_0=http.sslKey`: settings every git you start reads, a CI runner's)
     named += git_key_files_of_settings(str(Path.home()), git_settings_in_your_environment())
-    named += ssh_command_keys(os.environ.get("GIT_SSH_COMMAND", ""))  # (`-i ~/keys/ci.pem`)
+    for variable in SSH_COMMAND_VARIABLES:  # (`-i ~/keys/ci.pem`)
+        named += ssh_command_keys(os.environ.get(variable, ""))
+    for variable in SSH_OPTION_VARIABLES:
+        named += ssh_command_keys("ssh " + os.environ.get(variable, ""))
     named += certificates_of_your_environment()  # (GIT_SSL_CERT: a PEM with its key, a P12)
     named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
