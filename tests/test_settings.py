@@ -150,6 +150,12 @@ SERVICE_TOKENS = {
     # Keys by their form: a PEM private key, a service account's JSON.
     "pem private key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=",
     "service account": '{"type": "service_account", "private_key": "x"}',
+    # and private keys in other forms than PEM: armored PGP (Gradle's in-memory signing key),
+    # an age identity, a WireGuard config, a PuTTY key.
+    "pgp private key": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBGXabc\n",
+    "age identity": "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS6S5F",
+    "wireguard config": "[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n",
+    "putty key": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n",
 }
 
 
@@ -165,6 +171,8 @@ def test_a_well_known_services_token_never_reaches_a_sandboxed_command(token):
     [
         *("key-value", "https://hooks.slack.com/", "12345:abc", "dapi", "fm2_short", "v1.0-3"),
         *("https://example.com/?page=12345678", "-----BEGIN PUBLIC KEY-----"),
+        *("-----BEGIN PGP PUBLIC KEY BLOCK-----", "AGE-SECRET-KEY-1", "PrivateKeyPath=/k.pem"),
+        "PublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
     ],
 )
 def test_a_value_that_only_begins_like_a_token_is_passed_on(value):

@@ -166,7 +166,12 @@ KNOWN_TOKEN = re.compile(
     # before (`?private_token=`, `#access_token=`, `?X-Amz-Signature=`, `?apiKey=`):
     r"|(?i:[?&#][\w.-]{0,40}?(?:token|key|secret|sig|signature|password|passwd|pwd|auth))"
     r"=[^&\s]{8}"
-    r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"  # (a PEM key, whatever holds it)
+    r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"  # (a PEM key; PGP's armored one:
+    # Gradle's in-memory signing key, `ORG_GRADLE_PROJECT_signingInMemoryKey`)
+    r"|AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{20}"  # (an age identity, in bech32's letters)
+    r"|PuTTY-User-Key-File-[0-9]++:"  # (a PuTTY .ppk)
+    # (a WireGuard config's key, base64 of 32 bytes)
+    r"|(?:^|\n)[ \t]*+(?i:(?:private|preshared)key)[ \t]*+=[ \t]*+[A-Za-z0-9+/]{42,}+="
     r'|"private_key"\s*+:'  # (a service account's JSON)
     r"|(?i:pwd|password)=[^;\s]{6}"  # (in a connection string: `Server=x;Pwd=...`)
 )
