@@ -337,14 +337,19 @@ UNTOLD_ENVRC_LINES = {
     # A value a command's output makes: `node_modules/.bin` first on PATH.
     "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
     "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',
+    # A move whose folder only the shell can tell: a relative word after it may be read from any.
+    "cd-to-a-variable": 'cd "$TOOLS_DIR"\nPATH_add bin\n',
+    "cd-in-a-function": "up() {\n  cd ..\n}\nPATH_add .local/bin\n",
+    "pushd": "pushd .local\nPATH_add bin\npopd\n",
 }
 
 
 @needs_bwrap
 @pytest.mark.parametrize("envrc", UNTOLD_ENVRC_LINES.values(), ids=UNTOLD_ENVRC_LINES.keys())
 def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspace, envrc):
-    # What direnv loads or puts on PATH may then be any file: a command could plant it.
-    files(workspace, {".envrc": envrc})
+    # What direnv loads or puts on PATH may then be any file: a command could plant it. (The
+    # folders it names exist: what asks is the line, not a missing folder.)
+    files(workspace, {".envrc": envrc, "bin/tool": "", ".local/bin/tool": ""})
     attack(api, "ran")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
@@ -365,6 +370,18 @@ ENVRC_PATH_FORMS = {
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
     "in-a-function": {".envrc": "local_bin() { PATH_add .local/bin; }\nlocal_bin\n"},
+    "after-if": {".envrc": 'BIN=.local/bin\nif PATH_add "$BIN"; then :; fi\n'},
+    "after-its-variable-and-redirection": {
+        ".envrc": 'B=.local/bin\nQ=1 2>/dev/null PATH_add "$B"\n'
+    },
+    "in-a-case-arm": {".envrc": 'B=.local/bin\ncase x in x) PATH_add "$B";; esac\n'},
+    # (and ./bin, where a failed cd leaves it)
+    "after-cd": {".envrc": "cd .local\nPATH_add bin\ncd ..\n", "bin/tool": "#!/bin/sh\n"},
+    "sourced-from-two-folders": {
+        ".envrc": "source_env sub\nsource sub/.envrc\n",
+        "sub/.envrc": "PATH_add .local/bin\n",  # (from sub, then from the top)
+        "sub/.local/bin/tool": "#!/bin/sh\n",
+    },
 }
 
 

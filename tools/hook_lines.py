@@ -501,12 +501,24 @@ def _segments(line: str) -> list[str]:
 
 
 def _program(segment: str) -> str:
-    """The program of a simple command, as the shell finds it: after keywords, `time`, a
-    case arm's pattern (`Linux) cd web`), redirections (`>/dev/null cd web`), variables set
-    for it (`X=1 let t`) and a function's header (`f() {`), with its quotes and backslashes
-    taken off (`\\cd`, `'let'` are cd and let). Read by index, in one pass: a line of a
-    thousand keywords or headers is read in time linear in its length."""
+    """The program of a simple command (`program_index`), with its quotes and backslashes
+    taken off (`\\cd`, `'let'` are cd and let)."""
     words = segment.split()
+    index = program_index(words)
+    if index >= len(words):
+        return ""
+    program = words[index]
+    if program.startswith("(("):
+        return "(("
+    return program if "$" in program or "`" in program else re.sub(r"""[\\'"]""", "", program)
+
+
+def program_index(words: list[str]) -> int:
+    """Where the program of a simple command's `words` stands, as the shell finds it (their
+    number where there is none): after keywords, `time`, a case arm's pattern (`Linux) cd
+    web`), redirections (`>/dev/null cd web`), variables set for it (`X=1 let t`) and a
+    function's header (`f() {`). Read by index, in one pass: a line of a thousand keywords or
+    headers is read in time linear in its length."""
     index = 3 if len(words) > 3 and words[0] == "case" and words[2] == "in" else 0
     # (`case "$x" in Linux) cd web ;; esac`, on one line)
     while index < len(words):
@@ -525,12 +537,7 @@ def _program(segment: str) -> str:
             index += 2  # (`f () {`, `function f {`)
         else:
             break
-    if index >= len(words):
-        return ""
-    program = words[index]
-    if program.startswith("(("):
-        return "(("
-    return program if "$" in program or "`" in program else re.sub(r"""[\\'"]""", "", program)
+    return index
 
 
 def _expanded(

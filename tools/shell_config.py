@@ -106,6 +106,7 @@ MAX_START_FILES = 100
 # so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then source ~/x; fi` are seen.
 COMMAND_SEPARATORS = re.compile(r"&&|\|\||[;&|]")
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
+LEADING_WORDS += ("if", "elif", "while", "until", "time", "exec")
 # A word of the shell as it is written: its quoted and plain pieces, side by side
 # (`BIN="$PWD"/bin` is one word). Only blanks end a plain piece: a carriage return is part of
 # it (`source ./env.sh\r` sources the file `env.sh\r`).
@@ -331,6 +332,14 @@ SETTING_WORDS = ("export", "local", "readonly", "declare", "typeset")
 # may source another in turn), and how many files are read for one `.envrc` in all.
 MAX_ENVRC_DEPTH = 8
 MAX_ENVRC_FILES = 50
+# What moves the shell to another folder, and how many folders an `.envrc`'s lines are read
+# from after the `cd`s planloop follows.
+MOVES = ("cd", "pushd", "popd")
+MAX_MOVES = 8
+# What may run a file's `cd` more than once, or not where it stands: a loop, a function.
+REPEATS = re.compile(
+    r"(?:^|[\s;&|(){}])(?:for|while|until|select|function)(?![^\s;&|(){}])|\(\s*\)"
+)
 # direnv's functions that source a file into the `.envrc`'s shell after entering the file's
 # folder (its relative words are from there); bash's `source` and `.` stay where they are.
 ENVRC_SOURCERS = ("source_env", "source_env_if_exists", "source_up", "source_up_if_exists")
@@ -374,34 +383,73 @@ class _EnvrcReader:
         self.unread: list[Path] = []
         # What an `eval` past MAX_ENVRC_DEPTH of them is given, likewise.
         self.unread_eval: str | None = None
+        # A `cd` (or pushd, popd) whose folder is not followed: the line, shortened.
+        self.unfollowed_move: str | None = None
         self.read(envrc, envrc.parent, 0)
 
     def read(self, path: Path, base: Path, depth: int) -> None:
+        """Read the file `path` from `base`; after a plain `cd DIR` of the `.envrc` itself,
+        each later line from DIR as well as from where it was (the `cd` may fail, direnv
+        goes on past it, or stand in an `if` or a subshell that did not move it)."""
         self.files.append((path, base))
-        for words in shell_commands(_read(path)):
-            self.take(words, base, depth)
+        text = _read(path)
+        folders = [base]
+        for words in shell_commands(text):
+            moved = [new for folder in folders for new in self.take(words, folder, depth)]
+            if moved and (depth > 0 or REPEATS.search(text) or len(folders) >= MAX_MOVES):
+                # (in a loop or a function it may move any number of times; a file sourced
+                # by `source` moves the one that sources it)
+                self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
+                moved = []
+            for folder in moved:
+                self.files.append((path, folder))
+            folders = list(dict.fromkeys([*folders, *moved]))
 
-    def take(self, words: list[str], base: Path, depth: int) -> None:
+    def take(self, words: list[str], base: Path, depth: int) -> list[Path]:
+        """Note the command `words` run in `base`, and read what it sources or `eval`s; the
+        folder it moves to, for a `cd` planloop can follow."""
+        # Imported here: tools.hook_lines imports tools.paths, which imports this module.
+        from tools.hook_lines import program_index
+
         words = _function_body(words)
+        words = words[program_index(words) :] or words  # (kept whole: `X=1` sets X)
         if not words:
-            return
+            return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         _remember(words, self.values)
         self.steps.append((base, words))
+        if words[0] in MOVES:
+            return self.moved(words, base)
         given = " ".join(words[1:])
         if words[0] == "eval" and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
             if depth >= MAX_ENVRC_DEPTH:
                 self.unread_eval = self.unread_eval or given
             for inner in shell_commands(given) if depth < MAX_ENVRC_DEPTH else ():
-                self.take(inner, base, depth + 1)
-            return
+                if self.take(inner, base, depth + 1):  # (`eval "cd x"` moves the file's shell)
+                    self.unfollowed_move = self.unfollowed_move or _short_line(inner[0], inner[1:])
+            return []
         sourced = sourced_by(words[0], words[1:], base)
-        if sourced is None or sourced[0] in {path for path, _ in self.files}:
-            return
+        # Read once from each folder: bash's `source sub/.envrc` after `source_env sub` reads
+        # its relative words from another folder.
+        if sourced is None or sourced in self.files:
+            return []
         if depth >= MAX_ENVRC_DEPTH or len(self.files) >= MAX_ENVRC_FILES:
             self.unread.append(sourced[0])
         elif os.path.isfile(sourced[0]):
             self.read(*sourced, depth + 1)
+        return []
+
+    def moved(self, words: list[str], base: Path) -> list[Path]:
+        """The folder a plain `cd DIR` moves to from `base`; any other move (`cd "$X"`, `cd -`,
+        `cd` alone, pushd and popd, a `cd` through CDPATH) is noted as one only the shell can
+        tell."""
+        named = words[1] if words[0] == "cd" and len(words) == 2 else "-"
+        plain = not named.startswith("-") and not SHELL_ONLY.search(named)
+        folder = literal_path(named, base) if plain else None
+        if folder is None or self.environ.get("CDPATH"):
+            self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
+            return []
+        return [folder]
 
 
 def _function_body(words: list[str]) -> list[str]:
@@ -470,11 +518,21 @@ def shell_commands(text: str) -> Iterable[list[str]]:
     for raw in re.sub(r"\\\n", " ", text).split("\n"):
         line = re.sub(r"(^|[ \t])#.*", "", raw)  # a comment
         for command in COMMAND_SEPARATORS.split(line):
-            words = [_unquoted(word) for word in WORD.findall(command)]
+            words = [_unquoted(word) for word in _out_of_subshell(WORD.findall(command))]
             while words and words[0] in LEADING_WORDS:
                 words = words[1:]
             if words:
                 yield words
+
+
+def _out_of_subshell(words: list[str]) -> list[str]:
+    """A command's words as written less the parentheses of a subshell it stands in, which
+    need no blank (`(source ./env.sh)` sources env.sh); `((`, `$(...)` and `f()` stay."""
+    if words and words[0].startswith("(") and not words[0].startswith("(("):
+        words = [words[0][1:], *words[1:]] if words[0] != "(" else words
+    while words and words[-1].endswith(")") and words[-1].count(")") > words[-1].count("("):
+        words = [*words[:-1], words[-1][:-1]]
+    return [word for word in words if word]
 
 
 def _unquoted(word: str) -> str:
@@ -651,6 +709,9 @@ def envrc_untold(envrc: Path) -> str | None:
     if reader.unread_eval is not None:
         line = _short_line("eval", [reader.unread_eval])
         return f"its line `{line}` is past the {MAX_ENVRC_DEPTH} evals in a row planloop reads"
+    if reader.unfollowed_move is not None:
+        line = reader.unfollowed_move
+        return f"its line `{line}` moves its shell to a folder only the shell can tell"
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     for command, args, _ in direnv_calls(envrc):
