@@ -337,6 +337,10 @@ UNTOLD_ENVRC_LINES = {
     # A value a command's output makes: `node_modules/.bin` first on PATH.
     "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
     "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',
+    # bash splits a value put in unquoted into words: this runs `PATH_add .local/bin`.
+    "word-split-command": 'P="PATH_add .local/bin"\n$P\n',
+    "brace-expansion": "source_env .envrc.{local,dev}\n",
+    "tilde-plus": "PATH_add ~+/.local/bin\n",
     # A move whose folder only the shell can tell: a relative word after it may be read from any.
     "cd-to-a-variable": 'cd "$TOOLS_DIR"\nPATH_add bin\n',
     "cd-in-a-function": "up() {\n  cd ..\n}\nPATH_add .local/bin\n",

@@ -283,6 +283,11 @@ COMPLETION_REASON = (
 # `alias x=~/bin/x`) or a redirection.
 WORD_PIECES = re.compile(r"\$\(|[`()=<> \t\n]")  # (a carriage return is in the word)
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# What only the shell can tell in a word (in an `.envrc`'s, once the variables it knows are put
+# in): another expansion (`${BIN:-bin}`, `$(direnv_layout_dir)`, a backquote), a pattern
+# (`.envrc.d/*.sh`), brace expansion (`scripts/{dev,local}.sh`, `{1..3}`), or the folder
+# bash's `~+` and `~-` name (its PWD and OLDPWD, where the shell stands).
+SHELL_ONLY = re.compile(r"[$`*?\[]|\{[^{}]*(?:,|\.\.)[^{}]*\}|(?:^|[\s=:])~[+-]")
 
 
 def literal_path(word: str, base: Path | None, home: Path | None = None) -> Path | None:
@@ -291,15 +296,16 @@ def literal_path(word: str, base: Path | None, home: Path | None = None) -> Path
     `~`, `$HOME` and `${HOME}` are expanded, to `home` where given (the home of the start-up
     file it is read from), else to $HOME; a word with any other variable, a command
     substitution or a glob is left out (its path cannot be known without running the shell).
+    Brace expansion (`{dev,local}.sh`) and `~+`, `~-` are left out likewise.
     A relative path is taken from `base`; with no base (a start-up file, which the shell reads
     wherever it starts, and `source name` looks on PATH first), it is left out.
     """
     for spelt in ("$HOME", "${HOME}", "~"):
         if word == spelt or word.startswith(spelt + "/"):
             word = str(home or Path.home()) + word[len(spelt) :]
-    word = os.path.expanduser(word)  # (`~user`)
-    if not word or any(char in word for char in "$`*?["):
+    if not word or SHELL_ONLY.search(word):
         return None
+    word = os.path.expanduser(word)  # (`~user`)
     if not os.path.isabs(word):
         if base is None:
             return None
@@ -318,9 +324,6 @@ def envrc_word(word: str, base: Path) -> str:
 
 # A variable in a word of an `.envrc` that the file or your environment may give a plain value.
 ENVRC_VARIABLE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})")
-# What only direnv's shell can tell in a word once those are put in: another expansion
-# (`${BIN:-bin}`, `$(direnv_layout_dir)`, a backquote) or a pattern (`.envrc.d/*.sh`).
-SHELL_ONLY = re.compile(r"[$`*?\[]")
 # A word that adds to a variable (`BIN+=/bin`), or makes it an array (`BIN=(a b)`,
 # `BIN[1]=b`): its value is then the shell's to tell.
 APPENDED = re.compile(r"([A-Za-z_]\w*)(?:\+=|=\(|\[)")
@@ -484,11 +487,17 @@ def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] |
     return named, named.parent
 
 
+# What the shell splits a value put in unquoted at, or matches against files.
+SPLIT = re.compile(r"[\s*?\[]")
+
+
 def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, str]) -> str:
     def value(match: re.Match[str]) -> str:
         name = match[1] or match[2]
         told = values[name] if name in values else environ.get(name)
-        return match[0] if told is None else told
+        # A value with a blank or a pattern, put in unquoted, is split into words (`P="PATH_add
+        # bin"; $P` runs PATH_add) or matched against files: left for the shell to tell.
+        return match[0] if told is None or SPLIT.search(told) else told
 
     return ENVRC_VARIABLE.sub(value, word)
 
