@@ -298,6 +298,28 @@ def test_what_an_envrc_names_through_its_own_variables_stays_read_only(api, env,
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# A script the .envrc runs through a variable it set plainly before: direnv's shell puts the
+# value in, and runs the script at every load as surely as `bash scripts/dev.sh`.
+ENVRC_SCRIPT_THROUGH_A_VARIABLE = {
+    "run": 'H=scripts/dev.sh\nbash "$H"\n',
+    "fed": 'H=scripts/dev.sh\nsource /dev/stdin < "$H"\n',
+    "evaluated": 'H=scripts/dev.sh\neval "$(cat "$H")"\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc",
+    ENVRC_SCRIPT_THROUGH_A_VARIABLE.values(),
+    ids=ENVRC_SCRIPT_THROUGH_A_VARIABLE.keys(),
+)
+def test_a_script_an_envrc_runs_through_its_own_variable_stays_read_only(
+    api, env, user_folders, envrc
+):
+    contents = {".envrc": envrc, "scripts/dev.sh": "export DEV=1\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
 @needs_bwrap
 def test_what_load_prefix_and_use_vim_put_in_your_environment_stays_read_only(
     api, env, user_folders

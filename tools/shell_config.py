@@ -611,8 +611,15 @@ def named_files(text: str, base: Path | None, home: Path | None = None) -> list[
     (`export DB=./dev.db` names data the project writes); the variables that name code are
     held from your environment, where direnv and your shell put them (CODE_VARIABLES in
     tools/environment.py), and a value that runs something (`$(...)`) is still read."""
+    return files_named_by(shell_commands(text), base, home)
+
+
+def files_named_by(
+    commands: Iterable[list[str]], base: Path | None, home: Path | None = None
+) -> list[Path]:
+    """`named_files` of these commands, each given as its words."""
     found: list[Path] = []
-    for words in shell_commands(text):
+    for words in commands:
         for word in words:
             if ASSIGNMENT.match(word) and "$(" not in word and "`" not in word:
                 continue
@@ -636,8 +643,11 @@ def run_by_your_shell() -> list[Path]:
 def run_by_envrc(envrc: Path) -> list[Path]:
     """Every existing file an `.envrc`, or a file it sources, names by a literal path, relative
     to its folder (`named_files`): direnv's allow covers the `.envrc`, not the scripts it
-    runs."""
-    found = [named for path, base in envrc_files(envrc) for named in named_files(_read(path), base)]
+    runs. Its words are read as written, and with the values its shell gives its variables
+    put in (`envrc_steps`): `H=scripts/dev.sh`, then `bash "$H"` runs the script as surely."""
+    reader = _EnvrcReader(envrc)
+    found = [named for path, base in reader.files for named in named_files(_read(path), base)]
+    found += [named for base, words in reader.steps for named in files_named_by([words], base)]
     return [path for path in dict.fromkeys(found) if path != envrc]
 
 
