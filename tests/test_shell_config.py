@@ -408,6 +408,7 @@ ENVRC_PATH_FORMS = {
         "sub/.envrc": "PATH_add .local/bin\n",  # (from sub, then from the top)
         "sub/.local/bin/tool": "#!/bin/sh\n",
     },
+    "exported-from-its-variable": {".envrc": 'B=.local/bin\nexport PATH="$PWD/$B:$PATH"\n'},
 }
 
 

@@ -368,6 +368,24 @@ def envrc_steps(
     return _EnvrcReader(envrc, environ).steps
 
 
+def envrc_lines(envrc: Path) -> list[tuple[Path, str]]:
+    """(folder, line) of each command of `envrc_steps`, written again as a line of the shell,
+    its values put in: what a reader of lines (`named_by_envrc`) takes as direnv's shell runs
+    it (`B=tools/bin`, then `export PATH="$PWD/$B:$PATH"`, is `export PATH=/ws/tools/bin:$PATH`)."""
+    return [(base, " ".join(map(_written_again, words))) for base, words in envrc_steps(envrc)]
+
+
+def _written_again(word: str) -> str:
+    """A word as a line of the shell spells it: an assignment's `NAME=` bare (a reader of
+    lines knows it by that), the rest in double quotes where it holds a blank or a quote."""
+    assigned = ASSIGNMENT.match(word)
+    name = assigned[0] if assigned else ""
+    value = word[len(name) :]
+    if re.search(r"""[\s'"\\]""", value):
+        value = '"' + re.sub(r'(["\\`])', r"\\\1", value) + '"'
+    return name + value
+
+
 def envrc_files(envrc: Path) -> list[tuple[Path, Path]]:
     """(file, folder) of the `.envrc` and each file it sources that exists (`envrc_steps`),
     with the folder its relative words are read from."""
@@ -1041,6 +1059,11 @@ def held_when_there(
             if path == envrc:
                 text = "\n".join(map(_read, [envrc, *dotenvs_loaded_by(envrc)]))
             found_here = named_by_envrc(path, root, text, base)
+            named += [(named_path, ENVRC_NAMED_REASON) for named_path in found_here]
+        # And as its shell runs them, the values it set plainly before put in (`B=tools/bin`,
+        # then `export PATH="$PWD/$B:$PATH"`).
+        for base, line in envrc_lines(envrc):
+            found_here = named_by_envrc(envrc, root, line, base)
             named += [(named_path, ENVRC_NAMED_REASON) for named_path in found_here]
     bins += [path for path in layouts if path.name == "bin"]
     bins += [path for path in tools if path.name == "bin"]
