@@ -335,6 +335,20 @@ def test_what_load_prefix_and_use_vim_put_in_your_environment_stays_read_only(
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+@needs_bwrap
+def test_a_path_folder_an_envrc_takes_from_its_dotenv_over_yours_stays_read_only(
+    api, env, user_folders
+):
+    # direnv's `dotenv` exports the .env's GOBIN over the one your environment has, for the
+    # lines after it: .local/bin goes first on your PATH, not ~/go/bin.
+    contents = {
+        ".envrc": 'dotenv\nPATH_add "$GOBIN"\n',
+        ".env": "GOBIN=.local/bin\n",
+        ".local/bin/tool": "#!/bin/sh\n",
+    }
+    assert_held_by_envrc(api, {**env, "GOBIN": "/opt/go/bin"}, user_folders, contents)
+
+
 UNTOLD_ENVRC_LINES = {
     "glob-loop": 'for f in .envrc.d/*.sh; do source_env "$f"; done\n',
     "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',

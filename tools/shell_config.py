@@ -437,7 +437,7 @@ class _EnvrcReader:
         if not words:
             return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
-        _remember(words, self.values)
+        _remember(words, self.values, base)
         self.steps.append((base, words))
         if words[0] in MOVES:
             return self.moved(words, base)
@@ -520,13 +520,16 @@ def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, s
     return ENVRC_VARIABLE.sub(value, word)
 
 
-def _remember(words: list[str], values: dict[str, str | None]) -> None:
-    """Note what the command `words` sets: a plain value, or None where only the shell knows
-    it (a loop's variable, `read`'s, `printf -v`'s, an array, one added to (`BIN+=/bin`) or
-    unset, one set from what is left unknown, or set again)."""
+def _remember(words: list[str], values: dict[str, str | None], base: Path) -> None:
+    """Note what the command `words`, run in `base`, sets: a plain value, or None where only
+    the shell knows it (a loop's variable, `read`'s, `printf -v`'s, an array, one added to
+    (`BIN+=/bin`) or unset, one set from what is left unknown, or set again). `dotenv` sets
+    what its file does (`dotenv_settings`), over your environment's."""
     first, rest = words[0], words[1:]
     values.update((match[1], None) for word in words if (match := APPENDED.match(word)))
-    if first == "for" and rest:
+    if first in DOTENV_LOADERS:
+        values.update(dotenv_settings(dotenv_path(rest, base)))
+    elif first == "for" and rest:
         values[rest[0]] = None
     elif first in ("read", "unset", "printf"):
         values.update((word, None) for word in rest if word.isidentifier())
@@ -873,14 +876,49 @@ DOTENV_LOADERS = ("dotenv", "dotenv_if_exists")
 def dotenvs_loaded_by(envrc: Path) -> list[Path]:
     """The dotenv files an `.envrc` loads with `dotenv` or `dotenv_if_exists`: the one named,
     a named folder's `.env`, or the `.env` beside the `.envrc` when none is named."""
-    found: list[Path] = []
-    for command, args, base in direnv_calls(envrc):
-        if command not in DOTENV_LOADERS:
+    found = [
+        dotenv_path(args, base)
+        for command, args, base in direnv_calls(envrc)
+        if command in DOTENV_LOADERS
+    ]
+    return [path for path in dict.fromkeys(found) if path is not None]
+
+
+def dotenv_path(args: list[str], base: Path) -> Path | None:
+    """The file `dotenv ARGS` run in `base` loads (`.env` there, or in the folder named), or
+    None where only the shell can tell it."""
+    named = literal_path(args[0], base) if args else base
+    if named is None:
+        return None
+    return named / ".env" if os.path.isdir(named) else named
+
+
+# A line of a dotenv file whose value direnv's parser gives as written: unquoted, or quoted with
+# no escape or variable in it (direnv puts in `$NAME`, from the file or your environment).
+# Possessive, so that a line of a million blanks is read in linear time.
+PLAIN_DOTENV_LINE = re.compile(
+    r"""[ \t]*+(?:export[ \t]++)?([\w.]++)(?:[ \t]*+=[ \t]*+|:[ \t]++)"""
+    r"""(?:'([^'\\]*+)'|"([^"\\$`]*+)"|([^\s#'"\\$`]*+))[ \t]*+(?:#.*)?"""
+)
+# A name any other line may set (direnv also reads `NAME: value`, and values over several lines).
+DOTENV_NAME = re.compile(r"^[ \t]*+(?:export[ \t]++)?([\w.]++)[ \t]*+[=:]", re.MULTILINE)
+
+
+def dotenv_settings(path: Path | None) -> dict[str, str | None]:
+    """The variables the dotenv file `path` has direnv export, with their values where every
+    line is a plain one (PLAIN_DOTENV_LINE, a blank or a comment); else each name it may set,
+    with None: only direnv's parser can tell those values (an escape, `$NAME`, a value over
+    several lines, a line it refuses, which leaves the file unread)."""
+    text = _read(path) if path is not None else ""
+    plain: dict[str, str | None] = {}
+    for line in re.split(r"[\r\n]+", text):  # (as direnv splits them)
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        named = literal_path(args[0], base) if args else base
-        if named is not None:
-            found.append(named / ".env" if os.path.isdir(named) else named)
-    return list(dict.fromkeys(found))
+        found = PLAIN_DOTENV_LINE.fullmatch(line)
+        if found is None:
+            return dict.fromkeys(DOTENV_NAME.findall(text.replace("\r", "\n")))
+        plain[found[1]] = next(value for value in found.groups()[1:] if value is not None)
+    return plain
 
 
 def path_added_by_envrc(envrc: Path) -> list[Path]:
