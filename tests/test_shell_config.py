@@ -276,13 +276,24 @@ def test_a_one_tool_version_file_is_read_only_and_a_new_one_is_reported(api, env
     assert ".python-version (a host tool's configuration)" in said(result)
 
 
+# A file an .envrc sources, or runs at each load (layout_python's `$python -c ...`, the
+# interpreter it is given), that is not there yet: a command could make it.
+MISSING_ENVRC_FILES = {
+    "sourced": ("source_env_if_exists local/env.sh\n", "local/env.sh"),
+    "layout-python-interpreter": ('PY=tools/py\nlayout python "$PY"\n', "tools/py"),
+}
+
+
 @needs_bwrap
-def test_a_file_an_envrc_sources_that_is_missing_makes_commands_ask(api, env, workspace):
-    files(workspace, {".envrc": "source_env_if_exists local/env.sh\n"})
+@pytest.mark.parametrize("envrc, missing", MISSING_ENVRC_FILES.values(), ids=MISSING_ENVRC_FILES)
+def test_a_file_an_envrc_loads_that_is_missing_makes_commands_ask(
+    api, env, workspace, envrc, missing
+):
+    files(workspace, {".envrc": envrc})
     attack(api, "ran")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
-    assert "local/env.sh (a file an .envrc loads) does not exist" in said(result)
+    assert f"{missing} (a file an .envrc loads) does not exist" in said(result)
     assert not (workspace / "ran").exists()
 
 
@@ -359,6 +370,7 @@ UNTOLD_ENVRC_LINES = {
     "computed-command": "$(echo PATH_add) .local/bin\n",
     "eval-of-computed-words": 'eval "$(echo PATH_add) .local/bin"\n',
     "layout-dir-from-output": 'direnv_layout_dir="$(mktemp -d)"\nlayout go\n',
+    "virtualenv-from-output": 'export VIRTUAL_ENV="$(mktemp -d)"\nlayout python3\n',
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
     "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
@@ -478,6 +490,28 @@ def test_the_layout_folder_an_envrc_moves_stays_read_only(api, env, user_folders
         ".cache/direnv/go/bin/tool": "#!/bin/sh\n",
     }
     assert_held_by_envrc(api, env, user_folders, contents)
+
+
+# What a direnv layout puts first on your PATH from what the .envrc gives it: layout_anaconda
+# the folder of the conda it is given, layout_python `$VIRTUAL_ENV/bin` where VIRTUAL_ENV is set.
+LAYOUT_PATH_FOLDERS = {
+    "conda": ("layout anaconda dev tools/conda\n", "tools"),
+    "virtualenv": ("export VIRTUAL_ENV=$PWD/envs/dev\nlayout python3\n", "envs/dev/bin"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc, folder", LAYOUT_PATH_FOLDERS.values(), ids=LAYOUT_PATH_FOLDERS)
+def test_the_path_folder_an_envrc_gives_a_layout_stays_read_only(
+    api, env, workspace, envrc, folder
+):
+    files(workspace, {".envrc": envrc, "tools/conda": "#!/bin/sh\n", f"{folder}/README": ""})
+    attack(api, f"{folder}/git")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output and "done" in output, output
+    assert not (workspace / folder / "git").exists()
 
 
 def test_the_file_tools_ask_before_any_write_where_an_envrc_loads_what_only_its_shell_can_tell(

@@ -691,6 +691,7 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
         elif command == "use" and args:
             named += nix_files(args[0], args[1:], base)
     named += path_added_by_envrc(envrc)
+    named += layout_arguments(envrc)[0]
     return [path for path in dict.fromkeys(named) if path is not None]
 
 
@@ -698,13 +699,16 @@ def direnv_calls(envrc: Path) -> list[tuple[str, list[str], Path]]:
     """(function, arguments, the folder they are read from) of each command of an `.envrc`
     and of the files it sources (`envrc_steps`), with `use_flake x` and `layout_node` spelt
     as `use flake x` and `layout node` are."""
-    calls: list[tuple[str, list[str], Path]] = []
-    for base, (command, *args) in envrc_steps(envrc):
-        for kind in ("use", "layout"):
-            if command.startswith(kind + "_"):
-                command, args = kind, [command.removeprefix(kind + "_"), *args]
-        calls.append((command, args, base))
-    return calls
+    return [(*_as_call(words), base) for base, words in envrc_steps(envrc)]
+
+
+def _as_call(words: list[str]) -> tuple[str, list[str]]:
+    """(function, arguments) of an `.envrc` command, `use_flake x` spelt as `use flake x`."""
+    command, args = words[0], words[1:]
+    for kind in ("use", "layout"):
+        if command.startswith(kind + "_"):
+            return kind, [command.removeprefix(kind + "_"), *args]
+    return command, args
 
 
 # direnv's functions that load a file, or put a folder on a PATH, that their words name.
@@ -765,6 +769,10 @@ def envrc_untold(envrc: Path) -> str | None:
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
+    for folder, line in layout_arguments(envrc)[1]:
+        if folder is None:
+            why = "puts `$VIRTUAL_ENV/bin` on PATH, which only its shell can tell"
+            return f"its line `{line}` {why}"
     for _, folder, line in layout_dirs(envrc):
         if folder is None:
             why = f"puts `$({LAYOUT_DIR})`'s folders on PATH, which only its shell can tell"
@@ -834,6 +842,46 @@ def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
             folder = None if SHELL_ONLY.search(value) else literal_path(value, base)
             found.append((args[0], folder, _short_line(command, args)))
     return found
+
+
+# direnv's layouts that run `layout_python` (its stdlib's): it puts `$VIRTUAL_ENV/bin` first on
+# PATH, the VIRTUAL_ENV set before (by the `.envrc` or your environment) taken as it is, and
+# makes a virtualenv there with the interpreter `layout python X` names (`$python`, split at
+# blanks: run at each load), or one a name finds on PATH.
+PYTHON_LAYOUTS = ("python", "python2", "python3", "pyenv")
+VIRTUAL_ENV = "VIRTUAL_ENV"
+
+
+def layout_arguments(
+    envrc: Path, environ: Mapping[str, str] = os.environ
+) -> tuple[list[Path], list[tuple[Path | None, str]]]:
+    """(the programs, (the PATH folders, their lines)) that direnv's layouts take from what the
+    `.envrc` (and the files it sources) gives them: `layout python tools/py` runs tools/py;
+    `layout anaconda NAME tools/conda` runs tools/conda and puts tools/ first on PATH (a bare
+    `conda` is run from the folder it puts there then, the `.envrc`'s own); and a python layout
+    puts `$VIRTUAL_ENV/bin` there, where VIRTUAL_ENV is set (`export VIRTUAL_ENV=$PWD/envs/dev`).
+    A folder is None where only the shell can tell it (VIRTUAL_ENV from a command's output)."""
+    programs: list[Path | None] = []
+    folders: list[tuple[Path | None, str]] = []
+    values: dict[str, str | None] = {}
+    for base, words in envrc_steps(envrc, environ):
+        command, args = _as_call(words)
+        line = _short_line(command, args)
+        kind = args[0] if command == "layout" and args else None
+        interpreter = (args[1].split() or [""])[0] if kind == "python" and args[1:] else ""
+        if "/" in interpreter:
+            programs.append(literal_path(interpreter, base))
+        if kind in PYTHON_LAYOUTS:
+            venv = values[VIRTUAL_ENV] if VIRTUAL_ENV in values else environ.get(VIRTUAL_ENV, "")
+            if venv != "":  # (empty: a folder in `$(direnv_layout_dir)`)
+                where = None if venv is None else literal_path(venv, base)
+                folders.append((where and where / "bin", line))
+        if kind == "anaconda" and len(args) > 2:
+            where = literal_path(os.path.dirname(args[2]) or ".", base)
+            folders.append((where, line))
+            programs.append(where and where / os.path.basename(args[2]))
+        _remember(words, values, base)
+    return [path for path in programs if path is not None], folders
 
 
 def layout_dir_folders(envrc: Path) -> list[Path]:
@@ -923,7 +971,8 @@ def dotenv_settings(path: Path | None) -> dict[str, str | None]:
 
 def path_added_by_envrc(envrc: Path) -> list[Path]:
     """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
-    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would);
+    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would; and
+    those whose folder it gives them, `layout_arguments`);
     and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first on your PATH and
     LD_LIBRARY_PATH (a library there is loaded by each program your shell starts)."""
     added: list[Path | None] = []
@@ -934,6 +983,7 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
             added += [prefix / "bin", prefix / "lib"]
         elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
             added.append(base / DIRENV_LAYOUT_PATHS[args[0]])
+    added += [folder for folder, _ in layout_arguments(envrc)[1]]
     return [path for path in dict.fromkeys(added) if path is not None]
 
 
