@@ -360,6 +360,29 @@ def test_a_path_folder_an_envrc_takes_from_its_dotenv_over_yours_stays_read_only
     assert_held_by_envrc(api, {**env, "GOBIN": "/opt/go/bin"}, user_folders, contents)
 
 
+# A tool the .envrc runs in another folder by its own option reads its files there.
+ENVRC_TOOL_IN_A_FOLDER = {
+    "make": ('eval "$(make -s -C web env)"\n', "web/Makefile", "env:\n\t@echo A=1\n"),
+    "npm": ('eval "$(npm --prefix web run -s env)"\n', "web/package.json", "{}\n"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc, name, content", ENVRC_TOOL_IN_A_FOLDER.values(), ids=ENVRC_TOOL_IN_A_FOLDER
+)
+def test_the_files_of_a_tool_an_envrc_runs_in_another_folder_stay_read_only(
+    api, env, workspace, envrc, name, content
+):
+    files(workspace, {".envrc": envrc, name: content})
+    attack(api, name)
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output and "done" in output, output
+    assert (workspace / name).read_text() == content
+
+
 UNTOLD_ENVRC_LINES = {
     "glob-loop": 'for f in .envrc.d/*.sh; do source_env "$f"; done\n',
     "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',

@@ -1005,23 +1005,43 @@ def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
     Missing ones are included. `base`: the folder its words are read from, where it is not
     its own (a file the `.envrc` sources with bash's `source`)."""
     base = envrc.parent if base is None else base
-    pieces = {
-        os.path.basename(piece).removeprefix("use_")
-        for words in shell_commands(_read(envrc))
-        for word in words
-        for piece in WORD_PIECES.split(word)
-    }
-    found: list[Path] = []
-    for tool in ENVRC_TOOLS:
-        found += envrc_tool_files(tool, base) if tool in pieces else []
-    if "devenv" in pieces:
+    # (file, the folder the tool runs in, from which its scripts are read)
+    files: list[tuple[Path, Path]] = []
+    named: set[str] = set()
+    for words in shell_commands(_read(envrc)):
+        pieces = [piece for word in words for piece in WORD_PIECES.split(word) if piece]
+        tools = {os.path.basename(piece).removeprefix("use_") for piece in pieces}
+        named |= tools
+        # A tool its own option sends to another folder (`make -C web`, `make -sCweb`, `npm
+        # --prefix web`, `just -d web`) reads its files there: each folder the command names
+        # counts as one it may run in.
+        folders = [base, *_folders_named(pieces, base)]
+        for tool in (tool for tool in ENVRC_TOOLS if tool in tools):
+            files += [
+                (path, folder) for folder in folders for path in envrc_tool_files(tool, folder)
+            ]
+    if "devenv" in named:
         # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
-        found += devenv_files(base)[1]
-    found += modules_run_by_envrc(envrc, base)
-    for path in list(found):
+        files += [(path, base) for path in devenv_files(base)[1]]
+    files += [(path, base) for path in modules_run_by_envrc(envrc, base)]
+    found = [path for path, _ in files]
+    for path, folder in files:
         if os.path.isfile(path):
-            found += scripts_run_by(_read(path), base)
+            found += scripts_run_by(_read(path), folder)
     return list(dict.fromkeys(found))
+
+
+def _folders_named(pieces: list[str], base: Path) -> list[Path]:
+    """The existing folders, other than `base`, that these pieces of a command name from
+    `base`: a piece as it is, or the rest of a bundle of short options (`-sCweb`: `web`)."""
+    found: list[Path] = []
+    for piece in pieces:
+        bundle = piece.startswith("-") and not piece.startswith("--")
+        for rest in [piece, *(piece[at:] for at in range(2, len(piece)) if bundle)]:
+            folder = literal_path(envrc_word(rest, base), base)
+            if folder is not None and folder != base and os.path.isdir(folder):
+                found.append(folder)
+    return found
 
 
 # Programs that run the script file they are given first (`node scripts/env.js`).
