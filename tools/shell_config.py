@@ -9,8 +9,10 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         PATH_add (and `layout node|php`, which add a PATH folder, and
                         `load_prefix DIR`, which puts DIR/bin and DIR/lib on PATH and
                         LD_LIBRARY_PATH; `layout go|perl|ruby|python` where it moves
-                        `direnv_layout_dir`), with the variables put in that it sets plainly
-                        before (`BIN=tools`) or your environment gives, read with the files it
+                        `direnv_layout_dir`; what it gives `layout python|anaconda`: the
+                        interpreter, the conda and its folder, `$VIRTUAL_ENV/bin`), with the
+                        variables put in that it sets plainly before (`BIN=tools`), a `.env`
+                        its `dotenv` loads sets or your environment gives, read with the files it
                         sources and the lines `eval` is given plainly (a word only its shell
                         can tell, a loop's `$f`, a command word it makes, or a `use X` planloop
                         does not read, makes commands ask), and the nix
