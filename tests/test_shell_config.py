@@ -433,6 +433,23 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert not (workspace / "ran").exists()
 
 
+# The workspace itself first on your PATH: a `git` a command makes there runs at your next git
+# in the folder, and no read-only bind can hold the folder commands write in. layout_anaconda
+# puts the folder of the conda it is given there, `.` for a bare name.
+WORKSPACE_ON_PATH = {"path-add": "PATH_add .\n", "bare-conda": "layout anaconda dev conda\n"}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", WORKSPACE_ON_PATH.values(), ids=WORKSPACE_ON_PATH)
+def test_an_envrc_that_puts_the_workspace_on_path_makes_commands_ask(api, env, workspace, envrc):
+    files(workspace, {".envrc": envrc, "conda": "#!/bin/sh\n"})  # (held: the PATH asks)
+    attack(api, "git")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert ".envrc: it puts the workspace itself on PATH" in said(result)
+    assert not (workspace / "git").exists()
+
+
 # Ways an `.envrc` puts `.local/bin` first on your PATH besides a plain `PATH_add` line: each
 # is read as direnv's shell runs it.
 ENVRC_PATH_FORMS = {

@@ -913,9 +913,20 @@ def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
     path: what direnv loads is then any file, which no read-only bind can hold."""
     root = Path(os.path.realpath(root))
     for envrc in envrcs_around(root, envrcs):
-        if why := envrc_untold(envrc):
+        if why := envrc_untold(envrc) or _puts_on_path(envrc, root):
             shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
             return f"{shown}: {why}"
+    return None
+
+
+def _puts_on_path(envrc: Path, root: Path) -> str | None:
+    """Why an `.envrc` that puts the workspace `root` itself on your PATH loads what planloop
+    cannot hold, or None: a program a command makes there (`git`) runs in your shell, and no
+    read-only bind can hold the folder commands write in (`PATH_add .`, or `layout anaconda
+    dev conda`, whose bare conda's folder is the `.envrc`'s own)."""
+    for folder in path_added_by_envrc(envrc):
+        if Path(os.path.realpath(folder)) == root:
+            return "it puts the workspace itself on PATH, where a command may make any program"
     return None
 
 
