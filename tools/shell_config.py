@@ -799,6 +799,11 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     return None
 
 
+# A piece of a value only the shell makes: a command's output, or a parameter expansion with an
+# operator (`${PWD:-.}`, `${X#./}`), up to the entry's end.
+SHELL_MADE_VALUE = re.compile(r"(?:\$\(|`|\$\{\w+[^}\w])[^:]*")
+
+
 def _relative_export(command: str, args: list[str]) -> str | None:
     """Why the `.envrc` command `command args` gives your shell a path only the folder you
     stand in can tell, or None: a relative or empty entry of PATH, or a relative path in one
@@ -813,9 +818,10 @@ def _relative_export(command: str, args: list[str]) -> str | None:
     for word in words:
         name, equals, value = word.partition("=")
         kind = ENVRC_RELATIVE_VARIABLES.get(name)
-        made = [entry for entry in value.split(":") if re.search(r"\$\(|`", entry)]
+        # (a command's output, `$(npm root)`, or an expansion with an operator, `${PWD:-.}`)
+        made = SHELL_MADE_VALUE.search(value)
         if equals and (kind or name in CODE_VARIABLE_NAMES) and made:
-            return f"gives {name} `{made[0][:60]}`, a command's output only its shell can tell"
+            return f"gives {name} `{made[0][:60]}`, which only its shell can tell"
         if not equals or kind is None:
             continue
         entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
