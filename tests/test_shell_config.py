@@ -462,6 +462,12 @@ ENVRC_PATH_FORMS = {
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
     "in-a-function": {".envrc": "local_bin() { PATH_add .local/bin; }\nlocal_bin\n"},
+    # A comment ends at its line feed, a backslash there continues nothing; a quoted `#` or
+    # one inside a word starts none; a backslash-newline joins the pieces of a word.
+    "after-a-continued-comment": {".envrc": "# helpers \\\nPATH_add .local/bin\n"},
+    "after-a-quoted-hash": {".envrc": 'echo "step #1"; PATH_add .local/bin\n'},
+    "after-a-substitution-and-hash": {".envrc": "echo $(date)#; PATH_add .local/bin\n"},
+    "continued-word": {".envrc": "PATH_\\\nadd .local/bin\n"},
     "after-if": {".envrc": 'BIN=.local/bin\nif PATH_add "$BIN"; then :; fi\n'},
     "after-its-variable-and-redirection": {
         ".envrc": 'B=.local/bin\nQ=1 2>/dev/null PATH_add "$B"\n'

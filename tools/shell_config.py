@@ -546,15 +546,64 @@ def _remember(words: list[str], values: dict[str, str | None], base: Path) -> No
 def shell_commands(text: str) -> Iterable[list[str]]:
     """The simple commands of a shell file, each as its words, quotes removed (a small reader:
     enough to find `source FILE` and direnv's functions, nothing is run)."""
-    # Lines end at line feeds alone, as bash reads them (not at a carriage return).
-    for raw in re.sub(r"\\\n", " ", text).split("\n"):
-        line = re.sub(r"(^|[ \t])#.*", "", raw)  # a comment
+    for line in _logical_lines(text):
         for command in COMMAND_SEPARATORS.split(line):
             words = [_unquoted(word) for word in _out_of_subshell(WORD.findall(command))]
             while words and words[0] in LEADING_WORDS:
                 words = words[1:]
             if words:
                 yield words
+
+
+# What bash reads a line in pieces of: quoted text (ANSI-C `$'...'`, where `\'` is a quote, then
+# single, then double, whose backslash escapes), a character a backslash escapes (a line feed
+# among them), a run of plain characters, or one character of another kind.
+SHELL_TOKEN = re.compile(
+    r"""\$'(?:\\.|[^'\\])*'?|'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|[^'"\\\n#$]+|.""", re.DOTALL
+)
+# After these (or at a line's start) a `#` starts a word, and so a comment.
+WORD_BREAKS = (" ", "\t", ";", "&", "|", "(", ")", "<", ">")
+
+
+def _logical_lines(text: str) -> list[str]:
+    """`text` in the lines bash reads it in: a backslash before a line feed taken out (inside
+    double quotes too, not inside single ones, nor in a comment, which ends at its line feed),
+    a comment from a `#` that starts a word (not `$(...)#`, nor one inside quotes), and a line
+    feed inside quotes kept in its line. Lines end at line feeds alone (not at a carriage
+    return), as bash reads them."""
+    lines: list[str] = []
+    line: list[str] = []
+    at = 0
+    while at < len(text):
+        token = SHELL_TOKEN.match(text, at).group()  # type: ignore[union-attr]
+        at += len(token)
+        if token == "\n":
+            lines.append("".join(line))
+            line = []
+        elif token == "#" and _starts_a_word("".join(line)):
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
+        elif token != "\\\n":
+            line.append(token.replace("\\\n", "") if token.startswith('"') else token)
+    lines.append("".join(line))
+    return lines
+
+
+def _starts_a_word(before: str) -> bool:
+    """Whether what follows `before`, on its line, starts a word: after a blank or an operator,
+    but not after the `)` that ends a command substitution (`$(git rev-parse HEAD)#x` is one
+    word), nor where that cannot be told (the reader then reads on: a comment hides no command
+    from it)."""
+    if not before.endswith(WORD_BREAKS):
+        return not before
+    if not before.endswith(")"):
+        return True
+    depth = 0
+    for at in range(len(before) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(before[at], 0)
+        if depth == 0:
+            return not before[:at].endswith("$")  # (a subshell's `)`, or a function's `()`)
+    return False
 
 
 def _out_of_subshell(words: list[str]) -> list[str]:
