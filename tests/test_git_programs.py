@@ -27,7 +27,7 @@ from test_hostile_pass4 import (
 )
 
 from fakeapi import text, tool_use
-from tools.git_programs import ByName, program_paths
+from tools.git_programs import ByName, SplitByTheShell, program_paths
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -513,6 +513,18 @@ def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_
     # A link to a file not made yet: a command that made the file would change the program.
     (tmp_path / "conv").symlink_to("later")
     assert program_paths("mytool conv", tmp_path) == [tmp_path / "conv"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "echo $'it\\'s' ; sh tools/check.sh # '",  # bash runs tools/check.sh, sh does not
+        "x=$(case $1 in a) sh tools/check.sh;; esac)",  # only a shell's parser reads its `)`
+    ],
+)
+def test_a_line_whose_quoting_only_its_shell_can_tell_makes_commands_ask(value):
+    with pytest.raises(SplitByTheShell):
+        program_paths(value, Path("/w"))
 
 
 TOP = "$(git rev-parse --show-toplevel)"

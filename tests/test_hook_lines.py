@@ -310,6 +310,7 @@ def test_a_package_script_only_its_shell_can_tell_makes_commands_ask(tmp_path, s
         ("cd web && make lint", "web/Makefile"),
         ("$0 ci/check.sh", "ci/check.sh"),  # (`sh -c`: $0 is sh)
         ("eslint . && tsc --noEmit && echo $npm_package_version", "package.json"),
+        ("echo lint $(git rev-parse --short HEAD)#; make lint", "Makefile"),  # one word
     ],
 )
 def test_a_package_script_read_plainly_holds_what_it_runs(tmp_path, script, build_file):
@@ -592,3 +593,32 @@ def test_a_path_up_out_of_a_workspace_folder_makes_commands_ask(tmp_path, lines)
     (root / "scripts" / "fmt").write_text("#!/bin/sh\ntrue\n")
     reason = why_commands_ask(root)
     assert reason is not None and ".git/hooks/pre-commit" in reason, reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo pre-commit $(git rev-parse --short HEAD)#; sh check.sh\n",  # one word
+        'echo "$(printf ")" " #")"; sh check.sh\n',  # quotes of the output's own
+        "echo `git rev-parse HEAD`#; sh check.sh\n",
+    ],
+)
+def test_a_hash_inside_or_right_after_a_command_s_output_hides_no_command(tmp_path, line):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", line)
+    (root / "check.sh").write_text("true\n")
+    assert "check.sh" in held(root)
+
+
+def test_ansi_c_quoting_that_bash_and_sh_read_apart_makes_commands_ask(tmp_path):
+    root = repository(tmp_path)
+    path = root / ".git" / "hooks" / "pre-commit"
+    path.write_text("#!/bin/bash\necho $'it\\'s checking' ; sh scripts/check.sh # '\n")
+    path.chmod(0o755)
+    why = why_commands_ask(root)
+    assert why is not None and "$'...'" in why, why
+    # Read alike by both (no `\'` in it), it asks nothing.
+    path.write_text("#!/bin/bash\necho $'\\e[1mchecking\\e[0m'\nmake lint\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    assert why_commands_ask(root) is None
+    assert "Makefile" in held(root)

@@ -903,16 +903,22 @@ def program_paths(
     # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
     # that word, not punctuation that splits it: set aside while the line is split, and the
     # command inside read as a command line of its own (`$(./scripts/branch.sh)` runs it).
-    outputs = COMMAND_OUTPUT.findall(value)
+    # (Nested as the shell nests them: in `"$(printf ")" " #")"; ./x`, the output ends last.)
+    spans = command_outputs(value) if "$(" in value or "`" in value else []
+    outputs = [value[start:end] for start, end in spans]
     found: list[Path] = []
-    for inner in outputs:
-        found += program_paths(inner.strip("$()`"), worktree, untold, unmade_arguments, by_name)
-    value = COMMAND_OUTPUT.sub(lambda _: SET_ASIDE, value)
+    for output in outputs:
+        inner = output[2:-1] if output.startswith("$(") else output[1:-1]
+        found += program_paths(inner, worktree, untold, unmade_arguments, by_name)
+    for start, end in reversed(spans):
+        value = value[:start] + SET_ASIDE + value[end:]
     if len(value) > MAX_SHELL_TEXT:  # (shlex's time is in the square of a word's length)
         raise WordTooLong(f"a command line of more than {MAX_SHELL_TEXT:,} characters")
+    # (shlex takes a `#` anywhere in a word for a comment: `a#b; ./x` would hide `./x`; and
+    # quoting shells read apart raises, outside the `try` that takes an open quote whole)
+    code = without_shell_comments(value)
     try:
-        # (shlex takes a `#` anywhere in a word for a comment: `a#b; ./x` would hide `./x`)
-        lexer = shlex.shlex(without_shell_comments(value), posix=True, punctuation_chars=";&|()<>")
+        lexer = shlex.shlex(code, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
         lexer.whitespace = SHELL_BLANKS  # a carriage return is part of a word, as in bash
         lexer.commenters = ""
@@ -1238,11 +1244,11 @@ def program_paths(
             _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
             continue
         shell_code = before == "-c" and INTERPRETERS.get(program_name(previous)) == SHELL_FLAGS
-        if COMMAND_OUTPUT.fullmatch(word):
-            continue  # an argument made by a command's output: the command was read above
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)
-        spoken = COMMAND_OUTPUT.sub("", word)
+        spoken = _without_outputs(word)
+        if word and not spoken:
+            continue  # an argument made by a command's output: the command was read above
         if base is not None and word.startswith("-") and not shell_code:
             # `-O./tools/pg`, `--use-compress-program=./tools/pack`: a program may run a file
             # an option names as surely as one named alone. Only a file that is there: a folder
@@ -1832,47 +1838,200 @@ OPERATORS = sorted(
 
 
 class SplitByTheShell(WordTooLong):
-    """A command line whose words only its shell can tell apart (it sets IFS or CDPATH): what
-    it runs cannot be told, and commands ask, as for a line too long to read."""
+    """A command line whose words only its shell can tell apart (it sets IFS or CDPATH, or
+    quotes or nests what shells read apart): what it runs cannot be told, and commands ask, as
+    for a line too long to read."""
 
 
 def without_shell_comments(line: str) -> str:
     """A command line less its comments, as the shell reads them: from a `#` that starts a
-    word, outside quotes, to the line's end (`a#b` is a word, `a #b` a word and a comment)."""
-    return "\n".join(shell_lines(line)) if "#" in line else line
+    word, outside quotes, to the line's end (`a#b` is a word, `a #b` a word and a comment).
+    SplitByTheShell for quoting shells read apart (`shell_lines`)."""
+    return "\n".join(shell_lines(line)) if "#" in line or "$'" in line else line
 
 
 def shell_lines(text: str) -> list[str]:
     """A shell script's command lines as its shell reads them: a line ends at a line feed
-    outside quotes (a quoted text may span lines), a `\\` before a line feed joins the next
-    line (not in single quotes), and a comment runs from a `#` that starts a word."""
-    lines, current, quote, at, word_start = [], [], "", 0, True
-    while at < len(text):
-        char = text[at]
-        if quote == "'":
-            quote = "" if char == "'" else quote
-        elif char == "\\":
-            if text[at + 1 : at + 2] != "\n":
-                current.append(text[at : at + 2])
-            at, word_start = at + 2, False
-            continue
-        elif quote == '"':
-            quote = "" if char == '"' else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and word_start:
-            end = text.find("\n", at)
-            at = len(text) if end == -1 else end
-            continue
-        elif char == "\n" and not quote:
+    outside quotes and command outputs (a quoted text may span lines), a `\\` before a line
+    feed joins the next line (not in single quotes), and a comment runs from a `#` that starts
+    a word (not one right after a command's output: `$(git rev-parse HEAD)#x` is one word).
+    Quotes inside a command's output inside quotes are its own (`"$(printf ")")"`). Raises
+    SplitByTheShell for what shells read apart, or nesting only a shell's parser follows
+    (`ShellReader`)."""
+    reader = ShellReader(text).read()
+    lines, current = [], []
+    for place, outside in reader.kept:
+        if outside and text[place] == "\n":
             lines.append("".join(current).strip(" \t"))
-            current, at, word_start = [], at + 1, True
-            continue
-        current.append(char)
-        word_start = not quote and char in " \t\n;&|()<>"
-        at += 1
+            current = []
+        else:
+            current.append(text[place])
     lines.append("".join(current).strip(" \t"))
     return [line for line in lines if line]
+
+
+def outside_quotes(line: str) -> str:
+    """`line` with each character inside a quote, an expansion or an escape turned to a blank
+    placeholder (`_`): what is left is the line's own code, its operators where they are."""
+    chars = ["_"] * len(line)
+    for place, outside in ShellReader(line).read().kept:
+        chars[place] = line[place] if outside else "_"
+    return "".join(chars)
+
+
+def command_outputs(line: str) -> list[tuple[int, int]]:
+    """Where each command's output of `line` that lies in no other starts and ends, quotes
+    and outputs inside it nested as the shell nests them (`"$(printf ")")"`: one)."""
+    return [(start, end) for start, end in ShellReader(line).read().outputs if end > start]
+
+
+# The contexts a shell's reader may be in, by what opened them: the line itself (""), a
+# command's output (`$(`, or a process substitution `<(`, `>(`), whose text is code as the
+# line's is; a quote (`'`, `"`, bash's ANSI-C `$'`), a parameter's expansion (`${`) and a
+# backquoted command, each read to its own closer.
+CODE_CONTEXTS = ("", "$(", "<(", ">(")
+# Where a `#` starts a comment in code: at a word's start, after a blank or an operator (not
+# after the `)` that closes a command's output: `$(git rev-parse HEAD)#x` is one word).
+WORD_BREAKS = frozenset(" \t\n;&|()<>")
+CASE = re.compile(r"case\b")
+# A run of characters that neither open nor close anything in a context, nor end a word.
+PLAIN_RUNS = {
+    "": re.compile(r"[^\\'\"`$#()<>\n;&| \t]++"),
+    **dict.fromkeys(("'", "$'"), re.compile(r"[^\\']++")),
+    '"': re.compile(r'[^"\\$`]++'),
+    "${": re.compile(r"[^}\\\"'`$]++"),
+    "`": re.compile(r"[^`\\]++"),
+}
+
+
+class ShellReader:
+    """A shell's text read as its shell reads it, one character at a time, with the quotes and
+    expansions it opens nested as the shell nests them. What two shells read apart (bash's
+    `$'it\\'s'`, a `'` in `"${x:-'}'}"`), or nesting only a shell's parser follows (a `case`
+    or a here-document inside a command's output), raises SplitByTheShell."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # Each character the shell keeps (not a comment's, nor a `\\` that joins lines), with
+        # whether it stands outside every quote, expansion and escape.
+        self.kept: list[tuple[int, bool]] = []
+        # Where each command output not inside another starts and ends (`$(...)`, a backquote).
+        self.outputs: list[list[int]] = []
+        # Each context open: [its opener, `(`s open in it, the output it is, or -1].
+        self.open: list[list] = [["", 0, -1]]
+        self.opened = dict.fromkeys(("$(", "<(", ">(", "`", '"', "'", "$'", "${"), 0)  # how many
+        self.word_start = True
+
+    def read(self) -> ShellReader:
+        at = 0
+        while at < len(self.text):
+            at = self._step(at)
+        return self
+
+    def _step(self, at: int) -> int:
+        context, char = self.open[-1][0], self.text[at]
+        if context not in CODE_CONTEXTS and (run := PLAIN_RUNS[context].match(self.text, at)):
+            return self._quoted(at, run.end() - at)  # (in one step: a character each was slow)
+        if context in ("'", "$'"):
+            return self._in_single_quotes(at, context == "$'")
+        if context == "`":  # (its closer is found first, whatever quotes or `#` stand before)
+            return self._close(at) if char == "`" else self._quoted(at, 2 if char == "\\" else 1)
+        if char == "\\":
+            self.word_start = False
+            if self.text[at + 1 : at + 2] == "\n":
+                return at + 2  # (a line continued: neither character is kept)
+            return self._quoted(at, 2)
+        if (context, char) in (('"', '"'), ("${", "}")):
+            return self._close(at)
+        if self.text.startswith("$$", at):  # (the shell's process number: `$${` opens nothing)
+            self.word_start = False
+            return self._quoted(at, 2)
+        if opener := self._opener(at, context):
+            return self._open(at, opener)
+        if context in CODE_CONTEXTS:
+            return self._in_code(at)
+        return self._quoted(at, 1)
+
+    def _opener(self, at: int, context: str) -> str:
+        """The quote or expansion that opens at `at` in `context`, or ""."""
+        two, one = self.text[at : at + 2], self.text[at]
+        if two in ("$(", "${") or two in ("<(", ">(") and context in CODE_CONTEXTS:
+            return two
+        if one in '"`':
+            return one
+        if context == '"':
+            return ""  # (`'` and `$'` are plain text inside double quotes)
+        if one == "'" and context == "${" and self.opened['"']:
+            raise SplitByTheShell("a `'` in `${...}` inside double quotes, which shells read apart")
+        return two if two == "$'" else one if one == "'" else ""
+
+    def _open(self, at: int, opener: str) -> int:
+        self.kept += [(place, False) for place in range(at, at + len(opener))]
+        output = -1
+        outermost = not any(self.opened[code] for code in ("$(", "<(", ">(", "`"))
+        if outermost and opener in ("$(", "`") and not self.text.startswith("$((", at):
+            output = len(self.outputs)  # (`$((...))` is arithmetic, no command's)
+            self.outputs.append([at, -1])
+        self.open.append([opener, 0, output])
+        self.opened[opener] += 1
+        self.word_start = opener in CODE_CONTEXTS
+        return at + len(opener)
+
+    def _close(self, at: int) -> int:
+        opener, _, output = self.open.pop()
+        self.opened[opener] -= 1
+        if output >= 0:
+            self.outputs[output][1] = at + 1
+        self.kept.append((at, False))
+        self.word_start = False  # (`"a"#b`, `$(x)#b`: the word goes on)
+        return at + 1
+
+    def _in_code(self, at: int) -> int:
+        char, context = self.text[at], self.open[-1]
+        if char == "#" and self.word_start:
+            end = self.text.find("\n", at)
+            return len(self.text) if end == -1 else end
+        if context[0] and self.word_start and CASE.match(self.text, at):
+            raise SplitByTheShell(
+                "a `case` inside a command's output (its `)` is a shell parser's)"
+            )
+        if context[0] and self.text.startswith("<<", at) and not self.text.startswith("<<<", at):
+            raise SplitByTheShell("a here-document inside a command's output")
+        if run := PLAIN_RUNS[""].match(self.text, at):
+            self.kept += [(place, len(self.open) == 1) for place in range(at, run.end())]
+            self.word_start = False
+            return run.end()
+        if char == ")" and context[0] and not context[1]:
+            return self._close(at)
+        context[1] += 1 if char == "(" else -1 if char == ")" and context[1] else 0
+        self.kept.append((at, len(self.open) == 1))
+        self.word_start = char in WORD_BREAKS
+        return at + 1
+
+    def _in_single_quotes(self, at: int, ansi: bool) -> int:
+        if ansi and self.text[at] == "\\":
+            if self.text[at + 1 : at + 2] == "'":
+                # (bash reads `$'it\\'s'` as one word; sh a `$`, a quoted `it\\`, and a quote
+                # opened that runs on past what bash runs)
+                raise SplitByTheShell("a `\\'` in `$'...'`, which bash and sh read apart")
+            return self._quoted(at, 2)
+        return self._close(at) if self.text[at] == "'" else self._quoted(at, 1)
+
+    def _quoted(self, at: int, length: int) -> int:
+        end = min(at + length, len(self.text))
+        self.kept += [(place, False) for place in range(at, end)]
+        return end
+
+
+def _without_outputs(word: str) -> str:
+    """`word` less the commands' outputs in it."""
+    try:
+        spans = command_outputs(word) if "$(" in word or "`" in word else []
+    except SplitByTheShell:  # (a word, its quotes taken off: read as the outputs it shows)
+        spans = []
+    for start, end in reversed(spans):
+        word = word[:start] + word[end:]
+    return COMMAND_OUTPUT.sub("", word)
 
 
 def _operators(word: str) -> list[str]:

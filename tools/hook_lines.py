@@ -35,6 +35,8 @@ from tools.git_programs import (
     RUNNERS,
     SHELL_FLAGS,
     TOOL_RUNNERS,
+    SplitByTheShell,
+    outside_quotes,
     program_name,
     shell_lines,
     swift_subcommand,
@@ -249,8 +251,13 @@ def _lines(
     if why := _changes_the_shell(text):
         yield None, why
         return
+    try:
+        read = shell_lines(text)
+    except SplitByTheShell as why:
+        yield None, f"its text, which holds {why}"
+        return
     lines = []
-    for line in shell_lines(text):
+    for line in read:
         # (read before the hook's own path is put in: in `sh -c '. "$0"' x`, $0 is x)
         if why := _code_given_arguments(line):
             yield None, why
@@ -481,22 +488,18 @@ def _runs_code_that_runs(program: str, segment: str, programs_only: bool = False
 
 
 def _segments(line: str) -> list[str]:
-    """The simple commands of a line, split at `;`, `&&`, `||`, `|` and `&` outside quotes."""
-    segments, start, quote, at = [], 0, "", 0
-    while at < len(line):
-        char = line[at]
-        if quote:
-            quote = "" if char == quote else quote
-            at += 2 if char == "\\" and quote == '"' else 1
-            continue
-        if char in "'\"":
-            quote = char
-        elif char == "\\":
-            at += 1
-        elif char in ";&|":
+    """The simple commands of a line, split at `;`, `&&`, `||`, `|` and `&` outside quotes and
+    commands' outputs, nested as the shell nests them (`echo "$(printf ";")"` is one). A line
+    whose quotes shells read apart is one (its hook asks already: `shell_lines`)."""
+    try:
+        plain = outside_quotes(line)
+    except SplitByTheShell:
+        return [line] if line.strip() else []
+    segments, start = [], 0
+    for at, char in enumerate(plain):
+        if char in ";&|":
             segments.append(line[start:at])
             start = at + 1
-        at += 1
     return [segment for segment in [*segments, line[start:]] if segment.strip()]
 
 
