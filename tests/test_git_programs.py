@@ -519,6 +519,7 @@ def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_
     "value",
     [
         "echo $'it\\'s' ; sh tools/check.sh # '",  # bash runs tools/check.sh, sh does not
+        "fish -c \"echo 'it\\'s' ; sh tools/check.sh # '\"",  # fish's quoting is not sh's
         "x=$(case $1 in a) sh tools/check.sh;; esac)",  # only a shell's parser reads its `)`
     ],
 )

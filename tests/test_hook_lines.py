@@ -622,3 +622,14 @@ def test_ansi_c_quoting_that_bash_and_sh_read_apart_makes_commands_ask(tmp_path)
     (root / "Makefile").write_text("lint:\n\ttrue\n")
     assert why_commands_ask(root) is None
     assert "Makefile" in held(root)
+
+
+@pytest.mark.parametrize("shell", ["fish", "csh", "tcsh", "pwsh"])
+def test_a_hook_in_a_shell_whose_quoting_is_not_sh_s_makes_commands_ask(tmp_path, shell):
+    # fish reads `\'` inside single quotes as a quote: this line runs scripts/check.sh.
+    root = repository(tmp_path)
+    path = root / ".git" / "hooks" / "pre-commit"
+    path.write_text(f"#!/usr/bin/env {shell}\necho 'it\\'s checking' ; sh scripts/check.sh # '\n")
+    path.chmod(0o755)
+    why = why_commands_ask(root)
+    assert why is not None and f"a hook in {shell}" in why, why

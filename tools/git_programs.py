@@ -246,9 +246,13 @@ SCRIPT_SUFFIXES += (".kts", ".groovy", ".swift", ".exs", ".raku", ".scm", ".rkt"
 # next word is code or a module instead (`sh -c cmd`, `python3 -m black`, `perl -e code`). A
 # name is taken without its version or build (`python3.12`, `pypy3`, `python3-dbg`, `lua5.4`).
 SHELL_FLAGS = ("-c",)  # for a shell, `-e` is errexit: `bash -e fsmon` runs fsmon
+# Shells whose quoting, comments and substitutions are not sh's (fish's `'it\'s'` is one word,
+# csh's `#` and `!`, PowerShell's backtick): a line of theirs is no sh line, and what their code
+# runs only they can tell. (zsh, ksh, mksh, yash read a line's words and comments as sh does.)
+OTHER_SHELLS = ("fish", "csh", "tcsh", "pwsh", "powershell")
 INTERPRETERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash"), SHELL_FLAGS),
-    **dict.fromkeys(("fish", "csh", "tcsh", "pwsh", "powershell"), SHELL_FLAGS),
+    **dict.fromkeys(OTHER_SHELLS, SHELL_FLAGS),
     **dict.fromkeys(("python", "pypy", "py"), ("-c", "-m")),
     **dict.fromkeys(("perl", "julia"), ("-e", "-E")),
     **dict.fromkeys(("ruby", "lua", "luajit", "rscript", "raku", "elixir", "osascript"), ("-e",)),
@@ -1243,6 +1247,11 @@ def program_paths(
         if base is None and relative and (is_script or is_program and "/" in word):
             _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
             continue
+        if program_name(previous) in OTHER_SHELLS and not is_program and before.startswith("-"):
+            # `fish -c "echo 'it\'s'; sh x # '"`: code (or an option's value) in its language
+            raise SplitByTheShell(
+                f"code given to {program_name(previous)}, whose quoting is not sh's"
+            )
         shell_code = before == "-c" and INTERPRETERS.get(program_name(previous)) == SHELL_FLAGS
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)

@@ -80,6 +80,7 @@ from tools.git_programs import (
     EXPANSION,
     INTERPRETERS,
     MAX_FOLDER_ENTRIES,
+    OTHER_SHELLS,
     PACKAGE_RUNNERS,
     PYTHONS,
     SHELL_BLANKS,
@@ -1202,6 +1203,9 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         return
     if why := _shebang_why(text):
         yield Run(None, unknown=why)
+        return
+    if interpreter in OTHER_SHELLS:  # (its quotes and comments are not sh's: no line is read)
+        yield Run(None, unknown=f"a hook in {interpreter}, whose lines planloop does not read")
         return
     if code_flags != SHELL_FLAGS:
         # Whole code, not a line: only python's is worked out (tools/python_starts.py), and
