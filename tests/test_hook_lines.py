@@ -624,12 +624,15 @@ def test_ansi_c_quoting_that_bash_and_sh_read_apart_makes_commands_ask(tmp_path)
     assert "Makefile" in held(root)
 
 
-@pytest.mark.parametrize("shell", ["fish", "csh", "tcsh", "pwsh"])
+@pytest.mark.parametrize("shell", ["fish", "csh", "tcsh", "pwsh", "zsh"])
 def test_a_hook_in_a_shell_whose_quoting_is_not_sh_s_makes_commands_ask(tmp_path, shell):
-    # fish reads `\'` inside single quotes as a quote: this line runs scripts/check.sh.
+    # fish reads `\'` inside single quotes as a quote: this line runs scripts/check.sh; zsh
+    # runs the code of a glob's `e` qualifier.
     root = repository(tmp_path)
     path = root / ".git" / "hooks" / "pre-commit"
-    path.write_text(f"#!/usr/bin/env {shell}\necho 'it\\'s checking' ; sh scripts/check.sh # '\n")
+    line = "echo 'it\\'s checking' ; sh scripts/check.sh # '"
+    line = "echo *(e:'sh scripts/check.sh':)" if shell == "zsh" else line
+    path.write_text(f"#!/usr/bin/env {shell}\n{line}\n")
     path.chmod(0o755)
     why = why_commands_ask(root)
     assert why is not None and f"a hook in {shell}" in why, why

@@ -247,11 +247,12 @@ SCRIPT_SUFFIXES += (".kts", ".groovy", ".swift", ".exs", ".raku", ".scm", ".rkt"
 # name is taken without its version or build (`python3.12`, `pypy3`, `python3-dbg`, `lua5.4`).
 SHELL_FLAGS = ("-c",)  # for a shell, `-e` is errexit: `bash -e fsmon` runs fsmon
 # Shells whose quoting, comments and substitutions are not sh's (fish's `'it\'s'` is one word,
-# csh's `#` and `!`, PowerShell's backtick): a line of theirs is no sh line, and what their code
-# runs only they can tell. (zsh, ksh, mksh, yash read a line's words and comments as sh does.)
-OTHER_SHELLS = ("fish", "csh", "tcsh", "pwsh", "powershell")
+# csh's `#` and `!`, PowerShell's backtick), or that run code where sh has none (zsh's glob
+# qualifier: `echo *(e:'sh x':)` runs sh x): a line of theirs is no sh line, and what their code
+# runs only they can tell. (ksh, mksh, yash read a line's words and comments as sh does.)
+OTHER_SHELLS = ("fish", "csh", "tcsh", "pwsh", "powershell", "zsh")
 INTERPRETERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "ash"), SHELL_FLAGS),
+    **dict.fromkeys(("sh", "bash", "dash", "ksh", "mksh", "yash", "ash"), SHELL_FLAGS),
     **dict.fromkeys(OTHER_SHELLS, SHELL_FLAGS),
     **dict.fromkeys(("python", "pypy", "py"), ("-c", "-m")),
     **dict.fromkeys(("perl", "julia"), ("-e", "-E")),
