@@ -1248,8 +1248,10 @@ def program_paths(
         if base is None and relative and (is_script or is_program and "/" in word):
             _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
             continue
-        if program_name(previous) in OTHER_SHELLS and not is_program and before.startswith("-"):
-            # `fish -c "echo 'it\'s'; sh x # '"`: code (or an option's value) in its language
+        other_shell = program_name(previous) in OTHER_SHELLS and not is_program
+        if other_shell and before.startswith("-") and not word.startswith("-"):
+            # `fish -c "echo 'it\'s'; sh x # '"`: code (or an option's value) in its language;
+            # options alone (`pwsh -NoLogo -NoProfile`, a terminal's) run no code of their own
             raise SplitByTheShell(
                 f"code given to {program_name(previous)}, whose quoting is not sh's"
             )
