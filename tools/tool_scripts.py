@@ -2540,7 +2540,7 @@ def _cannot_tell_what_runs(root: Path, found: ToolScripts) -> str | None:
         what = _one_line(what)  # (it may quote a file's name)
         if what.startswith("its "):  # (a hook's line: tools/hook_lines.py)
             return f"{_one_line(settings)}: {what}; planloop cannot tell what it runs"
-        return f"{_one_line(settings)} names {what}, so planloop cannot tell what it runs"
+        return f"{_one_line(settings)} names {what}; planloop cannot tell what it runs"
     return None
 
 
