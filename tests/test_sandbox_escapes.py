@@ -753,12 +753,12 @@ def test_client_keys_your_curlrc_names_by_short_option_or_for_a_proxy_are_hidden
     # curl reads its config's options as on its command line: `-E` is `--cert`, and an HTTPS
     # proxy gets a client key of its own (`proxy-key`, `proxy-cert` with `proxy-cert-type`).
     monkeypatch.setenv("HOME", str(home))
-    names = ["short.pem", "proxy.key", "proxy.p12"]
+    names = ["short.pem", "proxy.key", "proxy.p12", "netrc"]  # (and its `netrc-file`)
     keys = secrets_in(home, names)
     (keys / "short.pem").write_text("-----BEGIN PRIVATE KEY-----\nSECRET-short.pem\n")
     (home / ".curlrc").write_text(
         f"-E {keys}/short.pem\nproxy-key = {keys}/proxy.key\n--proxy-cert {keys}/proxy.p12\n"
-        "proxy-cert-type = P12\n-e /not/a/key\n"
+        f"proxy-cert-type = P12\n-e /not/a/key\nnetrc-file = {keys}/netrc\n"
     )
     assert secrets_read(workspace, names) == []
 
@@ -916,6 +916,7 @@ CONFIGS_NAMING_KEYS = {
     "pg.key": (".pg_service.conf", "[prod]\nhost=db\nsslkey={}\n"),
     "pgpass": (".pg_service.conf", "passfile={}\n"),
     "token": (".aws/config", "[profile ci]\nweb_identity_token_file={}\n"),
+    "aws.json": (".aws/config", "[default]\ncredential_process = cat {}\n"),
     "gcloud.json": (
         ".config/gcloud/configurations/config_work",
         "[auth]\ncredential_file_override = {}\n",

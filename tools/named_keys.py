@@ -511,6 +511,9 @@ class ToolKeySettings(NamedTuple):
     # The system's configs, which the tool reads for every user beside yours (pip's site
     # config, wget's system rc), `~` in them your home.
     system_configs: tuple[str, ...] = ()
+    # A setting whose value is a command line: the files it names and does not run are read as
+    # a credential helper's are (`helper_reads`).
+    command: re.Pattern[str] | None = None
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -537,7 +540,7 @@ TOOL_KEY_SETTINGS = (
     ToolKeySettings(
         (".curlrc", ".config/.curlrc"),
         (),
-        _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?key){CURL_OPTION_END}"),
+        _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?key|(?:--)?netrc-file){CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?cert|(?-i:-E)){CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:--)?(?:proxy-)?cert-type{CURL_OPTION_END}"),
         ("CURL_HOME", "XDG_CONFIG_HOME"),  # (`$CURL_HOME/.curlrc`, read before your home's)
@@ -616,6 +619,18 @@ CONFIG_KEY_SETTINGS = tuple(
 )
 
 
+# AWS's `credential_process = cat ~/keys/aws.json`: a command that prints the keys.
+CONFIG_KEY_SETTINGS += (
+    ToolKeySettings(
+        (".aws/config",),
+        ("AWS_CONFIG_FILE",),
+        re.compile("(?!)"),  # (no setting names a key file by itself)
+        None,
+        command=_setting(r"^[ \t]*credential_process[ \t]*="),
+    ),
+)
+
+
 def tool_key_files(home: str) -> list[Path]:
     """The client keys (and certificates that hold one) your npm, pip, curl, yarn and wget
     configs name by path (TOOL_KEY_SETTINGS), the system's and npm's global one too, and the
@@ -649,6 +664,8 @@ def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[
     except (OSError, ValueError):
         return []
     found = _setting_paths(tool.key, text, home)
+    for line in tool.command.findall(text) if tool.command is not None else ():
+        found += helper_reads(line, home)
     if tool.certificate is not None:
         certificates = _setting_paths(tool.certificate, text, home)
         certificates += [file for path in certificates if (file := _without_password(path))]
