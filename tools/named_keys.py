@@ -504,7 +504,7 @@ def _home_expanded(value: str, home: str | None) -> str:
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
     variables: tuple[str, ...]  # (each names a config file)
-    key: re.Pattern[str]
+    key: re.Pattern[str] | None
     certificate: re.Pattern[str] | None
     certificate_form: re.Pattern[str] | None = None
     folder_variables: tuple[str, ...] = ()  # (each names a folder with the config in it)
@@ -624,7 +624,7 @@ CONFIG_KEY_SETTINGS += (
     ToolKeySettings(
         (".aws/config",),
         ("AWS_CONFIG_FILE",),
-        re.compile("(?!)"),  # (no setting names a key file by itself)
+        None,  # (no setting names a key file by itself)
         None,
         command=_setting(r"^[ \t]*credential_process[ \t]*="),
     ),
@@ -663,7 +663,7 @@ def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[
         text = read_small_file(config)
     except (OSError, ValueError):
         return []
-    found = _setting_paths(tool.key, text, home)
+    found = _setting_paths(tool.key, text, home) if tool.key is not None else []
     for line in tool.command.findall(text) if tool.command is not None else ():
         found += helper_reads(line, home)
     if tool.certificate is not None:
