@@ -328,6 +328,10 @@ HOSTILE_READINGS = {
         assert "cannot read .git/hooks/pre-commit" in tool_script_not_held(folder, [hook])
         hook.write_text(("npx " + "-x " * 300 + "\\n") * 30)  # 27 KiB: read, and at once
         assert tool_script_not_held(folder, [hook]) is None
+        hook.write_text(("true;" * 500 + "\\n") * 5)  # 2,500 commands on five lines
+        assert "its commands, more than 2,000" in tool_script_not_held(folder, [hook])
+        hook.write_text(("true;" * 500 + "\\n") * 3)  # 1,500: read
+        assert tool_script_not_held(folder, [hook]) is None
     """,
     "hooks-fanning-out-to-package-scripts": """
         import json, subprocess
@@ -356,7 +360,7 @@ HOSTILE_READINGS = {
         from pathlib import Path
         from tools.tool_scripts import tool_script_not_held
         folder = Path(TMP)
-        line = " && ".join(["x"] * 12_000)  # 60 KiB, each word read as a command's
+        line = " && ".join(["x" * 8] * 1500)  # 18 KiB, each word read as a command's
         hooks = [{"hooks": [{"type": "command", "command": line}]} for _ in range(16)]
         (folder / ".claude").mkdir()
         (folder / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": hooks}}))

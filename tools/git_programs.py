@@ -1870,14 +1870,13 @@ def shell_lines(text: str) -> list[str]:
     Quotes inside a command's output inside quotes are its own (`"$(printf ")")"`). Raises
     SplitByTheShell for what shells read apart, or nesting only a shell's parser follows
     (`ShellReader`)."""
-    reader = ShellReader(text).read()
     lines, current = [], []
-    for place, outside in reader.kept:
-        if outside and text[place] == "\n":
-            lines.append("".join(current).strip(" \t"))
+    for start, end, outside in ShellReader(text).read().kept:
+        pieces = text[start:end].split("\n") if outside else [text[start:end]]
+        for piece in pieces[:-1]:  # (each ends a line)
+            lines.append("".join([*current, piece]).strip(" \t"))
             current = []
-        else:
-            current.append(text[place])
+        current.append(pieces[-1])
     lines.append("".join(current).strip(" \t"))
     return [line for line in lines if line]
 
@@ -1885,10 +1884,11 @@ def shell_lines(text: str) -> list[str]:
 def outside_quotes(line: str) -> str:
     """`line` with each character inside a quote, an expansion or an escape turned to a blank
     placeholder (`_`): what is left is the line's own code, its operators where they are."""
-    chars = ["_"] * len(line)
-    for place, outside in ShellReader(line).read().kept:
-        chars[place] = line[place] if outside else "_"
-    return "".join(chars)
+    kept = ["_"] * len(line)
+    for start, end, outside in ShellReader(line).read().kept:
+        if outside:
+            kept[start:end] = line[start:end]
+    return "".join(kept)
 
 
 def command_outputs(line: str) -> list[tuple[int, int]]:
@@ -1906,7 +1906,10 @@ CODE_CONTEXTS = ("", "$(", "<(", ">(")
 # after the `)` that closes a command's output: `$(git rev-parse HEAD)#x` is one word).
 WORD_BREAKS = frozenset(" \t\n;&|()<>")
 CASE = re.compile(r"case\b")
-# A run of characters that neither open nor close anything in a context, nor end a word.
+# A run of blanks, line ends and operators that end a word in code (a `#` after them starts a
+# comment), and a run of characters that neither open nor close anything in a context, nor end
+# a word.
+BREAK_RUN = re.compile(r"[ \t\n;&|]++")
 PLAIN_RUNS = {
     "": re.compile(r"[^\\'\"`$#()<>\n;&| \t]++"),
     **dict.fromkeys(("'", "$'"), re.compile(r"[^\\']++")),
@@ -1924,9 +1927,9 @@ class ShellReader:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # Each character the shell keeps (not a comment's, nor a `\\` that joins lines), with
-        # whether it stands outside every quote, expansion and escape.
-        self.kept: list[tuple[int, bool]] = []
+        # Each run of characters the shell keeps (not a comment's, nor a `\\` that joins
+        # lines), as (start, end, whether it stands outside every quote, expansion and escape).
+        self.kept: list[tuple[int, int, bool]] = []
         # Where each command output not inside another starts and ends (`$(...)`, a backquote).
         self.outputs: list[list[int]] = []
         # Each context open: [its opener, `(`s open in it, the output it is, or -1].
@@ -1978,7 +1981,7 @@ class ShellReader:
         return two if two == "$'" else one if one == "'" else ""
 
     def _open(self, at: int, opener: str) -> int:
-        self.kept += [(place, False) for place in range(at, at + len(opener))]
+        self.kept.append((at, at + len(opener), False))
         output = -1
         outermost = not any(self.opened[code] for code in ("$(", "<(", ">(", "`"))
         if outermost and opener in ("$(", "`") and not self.text.startswith("$((", at):
@@ -1994,7 +1997,7 @@ class ShellReader:
         self.opened[opener] -= 1
         if output >= 0:
             self.outputs[output][1] = at + 1
-        self.kept.append((at, False))
+        self.kept.append((at, at + 1, False))
         self.word_start = False  # (`"a"#b`, `$(x)#b`: the word goes on)
         return at + 1
 
@@ -2009,14 +2012,15 @@ class ShellReader:
             )
         if context[0] and self.text.startswith("<<", at) and not self.text.startswith("<<<", at):
             raise SplitByTheShell("a here-document inside a command's output")
-        if run := PLAIN_RUNS[""].match(self.text, at):
-            self.kept += [(place, len(self.open) == 1) for place in range(at, run.end())]
-            self.word_start = False
-            return run.end()
+        for run_of, word_start in ((PLAIN_RUNS[""], False), (BREAK_RUN, True)):
+            if run := run_of.match(self.text, at):
+                self.kept.append((at, run.end(), len(self.open) == 1))
+                self.word_start = word_start
+                return run.end()
         if char == ")" and context[0] and not context[1]:
             return self._close(at)
         context[1] += 1 if char == "(" else -1 if char == ")" and context[1] else 0
-        self.kept.append((at, len(self.open) == 1))
+        self.kept.append((at, at + 1, len(self.open) == 1))
         self.word_start = char in WORD_BREAKS
         return at + 1
 
@@ -2031,7 +2035,7 @@ class ShellReader:
 
     def _quoted(self, at: int, length: int) -> int:
         end = min(at + length, len(self.text))
-        self.kept += [(place, False) for place in range(at, end)]
+        self.kept.append((at, end, False))
         return end
 
 

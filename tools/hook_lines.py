@@ -118,6 +118,9 @@ MAX_VARIABLES = 64
 MAX_VALUE = 4096
 MAX_LINE = 65536
 MAX_LINES_READ = 1 << 18  # all its lines, with their values in (as COMMANDS_PER_LOOK)
+# The simple commands of a text read, in all: each is read for what it runs, sets and moves,
+# about 100 µs apiece, and `a;a;a;...` holds one every two characters. A hook has tens.
+MAX_COMMANDS = 2000
 # A function's name where it is defined (`f() {`, `function f`). A brace is no word's end to
 # the shell (only `{ ` is its keyword), and taken for one here, every `{` of a long run began a
 # name that ran to the run's end: time quadratic in the line, with no signal served meanwhile.
@@ -263,6 +266,9 @@ def _lines(
             yield None, why
             continue
         lines.append(_own_spellings(line, hook, top))
+    if sum(len(_segments(line)) for line in lines) > MAX_COMMANDS:
+        yield None, f"its commands, more than {MAX_COMMANDS:,}"
+        return
     settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
     once = _set_once([setting for each in settings for setting in each])
     segments = [segment for line in lines for segment in _segments(line)]
@@ -487,20 +493,38 @@ def _runs_code_that_runs(program: str, segment: str, programs_only: bool = False
     return False
 
 
-def _segments(line: str) -> list[str]:
+def _segments(line: str) -> tuple[str, ...]:
     """The simple commands of a line, split at `;`, `&&`, `||`, `|` and `&` outside quotes and
     commands' outputs, nested as the shell nests them (`echo "$(printf ";")"` is one). A line
-    whose quotes shells read apart is one (its hook asks already: `shell_lines`)."""
+    whose quotes shells read apart is one (its hook asks already: `shell_lines`). Kept for the
+    lines split last, up to SPLIT_KEPT characters: a line is split again for each thing read
+    of it."""
+    global _split_chars
+    segments = _SPLIT.get(line)
+    if segments is None:
+        if _split_chars + len(line) > SPLIT_KEPT:
+            _SPLIT.clear()
+            _split_chars = 0
+        segments = _SPLIT[line] = _split(line)
+        _split_chars += len(line)
+    return segments
+
+
+SPLIT_KEPT = 1 << 20
+_SPLIT: dict[str, tuple[str, ...]] = {}
+_split_chars = 0
+
+
+def _split(line: str) -> tuple[str, ...]:
     try:
         plain = outside_quotes(line)
     except SplitByTheShell:
-        return [line] if line.strip() else []
+        return (line,) if line.strip() else ()
     segments, start = [], 0
-    for at, char in enumerate(plain):
-        if char in ";&|":
-            segments.append(line[start:at])
-            start = at + 1
-    return [segment for segment in [*segments, line[start:]] if segment.strip()]
+    for operator in re.finditer(r"[;&|]", plain):
+        segments.append(line[start : operator.start()])
+        start = operator.end()
+    return tuple(segment for segment in [*segments, line[start:]] if segment.strip())
 
 
 def _program(segment: str) -> str:
