@@ -636,3 +636,30 @@ def test_a_hook_in_a_shell_whose_quoting_is_not_sh_s_makes_commands_ask(tmp_path
     path.chmod(0o755)
     why = why_commands_ask(root)
     assert why is not None and f"a hook in {shell}" in why, why
+
+
+@pytest.mark.parametrize(
+    ("shell", "script"),
+    [
+        ("fish", "scripts/check.fish"),
+        ("csh", "scripts/check.csh"),
+        ("pwsh", "scripts/check.ps1"),
+        ("zsh", "scripts/check.zsh"),
+        ("zsh", "scripts/check"),  # no `#!`: zsh reads it all the same
+    ],
+)
+def test_a_script_a_hook_runs_with_a_shell_whose_lines_are_not_sh_s_makes_commands_ask(
+    tmp_path, shell, script
+):
+    # `make lint` in it runs the Makefile's recipe at the commit; held or asked, never neither.
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", f"{shell} {script}\n")
+    (root / "scripts").mkdir()
+    (root / script).write_text("#!/bin/sh\nmake lint\n" if shell == "csh" else "make lint\n")
+    (root / "Makefile").write_text("lint:\n\ttrue\n")
+    why = why_commands_ask(root)
+    assert why is not None and f"a hook in {shell}" in why, why
+    # Run with sh, its lines are read and what they run is held.
+    hook(root, ".git/hooks/pre-commit", f"sh {script}\n")
+    assert why_commands_ask(root) is None
+    assert "Makefile" in held(root)

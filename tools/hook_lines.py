@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 
 from tools.git_programs import (
     INTERPRETERS,
+    OTHER_SHELLS,
     RUNNERS,
     SHELL_FLAGS,
     TOOL_RUNNERS,
@@ -190,10 +191,11 @@ def hook_lines(
 
 def shell_scripts(
     text: str, hook: str, top: str, environ: Mapping[str, str], helper: bool = False
-) -> list[tuple[str, bool]]:
-    """The files a shell hook runs with a shell or sources (`sh tools/check`, `. ./env`),
-    as written, each with whether it is sourced: read as hooks are, whatever their name or
-    first line."""
+) -> list[tuple[str, str]]:
+    """The files a shell hook runs with a shell or sources (`sh tools/check`, `. ./env`,
+    `fish tools/check.fish`), as written, each with the shell's name that reads it ("source"
+    for one the hook's own shell sources): read as that shell reads it, whatever the file's
+    name or first line."""
     found = []
     for line, _ in read_hook_lines(text, hook, top, environ, helper):
         for segment in _segments(line or ""):
@@ -202,9 +204,9 @@ def shell_scripts(
             except ValueError:
                 continue
             for index, word in enumerate(words):
-                if word in (".", "source") or program_name(word) in SHELL_NAMES:
-                    sourced = word in (".", "source")
-                    found += [(each, sourced) for each in _script_of(words, index + 1)]
+                shell = "source" if word in (".", "source") else program_name(word)
+                if shell == "source" or shell in SHELL_NAMES or shell in OTHER_SHELLS:
+                    found += [(each, shell) for each in _script_of(words, index + 1)]
     return found
 
 

@@ -1233,9 +1233,9 @@ def hook_runs(settings: Any) -> Iterator[Run]:
         yield Run(line, read_as_lines=True) if line is not None else Run(None, unknown=why)
 
 
-def _run_by_shell(settings: Any, project: Path) -> dict[Path, bool]:
+def _run_by_shell(settings: Any, project: Path) -> dict[Path, str]:
     """The files a shell hook runs with a shell or sources (`sh tools/check`), from `project`,
-    each with whether it is sourced."""
+    each with the shell's name that reads it, or "source" (hook_lines `shell_scripts`)."""
     settings = _dict(settings)
     interpreter = _hook_interpreter(settings.get("text", ""))
     if interpreter and INTERPRETERS.get(interpreter, SHELL_FLAGS) != SHELL_FLAGS:
@@ -1244,8 +1244,7 @@ def _run_by_shell(settings: Any, project: Path) -> dict[Path, bool]:
     text, helper = settings.get("text", ""), settings.get("helper", False)
     words = shell_scripts(text, hook, str(project), without_secrets(), helper)
     return {
-        Path(os.path.normpath(project / os.path.expanduser(word))): sourced
-        for word, sourced in words
+        Path(os.path.normpath(project / os.path.expanduser(word))): shell for word, shell in words
     }
 
 
@@ -1635,9 +1634,14 @@ def _tool_scripts(root: Path, tool_configs: Iterable[Path]) -> ToolScripts:
                 except (OSError, ValueError):
                     unread.append(helper)
                     continue
-                if run_by_shell.get(helper):
+                shell = run_by_shell.get(helper)
+                if shell == "source":
                     helper_settings["sourced_by"] = caller
-                if not helper_settings["text"].startswith("#!") and helper not in run_by_shell:
+                if shell:
+                    # (`fish tools/check`: the shell the line names reads it, whatever its `#!`
+                    # names; fish's, zsh's lines are not read, and what it runs is unknown)
+                    helper_settings["interpreter"] = "sh" if shell == "source" else shell
+                elif not helper_settings["text"].startswith("#!"):
                     # (`python3 tools/check.py`: its interpreter is the line's, by its name)
                     helper_settings["interpreter"] = CODE_SUFFIXES.get(helper.suffix, "")
                 read.append((helper, helper_settings, GIT_HOOK, project))
