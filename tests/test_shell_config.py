@@ -146,12 +146,13 @@ def test_files_your_shell_sources_from_the_workspace_stay_read_only(api, env, us
 
 
 @needs_bwrap
+@pytest.mark.parametrize("before", ["", "QUIET=1 ", "2>/dev/null ", "command "])
 def test_a_file_your_shell_would_source_that_is_missing_makes_commands_ask(
-    api, env, workspace, tmp_path
+    api, env, workspace, tmp_path, before
 ):
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".zshrc").write_text(f"source {workspace}/local.zsh\n")
+    (home / ".zshrc").write_text(f"{before}source {workspace}/local.zsh\n")
     attack(api, "local.zsh")
     result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
     assert result.returncode == 0, result.stderr

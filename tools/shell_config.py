@@ -652,11 +652,14 @@ def start_files() -> list[Path]:
 def sourced_by_your_shell() -> list[Path]:
     """Every file your shells' start-up files `source` (or `.`) by a literal path, followed
     through the files those source in turn."""
+    from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
+
     files = start_files()
     sourced: list[Path] = []
     for path in files:  # grows while it is walked
         for words in shell_commands(_read(path)):
-            if words[0] not in ("source", ".") or len(words) < 2:
+            words = words[program_index(words) :]  # (`QUIET=1 source x`, `2>/dev/null . x`)
+            if not words or words[0] not in ("source", ".") or len(words) < 2:
                 continue
             named = literal_path(words[1], None, home_of(path))
             if named is None or named in files or named in sourced:
