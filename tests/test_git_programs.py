@@ -521,11 +521,26 @@ def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_
         "echo $'it\\'s' ; sh tools/check.sh # '",  # bash runs tools/check.sh, sh does not
         "fish -c \"echo 'it\\'s' ; sh tools/check.sh # '\"",  # fish's quoting is not sh's
         "x=$(case $1 in a) sh tools/check.sh;; esac)",  # only a shell's parser reads its `)`
+        # Code glued to its option: fish reads `\x2e` as `.`, sh as `x2e`.
+        'fish -c"sh tools/check\\x2esh"',
+        'fish --command="sh tools/(echo check).sh"',
+        'fish -lc"sh tools/check\\x2esh"',
+        'zsh -c"sh tools/check.sh"',
+        "pwsh -Command:'sh tools/check.sh'",
+        "pwsh -c'sh tools/check.sh'",
     ],
 )
 def test_a_line_whose_quoting_only_its_shell_can_tell_makes_commands_ask(value):
     with pytest.raises(SplitByTheShell):
         program_paths(value, Path("/w"))
+
+
+@pytest.mark.parametrize(
+    "value", ["pwsh -NoLogo -NoProfile", "powershell -nologo", "zsh -l -i", "fish --login"]
+)
+def test_a_shell_given_options_that_run_no_code_is_read_plainly(value):
+    # (a terminal profile's or an editor's line: it names no file, and asks nothing)
+    assert program_paths(value, Path("/w")) == []
 
 
 TOP = "$(git rev-parse --show-toplevel)"

@@ -251,6 +251,13 @@ SHELL_FLAGS = ("-c",)  # for a shell, `-e` is errexit: `bash -e fsmon` runs fsmo
 # qualifier: `echo *(e:'sh x':)` runs sh x): a line of theirs is no sh line, and what their code
 # runs only they can tell. (ksh, mksh, yash read a line's words and comments as sh does.)
 OTHER_SHELLS = ("fish", "csh", "tcsh", "pwsh", "powershell", "zsh")
+# Their options that take no value and run no code, as a terminal profile or an editor gives
+# them (`pwsh -NoLogo -NoProfile`, `zsh -l -i`); PowerShell's in lower case, as it takes them.
+# Any other option may hold code glued to it (`fish -cCODE`, `--command=CODE`, `-lcCODE`,
+# `pwsh -Command:CODE`): it asks, as code given as the next word does.
+OPTIONS_ALONE = {"-l", "--login", "-i", "--interactive", "-f", "-n", "--no-execute", "-N"}
+OPTIONS_ALONE |= {"--no-config", "-P", "--private", "-nologo", "-noprofile", "-noninteractive"}
+OPTIONS_ALONE |= {"-noexit", "-login", "-interactive", "-nol", "-nop", "-noni"}
 INTERPRETERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("sh", "bash", "dash", "ksh", "mksh", "yash", "ash"), SHELL_FLAGS),
     **dict.fromkeys(OTHER_SHELLS, SHELL_FLAGS),
@@ -1248,13 +1255,14 @@ def program_paths(
         if base is None and relative and (is_script or is_program and "/" in word):
             _cannot_tell(f"${{PWD}}/{word}", worktree, untold)  # `cd "$dir" && ./run`
             continue
-        other_shell = program_name(previous) in OTHER_SHELLS and not is_program
-        if other_shell and before.startswith("-") and not word.startswith("-"):
+        shell = program_name(previous)
+        other_shell = shell in OTHER_SHELLS and not is_program
+        spelled = word.lower() if shell in ("pwsh", "powershell") else word
+        glued = word.startswith("-") and spelled not in OPTIONS_ALONE
+        if other_shell and (glued or before.startswith("-") and not word.startswith("-")):
             # `fish -c "echo 'it\'s'; sh x # '"`: code (or an option's value) in its language;
             # options alone (`pwsh -NoLogo -NoProfile`, a terminal's) run no code of their own
-            raise SplitByTheShell(
-                f"code given to {program_name(previous)}, whose quoting is not sh's"
-            )
+            raise SplitByTheShell(f"code given to {shell}, whose quoting is not sh's")
         shell_code = before == "-c" and INTERPRETERS.get(program_name(previous)) == SHELL_FLAGS
         # (A blank inside a command's output, `origin/$(git branch --show-current)`, was read
         # with that command above: the word is no command line for it.)
