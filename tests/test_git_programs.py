@@ -27,6 +27,7 @@ from test_hostile_pass4 import (
 )
 
 from fakeapi import text, tool_use
+from tools.environment import WordTooLong
 from tools.git_programs import ByName, SplitByTheShell, program_paths
 
 __all__ = ["user_folders"]  # a fixture, used by name below
@@ -533,6 +534,17 @@ def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_
 def test_a_line_whose_quoting_only_its_shell_can_tell_makes_commands_ask(value):
     with pytest.raises(SplitByTheShell):
         program_paths(value, Path("/w"))
+
+
+def test_command_outputs_nested_deep_around_a_long_text_make_commands_ask_at_once():
+    # Each output is read again as a line of its own: 40 levels around 60,000 characters
+    # would be read 40 times over (minutes, for a repository's `core.pager`, at each command).
+    line = "echo " + "$(echo " * 40 + "a" * 60_000 + ")" * 40
+    with pytest.raises(WordTooLong):
+        program_paths(line, Path("/w"))
+    # (what was read counts for that line alone: the next is read as ever)
+    nested = "echo $(echo $(echo $(./scripts/branch.sh)))" + " " * 60_000
+    assert program_paths(nested, Path("/w")) == [Path("/w/scripts/branch.sh")]
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ the PATH folders), not here.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import importlib.machinery
 import itertools
@@ -884,6 +885,37 @@ def value_flags(name: str) -> tuple[str, ...]:
     return VALUE_FLAGS.get(name, ())
 
 
+# The characters one command line's reading reads, its nested lines' included: a command's
+# output, `bash -c`'s code and an `eval`'s line are each read again as a line of their own, so
+# outputs nested deep (`$(echo $(echo ...))`) would be read in time of their depth times their
+# length, minutes for a line of 60 KB. Past this the line counts as one too long to read, and
+# commands ask.
+MAX_NESTED_READING = 4 * MAX_SHELL_TEXT
+_read_so_far: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "read_so_far", default=None
+)
+
+
+@contextlib.contextmanager
+def _reading(line: str) -> Iterator[None]:
+    """Counts `line` against MAX_NESTED_READING, with every line read inside the outermost
+    reading; WordTooLong past it."""
+    read = _read_so_far.get()
+    begun = _read_so_far.set([0]) if read is None else None
+    try:
+        count = _read_so_far.get()
+        count[0] += len(line)
+        if count[0] > MAX_NESTED_READING:
+            raise WordTooLong(
+                f"a command line whose nested lines hold more than {MAX_NESTED_READING:,}"
+                " characters in all"
+            )
+        yield
+    finally:
+        if begun is not None:
+            _read_so_far.reset(begun)
+
+
 def program_paths(
     value: str,
     worktree: Path | None,
@@ -911,6 +943,18 @@ def program_paths(
     `held_when_there`), and the package managers it calls. `environment`: the variables the
     tool sets for the line (a hook's `env` table).
     """
+    with _reading(value):
+        return _line_paths(value, worktree, untold, unmade_arguments, by_name, environment)
+
+
+def _line_paths(
+    value: str,
+    worktree: Path | None,
+    untold: list[UntoldProgram] | None,
+    unmade_arguments: bool,
+    by_name: ByName | None,
+    environment: dict[str, str] | None,
+) -> list[Path]:
     value = value.removeprefix("!")  # an alias that runs a program
     # A command's output in a word (`$(git rev-parse --show-toplevel)/tools/conv`) is part of
     # that word, not punctuation that splits it: set aside while the line is split, and the
