@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from test_git_hook_lines import held, hook, repository
@@ -607,6 +608,44 @@ def test_a_hash_inside_or_right_after_a_command_s_output_hides_no_command(tmp_pa
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-commit", line)
     (root / "check.sh").write_text("true\n")
+    assert "check.sh" in held(root)
+
+
+def bash_hook_running_check_sh(root: Path, lines: str) -> Path:
+    repository(root)
+    hook(root, ".git/hooks/pre-commit", lines)
+    path = root / ".git" / "hooks" / "pre-commit"
+    path.write_text(path.read_text().replace("#!/bin/sh", "#!/bin/bash", 1))
+    (root / "check.sh").write_text("true\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '[[ "$(git branch --show-current)" =~ ^(main| #) ]] && echo on-main; sh check.sh\n',
+        "[[ $(git config user.email) =~ (@corp| #) ]] || sh check.sh\n",
+        '[[ "$(git branch --show-current)" == @(main| #) ]] && echo on-main; sh check.sh\n',
+        "[[ $(git branch --show-current) =~ ^(main|\n#) ]] && sh check.sh\n",
+    ],
+)
+def test_a_hash_inside_a_pattern_s_parentheses_makes_commands_ask(tmp_path, line):
+    # bash reads the regex or glob whole, blanks and `#` included: the line goes on to check.sh
+    root = bash_hook_running_check_sh(tmp_path, line)
+    why = why_commands_ask(root)
+    assert why is not None and ".git/hooks/pre-commit" in why, why
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        '[[ "$(git branch --show-current)" =~ ^(main|master)$ ]] || exit 0\nsh check.sh\n',
+        "files=(\n  a.txt  # the first\n)\n(\n  # in a subshell\n  sh check.sh\n)\n",
+    ],
+)
+def test_a_pattern_s_parentheses_an_array_or_a_subshell_read_as_ever(tmp_path, lines):
+    root = bash_hook_running_check_sh(tmp_path, lines)
+    assert why_commands_ask(root) is None
     assert "check.sh" in held(root)
 
 

@@ -1984,8 +1984,9 @@ class ShellReader:
         self.kept: list[tuple[int, int, bool]] = []
         # Where each command output not inside another starts and ends (`$(...)`, a backquote).
         self.outputs: list[list[int]] = []
-        # Each context open: [its opener, `(`s open in it, the output it is, or -1].
-        self.open: list[list] = [["", 0, -1]]
+        # Each context open: [its opener, for each `(` open in it whether it is a pattern's
+        # (`_in_code`), the output it is, or -1].
+        self.open: list[list] = [["", [], -1]]
         self.opened = dict.fromkeys(("$(", "<(", ">(", "`", '"', "'", "$'", "${"), 0)  # how many
         self.word_start = True
 
@@ -2039,7 +2040,7 @@ class ShellReader:
         if outermost and opener in ("$(", "`") and not self.text.startswith("$((", at):
             output = len(self.outputs)  # (`$((...))` is arithmetic, no command's)
             self.outputs.append([at, -1])
-        self.open.append([opener, 0, output])
+        self.open.append([opener, [], output])
         self.opened[opener] += 1
         self.word_start = opener in CODE_CONTEXTS
         return at + len(opener)
@@ -2056,6 +2057,10 @@ class ShellReader:
     def _in_code(self, at: int) -> int:
         char, context = self.text[at], self.open[-1]
         if char == "#" and self.word_start:
+            if any(context[1]):
+                # (bash reads `=~ ^(main| #)` or `@(main| #)` as one word, blanks and all: the
+                # `#` is the pattern's, and the line goes on past it)
+                raise SplitByTheShell("a `#` inside a pattern's parentheses, which bash reads")
             end = self.text.find("\n", at)
             return len(self.text) if end == -1 else end
         if context[0] and self.word_start and CASE.match(self.text, at):
@@ -2071,10 +2076,27 @@ class ShellReader:
                 return run.end()
         if char == ")" and context[0] and not context[1]:
             return self._close(at)
-        context[1] += 1 if char == "(" else -1 if char == ")" and context[1] else 0
+        if char == "(":
+            context[1].append(self._opens_a_pattern(at))
+        elif char == ")" and context[1]:
+            context[1].pop()
         self.kept.append((at, at + 1, len(self.open) == 1))
         self.word_start = char in WORD_BREAKS
         return at + 1
+
+    def _opens_a_pattern(self, at: int) -> bool:
+        """Whether the `(` at `at` is part of a word bash reads whole, to its `)`: a glob's
+        (`@(a|b)`, `^(main|dev)` in a regex), or one that starts the regex after `=~`. Not a
+        subshell's, nor an array's (`x=(a b)`), whose comments are comments."""
+        if not self.word_start:
+            return self.text[at - 1] != "="
+        word_end = at  # (the last word before it, past the blanks, not sliced: `( ( (` is read)
+        while word_end and self.text[word_end - 1] in " \t":
+            word_end -= 1
+        operator_at = max(word_end - 2, 0)
+        return self.text[operator_at:word_end] == "=~" and (
+            operator_at == 0 or self.text[operator_at - 1] in " \t"
+        )
 
     def _in_single_quotes(self, at: int, ansi: bool) -> int:
         if ansi and self.text[at] == "\\":
