@@ -529,6 +529,7 @@ def test_a_bare_argument_counts_when_it_names_a_link_at_the_top_of_the_tree(tmp_
         'zsh -c"sh tools/check.sh"',
         "pwsh -Command:'sh tools/check.sh'",
         "pwsh -c'sh tools/check.sh'",
+        "PS4='+$(sh tools/check.sh)' bash -xc true",  # bash runs it as it traces
     ],
 )
 def test_a_line_whose_quoting_only_its_shell_can_tell_makes_commands_ask(value):

@@ -225,6 +225,7 @@ def test_cargo_members_past_the_bound_make_commands_ask(tmp_path):
         'echo "$(eval "$(cat build/lint.cmd)")"\n',  # a print of what a command runs
         '[[ "$x" =~ (.*) ]]\nsh "${BASH_REMATCH[1]}"\n',  # what the shell sets itself
         "CDPATH=scripts\ncd fmt\n./run\n",
+        "PS4='+$(sh scripts/chec?.sh)'\nset -x\n:\nset +x\n",  # bash runs it as it traces
         "printf\t-v C scripts/fmt\nsh $C\n",
         'f() { sh "$1"; }\nf scripts/fmt\n',  # a script only the caller names
         "echo scripts/fmt | xargs sh\n",

@@ -1169,7 +1169,7 @@ def _line_paths(
             if name.endswith("+"):  # `HOME+=/../tools`: added to a value only the shell knows
                 _cannot_tell_variable(name[:-1], worktree, untold)
                 continue
-            if name in ("IFS", "CDPATH"):  # how the words after split, or where `cd` goes
+            if name in SHELL_STATE:
                 raise SplitByTheShell(f"a command line that sets {name}")
             assigned[name] = setting
             if command in SETTERS and runs_something(setting):
@@ -1899,6 +1899,11 @@ OPERATORS = sorted(
     key=len,
     reverse=True,
 )
+
+
+# Variables that change how the shell reads what follows: how words split, where `cd` goes,
+# and prompts bash expands, command outputs and all (`PS4` before each line `bash -x` traces).
+SHELL_STATE = ("IFS", "CDPATH", "PS0", "PS4", "PROMPT_COMMAND")
 
 
 class SplitByTheShell(WordTooLong):

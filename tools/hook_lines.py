@@ -16,11 +16,11 @@ A line that needs anything else (a variable set from a command's output, by `rea
 `declare` or twice, one the shell sets itself, a loop over a glob, `eval`, `alias`, `trap`,
 bash's arithmetic, a here-document, a script only its caller names, code given to an
 interpreter that starts programs) is not guessed at: it comes back as unknown, and commands
-ask, as for settings planloop cannot read. So does a hook that sets IFS or CDPATH, or
-defines a function in the place of a command that tests, prints or moves. Only lines that
-just test or print (`[ -n "$x" ]`, `echo "$x"`) may use such values, and what they run in
-`$(...)` is read as a line. Values are bounded (MAX_VALUE, MAX_LINE), so a hook is read in
-time linear in its size.
+ask, as for settings planloop cannot read. So does a hook that sets IFS, CDPATH or a prompt
+bash expands (PS4, traced by `set -x`), or defines a function in the place of a command that
+tests, prints or moves. Only lines that just test or print (`[ -n "$x" ]`, `echo "$x"`) may
+use such values, and what they run in `$(...)` is read as a line. Values are bounded
+(MAX_VALUE, MAX_LINE), so a hook is read in time linear in its size.
 """
 
 from __future__ import annotations
@@ -122,6 +122,9 @@ MAX_LINES_READ = 1 << 18  # all its lines, with their values in (as COMMANDS_PER
 # The simple commands of a text read, in all: each is read for what it runs, sets and moves,
 # about 100 µs apiece, and `a;a;a;...` holds one every two characters. A hook has tens.
 MAX_COMMANDS = 2000
+# Variables whose value bash expands, command outputs and all, as it prompts or traces (`PS4`
+# before each line `set -x` prints), or runs as a line (`PROMPT_COMMAND`).
+PROMPTS = re.compile(r"(?<![\w$])(?:PS[0-4]|PROMPT_COMMAND)(?!\w)")
 # A function's name where it is defined (`f() {`, `function f`). A brace is no word's end to
 # the shell (only `{ ` is its keyword), and taken for one here, every `{` of a long run began a
 # name that ran to the run's end: time quadratic in the line, with no signal served meanwhile.
@@ -386,6 +389,8 @@ def _changes_the_shell(text: str) -> str | None:
         return "its IFS, which changes how each of its lines is split"
     if re.search(r"(?<![\w$])CDPATH(?!\w)", bare):
         return "its CDPATH, which changes where each `cd` goes"
+    if prompt := PROMPTS.search(bare):  # (`PS4='+$(sh x)'` with `set -x` runs x at each line)
+        return f"its {prompt[0]}, whose command outputs bash runs as it prompts or traces"
     for match in FUNCTION.finditer(text):
         name = match[1] or match[2]
         stands_in = name in INERT or name in KEYWORDS or name in ("cd", "pushd", "command")
