@@ -243,6 +243,23 @@ def test_more_that_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):
     assert why is not None and ".git/hooks/pre-commit" in why, why
 
 
+@pytest.mark.parametrize("lines", ["cd web && make lint\n", "cd web\nmake lint\n"])
+def test_a_cd_your_cdpath_may_send_elsewhere_makes_commands_ask(tmp_path, monkeypatch, lines):
+    # (direnv exports an `.envrc`'s CDPATH=tools: the hook's `cd web` enters tools/web)
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    for folder in ("web", "tools/web"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "Makefile").write_text("lint:\n\ttrue\n")
+    monkeypatch.setenv("CDPATH", "tools")
+    why = why_commands_ask(root)
+    assert why is not None and ".git/hooks/pre-commit" in why, why
+    # A folder spelt from here is never looked up in CDPATH.
+    hook(root, ".git/hooks/pre-commit", lines.replace("cd web", "cd ./web"))
+    assert why_commands_ask(root) is None
+    assert "web/Makefile" in held(root)
+
+
 def test_a_submodules_hook_is_read_from_the_submodule(tmp_path):
     # Its hooks lie in the superproject's .git/modules/sub/hooks; git runs them from sub/.
     root = repository(tmp_path)

@@ -1111,7 +1111,8 @@ def _line_paths(
                 _cannot_tell(os.path.relpath(base / folder, worktree), worktree, untold)
                 base = None
                 continue
-            base = _moved(base, folder, worktree)
+            through_cdpath = command in ("cd", "pushd") and _through_cdpath(folder, assigned)
+            base = None if through_cdpath else _moved(base, folder, worktree)
             before_last, last = last, word  # `cd tools && ./run` runs tools/run
             continue
         if index < read_to:
@@ -2241,6 +2242,18 @@ def _moved(base: Path | None, folder: str, top: Path | None = None) -> Path | No
     if base is None or EXPANSION.search(os.path.expanduser(folder)):
         return None
     return _from(base, folder)
+
+
+def _through_cdpath(folder: str, assigned: dict[str, str]) -> bool:
+    """Whether a `cd` to `folder` may go where CDPATH leads (the tool's for the line, or your
+    environment's, as direnv exports an `.envrc`'s): the shell looks a relative folder up
+    there first, unless it starts with `./` or `../`, and a command can make `tools/web`
+    where CDPATH=tools sends `cd web`."""
+    if not (assigned.get("CDPATH") or os.environ.get("CDPATH")):
+        return False
+    if TOP_OF_THE_TREE.fullmatch(folder) or os.path.expanduser(folder).startswith("/"):
+        return False
+    return folder.split("/")[0] not in (".", "..")
 
 
 def _cannot_tell(word: str, worktree: Path | None, untold: list[UntoldProgram] | None) -> None:
