@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tools.environment import command_environment, host_program
-from tools.paths import SMALL_FILE_LIMIT, read_small_file
+from tools.paths import read_small_file
 from tools.tool_scripts import read_yaml
 
 SSH_KEY_LINE = re.compile(
@@ -71,7 +71,7 @@ def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path
             continue
         read.add(config_path)
         try:
-            text = read_small_file(config_path, min(budget, SMALL_FILE_LIMIT))
+            text = read_small_file(config_path, budget, cut=True)
         except (OSError, ValueError):
             continue
         budget -= max(len(text), MIN_SSH_CONFIG_COST)
@@ -164,7 +164,7 @@ def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
     found = []
     for config in configs:
         try:
-            text = read_small_file(config)
+            text = read_small_file(config, cut=True)  # (a `client-key:` of its first lines)
         except (OSError, ValueError):
             continue
         values = [value.strip().strip("\"'") for value in KUBECONFIG_KEY_LINE.findall(text)]
@@ -369,7 +369,8 @@ def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str
 def store_file_of(helper: str, home: str | None = None) -> list[Path]:
     """The file a credential helper's value (`store --file ~/.git-credentials-work`) makes git
     keep its passwords in; none for another helper. Git runs it through the shell, so `~` is
-    the home git runs with (`home`, else $HOME)."""
+    the home git runs with (`home`, else $HOME) and your variables are put in
+    (`--file $XDG_STATE_HOME/git/credentials`)."""
     try:
         words = shlex.split(helper)
     except ValueError:
@@ -383,27 +384,27 @@ def store_file_of(helper: str, home: str | None = None) -> list[Path]:
         value = word.removeprefix("--file=") if word.startswith("--file=") else None
         value = after if word == "--file" else value
         if value:
-            path = _home_expanded(value, home)
+            path = _shell_expanded(value, home or str(Path.home()))
             return [Path(os.path.normpath(path))] if os.path.isabs(path) else []
     return []
 
 
-# A path a shell line names literally: absolute, or from `~`, `$HOME` or `${HOME}`, standing
-# as a word or after `=`, `(` or a redirection (`password=$(cat ~/.secrets/gh-token)`).
-SHELL_LINE_PATH = re.compile(
-    r"""(?:^|(?<=[\s"'=(<>]))((?:~|\$HOME|\$\{HOME\})?/[^\s"'`;|&<>()$]+)"""
-)
+# A path a shell line names literally: absolute, or from `~` or a variable of yours (`$HOME`,
+# `${XDG_STATE_HOME}`), standing as a word or after `=`, `(` or a redirection
+# (`password=$(cat ~/.secrets/gh-token)`).
+SHELL_LINE_PATH = re.compile(r"""(?:^|(?<=[\s"'=(<>]))((?:~|\$\w+|\$\{\w+\})?/[^\s"'`;|&<>()$]+)""")
 
 
 def helper_reads(helper: str, home: str | None = None) -> list[Path]:
-    """The files a credential helper's line names by a literal path and does not run: a token
-    file a `!` line `cat`s (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`), the file a
-    helper is given (`netrc -f ~/private/netrc`, `/opt/helper --file ~/tok`). A program (a
+    """The files a credential helper's line names by a path (from `/`, `~` or a variable of
+    yours, as the shell puts it in) and does not run: a token file a `!` line `cat`s
+    (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`), the file a helper is given
+    (`netrc -f ~/private/netrc`, `/opt/helper --file $XDG_STATE_HOME/tok`). A program (a
     script or a binary you may run) is left readable, as a command may need it; a token file
     with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program."""
     named = []
     for word in SHELL_LINE_PATH.findall(helper):
-        for path in _absolute(_home_expanded(word, home)):
+        for path in _absolute(_shell_expanded(word, home or str(Path.home()))):
             if path.is_file() and not _a_program(path):
                 named.append(path)
     return named
@@ -503,17 +504,26 @@ def _home_expanded(value: str, home: str | None) -> str:
 # certificate and key in one file, as pip's).
 class ToolKeySettings(NamedTuple):
     configs: tuple[str, ...]
-    variables: tuple[str, ...]  # (each names a config file)
+    # Each names config files, os.pathsep between them (HGRCPATH, BOTO_PATH); a folder among
+    # them stands for its `*.rc` files, as Mercurial reads one.
+    variables: tuple[str, ...]
     key: re.Pattern[str] | None
     certificate: re.Pattern[str] | None
     certificate_form: re.Pattern[str] | None = None
-    folder_variables: tuple[str, ...] = ()  # (each names a folder with the config in it)
+    # Each names a folder with the config in it, under the name of the first of `configs`
+    # or the one given after a `/` (`MYSQL_HOME/my.cnf`), which may be a glob pattern.
+    folder_variables: tuple[str, ...] = ()
     # The system's configs, which the tool reads for every user beside yours (pip's site
     # config, wget's system rc), `~` in them your home.
     system_configs: tuple[str, ...] = ()
     # A setting whose value is a command line: the files it names and does not run are read as
     # a credential helper's are (`helper_reads`).
     command: re.Pattern[str] | None = None
+    # A line that reads another config of the tool (curl's `config = FILE`, MySQL's
+    # `!include`, Mercurial's `%include`), and one that reads a folder's `*.cnf` files
+    # (MySQL's `!includedir`): those are read as this one, and hidden as it is.
+    include: re.Pattern[str] | None = None
+    include_folder: re.Pattern[str] | None = None
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -544,6 +554,7 @@ TOOL_KEY_SETTINGS = (
         _setting(rf"^[ \t]*(?:(?:--)?(?:proxy-)?cert|(?-i:-E)){CURL_OPTION_END}"),
         _setting(rf"^[ \t]*(?:--)?(?:proxy-)?cert-type{CURL_OPTION_END}"),
         ("CURL_HOME", "XDG_CONFIG_HOME"),  # (`$CURL_HOME/.curlrc`, read before your home's)
+        include=_setting(rf"^[ \t]*(?:(?:--)?config|(?-i:-K)){CURL_OPTION_END}"),
     ),
     ToolKeySettings(
         (".yarnrc.yml",),
@@ -553,7 +564,7 @@ TOOL_KEY_SETTINGS = (
     ),
     ToolKeySettings(
         (".wgetrc",),
-        ("WGETRC",),
+        ("WGETRC", "SYSTEM_WGETRC"),  # (the system's rc moved, read before yours)
         _setting(r"^[ \t]*private[-_]?key[ \t]*="),
         _setting(r"^[ \t]*certificate[ \t]*="),
         _setting(r"^[ \t]*certificate[-_]?type[ \t]*="),
@@ -583,16 +594,21 @@ CONFIG_KEY_SETTINGS = tuple(
             r"^[ \t]*(?:private_key|vault_password)_file[ \t]*[=:]",
             (),
         ),
-        ((".pg_service.conf",), ("PGSERVICEFILE",), r"^[ \t]*(?:sslkey|passfile)[ \t]*=", ()),
+        (
+            (".pg_service.conf",),
+            ("PGSERVICEFILE",),
+            r"^[ \t]*(?:sslkey|passfile)[ \t]*=",
+            ("PGSYSCONFDIR/pg_service.conf",),  # (libpq's system service file)
+        ),
         ((".aws/config",), ("AWS_CONFIG_FILE",), r"^[ \t]*web_identity_token_file[ \t]*=", ()),
         (
             (".config/gcloud/configurations/config_*",),
             (),
             r"^[ \t]*credential_file_override[ \t]*=",
-            (),
+            ("CLOUDSDK_CONFIG/configurations/config_*",),
         ),
         ((".oci/config",), ("OCI_CLI_CONFIG_FILE",), r"^[ \t]*key_file[ \t]*=", ()),
-        ((".my.cnf",), (), r"^[ \t]*ssl[-_]key[ \t]*=", ()),
+        ((".my.cnf",), (), r"^[ \t]*ssl[-_]key[ \t]*=", ("MYSQL_HOME/my.cnf",)),
         ((".pypirc",), (), r"^[ \t]*client_cert[ \t]*[=:]", ()),
         (
             (".condarc", ".conda/.condarc", ".config/conda/.condarc"),
@@ -600,7 +616,12 @@ CONFIG_KEY_SETTINGS = tuple(
             r"^[ \t]*client_ssl_cert(?:_key)?[ \t]*:",
             (),
         ),
-        ((".hgrc", ".config/hg/hgrc"), (), r"^[ \t]*[^\s=#;]+\.(?:key|cert)[ \t]*=", ()),
+        (
+            (".hgrc", ".config/hg/hgrc"),
+            ("HGRCPATH",),
+            r"^[ \t]*[^\s=#;]+\.(?:key|cert)[ \t]*=",
+            (),
+        ),
         (
             (".config/rclone/rclone.conf",),
             ("RCLONE_CONFIG",),
@@ -613,9 +634,20 @@ CONFIG_KEY_SETTINGS = tuple(
             r"^[ \t]*signing\.secretKeyRingFile[ \t]*[=:]",
             ("GRADLE_USER_HOME",),
         ),
-        ((".boto",), ("BOTO_CONFIG",), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
+        ((".boto",), ("BOTO_CONFIG", "BOTO_PATH"), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
         ((".m2/settings.xml",), (), r"<privateKey>", ()),
     )
+)
+# The configs that read others: MySQL's option files, Mercurial's.
+CONFIG_INCLUDES = {
+    ".my.cnf": {
+        "include": _setting(r"^[ \t]*!include[ \t]"),
+        "include_folder": _setting(r"^[ \t]*!includedir[ \t]"),
+    },
+    ".hgrc": {"include": _setting(r"^[ \t]*%include[ \t]")},
+}
+CONFIG_KEY_SETTINGS = tuple(
+    tool._replace(**CONFIG_INCLUDES.get(tool.configs[0], {})) for tool in CONFIG_KEY_SETTINGS
 )
 
 
@@ -636,33 +668,78 @@ def tool_key_files(home: str) -> list[Path]:
     configs name by path (TOOL_KEY_SETTINGS), the system's and npm's global one too, and the
     key and password files other tools' configs name (CONFIG_KEY_SETTINGS): the configs are
     hidden, the keys may lie anywhere. A relative path is from where the tool runs, unknown
-    here. (Read for each command: a few small files.)"""
+    here. The configs they include are read too, and hidden. (Read for each command: a few
+    small files.)"""
     found: list[Path] = []
     for tool in (*TOOL_KEY_SETTINGS, *CONFIG_KEY_SETTINGS):
-        configs = [
-            path
-            for name in tool.configs
-            for path in glob.glob(os.path.join(glob.escape(home), name))
-        ]
-        configs += [os.environ.get(variable, "") for variable in tool.variables]
-        for variable in tool.folder_variables:
-            folder = os.environ.get(variable, "")
-            configs += [os.path.join(folder, os.path.basename(tool.configs[0]))] if folder else []
-        configs += tool.system_configs
+        configs = _configs_of(tool, home)
         if tool is NPM_KEY_SETTINGS:  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
             configs += [str(config) for config in npm_global_configs()]
-        for config in dict.fromkeys(path for path in configs if os.path.isabs(path)):
-            found += _keys_a_config_names(tool, config, home)
+        waiting = [(config, 0) for config in configs if os.path.isabs(config)]
+        read: set[str] = set()
+        while waiting and len(read) < MAX_TOOL_CONFIGS:
+            config, depth = waiting.pop(0)
+            if config in read:
+                continue
+            read.add(config)
+            try:
+                text = read_small_file(config, cut=True)  # (what its first MiB names)
+            except (OSError, ValueError):
+                continue
+            found += _keys_a_config_names(tool, text, home)
+            included = _included_configs(tool, text, config, home)
+            found += [Path(path) for path in included]
+            waiting += [(path, depth + 1) for path in included if depth < MAX_CONFIG_INCLUDES]
     return found
 
 
-def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[Path]:
-    """The keys, and certificates that may hold one, that the config file `config` of `tool`
-    names."""
-    try:
-        text = read_small_file(config)
-    except (OSError, ValueError):
+# How deep a tool's config includes are followed, and how many of its configs are read.
+MAX_CONFIG_INCLUDES = 16
+MAX_TOOL_CONFIGS = 64
+
+
+def _configs_of(tool: ToolKeySettings, home: str) -> list[str]:
+    """The configs of `tool` in `home`, where your variables put them, and the system's."""
+    configs = [
+        path for name in tool.configs for path in glob.glob(os.path.join(glob.escape(home), name))
+    ]
+    for variable in tool.variables:
+        for value in os.environ.get(variable, "").split(os.pathsep):
+            rc_files = os.path.join(glob.escape(value), "*.rc")  # (Mercurial's, in a folder)
+            configs += sorted(glob.glob(rc_files)) if os.path.isdir(value) else [value]
+    for entry in tool.folder_variables:
+        variable, _, name = entry.partition("/")
+        folder = os.environ.get(variable, "")
+        name = name or os.path.basename(tool.configs[0])
+        configs += sorted(glob.glob(os.path.join(glob.escape(folder), name))) if folder else []
+    return [*configs, *tool.system_configs]
+
+
+def _included_configs(tool: ToolKeySettings, text: str, config: str, home: str) -> list[str]:
+    """The configs the config `config` of `tool` (its `text`) reads: its include lines'
+    files, a relative one from its own folder, as Mercurial takes it, and the `*.cnf` files of
+    its included folders."""
+    folder = os.path.dirname(config)
+    files = [
+        os.path.normpath(os.path.join(folder, _shell_expanded(value, home)))
+        for value in _setting_values(tool.include, text)
+    ]
+    for value in _setting_values(tool.include_folder, text):
+        included = os.path.join(folder, _shell_expanded(value, home))
+        files += sorted(glob.glob(os.path.join(glob.escape(os.path.normpath(included)), "*.cnf")))
+    return files
+
+
+def _setting_values(setting: re.Pattern[str] | None, text: str) -> list[str]:
+    """The values of `setting` in `text`, unquoted."""
+    if setting is None:
         return []
+    return [value.strip().strip("\"'") for value in setting.findall(text) if value.strip()]
+
+
+def _keys_a_config_names(tool: ToolKeySettings, text: str, home: str) -> list[Path]:
+    """The keys, and certificates that may hold one, that a config of `tool` (its `text`)
+    names."""
     found = _setting_paths(tool.key, text, home) if tool.key is not None else []
     for line in tool.command.findall(text) if tool.command is not None else ():
         found += helper_reads(line, home)
@@ -675,10 +752,11 @@ def _keys_a_config_names(tool: ToolKeySettings, config: str, home: str) -> list[
 
 
 # Your variables that give a tool its client certificate, with the one that gives its form:
-# git's http.sslCert (a CI runner's), yarn's httpsCertFilePath (yarn reads each setting from
-# `YARN_<SETTING>`), conda's client_ssl_cert.
+# git's http.sslCert (a CI runner's) and http.proxySSLCert (PEM only), yarn's
+# httpsCertFilePath (yarn reads each setting from `YARN_<SETTING>`), conda's client_ssl_cert.
 CERTIFICATE_VARIABLES = {
     "GIT_SSL_CERT": "GIT_SSL_CERT_TYPE",
+    "GIT_PROXY_SSL_CERT": "",
     "YARN_HTTPS_CERT_FILE_PATH": "",
     "CONDA_CLIENT_SSL_CERT": "",
 }
@@ -707,15 +785,23 @@ def _without_password(certificate: Path) -> Path | None:
 
 
 # Your variable in a setting's value (`keyfile=${CI_KEYS}/npm.key`), which npm and yarn put
-# in (npm's `${NAME?}` too).
-SETTING_VARIABLE = re.compile(r"\$\{(\w+)\??\}")
+# in (npm's `${NAME?}` too), and Maven's properties (`${user.home}`, `${env.CI_KEYS}`).
+SETTING_VARIABLE = re.compile(r"\$\{([\w.]+)\??\}")
 
 
 def _setting_paths(setting: re.Pattern[str], text: str, home: str) -> list[Path]:
     # (`<privateKey>~/.ssh/deploy</privateKey>`: the value ends at the tag)
     values = (value.partition("<")[0].strip().strip("\"'") for value in setting.findall(text))
-    values = (SETTING_VARIABLE.sub(lambda found: os.environ.get(found[1], ""), v) for v in values)
+    values = (SETTING_VARIABLE.sub(lambda found: _variable(found[1], home), v) for v in values)
     return [path for value in values for path in _absolute(_home_expanded(value, home))]
+
+
+def _variable(name: str, home: str) -> str:
+    """The value of your variable `name` in a setting, or of Maven's property of your home
+    (`user.home`) or your environment (`env.NAME`); empty when unset."""
+    if name == "user.home":
+        return home
+    return os.environ.get(name.removeprefix("env."), "")
 
 
 # A line of an npmrc that holds a registry login (`//registry.npmjs.org/:_authToken=...`).
@@ -728,18 +814,27 @@ def npm_global_configs() -> list[Path]:
     """npm's global config (`npm config set --location=global`) where it holds a registry
     login: `etc/npmrc` under npm's prefix, which is where your NPM_CONFIG_PREFIX says, or the
     folder above the one on your PATH that node is run from (nvm's
-    `~/.nvm/versions/node/v20/bin`); or the file your NPM_CONFIG_GLOBALCONFIG names. One without
-    a login stays readable: npm inside the sandbox reads its registry settings there."""
-    prefixes = [os.environ.get("NPM_CONFIG_PREFIX", "")]
+    `~/.nvm/versions/node/v20/bin`); or the file your NPM_CONFIG_GLOBALCONFIG names, in any
+    letter case (`npm_variable`). One without a login stays readable: npm inside the sandbox
+    reads its registry settings there."""
+    prefixes = npm_variable("NPM_CONFIG_PREFIX")
     prefixes += [os.path.dirname(folder) for folder in os.environ.get("PATH", "").split(":")]
     candidates = [os.path.join(prefix, "etc", "npmrc") for prefix in prefixes if prefix]
-    candidates.append(os.environ.get("NPM_CONFIG_GLOBALCONFIG", ""))
+    candidates += npm_variable("NPM_CONFIG_GLOBALCONFIG")
     found = []
     for candidate in dict.fromkeys(path for path in candidates if os.path.isabs(path)):
         try:
-            text = read_small_file(candidate)
+            text = read_small_file(candidate, cut=True)
         except (OSError, ValueError):
             continue
         if NPM_LOGIN_LINE.search(text):
             found.append(Path(os.path.normpath(candidate)))
     return found
+
+
+def npm_variable(name: str, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The values of your variables that npm takes as `name` (`NPM_CONFIG_PREFIX`): npm reads
+    its `npm_config_*` variables in any letter case (`npm_config_prefix`, which its own
+    scripts set, is the usual one)."""
+    wanted = name.lower()
+    return [value for variable, value in environ.items() if variable.lower() == wanted and value]

@@ -1430,8 +1430,10 @@ def scan_workspace(
 SMALL_FILE_LIMIT = 1024 * 1024
 
 
-def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
+def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool = False) -> str:
     """The text of the regular file at `path`, of at most `limit` bytes; OSError otherwise.
+    With `cut`, a larger file's whole lines within its first `limit` bytes: for a config of
+    yours whose first lines name what to hide (a generated ssh config of thousands of hosts).
 
     For files planloop reads outside the sandbox, which a command may have replaced: opened
     without blocking (a FIFO has no writer, and a plain open would wait for one for ever), and
@@ -1445,6 +1447,8 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT) -> str:
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         data = read_whole(fd, limit)
+        if data is None and cut:
+            data = os.pread(fd, limit, 0).rpartition(b"\n")[0]
         if data is None:
             # Never the first part as if it were the whole: past the cut, a config may name
             # the hook or program that matters (a `.git/config` padded past 1 MiB).

@@ -715,6 +715,7 @@ SECRET_FILE_VARIABLES = (
     "VAULT_CLIENT_KEY",
     # Client keys and token files other tools take from your environment:
     "GIT_SSL_KEY",  # http.sslKey, from the environment
+    "GIT_PROXY_SSL_KEY",  # http.proxySSLKey, the key git gives an HTTPS proxy
     "PGSSLKEY",  # libpq's client key (~/.postgresql/postgresql.key moved)
     "PGSERVICEFILE",  # ~/.pg_service.conf moved
     "MYSQL_TEST_LOGIN_FILE",  # ~/.mylogin.cnf moved
@@ -758,12 +759,16 @@ SECRET_FILE_VARIABLES = (
     *("YARN_HTTPS_KEY_FILE_PATH", "CONDA_CLIENT_SSL_CERT_KEY", "TWINE_CLIENT_CERT"),
 )
 # Variables of a form that name such a file: Poetry's client certificate for each repository,
-# its key in the same file (`POETRY_CERTIFICATES_<NAME>_CLIENT_CERT`).
-SECRET_FILE_VARIABLE_FORM = re.compile(r"POETRY_CERTIFICATES_\w+_CLIENT_CERT")
+# its key in the same file (`POETRY_CERTIFICATES_<NAME>_CLIENT_CERT`), and npm's user config
+# and client key in any letter case, as npm reads its `npm_config_*` variables.
+SECRET_FILE_VARIABLE_FORM = re.compile(
+    r"POETRY_CERTIFICATES_\w+_CLIENT_CERT|(?i:npm_config_(?:userconfig|keyfile))"
+)
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = (
     "KUBECONFIG",  # each kubeconfig holds its clusters' tokens
     "HGRCPATH",  # Mercurial's hgrc files (~/.hgrc moved): its [auth] passwords
+    "BOTO_PATH",  # boto's and gsutil's configs (~/.boto moved): their keys
 )
 # Your variables that move a tool's folder: the token files in it, as they are in the folder
 # the variable stands for (hidden above, or in a folder of no home).
@@ -798,6 +803,7 @@ SECRET_FOLDER_VARIABLES = {
     "FETCHMAILHOME": ("fetchmailrc",),
     "WEECHAT_HOME": ("sec.conf",),
     "MYSQL_HOME": ("my.cnf",),
+    "PGSYSCONFDIR": ("pg_service.conf",),  # libpq's system service file: its passwords
 }
 # Your variables that move a folder of secrets hidden whole in your home (SECRET_HOME_PATHS):
 # hidden whole where they put it.

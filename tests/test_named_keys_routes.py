@@ -1,0 +1,153 @@
+"""Key and password files your own environment and configs name by the other routes the tools
+take: npm's variables in lower case, git's proxy variables, a shell variable in a credential
+helper's line, a config of more than a megabyte, a config a variable moves and the configs a
+config includes, Maven's `${user.home}`. Each must read as empty to a sandboxed `cat`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
+
+__all__ = ["home"]  # the fixture, used by name
+
+PEM_KEY = "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n"
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@needs_bwrap
+def test_npms_global_config_your_lower_case_variables_name_and_its_key_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # npm reads `npm_config_*` in any letter case, and its own scripts set the lower-case one.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["globalrc", "global.key", "prefix.key", "userrc"]
+    keys = secrets_in(home, names)
+    (keys / "globalrc").write_text(
+        f"//npm.example/:_authToken=SECRET-globalrc\n//npm.example/:keyfile={keys}/global.key\n"
+    )
+    write(
+        home / "npmp/etc/npmrc",
+        f"//npm.example/:_authToken=tok\n//npm.example/:keyfile={keys}/prefix.key\n",
+    )
+    monkeypatch.setenv("npm_config_globalconfig", str(keys / "globalrc"))
+    monkeypatch.setenv("npm_config_prefix", str(home / "npmp"))
+    monkeypatch.setenv("Npm_Config_UserConfig", str(keys / "userrc"))
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_the_key_and_certificate_gits_proxy_variables_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["proxy.key", "proxy.pem"])
+    (keys / "proxy.pem").write_text(f"SECRET-proxy.pem\n{PEM_KEY}")
+    monkeypatch.setenv("GIT_PROXY_SSL_KEY", str(keys / "proxy.key"))
+    monkeypatch.setenv("GIT_PROXY_SSL_CERT", str(keys / "proxy.pem"))
+    assert secrets_read(workspace, ["proxy.key", "proxy.pem"]) == []
+
+
+@needs_bwrap
+def test_the_password_store_a_helper_names_by_your_variable_is_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # git runs `store --file $XDG_STATE_HOME/...` through the shell, which puts the variable in.
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    keys = secrets_in(home, ["creds", "token"])
+    (home / ".gitconfig").write_text(
+        "[credential]\n\thelper = store --file $XDG_STATE_HOME/creds\n"
+        '[credential "https://b.example"]\n\thelper = "!f() { cat ${KEYS}/token; }; f"\n'
+    )
+    monkeypatch.setenv("XDG_STATE_HOME", str(keys))
+    monkeypatch.setenv("KEYS", str(keys))
+    assert secrets_read(workspace, ["creds", "token"]) == []
+
+
+@needs_bwrap
+def test_keys_the_first_lines_of_a_config_past_a_megabyte_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A generated ssh config of thousands of hosts, a kubeconfig padded with comments.
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["ssh.pem", "kube.key"])
+    hosts = "".join(f"Host h{n}.example\n  HostName 10.0.{n % 250}.1\n" for n in range(40_000))
+    write(home / ".ssh/config", f"Host corp\n  IdentityFile ~/keys/ssh.pem\n{hosts}")
+    padding = "#\n" * 600_000
+    write(home / "kc/config", f"users:\n- user:\n    client-key: {keys}/kube.key\n{padding}")
+    monkeypatch.setenv("KUBECONFIG", str(home / "kc/config"))
+    assert (home / ".ssh/config").stat().st_size > 1024 * 1024
+    assert secrets_read(workspace, ["ssh.pem", "kube.key"]) == []
+
+
+# (variable, its value from the home, a config there and the setting in it naming a key)
+MOVED_CONFIGS = (
+    ("CLOUDSDK_CONFIG", "gc", "gc/configurations/config_default", "credential_file_override"),
+    ("HGRCPATH", "etc/hgrc", "etc/hgrc", "x.key"),
+    ("HGRCPATH", "etc/hgrc.d", "etc/hgrc.d/auth.rc", "y.key"),  # (a folder: its *.rc files)
+    ("MYSQL_HOME", "mysqlh", "mysqlh/my.cnf", "ssl-key"),
+    ("PGSYSCONFDIR", "pgsys", "pgsys/pg_service.conf", "passfile"),
+    ("BOTO_PATH", "bt/boto.cfg", "bt/boto.cfg", "gs_service_key_file"),
+    ("SYSTEM_WGETRC", "wg/wgetrc", "wg/wgetrc", "private_key"),
+)
+
+
+@needs_bwrap
+def test_keys_the_configs_your_variables_move_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(home))
+    names = [f"{number}.key" for number in range(len(MOVED_CONFIGS))]
+    keys = secrets_in(home, names)
+    values: dict[str, list[str]] = {}
+    for name, (variable, value, config, setting) in zip(names, MOVED_CONFIGS, strict=True):
+        write(home / config, f"[section]\n{setting} = {keys / name}\n")
+        values.setdefault(variable, []).append(str(home / value))
+    for variable, listed in values.items():  # (HGRCPATH's and BOTO_PATH's a list)
+        monkeypatch.setenv(variable, ":".join(listed))
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_keys_the_configs_your_configs_include_name_are_hidden_with_those_configs(
+    home: Path, workspace: Path, monkeypatch
+):
+    # curl's `config = FILE`, MySQL's `!include` and `!includedir`, Mercurial's `%include`
+    # (from the including file's folder when relative): the included file holds passwords too.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["curl.key", "mysql.key", "mysqldir.key", "hg.key", "auth.rc"]
+    keys = secrets_in(home, names)
+    configs = {
+        ".curlrc": "config = ~/curl/work.rc\n",
+        "curl/work.rc": f"key = {keys}/curl.key\n",
+        ".my.cnf": f"[client]\n!include {home}/mysql/extra.cnf\n!includedir {home}/mysql/conf.d\n",
+        "mysql/extra.cnf": f"[client]\nssl-key={keys}/mysql.key\n",
+        "mysql/conf.d/work.cnf": f"[client]\nssl-key={keys}/mysqldir.key\n",
+        ".hgrc": "%include keys/auth.rc\n",
+        "keys/auth.rc": f"# SECRET-auth.rc\n[auth]\nx.key = {keys}/hg.key\n",
+    }
+    for config, text in configs.items():
+        write(home / config, text)
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_the_key_mavens_settings_name_from_your_home_property_is_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, ["maven.key", "env.key"])
+    write(
+        home / ".m2/settings.xml",
+        "<settings><servers>\n<server><privateKey>${user.home}/keys/maven.key</privateKey>"
+        "</server>\n<server><privateKey>${env.KEYS}/env.key</privateKey></server>\n"
+        "</servers></settings>\n",
+    )
+    monkeypatch.setenv("KEYS", str(keys))
+    assert secrets_read(workspace, ["maven.key", "env.key"]) == []
