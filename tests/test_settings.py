@@ -3,6 +3,7 @@ what a command's environment keeps (tools/environment.py)."""
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
@@ -156,6 +157,11 @@ SERVICE_TOKENS = {
     "age identity": "AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQSZQGPQYQS6S5F",
     "wireguard config": "[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n",
     "putty key": "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n",
+    # RFC 4716's form (PuTTYgen's export), a PEM key base64'd onto one line as CI carries it,
+    # and a JSON Web Key with its private part.
+    "ssh2 private key": "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: x\nP2/56wAAAi4\n",
+    "base64 pem key": base64.b64encode(b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n").decode(),
+    "jwk private key": '{"kty": "EC", "crv": "P-256", "d": "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fC"}',
 }
 
 
@@ -173,6 +179,10 @@ def test_a_well_known_services_token_never_reaches_a_sandboxed_command(token):
         *("https://example.com/?page=12345678", "-----BEGIN PUBLIC KEY-----"),
         *("-----BEGIN PGP PUBLIC KEY BLOCK-----", "AGE-SECRET-KEY-1", "PrivateKeyPath=/k.pem"),
         "PublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
+        # a certificate base64'd, a public JWK, a JSON "d" of no key
+        base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIB\n").decode(),
+        '{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"}',
+        '{"d": "2026-12-07T03:00:00Z", "n": 1}',
     ],
 )
 def test_a_value_that_only_begins_like_a_token_is_passed_on(value):

@@ -14,6 +14,7 @@ never runs inside /usr/bin/bwrap, where no sandbox exists yet.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shlex
@@ -166,8 +167,9 @@ KNOWN_TOKEN = re.compile(
     # before (`?private_token=`, `#access_token=`, `?X-Amz-Signature=`, `?apiKey=`):
     r"|(?i:[?&#][\w.-]{0,40}?(?:token|key|secret|sig|signature|password|passwd|pwd|auth))"
     r"=[^&\s]{8}"
-    r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"  # (a PEM key; PGP's armored one:
-    # Gradle's in-memory signing key, `ORG_GRADLE_PROJECT_signingInMemoryKey`)
+    r"|-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"  # (a PEM key; PGP's armored
+    # one: Gradle's in-memory signing key, `ORG_GRADLE_PROJECT_signingInMemoryKey`; RFC 4716's
+    # `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`, PuTTYgen's export)
     r"|AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{20}"  # (an age identity, in bech32's letters)
     r"|PuTTY-User-Key-File-[0-9]++:"  # (a PuTTY .ppk)
     # (a WireGuard config's key, base64 of 32 bytes)
@@ -177,9 +179,29 @@ KNOWN_TOKEN = re.compile(
 )
 
 
+# A PEM block carried base64'd on one line (how CI systems usually carry a key in a variable):
+# `LS0tLS1CRUdJTi` is `-----BEGIN`, and its first 160 characters hold any key's header.
+BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,146}")
+# A JSON Web Key's private part (`"d"`, in base64url), beside the key type every JWK has.
+JWK_PRIVATE_PART = re.compile(r'"d"\s*+:\s*+"[A-Za-z0-9_-]{16}')
+
+
 def secret_value(value: str) -> bool:
-    """Whether a variable's value is a secret by its form (KNOWN_TOKEN, URL_WITH_PASSWORD)."""
-    return bool(URL_WITH_PASSWORD.search(value) or KNOWN_TOKEN.search(value))
+    """Whether a variable's value is a secret by its form (KNOWN_TOKEN, URL_WITH_PASSWORD), a
+    private key base64'd, or a JSON Web Key's private part."""
+    return bool(
+        URL_WITH_PASSWORD.search(value)
+        or KNOWN_TOKEN.search(value)
+        or any(_base64_private_key(found[0]) for found in BASE64_PEM.finditer(value))
+        or ('"kty"' in value and JWK_PRIVATE_PART.search(value))
+    )
+
+
+def _base64_private_key(text: str) -> bool:
+    """Whether the base64 `text` starts a PEM private key."""
+    whole = text[: len(text) // 4 * 4]  # (whole groups of four decode alone)
+    header = base64.b64decode(whole).decode("ascii", errors="replace")
+    return KNOWN_TOKEN.match(header) is not None and "PRIVATE KEY" in header
 
 
 # shlex builds each word a character at a time (`token = token + char`): time in the square of
