@@ -1159,13 +1159,20 @@ LINKED_NEVER_HIDDEN = tuple(
 )
 # How much of a hidden folder is looked through for links: stow's and home-manager's links sit
 # in the first levels of small config folders, while a hidden folder can be a browser profile
-# of many thousands of files, and this runs before every command.
+# of many thousands of files, and this runs before every command (LINK_SEARCH_ENTRIES entries
+# take 20 to 50 ms: bench/link_search.py). Each folder in it counts LINK_SEARCH_FOLDER_ENTRIES at
+# most, so that one big folder of logs or a cache leaves the budget to its neighbours. The same
+# bounds hold for each folder a link leads to, followed on for LINK_SEARCH_STEPS steps.
 LINK_SEARCH_DEPTH = 3
-LINK_SEARCH_ENTRIES = 1000
+LINK_SEARCH_ENTRIES = 5000
+LINK_SEARCH_FOLDER_ENTRIES = 1000
+LINK_SEARCH_STEPS = 4
 
 
 def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
-    """Where the links inside the hidden `folder` lead (one step: not the links found there).
+    """Where the links inside the hidden `folder` lead, and where the links inside a folder so
+    reached lead in turn, up to LINK_SEARCH_STEPS steps (a pass store's `~/.password-store/work
+    -> ~/work-store`, whose `shared -> ~/team-store`).
 
     GNU stow links each file of a package into a folder that two packages share
     (`~/.ssh/id_ed25519 -> ../dotfiles/ssh/.ssh/id_ed25519`), as does home-manager (into
@@ -1176,13 +1183,28 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
     workspace itself and what holds it stay visible, with the system's code and what the
     sandbox has of its own (LINKED_NEVER_HIDDEN).
     """
+    home = Path(os.path.realpath(Path.home()))
+    root = Path(os.path.realpath(workspace)) if workspace else None
+    kept: list[Path] = []
+    folders = [folder]
+    for _step in range(LINK_SEARCH_STEPS):
+        targets = dict.fromkeys(target for found in folders for target in _links_in(found))
+        new = [target for target in targets if target not in kept and _may_hide(target, home, root)]
+        kept += new
+        folders = [target for target in new if os.path.isdir(target)]
+    return kept
+
+
+def _links_in(folder: Path) -> list[Path]:
+    """Where the links in `folder` lead, within LINK_SEARCH_DEPTH and LINK_SEARCH_ENTRIES."""
     targets: list[Path] = []
     pending, seen = collections.deque([(folder, 0)]), 0
     while pending and seen < LINK_SEARCH_ENTRIES:
         current, depth = pending.popleft()
+        allowed = min(LINK_SEARCH_FOLDER_ENTRIES, LINK_SEARCH_ENTRIES - seen)
         try:
             with os.scandir(current) as entries:
-                for entry in itertools.islice(entries, LINK_SEARCH_ENTRIES - seen):
+                for entry in itertools.islice(entries, allowed):
                     seen += 1
                     if entry.is_symlink():
                         targets.append(Path(os.path.realpath(entry.path)))
@@ -1190,24 +1212,22 @@ def linked_secrets(folder: Path, workspace: Path | None = None) -> list[Path]:
                         pending.append((Path(entry.path), depth + 1))
         except OSError:
             continue  # not readable by planloop: not by a command either
-    if not targets:
-        return []
-    home = Path(os.path.realpath(Path.home()))
-    root = Path(os.path.realpath(workspace)) if workspace else None
-    kept = []
-    for target in dict.fromkeys(targets):
-        in_workspace = root is not None and target.is_relative_to(root)  # (bound, in /tmp too)
-        if not in_workspace and any(target.is_relative_to(o) for o in LINKED_NEVER_HIDDEN):
-            continue
-        if any(other.is_relative_to(target) for other in NEVER_HIDDEN):
-            continue  # (a link to / or to /etc itself)
-        if root is not None and root.is_relative_to(target):
-            continue  # the workspace, or a folder that holds it
-        if home.is_relative_to(target) or len(target.parts) <= 2:
-            continue  # your whole home folder, or a folder of /, is not a secret
-        if os.path.isfile(target) or os.path.isdir(target):  # not a socket, nor nothing
-            kept.append(target)
-    return kept
+    return targets
+
+
+def _may_hide(target: Path, home: Path, root: Path | None) -> bool:
+    """Whether a link's `target` may be hidden: not the system's code, what every command
+    needs, the workspace or what holds it, your home, a folder of /, nor a socket or nothing."""
+    in_workspace = root is not None and target.is_relative_to(root)  # (bound, in /tmp too)
+    if not in_workspace and any(target.is_relative_to(other) for other in LINKED_NEVER_HIDDEN):
+        return False
+    if any(other.is_relative_to(target) for other in NEVER_HIDDEN):
+        return False  # (a link to / or to /etc itself)
+    if root is not None and root.is_relative_to(target):
+        return False  # the workspace, or a folder that holds it
+    if home.is_relative_to(target) or len(target.parts) <= 2:
+        return False  # your whole home folder, or a folder of /, is not a secret
+    return os.path.isfile(target) or os.path.isdir(target)
 
 
 # Each command's sandbox judges the workspace's key files again, a repository's big ones too
