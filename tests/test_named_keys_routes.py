@@ -51,6 +51,12 @@ def test_the_key_and_certificate_gits_proxy_variables_name_are_hidden(
     monkeypatch.setenv("GIT_PROXY_SSL_KEY", str(keys / "proxy.key"))
     monkeypatch.setenv("GIT_PROXY_SSL_CERT", str(keys / "proxy.pem"))
     assert secrets_read(workspace, ["proxy.key", "proxy.pem"]) == []
+    # (a certificate of another form than PEM, as GIT_PROXY_SSL_CERT_TYPE gives, holds its key)
+    (keys / "proxy.pem").write_text(
+        "-----BEGIN CERTIFICATE-----\nSECRET-proxy.pem\n-----END CERTIFICATE-----\n"
+    )
+    monkeypatch.setenv("GIT_PROXY_SSL_CERT_TYPE", "P12")
+    assert secrets_read(workspace, ["proxy.key", "proxy.pem"]) == []
 
 
 @needs_bwrap

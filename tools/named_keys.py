@@ -752,11 +752,11 @@ def _keys_a_config_names(tool: ToolKeySettings, text: str, home: str) -> list[Pa
 
 
 # Your variables that give a tool its client certificate, with the one that gives its form:
-# git's http.sslCert (a CI runner's) and http.proxySSLCert (PEM only), yarn's
-# httpsCertFilePath (yarn reads each setting from `YARN_<SETTING>`), conda's client_ssl_cert.
+# git's http.sslCert (a CI runner's) and http.proxySSLCert, yarn's httpsCertFilePath (yarn
+# reads each setting from `YARN_<SETTING>`), conda's client_ssl_cert.
 CERTIFICATE_VARIABLES = {
     "GIT_SSL_CERT": "GIT_SSL_CERT_TYPE",
-    "GIT_PROXY_SSL_CERT": "",
+    "GIT_PROXY_SSL_CERT": "GIT_PROXY_SSL_CERT_TYPE",
     "YARN_HTTPS_CERT_FILE_PATH": "",
     "CONDA_CLIENT_SSL_CERT": "",
 }
