@@ -386,19 +386,6 @@ HOSTILE_READINGS = {
                      "run(" + '["' + "a" * 2**20 + ")", "os.system(x)\\n" + "['a' " * 2**18):
             names_in_code(code, True)
     """,
-    "hook-lines": """
-        from tools.hook_lines import hook_lines, shell_scripts
-        # (A hook is read up to 32 KiB: twice that, in each shape its reader has.)
-        for text in ("cd a\\n" * 16_000, "$(dirname " * 8_000, "X=(" + "a " * 32_000 + ")",
-                     "'" * 64_000, '"${' * 20_000, "M=" + "$(" * 30_000, "a;" * 32_000,
-                     "A=1\\n" + "$A " * 20_000, "for a in b\\n" * 6_000, "\\\\\\n" * 20_000,
-                     # (each line doubles the last value: its time once doubled with each)
-                     "A0=aaaa\\n" + "".join(f'A{n}="$A{n - 1}$A{n - 1}"\\n' for n in range(1, 40)),
-                     # (each line its value 15 times over: 60,000 characters a line, read once)
-                     "V='" + "x y " * 1000 + "'\\n" + ("make " + "$V" * 15 + "\\n") * 700):
-            list(hook_lines(text, "/r/.git/hooks/pre-commit", "/r", {}))
-            shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {})
-    """,
     "python-hook": """
         from tools.python_starts import python_starts
         # (A hook is read up to 32 KiB: twice that, in each shape its reader has.)
@@ -439,6 +426,34 @@ HOSTILE_READINGS = {
         from tools.git_programs import program_name
         assert program_name("python" + "1" * 2**20 + "x").startswith("python")
     """,
+}
+
+
+# A hook is read up to 32 KiB: twice that, in each shape its reader has, each read on its own.
+HOOK_SHAPES = {
+    "cd-lines": '"cd a\\n" * 16_000',
+    "dirname": '"$(dirname " * 8_000',
+    "array": '"X=(" + "a " * 32_000 + ")"',
+    "quotes": '"\'" * 64_000',
+    "expansions": "'\"${' * 20_000",
+    "outputs": '"M=" + "$(" * 30_000',
+    "commands": '"a;" * 32_000',
+    "values": '"A=1\\n" + "$A " * 20_000',
+    "loops": '"for a in b\\n" * 6_000',
+    "continuations": '"\\\\\\n" * 20_000',
+    # (each line doubles the last value: its time once doubled with each)
+    "doubling": '"A0=aaaa\\n" + "".join(f\'A{n}="$A{n - 1}$A{n - 1}"\\n\' for n in range(1, 40))',
+    # (each line its value 15 times over: 60,000 characters a line, read once)
+    "long-values": '"V=\'" + "x y " * 1000 + "\'\\n" + ("make " + "$V" * 15 + "\\n") * 700',
+}
+HOSTILE_READINGS |= {
+    f"hook-lines-{name}": f"""
+        from tools.hook_lines import hook_lines, shell_scripts
+        text = {shape}
+        list(hook_lines(text, "/r/.git/hooks/pre-commit", "/r", {{}}))
+        shell_scripts(text, "/r/.git/hooks/pre-commit", "/r", {{}})
+    """
+    for name, shape in HOOK_SHAPES.items()
 }
 
 
