@@ -417,6 +417,12 @@ UNTOLD_ENVRC_LINES = {
     "cd-to-a-variable": 'cd "$TOOLS_DIR"\nPATH_add bin\n',
     "cd-in-a-function": "up() {\n  cd ..\n}\nPATH_add .local/bin\n",
     "pushd": "pushd .local\nPATH_add bin\npopd\n",
+    # bash drops what a subshell sets: this is `PATH_add ""`, the .envrc's own folder.
+    "set-in-a-subshell": '(BIN=.local/bin; mkdir -p "$BIN")\nPATH_add "$BIN"\n',
+    # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it
+    # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
+    "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",
+    "test-pattern-in-parentheses": "[[ $PWD =~ (/ci/| #) ]] || PATH_add .local/bin\n",
 }
 
 
@@ -482,6 +488,13 @@ ENVRC_PATH_FORMS = {
         "sub/.local/bin/tool": "#!/bin/sh\n",
     },
     "exported-from-its-variable": {".envrc": 'B=.local/bin\nexport PATH="$PWD/$B:$PATH"\n'},
+    # Quotes nest inside a command's output; a `#` in `${...}` or glued to `<(...)` starts no
+    # comment.
+    "after-a-quote-in-a-command-output": {
+        ".envrc": 'Q="$(printf \'"\')"\necho ready\nPATH_add .local/bin\n'
+    },
+    "after-a-hash-in-a-default": {".envrc": "export M=${M:- #}; PATH_add .local/bin\n"},
+    "after-a-process-substitution-and-hash": {".envrc": ": <(true)#x; PATH_add .local/bin\n"},
 }
 
 

@@ -79,6 +79,7 @@ from urllib.parse import parse_qs
 
 from tools.environment import (
     FOLDERS,
+    WordTooLong,
     link_inside,
     path_folders_in,
     variable_paths,
@@ -104,15 +105,11 @@ SHELL_START_FILES = (
 ZSH_START_FILES = (".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout")
 # Files read while following what those source in turn: enough for any real set of dotfiles.
 MAX_START_FILES = 100
-# One line of a file is split into commands at these, and a command loses these leading words,
-# so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then source ~/x; fi` are seen.
-COMMAND_SEPARATORS = re.compile(r"&&|\|\||[;&|]")
+# A command loses these leading words, so that `[ -f ~/x ] && . ~/x` and `if [ -r ~/x ]; then
+# source ~/x; fi` are seen.
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
 LEADING_WORDS += ("if", "elif", "while", "until", "time", "exec")
-# A word of the shell as it is written: its quoted and plain pieces, side by side
-# (`BIN="$PWD"/bin` is one word). Only blanks end a plain piece: a carriage return is part of
-# it (`source ./env.sh\r` sources the file `env.sh\r`).
-WORD = re.compile(r"""(?:'[^']*+'|"[^"]*+"|[^ \t\n'"]++)++""")
+# A word's quoted and plain pieces, side by side (`BIN="$PWD"/bin` is one word).
 WORD_PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
 
 # direnv's functions that run, or load the variables of, the file they name.
@@ -408,6 +405,10 @@ class _EnvrcReader:
         self.unread_eval: str | None = None
         # A `cd` (or pushd, popd) whose folder is not followed: the line, shortened.
         self.unfollowed_move: str | None = None
+        # Why a file it reads cannot be read as its shell reads it (`read_commands`): what
+        # follows there may put any folder on PATH.
+        self.unreadable: str | None = None
+        self.envrc = envrc
         self.read(envrc, envrc.parent, 0)
 
     def read(self, path: Path, base: Path, depth: int) -> None:
@@ -417,8 +418,8 @@ class _EnvrcReader:
         self.files.append((path, base))
         text = _read(path)
         folders = [base]
-        for words in shell_commands(text):
-            moved = [new for folder in folders for new in self.take(words, folder, depth)]
+        for words, subshell in self.commands(text, path):
+            moved = [new for folder in folders for new in self.take(words, folder, depth, subshell)]
             if moved and (depth > 0 or REPEATS.search(text) or len(folders) >= MAX_MOVES):
                 # (in a loop or a function it may move any number of times; a file sourced
                 # by `source` moves the one that sources it)
@@ -428,9 +429,20 @@ class _EnvrcReader:
                 self.files.append((path, folder))
             folders = list(dict.fromkeys([*folders, *moved]))
 
-    def take(self, words: list[str], base: Path, depth: int) -> list[Path]:
-        """Note the command `words` run in `base`, and read what it sources or `eval`s; the
-        folder it moves to, for a `cd` planloop can follow."""
+    def commands(self, text: str, path: Path | None) -> list[tuple[list[str], bool]]:
+        """`read_commands` of the text of `path` (None: what `eval` is given); where only its
+        shell can read it, noted, and its lines read one at a time (what they name is held)."""
+        try:
+            return read_commands(text)
+        except WordTooLong as error:
+            where = "" if path in (None, self.envrc) else f"it sources {path}, where "
+            self.unreadable = self.unreadable or f"{where}{error}"
+            return [(words, False) for words in shell_commands(text)]
+
+    def take(self, words: list[str], base: Path, depth: int, subshell: bool = False) -> list[Path]:
+        """Note the command `words` run in `base` (in a subshell: what it sets is gone after),
+        and read what it sources or `eval`s; the folder it moves to, for a `cd` planloop can
+        follow."""
         # Imported here: tools.hook_lines imports tools.paths, which imports this module.
         from tools.hook_lines import program_index
 
@@ -439,7 +451,7 @@ class _EnvrcReader:
         if not words:
             return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
-        _remember(words, self.values, base)
+        _remember(words, self.values, base, subshell)
         self.steps.append((base, words))
         if words[0] in MOVES:
             return self.moved(words, base)
@@ -447,8 +459,9 @@ class _EnvrcReader:
         if words[0] == "eval" and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
             if depth >= MAX_ENVRC_DEPTH:
                 self.unread_eval = self.unread_eval or given
-            for inner in shell_commands(given) if depth < MAX_ENVRC_DEPTH else ():
-                if self.take(inner, base, depth + 1):  # (`eval "cd x"` moves the file's shell)
+            for inner, within in self.commands(given, None) if depth < MAX_ENVRC_DEPTH else ():
+                # (`eval "cd x"` moves the file's shell)
+                if self.take(inner, base, depth + 1, subshell or within):
                     self.unfollowed_move = self.unfollowed_move or _short_line(inner[0], inner[1:])
             return []
         sourced = sourced_by(words[0], words[1:], base)
@@ -522,11 +535,20 @@ def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, s
     return ENVRC_VARIABLE.sub(value, word)
 
 
-def _remember(words: list[str], values: dict[str, str | None], base: Path) -> None:
+def _remember(
+    words: list[str], values: dict[str, str | None], base: Path, subshell: bool = False
+) -> None:
     """Note what the command `words`, run in `base`, sets: a plain value, or None where only
     the shell knows it (a loop's variable, `read`'s, `printf -v`'s, an array, one added to
-    (`BIN+=/bin`) or unset, one set from what is left unknown, or set again). `dotenv` sets
-    what its file does (`dotenv_settings`), over your environment's."""
+    (`BIN+=/bin`) or unset, one set from what is left unknown, or set again, or set in a
+    `subshell`, which bash drops with it: `(BIN=tools/bin)`, then `PATH_add "$BIN"` adds the
+    `.envrc`'s own folder). `dotenv` sets what its file does (`dotenv_settings`), over your
+    environment's."""
+    if subshell:
+        set_there: dict[str, str | None] = {}
+        _remember(words, set_there, base)
+        values.update(dict.fromkeys(set_there))
+        return
     first, rest = words[0], words[1:]
     values.update((match[1], None) for word in words if (match := APPENDED.match(word)))
     if first in DOTENV_LOADERS:
@@ -545,65 +567,90 @@ def _remember(words: list[str], values: dict[str, str | None], base: Path) -> No
 
 def shell_commands(text: str) -> Iterable[list[str]]:
     """The simple commands of a shell file, each as its words, quotes removed (a small reader:
-    enough to find `source FILE` and direnv's functions, nothing is run)."""
-    for line in _logical_lines(text):
-        for command in COMMAND_SEPARATORS.split(line):
-            words = [_unquoted(word) for word in _out_of_subshell(WORD.findall(command))]
-            while words and words[0] in LEADING_WORDS:
-                words = words[1:]
-            if words:
-                yield words
+    enough to find `source FILE` and direnv's functions, nothing is run). A file whose lines
+    only its shell can read (`read_commands`) is read one line at a time, each as it stands:
+    your own start-up files still show the files they name."""
+    try:
+        return [words for words, _ in read_commands(text)]
+    except WordTooLong:  # (SplitByTheShell)
+        lines = text.split("\n")
+        return [words for line in lines for words, _ in _line_commands(line, [0])]
 
 
-# What bash reads a line in pieces of: quoted text (ANSI-C `$'...'`, where `\'` is a quote, then
-# single, then double, whose backslash escapes), a character a backslash escapes (a line feed
-# among them), a run of plain characters, or one character of another kind.
-SHELL_TOKEN = re.compile(
-    r"""\$'(?:\\.|[^'\\])*'?|'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|[^'"\\\n#$]+|.""", re.DOTALL
-)
-# After these (or at a line's start) a `#` starts a word, and so a comment.
-WORD_BREAKS = (" ", "\t", ";", "&", "|", "(", ")", "<", ">")
+# What bash reads past its lines' ends, or as one word where planloop would split it: a
+# here-document (its text is no command, but a `'` in it would open a quote for a flat reader),
+# and a `[[ ... ]]` test whose pattern holds parentheses (`=~ (a| #)`, `== @(a| #)`: blanks, `|`
+# and `#` inside are the pattern's).
+HERE_DOCUMENT = re.compile(r"<<(?!<)")
+TEST_PATTERN = re.compile(r"\[\[(?:(?!\]\]).)*\(")
 
 
-def _logical_lines(text: str) -> list[str]:
-    """`text` in the lines bash reads it in: a backslash before a line feed taken out (inside
-    double quotes too, not inside single ones, nor in a comment, which ends at its line feed),
-    a comment from a `#` that starts a word (not `$(...)#`, nor one inside quotes), and a line
-    feed inside quotes kept in its line. Lines end at line feeds alone (not at a carriage
-    return), as bash reads them."""
-    lines: list[str] = []
-    line: list[str] = []
-    at = 0
-    while at < len(text):
-        token = SHELL_TOKEN.match(text, at).group()  # type: ignore[union-attr]
-        at += len(token)
-        if token == "\n":
-            lines.append("".join(line))
-            line = []
-        elif token == "#" and _starts_a_word("".join(line)):
-            end = text.find("\n", at)
-            at = len(text) if end < 0 else end
-        elif token != "\\\n":
-            line.append(token.replace("\\\n", "") if token.startswith('"') else token)
-    lines.append("".join(line))
-    return lines
+def read_commands(text: str) -> list[tuple[list[str], bool]]:
+    """(words, whether it runs in a subshell) of each simple command of a shell file, as bash
+    reads it: lines, comments and quotes nested as the hooks' reader reads them (`shell_lines`:
+    `Q="$(printf '"')"` is one word, `${X:- #}` holds no comment, `<(true)#x` is one word).
+    Raises SplitByTheShell, with why, for what planloop does not read as bash does: a quote or
+    expansion left open at the end, a here-document, a `[[ ... ]]` pattern in parentheses, or
+    what shells read apart."""
+    # Imported here: tools.git_programs imports tools.paths, which imports this module.
+    from tools.git_programs import ShellReader, SplitByTheShell, outside_quotes, shell_lines
+
+    try:
+        lines = shell_lines(text)
+    except SplitByTheShell as error:
+        raise SplitByTheShell(
+            f"its text holds {error}, so planloop cannot tell its lines"
+        ) from None
+    commands: list[tuple[list[str], bool]] = []
+    subshells = [0]  # (how deep in subshells the next command stands; a subshell spans lines)
+    for line in lines:
+        plain = outside_quotes(line)
+        if HERE_DOCUMENT.search(plain):
+            why = "starts a here-document, whose lines planloop does not read"
+        elif TEST_PATTERN.search(plain):
+            why = "has a test pattern in parentheses, which planloop does not read as bash does"
+        else:
+            commands += _line_commands(line, subshells)
+            continue
+        raise SplitByTheShell(f"its line `{_short_line(line, [])}` {why}")
+    if len(ShellReader(text).read().open) > 1:  # (its last line runs on to the end)
+        raise SplitByTheShell("its text leaves a quote or expansion open to its end")
+    return commands
 
 
-def _starts_a_word(before: str) -> bool:
-    """Whether what follows `before`, on its line, starts a word: after a blank or an operator,
-    but not after the `)` that ends a command substitution (`$(git rev-parse HEAD)#x` is one
-    word), nor where that cannot be told (the reader then reads on: a comment hides no command
-    from it)."""
-    if not before.endswith(WORD_BREAKS):
-        return not before
-    if not before.endswith(")"):
-        return True
-    depth = 0
-    for at in range(len(before) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(before[at], 0)
-        if depth == 0:
-            return not before[:at].endswith("$")  # (a subshell's `)`, or a function's `()`)
-    return False
+def _line_commands(line: str, subshells: list[int]) -> list[tuple[list[str], bool]]:
+    """`read_commands` of one line, split where the hooks' reader splits it (`_segments`);
+    `subshells` holds how deep in subshells the line starts, and is left where it ends."""
+    from tools.hook_lines import _segments  # (here: tools.hook_lines imports this module)
+
+    commands = []
+    for segment in _segments(line):
+        words = _split_words(segment)
+        opened = bool(words) and words[0].startswith("(") and not words[0].startswith("((")
+        inside = subshells[0] + opened > 0
+        last = words[-1] if words else ""
+        closed = max(0, len(last) - len(last.rstrip(")")) - last.count("("))
+        subshells[0] = max(0, subshells[0] + opened - closed)
+        words = [_unquoted(word) for word in _out_of_subshell(words)]
+        while words and words[0] in LEADING_WORDS:
+            words = words[1:]
+        if words:
+            commands.append((words, inside))
+    return commands
+
+
+def _split_words(command: str) -> list[str]:
+    """A command's words as written: split at blanks outside quotes and expansions (the blank
+    in `"$(printf ' ')"` is the word's), or at every blank where shells read its quotes apart."""
+    from tools.git_programs import outside_quotes  # (here: it imports this module in turn)
+
+    try:
+        plain = outside_quotes(command)
+    except WordTooLong:  # (SplitByTheShell)
+        plain = command
+    # (only blanks end a word: a carriage return is part of it, `source ./env.sh\r` sources
+    # the file `env.sh\r`)
+    return [command[word.start() : word.end()] for word in re.finditer(r"[^ \t\n]+", plain)]
 
 
 def _out_of_subshell(words: list[str]) -> list[str]:
@@ -810,6 +857,8 @@ def envrc_untold(envrc: Path) -> str | None:
     if reader.unfollowed_move is not None:
         line = reader.unfollowed_move
         return f"its line `{line}` moves its shell to a folder only the shell can tell"
+    if reader.unreadable is not None:
+        return reader.unreadable
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     for command, args, _ in direnv_calls(envrc):
