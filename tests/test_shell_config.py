@@ -333,15 +333,19 @@ def test_a_script_an_envrc_runs_through_its_own_variable_stays_read_only(
 
 
 @needs_bwrap
+@pytest.mark.parametrize(
+    "prefix, folder", [(".local", ".local/"), ('""', "")], ids=["folder", "empty-word"]
+)
 def test_what_load_prefix_and_use_vim_put_in_your_environment_stays_read_only(
-    api, env, user_folders
+    api, env, user_folders, prefix, folder
 ):
-    # `load_prefix .local` puts .local/bin first on PATH and .local/lib on LD_LIBRARY_PATH;
+    # `load_prefix .local` puts .local/bin first on PATH and .local/lib on LD_LIBRARY_PATH
+    # (`load_prefix ""`: the .envrc's folder, as direnv's `expand_path ""` makes it);
     # `use vim` has the direnv.vim plugin source .vimrc.local into your vim.
     contents = {
-        ".envrc": "load_prefix .local\nuse vim\n",
-        ".local/bin/git": "#!/bin/sh\n",
-        ".local/lib/libz.so.1": "\x7fELF\n",
+        ".envrc": f"load_prefix {prefix}\nuse vim\n",
+        f"{folder}bin/git": "#!/bin/sh\n",
+        f"{folder}lib/libz.so.1": "\x7fELF\n",
         ".vimrc.local": "set number\n",
     }
     assert_held_by_envrc(api, env, user_folders, contents)
@@ -443,7 +447,11 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
 # The workspace itself first on your PATH: a `git` a command makes there runs at your next git
 # in the folder, and no read-only bind can hold the folder commands write in. layout_anaconda
 # puts the folder of the conda it is given there, `.` for a bare name.
-WORKSPACE_ON_PATH = {"path-add": "PATH_add .\n", "bare-conda": "layout anaconda dev conda\n"}
+WORKSPACE_ON_PATH = {
+    "path-add": "PATH_add .\n",
+    "bare-conda": "layout anaconda dev conda\n",
+    "empty-word": 'PATH_add ""\n',  # (direnv's `expand_path ""` is the .envrc's folder)
+}
 
 
 @needs_bwrap

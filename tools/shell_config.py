@@ -1094,12 +1094,13 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
     (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would; and
     those whose folder it gives them, `layout_arguments`);
     and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first on your PATH and
-    LD_LIBRARY_PATH (a library there is loaded by each program your shell starts)."""
+    LD_LIBRARY_PATH (a library there is loaded by each program your shell starts). An empty
+    word is the `.envrc`'s folder, as direnv's `expand_path ""` makes it (`PATH_add ""`)."""
     added: list[Path | None] = []
     for command, args, base in direnv_calls(envrc):
         if command in ("PATH_add", "path_add"):
-            added += [literal_path(arg, base) for arg in args]
-        elif command == "load_prefix" and args and (prefix := literal_path(args[0], base)):
+            added += [literal_path(arg or ".", base) for arg in args]
+        elif command == "load_prefix" and args and (prefix := literal_path(args[0] or ".", base)):
             added += [prefix / "bin", prefix / "lib"]
         elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
             added.append(base / DIRENV_LAYOUT_PATHS[args[0]])
