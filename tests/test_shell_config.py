@@ -333,6 +333,19 @@ def test_a_script_an_envrc_runs_through_its_own_variable_stays_read_only(
 
 
 @needs_bwrap
+def test_a_file_an_envrc_sources_that_is_too_big_to_read_makes_commands_ask(api, env, workspace):
+    # bash sources it whole: past what planloop reads, it may put any folder on PATH.
+    padding = "# notes\n" * (1 << 17)
+    files(workspace, {".envrc": "source scripts/env.sh\n"})
+    files(workspace, {"scripts/env.sh": padding + "PATH_add .local/bin\n", ".local/bin/tool": ""})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "scripts/env.sh, larger than planloop reads" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
 @pytest.mark.parametrize(
     "prefix, folder", [(".local", ".local/"), ('""', "")], ids=["folder", "empty-word"]
 )

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import glob
 import itertools
 import os
@@ -405,8 +406,8 @@ class _EnvrcReader:
         self.unread_eval: str | None = None
         # A `cd` (or pushd, popd) whose folder is not followed: the line, shortened.
         self.unfollowed_move: str | None = None
-        # Why a file it reads cannot be read as its shell reads it (`read_commands`): what
-        # follows there may put any folder on PATH.
+        # Why a file it reads cannot be read as its shell reads it (`read_commands`), or is
+        # larger than planloop reads: what follows there may put any folder on PATH.
         self.unreadable: str | None = None
         self.envrc = envrc
         self.read(envrc, envrc.parent, 0)
@@ -416,7 +417,7 @@ class _EnvrcReader:
         each later line from DIR as well as from where it was (the `cd` may fail, direnv
         goes on past it, or stand in an `if` or a subshell that did not move it)."""
         self.files.append((path, base))
-        text = _read(path)
+        text = self.text_of(path)
         folders = [base]
         for words, subshell in self.commands(text, path):
             moved = [new for folder in folders for new in self.take(words, folder, depth, subshell)]
@@ -428,6 +429,20 @@ class _EnvrcReader:
             for folder in moved:
                 self.files.append((path, folder))
             folders = list(dict.fromkeys([*folders, *moved]))
+
+    def text_of(self, path: Path) -> str:
+        """The text of a file it reads; "" for one it cannot, noted where it is too big."""
+        # Imported here: tools.paths imports this module.
+        from tools.paths import SMALL_FILE_LIMIT, read_small_file
+
+        try:
+            return read_small_file(path)
+        except OSError as error:
+            if error.errno == errno.EFBIG:  # (never its first part taken for the whole)
+                why = f"larger than planloop reads ({SMALL_FILE_LIMIT:,} bytes)"
+                where = "it is" if path == self.envrc else f"it sources {path},"
+                self.unreadable = self.unreadable or f"{where} {why}"
+            return ""
 
     def commands(self, text: str, path: Path | None) -> list[tuple[list[str], bool]]:
         """`read_commands` of the text of `path` (None: what `eval` is given); where only its
