@@ -434,6 +434,10 @@ UNTOLD_ENVRC_LINES = {
     "cd-to-a-variable": 'cd "$TOOLS_DIR"\nPATH_add bin\n',
     "cd-in-a-function": "up() {\n  cd ..\n}\nPATH_add .local/bin\n",
     "pushd": "pushd .local\nPATH_add bin\npopd\n",
+    # bash's `cd` looks in CDPATH first, however the file sets it: tools/.local, where it is.
+    "cd-through-its-cdpath": "export CDPATH=tools\ncd .local\nPATH_add bin\n",
+    "cd-through-a-plain-cdpath": "CDPATH=tools\ncd .local\nPATH_add bin\n",
+    "cd-with-a-cdpath-before-it": "CDPATH=tools cd .local\nPATH_add bin\n",
     # bash drops what a subshell sets: this is `PATH_add ""`, the .envrc's own folder.
     "set-in-a-subshell": '(BIN=.local/bin; mkdir -p "$BIN")\nPATH_add "$BIN"\n',
     # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it

@@ -462,14 +462,15 @@ class _EnvrcReader:
         from tools.hook_lines import program_index
 
         words = _function_body(words)
-        words = words[program_index(words) :] or words  # (kept whole: `X=1` sets X)
+        before = words[: program_index(words)]  # (`CDPATH=tools cd web`)
+        words = words[len(before) :] or words  # (kept whole: `X=1` sets X)
         if not words:
             return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         _remember(words, self.values, base, subshell)
         self.steps.append((base, words))
         if words[0] in MOVES:
-            return self.moved(words, base)
+            return self.moved(words, base, any(word.startswith("CDPATH=") for word in before))
         given = " ".join(words[1:])
         if words[0] == "eval" and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
             if depth >= MAX_ENVRC_DEPTH:
@@ -490,14 +491,17 @@ class _EnvrcReader:
             self.read(*sourced, depth + 1)
         return []
 
-    def moved(self, words: list[str], base: Path) -> list[Path]:
+    def moved(self, words: list[str], base: Path, cdpath_before: bool = False) -> list[Path]:
         """The folder a plain `cd DIR` moves to from `base`; any other move (`cd "$X"`, `cd -`,
         `cd` alone, pushd and popd, a `cd` through CDPATH) is noted as one only the shell can
-        tell."""
+        tell. bash's `cd` looks in CDPATH's folders before the one it stands in, whether your
+        environment gives it or the file sets it, even for this command alone (`cdpath_before`:
+        `CDPATH=tools cd web` enters tools/web)."""
         named = words[1] if words[0] == "cd" and len(words) == 2 else "-"
         plain = not named.startswith("-") and not SHELL_ONLY.search(named)
         folder = literal_path(named, base) if plain else None
-        if folder is None or self.environ.get("CDPATH"):
+        cdpath = cdpath_before or "CDPATH" in self.values or self.environ.get("CDPATH")
+        if folder is None or cdpath:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
