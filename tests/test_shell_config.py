@@ -444,6 +444,15 @@ UNTOLD_ENVRC_LINES = {
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
     "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",
     "test-pattern-in-parentheses": "[[ $PWD =~ (/ci/| #) ]] || PATH_add .local/bin\n",
+    # Code bash keeps in a string, or a value, and runs later: at exit, before each command (a
+    # DEBUG trap's `cd` moves the lines after it), as mapfile's callback, or in arithmetic,
+    # which runs a subscript's `$(...)`, and prompt expansion.
+    "exit-trap": "trap '. .local/bin/too?' EXIT\n",
+    "debug-trap-cd": "trap 'cd .local 2>/dev/null' DEBUG\nPATH_add bin\n",
+    "mapfile-callback": "mapfile -t -C '. .local/bin/too? #' -c 1 X < .envrc\n",
+    "arithmetic-subscript": "i='a[$(. .local/bin/too?)]'\n(( i ))\n",
+    "arithmetic-test": "i=$(cat .local/i)\n[[ $i -eq 1 ]] || PATH_add bin\n",
+    "prompt-expansion": "P='$(. .local/bin/too?)'\n: \"${P@P}\"\n",
 }
 
 

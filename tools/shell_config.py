@@ -916,6 +916,48 @@ def _untold_command(command: str, args: list[str]) -> str | None:
         return f"runs `{given}`, which only its shell can tell"
     if command == "shopt" and "expand_aliases" in args:  # (off in direnv's shell, else)
         return "turns on aliases, whose commands only its shell can tell"
+    return _runs_code_later(command, args)
+
+
+# Commands of an `.envrc` that keep code in a string bash runs later, or that run what a
+# variable's value says: a trap's text (at exit, or before each command: a DEBUG trap's `cd`
+# moves the shell under the lines read after it), mapfile's `-C` callback, and arithmetic,
+# which runs the `$(...)` of an array subscript in a value (`i='a[$(x)]'; (( i ))`).
+RUNS_LATER = ("trap", "mapfile", "readarray", "let", "((")
+# The words that do the same: arithmetic expansion (`$(( i ))`, `$[i]`), a subscript that is
+# no plain number (`${a[i]}`, `a[i]=x`, `unset 'a[$(x)]'`, a test's `-v 'a[i]'`), a substring
+# offset (`${x:i}`), and a value run through prompt expansion (`${P@P}`).
+RUNS_LATER_WORD = re.compile(
+    r"\$\(\(|\$\[|^\(\(|@P\}"
+    r"|(?:^|\$\{[#!]?)[A-Za-z_]\w*\[(?!\d*\]|[@*]\])"
+    r"|\$\{[A-Za-z_]\w*:(?![-=?+])\s*[^\d\s}-]"
+)
+# `[[` operators that evaluate their operands as arithmetic (`[[ i -eq 1 ]]`), and test
+# operators whose operand is a variable's name, with a subscript evaluated so (`-v 'a[i]'`).
+ARITHMETIC_TESTS = ("-eq", "-ne", "-lt", "-le", "-gt", "-ge")
+NAME_TESTS = ("-v", "-R")
+
+
+def _runs_code_later(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` runs code bash keeps in a string or a value
+    until later (RUNS_LATER, RUNS_LATER_WORD), which no word of the line shows as run, or
+    None."""
+    # (`trap - EXIT`, `trap -p`, `trap '' INT`: a trap reset, shown or ignored runs nothing)
+    inert_trap = command == "trap" and (args[:1] in (["-"], [""], ["-p"], ["-l"]) or len(args) < 2)
+    if (command in RUNS_LATER or command.startswith("((")) and not inert_trap:
+        return f"runs code `{command}` keeps for later, which only its shell can tell"
+    if found := next(filter(None, map(RUNS_LATER_WORD.search, [command, *args])), None):
+        return f"evaluates `{found.string[:60]}`, which may run code only its shell can tell"
+    tests = command in ("[[", "[", "test")
+    for before, word in zip(args, args[1:], strict=False) if tests else ():
+        operand = before if word in ARITHMETIC_TESTS else word
+        arithmetic = command == "[[" and (before in ARITHMETIC_TESTS or word in ARITHMETIC_TESTS)
+        if arithmetic and not re.fullmatch(r"-?\d+", operand):
+            return f"evaluates `{operand}` as arithmetic, which only its shell can tell"
+        if before in NAME_TESTS and not word.isidentifier():
+            return f"evaluates `{word}` as a variable's name, which only its shell can tell"
+    if command in SETTING_WORDS and any(re.fullmatch(r"-\w*i\w*", arg) for arg in args):
+        return "makes an integer variable, whose values its shell evaluates as arithmetic"
     return None
 
 
