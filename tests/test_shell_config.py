@@ -453,6 +453,13 @@ UNTOLD_ENVRC_LINES = {
     "arithmetic-subscript": "i='a[$(. .local/bin/too?)]'\n(( i ))\n",
     "arithmetic-test": "i=$(cat .local/i)\n[[ $i -eq 1 ]] || PATH_add bin\n",
     "prompt-expansion": "P='$(. .local/bin/too?)'\n: \"${P@P}\"\n",
+    # What direnv exports that your shell, vim or git runs as code, not a path: at each prompt,
+    # at vim's start, at each `git status`; and CDPATH, which sends each later `cd` elsewhere.
+    "prompt-command": "export PROMPT_COMMAND='. .local/bin/tool'\n",
+    "xtrace-prompt": "PS4='+$(. .local/bin/too?)'\nset -x\n:\nset +x\n",
+    "vim-start": "export VIMINIT='source .local/bin/tool'\n",
+    "editor-pattern": "export EDITOR='sh .local/bin/too?'\n",
+    "cdpath": "export CDPATH=.local\n",
 }
 
 

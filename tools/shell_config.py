@@ -79,7 +79,9 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 from tools.environment import (
+    CODE_VARIABLES,
     FOLDERS,
+    PROGRAM,
     WordTooLong,
     link_inside,
     path_folders_in,
@@ -880,9 +882,13 @@ def envrc_untold(envrc: Path) -> str | None:
         return reader.unreadable
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
-    for command, args, _ in direnv_calls(envrc):
+    for command, args, base in direnv_calls(envrc):
         line = _short_line(command, args)
-        if why := _untold_command(command, args) or _relative_export(command, args):
+        if why := (
+            _untold_command(command, args)
+            or _relative_export(command, args)
+            or _sets_code(command, args, base)
+        ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
             continue
@@ -958,6 +964,56 @@ def _runs_code_later(command: str, args: list[str]) -> str | None:
             return f"evaluates `{word}` as a variable's name, which only its shell can tell"
     if command in SETTING_WORDS and any(re.fullmatch(r"-\w*i\w*", arg) for arg in args):
         return "makes an integer variable, whose values its shell evaluates as arithmetic"
+    return None
+
+
+# Variables whose value is code a program of yours runs, or a setting that changes what every
+# later command runs, rather than a path planloop could hold: an `.envrc` line that names one
+# (to set it, export it, or read a value into it), or a `.env` its `dotenv` loads that sets
+# one, makes commands ask. direnv exports each into your shell (all but PS1), where it stays
+# while you are in the folder. (What names code by a path is read as a path: PATH,
+# ENVRC_RELATIVE_VARIABLES, CODE_VARIABLES.) Each name is a pattern, with what it does.
+ENVRC_CODE_VALUES = {
+    # Your interactive bash runs it before each prompt.
+    "PROMPT_COMMAND": "a command your bash runs before each prompt",
+    # bash's prompt expansion runs the `$(...)` in these: PS0 after each line you type, PS1
+    # and PS2 at each prompt (direnv drops PS1, a shell that sources the file does not), PS4
+    # before each command traced with `set -x`, in direnv's own shell too.
+    "PS[0124]": "a prompt whose `$(...)` your bash runs",
+    # vim (and ex, neovim) runs it as Ex commands at start, in place of your vimrc: `source
+    # tools/vimrc.vim`; gvim GVIMINIT.
+    "G?VIMINIT|EXINIT": "Ex commands your vim runs at start",
+    # Where each later `cd` of your shell, your git hooks and your tools looks first: with
+    # CDPATH=tools, a hook's `cd web && make lint` runs tools/web/Makefile, not web's.
+    "CDPATH": "where every later `cd` of your shell and your tools looks first",
+    # lua runs the value itself as code, unless it names a file after `@` (LUA_INIT_5_4 too).
+    r"LUA_INIT(?:_5_\d)?": "code every lua runs at start",
+    # fzf runs this command line for its list, and the `--preview`, `--bind execute(...)`
+    # commands its options give.
+    "FZF_DEFAULT_(?:COMMAND|OPTS)": "commands fzf runs",
+    # `perl -d` runs this as perl code in place of its debugger.
+    "PERL5DB": "code `perl -d` runs",
+}
+# The variables whose value is a command line a program runs by its first word: one with a
+# pattern or an expansion left in (`export EDITOR='sh tools/ed?.sh'`) only the shell can tell.
+PROGRAM_VARIABLES = [name for name, kind, _ in CODE_VARIABLES if kind == PROGRAM]
+PROGRAM_VARIABLES += [name for name, kind in ENVRC_RELATIVE_VARIABLES.items() if kind == PROGRAM]
+
+
+def _sets_code(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, gives your shell code planloop
+    does not read, or None: it names one of ENVRC_CODE_VALUES (or its `dotenv` file sets one),
+    or gives a program's variable a command line only its shell can tell (PROGRAM_VARIABLES)."""
+    words = [command, *args]
+    if command in DOTENV_LOADERS:
+        words += list(dotenv_settings(dotenv_path(args, base)))
+    for word in words:
+        for pattern, what in ENVRC_CODE_VALUES.items():
+            if named := re.search(rf"(?<![\w$])(?:{pattern})(?!\w)", word):
+                return f"sets {named[0]} ({what}), which planloop does not read"
+        name, equals, value = word.partition("=")
+        if equals and name in PROGRAM_VARIABLES and SHELL_ONLY.search(value):
+            return f"gives {name} `{value[:60]}`, which only its shell can tell"
     return None
 
 
