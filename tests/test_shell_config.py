@@ -460,6 +460,13 @@ UNTOLD_ENVRC_LINES = {
     "vim-start": "export VIMINIT='source .local/bin/tool'\n",
     "editor-pattern": "export EDITOR='sh .local/bin/too?'\n",
     "cdpath": "export CDPATH=.local\n",
+    # git's settings, given one by one or as a config of the project's: its core.fsmonitor
+    # runs at the next `git status`, a program planloop does not read there.
+    "git-settings": (
+        "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor\n"
+        "export GIT_CONFIG_VALUE_0='sh .local/bin/too?'\n"
+    ),
+    "git-config-here": 'export GIT_CONFIG_GLOBAL="$PWD/.gitconfig.dev"\n',
 }
 
 

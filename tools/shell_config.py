@@ -887,7 +887,7 @@ def envrc_untold(envrc: Path) -> str | None:
         if why := (
             _untold_command(command, args)
             or _relative_export(command, args)
-            or _sets_code(command, args, base)
+            or _sets_code(command, args, base, envrc.parent)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -986,6 +986,8 @@ ENVRC_CODE_VALUES = {
     # Where each later `cd` of your shell, your git hooks and your tools looks first: with
     # CDPATH=tools, a hook's `cd web && make lint` runs tools/web/Makefile, not web's.
     "CDPATH": "where every later `cd` of your shell and your tools looks first",
+    # git's settings for every git in the folder (core.fsmonitor runs at each `git status`).
+    r"GIT_CONFIG_(?:COUNT|PARAMETERS|KEY_\d+|VALUE_\d+)": "settings every git here obeys",
     # lua runs the value itself as code, unless it names a file after `@` (LUA_INIT_5_4 too).
     r"LUA_INIT(?:_5_\d)?": "code every lua runs at start",
     # fzf runs this command line for its list, and the `--preview`, `--bind execute(...)`
@@ -994,16 +996,21 @@ ENVRC_CODE_VALUES = {
     # `perl -d` runs this as perl code in place of its debugger.
     "PERL5DB": "code `perl -d` runs",
 }
+# The variables that name where git takes a whole config from, which may name programs it runs
+# (core.fsmonitor, core.pager) by any path: one in the `.envrc`'s folder is the project's, and
+# what it runs is not read.
+GIT_CONFIG_FILES = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "XDG_CONFIG_HOME")
 # The variables whose value is a command line a program runs by its first word: one with a
 # pattern or an expansion left in (`export EDITOR='sh tools/ed?.sh'`) only the shell can tell.
 PROGRAM_VARIABLES = [name for name, kind, _ in CODE_VARIABLES if kind == PROGRAM]
 PROGRAM_VARIABLES += [name for name, kind in ENVRC_RELATIVE_VARIABLES.items() if kind == PROGRAM]
 
 
-def _sets_code(command: str, args: list[str], base: Path) -> str | None:
+def _sets_code(command: str, args: list[str], base: Path, folder: Path) -> str | None:
     """Why the `.envrc` command `command args`, run in `base`, gives your shell code planloop
     does not read, or None: it names one of ENVRC_CODE_VALUES (or its `dotenv` file sets one),
-    or gives a program's variable a command line only its shell can tell (PROGRAM_VARIABLES)."""
+    gives git a config in the `.envrc`'s `folder` (GIT_CONFIG_FILES), or gives a program's
+    variable a command line only its shell can tell (PROGRAM_VARIABLES)."""
     words = [command, *args]
     if command in DOTENV_LOADERS:
         words += list(dotenv_settings(dotenv_path(args, base)))
@@ -1012,6 +1019,10 @@ def _sets_code(command: str, args: list[str], base: Path) -> str | None:
             if named := re.search(rf"(?<![\w$])(?:{pattern})(?!\w)", word):
                 return f"sets {named[0]} ({what}), which planloop does not read"
         name, equals, value = word.partition("=")
+        if equals and name in GIT_CONFIG_FILES:
+            config = literal_path(value, base)
+            if config is None or config.is_relative_to(folder):
+                return f"gives git the config `{value[:60]}`, whose programs planloop does not read"
         if equals and name in PROGRAM_VARIABLES and SHELL_ONLY.search(value):
             return f"gives {name} `{value[:60]}`, which only its shell can tell"
     return None
