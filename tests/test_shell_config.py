@@ -332,6 +332,38 @@ def test_a_script_an_envrc_runs_through_its_own_variable_stays_read_only(
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# A shell script the .envrc runs, by a shell or by its path, runs what it sources in turn.
+ENVRC_SCRIPT_CHAINS = {
+    "by-a-shell": "bash scripts/setup.sh\n",
+    "by-its-path": "./scripts/setup.sh\n",
+    "through-its-output": 'eval "$(./scripts/setup.sh)"\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", ENVRC_SCRIPT_CHAINS.values(), ids=ENVRC_SCRIPT_CHAINS.keys())
+def test_what_a_script_an_envrc_runs_sources_stays_read_only(api, env, user_folders, envrc):
+    contents = {
+        ".envrc": envrc,
+        "scripts/setup.sh": "#!/bin/sh\n. scripts/dev.sh\n",
+        "scripts/dev.sh": "export DEV=1\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_ask(
+    api, env, workspace
+):
+    setup = "#!/usr/bin/env bash\n. scripts/de?.sh\n"
+    files(workspace, {".envrc": "bash scripts/setup.sh\n", "scripts/setup.sh": setup})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert ".envrc: it runs scripts/setup.sh, whose line `. scripts/de?.sh`" in said(result)
+    assert not (workspace / "ran").exists()
+
+
 @needs_bwrap
 def test_a_file_an_envrc_sources_that_is_too_big_to_read_makes_commands_ask(api, env, workspace):
     # bash sources it whole: past what planloop reads, it may put any folder on PATH.

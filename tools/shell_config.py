@@ -397,7 +397,9 @@ def envrc_files(envrc: Path) -> list[tuple[Path, Path]]:
 class _EnvrcReader:
     """Reads an `.envrc` and the files it sources, as one shell runs them (`envrc_steps`)."""
 
-    def __init__(self, envrc: Path, environ: Mapping[str, str] = os.environ) -> None:
+    def __init__(
+        self, envrc: Path, environ: Mapping[str, str] = os.environ, base: Path | None = None
+    ) -> None:
         self.environ = environ
         self.steps: list[tuple[Path, list[str]]] = []
         self.values: dict[str, str | None] = {}
@@ -412,7 +414,7 @@ class _EnvrcReader:
         # larger than planloop reads: what follows there may put any folder on PATH.
         self.unreadable: str | None = None
         self.envrc = envrc
-        self.read(envrc, envrc.parent, 0)
+        self.read(envrc, envrc.parent if base is None else base, 0)
 
     def read(self, path: Path, base: Path, depth: int) -> None:
         """Read the file `path` from `base`; after a plain `cd DIR` of the `.envrc` itself,
@@ -787,10 +789,12 @@ def run_by_envrc(envrc: Path) -> list[Path]:
     """Every existing file an `.envrc`, or a file it sources, names by a literal path, relative
     to its folder (`named_files`): direnv's allow covers the `.envrc`, not the scripts it
     runs. Its words are read as written, and with the values its shell gives its variables
-    put in (`envrc_steps`): `H=scripts/dev.sh`, then `bash "$H"` runs the script as surely."""
-    reader = _EnvrcReader(envrc)
-    found = [named for path, base in reader.files for named in named_files(_read(path), base)]
-    found += [named for base, words in reader.steps for named in files_named_by([words], base)]
+    put in (`envrc_steps`): `H=scripts/dev.sh`, then `bash "$H"` runs the script as surely.
+    A shell script among them is read the same way, with the files it sources
+    (`scripts_run_by_envrc`): what `bash scripts/setup.sh` sources runs as surely."""
+    readers = [_EnvrcReader(envrc), *scripts_run_by_envrc(envrc)[0]]
+    found = [named for reader in readers for named, _ in _named_with_folders(reader)]
+    found += [path for reader in readers[1:] for path, _ in reader.files]
     return [path for path in dict.fromkeys(found) if path != envrc]
 
 
@@ -867,8 +871,36 @@ def envrc_untold(envrc: Path) -> str | None:
     such a function that only the shell can tell (a variable set nowhere, or by a loop over a
     pattern, `for f in .envrc.d/*.sh; do source_env "$f"; done`, a command's output), or a
     `use X` or `layout X` whose function planloop does not read (`use guix`, one of your
-    direnvrc's)."""
+    direnvrc's). The same for a shell script it runs (`scripts_run_by_envrc`), read as the
+    `.envrc`'s own lines are."""
     reader = _EnvrcReader(envrc)
+    if why := _untold_by(reader, envrc.parent):
+        return why
+    scripts, all_read = scripts_run_by_envrc(envrc)
+    for script in scripts:
+        if why := _untold_by(script, envrc.parent):
+            path = script.files[0][0]
+            shown = path.relative_to(envrc.parent) if path.is_relative_to(envrc.parent) else path
+            if why.startswith("its "):  # (its line `...`)
+                return f"it runs {shown}, whose {why.removeprefix('its ')}"
+            return f"it runs {shown}, which {why.removeprefix('it ')}"
+    if not all_read:
+        bounds = f"{MAX_ENVRC_FILES} in all"
+        return f"it runs scripts past the files planloop reads ({bounds})"
+    for folder, line in layout_arguments(envrc)[1]:
+        if folder is None:
+            why = "puts `$VIRTUAL_ENV/bin` on PATH, which only its shell can tell"
+            return f"its line `{line}` {why}"
+    for _, folder, line in layout_dirs(envrc):
+        if folder is None:
+            why = f"puts `$({LAYOUT_DIR})`'s folders on PATH, which only its shell can tell"
+            return f"its line `{line}` {why}"
+    return None
+
+
+def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
+    """`envrc_untold` of the lines `reader` read, of an `.envrc` in `folder` or a script it
+    runs, but for its layouts."""
     if reader.unread:
         bounds = f"{MAX_ENVRC_DEPTH} deep, {MAX_ENVRC_FILES} in all"
         return f"it sources {reader.unread[0]}, past the files planloop reads ({bounds})"
@@ -882,12 +914,12 @@ def envrc_untold(envrc: Path) -> str | None:
         return reader.unreadable
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
-    for command, args, base in direnv_calls(envrc):
+    for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
         if why := (
             _untold_command(command, args)
             or _relative_export(command, args)
-            or _sets_code(command, args, base, envrc.parent)
+            or _sets_code(command, args, base, folder)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -897,15 +929,55 @@ def envrc_untold(envrc: Path) -> str | None:
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
-    for folder, line in layout_arguments(envrc)[1]:
-        if folder is None:
-            why = "puts `$VIRTUAL_ENV/bin` on PATH, which only its shell can tell"
-            return f"its line `{line}` {why}"
-    for _, folder, line in layout_dirs(envrc):
-        if folder is None:
-            why = f"puts `$({LAYOUT_DIR})`'s folders on PATH, which only its shell can tell"
-            return f"its line `{line}` {why}"
     return None
+
+
+# The shells whose scripts an `.envrc` runs are read as its own lines (`bash scripts/setup.sh`,
+# `./scripts/setup.sh` that starts with `#!/bin/sh`): what such a script sources or runs in
+# turn runs at each load too. (Its `cd` and variables stay in its own shell.)
+SCRIPT_SHELLS = ("sh", "bash", "dash", "ksh", "mksh", "ash")
+SCRIPT_SUFFIXES = (".sh", ".bash")
+
+
+def scripts_run_by_envrc(envrc: Path) -> tuple[list[_EnvrcReader], bool]:
+    """(a reader of each shell script the `.envrc`, the files it sources and those scripts in
+    turn name by a path, from the folder that names it; whether all were read, MAX_ENVRC_FILES
+    at most). A script a line names is taken as run, as `run_by_envrc` holds it."""
+    readers = [_EnvrcReader(envrc)]
+    seen = {path for path, _ in readers[0].files}
+    for reader in readers:  # grows while it is walked
+        for script, base in _named_with_folders(reader):
+            if script in seen or not _is_shell_script(script):
+                continue
+            if len(seen) >= MAX_ENVRC_FILES:
+                return readers[1:], False
+            seen.add(script)
+            readers.append(_EnvrcReader(script, base=base))
+    return readers[1:], True
+
+
+def _named_with_folders(reader: _EnvrcReader) -> list[tuple[Path, Path]]:
+    """(file, the folder its line runs in) for each existing file the lines `reader` read name
+    by a literal path (`named_files`), as written and with the values it knows put in."""
+    found = [
+        (named, base) for path, base in reader.files for named in named_files(_read(path), base)
+    ]
+    found += [
+        (named, base) for base, words in reader.steps for named in files_named_by([words], base)
+    ]
+    return list(dict.fromkeys(found))
+
+
+def _is_shell_script(path: Path) -> bool:
+    """Whether `path` is a script of SCRIPT_SHELLS: its `#!` names one (`#!/usr/bin/env bash`),
+    or, with none, its name ends as a shell script's does."""
+    first = _read(path).partition("\n")[0]
+    if not first.startswith("#!"):
+        return path.name.endswith(SCRIPT_SUFFIXES)
+    words = first[2:].split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return bool(words) and os.path.basename(words[0]) in SCRIPT_SHELLS
 
 
 def _untold_command(command: str, args: list[str]) -> str | None:
