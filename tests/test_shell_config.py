@@ -485,6 +485,9 @@ UNTOLD_ENVRC_LINES = {
     "arithmetic-subscript": "i='a[$(. .local/bin/too?)]'\n(( i ))\n",
     "arithmetic-test": "i=$(cat .local/i)\n[[ $i -eq 1 ]] || PATH_add bin\n",
     "prompt-expansion": "P='$(. .local/bin/too?)'\n: \"${P@P}\"\n",
+    # A command's output that runs a file a pattern matches.
+    "pattern-in-output": 'declare -a "x=($(. .local/bin/too?))"\n',
+    "pattern-in-backquotes": "echo `sh .local/bin/too?`\n",
     # What direnv exports that your shell, vim or git runs as code, not a path: at each prompt,
     # at vim's start, at each `git status`; and CDPATH, which sends each later `cd` elsewhere.
     "prompt-command": "export PROMPT_COMMAND='. .local/bin/tool'\n",

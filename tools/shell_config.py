@@ -986,15 +986,22 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     makes (`eval "$LINE"`). What `eval` is given plainly is read as the file's own lines
     (`envrc_steps`), and a program's output it runs (`eval "$(pixi shell-hook)"`) holds that
     program's files (`tools_run_by_envrc`)."""
-    if re.search("[$`]", command) and not ASSIGNMENT.match(command):
+    if re.search("[$`*?]", command) and not ASSIGNMENT.match(command):
         # (the words of a `$(...)` are split apart here: the whole line says it better)
         return "runs a command its shell makes, which only the shell can tell"
     given = " ".join(args)
+    if found := PATTERN_IN_OUTPUT.search(" ".join([command, given])):
+        return f"runs `{found[0][:60]}`, a pattern's files, which only its shell can tell"
     if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
         return f"runs `{given}`, which only its shell can tell"
     if command == "shopt" and "expand_aliases" in args:  # (off in direnv's shell, else)
         return "turns on aliases, whose commands only its shell can tell"
     return _runs_code_later(command, args)
+
+
+# A command's output whose command names files by a pattern (`: "$(. scripts/de?.sh)"`): it
+# runs whatever file matches.
+PATTERN_IN_OUTPUT = re.compile(r"(?:\$\(|`)[^)`]*?[*?][^)`]*")
 
 
 # Commands of an `.envrc` that keep code in a string bash runs later, or that run what a
