@@ -495,6 +495,7 @@ UNTOLD_ENVRC_LINES = {
     "vim-start": "export VIMINIT='source .local/bin/tool'\n",
     "editor-pattern": "export EDITOR='sh .local/bin/too?'\n",
     "cdpath": "export CDPATH=.local\n",
+    "cdpath-for-one-cd": "CDPATH=/tmp cd .local\nPATH_add bin\n",
     # git's settings, given one by one or as a config of the project's: its core.fsmonitor
     # runs at the next `git status`, a program planloop does not read there.
     "git-settings": (

@@ -914,6 +914,10 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
         return reader.unreadable
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
+    # (a variable set for one command, too: `CDPATH=tools cd web`)
+    for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
+        if why := _names_code_value(words):
+            return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
         if why := (
@@ -1093,10 +1097,9 @@ def _sets_code(command: str, args: list[str], base: Path, folder: Path) -> str |
     words = [command, *args]
     if command in DOTENV_LOADERS:
         words += list(dotenv_settings(dotenv_path(args, base)))
+    if why := _names_code_value(words):
+        return why
     for word in words:
-        for pattern, what in ENVRC_CODE_VALUES.items():
-            if named := re.search(rf"(?<![\w$])(?:{pattern})(?!\w)", word):
-                return f"sets {named[0]} ({what}), which planloop does not read"
         name, equals, value = word.partition("=")
         if equals and name in GIT_CONFIG_FILES:
             config = literal_path(value, base)
@@ -1104,6 +1107,15 @@ def _sets_code(command: str, args: list[str], base: Path, folder: Path) -> str |
                 return f"gives git the config `{value[:60]}`, whose programs planloop does not read"
         if equals and name in PROGRAM_VARIABLES and SHELL_ONLY.search(value):
             return f"gives {name} `{value[:60]}`, which only its shell can tell"
+    return None
+
+
+def _names_code_value(words: list[str]) -> str | None:
+    """Why a command of these words sets one of ENVRC_CODE_VALUES, or None."""
+    for word in words:
+        for pattern, what in ENVRC_CODE_VALUES.items():
+            if named := re.search(rf"(?<![\w$])(?:{pattern})(?!\w)", word):
+                return f"sets {named[0]} ({what}), which planloop does not read"
     return None
 
 
