@@ -476,6 +476,7 @@ UNTOLD_ENVRC_LINES = {
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
     "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",
     "test-pattern-in-parentheses": "[[ $PWD =~ (/ci/| #) ]] || PATH_add .local/bin\n",
+    "test-pattern-past-its-end": "[[ $PWD =~ (/ci/| ]] ) ]] || PATH_add .local/bin\n",
     # Code bash keeps in a string, or a value, and runs later: at exit, before each command (a
     # DEBUG trap's `cd` moves the lines after it), as mapfile's callback, or in arithmetic,
     # which runs a subscript's `$(...)`, and prompt expansion.
@@ -579,6 +580,8 @@ ENVRC_PATH_FORMS = {
     },
     "after-a-hash-in-a-default": {".envrc": "export M=${M:- #}; PATH_add .local/bin\n"},
     "after-a-process-substitution-and-hash": {".envrc": ": <(true)#x; PATH_add .local/bin\n"},
+    # (a test's pattern in parentheses is one word to bash: its `|` and blanks split nothing)
+    "after-a-test-pattern": {".envrc": "[[ $PWD =~ ^(/ci/| /tmp/)$ ]] || PATH_add .local/bin\n"},
 }
 
 

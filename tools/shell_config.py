@@ -600,12 +600,11 @@ def shell_commands(text: str) -> Iterable[list[str]]:
         return [words for line in lines for words, _ in _line_commands(line, [0])]
 
 
-# What bash reads past its lines' ends, or as one word where planloop would split it: a
-# here-document (its text is no command, but a `'` in it would open a quote for a flat reader),
-# and a `[[ ... ]]` test whose pattern holds parentheses (`=~ (a| #)`, `== @(a| #)`: blanks, `|`
-# and `#` inside are the pattern's).
+# What bash reads past its lines' ends: a here-document (its text is no command, but a `'` in
+# it would open a quote for a line reader).
 HERE_DOCUMENT = re.compile(r"<<(?!<)")
-TEST_PATTERN = re.compile(r"\[\[(?:(?!\]\]).)*\(")
+# A `[[ ... ]]` test in a line's own code (`outside_quotes`), to the first `]]` that ends a word.
+TEST = re.compile(r"(?<![^\s;&|(])\[\[(?=\s)(.*?)\s\]\](?=[\s;&|)]|$)")
 
 
 def read_commands(text: str) -> list[tuple[list[str], bool]]:
@@ -613,8 +612,8 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
     reads it: lines, comments and quotes nested as the hooks' reader reads them (`shell_lines`:
     `Q="$(printf '"')"` is one word, `${X:- #}` holds no comment, `<(true)#x` is one word).
     Raises SplitByTheShell, with why, for what planloop does not read as bash does: a quote or
-    expansion left open at the end, a here-document, a `[[ ... ]]` pattern in parentheses, or
-    what shells read apart."""
+    expansion left open at the end, a here-document, a `[[ ... ]]` pattern whose parentheses
+    run past its end, or what shells read apart."""
     # Imported here: tools.git_programs imports tools.paths, which imports this module.
     from tools.git_programs import ShellReader, SplitByTheShell, outside_quotes, shell_lines
 
@@ -630,15 +629,33 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
         plain = outside_quotes(line)
         if HERE_DOCUMENT.search(plain):
             why = "starts a here-document, whose lines planloop does not read"
-        elif TEST_PATTERN.search(plain):
-            why = "has a test pattern in parentheses, which planloop does not read as bash does"
-        else:
-            commands += _line_commands(line, subshells)
-            continue
-        raise SplitByTheShell(f"its line `{_short_line(line, [])}` {why}")
+            raise SplitByTheShell(f"its line `{_short_line(line, [])}` {why}")
+        commands += _line_commands(_patterns_blanked(line, plain), subshells)
     if len(ShellReader(text).read().open) > 1:  # (its last line runs on to the end)
         raise SplitByTheShell("its text leaves a quote or expansion open to its end")
     return commands
+
+
+def _patterns_blanked(line: str, plain: str) -> str:
+    """`line` with what the parentheses of each `[[ ... ]]` test hold turned to `_` where it
+    would split a line (blanks, `|`, `&`, `;`, `<`, `>`, the parentheses): bash reads a
+    pattern's as one word, which runs nothing (`=~ ^(darwin|linux)`, `== @(a|b)`). `plain` is
+    the line's own code (`outside_quotes`), so quotes and command outputs stay as written. (A
+    `#` in them, which a reader would take for a comment, the hooks' reader refuses itself.)"""
+    from tools.git_programs import SplitByTheShell  # (here: it imports this module in turn)
+
+    kept = list(line)
+    for test in TEST.finditer(plain):
+        depth = 0
+        for at in range(test.start(1), test.end(1)):
+            depth += plain[at] == "("
+            if depth and plain[at] in "()| \t&;<>":
+                kept[at] = "_"
+            depth -= depth > 0 and plain[at] == ")"
+        if depth:
+            why = "has a test pattern whose parentheses run past its `]]`"
+            raise SplitByTheShell(f"its line `{_short_line(line, [])}` {why}")
+    return "".join(kept)
 
 
 def _line_commands(line: str, subshells: list[int]) -> list[tuple[list[str], bool]]:
