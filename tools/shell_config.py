@@ -809,7 +809,8 @@ def run_by_envrc(envrc: Path) -> list[Path]:
     put in (`envrc_steps`): `H=scripts/dev.sh`, then `bash "$H"` runs the script as surely.
     A shell script among them is read the same way, with the files it sources
     (`scripts_run_by_envrc`): what `bash scripts/setup.sh` sources runs as surely."""
-    readers = [_EnvrcReader(envrc), *scripts_run_by_envrc(envrc)[0]]
+    reader = _EnvrcReader(envrc)
+    readers = [reader, *scripts_run_by_envrc(reader)[0]]
     found = [named for reader in readers for named, _ in _named_with_folders(reader)]
     found += [path for reader in readers[1:] for path, _ in reader.files]
     return [path for path in dict.fromkeys(found) if path != envrc]
@@ -893,7 +894,7 @@ def envrc_untold(envrc: Path) -> str | None:
     reader = _EnvrcReader(envrc)
     if why := _untold_by(reader, envrc.parent):
         return why
-    scripts, all_read = scripts_run_by_envrc(envrc)
+    scripts, all_read = scripts_run_by_envrc(reader)
     for script in scripts:
         if why := _untold_by(script, envrc.parent):
             path = script.files[0][0]
@@ -960,11 +961,12 @@ SCRIPT_SHELLS = ("sh", "bash", "dash", "ksh", "mksh", "ash")
 SCRIPT_SUFFIXES = (".sh", ".bash")
 
 
-def scripts_run_by_envrc(envrc: Path) -> tuple[list[_EnvrcReader], bool]:
-    """(a reader of each shell script the `.envrc`, the files it sources and those scripts in
-    turn name by a path, from the folder that names it; whether all were read, MAX_ENVRC_FILES
-    at most). A script a line names is taken as run, as `run_by_envrc` holds it."""
-    readers = [_EnvrcReader(envrc)]
+def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]:
+    """(a reader of each shell script the `.envrc` read by `envrc`, the files it sources and
+    those scripts in turn name by a path, from the folder that names it; whether all were read,
+    MAX_ENVRC_FILES at most). A script a line names is taken as run, as `run_by_envrc` holds
+    it."""
+    readers = [envrc]
     seen = {path for path, _ in readers[0].files}
     for reader in readers:  # grows while it is walked
         for script, base in _named_with_folders(reader):
