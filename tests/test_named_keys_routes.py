@@ -157,3 +157,23 @@ def test_the_key_mavens_settings_name_from_your_home_property_is_hidden(
     )
     monkeypatch.setenv("KEYS", str(keys))
     assert secrets_read(workspace, ["maven.key", "env.key"]) == []
+
+
+@needs_bwrap
+def test_the_keys_a_quoted_npmrc_key_or_a_commented_value_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # npm's ini parser unquotes a key and leaves a `;` or `#` comment out of a value; a global
+    # npmrc whose login is written so holds it all the same.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["quoted.key", "single.key", "commented.key", "globalrc"]
+    keys = secrets_in(home, names)
+    write(
+        home / ".npmrc",
+        f'"//npm.example/:keyfile" = {keys}/quoted.key\n'
+        f"'//npm2.example/:keyfile'={keys}/single.key\n"
+        f"//npm3.example/:keyfile={keys}/commented.key ; the CI key\n",
+    )
+    (keys / "globalrc").write_text('"//npm.example/:_authToken" = SECRET-globalrc\n')
+    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(keys / "globalrc"))
+    assert secrets_read(workspace, names) == []

@@ -531,12 +531,15 @@ def _setting(name: str) -> re.Pattern[str]:
 
 
 CURL_OPTION_END = r"(?:[ \t]*[=:]|[ \t])"
+# The end of an npmrc's key: npm's ini parser takes a quoted key unquoted
+# (`"//npm.corp/:keyfile" = ~/keys/npm.key`).
+NPM_KEY_END = r"[\"']?[ \t]*="
 # (npm's global config, npm_global_configs, is read with the same settings.)
 NPM_KEY_SETTINGS = ToolKeySettings(
     (".npmrc",),
     ("NPM_CONFIG_USERCONFIG", "npm_config_userconfig"),
-    _setting(r"^[^#;\r\n=]*?\bkeyfile[ \t]*="),
-    _setting(r"^[^#;\r\n=]*?\bcertfile[ \t]*="),
+    _setting(rf"^[^#;\r\n=]*?\bkeyfile{NPM_KEY_END}"),
+    _setting(rf"^[^#;\r\n=]*?\bcertfile{NPM_KEY_END}"),
 )
 TOOL_KEY_SETTINGS = (
     NPM_KEY_SETTINGS,
@@ -789,9 +792,16 @@ def _without_password(certificate: Path) -> Path | None:
 SETTING_VARIABLE = re.compile(r"\$\{([\w.]+)\??\}")
 
 
+# A comment after a setting's value (`keyfile=~/keys/npm.key ; work`), which npm's, MySQL's
+# and ansible's parsers leave out of it: a path is taken both with and without it.
+INLINE_COMMENT = re.compile(r"[#;].*")
+
+
 def _setting_paths(setting: re.Pattern[str], text: str, home: str) -> list[Path]:
     # (`<privateKey>~/.ssh/deploy</privateKey>`: the value ends at the tag)
-    values = (value.partition("<")[0].strip().strip("\"'") for value in setting.findall(text))
+    values = [value.partition("<")[0] for value in setting.findall(text)]
+    values += [cut for value in values if (cut := INLINE_COMMENT.sub("", value)) != value]
+    values = (value.strip().strip("\"'") for value in values)
     values = (SETTING_VARIABLE.sub(lambda found: _variable(found[1], home), v) for v in values)
     return [path for value in values for path in _absolute(_home_expanded(value, home))]
 
@@ -806,7 +816,7 @@ def _variable(name: str, home: str) -> str:
 
 # A line of an npmrc that holds a registry login (`//registry.npmjs.org/:_authToken=...`).
 NPM_LOGIN_LINE = re.compile(
-    r"^[^#;\n]*(?:_authToken|_auth|_password|certfile|keyfile)[ \t]*=", re.MULTILINE
+    rf"^[^#;\n]*(?:_authToken|_auth|_password|certfile|keyfile){NPM_KEY_END}", re.MULTILINE
 )
 
 
