@@ -177,3 +177,18 @@ def test_the_keys_a_quoted_npmrc_key_or_a_commented_value_names_are_hidden(
     (keys / "globalrc").write_text('"//npm.example/:_authToken" = SECRET-globalrc\n')
     monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(keys / "globalrc"))
     assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_the_key_a_loose_mysql_option_names_is_hidden(home: Path, workspace: Path, monkeypatch):
+    # MySQL applies an option with the `loose-` prefix (an older client only warns), and takes
+    # `_` for `-` in an option's name, the prefix's too.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["loose.key", "under.key", "mixed.key"]
+    keys = secrets_in(home, names)
+    write(
+        home / ".my.cnf",
+        f"[client]\nloose-ssl-key = {keys}/loose.key\n[mysql]\nloose_ssl_key={keys}/under.key\n"
+        f"[mysqldump]\n  loose-ssl_key = {keys}/mixed.key\n",
+    )
+    assert secrets_read(workspace, names) == []

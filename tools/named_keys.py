@@ -611,7 +611,14 @@ CONFIG_KEY_SETTINGS = tuple(
             ("CLOUDSDK_CONFIG/configurations/config_*",),
         ),
         ((".oci/config",), ("OCI_CLI_CONFIG_FILE",), r"^[ \t]*key_file[ \t]*=", ()),
-        ((".my.cnf",), (), r"^[ \t]*ssl[-_]key[ \t]*=", ("MYSQL_HOME/my.cnf",)),
+        (
+            (".my.cnf",),
+            (),
+            # (`loose-ssl-key`: MySQL applies an option with that prefix, where an older
+            # client would only warn that it does not know it; `_` and `-` are one to it)
+            r"^[ \t]*(?:loose[-_])?ssl[-_]key[ \t]*=",
+            ("MYSQL_HOME/my.cnf",),
+        ),
         ((".pypirc",), (), r"^[ \t]*client_cert[ \t]*[=:]", ()),
         (
             (".condarc", ".conda/.condarc", ".config/conda/.condarc"),
