@@ -192,3 +192,24 @@ def test_the_key_a_loose_mysql_option_names_is_hidden(home: Path, workspace: Pat
         f"[mysqldump]\n  loose-ssl_key = {keys}/mixed.key\n",
     )
     assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_the_keys_ansibles_ssh_options_and_password_settings_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ansible hands its ssh, scp and sftp these settings' options, as it does its
+    # ANSIBLE_SSH_ARGS, and reads the passwords of its connection and of sudo from files.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["args", "common", "extra", "scp", "sftp", "become", "galaxy", "variable"]
+    keys = secrets_in(home, names)
+    write(
+        home / ".ansible.cfg",
+        f"[defaults]\nbecome_password_file = {keys}/become\n[galaxy]\ntoken_path: {keys}/galaxy\n"
+        "[ssh_connection]\n"
+        f"ssh_args = -C -o ControlMaster=auto -o IdentityFile={keys}/args\n"
+        f"ssh_common_args = -i {keys}/common\nssh_extra_args: -i{keys}/extra\n"
+        f'scp_extra_args = "-o IdentityFile {keys}/scp"\nsftp_extra_args = -vi {keys}/sftp\n',
+    )
+    monkeypatch.setenv("ANSIBLE_SCP_EXTRA_ARGS", f"-i {keys}/variable")
+    assert secrets_read(workspace, names) == []

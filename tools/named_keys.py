@@ -462,7 +462,7 @@ def ssh_command_files(command: str, home: str) -> tuple[list[Path], list[str]]:
                     keys.append(value)
                 elif letter == "F":
                     configs.append(value)
-                elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value)):
+                elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value.strip())):
                     keys.append(option[1].strip("\"'"))
                 break
     named = []
@@ -524,6 +524,10 @@ class ToolKeySettings(NamedTuple):
     # (MySQL's `!includedir`): those are read as this one, and hidden as it is.
     include: re.Pattern[str] | None = None
     include_folder: re.Pattern[str] | None = None
+    # A setting whose value is ssh's options or an ssh command line (ansible's `ssh_args`,
+    # rclone's `ssh`): the keys it gives ssh by `-i` or `-o IdentityFile=`, and those the ssh
+    # config its `-F` names (`ssh_command_keys`).
+    ssh_options: re.Pattern[str] | None = None
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -594,7 +598,9 @@ CONFIG_KEY_SETTINGS = tuple(
         (
             (".ansible.cfg",),
             ("ANSIBLE_CONFIG",),
-            r"^[ \t]*(?:private_key|vault_password)_file[ \t]*[=:]",
+            # (and its connection's and sudo's password files, galaxy's token)
+            r"^[ \t]*(?:(?:private_key|vault_password|connection_password|become_password)_file"
+            r"|token_path)[ \t]*[=:]",
             (),
         ),
         (
@@ -656,8 +662,22 @@ CONFIG_INCLUDES = {
     },
     ".hgrc": {"include": _setting(r"^[ \t]*%include[ \t]")},
 }
+# The settings of those configs that give ssh its options, and the system's configs read beside
+# yours: ansible hands its ssh, scp and sftp the options of `ssh_args` and its kin (as it does
+# ANSIBLE_SSH_ARGS).
+CONFIG_COMMANDS = {
+    ".ansible.cfg": {
+        "ssh_options": _setting(
+            r"^[ \t]*(?:ssh(?:_common|_extra)?|scp_extra|sftp_extra)_args[ \t]*[=:]"
+        ),
+        "system_configs": ("/etc/ansible/ansible.cfg",),
+    },
+}
 CONFIG_KEY_SETTINGS = tuple(
-    tool._replace(**CONFIG_INCLUDES.get(tool.configs[0], {})) for tool in CONFIG_KEY_SETTINGS
+    tool._replace(
+        **CONFIG_INCLUDES.get(tool.configs[0], {}), **CONFIG_COMMANDS.get(tool.configs[0], {})
+    )
+    for tool in CONFIG_KEY_SETTINGS
 )
 
 
@@ -753,6 +773,8 @@ def _keys_a_config_names(tool: ToolKeySettings, text: str, home: str) -> list[Pa
     found = _setting_paths(tool.key, text, home) if tool.key is not None else []
     for line in tool.command.findall(text) if tool.command is not None else ():
         found += helper_reads(line, home)
+    for line in tool.ssh_options.findall(text) if tool.ssh_options is not None else ():
+        found += ssh_command_keys(f"ssh {line}", home)
     if tool.certificate is not None:
         certificates = _setting_paths(tool.certificate, text, home)
         certificates += [file for path in certificates if (file := _without_password(path))]

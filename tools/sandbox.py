@@ -884,8 +884,11 @@ def secret_paths() -> list[Path]:
 # Your variables that give a program the ssh command line it runs, `-i KEY` in it: git's, and
 # the remote shells of borg, rsync, cvs and Subversion (borg's documented way to pick a key).
 SSH_COMMAND_VARIABLES = ("GIT_SSH_COMMAND", "BORG_RSH", "RSYNC_RSH", "CVS_RSH", "SVN_SSH")
-# Your variables that give ssh its options alone: ansible's.
-SSH_OPTION_VARIABLES = ("ANSIBLE_SSH_ARGS", "ANSIBLE_SSH_COMMON_ARGS", "ANSIBLE_SSH_EXTRA_ARGS")
+# Your variables that give ssh its options alone: ansible's (also those it gives scp and sftp).
+SSH_OPTION_VARIABLES = (
+    *("ANSIBLE_SSH_ARGS", "ANSIBLE_SSH_COMMON_ARGS", "ANSIBLE_SSH_EXTRA_ARGS"),
+    *("ANSIBLE_SCP_EXTRA_ARGS", "ANSIBLE_SFTP_EXTRA_ARGS"),
+)
 
 
 def keys_your_configs_name() -> list[Path]:
