@@ -213,3 +213,25 @@ def test_the_keys_ansibles_ssh_options_and_password_settings_name_are_hidden(
     )
     monkeypatch.setenv("ANSIBLE_SCP_EXTRA_ARGS", f"-i {keys}/variable")
     assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
+def test_the_key_and_secret_files_rclones_other_options_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # An Azure service principal's JSON (its secret) and certificate (with the key), Box's app
+    # settings, S3's shared credentials; the key its sftp's own ssh command gives, the token
+    # file webdav's token command reads; and the options' variables.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["sp.json", "client.pem", "box.json", "aws", "ssh.key", "token", "env.key"]
+    keys = secrets_in(home, names)
+    write(
+        home / ".config/rclone/rclone.conf",
+        f"[az]\ntype = azureblob\nservice_principal_file = {keys}/sp.json\n"
+        f"client_certificate_path = {keys}/client.pem\n[box]\nbox_config_file = {keys}/box.json\n"
+        f"[s3]\nshared_credentials_file = {keys}/aws\n"
+        f"[sftp]\nssh = ssh -i {keys}/ssh.key backup@host\n"
+        f"[dav]\nbearer_token_command = cat {keys}/token\n",
+    )
+    monkeypatch.setenv("RCLONE_SFTP_KEY_FILE", str(keys / "env.key"))
+    assert secrets_read(workspace, names) == []

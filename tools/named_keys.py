@@ -586,6 +586,13 @@ TOOL_KEY_SETTINGS = (
     ),
 )
 
+# rclone's options that name a key or secret file: sftp's key, a Google service account's,
+# an Azure service principal's and its certificate with the key, Box's app settings with its
+# key, S3's shared credentials, the OCI config that names Oracle's key.
+RCLONE_KEY_OPTIONS = (
+    r"key_file|service_account_file|service_principal_file|client_certificate_path"
+    r"|box_config_file|shared_credentials_file|config_file"
+)
 # Other tools' configs in your home that name a key or password file by path, as the tools'
 # own variables do (those are hidden: ANSIBLE_PRIVATE_KEY_FILE, PGSSLKEY, ...): ansible's
 # private key and vault password, libpq's service file's client key and password file, AWS's
@@ -641,7 +648,7 @@ CONFIG_KEY_SETTINGS = tuple(
         (
             (".config/rclone/rclone.conf",),
             ("RCLONE_CONFIG",),
-            r"^[ \t]*(?:key_file|service_account_file)[ \t]*=",
+            rf"^[ \t]*(?:{RCLONE_KEY_OPTIONS})[ \t]*=",
             (),
         ),
         (
@@ -662,15 +669,20 @@ CONFIG_INCLUDES = {
     },
     ".hgrc": {"include": _setting(r"^[ \t]*%include[ \t]")},
 }
-# The settings of those configs that give ssh its options, and the system's configs read beside
-# yours: ansible hands its ssh, scp and sftp the options of `ssh_args` and its kin (as it does
-# ANSIBLE_SSH_ARGS).
+# The settings of those configs that give ssh its options, or a command line, and the system's
+# configs read beside yours: ansible hands its ssh, scp and sftp the options of `ssh_args` and
+# its kin (as it does ANSIBLE_SSH_ARGS), rclone's sftp runs its `ssh` setting's command line,
+# its webdav runs `bearer_token_command`.
 CONFIG_COMMANDS = {
     ".ansible.cfg": {
         "ssh_options": _setting(
             r"^[ \t]*(?:ssh(?:_common|_extra)?|scp_extra|sftp_extra)_args[ \t]*[=:]"
         ),
         "system_configs": ("/etc/ansible/ansible.cfg",),
+    },
+    ".config/rclone/rclone.conf": {
+        "ssh_options": _setting(r"^[ \t]*ssh[ \t]*="),
+        "command": _setting(r"^[ \t]*bearer_token_command[ \t]*="),
     },
 }
 CONFIG_KEY_SETTINGS = tuple(

@@ -116,6 +116,7 @@ from tools.key_copies import cut_short_notice, key_copy_search, mount_table, oth
 from tools.letter_case import ignores_case
 from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
+    RCLONE_KEY_OPTIONS,
     certificates_of_your_environment,
     git_key_files,
     git_key_files_of_settings,
@@ -759,10 +760,13 @@ SECRET_FILE_VARIABLES = (
     *("YARN_HTTPS_KEY_FILE_PATH", "CONDA_CLIENT_SSL_CERT_KEY", "TWINE_CLIENT_CERT"),
 )
 # Variables of a form that name such a file: Poetry's client certificate for each repository,
-# its key in the same file (`POETRY_CERTIFICATES_<NAME>_CLIENT_CERT`), and npm's user config
-# and client key in any letter case, as npm reads its `npm_config_*` variables.
+# its key in the same file (`POETRY_CERTIFICATES_<NAME>_CLIENT_CERT`), npm's user config
+# and client key in any letter case, as npm reads its `npm_config_*` variables, and rclone's
+# options that name a key file, for a backend or a remote (`RCLONE_SFTP_KEY_FILE`,
+# `RCLONE_CONFIG_<REMOTE>_KEY_FILE`), and its own client key (`RCLONE_CLIENT_KEY`).
 SECRET_FILE_VARIABLE_FORM = re.compile(
     r"POETRY_CERTIFICATES_\w+_CLIENT_CERT|(?i:npm_config_(?:userconfig|keyfile))"
+    rf"|RCLONE_\w+_(?:{RCLONE_KEY_OPTIONS.upper()})|RCLONE_CLIENT_KEY"
 )
 # Your variables that hold a list of such files, `os.pathsep` between them.
 SECRET_LIST_VARIABLES = (
