@@ -159,39 +159,47 @@ def test_the_key_mavens_settings_name_from_your_home_property_is_hidden(
     assert secrets_read(workspace, ["maven.key", "env.key"]) == []
 
 
+def secrets_read_once_named(
+    home: Path, workspace: Path, monkeypatch, names: list[str], configs: dict[str, str]
+) -> list[str]:
+    """Those of `names` in ~/keys a sandboxed `cat` reads once `configs` (files in the home,
+    by their text, `{keys}` standing for ~/keys) name them."""
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, names)
+    for config, text in configs.items():
+        write(home / config, text.replace("{keys}", str(keys)))
+    return secrets_read(workspace, names)
+
+
 @needs_bwrap
 def test_the_keys_a_quoted_npmrc_key_or_a_commented_value_names_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):
     # npm's ini parser unquotes a key and leaves a `;` or `#` comment out of a value; a global
     # npmrc whose login is written so holds it all the same.
-    monkeypatch.setenv("HOME", str(home))
     names = ["quoted.key", "single.key", "commented.key", "globalrc"]
-    keys = secrets_in(home, names)
-    write(
-        home / ".npmrc",
-        f'"//npm.example/:keyfile" = {keys}/quoted.key\n'
-        f"'//npm2.example/:keyfile'={keys}/single.key\n"
-        f"//npm3.example/:keyfile={keys}/commented.key ; the CI key\n",
+    npmrc = (
+        '"//npm.example/:keyfile" = {keys}/quoted.key\n'
+        "'//npm2.example/:keyfile'={keys}/single.key\n"
+        "//npm3.example/:keyfile={keys}/commented.key ; the CI key\n"
     )
-    (keys / "globalrc").write_text('"//npm.example/:_authToken" = SECRET-globalrc\n')
-    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(keys / "globalrc"))
-    assert secrets_read(workspace, names) == []
+    globalrc = '"//npm.example/:_authToken" = SECRET-globalrc\n'
+    monkeypatch.setenv("NPM_CONFIG_GLOBALCONFIG", str(home / "keys/globalrc"))
+    configs = {".npmrc": npmrc, "keys/globalrc": globalrc}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
 @needs_bwrap
 def test_the_key_a_loose_mysql_option_names_is_hidden(home: Path, workspace: Path, monkeypatch):
     # MySQL applies an option with the `loose-` prefix (an older client only warns), and takes
     # `_` for `-` in an option's name, the prefix's too.
-    monkeypatch.setenv("HOME", str(home))
     names = ["loose.key", "under.key", "mixed.key"]
-    keys = secrets_in(home, names)
-    write(
-        home / ".my.cnf",
-        f"[client]\nloose-ssl-key = {keys}/loose.key\n[mysql]\nloose_ssl_key={keys}/under.key\n"
-        f"[mysqldump]\n  loose-ssl_key = {keys}/mixed.key\n",
+    my_cnf = (
+        "[client]\nloose-ssl-key = {keys}/loose.key\n[mysql]\nloose_ssl_key={keys}/under.key\n"
+        "[mysqldump]\n  loose-ssl_key = {keys}/mixed.key\n"
     )
-    assert secrets_read(workspace, names) == []
+    configs = {".my.cnf": my_cnf}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
 @needs_bwrap
@@ -200,19 +208,17 @@ def test_the_keys_ansibles_ssh_options_and_password_settings_name_are_hidden(
 ):
     # ansible hands its ssh, scp and sftp these settings' options, as it does its
     # ANSIBLE_SSH_ARGS, and reads the passwords of its connection and of sudo from files.
-    monkeypatch.setenv("HOME", str(home))
     names = ["args", "common", "extra", "scp", "sftp", "become", "galaxy", "variable"]
-    keys = secrets_in(home, names)
-    write(
-        home / ".ansible.cfg",
-        f"[defaults]\nbecome_password_file = {keys}/become\n[galaxy]\ntoken_path: {keys}/galaxy\n"
+    ansible_cfg = (
+        "[defaults]\nbecome_password_file = {keys}/become\n[galaxy]\ntoken_path: {keys}/galaxy\n"
         "[ssh_connection]\n"
-        f"ssh_args = -C -o ControlMaster=auto -o IdentityFile={keys}/args\n"
-        f"ssh_common_args = -i {keys}/common\nssh_extra_args: -i{keys}/extra\n"
-        f'scp_extra_args = "-o IdentityFile {keys}/scp"\nsftp_extra_args = -vi {keys}/sftp\n',
+        "ssh_args = -C -o ControlMaster=auto -o IdentityFile={keys}/args\n"
+        "ssh_common_args = -i {keys}/common\nssh_extra_args: -i{keys}/extra\n"
+        'scp_extra_args = "-o IdentityFile {keys}/scp"\nsftp_extra_args = -vi {keys}/sftp\n'
     )
-    monkeypatch.setenv("ANSIBLE_SCP_EXTRA_ARGS", f"-i {keys}/variable")
-    assert secrets_read(workspace, names) == []
+    monkeypatch.setenv("ANSIBLE_SCP_EXTRA_ARGS", f"-i {home}/keys/variable")
+    configs = {".ansible.cfg": ansible_cfg}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
 @needs_bwrap
@@ -222,16 +228,14 @@ def test_the_key_and_secret_files_rclones_other_options_name_are_hidden(
     # An Azure service principal's JSON (its secret) and certificate (with the key), Box's app
     # settings, S3's shared credentials; the key its sftp's own ssh command gives, the token
     # file webdav's token command reads; and the options' variables.
-    monkeypatch.setenv("HOME", str(home))
     names = ["sp.json", "client.pem", "box.json", "aws", "ssh.key", "token", "env.key"]
-    keys = secrets_in(home, names)
-    write(
-        home / ".config/rclone/rclone.conf",
-        f"[az]\ntype = azureblob\nservice_principal_file = {keys}/sp.json\n"
-        f"client_certificate_path = {keys}/client.pem\n[box]\nbox_config_file = {keys}/box.json\n"
-        f"[s3]\nshared_credentials_file = {keys}/aws\n"
-        f"[sftp]\nssh = ssh -i {keys}/ssh.key backup@host\n"
-        f"[dav]\nbearer_token_command = cat {keys}/token\n",
+    rclone_conf = (
+        "[az]\ntype = azureblob\nservice_principal_file = {keys}/sp.json\n"
+        "client_certificate_path = {keys}/client.pem\n[box]\nbox_config_file = {keys}/box.json\n"
+        "[s3]\nshared_credentials_file = {keys}/aws\n"
+        "[sftp]\nssh = ssh -i {keys}/ssh.key backup@host\n"
+        "[dav]\nbearer_token_command = cat {keys}/token\n"
     )
-    monkeypatch.setenv("RCLONE_SFTP_KEY_FILE", str(keys / "env.key"))
-    assert secrets_read(workspace, names) == []
+    monkeypatch.setenv("RCLONE_SFTP_KEY_FILE", str(home / "keys/env.key"))
+    configs = {".config/rclone/rclone.conf": rclone_conf}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
