@@ -239,3 +239,19 @@ def test_the_key_and_secret_files_rclones_other_options_name_are_hidden(
     monkeypatch.setenv("RCLONE_SFTP_KEY_FILE", str(home / "keys/env.key"))
     configs = {".config/rclone/rclone.conf": rclone_conf}
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_key_rings_gradles_properties_name_with_any_separator_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Java's properties end a key at the first `=`, `:` or blank; Gradle also hands Java's TLS
+    # the client key store a `systemProp.` names.
+    names = ["blank.gpg", "colon.gpg", "store.jks"]
+    properties = (
+        "signing.secretKeyRingFile {keys}/blank.gpg\n"
+        "  signing.secretKeyRingFile\t: {keys}/colon.gpg\n"
+        "systemProp.javax.net.ssl.keyStore={keys}/store.jks\n"
+    )
+    configs = {".gradle/gradle.properties": properties}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

@@ -654,7 +654,10 @@ CONFIG_KEY_SETTINGS = tuple(
         (
             (".gradle/gradle.properties",),
             (),
-            r"^[ \t]*signing\.secretKeyRingFile[ \t]*[=:]",
+            # (and the client key store Java's TLS takes; a key of Java's properties ends at
+            # `=`, `:` or a blank, as a curl option does)
+            rf"^[ \t\f]*(?:signing\.secretKeyRingFile|systemProp\.javax\.net\.ssl\.keyStore)"
+            rf"{CURL_OPTION_END}",
             ("GRADLE_USER_HOME",),
         ),
         ((".boto",), ("BOTO_CONFIG", "BOTO_PATH"), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
