@@ -255,3 +255,22 @@ def test_the_key_rings_gradles_properties_name_with_any_separator_are_hidden(
     )
     configs = {".gradle/gradle.properties": properties}
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_ssh_keys_git_signs_with_are_hidden(home: Path, workspace: Path, monkeypatch):
+    # With `gpg.format = ssh` (which a repository's config can set too), `user.signingKey` names
+    # the private key, or the public one beside it, which ssh-keygen takes `.pub` off to sign
+    # with; a command that picks the key reads a file of it.
+    names = ["signing", "work", "work.pub", "picked"]
+    gitconfig = (
+        "[user]\n\tsigningKey = ~/keys/signing\n[gpg]\n\tformat = ssh\n"
+        '[includeIf "gitdir:~/work/"]\n\tpath = ~/work.gitconfig\n'
+    )
+    work = (
+        "[user]\n\tsigningkey = {keys}/work.pub\n"
+        '[gpg "ssh"]\n\tdefaultKeyCommand = "sh -c \'echo key::$(cat {keys}/picked)\'"\n'
+    )
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    configs = {".gitconfig": gitconfig, "work.gitconfig": work}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

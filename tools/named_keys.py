@@ -195,11 +195,13 @@ STORE_HELPERS = ("store", "credential-store", "git-credential-store")
 # The settings of your git config that name a secret file, as git prints their names: also
 # Gerrit's auth cookies (`http.cookieFile = ~/.gitcookies`) and a client certificate, which
 # curl reads the private key from when no sslKey is given (with the form it is in,
-# `http.sslCertType = P12`); and its conditional includes
-# (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
+# `http.sslCertType = P12`); the ssh key git signs with (`user.signingKey` with
+# `gpg.format = ssh`), and the command that picks it when none is set; and its conditional
+# includes (`[includeIf "gitdir:~/work/"] path = ~/.gitconfig-work`).
 GIT_KEY_SETTINGS = (
     r"^(credential\..*helper|http\..*(sslkey|sslcert|sslcerttype|cookiefile)|core\.sshcommand"
-    r"|credential\.plaintextstorepath|includeif\..*\.path)$"
+    r"|credential\.plaintextstorepath|user\.signingkey|gpg\.ssh\.defaultkeycommand"
+    r"|includeif\..*\.path)$"
 )
 MAX_GIT_INCLUDES = 16
 # Your variables that give git settings for every git you start (a CI runner's, a wrapper's):
@@ -282,6 +284,10 @@ def _named_by_git_settings(
                 sources.append(["--file", os.path.normpath(path), "--includes"])
             elif setting.endswith("helper"):
                 named += store_file_of(value, home) or helper_reads(value, home)
+            elif setting == "user.signingkey":
+                named += ssh_signing_keys(_home_expanded(value, home))
+            elif setting == "gpg.ssh.defaultkeycommand":
+                named += helper_reads(value, home)
             elif setting == "core.sshcommand":
                 named += ssh_command_keys(value, home)
             elif setting.endswith("plaintextstorepath"):
@@ -294,6 +300,24 @@ def _named_by_git_settings(
                 certificates += _absolute(_home_expanded(value, home))
     named += certificates_with_a_key(certificates, forms)
     return tuple(dict.fromkeys(named))
+
+
+# The ends of a public key's or certificate's name that ssh-keygen takes off to find the
+# private key it signs with, when no agent holds that key.
+PUBLIC_KEY_ENDINGS = ("-cert.pub", ".pub")
+
+
+def ssh_signing_keys(signing_key: str) -> list[Path]:
+    """The private key git's `user.signingKey` names (`signing_key`, `~` put in) where
+    `gpg.format = ssh`, which a repository's config can set: a path, and where that is the
+    public key or a certificate, the private key beside it that ssh-keygen signs with. A
+    GnuPG key's ID, or a key given inline (`key::ssh-ed25519 ...`), names no file."""
+    named = _absolute(signing_key)
+    for ending in PUBLIC_KEY_ENDINGS:
+        if signing_key.endswith(ending) and len(signing_key) > len(ending):
+            named += _absolute(signing_key.removesuffix(ending))
+            break
+    return named
 
 
 # Entries looked at, at most, in Git Credential Manager's plain-text store.
