@@ -274,3 +274,18 @@ def test_the_ssh_keys_git_signs_with_are_hidden(home: Path, workspace: Path, mon
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     configs = {".gitconfig": gitconfig, "work.gitconfig": work}
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_keys_your_xdg_git_config_names_beside_your_gitconfig_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # git reads ~/.config/git/config and then ~/.gitconfig, where `git config --global` (before
+    # git 2.46) reads only the second when both are there.
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    configs = {
+        ".gitconfig": "[user]\n\tname = Pat Example\n",
+        ".config/git/config": "[http]\n\tsslKey = {keys}/xdg.key\n",
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, ["xdg.key"], configs) == []

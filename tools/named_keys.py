@@ -236,8 +236,11 @@ def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
             environ[name] = value
         else:
             environ.pop(name, None)
-    sources = [["--global", "--includes"], ["--system", "--includes"]]
-    return _named_by_git_settings(git, sources, environ, home) if git is not None else ()
+    # Every config git reads but a repository's (with what they include): the system's, and
+    # both of yours, ~/.gitconfig and $XDG_CONFIG_HOME/git/config, which `git config --global`
+    # reads only the first of where both are there (before git 2.46).
+    environ["GIT_DIR"] = "/dev/null"
+    return _named_by_git_settings(git, [[]], environ, home) if git is not None else ()
 
 
 @functools.lru_cache(maxsize=8)
