@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import run
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
+
+from tools.bash import run_bash
+from tools.sandbox import Bubblewrap
 
 __all__ = ["home"]  # the fixture, used by name
 
@@ -289,3 +293,34 @@ def test_the_keys_your_xdg_git_config_names_beside_your_gitconfig_are_hidden(
         ".config/git/config": "[http]\n\tsslKey = {keys}/xdg.key\n",
     }
     assert secrets_read_once_named(home, workspace, monkeypatch, ["xdg.key"], configs) == []
+
+
+@needs_bwrap
+def test_a_git_config_that_holds_a_credential_is_hidden_and_one_without_stays_readable(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A token in an address git rewrites another to (`insteadOf`) or in a header it sends
+    # makes the file it is set in a secret, an included one too; a config without one stays
+    # readable, so git in the sandbox still has your name.
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    token = "ghp_" + "Q7v2" * 9
+    write(
+        home / ".gitconfig",
+        "[user]\n\tname = Pat Example\n[include]\n\tpath = ~/.gitconfig-ci\n"
+        "\tpath = ~/.gitconfig-mail\n",
+    )
+    write(home / ".gitconfig-mail", "[sendemail]\n\tsmtpPass = SECRET-mail\n")
+    write(
+        home / ".gitconfig-ci",
+        f'[url "https://x-access-token:{token}@github.com/"]\n\tinsteadOf = https://github.com/\n',
+    )
+    write(
+        home / ".config/git/config",
+        '[http "https://git.corp/"]\n\textraHeader = PRIVATE-TOKEN: SECRET-header\n',
+    )
+    command = "cat ~/.gitconfig-* ~/.config/git/config; git config --global user.name"
+    output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
+    assert token not in output and "SECRET" not in output
+    assert "Pat Example" in output

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from tools.environment import command_environment, host_program
+from tools.environment import command_environment, host_program, secret_value
 from tools.paths import read_small_file
 from tools.tool_scripts import read_yaml
 
@@ -274,13 +274,19 @@ def _git_environment(home: str) -> dict[str, str]:
 def _named_by_git_settings(
     git: str, sources: list[list[str]], environ: dict[str, str], home: str
 ) -> tuple[Path, ...]:
-    """The secret files that `git config SOURCE`'s GIT_KEY_SETTINGS name, for each of
-    `sources` (which grows with each conditional include, up to MAX_GIT_INCLUDES)."""
+    """The secret files that `git config SOURCE`'s GIT_KEY_SETTINGS name, and the config files
+    that hold a credential themselves (`holds_a_credential`), for each of `sources` (which
+    grows with each conditional include, up to MAX_GIT_INCLUDES)."""
     named: list[Path] = []
     certificates: list[Path] = []
     forms: list[str] = []  # (the certificates' forms: for any URL, as a safe side)
     for source in sources:
         for found_in, setting, value in _git_settings([git, "config", *source], environ):
+            if holds_a_credential(setting, value):
+                # (a setting of your variables is in no file: such a variable is dropped)
+                named += _absolute(found_in)
+            if not re.search(GIT_KEY_SETTINGS, setting):
+                continue
             if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
                 # (a relative path is from the including file's folder, as git takes it)
                 path = os.path.join(os.path.dirname(found_in), _home_expanded(value, home))
@@ -375,10 +381,29 @@ def holds_a_private_key(path: Path) -> bool:
     return "PRIVATE KEY-----" in text or not plain_pem
 
 
+def holds_a_credential(setting: str, value: str) -> bool:
+    """Whether a git setting holds a credential itself, so that the file it is set in is no
+    less a secret than ~/.git-credentials: an address with a password or a token in it
+    (`url."https://x-access-token:ghp_...@github.com/".insteadOf`, a remote's, a proxy's), a
+    token of a known form (`secret_value`, as for your variables), an HTTP header git
+    sends (`http.<url>.extraHeader = AUTHORIZATION: basic ...`), or a setting that its name
+    says is a password or a token (`sendemail.smtpPass`, a tool's `hub.oauthtoken`)."""
+    return (
+        setting.endswith(".extraheader")
+        or GIT_SECRET_SETTING.search(setting) is not None
+        or secret_value(setting)
+        or secret_value(value)
+    )
+
+
+# The name of a git setting that holds a password or a token (but `core.askPass`, a program).
+GIT_SECRET_SETTING = re.compile(r"\.(?:smtppass|[^.]*(?:password|passwd|token|secret))$")
+
+
 def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(file, setting, value) for each of GIT_KEY_SETTINGS that `command` (`git config
-    --global`, ...) finds, run from `/`."""
-    command = [*command, "--null", "--show-origin", "--get-regexp", GIT_KEY_SETTINGS]
+    """(file, setting, value) for each setting `command` (`git config --global`, ...) finds,
+    run from `/`: `file` is where it is set (`command line:` for your variables')."""
+    command = [*command, "--null", "--show-origin", "--list"]
     try:
         found = subprocess.run(
             command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
