@@ -92,7 +92,7 @@ OTHER_TOKEN_FILES = (
 )
 # Other logins at their usual places: Gerrit's cookies, libpq's client key and services file,
 # network mounts' and VNC's passwords, packaging and translation services' tokens, OneDrive's,
-# and desktop and command-line apps' saved sessions and passwords.
+# desktop and command-line apps' saved sessions and passwords, and database clients'.
 OTHER_LOGIN_FILES = (
     ".gitcookies",
     ".gcm/store/git/https/github.com/me.credential",
@@ -117,6 +117,13 @@ OTHER_LOGIN_FILES = (
     ".config/Insomnia/insomnia.Environment.db",
     ".config/Element/Local Storage/leveldb/000003.log",
     ".config/Postman/Local Storage/leveldb/000003.log",
+    ".odbc.ini",
+    ".cassandra/cqlshrc",
+    ".clickhouse-client/config.xml",
+    ".pause",
+    ".ossutilconfig",
+    ".singularity/remote.yaml",
+    ".apptainer/remote.yaml",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the
@@ -150,6 +157,7 @@ TOKEN_FILE_VARIABLES = (
     "PGSSLKEY",
     "PGSERVICEFILE",
     "MYSQL_TEST_LOGIN_FILE",
+    "ODBCINI",
     "ETCDCTL_KEY",
     "ETCDCTL_KEY_FILE",
     "CONSUL_CLIENT_KEY",

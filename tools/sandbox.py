@@ -515,6 +515,13 @@ SECRET_HOME_PATHS = (
     ".config/httpie/sessions",  # HTTPie's saved sessions: Authorization headers and cookies
     ".httpie/sessions",  # (its older place)
     ".local/share/DBeaverData",  # DBeaver's connections' passwords, under a key DBeaver ships
+    ".odbc.ini",  # unixODBC's data sources of yours, passwords in them
+    ".cassandra",  # cqlsh's cqlshrc and credentials: its password (and its history)
+    ".clickhouse-client",  # clickhouse-client's config: its password
+    ".pause",  # CPAN's upload password
+    ".ossutilconfig",  # Alibaba Cloud OSS's keys
+    ".singularity/remote.yaml",  # Singularity's and Apptainer's registry tokens
+    ".apptainer/remote.yaml",
     ".zuliprc",  # Zulip's API key
     ".config/Insomnia",  # Insomnia's environments: the APIs' tokens
     ".config/Element",  # Element's (Matrix) session: its access token
@@ -720,6 +727,7 @@ SECRET_FILE_VARIABLES = (
     "PGSSLKEY",  # libpq's client key (~/.postgresql/postgresql.key moved)
     "PGSERVICEFILE",  # ~/.pg_service.conf moved
     "MYSQL_TEST_LOGIN_FILE",  # ~/.mylogin.cnf moved
+    "ODBCINI",  # ~/.odbc.ini moved
     "ETCDCTL_KEY",  # etcdctl's client key
     "ETCDCTL_KEY_FILE",  # (etcdctl's v2 API)
     "CONSUL_CLIENT_KEY",
