@@ -124,6 +124,10 @@ OTHER_LOGIN_FILES = (
     ".ossutilconfig",
     ".singularity/remote.yaml",
     ".apptainer/remote.yaml",
+    ".chef/me.pem",
+    ".ansible/galaxy_token",
+    ".sfdx/me@example.com.json",
+    ".sf/config.json",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

@@ -436,6 +436,10 @@ SECRET_HOME_PATHS = (
     ".config/himalaya",
     ".config/Slack",  # Slack's session cookies
     ".gitlab-runner",  # GitLab runner's registration token
+    ".chef",  # Chef's client key (knife's `<user>.pem`) and its config
+    ".ansible/galaxy_token",  # Ansible Galaxy's token
+    ".sfdx",  # Salesforce CLI's org logins
+    ".sf",  # (its newer place)
     ".talos",  # Talos' cluster admin keys
     ".doppler",  # Doppler's token
     ".railway",  # Railway's token
