@@ -128,6 +128,12 @@ OTHER_LOGIN_FILES = (
     ".ansible/galaxy_token",
     ".sfdx/me@example.com.json",
     ".sf/config.json",
+    ".config/pgcli/history",
+    ".mycli-history",
+    ".usql_history",
+    ".usqlpass",
+    ".clickhouse-client-history",
+    ".valkeycli_history",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the
@@ -162,6 +168,7 @@ TOKEN_FILE_VARIABLES = (
     "PGSERVICEFILE",
     "MYSQL_TEST_LOGIN_FILE",
     "ODBCINI",
+    "USQLPASS",
     "ETCDCTL_KEY",
     "ETCDCTL_KEY_FILE",
     "CONSUL_CLIENT_KEY",

@@ -651,6 +651,17 @@ SECRET_HOME_PATHS = (
     ".rediscli_history",
     ".dbshell",
     ".mongosh",
+    ".config/pgcli",  # pgcli's history, log and named connections (a password in them)
+    ".mycli-history",
+    ".myclirc",  # (mycli's named connections, a password in them)
+    ".config/mycli",
+    ".usql_history",
+    ".usqlpass",  # usql's passwords, as ~/.pgpass
+    ".config/usql",  # (usql's named connections)
+    ".clickhouse-client-history",
+    ".valkeycli_history",
+    ".iredis_history",
+    ".duckdb_history",  # (`CREATE SECRET` with a cloud's key)
     # Editors and pagers: registers, command lines and searches typed.
     ".viminfo",
     ".local/state/nvim/shada",
@@ -702,6 +713,9 @@ SECRET_FILE_VARIABLES = (
     "MYSQL_HISTFILE",
     "SQLITE_HISTORY",
     "REDISCLI_HISTFILE",
+    "VALKEYCLI_HISTFILE",
+    "MYCLI_HISTFILE",
+    "USQLPASS",  # ~/.usqlpass moved
     "R_ENVIRON_USER",
     "R_PROFILE_USER",
     "R_HISTFILE",
