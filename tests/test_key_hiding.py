@@ -134,6 +134,10 @@ OTHER_LOGIN_FILES = (
     ".usqlpass",
     ".clickhouse-client-history",
     ".valkeycli_history",
+    ".edgerc",
+    ".civo.json",
+    ".config/equinix/metal.yaml",
+    ".config/lab/lab.toml",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

@@ -379,6 +379,10 @@ SECRET_HOME_PATHS = (
     ".step/secrets",  # step-ca's CA private keys
     ".config/exoscale",  # exo's key and secret
     ".upcloud.yaml",  # upctl's password
+    ".edgerc",  # Akamai's EdgeGrid client secret and access token
+    ".civo.json",  # Civo's API keys
+    ".config/equinix",  # Equinix Metal's token (metal.yaml)
+    ".config/lab",  # lab's GitLab token (lab.toml)
     ".b2_account_info",  # Backblaze B2's CLI: its auth token
     ".config/openstack",  # OpenStack's clouds.yaml and secure.yaml: passwords, tokens
     ".config/JetBrains",  # JetBrains IDEs' saved passwords (c.kdbx, with c.pwd to open it)
