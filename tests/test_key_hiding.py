@@ -138,6 +138,11 @@ OTHER_LOGIN_FILES = (
     ".civo.json",
     ".config/equinix/metal.yaml",
     ".config/lab/lab.toml",
+    ".config/hexchat/servlist.conf",
+    ".config/senpai/senpai.scfg",
+    ".config/halloy/config.toml",
+    ".config/konversationrc",
+    ".config/toot/config.json",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

@@ -462,6 +462,11 @@ SECRET_HOME_PATHS = (
     ".weechat/sec.conf",  # IRC clients' passwords
     ".config/weechat/sec.conf",
     ".irssi",
+    ".config/hexchat/servlist.conf",  # HexChat's server and NickServ passwords
+    ".config/senpai",  # senpai's password (senpai.scfg)
+    ".config/halloy/config.toml",  # halloy's nick and server passwords
+    ".config/konversationrc",  # Konversation's server passwords
+    ".config/toot",  # toot's Mastodon access token
     ".local/share/gopass",  # gopass's stores
     ".tarsnap.key",
     ".curlrc",  # `user = name:password`
