@@ -324,3 +324,30 @@ def test_a_git_config_that_holds_a_credential_is_hidden_and_one_without_stays_re
     output = run(run_bash(workspace, command, sandbox=Bubblewrap()))
     assert token not in output and "SECRET" not in output
     assert "Pat Example" in output
+
+
+@needs_bwrap
+def test_the_keys_and_password_files_data_and_mail_tools_configs_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # dbt's BigQuery service account and Snowflake key, Snowflake's CLIs' keys, the password
+    # files and client keys of mail fetchers and senders (also what their password commands
+    # read), helm's repositories' client keys, knife's client key.
+    names = ["sa.json", "dbt.p8", "sf.p8", "snowsql.p8", "imap.txt", "imap.key", "mbsync.txt"]
+    names += ["mbsync.key", "msmtp.txt", "msmtp.key", "helm.key", "chef.pem"]
+    configs = {
+        ".dbt/profiles.yml": (
+            "bq:\n  outputs:\n    dev:\n      keyfile: {keys}/sa.json\n"
+            "sf:\n  outputs:\n    dev:\n      private_key_path: '{keys}/dbt.p8'  # CI\n"
+        ),
+        ".snowflake/connections.toml": '[default]\nprivate_key_file = "{keys}/sf.p8"\n',
+        ".snowsql/config": "[connections]\nprivate_key_path = {keys}/snowsql.p8\n",
+        ".offlineimaprc": (
+            "[Repository r]\nremotepassfile = {keys}/imap.txt\nsslclientkey: {keys}/imap.key\n"
+        ),
+        ".mbsyncrc": 'PassCmd "cat {keys}/mbsync.txt"\nClientKey {keys}/mbsync.key\n',
+        ".msmtprc": "account a\npasswordeval cat {keys}/msmtp.txt\ntls_key_file {keys}/msmtp.key\n",
+        ".config/helm/repositories.yaml": "repositories:\n- name: x\n  keyFile: {keys}/helm.key\n",
+        ".chef/credentials": "[default]\nclient_key = '{keys}/chef.pem'\n",
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

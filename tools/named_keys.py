@@ -650,7 +650,9 @@ RCLONE_KEY_OPTIONS = (
 # private key and vault password, libpq's service file's client key and password file, AWS's
 # web identity token, gcloud's credential file, OCI's API key, MySQL's client key, twine's
 # client certificate (key and certificate in one file), conda's, Mercurial's `[auth]`,
-# rclone's, Gradle's signing key ring, boto's, Maven's ssh key.
+# rclone's, Gradle's signing key ring, boto's, Maven's ssh key; dbt's BigQuery service
+# account and Snowflake key, Snowflake's CLIs' key, the mail fetchers' and senders' password
+# files and client keys, helm's repositories' client keys, Chef's client key.
 CONFIG_KEY_SETTINGS = tuple(
     ToolKeySettings(configs, variables, _setting(key), None, None, folder_variables)
     for configs, variables, key, folder_variables in (
@@ -714,6 +716,38 @@ CONFIG_KEY_SETTINGS = tuple(
         ),
         ((".boto",), ("BOTO_CONFIG", "BOTO_PATH"), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
         ((".m2/settings.xml",), (), r"<privateKey>", ()),
+        (
+            (".dbt/profiles.yml",),
+            (),
+            r"^[ \t-]*(?:keyfile|private_key_path)[ \t]*:",
+            ("DBT_PROFILES_DIR/profiles.yml",),
+        ),
+        (
+            (".snowflake/connections.toml", ".snowflake/config.toml", ".snowsql/config"),
+            (),
+            r"^[ \t]*private_key_(?:file|path)[ \t]*=",
+            ("SNOWFLAKE_HOME/connections.toml", "SNOWFLAKE_HOME/config.toml"),
+        ),
+        (
+            (".offlineimaprc", ".config/offlineimap/config"),
+            (),
+            r"^[ \t]*(?:remotepassfile|sslclientkey)[ \t]*[=:]",
+            (),
+        ),
+        ((".mbsyncrc", ".config/isyncrc"), (), r"^[ \t]*ClientKey[ \t]", ()),
+        ((".msmtprc", ".config/msmtp/config"), (), r"^[ \t]*tls_key_file[ \t]", ()),
+        (
+            (".config/helm/repositories.yaml",),
+            ("HELM_REPOSITORY_CONFIG",),
+            r"^[ \t-]*keyFile[ \t]*:",
+            (),
+        ),
+        (
+            (".chef/config.rb", ".chef/knife.rb", ".chef/credentials"),
+            (),
+            r"^[ \t]*(?:client_key|validation_key)(?:[ \t]*=|[ \t])",
+            (),
+        ),
     )
 )
 # The configs that read others: MySQL's option files, Mercurial's.
@@ -727,7 +761,8 @@ CONFIG_INCLUDES = {
 # The settings of those configs that give ssh its options, or a command line, and the system's
 # configs read beside yours: ansible hands its ssh, scp and sftp the options of `ssh_args` and
 # its kin (as it does ANSIBLE_SSH_ARGS), rclone's sftp runs its `ssh` setting's command line,
-# its webdav runs `bearer_token_command`.
+# its webdav runs `bearer_token_command`, mbsync runs `PassCmd` and msmtp `passwordeval` for a
+# password (`cat ~/keys/mail.txt`).
 CONFIG_COMMANDS = {
     ".ansible.cfg": {
         "ssh_options": _setting(
@@ -739,6 +774,8 @@ CONFIG_COMMANDS = {
         "ssh_options": _setting(r"^[ \t]*ssh[ \t]*="),
         "command": _setting(r"^[ \t]*bearer_token_command[ \t]*="),
     },
+    ".mbsyncrc": {"command": _setting(r"^[ \t]*PassCmd[ \t]")},
+    ".msmtprc": {"command": _setting(r"^[ \t]*passwordeval[ \t]")},
 }
 CONFIG_KEY_SETTINGS = tuple(
     tool._replace(
