@@ -351,3 +351,19 @@ def test_the_keys_and_password_files_data_and_mail_tools_configs_name_are_hidden
         ".chef/credentials": "[default]\nclient_key = '{keys}/chef.pem'\n",
     }
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_keys_mavens_private_key_elements_name_on_lines_of_their_own_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Maven trims an element's text: a formatter may leave the path on a line of its own, or
+    # every server on one line.
+    names = ["own.key", "first.key", "second.key"]
+    settings = (
+        "<settings><servers><server>\n  <privateKey>\n    {keys}/own.key\n  </privateKey>\n"
+        "</server><server><privateKey>{keys}/first.key</privateKey></server><server>"
+        "<privateKey >{keys}/second.key</privateKey></server></servers></settings>\n"
+    )
+    configs = {".m2/settings.xml": settings}
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

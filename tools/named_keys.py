@@ -650,7 +650,7 @@ RCLONE_KEY_OPTIONS = (
 # private key and vault password, libpq's service file's client key and password file, AWS's
 # web identity token, gcloud's credential file, OCI's API key, MySQL's client key, twine's
 # client certificate (key and certificate in one file), conda's, Mercurial's `[auth]`,
-# rclone's, Gradle's signing key ring, boto's, Maven's ssh key; dbt's BigQuery service
+# rclone's, Gradle's signing key ring, boto's; dbt's BigQuery service
 # account and Snowflake key, Snowflake's CLIs' key, the mail fetchers' and senders' password
 # files and client keys, helm's repositories' client keys, Chef's client key.
 CONFIG_KEY_SETTINGS = tuple(
@@ -715,7 +715,6 @@ CONFIG_KEY_SETTINGS = tuple(
             ("GRADLE_USER_HOME",),
         ),
         ((".boto",), ("BOTO_CONFIG", "BOTO_PATH"), r"^[ \t]*gs_service_key_file[ \t]*=", ()),
-        ((".m2/settings.xml",), (), r"<privateKey>", ()),
         (
             (".dbt/profiles.yml",),
             (),
@@ -782,6 +781,15 @@ CONFIG_KEY_SETTINGS = tuple(
         **CONFIG_INCLUDES.get(tool.configs[0], {}), **CONFIG_COMMANDS.get(tool.configs[0], {})
     )
     for tool in CONFIG_KEY_SETTINGS
+)
+
+
+# Maven's ssh key, `<privateKey>`: an element's text, on lines of its own too, and one of
+# several on a line.
+CONFIG_KEY_SETTINGS += (
+    ToolKeySettings(
+        (".m2/settings.xml",), (), re.compile(r"<privateKey\s*>\s*([^<]*)", re.IGNORECASE), None
+    ),
 )
 
 
