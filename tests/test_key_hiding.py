@@ -143,6 +143,7 @@ OTHER_LOGIN_FILES = (
     ".config/halloy/config.toml",
     ".config/konversationrc",
     ".config/toot/config.json",
+    ".local/share/containers/podman/machine/machine",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the

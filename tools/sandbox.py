@@ -421,6 +421,7 @@ SECRET_HOME_PATHS = (
     ".local/share/mkcert",  # mkcert's root CA key, which your browsers trust
     ".local/share/caddy",  # Caddy's local CA keys and site certificates' keys
     ".lima/_config",  # lima's ssh key into its VMs
+    ".local/share/containers/podman/machine/machine",  # podman machine's ssh key into its VM
     ".colima/_lima/_config",  # colima's (lima's) ssh key
     ".config/chezmoi/key.txt",  # chezmoi's age identity, which decrypts your dotfiles' secrets
     ".saml2aws",  # saml2aws' saved login
