@@ -367,3 +367,21 @@ def test_the_keys_mavens_private_key_elements_name_on_lines_of_their_own_are_hid
     )
     configs = {".m2/settings.xml": settings}
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_keys_podman_remote_connects_with_are_hidden(home: Path, workspace: Path, monkeypatch):
+    # `podman system connection add --identity`: podman 4 writes containers.conf, podman 5 a
+    # JSON file (on one line or many).
+    names = ["builder", "vm", "ci"]
+    conf = (
+        '[engine.service_destinations.builder]\nuri = "ssh://b/run"\nidentity = "{keys}/builder"\n'
+    )
+    connections = '{"Connection":{"Connections":{"vm":{"URI":"ssh://v","Identity":"{keys}/vm"}}}}'
+    monkeypatch.setenv("CONTAINERS_CONF", str(home / "ci.conf"))
+    configs = {
+        ".config/containers/containers.conf": conf,
+        ".config/containers/podman-connections.json": connections,
+        "ci.conf": '[engine.service_destinations.ci]\nidentity="{keys}/ci"\n',
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

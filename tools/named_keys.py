@@ -793,6 +793,27 @@ CONFIG_KEY_SETTINGS += (
 )
 
 
+# The ssh key podman-remote drives a remote podman with (`podman system connection add
+# --identity`): `identity` in containers.conf (podman 4; yours, the drop-ins beside it, the
+# ones your variables name, and the system's), `"Identity"` in podman-connections.json
+# (podman 5, read as JSON text, on one line or many).
+CONFIG_KEY_SETTINGS += (
+    ToolKeySettings(
+        (".config/containers/containers.conf", ".config/containers/containers.conf.d/*.conf"),
+        ("CONTAINERS_CONF", "CONTAINERS_CONF_OVERRIDE"),
+        _setting(r"^[ \t]*identity[ \t]*="),
+        None,
+        system_configs=("/etc/containers/containers.conf", "/usr/share/containers/containers.conf"),
+    ),
+    ToolKeySettings(
+        (".config/containers/podman-connections.json",),
+        (),
+        re.compile(r'"Identity"\s*:\s*"([^"]*)"', re.IGNORECASE),
+        None,
+    ),
+)
+
+
 # AWS's `credential_process = cat ~/keys/aws.json`: a command that prints the keys.
 CONFIG_KEY_SETTINGS += (
     ToolKeySettings(
