@@ -144,6 +144,16 @@ OTHER_LOGIN_FILES = (
     ".config/konversationrc",
     ".config/toot/config.json",
     ".local/share/containers/podman/machine/machine",
+    ".local/share/uv/credentials/credentials.toml",
+)
+
+# Configs the sandbox's tools read their settings from, where a person may write a credential
+# too (an index URL's password, a publishing token).
+CONFIGS_WITH_A_CREDENTIAL = (
+    ".config/uv/uv.toml",
+    ".config/hatch/config.toml",
+    ".config/rye/config.toml",
+    ".pydistutils.cfg",
 )
 
 # Your variables that move a tool's folder, and the token file in it; then those that name the
@@ -377,6 +387,15 @@ def test_other_logins_and_app_sessions_keep_their_tokens_from_commands(api, env,
     contents = read_in_home(api, env, folders, OTHER_LOGIN_FILES, TOKEN_LINE, control)
     assert read_tokens(contents) == []
     assert all((home / name).read_text() == TOKEN_LINE for name in OTHER_LOGIN_FILES)
+
+
+@needs_bwrap
+def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders):
+    # Hidden whole while it holds one; one without stays readable, for the tools to read.
+    home = folders[-1]
+    control = write(home / ".config" / "pip" / "notes.txt", CONTROL)
+    contents = read_in_home(api, env, folders, CONFIGS_WITH_A_CREDENTIAL, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
 
 
 @needs_bwrap

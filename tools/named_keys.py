@@ -329,6 +329,50 @@ def ssh_signing_keys(signing_key: str) -> list[Path]:
     return named
 
 
+# Configs in your home that tools in the sandbox read their settings from (uv's and rye's
+# indexes), where a person may also write a credential (`url = "https://ci:PASS@pypi.corp/
+# simple"`, hatch's publishing `auth`, distutils' upload `password`): each is hidden whole
+# while it holds one, as a git config is. Also where your XDG_CONFIG_HOME or the tools' own
+# variables put them.
+CREDENTIAL_CONFIGS = (
+    ".config/uv/uv.toml",
+    ".config/hatch/config.toml",
+    ".config/rye/config.toml",
+    ".pydistutils.cfg",
+)
+CREDENTIAL_CONFIG_VARIABLES = ("UV_CONFIG_FILE", "HATCH_CONFIG")
+# A setting whose name says it holds a credential, given a value: `token = "..."`,
+# `password: x`, hatch's `auth = "..."`.
+CREDENTIAL_SETTING = re.compile(
+    r"^[ \t]*[\"']?[\w.-]*?(?:token|tokens|password|passwd|secret|auth)[\"']?[ \t]*[=:][ \t]*\S",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def configs_holding_a_credential(home: str) -> list[Path]:
+    """Those of CREDENTIAL_CONFIGS in `home` (and where your variables put them) that hold a
+    credential: a setting named for one (CREDENTIAL_SETTING), or an address with a password
+    or a token of a known form (`secret_value`). (Read for each command: a few small files.)"""
+    names = [os.path.join(home, name) for name in CREDENTIAL_CONFIGS]
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    names += [
+        os.path.join(xdg, name.removeprefix(".config/"))
+        for name in CREDENTIAL_CONFIGS
+        if name.startswith(".config/") and xdg
+    ]
+    names += [os.environ.get(name, "") for name in CREDENTIAL_CONFIG_VARIABLES]
+    found = []
+    absolute = (os.path.normpath(name) for name in names if os.path.isabs(name))
+    for config in map(Path, dict.fromkeys(absolute)):
+        try:
+            text = read_small_file(config, cut=True)
+        except (OSError, ValueError):
+            continue
+        if CREDENTIAL_SETTING.search(text) or secret_value(text):
+            found.append(config)
+    return found
+
+
 # Entries looked at, at most, in Git Credential Manager's plain-text store.
 MAX_STORE_ENTRIES = 2000
 

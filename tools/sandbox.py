@@ -118,6 +118,7 @@ from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
     RCLONE_KEY_OPTIONS,
     certificates_of_your_environment,
+    configs_holding_a_credential,
     git_key_files,
     git_key_files_of_settings,
     git_settings_in_your_environment,
@@ -409,6 +410,7 @@ SECRET_HOME_PATHS = (
     ".config/cabal/config",  # cabal's Hackage password
     ".cabal/config",
     ".config/pdm/config.toml",  # PDM's registry passwords
+    ".local/share/uv/credentials",  # uv's stored index logins (`uv auth login`)
     ".lein/profiles.clj",  # Leiningen's repository credentials
     ".lein/credentials.clj.gpg",
     ".secrets",  # where people export their tokens from, sourced by their shell's start-up
@@ -939,6 +941,7 @@ def keys_your_configs_name() -> list[Path]:
     for home in your_homes():  # (`IdentityFile ~/keys/deploy.pem`: a key outside ~/.ssh)
         named += ssh_key_files(str(home))
         named += tool_key_files(str(home))  # (`//npm.corp/:keyfile=~/certs/npm.key`)
+        named += configs_holding_a_credential(str(home))  # (uv.toml's index URL, a password in it)
     kubeconfigs = os.environ.get("KUBECONFIG", "").split(os.pathsep)
     kubeconfigs = [value for value in kubeconfigs if os.path.isabs(value)]
     kubeconfigs += [str(home / ".kube" / "config") for home in your_homes()]
