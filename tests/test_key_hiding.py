@@ -145,13 +145,22 @@ OTHER_LOGIN_FILES = (
     ".config/toot/config.json",
     ".local/share/containers/podman/machine/machine",
     ".local/share/uv/credentials/credentials.toml",
+    ".config/nix/netrc",
+    ".config/cachix/cachix.dhall",
+    ".config/dart/pub-credentials.json",
+    ".conan2/credentials.json",
+    ".vagrant.d/data/vagrant_login_token",
+    ".serverlessrc",
 )
 
 # Configs the sandbox's tools read their settings from, where a person may write a credential
-# too (an index URL's password, a publishing token).
+# too (an index URL's password, nix's access-tokens, a cargo registry's token).
 CONFIGS_WITH_A_CREDENTIAL = (
+    ".config/nix/nix.conf",
     ".config/uv/uv.toml",
+    ".cargo/config.toml",
     ".config/hatch/config.toml",
+    ".config/go/env",
     ".config/rye/config.toml",
     ".pydistutils.cfg",
 )
@@ -393,7 +402,7 @@ def test_other_logins_and_app_sessions_keep_their_tokens_from_commands(api, env,
 def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders):
     # Hidden whole while it holds one; one without stays readable, for the tools to read.
     home = folders[-1]
-    control = write(home / ".config" / "pip" / "notes.txt", CONTROL)
+    control = write(home / ".cargo" / "config", CONTROL)
     contents = read_in_home(api, env, folders, CONFIGS_WITH_A_CREDENTIAL, TOKEN_LINE, control)
     assert read_tokens(contents) == []
 

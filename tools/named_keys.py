@@ -330,19 +330,24 @@ def ssh_signing_keys(signing_key: str) -> list[Path]:
 
 
 # Configs in your home that tools in the sandbox read their settings from (uv's and rye's
-# indexes), where a person may also write a credential (`url = "https://ci:PASS@pypi.corp/
-# simple"`, hatch's publishing `auth`, distutils' upload `password`): each is hidden whole
-# while it holds one, as a git config is. Also where your XDG_CONFIG_HOME or the tools' own
-# variables put them.
+# indexes, nix's features, cargo's registries, go's proxy), where a person may also write a
+# credential (`url = "https://ci:PASS@pypi.corp/simple"`, nix's `access-tokens`, a registry's
+# `token`, `GOPROXY=https://u:TOKEN@proxy`, hatch's publishing `auth`, distutils' upload
+# `password`): each is hidden whole while it holds one, as a git config is. Also where your
+# XDG_CONFIG_HOME, CARGO_HOME or the tools' own variables put them.
 CREDENTIAL_CONFIGS = (
     ".config/uv/uv.toml",
     ".config/hatch/config.toml",
     ".config/rye/config.toml",
     ".pydistutils.cfg",
+    ".config/nix/nix.conf",
+    ".config/go/env",
+    ".cargo/config.toml",
+    ".cargo/config",
 )
-CREDENTIAL_CONFIG_VARIABLES = ("UV_CONFIG_FILE", "HATCH_CONFIG")
-# A setting whose name says it holds a credential, given a value: `token = "..."`,
-# `password: x`, hatch's `auth = "..."`.
+CREDENTIAL_CONFIG_VARIABLES = ("UV_CONFIG_FILE", "HATCH_CONFIG", "GOENV")
+# A setting whose name says it holds a credential, given a value: `token = "cio..."`,
+# `access-tokens = github.com=...`, `password: x`, hatch's `auth = "..."`.
 CREDENTIAL_SETTING = re.compile(
     r"^[ \t]*[\"']?[\w.-]*?(?:token|tokens|password|passwd|secret|auth)[\"']?[ \t]*[=:][ \t]*\S",
     re.IGNORECASE | re.MULTILINE,
@@ -354,12 +359,13 @@ def configs_holding_a_credential(home: str) -> list[Path]:
     credential: a setting named for one (CREDENTIAL_SETTING), or an address with a password
     or a token of a known form (`secret_value`). (Read for each command: a few small files.)"""
     names = [os.path.join(home, name) for name in CREDENTIAL_CONFIGS]
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    xdg, cargo = os.environ.get("XDG_CONFIG_HOME", ""), os.environ.get("CARGO_HOME", "")
     names += [
         os.path.join(xdg, name.removeprefix(".config/"))
         for name in CREDENTIAL_CONFIGS
         if name.startswith(".config/") and xdg
     ]
+    names += [os.path.join(cargo, "config.toml"), os.path.join(cargo, "config")] if cargo else []
     names += [os.environ.get(name, "") for name in CREDENTIAL_CONFIG_VARIABLES]
     found = []
     absolute = (os.path.normpath(name) for name in names if os.path.isabs(name))

@@ -411,6 +411,12 @@ SECRET_HOME_PATHS = (
     ".cabal/config",
     ".config/pdm/config.toml",  # PDM's registry passwords
     ".local/share/uv/credentials",  # uv's stored index logins (`uv auth login`)
+    ".config/nix/netrc",  # nix's logins to binary caches
+    ".config/cachix",  # cachix's token, which pushes to a cache other machines trust
+    ".config/dart/pub-credentials.json",  # pub's login, where newer Dart keeps it
+    ".conan2/credentials.json",  # Conan's remotes' logins
+    ".vagrant.d/data/vagrant_login_token",  # Vagrant Cloud's token
+    ".serverlessrc",  # the Serverless Framework's access keys
     ".lein/profiles.clj",  # Leiningen's repository credentials
     ".lein/credentials.clj.gpg",
     ".secrets",  # where people export their tokens from, sourced by their shell's start-up
