@@ -408,6 +408,20 @@ def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders)
 
 
 @needs_bwrap
+def test_a_file_your_start_up_files_source_is_hidden_where_it_sets_a_secret(api, env, folders):
+    # `. ~/.config/shell/tokens.sh` in ~/.bashrc, and a name dotfiles give such a file, which a
+    # loop sources (`for f in ~/.{exports,extra}; do . "$f"; done`); one that sets no secret
+    # stays readable.
+    home = folders[-1]
+    write(home / ".bashrc", ". ~/.config/shell/tokens.sh\n. ~/.config/shell/aliases.sh\n")
+    control = write(home / ".config" / "shell" / "aliases.sh", "alias ll='ls -l'\n")
+    names = [".config/shell/tokens.sh", ".extra"]
+    secret = "export DEPLOY_TOKEN=hunter2-deploy\n"
+    contents = read_in_home(api, env, folders, names, secret, control)
+    assert [path for path, content in contents.items() if "hunter2" in content] == []
+
+
+@needs_bwrap
 def test_the_file_your_git_stores_passwords_in_is_hidden_wherever_your_config_puts_it(
     api, env, folders
 ):

@@ -97,7 +97,13 @@ from tools.between_commands import (
 )
 from tools.bind_watch import holds_the_key, read_allocated
 from tools.build_files import BUILD_FILE_REASON
-from tools.environment import WordTooLong, command_environment, host_program, path_folders_in
+from tools.environment import (
+    WordTooLong,
+    command_environment,
+    exports_a_secret,
+    host_program,
+    path_folders_in,
+)
 from tools.event_queues import SignalCheck, open_own, own_read_done
 from tools.file_call import current_file_call
 from tools.git_programs import (
@@ -158,6 +164,7 @@ from tools.paths import (
     path_link_not_held,
     planloop_home,
     protected_reason,
+    read_small_file,
     real_workspace,
     scan_for_file_tools,
     scan_workspace,
@@ -177,6 +184,7 @@ from tools.shell_config import (
     made_since,
     python_start_files,
     run_later,
+    sourced_by_your_shell,
     untold_by_envrcs,
 )
 from tools.shell_config import loaded_as_settings as settings_files
@@ -420,6 +428,9 @@ SECRET_HOME_PATHS = (
     ".lein/profiles.clj",  # Leiningen's repository credentials
     ".lein/credentials.clj.gpg",
     ".secrets",  # where people export their tokens from, sourced by their shell's start-up
+    # (and the other names dotfiles give such a file, which a loop may source: `for f in
+    # ~/.{exports,extra}; do . "$f"; done`)
+    *(".extra", ".exports", ".localrc", ".bash_secrets", ".zsh_secrets"),
     ".comet.config",  # Comet ML's API key
     ".clearml.conf",  # ClearML's keys
     ".minisign",  # minisign's secret key
@@ -924,6 +935,9 @@ def secret_paths() -> list[Path]:
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     candidates += folders_named_by_your_variables()
     candidates += [named for named in keys_your_configs_name() if file_or_none(named)]
+    # What your start-up files source, where it sets a secret (`. ~/.config/shell/tokens.sh`):
+    # hidden as they are, which no sandboxed shell runs either.
+    candidates += [path for path in sourced_by_your_shell() if _sets_a_secret(path)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
     return candidates
@@ -1017,6 +1031,15 @@ def folders_named_by_your_variables() -> list[Path]:
         for folder in named
         if folder is not None and not any(home.is_relative_to(folder) for home in homes)
     ]
+
+
+def _sets_a_secret(shell_file: Path) -> bool:
+    """Whether the shell file sets a variable no sandboxed command gets (`exports_a_secret`),
+    as far as its first MiB tells."""
+    try:
+        return exports_a_secret(read_small_file(shell_file, cut=True))
+    except (OSError, ValueError):
+        return False
 
 
 def file_or_none(path: Path) -> bool:
