@@ -385,3 +385,12 @@ def test_the_keys_podman_remote_connects_with_are_hidden(home: Path, workspace: 
         "ci.conf": '[engine.service_destinations.ci]\nidentity="{keys}/ci"\n',
     }
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_session_token_ocis_config_names_is_hidden(home: Path, workspace: Path, monkeypatch):
+    # `oci session authenticate` writes the token's path beside the session's key.
+    config = "[DEFAULT]\nsecurity_token_file = {keys}/token\nkey_file = {keys}/oci.pem\n"
+    configs = {".oci/config": config}
+    names = ["token", "oci.pem"]
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

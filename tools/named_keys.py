@@ -727,7 +727,12 @@ CONFIG_KEY_SETTINGS = tuple(
             r"^[ \t]*credential_file_override[ \t]*=",
             ("CLOUDSDK_CONFIG/configurations/config_*",),
         ),
-        ((".oci/config",), ("OCI_CLI_CONFIG_FILE",), r"^[ \t]*key_file[ \t]*=", ()),
+        (
+            (".oci/config",),
+            ("OCI_CLI_CONFIG_FILE",),
+            r"^[ \t]*(?:key_file|security_token_file)[ \t]*=",  # (the API key, a session's token)
+            (),
+        ),
         (
             (".my.cnf",),
             (),
