@@ -243,6 +243,60 @@ def test_more_that_only_the_shell_can_tell_makes_commands_ask(tmp_path, lines):
     assert why is not None and ".git/hooks/pre-commit" in why, why
 
 
+RUN_CHECK = 'sh "${D}check.sh"\n'  # (with D empty: the top's check.sh, not scripts/check.sh)
+
+
+def hook_running_a_check_sh(root: Path, lines: str) -> Path:
+    bash_hook_running_check_sh(root, lines)
+    (root / "scripts").mkdir()
+    (root / "scripts" / "check.sh").write_text("true\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "D=scripts/ | true\n" + RUN_CHECK,  # a pipeline's parts run in subshells
+        "D=scripts/ &\nwait\n" + RUN_CHECK,
+        "{\n  D=scripts/\n} &\nwait\n" + RUN_CHECK,
+        "(\n  D=scripts/\n)\n" + RUN_CHECK,
+        '[ -n "$CI" ] && D=scripts/\n' + RUN_CHECK,  # it may not run
+        '[ -z "$CI" ] ||\n  D=scripts/\n' + RUN_CHECK,
+        'if [ -n "$CI" ]; then\n  D=scripts/\nfi\n' + RUN_CHECK,
+        'case "$CI" in\n  true)\n    D=scripts/\n    ;;\nesac\n' + RUN_CHECK,
+        'while [ -n "$CI" ]; do\n  D=scripts/\n  break\ndone\n' + RUN_CHECK,
+        "setdir() {\n  D=scripts/\n}\n" + RUN_CHECK,  # a function never called
+        'if [ -n "$CI" ]; then\n  D=scripts/\nelse\n  ' + RUN_CHECK + "fi\n",
+        'case "$CI" in\n  true)\n    D=scripts/\n    ;;\n  *)\n    ' + RUN_CHECK + "esac\n",
+        "for n in 1 2; do\n  " + RUN_CHECK + "  D=scripts/\ndone\n",  # (the next round's)
+        "check() {\n  " + RUN_CHECK + "}\nD=scripts/\ncheck\n",  # (set before the call)
+        RUN_CHECK.strip() + "; D=scripts/\n",
+    ],
+)
+def test_a_value_the_hook_s_shell_may_not_keep_where_it_is_used_makes_commands_ask(tmp_path, lines):
+    root = hook_running_a_check_sh(tmp_path, lines)
+    why = why_commands_ask(root)
+    assert why is not None and "needs `$D`" in why, why
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "D=scripts/ && " + RUN_CHECK,
+        "D=scripts/\n" + RUN_CHECK.strip() + " 2>&1 | tee log\n",
+        'if [ -z "$CI" ]; then\n  D=scripts/\n  ' + RUN_CHECK + "fi\n",
+        'case "$CI" in\n  *)\n    D=scripts/\n    ' + RUN_CHECK + "    ;;\nesac\n",
+        "check() {\n  D=scripts/\n  " + RUN_CHECK + "}\ncheck\n",
+        "D=scripts/\ncheck() {\n  " + RUN_CHECK + "}\ncheck\n",
+        "(\n  D=scripts/\n  " + RUN_CHECK + ")\n",
+    ],
+)
+def test_a_value_set_where_it_is_used_in_the_same_block_is_put_in(tmp_path, lines):
+    root = hook_running_a_check_sh(tmp_path, lines)
+    assert why_commands_ask(root) is None
+    assert "scripts/check.sh" in held(root)
+
+
 @pytest.mark.parametrize("lines", ["cd web && make lint\n", "cd web\nmake lint\n"])
 def test_a_cd_your_cdpath_may_send_elsewhere_makes_commands_ask(tmp_path, monkeypatch, lines):
     # (direnv exports an `.envrc`'s CDPATH=tools: the hook's `cd web` enters tools/web)
@@ -366,7 +420,7 @@ def test_a_task_line_whose_program_only_its_shell_can_tell_makes_commands_ask(tm
 def test_a_task_line_that_hands_a_file_name_to_a_formatter_reads_plainly(tmp_path):
     """Only what starts a program must be told: a file name given to a formatter is a word."""
     (tmp_path / ".vscode").mkdir()
-    line = 'f=$(git diff --name-only); [[ $f == *.py ]] && M=make; $M fmt FILE="$f"'
+    line = 'f=$(git diff --name-only); M=make; [[ $f == *.py ]] && $M fmt FILE="$f"'
     task = {"label": "w", "type": "shell", "command": line, "runOptions": {"runOn": "folderOpen"}}
     (tmp_path / ".vscode" / "tasks.json").write_text(json.dumps({"tasks": [task]}))
     (tmp_path / "Makefile").write_text("fmt:\n\ttrue\n")

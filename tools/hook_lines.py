@@ -9,7 +9,11 @@ module puts in what the hook itself makes plain, and fails closed on the rest:
   `$(basename "$0")`, and `$(dirname X)`, `$(cd X && pwd)` of a path so made;
 - a variable the hook sets once, on a line of its own, to a value it can tell
   (`MAKE=make`, `ARGS=(--config=x.yaml)`, `ARGS+=(...)`), then your environment's value,
-  then a default (`${MAKE:-make}`); one it never sets and you have not set is empty;
+  then a default (`${MAKE:-make}`); one it never sets and you have not set is empty. Only
+  where its shell keeps the value (`_Blocks`): one set in a part of a pipeline, by a command
+  run with `&` or after `&&` or `||` is unknown, and one set in an `if` or `case` branch, a
+  loop, a function or a subshell is known only inside it (in a loop's or function's body,
+  which may run again, only on the lines after it);
 - the arguments git gives (`"$@"`, `$1`) and the status (`$?`) are left as they are.
 
 A line that needs anything else (a variable set from a command's output, by `read`, `for`,
@@ -29,6 +33,7 @@ import os
 import re
 import shlex
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from tools.git_programs import (
     INTERPRETERS,
@@ -73,6 +78,8 @@ REFERENCE = re.compile(
     r"|\$(?P<bare>[A-Za-z_]\w*+)|\$(?P<special>[@*#?$!0-9-]|\{(?:[@*#?$!-]|[0-9]++)\})"
     r"|\$\{(?P<other>[^}]*+)\}?|\$\(|`"
 )
+# The name in each reference (`$x`, `${x}`, `${#x}`, `${!x}`, `${x%y}`).
+USED = re.compile(r"\$\{?[#!]?+([A-Za-z_]\w*+)")
 # Programs that only test or print: what they are given runs nothing.
 INERT = {"echo", "printf", "test", "[", "exit", "return", "true", "false"}
 # The head of a `case` on a line of its own: its word is only matched against patterns.
@@ -275,6 +282,8 @@ def _lines(
         yield None, f"its commands, more than {MAX_COMMANDS:,}"
         return
     settings = [[_setting(segment) for segment in _segments(line)] for line in lines]
+    blocks = _Blocks()
+    shapes = [blocks.shape(line) for line in lines]
     once = _set_once([setting for each in settings for setting in each])
     segments = [segment for line in lines for segment in _segments(line)]
     # The hook starts at the top of the tree; once it moves, only its shell knows $PWD.
@@ -284,12 +293,14 @@ def _lines(
     # A file it sources may set any variable; one of yours outside the workspace (husky's
     # `~/.config/husky/init.sh`) is yours to trust. Where each leads is read first without it.
     values = dict(start)
-    for _ in _read(lines, settings, once, values, environ, False, top=top):
+    for _ in _read(lines, settings, shapes, once, values, environ, False, top=top):
         pass
     sourced = [segment for segment in segments if _program(segment) in (".", "source")]
     sources = any(_sources_from_workspace(each, values, environ, top) for each in sourced)
     sources = sources or helper
-    yield from _read(lines, settings, once, dict(start), environ, sources, programs_only, top)
+    yield from _read(
+        lines, settings, shapes, once, dict(start), environ, sources, programs_only, top
+    )
 
 
 def _sources_from_workspace(
@@ -309,6 +320,7 @@ def _sources_from_workspace(
 def _read(
     lines: list[str],
     settings: list[list[re.Match | None]],
+    shapes: list[_Shape],
     once: set[str],
     values: dict[str, list[str] | None],
     environ: Mapping[str, str],
@@ -316,14 +328,28 @@ def _read(
     programs_only: bool = False,
     top: str = "",
 ) -> Iterator[tuple[str | None, str]]:
-    for line, line_settings in zip(lines, settings, strict=True):
+    inside: dict[str, int] = {}  # a variable set inside blocks: how many
+    hidden: list[str] = []
+    for line, line_settings, shape in zip(lines, settings, shapes, strict=True):
+        _unhide(values, hidden)
+        for name in [name for name, depth in inside.items() if depth > shape.through]:
+            values[name] = None  # (its block is left: the hook's shell may not have set it)
+            del inside[name]
         if "<<" in line.replace("<<<", ""):
             yield None, f"its here-document `{_short(line)}`, whose text is not read"
             continue
         if re.search(r"[<>]\(|\$\[", line):
             yield None, f"its line `{_short(line)}` needs `<(...)` or `$[...]`, only its shell's"
             continue
-        for setting in filter(None, line_settings):
+        if shape.repeats:
+            hidden = _hide_set_later(line, line_settings, once, values)
+        used: set[str] = set()  # (the names the line's commands so far put in)
+        for segment, setting, depth, kept in zip(
+            _segments(line), line_settings, shape.depths, shape.kept, strict=True
+        ):
+            if setting is None:
+                used.update(USED.findall(segment))
+                continue
             name, added, value = setting.groups()
             try:
                 if name not in once or len(values) >= MAX_VARIABLES or values.get(name, 0) is None:
@@ -332,6 +358,11 @@ def _read(
                 values[name] = (values.get(name) or []) + words if added else words
             except Untold:
                 values[name] = None
+            if not kept or name in used:
+                values[name] = None  # (set apart from the hook's shell, or after a use)
+            elif depth:
+                inside[name] = depth
+            used.update(USED.findall(segment))
             if value.startswith("(") and ("$(" in value or "`" in value):
                 yield None, f"its list `{_short(line)}`, made of a command's output"
         if why := _path_why(line, values, environ, sources, top):
@@ -350,6 +381,32 @@ def _read(
             yield _expanded(line, values, environ, sources, programs_only), ""
         except Untold as untold:
             yield None, f"its line `{_short(line)}` needs {untold}"
+    _unhide(values, hidden)
+
+
+def _hide_set_later(
+    line: str,
+    line_settings: list[re.Match | None],
+    once: set[str],
+    values: dict[str, list[str] | None],
+) -> list[str]:
+    """The variables a line of a loop's or a function's body uses that the hook sets only
+    on a later line, now marked unknown: the body may run again after that line has (a loop's
+    next round, a function called later), or before it (`f() { sh "$D/x"; }; D=y; f`)."""
+    set_here = {setting[1] for setting in line_settings if setting}
+    hidden = [
+        name
+        for name in dict.fromkeys(USED.findall(line))
+        if name in once and name not in values and name not in set_here
+    ]
+    values.update(dict.fromkeys(hidden))
+    return hidden
+
+
+def _unhide(values: dict[str, list[str] | None], hidden: list[str]) -> None:
+    for name in hidden:
+        values.pop(name, None)
+    hidden.clear()
 
 
 def _path_why(
@@ -532,6 +589,166 @@ def _split(line: str) -> tuple[str, ...]:
         segments.append(line[start : operator.start()])
         start = operator.end()
     return tuple(segment for segment in [*segments, line[start:]] if segment.strip())
+
+
+def _operator(plain: str, at: int) -> str:
+    """What the `;`, `&` or `|` at `at` of a line's own code is, by the characters beside it:
+    "and-or" (`&&`, `||`), "pipe" (`|`, `|&`), "background" (`&`), "arm" (a case arm's end:
+    `;;`, `;&`, `;;&`), "list" (`;`), or "redirection" (`2>&1`, `&>x`, `>|x`: no operator)."""
+    char, before, after = plain[at], plain[at - 1 : at], plain[at + 1 : at + 2]
+    if char == ";":
+        return "arm" if ";" in (before, after) or after == "&" else "list"
+    if char in (before, after):
+        return "and-or"
+    if char == "|":
+        return "redirection" if before == ">" else "pipe"
+    if before == ";":
+        return "arm"
+    if before == "|":
+        return "pipe"
+    return "redirection" if before in ("<", ">") or after == ">" else "background"
+
+
+def _commands(line: str) -> list[tuple[int, str, str]]:
+    """The simple commands of a line as (how many `_segments` pieces it spans, its own code
+    with quotes and expansions blanked, the operator after it); a case arm's end stands as
+    one of none."""
+    try:
+        plain = outside_quotes(line)
+    except SplitByTheShell:
+        return [(len(_segments(line)), "", "end")]
+    pieces, start = [], 0
+    for found in re.finditer(r"[;&|]", plain):
+        pieces.append((plain[start : found.start()], _operator(plain, found.start())))
+        start = found.end()
+    pieces.append((plain[start:], "end"))
+    commands, count, texts = [], 0, []
+    for text, operator in pieces:
+        if text.strip():
+            count, texts = count + 1, [*texts, text]
+        if count and operator != "redirection" or operator == "arm":  # (`;;` of its own)
+            commands.append((count, " ".join(texts), operator))
+            count, texts = 0, []
+    return commands
+
+
+@dataclass
+class _Shape:
+    """Where a line's simple commands (`_segments`) stand among the compound commands the
+    hook opens: `depths`, how many each stands in; `kept`, whether a variable it sets stays
+    set in the hook's shell for the rest of the line; `through`, how many blocks stand all
+    through the line; `repeats`, whether part of it is a loop's or a function's body, which
+    may run again after its later lines have."""
+
+    depths: list[int]
+    kept: list[bool]
+    through: int
+    repeats: bool
+
+
+@dataclass
+class _Block:
+    closer: str  # `fi`, `done`, `esac`, `}` or `)`
+    repeats: bool  # a loop's or a function's body
+    case: str = ""  # in a `case`: "head" (up to `in`), "pattern" (up to `)`) or "body"
+
+
+class _Blocks:
+    """The compound commands a hook's lines open and close, read line by line as its shell
+    nests them. A branch of an `if` or a `case`, a loop's or a function's body, a `{ ... }`
+    group and a `( ... )` subshell may not run, or run apart from the hook's own shell: a
+    value set inside holds only inside. So does one set in a part of a pipeline (each part
+    runs in a subshell), by a command run with `&`, or after `&&` or `||` (it may not run).
+    A word it cannot place leaves the blocks as they were."""
+
+    def __init__(self) -> None:
+        self.stack: list[_Block] = []
+        self.repeating = 0  # (loops' and functions' bodies among them)
+        self.function_next = False  # (after `f()`: the block that follows is its body)
+        self.joined = False  # (the last line ended in `|`, `&&` or `||`: it goes on)
+        self.low = 0  # (the fewest blocks left standing since it was set)
+
+    def shape(self, line: str) -> _Shape:
+        start = len(self.stack)
+        commands = _commands(line)
+        depths, lows, lost, repeats = [], [], [], self.repeating > 0
+        ends, end = [], "end"  # (what ends the and-or list each command is in)
+        for _, _, operator in reversed(commands):
+            end = end if operator in ("and-or", "pipe") else operator
+            ends.append(end)
+        ends.reverse()
+        for index, (_, text, operator) in enumerate(commands):
+            # (the first command of an and-or list runs, in this shell unless piped or sent
+            # off with `&`; the rest may not run, and a pipeline's parts run apart)
+            before = commands[index - 1][2] if index else ("pipe" if self.joined else "list")
+            piped = before in ("and-or", "pipe") or operator == "pipe"
+            lost.append(piped or ends[index] == "background")
+            depths.append(len(self.stack))
+            repeats = repeats or self.repeating > 0
+            self.low = len(self.stack)
+            self._read(re.findall(r"[()]|[^\s()]++", text))
+            if operator == "arm" and self.stack and self.stack[-1].case == "body":
+                self.stack[-1].case = "pattern"  # (`;;`: the next arm's pattern)
+                self.low = min(self.low, len(self.stack) - 1)
+            lows.append(self.low)
+        self.joined = bool(commands) and commands[-1][2] in ("and-or", "pipe")
+        # (a value set at a depth holds while no later command of the line leaves it)
+        shape = _Shape([], [], min([start, *lows]), repeats or self.repeating > 0)
+        least, kept = len(self.stack), []
+        for index in range(len(commands) - 1, -1, -1):
+            least = min(least, lows[index])
+            kept.append(not lost[index] and least >= depths[index])
+        kept.reverse()
+        for (count, _, _), depth, each in zip(commands, depths, kept, strict=True):
+            shape.depths += [depth] * count
+            shape.kept += [each] * count
+        return shape
+
+    def _read(self, tokens: list[str]) -> None:
+        """Open and close the blocks a simple command's words (quotes blanked) start or end."""
+        at_start, index = True, 0
+        while index < len(tokens):
+            token, top = tokens[index], self.stack[-1] if self.stack else None
+            index += 1
+            if top and top.case in ("head", "pattern"):
+                if token == "in" and top.case == "head":
+                    top.case = "pattern"
+                elif token == "esac" and top.case == "pattern":
+                    self._close()
+                elif token == ")" and top.case == "pattern":
+                    top.case, at_start = "body", True
+            elif token == "(":
+                self._open(")", False)  # (a subshell; or an array's, a header's, closed)
+            elif token == ")" and top and top.closer == ")":
+                self._close()
+            elif not at_start:
+                continue  # (a word given to a program)
+            elif tokens[index : index + 2] == ["(", ")"] or token == "function":
+                index += 1 if token == "function" else 2  # (`f() {`, `function f {`)
+                index += 2 if tokens[index : index + 2] == ["(", ")"] else 0
+                self.function_next = True
+            elif token in ("if", "while", "until", "for", "select", "case", "{"):
+                closer = {"if": "fi", "case": "esac", "{": "}"}.get(token, "done")
+                self._open(closer, closer == "done")
+                at_start = token not in ("for", "select", "case")
+                self.stack[-1].case = "head" if token == "case" else ""
+            elif token in ("then", "elif", "else") and top and top.closer == "fi":
+                self.low = min(self.low, len(self.stack) - 1)  # (another branch)
+            elif token in ("fi", "done", "esac", "}") and top and top.closer == token:
+                self._close()
+                at_start = False
+            elif token not in ("!", "time", "do", "then", "elif", "else"):
+                at_start = self.function_next = False  # (the program)
+
+    def _open(self, closer: str, repeats: bool) -> None:
+        repeats = repeats or self.function_next
+        self.stack.append(_Block(closer, repeats))
+        self.repeating += repeats
+        self.function_next = False
+
+    def _close(self) -> None:
+        self.repeating -= self.stack.pop().repeats
+        self.low = min(self.low, len(self.stack))
 
 
 def _program(segment: str) -> str:
