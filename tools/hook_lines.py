@@ -568,6 +568,7 @@ def _segments(line: str) -> tuple[str, ...]:
     if segments is None:
         if _split_chars + len(line) > SPLIT_KEPT:
             _SPLIT.clear()
+            _OWN_CODE.clear()
             _split_chars = 0
         segments = _SPLIT[line] = _split(line)
         _split_chars += len(line)
@@ -576,12 +577,13 @@ def _segments(line: str) -> tuple[str, ...]:
 
 SPLIT_KEPT = 1 << 20
 _SPLIT: dict[str, tuple[str, ...]] = {}
+_OWN_CODE: dict[str, str] = {}  # (each line's `outside_quotes`, for `_commands`)
 _split_chars = 0
 
 
 def _split(line: str) -> tuple[str, ...]:
     try:
-        plain = outside_quotes(line)
+        plain = _OWN_CODE[line] = outside_quotes(line)
     except SplitByTheShell:
         return (line,) if line.strip() else ()
     segments, start = [], 0
@@ -613,10 +615,10 @@ def _commands(line: str) -> list[tuple[int, str, str]]:
     """The simple commands of a line as (how many `_segments` pieces it spans, its own code
     with quotes and expansions blanked, the operator after it); a case arm's end stands as
     one of none."""
-    try:
-        plain = outside_quotes(line)
-    except SplitByTheShell:
-        return [(len(_segments(line)), "", "end")]
+    segments = _segments(line)  # (which keeps the line's own code)
+    plain = _OWN_CODE.get(line)
+    if plain is None:  # (quotes shells read apart: its hook asks already)
+        return [(len(segments), "", "end")]
     pieces, start = [], 0
     for found in re.finditer(r"[;&|]", plain):
         pieces.append((plain[start : found.start()], _operator(plain, found.start())))
