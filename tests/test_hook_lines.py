@@ -269,6 +269,7 @@ def hook_running_a_check_sh(root: Path, lines: str) -> Path:
         'if [ -n "$CI" ]; then\n  D=scripts/\nelse\n  ' + RUN_CHECK + "fi\n",
         'case "$CI" in\n  true)\n    D=scripts/\n    ;;\n  *)\n    ' + RUN_CHECK + "esac\n",
         "for n in 1 2; do\n  " + RUN_CHECK + "  D=scripts/\ndone\n",  # (the next round's)
+        "for n in 1 2; do\n  " + RUN_CHECK + "  D=scripts/\n  D=scripts/\ndone\n",
         "check() {\n  " + RUN_CHECK + "}\nD=scripts/\ncheck\n",  # (set before the call)
         RUN_CHECK.strip() + "; D=scripts/\n",
     ],

@@ -285,6 +285,7 @@ def _lines(
     blocks = _Blocks()
     shapes = [blocks.shape(line) for line in lines]
     once = _set_once([setting for each in settings for setting in each])
+    named = {setting[1] for each in settings for setting in each if setting}
     segments = [segment for line in lines for segment in _segments(line)]
     # The hook starts at the top of the tree; once it moves, only its shell knows $PWD.
     moved = any(_moves(segment) for segment in segments)
@@ -293,13 +294,13 @@ def _lines(
     # A file it sources may set any variable; one of yours outside the workspace (husky's
     # `~/.config/husky/init.sh`) is yours to trust. Where each leads is read first without it.
     values = dict(start)
-    for _ in _read(lines, settings, shapes, once, values, environ, False, top=top):
+    for _ in _read(lines, settings, shapes, (once, named), values, environ, False, top=top):
         pass
     sourced = [segment for segment in segments if _program(segment) in (".", "source")]
     sources = any(_sources_from_workspace(each, values, environ, top) for each in sourced)
     sources = sources or helper
     yield from _read(
-        lines, settings, shapes, once, dict(start), environ, sources, programs_only, top
+        lines, settings, shapes, (once, named), dict(start), environ, sources, programs_only, top
     )
 
 
@@ -321,13 +322,16 @@ def _read(
     lines: list[str],
     settings: list[list[re.Match | None]],
     shapes: list[_Shape],
-    once: set[str],
+    set_plainly: tuple[set[str], set[str]],
     values: dict[str, list[str] | None],
     environ: Mapping[str, str],
     sources: bool,
     programs_only: bool = False,
     top: str = "",
 ) -> Iterator[tuple[str | None, str]]:
+    """Each line with the values put in (`_expanded`), or None and why. `set_plainly`: the
+    names set once on a command of their own (`_set_once`), and all names so set."""
+    once, named = set_plainly
     inside: dict[str, int] = {}  # a variable set inside blocks: how many
     hidden: list[str] = []
     for line, line_settings, shape in zip(lines, settings, shapes, strict=True):
@@ -342,7 +346,7 @@ def _read(
             yield None, f"its line `{_short(line)}` needs `<(...)` or `$[...]`, only its shell's"
             continue
         if shape.repeats:
-            hidden = _hide_set_later(line, line_settings, once, values)
+            hidden = _hide_set_later(line, line_settings, named, values)
         used: set[str] = set()  # (the names the line's commands so far put in)
         for segment, setting, depth, kept in zip(
             _segments(line), line_settings, shape.depths, shape.kept, strict=True
@@ -387,7 +391,7 @@ def _read(
 def _hide_set_later(
     line: str,
     line_settings: list[re.Match | None],
-    once: set[str],
+    named: set[str],
     values: dict[str, list[str] | None],
 ) -> list[str]:
     """The variables a line of a loop's or a function's body uses that the hook sets only
@@ -397,7 +401,7 @@ def _hide_set_later(
     hidden = [
         name
         for name in dict.fromkeys(USED.findall(line))
-        if name in once and name not in values and name not in set_here
+        if name in named and name not in values and name not in set_here
     ]
     values.update(dict.fromkeys(hidden))
     return hidden
