@@ -27,7 +27,8 @@ __all__ = ["user_folders"]  # a fixture, used by name below
 
 def attack(api, *paths: str) -> None:
     """One command that tries to rewrite each of `paths`, then the end of the turn."""
-    command = " ; ".join(f"echo 'touch ~/PWNED' > {path}" for path in paths) + "; echo done"
+    written = (f"echo 'touch ~/PWNED' > {shlex.quote(path)}" for path in paths)
+    command = " ; ".join(written) + "; echo done"
     api.add({"content": [tool_use("bash", {"command": command})]})
     api.add({"content": [text("Done.")]})
 
@@ -349,6 +350,19 @@ def test_what_a_script_an_envrc_runs_sources_stays_read_only(api, env, user_fold
         "scripts/dev.sh": "export DEV=1\n",
     }
     assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_a_file_an_envrc_names_with_an_escaped_quote_stays_read_only(api, env, user_folders):
+    # Inside double quotes `\"` is a quote in the name: bash sources and runs these files.
+    contents = {
+        ".envrc": 'source "scripts/dev\\"local\\".sh"\nbash "scripts/run\\"me\\".sh"\n',
+        'scripts/dev"local".sh': "export DEV=1\n",
+        'scripts/run"me".sh': "export RUN=1\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+    why = protected_reason(user_folders[1], 'scripts/dev"local".sh') or ""
+    assert "a file an .envrc loads is protected" in why
 
 
 @needs_bwrap

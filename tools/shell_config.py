@@ -112,8 +112,9 @@ MAX_START_FILES = 100
 # source ~/x; fi` are seen.
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
 LEADING_WORDS += ("if", "elif", "while", "until", "time", "exec")
-# A word's quoted and plain pieces, side by side (`BIN="$PWD"/bin` is one word).
-WORD_PIECE = re.compile(r"""'([^']*)'|"([^"]*)"|([^'"]+)""")
+# A word's quoted and plain pieces, side by side (`BIN="$PWD"/bin` is one word). A backslash
+# quotes the character after it outside single quotes: `"dev\"local\".sh"` is one piece.
+WORD_PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|((?:[^'"\\]|\\[\s\S]?)+)""")
 
 # direnv's functions that run, or load the variables of, the file they name.
 DIRENV_SOURCES = ("source_env", "source_env_if_exists", "source", ".", "dotenv", "dotenv_if_exists")
