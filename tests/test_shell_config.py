@@ -365,6 +365,34 @@ def test_a_file_an_envrc_names_with_an_escaped_quote_stays_read_only(api, env, u
     assert "a file an .envrc loads is protected" in why
 
 
+# However a line spells what bash sources, or runs as a shell script, the file's own lines
+# are read: what they source runs at each load too.
+ENVRC_SHELL_CODE_SPELLINGS = {
+    "shell-script-of-any-name": "bash tools/setup\n",
+    "shell-script-as-input": "sh < tools/setup\n",
+    "shell-command-string": 'bash -c "source tools/setup"\n',
+    "after-double-dash": "source -- tools/setup\n",
+    "redirection-glued": "source tools/setup>/dev/null\n",
+    "redirection-first": "source 2>/dev/null tools/setup\n",
+    "standard-input": "source /dev/stdin < tools/setup\n",
+    "text-evaluated": 'eval "$(cat tools/setup)"\n',
+    "process-substitution": "source <(cat tools/setup)\n",
+    "command-double-dash": "command -- source tools/setup\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc", ENVRC_SHELL_CODE_SPELLINGS.values(), ids=ENVRC_SHELL_CODE_SPELLINGS.keys()
+)
+def test_what_a_file_an_envrc_runs_as_shell_code_sources_stays_read_only(
+    api, env, user_folders, envrc
+):
+    contents = {".envrc": envrc, "tools/setup": ". tools/extra\n", "tools/extra": "export A=1\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
+    assert protected_reason(user_folders[1], "tools/extra")  # (write_file asks too)
+
+
 @needs_bwrap
 def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_ask(
     api, env, workspace
@@ -503,11 +531,21 @@ UNTOLD_ENVRC_LINES = {
     # A command's output that runs a file a pattern matches.
     "pattern-in-output": 'declare -a "x=($(. .local/bin/too?))"\n',
     "pattern-in-backquotes": "echo `sh .local/bin/too?`\n",
+    "pattern-in-process-substitution": "bash <(cat .local/bin/too?)\n",
+    # A script a shell (or another interpreter) runs by a word only its shell can tell, or
+    # commands it reads from its input; what `source` reads from a command or its input.
+    "loop-to-a-shell": 'for f in .local/bin/*; do bash "$f"; done\n',
+    "loop-to-python": 'for f in .local/bin/*; do python3 "$f"; done\n',
+    "piped-to-a-shell": "cat .local/bin/tool | sh\n",
+    "sourced-input": "cat .local/bin/tool | source /dev/stdin\n",
+    "source-option": "source -p .local/bin tool\n",
+    "printed-text": "eval \"$(sed 's/^/export /' .local/bin/tool)\"\n",
     # What direnv exports that your shell, vim or git runs as code, not a path: at each prompt,
     # at vim's start, at each `git status`; and CDPATH, which sends each later `cd` elsewhere.
     "prompt-command": "export PROMPT_COMMAND='. .local/bin/tool'\n",
     "xtrace-prompt": "PS4='+$(. .local/bin/too?)'\nset -x\n:\nset +x\n",
     "vim-start": "export VIMINIT='source .local/bin/tool'\n",
+    "bash-env": "BASH_ENV=.local/bin/tool bash -c :\n",
     "editor-pattern": "export EDITOR='sh .local/bin/too?'\n",
     "cdpath": "export CDPATH=.local\n",
     "cdpath-for-one-cd": "CDPATH=/tmp cd .local\nPATH_add bin\n",

@@ -112,6 +112,7 @@ MAX_START_FILES = 100
 # source ~/x; fi` are seen.
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
 LEADING_WORDS += ("if", "elif", "while", "until", "time", "exec")
+PREFIXES = ("command", "builtin", "exec", "time")  # (those that take options)
 # A word's quoted and plain pieces, side by side (`BIN="$PWD"/bin` is one word). A backslash
 # quotes the character after it outside single quotes: `"dev\"local\".sh"` is one piece.
 WORD_PIECE = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|((?:[^'"\\]|\\[\s\S]?)+)""")
@@ -472,17 +473,20 @@ class _EnvrcReader:
         if not words:
             return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
+        words = as_run(words)
         _remember(words, self.values, base, subshell)
         self.steps.append((base, words))
         if words[0] in MOVES:
             return self.moved(words, base, any(word.startswith("CDPATH=") for word in before))
-        given = " ".join(words[1:])
-        if words[0] == "eval" and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
+        given = code_given(words)
+        if given is not None and not SHELL_ONLY.search(given):  # (`eval "$x"`: `envrc_untold`)
             if depth >= MAX_ENVRC_DEPTH:
                 self.unread_eval = self.unread_eval or given
+            # (a shell's `-c` runs in a shell of its own, which keeps what it sets)
+            apart = subshell or words[0] != "eval"
             for inner, within in self.commands(given, None) if depth < MAX_ENVRC_DEPTH else ():
                 # (`eval "cd x"` moves the file's shell)
-                if self.take(inner, base, depth + 1, subshell or within):
+                if self.take(inner, base, depth + 1, apart or within):
                     self.unfollowed_move = self.unfollowed_move or _short_line(inner[0], inner[1:])
             return []
         sourced = sourced_by(words[0], words[1:], base)
@@ -510,6 +514,15 @@ class _EnvrcReader:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
+
+
+def code_given(words: list[str]) -> str | None:
+    """The code a command gives a shell as a string, or None: what `eval` is given, or the
+    command string of a shell's `-c` (`bash -c "source env.local"`)."""
+    if words[0] == "eval":
+        return " ".join(words[1:])
+    kind, operand = shell_operand(words[1:])
+    return operand if os.path.basename(words[0]) in SCRIPT_SHELLS and kind == "code" else None
 
 
 def _function_body(words: list[str]) -> list[str]:
@@ -542,6 +555,42 @@ def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] |
         return named, base
     named = named / ".envrc" if os.path.isdir(named) else named
     return named, named.parent
+
+
+# Where bash's `source` reads what its standard input gives (`source /dev/stdin < env.sh`).
+STANDARD_INPUT = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+# A command's output that is one file's text as it stands: `$(cat F)`, `$(< F)`, `<(cat F)`.
+FILE_TEXT = re.compile(r"(?:\$\(|<\(|`)\s*(?:cat\s+(?:--\s+)?|<\s*)([^\s()`<>|;&]+)\s*[)`]")
+
+
+def as_run(words: list[str]) -> list[str]:
+    """A command's words (its program first) as what it runs: its redirections left out (`source
+    env.sh 2>/dev/null`), and bash's other ways to source a file's text spelt as `source FILE`:
+    `source -- FILE`, `source /dev/stdin < FILE`, `source <(cat FILE)`, `eval "$(cat FILE)"`,
+    `eval "$(< FILE)"`. A shell given its script as its input (`bash < FILE`) is given it as
+    its operand."""
+    # Imported here: tools.hook_lines imports tools.paths, which imports this module.
+    from tools.hook_lines import REDIRECTION
+
+    command, rest, args = words[0], iter(words[1:]), []
+    given = None  # (the file its standard input reads)
+    for word in rest:
+        redirection = REDIRECTION.match(word)
+        if redirection is None or word.startswith(("<(", ">(")):
+            args.append(word)
+            continue
+        target = word[redirection.end() :] or next(rest, "")
+        given = target if redirection[0] in ("<", "0<") else given
+    if command in ("source", ".") and args[:1] == ["--"]:
+        args = args[1:]
+    text_of = FILE_TEXT.fullmatch(args[0]) if len(args) == 1 else None
+    if command in ("source", ".") and args[:1] and args[0] in STANDARD_INPUT and given:
+        return ["source", given, *args[1:]]
+    if command in ("source", ".", "eval") and text_of:
+        return ["source", text_of[1]]
+    if os.path.basename(command) in SCRIPT_SHELLS and given and not shell_operand(args)[1]:
+        return [command, *args, given]
+    return [command, *args]
 
 
 # What the shell splits a value put in unquoted at, or matches against files.
@@ -625,7 +674,10 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
             f"its text holds {error}, so planloop cannot tell its lines"
         ) from None
     commands: list[tuple[list[str], bool]] = []
-    subshells = [0]  # (how deep in subshells the next command stands; a subshell spans lines)
+    subshells = [
+        0,
+        0,
+    ]  # (how deep in subshells and blocks the next command stands: `_line_commands`)
     for line in lines:
         plain = outside_quotes(line)
         if HERE_DOCUMENT.search(plain):
@@ -674,7 +726,8 @@ def _line_commands(line: str, subshells: list[int]) -> list[tuple[list[str], boo
         subshells[0] = max(0, subshells[0] + opened - closed)
         words = [_unquoted(word) for word in _out_of_subshell(words)]
         while words and words[0] in LEADING_WORDS:
-            words = words[1:]
+            # (`command -- source x`, `command -p bash x`: options of the word before)
+            words = words[1 + (words[0] in PREFIXES and words[1:2] in (["--"], ["-p"])) :]
         if words:
             commands.append((words, inside))
     return commands
@@ -689,9 +742,17 @@ def _split_words(command: str) -> list[str]:
         plain = outside_quotes(command)
     except WordTooLong:  # (SplitByTheShell)
         plain = command
-    # (only blanks end a word: a carriage return is part of it, `source ./env.sh\r` sources
-    # the file `env.sh\r`)
-    return [command[word.start() : word.end()] for word in re.finditer(r"[^ \t\n]+", plain)]
+    # (only blanks and redirections end a word: a carriage return is part of it, `source
+    # ./env.sh\r` sources the file `env.sh\r`)
+    return [command[word.start() : word.end()] for word in WORD_OR_REDIRECTION.finditer(plain)]
+
+
+# A word, or a redirection with its target where it is glued to it: bash ends a word at an
+# unquoted `<` or `>` (`source env.sh>/dev/null` sources env.sh), and takes digits before one
+# for the file descriptor it redirects only where they start the word (`2>/dev/null`).
+WORD_OR_REDIRECTION = re.compile(
+    r"(?:(?<![^ \t\n])\d+)?(?:<<<|<<-?|&>>?|>>|>&|<&|<>|>\||[<>])[^ \t\n<>]*|[^ \t\n<>]+"
+)
 
 
 def _out_of_subshell(words: list[str]) -> list[str]:
@@ -747,6 +808,7 @@ def sourced_by_your_shell() -> list[Path]:
     for path in files:  # grows while it is walked
         for words in shell_commands(_read(path)):
             words = words[program_index(words) :]  # (`QUIET=1 source x`, `2>/dev/null . x`)
+            words = as_run(words) if words else words  # (`source -- x`, `. x 2>/dev/null`)
             if not words or words[0] not in ("source", ".") or len(words) < 2:
                 continue
             named = literal_path(words[1], None, home_of(path))
@@ -941,6 +1003,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
         line = _short_line(command, args)
         if why := (
             _untold_command(command, args)
+            or _runs_unread_code(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
         ):
@@ -960,6 +1023,30 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
 # turn runs at each load too. (Its `cd` and variables stay in its own shell.)
 SCRIPT_SHELLS = ("sh", "bash", "dash", "ksh", "mksh", "ash")
 SCRIPT_SUFFIXES = (".sh", ".bash")
+# The options of those shells that take the word after them (`-o pipefail`, `--rcfile F`).
+SHELL_OPTIONS_WITH_VALUES = ("o", "O")
+SHELL_LONG_OPTIONS_WITH_VALUES = ("--rcfile", "--init-file")
+
+
+def shell_operand(args: list[str]) -> tuple[str, str | None]:
+    """What a shell of SCRIPT_SHELLS given `args` runs: ("script", the word that names its
+    file), ("code", the command string of its `-c`), or ("input", None) where it reads its
+    commands from its standard input (`cat env.sh | bash`, `bash -s`)."""
+    rest, code, reads_input = list(args), False, False
+    while rest and rest[0][:1] in ("-", "+") and rest[0] not in ("-", "--"):
+        option = rest.pop(0)
+        if option.startswith("--"):
+            rest = rest[option in SHELL_LONG_OPTIONS_WITH_VALUES :]
+            continue
+        rest = rest[sum(map(option[1:].count, SHELL_OPTIONS_WITH_VALUES)) :]
+        code = code or (option[0] == "-" and "c" in option)
+        reads_input = reads_input or (option[0] == "-" and "s" in option)
+    rest = rest[rest[:1] in (["-"], ["--"]) :]
+    if code:
+        return "code", rest[0] if rest else None
+    if reads_input or not rest:
+        return "input", None
+    return "script", rest[0]
 
 
 def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]:
@@ -970,14 +1057,26 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
     readers = [envrc]
     seen = {path for path, _ in readers[0].files}
     for reader in readers:  # grows while it is walked
+        handed = handed_to_a_shell(reader)
         for script, base in _named_with_folders(reader):
-            if script in seen or not _is_shell_script(script):
+            if script in seen or not (script in handed or _is_shell_script(script)):
                 continue
             if len(seen) >= MAX_ENVRC_FILES:
                 return readers[1:], False
             seen.add(script)
             readers.append(_EnvrcReader(script, base=base))
     return readers[1:], True
+
+
+def handed_to_a_shell(reader: _EnvrcReader) -> set[Path]:
+    """The files the lines `reader` read give a shell of SCRIPT_SHELLS as its script (`bash
+    tools/setup`, `sh < env.local`): shell scripts, whatever their names and first lines."""
+    found = set()
+    for base, words in reader.steps:
+        kind, operand = shell_operand(words[1:])
+        if os.path.basename(words[0]) in SCRIPT_SHELLS and kind == "script" and operand:
+            found.add(literal_path(operand, base))
+    return {path for path in found if path is not None}
 
 
 def _named_with_folders(reader: _EnvrcReader) -> list[tuple[Path, Path]]:
@@ -1016,16 +1115,53 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     given = " ".join(args)
     if found := PATTERN_IN_OUTPUT.search(" ".join([command, given])):
         return f"runs `{found[0][:60]}`, a pattern's files, which only its shell can tell"
-    if command == "eval" and SHELL_ONLY.search(given) and not EVAL_OF_OUTPUT.fullmatch(given):
-        return f"runs `{given}`, which only its shell can tell"
+    code = code_given([command, *args])  # (eval's, or a shell's `-c`)
+    if code is not None and SHELL_ONLY.search(code) and not EVAL_OF_OUTPUT.fullmatch(code):
+        return f"runs `{code}`, which only its shell can tell"
     if command == "shopt" and "expand_aliases" in args:  # (off in direnv's shell, else)
         return "turns on aliases, whose commands only its shell can tell"
     return _runs_code_later(command, args)
 
 
-# A command's output whose command names files by a pattern (`: "$(. scripts/de?.sh)"`): it
-# runs whatever file matches.
-PATTERN_IN_OUTPUT = re.compile(r"(?:\$\(|`)[^)`]*?[*?][^)`]*")
+# A command's output (or a process substitution's) whose command names files by a pattern
+# (`: "$(. scripts/de?.sh)"`, `bash <(cat .envrc.d/*.sh)`): it runs whatever file matches.
+PATTERN_IN_OUTPUT = re.compile(r"(?:\$\(|[<>]\(|`)[^)`]*?[*?][^)`]*")
+# Programs whose output is the text of the files they are given, changed or not: `eval` of it
+# runs that text (`eval "$(sed 's/^/export /' env.local)"`). (`$(cat FILE)` alone is read as
+# FILE sourced: `as_run`.)
+TEXT_PRINTERS = ("cat", "head", "tail", "sed", "awk", "gawk", "grep", "cut", "tr", "envsubst")
+TEXT_PRINTERS += ("sort", "uniq", "tac", "paste", "column", "fold", "expand", "dd")
+PRINTED_TEXT = re.compile(
+    r"(?:\$\(|`)\s*(?:[\w/.-]*/)?(" + "|".join(TEXT_PRINTERS) + r")(?![\w.-])"
+)
+
+
+def _runs_unread_code(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` runs shell code planloop does not read, or
+    None: a script a shell (or another interpreter) is given by a word only its shell can
+    tell (a loop's `bash "$f"`), a shell's commands from its standard input (`cat env.sh |
+    bash`), `source` given an option, its standard input or a command's output (`source
+    <(pixi shell-hook)`; `as_run` reads `source <(cat FILE)`), and code made of the text a
+    program prints from files (`eval "$(sed ... env.local)"`)."""
+    program = os.path.basename(command)
+    if program in SCRIPT_SHELLS:
+        kind, script = shell_operand(args)
+        if kind == "input":
+            return "runs a shell on its standard input, whose commands planloop does not read"
+    elif program in INTERPRETERS or program.startswith("python"):
+        script = next((arg for arg in args if not arg.startswith("-")), None)
+    else:
+        script = None
+    if script is not None and SHELL_ONLY.search(script) and code_given([command, *args]) is None:
+        return f"runs the script `{script[:60]}`, which only its shell can tell"
+    if command in ("source", ".") and args and args[0].startswith("-"):
+        return f"gives `{command}` the option `{args[0]}`, which planloop does not read"
+    if command in ("source", ".") and args and (args[0] in STANDARD_INPUT or "(" in args[0]):
+        return f"sources `{args[0][:60]}`, what a command gives, which planloop does not read"
+    code = code_given([command, *args])
+    if code is not None and (printed := PRINTED_TEXT.search(code)):
+        return f"runs the text `{printed[1]}` prints, which planloop does not read"
+    return None
 
 
 # Commands of an `.envrc` that keep code in a string bash runs later, or that run what a
@@ -1077,6 +1213,8 @@ def _runs_code_later(command: str, args: list[str]) -> str | None:
 # while you are in the folder. (What names code by a path is read as a path: PATH,
 # ENVRC_RELATIVE_VARIABLES, CODE_VARIABLES.) Each name is a pattern, with what it does.
 ENVRC_CODE_VALUES = {
+    # bash sources this file before every script it runs, direnv's own `bash -c` included.
+    "BASH_ENV": "a file bash runs before every script, whose lines planloop does not read",
     # Your interactive bash runs it before each prompt.
     "PROMPT_COMMAND": "a command your bash runs before each prompt",
     # bash's prompt expansion runs the `$(...)` in these: PS0 after each line you type, PS1
