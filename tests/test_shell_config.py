@@ -573,6 +573,27 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert not (workspace / "ran").exists()
 
 
+# A folder the .envrc enters through a link (`sub` -> deep/a/b): the system opens `..` from where
+# the link leads, deep/a, not from the folder the link lies in.
+PARENTS_PAST_A_LINK = {"cd": "cd sub && source ../x.sh\n", "source-env": "source_env sub/dev.sh\n"}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", PARENTS_PAST_A_LINK.values(), ids=PARENTS_PAST_A_LINK)
+def test_a_parent_past_a_linked_folder_an_envrc_enters_makes_commands_and_file_tools_ask(
+    api, env, workspace, envrc
+):
+    contents = {".envrc": envrc, "deep/a/b/dev.sh": "source ../x.sh\n", "deep/a/x.sh": ""}
+    files(workspace, {**contents, "x.sh": ""})
+    (workspace / "sub").symlink_to("deep/a/b")
+    attack(api, "deep/a/x.sh")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "deep/a/x.sh").read_text() == ""
+    why = protected_reason(workspace, "deep/a/x.sh") or ""
+    assert "`../x.sh` past a linked folder" in why and "any file may be what it runs" in why
+
+
 # The workspace itself first on your PATH: a `git` a command makes there runs at your next git
 # in the folder, and no read-only bind can hold the folder commands write in. layout_anaconda
 # puts the folder of the conda it is given there, `.` for a bare name.

@@ -1004,6 +1004,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
         if why := (
             _untold_command(command, args)
             or _runs_unread_code(command, args)
+            or _past_a_link([command, *args], base)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
         ):
@@ -1015,6 +1016,18 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
+    return None
+
+
+def _past_a_link(words: list[str], base: Path) -> str | None:
+    """Why a word of an `.envrc` command run in `base` (or a piece of it: `$(. ../x.sh)`) names
+    another file for its shell than for planloop, or None: a `..` past a linked folder
+    (`source_env sub/dev.sh`, whose `source ../x.sh` runs with `sub` a link): planloop reads
+    `..` as a name's parent, and the system opens the parent of the folder the link leads to."""
+    for piece in (piece for word in words for piece in WORD_PIECES.split(word)):
+        named = literal_path(piece, base) if ".." in piece.split("/") else None
+        if named is not None and os.path.realpath(named) != os.path.realpath(base / piece):
+            return f"names `{piece[:60]}` past a linked folder, whose `..` only its shell can tell"
     return None
 
 
