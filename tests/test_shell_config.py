@@ -627,6 +627,12 @@ ENVRC_PATH_FORMS = {
     "eval": {".envrc": 'eval "PATH_add .local/bin"\n'},
     "backslash": {".envrc": "P\\ATH_add .local/bin\n"},
     "in-a-function": {".envrc": "local_bin() { PATH_add .local/bin; }\nlocal_bin\n"},
+    # (only a command word ending in `()` defines a function; an argument defines nothing)
+    "with-an-argument-like-a-header": {
+        ".envrc": 'source .envrc.local "sdk()"\n',
+        ".envrc.local": "PATH_add .local/bin\n",
+    },
+    "in-a-function-spaced": {".envrc": "local_bin () { PATH_add .local/bin; }\nlocal_bin\n"},
     # A comment ends at its line feed, a backslash there continues nothing; a quoted `#` or
     # one inside a word starts none; a backslash-newline joins the pieces of a word.
     "after-a-continued-comment": {".envrc": "# helpers \\\nPATH_add .local/bin\n"},

@@ -529,8 +529,10 @@ def _function_body(words: list[str]) -> list[str]:
     """The command a function's body begins with on the line that defines it (`f() { PATH_add
     bin; }`, `function f { ... }`), read as run, as it is once the function is called (its lines
     below are read so already); any other command's words as they are."""
-    header = words[:3]
-    if words[:1] != ["function"] and not any(word.endswith("()") for word in header):
+    # (`f() {`, `f () {`, `function f {`: an argument that ends in `()`, `PATH_add bin "x()"`,
+    # defines nothing)
+    defines = words[0] == "function" or words[0].endswith("()") or words[1:2] == ["()"]
+    if not defines:
         return words
     opened = next((at for at, word in enumerate(words) if word in ("{", "(")), len(words))
     return words[opened + 1 :]
