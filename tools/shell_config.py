@@ -890,7 +890,7 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
     """
     named: list[Path] = []
     for command, args, base in direnv_calls(envrc):
-        if command in DIRENV_SOURCES and args:
+        if command in DIRENV_SOURCES and args and not args[0].startswith("-"):  # (`envrc_untold`)
             named.append(literal_path(args[0], base))
         elif command in ("watch_file", "watch_dir"):
             named += [literal_path(arg, base) for arg in args]
