@@ -514,6 +514,13 @@ UNTOLD_ENVRC_LINES = {
     "cd-with-a-cdpath-before-it": "CDPATH=tools cd .local\nPATH_add bin\n",
     # bash drops what a subshell sets: this is `PATH_add ""`, the .envrc's own folder.
     "set-in-a-subshell": '(BIN=.local/bin; mkdir -p "$BIN")\nPATH_add "$BIN"\n',
+    # Nor what a pipeline's part or a background command sets; and a value set in a branch, a
+    # loop, a function's body or after `&&` may never be set.
+    "set-in-a-pipeline": 'BIN=.local/bin | true\nPATH_add "$BIN"\n',
+    "set-in-the-background": 'BIN=.local/bin &\nPATH_add "$BIN"\n',
+    "set-in-a-branch": 'if [ -n "$CI" ]; then\n  BIN=.local/bin\nfi\nPATH_add "$BIN"\n',
+    "set-after-and": '[ -n "$CI" ] && BIN=.local/bin\nPATH_add "$BIN"\n',
+    "set-in-a-function": 'f() {\n  BIN=.local/bin\n}\nPATH_add "$BIN"\n',
     # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
     "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",

@@ -649,7 +649,7 @@ def shell_commands(text: str) -> Iterable[list[str]]:
         return [words for words, _ in read_commands(text)]
     except WordTooLong:  # (SplitByTheShell)
         lines = text.split("\n")
-        return [words for line in lines for words, _ in _line_commands(line, [0])]
+        return [words for line in lines for words, _ in _line_commands(line, [0, 0])]
 
 
 # What bash reads past its lines' ends: a here-document (its text is no command, but a `'` in
@@ -715,24 +715,65 @@ def _patterns_blanked(line: str, plain: str) -> str:
 
 def _line_commands(line: str, subshells: list[int]) -> list[tuple[list[str], bool]]:
     """`read_commands` of one line, split where the hooks' reader splits it (`_segments`);
-    `subshells` holds how deep in subshells the line starts, and is left where it ends."""
-    from tools.hook_lines import _segments  # (here: tools.hook_lines imports this module)
-
+    `subshells` holds how deep in subshells, and in blocks that may not run (`if`, a loop, a
+    function's body: BLOCKS), the line starts, and is left where it ends. A command counts as
+    run apart from the file's shell (what it sets is unknown after it) in a subshell, a
+    pipeline, the background or a block, and after `&&` or `||`: it may not have run."""
     commands = []
-    for segment in _segments(line):
+    for segment, apart in _segments_apart(line):
         words = _split_words(segment)
         opened = bool(words) and words[0].startswith("(") and not words[0].startswith("((")
-        inside = subshells[0] + opened > 0
         last = words[-1] if words else ""
         closed = max(0, len(last) - len(last.rstrip(")")) - last.count("("))
-        subshells[0] = max(0, subshells[0] + opened - closed)
         words = [_unquoted(word) for word in _out_of_subshell(words)]
+        in_block = max(subshells[1], subshells[1] + _blocks_opened(words)) > 0  # (`{ B=x`)
+        inside = subshells[0] + opened > 0 or in_block or apart
+        subshells[0] = max(0, subshells[0] + opened - closed)
+        subshells[1] = max(0, subshells[1] + _blocks_opened(words))
         while words and words[0] in LEADING_WORDS:
             # (`command -- source x`, `command -p bash x`: options of the word before)
             words = words[1 + (words[0] in PREFIXES and words[1:2] in (["--"], ["-p"])) :]
         if words:
             commands.append((words, inside))
     return commands
+
+
+# What opens a block of commands that may not run, or run more than once (a function's body
+# too), and what ends one, where a command starts.
+BLOCKS = ("if", "case", "while", "until", "for", "select", "{")
+BLOCK_ENDS = ("fi", "esac", "done", "}")
+
+
+def _blocks_opened(words: list[str]) -> int:
+    """How many blocks the keywords a command starts with open, less those they end (a
+    function's header first: `f() {`, `function f {`)."""
+    header = 2 if words[:1] == ["function"] or words[1:2] == ["()"] else 0
+    words = words[header or (bool(words) and words[0].endswith("()")) :]
+    opened = 0
+    for word in words:
+        if word not in (*LEADING_WORDS, *BLOCKS, *BLOCK_ENDS):
+            break
+        opened += (word in BLOCKS) - (word in BLOCK_ENDS)
+    return opened
+
+
+def _segments_apart(line: str) -> list[tuple[str, bool]]:
+    """The simple commands of a line, split where the hooks' reader splits them (at `;`, `&&`,
+    `||`, `|` and `&` outside quotes), each with whether it may not run, or runs apart from the
+    file's shell: a part of a pipeline, one run in the background, one after `&&` or `||`."""
+    from tools.git_programs import SplitByTheShell, outside_quotes  # (here: it imports this)
+
+    try:
+        plain = outside_quotes(line)
+    except SplitByTheShell:
+        return [(line, False)] if line.strip() else []
+    found, start, before = [], 0, ""
+    for operator in re.finditer(r"&&|\|\||[;&|]", plain):
+        apart = before in ("&&", "||", "|") or operator[0] in ("|", "&")
+        found.append((line[start : operator.start()], apart))
+        start, before = operator.end(), operator[0]
+    found.append((line[start:], before in ("&&", "||", "|")))
+    return [(segment, apart) for segment, apart in found if segment.strip()]
 
 
 def _split_words(command: str) -> list[str]:
