@@ -521,6 +521,10 @@ UNTOLD_ENVRC_LINES = {
     "set-in-a-branch": 'if [ -n "$CI" ]; then\n  BIN=.local/bin\nfi\nPATH_add "$BIN"\n',
     "set-after-and": '[ -n "$CI" ] && BIN=.local/bin\nPATH_add "$BIN"\n',
     "set-in-a-function": 'f() {\n  BIN=.local/bin\n}\nPATH_add "$BIN"\n',
+    # bash puts no value in at a `$` quotes keep, and `$B` of a reference is another's value.
+    "dollar-in-single-quotes": "BIN=.local/bin\nPATH_add '$BIN'\n",
+    "dollar-escaped": 'BIN=.local/bin\nPATH_add "\\$BIN"\n',
+    "name-reference": 'declare -n BIN=TOOLS\nTOOLS=bin\nPATH_add "$BIN"\n',
     # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
     "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",

@@ -473,7 +473,7 @@ class _EnvrcReader:
         if not words:
             return []
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
-        words = as_run(words)
+        words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
         self.steps.append((base, words))
         if words[0] in MOVES:
@@ -633,11 +633,13 @@ def _remember(
     elif first in ("read", "unset", "printf"):
         values.update((word, None) for word in rest if word.isidentifier())
     elif first in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words):
+        # (`declare -n B=TOOLS` makes B another name for TOOLS: `$B` is TOOLS' value)
+        reference = any(re.fullmatch(r"-\w*n\w*", word) for word in rest)
         for word in rest if first in SETTING_WORDS else words:
             name, equals, value = word.partition("=")
             if equals and name.isidentifier():
                 plain = not SHELL_ONLY.search(value) and values.get(name, value) == value
-                values[name] = value if plain else None
+                values[name] = value if plain and not reference else None
 
 
 def shell_commands(text: str) -> Iterable[list[str]]:
@@ -646,10 +648,10 @@ def shell_commands(text: str) -> Iterable[list[str]]:
     only its shell can read (`read_commands`) is read one line at a time, each as it stands:
     your own start-up files still show the files they name."""
     try:
-        return [words for words, _ in read_commands(text)]
+        return [as_written(words) for words, _ in read_commands(text)]
     except WordTooLong:  # (SplitByTheShell)
         lines = text.split("\n")
-        return [words for line in lines for words, _ in _line_commands(line, [0, 0])]
+        return [as_written(w) for line in lines for w, _ in _line_commands(line, [0, 0])]
 
 
 # What bash reads past its lines' ends: a here-document (its text is no command, but a `'` in
@@ -810,11 +812,28 @@ def _out_of_subshell(words: list[str]) -> list[str]:
 
 def _unquoted(word: str) -> str:
     """`word` as the shell gives it to a command: quotes taken out, and the backslashes that
-    quote a character outside single quotes (`P\\ATH_add` runs PATH_add)."""
+    quote a character outside single quotes (`P\\ATH_add` runs PATH_add). A `$` the quotes
+    keep (`'$B'`, `\\$B`) is LITERAL_DOLLAR, so that no value is put in there (`as_written`)."""
     return "".join(
-        a or re.sub(r'\\([$`"\\])', r"\1", b) or re.sub(r"\\(.)", r"\1", c)
+        a.replace("$", LITERAL_DOLLAR)
+        or re.sub(r'\\([$`"\\])', _kept, b)
+        or re.sub(r"\\(.)", _kept, c)
         for a, b, c in WORD_PIECE.findall(word)
     )
+
+
+# A `$` that quotes keep in a word, which the shell expands nothing at: a character no file
+# holds, turned back into `$` once values are put in (`as_written`).
+LITERAL_DOLLAR = "\ue000"
+
+
+def _kept(escaped: re.Match[str]) -> str:
+    return LITERAL_DOLLAR if escaped[1] == "$" else escaped[1]
+
+
+def as_written(words: list[str]) -> list[str]:
+    """`words` with each `$` its quotes kept (LITERAL_DOLLAR) a `$` again."""
+    return [word.replace(LITERAL_DOLLAR, "$") for word in words]
 
 
 def _read(path: Path) -> str:
