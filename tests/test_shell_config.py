@@ -521,6 +521,8 @@ UNTOLD_ENVRC_LINES = {
     "set-in-a-branch": 'if [ -n "$CI" ]; then\n  BIN=.local/bin\nfi\nPATH_add "$BIN"\n',
     "set-after-and": '[ -n "$CI" ] && BIN=.local/bin\nPATH_add "$BIN"\n',
     "set-in-a-function": 'f() {\n  BIN=.local/bin\n}\nPATH_add "$BIN"\n',
+    # bash splits a value put in unquoted at IFS's characters, planloop at blanks.
+    "ifs": "IFS=/\nBIN=.local/bin\nPATH_add $BIN\n",
     # bash puts no value in at a `$` quotes keep, and `$B` of a reference is another's value.
     "dollar-in-single-quotes": "BIN=.local/bin\nPATH_add '$BIN'\n",
     "dollar-escaped": 'BIN=.local/bin\nPATH_add "\\$BIN"\n',

@@ -1067,6 +1067,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
             _untold_command(command, args)
             or _runs_unread_code(command, args)
             or _past_a_link([command, *args], base)
+            or _sets_word_splitting(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
         ):
@@ -1078,6 +1079,17 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
+    return None
+
+
+def _sets_word_splitting(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` changes where its shell splits a value put in
+    unquoted, or None: it sets IFS for the file's shell (`IFS=_`, `export IFS=:`), where
+    planloop splits at blanks only. (Set for one command, `IFS= read -r x`, it changes none.)"""
+    words = args if command in SETTING_WORDS else [command, *args]
+    for_the_shell = command in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words)
+    if for_the_shell and any(re.match(r"IFS\+?(?:=|$)", word) for word in words):
+        return "sets IFS, which changes where its shell splits the words planloop reads"
     return None
 
 
