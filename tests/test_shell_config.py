@@ -352,6 +352,31 @@ def test_what_a_script_an_envrc_runs_sources_stays_read_only(api, env, user_fold
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# A shell script the .envrc runs by its bare name from a folder it puts on PATH, or from two
+# folders (its `. ./local.sh` sources the one where it runs), is read as one too.
+ENVRC_SCRIPTS_FOUND = {
+    "by-name-from-its-path": {
+        ".envrc": "PATH_add bin\ndev-env\n",
+        "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
+        "tools/extra": "export A=1\n",
+    },
+    "from-two-folders": {
+        ".envrc": "bash tools/setup.sh\ncd sub && bash ../tools/setup.sh\n",
+        "tools/setup.sh": ". ./local.sh\n",
+        "local.sh": "export A=1\n",
+        "sub/local.sh": "export A=2\n",
+    },
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_SCRIPTS_FOUND.values(), ids=ENVRC_SCRIPTS_FOUND)
+def test_what_a_script_an_envrc_runs_by_name_or_from_two_folders_sources_stays_read_only(
+    api, env, user_folders, contents
+):
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
 @needs_bwrap
 def test_a_file_an_envrc_names_with_an_escaped_quote_stays_read_only(api, env, user_folders):
     # Inside double quotes `\"` is a quote in the name: bash sources and runs these files.

@@ -1142,17 +1142,32 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
     MAX_ENVRC_FILES at most). A script a line names is taken as run, as `run_by_envrc` holds
     it."""
     readers = [envrc]
-    seen = {path for path, _ in readers[0].files}
+    # Each script once from each folder it runs in: its relative words are read from there.
+    seen = set(readers[0].files)
+    on_path = path_added_by_envrc(envrc.envrc)
     for reader in readers:  # grows while it is walked
         handed = handed_to_a_shell(reader)
-        for script, base in _named_with_folders(reader):
-            if script in seen or not (script in handed or _is_shell_script(script)):
+        for script, base in [*_named_with_folders(reader), *_found_on(on_path, reader)]:
+            if (script, base) in seen or not (script in handed or _is_shell_script(script)):
                 continue
             if len(seen) >= MAX_ENVRC_FILES:
                 return readers[1:], False
-            seen.add(script)
+            seen.add((script, base))
             readers.append(_EnvrcReader(script, base=base))
     return readers[1:], True
+
+
+def _found_on(folders: list[Path], reader: _EnvrcReader) -> list[tuple[Path, Path]]:
+    """(file, the folder its line runs in) for each program the lines `reader` read run by a
+    bare name that one of `folders` (those the `.envrc` puts on PATH) holds: `PATH_add bin`,
+    then `dev-env`, runs bin/dev-env."""
+    return [
+        (folder / words[0], base)
+        for base, words in reader.steps
+        if "/" not in words[0] and words[0] not in (".", "..")
+        for folder in folders
+        if os.path.isfile(folder / words[0])
+    ]
 
 
 def handed_to_a_shell(reader: _EnvrcReader) -> set[Path]:
