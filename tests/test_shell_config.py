@@ -403,6 +403,10 @@ ENVRC_SHELL_CODE_SPELLINGS = {
     "text-evaluated": 'eval "$(cat tools/setup)"\n',
     "process-substitution": "source <(cat tools/setup)\n",
     "command-double-dash": "command -- source tools/setup\n",
+    # What a command's output, or a process substitution, runs is read as lines of the file.
+    "in-a-command-output": 'export V="$(source tools/setup; echo "$A")"\n',
+    "in-backquotes": "V=`. tools/setup`\n",
+    "in-a-process-substitution": ": <(source tools/setup)\n",
 }
 
 

@@ -472,6 +472,8 @@ class _EnvrcReader:
         words = words[len(before) :] or words  # (kept whole: `X=1` sets X)
         if not words:
             return []
+        for code in (code for word in [*before, *words] for code in substitutions(word)):
+            self.substituted(code, base, depth)
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
@@ -500,6 +502,27 @@ class _EnvrcReader:
             self.read(*sourced, depth + 1)
         return []
 
+    def substituted(self, code: str, base: Path, depth: int) -> None:
+        """Read the commands of a command's output (or a process substitution), run in `base`
+        in a subshell of its own: what they set, and where they move, is gone after it; a move
+        among them makes the folder of what follows there, but `pwd`, one only the shell can
+        tell (`$(cd "$(dirname "$0")" && pwd)` is read)."""
+        if depth >= MAX_ENVRC_DEPTH:
+            self.unread_eval = self.unread_eval or code
+            return
+        try:
+            commands = read_commands(code)
+        except WordTooLong:  # (its quotes were taken out with the word's: read as it stands)
+            commands = [(words, True) for words in shell_commands(code)]
+        kept, moved = self.unfollowed_move, None
+        for inner, _ in commands:
+            if moved is not None and inner[0] != "pwd":
+                kept = kept or moved
+            self.unfollowed_move = None
+            if self.take(inner, base, depth + 1, subshell=True) or self.unfollowed_move:
+                moved = moved or _short_line(inner[0], inner[1:])
+        self.unfollowed_move = kept
+
     def moved(self, words: list[str], base: Path, cdpath_before: bool = False) -> list[Path]:
         """The folder a plain `cd DIR` moves to from `base`; any other move (`cd "$X"`, `cd -`,
         `cd` alone, pushd and popd, a `cd` through CDPATH) is noted as one only the shell can
@@ -514,6 +537,31 @@ class _EnvrcReader:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
+
+
+# Where a command's output (`$(...)`, not arithmetic's `$((`), a backquoted part or a process
+# substitution (`<(...)`) begins in a word.
+SUBSTITUTION = re.compile(r"\$\((?!\()|[<>]\(|`")
+
+
+def substitutions(word: str) -> list[str]:
+    """The code of each command's output, backquoted part and process substitution of a word,
+    outermost first (those inside are read with its lines): `X="$(source ./v.sh; echo $V)"`
+    runs `source ./v.sh` as surely as a line of its own."""
+    found, at = [], 0
+    while opener := SUBSTITUTION.search(word, at):
+        if opener[0] == "`":
+            end = word.find("`", opener.end())
+            end = len(word) if end < 0 else end
+            found.append(word[opener.end() : end])
+            at = end + 1
+            continue
+        depth, at = 1, opener.end()
+        while at < len(word) and depth:
+            depth += {"(": 1, ")": -1}.get(word[at], 0)
+            at += 1
+        found.append(word[opener.end() : at - (depth == 0)])
+    return found
 
 
 def code_given(words: list[str]) -> str | None:
