@@ -118,12 +118,13 @@ def test_a_relative_path_an_envrc_exports_for_code_is_held(api, env, project):
 @needs_bwrap
 def test_what_the_variables_of_a_dotenv_an_envrc_loads_name_is_held(api, env, project):
     # direnv exports a .env's variables into the person's shell as it does the .envrc's own:
-    # bash would run tools/env.sh before every script, python import lib/sitecustomize.py.
+    # python would import lib/sitecustomize.py, node require js/pre.js. (A BASH_ENV there asks:
+    # the lines of the file it names are not read.)
     user, workspace, _planloop_home, _home = project
     write(workspace / ".envrc", "dotenv\ndotenv_if_exists conf\n", user)
-    write(workspace / ".env", f"BASH_ENV={workspace}/tools/env.sh\nPYTHONPATH=./lib\n", user)
+    write(workspace / ".env", "PYTHONPATH=./lib\n", user)
     write(workspace / "conf/.env", 'export NODE_OPTIONS="--require ./js/pre.js"\n', user)
-    assert_held(api, env, project, ["tools/env.sh", "lib/sitecustomize.py", "js/pre.js"])
+    assert_held(api, env, project, ["lib/sitecustomize.py", "js/pre.js"])
 
 
 @needs_bwrap
