@@ -615,6 +615,22 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert not (workspace / "ran").exists()
 
 
+@needs_bwrap
+@pytest.mark.parametrize("source", ["source .local/env", "source_env .local/env", ". .local/env"])
+def test_what_a_file_sourced_where_bash_may_not_run_it_sets_makes_commands_ask(
+    api, env, workspace, source
+):
+    # Off CI the branch never runs: BIN is empty, and direnv's `PATH_add ""` puts the
+    # workspace's own top on PATH, where a command could plant a `git`.
+    envrc = f'if [ -n "$CI" ]; then\n  {source}\nfi\nPATH_add "$BIN"\n'
+    files(workspace, {".envrc": envrc, ".local/env": "BIN=.local/bin\n", ".local/bin/tool": ""})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "so any file may be what it runs" in said(result)
+    assert not (workspace / "ran").exists()
+
+
 # A folder the .envrc enters through a link (`sub` -> deep/a/b): the system opens `..` from where
 # the link leads, deep/a, not from the folder the link lies in.
 PARENTS_PAST_A_LINK = {"cd": "cd sub && source ../x.sh\n", "source-env": "source_env sub/dev.sh\n"}

@@ -418,14 +418,17 @@ class _EnvrcReader:
         self.envrc = envrc
         self.read(envrc, envrc.parent if base is None else base, 0)
 
-    def read(self, path: Path, base: Path, depth: int) -> None:
+    def read(self, path: Path, base: Path, depth: int, unsure: bool = False) -> None:
         """Read the file `path` from `base`; after a plain `cd DIR` of the `.envrc` itself,
         each later line from DIR as well as from where it was (the `cd` may fail, direnv
-        goes on past it, or stand in an `if` or a subshell that did not move it)."""
+        goes on past it, or stand in an `if` or a subshell that did not move it). `unsure`:
+        it is sourced where bash may not run it, or in a subshell (`if ...; then source x;
+        fi`), so what it sets is unknown after it, as a value set there itself is."""
         self.files.append((path, base))
         text = self.text_of(path)
         folders = [base]
         for words, subshell in self.commands(text, path):
+            subshell = subshell or unsure
             moved = [new for folder in folders for new in self.take(words, folder, depth, subshell)]
             if moved and (depth > 0 or REPEATS.search(text) or len(folders) >= MAX_MOVES):
                 # (in a loop or a function it may move any number of times; a file sourced
@@ -499,7 +502,7 @@ class _EnvrcReader:
         if depth >= MAX_ENVRC_DEPTH or len(self.files) >= MAX_ENVRC_FILES:
             self.unread.append(sourced[0])
         elif os.path.isfile(sourced[0]):
-            self.read(*sourced, depth + 1)
+            self.read(*sourced, depth + 1, subshell)
         return []
 
     def substituted(self, code: str, base: Path, depth: int) -> None:
