@@ -729,10 +729,8 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
             f"its text holds {error}, so planloop cannot tell its lines"
         ) from None
     commands: list[tuple[list[str], bool]] = []
-    subshells = [
-        0,
-        0,
-    ]  # (how deep in subshells and blocks the next command stands: `_line_commands`)
+    # How deep in subshells and in blocks the next command stands (`_line_commands`).
+    subshells = [0, 0]
     for line in lines:
         plain = outside_quotes(line)
         if HERE_DOCUMENT.search(plain):
