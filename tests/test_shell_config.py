@@ -352,12 +352,18 @@ def test_what_a_script_an_envrc_runs_sources_stays_read_only(api, env, user_fold
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
-# A shell script the .envrc runs by its bare name from a folder it puts on PATH, or from two
-# folders (its `. ./local.sh` sources the one where it runs), is read as one too.
+# A shell script the .envrc runs by its bare name from a folder it puts on PATH, or by its
+# path with no `#!` (bash runs such a file as a script of its own), or from two folders (its
+# `. ./local.sh` sources the one where it runs), is read as one too.
 ENVRC_SCRIPTS_FOUND = {
     "by-name-from-its-path": {
         ".envrc": "PATH_add bin\ndev-env\n",
         "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
+        "tools/extra": "export A=1\n",
+    },
+    "by-its-path-with-no-first-line": {
+        ".envrc": "./tools/setup\n",
+        "tools/setup": ". tools/extra\n",
         "tools/extra": "export A=1\n",
     },
     "from-two-folders": {
@@ -420,6 +426,68 @@ def test_what_a_file_an_envrc_runs_as_shell_code_sources_stays_read_only(
     contents = {".envrc": envrc, "tools/setup": ". tools/extra\n", "tools/extra": "export A=1\n"}
     assert_held_by_envrc(api, env, user_folders, contents)
     assert protected_reason(user_folders[1], "tools/extra")  # (write_file asks too)
+
+
+# A tool's recipe the .envrc runs (`make -s env`) that sources a script, or hands one to a
+# shell, runs what that script sources too, at each load.
+ENVRC_RECIPES = {
+    "sourced": "env:\n\t@. tools/setup\n",
+    "handed-to-a-shell": "env:\n\t@sh tools/setup\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("recipe", ENVRC_RECIPES.values(), ids=ENVRC_RECIPES.keys())
+def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(api, env, user_folders, recipe):
+    contents = {
+        ".envrc": 'eval "$(make -s env)"\n',
+        "Makefile": recipe,
+        "tools/setup": ". tools/extra\n",
+        "tools/extra": "export A=1\n",
+    }
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+# Code in a language whose loads planloop does not follow (node's `require`, perl's `do`),
+# run by the .envrc, its own `#!` or a tool's recipe: the files it loads may be any.
+ENVRC_UNFOLLOWED_CODE = {
+    "node-script": {
+        ".envrc": 'eval "$(node tools/env.js)"\n',
+        "tools/env.js": "require('./lib.js');\n",
+    },
+    "perl-by-its-path": {
+        ".envrc": "./tools/env\n",
+        "tools/env": "#!/usr/bin/perl\ndo './lib.pl';\n",
+    },
+    "a-binary-by-its-name": {".envrc": "PATH_add bin\nenv-tool\n", "bin/env-tool": "\x7fELF\x00"},
+    "ruby-in-a-recipe": {
+        ".envrc": 'eval "$(make -s env)"\n',
+        "Makefile": "env:\n\t@ruby tools/env.rb\n",
+        "tools/env.rb": "require_relative 'lib'\n",
+    },
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_UNFOLLOWED_CODE.values(), ids=ENVRC_UNFOLLOWED_CODE)
+def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
+    api, env, workspace, contents
+):
+    files(workspace, contents)
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "planloop does not follow" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, env, workspace):
+    files(workspace, {".envrc": "node --version >/dev/null\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
 
 
 @needs_bwrap

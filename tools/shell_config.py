@@ -1066,11 +1066,15 @@ def envrc_untold(envrc: Path) -> str | None:
     direnvrc's). The same for a shell script it runs (`scripts_run_by_envrc`), read as the
     `.envrc`'s own lines are."""
     reader = _EnvrcReader(envrc)
-    if why := _untold_by(reader, envrc.parent):
+    on_path = path_added_by_envrc(envrc)
+    if why := _untold_by(reader, envrc.parent, on_path):
         return why
     scripts, all_read = scripts_run_by_envrc(reader)
+    for script in [reader, *scripts]:
+        if why := _runs_unfollowed_recipe(script):
+            return f"it {why}"
     for script in scripts:
-        if why := _untold_by(script, envrc.parent):
+        if why := _untold_by(script, envrc.parent, on_path):
             path = script.files[0][0]
             shown = path.relative_to(envrc.parent) if path.is_relative_to(envrc.parent) else path
             if why.startswith("its "):  # (its line `...`)
@@ -1090,9 +1094,9 @@ def envrc_untold(envrc: Path) -> str | None:
     return None
 
 
-def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
+def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str | None:
     """`envrc_untold` of the lines `reader` read, of an `.envrc` in `folder` or a script it
-    runs, but for its layouts."""
+    runs (`on_path`: the folders the `.envrc` puts on PATH), but for its layouts."""
     if reader.unread:
         bounds = f"{MAX_ENVRC_DEPTH} deep, {MAX_ENVRC_FILES} in all"
         return f"it sources {reader.unread[0]}, past the files planloop reads ({bounds})"
@@ -1119,6 +1123,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
             or _sets_word_splitting(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
+            or _runs_unfollowed_code(command, args, base, on_path)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -1129,6 +1134,74 @@ def _untold_by(reader: _EnvrcReader, folder: Path) -> str | None:
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
     return None
+
+
+# Interpreters whose code loads more files of the workspace by itself (`require('./lib')`,
+# `require_relative`, `do "x.pl"`, zsh's `source`), which planloop does not follow: an
+# `.envrc` that runs code in one asks, for that code may be any file. (python's script or
+# `-m` module is held, and what it imports is not followed: a known gap.)
+UNFOLLOWED_INTERPRETERS = ("node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl")
+UNFOLLOWED_INTERPRETERS += ("php", "zsh", "fish", "csh", "tcsh", "lua", "luajit", "busybox")
+UNFOLLOWED_INTERPRETERS += ("julia", "Rscript", "tclsh", "pwsh", "elixir", "escript", "guile")
+# What such an interpreter may be asked without running code.
+INFORMATION_FLAGS = ("-v", "-V", "--version", "-h", "--help")
+
+
+def _runs_unfollowed_code(
+    command: str, args: list[str], base: Path, on_path: list[Path]
+) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, runs code whose loads planloop
+    does not follow, or None: one of UNFOLLOWED_INTERPRETERS given code (`node tools/env.js`,
+    `ruby -e ...`), or a program of the workspace that is no shell script, run by its path or
+    by its name from a folder the `.envrc` puts on PATH (`./tools/env.pl`, a binary in bin/).
+    Its `#!` naming python is held, as `python3 x.py` is."""
+    program = os.path.basename(command)
+    if program in UNFOLLOWED_INTERPRETERS and any(a not in INFORMATION_FLAGS for a in args):
+        return f"runs {program} code, whose loads of other files planloop does not follow"
+    if "/" in command:
+        named = literal_path(command, base)
+        files = [named] if named is not None and os.path.isfile(named) else []
+    else:
+        files = [folder / command for folder in on_path if os.path.isfile(folder / command)]
+    for path in files:
+        if why := _unfollowed_script(path):
+            return why
+    return None
+
+
+def _unfollowed_script(path: Path) -> str | None:
+    """Why the program `path`, run by its path, runs code whose loads planloop does not
+    follow, or None: it is no shell script (`_runs_as_shell`) and no python one."""
+    first = _read(path).partition("\n")[0]
+    if _runs_as_shell(path) or PYTHON_SHEBANG.match(first):
+        return None
+    return f"runs {path.name}, no shell script, whose loads planloop does not follow"
+
+
+def _runs_as_shell(path: Path) -> bool:
+    """Whether the program `path`, run by its path, runs as a shell script: its `#!` names one
+    of SCRIPT_SHELLS, or it has none and is text, which bash runs as a script of its own."""
+    text = _read(path)
+    if text.startswith("#!"):
+        return _is_shell_script(path)
+    return "\0" not in text[:4096]
+
+
+def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
+    """`_runs_unfollowed_code` of the scripts the recipes of the tools the lines `reader` read
+    run (`recipe_scripts`: a makefile's `@node tools/env.js`, `@./tools/env.pl`)."""
+    for path, base in reader.files:
+        for script, _, program in recipe_scripts(tool_files_of(path, base)):
+            if program in UNFOLLOWED_INTERPRETERS:
+                why = "whose loads of other files planloop does not follow"
+                return f"runs a recipe that runs {script.name} in {program}, {why}"
+            if program == "" and (why := _unfollowed_script(script)):
+                return f"runs a recipe that {why}"
+    return None
+
+
+# A `#!` line that runs python (`#!/usr/bin/env python3`, `#!/usr/bin/python3.12 -I`).
+PYTHON_SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?python[\d.]*(?:\s|$)")
 
 
 def _sets_word_splitting(command: str, args: list[str]) -> str | None:
@@ -1196,7 +1269,19 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
     on_path = path_added_by_envrc(envrc.envrc)
     for reader in readers:  # grows while it is walked
         handed = handed_to_a_shell(reader)
-        for script, base in [*_named_with_folders(reader), *_found_on(on_path, reader)]:
+        # (and the scripts a tool's recipe runs: `@./tools/setup.sh`, `@. tools/setup.sh`)
+        recipes = [
+            found
+            for path, base in reader.files
+            for found in recipe_scripts(tool_files_of(path, base))
+        ]
+        handed |= {
+            script for script, _, program in recipes if program in (*SCRIPT_SHELLS, *SOURCING)
+        }
+        found_on = _found_on(on_path, reader)
+        handed |= {script for script, _ in found_on if _runs_as_shell(script)}
+        named = [*_named_with_folders(reader), *found_on]
+        for script, base in [*named, *((script, folder) for script, folder, _ in recipes)]:
             if (script, base) in seen or not (script in handed or _is_shell_script(script)):
                 continue
             if len(seen) >= MAX_ENVRC_FILES:
@@ -1227,6 +1312,8 @@ def handed_to_a_shell(reader: _EnvrcReader) -> set[Path]:
         kind, operand = shell_operand(words[1:])
         if os.path.basename(words[0]) in SCRIPT_SHELLS and kind == "script" and operand:
             found.add(literal_path(operand, base))
+        elif "/" in words[0] and (path := literal_path(words[0], base)) and path.is_file():
+            found.add(path if _runs_as_shell(path) else None)  # (run by its path: `./setup`)
     return {path for path in found if path is not None}
 
 
@@ -1647,12 +1734,13 @@ def vimrcs_used_by_envrc(envrc: Path) -> list[Path]:
     return [path for path in named if path is not None]
 
 
-def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
-    """The files of each program in ENVRC_TOOLS that the `.envrc` runs (its name is a word, or
-    a piece of one: `eval "$(pixi shell-hook)"`, `~/.pixi/bin/pixi`, `use flox`, `use_flox`),
-    in the `.envrc`'s folder, and pixi's manifest and the scripts its [activation] names.
-    Missing ones are included. `base`: the folder its words are read from, where it is not
-    its own (a file the `.envrc` sources with bash's `source`)."""
+def tool_files_of(envrc: Path, base: Path | None = None) -> list[tuple[Path, Path]]:
+    """(file, the folder the tool runs in) for the files of each program in ENVRC_TOOLS that
+    the `.envrc` runs (its name is a word, or a piece of one: `eval "$(pixi shell-hook)"`,
+    `~/.pixi/bin/pixi`, `use flox`, `use_flox`), in the `.envrc`'s folder, and pixi's manifest
+    and the scripts its [activation] names. Missing ones are included. `base`: the folder its
+    words are read from, where it is not its own (a file the `.envrc` sources with bash's
+    `source`)."""
     base = envrc.parent if base is None else base
     # (file, the folder the tool runs in, from which its scripts are read)
     files: list[tuple[Path, Path]] = []
@@ -1673,11 +1761,27 @@ def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
         # devenv's local files, and an imported folder's devenv.yaml: read once they are there.
         files += [(path, base) for path in devenv_files(base)[1]]
     files += [(path, base) for path in modules_run_by_envrc(envrc, base)]
-    found = [path for path, _ in files]
-    for path, folder in files:
-        if os.path.isfile(path):
-            found += scripts_run_by(_read(path), folder)
+    return list(dict.fromkeys(files))
+
+
+def tools_run_by_envrc(envrc: Path, base: Path | None = None) -> list[Path]:
+    """The files of each program in ENVRC_TOOLS that the `.envrc` runs (`tool_files_of`), and
+    the scripts their recipes run (`scripts_run_by`). Missing ones are included."""
+    files = tool_files_of(envrc, base)
+    found = [path for path, _ in files] + [path for path, _, _ in recipe_scripts(files)]
     return list(dict.fromkeys(found))
+
+
+def recipe_scripts(files: list[tuple[Path, Path]]) -> list[tuple[Path, Path, str]]:
+    """(script, the folder it runs in, the program that runs it) for each existing script a
+    recipe or script of these tool files (file, the folder the tool runs in) runs by its path
+    (`scripts_run_by`)."""
+    return [
+        (script, folder, program)
+        for path, folder in files
+        if os.path.isfile(path)
+        for script, program in scripts_run_by(_read(path), folder)
+    ]
 
 
 def _folders_named(pieces: list[str], base: Path) -> list[Path]:
@@ -1693,26 +1797,35 @@ def _folders_named(pieces: list[str], base: Path) -> list[Path]:
     return found
 
 
-# Programs that run the script file they are given first (`node scripts/env.js`).
+# Programs that run the script file they are given first (`node scripts/env.js`), and the
+# shell's own commands that run a file's lines (`. tools/setup.sh`).
 INTERPRETERS = ("sh", "bash", "zsh", "node", "deno", "bun", "tsx", "ruby", "perl", "php")
+SOURCING = (".", "source")
 
 
-def scripts_run_by(text: str, base: Path) -> list[Path]:
-    """The existing scripts a recipe or script of a tool's file (a makefile, package.json)
-    runs by their path, from `base`: `./scripts/env.sh` (make's `@` and `-` before it
-    included), or the first argument of an interpreter (`node scripts/env.js`, `python3 x.py`).
-    Not every file such a file names: a makefile lists the project's sources, which build
-    commands read and do not run."""
-    found: list[Path] = []
+def scripts_run_by(text: str, base: Path) -> list[tuple[Path, str]]:
+    """(script, what runs it) for each existing script a recipe or script of a tool's file (a
+    makefile, package.json) runs by its path, from `base`: `./scripts/env.sh` (make's `@` and
+    `-` before it included), the first argument of an interpreter (`node scripts/env.js`,
+    `python3 x.py`) or what `.` or `source` is given. What runs it: that program ("python"
+    for any of them), or "" where it is named by its path (its `#!` chooses). Not every file
+    such a file names: a makefile lists the project's sources, which build commands read and
+    do not run."""
+    found: list[tuple[Path, str]] = []
     for words in shell_commands(text):
         pieces = [p.lstrip("@-+") for w in words for p in WORD_PIECES.split(w) if p.strip("@-+")]
         for before, piece in zip(["", *pieces], pieces, strict=False):
             program = os.path.basename(before)
-            run = piece.startswith(("./", "../")) or program in INTERPRETERS
+            run = piece.startswith(("./", "../")) or program in (*INTERPRETERS, *SOURCING)
             if run or (program.startswith("python") and not piece.startswith("-")):
                 named = literal_path(piece.strip("'\""), base)
-                if named is not None and os.path.isfile(named):
-                    found.append(named)
+                if named is None or not os.path.isfile(named):
+                    continue
+                if program.startswith("python"):
+                    program = "python"
+                elif program not in (*INTERPRETERS, *SOURCING):
+                    program = ""
+                found.append((named, program))
     return found
 
 
