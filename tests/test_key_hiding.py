@@ -388,6 +388,28 @@ def test_registries_forges_and_clouds_keep_their_tokens_from_commands(api, env, 
     assert read_tokens(contents) == []
 
 
+# What shell frameworks and direnv source at every start: your own settings, where a token is
+# often exported (oh-my-zsh's custom folder also where your ZSH_CUSTOM moves it).
+FRAMEWORK_START_FILES = [
+    ".oh-my-zsh/custom/keys.zsh",
+    "zsh-custom/keys.zsh",
+    ".bash_it/custom/keys.bash",
+    ".zprezto/runcoms/zshrc",
+    ".direnvrc",
+    ".config/direnv/direnvrc",
+    ".config/direnv/lib/keys.sh",
+]
+
+
+@needs_bwrap
+def test_what_shell_frameworks_and_direnv_source_keeps_its_tokens_from_commands(api, env, folders):
+    home = folders[-1]
+    control = write(home / "notes.txt", CONTROL)
+    env = {**env, "ZSH_CUSTOM": str(home / "zsh-custom")}
+    contents = read_in_home(api, env, folders, FRAMEWORK_START_FILES, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+
+
 @needs_bwrap
 def test_other_logins_and_app_sessions_keep_their_tokens_from_commands(api, env, folders):
     # Hidden from commands only: your own tools, outside the sandbox, still read them.

@@ -614,6 +614,15 @@ SECRET_HOME_PATHS = (
     ".local/state/zsh",
     ".cache/zsh/history",
     ".zsh_sessions",  # macOS's per-terminal histories
+    # What shell frameworks and direnv source at every start, beside those: oh-my-zsh's and
+    # bash-it's folders of your own settings, prezto's start-up files, direnv's own rc and lib
+    # (sourced before every .envrc):
+    ".oh-my-zsh/custom",
+    ".bash_it/custom",
+    ".zprezto/runcoms",
+    ".direnvrc",
+    ".config/direnv/direnvrc",
+    ".config/direnv/lib",
     # fish, nushell, tcsh/csh, ksh/mksh, xonsh, elvish, yash, PowerShell:
     ".config/fish",
     ".local/share/fish/fish_history",
@@ -868,6 +877,7 @@ SECRET_FOLDER_VARIABLES = {
 # hidden whole where they put it.
 SECRET_WHOLE_FOLDER_VARIABLES = (
     "GNUPGHOME",  # ~/.gnupg: the private keys
+    "ZSH_CUSTOM",  # ~/.oh-my-zsh/custom: the settings oh-my-zsh sources at every start
     "CLOUDSDK_CONFIG",  # ~/.config/gcloud
     "AZURE_CONFIG_DIR",  # ~/.azure
     "CLAUDE_CONFIG_DIR",  # ~/.claude: another agent's login
