@@ -666,6 +666,12 @@ UNTOLD_ENVRC_LINES = {
         "export GIT_CONFIG_VALUE_0='sh .local/bin/too?'\n"
     ),
     "git-config-here": 'export GIT_CONFIG_GLOBAL="$PWD/.gitconfig.dev"\n',
+    # A name only the shell makes (BASH_ENV, X_ENV), an element of PATH, and a PWD moved
+    # (what `$PWD` is after it).
+    "name-made-by-an-expansion": "export BASH${X}_ENV=.local/bin/tool\n",
+    "name-made-by-braces": "export {BASH,X}_ENV=.local/bin/tool\n",
+    "element-of-path": "PATH[0]=$PWD/.local/bin\n",
+    "pwd-moved": 'PWD=$PWD/.local\nPATH_add "$PWD/bin"\n',
 }
 
 
@@ -680,6 +686,18 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert result.returncode == 0, result.stderr
     assert ".envrc: its line `" in said(result) or ".envrc: its text holds" in said(result)
     assert "so any file may be what it runs" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_a_path_add_word_with_a_colon_makes_commands_ask(api, env, workspace):
+    # PATH splits it into bin and .local/bin; a folder named `bin:.local/bin` is a decoy.
+    files(workspace, {".envrc": 'PATH_add "bin:.local/bin"\n', "bin:.local/bin/tool": ""})
+    files(workspace, {".local/bin/tool": ""})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "puts `bin:.local/bin` on PATH, which splits it at `:`" in said(result)
     assert not (workspace / "ran").exists()
 
 

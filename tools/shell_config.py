@@ -1124,6 +1124,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
+            or _sets_an_untold_name(command, args)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -1131,6 +1132,8 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
         for arg in args:
             if SHELL_ONLY.search(arg):
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
+            if ":" in arg and command in PATH_ADDERS:  # (PATH splits it: `PATH_add "a:b"`)
+                return f"its line `{line}` puts `{arg[:60]}` on PATH, which splits it at `:`"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
             return f"its line `{line}` runs a direnv function planloop does not read"
     return None
@@ -1202,6 +1205,31 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
 
 # A `#!` line that runs python (`#!/usr/bin/env python3`, `#!/usr/bin/python3.12 -I`).
 PYTHON_SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?python[\d.]*(?:\s|$)")
+
+
+# direnv's functions whose word joins PATH (or LD_LIBRARY_PATH) as it is.
+PATH_ADDERS = ("PATH_add", "path_add", "load_prefix")
+# Variables the reader puts in itself, from where it stands and whose home it is: one the file
+# sets moves what they name for the lines after it (`PWD=$PWD/tools`, then `PATH_add "$PWD"`).
+READER_VARIABLES = ("PWD", "OLDPWD", "HOME")
+# An assignment, to an element of an array too (`PATH[0]=tools` sets PATH).
+ELEMENT_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=")
+
+
+def _sets_an_untold_name(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` sets a variable planloop cannot follow, or None:
+    a name only its shell can tell (`export BASH${X}_ENV=x`, `export {BASH,X}_ENV=x`), or one of
+    READER_VARIABLES, which planloop puts in from where the file stands."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    if command not in SETTING_WORDS and not all(ELEMENT_ASSIGNMENT.match(w) for w in words):
+        return None  # (a command with variables set for it: `PWD=x cmd` moves nothing after)
+    for word in (word for word in words if "=" in word and not word.startswith(("-", "+"))):
+        name = re.split(r"\+?=", word, maxsplit=1)[0]
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return f"sets `{name[:60]}`, a name (or an element) only its shell can tell"
+        if name in READER_VARIABLES:
+            return f"sets {name}, which moves the paths planloop reads after it"
+    return None
 
 
 def _sets_word_splitting(command: str, args: list[str]) -> str | None:
