@@ -352,12 +352,17 @@ def test_what_a_script_an_envrc_runs_sources_stays_read_only(api, env, user_fold
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
-# A shell script the .envrc runs by its bare name from a folder it puts on PATH, or by its
-# path with no `#!` (bash runs such a file as a script of its own), or from two folders (its
-# `. ./local.sh` sources the one where it runs), is read as one too.
+# A shell script the .envrc runs by its bare name from a folder it puts on PATH (by PATH_add
+# or its own PATH), or by its path with no `#!` (bash runs such a file as a script of its own),
+# or from two folders (its `. ./local.sh` sources the one where it runs), is read as one too.
 ENVRC_SCRIPTS_FOUND = {
     "by-name-from-its-path": {
         ".envrc": "PATH_add bin\ndev-env\n",
+        "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
+        "tools/extra": "export A=1\n",
+    },
+    "by-name-from-an-exported-path": {
+        ".envrc": 'export PATH="$PWD/bin:$PATH"\ndev-env\n',
         "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
         "tools/extra": "export A=1\n",
     },
@@ -672,6 +677,12 @@ UNTOLD_ENVRC_LINES = {
     "name-made-by-braces": "export {BASH,X}_ENV=.local/bin/tool\n",
     "element-of-path": "PATH[0]=$PWD/.local/bin\n",
     "pwd-moved": 'PWD=$PWD/.local\nPATH_add "$PWD/bin"\n',
+    # A program that runs the command it is given, in a way planloop does not follow: a
+    # shell (whose sourced files go unheld), another folder, a command line from a file.
+    "shell-through-a-wrapper": "timeout 60 bash .local/bin/tool\n",
+    "folder-through-env": "env -C .local ./bin/tool\n",
+    "command-line-from-a-file": "xargs -a .local/bin/tool bash\n",
+    "command-on-what-find-finds": "find .local -name tool -exec sh {} \\;\n",
 }
 
 

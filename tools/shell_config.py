@@ -1066,7 +1066,7 @@ def envrc_untold(envrc: Path) -> str | None:
     direnvrc's). The same for a shell script it runs (`scripts_run_by_envrc`), read as the
     `.envrc`'s own lines are."""
     reader = _EnvrcReader(envrc)
-    on_path = path_added_by_envrc(envrc)
+    on_path = folders_put_on_path(reader)
     if why := _untold_by(reader, envrc.parent, on_path):
         return why
     scripts, all_read = scripts_run_by_envrc(reader)
@@ -1125,6 +1125,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _sets_an_untold_name(command, args)
+            or _runs_through_a_wrapper(command, args)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -1205,6 +1206,36 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
 
 # A `#!` line that runs python (`#!/usr/bin/env python3`, `#!/usr/bin/python3.12 -I`).
 PYTHON_SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?python[\d.]*(?:\s|$)")
+
+
+# Programs that run a command they are given (`timeout 60 bash x`, `env -C tools ./x`, `xargs
+# -a list bash`), with options of their own that planloop does not parse.
+WRAPPERS = ("env", "nice", "nohup", "timeout", "stdbuf", "setsid", "flock", "chronic", "sudo")
+WRAPPERS += ("doas", "ionice", "taskset", "unshare", "watch", "script", "systemd-run", "xargs")
+WRAPPERS += ("parallel", "chrt", "time", "exec", "setpriv", "runuser", "su", "sg", "nsenter")
+# find's actions that run a command on what it finds.
+FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir")
+
+
+def _runs_through_a_wrapper(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` runs code through another program whose way
+    of running it planloop does not read, or None: a wrapper (WRAPPERS) given a shell, an
+    interpreter, `source` or a file by its path (`timeout 60 bash scripts/setup`, whose
+    sourced files would go unheld), a folder to run it in (`env -C tools ./x`) or a command
+    line its input holds (`xargs -a list bash`); and find running a command on each file."""
+    program = os.path.basename(command)
+    if program == "find" and any(arg in FIND_ACTIONS for arg in args):
+        return "runs a command on the files find finds, which planloop does not read"
+    if program not in WRAPPERS:
+        return None
+    for arg in args:
+        name = os.path.basename(arg)
+        runs = name in (*SCRIPT_SHELLS, *SOURCING, *INTERPRETERS, *UNFOLLOWED_INTERPRETERS)
+        if runs or name.startswith("python") or arg.startswith(("./", "../", "/")):
+            return f"runs `{arg[:60]}` through {program}, which planloop does not follow"
+        if program == "env" and re.match(r"-\w*C|--chdir|-\w*S|--split-string", arg):
+            return f"runs a command through env's `{arg[:60]}`, which planloop does not follow"
+    return None
 
 
 # direnv's functions whose word joins PATH (or LD_LIBRARY_PATH) as it is.
@@ -1294,7 +1325,7 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
     readers = [envrc]
     # Each script once from each folder it runs in: its relative words are read from there.
     seen = set(readers[0].files)
-    on_path = path_added_by_envrc(envrc.envrc)
+    on_path = folders_put_on_path(envrc)
     for reader in readers:  # grows while it is walked
         handed = handed_to_a_shell(reader)
         # (and the scripts a tool's recipe runs: `@./tools/setup.sh`, `@. tools/setup.sh`)
@@ -1317,6 +1348,20 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
             seen.add((script, base))
             readers.append(_EnvrcReader(script, base=base))
     return readers[1:], True
+
+
+def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
+    """The existing folders the `.envrc` read by `envrc` puts on your PATH: by direnv's
+    functions (`path_added_by_envrc`), and by a PATH it sets (`export PATH="$PWD/bin:$PATH"`,
+    with the values it knows put in)."""
+    folders = path_added_by_envrc(envrc.envrc)
+    for base, words in envrc.steps:
+        for word in words[words[0] in SETTING_WORDS :]:
+            name, equals, value = word.partition("=")
+            if equals and name.removesuffix("+") == "PATH":
+                named = [literal_path(entry, base) for entry in value.split(":") if entry]
+                folders += [path for path in named if path is not None and path.is_dir()]
+    return list(dict.fromkeys(folders))
 
 
 def _found_on(folders: list[Path], reader: _EnvrcReader) -> list[tuple[Path, Path]]:
