@@ -509,6 +509,21 @@ def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_a
 
 
 @needs_bwrap
+def test_a_script_whose_output_an_envrc_runs_printing_files_a_pattern_picks_makes_commands_ask(
+    api, env, workspace
+):
+    # Its output is code: a file a command adds under config/ would be in it.
+    setup = "#!/bin/sh\ncat config/*.sh\n"
+    envrc = 'eval "$(./scripts/print-env.sh)"\n'
+    files(workspace, {".envrc": envrc, "scripts/print-env.sh": setup, "config/app.sh": ""})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "prints the files `config/*.sh` picks" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+@needs_bwrap
 def test_a_file_an_envrc_sources_that_is_too_big_to_read_makes_commands_ask(api, env, workspace):
     # bash sources it whole: past what planloop reads, it may put any folder on PATH.
     padding = "# notes\n" * (1 << 17)

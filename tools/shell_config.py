@@ -1074,7 +1074,7 @@ def envrc_untold(envrc: Path) -> str | None:
         if why := _runs_unfollowed_recipe(script):
             return f"it {why}"
     for script in scripts:
-        if why := _untold_by(script, envrc.parent, on_path):
+        if why := _untold_by(script, envrc.parent, on_path) or _prints_untold_files(script):
             path = script.files[0][0]
             shown = path.relative_to(envrc.parent) if path.is_relative_to(envrc.parent) else path
             if why.startswith("its "):  # (its line `...`)
@@ -1189,6 +1189,24 @@ def _runs_as_shell(path: Path) -> bool:
     if text.startswith("#!"):
         return _is_shell_script(path)
     return "\0" not in text[:4096]
+
+
+# Programs all of whose words but options name the files whose text they print.
+FILE_PRINTERS = ("cat", "head", "tail", "tac", "paste", "sort", "uniq", "column", "fold")
+
+
+def _prints_untold_files(script: _EnvrcReader) -> str | None:
+    """Why a script the `.envrc` runs prints text of files planloop cannot tell, or None: one of
+    FILE_PRINTERS given a pattern or a value only its shell knows (`cat config/*.sh`), whose
+    output `eval "$(./scripts/print-env.sh)"` runs as code: a file a command adds is in it."""
+    for _, words in script.steps:
+        if os.path.basename(words[0]) not in FILE_PRINTERS:
+            continue
+        for arg in (arg for arg in words[1:] if SHELL_ONLY.search(arg)):
+            line = _short_line(words[0], words[1:])
+            why = f"prints the files `{arg[:60]}` picks, which only its shell can tell"
+            return f"its line `{line}` {why}"
+    return None
 
 
 def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
