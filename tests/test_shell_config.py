@@ -389,6 +389,18 @@ def test_what_a_script_an_envrc_runs_by_name_or_from_two_folders_sources_stays_r
 
 
 @needs_bwrap
+@pytest.mark.parametrize("loads", ["source ~/.autoenv/activate.sh", "plugins=(git autoenv)"])
+def test_what_autoenvs_env_sources_stays_read_only_where_your_shell_loads_it(
+    api, env, user_folders, loads
+):
+    # autoenv sources a folder's .env as shell code when you enter it, as direnv an .envrc.
+    home = user_folders[3]
+    files(home, {".bashrc": loads + "\n"})
+    contents = {".env": ". ./scripts/dev-shell.sh\n", "scripts/dev-shell.sh": "export A=1\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
 def test_a_file_an_envrc_names_with_an_escaped_quote_stays_read_only(api, env, user_folders):
     # Inside double quotes `\"` is a quote in the name: bash sources and runs these files.
     contents = {

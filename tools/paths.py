@@ -71,6 +71,7 @@ from tools.shell_config import (
     VENV_ACTIVATE,
     VENV_CONFIG_NAME,
     VENV_PACKAGES_REASON,
+    cd_hook_names,
     python_start_reason,
     run_later,
     untold_by_envrcs,
@@ -379,7 +380,8 @@ def protected_reason(workspace: Path, path: str | Path, *, reading: bool = False
     # commands: `sub/.envrc` may source `../common/env.sh`, a nested repository's hook may link
     # to a sibling folder, its config may name a program anywhere in the tree.
     scan = scan_for_file_tools(root)
-    envrcs = [found for found in scan.env_files if found.name == ".envrc"]
+    names = cd_hook_names()
+    envrcs = [found for found in scan.env_files if found.name in names]
     git_entries = list(scan.git_entries)
     linked_hooks = [target for entry in git_entries for target in hook_links(entry)]
     held_links: list[tuple[Path, Path, str]] | None = None  # worked out when first needed

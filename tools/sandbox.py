@@ -179,6 +179,7 @@ from tools.shell_config import (
     SITE_FOLDER_NAMES,
     YOUR_CONFIG_REASON,
     YOUR_ENVIRONMENT_REASON,
+    cd_hook_names,
     held_when_there,
     identities,
     made_since,
@@ -1576,8 +1577,10 @@ def held_folder_link_not_held(root: Path, scan: WorkspaceScan) -> str | None:
 
 
 def envrcs_of(scan: WorkspaceScan) -> list[Path]:
-    """The `.envrc` files the scan found in the workspace."""
-    return [path for path in scan.env_files if path.name == ".envrc"]
+    """The `.envrc` files the scan found in the workspace (and autoenv's, where you use it:
+    `cd_hook_names`)."""
+    names = cd_hook_names()
+    return [path for path in scan.env_files if path.name in names]
 
 
 def run_later_paths(root: Path, scan: WorkspaceScan) -> list[tuple[Path, str]]:
@@ -1881,7 +1884,7 @@ def hide_keys_loaded_as_settings(root: Path, scan: WorkspaceScan) -> list[str]:
     already (`run_later`) and is emptied over that bind, as a `.env` holding the key is; under
     /tmp, outside the workspace, the sandbox's /tmp is private, and a file planloop cannot
     read no command can read either."""
-    envrcs = [path for path in scan.env_files if path.name == ".envrc"]
+    envrcs = envrcs_of(scan)
     words: list[str] = []
     for path in settings_files(root, envrcs):
         real = Path(os.path.realpath(path))

@@ -2292,8 +2292,29 @@ def envrcs_around(root: Path, envrcs: Iterable[Path], below: Path | None = None)
     folders = [*root.parents]
     if below is not None and below.is_relative_to(root):
         folders += [root, *(p for p in below.parents if p.is_relative_to(root))]
-    found = [*envrcs, *(folder / ".envrc" for folder in folders)]
+    names = cd_hook_names()
+    found = [*envrcs, *(folder / name for folder in folders for name in names)]
     return [path for path in dict.fromkeys(found) if os.path.isfile(path)]
+
+
+# What a shell's cd hook sources from each folder you enter, as direnv loads `.envrc`: autoenv's
+# `.env` and `.env.leave` (or the names its AUTOENV_ENV_FILENAME and
+# AUTOENV_ENV_LEAVE_FILENAME give), zsh-autoenv's `.autoenv.zsh` and `.autoenv_leave.zsh`.
+AUTOENV_DEFAULTS = {"AUTOENV_ENV_FILENAME": ".env", "AUTOENV_ENV_LEAVE_FILENAME": ".env.leave"}
+ZSH_AUTOENV_NAMES = (".autoenv.zsh", ".autoenv_leave.zsh")
+
+
+def cd_hook_names(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    """The names of the files your shell sources as shell code from each folder you enter:
+    direnv's `.envrc`, and, where your start-up files load autoenv or zsh-autoenv (their text
+    names it: `source ~/.autoenv/activate.sh`, an oh-my-zsh `plugins=(autoenv)`), its files,
+    which are read as `.envrc`s are."""
+    texts = [_read(path) for path in [*start_files(), *sourced_by_your_shell()]]
+    if not any("autoenv" in text.lower() for text in texts):
+        return (".envrc",)
+    autoenv = [environ.get(name) or default for name, default in AUTOENV_DEFAULTS.items()]
+    names = [".envrc", *autoenv, *ZSH_AUTOENV_NAMES]
+    return tuple(name for name in dict.fromkeys(names) if "/" not in name)
 
 
 def venv_bins(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
