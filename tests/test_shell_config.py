@@ -633,6 +633,8 @@ UNTOLD_ENVRC_LINES = {
     "word-split-command": 'P="PATH_add .local/bin"\n$P\n',
     "brace-expansion": "source_env .envrc.{local,dev}\n",
     "tilde-plus": "PATH_add ~+/.local/bin\n",
+    # bash's OLDPWD: after direnv's `pushd`, the folder you stand in.
+    "tilde-minus-in-path": 'export PATH=~-/.local/bin:"$PATH"\n',
     # A move whose folder only the shell can tell: a relative word after it may be read from any.
     "cd-to-a-variable": 'cd "$TOOLS_DIR"\nPATH_add bin\n',
     "cd-in-a-function": "up() {\n  cd ..\n}\nPATH_add .local/bin\n",
@@ -725,6 +727,34 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert ".envrc: its line `" in said(result) or ".envrc: its text holds" in said(result)
     assert "so any file may be what it runs" in said(result)
     assert not (workspace / "ran").exists()
+
+
+def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
+    """With the workspace's files `contents`, a command asks before it runs (headless: it does
+    not run), for what the .envrc loads may be any file."""
+    files(workspace, contents)
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "so any file may be what it runs" in said(result)
+    assert not (workspace / "ran").exists()
+
+
+# What an .envrc reads as bash does, where a reading of its words as written would hold a decoy
+# the workspace holds.
+UNTOLD_BESIDE_A_DECOY = {
+    # direnv's `pushd` puts the folder you stand in on bash's directory stack: `~1/bin` is your
+    # folder's bin/, not a folder named `~1`.
+    "directory-stack": {".envrc": "PATH_add ~1/bin\n", "~1/bin/tool": "", "bin/tool": ""},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", UNTOLD_BESIDE_A_DECOY.values(), ids=UNTOLD_BESIDE_A_DECOY)
+def test_what_only_an_envrcs_shell_can_tell_beside_a_decoy_makes_commands_ask(
+    api, env, workspace, contents
+):
+    assert_envrc_asks(api, env, workspace, contents)
 
 
 @needs_bwrap

@@ -289,9 +289,14 @@ WORD_PIECES = re.compile(r"\$\(|[`()=<> \t\n]")  # (a carriage return is in the 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # What only the shell can tell in a word (in an `.envrc`'s, once the variables it knows are put
 # in): another expansion (`${BIN:-bin}`, `$(direnv_layout_dir)`, a backquote), a pattern
-# (`.envrc.d/*.sh`), brace expansion (`scripts/{dev,local}.sh`, `{1..3}`), or the folder
-# bash's `~+` and `~-` name (its PWD and OLDPWD, where the shell stands).
-SHELL_ONLY = re.compile(r"[$`*?\[]|\{[^{}]*(?:,|\.\.)[^{}]*\}|(?:^|[\s=:])~[+-]")
+# (`.envrc.d/*.sh`), brace expansion (`scripts/{dev,local}.sh`, `{1..3}`), or a folder of
+# bash's directory stack where a word (or an entry of an assignment's value) starts: `~+` and
+# `~-` (its PWD and OLDPWD, where the shell stands) and `~1`, `~+1`, `~-1` (direnv's `pushd`
+# puts the folder you stand in there).
+DIRECTORY_STACK = re.compile(r"~[-+0-9]")
+SHELL_ONLY = re.compile(
+    r"[$`*?\[]|\{[^{}]*(?:,|\.\.)[^{}]*\}|(?:^|[\s=:])" + DIRECTORY_STACK.pattern
+)
 
 
 def literal_path(word: str, base: Path | None, home: Path | None = None) -> Path | None:
@@ -300,7 +305,7 @@ def literal_path(word: str, base: Path | None, home: Path | None = None) -> Path
     `~`, `$HOME` and `${HOME}` are expanded, to `home` where given (the home of the start-up
     file it is read from), else to $HOME; a word with any other variable, a command
     substitution or a glob is left out (its path cannot be known without running the shell).
-    Brace expansion (`{dev,local}.sh`) and `~+`, `~-` are left out likewise.
+    Brace expansion (`{dev,local}.sh`) and `~+`, `~-`, `~1` are left out likewise.
     A relative path is taken from `base`; with no base (a start-up file, which the shell reads
     wherever it starts, and `source name` looks on PATH first), it is left out.
     """
@@ -1633,6 +1638,8 @@ def _relative_export(command: str, args: list[str]) -> str | None:
             continue
         entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
         for entry in entries:
+            if DIRECTORY_STACK.match(entry):  # (`~-/bin`: not your home's)
+                return f"gives {name} `{entry[:60]}`, which only its shell can tell"
             if not entry or not (os.path.isabs(entry) or entry.startswith(("$", "~"))):
                 where = f"a relative path (`{entry}`)" if entry else "an empty entry (`.`)"
                 return f"gives {name} {where}, which is taken from whichever folder you are in"
