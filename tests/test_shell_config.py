@@ -757,6 +757,24 @@ def test_what_only_an_envrcs_shell_can_tell_beside_a_decoy_makes_commands_ask(
     assert_envrc_asks(api, env, workspace, contents)
 
 
+# Variables bash sets itself in the .envrc's shell, whatever your environment gives them: the
+# last word of the command before, the folder you stand in (direnv's `pushd`), what `read`
+# given no name reads.
+SET_BY_BASH_ITSELF = {
+    "last-argument": 'mkdir -p .local/bin\nPATH_add "$_"\n',
+    "oldpwd": 'PATH_add "${OLDPWD}/.local/bin"\n',
+    "reply": 'read -r < .local/bin/tool\nPATH_add "$REPLY"\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", SET_BY_BASH_ITSELF.values(), ids=SET_BY_BASH_ITSELF)
+def test_a_variable_bash_sets_itself_in_an_envrc_makes_commands_ask(api, env, workspace, envrc):
+    # (what your own shell gives planloop: `_` is the program it ran)
+    yours = {"_": "/usr/local/bin/planloop", "OLDPWD": "/usr/local", "REPLY": "/usr/local/bin"}
+    assert_envrc_asks(api, {**env, **yours}, workspace, {".envrc": envrc, ".local/bin/tool": ""})
+
+
 @needs_bwrap
 def test_a_path_add_word_with_a_colon_makes_commands_ask(api, env, workspace):
     # PATH splits it into bin and .local/bin; a folder named `bin:.local/bin` is a decoy.
