@@ -657,6 +657,12 @@ UNTOLD_ENVRC_LINES = {
     # bash puts no value in at a `$` quotes keep, and `$B` of a reference is another's value.
     "dollar-in-single-quotes": "BIN=.local/bin\nPATH_add '$BIN'\n",
     "dollar-escaped": 'BIN=.local/bin\nPATH_add "\\$BIN"\n',
+    # Nor at a `$` before a quote or a backslash: bash translates `$"BIN"` by message catalogs,
+    # reads `$''BIN` as `BIN`, and `"$"BIN` and `$\BIN` as `$BIN` itself.
+    "dollar-before-double-quotes": 'BIN=.local/bin\nPATH_add $"BIN"\n',
+    "dollar-before-single-quotes": "BIN=.local/bin\nPATH_add $''BIN\n",
+    "dollar-last-in-quotes": 'BIN=.local/bin\nPATH_add "$"BIN\n',
+    "dollar-before-a-backslash": "BIN=.local/bin\nPATH_add $\\BIN\n",
     "name-reference": 'declare -n BIN=TOOLS\nTOOLS=bin\nPATH_add "$BIN"\n',
     # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.

@@ -880,13 +880,21 @@ def _out_of_subshell(words: list[str]) -> list[str]:
 def _unquoted(word: str) -> str:
     """`word` as the shell gives it to a command: quotes taken out, and the backslashes that
     quote a character outside single quotes (`P\\ATH_add` runs PATH_add). A `$` the quotes
-    keep (`'$B'`, `\\$B`) is LITERAL_DOLLAR, so that no value is put in there (`as_written`)."""
+    keep (`'$B'`, `\\$B`) is LITERAL_DOLLAR, so that no value is put in there (`as_written`),
+    and so is one that starts no expansion of a name after the quotes are out (BARE_DOLLAR)."""
     return "".join(
         a.replace("$", LITERAL_DOLLAR)
-        or re.sub(r'\\([$`"\\])', _kept, b)
-        or re.sub(r"\\(.)", _kept, c)
+        or re.sub(r'\\([$`"\\])|' + BARE_DOLLAR, _kept, b)
+        or re.sub(r"\\(.)|" + BARE_DOLLAR, _kept, c)
         for a, b, c in WORD_PIECE.findall(word)
     )
+
+
+# A `$` before a backslash or last in its piece of a word: bash keeps `$\B` and `"./$"B` as
+# written, and sh `$"B"` and `$'B'` too, where bash translates `$"B"` by message catalogs
+# and reads `$'B'` as C's escapes: no value is put in at it, and the word is one only the
+# shell can tell.
+BARE_DOLLAR = r"\$(?=\\|\Z)"
 
 
 # A `$` that quotes keep in a word, which the shell expands nothing at: a character no file
@@ -895,7 +903,7 @@ LITERAL_DOLLAR = "\ue000"
 
 
 def _kept(escaped: re.Match[str]) -> str:
-    return LITERAL_DOLLAR if escaped[1] == "$" else escaped[1]
+    return LITERAL_DOLLAR if "$" in (escaped[0], escaped[1]) else escaped[1]
 
 
 def as_written(words: list[str]) -> list[str]:
