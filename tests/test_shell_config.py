@@ -664,6 +664,10 @@ UNTOLD_ENVRC_LINES = {
     "dollar-last-in-quotes": 'BIN=.local/bin\nPATH_add "$"BIN\n',
     "dollar-before-a-backslash": "BIN=.local/bin\nPATH_add $\\BIN\n",
     "name-reference": 'declare -n BIN=TOOLS\nTOOLS=bin\nPATH_add "$BIN"\n',
+    # bash turns each value assigned to a variable with a case attribute to upper (or lower)
+    # case, a later plain one too: this adds `.LOCAL/BIN`.
+    "upper-case-attribute": 'declare -u BIN=.local/bin\nPATH_add "$BIN"\n',
+    "case-attribute-before": 'typeset -l BIN\nBIN=.local/bin\nPATH_add "$BIN"\n',
     # Lines planloop does not read as bash does: a here-document's text (an apostrophe in it
     # opens no quote), and a `[[ ]]` pattern whose blanks and `#` are its own.
     "here-document": "cat <<EOF\nWelcome! Don't forget: make setup\nEOF\nPATH_add .local/bin\n",

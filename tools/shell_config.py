@@ -1147,6 +1147,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _runs_unread_code(command, args)
             or _past_a_link([command, *args], base)
             or _sets_word_splitting(command, args)
+            or _changes_values_assigned(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
@@ -1315,6 +1316,27 @@ def _sets_word_splitting(command: str, args: list[str]) -> str | None:
     for_the_shell = command in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words)
     if for_the_shell and any(re.match(r"IFS\+?(?:=|$)", word) for word in words):
         return "sets IFS, which changes where its shell splits the words planloop reads"
+    return None
+
+
+# The options of declare, typeset and local that change each value assigned to a variable
+# after: to upper case (`-u`), lower case (`-l`), capitals (`-c`); ksh's `typeset` pads or cuts
+# it too (`-L`, `-R`, `-Z`).
+VALUE_CHANGING_OPTION = re.compile(r"[-+]\w*[ulcLRZ]\w*")
+
+
+def _changes_values_assigned(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` may give a variable an attribute that changes
+    each value assigned to it after (VALUE_CHANGING_OPTION), or None: `declare -u B=bin` sets
+    B to `BIN`, and so does a later `B=bin`, where planloop reads values as written. An
+    option only its shell can tell (`declare $OPTS B=bin`) may be one."""
+    if command not in ("declare", "typeset", "local"):
+        return None
+    for arg in args:
+        if VALUE_CHANGING_OPTION.fullmatch(arg):
+            return f"gives a variable `{arg}`, an attribute that changes each value assigned to it"
+        if "$" in arg.partition("=")[0]:
+            return f"gives `{command}` `{arg[:60]}`, whose options only its shell can tell"
     return None
 
 
