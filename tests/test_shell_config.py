@@ -654,6 +654,11 @@ UNTOLD_ENVRC_LINES = {
     "set-in-a-function": 'f() {\n  BIN=.local/bin\n}\nPATH_add "$BIN"\n',
     # bash splits a value put in unquoted at IFS's characters, planloop at blanks.
     "ifs": "IFS=/\nBIN=.local/bin\nPATH_add $BIN\n",
+    # A POSIX shell keeps a variable set for a special builtin (`:`, `export`, `.`, `eval`):
+    # bash after `set -o posix`, or once POSIXLY_CORRECT is set.
+    "posix-mode": 'set -o posix\nBIN=bin\nBIN=.local/bin :\nPATH_add "$BIN"\n',
+    "posixly-correct": 'POSIXLY_CORRECT=1\nBIN=bin\nBIN=.local/bin export BIN\nPATH_add "$BIN"\n',
+    "posix-mode-ifs": "set -o posix\nIFS=/ :\nBIN=.local/bin\nPATH_add $BIN\n",
     # bash puts no value in at a `$` quotes keep, and `$B` of a reference is another's value.
     "dollar-in-single-quotes": "BIN=.local/bin\nPATH_add '$BIN'\n",
     "dollar-escaped": 'BIN=.local/bin\nPATH_add "\\$BIN"\n',
@@ -750,12 +755,19 @@ def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
     assert not (workspace / "ran").exists()
 
 
-# What an .envrc reads as bash does, where a reading of its words as written would hold a decoy
-# the workspace holds.
+# What an .envrc (or a script it runs) reads as its shell does, where a reading of its words as
+# written would hold a decoy the workspace holds.
 UNTOLD_BESIDE_A_DECOY = {
     # direnv's `pushd` puts the folder you stand in on bash's directory stack: `~1/bin` is your
     # folder's bin/, not a folder named `~1`.
     "directory-stack": {".envrc": "PATH_add ~1/bin\n", "~1/bin/tool": "", "bin/tool": ""},
+    # sh (dash) keeps a variable set for a special builtin: this sources .local/bin/tool.
+    "sh-keeps-a-prefix": {
+        ".envrc": "sh scripts/setup.sh\n",
+        "scripts/setup.sh": 'DIR=bin\nDIR=.local/bin :\n. "./$DIR/tool"\n',
+        "bin/tool": "",
+        ".local/bin/tool": "",
+    },
 }
 
 

@@ -482,6 +482,8 @@ class _EnvrcReader:
             return []
         for code in (code for word in [*before, *words] for code in substitutions(word)):
             self.substituted(code, base, depth)
+        if words[0] in SPECIAL_BUILTINS:  # (before the values it sets are put in)
+            self.set_before_a_special_builtin(before, base)
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
@@ -509,6 +511,19 @@ class _EnvrcReader:
         elif os.path.isfile(sourced[0]):
             self.read(*sourced, depth + 1, subshell)
         return []
+
+    def set_before_a_special_builtin(self, before: list[str], base: Path) -> None:
+        """Note the variables the words `before` a special builtin set (`B=x :`, `B=x export
+        C`, `B=x . ./env.sh`), run in `base`: a POSIX shell keeps them after it (sh, and bash
+        after `set -o posix` or with POSIXLY_CORRECT), bash's own mode not, so each is one only
+        the shell can tell from here on (in what the builtin sources, too). They stand as a
+        command of their own, for what reads the variables it sets (`IFS=/ :`)."""
+        assigned = [word for word in before if PREFIX_ASSIGNMENT.match(word)]
+        if not assigned:
+            return
+        written = [_put_in(envrc_word(word, base), self.values, self.environ) for word in assigned]
+        self.steps.append((base, as_written(written)))
+        self.values.update((PREFIX_ASSIGNMENT.match(word)[1], None) for word in assigned)
 
     def substituted(self, code: str, base: Path, depth: int) -> None:
         """Read the commands of a command's output (or a process substitution), run in `base`
@@ -545,6 +560,14 @@ class _EnvrcReader:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
+
+
+# The special builtins of POSIX shells (and bash's `source`): a variable set for one of them
+# (`B=x :`) stays set after it in a POSIX shell (`set_before_a_special_builtin`).
+SPECIAL_BUILTINS = (":", ".", "source", "eval", "exec", "exit", "export", "readonly", "return")
+SPECIAL_BUILTINS += ("set", "shift", "times", "trap", "unset", "break", "continue")
+# A variable set for the command after it (`B=x :`, `B+=x :`), with its name.
+PREFIX_ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)\+?=")
 
 
 # Where a command's output (`$(...)`, not arithmetic's `$((`), a backquoted part or a process
