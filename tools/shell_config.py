@@ -678,23 +678,18 @@ def as_run(words: list[str]) -> list[str]:
 SPLIT = re.compile(r"[\s*?\[]")
 
 
-# The variables bash sets itself in the `.envrc`'s shell, whatever the file or your environment
-# gave them: `$_` (the last word of the command before: `mkdir -p .tools/bin; PATH_add "$_"`),
-# OLDPWD (the folder you stand in, after direnv's `pushd`), what `read`, `select`, `getopts` and
-# `mapfile` set when given no name, and its own numbers, names and counters. Only the shell
-# can tell their values.
-SHELL_SET_VARIABLES = re.compile(
-    r"_|OLDPWD|REPLY|OPT(?:ARG|IND|ERR)|MAPFILE|COPROC|DIRSTACK|BASH\w*|COMP_\w+|READLINE_\w+"
-    r"|S?RANDOM|SECONDS|LINENO|EPOCH(?:SECONDS|REALTIME)|FUNCNAME|GROUPS|PIPESTATUS|HISTCMD"
-    r"|E?UID|PPID|SHLVL|HOST(?:NAME|TYPE)|MACHTYPE|OSTYPE|SHELLOPTS"
-)
-
-
 def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, str]) -> str:
+    # Imported here: tools.hook_lines imports tools.paths, which imports this module.
+    from tools.hook_lines import SHELLS_OWN
+
     def value(match: re.Match[str]) -> str:
         name = match[1] or match[2]
         told = values[name] if name in values else environ.get(name)
-        told = None if SHELL_SET_VARIABLES.fullmatch(name) else told
+        # What bash sets itself, whatever the file or your environment gave it, only the shell
+        # can tell: `$_` (the last word of the command before: `mkdir -p .tools/bin; PATH_add
+        # "$_"`), what `read` sets given no name, ... (SHELLS_OWN), and OLDPWD, the folder you
+        # stand in after direnv's `pushd`.
+        told = None if name == "OLDPWD" or SHELLS_OWN.fullmatch(name) else told
         # A value with a blank or a pattern, put in unquoted, is split into words (`P="PATH_add
         # bin"; $P` runs PATH_add) or matched against files: left for the shell to tell.
         return match[0] if told is None or SPLIT.search(told) else told
