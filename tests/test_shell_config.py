@@ -697,6 +697,7 @@ UNTOLD_ENVRC_LINES = {
     "loop-to-python": 'for f in .local/bin/*; do python3 "$f"; done\n',
     "piped-to-a-shell": "cat .local/bin/tool | sh\n",
     "sourced-input": "cat .local/bin/tool | source /dev/stdin\n",
+    "sourced-descriptor-opened-before": "exec 3<.local/bin/tool\nsource /dev/fd/3\n",
     "source-option": "source -p .local/bin tool\n",
     "printed-text": "eval \"$(sed 's/^/export /' .local/bin/tool)\"\n",
     # What direnv exports that your shell, vim or git runs as code, not a path: at each prompt,
@@ -913,6 +914,16 @@ ENVRC_PATH_FORMS = {
     "after-a-process-substitution-and-hash": {".envrc": ": <(true)#x; PATH_add .local/bin\n"},
     # (a test's pattern in parentheses is one word to bash: its `|` and blanks split nothing)
     "after-a-test-pattern": {".envrc": "[[ $PWD =~ ^(/ci/| /tmp/)$ ]] || PATH_add .local/bin\n"},
+    # What a descriptor the command opens gives `source`: the last redirection of it wins, and
+    # `<>` opens its file to read as `<` does.
+    "sourced-from-input-opened-read-write": {
+        ".envrc": "source /dev/stdin </dev/null <>.envrc.local\n",
+        ".envrc.local": "PATH_add .local/bin\n",
+    },
+    "sourced-from-another-descriptor": {
+        ".envrc": "source /dev/fd/3 3</dev/null 3<.envrc.local\n",
+        ".envrc.local": "PATH_add .local/bin\n",
+    },
 }
 
 

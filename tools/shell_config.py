@@ -638,8 +638,12 @@ def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] |
     return named, named.parent
 
 
-# Where bash's `source` reads what its standard input gives (`source /dev/stdin < env.sh`).
-STANDARD_INPUT = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+# The files that are one of the shell's own descriptors: bash's `source` of one reads what the
+# descriptor gives (`source /dev/stdin < env.sh`, `source /dev/fd/3 3< env.sh`). Another
+# process's (`/proc/1234/fd/0`) is one only the shell can tell.
+DESCRIPTOR_FILE = re.compile(
+    r"/dev/(?:(stdin)|(stdout)|(stderr)|fd/(\d+))|/proc/(?:(?:self|thread-self)/fd/(\d+)|\d+/fd/\d+)"
+)
 # A command's output that is one file's text as it stands: `$(cat F)`, `$(< F)`, `<(cat F)`.
 FILE_TEXT = re.compile(r"(?:\$\(|<\(|`)\s*(?:cat\s+(?:--\s+)?|<\s*)([^\s()`<>|;&]+)\s*[)`]")
 
@@ -647,31 +651,61 @@ FILE_TEXT = re.compile(r"(?:\$\(|<\(|`)\s*(?:cat\s+(?:--\s+)?|<\s*)([^\s()`<>|;&
 def as_run(words: list[str]) -> list[str]:
     """A command's words (its program first) as what it runs: its redirections left out (`source
     env.sh 2>/dev/null`), and bash's other ways to source a file's text spelt as `source FILE`:
-    `source -- FILE`, `source /dev/stdin < FILE`, `source <(cat FILE)`, `eval "$(cat FILE)"`,
-    `eval "$(< FILE)"`. A shell given its script as its input (`bash < FILE`) is given it as
-    its operand."""
+    `source -- FILE`, `source /dev/stdin < FILE` (or `<> FILE`, the last of them; another
+    descriptor the command opens: `source /dev/fd/3 3< FILE`), `source <(cat FILE)`, `eval
+    "$(cat FILE)"`, `eval "$(< FILE)"`. A shell given its script as its input (`bash < FILE`)
+    is given it as its operand."""
     # Imported here: tools.hook_lines imports tools.paths, which imports this module.
     from tools.hook_lines import REDIRECTION
 
     command, rest, args = words[0], iter(words[1:]), []
-    given = None  # (the file its standard input reads)
+    read_from: dict[str, str | None] = {}  # (the file each descriptor reads, where it is one)
     for word in rest:
         redirection = REDIRECTION.match(word)
         if redirection is None or word.startswith(("<(", ">(")):
             args.append(word)
             continue
         target = word[redirection.end() :] or next(rest, "")
-        given = target if redirection[0] in ("<", "0<") else given
+        read_from.update(_redirected(redirection[0], target))
+    given = read_from.get("0")  # (the file its standard input reads)
     if command in ("source", ".") and args[:1] == ["--"]:
         args = args[1:]
     text_of = FILE_TEXT.fullmatch(args[0]) if len(args) == 1 else None
-    if command in ("source", ".") and args[:1] and args[0] in STANDARD_INPUT and given:
-        return ["source", given, *args[1:]]
+    descriptor = descriptor_file(args[0]) if command in ("source", ".") and args else None
+    if descriptor is not None and (fed := read_from.get(descriptor)):
+        return ["source", fed, *args[1:]]
     if command in ("source", ".", "eval") and text_of:
         return ["source", text_of[1]]
     if os.path.basename(command) in SCRIPT_SHELLS and given and not shell_operand(args)[1]:
         return [command, *args, given]
     return [command, *args]
+
+
+def _redirected(operator: str, target: str) -> dict[str, str | None]:
+    """The descriptors a redirection (`operator` and its `target`) gives the command, by their
+    numbers: the file it opens to read (`< F`, `3< F`, `<> F`, which reads it too), or None for
+    anything else (a copy of another, `<&3`; a closed one, `<&-`; a file to write; a
+    here-string's text). bash makes them in order, the last one of a descriptor wins."""
+    symbol = operator.lstrip("0123456789")
+    number = operator[: len(operator) - len(symbol)]
+    if symbol in ("&>", "&>>") or (symbol == ">&" and not number and not target.isdigit()):
+        return {"1": None, "2": None}  # (`&> F`, `>& F`: its output and errors both)
+    descriptor = number.lstrip("0") or ("0" if number or symbol.startswith("<") else "1")
+    return {descriptor: target if symbol in ("<", "<>") else None}
+
+
+def descriptor_file(word: str) -> str | None:
+    """The number of the shell's descriptor a word of `source` names (DESCRIPTOR_FILE: "0" for
+    `/dev/stdin`, "3" for `/dev/fd/3` or `../../dev/fd/3`), "?" for another process's, or None
+    for any other file."""
+    if not word.startswith(("/", "../")):
+        return None
+    found = DESCRIPTOR_FILE.fullmatch(os.path.normpath(re.sub("/+", "/", f"/{word}")))
+    if found is None:
+        return None
+    standard = next((str(at) for at in range(3) if found[at + 1]), None)
+    number = standard or found[4] or found[5]
+    return (number.lstrip("0") or "0") if number else "?"
 
 
 # What the shell splits a value put in unquoted at, or matches against files.
@@ -1551,7 +1585,7 @@ def _runs_unread_code(command: str, args: list[str]) -> str | None:
         return f"runs the script `{script[:60]}`, which only its shell can tell"
     if command in ("source", ".") and args and args[0].startswith("-"):
         return f"gives `{command}` the option `{args[0]}`, which planloop does not read"
-    if command in ("source", ".") and args and (args[0] in STANDARD_INPUT or "(" in args[0]):
+    if command in ("source", ".") and args and (descriptor_file(args[0]) or "(" in args[0]):
         return f"sources `{args[0][:60]}`, what a command gives, which planloop does not read"
     code = code_given([command, *args])
     if code is not None and (printed := PRINTED_TEXT.search(code)):
