@@ -734,24 +734,20 @@ UNTOLD_ENVRC_LINES = {
 @needs_bwrap
 @pytest.mark.parametrize("envrc", UNTOLD_ENVRC_LINES.values(), ids=UNTOLD_ENVRC_LINES.keys())
 def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspace, envrc):
-    # What direnv loads or puts on PATH may then be any file: a command could plant it. (The
-    # folders it names exist: what asks is the line, not a missing folder.)
-    files(workspace, {".envrc": envrc, "bin/tool": "", ".local/bin/tool": ""})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert ".envrc: its line `" in said(result) or ".envrc: its text holds" in said(result)
-    assert "so any file may be what it runs" in said(result)
-    assert not (workspace / "ran").exists()
+    assert_envrc_asks(api, env, workspace, {".envrc": envrc})
 
 
 def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
-    """With the workspace's files `contents`, a command asks before it runs (headless: it does
-    not run), for what the .envrc loads may be any file."""
-    files(workspace, contents)
+    """With the workspace's files `contents`, a command asks for the .envrc's sake (and, run
+    headless, does not run): what direnv loads or puts on PATH may then be any file, which a
+    command could plant. (The folders it names exist: what asks is the line, not a missing
+    folder.)"""
+    files(workspace, {"bin/tool": "", ".local/bin/tool": "", **contents})
     attack(api, "ran")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
+    told = (".envrc: its line `", ".envrc: its text holds", ".envrc: it runs ")
+    assert any(why in said(result) for why in told), said(result)
     assert "so any file may be what it runs" in said(result)
     assert not (workspace / "ran").exists()
 
@@ -770,6 +766,26 @@ UNTOLD_BESIDE_A_DECOY = {
         ".local/bin/tool": "",
     },
 }
+
+
+# A dotenv file the .envrc loads, read as direnv's parser reads it: a form feed is a blank to it
+# (Go's `\s`), so these set BASH_ENV; a name with a letter outside ASCII's makes it refuse the
+# whole file, so that BIN is your environment's (none: `PATH_add ""`, the workspace's top).
+DOTENV_UNTOLD = {
+    "form-feed-before-the-equals": ("dotenv dev.vars\n", "BASH_ENV\f=.local/bin/tool\n"),
+    "form-feed-first": ("dotenv dev.vars\n", "APP_ENV=dev\n\fBASH_ENV=.local/bin/tool\n"),
+    "form-feed-after-export": ("dotenv dev.vars\n", "export\fBASH_ENV=.local/bin/tool\n"),
+    "refused-name": ('dotenv dev.vars\nPATH_add "$BIN"\n', "BIN=.local/bin\nÉTAPE=1\n"),
+    "refused-blank": ('dotenv dev.vars\nPATH_add "$BIN"\n', "BIN=.local/bin\n\v# note\n"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc, dotenv", DOTENV_UNTOLD.values(), ids=DOTENV_UNTOLD)
+def test_what_only_direnv_can_tell_of_a_dotenv_an_envrc_loads_makes_commands_ask(
+    api, env, workspace, envrc, dotenv
+):
+    assert_envrc_asks(api, env, workspace, {".envrc": envrc, "dev.vars": dotenv})
 
 
 @needs_bwrap

@@ -1870,14 +1870,21 @@ def dotenv_path(args: list[str], base: Path) -> Path | None:
 
 
 # A line of a dotenv file whose value direnv's parser gives as written: unquoted, or quoted with
-# no escape or variable in it (direnv puts in `$NAME`, from the file or your environment).
-# Possessive, so that a line of a million blanks is read in linear time.
+# no escape or variable in it (direnv puts in `$NAME`, from the file or your environment). Its
+# blanks are Go's `\s`, which a form feed is too (`BASH_ENV\f=h.sh` sets BASH_ENV; its lines
+# are split at returns and line feeds already), and its letters Go's `\w`, ASCII's (a line
+# with another refuses the whole file). Possessive, so that a line of a million blanks is read
+# in linear time.
+DOTENV_BLANKS = " \t\f"
 PLAIN_DOTENV_LINE = re.compile(
-    r"""[ \t]*+(?:export[ \t]++)?([\w.]++)(?:[ \t]*+=[ \t]*+|:[ \t]++)"""
-    r"""(?:'([^'\\]*+)'|"([^"\\$`]*+)"|([^\s#'"\\$`]*+))[ \t]*+(?:#.*)?"""
+    r"""[ \t\f]*+(?:export[ \t\f]++)?([\w.]++)(?:[ \t\f]*+=[ \t\f]*+|:[ \t\f]++)"""
+    r"""(?:'([^'\\]*+)'|"([^"\\$`]*+)"|([^\s#'"\\$`]*+))[ \t\f]*+(?:#.*)?""",
+    re.ASCII,
 )
 # A name any other line may set (direnv also reads `NAME: value`, and values over several lines).
-DOTENV_NAME = re.compile(r"^[ \t]*+(?:export[ \t]++)?([\w.]++)[ \t]*+[=:]", re.MULTILINE)
+DOTENV_NAME = re.compile(
+    r"^[ \t\f]*+(?:export[ \t\f]++)?([\w.]++)[ \t\f]*+[=:]", re.MULTILINE | re.ASCII
+)
 
 
 def dotenv_settings(path: Path | None) -> dict[str, str | None]:
@@ -1888,7 +1895,7 @@ def dotenv_settings(path: Path | None) -> dict[str, str | None]:
     text = _read(path) if path is not None else ""
     plain: dict[str, str | None] = {}
     for line in re.split(r"[\r\n]+", text):  # (as direnv splits them)
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip(DOTENV_BLANKS) or line.lstrip(DOTENV_BLANKS).startswith("#"):
             continue
         found = PLAIN_DOTENV_LINE.fullmatch(line)
         if found is None:
