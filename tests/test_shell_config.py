@@ -629,6 +629,16 @@ UNTOLD_ENVRC_LINES = {
     # A value a command's output makes: `node_modules/.bin` first on PATH.
     "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
     "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',
+    # A variable only its shell can tell in the value (a function's argument, a loop's, one
+    # set nowhere), or an array's: `.local/bin` first on PATH, as `PATH_add` of it asks.
+    "path-from-a-function-argument": (
+        'add_tool() {\n  export PATH="$PWD/$1/bin:$PATH"\n}\nadd_tool .local\n'
+    ),
+    "path-from-a-loop": 'for t in .local; do export PATH="$PWD/$t/bin:$PATH"; done\n',
+    "path-from-a-variable-set-nowhere": 'export PATH="$PWD/.local/$PROJECT_BIN:$PATH"\n',
+    "code-variable-from-a-loop": 'for d in .local; do export PYTHONPATH="$PWD/$d/lib"; done\n',
+    "path-element": "PATH[0]=.local/bin\n",
+    "path-added-to-relatively": 'PATH+=":.local/bin"\n',
     # bash splits a value put in unquoted into words: this runs `PATH_add .local/bin`.
     "word-split-command": 'P="PATH_add .local/bin"\n$P\n',
     "brace-expansion": "source_env .envrc.{local,dev}\n",

@@ -1711,6 +1711,10 @@ def _names_code_value(words: list[str]) -> str | None:
 SHELL_MADE_VALUE = re.compile(r"(?:\$\(|`|\$\{\w+[^}\w])[^:]*")
 
 
+# A variable's value set by a word, whole, added to (`+=`) or one element of it (`PATH[0]=`).
+ASSIGNED = re.compile(r"([A-Za-z_]\w*)(\[[^\]]*\])?(\+?)=")
+
+
 def _relative_export(command: str, args: list[str]) -> str | None:
     """Why the `.envrc` command `command args` gives your shell a path only the folder you
     stand in can tell, or None: a relative or empty entry of PATH, or a relative path in one
@@ -1719,26 +1723,45 @@ def _relative_export(command: str, args: list[str]) -> str | None:
     `.envrc`'s, and git and your shell take such a path from the one you are in
     (`src/.gitconfig.local`): a command could plant it in any of them. The one beside the
     `.envrc` is held as well (tools/your_configs.py `relative_code_paths`). And a value of
-    these, or of CODE_VARIABLES, that a command's output makes (`export PATH="$(npm
-    root)/.bin:$PATH"`): only the shell can tell what it names."""
+    these, or of CODE_VARIABLES, that only the shell can tell: one a command's output makes
+    (`export PATH="$(npm root)/.bin:$PATH"`), one with a variable left in that the file and
+    your environment give no plain value (a function's `$1`, a loop's `$t`, one set nowhere),
+    or an array's (`PATH[0]=bin`, `PATH=(bin)`). Added to (`PATH+=:bin`), its first entry
+    goes on the end of the last one it had."""
     words = args if command in SETTING_WORDS else [command, *args]
-    for word in words:
-        name, equals, value = word.partition("=")
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name, element, added = assigned.groups()
         kind = ENVRC_RELATIVE_VARIABLES.get(name)
+        if not (kind or name in CODE_VARIABLE_NAMES):
+            continue
+        value = assigned.string[assigned.end() :]
         # (a command's output, `$(npm root)`, or an expansion with an operator, `${PWD:-.}`)
         made = SHELL_MADE_VALUE.search(value)
-        if equals and (kind or name in CODE_VARIABLE_NAMES) and made:
+        if made:
             return f"gives {name} `{made[0][:60]}`, which only its shell can tell"
-        if not equals or kind is None:
+        untold = _untold_entry(name, value)
+        if untold is None and (element or value.startswith("(")):
+            untold = assigned.string  # (an array's element, or an array: the shell's to tell)
+        if untold is not None:
+            return f"gives {name} `{untold[:60]}`, which only its shell can tell"
+        if kind is None:
             continue
         entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
-        for entry in entries:
+        for entry in entries[1:] if added and kind == FOLDERS else entries:
             if DIRECTORY_STACK.match(entry):  # (`~-/bin`: not your home's)
                 return f"gives {name} `{entry[:60]}`, which only its shell can tell"
             if not entry or not (os.path.isabs(entry) or entry.startswith(("$", "~"))):
                 where = f"a relative path (`{entry}`)" if entry else "an empty entry (`.`)"
                 return f"gives {name} {where}, which is taken from whichever folder you are in"
     return None
+
+
+def _untold_entry(name: str, value: str) -> str | None:
+    """The first entry of the value `value` of the variable `name` (its plain ones put in)
+    with an expansion only the shell can tell, or None: any `$` left but the variable's own
+    value before (`$PATH` in PATH's, which is yours, or one the file set and was read so)."""
+    own = re.compile(rf"\${name}(?!\w)|\$\{{{name}\}}")
+    return next((entry for entry in value.split(":") if "$" in own.sub("", entry)), None)
 
 
 def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
