@@ -781,7 +781,15 @@ UNTOLD_BESIDE_A_DECOY = {
 # A dotenv file the .envrc loads, read as direnv's parser reads it: a form feed is a blank to it
 # (Go's `\s`), so these set BASH_ENV; a name with a letter outside ASCII's makes it refuse the
 # whole file, so that BIN is your environment's (none: `PATH_add ""`, the workspace's top).
+# And PATH, or a variable that names code, set to what only the parser can tell (its `${T}`,
+# from the file's own `T=.local/bin`), or to a relative path, as the .envrc's `export` of it.
 DOTENV_UNTOLD = {
+    "path-from-its-own-value": (
+        "dotenv dev.vars\n",
+        "APP_ENV=dev\nT=.local/bin\nPATH=${T}:${PATH}\n",
+    ),
+    "code-variable-from-its-own-value": ("dotenv dev.vars\n", "L=.local\nPYTHONPATH=$L/lib\n"),
+    "relative-path": ("dotenv dev.vars\n", "PATH=.local/bin:/usr/bin:/bin\n"),
     "form-feed-before-the-equals": ("dotenv dev.vars\n", "BASH_ENV\f=.local/bin/tool\n"),
     "form-feed-first": ("dotenv dev.vars\n", "APP_ENV=dev\n\fBASH_ENV=.local/bin/tool\n"),
     "form-feed-after-export": ("dotenv dev.vars\n", "export\fBASH_ENV=.local/bin/tool\n"),

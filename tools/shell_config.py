@@ -1683,7 +1683,10 @@ def _sets_code(command: str, args: list[str], base: Path, folder: Path) -> str |
     variable a command line only its shell can tell (PROGRAM_VARIABLES)."""
     words = [command, *args]
     if command in DOTENV_LOADERS:
-        words += list(dotenv_settings(dotenv_path(args, base)))
+        settings = dotenv_settings(dotenv_path(args, base))
+        words += list(settings)
+        if why := _dotenv_paths(settings):
+            return f"loads a dotenv file that {why}"
     if why := _names_code_value(words):
         return why
     for word in words:
@@ -1695,6 +1698,18 @@ def _sets_code(command: str, args: list[str], base: Path, folder: Path) -> str |
         if equals and name in PROGRAM_VARIABLES and SHELL_ONLY.search(value):
             return f"gives {name} `{value[:60]}`, which only its shell can tell"
     return None
+
+
+def _dotenv_paths(settings: dict[str, str | None]) -> str | None:
+    """Why the variables a dotenv file sets (`settings`, `dotenv_settings`) give your shell a
+    path planloop cannot hold, or None: PATH, one of CODE_VARIABLES or one git runs or reads
+    its config from set to a value only direnv's parser can tell (`PATH=${T}:${PATH}`, where
+    `T=tools`), or one the `.envrc`'s own `export` of it would ask for (`_relative_export`: a
+    relative entry of PATH)."""
+    for name, value in settings.items():
+        if value is None and (name in ENVRC_RELATIVE_VARIABLES or name in CODE_VARIABLE_NAMES):
+            return f"gives {name} a value only direnv's parser can tell"
+    return _relative_export("export", [f"{n}={v}" for n, v in settings.items() if v is not None])
 
 
 def _names_code_value(words: list[str]) -> str | None:
