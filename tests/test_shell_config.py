@@ -639,6 +639,15 @@ UNTOLD_ENVRC_LINES = {
     "code-variable-from-a-loop": 'for d in .local; do export PYTHONPATH="$PWD/$d/lib"; done\n',
     "path-element": "PATH[0]=.local/bin\n",
     "path-added-to-relatively": 'PATH+=":.local/bin"\n',
+    # A function of direnv's stdlib, or a builtin of bash, the file replaces: direnv's own
+    # PATH_add runs its `expand_path`, and that its `echo`; and `$direnv`, which the stdlib runs.
+    "stdlib-function-replaced": 'expand_path() { echo "$PWD/.local/$1"; }\nPATH_add bin\n',
+    "stdlib-function-replaced-glued": (
+        'PATH_add(){ export PATH="$PWD/.local/bin:$PATH"; }\nPATH_add bin\n'
+    ),
+    "builtin-replaced": 'function echo {\n  builtin echo "$PWD/.local/bin"\n}\nPATH_add bin\n',
+    "builtin-turned-off": "enable -n echo\nPATH_add bin\n",
+    "direnv-program-set": "direnv=.local/bin/tool\n",
     # bash splits a value put in unquoted into words: this runs `PATH_add .local/bin`.
     "word-split-command": 'P="PATH_add .local/bin"\n$P\n',
     "brace-expansion": "source_env .envrc.{local,dev}\n",

@@ -420,6 +420,8 @@ class _EnvrcReader:
         # Why a file it reads cannot be read as its shell reads it (`read_commands`), or is
         # larger than planloop reads: what follows there may put any folder on PATH.
         self.unreadable: str | None = None
+        # A command that changes what direnv's stdlib runs (`_replaces_direnv`): its line, why.
+        self.replaced: str | None = None
         self.envrc = envrc
         self.read(envrc, envrc.parent if base is None else base, 0)
 
@@ -475,9 +477,13 @@ class _EnvrcReader:
         # Imported here: tools.hook_lines imports tools.paths, which imports this module.
         from tools.hook_lines import program_index
 
-        words = _function_body(words)
+        line, header = _short_line(words[0], words[1:]), _function_header(words)
+        # (its body's first command, read here as the lines of its body below are)
+        words = words if header is None else header[2]
         before = words[: program_index(words)]  # (`CDPATH=tools cd web`)
         words = words[len(before) :] or words  # (kept whole: `X=1` sets X)
+        replaced = _replaces_direnv(header and header[0], words, before)
+        self.replaced = self.replaced or (replaced and f"its line `{line}` {replaced}")
         if not words:
             return []
         for code in (code for word in [*before, *words] for code in substitutions(word)):
@@ -604,17 +610,81 @@ def code_given(words: list[str]) -> str | None:
     return operand if os.path.basename(words[0]) in SCRIPT_SHELLS and kind == "code" else None
 
 
-def _function_body(words: list[str]) -> list[str]:
-    """The command a function's body begins with on the line that defines it (`f() { PATH_add
-    bin; }`, `function f { ... }`), read as run, as it is once the function is called (its lines
-    below are read so already); any other command's words as they are."""
-    # (`f() {`, `f () {`, `function f {`: an argument that ends in `()`, `PATH_add bin "x()"`,
-    # defines nothing)
-    defines = words[0] == "function" or words[0].endswith("()") or words[1:2] == ["()"]
-    if not defines:
-        return words
-    opened = next((at for at, word in enumerate(words) if word in ("{", "(")), len(words))
-    return words[opened + 1 :]
+# A command word that starts a function's header (`f()`, glued to its body: `f(){`, `f()(. x`),
+# with what follows the parentheses in it.
+FUNCTION_HEADER = re.compile(r"""([^\s()$`'"=<>|&;]+)\(\)(.*)""", re.DOTALL)
+
+
+def _function_header(words: list[str]) -> tuple[str, str, list[str]] | None:
+    """(its name, its body's opener, the words of the command its body begins with on the
+    line) where the command `words` defines a function (`f() { PATH_add bin`, `f () (`,
+    `function f {`, `f(){ . ./x.sh`, `f()(. ./x.sh)`), else None. (Only the command's first
+    words define one: an argument that ends in `()`, `PATH_add bin "x()"`, defines nothing.)"""
+    keyword = words[0] == "function" and len(words) > 1
+    first, rest = words[keyword], words[keyword + 1 :]
+    if glued := FUNCTION_HEADER.fullmatch(first):
+        name, rest = glued[1], [glued[2], *rest]
+    elif rest[:1] and rest[0].startswith("()"):  # (`f () {`, `f (){`)
+        name, rest = first, [rest[0][2:], *rest[1:]]
+    elif keyword:
+        name = first
+    else:
+        return None
+    rest = [word for word in rest if word]
+    opener = rest[0][:1] if rest and rest[0][:1] in ("{", "(") else ""
+    if opener:
+        rest = [rest[0][1:], *rest[1:]] if rest[0] != opener else rest[1:]
+    return name, opener, [word for word in rest if word]
+
+
+# What direnv's stdlib runs by its name, where a function the `.envrc` defines of that name runs
+# in its place, for the stdlib's own calls too (path_add's `expand_path` and `echo`, source_env's
+# `pushd` and `has cygpath`): its functions, bash's builtins and the program source_env looks
+# for. planloop reads their calls as theirs.
+DIRENV_STDLIB = (
+    *("has", "join_args", "expand_path", "dotenv", "dotenv_if_exists", "user_rel_path"),
+    *("find_up", "source_env", "source_env_if_exists", "env_vars_required", "watch_file"),
+    *("watch_dir", "_source_up", "source_up", "source_up_if_exists", "fetchurl", "source_url"),
+    *("direnv_load", "direnv_apply_dump", "PATH_add", "path_add", "MANPATH_add", "PATH_rm"),
+    *("path_rm", "load_prefix", "semver_search", "layout", "use", "rvm", "direnv_version"),
+    *("on_git_branch", "log_status", "log_error", "strict_env", "unstrict_env", "__main__"),
+    *("__env_strictness", "__dump_at_exit"),
+    *("realpath.dirname", "realpath.basename", "realpath.absolute"),
+    *("layout_go", "layout_node", "layout_perl", "layout_php", "layout_python"),
+    *("layout_python2", "layout_python3", "layout_anaconda", "layout_pipenv", "layout_pyenv"),
+    *("layout_ruby", "layout_julia", "use_julia", "use_rbenv", "use_node", "use_nodenv"),
+    *("use_nix", "use_flake", "use_guix", "use_vim"),
+)
+BASH_BUILTINS = (".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd")
+BASH_BUILTINS += ("command", "compgen", "complete", "compopt", "continue", "declare", "dirs")
+BASH_BUILTINS += ("disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc")
+BASH_BUILTINS += ("fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local")
+BASH_BUILTINS += ("logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray")
+BASH_BUILTINS += ("readonly", "return", "set", "shift", "shopt", "source", "suspend", "test")
+BASH_BUILTINS += ("times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias")
+BASH_BUILTINS += ("unset", "wait")
+DIRENV_RUNS = frozenset((*DIRENV_STDLIB, *BASH_BUILTINS, "cygpath"))
+# The variable direnv's stdlib runs as direnv itself (`"$direnv" dotenv bash`, `"$direnv"
+# watch`, and at the end of every load `"$direnv" dump`): set by the file, or by a dotenv it
+# loads, it runs what it names.
+DIRENV_PROGRAM = "direnv"
+SETS_DIRENV_PROGRAM = f"sets `${DIRENV_PROGRAM}`, which direnv's stdlib runs as direnv"
+
+
+def _replaces_direnv(defined: str | None, words: list[str], before: list[str]) -> str | None:
+    """Why an `.envrc` command (`words`, with the variables set for it alone `before`) changes
+    what direnv's stdlib runs, or None: the function it defines (`defined`) of a name the
+    stdlib runs (DIRENV_RUNS: `expand_path() { ... }`), a builtin it turns off or loads
+    (`enable -n echo`), or DIRENV_PROGRAM set for it (`_untold_by` reads the file's own)."""
+    if defined in DIRENV_RUNS:
+        what = f"defines `{defined}` in place of direnv's or bash's own"
+    elif words[:1] == ["enable"] and any(re.fullmatch(r"-\w*[nfd]\w*", w) for w in words[1:]):
+        what = "turns off or loads a builtin of bash"
+    elif any(word.startswith(f"{DIRENV_PROGRAM}=") for word in before):
+        what = SETS_DIRENV_PROGRAM
+    else:
+        return None
+    return f"{what}, so planloop cannot tell what direnv's functions that call it do"
 
 
 def sourced_by(command: str, args: list[str], base: Path) -> tuple[Path, Path] | None:
@@ -1186,6 +1256,10 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
         return f"its line `{line}` moves its shell to a folder only the shell can tell"
     if reader.unreadable is not None:
         return reader.unreadable
+    if reader.replaced is not None:
+        return reader.replaced
+    if DIRENV_PROGRAM in reader.values:  # (set by any means: `direnv=x`, `read`, a dotenv)
+        return f"it {SETS_DIRENV_PROGRAM}, so planloop cannot tell what direnv's functions do"
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
