@@ -648,6 +648,11 @@ UNTOLD_ENVRC_LINES = {
     "builtin-replaced": 'function echo {\n  builtin echo "$PWD/.local/bin"\n}\nPATH_add bin\n',
     "builtin-turned-off": "enable -n echo\nPATH_add bin\n",
     "direnv-program-set": "direnv=.local/bin/tool\n",
+    # A function's body runs with the values where it is called, not where it is defined; and
+    # one in parentheses sets nothing for the file's shell (nor does one never called).
+    "function-run-with-a-value-for-it": 'B=bin\nf() { PATH_add "$B"; }\nB=.local/bin f\n',
+    "function-run-after-its-value-changes": 'B=bin\nf() {\n  PATH_add "$B"\n}\nB=.local/bin\nf\n',
+    "function-body-in-parentheses": 'f() (\n  B=.local/bin\n)\nPATH_add "$B"\n',
     # bash splits a value put in unquoted into words: this runs `PATH_add .local/bin`.
     "word-split-command": 'P="PATH_add .local/bin"\n$P\n',
     "brace-expansion": "source_env .envrc.{local,dev}\n",
@@ -929,6 +934,10 @@ ENVRC_PATH_FORMS = {
         ".envrc.local": "PATH_add .local/bin\n",
     },
     "in-a-function-spaced": {".envrc": "local_bin () { PATH_add .local/bin; }\nlocal_bin\n"},
+    "in-a-function-glued": {
+        ".envrc": "local_bin(){ . ./.envrc.local; }\nlocal_bin\n",
+        ".envrc.local": "PATH_add .local/bin\n",
+    },
     # A comment ends at its line feed, a backslash there continues nothing; a quoted `#` or
     # one inside a word starts none; a backslash-newline joins the pieces of a word.
     "after-a-continued-comment": {".envrc": "# helpers \\\nPATH_add .local/bin\n"},

@@ -422,6 +422,12 @@ class _EnvrcReader:
         self.unreadable: str | None = None
         # A command that changes what direnv's stdlib runs (`_replaces_direnv`): its line, why.
         self.replaced: str | None = None
+        # Where a function's body is read (`enter_body`): "{", or "(" to the end of the file.
+        self.in_body: str | None = None
+        # The plain values put in where functions' bodies were read, and why a later command
+        # makes them stale (`watch_bodies`).
+        self.body_values: dict[str, str] = {}
+        self.stale_body: str | None = None
         self.envrc = envrc
         self.read(envrc, envrc.parent if base is None else base, 0)
 
@@ -433,7 +439,7 @@ class _EnvrcReader:
         fi`), so what it sets is unknown after it, as a value set there itself is."""
         self.files.append((path, base))
         text = self.text_of(path)
-        folders = [base]
+        folders, in_body = [base], self.in_body
         for words, subshell in self.commands(text, path):
             subshell = subshell or unsure
             moved = [new for folder in folders for new in self.take(words, folder, depth, subshell)]
@@ -445,6 +451,7 @@ class _EnvrcReader:
             for folder in moved:
                 self.files.append((path, folder))
             folders = list(dict.fromkeys([*folders, *moved]))
+        self.in_body = in_body  # (a body the file left open ends with it)
 
     def text_of(self, path: Path) -> str:
         """The text of a file it reads; "" for one it cannot, noted where it is too big."""
@@ -480,6 +487,7 @@ class _EnvrcReader:
         line, header = _short_line(words[0], words[1:]), _function_header(words)
         # (its body's first command, read here as the lines of its body below are)
         words = words if header is None else header[2]
+        subshell = self.enter_body(header, subshell)
         before = words[: program_index(words)]  # (`CDPATH=tools cd web`)
         words = words[len(before) :] or words  # (kept whole: `X=1` sets X)
         replaced = _replaces_direnv(header and header[0], words, before)
@@ -490,9 +498,11 @@ class _EnvrcReader:
             self.substituted(code, base, depth)
         if words[0] in SPECIAL_BUILTINS:  # (before the values it sets are put in)
             self.set_before_a_special_builtin(before, base)
+        told = self.told(words, base) if self.in_body else {}
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
+        self.watch_bodies(told, before, line)
         self.steps.append((base, words))
         if words[0] in MOVES:
             return self.moved(words, base, any(word.startswith("CDPATH=") for word in before))
@@ -530,6 +540,46 @@ class _EnvrcReader:
         written = [_put_in(envrc_word(word, base), self.values, self.environ) for word in assigned]
         self.steps.append((base, as_written(written)))
         self.values.update((PREFIX_ASSIGNMENT.match(word)[1], None) for word in assigned)
+
+    def enter_body(self, header: tuple[str, str, list[str]] | None, subshell: bool) -> bool:
+        """Note whether the command with this function `header` (`_function_header`), run in a
+        `subshell` or not, stands in a function's body: from a header, each command after it in
+        a block (those of a body in parentheses, `f() (`, to the end of the file: its end is
+        not read); whether it runs apart from the file's shell, as a body's command does."""
+        if header is not None:
+            self.in_body = "(" if header[1] == "(" and not header[2] else "{"
+        elif not subshell and self.in_body != "(":
+            self.in_body = None
+        return subshell or self.in_body is not None
+
+    def told(self, words: list[str], base: Path) -> dict[str, str]:
+        """The plain values `_put_in` gives the variables of the command `words` run in `base`,
+        but that of a variable in its own new value (`PATH="$PATH:/opt/bin"`)."""
+        told: dict[str, str] = {}
+        for word in words:
+            own = assigned[1] if (assigned := ASSIGNED.match(word)) else None
+            for found in ENVRC_VARIABLE.finditer(envrc_word(word, base)):
+                name = found[1] or found[2]
+                value = self.values[name] if name in self.values else self.environ.get(name)
+                if name != own and value is not None and not SPLIT.search(value):
+                    told[name] = value
+        return told
+
+    def watch_bodies(self, told: dict[str, str], before: list[str], line: str) -> None:
+        """Keep the values a function's body was read with (`told`), and note the first command
+        (`line`, with the variables set for it alone `before`) after which one of them has
+        another: bash puts them in where the function runs (`DIR=config/local load_env`, or
+        `DIR` set again before the call), and planloop read the body where it stands."""
+        for name, value in told.items():
+            self.body_values.setdefault(name, value)
+        set_for_it = {found[1]: found.string for word in before if (found := ASSIGNED.match(word))}
+        for name, value in self.body_values.items() if self.stale_body is None else ():
+            now = self.values[name] if name in self.values else self.environ.get(name)
+            if now != value or set_for_it.get(name, f"{name}={value}") != f"{name}={value}":
+                why = f"bash puts in the value {name} has where the function runs"
+                than = "than the one planloop read a function's body with"
+                self.stale_body = f"its line `{line}` may give {name} another value {than}: {why}"
+                return
 
     def substituted(self, code: str, base: Path, depth: int) -> None:
         """Read the commands of a command's output (or a process substitution), run in `base`
@@ -1258,6 +1308,8 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
         return reader.unreadable
     if reader.replaced is not None:
         return reader.replaced
+    if reader.stale_body is not None:
+        return reader.stale_body
     if DIRENV_PROGRAM in reader.values:  # (set by any means: `direnv=x`, `read`, a dotenv)
         return f"it {SETS_DIRENV_PROGRAM}, so planloop cannot tell what direnv's functions do"
     texts = [_read(path) for path, _ in reader.files]
