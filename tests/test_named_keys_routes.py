@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import run
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
 
+from tools import named_keys
 from tools.bash import run_bash
 from tools.sandbox import Bubblewrap
 
@@ -94,6 +95,29 @@ def test_keys_the_first_lines_of_a_config_past_a_megabyte_name_are_hidden(
     monkeypatch.setenv("KUBECONFIG", str(home / "kc/config"))
     assert (home / ".ssh/config").stat().st_size > 1024 * 1024
     assert secrets_read(workspace, ["ssh.pem", "kube.key"]) == []
+
+
+@needs_bwrap
+def test_a_key_your_ssh_or_git_config_names_while_planloop_runs_is_hidden_from_the_next_command(
+    home: Path, workspace: Path, monkeypatch
+):
+    # `ssh-keygen -f ~/keys/prod.pem` and an IdentityFile line for it, one in a file an
+    # Include's pattern reads, and git's password store named in a file ~/.gitconfig includes,
+    # all made between two commands. (Each answer kept at once: the second command's look
+    # checks the kept one against the configs as they are now.)
+    monkeypatch.setattr(named_keys, "SETTLED_NS", 0, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    names = ["prod.pem", "included.pem", "creds"]
+    keys = secrets_in(home, names)
+    write(home / ".ssh/config", "Include config.d/*\nHost github.com\n  User git\n")
+    write(home / ".gitconfig", "[include]\n\tpath = ~/.gitconfig-work\n")
+    assert secrets_read(workspace, names) == names  # (named by nothing yet)
+    with (home / ".ssh/config").open("a") as config:
+        config.write("Host prod\n  IdentityFile ~/keys/prod.pem\n")
+    write(home / ".ssh/config.d/corp", f"Host corp\n  IdentityFile {keys}/included.pem\n")
+    write(home / ".gitconfig-work", "[credential]\n\thelper = store --file ~/keys/creds\n")
+    assert secrets_read(workspace, names) == []
 
 
 # (variable, its value from the home, a config there and the setting in it naming a key)

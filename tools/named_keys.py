@@ -11,6 +11,7 @@ workspace's, and each path is worked out as the tool itself would.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import glob
 import itertools
@@ -19,13 +20,81 @@ import pwd
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from tools.environment import command_environment, host_program, secret_value
 from tools.paths import read_small_file
 from tools.tool_scripts import read_yaml
+
+# The paths the answer being worked out now by a `kept_while_unchanged` function depends on
+# (None: none is being worked out).
+_LOOKED_AT: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "looked_at", default=None
+)
+# How long ago a file an answer depends on must have changed for the answer to be kept: a
+# change made while it was read may leave the file's times where they were before (a coarse
+# clock, a file system that keeps whole seconds).
+SETTLED_NS = 2_000_000_000
+MAX_KEPT_ANSWERS = 8
+
+
+def looked_at(*paths: str | Path) -> None:
+    """Note that the answer being worked out (`kept_while_unchanged`) depends on what the
+    files or folders `paths` hold, or on their not being there."""
+    noted = _LOOKED_AT.get()
+    if noted is not None:
+        noted += map(str, paths)
+
+
+def file_identity(path: str) -> tuple[int, ...] | None:
+    """What tells a file or folder from itself once changed: its device, inode, size and
+    times (a folder's change with each entry made, removed or renamed); None for nothing."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def kept_while_unchanged(
+    function: Callable[..., tuple[Path, ...]],
+) -> Callable[..., tuple[Path, ...]]:
+    """`function`, with its answer for the same arguments kept while every file and folder it
+    looked at (`looked_at`) is as it was: a config you edit while planloop runs (an
+    `IdentityFile` line for a key you just made, a git `credential.helper`, a file either
+    includes) is read again before the next command, and an unchanged one costs a `stat` per
+    file. An answer worked out from a file changed in the last SETTLED_NS is not kept. What
+    a kept function looks at counts for the one that calls it too."""
+    kept: dict[object, tuple[tuple[str, ...], list[tuple[int, ...] | None], tuple[Path, ...]]] = {}
+
+    @functools.wraps(function)
+    def answer(*args: object, **kwargs: object) -> tuple[Path, ...]:
+        key = (args, tuple(kwargs.items()))
+        if (entry := kept.get(key)) and [file_identity(path) for path in entry[0]] == entry[1]:
+            looked_at(*entry[0])
+            return entry[2]
+        started, noted = time.time_ns(), list[str]()
+        token = _LOOKED_AT.set(noted)
+        try:
+            result = function(*args, **kwargs)
+        finally:
+            _LOOKED_AT.reset(token)
+        paths = tuple(dict.fromkeys(noted))
+        identities = [file_identity(path) for path in paths]
+        looked_at(*paths)
+        kept.pop(key, None)
+        if all(found is None or found[-1] < started - SETTLED_NS for found in identities):
+            if len(kept) >= MAX_KEPT_ANSWERS:
+                kept.pop(next(iter(kept)), None)
+            kept[key] = (paths, identities, result)
+        return result
+
+    answer.cache_clear = kept.clear  # type: ignore[attr-defined]
+    return answer
+
 
 SSH_KEY_LINE = re.compile(
     r"^[ \t]*+(IdentityFile|CertificateFile|Include|ProxyCommand|LocalCommand)"
@@ -56,7 +125,7 @@ def ssh_key_files(home: str) -> tuple[Path, ...]:
     return yours + ssh_config_key_files(system, home, os.path.dirname(system))
 
 
-@functools.lru_cache(maxsize=8)
+@kept_while_unchanged
 def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path, ...]:
     """The key and certificate files the ssh config `config` (also one `ssh -F` names) and
     the files its `Include` lines name give, each config read once, within
@@ -70,6 +139,7 @@ def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path
         if config_path in read or depth > MAX_SSH_INCLUDE_DEPTH:
             continue
         read.add(config_path)
+        looked_at(config_path)
         try:
             text = read_small_file(config_path, budget, cut=True)
         except (OSError, ValueError):
@@ -95,9 +165,22 @@ def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path
 
 def _matches(path: str) -> list[Path]:
     """The files a path with glob characters matches, or the path itself."""
-    return (
-        [Path(match) for match in sorted(glob.glob(path))] if glob.has_magic(path) else [Path(path)]
-    )
+    if not glob.has_magic(path):
+        return [Path(path)]
+    looked_at(*_pattern_folders(path))  # (a file made there may match it)
+    return [Path(match) for match in sorted(glob.glob(path))]
+
+
+def _pattern_folders(pattern: str) -> list[str]:
+    """The folders whose entries decide what `pattern` matches: the one above each of its
+    parts that holds a glob character, each that matches there."""
+    parts = pattern.split("/")
+    folders = []
+    for at, part in enumerate(parts):
+        if glob.has_magic(part):
+            above = "/".join(parts[:at]) or "/"
+            folders += glob.glob(above) if glob.has_magic(above) else [above]
+    return folders
 
 
 def ssh_words(value: str) -> list[str]:
@@ -204,6 +287,9 @@ GIT_KEY_SETTINGS = (
     r"|includeif\..*\.path)$"
 )
 MAX_GIT_INCLUDES = 16
+# The config of the system's git (Debian's, Fedora's, Homebrew's on Linux moves it with its
+# prefix; GIT_CONFIG_SYSTEM names any other).
+SYSTEM_GIT_CONFIG = "/etc/gitconfig"
 # Your variables that give git settings for every git you start (a CI runner's, a wrapper's):
 # `GIT_CONFIG_COUNT` with its `GIT_CONFIG_KEY_<n>` and `GIT_CONFIG_VALUE_<n>`, and
 # `GIT_CONFIG_PARAMETERS` (what `git -c` hands the gits it starts).
@@ -217,7 +303,7 @@ def git_settings_in_your_environment() -> tuple[tuple[str, str], ...]:
     )
 
 
-@functools.lru_cache(maxsize=8)
+@kept_while_unchanged
 def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     """The secret files your own git config (global and system, asked of your git from `/`:
     never a repository's) names: where `credential.helper = store --file PATH` keeps passwords
@@ -240,10 +326,16 @@ def git_key_files(home: str, *your_variables: str) -> tuple[Path, ...]:
     # both of yours, ~/.gitconfig and $XDG_CONFIG_HOME/git/config, which `git config --global`
     # reads only the first of where both are there (before git 2.46).
     environ["GIT_DIR"] = "/dev/null"
+    # (where git reads its config, there or not: one made or filled later counts)
+    xdg = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    looked_at(
+        environ.get("GIT_CONFIG_SYSTEM") or SYSTEM_GIT_CONFIG, os.path.join(xdg, "git/config")
+    )
+    looked_at(environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"))
     return _named_by_git_settings(git, [[]], environ, home) if git is not None else ()
 
 
-@functools.lru_cache(maxsize=8)
+@kept_while_unchanged
 def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) -> tuple[Path, ...]:
     """The secret files (as git_key_files) that the git settings your variables give
     (`settings`, from git_settings_in_your_environment) name, and those of the files they
@@ -265,6 +357,12 @@ def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) 
     return _named_by_git_settings(git, [[]], environ, home)
 
 
+def _included_config(found_in: str, value: str, home: str) -> str:
+    """The config an include's `value`, set in the config `found_in`, names: a relative one
+    from that config's folder, as git takes it."""
+    return os.path.normpath(os.path.join(os.path.dirname(found_in), _home_expanded(value, home)))
+
+
 def _git_environment(home: str) -> dict[str, str]:
     environ = command_environment(sandboxed=False)  # no LD_PRELOAD, no key, no GIT_*
     environ["HOME"] = home
@@ -282,15 +380,18 @@ def _named_by_git_settings(
     forms: list[str] = []  # (the certificates' forms: for any URL, as a safe side)
     for source in sources:
         for found_in, setting, value in _git_settings([git, "config", *source], environ):
+            if os.path.isabs(found_in):
+                looked_at(found_in)
+            if re.fullmatch(r"include\.path|includeif\..*\.path", setting):
+                # (what it includes, there yet or not: git follows an `include.path` itself)
+                looked_at(_included_config(found_in, value, home))
             if holds_a_credential(setting, value):
                 # (a setting of your variables is in no file: such a variable is dropped)
                 named += _absolute(found_in)
             if not re.search(GIT_KEY_SETTINGS, setting):
                 continue
             if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
-                # (a relative path is from the including file's folder, as git takes it)
-                path = os.path.join(os.path.dirname(found_in), _home_expanded(value, home))
-                sources.append(["--file", os.path.normpath(path), "--includes"])
+                sources.append(["--file", _included_config(found_in, value, home), "--includes"])
             elif setting.endswith("helper"):
                 named += store_file_of(value, home) or helper_reads(value, home)
             elif setting == "user.signingkey":
@@ -390,7 +491,9 @@ def credential_files_in(folder: str) -> list[Path]:
     if not os.path.isabs(folder):
         return []
     found = []
+    looked_at(folder)  # (made later, or a folder made in it: what it holds then counts)
     for parent, _folders, files in itertools.islice(os.walk(folder), MAX_STORE_ENTRIES):
+        looked_at(parent)
         found += [Path(parent, name) for name in files if name.endswith(".credential")]
     return found[:MAX_STORE_ENTRIES]
 
@@ -421,6 +524,7 @@ def holds_a_private_key(path: Path) -> bool:
     PEM text with no private key block, since curl reads the key from a PEM beside its
     certificate, and a PKCS#12 bundle (`client.p12`, binary) holds it. One that is not there
     holds nothing yet; one planloop cannot read whole counts as holding one."""
+    looked_at(path)
     try:
         text = read_small_file(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -507,6 +611,7 @@ def helper_reads(helper: str, home: str | None = None) -> list[Path]:
     named = []
     for word in SHELL_LINE_PATH.findall(helper):
         for path in _absolute(_shell_expanded(word, home or str(Path.home()))):
+            looked_at(path)
             if path.is_file() and not _a_program(path):
                 named.append(path)
     return named
