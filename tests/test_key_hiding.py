@@ -443,6 +443,46 @@ def test_a_file_your_start_up_files_source_is_hidden_where_it_sets_a_secret(api,
     assert [path for path, content in contents.items() if "hunter2" in content] == []
 
 
+# Files your start-up files source, each setting a secret by another command than a plain
+# `export NAME=value` line (by the start-up file that sources it: bash's, fish's, tcsh's).
+GUARDED_SECRETS = {
+    ".bashrc": {
+        ".config/shell/guarded.sh": '[ -n "$PS1" ] && export WEATHER_API_KEY=hunter2-guarded\n',
+        ".config/shell/branch.sh": "if [ -t 1 ]; then export WEATHER_API_KEY=hunter2-branch; fi\n",
+        ".config/shell/listed.sh": "export EDITOR=vim WEATHER_API_KEY=hunter2-listed\n",
+        ".config/shell/declared.sh": "declare -gx WEATHER_API_KEY=hunter2-declared\n",
+        ".config/shell/readonly.sh": "readonly WEATHER_API_KEY=hunter2-readonly\n",
+        ".config/shell/default.sh": "WEATHER_API_KEY=${WEATHER_API_KEY:-hunter2-default}\n",
+        ".config/shell/quoted.sh": "export WEATHER_API_KEY=$'hunter2-quoted'\n",
+        ".config/shell/eval.sh": "eval \"export WEATHER_API_KEY='hunter2-eval'\"\n",
+    },
+    ".config/fish/config.fish": {
+        ".config/fish/secrets.fish": "set --export WEATHER_API_KEY hunter2-fish\n",
+        ".config/fish/guarded.fish": "status is-interactive; and set -gx X_TOKEN hunter2-and\n",
+    },
+    ".tcshrc": {".config/csh/secrets.csh": "setenv WEATHER_API_KEY hunter2-csh\n"},
+}
+
+
+@needs_bwrap
+def test_a_sourced_file_is_hidden_whatever_command_sets_its_secret(api, env, folders):
+    # One that sets only what is no secret, or a secret from elsewhere, stays readable.
+    home = folders[-1]
+    for start_file, sourced in GUARDED_SECRETS.items():
+        sources = "".join(f"source ~/{name}\n" for name in sourced)
+        write(home / start_file, f"{sources}source ~/.config/shell/plain.sh\n")
+        for name, lines in sourced.items():
+            write(home / name, lines)
+    plain = 'export EDITOR=vim\nexport GH_TOKEN="$(pass show gh)"\n[ -t 1 ] && set -o vi\n'
+    control = write(home / ".config" / "shell" / "plain.sh", plain)
+    names = [name for sourced in GUARDED_SECRETS.values() for name in sourced]
+    user, _, workspace, planloop_home, _ = folders
+    hand_over(user, workspace, planloop_home, home)
+    paths = [home / name for name in names]
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, control)
+    assert [path for path, content in contents.items() if "hunter2" in content] == []
+
+
 @needs_bwrap
 def test_the_file_your_git_stores_passwords_in_is_hidden_wherever_your_config_puts_it(
     api, env, folders

@@ -197,23 +197,6 @@ def secret_value(value: str) -> bool:
     )
 
 
-# An assignment in a shell file, of a value written there (not `$OTHER` or `$(cat file)`):
-# `export NAME=value`, `NAME="value"`, `declare -x NAME=value`, fish's `set -gx NAME value`.
-SHELL_ASSIGNMENT = re.compile(
-    r"^[ \t]*(?:(?:export|(?:declare|typeset)[ \t]+-x)[ \t]+)?(\w+)=[\"']?[^\s$\"'`]"
-    r"|^[ \t]*set[ \t]+(?:-\w+[ \t]+)+(\w+)[ \t]+[\"']?[^\s$\"'`]",
-    re.MULTILINE,
-)
-
-
-def exports_a_secret(text: str) -> bool:
-    """Whether the shell file `text` sets a variable that no sandboxed command would get from
-    your environment: one named for a secret (`looks_secret`), or any secret by its form
-    (`secret_value`)."""
-    names = (first or second for first, second in SHELL_ASSIGNMENT.findall(text))
-    return any(looks_secret(name) for name in names) or secret_value(text)
-
-
 def _base64_private_key(text: str) -> bool:
     """Whether the base64 `text` starts a PEM private key."""
     whole = text[: len(text) // 4 * 4]  # (whole groups of four decode alone)

@@ -100,7 +100,6 @@ from tools.build_files import BUILD_FILE_REASON
 from tools.environment import (
     WordTooLong,
     command_environment,
-    exports_a_secret,
     host_program,
     path_folders_in,
 )
@@ -185,6 +184,7 @@ from tools.shell_config import (
     made_since,
     python_start_files,
     run_later,
+    sets_a_secret,
     sourced_by_your_shell,
     untold_by_envrcs,
 )
@@ -1045,10 +1045,22 @@ def folders_named_by_your_variables() -> list[Path]:
 
 
 def _sets_a_secret(shell_file: Path) -> bool:
-    """Whether the shell file sets a variable no sandboxed command gets (`exports_a_secret`),
-    as far as its first MiB tells."""
+    """Whether the shell file sets a variable no sandboxed command gets (`sets_a_secret`), as
+    far as its first MiB tells: judged once while the file stays as it is (`judged_as`), since
+    reading its commands takes a while (most of a second for 50 KiB that name a secret)."""
     try:
-        return exports_a_secret(read_small_file(shell_file, cut=True))
+        judged = judged_as(os.stat(shell_file))
+    except OSError:
+        return False
+    if judged is None:  # (changed just now, or no regular file)
+        return _shell_file_sets_a_secret.__wrapped__(shell_file, judged)
+    return _shell_file_sets_a_secret(shell_file, judged)
+
+
+@functools.lru_cache(maxsize=64)
+def _shell_file_sets_a_secret(shell_file: Path, _judged: tuple[int, ...] | None) -> bool:
+    try:
+        return sets_a_secret(read_small_file(shell_file, cut=True))
     except (OSError, ValueError):
         return False
 

@@ -74,7 +74,7 @@ import itertools
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -84,7 +84,9 @@ from tools.environment import (
     PROGRAM,
     WordTooLong,
     link_inside,
+    looks_secret,
     path_folders_in,
+    secret_value,
     variable_paths,
     variable_paths_in,
     variable_reason,
@@ -1127,6 +1129,62 @@ def sourced_by_your_shell() -> list[Path]:
             if len(files) < MAX_START_FILES and os.path.isfile(named):
                 files.append(named)
     return sourced
+
+
+# An assignment in a word: the word itself, or one inside it where code or a value begins
+# (`eval "export X_API_KEY=v"`, `alias d='X_API_KEY=v deploy'`): the name, up to its `=`.
+ASSIGNED = re.compile(r"(?:^|(?<=[\s;&|(=`]))([A-Za-z_]\w*)\+?=")
+# An expansion that sets its variable where it is unset (`: ${X_API_KEY:=v}`), up to its value.
+SET_WHERE_UNSET = re.compile(r"\$\{([A-Za-z_]\w*):?=")
+# An expansion that gives a value of its own (`${X_API_KEY:-v}`, `${X:+v}`), up to that value.
+OWN_VALUE = re.compile(r"\$\{[A-Za-z_]\w*:?[-=+]")
+# What fish runs a command after, which `set` may follow.
+FISH_LEADING_WORDS = ("and", "or", "not", "begin", "if", "while")
+# A name a shell file may set.
+NAME = re.compile(r"[A-Za-z_]\w*")
+# A `$` before a quote: bash's `$'...'` and `$"..."`, whose text is a value written there.
+DOLLAR_QUOTE = re.compile(r"\$(?=['\"])")
+
+
+def sets_a_secret(text: str) -> bool:
+    """Whether the shell file `text` sets a variable that no sandboxed command gets from your
+    environment: one named for a secret (`looks_secret`) to a value written there, by any
+    command of any line (`[ -t 1 ] && export X_API_KEY=v`, `export EDITOR=vim X_API_KEY=v`,
+    `declare -gx`, `readonly`, `: ${X_API_KEY:=v}`, fish's `set -gx X_API_KEY v`, csh's
+    `setenv X_API_KEY v`, inside `eval`'s code or an alias), or any secret by its form
+    (`secret_value`)."""
+    if secret_value(text):
+        return True
+    if not any(map(looks_secret, set(NAME.findall(text)))):  # (most name none: no reading)
+        return False
+    commands = shell_commands(DOLLAR_QUOTE.sub("", text))
+    assigned = (pair for words in commands for pair in _assignments(words))
+    return any(looks_secret(name) and _written(value) for name, value in assigned)
+
+
+def _assignments(words: list[str]) -> Iterator[tuple[str, str]]:
+    """(name, what its value begins with) of each variable the command `words` may set."""
+    for at, word in enumerate(words):
+        yield from ((found[1], word[found.end() :]) for found in ASSIGNED.finditer(word))
+        yield from ((found[1], word[found.end() :]) for found in SET_WHERE_UNSET.finditer(word))
+        if word == "setenv" and at + 2 < len(words):  # (csh's, launchctl's)
+            yield words[at + 1], words[at + 2]
+    # fish's, its options before the name (`set --export NAME VALUE`), also after its `and`
+    # (`status is-interactive; and set -gx NAME VALUE`)
+    words = list(itertools.dropwhile(lambda word: word in FISH_LEADING_WORDS, words))
+    if words[:1] == ["set"]:
+        named = list(itertools.dropwhile(lambda word: word.startswith("-"), words[1:]))
+        yield from [(named[0], named[1])] if len(named) > 1 else []
+
+
+def _written(value: str) -> bool:
+    """Whether a variable's value (its start) is written where it is set, not taken from
+    elsewhere (`$OTHER`, `$(pass show gh)`): as it stands, or as the value of its own that
+    an expansion gives (`${X_API_KEY:-v}`). Quotes inside `eval`'s code are taken out."""
+    value = value.lstrip("'\"")
+    if own := OWN_VALUE.match(value):
+        return _written(value[own.end() :])
+    return value[:1] not in ("", "$", "`", "}")
 
 
 def home_of(path: Path) -> Path:
