@@ -443,6 +443,26 @@ def test_a_file_your_start_up_files_source_is_hidden_where_it_sets_a_secret(api,
     assert [path for path, content in contents.items() if "hunter2" in content] == []
 
 
+@needs_bwrap
+def test_a_file_your_start_up_files_source_by_a_variable_or_a_pattern_is_hidden(api, env, folders):
+    # The XDG idiom (its variable unset here), a name set plainly before, a loop over a
+    # pattern and zsh's `emulate sh -c`: the file is judged by what it sets as by its path.
+    home = folders[-1]
+    write(
+        home / ".bashrc",
+        '. "${XDG_CONFIG_HOME:-$HOME/.config}/shell/xdg.sh"\n'
+        'f=~/.config/shell/named.sh; [ -r "$f" ] && . "$f"\n'
+        'for f in ~/.config/shell/rc.d/*.sh; do . "$f"; done\n',
+    )
+    write(home / ".zshrc", "emulate sh -c '. ~/.config/shell/emulated.sh'\n")
+    control = write(home / ".config" / "shell" / "rc.d" / "aliases.sh", "alias ll='ls -l'\n")
+    names = [".config/shell/xdg.sh", ".config/shell/named.sh", ".config/shell/rc.d/tokens.sh"]
+    names.append(".config/shell/emulated.sh")
+    secret = "export DEPLOY_TOKEN=hunter2-deploy\n"
+    contents = read_in_home(api, env, folders, names, secret, control)
+    assert [path for path, content in contents.items() if "hunter2" in content] == []
+
+
 # Files your start-up files source, each setting a secret by another command than a plain
 # `export NAME=value` line (by the start-up file that sources it: bash's, fish's, tcsh's).
 GUARDED_SECRETS = {

@@ -1110,25 +1110,137 @@ def start_files() -> list[Path]:
 
 
 def sourced_by_your_shell() -> list[Path]:
-    """Every file your shells' start-up files `source` (or `.`) by a literal path, followed
-    through the files those source in turn."""
+    """Every file your shells' start-up files `source` (or `.`), followed through the files
+    those source in turn: by a literal path, or one with what can be told put in
+    (`sourced_paths`: `. "${XDG_CONFIG_HOME:-$HOME/.config}/shell/secrets.sh"`,
+    `f=~/.config/shell/env.sh; . "$f"`), each file a pattern matches (`for f in
+    ~/.config/shell/*.sh; do . "$f"; done`); also where `eval` or zsh's `emulate sh -c` is
+    given the line."""
     from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
 
     files = start_files()
     sourced: list[Path] = []
+    # What each file's shell has set when it starts reading it: the sourcing file's values.
+    values_at_start: dict[Path, dict[str, list[str]]] = {}
     for path in files:  # grows while it is walked
-        for words in shell_commands(_read(path)):
+        home, values = home_of(path), dict(values_at_start.get(path, {}))
+        for words in _commands_run(_read(path)):
+            _note_values(words, values, home)
             words = words[program_index(words) :]  # (`QUIET=1 source x`, `2>/dev/null . x`)
             words = as_run(words) if words else words  # (`source -- x`, `. x 2>/dev/null`)
             if not words or words[0] not in ("source", ".") or len(words) < 2:
                 continue
-            named = literal_path(words[1], None, home_of(path))
-            if named is None or named in files or named in sourced:
-                continue
-            sourced.append(named)
-            if len(files) < MAX_START_FILES and os.path.isfile(named):
-                files.append(named)
+            for named in sourced_paths(words[1], values, home):
+                if named in files or named in sourced:
+                    continue
+                sourced.append(named)
+                values_at_start[named] = dict(values)
+                if len(files) < MAX_START_FILES and os.path.isfile(named):
+                    files.append(named)
     return sourced
+
+
+# How deep the code `eval` is given is read in a start-up file, how many words one word with
+# variables may stand for, and how many files a pattern names at most.
+MAX_EVAL_DEPTH = 4
+MAX_POSSIBLE_WORDS = 64
+MAX_PATTERN_FILES = 200
+# A variable put into a word: `$NAME`, `${NAME}`, or with the value it gives where that is
+# unset or empty (`${NAME:-default}`, `${NAME-default}`, `${NAME:=default}`): the name and
+# what follows it in the braces.
+PUT_IN = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(:?[-=]|\}))")
+# zsh's glob qualifiers after a pattern (`~/.zsh/*.zsh(N)`, `(.N)`).
+GLOB_QUALIFIERS = re.compile(r"\([\w.^:-]*\)$")
+
+
+def _commands_run(text: str, depth: int = 0) -> Iterator[list[str]]:
+    """The commands of a start-up file, each followed by those of the code it hands `eval`, a
+    shell's `-c` or zsh's `emulate -c` (`emulate sh -c '. ~/.profile'`)."""
+    for words in shell_commands(text):
+        yield words
+        code = code_given(words)
+        if words[0] == "emulate" and "-c" in words[:-1]:
+            code = words[words.index("-c") + 1]
+        if code is not None and depth < MAX_EVAL_DEPTH:
+            yield from _commands_run(code, depth + 1)
+
+
+def _note_values(words: list[str], values: dict[str, list[str]], home: Path) -> None:
+    """Note the words each variable the command `words` sets may hold (`possible_words`),
+    with those it held before (it may be set in a branch that did not run): a plain
+    assignment's, `export`'s and its kin's, and each word of a `for NAME in WORDS` loop."""
+    if words[0] == "for" and len(words) > 2 and words[2] == "in":
+        given = [(words[1], word) for word in words[3:]]
+    else:
+        setting = words[1:] if words[0] in SETTING_WORDS else words
+        assigned = (word.partition("=") for word in setting if ASSIGNMENT.match(word))
+        given = [(name, value) for name, _, value in assigned]
+    for name, word in given:
+        possible = possible_words(word, values, home)
+        values[name] = list(dict.fromkeys([*values.get(name, []), *possible]))
+        del values[name][MAX_POSSIBLE_WORDS:]
+
+
+def possible_words(word: str, values: Mapping[str, list[str]], home: Path) -> list[str]:
+    """The words `word` may be once its variables are put in: each value the file set before
+    (`values`), your environment's, and the value an expansion gives where the variable is
+    unset (`${XDG_CONFIG_HOME:-$HOME/.config}`); HOME is `home`. [] where a variable has none
+    of these, or is put in another way (`${X#prefix}`), which only the shell can tell."""
+    found = PUT_IN.search(word)
+    if found is None:
+        return [word]
+    name = found[1] or found[2]
+    told = [str(home)] if name == "HOME" else [*values.get(name, [])]
+    told += [os.environ[name]] if name in os.environ and name != "HOME" else []
+    rest = word[found.end() :]
+    if found[3] not in (None, "}"):  # (a value of its own, to the brace that ends it)
+        depth = 1
+        for at, char in enumerate(rest):
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            if depth == 0:
+                told += possible_words(rest[:at], values, home)
+                rest = rest[at + 1 :]
+                break
+        else:
+            return []
+    afters = possible_words(rest, values, home)
+    words = [word[: found.start()] + value + after for value in told for after in afters]
+    return list(dict.fromkeys(words))[:MAX_POSSIBLE_WORDS]
+
+
+def sourced_paths(word: str, values: Mapping[str, list[str]], home: Path) -> list[Path]:
+    """The files `source WORD` in a start-up file of `home` may read: each of its
+    `possible_words` as a path (`~` put in; one that is not absolute is looked for on PATH
+    first, and left out), and for a pattern (or brace expansion, `~/.{exports,extra}`) each
+    file it matches."""
+    found: list[Path] = []
+    for possible in possible_words(word, values, home):
+        for expanded in brace_expanded(possible):
+            path = os.path.expanduser(re.sub(r"^~(?=/|$)", lambda _: str(home), expanded))
+            if not os.path.isabs(path) or re.search(r"[$`]|(?:^|[\s=:])~[+-]", path):
+                continue
+            if not glob.has_magic(path):
+                found.append(Path(os.path.normpath(path)))
+                continue
+            matches = sorted(glob.glob(GLOB_QUALIFIERS.sub("", path)))[:MAX_PATTERN_FILES]
+            found += [Path(os.path.normpath(match)) for match in matches]
+    return list(dict.fromkeys(found))
+
+
+# A list bash's brace expansion makes words of, with no list inside (`{exports,extra}`).
+BRACE_LIST = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def brace_expanded(word: str) -> list[str]:
+    """The words bash's brace expansion makes of `word` (`~/.{exports,extra}`: two), up to
+    MAX_POSSIBLE_WORDS; a range (`{1..3}`) is left as it stands."""
+    found = BRACE_LIST.search(word)
+    if found is None:
+        return [word]
+    words: list[str] = []
+    for choice in found[1].split(","):
+        words += brace_expanded(word[: found.start()] + choice + word[found.end() :])
+    return list(dict.fromkeys(words))[:MAX_POSSIBLE_WORDS]
 
 
 # An assignment in a word: the word itself, or one inside it where code or a value begins
