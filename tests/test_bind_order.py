@@ -120,7 +120,16 @@ def test_the_check_finds_an_emptied_path_a_later_bind_brings_back():
     assert emptied_then_covered(["--ro-bind", empty, "/tmp/x", "--tmpfs", "/tmp"]) is None
     assert emptied_then_covered(["--ro-bind", empty, "/etc/x", "--ro-bind", "/usr", "/usr"]) is None
     # An option it does not know cannot be placed: that is a problem too.
-    assert "could not be checked" in emptied_then_covered(["--symlink", "a", "b"])
+    assert "could not be checked" in emptied_then_covered(["--dir", "/srv/b"])
+    # A view of a home (tools/sandbox.py `home_views`): its tmpfs, the entries bound back onto it
+    # and its own `--remount-ro` bring back nothing it hides; a bind of the home after it would.
+    view = ["--tmpfs", "/home/you", "--ro-bind", empty, "/home/you/.netrc"]
+    view += ["--ro-bind-try", "/home/you/code", "/home/you/code"]
+    view += ["--symlink", "code", "/home/you/c"]
+    view += ["--remount-ro", "/home/you"]
+    assert emptied_then_covered(view) is None
+    again = emptied_then_covered([*view, "--ro-bind", "/home/you", "/home/you"])
+    assert "/home/you/.netrc would be emptied" in again
     assert emptied_then_covered(in_mount_order(covered)) is None
     assert emptied_then_covered(in_mount_order(folder)) is None
 

@@ -1239,7 +1239,10 @@ def test_an_unprivileged_user_cannot_get_out_either(tmp_path: Path, monkeypatch)
             f"cat ~/.ssh/id_ed25519; {stand_in.connect_command()}; id -u"
         )
         attack = f"{{ {attack}; }} 2>&1"
-        argv, env = Bubblewrap(user_namespace=False).wrap(ws, attack)
+        # Built by root for the ordinary user, whose own home it is (its account's too): the
+        # views of the homes are made of what that user can reach.
+        with account_home_at(home, home, monkeypatch):
+            argv, env = Bubblewrap(user_namespace=False).wrap(ws, attack)
         # The test's own Python may sit where the ordinary user cannot reach; the launcher and
         # the Landlock step inside need only the standard library, so the system's Python serves.
         argv[0] = "/usr/bin/python3"

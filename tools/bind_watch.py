@@ -76,6 +76,10 @@ class SandboxStart:
     # Whether its commands can make hard links: not when its seccomp filter refuses them
     # (tools/seccomp.py), which leaves a key file no second name a command made.
     may_link: bool = True
+    # The folders it shows as views, and the entries it shows in them (`Bubblewrap.views_of`):
+    # nothing made or replaced there on the host reaches it.
+    views: frozenset[str] = frozenset()
+    shown: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -106,13 +110,34 @@ def sandbox_start(sandbox: Any, workspace: Path, argv: list[str]) -> SandboxStar
     if not hasattr(sandbox, "view_of"):
         return None
     held, hidden = sandbox.view_of(argv)
-    found = {path: identity(path) for path in held | hidden}
-    known = {path: ident for path, ident in found.items() if ident is not None}
-    start = SandboxStart(Path(workspace), held, hidden, known, key_files(hidden))
-    start.may_appear = getattr(sandbox, "secrets_not_there", frozenset)()
+    start = SandboxStart(Path(workspace), held, hidden, keyed=key_files(hidden))
+    if hasattr(sandbox, "views_of"):
+        start.views, start.shown = sandbox.views_of(argv)
+    # A bind in a view sits on the view's own entry, which no rename on the host takes away.
+    found = {path: identity(path) for path in held | hidden if not in_a_view(start, path)}
+    start.identities = {path: ident for path, ident in found.items() if ident is not None}
+    may_appear = getattr(sandbox, "secrets_not_there", frozenset)()
+    start.may_appear = frozenset(path for path in may_appear if not unseen(start, path))
     options = argv[: argv.index("--")] if "--" in argv else argv  # not the command's words
     start.may_link = "--seccomp" not in options
     return start
+
+
+def in_a_view(start: SandboxStart, path: str) -> bool:
+    """Whether `path` is an entry of a folder the sandbox of `start` shows as a view (its
+    folder followed as it leads now)."""
+    return os.path.realpath(os.path.dirname(path)) in start.views
+
+
+def unseen(start: SandboxStart, path: str) -> bool:
+    """Whether `path` is not there for the sandbox of `start`: it lies in a view, and the
+    entry of the view it is, or lies in, was not shown there (it was hidden, or made since)."""
+    entry = Path(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    while entry.parent != entry:
+        if str(entry.parent) in start.views:
+            return str(entry) not in start.shown
+        entry = entry.parent
+    return False
 
 
 def is_key_name(path: str) -> bool:
@@ -430,6 +455,7 @@ def what_was_lost(
             and path in start.identities
             and not replaced_since(start, frozenset({path}))
         )
+        and not unseen(start, path)
     ]
     if isinstance(written, dict):
         start.how.update({path: how for path, how in written.items() if how})
@@ -447,7 +473,9 @@ def what_was_lost(
         appeared = [
             path
             for path in now[1] - start.hidden
-            if identity(path) not in hidden_then and not in_its_own_tmp(path, start.workspace)
+            if identity(path) not in hidden_then
+            and not in_its_own_tmp(path, start.workspace)
+            and not unseen(start, path)
         ]
         # A key file a sandbox made now only holds read-only may give the key all the same
         # (`holds_the_key`: expanded, every encoding): one that appeared or was replaced since
@@ -457,6 +485,7 @@ def what_was_lost(
             for path in now[0] - now[1]
             if is_key_name(path)
             and start.identities.get(path) != identity(path)
+            and not unseen(start, path)
             and may_hold_the_key(path)
         ]
         lost.seen = sorted({*lost.seen, *appeared})

@@ -1,12 +1,15 @@
 """Hide again, in a running task's sandbox, a hidden file replaced on the host.
 
 The sandbox hides a shell history, `~/.lesshst` and the like by binding an empty file over
-each (tools/sandbox.py). When the host renames a new file over one while a background task
-runs (bash and zsh save their history so when a terminal closes, `less` at exit), Linux drops
-that bind in the task's mount namespace, and tools/bind_watch.py finds it. For a file that has
-no key file's name and holds no key, planloop binds an empty read-only file over the new one in
-the running sandbox instead of stopping the task: a long `npm run dev` lives through a closed
-terminal. The task could read the new file until then, and the person is told so.
+each (tools/sandbox.py). In your home, that file is the view's own (`home_views`), out of the
+host's reach; elsewhere (a history your HISTFILE keeps outside your home, a home that is the
+workspace) it sits on the host's folder entry. When the host renames a new file over one there
+while a background task runs (bash and zsh save their history so when a terminal closes, `less`
+at exit), Linux drops that bind in the task's mount namespace, and tools/bind_watch.py finds
+it. For a file that has no key file's name and holds no key, planloop binds an empty read-only
+file over the new one in the running sandbox instead of stopping the task: a long `npm run dev`
+lives through a closed terminal. The task could read the new file until then, and the person is
+told so.
 
     hidden_again(bwrap_pid, start, paths)  -> those of `paths` hidden again (tools/tasks.py)
     hidden_too(bwrap_pid, start, paths)    -> those of `paths`, new secrets, hidden there too

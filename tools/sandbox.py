@@ -936,12 +936,10 @@ def secret_paths() -> list[Path]:
     files in your $ZDOTDIR, the files your variables name, and planloop's home (the one
     in use, and the usual ~/.planloop when PLANLOOP_HOME points elsewhere for a run: every
     other project's conversations are there); whether they exist or not."""
-    moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
-    candidates = list(home_secret_paths(str(Path.home()), moved))
+    candidates = secrets_of_your_homes()
     account = account_home()
-    if account is not None:  # HOME moved for a run (CI, `sudo -E`, a wrapper): yours stays
-        unmoved = ("",) * (len(XDG_FOLDERS) + 1)
-        candidates += [*home_secret_paths(str(account), unmoved), account / ".planloop"]
+    if account is not None:
+        candidates.append(account / ".planloop")
     # A file or none yet: HISTFILE=/dev/null is no secret, and a folder is not what it names.
     candidates += [named for named in named_by_your_variables() if file_or_none(named)]
     candidates += folders_named_by_your_variables()
@@ -951,6 +949,19 @@ def secret_paths() -> list[Path]:
     candidates += [path for path in sourced_by_your_shell() if _sets_a_secret(path)]
     own, usual = planloop_home(), Path.home() / ".planloop"
     candidates += [own] if own == usual else [own, usual]
+    return candidates
+
+
+def secrets_of_your_homes() -> list[Path]:
+    """SECRET_HOME_PATHS in your home folder and where your XDG_* variables and ZDOTDIR move
+    them, and in your account's home where a run's HOME is another (CI, `sudo -E`, a wrapper):
+    whether they exist or not."""
+    moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
+    candidates = list(home_secret_paths(str(Path.home()), moved))
+    account = account_home()
+    if account is not None:
+        unmoved = ("",) * (len(XDG_FOLDERS) + 1)
+        candidates += home_secret_paths(str(account), unmoved)
     return candidates
 
 
@@ -2244,6 +2255,7 @@ def pinned_folders(root: Path, read_only: list[Path]) -> list[str]:
 # to the mount just before it.
 MOUNT_OPTIONS = {
     **dict.fromkeys(("--bind", "--ro-bind", "--dev-bind", "--bind-fd", "--ro-bind-fd"), 2),
+    **dict.fromkeys(("--ro-bind-try", "--symlink"), 2),
     **dict.fromkeys(("--tmpfs", "--proc", "--dev", "--remount-ro"), 1),
 }
 
@@ -2289,8 +2301,10 @@ def empties(mount: list[str]) -> bool:
 
 def brings_host_files(mount: list[str]) -> bool:
     """Whether the mount shows a file or folder of the host's: a bind other than the empty file.
-    `--proc` and `--dev` are the sandbox's own, fresh."""
-    return mount[0] not in ("--tmpfs", "--proc", "--dev") and not empties(mount)
+    `--proc` and `--dev` are the sandbox's own, fresh; a link made (`--symlink`) and a view's
+    tmpfs made read-only once its entries are in (`home_views`) bring nothing."""
+    own = ("--tmpfs", "--proc", "--dev", "--symlink", "--remount-ro")
+    return mount[0] not in own and not empties(mount)
 
 
 def in_mount_order(words: list[str]) -> list[str]:
@@ -2321,13 +2335,162 @@ def emptied_then_covered(words: list[str]) -> str | None:
         return f"the sandbox's mounts could not be checked: {err}"
     points = [mount_point(mount) for mount in mounts]
     for position, mount in enumerate(mounts):
-        if not empties(mount):
+        if not empties(mount) or opens_a_view(mount, mounts[position + 1 :]):
             continue
         hidden = points[position]
         for later, covering in zip(mounts[position + 1 :], points[position + 1 :], strict=True):
             if brings_host_files(later) and hidden.is_relative_to(covering):
                 return f"{hidden} would be emptied, then bound again from the host by {covering}"
     return None
+
+
+# How many entries the views of your homes show in all (`home_views`): each is three of bwrap's
+# words, and bwrap takes 9,000 at most, with the workspace's held `.env` files (MAX_ENV_FILES_HELD,
+# four words each), the files held for their links (MAX_LINKED_HELD, three each) and the hidden
+# paths besides. The folders of a home shown so hold a few dozen to a few hundred entries.
+MAX_VIEW_ENTRIES = 1000
+
+
+def home_views(root: Path, mounts: list[str]) -> list[str]:
+    """bwrap's words that show your homes, and each of their folders on the way to a secret,
+    as views: an empty tmpfs with each entry that is not hidden bound back read-only onto it (a
+    link made again as the same link, a folder bound whole unless it is a view in turn), each
+    hidden one made empty there, and the tmpfs then made read-only.
+
+    A bind of the empty file over a secret sits on the host's folder entry: a program of yours
+    that saves the file by rename (git's credential store, `npm login`, a closing terminal's
+    history) takes the bind away in every running sandbox, and a secret folder you make while
+    a task runs (your first `aws configure`) is in no mount at all. In a view, the entries are
+    the tmpfs's own: nothing made or replaced on the host in that folder reaches a sandbox
+    that is running. `mounts`: the hiding that comes after the view, whose emptied paths the
+    view makes empty too (an entry bound back would show the file again once a rename on the
+    host took away the empty file bound over it).
+    """
+    emptied = {mount_point(mount) for mount in mounts_of(mounts) if empties(mount)}
+    roots = view_roots(root)
+    points = [*secrets_of_your_homes(), *emptied]
+    views = view_folders(roots, points, emptied, Path(os.path.realpath(root)))
+    left = [MAX_VIEW_ENTRIES]  # entries all views may still show
+    words: list[str] = []
+    for folder in sorted(views, key=lambda folder: len(folder.parts)):
+        if folder.parent not in views:
+            words += _view_of(folder, views, emptied, left)
+    return words
+
+
+def view_roots(root: Path) -> list[Path]:
+    """Where your homes lead, as views start from them: not one in the workspace (whose files
+    stay writable, their secrets hidden by binds), nor one under /tmp (each sandbox has its
+    own), nor / or a folder of the system's."""
+    real_root = Path(os.path.realpath(root))
+    roots = []
+    for home in your_homes():
+        real = Path(os.path.realpath(home))
+        if real.is_relative_to(real_root) or len(real.parts) < 2 or not os.path.isdir(real):
+            continue
+        if any(other.is_relative_to(real) or real.is_relative_to(other) for other in NEVER_HIDDEN):
+            continue
+        roots.append(real)
+    return roots
+
+
+def view_folders(
+    roots: list[Path], points: list[Path], emptied: set[Path], root: Path
+) -> set[Path]:
+    """Each folder from a home of `roots` down to the folder of each of `points` (as they
+    lead) that is there, that planloop can list, and that is neither a link, hidden whole
+    (`emptied`), nor the workspace `root` or in it.
+
+    Worked out on strings, each folder looked at once: it runs before every command, for the
+    hundreds of SECRET_HOME_PATHS in each home."""
+    homes = [str(home) + os.sep for home in roots]
+    stops = {str(path) for path in emptied}
+    inside = str(root) + os.sep
+    folders: dict[str, bool] = {}  # each folder looked at: whether it is a view
+    leads: dict[str, str] = {}  # where each folder of `points` leads
+    for point in map(str, points):
+        folder, _ = os.path.split(point)
+        if os.path.islink(point):  # (`~/.aws -> dotfiles/aws`, there yet or not)
+            folder = os.path.dirname(os.path.realpath(point))
+        elif folder not in leads:
+            folder = leads[folder] = os.path.realpath(folder)
+        else:
+            folder = leads[folder]
+        if folder in folders:
+            continue  # its way was gone down already
+        home = next((home for home in homes if (folder + os.sep).startswith(home)), None)
+        if home is None or (folder + os.sep).startswith(inside):
+            continue  # (the workspace's own are hidden by binds over its writable files)
+        at = home[:-1]
+        for part in ["", *folder[len(home) :].split(os.sep)]:
+            at = os.path.join(at, part) if part else at
+            if at not in folders:
+                workspace = (at + os.sep).startswith(inside)
+                folders[at] = at not in stops and not workspace and _listable(Path(at))
+            if not folders[at]:
+                break
+    return {Path(folder) for folder, view in folders.items() if view}
+
+
+def _listable(folder: Path) -> bool:
+    """Whether `folder` is a folder (not a link to one) that planloop can list and enter."""
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(folder).st_mode)
+    except OSError:
+        return False
+    return is_folder and os.access(folder, os.R_OK | os.X_OK)
+
+
+def _view_of(folder: Path, views: set[Path], emptied: set[Path], left: list[int]) -> list[str]:
+    """bwrap's words for the view of `folder` (`home_views`), its inner views in it; `left`
+    counts down the entries all views may show, and past it no command runs."""
+    try:
+        with os.scandir(folder) as scanned:
+            entries = sorted(itertools.islice(scanned, left[0] + 1), key=lambda e: e.name)
+    except OSError as err:
+        raise ToolError(
+            f"bash: the command did not run: {folder}, which holds secrets the sandbox hides, "
+            f"could not be listed to make its view ({err.strerror})."
+        ) from err
+    if len(entries) > left[0]:
+        raise ToolError(
+            f"bash: the command did not run: {folder}, which holds secrets the sandbox hides, "
+            f"holds more entries than a sandbox can show around them (with the other folders "
+            f"shown so, {MAX_VIEW_ENTRIES:,} at most). Tell the user: moving some of them into "
+            "a folder of their own lets commands run."
+        )
+    left[0] -= len(entries)
+    words = ["--tmpfs", str(folder)]
+    for entry in entries:
+        path = Path(entry.path)
+        if entry.is_symlink():
+            words += ["--symlink", _link_text(path), entry.path]
+        elif path in emptied and entry.is_dir(follow_symlinks=False):
+            words += ["--tmpfs", entry.path, "--remount-ro", entry.path]
+        elif path in emptied:
+            words += ["--ro-bind", str(private_folder() / "empty"), entry.path]
+        elif path in views:
+            words += _view_of(path, views, emptied, left)
+        else:
+            # `-try`: an entry removed on the host since it was listed is left out, not an error.
+            words += ["--ro-bind-try", entry.path, entry.path]
+    return [*words, "--remount-ro", str(folder)]
+
+
+def _link_text(link: Path) -> str:
+    """What `link` holds, as bwrap's `--symlink` gets it: one that reads like an option or a
+    launcher's marker (`-x`, `@open:...`) with `./` before it, which leads to the same place."""
+    try:
+        text = os.readlink(link)
+    except OSError:
+        return "/nonexistent"  # (gone meanwhile: a link to nothing stands for it)
+    return "./" + text if text.startswith(("-", "@")) else text
+
+
+def opens_a_view(mount: list[str], later: list[list[str]]) -> bool:
+    """Whether `mount` is a view's tmpfs (`home_views`), its entries bound back onto it, and
+    made read-only by a `--remount-ro` of its own among the `later` mounts."""
+    return len(mount) == 2 and mount[0] == "--tmpfs" and ["--remount-ro", mount[1]] in later
 
 
 @functools.cache
@@ -3074,6 +3237,9 @@ class Bubblewrap:
                     "which hides it, is made. Stop the task (task_stop) or wait until it ends, "
                     "then send the command again."
                 )
+        # Your homes shown as views (`home_views`), right after / itself: the workspace, /tmp,
+        # the protected paths and the hiding above are mounted over them as before.
+        argv[3:3] = home_views(root, mounts)
         argv += in_mount_order(mounts)
         if not under_tmp:
             argv += ["--tmpfs", "/tmp"]
@@ -3123,6 +3289,20 @@ class Bubblewrap:
             elif word == "--remount-ro":
                 held.add(first)
         return frozenset(held), frozenset(hidden)
+
+    def views_of(self, argv: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The folders a sandbox made by `wrap` shows as views (`home_views`), and the entries
+        it shows in them from the host (bound back, or a link made again), read back from its
+        argv: nothing else in those folders is there for its commands."""
+        words = argv[: argv.index("--")] if "--" in argv else argv
+        views, shown = set(), set()
+        for position, word in enumerate(words[:-2]):
+            point = words[position + 1]
+            if word in ("--ro-bind-try", "--symlink"):
+                shown.add(words[position + 2])
+            elif word == "--remount-ro" and words[position - 2 : position] != ["--tmpfs", point]:
+                views.add(point)  # a view's own, not the one just after a hidden folder's tmpfs
+        return frozenset(views), frozenset(shown)
 
     def view_now(self, workspace: Path) -> tuple[frozenset[str], frozenset[str]] | None:
         """What a sandbox made now would hold and hide (see `view_of`); None when none can be
