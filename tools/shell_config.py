@@ -1774,7 +1774,9 @@ def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
             name, equals, value = word.partition("=")
             if equals and name.removesuffix("+") == "PATH":
                 named = [literal_path(entry, base) for entry in value.split(":") if entry]
-                folders += [path for path in named if path is not None and path.is_dir()]
+                # (the folders of the `.envrc`'s tree: `$PATH`'s own are no workspace's)
+                top = envrc.envrc.parent
+                folders += [p for p in named if p and p.is_dir() and p.is_relative_to(top)]
     return list(dict.fromkeys(folders))
 
 
