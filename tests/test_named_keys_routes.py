@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import run
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
 
-from tools import named_keys
+from tools import kept
 from tools.bash import run_bash
 from tools.sandbox import Bubblewrap
 
@@ -105,7 +105,7 @@ def test_a_key_your_ssh_or_git_config_names_while_planloop_runs_is_hidden_from_t
     # Include's pattern reads, and git's password store named in a file ~/.gitconfig includes,
     # all made between two commands. (Each answer kept at once: the second command's look
     # checks the kept one against the configs as they are now.)
-    monkeypatch.setattr(named_keys, "SETTLED_NS", 0, raising=False)
+    monkeypatch.setattr(kept, "SETTLED_NS", 0)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     names = ["prod.pem", "included.pem", "creds"]

@@ -92,6 +92,7 @@ from tools.environment import (
     variable_reason,
 )
 from tools.homes import your_homes
+from tools.kept import kept_while_unchanged, looked_at, pattern_folders
 from tools.toml_text import toml_data
 from tools.your_configs import (
     CODE_VARIABLE_NAMES,
@@ -1090,6 +1091,7 @@ def _read(path: Path) -> str:
     # command's doing, in the workspace) is refused, not waited on or read without end.
     from tools.paths import read_small_file
 
+    looked_at(path)  # (an answer kept while your start-up files are unchanged reads them here)
     try:
         return read_small_file(path)
     except OSError:
@@ -1106,7 +1108,14 @@ def start_files() -> list[Path]:
         files.append(home / ".config" / "fish" / "config.fish")
     if os.environ.get("ZDOTDIR"):
         files += [Path(os.environ["ZDOTDIR"]) / name for name in ZSH_START_FILES]
+    looked_at(*files)  # (one made later is read then)
     return [path for path in dict.fromkeys(files) if os.path.isfile(path)]
+
+
+def _your_shells_key() -> tuple[object, ...]:
+    """What an answer about your start-up files depends on besides the files themselves: your
+    environment (HOME, ZDOTDIR, XDG_CONFIG_HOME, the values a sourced path puts in) and homes."""
+    return tuple(os.environ.items()), tuple(your_homes())
 
 
 def sourced_by_your_shell() -> list[Path]:
@@ -1115,7 +1124,13 @@ def sourced_by_your_shell() -> list[Path]:
     (`sourced_paths`: `. "${XDG_CONFIG_HOME:-$HOME/.config}/shell/secrets.sh"`,
     `f=~/.config/shell/env.sh; . "$f"`), each file a pattern matches (`for f in
     ~/.config/shell/*.sh; do . "$f"; done`); also where `eval` or zsh's `emulate sh -c` is
-    given the line."""
+    given the line. Asked several times per command, and reading a long `.bashrc` takes a
+    tenth of a second: kept while the files and folders it read are unchanged."""
+    return list(_sourced_by_your_shell(_your_shells_key()))
+
+
+@kept_while_unchanged
+def _sourced_by_your_shell(_key: tuple[object, ...]) -> tuple[Path, ...]:
     from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
 
     files = start_files()
@@ -1137,7 +1152,7 @@ def sourced_by_your_shell() -> list[Path]:
                 values_at_start[named] = dict(values)
                 if len(files) < MAX_START_FILES and os.path.isfile(named):
                     files.append(named)
-    return sourced
+    return tuple(sourced)
 
 
 # How deep the code `eval` is given is read in a start-up file, how many words one word with
@@ -1221,8 +1236,11 @@ def sourced_paths(word: str, values: Mapping[str, list[str]], home: Path) -> lis
                 continue
             if not glob.has_magic(path):
                 found.append(Path(os.path.normpath(path)))
+                looked_at(path)
                 continue
-            matches = sorted(glob.glob(GLOB_QUALIFIERS.sub("", path)))[:MAX_PATTERN_FILES]
+            pattern = GLOB_QUALIFIERS.sub("", path)
+            looked_at(*pattern_folders(pattern))  # (a file made there may match it)
+            matches = sorted(glob.glob(pattern))[:MAX_PATTERN_FILES]
             found += [Path(os.path.normpath(match)) for match in matches]
     return list(dict.fromkeys(found))
 
@@ -1329,19 +1347,28 @@ def files_named_by(
                 continue
             for piece in WORD_PIECES.split(word):
                 named = literal_path(piece.strip("'\""), base, home) if piece else None
-                if named is not None and named not in found and os.path.isfile(named):
+                if named is None or named in found:
+                    continue
+                looked_at(named)  # (one made later counts then)
+                if os.path.isfile(named):
                     found.append(named)
     return found
 
 
 def run_by_your_shell() -> list[Path]:
     """Every existing file your shells' start-up files, and the files they source, name by a
-    literal path (`named_files`): what they may run besides what they source."""
+    literal path (`named_files`): what they may run besides what they source. Kept as
+    `sourced_by_your_shell` is."""
+    return list(_run_by_your_shell(_your_shells_key()))
+
+
+@kept_while_unchanged
+def _run_by_your_shell(_key: tuple[object, ...]) -> tuple[Path, ...]:
     sourced = sourced_by_your_shell()
     found: list[Path] = []
     for path in [*start_files(), *sourced]:
         found += named_files(_read(path), None, home_of(path)) if os.path.isfile(path) else []
-    return [path for path in dict.fromkeys(found) if path not in sourced]
+    return tuple(path for path in dict.fromkeys(found) if path not in sourced)
 
 
 def run_by_envrc(envrc: Path) -> list[Path]:
@@ -2753,7 +2780,15 @@ def cd_hook_names(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
     """The names of the files your shell sources as shell code from each folder you enter:
     direnv's `.envrc`, and, where your start-up files load autoenv or zsh-autoenv (their text
     names it: `source ~/.autoenv/activate.sh`, an oh-my-zsh `plugins=(autoenv)`), its files,
-    which are read as `.envrc`s are."""
+    which are read as `.envrc`s are. Kept as `sourced_by_your_shell` is."""
+    return _cd_hook_names(_your_shells_key(), tuple(environ.items()))
+
+
+@kept_while_unchanged
+def _cd_hook_names(
+    _key: tuple[object, ...], environ_items: tuple[tuple[str, str], ...]
+) -> tuple[str, ...]:
+    environ = dict(environ_items)
     texts = [_read(path) for path in [*start_files(), *sourced_by_your_shell()]]
     if not any("autoenv" in text.lower() for text in texts):
         return (".envrc",)
