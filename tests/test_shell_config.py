@@ -291,12 +291,9 @@ MISSING_ENVRC_FILES = {
 def test_a_file_an_envrc_loads_that_is_missing_makes_commands_ask(
     api, env, workspace, envrc, missing
 ):
-    files(workspace, {".envrc": envrc})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert f"{missing} (a file an .envrc loads) does not exist" in said(result)
-    assert not (workspace / "ran").exists()
+    assert_asks_saying(
+        api, env, workspace, {".envrc": envrc}, f"{missing} (a file an .envrc loads) does not exist"
+    )
 
 
 @needs_bwrap
@@ -490,12 +487,7 @@ ENVRC_UNFOLLOWED_CODE = {
 def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
     api, env, workspace, contents
 ):
-    files(workspace, contents)
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "planloop does not follow" in said(result)
-    assert not (workspace / "ran").exists()
+    assert_asks_saying(api, env, workspace, contents, "planloop does not follow")
 
 
 @needs_bwrap
@@ -512,12 +504,14 @@ def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_a
     api, env, workspace
 ):
     setup = "#!/usr/bin/env bash\n. scripts/de?.sh\n"
-    files(workspace, {".envrc": "bash scripts/setup.sh\n", "scripts/setup.sh": setup})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert ".envrc: it runs scripts/setup.sh, whose line `. scripts/de?.sh`" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {".envrc": "bash scripts/setup.sh\n", "scripts/setup.sh": setup}
+    assert_asks_saying(
+        api,
+        env,
+        workspace,
+        contents,
+        ".envrc: it runs scripts/setup.sh, whose line `. scripts/de?.sh`",
+    )
 
 
 @needs_bwrap
@@ -527,12 +521,8 @@ def test_a_script_whose_output_an_envrc_runs_printing_files_a_pattern_picks_make
     # Its output is code: a file a command adds under config/ would be in it.
     setup = "#!/bin/sh\ncat config/*.sh\n"
     envrc = 'eval "$(./scripts/print-env.sh)"\n'
-    files(workspace, {".envrc": envrc, "scripts/print-env.sh": setup, "config/app.sh": ""})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "prints the files `config/*.sh` picks" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {".envrc": envrc, "scripts/print-env.sh": setup, "config/app.sh": ""}
+    assert_asks_saying(api, env, workspace, contents, "prints the files `config/*.sh` picks")
 
 
 @needs_bwrap
@@ -540,12 +530,8 @@ def test_a_file_an_envrc_sources_that_is_too_big_to_read_makes_commands_ask(api,
     # bash sources it whole: past what planloop reads, it may put any folder on PATH.
     padding = "# notes\n" * (1 << 17)
     files(workspace, {".envrc": "source scripts/env.sh\n"})
-    files(workspace, {"scripts/env.sh": padding + "PATH_add .local/bin\n", ".local/bin/tool": ""})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "scripts/env.sh, larger than planloop reads" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {"scripts/env.sh": padding + "PATH_add .local/bin\n", ".local/bin/tool": ""}
+    assert_asks_saying(api, env, workspace, contents, "scripts/env.sh, larger than planloop reads")
 
 
 @needs_bwrap
@@ -761,19 +747,27 @@ def test_what_only_an_envrcs_shell_can_tell_makes_commands_ask(api, env, workspa
     assert_envrc_asks(api, env, workspace, {".envrc": envrc})
 
 
+def assert_asks_saying(api, env, workspace, contents: dict[str, str], why: str) -> str:
+    """With the workspace's files `contents`, planloop says `why` and a command asks (run
+    headless, it does not run); what planloop said."""
+    files(workspace, contents)
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert why in said(result)
+    assert not (workspace / "ran").exists()
+    return said(result)
+
+
 def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
     """With the workspace's files `contents`, a command asks for the .envrc's sake (and, run
     headless, does not run): what direnv loads or puts on PATH may then be any file, which a
     command could plant. (The folders it names exist: what asks is the line, not a missing
     folder.)"""
-    files(workspace, {"bin/tool": "", ".local/bin/tool": "", **contents})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    told = (".envrc: its line `", ".envrc: its text holds", ".envrc: it runs ")
-    assert any(why in said(result) for why in told), said(result)
-    assert "so any file may be what it runs" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {"bin/tool": "", ".local/bin/tool": "", **contents}
+    told = assert_asks_saying(api, env, workspace, contents, "so any file may be what it runs")
+    whys = (".envrc: its line `", ".envrc: its text holds", ".envrc: it runs ")
+    assert any(why in told for why in whys), told
 
 
 # What an .envrc (or a script it runs) reads as its shell does, where a reading of its words as
@@ -850,12 +844,10 @@ def test_a_variable_bash_sets_itself_in_an_envrc_makes_commands_ask(api, env, wo
 def test_a_path_add_word_with_a_colon_makes_commands_ask(api, env, workspace):
     # PATH splits it into bin and .local/bin; a folder named `bin:.local/bin` is a decoy.
     files(workspace, {".envrc": 'PATH_add "bin:.local/bin"\n', "bin:.local/bin/tool": ""})
-    files(workspace, {".local/bin/tool": ""})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "puts `bin:.local/bin` on PATH, which splits it at `:`" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {".local/bin/tool": ""}
+    assert_asks_saying(
+        api, env, workspace, contents, "puts `bin:.local/bin` on PATH, which splits it at `:`"
+    )
 
 
 @needs_bwrap
@@ -866,12 +858,8 @@ def test_what_a_file_sourced_where_bash_may_not_run_it_sets_makes_commands_ask(
     # Off CI the branch never runs: BIN is empty, and direnv's `PATH_add ""` puts the
     # workspace's own top on PATH, where a command could plant a `git`.
     envrc = f'if [ -n "$CI" ]; then\n  {source}\nfi\nPATH_add "$BIN"\n'
-    files(workspace, {".envrc": envrc, ".local/env": "BIN=.local/bin\n", ".local/bin/tool": ""})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert "so any file may be what it runs" in said(result)
-    assert not (workspace / "ran").exists()
+    contents = {".envrc": envrc, ".local/env": "BIN=.local/bin\n", ".local/bin/tool": ""}
+    assert_asks_saying(api, env, workspace, contents, "so any file may be what it runs")
 
 
 # A folder the .envrc enters through a link (`sub` -> deep/a/b): the system opens `..` from where
