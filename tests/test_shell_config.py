@@ -490,6 +490,43 @@ def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "planloop does not follow")
 
 
+# `export $(grep -v '^#' .env | xargs)` sets what the file's words say; the file is held, and it
+# may not set what runs code or where your shell looks for programs.
+EXPORTED_WORDS = "export $(grep -v '^#' .env | xargs)\n"
+EXPORTED_WORDS_THAT_MATTER = {
+    "path": {".envrc": EXPORTED_WORDS, ".env": "DEBUG=1\nPATH=/usr/bin:bin\n"},
+    "two-on-a-line": {".envrc": EXPORTED_WORDS, ".env": 'A="1 BASH_ENV=.local/bin/tool"\n'},
+    "cat": {".envrc": 'export "$(cat .env)"\n', ".env": "PYTHONPATH=/srv/lib\n"},
+    "pattern": {".envrc": EXPORTED_WORDS, ".env": "A=.local/bin/*\n"},
+    "missing": {".envrc": EXPORTED_WORDS},
+    "a-variable": {".envrc": 'NAMES="PATH=bin:$PATH"\nexport $NAMES\n'},
+    "only-matching": {".envrc": "export $(grep -o 'X.*' .env)\n", ".env": "XPATH=bin\n"},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "contents", EXPORTED_WORDS_THAT_MATTER.values(), ids=EXPORTED_WORDS_THAT_MATTER
+)
+def test_names_an_envrc_exports_from_words_it_cannot_tell_make_commands_ask(
+    api, env, workspace, contents
+):
+    assert_asks_saying(api, env, workspace, contents, "so any file may be what it runs")
+
+
+@needs_bwrap
+def test_a_dotenv_an_envrc_exports_word_by_word_is_held_and_its_plain_names_run(
+    api, env, workspace
+):
+    dotenv = "# local settings\nDATABASE_URL=postgres://localhost/dev\nNODE_ENV=development\n"
+    files(workspace, {".envrc": EXPORTED_WORDS, ".env": dotenv})
+    attack(api, ".env", "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+    assert (workspace / ".env").read_text() == dotenv
+
+
 @needs_bwrap
 def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, env, workspace):
     files(workspace, {".envrc": "node --version >/dev/null\n"})

@@ -73,6 +73,7 @@ import glob
 import itertools
 import os
 import re
+import shlex
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -1526,7 +1527,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
-            or _sets_an_untold_name(command, args)
+            or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
         ):
             return f"its line `{line}` {why}"
@@ -1667,13 +1668,18 @@ READER_VARIABLES = ("PWD", "OLDPWD", "HOME")
 ELEMENT_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*(?:\[[^]]*\])?\+?=")
 
 
-def _sets_an_untold_name(command: str, args: list[str]) -> str | None:
-    """Why the `.envrc` command `command args` sets a variable planloop cannot follow, or None:
-    a name only its shell can tell (`export BASH${X}_ENV=x`, `export {BASH,X}_ENV=x`), or one of
-    READER_VARIABLES, which planloop puts in from where the file stands."""
+def _sets_an_untold_name(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, sets a variable planloop cannot
+    follow, or None: a name only its shell can tell (`export BASH${X}_ENV=x`, `export
+    {BASH,X}_ENV=x`, `export $NAMES`, the names a command prints, but for a file's words,
+    `_printed_names_untold`), or one of READER_VARIABLES, which planloop puts in from where
+    the file stands."""
     words = args if command in SETTING_WORDS else [command, *args]
     if command not in SETTING_WORDS and not all(ELEMENT_ASSIGNMENT.match(w) for w in words):
         return None  # (a command with variables set for it: `PWD=x cmd` moves nothing after)
+    for word in words if command in SETTING_WORDS else ():
+        if not word.startswith(("-", "+")) and re.search(r"[$`]", word.partition("=")[0]):
+            return _printed_names_untold(word, base)  # (`export $(grep -v '^#' .env | xargs)`)
     for word in (word for word in words if "=" in word and not word.startswith(("-", "+"))):
         name = re.split(r"\+?=", word, maxsplit=1)[0]
         if not re.fullmatch(r"[A-Za-z_]\w*", name):
@@ -1681,6 +1687,85 @@ def _sets_an_untold_name(command: str, args: list[str]) -> str | None:
         if name in READER_VARIABLES:
             return f"sets {name}, which moves the paths planloop reads after it"
     return None
+
+
+# `export $(grep -v '^#' .env | xargs)`: a command that prints a file's words (with grep's
+# filter, through xargs, which takes the quotes off), each of which export sets.
+FILE_PRINTERS_FOR_EXPORT = ("cat", "grep", "egrep")
+
+
+def _printed_names_untold(word: str, base: Path) -> str | None:
+    """Why an `export` word whose names only its shell can tell (a variable's value, a
+    command's output) may set a variable that matters, or None. The one form read is the common
+    `$(cat F)` or `$(grep -v '^#' F | xargs)`, whose words are F's (held: the `.envrc` names
+    it). It asks where F may set PATH, a variable that names code, or one planloop reads paths
+    by (any text of F that holds such a name with a `=` after it), where F is missing (a
+    command could make it), or where a word of F is a pattern. grep's `-o`, which may print a
+    piece of a name, and any other filter are not read: they ask."""
+    untold = f"sets names only its shell can tell (`{word[:60]}`)"
+    found = re.fullmatch(r"\$\(([^()$`;&<>]*)\)", word)
+    if found is None:
+        return untold
+    try:
+        stages = [shlex.split(stage) for stage in found[1].split("|")]
+    except ValueError:
+        return untold
+    if not stages[0] or stages[0][0] not in FILE_PRINTERS_FOR_EXPORT:
+        return untold
+    if any(stage != ["xargs"] for stage in stages[1:]):
+        return untold  # (xargs with options or a command of its own, another filter: not read)
+    files = _files_printed(stages[0])
+    if files is None:
+        return untold
+    for name in files:
+        path = literal_path(name, base)
+        if path is None or not os.path.isfile(path):
+            return f"sets the names the words of `{name}` give, which is no file planloop reads"
+        text = _read(path)
+        if re.search(r"[*?[]", text):
+            return f"sets the names the words of `{name}` give, one of which is a pattern"
+        for named in re.finditer(r"([A-Za-z_]\w*)(?:\[[^]]*\])?\+?=", text):
+            if _matters_set_by_words(named[1]):
+                return f"sets {named[1]} from the words of `{name}`, which planloop does not follow"
+    return None
+
+
+# grep's options whose value is the rest of the word or the next one (`-e PATTERN`, `-m1`).
+GREP_VALUE_LETTERS = "efmABCdD"
+GREP_VALUE_OPTIONS = ("--regexp", "--file", "--max-count", "--context", "--devices")
+
+
+def _files_printed(words: list[str]) -> list[str] | None:
+    """The files `cat` or `grep` (`words`) prints the lines of; None where it may print only
+    pieces of them (`-o`) or none are named (it reads its input)."""
+    files, pattern_given, skip = [], words[0] == "cat", False
+    for word in words[1:]:
+        if skip:
+            skip = False
+        elif word.startswith("--"):
+            if word in ("--only-matching", "-o"):
+                return None
+            skip = word in GREP_VALUE_OPTIONS
+            pattern_given |= word.startswith(("--regexp", "--file"))
+        elif word.startswith("-") and len(word) > 1:
+            for at, letter in enumerate(word[1:]):
+                if letter == "o":
+                    return None
+                if letter in GREP_VALUE_LETTERS:
+                    skip = at == len(word) - 2  # (the value is the next word)
+                    pattern_given |= letter in "ef"
+                    break
+        else:
+            files.append(word)
+    files = files if pattern_given else files[1:]  # (grep's first operand is its pattern)
+    return files or None
+
+
+def _matters_set_by_words(name: str) -> bool:
+    """Whether setting the variable `name` for your shell matters to planloop: PATH,
+    CODE_VARIABLES, ENVRC_RELATIVE_VARIABLES, ENVRC_CODE_VALUES, READER_VARIABLES, `$direnv`."""
+    matters = ("PATH", DIRENV_PROGRAM, *READER_VARIABLES, *ENVRC_RELATIVE_VARIABLES)
+    return name in matters or name in CODE_VARIABLE_NAMES or bool(_names_code_value([name]))
 
 
 def _sets_word_splitting(command: str, args: list[str]) -> str | None:
