@@ -1194,11 +1194,14 @@ def kept_private(path: Path, allowed: list[Path], workspace: Path | None) -> boo
 
 # System folders whose private files and folders the sandbox hides. What the system keeps from
 # its other users is a secret by its own account: /etc/shadow, /etc/ssl/private, the ssh host
-# keys, NetworkManager's saved passwords, a database's files in /var/lib. planloop run as root
-# (a container, CI) reads them all, and a command run as root would too, with no capability.
-PRIVATE_SYSTEM_FOLDERS = ("/etc", "/var/lib", "/var/backups", "/var/spool")
-# How far the walk goes. They sit near the top (/etc/ssl/private, /var/lib/postgresql/15/main),
-# while /var/lib may hold a flatpak or snap store of a hundred thousand public files.
+# keys, NetworkManager's saved passwords, a database's files in /var/lib, debconf's stored
+# passwords in /var/cache, the logs of logins and sudo, a mail spool. planloop run as root (a
+# container, CI) reads them all, and a command run as root would too, with no capability.
+PRIVATE_SYSTEM_FOLDERS = ("/etc", "/var/lib", "/var/backups", "/var/spool", "/var/cache")
+PRIVATE_SYSTEM_FOLDERS += ("/var/log", "/var/mail", "/srv")
+# How far the walk goes, in each of them. They sit near the top (/etc/ssl/private,
+# /var/lib/postgresql/15/main), while /var/lib may hold a flatpak or snap store of a hundred
+# thousand public files: each folder has its own count, so such a store leaves the others read.
 PRIVATE_SYSTEM_DEPTH = 5
 PRIVATE_SYSTEM_ENTRIES = 50_000
 
@@ -1211,12 +1214,20 @@ def private_system_files(folders: tuple[str, ...]) -> tuple[Path, ...]:
     to elsewhere stays as it is.
 
     Worked out once a run (a walk of /etc and /var/lib takes tens of milliseconds, at most
-    PRIVATE_SYSTEM_ENTRIES entries, PRIVATE_SYSTEM_DEPTH folders deep): these are the
+    PRIVATE_SYSTEM_ENTRIES entries of each, PRIVATE_SYSTEM_DEPTH folders deep): these are the
     system's files, which no sandboxed command can change; one the system makes private
     during the run shows until the next.
     """
     found: list[Path] = []
-    pending = [(folder, 1) for folder in folders if os.path.isdir(folder)]
+    for top in folders:
+        found += _private_files_in(top)
+    return tuple(found)
+
+
+def _private_files_in(top: str) -> list[Path]:
+    """`private_system_files` of the one folder `top`, within its own bounds."""
+    found: list[Path] = []
+    pending = [(top, 1)] if os.path.isdir(top) else []
     seen = 0
     while pending and seen < PRIVATE_SYSTEM_ENTRIES:
         folder, depth = pending.pop()
@@ -1232,7 +1243,7 @@ def private_system_files(folders: tuple[str, ...]) -> tuple[Path, ...]:
                         found.append(Path(entry.path))
                     elif stat.S_ISREG(mode) and not mode & stat.S_IROTH:
                         found += [Path(entry.path)] if os.access(entry.path, os.R_OK) else []
-    return tuple(found)
+    return found
 
 
 def outermost(paths: list[Path]) -> list[Path]:
