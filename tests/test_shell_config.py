@@ -490,6 +490,23 @@ def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "planloop does not follow")
 
 
+@needs_bwrap
+@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "ANTHROPIC_BASE_URL"])
+def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, workspace, name):
+    # The path it names does not exist, and the reason commands ask quotes it: with your
+    # token in, it would hand the token to the model, the terminal and the session log.
+    env = {**env, "GITHUB_TOKEN": "ghp_" + "T0KEN" * 8}
+    told = assert_asks_saying(
+        api,
+        env,
+        workspace,
+        {".envrc": f'source_env "${name}"\n'},
+        "so any file may be what it runs",
+    )
+    assert env[name] not in told
+    assert env[name] not in "\n".join(str(result) for result in tool_results(api))
+
+
 # `export $(grep -v '^#' .env | xargs)` sets what the file's words say; the file is held, and it
 # may not set what runs code or where your shell looks for programs.
 EXPORTED_WORDS = "export $(grep -v '^#' .env | xargs)\n"

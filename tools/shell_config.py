@@ -91,6 +91,7 @@ from tools.environment import (
     variable_paths,
     variable_paths_in,
     variable_reason,
+    without_secrets,
 )
 from tools.homes import your_homes
 from tools.kept import kept_while_unchanged, looked_at, pattern_folders
@@ -411,7 +412,9 @@ class _EnvrcReader:
     def __init__(
         self, envrc: Path, environ: Mapping[str, str] = os.environ, base: Path | None = None
     ) -> None:
-        self.environ = environ
+        # Your environment less its secrets: a value put in may be quoted in the reason that
+        # commands ask (`source_env "$GITHUB_TOKEN"`: the file named so does not exist).
+        self.environ = without_secrets(environ)
         self.steps: list[tuple[Path, list[str]]] = []
         self.values: dict[str, str | None] = {}
         self.files: list[tuple[Path, Path]] = []
