@@ -516,6 +516,7 @@ EXPORTED_WORDS_THAT_MATTER = {
     "cat": {".envrc": 'export "$(cat .env)"\n', ".env": "PYTHONPATH=/srv/lib\n"},
     "pattern": {".envrc": EXPORTED_WORDS, ".env": "A=.local/bin/*\n"},
     "missing": {".envrc": EXPORTED_WORDS},
+    "too-big": {".envrc": EXPORTED_WORDS, ".env": ("A=" + "1" * 1023 + "\n") * 2048 + "PATH=bin\n"},
     "a-variable": {".envrc": 'NAMES="PATH=bin:$PATH"\nexport $NAMES\n'},
     "only-matching": {".envrc": "export $(grep -o 'X.*' .env)\n", ".env": "XPATH=bin\n"},
 }

@@ -1720,11 +1720,16 @@ def _printed_names_untold(word: str, base: Path) -> str | None:
     files = _files_printed(stages[0])
     if files is None:
         return untold
+    from tools.paths import read_small_file  # (here: tools.paths imports this module)
+
     for name in files:
         path = literal_path(name, base)
-        if path is None or not os.path.isfile(path):
+        try:
+            text = read_small_file(path) if path is not None else None
+        except OSError:  # (missing, and a command could make it; or larger than planloop reads)
+            text = None
+        if text is None:
             return f"sets the names the words of `{name}` give, which is no file planloop reads"
-        text = _read(path)
         if re.search(r"[*?[]", text):
             return f"sets the names the words of `{name}` give, one of which is a pattern"
         for named in re.finditer(r"([A-Za-z_]\w*)(?:\[[^]]*\])?\+?=", text):
