@@ -490,6 +490,27 @@ def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "planloop does not follow")
 
 
+# A script whose `#!` line has env split it into a command line: that line's code runs.
+SPLIT_SHEBANG = '#!/usr/bin/env -S sh -c ". ./tools/lib"\necho ready\n'
+ENVRC_SPLIT_SHEBANG = {
+    "by-its-path": {".envrc": "./tools/setup\n", "tools/setup": SPLIT_SHEBANG},
+    "by-its-name": {".envrc": "PATH_add tools\nsetup\n", "tools/setup": SPLIT_SHEBANG},
+    "python": {
+        ".envrc": "./tools/setup\n",
+        "tools/setup": "#!/usr/bin/env -vS python3 -c 'import lib'\n",
+    },
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_SPLIT_SHEBANG.values(), ids=ENVRC_SPLIT_SHEBANG)
+def test_a_script_whose_hashbang_line_is_a_command_line_makes_commands_ask(
+    api, env, workspace, contents
+):
+    contents = {**contents, "tools/lib": "", "tools/lib.py": ""}
+    assert_asks_saying(api, env, workspace, contents, "is a command line of its own")
+
+
 @needs_bwrap
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "ANTHROPIC_BASE_URL"])
 def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, workspace, name):

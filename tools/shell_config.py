@@ -1583,9 +1583,21 @@ def _unfollowed_script(path: Path) -> str | None:
     """Why the program `path`, run by its path, runs code whose loads planloop does not
     follow, or None: it is no shell script (`_runs_as_shell`) and no python one."""
     first = _read(path).partition("\n")[0]
+    if _splits_its_line(first):
+        return f"runs {path.name}, whose `#!` line is a command line of its own (env's `-S`)"
     if _runs_as_shell(path) or PYTHON_SHEBANG.match(first):
         return None
     return f"runs {path.name}, no shell script, whose loads planloop does not follow"
+
+
+def _splits_its_line(first: str) -> bool:
+    """Whether the `#!` line `first` has env split the rest of it into words (`-S`,
+    `--split-string`): `#!/usr/bin/env -S sh -c ". ./lib"` runs that code, and not the file's
+    own lines the way a plain `#!/bin/sh` would."""
+    words = first[2:].split() if first.startswith("#!") else []
+    if not words or os.path.basename(words[0]) != "env":
+        return False
+    return any(re.fullmatch(r"-[^-]*S.*|--split-string(?:=.*)?", word) for word in words[1:])
 
 
 def _runs_as_shell(path: Path) -> bool:
@@ -1945,6 +1957,8 @@ def _is_shell_script(path: Path) -> bool:
     if not first.startswith("#!"):
         return path.name.endswith(SCRIPT_SUFFIXES)
     words = first[2:].split()
+    if _splits_its_line(first):
+        return False  # (its line's own code runs: `_unfollowed_script`)
     if words and os.path.basename(words[0]) == "env":
         words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
     return bool(words) and os.path.basename(words[0]) in SCRIPT_SHELLS
