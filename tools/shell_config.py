@@ -2276,7 +2276,8 @@ def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
     path: what direnv loads is then any file, which no read-only bind can hold."""
     root = Path(os.path.realpath(root))
     for envrc in envrcs_around(root, envrcs):
-        if why := envrc_untold(envrc) or _puts_on_path(envrc, root):
+        why = envrc_untold(envrc) or _puts_on_path(envrc, root)
+        if why := why or _gives_the_workspace(envrc, root):
             shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
             return f"{shown}: {why}"
     return None
@@ -2289,7 +2290,39 @@ def _puts_on_path(envrc: Path, root: Path) -> str | None:
     dev conda`, whose bare conda's folder is the `.envrc`'s own)."""
     for folder in path_added_by_envrc(envrc):
         if Path(os.path.realpath(folder)) == root:
-            return "it puts the workspace itself on PATH, where a command may make any program"
+            return WORKSPACE_ON_PATH
+    return None
+
+
+WORKSPACE_ON_PATH = "it puts the workspace itself on PATH, where a command may make any program"
+# How each variable whose value names what your shell, git or a program runs is read, by name.
+PATH_KINDS = {name: kind for name, kind, _ in CODE_VARIABLES} | ENVRC_RELATIVE_VARIABLES
+
+
+def _gives_the_workspace(envrc: Path, root: Path) -> str | None:
+    """Why an `.envrc` gives PATH, a variable of CODE_VARIABLES or one git runs or reads its
+    config from (ENVRC_RELATIVE_VARIABLES) the workspace `root` itself, or None: by assigning
+    it (`export PATH="$PWD:$PATH"`, `export PYTHONPATH="$PWD"`, with the values the file
+    knows put in, a relative entry from where its line runs), or in a dotenv file it loads.
+    What a command makes there runs in your shell (`git`, `json.py`), and no read-only bind
+    can hold the folder commands write in, as where your own environment names it
+    (tools/environment.py `variable_paths_in`)."""
+    for base, words in _EnvrcReader(envrc).steps:
+        if words[0] in DOTENV_LOADERS:
+            settings = dotenv_settings(dotenv_path(words[1:], base))
+            words = [f"{name}={value}" for name, value in settings.items() if value is not None]
+        for assigned in filter(None, map(ASSIGNED.match, words)):
+            name, value = assigned[1], assigned.string[assigned.end() :]
+            if name not in PATH_KINDS:
+                continue
+            kind = PATH_KINDS[name]
+            # (an empty entry of PATH, or of PYTHONPATH's kin, is the folder you stand in)
+            entries = value.split(":") if name == "PATH" else variable_paths(name, kind, value)
+            named = [literal_path(entry or ".", base) for entry in entries]
+            if any(path and root in (path, Path(os.path.realpath(path))) for path in named):
+                if name == "PATH":
+                    return WORKSPACE_ON_PATH
+                return f"it gives {name} the workspace itself, where a command may make any file"
     return None
 
 
