@@ -363,6 +363,12 @@ ENVRC_SCRIPTS_FOUND = {
         "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
         "tools/extra": "export A=1\n",
     },
+    # From a folder below, a folder of the workspace above it, run from the `.envrc`'s own.
+    "by-name-from-an-exported-path-above": {
+        "sub/.envrc": 'export PATH="$PWD/../tools:$PATH"\ndev-setup\n',
+        "tools/dev-setup": "#!/bin/sh\n. ../scripts/lib\n",
+        "scripts/lib": "export A=1\n",
+    },
     "by-its-path-with-no-first-line": {
         ".envrc": "./tools/setup\n",
         "tools/setup": ". tools/extra\n",

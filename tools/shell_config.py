@@ -1879,16 +1879,18 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
 def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
     """The existing folders the `.envrc` read by `envrc` puts on your PATH: by direnv's
     functions (`path_added_by_envrc`), and by a PATH it sets (`export PATH="$PWD/bin:$PATH"`,
-    with the values it knows put in)."""
+    `export PATH="$PWD/../tools:$PATH"` from a folder below, with the values it knows put
+    in), but your own PATH's folders outside the `.envrc`'s tree, which `$PATH` puts in."""
     folders = path_added_by_envrc(envrc.envrc)
+    top = envrc.envrc.parent
+    yours = {Path(os.path.normpath(entry)) for entry in envrc.environ.get("PATH", "").split(":")}
     for base, words in envrc.steps:
         for word in words[words[0] in SETTING_WORDS :]:
             name, equals, value = word.partition("=")
             if equals and name.removesuffix("+") == "PATH":
                 named = [literal_path(entry, base) for entry in value.split(":") if entry]
-                # (the folders of the `.envrc`'s tree: `$PATH`'s own are no workspace's)
-                top = envrc.envrc.parent
-                folders += [p for p in named if p and p.is_dir() and p.is_relative_to(top)]
+                named = [path for path in named if path and path.is_dir()]
+                folders += [p for p in named if p.is_relative_to(top) or p not in yours]
     return list(dict.fromkeys(folders))
 
 
