@@ -769,6 +769,15 @@ UNTOLD_ENVRC_LINES = {
         "export GIT_CONFIG_VALUE_0='sh .local/bin/too?'\n"
     ),
     "git-config-here": 'export GIT_CONFIG_GLOBAL="$PWD/.gitconfig.dev"\n',
+    # bash's expansions that set a variable where it is unset or empty (`${NAME:=value}`,
+    # `${NAME=value}`), an element of it, or the one whose name another holds: the same
+    # config, PYTHONPATH the workspace itself, `.local/bin` on PATH, then a value only the
+    # shell can tell (`B` was empty: this sources `.local/bin/tool`).
+    "git-config-where-unset": ': "${GIT_CONFIG_GLOBAL:=$PWD/.gitconfig.dev}"\n',
+    "code-variable-where-unset": ": ${PYTHONPATH=$PWD}\nexport PYTHONPATH\n",
+    "path-element-where-unset": ': "${PATH[0]:=$PWD/.local/bin}"\n',
+    "set-where-unset-through-a-name": 'N=PYTHONPATH\n: "${!N:=$PWD}"\nexport PYTHONPATH\n',
+    "used-after-set-where-unset": 'B=\n: "${B:=.local/bin}"\nsource_env "$B/tool"\n',
     # A name only the shell makes (BASH_ENV, X_ENV), an element of PATH, and a PWD moved
     # (what `$PWD` is after it).
     "name-made-by-an-expansion": "export BASH${X}_ENV=.local/bin/tool\n",

@@ -506,6 +506,9 @@ class _EnvrcReader:
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
+        # (`: "${BIN:=tools}"` sets BIN where it is unset or empty: a value the shell tells)
+        for word in [*before, *words]:
+            self.values.update((found[2], None) for found in ASSIGNING_EXPANSION.finditer(word))
         self.watch_bodies(told, before, line)
         self.steps.append((base, words))
         if words[0] in MOVES:
@@ -1514,7 +1517,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
     for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
-        if why := _names_code_value(words):
+        if why := _names_code_value(words) or _sets_where_unset(words):
             return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
@@ -2122,6 +2125,24 @@ def _dotenv_paths(settings: dict[str, str | None]) -> str | None:
         if value is None and (name in ENVRC_RELATIVE_VARIABLES or name in CODE_VARIABLE_NAMES):
             return f"gives {name} a value only direnv's parser can tell"
     return _relative_export("export", [f"{n}={v}" for n, v in settings.items() if v is not None])
+
+
+# bash's expansions that set the variable they name where it is unset or empty, in any word:
+# `: "${NAME:=value}"`, `${NAME=value}`, an element's (`${A[1]:=x}`), or that of the variable
+# whose name another holds (`${!REF:=x}`).
+ASSIGNING_EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_]\w*)(?:\[[^]]*\])?:?=")
+
+
+def _sets_where_unset(words: list[str]) -> str | None:
+    """Why a command of these words sets a variable that matters (`_matters_set_by_words`:
+    `: "${GIT_CONFIG_GLOBAL:=$PWD/gc}"`), or one whose name only its shell can tell, by an
+    expansion (ASSIGNING_EXPANSION), or None: planloop reads plain assignments' values only."""
+    for found in (found for word in words for found in ASSIGNING_EXPANSION.finditer(word)):
+        if found[1]:
+            return f"sets the variable `${found[2]}` names by `{found[0]}`, which only bash tells"
+        if _matters_set_by_words(found[2]):
+            return f"sets {found[2]} by `{found[0]}`, which planloop does not read as assigning it"
+    return None
 
 
 def _names_code_value(words: list[str]) -> str | None:
