@@ -363,6 +363,12 @@ ENVRC_SCRIPTS_FOUND = {
         "bin/dev-env": "#!/bin/bash\n. tools/extra\n",
         "tools/extra": "export A=1\n",
     },
+    # From a folder below, a folder of the workspace above it, run from the `.envrc`'s own.
+    "by-name-from-an-exported-path-above": {
+        "sub/.envrc": 'export PATH="$PWD/../tools:$PATH"\ndev-setup\n',
+        "tools/dev-setup": "#!/bin/sh\n. ../scripts/lib\n",
+        "scripts/lib": "export A=1\n",
+    },
     "by-its-path-with-no-first-line": {
         ".envrc": "./tools/setup\n",
         "tools/setup": ". tools/extra\n",
@@ -802,6 +808,15 @@ UNTOLD_ENVRC_LINES = {
         "export GIT_CONFIG_VALUE_0='sh .local/bin/too?'\n"
     ),
     "git-config-here": 'export GIT_CONFIG_GLOBAL="$PWD/.gitconfig.dev"\n',
+    # bash's expansions that set a variable where it is unset or empty (`${NAME:=value}`,
+    # `${NAME=value}`), an element of it, or the one whose name another holds: the same
+    # config, PYTHONPATH the workspace itself, `.local/bin` on PATH, then a value only the
+    # shell can tell (`B` was empty: this sources `.local/bin/tool`).
+    "git-config-where-unset": ': "${GIT_CONFIG_GLOBAL:=$PWD/.gitconfig.dev}"\n',
+    "code-variable-where-unset": ": ${PYTHONPATH=$PWD}\nexport PYTHONPATH\n",
+    "path-element-where-unset": ': "${PATH[0]:=$PWD/.local/bin}"\n',
+    "set-where-unset-through-a-name": 'N=PYTHONPATH\n: "${!N:=$PWD}"\nexport PYTHONPATH\n',
+    "used-after-set-where-unset": 'B=\n: "${B:=.local/bin}"\nsource_env "$B/tool"\n',
     # A name only the shell makes (BASH_ENV, X_ENV), an element of PATH, and a PWD moved
     # (what `$PWD` is after it).
     "name-made-by-an-expansion": "export BASH${X}_ENV=.local/bin/tool\n",
@@ -966,18 +981,48 @@ WORKSPACE_ON_PATH = {
     "path-add": "PATH_add .\n",
     "bare-conda": "layout anaconda dev conda\n",
     "empty-word": 'PATH_add ""\n',  # (direnv's `expand_path ""` is the .envrc's folder)
+    # A PATH the file sets names it as surely, however it spells the folder.
+    "exported": 'export PATH="$PWD:$PATH"\n',
+    "assigned": "PATH=$(pwd)/:$PATH\n",
+    "from-below": {"sub/.envrc": 'export PATH="$PWD/..:$PATH"\n'},
 }
 
 
 @needs_bwrap
 @pytest.mark.parametrize("envrc", WORKSPACE_ON_PATH.values(), ids=WORKSPACE_ON_PATH)
 def test_an_envrc_that_puts_the_workspace_on_path_makes_commands_ask(api, env, workspace, envrc):
-    files(workspace, {".envrc": envrc, "conda": "#!/bin/sh\n"})  # (held: the PATH asks)
+    contents = envrc if isinstance(envrc, dict) else {".envrc": envrc}
+    files(workspace, {**contents, "conda": "#!/bin/sh\n"})  # (held: the PATH asks)
     attack(api, "git")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr
     assert ".envrc: it puts the workspace itself on PATH" in said(result)
     assert not (workspace / "git").exists()
+
+
+# The workspace itself in a variable whose folders a program loads code from: every python of
+# your shell imports a `json.py` a command makes there, ahead of the standard library's (as
+# where your own environment's PYTHONPATH names it). A folder inside is held, not asked about.
+WORKSPACE_IN_A_CODE_VARIABLE = {
+    "pythonpath": ('export PYTHONPATH="$PWD"\n', "PYTHONPATH"),
+    "relative": ("export PYTHONPATH=.\n", "PYTHONPATH"),
+    "appended": ('export LD_LIBRARY_PATH="/opt/lib:$PWD"\n', "LD_LIBRARY_PATH"),
+    "git-programs": ("export GIT_EXEC_PATH=$PWD/\n", "GIT_EXEC_PATH"),
+    "dotenv": ({".envrc": "dotenv\n", ".env": "NODE_PATH={ws}\n"}, "NODE_PATH"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc, name", WORKSPACE_IN_A_CODE_VARIABLE.values(), ids=WORKSPACE_IN_A_CODE_VARIABLE
+)
+def test_an_envrc_that_gives_a_code_variable_the_workspace_makes_commands_ask(
+    api, env, workspace, envrc, name
+):
+    contents = envrc if isinstance(envrc, dict) else {".envrc": envrc}
+    contents = {path: text.replace("{ws}", str(workspace)) for path, text in contents.items()}
+    why = f".envrc: it gives {name} the workspace itself"
+    assert_asks_saying(api, env, workspace, contents, why)
 
 
 # Ways an `.envrc` puts `.local/bin` first on your PATH besides a plain `PATH_add` line: each

@@ -509,6 +509,9 @@ class _EnvrcReader:
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
         words = as_run(as_written(words))
         _remember(words, self.values, base, subshell)
+        # (`: "${BIN:=tools}"` sets BIN where it is unset or empty: a value the shell tells)
+        for word in [*before, *words]:
+            self.values.update((found[2], None) for found in ASSIGNING_EXPANSION.finditer(word))
         self.watch_bodies(told, before, line)
         self.steps.append((base, words))
         if words[0] in MOVES:
@@ -1517,7 +1520,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
     for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
-        if why := _names_code_value(words):
+        if why := _names_code_value(words) or _sets_where_unset(words):
             return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
@@ -1899,16 +1902,18 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
 def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
     """The existing folders the `.envrc` read by `envrc` puts on your PATH: by direnv's
     functions (`path_added_by_envrc`), and by a PATH it sets (`export PATH="$PWD/bin:$PATH"`,
-    with the values it knows put in)."""
+    `export PATH="$PWD/../tools:$PATH"` from a folder below, with the values it knows put
+    in), but your own PATH's folders outside the `.envrc`'s tree, which `$PATH` puts in."""
     folders = path_added_by_envrc(envrc.envrc)
+    top = envrc.envrc.parent
+    yours = {Path(os.path.normpath(entry)) for entry in envrc.environ.get("PATH", "").split(":")}
     for base, words in envrc.steps:
         for word in words[words[0] in SETTING_WORDS :]:
             name, equals, value = word.partition("=")
             if equals and name.removesuffix("+") == "PATH":
                 named = [literal_path(entry, base) for entry in value.split(":") if entry]
-                # (the folders of the `.envrc`'s tree: `$PATH`'s own are no workspace's)
-                top = envrc.envrc.parent
-                folders += [p for p in named if p and p.is_dir() and p.is_relative_to(top)]
+                named = [path for path in named if path and path.is_dir()]
+                folders += [p for p in named if p.is_relative_to(top) or p not in yours]
     return list(dict.fromkeys(folders))
 
 
@@ -2144,6 +2149,24 @@ def _dotenv_paths(settings: dict[str, str | None]) -> str | None:
     return _relative_export("export", [f"{n}={v}" for n, v in settings.items() if v is not None])
 
 
+# bash's expansions that set the variable they name where it is unset or empty, in any word:
+# `: "${NAME:=value}"`, `${NAME=value}`, an element's (`${A[1]:=x}`), or that of the variable
+# whose name another holds (`${!REF:=x}`).
+ASSIGNING_EXPANSION = re.compile(r"\$\{(!?)([A-Za-z_]\w*)(?:\[[^]]*\])?:?=")
+
+
+def _sets_where_unset(words: list[str]) -> str | None:
+    """Why a command of these words sets a variable that matters (`_matters_set_by_words`:
+    `: "${GIT_CONFIG_GLOBAL:=$PWD/gc}"`), or one whose name only its shell can tell, by an
+    expansion (ASSIGNING_EXPANSION), or None: planloop reads plain assignments' values only."""
+    for found in (found for word in words for found in ASSIGNING_EXPANSION.finditer(word)):
+        if found[1]:
+            return f"sets the variable `${found[2]}` names by `{found[0]}`, which only bash tells"
+        if _matters_set_by_words(found[2]):
+            return f"sets {found[2]} by `{found[0]}`, which planloop does not read as assigning it"
+    return None
+
+
 def _names_code_value(words: list[str]) -> str | None:
     """Why a command of these words sets one of ENVRC_CODE_VALUES, or None."""
     for word in words:
@@ -2298,7 +2321,8 @@ def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
     path: what direnv loads is then any file, which no read-only bind can hold."""
     root = Path(os.path.realpath(root))
     for envrc in envrcs_around(root, envrcs):
-        if why := envrc_untold(envrc) or _puts_on_path(envrc, root):
+        why = envrc_untold(envrc) or _puts_on_path(envrc, root)
+        if why := why or _gives_the_workspace(envrc, root):
             shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
             return f"{shown}: {why}"
     return None
@@ -2311,7 +2335,39 @@ def _puts_on_path(envrc: Path, root: Path) -> str | None:
     dev conda`, whose bare conda's folder is the `.envrc`'s own)."""
     for folder in path_added_by_envrc(envrc):
         if Path(os.path.realpath(folder)) == root:
-            return "it puts the workspace itself on PATH, where a command may make any program"
+            return WORKSPACE_ON_PATH
+    return None
+
+
+WORKSPACE_ON_PATH = "it puts the workspace itself on PATH, where a command may make any program"
+# How each variable whose value names what your shell, git or a program runs is read, by name.
+PATH_KINDS = {name: kind for name, kind, _ in CODE_VARIABLES} | ENVRC_RELATIVE_VARIABLES
+
+
+def _gives_the_workspace(envrc: Path, root: Path) -> str | None:
+    """Why an `.envrc` gives PATH, a variable of CODE_VARIABLES or one git runs or reads its
+    config from (ENVRC_RELATIVE_VARIABLES) the workspace `root` itself, or None: by assigning
+    it (`export PATH="$PWD:$PATH"`, `export PYTHONPATH="$PWD"`, with the values the file
+    knows put in, a relative entry from where its line runs), or in a dotenv file it loads.
+    What a command makes there runs in your shell (`git`, `json.py`), and no read-only bind
+    can hold the folder commands write in, as where your own environment names it
+    (tools/environment.py `variable_paths_in`)."""
+    for base, words in _EnvrcReader(envrc).steps:
+        if words[0] in DOTENV_LOADERS:
+            settings = dotenv_settings(dotenv_path(words[1:], base))
+            words = [f"{name}={value}" for name, value in settings.items() if value is not None]
+        for assigned in filter(None, map(ASSIGNED.match, words)):
+            name, value = assigned[1], assigned.string[assigned.end() :]
+            if name not in PATH_KINDS:
+                continue
+            kind = PATH_KINDS[name]
+            # (an empty entry of PATH, or of PYTHONPATH's kin, is the folder you stand in)
+            entries = value.split(":") if name == "PATH" else variable_paths(name, kind, value)
+            named = [literal_path(entry or ".", base) for entry in entries]
+            if any(path and root in (path, Path(os.path.realpath(path))) for path in named):
+                if name == "PATH":
+                    return WORKSPACE_ON_PATH
+                return f"it gives {name} the workspace itself, where a command may make any file"
     return None
 
 
