@@ -479,6 +479,20 @@ ENVRC_UNFOLLOWED_CODE = {
         "Makefile": "env:\n\t@ruby tools/env.rb\n",
         "tools/env.rb": "require_relative 'lib'\n",
     },
+    # A build tool compiles and runs what the project's files say (src/lib.rs, build.rs).
+    "cargo-run": {
+        ".envrc": 'eval "$(cargo run -q --offline --bin envgen)"\n',
+        "Cargo.toml": '[package]\nname = "envgen"\nversion = "0.1.0"\n',
+        "src/bin/envgen.rs": 'fn main() { println!("{}", envgen::vars()); }\n',
+    },
+    "go-run": {".envrc": "go run ./tools/envgen\n", "tools/envgen/main.go": "package main\n"},
+    "java-source": {
+        ".envrc": 'eval "$(java tools/Env.java)"\n',
+        "tools/Env.java": "class Env {}\n",
+    },
+    "dotnet-through-a-wrapper": {".envrc": "timeout 60 dotnet run --project tools\n"},
+    # (the wrapper's jar runs even for its version)
+    "gradle-wrapper-version": {".envrc": "./gradlew --version\n", "gradlew": "#!/bin/sh\n"},
 }
 
 
@@ -530,6 +544,26 @@ def test_a_dotenv_an_envrc_exports_word_by_word_is_held_and_its_plain_names_run(
 @needs_bwrap
 def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, env, workspace):
     files(workspace, {".envrc": "node --version >/dev/null\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
+# A build tool asked what it is, or go where its folders are, builds nothing.
+BUILD_TOOL_QUESTIONS = {
+    "go-env": 'export GOPATH="$(go env GOPATH)"\n',
+    "cargo-version": "cargo --version >/dev/null\n",
+    "java-home": "java -XshowSettings:properties -version 2>/dev/null\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", BUILD_TOOL_QUESTIONS.values(), ids=BUILD_TOOL_QUESTIONS)
+def test_an_envrc_that_asks_a_build_tool_what_it_is_runs_no_code_of_the_workspace(
+    api, env, workspace, envrc
+):
+    files(workspace, {".envrc": envrc, "Cargo.toml": "", "go.mod": "module x\n"})
     attack(api, "ran")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr

@@ -1550,8 +1550,36 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
 UNFOLLOWED_INTERPRETERS = ("node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl")
 UNFOLLOWED_INTERPRETERS += ("php", "zsh", "fish", "csh", "tcsh", "lua", "luajit", "busybox")
 UNFOLLOWED_INTERPRETERS += ("julia", "Rscript", "tclsh", "pwsh", "elixir", "escript", "guile")
+# Tools that build the project's code and run it, or run code its files hold as they build
+# (cargo's build.rs and proc macros, `go generate`, javac's annotation processors, gradle's and
+# sbt's build scripts, Template Haskell, a Rakefile): `eval "$(cargo run -q --bin envgen)"`
+# compiles whatever src/ holds at each load. They count as UNFOLLOWED_INTERPRETERS, but for a
+# question that runs no code of the folder (`_only_asks`).
+BUILD_RUNNERS = ("cargo", "rustc", "rustup", "rust-script", "go", "zig", "dart", "flutter")
+BUILD_RUNNERS += ("java", "javac", "jshell", "jbang", "kotlin", "kotlinc", "kscript", "groovy")
+BUILD_RUNNERS += ("scala", "scalac", "scala-cli", "amm", "sbt", "mill", "gradle", "gradlew")
+BUILD_RUNNERS += ("mvn", "mvnw", "mvnd", "ant", "lein", "clojure", "clj", "bb", "dotnet", "mono")
+BUILD_RUNNERS += ("csi", "dotnet-script", "swift", "swiftc", "runghc", "runhaskell", "ghc")
+BUILD_RUNNERS += ("ghci", "stack", "cabal", "ocaml", "dune", "nim", "crystal", "mix", "iex")
+BUILD_RUNNERS += ("erl", "rebar3", "gleam", "raku", "racket", "sbcl", "cmake", "meson", "ninja")
+BUILD_RUNNERS += ("bazel", "bazelisk", "buck2", "pants", "scons", "rake", "bundle", "gulp")
+BUILD_RUNNERS += ("grunt", "npx", "pnpx", "bunx")
+UNFOLLOWED_INTERPRETERS += BUILD_RUNNERS
 # What such an interpreter may be asked without running code.
 INFORMATION_FLAGS = ("-v", "-V", "--version", "-h", "--help")
+# What a build tool may be asked besides (all its words): go's and zig's `env` and `version`,
+# java's version (with the settings it shows: `java -XshowSettings:properties -version`, for
+# java.home), dotnet's installed SDKs.
+INFORMATION_COMMANDS = {
+    "go": re.compile(r"version|env(?: -json)?(?: \w+)*"),
+    "zig": re.compile(r"version|env"),
+    "java": re.compile(r"(?:-XshowSettings(?::\w+)? )?-version"),
+    "dotnet": re.compile(r"--info|--list-sdks|--list-runtimes"),
+}
+# Build tools that run the project's code even for a version: a wrapper's jar (`./gradlew
+# --version`, `./mvnw -v`), or the JVM options the project's files give (Maven's
+# .mvn/jvm.config, sbt's .jvmopts, mill's .mill-jvm-opts: `-javaagent:tools/a.jar`).
+RUNS_PROJECT_CODE_FIRST = ("gradlew", "mvn", "mvnw", "mvnd", "sbt", "mill")
 
 
 def _runs_unfollowed_code(
@@ -1559,12 +1587,13 @@ def _runs_unfollowed_code(
 ) -> str | None:
     """Why the `.envrc` command `command args`, run in `base`, runs code whose loads planloop
     does not follow, or None: one of UNFOLLOWED_INTERPRETERS given code (`node tools/env.js`,
-    `ruby -e ...`), or a program of the workspace that is no shell script, run by its path or
-    by its name from a folder the `.envrc` puts on PATH (`./tools/env.pl`, a binary in bin/).
-    Its `#!` naming python is held, as `python3 x.py` is."""
+    `ruby -e ...`, `cargo run`), or a program of the workspace that is no shell script, run by
+    its path or by its name from a folder the `.envrc` puts on PATH (`./tools/env.pl`, a binary
+    in bin/). Its `#!` naming python is held, as `python3 x.py` is."""
     program = os.path.basename(command)
-    if program in UNFOLLOWED_INTERPRETERS and any(a not in INFORMATION_FLAGS for a in args):
-        return f"runs {program} code, whose loads of other files planloop does not follow"
+    if program in UNFOLLOWED_INTERPRETERS and not _only_asks(program, args):
+        code = f"code through {program}" if program in BUILD_RUNNERS else f"{program} code"
+        return f"runs {code}, whose loads of other files planloop does not follow"
     if "/" in command:
         named = literal_path(command, base)
         files = [named] if named is not None and os.path.isfile(named) else []
@@ -1574,6 +1603,22 @@ def _runs_unfollowed_code(
         if why := _unfollowed_script(path):
             return why
     return None
+
+
+def _only_asks(program: str, args: list[str]) -> bool:
+    """Whether one of UNFOLLOWED_INTERPRETERS given `args` only says what it is, running no
+    code of the folder: INFORMATION_FLAGS alone (or nothing, for an interpreter: `node` alone
+    reads its input), or a build tool's INFORMATION_COMMANDS. A build tool given nothing runs
+    its default task (`rake`, `gradle`, `ninja`), and one of RUNS_PROJECT_CODE_FIRST always
+    runs code."""
+    if program not in BUILD_RUNNERS:
+        return all(arg in INFORMATION_FLAGS for arg in args)
+    if not args or program in RUNS_PROJECT_CODE_FIRST:
+        return False
+    asked = INFORMATION_COMMANDS.get(program)
+    if asked is not None and asked.fullmatch(" ".join(args)):
+        return True
+    return all(arg in INFORMATION_FLAGS for arg in args)
 
 
 def _unfollowed_script(path: Path) -> str | None:
