@@ -504,6 +504,37 @@ def test_code_an_envrc_runs_whose_loads_are_not_followed_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "planloop does not follow")
 
 
+# An .envrc's options that have every node (ruby, perl, java) you start while direnv has the
+# folder loaded load code first: holding the file an option names is not enough, as what that
+# code loads in turn is not followed (tools/hook.js requires lib/x.js).
+HOOK = {"tools/hook.js": "require('../lib/x.js');\n", "lib/x.js": "module.exports = 1;\n"}
+ENVRC_PRELOADED_CODE = {
+    "node-require": {".envrc": 'export NODE_OPTIONS="--require $PWD/tools/hook.js"\n', **HOOK},
+    "node-import-in-a-dotenv": {".envrc": "dotenv\n", ".env": 'NODE_OPTIONS="--import=./x.mjs"\n'},
+    "node-added-to": {".envrc": 'NODE_OPTIONS+=" -r ./tools/hook.js"\nexport NODE_OPTIONS\n'},
+    "ruby-bundler": {".envrc": "export RUBYOPT=-rbundler/setup\n", "Gemfile": ""},
+    "perl-module": {".envrc": "export PERL5OPT='-w -MDevel::Env'\n"},
+    "java-agent": {".envrc": 'export JAVA_TOOL_OPTIONS="-javaagent:$PWD/tools/a.jar"\n'},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_PRELOADED_CODE.values(), ids=ENVRC_PRELOADED_CODE)
+def test_code_an_envrc_has_every_interpreter_load_first_makes_commands_ask(
+    api, env, workspace, contents
+):
+    assert_asks_saying(api, env, workspace, contents, "loads that code first")
+
+
+@needs_bwrap
+def test_options_an_envrc_reads_from_a_file_into_node_options_make_commands_ask(
+    api, env, workspace
+):
+    contents = {".envrc": "read -r NODE_OPTIONS < .node-options\nexport NODE_OPTIONS\n"}
+    contents |= {".node-options": "--require ./tools/hook.js\n", **HOOK}
+    assert_asks_saying(api, env, workspace, contents, "a value only its shell can tell")
+
+
 # `export $(grep -v '^#' .env | xargs)` sets what the file's words say; the file is held, and it
 # may not set what runs code or where your shell looks for programs.
 EXPORTED_WORDS = "export $(grep -v '^#' .env | xargs)\n"

@@ -1514,7 +1514,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
     for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
-        if why := _names_code_value(words):
+        if why := _names_code_value(words) or _preloading_words(words):
             return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
@@ -1527,6 +1527,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
+            or _preloads_unfollowed_code(command, args, base)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
         ):
@@ -1602,6 +1603,63 @@ def _runs_unfollowed_code(
     for path in files:
         if why := _unfollowed_script(path):
             return why
+    return None
+
+
+# The variables whose options every java takes, or the one a build tool starts.
+JAVA_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS")
+JAVA_VARIABLES += ("GRADLE_OPTS", "MAVEN_OPTS")
+# Variables whose options have an interpreter of UNFOLLOWED_INTERPRETERS load code before
+# anything else, in every one you start while direnv has the folder loaded (npm, eslint, a
+# dev server): the program, and the options, each as a word of the value starts (node takes
+# `_` for `-` in their names: `--experimental_loader`). Holding the file an option names is
+# not enough, as the code it loads loads more by itself (`require('../lib/x.js')`), and an
+# option may name a module, which the interpreter looks up in the folder (`-rbundler/setup`
+# runs the Gemfile). (The config and env files node reads give it more such options.)
+PRELOADING_OPTIONS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "NODE_OPTIONS": (
+        "node",
+        re.compile(
+            r"--?(?:require|r|import|(?:experimental-)?loader|env-file(?:-if-exists)?"
+            r"|openssl-config|experimental-config-file|snapshot-blob)(?:=|$)"
+        ),
+    ),
+    "RUBYOPT": ("ruby", re.compile(r"-[dvwWU\d]*r")),  # (`-wrjson`: switches run together)
+    "PERL5OPT": ("perl", re.compile(r"-[tTwWU]*[Mmd]")),  # (a module, or `-d:Trace`'s Devel::)
+    **dict.fromkeys(JAVA_VARIABLES, ("java", re.compile(r"-(?:javaagent|agentpath|agentlib):"))),
+}
+# Commands that set a variable they name to what they read or make (`read NODE_OPTIONS <
+# opts`, `printf -v NODE_OPTIONS ...`), which only the shell can tell.
+VALUE_READERS = ("read", "printf", "mapfile", "readarray")
+
+
+def _preloads_unfollowed_code(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, has every interpreter of a kind
+    load code whose loads planloop does not follow, or None: it gives one of
+    PRELOADING_OPTIONS such an option (`export NODE_OPTIONS="--require $PWD/tools/hook.js"`,
+    or in the `.env` its `dotenv` loads), or a value only its shell can tell (`read`)."""
+    words = [command, *args]
+    if command in DOTENV_LOADERS:
+        settings = dotenv_settings(dotenv_path(args, base))
+        words += [f"{name}={value}" for name, value in settings.items() if value is not None]
+    if command in VALUE_READERS:
+        for name in (arg for arg in args if arg in PRELOADING_OPTIONS):
+            return f"gives {name} a value only its shell can tell"
+    return _preloading_words(words)
+
+
+def _preloading_words(words: list[str]) -> str | None:
+    """Why a command of these words gives one of PRELOADING_OPTIONS an option that loads
+    code (`NODE_OPTIONS=--require ./x.js`, set for a command too), or None."""
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name = assigned[1]
+        if name not in PRELOADING_OPTIONS:
+            continue
+        program, loads = PRELOADING_OPTIONS[name]
+        for option in assigned.string[assigned.end() :].split():
+            if loads.match(option.strip("'\"").replace("_", "-")):
+                why = "whose loads of other files planloop does not follow"
+                return f"gives {name} `{option[:60]}`: every {program} loads that code first, {why}"
     return None
 
 
