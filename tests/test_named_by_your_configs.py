@@ -89,7 +89,7 @@ def test_a_path_folder_an_envrc_or_your_bashrc_adds_by_assignment_is_held(api, e
     write(
         workspace / ".envrc",
         'export PATH="$PWD/tools:$PATH"\nPATH=${PWD}/bin2:$PATH\n'
-        'export PYTHONPATH="$(pwd)/src"\nexport NODE_OPTIONS="--require $PWD/js/hook.js"\n',
+        'export PYTHONPATH="$(pwd)/src"\nexport CFLAGS="-fplugin=$PWD/js/hook.so"\n',
         user,
     )
     write(
@@ -98,33 +98,34 @@ def test_a_path_folder_an_envrc_or_your_bashrc_adds_by_assignment_is_held(api, e
         "export EDITOR=~/proj/ed.sh\n",
         user,
     )
-    files = ["tools/git", "bin2/git", "src/sitecustomize.py", "js/hook.js", "sbin/git"]
+    files = ["tools/git", "bin2/git", "src/sitecustomize.py", "js/hook.so", "sbin/git"]
     assert_held(api, env, project, [*files, "scripts/git", "ed.sh"])
 
 
 @needs_bwrap
 def test_a_relative_path_an_envrc_exports_for_code_is_held(api, env, project):
-    # python, node and bash take these from the folder the person's shell is in, the .envrc's
+    # python, gcc and bash take these from the folder the person's shell is in, the .envrc's
     # own when direnv loads it: every python there would import lib/sitecustomize.py, and an
     # interactive one would run tools/startup.py. A relative value of another variable is data.
+    # (An .envrc's NODE_OPTIONS that has node load code makes commands ask instead.)
     user, workspace, _planloop_home, _home = project
     envrc = "export PYTHONPATH=lib\nexport PYTHONSTARTUP=tools/startup.py\n"
-    envrc += 'export NODE_OPTIONS="--require ./js/pre.js"\nexport DB=./dev.db\n'
+    envrc += 'export CFLAGS="-fplugin=./js/pre.so"\nexport DB=./dev.db\n'
     write(workspace / ".envrc", envrc, user)
-    held = ["lib/sitecustomize.py", "tools/startup.py", "js/pre.js"]
+    held = ["lib/sitecustomize.py", "tools/startup.py", "js/pre.so"]
     assert_held(api, env, project, held, writable=["dev.db"])
 
 
 @needs_bwrap
 def test_what_the_variables_of_a_dotenv_an_envrc_loads_name_is_held(api, env, project):
     # direnv exports a .env's variables into the person's shell as it does the .envrc's own:
-    # python would import lib/sitecustomize.py, node require js/pre.js. (A BASH_ENV there asks:
+    # python would import lib/sitecustomize.py, gcc load js/pre.so. (A BASH_ENV there asks:
     # the lines of the file it names are not read.)
     user, workspace, _planloop_home, _home = project
     write(workspace / ".envrc", "dotenv\ndotenv_if_exists conf\n", user)
     write(workspace / ".env", "PYTHONPATH=./lib\n", user)
-    write(workspace / "conf/.env", 'export NODE_OPTIONS="--require ./js/pre.js"\n', user)
-    assert_held(api, env, project, ["lib/sitecustomize.py", "js/pre.js"])
+    write(workspace / "conf/.env", 'export CFLAGS="-fplugin=./js/pre.so"\n', user)
+    assert_held(api, env, project, ["lib/sitecustomize.py", "js/pre.so"])
 
 
 @needs_bwrap

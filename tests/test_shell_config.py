@@ -485,6 +485,20 @@ ENVRC_UNFOLLOWED_CODE = {
         "Makefile": "env:\n\t@ruby tools/env.rb\n",
         "tools/env.rb": "require_relative 'lib'\n",
     },
+    # A build tool compiles and runs what the project's files say (src/lib.rs, build.rs).
+    "cargo-run": {
+        ".envrc": 'eval "$(cargo run -q --offline --bin envgen)"\n',
+        "Cargo.toml": '[package]\nname = "envgen"\nversion = "0.1.0"\n',
+        "src/bin/envgen.rs": 'fn main() { println!("{}", envgen::vars()); }\n',
+    },
+    "go-run": {".envrc": "go run ./tools/envgen\n", "tools/envgen/main.go": "package main\n"},
+    "java-source": {
+        ".envrc": 'eval "$(java tools/Env.java)"\n',
+        "tools/Env.java": "class Env {}\n",
+    },
+    "dotnet-through-a-wrapper": {".envrc": "timeout 60 dotnet run --project tools\n"},
+    # (the wrapper's jar runs even for its version)
+    "gradle-wrapper-version": {".envrc": "./gradlew --version\n", "gradlew": "#!/bin/sh\n"},
 }
 
 
@@ -534,6 +548,37 @@ def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, w
     assert env[name] not in "\n".join(str(result) for result in tool_results(api))
 
 
+# An .envrc's options that have every node (ruby, perl, java) you start while direnv has the
+# folder loaded load code first: holding the file an option names is not enough, as what that
+# code loads in turn is not followed (tools/hook.js requires lib/x.js).
+HOOK = {"tools/hook.js": "require('../lib/x.js');\n", "lib/x.js": "module.exports = 1;\n"}
+ENVRC_PRELOADED_CODE = {
+    "node-require": {".envrc": 'export NODE_OPTIONS="--require $PWD/tools/hook.js"\n', **HOOK},
+    "node-import-in-a-dotenv": {".envrc": "dotenv\n", ".env": 'NODE_OPTIONS="--import=./x.mjs"\n'},
+    "node-added-to": {".envrc": 'NODE_OPTIONS+=" -r ./tools/hook.js"\nexport NODE_OPTIONS\n'},
+    "ruby-bundler": {".envrc": "export RUBYOPT=-rbundler/setup\n", "Gemfile": ""},
+    "perl-module": {".envrc": "export PERL5OPT='-w -MDevel::Env'\n"},
+    "java-agent": {".envrc": 'export JAVA_TOOL_OPTIONS="-javaagent:$PWD/tools/a.jar"\n'},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_PRELOADED_CODE.values(), ids=ENVRC_PRELOADED_CODE)
+def test_code_an_envrc_has_every_interpreter_load_first_makes_commands_ask(
+    api, env, workspace, contents
+):
+    assert_asks_saying(api, env, workspace, contents, "loads that code first")
+
+
+@needs_bwrap
+def test_options_an_envrc_reads_from_a_file_into_node_options_make_commands_ask(
+    api, env, workspace
+):
+    contents = {".envrc": "read -r NODE_OPTIONS < .node-options\nexport NODE_OPTIONS\n"}
+    contents |= {".node-options": "--require ./tools/hook.js\n", **HOOK}
+    assert_asks_saying(api, env, workspace, contents, "a value only its shell can tell")
+
+
 # `export $(grep -v '^#' .env | xargs)` sets what the file's words say; the file is held, and it
 # may not set what runs code or where your shell looks for programs.
 EXPORTED_WORDS = "export $(grep -v '^#' .env | xargs)\n"
@@ -575,6 +620,26 @@ def test_a_dotenv_an_envrc_exports_word_by_word_is_held_and_its_plain_names_run(
 @needs_bwrap
 def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, env, workspace):
     files(workspace, {".envrc": "node --version >/dev/null\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
+# A build tool asked what it is, or go where its folders are, builds nothing.
+BUILD_TOOL_QUESTIONS = {
+    "go-env": 'export GOPATH="$(go env GOPATH)"\n',
+    "cargo-version": "cargo --version >/dev/null\n",
+    "java-home": "java -XshowSettings:properties -version 2>/dev/null\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", BUILD_TOOL_QUESTIONS.values(), ids=BUILD_TOOL_QUESTIONS)
+def test_an_envrc_that_asks_a_build_tool_what_it_is_runs_no_code_of_the_workspace(
+    api, env, workspace, envrc
+):
+    files(workspace, {".envrc": envrc, "Cargo.toml": "", "go.mod": "module x\n"})
     attack(api, "ran")
     result = run_cli("-p", "go", cwd=workspace, env=env)
     assert result.returncode == 0, result.stderr

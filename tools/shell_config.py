@@ -1520,7 +1520,9 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
     for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
-        if why := _names_code_value(words) or _sets_where_unset(words):
+        if why := (
+            _names_code_value(words) or _sets_where_unset(words) or _preloading_words(words)
+        ):
             return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
         line = _short_line(command, args)
@@ -1533,6 +1535,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
+            or _preloads_unfollowed_code(command, args, base)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
         ):
@@ -1556,8 +1559,36 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
 UNFOLLOWED_INTERPRETERS = ("node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl")
 UNFOLLOWED_INTERPRETERS += ("php", "zsh", "fish", "csh", "tcsh", "lua", "luajit", "busybox")
 UNFOLLOWED_INTERPRETERS += ("julia", "Rscript", "tclsh", "pwsh", "elixir", "escript", "guile")
+# Tools that build the project's code and run it, or run code its files hold as they build
+# (cargo's build.rs and proc macros, `go generate`, javac's annotation processors, gradle's and
+# sbt's build scripts, Template Haskell, a Rakefile): `eval "$(cargo run -q --bin envgen)"`
+# compiles whatever src/ holds at each load. They count as UNFOLLOWED_INTERPRETERS, but for a
+# question that runs no code of the folder (`_only_asks`).
+BUILD_RUNNERS = ("cargo", "rustc", "rustup", "rust-script", "go", "zig", "dart", "flutter")
+BUILD_RUNNERS += ("java", "javac", "jshell", "jbang", "kotlin", "kotlinc", "kscript", "groovy")
+BUILD_RUNNERS += ("scala", "scalac", "scala-cli", "amm", "sbt", "mill", "gradle", "gradlew")
+BUILD_RUNNERS += ("mvn", "mvnw", "mvnd", "ant", "lein", "clojure", "clj", "bb", "dotnet", "mono")
+BUILD_RUNNERS += ("csi", "dotnet-script", "swift", "swiftc", "runghc", "runhaskell", "ghc")
+BUILD_RUNNERS += ("ghci", "stack", "cabal", "ocaml", "dune", "nim", "crystal", "mix", "iex")
+BUILD_RUNNERS += ("erl", "rebar3", "gleam", "raku", "racket", "sbcl", "cmake", "meson", "ninja")
+BUILD_RUNNERS += ("bazel", "bazelisk", "buck2", "pants", "scons", "rake", "bundle", "gulp")
+BUILD_RUNNERS += ("grunt", "npx", "pnpx", "bunx")
+UNFOLLOWED_INTERPRETERS += BUILD_RUNNERS
 # What such an interpreter may be asked without running code.
 INFORMATION_FLAGS = ("-v", "-V", "--version", "-h", "--help")
+# What a build tool may be asked besides (all its words): go's and zig's `env` and `version`,
+# java's version (with the settings it shows: `java -XshowSettings:properties -version`, for
+# java.home), dotnet's installed SDKs.
+INFORMATION_COMMANDS = {
+    "go": re.compile(r"version|env(?: -json)?(?: \w+)*"),
+    "zig": re.compile(r"version|env"),
+    "java": re.compile(r"(?:-XshowSettings(?::\w+)? )?-version"),
+    "dotnet": re.compile(r"--info|--list-sdks|--list-runtimes"),
+}
+# Build tools that run the project's code even for a version: a wrapper's jar (`./gradlew
+# --version`, `./mvnw -v`), or the JVM options the project's files give (Maven's
+# .mvn/jvm.config, sbt's .jvmopts, mill's .mill-jvm-opts: `-javaagent:tools/a.jar`).
+RUNS_PROJECT_CODE_FIRST = ("gradlew", "mvn", "mvnw", "mvnd", "sbt", "mill")
 
 
 def _runs_unfollowed_code(
@@ -1565,12 +1596,13 @@ def _runs_unfollowed_code(
 ) -> str | None:
     """Why the `.envrc` command `command args`, run in `base`, runs code whose loads planloop
     does not follow, or None: one of UNFOLLOWED_INTERPRETERS given code (`node tools/env.js`,
-    `ruby -e ...`), or a program of the workspace that is no shell script, run by its path or
-    by its name from a folder the `.envrc` puts on PATH (`./tools/env.pl`, a binary in bin/).
-    Its `#!` naming python is held, as `python3 x.py` is."""
+    `ruby -e ...`, `cargo run`), or a program of the workspace that is no shell script, run by
+    its path or by its name from a folder the `.envrc` puts on PATH (`./tools/env.pl`, a binary
+    in bin/). Its `#!` naming python is held, as `python3 x.py` is."""
     program = os.path.basename(command)
-    if program in UNFOLLOWED_INTERPRETERS and any(a not in INFORMATION_FLAGS for a in args):
-        return f"runs {program} code, whose loads of other files planloop does not follow"
+    if program in UNFOLLOWED_INTERPRETERS and not _only_asks(program, args):
+        code = f"code through {program}" if program in BUILD_RUNNERS else f"{program} code"
+        return f"runs {code}, whose loads of other files planloop does not follow"
     if "/" in command:
         named = literal_path(command, base)
         files = [named] if named is not None and os.path.isfile(named) else []
@@ -1580,6 +1612,79 @@ def _runs_unfollowed_code(
         if why := _unfollowed_script(path):
             return why
     return None
+
+
+# The variables whose options every java takes, or the one a build tool starts.
+JAVA_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS")
+JAVA_VARIABLES += ("GRADLE_OPTS", "MAVEN_OPTS")
+# Variables whose options have an interpreter of UNFOLLOWED_INTERPRETERS load code before
+# anything else, in every one you start while direnv has the folder loaded (npm, eslint, a
+# dev server): the program, and the options, each as a word of the value starts (node takes
+# `_` for `-` in their names: `--experimental_loader`). Holding the file an option names is
+# not enough, as the code it loads loads more by itself (`require('../lib/x.js')`), and an
+# option may name a module, which the interpreter looks up in the folder (`-rbundler/setup`
+# runs the Gemfile). (The config and env files node reads give it more such options.)
+PRELOADING_OPTIONS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "NODE_OPTIONS": (
+        "node",
+        re.compile(
+            r"--?(?:require|r|import|(?:experimental-)?loader|env-file(?:-if-exists)?"
+            r"|openssl-config|experimental-config-file|snapshot-blob)(?:=|$)"
+        ),
+    ),
+    "RUBYOPT": ("ruby", re.compile(r"-[dvwWU\d]*r")),  # (`-wrjson`: switches run together)
+    "PERL5OPT": ("perl", re.compile(r"-[tTwWU]*[Mmd]")),  # (a module, or `-d:Trace`'s Devel::)
+    **dict.fromkeys(JAVA_VARIABLES, ("java", re.compile(r"-(?:javaagent|agentpath|agentlib):"))),
+}
+# Commands that set a variable they name to what they read or make (`read NODE_OPTIONS <
+# opts`, `printf -v NODE_OPTIONS ...`), which only the shell can tell.
+VALUE_READERS = ("read", "printf", "mapfile", "readarray")
+
+
+def _preloads_unfollowed_code(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, has every interpreter of a kind
+    load code whose loads planloop does not follow, or None: it gives one of
+    PRELOADING_OPTIONS such an option (`export NODE_OPTIONS="--require $PWD/tools/hook.js"`,
+    or in the `.env` its `dotenv` loads), or a value only its shell can tell (`read`)."""
+    words = [command, *args]
+    if command in DOTENV_LOADERS:
+        settings = dotenv_settings(dotenv_path(args, base))
+        words += [f"{name}={value}" for name, value in settings.items() if value is not None]
+    if command in VALUE_READERS:
+        for name in (arg for arg in args if arg in PRELOADING_OPTIONS):
+            return f"gives {name} a value only its shell can tell"
+    return _preloading_words(words)
+
+
+def _preloading_words(words: list[str]) -> str | None:
+    """Why a command of these words gives one of PRELOADING_OPTIONS an option that loads
+    code (`NODE_OPTIONS=--require ./x.js`, set for a command too), or None."""
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name = assigned[1]
+        if name not in PRELOADING_OPTIONS:
+            continue
+        program, loads = PRELOADING_OPTIONS[name]
+        for option in assigned.string[assigned.end() :].split():
+            if loads.match(option.strip("'\"").replace("_", "-")):
+                why = "whose loads of other files planloop does not follow"
+                return f"gives {name} `{option[:60]}`: every {program} loads that code first, {why}"
+    return None
+
+
+def _only_asks(program: str, args: list[str]) -> bool:
+    """Whether one of UNFOLLOWED_INTERPRETERS given `args` only says what it is, running no
+    code of the folder: INFORMATION_FLAGS alone (or nothing, for an interpreter: `node` alone
+    reads its input), or a build tool's INFORMATION_COMMANDS. A build tool given nothing runs
+    its default task (`rake`, `gradle`, `ninja`), and one of RUNS_PROJECT_CODE_FIRST always
+    runs code."""
+    if program not in BUILD_RUNNERS:
+        return all(arg in INFORMATION_FLAGS for arg in args)
+    if not args or program in RUNS_PROJECT_CODE_FIRST:
+        return False
+    asked = INFORMATION_COMMANDS.get(program)
+    if asked is not None and asked.fullmatch(" ".join(args)):
+        return True
+    return all(arg in INFORMATION_FLAGS for arg in args)
 
 
 def _unfollowed_script(path: Path) -> str | None:
