@@ -443,23 +443,54 @@ def test_what_a_file_an_envrc_runs_as_shell_code_sources_stays_read_only(
 
 
 # A tool's recipe the .envrc runs (`make -s env`) that sources a script, or hands one to a
-# shell, runs what that script sources too, at each load.
+# shell, runs what that script sources too, at each load. A package.json's script
+# (`npm run -s env`), read as JSON however it is written: no blank after a colon, on one line,
+# an escape.
+MAKE_ENV, NPM_ENV = 'eval "$(make -s env)"\n', 'eval "$(npm run -s env)"\n'
 ENVRC_RECIPES = {
-    "sourced": "env:\n\t@. tools/setup\n",
-    "handed-to-a-shell": "env:\n\t@sh tools/setup\n",
+    "sourced": (MAKE_ENV, "Makefile", "env:\n\t@. tools/setup\n"),
+    "handed-to-a-shell": (MAKE_ENV, "Makefile", "env:\n\t@sh tools/setup\n"),
+    "package-script-no-blank": (
+        NPM_ENV,
+        "package.json",
+        '{\n  "scripts": {\n    "env":"sh tools/setup"\n  }\n}\n',
+    ),
+    "package-script-one-line": (
+        'eval "$(yarn -s env)"\n',
+        "package.json",
+        '{"name":"app","scripts":{"env":"sh tools/setup"}}',
+    ),
+    "package-script-escaped": (
+        'eval "$(pnpm run env)"\n',
+        "package.json",
+        '{"scripts": {"env": "sh tools/set\\u0075p"}}\n',
+    ),
 }
 
 
 @needs_bwrap
-@pytest.mark.parametrize("recipe", ENVRC_RECIPES.values(), ids=ENVRC_RECIPES.keys())
-def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(api, env, user_folders, recipe):
+@pytest.mark.parametrize("envrc, name, recipe", ENVRC_RECIPES.values(), ids=ENVRC_RECIPES.keys())
+def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(
+    api, env, user_folders, envrc, name, recipe
+):
     contents = {
-        ".envrc": 'eval "$(make -s env)"\n',
-        "Makefile": recipe,
+        ".envrc": envrc,
+        name: recipe,
         "tools/setup": ". tools/extra\n",
         "tools/extra": "export A=1\n",
     }
     assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_a_package_json_an_envrc_runs_a_script_of_that_is_no_json_makes_commands_ask(
+    api, env, workspace
+):
+    contents = {
+        ".envrc": NPM_ENV,
+        "package.json": '{"scripts": {"env": "sh tools/setup"}\n',
+    }
+    assert_asks_saying(api, env, workspace, contents, "cannot read as JSON")
 
 
 # Code in a language whose loads planloop does not follow (node's `require`, perl's `do`),

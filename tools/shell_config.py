@@ -1616,7 +1616,10 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
     """`_runs_unfollowed_code` of the scripts the recipes of the tools the lines `reader` read
     run (`recipe_scripts`: a makefile's `@node tools/env.js`, `@./tools/env.pl`)."""
     for path, base in reader.files:
-        for script, _, program in recipe_scripts(tool_files_of(path, base)):
+        tool_files = tool_files_of(path, base)
+        if why := _unread_recipes(tool_files):
+            return why
+        for script, _, program in recipe_scripts(tool_files):
             if program in UNFOLLOWED_INTERPRETERS:
                 why = "whose loads of other files planloop does not follow"
                 return f"runs a recipe that runs {script.name} in {program}, {why}"
@@ -2428,8 +2431,36 @@ def recipe_scripts(files: list[tuple[Path, Path]]) -> list[tuple[Path, Path, str
         (script, folder, program)
         for path, folder in files
         if os.path.isfile(path)
-        for script, program in scripts_run_by(_read(path), folder)
+        for recipe in _recipes_of(path)
+        for script, program in scripts_run_by(recipe, folder)
     ]
+
+
+def _recipes_of(path: Path) -> list[str]:
+    """The texts of the tool file `path` that run as shell lines: each script of a
+    package.json, read as JSON, as npm, yarn, pnpm and bun read it (its text is no shell's:
+    `"env":"sh x.sh"` would be one word), each alone (`sh -c` runs each: a quote one leaves open
+    ends with it); none where it cannot be read (`_unread_recipes` makes commands ask); the
+    whole text of any other (a makefile's, a justfile's)."""
+    from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
+
+    if path.name != PACKAGE_JSON:
+        return [_read(path)]
+    scripts = npm_scripts(path.parent) or {}
+    return [script for script in scripts.values() if isinstance(script, str)]  # (npm's only)
+
+
+def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
+    """Why planloop cannot tell the recipes of these tool files (file, the folder the tool
+    runs in), or None: a package.json it cannot read as JSON (not JSON, or too big), whose
+    scripts may run any file."""
+    from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
+
+    for path, _ in files:
+        if path.name == PACKAGE_JSON and os.path.isfile(path) and npm_scripts(path.parent) is None:
+            why = "which planloop cannot read as JSON (or is too big), so what it runs is untold"
+            return f"runs a script of a {PACKAGE_JSON}, {why}"
+    return None
 
 
 def _folders_named(pieces: list[str], base: Path) -> list[Path]:
