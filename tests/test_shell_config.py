@@ -1153,6 +1153,41 @@ def test_a_virtualenv_not_on_path_keeps_its_bin_read_only(api, env, workspace):
     assert not (venv / "bin/pip").exists()
 
 
+@needs_bwrap
+@pytest.mark.parametrize("put_on_path", ["layout-node", "your-path"])
+def test_the_packages_a_node_modules_bin_on_path_runs_stay_read_only(
+    api, env, workspace, put_on_path
+):
+    # The person's `tool` (direnv's `layout node`, or their own PATH) runs the package's
+    # bin/tool.js, which requires ../lib/x.js: node's loads are not followed, so the
+    # node_modules whose .bin is on PATH is held whole, as a virtualenv on PATH is.
+    files(
+        workspace,
+        {
+            "node_modules/tool/bin/tool.js": "#!/usr/bin/env node\nrequire('../lib/x.js');\n",
+            "node_modules/tool/lib/x.js": "module.exports = 1;\n",
+        },
+    )
+    (workspace / "node_modules/.bin").mkdir()
+    (workspace / "node_modules/.bin/tool").symlink_to("../tool/bin/tool.js")
+    if put_on_path == "layout-node":
+        files(workspace, {".envrc": "layout node\n"})
+    else:
+        env = {**env, "PATH": f"{workspace}/node_modules/.bin:{env['PATH']}"}
+    command = "echo 'touch ~/PWNED' >> node_modules/tool/lib/x.js; echo done"
+    written = {"path": "node_modules/tool/lib/y.js", "content": "x\n"}
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("write_file", written)]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    ran, wrote = tool_results(api)
+    assert "Read-only file system" in ran and "done" in ran
+    assert (workspace / "node_modules/tool/lib/x.js").read_text() == "module.exports = 1;\n"
+    assert "node_modules folder whose .bin is on your PATH" in wrote
+    assert not (workspace / "node_modules/tool/lib/y.js").exists()
+
+
 def said(result: subprocess.CompletedProcess) -> str:
     """What planloop printed, on one line: the terminal wraps a notice where a long path
     (a test's own folder) ends, which moves from run to run."""

@@ -32,6 +32,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         runs, and its tools' settings there (pip.conf, etc/ipython); a conda
                         environment whole too (its standard library and shared libraries); and
                         the python a virtualenv was made from, where it lies in the workspace
+    node_modules        whole, where its .bin is on your PATH or an .envrc puts it there
+                        (`layout node`): the programs there run its packages' code, which
+                        requires more of them (`node_modules_on_path`)
     python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
                         start-up modules (PYTHON_START_NAMES): that python runs them at every
                         start; a command may add one (pip does), so a new or changed one is
@@ -173,6 +176,11 @@ VENV_BASE_REASON = (
     "the python a virtualenv of the workspace was made from is protected where it lies in the "
     "workspace: that virtualenv's python runs its standard library at every start, outside "
     "the sandbox"
+)
+NODE_MODULES_REASON = (
+    "a node_modules folder whose .bin is on your PATH (direnv's `layout node`) is protected: "
+    "the programs you run from there (eslint, tsc, prettier) run its packages' code, which "
+    "loads more of them"
 )
 VENV_PACKAGES_REASON = (
     "a virtualenv's installed packages and settings in the workspace are protected: its python "
@@ -2978,9 +2986,12 @@ def run_later(
     ]
     found += [(path, SHELL_REASON) for path in sourced_by_your_shell()]
     found += [(path, SHELL_RUN_REASON) for path in run_by_your_shell()]
+    on_path = [*path_folders_in(root)[0]]  # (and those an .envrc adds, below)
     for envrc in envrcs_around(root, envrcs, below):
         found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
+        on_path += folders_put_on_path(_EnvrcReader(envrc))
+    found += [(path, NODE_MODULES_REASON) for path in node_modules_on_path(on_path)]
     bins = venv_bins(root, venvs)
     found += [(path, VENV_REASON) for path in bins]
     # Whole, where it surely is one: its tools read their settings from it too (pip's
@@ -2997,6 +3008,19 @@ def run_later(
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
+
+
+def node_modules_on_path(folders: Iterable[Path]) -> list[Path]:
+    """The node_modules folder of each existing `node_modules/.bin` among these PATH
+    `folders`, whole, as a virtualenv on PATH is: its programs are links or stubs into its
+    packages, whose code requires more of them (and what links there lead to), by loads
+    planloop does not follow."""
+    found = [
+        folder.parent
+        for folder in map(Path, map(os.path.normpath, folders))
+        if folder.name == ".bin" and folder.parent.name == "node_modules" and folder.is_dir()
+    ]
+    return list(dict.fromkeys(found))
 
 
 def venv_bases(root: Path, venvs: Iterable[Path]) -> list[Path]:
