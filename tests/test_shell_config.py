@@ -449,23 +449,54 @@ def test_what_a_file_an_envrc_runs_as_shell_code_sources_stays_read_only(
 
 
 # A tool's recipe the .envrc runs (`make -s env`) that sources a script, or hands one to a
-# shell, runs what that script sources too, at each load.
+# shell, runs what that script sources too, at each load. A package.json's script
+# (`npm run -s env`), read as JSON however it is written: no blank after a colon, on one line,
+# an escape.
+MAKE_ENV, NPM_ENV = 'eval "$(make -s env)"\n', 'eval "$(npm run -s env)"\n'
 ENVRC_RECIPES = {
-    "sourced": "env:\n\t@. tools/setup\n",
-    "handed-to-a-shell": "env:\n\t@sh tools/setup\n",
+    "sourced": (MAKE_ENV, "Makefile", "env:\n\t@. tools/setup\n"),
+    "handed-to-a-shell": (MAKE_ENV, "Makefile", "env:\n\t@sh tools/setup\n"),
+    "package-script-no-blank": (
+        NPM_ENV,
+        "package.json",
+        '{\n  "scripts": {\n    "env":"sh tools/setup"\n  }\n}\n',
+    ),
+    "package-script-one-line": (
+        'eval "$(yarn -s env)"\n',
+        "package.json",
+        '{"name":"app","scripts":{"env":"sh tools/setup"}}',
+    ),
+    "package-script-escaped": (
+        'eval "$(pnpm run env)"\n',
+        "package.json",
+        '{"scripts": {"env": "sh tools/set\\u0075p"}}\n',
+    ),
 }
 
 
 @needs_bwrap
-@pytest.mark.parametrize("recipe", ENVRC_RECIPES.values(), ids=ENVRC_RECIPES.keys())
-def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(api, env, user_folders, recipe):
+@pytest.mark.parametrize("envrc, name, recipe", ENVRC_RECIPES.values(), ids=ENVRC_RECIPES.keys())
+def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(
+    api, env, user_folders, envrc, name, recipe
+):
     contents = {
-        ".envrc": 'eval "$(make -s env)"\n',
-        "Makefile": recipe,
+        ".envrc": envrc,
+        name: recipe,
         "tools/setup": ". tools/extra\n",
         "tools/extra": "export A=1\n",
     }
     assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_a_package_json_an_envrc_runs_a_script_of_that_is_no_json_makes_commands_ask(
+    api, env, workspace
+):
+    contents = {
+        ".envrc": NPM_ENV,
+        "package.json": '{"scripts": {"env": "sh tools/setup"}\n',
+    }
+    assert_asks_saying(api, env, workspace, contents, "cannot read as JSON")
 
 
 # Code in a language whose loads planloop does not follow (node's `require`, perl's `do`),
@@ -1269,6 +1300,41 @@ def test_a_virtualenv_not_on_path_keeps_its_bin_read_only(api, env, workspace):
     assert (venv / "bin/activate").read_text() == "VIRTUAL_ENV=x\n"
     assert "a virtualenv's bin/ in the workspace is protected" in wrote
     assert not (venv / "bin/pip").exists()
+
+
+@needs_bwrap
+@pytest.mark.parametrize("put_on_path", ["layout-node", "your-path"])
+def test_the_packages_a_node_modules_bin_on_path_runs_stay_read_only(
+    api, env, workspace, put_on_path
+):
+    # The person's `tool` (direnv's `layout node`, or their own PATH) runs the package's
+    # bin/tool.js, which requires ../lib/x.js: node's loads are not followed, so the
+    # node_modules whose .bin is on PATH is held whole, as a virtualenv on PATH is.
+    files(
+        workspace,
+        {
+            "node_modules/tool/bin/tool.js": "#!/usr/bin/env node\nrequire('../lib/x.js');\n",
+            "node_modules/tool/lib/x.js": "module.exports = 1;\n",
+        },
+    )
+    (workspace / "node_modules/.bin").mkdir()
+    (workspace / "node_modules/.bin/tool").symlink_to("../tool/bin/tool.js")
+    if put_on_path == "layout-node":
+        files(workspace, {".envrc": "layout node\n"})
+    else:
+        env = {**env, "PATH": f"{workspace}/node_modules/.bin:{env['PATH']}"}
+    command = "echo 'touch ~/PWNED' >> node_modules/tool/lib/x.js; echo done"
+    written = {"path": "node_modules/tool/lib/y.js", "content": "x\n"}
+    api.add({"content": [tool_use("bash", {"command": command})]})
+    api.add({"content": [tool_use("write_file", written)]})
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    ran, wrote = tool_results(api)
+    assert "Read-only file system" in ran and "done" in ran
+    assert (workspace / "node_modules/tool/lib/x.js").read_text() == "module.exports = 1;\n"
+    assert "node_modules folder whose .bin is on your PATH" in wrote
+    assert not (workspace / "node_modules/tool/lib/y.js").exists()
 
 
 def said(result: subprocess.CompletedProcess) -> str:

@@ -32,6 +32,9 @@ sandbox: found by reading your own configuration, and held like a folder on your
                         runs, and its tools' settings there (pip.conf, etc/ipython); a conda
                         environment whole too (its standard library and shared libraries); and
                         the python a virtualenv was made from, where it lies in the workspace
+    node_modules        whole, where its .bin is on your PATH or an .envrc puts it there
+                        (`layout node`): the programs there run its packages' code, which
+                        requires more of them (`node_modules_on_path`)
     python's start      a site-packages (or Debian's dist-packages) folder's .pth files and
                         start-up modules (PYTHON_START_NAMES): that python runs them at every
                         start; a command may add one (pip does), so a new or changed one is
@@ -174,6 +177,11 @@ VENV_BASE_REASON = (
     "the python a virtualenv of the workspace was made from is protected where it lies in the "
     "workspace: that virtualenv's python runs its standard library at every start, outside "
     "the sandbox"
+)
+NODE_MODULES_REASON = (
+    "a node_modules folder whose .bin is on your PATH (direnv's `layout node`) is protected: "
+    "the programs you run from there (eslint, tsc, prettier) run its packages' code, which "
+    "loads more of them"
 )
 VENV_PACKAGES_REASON = (
     "a virtualenv's installed packages and settings in the workspace are protected: its python "
@@ -1739,7 +1747,10 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
     """`_runs_unfollowed_code` of the scripts the recipes of the tools the lines `reader` read
     run (`recipe_scripts`: a makefile's `@node tools/env.js`, `@./tools/env.pl`)."""
     for path, base in reader.files:
-        for script, _, program in recipe_scripts(tool_files_of(path, base)):
+        tool_files = tool_files_of(path, base)
+        if why := _unread_recipes(tool_files):
+            return why
+        for script, _, program in recipe_scripts(tool_files):
             if program in UNFOLLOWED_INTERPRETERS:
                 why = "whose loads of other files planloop does not follow"
                 return f"runs a recipe that runs {script.name} in {program}, {why}"
@@ -2611,8 +2622,36 @@ def recipe_scripts(files: list[tuple[Path, Path]]) -> list[tuple[Path, Path, str
         (script, folder, program)
         for path, folder in files
         if os.path.isfile(path)
-        for script, program in scripts_run_by(_read(path), folder)
+        for recipe in _recipes_of(path)
+        for script, program in scripts_run_by(recipe, folder)
     ]
+
+
+def _recipes_of(path: Path) -> list[str]:
+    """The texts of the tool file `path` that run as shell lines: each script of a
+    package.json, read as JSON, as npm, yarn, pnpm and bun read it (its text is no shell's:
+    `"env":"sh x.sh"` would be one word), each alone (`sh -c` runs each: a quote one leaves open
+    ends with it); none where it cannot be read (`_unread_recipes` makes commands ask); the
+    whole text of any other (a makefile's, a justfile's)."""
+    from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
+
+    if path.name != PACKAGE_JSON:
+        return [_read(path)]
+    scripts = npm_scripts(path.parent) or {}
+    return [script for script in scripts.values() if isinstance(script, str)]  # (npm's only)
+
+
+def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
+    """Why planloop cannot tell the recipes of these tool files (file, the folder the tool
+    runs in), or None: a package.json it cannot read as JSON (not JSON, or too big), whose
+    scripts may run any file."""
+    from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
+
+    for path, _ in files:
+        if path.name == PACKAGE_JSON and os.path.isfile(path) and npm_scripts(path.parent) is None:
+            why = "which planloop cannot read as JSON (or is too big), so what it runs is untold"
+            return f"runs a script of a {PACKAGE_JSON}, {why}"
+    return None
 
 
 def _folders_named(pieces: list[str], base: Path) -> list[Path]:
@@ -3130,9 +3169,12 @@ def run_later(
     ]
     found += [(path, SHELL_REASON) for path in sourced_by_your_shell()]
     found += [(path, SHELL_RUN_REASON) for path in run_by_your_shell()]
+    on_path = [*path_folders_in(root)[0]]  # (and those an .envrc adds, below)
     for envrc in envrcs_around(root, envrcs, below):
         found += [(path, DIRENV_REASON) for path in loaded_by_envrc(envrc)]
         found += [(path, DIRENV_RUN_REASON) for path in run_by_envrc(envrc)]
+        on_path += folders_put_on_path(_EnvrcReader(envrc))
+    found += [(path, NODE_MODULES_REASON) for path in node_modules_on_path(on_path)]
     bins = venv_bins(root, venvs)
     found += [(path, VENV_REASON) for path in bins]
     # Whole, where it surely is one: its tools read their settings from it too (pip's
@@ -3149,6 +3191,19 @@ def run_later(
     found += [(path, VENV_CONFIG_REASON) for path in venv_configs(root, venvs)]
     found += [(path, CONDA_ACTIVATE_REASON) for path in conda_activate_folders(venvs or [])]
     return inside_workspace(root, found)
+
+
+def node_modules_on_path(folders: Iterable[Path]) -> list[Path]:
+    """The node_modules folder of each existing `node_modules/.bin` among these PATH
+    `folders`, whole, as a virtualenv on PATH is: its programs are links or stubs into its
+    packages, whose code requires more of them (and what links there lead to), by loads
+    planloop does not follow."""
+    found = [
+        folder.parent
+        for folder in map(Path, map(os.path.normpath, folders))
+        if folder.name == ".bin" and folder.parent.name == "node_modules" and folder.is_dir()
+    ]
+    return list(dict.fromkeys(found))
 
 
 def venv_bases(root: Path, venvs: Iterable[Path]) -> list[Path]:
