@@ -478,6 +478,64 @@ def test_what_only_the_shell_follows_past_the_lines_makes_commands_ask(tmp_path,
 
 
 @pytest.mark.parametrize(
+    "lines",
+    [
+        "git diff --cached --name-only | awk '/\\.py$/ {system(\"sh tools/check \" $0)}'\n",
+        "awk 'BEGIN { \"sh tools/check\" | getline v }'\n",
+        "awk 'BEGIN { print 1 ||| \"sh tools/check\" }'\n",  # (`||` and then a pipe)
+        "awk '@include \"tools/check.awk\"'\n",
+        "gawk --inc=tools/check.awk 1\n",
+        "echo | sed 'e sh tools/check'\n",
+        "echo | sed -n -e p -e '1!e sh tools/check'\n",
+        "echo | sed --expression='s/.*/sh tools\\/check/e'\n",
+        "echo | sed 's/[/]/x/e;s/a/b/'\n",  # (GNU sed reads `[/]` whole)
+        "echo | sed 'b  a;e sh tools/check'\n",
+        "find . -name '*.py' -exec sed '$e sh tools/check' {} +\n",
+        "tar -xf x.tar --to-command='sh tools/check'\n",
+        "tar -xf x.tar -I 'sh tools/check'\n",
+        "tar --checkpoint-act=exec='sh tools/check' -cf x.tar VERSION\n",
+        "vim -es -c '!sh tools/check' -c q\n",
+        "git -c alias.chk='!sh tools/check' chk\n",
+        "git -c core.pager='sh tools/check' log\n",
+        "env LC_ALL=C nice -n 5 sed -n 'e sh tools/check' VERSION\n",
+        'sh -c "awk \'BEGIN { system(\\"sh tools/check\\") }\'"\n',
+    ],
+)
+def test_a_line_that_starts_a_line_its_own_words_give_makes_commands_ask(tmp_path, lines):
+    """awk's program text, sed's script, tar's command options, an editor's commands and
+    git's `-c` settings may start a command line no line of the hook shows: what that line
+    sources (tools/check's `. ./tools/lib`) would go unheld, so commands ask, as for code
+    given to python that starts programs."""
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "tools").mkdir()
+    (root / "tools" / "check").write_text(". ./tools/lib\n")
+    (root / "tools" / "lib").write_text("true\n")
+    why = why_commands_ask(root)
+    assert why is not None and "needs" in why and ".git/hooks/pre-commit" in why, why
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "git diff --cached --name-only | awk '/\\.py$/ || NR == 1 {print $1}'\n",
+        "awk -F'|' -v 'sep=|' '{print $2 sep}' VERSION\n",
+        "sed -n 's/^version = //p' VERSION\n",
+        "grep -rn sed VERSION && make -n ex\n",  # (words, not programs)
+        "sed -i.bak -e 's/e/E/g' -e '/^#/d' VERSION\n",
+        "sed '/^$/d;s/[[:space:]]*$//;1!G;h;$!d' VERSION\n",
+        "tar -czf out.tar.gz VERSION && tar -cf x.tar -I zstd VERSION\n",
+        "git -c color.ui=false -c core.pager=cat -c alias.l=log l -1\n",
+    ],
+)
+def test_awk_sed_tar_and_git_that_start_nothing_read_plainly(tmp_path, lines):
+    root = repository(tmp_path)
+    hook(root, ".git/hooks/pre-commit", lines)
+    (root / "VERSION").write_text("version = 1\n")
+    assert why_commands_ask(root) is None
+
+
+@pytest.mark.parametrize(
     "first_line",
     [
         "#!/bin/sh tools/wrapper",  # the kernel runs `/bin/sh tools/wrapper HOOK`

@@ -20,7 +20,7 @@ from conftest import run_cli
 from test_hostile_pass4 import needs_bwrap, owned_file, run_as, tool_results, user_folders
 
 from fakeapi import text, tool_use
-from tools.paths import protected_reason
+from tools.paths import SMALL_FILE_LIMIT, protected_reason
 
 __all__ = ["user_folders"]  # a fixture, used by name below
 
@@ -159,6 +159,58 @@ def test_a_file_your_shell_would_source_that_is_missing_makes_commands_ask(
     assert result.returncode == 0, result.stderr
     assert "local.zsh (a file your shell's start-up files source)" in said(result)
     assert not (workspace / "local.zsh").exists()
+
+
+def helpers_sourced_by_bashrc(api, env, workspace, tmp_path, line):
+    """planloop run where ~/.bashrc sources the project's scripts/helpers.sh, whose `line`
+    sources scripts/aliases.sh, which a command then tries to rewrite."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text(f". {workspace}/scripts/helpers.sh\n")
+    files(workspace, {"scripts/helpers.sh": line + "\n", "scripts/aliases.sh": "alias g=git\n"})
+    attack(api, "scripts/aliases.sh")
+    result = run_cli("-p", "go", cwd=workspace, env={**env, "HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "line",
+    [
+        '. "${BASH_SOURCE%/*}/aliases.sh"',
+        'source "$(dirname "${BASH_SOURCE[0]}")/aliases.sh"',
+        '. "$(cd "$(dirname "$BASH_SOURCE")" && pwd)/aliases.sh"',
+    ],
+)
+def test_what_a_sourced_file_of_the_workspace_sources_from_its_own_folder_stays_read_only(
+    api, env, workspace, tmp_path, line
+):
+    # ~/.bashrc sources the project's helpers, which source the file beside them as bash
+    # spells its own folder.
+    helpers_sourced_by_bashrc(api, env, workspace, tmp_path, line)
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output
+    assert (workspace / "scripts/aliases.sh").read_text() == "alias g=git\n"
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "line",
+    [
+        '. "$HELPERS_DIR/aliases.sh"',  # (a variable only the person's shell may have set)
+        "source ./scripts/aliases.sh",  # (from wherever the terminal starts)
+        'eval "$(cat "${0%/*}/aliases.sh")"',
+    ],
+)
+def test_a_sourced_file_of_the_workspace_that_sources_what_only_its_shell_can_tell_asks(
+    api, env, workspace, tmp_path, line
+):
+    """Your start-up files are yours: a source they cannot tell is left out. A file of the
+    workspace they source is not: what it sources may be any file, so commands ask."""
+    result = helpers_sourced_by_bashrc(api, env, workspace, tmp_path, line)
+    assert "scripts/helpers.sh, which your shell's start-up files source, sources" in said(result)
+    assert (workspace / "scripts/aliases.sh").read_text() == "alias g=git\n"
 
 
 @needs_bwrap
@@ -1276,6 +1328,26 @@ def test_the_file_tools_ask_before_any_write_where_an_envrc_sources_files_past_w
     files(workspace, {".envrc": "source_env env/0.sh\n", **chain})
     why = protected_reason(workspace, "env/bin11/git") or ""
     assert "past the files planloop reads" in why and "any file may be what it runs" in why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '. "$HELPERS_DIR/aliases.sh"\n',
+        "#" * SMALL_FILE_LIMIT + "\n. ./scripts/aliases.sh\n",  # (past what planloop reads)
+    ],
+)
+def test_the_file_tools_ask_before_any_write_where_a_sourced_file_sources_what_is_untold(
+    workspace, tmp_path, monkeypatch, text
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text(f". {workspace}/scripts/helpers.sh\n")
+    files(workspace, {"scripts/helpers.sh": text})
+    monkeypatch.setenv("HOME", str(home))
+    why = protected_reason(workspace, "lib/any.sh") or ""
+    assert "scripts/helpers.sh, which your shell's start-up files source" in why, why
+    assert "any file may be what it runs" in why
 
 
 @needs_bwrap

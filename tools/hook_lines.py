@@ -42,12 +42,13 @@ from tools.git_programs import (
     SHELL_FLAGS,
     TOOL_RUNNERS,
     SplitByTheShell,
+    is_program_key,
     outside_quotes,
     program_name,
     shell_lines,
     swift_subcommand,
 )
-from tools.inline_code import EVALUATES
+from tools.inline_code import EVALUATES, awk_starts_programs, sed_starts_programs
 
 # The hook's own folder and name, as hooks spell them.
 OWN_FOLDER = re.compile(r"""\$\(\s*dirname\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0%/\*\}""")
@@ -151,6 +152,27 @@ BEFORE_PROGRAM = re.compile(r"[A-Za-z_]\w*+\+?=.*+")
 BRACES = re.compile(r"\{[^{}\s'\"]*+\}")
 MAX_MOVES = 8
 NAME = re.compile(r"(?<![\w$-])[A-Za-z_]\w*+(?!\w)")
+# Programs that start a command line their own words give (awk's `system("sh x")`, sed's `e`,
+# `tar --to-command`, an editor's `!`, `git -c alias.x='!sh x'`), which no line of the hook
+# shows: the scripts that line runs with a shell, or sources, are not read.
+AWKS = {"awk", "gawk", "mawk", "nawk"}
+SEDS = {"sed", "gsed"}
+EDITORS = {"vi", "vim", "nvim", "gvim", "view", "rvim", "rview", "vimdiff", "gvimdiff", "ex", "nvi"}
+TEXT_PROGRAMS = {*AWKS, *SEDS, *EDITORS, "tar", "gtar", "git"}
+# awk's options that name a script file or a module (gawk's `--include`, `--load`, mawk's
+# `-W exec`), in a short option's letters before one that takes the rest as its value.
+AWK_FILE_OPTIONS = ("file", "include", "load", "exec")
+AWK_FILE_LETTERS = re.compile(r"-[^-Fv]*?[fEilW]")
+# tar's options whose value is a command line it runs (`-I`, `-F` among a short option's).
+TAR_COMMANDS = ("to-command", "use-compress-program", "info-script", "new-volume-script")
+TAR_COMMANDS += ("checkpoint-action", "rsh-command", "rmt-command")
+# An editor's commands given on its line (`-c`, `+cmd`, `--cmd`, `-S file`, `-s file`, `-u
+# rc`, `-e`/`-E` reading them from its input, nvim's `-l script.lua`).
+EDITOR_COMMAND_LETTERS = re.compile(r"\+|-[A-Za-z]*[cSsueEl]|--cmd")
+# What only a shell reads in a command line: an operator, an expansion, a second line.
+SHELL_SYNTAX = re.compile(r"[;&|<>$`()\n]")
+MAX_TEXT_PROGRAMS = 8  # (each read from its place on: many of them, and the line asks)
+MAX_SHELL_DEPTH = 4
 
 
 class Untold(Exception):
@@ -952,6 +974,8 @@ def _reads_what_no_line_shows(
         return f"`{name} -c`, a line given as a word"
     if name in ("awk", "gawk", "mawk", "nawk", "sed", "gsed") and "-f" in words:
         return f"`{name} -f`, whose script file may start programs"
+    if why := _line_given_in_words(words):
+        return why
     if name in ("cd", "pushd") and "-P" in words:  # (a logical `cd lnk/..` stays where it was)
         return f"`{name} -P`, which goes where the kernel takes a link, not where the line says"
     if name in ("perl", "ruby") and any(w.startswith(("-I", "-M", "-m", "-r")) for w in words):
@@ -966,6 +990,196 @@ def _reads_what_no_line_shows(
     if name in INTERPRETERS and not INTERPRETERS[name] and name not in (".", "source"):
         return f"a script run by {name}, which planloop cannot read"
     return None
+
+
+def _line_given_in_words(words: list[str], depth: int = 0) -> str | None:
+    """Why a command starts a command line its words give (TEXT_PROGRAMS), wherever such a
+    program stands among them (`xargs sed ...`, `find . -exec awk ...`), or in the code a
+    shell is given (`sh -c "awk '...'"`): planloop does not read such a line for the scripts
+    it runs with a shell or sources, so, as for `python3 -c` code that starts programs, the
+    command asks."""
+    found = [i for i, word in enumerate(words) if program_name(word) in TEXT_PROGRAMS]
+    shells = [i for i, word in enumerate(words) if program_name(word) in SHELL_NAMES]
+    if len(found) + len(shells) > MAX_TEXT_PROGRAMS:
+        return f"more than {MAX_TEXT_PROGRAMS} programs that run lines given in their words"
+    found = [index for index in found if _stands_as_program(words, index)]
+    for index in found:
+        name, given = program_name(words[index]), words[index + 1 :]
+        if name in AWKS or name in SEDS:
+            why = (_awk_why if name in AWKS else _sed_why)(name, given)
+        else:
+            why = _other_line_why(name, given, words[:index])
+        if why:
+            return why
+    for index in shells if depth < MAX_SHELL_DEPTH else []:
+        code = _code_after_options(words, index + 1) or ""
+        for segment in _segments(code) if code else ():
+            try:
+                inner = shlex.split(segment)
+            except ValueError:
+                return f"`{_short(segment.strip())}`, whose quotes do not close"
+            if why := _line_given_in_words(inner, depth + 1):
+                return why
+    return None
+
+
+def _stands_as_program(words: list[str], index: int) -> bool:
+    """Whether the word at `index` is a program the command starts: its own, or one a runner
+    starts past the runner's options and their values (`xargs -n 1 sed`, `env X=1 awk`, `find
+    . -exec sed`); a word given to another program (`grep -r sed src`) is none."""
+    start = program_index(words)
+    at = index - 1
+    while at >= start:
+        word = words[at]
+        if word in ("-exec", "-execdir", "-ok", "-okdir") or program_name(word) in STARTS_ANOTHER:
+            return True
+        value = at > start and words[at - 1][:1] == "-"  # (`sudo -u x sed`)
+        if not (
+            word[:1] in ("-", "+") or word.isdigit() or BEFORE_PROGRAM.fullmatch(word) or value
+        ):
+            return False
+        at -= 1
+    return True
+
+
+def _awk_why(name: str, words: list[str]) -> str | None:
+    """Why awk's words may start a program: a script file or module it loads, or program
+    text that starts one (the values of `-F` and `-v` are data)."""
+    value = False
+    for word in words:
+        if value or word in ("-F", "-v", "--field-separator", "--assign"):
+            value = not value
+            continue
+        if word.startswith(("-F", "-v", "--field-separator=", "--assign=")):
+            continue
+        option = word[2:].partition("=")[0] if word.startswith("--") else ""
+        long_file = option and any(each.startswith(option) for each in AWK_FILE_OPTIONS)
+        if long_file or AWK_FILE_LETTERS.match(word):
+            return f"`{name} {word}`, whose script file may start programs"
+        if awk_starts_programs(word):
+            return f"code given to {name} that starts programs, which only {name} can tell"
+    return None
+
+
+def _sed_why(name: str, words: list[str]) -> str | None:
+    """Why sed's words may run a command line: a script file, or a script that does (its
+    `-e` scripts joined, as sed joins them, or else its first word that is no option)."""
+    scripts, operands, index = [], [], 0
+    while index < len(words):
+        word, index = words[index], index + 1
+        if word == "--":
+            operands += words[index:]
+            break
+        option, equals, value = word[2:].partition("=") if word.startswith("--") else ("", "", "")
+        if option and "file".startswith(option):
+            return f"`{name} {word}`, whose script file may start programs"
+        if option and ("expression".startswith(option) or "line-length".startswith(option)):
+            given = value if equals else " ".join(words[index : index + 1])
+            index += 0 if equals else 1
+            scripts += [given] if "expression".startswith(option) else []
+        elif word.startswith("-") and word != "-" and not option:
+            for at, letter in enumerate(word[1:], start=2):
+                if letter == "f":
+                    return f"`{name} {word}`, whose script file may start programs"
+                if letter in "el":  # (their value: the rest of the word, or the next one)
+                    given = word[at:] or " ".join(words[index : index + 1])
+                    index += 0 if word[at:] else 1
+                    scripts += [given] if letter == "e" else []
+                    break
+                if letter == "i":
+                    break  # (`-i.bak`: the rest is a suffix)
+        elif not word.startswith("--"):
+            operands.append(word)
+    script = "\n".join(scripts) if scripts else " ".join(operands[:1])
+    if sed_starts_programs(script):
+        return f"code given to {name} that starts programs, which only {name} can tell"
+    return None
+
+
+def _other_line_why(name: str, words: list[str], before: list[str]) -> str | None:
+    """Why tar, an editor or git runs a command line its words give: an editor's commands,
+    and a line of tar's command options or of a `-c` setting of git's that starts a shell
+    (`_starts_a_shell`; one that only names a program, `tar -I ./tools/pg`, is read).
+    `before`: the words before the program (`X=... git --config-env=alias.x=X x`)."""
+    set_for_it = dict(word.partition("=")[::2] for word in before if "=" in word)
+    for index, word in enumerate(words):
+        if name in ("tar", "gtar"):
+            given = _tar_commands(words, index)
+            shown = f"`{name} {_short(word)}`"
+        elif name in EDITORS and EDITOR_COMMAND_LETTERS.match(word):
+            return f"`{name} {word}`, whose commands only {name} can tell"
+        elif name == "git" and (word == "-c" or word.startswith("--config-env")):
+            given = _git_setting_line(words, index, set_for_it)
+            given = [given] if given is not None else []
+            shown = f"`git {_short(word if word != '-c' else ' '.join(words[index : index + 2]))}`"
+        else:
+            continue
+        if any(map(_starts_a_shell, given)):
+            return f"{shown}, a command line that starts a shell, whose scripts no line shows"
+    if name == "ex":
+        return "`ex`, whose commands only its input holds"
+    return None
+
+
+def _tar_commands(words: list[str], index: int) -> list[str]:
+    """The command line tar's option at `index` gives (TAR_COMMANDS, or `-I`, `-F` among a
+    bundle's letters, the value glued on or the next word; in the old form, `tar xIf`, each
+    later word may be it)."""
+    word = words[index]
+    if word.startswith("--"):
+        option, equals, value = word[2:].partition("=")
+        if not option or not any(each.startswith(option) for each in TAR_COMMANDS):
+            return []
+        value = value if equals else " ".join(words[index + 1 : index + 2])
+        return [value.removeprefix("exec=")]  # (`--checkpoint-action=exec=CMD`)
+    if not word.startswith("-") and index > 0:
+        return []
+    letters = word.removeprefix("-")
+    at = min((letters.find(letter) for letter in "IF" if letter in letters), default=-1)
+    if at < 0:
+        return []
+    if not word.startswith("-"):
+        return words[index + 1 :]
+    return [letters[at + 1 :] or " ".join(words[index + 1 : index + 2])]
+
+
+def _git_setting_line(words: list[str], index: int, set_for_it: dict[str, str]) -> str | None:
+    """The command line a `-c KEY=VALUE` (or `--config-env=KEY=VARIABLE`, its value set for
+    the command, `set_for_it`, or else `$VARIABLE`: only the shell can tell it) of git's at
+    `index` sets, for a key whose value git runs (an alias's, with its `!` taken off), or
+    None."""
+    word = words[index]
+    setting = (
+        word.removeprefix("--config-env=")
+        if "=" in word
+        else " ".join(words[index + 1 : index + 2])
+    )
+    key, _, value = setting.partition("=")
+    section, _, rest = key.lower().partition(".")
+    if not is_program_key(f"{section}.{rest.rpartition('.')[2]}"):
+        return None
+    if word != "-c":  # (the variable's value, where the command sets it)
+        value = set_for_it.get(value, f"${value}")
+    if section in ("alias", "submodule"):
+        # (else a git subcommand; a variable's value only the shell can tell may be either)
+        return value[1:] if value.startswith("!") else value if value.startswith("$") else None
+    return value
+
+
+def _starts_a_shell(line: str) -> bool:
+    """Whether a command line given as a word starts a shell or sources a file, or holds what
+    only a shell reads (an operator, an expansion): the scripts that shell runs or sources are
+    not read from a word (`shell_scripts` reads the hook's lines)."""
+    if SHELL_SYNTAX.search(line):
+        return True
+    try:  # (split by blanks alone where nothing is quoted: one a word, for each word)
+        words = shlex.split(line) if re.search(r"""['"\\]""", line) else line.split()
+    except ValueError:
+        return True
+    return any(
+        word in (".", "source") or program_name(word) in (*SHELL_NAMES, *OTHER_SHELLS)
+        for word in words
+    )
 
 
 def _code_given_arguments(line: str) -> str | None:

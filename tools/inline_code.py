@@ -179,3 +179,92 @@ def _relative(text: str) -> bool:
     """Whether a quoted word of code is a path from where it runs (`./x`, `tools/x.py`, `x.rb`),
     not an address, a package (`@scope/x`, `node:fs`) or a system file."""
     return not (os.path.isabs(text) or text.startswith(("@", "~", "$", "-")) or ":" in text)
+
+
+# awk's program text that starts a program: `system(...)`, a pipe to or from a command
+# (`print | "cmd"`, `"cmd" | getline`, gawk's `|&`: a run of `|` of odd length, as awk reads
+# `||` first; a regex's `|` too, which only awk's reading tells apart), and gawk's `@`
+# (`@include "x"`, `@load "x"`, a call by the name a variable holds).
+AWK_STARTS = re.compile(r"\bsystem\b|@|(?<!\|)(?:\|\|)*+\|(?!\|)")
+# sed's commands of one letter, and what stands between and before them (addresses' numbers,
+# `$`, `,`, `+`, `~`, `!`, blocks, a regex address's `I` and `M`).
+SED_ALONE = frozenset("=dDgGhHlLnNpPqQxzF" + "0123456789$,+~!;{}IM \t\n")
+SED_TO_LINE_END = frozenset("aicrRwW#")  # (text, a file's name, a comment: to the line's end)
+SED_LABELS = frozenset("btT:v")  # (a label, past blanks: to a blank, `;`, `}` or `#`)
+SED_LABEL = re.compile(r"[ \t]*+[^\s;}#]*+")
+SED_FLAGS = re.compile(r"[gpiImM0-9e]*+")
+# A bracket of a regex, without a backslash (`[^]a-z[:digit:]]`).
+SED_BRACKET = re.compile(r"\[\^?+\]?+(?:\[([:.=])[^\]\\\n]*?\1\]|[^\]\[\\\n])*+\]")
+
+
+def awk_starts_programs(text: str) -> bool:
+    """Whether awk's program text may start a program (AWK_STARTS)."""
+    return AWK_STARTS.search(text) is not None
+
+
+def sed_starts_programs(script: str) -> bool:
+    """Whether a sed script runs a command line: GNU sed's `e` command, or an `s` command's
+    `e` flag (the pattern space run as a line). Read command by command, as sed reads it; a
+    script read otherwise here than sed may read it (a regex's bracket that holds its
+    delimiter or a backslash, a part left open, a letter that is no command) counts as one
+    that does."""
+    at = 0
+    while at < len(script):
+        char = script[at]
+        if char in SED_ALONE:
+            at += 1
+        elif char in SED_TO_LINE_END:
+            at = _line_end(script, at)
+        elif char in SED_LABELS:
+            at = SED_LABEL.match(script, at + 1).end()
+        elif char in "/\\sy":
+            # (an address `/x/` or `\%x%`; `s/x/y/flags`; `y/abc/xyz/`)
+            at += 1 if char != "/" else 0
+            delimiter = script[at : at + 1]
+            if delimiter in ("", "\n", "\\"):
+                return True
+            at = _sed_part(script, at + 1, delimiter, regex=char != "y")
+            if char in "sy" and at >= 0:
+                at = _sed_part(script, at, delimiter, regex=False)
+            if at < 0:
+                return True
+            if char == "s":
+                flags = SED_FLAGS.match(script, at)
+                if "e" in flags[0]:
+                    return True
+                at = (
+                    _line_end(script, at)
+                    if script[flags.end() : flags.end() + 1] == "w"
+                    else flags.end()
+                )
+        else:
+            return True  # (`e`, or what sed does not take for a command)
+    return False
+
+
+def _line_end(script: str, at: int) -> int:
+    """Where the text that starts at `at` ends: at the line's end, past lines that end in a
+    backslash (sed's `a\\` text)."""
+    while at < len(script) and script[at] != "\n":
+        at += 2 if script[at] == "\\" else 1
+    return at
+
+
+def _sed_part(script: str, at: int, delimiter: str, regex: bool) -> int:
+    """Past the `delimiter` that closes a part of a sed command whose text starts at `at`
+    (an address, an `s` command's pattern or replacement), or -1 where it is not read as sed
+    reads it. In a regex, GNU sed reads a bracket (`[/]`) whole."""
+    while at < len(script):
+        char = script[at]
+        if char == delimiter:
+            return at + 1
+        if char == "\n":
+            return -1
+        if char == "[" and regex:
+            found = SED_BRACKET.match(script, at)
+            if found is None or delimiter in found[0]:
+                return -1
+            at = found.end()
+        else:
+            at += 2 if char == "\\" else 1
+    return -1

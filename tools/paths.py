@@ -75,6 +75,7 @@ from tools.shell_config import (
     python_start_reason,
     run_later,
     untold_by_envrcs,
+    untold_by_your_shell,
 )
 from tools.shell_config import protected_reason as run_later_reason
 
@@ -620,10 +621,11 @@ def _any_file_git_may_run(root: Path, git_entries: list[Path]) -> str | None:
 
 def _any_file_direnv_may_load(root: Path, envrcs: list[Path]) -> str | None:
     """An `.envrc` loads, or puts on PATH, what only its shell can tell (tools/shell_config.py
-    `envrc_untold`): any file may be it, as for commands, which ask."""
+    `envrc_untold`), or a file of the workspace your shell sources sources such a file
+    (`untold_by_your_shell`): any file may be it, as for commands, which ask."""
     from tools.tool_scripts import ANY_FILE_MAY_RUN
 
-    reason = untold_by_envrcs(root, envrcs)
+    reason = untold_by_envrcs(root, envrcs) or untold_by_your_shell(root)
     return f"{reason}, {ANY_FILE_MAY_RUN}" if reason else None
 
 

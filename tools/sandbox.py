@@ -187,6 +187,7 @@ from tools.shell_config import (
     sets_a_secret,
     sourced_by_your_shell,
     untold_by_envrcs,
+    untold_by_your_shell,
 )
 from tools.shell_config import loaded_as_settings as settings_files
 from tools.shell_config import not_held as run_later_not_held
@@ -2724,11 +2725,12 @@ class Bubblewrap:
                 f"{later_unheld}: what a command put there would run outside the sandbox later, "
                 "and no read-only bind can hold it, so sandboxed commands ask before they run"
             )
-        envrc_untold = untold_by_envrcs(root, envrcs_of(scan))
-        if envrc_untold:
-            # What it loads or puts on PATH may be any file, written now and run by direnv.
+        untold = untold_by_envrcs(root, envrcs_of(scan)) or untold_by_your_shell(root)
+        if untold:
+            # What it loads, sources or puts on PATH may be any file, written now and run by
+            # direnv, or by your next shell.
             return (
-                f"{envrc_untold}, {ANY_FILE_MAY_RUN}: sandboxed commands ask before they run, "
+                f"{untold}, {ANY_FILE_MAY_RUN}: sandboxed commands ask before they run, "
                 f"{FILE_TOOLS_ASK_TOO}"
             )
         linked = home_link_to_workspace(root)

@@ -1137,29 +1137,54 @@ def sourced_by_your_shell() -> list[Path]:
     """Every file your shells' start-up files `source` (or `.`), followed through the files
     those source in turn: by a literal path, or one with what can be told put in
     (`sourced_paths`: `. "${XDG_CONFIG_HOME:-$HOME/.config}/shell/secrets.sh"`,
-    `f=~/.config/shell/env.sh; . "$f"`), each file a pattern matches (`for f in
-    ~/.config/shell/*.sh; do . "$f"; done`); also where `eval` or zsh's `emulate sh -c` is
-    given the line. Asked several times per command, and reading a long `.bashrc` takes a
-    tenth of a second: kept while the files and folders it read are unchanged."""
-    return list(_sourced_by_your_shell(_your_shells_key()))
+    `f=~/.config/shell/env.sh; . "$f"`, a file's own folder, `. "${BASH_SOURCE%/*}/x.sh"`),
+    each file a pattern matches (`for f in ~/.config/shell/*.sh; do . "$f"; done`); also where
+    `eval` or zsh's `emulate sh -c` is given the line. Asked several times per command, and
+    reading a long `.bashrc` takes a tenth of a second: kept while the files and folders it
+    read are unchanged."""
+    return list(_sourced_by_your_shell(_your_shells_key())[0])
+
+
+def untold_by_your_shell(root: Path) -> str | None:
+    """Why a file of the workspace `root` that your shells' start-up files source sources one
+    planloop cannot tell (`. "$DIR/x.sh"`, `. ./x.sh` from where your terminal starts): your
+    own start-up files are yours to trust, and one they cannot tell is left out, but that
+    file's text is the workspace's, so what it sources may be any file, which no read-only
+    bind can hold."""
+    root = Path(os.path.realpath(root))
+    for path, why in _sourced_by_your_shell(_your_shells_key())[1]:
+        real = Path(os.path.realpath(path))
+        if real.is_relative_to(root):
+            return f"{real.relative_to(root)}, which your shell's start-up files source, {why}"
+    return None
 
 
 @kept_while_unchanged
-def _sourced_by_your_shell(_key: tuple[object, ...]) -> tuple[Path, ...]:
+def _sourced_by_your_shell(
+    _key: tuple[object, ...],
+) -> tuple[tuple[Path, ...], tuple[tuple[Path, str], ...]]:
+    """(what `sourced_by_your_shell` finds, and (file, why) for each `source` whose file only
+    its shell can tell: `_source_untold`)."""
     from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
 
     files = start_files()
     sourced: list[Path] = []
+    untold: list[tuple[Path, str]] = []
     # What each file's shell has set when it starts reading it: the sourcing file's values.
     values_at_start: dict[Path, dict[str, list[str]]] = {}
     for path in files:  # grows while it is walked
         home, values = home_of(path), dict(values_at_start.get(path, {}))
-        for words in _commands_run(_read(path)):
+        text, unread = _read_sourced(path)
+        untold += [(path, unread)] if unread else []
+        for words in _commands_run(text):
+            words = [_own_folder_put_in(word, path) for word in words]
             _note_values(words, values, home)
             words = words[program_index(words) :]  # (`QUIET=1 source x`, `2>/dev/null . x`)
             words = as_run(words) if words else words  # (`source -- x`, `. x 2>/dev/null`)
             if not words or words[0] not in ("source", ".") or len(words) < 2:
                 continue
+            if why := _source_untold(words[1], values, home):
+                untold.append((path, why))
             for named in sourced_paths(words[1], values, home):
                 if named in files or named in sourced:
                     continue
@@ -1167,7 +1192,66 @@ def _sourced_by_your_shell(_key: tuple[object, ...]) -> tuple[Path, ...]:
                 values_at_start[named] = dict(values)
                 if len(files) < MAX_START_FILES and os.path.isfile(named):
                     files.append(named)
-    return tuple(sourced)
+                elif os.path.isfile(named):
+                    untold.append((named, f"is past the {MAX_START_FILES} files planloop reads"))
+    return tuple(sourced), tuple(untold)
+
+
+def _read_sourced(path: Path) -> tuple[str, str | None]:
+    """A start-up or sourced file's text, and why it was not read where it is there but
+    cannot be (larger than planloop reads, no longer a regular file), or None."""
+    text = _read(path)
+    if text or not os.path.lexists(path):
+        return text, None
+    try:
+        # Imported here: tools.paths imports this module.
+        from tools.paths import read_small_file
+
+        read_small_file(path)
+    except OSError as error:
+        return "", f"is a file planloop cannot read ({error.strerror})"
+    return "", None
+
+
+# A sourced file's own folder, as bash spells it there, quotes out (`${BASH_SOURCE%/*}`,
+# `$(dirname "${BASH_SOURCE[0]}")`), and the folder `cd` then `pwd` prints of a path put in.
+OWN_SOURCE_FOLDER = re.compile(
+    r"\$\{BASH_SOURCE(?:\[0\])?%/\*\}"
+    r"|\$\(\s*dirname\s+(?:--\s+)?(?:\$BASH_SOURCE\b|\$\{BASH_SOURCE(?:\[0\])?\})\s*\)"
+)
+FOLDER_PRINTED = re.compile(r"\$\(\s*cd\s+(?:--\s+)?(/[^()$`]*?)\s*&&\s*pwd\s*\)")
+
+
+def _own_folder_put_in(word: str, path: Path) -> str:
+    """`word` of the file at `path` with its own folder put in where bash's spellings name
+    it (OWN_SOURCE_FOLDER: `. "${BASH_SOURCE%/*}/aliases.sh"` sources the file beside it),
+    and `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` so put in, told exactly."""
+    if "BASH_SOURCE" not in word:
+        return word
+    folder = str(path.parent)
+    word = OWN_SOURCE_FOLDER.sub(lambda _: folder, word)
+    return FOLDER_PRINTED.sub(lambda found: os.path.normpath(found[1]), word)
+
+
+def _source_untold(word: str, values: Mapping[str, list[str]], home: Path) -> str | None:
+    """Why `source WORD` reads a file only its shell can tell, or None: a variable with no
+    value that can be told, an expansion not followed (`possible_words`), a path that is not
+    absolute (bash looks for it on PATH, then where the shell was started)."""
+    possible = possible_words(word, values, home)
+    if possible and all(
+        _told_path(expanded, home) for each in possible for expanded in brace_expanded(each)
+    ):
+        return None
+    return f"sources `{word[:60]}`, a file only its shell can tell"
+
+
+def _told_path(word: str, home: Path) -> str | None:
+    """The absolute path a word of a start-up file of `home` names, with `~` put in, or None
+    where it is not absolute or holds what only the shell can tell."""
+    path = os.path.expanduser(re.sub(r"^~(?=/|$)", lambda _: str(home), word))
+    if not os.path.isabs(path) or re.search(r"[$`]|(?:^|[\s=:])~[+-]", path):
+        return None
+    return path
 
 
 # How deep the code `eval` is given is read in a start-up file, how many words one word with
@@ -1246,8 +1330,8 @@ def sourced_paths(word: str, values: Mapping[str, list[str]], home: Path) -> lis
     found: list[Path] = []
     for possible in possible_words(word, values, home):
         for expanded in brace_expanded(possible):
-            path = os.path.expanduser(re.sub(r"^~(?=/|$)", lambda _: str(home), expanded))
-            if not os.path.isabs(path) or re.search(r"[$`]|(?:^|[\s=:])~[+-]", path):
+            path = _told_path(expanded, home)
+            if path is None:
                 continue
             if not glob.has_magic(path):
                 found.append(Path(os.path.normpath(path)))
