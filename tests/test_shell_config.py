@@ -296,6 +296,18 @@ def test_a_file_an_envrc_loads_that_is_missing_makes_commands_ask(
     )
 
 
+# direnv's `source_up` with no name loads the nearest `.envrc` above, which direnv does not check
+# against the folders you allowed: one a command makes at the top runs at the next `cd sub`.
+@needs_bwrap
+@pytest.mark.parametrize("source_up", ["source_up", "source_up_if_exists"])
+def test_the_envrc_a_bare_source_up_loads_that_is_missing_makes_commands_ask(
+    api, env, workspace, source_up
+):
+    contents = {"sub/.envrc": f"{source_up}\nexport SUB=1\n"}
+    why = ".envrc (a file an .envrc loads) does not exist"
+    assert_asks_saying(api, env, workspace, contents, why)
+
+
 @needs_bwrap
 def test_what_an_envrc_names_through_its_own_variables_stays_read_only(api, env, user_folders):
     # direnv's shell puts in what the file set on a line of its own before (or `$PWD`): the

@@ -1399,9 +1399,11 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
             named.append(literal_path(args[0], base))
         elif command in ("watch_file", "watch_dir"):
             named += [literal_path(arg, base) for arg in args]
-        elif command in ("source_up", "source_up_if_exists") and args:
-            # The nearest folder above that holds this name: any of them, up the workspace.
-            named += [literal_path(args[0], folder) for folder in base.parents]
+        elif command in ("source_up", "source_up_if_exists"):
+            # The nearest folder above that holds this name (`.envrc` where it names none, as
+            # direnv's stdlib has it): any of them, up the workspace.
+            name = args[0] if args else ".envrc"
+            named += [literal_path(name, folder) for folder in base.parents]
         elif command == "use" and args:
             named += nix_files(args[0], args[1:], base)
     named += path_added_by_envrc(envrc)
