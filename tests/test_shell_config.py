@@ -728,6 +728,10 @@ UNTOLD_ENVRC_LINES = {
     "dollar-last-in-quotes": 'BIN=.local/bin\nPATH_add "$"BIN\n',
     "dollar-before-a-backslash": "BIN=.local/bin\nPATH_add $\\BIN\n",
     "name-reference": 'declare -n BIN=TOOLS\nTOOLS=bin\nPATH_add "$BIN"\n',
+    # After `declare -n P=PATH`, an assignment to P sets PATH: this gives it an empty entry.
+    "name-reference-assigned-to": 'declare -n P=PATH\nP=":$P"\n',
+    "name-reference-exported": 'typeset -n G=GIT_CONFIG_GLOBAL\nexport G="$PWD/.gitconfig.dev"\n',
+    "name-reference-in-a-function": 'f() {\n  local -n v=$1\n  v=":$v"\n}\nf PATH\n',
     # bash turns each value assigned to a variable with a case attribute to upper (or lower)
     # case, a later plain one too: this adds `.LOCAL/BIN`.
     "upper-case-attribute": 'declare -u BIN=.local/bin\nPATH_add "$BIN"\n',

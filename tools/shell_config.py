@@ -1526,6 +1526,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _past_a_link([command, *args], base)
             or _sets_word_splitting(command, args)
             or _changes_values_assigned(command, args)
+            or _makes_a_name_reference(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
@@ -1799,6 +1800,21 @@ def _changes_values_assigned(command: str, args: list[str]) -> str | None:
             return f"gives a variable `{arg}`, an attribute that changes each value assigned to it"
         if "$" in arg.partition("=")[0]:
             return f"gives `{command}` `{arg[:60]}`, whose options only its shell can tell"
+    return None
+
+
+# An option of declare, typeset and local that makes a variable a name reference (`-n`, `-gn`).
+NAME_REFERENCE_OPTION = re.compile(r"-\w*n\w*")
+
+
+def _makes_a_name_reference(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` makes a variable a name reference, or None:
+    after `declare -n P=PATH` each assignment to P sets PATH (`P=":$P"`, `export P=...`),
+    where planloop reads the name an assignment is written with."""
+    if command not in ("declare", "typeset", "local"):
+        return None
+    if any(NAME_REFERENCE_OPTION.fullmatch(arg) for arg in args):
+        return "makes a name reference, whose assignments set a variable only its shell can tell"
     return None
 
 
