@@ -829,6 +829,18 @@ UNTOLD_BESIDE_A_DECOY = {
     # direnv's `pushd` puts the folder you stand in on bash's directory stack: `~1/bin` is your
     # folder's bin/, not a folder named `~1`.
     "directory-stack": {".envrc": "PATH_add ~1/bin\n", "~1/bin/tool": "", "bin/tool": ""},
+    # direnv's `path_add VAR DIR` exports VAR (the folders it is given, then its own value): a
+    # folder named as the variable is no folder it puts on PATH.
+    "path-add-git-config": {
+        ".envrc": "path_add GIT_CONFIG_GLOBAL .gitconfig.dev\n",
+        ".gitconfig.dev": "[core]\n",
+        "GIT_CONFIG_GLOBAL/tool": "",
+    },
+    "path-add-config-home": {
+        ".envrc": "path_add XDG_CONFIG_HOME .config\n",
+        ".config/git/config": "[core]\n",
+        "XDG_CONFIG_HOME/tool": "",
+    },
     # sh (dash) keeps a variable set for a special builtin: this sources .local/bin/tool.
     "sh-keeps-a-prefix": {
         ".envrc": "sh scripts/setup.sh\n",

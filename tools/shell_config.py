@@ -504,7 +504,7 @@ class _EnvrcReader:
             self.set_before_a_special_builtin(before, base)
         told = self.told(words, base) if self.in_body else {}
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
-        words = as_run(as_written(words))
+        words = path_add_as_export(as_run(as_written(words)), base, self.values, self.environ)
         _remember(words, self.values, base, subshell)
         self.watch_bodies(told, before, line)
         self.steps.append((base, words))
@@ -620,6 +620,29 @@ class _EnvrcReader:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
+
+
+def path_add_as_export(
+    words: list[str], base: Path, values: Mapping[str, str | None], environ: Mapping[str, str]
+) -> list[str]:
+    """The command `words`, run in `base`, as what it sets: direnv's `path_add VAR DIR...` is
+    `export "VAR=DIR...:$VAR"`, each DIR made absolute from where it runs (its `expand_path`),
+    read as the `.envrc`'s own `export` of VAR is (`path_add GIT_CONFIG_GLOBAL gc` gives git
+    a config; its first word names no folder). `path_add PATH DIR` is `PATH_add DIR`. One
+    whose name or folders only its shell can tell, or with a `:` (which splits a value), stays
+    as it is (`envrc_untold` asks)."""
+    if words[0] != "path_add" or len(words) < 2 or not NAME.fullmatch(words[1]):
+        return words
+    name, given = words[1], words[2:]
+    if name == "PATH":
+        return ["PATH_add", *given]
+    folders = [literal_path(word or ".", base) for word in given]
+    if any(folder is None for folder in folders) or any(":" in word for word in given):
+        return words
+    entries = [str(folder) for folder in folders]
+    if name in values or name in environ:  # (else direnv's value is the folders alone)
+        entries.append(_put_in(f"${name}", values, environ))
+    return ["export", f"{name}={':'.join(entry for entry in entries if entry)}"]
 
 
 # The special builtins of POSIX shells (and bash's `source`): a variable set for one of them
