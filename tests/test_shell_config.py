@@ -549,6 +549,16 @@ def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, 
 
 
 @needs_bwrap
+def test_an_envrc_that_only_looks_for_a_shell_runs_no_code_of_the_workspace(api, env, workspace):
+    envrc = 'command -v bash >/dev/null && echo "bash found"\n[[ $SHELL == */bash ]] || :\n'
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
+@needs_bwrap
 def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_ask(
     api, env, workspace
 ):
@@ -791,6 +801,13 @@ UNTOLD_ENVRC_LINES = {
     "folder-through-env": "env -C .local ./bin/tool\n",
     "command-line-from-a-file": "xargs -a .local/bin/tool bash\n",
     "command-on-what-find-finds": "find .local -name tool -exec sh {} \\;\n",
+    # Any other program given a shell, or a word that holds a command line for one: it may run
+    # it (awk's `system`, sed's `e`, tar's `--to-command`).
+    "shell-through-another-wrapper": "prlimit --nofile=8192 sh .local/bin/tool\n",
+    "shell-by-its-path-through-another-wrapper": "setarch x86_64 /bin/bash .local/bin/tool\n",
+    "shell-in-awks-program": "awk 'BEGIN { system(\"sh .local/bin/tool\") }'\n",
+    "shell-in-seds-script": "echo | sed 'e sh .local/bin/tool'\n",
+    "shell-in-an-option": "tar --to-command='sh .local/bin/tool' -xf tools.tar\n",
 }
 
 

@@ -1555,6 +1555,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _runs_unfollowed_code(command, args, base, on_path)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
+            or _runs_a_program_it_names(command, args)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -1682,6 +1683,44 @@ def _runs_through_a_wrapper(command: str, args: list[str]) -> str | None:
             return f"runs `{arg[:60]}` through {program}, which planloop does not follow"
         if program == "env" and re.match(r"-\w*C|--chdir|-\w*S|--split-string", arg):
             return f"runs a command through env's `{arg[:60]}`, which planloop does not follow"
+    return None
+
+
+# Commands that run none of their words, whatever they say (`echo "needs bash"`, `[[ $SHELL ==
+# *bash ]]`, `command -v node`, `which node`): direnv's functions and bash's builtins (DIRENV_RUNS:
+# `layout python3`, `use node`), whose words planloop reads as theirs, and lookups of a name.
+RUNS_NONE_OF_ITS_WORDS = ("[[", "which", "whereis")
+# `command -v NAME` (`command` is read past: its option stands first).
+LOOKUP_OPTION = re.compile(r"-p?[vV][pvV]*")
+# A piece of a word that may be a command's name or path (`sh`, `/bin/sh`, `python3.12`).
+COMMAND_PIECE = re.compile(r"[\w.+@/-]+")
+
+
+def _runs_a_program_it_names(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` may run a shell or another interpreter that one
+    of its words names, in a way planloop does not follow, or None: a program that runs the
+    command line it is given, which WRAPPERS does not list (`prlimit --nofile=8192 sh
+    tools/setup`, `setarch x86_64 bash ...`, `direnv exec . sh ...`), or one that runs a
+    command inside one of its words (awk's `system("sh tools/setup")`, sed's `e sh
+    tools/setup`, tar's `--to-command=sh ...`): what such a script sources would go unheld.
+    A shell's own words are read (`bash tools/setup`, its `-c`), and a word that is a path
+    of its own names no program but as an absolute one (`mkdir -p .cache/node`)."""
+    program = os.path.basename(command)
+    if (
+        program in SCRIPT_SHELLS
+        or command in (*DIRENV_RUNS, *RUNS_NONE_OF_ITS_WORDS)
+        or LOOKUP_OPTION.fullmatch(command)
+        or ASSIGNMENT.match(command)
+    ):
+        return None
+    runs_code = (*SCRIPT_SHELLS, *INTERPRETERS, *UNFOLLOWED_INTERPRETERS)
+    for arg in args:
+        pieces = [arg] if COMMAND_PIECE.fullmatch(arg) else COMMAND_PIECE.findall(arg)
+        for piece in pieces:
+            name = os.path.basename(piece) if piece.startswith("/") else piece
+            if name in runs_code or re.fullmatch(r"python[\d.]*", name):
+                given = "" if piece == arg else f" in `{arg[:60]}`"
+                return f"runs `{piece}`{given} through {program}, which planloop does not follow"
     return None
 
 
