@@ -389,6 +389,26 @@ ENVRC_SCRIPTS_FOUND = {
 }
 
 
+# Any program may run an executable file it is given by its path, and the system hands one with
+# no `#!` to sh: it is read as a script the .envrc runs.
+RUN_BY_ANOTHER_PROGRAM = {
+    "through-a-wrapper": "prlimit --nofile=8192 ./tools/setup\n",
+    "from-awk": "awk 'BEGIN { system(\"./tools/setup\") }'\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", RUN_BY_ANOTHER_PROGRAM.values(), ids=RUN_BY_ANOTHER_PROGRAM)
+def test_what_an_executable_script_an_envrc_names_sources_stays_read_only(
+    api, env, user_folders, envrc
+):
+    _, workspace, _, _ = user_folders
+    files(workspace, {"tools/setup": ". tools/extra\n"})
+    (workspace / "tools/setup").chmod(0o755)
+    contents = {".envrc": envrc, "tools/setup": ". tools/extra\n", "tools/extra": "export A=1\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
 @needs_bwrap
 @pytest.mark.parametrize("contents", ENVRC_SCRIPTS_FOUND.values(), ids=ENVRC_SCRIPTS_FOUND)
 def test_what_a_script_an_envrc_runs_by_name_or_from_two_folders_sources_stays_read_only(

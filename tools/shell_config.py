@@ -1946,6 +1946,7 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
         found_on = _found_on(on_path, reader)
         handed |= {script for script, _ in found_on if _runs_as_shell(script)}
         named = [*_named_with_folders(reader), *found_on]
+        handed |= {script for script, _ in named if _runs_as_a_program(script)}
         for script, base in [*named, *((script, folder) for script, folder, _ in recipes)]:
             if (script, base) in seen or not (script in handed or _is_shell_script(script)):
                 continue
@@ -1954,6 +1955,22 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
             seen.add((script, base))
             readers.append(_EnvrcReader(script, base=base))
     return readers[1:], True
+
+
+def _runs_as_a_program(path: Path) -> bool:
+    """Whether the file `path`, which a line names, runs as a shell script when any program
+    runs it by its path (`prlimit ./tools/setup`, awk's `system("./tools/setup")`): it may be
+    run (it is executable), and a shell runs it (`_runs_as_shell`: one with no `#!` too, which
+    the system hands to sh). A program of the system's (`[[ $SHELL == */bash ]]` names
+    /bin/bash) is a binary, which no shell runs."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return False
+    try:
+        with open(path, "rb") as program:
+            head = program.read(4096)
+    except OSError:
+        return False
+    return b"\0" not in head and _runs_as_shell(path)
 
 
 def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
