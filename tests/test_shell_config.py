@@ -348,6 +348,18 @@ def test_a_file_an_envrc_loads_that_is_missing_makes_commands_ask(
     )
 
 
+# direnv's `source_up` with no name loads the nearest `.envrc` above, which direnv does not check
+# against the folders you allowed: one a command makes at the top runs at the next `cd sub`.
+@needs_bwrap
+@pytest.mark.parametrize("source_up", ["source_up", "source_up_if_exists"])
+def test_the_envrc_a_bare_source_up_loads_that_is_missing_makes_commands_ask(
+    api, env, workspace, source_up
+):
+    contents = {"sub/.envrc": f"{source_up}\nexport SUB=1\n"}
+    why = ".envrc (a file an .envrc loads) does not exist"
+    assert_asks_saying(api, env, workspace, contents, why)
+
+
 @needs_bwrap
 def test_what_an_envrc_names_through_its_own_variables_stays_read_only(api, env, user_folders):
     # direnv's shell puts in what the file set on a line of its own before (or `$PWD`): the
@@ -433,6 +445,26 @@ ENVRC_SCRIPTS_FOUND = {
         "sub/local.sh": "export A=2\n",
     },
 }
+
+
+# Any program may run an executable file it is given by its path, and the system hands one with
+# no `#!` to sh: it is read as a script the .envrc runs.
+RUN_BY_ANOTHER_PROGRAM = {
+    "through-a-wrapper": "prlimit --nofile=8192 ./tools/setup\n",
+    "from-awk": "awk 'BEGIN { system(\"./tools/setup\") }'\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", RUN_BY_ANOTHER_PROGRAM.values(), ids=RUN_BY_ANOTHER_PROGRAM)
+def test_what_an_executable_script_an_envrc_names_sources_stays_read_only(
+    api, env, user_folders, envrc
+):
+    _, workspace, _, _ = user_folders
+    files(workspace, {"tools/setup": ". tools/extra\n"})
+    (workspace / "tools/setup").chmod(0o755)
+    contents = {".envrc": envrc, "tools/setup": ". tools/extra\n", "tools/extra": "export A=1\n"}
+    assert_held_by_envrc(api, env, user_folders, contents)
 
 
 @needs_bwrap
@@ -730,6 +762,16 @@ def test_an_envrc_that_asks_a_build_tool_what_it_is_runs_no_code_of_the_workspac
 
 
 @needs_bwrap
+def test_an_envrc_that_only_looks_for_a_shell_runs_no_code_of_the_workspace(api, env, workspace):
+    envrc = 'command -v bash >/dev/null && echo "bash found"\n[[ $SHELL == */bash ]] || :\n'
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
+@needs_bwrap
 def test_what_only_the_shell_of_a_script_an_envrc_runs_can_tell_makes_commands_ask(
     api, env, workspace
 ):
@@ -909,6 +951,10 @@ UNTOLD_ENVRC_LINES = {
     "dollar-last-in-quotes": 'BIN=.local/bin\nPATH_add "$"BIN\n',
     "dollar-before-a-backslash": "BIN=.local/bin\nPATH_add $\\BIN\n",
     "name-reference": 'declare -n BIN=TOOLS\nTOOLS=bin\nPATH_add "$BIN"\n',
+    # After `declare -n P=PATH`, an assignment to P sets PATH: this gives it an empty entry.
+    "name-reference-assigned-to": 'declare -n P=PATH\nP=":$P"\n',
+    "name-reference-exported": 'typeset -n G=GIT_CONFIG_GLOBAL\nexport G="$PWD/.gitconfig.dev"\n',
+    "name-reference-in-a-function": 'f() {\n  local -n v=$1\n  v=":$v"\n}\nf PATH\n',
     # bash turns each value assigned to a variable with a case attribute to upper (or lower)
     # case, a later plain one too: this adds `.LOCAL/BIN`.
     "upper-case-attribute": 'declare -u BIN=.local/bin\nPATH_add "$BIN"\n',
@@ -977,6 +1023,13 @@ UNTOLD_ENVRC_LINES = {
     "folder-through-env": "env -C .local ./bin/tool\n",
     "command-line-from-a-file": "xargs -a .local/bin/tool bash\n",
     "command-on-what-find-finds": "find .local -name tool -exec sh {} \\;\n",
+    # Any other program given a shell, or a word that holds a command line for one: it may run
+    # it (awk's `system`, sed's `e`, tar's `--to-command`).
+    "shell-through-another-wrapper": "prlimit --nofile=8192 sh .local/bin/tool\n",
+    "shell-by-its-path-through-another-wrapper": "setarch x86_64 /bin/bash .local/bin/tool\n",
+    "shell-in-awks-program": "awk 'BEGIN { system(\"sh .local/bin/tool\") }'\n",
+    "shell-in-seds-script": "echo | sed 'e sh .local/bin/tool'\n",
+    "shell-in-an-option": "tar --to-command='sh .local/bin/tool' -xf tools.tar\n",
 }
 
 
@@ -1015,6 +1068,18 @@ UNTOLD_BESIDE_A_DECOY = {
     # direnv's `pushd` puts the folder you stand in on bash's directory stack: `~1/bin` is your
     # folder's bin/, not a folder named `~1`.
     "directory-stack": {".envrc": "PATH_add ~1/bin\n", "~1/bin/tool": "", "bin/tool": ""},
+    # direnv's `path_add VAR DIR` exports VAR (the folders it is given, then its own value): a
+    # folder named as the variable is no folder it puts on PATH.
+    "path-add-git-config": {
+        ".envrc": "path_add GIT_CONFIG_GLOBAL .gitconfig.dev\n",
+        ".gitconfig.dev": "[core]\n",
+        "GIT_CONFIG_GLOBAL/tool": "",
+    },
+    "path-add-config-home": {
+        ".envrc": "path_add XDG_CONFIG_HOME .config\n",
+        ".config/git/config": "[core]\n",
+        "XDG_CONFIG_HOME/tool": "",
+    },
     # sh (dash) keeps a variable set for a special builtin: this sources .local/bin/tool.
     "sh-keeps-a-prefix": {
         ".envrc": "sh scripts/setup.sh\n",

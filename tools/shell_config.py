@@ -515,7 +515,7 @@ class _EnvrcReader:
             self.set_before_a_special_builtin(before, base)
         told = self.told(words, base) if self.in_body else {}
         words = [_put_in(envrc_word(word, base), self.values, self.environ) for word in words]
-        words = as_run(as_written(words))
+        words = path_add_as_export(as_run(as_written(words)), base, self.values, self.environ)
         _remember(words, self.values, base, subshell)
         # (`: "${BIN:=tools}"` sets BIN where it is unset or empty: a value the shell tells)
         for word in [*before, *words]:
@@ -634,6 +634,29 @@ class _EnvrcReader:
             self.unfollowed_move = self.unfollowed_move or _short_line(words[0], words[1:])
             return []
         return [folder]
+
+
+def path_add_as_export(
+    words: list[str], base: Path, values: Mapping[str, str | None], environ: Mapping[str, str]
+) -> list[str]:
+    """The command `words`, run in `base`, as what it sets: direnv's `path_add VAR DIR...` is
+    `export "VAR=DIR...:$VAR"`, each DIR made absolute from where it runs (its `expand_path`),
+    read as the `.envrc`'s own `export` of VAR is (`path_add GIT_CONFIG_GLOBAL gc` gives git
+    a config; its first word names no folder). `path_add PATH DIR` is `PATH_add DIR`. One
+    whose name or folders only its shell can tell, or with a `:` (which splits a value), stays
+    as it is (`envrc_untold` asks)."""
+    if words[0] != "path_add" or len(words) < 2 or not NAME.fullmatch(words[1]):
+        return words
+    name, given = words[1], words[2:]
+    if name == "PATH":
+        return ["PATH_add", *given]
+    folders = [literal_path(word or ".", base) for word in given]
+    if any(folder is None for folder in folders) or any(":" in word for word in given):
+        return words
+    entries = [str(folder) for folder in folders]
+    if name in values or name in environ:  # (else direnv's value is the folders alone)
+        entries.append(_put_in(f"${name}", values, environ))
+    return ["export", f"{name}={':'.join(entry for entry in entries if entry)}"]
 
 
 # The special builtins of POSIX shells (and bash's `source`): a variable set for one of them
@@ -1497,9 +1520,11 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
             named.append(literal_path(args[0], base))
         elif command in ("watch_file", "watch_dir"):
             named += [literal_path(arg, base) for arg in args]
-        elif command in ("source_up", "source_up_if_exists") and args:
-            # The nearest folder above that holds this name: any of them, up the workspace.
-            named += [literal_path(args[0], folder) for folder in base.parents]
+        elif command in ("source_up", "source_up_if_exists"):
+            # The nearest folder above that holds this name (`.envrc` where it names none, as
+            # direnv's stdlib has it): any of them, up the workspace.
+            name = args[0] if args else ".envrc"
+            named += [literal_path(name, folder) for folder in base.parents]
         elif command == "use" and args:
             named += nix_files(args[0], args[1:], base)
     named += path_added_by_envrc(envrc)
@@ -1624,12 +1649,14 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _past_a_link([command, *args], base)
             or _sets_word_splitting(command, args)
             or _changes_values_assigned(command, args)
+            or _makes_a_name_reference(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _preloads_unfollowed_code(command, args, base)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
+            or _runs_a_program_it_names(command, args)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -1877,6 +1904,44 @@ def _runs_through_a_wrapper(command: str, args: list[str]) -> str | None:
     return None
 
 
+# Commands that run none of their words, whatever they say (`echo "needs bash"`, `[[ $SHELL ==
+# *bash ]]`, `command -v node`, `which node`): direnv's functions and bash's builtins (DIRENV_RUNS:
+# `layout python3`, `use node`), whose words planloop reads as theirs, and lookups of a name.
+RUNS_NONE_OF_ITS_WORDS = ("[[", "which", "whereis")
+# `command -v NAME` (`command` is read past: its option stands first).
+LOOKUP_OPTION = re.compile(r"-p?[vV][pvV]*")
+# A piece of a word that may be a command's name or path (`sh`, `/bin/sh`, `python3.12`).
+COMMAND_PIECE = re.compile(r"[\w.+@/-]+")
+
+
+def _runs_a_program_it_names(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` may run a shell or another interpreter that one
+    of its words names, in a way planloop does not follow, or None: a program that runs the
+    command line it is given, which WRAPPERS does not list (`prlimit --nofile=8192 sh
+    tools/setup`, `setarch x86_64 bash ...`, `direnv exec . sh ...`), or one that runs a
+    command inside one of its words (awk's `system("sh tools/setup")`, sed's `e sh
+    tools/setup`, tar's `--to-command=sh ...`): what such a script sources would go unheld.
+    A shell's own words are read (`bash tools/setup`, its `-c`), and a word that is a path
+    of its own names no program but as an absolute one (`mkdir -p .cache/node`)."""
+    program = os.path.basename(command)
+    if (
+        program in SCRIPT_SHELLS
+        or command in (*DIRENV_RUNS, *RUNS_NONE_OF_ITS_WORDS)
+        or LOOKUP_OPTION.fullmatch(command)
+        or ASSIGNMENT.match(command)
+    ):
+        return None
+    runs_code = (*SCRIPT_SHELLS, *INTERPRETERS, *UNFOLLOWED_INTERPRETERS)
+    for arg in args:
+        pieces = [arg] if COMMAND_PIECE.fullmatch(arg) else COMMAND_PIECE.findall(arg)
+        for piece in pieces:
+            name = os.path.basename(piece) if piece.startswith("/") else piece
+            if name in runs_code or re.fullmatch(r"python[\d.]*", name):
+                given = "" if piece == arg else f" in `{arg[:60]}`"
+                return f"runs `{piece}`{given} through {program}, which planloop does not follow"
+    return None
+
+
 # direnv's functions whose word joins PATH (or LD_LIBRARY_PATH) as it is.
 PATH_ADDERS = ("PATH_add", "path_add", "load_prefix")
 # Variables the reader puts in itself, from where it stands and whose home it is: one the file
@@ -2023,6 +2088,21 @@ def _changes_values_assigned(command: str, args: list[str]) -> str | None:
     return None
 
 
+# An option of declare, typeset and local that makes a variable a name reference (`-n`, `-gn`).
+NAME_REFERENCE_OPTION = re.compile(r"-\w*n\w*")
+
+
+def _makes_a_name_reference(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` makes a variable a name reference, or None:
+    after `declare -n P=PATH` each assignment to P sets PATH (`P=":$P"`, `export P=...`),
+    where planloop reads the name an assignment is written with."""
+    if command not in ("declare", "typeset", "local"):
+        return None
+    if any(NAME_REFERENCE_OPTION.fullmatch(arg) for arg in args):
+        return "makes a name reference, whose assignments set a variable only its shell can tell"
+    return None
+
+
 def _past_a_link(words: list[str], base: Path) -> str | None:
     """Why a word of an `.envrc` command run in `base` (or a piece of it: `$(. ../x.sh)`) names
     another file for its shell than for planloop, or None: a `..` past a linked folder
@@ -2089,6 +2169,7 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
         found_on = _found_on(on_path, reader)
         handed |= {script for script, _ in found_on if _runs_as_shell(script)}
         named = [*_named_with_folders(reader), *found_on]
+        handed |= {script for script, _ in named if _runs_as_a_program(script)}
         for script, base in [*named, *((script, folder) for script, folder, _ in recipes)]:
             if (script, base) in seen or not (script in handed or _is_shell_script(script)):
                 continue
@@ -2097,6 +2178,22 @@ def scripts_run_by_envrc(envrc: _EnvrcReader) -> tuple[list[_EnvrcReader], bool]
             seen.add((script, base))
             readers.append(_EnvrcReader(script, base=base))
     return readers[1:], True
+
+
+def _runs_as_a_program(path: Path) -> bool:
+    """Whether the file `path`, which a line names, runs as a shell script when any program
+    runs it by its path (`prlimit ./tools/setup`, awk's `system("./tools/setup")`): it may be
+    run (it is executable), and a shell runs it (`_runs_as_shell`: one with no `#!` too, which
+    the system hands to sh). A program of the system's (`[[ $SHELL == */bash ]]` names
+    /bin/bash) is a binary, which no shell runs."""
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return False
+    try:
+        with open(path, "rb") as program:
+            head = program.read(4096)
+    except OSError:
+        return False
+    return b"\0" not in head and _runs_as_shell(path)
 
 
 def folders_put_on_path(envrc: _EnvrcReader) -> list[Path]:
