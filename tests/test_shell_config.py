@@ -511,6 +511,43 @@ def test_a_script_whose_hashbang_line_is_a_command_line_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "is a command line of its own")
 
 
+# A command line an .envrc gives a program variable, which git, less or whatever starts your
+# editor runs through a shell later: the script it names, and what that sources, are the
+# shell's to run (one not there yet too), and `sh -c`'s code is a command line of its own.
+ENVRC_PROGRAM_COMMAND_LINES = {
+    "git-ssh-command": 'export GIT_SSH_COMMAND="sh tools/ssh"\n',
+    "editor-script": 'export EDITOR="sh $PWD/tools/edit"\n',
+    "editor-by-its-path": 'export EDITOR="$PWD/tools/edit"\n',
+    "less-input-filter": 'export LESSOPEN="|sh $PWD/tools/edit %s"\n',
+    "declared-sequence-editor": 'declare -x GIT_SEQUENCE_EDITOR="bash tools/edit"\n',
+    "browser-code": "export BROWSER=\"sh -c '. tools/lib'\"\n",
+    "missing-askpass": 'export GIT_ASKPASS="sh tools/askpass"\n',
+    "editor-option": 'export SYSTEMD_EDITOR="/usr/bin/vim -u tools/lib"\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc", ENVRC_PROGRAM_COMMAND_LINES.values(), ids=ENVRC_PROGRAM_COMMAND_LINES
+)
+def test_a_command_line_an_envrc_gives_a_program_variable_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    contents = {".envrc": envrc, "tools/ssh": 'exec ssh "$@"\n', "tools/lib": "true\n"}
+    contents["tools/edit"] = ". tools/lib\n"
+    assert_asks_saying(api, env, workspace, contents, "whose code planloop does not read")
+
+
+@needs_bwrap
+def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, env, workspace):
+    envrc = 'export EDITOR="code --wait" PAGER="less -R" GIT_SSH_COMMAND="ssh -o BatchMode=yes"\n'
+    files(workspace, {".envrc": envrc, "tools/lib": "true\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
 @needs_bwrap
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "ANTHROPIC_BASE_URL"])
 def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, workspace, name):

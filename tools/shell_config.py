@@ -1529,6 +1529,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _changes_values_assigned(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
+            or _runs_workspace_code_by_variable(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
@@ -2209,6 +2210,59 @@ def _untold_entry(name: str, value: str) -> str | None:
     value before (`$PATH` in PATH's, which is yours, or one the file set and was read so)."""
     own = re.compile(rf"\${name}(?!\w)|\$\{{{name}\}}")
     return next((entry for entry in value.split(":") if "$" in own.sub("", entry)), None)
+
+
+# Variables whose value is a command line that a program runs through a shell when it starts
+# another for you: git's `sh -c "$GIT_SSH_COMMAND ..."` at each fetch, `$EDITOR` at each
+# commit, less's `LESSOPEN="|sh tools/lessopen %s"`, fzf's FZF_CTRL_T_COMMAND. Besides
+# PROGRAM_VARIABLES, the names such variables go by (SYSTEMD_EDITOR, GH_PAGER, DIFFPROG).
+COMMAND_LINE_VARIABLE = re.compile(
+    r"\w*(?:EDITOR|VISUAL|PAGER|ASKPASS|BROWSER|DIFFPROG|TERMINAL)|LESS(?:OPEN|CLOSE)"
+    r"|\w+_(?:COMMAND|CMD|PROG)|GIT_SSH|GIT_EXTERNAL_DIFF"
+)
+
+
+def _runs_workspace_code_by_variable(
+    command: str, args: list[str], base: Path, folder: Path
+) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, gives a program variable
+    (PROGRAM_VARIABLES, COMMAND_LINE_VARIABLE) a command line that runs a file of the
+    `.envrc`'s `folder`, or None. planloop holds a file such a value names, but does not read
+    it as a script the `.envrc` runs: what `sh tools/ssh` or `$PWD/tools/edit` sources would
+    go unheld, and a file named after the first word (`sh tools/ssh`) not even be held."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name = assigned[1]
+        if not (name in PROGRAM_VARIABLES or COMMAND_LINE_VARIABLE.fullmatch(name)):
+            continue
+        value = assigned.string[assigned.end() :]
+        runs = list(shell_commands(value.lstrip("|")))  # (LESSOPEN's `|` pipes its output)
+        for run in runs:  # grows while it is walked: a shell's `-c` code is a command line too
+            kind, code = shell_operand(run[1:])
+            if os.path.basename(run[0]) in SCRIPT_SHELLS and kind == "code" and code:
+                runs += shell_commands(code)
+            for word in run:
+                if not _workspace_word(word, base, folder):
+                    continue
+                why = "whose code planloop does not read"
+                return f"gives {name} `{value[:60]}`, which runs `{word[:60]}`, {why}"
+    return None
+
+
+def _workspace_word(word: str, base: Path, folder: Path) -> bool:
+    """Whether `word`, a word of a command line run from `base`, may name a file of the
+    `.envrc`'s `folder`: a path in it, one written relatively with a `/` (taken from whichever
+    folder you are in), or an entry of `base`; or it has a `/` and only the shell can tell it.
+    Not `less -R`, `code --wait`, a bare name found on PATH, a path outside or a folder
+    (`fd . ~`)."""
+    path = literal_path(word, base)
+    if path is not None and os.path.isdir(path):
+        return False
+    if path is None:
+        return "/" in word and bool(SHELL_ONLY.search(word))
+    if "/" in word and not os.path.isabs(os.path.expanduser(word)):
+        return True
+    return path.is_relative_to(folder) and ("/" in word or os.path.lexists(path))
 
 
 def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
