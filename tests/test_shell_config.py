@@ -462,6 +462,34 @@ def test_what_a_recipe_an_envrc_runs_sources_stays_read_only(api, env, user_fold
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# Recipes an .envrc's make, just or task takes from a file other than the folder's own
+# (`make -f`, `just --justfile`, a makefile's `include`), and task runners whose files
+# planloop does not read: what the recipe runs, and what that sources, would go unheld.
+ENVRC_UNREAD_RECIPES = {
+    "make-file-option": {".envrc": 'eval "$(make -s -f tools/env.mk env)"\n'},
+    "make-long-file-option": {".envrc": 'eval "$(make --makefile=tools/env.mk env)"\n'},
+    "make-bundled-file-option": {".envrc": 'eval "$(make -sftools/env.mk env)"\n'},
+    "make-include": {".envrc": 'eval "$(make -s env)"\n', "Makefile": "include tools/env.mk\n"},
+    "justfile-option": {".envrc": 'eval "$(just --justfile tools/env.mk env)"\n'},
+    "rake": {".envrc": 'eval "$(rake env)"\n', "Rakefile": "task(:env) { sh 'sh tools/gen.sh' }\n"},
+    "mise-task": {".envrc": 'eval "$(mise run env)"\n'},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_UNREAD_RECIPES.values(), ids=ENVRC_UNREAD_RECIPES)
+def test_recipes_an_envrc_runs_from_a_file_planloop_does_not_read_make_commands_ask(
+    api, env, workspace, contents
+):
+    contents = {
+        **contents,
+        "tools/env.mk": "env:\n\t@sh tools/gen.sh\n",
+        "tools/gen.sh": ". ./tools/genlib\n",
+        "tools/genlib": "true\n",
+    }
+    assert_asks_saying(api, env, workspace, contents, "planloop does not read")
+
+
 # Code in a language whose loads planloop does not follow (node's `require`, perl's `do`),
 # run by the .envrc, its own `#!` or a tool's recipe: the files it loads may be any.
 ENVRC_UNFOLLOWED_CODE = {

@@ -1530,6 +1530,8 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
             or _runs_workspace_code_by_variable(command, args, base, folder)
+            or _runs_unread_tasks(command, args)
+            or _includes_unread_makefiles(command, args, base)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
@@ -2263,6 +2265,81 @@ def _workspace_word(word: str, base: Path, folder: Path) -> bool:
     if "/" in word and not os.path.isabs(os.path.expanduser(word)):
         return True
     return path.is_relative_to(folder) and ("/" in word or os.path.lexists(path))
+
+
+# Task runners whose task files (a Rakefile, tasks.py, mise's [tasks], SConstruct, build.ninja)
+# planloop does not read for the scripts their tasks run, and makes other than `make`, whose
+# makefiles ENVRC_TOOLS does not read: an `.envrc` that runs one asks.
+UNREAD_TASK_RUNNERS = ("rake", "invoke", "inv", "scons", "ninja", "doit", "nox", "tox", "poe")
+UNREAD_TASK_RUNNERS += ("gulp", "grunt", "jake", "cake", "fab", "ant", "mage", "makers", "redo")
+UNREAD_TASK_RUNNERS += ("gmake", "bmake", "pmake", "remake", "nmake", "earthly")
+# mise's (and rtx's, its former name) subcommands that run the tasks of its config.
+MISE_TASK_COMMANDS = ("run", "r", "tasks", "watch", "w")
+# The options by which make, just and task take their recipes from elsewhere than the files
+# ENVRC_TOOLS reads (`make -f tools/env.mk`, make's `--eval` code, `just --justfile x`): their
+# short letters, the short letters that take a value (the rest of a bundle is that value:
+# `make -Cf` is a folder `f`), and their long names, of which GNU make takes any prefix.
+TASK_FILE_OPTIONS = {
+    "make": ("fE", "CIjlOoW", ("file", "makefile", "eval")),
+    "just": ("f", "d", ("justfile",)),
+    "task": ("t", "dCIo", ("taskfile",)),
+}
+
+
+def _runs_unread_tasks(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` runs tasks from a file planloop does not read
+    for the scripts they run, or None: one of UNREAD_TASK_RUNNERS (`rake env`), mise's tasks
+    (`mise run env`), or make, just or task given a file of recipes (TASK_FILE_OPTIONS): the
+    file is held, but what its recipes run (`@sh tools/gen.sh`) and what that sources not."""
+    program = os.path.basename(command)
+    if all(arg in INFORMATION_FLAGS for arg in args):
+        return None
+    mise_tasks = program in ("mise", "rtx") and any(arg in MISE_TASK_COMMANDS for arg in args)
+    if program in UNREAD_TASK_RUNNERS or mise_tasks:
+        return f"runs {program}'s tasks, whose scripts planloop does not read"
+    letters, value_letters, long_names = TASK_FILE_OPTIONS.get(program, ("", "", ()))
+    for arg in args if letters else ():
+        if arg == "--":
+            break
+        name, short = arg[2:].partition("=")[0], arg[1:] if arg[:2] != "--" else ""
+        by_name = arg[:2] == "--" and name and any(full.startswith(name) for full in long_names)
+        if by_name or (arg[:1] == "-" and _bundle_gives(short, letters, value_letters)):
+            return f"runs {program} with `{arg[:60]}`, whose recipes planloop does not read"
+    return None
+
+
+# A makefile's lines that read other makefiles: `include`, and `-include` and `sinclude`,
+# which skip one that is not there.
+MAKEFILE_INCLUDE = re.compile(r"^[ \t]*(?:-include|sinclude|include)[ \t]+(.*)$", re.MULTILINE)
+
+
+def _includes_unread_makefiles(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, runs `make` on a makefile that
+    includes one planloop does not read (ENVRC_TOOLS reads the makefiles of its folder, and of
+    the folder its `-C` names, alone), or None: `include tools/env.mk`, or one only make can
+    tell (`include $(wildcard tools/*.mk)`), whose recipes would run unread."""
+    if os.path.basename(command) != "make":
+        return None
+    pieces = [piece for word in args for piece in WORD_PIECES.split(word) if piece]
+    read = [p for f in [base, *_folders_named(pieces, base)] for p in envrc_tool_files("make", f)]
+    for makefile in (path for path in read if os.path.isfile(path)):
+        for line in MAKEFILE_INCLUDE.findall(_read(makefile)):
+            for word in line.partition("#")[0].split():
+                if literal_path(word, makefile.parent) not in read:
+                    why = "whose recipes planloop does not read"
+                    return f"runs make on {makefile.name}, which includes `{word[:60]}`, {why}"
+    return None
+
+
+def _bundle_gives(short: str, letters: str, value_letters: str) -> bool:
+    """Whether the bundle of short options `short` (`sf` of `-sf`) holds one of `letters`
+    before any letter that takes the rest as its value (`value_letters`, `C` of `-Cf`)."""
+    for letter in short:
+        if letter in letters:
+            return True
+        if letter in value_letters:
+            return False
+    return False
 
 
 def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
