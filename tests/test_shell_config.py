@@ -566,6 +566,40 @@ def test_a_command_line_an_envrc_gives_a_program_variable_makes_commands_ask(
     assert_asks_saying(api, env, workspace, contents, "whose code planloop does not read")
 
 
+# A config an .envrc points a tool at in its own folder, whose settings name programs the tool
+# runs for you (starship's `[custom]` commands, kubectl's exec plugins, AWS's
+# `credential_process`, zsh's start-up files): what those programs source would go unheld.
+ENVRC_PROGRAM_CONFIGS = {
+    "starship": 'export STARSHIP_CONFIG="$PWD/tools/starship.toml"\n',
+    "kubeconfig-after-yours": 'export KUBECONFIG="$HOME/.kube/config:$PWD/tools/kube.yaml"\n',
+    "aws": 'export AWS_CONFIG_FILE="$PWD/tools/aws.cfg"\n',
+    "zsh-start-up-folder": 'export ZDOTDIR="$PWD/zdot"\n',
+    "sh-start-up-file": "export ENV=tools/shrc\n",
+    "from-a-dotenv": "dotenv dev.vars\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", ENVRC_PROGRAM_CONFIGS.values(), ids=ENVRC_PROGRAM_CONFIGS)
+def test_a_config_that_names_programs_an_envrc_points_into_its_folder_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    contents = {".envrc": envrc, "dev.vars": "KUBECONFIG=./tools/kube.yaml\n"}
+    contents |= {"tools/starship.toml": '[custom.x]\ncommand = "sh tools/lib"\n'}
+    contents |= {"zdot/.zshrc": ". ./tools/lib\n", "tools/shrc": ". ./tools/lib\n"}
+    assert_asks_saying(api, env, workspace, contents, "whose programs planloop does not read")
+
+
+@needs_bwrap
+def test_a_config_an_envrc_points_at_outside_its_folder_runs_commands(api, env, workspace):
+    envrc = 'export KUBECONFIG="$HOME/.kube/dev" AWS_CONFIG_FILE=/etc/aws/config\n'
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
 @needs_bwrap
 def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, env, workspace):
     envrc = 'export EDITOR="code --wait" PAGER="less -R" GIT_SSH_COMMAND="ssh -o BatchMode=yes"\n'

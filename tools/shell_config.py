@@ -1532,6 +1532,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _runs_workspace_code_by_variable(command, args, base, folder)
             or _runs_unread_tasks(command, args)
             or _includes_unread_makefiles(command, args, base)
+            or _gives_a_program_config(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
@@ -2340,6 +2341,40 @@ def _bundle_gives(short: str, letters: str, value_letters: str) -> bool:
         if letter in value_letters:
             return False
     return False
+
+
+# Variables of CODE_VARIABLES that name a config, or a folder of them, whose settings name the
+# programs a tool runs for you: starship's `[custom]` commands at each prompt, kubectl's exec
+# credential plugins, AWS's `credential_process`, the start-up files of zsh (ZDOTDIR) and sh
+# (ENV). planloop holds the config, but not what the programs it names run and source: one an
+# `.envrc` points into its own folder makes commands ask, as GIT_CONFIG_FILES do.
+PROGRAM_CONFIG_VARIABLES = ("ZDOTDIR", "ENV", "STARSHIP_CONFIG", "KUBECONFIG", "HGRCPATH")
+PROGRAM_CONFIG_VARIABLES += ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "DOCKER_CONFIG")
+PROGRAM_CONFIG_VARIABLES += ("TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG", "CARGO_HOME", "GOENV")
+PROGRAM_CONFIG_VARIABLES += ("GNUPGHOME", "NPM_CONFIG_USERCONFIG", "CCACHE_CONFIGPATH")
+PROGRAM_CONFIG_VARIABLES += ("OPENSSL_CONF", "R_PROFILE_USER")
+
+
+def _gives_a_program_config(command: str, args: list[str], base: Path, folder: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, points one of
+    PROGRAM_CONFIG_VARIABLES at a config in the `.envrc`'s `folder`, or at one only its shell
+    can tell (also in a `.env` its `dotenv` loads), or None."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    if command in DOTENV_LOADERS:
+        settings = dotenv_settings(dotenv_path(args, base))
+        words += [
+            f"{name}={value if value is not None else '$'}" for name, value in settings.items()
+        ]
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name, value = assigned[1], assigned.string[assigned.end() :]
+        if name not in PROGRAM_CONFIG_VARIABLES:
+            continue
+        for entry in (entry for entry in value.split(":") if entry):
+            config = literal_path(entry, base)
+            if config is None or config.is_relative_to(folder):
+                why = "whose programs planloop does not read"
+                return f"gives {name} the config `{entry[:60]}`, {why}"
+    return None
 
 
 def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
