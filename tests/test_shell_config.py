@@ -583,6 +583,34 @@ def test_a_package_json_an_envrc_runs_a_script_of_that_is_no_json_makes_commands
     assert_asks_saying(api, env, workspace, contents, "cannot read as JSON")
 
 
+# Recipes an .envrc's make, just or task takes from a file other than the folder's own
+# (`make -f`, `just --justfile`, a makefile's `include`), and task runners whose files
+# planloop does not read: what the recipe runs, and what that sources, would go unheld.
+ENVRC_UNREAD_RECIPES = {
+    "make-file-option": {".envrc": 'eval "$(make -s -f tools/env.mk env)"\n'},
+    "make-long-file-option": {".envrc": 'eval "$(make --makefile=tools/env.mk env)"\n'},
+    "make-bundled-file-option": {".envrc": 'eval "$(make -sftools/env.mk env)"\n'},
+    "make-include": {".envrc": 'eval "$(make -s env)"\n', "Makefile": "include tools/env.mk\n"},
+    "justfile-option": {".envrc": 'eval "$(just --justfile tools/env.mk env)"\n'},
+    "rake": {".envrc": 'eval "$(rake env)"\n', "Rakefile": "task(:env) { sh 'sh tools/gen.sh' }\n"},
+    "mise-task": {".envrc": 'eval "$(mise run env)"\n'},
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("contents", ENVRC_UNREAD_RECIPES.values(), ids=ENVRC_UNREAD_RECIPES)
+def test_recipes_an_envrc_runs_from_a_file_planloop_does_not_read_make_commands_ask(
+    api, env, workspace, contents
+):
+    contents = {
+        **contents,
+        "tools/env.mk": "env:\n\t@sh tools/gen.sh\n",
+        "tools/gen.sh": ". ./tools/genlib\n",
+        "tools/genlib": "true\n",
+    }
+    assert_asks_saying(api, env, workspace, contents, "planloop does not read")
+
+
 # Code in a language whose loads planloop does not follow (node's `require`, perl's `do`),
 # run by the .envrc, its own `#!` or a tool's recipe: the files it loads may be any.
 ENVRC_UNFOLLOWED_CODE = {
@@ -644,6 +672,77 @@ def test_a_script_whose_hashbang_line_is_a_command_line_makes_commands_ask(
 ):
     contents = {**contents, "tools/lib": "", "tools/lib.py": ""}
     assert_asks_saying(api, env, workspace, contents, "is a command line of its own")
+
+
+# A command line an .envrc gives a program variable, which git, less or whatever starts your
+# editor runs through a shell later: the script it names, and what that sources, are the
+# shell's to run (one not there yet too), and `sh -c`'s code is a command line of its own.
+ENVRC_PROGRAM_COMMAND_LINES = {
+    "git-ssh-command": 'export GIT_SSH_COMMAND="sh tools/ssh"\n',
+    "editor-script": 'export EDITOR="sh $PWD/tools/edit"\n',
+    "editor-by-its-path": 'export EDITOR="$PWD/tools/edit"\n',
+    "less-input-filter": 'export LESSOPEN="|sh $PWD/tools/edit %s"\n',
+    "declared-sequence-editor": 'declare -x GIT_SEQUENCE_EDITOR="bash tools/edit"\n',
+    "browser-code": "export BROWSER=\"sh -c '. tools/lib'\"\n",
+    "missing-askpass": 'export GIT_ASKPASS="sh tools/askpass"\n',
+    "editor-option": 'export SYSTEMD_EDITOR="/usr/bin/vim -u tools/lib"\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "envrc", ENVRC_PROGRAM_COMMAND_LINES.values(), ids=ENVRC_PROGRAM_COMMAND_LINES
+)
+def test_a_command_line_an_envrc_gives_a_program_variable_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    contents = {".envrc": envrc, "tools/ssh": 'exec ssh "$@"\n', "tools/lib": "true\n"}
+    contents["tools/edit"] = ". tools/lib\n"
+    assert_asks_saying(api, env, workspace, contents, "whose code planloop does not read")
+
+
+# A config an .envrc points a tool at in its own folder, whose settings name programs the tool
+# runs for you (starship's `[custom]` commands, kubectl's exec plugins, AWS's
+# `credential_process`, zsh's start-up files): what those programs source would go unheld.
+ENVRC_PROGRAM_CONFIGS = {
+    "starship": 'export STARSHIP_CONFIG="$PWD/tools/starship.toml"\n',
+    "kubeconfig-after-yours": 'export KUBECONFIG="$HOME/.kube/config:$PWD/tools/kube.yaml"\n',
+    "aws": 'export AWS_CONFIG_FILE="$PWD/tools/aws.cfg"\n',
+    "zsh-start-up-folder": 'export ZDOTDIR="$PWD/zdot"\n',
+    "sh-start-up-file": "export ENV=tools/shrc\n",
+    "from-a-dotenv": "dotenv dev.vars\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", ENVRC_PROGRAM_CONFIGS.values(), ids=ENVRC_PROGRAM_CONFIGS)
+def test_a_config_that_names_programs_an_envrc_points_into_its_folder_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    contents = {".envrc": envrc, "dev.vars": "KUBECONFIG=./tools/kube.yaml\n"}
+    contents |= {"tools/starship.toml": '[custom.x]\ncommand = "sh tools/lib"\n'}
+    contents |= {"zdot/.zshrc": ". ./tools/lib\n", "tools/shrc": ". ./tools/lib\n"}
+    assert_asks_saying(api, env, workspace, contents, "whose programs planloop does not read")
+
+
+@needs_bwrap
+def test_a_config_an_envrc_points_at_outside_its_folder_runs_commands(api, env, workspace):
+    envrc = 'export KUBECONFIG="$HOME/.kube/dev" AWS_CONFIG_FILE=/etc/aws/config\n'
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
+@needs_bwrap
+def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, env, workspace):
+    envrc = 'export EDITOR="code --wait" PAGER="less -R" GIT_SSH_COMMAND="ssh -o BatchMode=yes"\n'
+    files(workspace, {".envrc": envrc, "tools/lib": "true\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
 
 
 @needs_bwrap

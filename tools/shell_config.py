@@ -1652,6 +1652,10 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _makes_a_name_reference(command, args)
             or _relative_export(command, args)
             or _sets_code(command, args, base, folder)
+            or _runs_workspace_code_by_variable(command, args, base, folder)
+            or _runs_unread_tasks(command, args)
+            or _includes_unread_makefiles(command, args, base)
+            or _gives_a_program_config(command, args, base, folder)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _preloads_unfollowed_code(command, args, base)
             or _sets_an_untold_name(command, args, base)
@@ -2529,6 +2533,168 @@ def _untold_entry(name: str, value: str) -> str | None:
     value before (`$PATH` in PATH's, which is yours, or one the file set and was read so)."""
     own = re.compile(rf"\${name}(?!\w)|\$\{{{name}\}}")
     return next((entry for entry in value.split(":") if "$" in own.sub("", entry)), None)
+
+
+# Variables whose value is a command line that a program runs through a shell when it starts
+# another for you: git's `sh -c "$GIT_SSH_COMMAND ..."` at each fetch, `$EDITOR` at each
+# commit, less's `LESSOPEN="|sh tools/lessopen %s"`, fzf's FZF_CTRL_T_COMMAND. Besides
+# PROGRAM_VARIABLES, the names such variables go by (SYSTEMD_EDITOR, GH_PAGER, DIFFPROG).
+COMMAND_LINE_VARIABLE = re.compile(
+    r"\w*(?:EDITOR|VISUAL|PAGER|ASKPASS|BROWSER|DIFFPROG|TERMINAL)|LESS(?:OPEN|CLOSE)"
+    r"|\w+_(?:COMMAND|CMD|PROG)|GIT_SSH|GIT_EXTERNAL_DIFF"
+)
+
+
+def _runs_workspace_code_by_variable(
+    command: str, args: list[str], base: Path, folder: Path
+) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, gives a program variable
+    (PROGRAM_VARIABLES, COMMAND_LINE_VARIABLE) a command line that runs a file of the
+    `.envrc`'s `folder`, or None. planloop holds a file such a value names, but does not read
+    it as a script the `.envrc` runs: what `sh tools/ssh` or `$PWD/tools/edit` sources would
+    go unheld, and a file named after the first word (`sh tools/ssh`) not even be held."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name = assigned[1]
+        if not (name in PROGRAM_VARIABLES or COMMAND_LINE_VARIABLE.fullmatch(name)):
+            continue
+        value = assigned.string[assigned.end() :]
+        runs = list(shell_commands(value.lstrip("|")))  # (LESSOPEN's `|` pipes its output)
+        for run in runs:  # grows while it is walked: a shell's `-c` code is a command line too
+            kind, code = shell_operand(run[1:])
+            if os.path.basename(run[0]) in SCRIPT_SHELLS and kind == "code" and code:
+                runs += shell_commands(code)
+            for word in run:
+                if not _workspace_word(word, base, folder):
+                    continue
+                why = "whose code planloop does not read"
+                return f"gives {name} `{value[:60]}`, which runs `{word[:60]}`, {why}"
+    return None
+
+
+def _workspace_word(word: str, base: Path, folder: Path) -> bool:
+    """Whether `word`, a word of a command line run from `base`, may name a file of the
+    `.envrc`'s `folder`: a path in it, one written relatively with a `/` (taken from whichever
+    folder you are in), or an entry of `base`; or it has a `/` and only the shell can tell it.
+    Not `less -R`, `code --wait`, a bare name found on PATH, a path outside or a folder
+    (`fd . ~`)."""
+    path = literal_path(word, base)
+    if path is not None and os.path.isdir(path):
+        return False
+    if path is None:
+        return "/" in word and bool(SHELL_ONLY.search(word))
+    if "/" in word and not os.path.isabs(os.path.expanduser(word)):
+        return True
+    return path.is_relative_to(folder) and ("/" in word or os.path.lexists(path))
+
+
+# Task runners whose task files (a Rakefile, tasks.py, mise's [tasks], SConstruct, build.ninja)
+# planloop does not read for the scripts their tasks run, and makes other than `make`, whose
+# makefiles ENVRC_TOOLS does not read: an `.envrc` that runs one asks.
+UNREAD_TASK_RUNNERS = ("rake", "invoke", "inv", "scons", "ninja", "doit", "nox", "tox", "poe")
+UNREAD_TASK_RUNNERS += ("gulp", "grunt", "jake", "cake", "fab", "ant", "mage", "makers", "redo")
+UNREAD_TASK_RUNNERS += ("gmake", "bmake", "pmake", "remake", "nmake", "earthly")
+# mise's (and rtx's, its former name) subcommands that run the tasks of its config.
+MISE_TASK_COMMANDS = ("run", "r", "tasks", "watch", "w")
+# The options by which make, just and task take their recipes from elsewhere than the files
+# ENVRC_TOOLS reads (`make -f tools/env.mk`, make's `--eval` code, `just --justfile x`): their
+# short letters, the short letters that take a value (the rest of a bundle is that value:
+# `make -Cf` is a folder `f`), and their long names, of which GNU make takes any prefix.
+TASK_FILE_OPTIONS = {
+    "make": ("fE", "CIjlOoW", ("file", "makefile", "eval")),
+    "just": ("f", "d", ("justfile",)),
+    "task": ("t", "dCIo", ("taskfile",)),
+}
+
+
+def _runs_unread_tasks(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` runs tasks from a file planloop does not read
+    for the scripts they run, or None: one of UNREAD_TASK_RUNNERS (`rake env`), mise's tasks
+    (`mise run env`), or make, just or task given a file of recipes (TASK_FILE_OPTIONS): the
+    file is held, but what its recipes run (`@sh tools/gen.sh`) and what that sources not."""
+    program = os.path.basename(command)
+    if all(arg in INFORMATION_FLAGS for arg in args):
+        return None
+    mise_tasks = program in ("mise", "rtx") and any(arg in MISE_TASK_COMMANDS for arg in args)
+    if program in UNREAD_TASK_RUNNERS or mise_tasks:
+        return f"runs {program}'s tasks, whose scripts planloop does not read"
+    letters, value_letters, long_names = TASK_FILE_OPTIONS.get(program, ("", "", ()))
+    for arg in args if letters else ():
+        if arg == "--":
+            break
+        name, short = arg[2:].partition("=")[0], arg[1:] if arg[:2] != "--" else ""
+        by_name = arg[:2] == "--" and name and any(full.startswith(name) for full in long_names)
+        if by_name or (arg[:1] == "-" and _bundle_gives(short, letters, value_letters)):
+            return f"runs {program} with `{arg[:60]}`, whose recipes planloop does not read"
+    return None
+
+
+# A makefile's lines that read other makefiles: `include`, and `-include` and `sinclude`,
+# which skip one that is not there.
+MAKEFILE_INCLUDE = re.compile(r"^[ \t]*(?:-include|sinclude|include)[ \t]+(.*)$", re.MULTILINE)
+
+
+def _includes_unread_makefiles(command: str, args: list[str], base: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, runs `make` on a makefile that
+    includes one planloop does not read (ENVRC_TOOLS reads the makefiles of its folder, and of
+    the folder its `-C` names, alone), or None: `include tools/env.mk`, or one only make can
+    tell (`include $(wildcard tools/*.mk)`), whose recipes would run unread."""
+    if os.path.basename(command) != "make":
+        return None
+    pieces = [piece for word in args for piece in WORD_PIECES.split(word) if piece]
+    read = [p for f in [base, *_folders_named(pieces, base)] for p in envrc_tool_files("make", f)]
+    for makefile in (path for path in read if os.path.isfile(path)):
+        for line in MAKEFILE_INCLUDE.findall(_read(makefile)):
+            for word in line.partition("#")[0].split():
+                if literal_path(word, makefile.parent) not in read:
+                    why = "whose recipes planloop does not read"
+                    return f"runs make on {makefile.name}, which includes `{word[:60]}`, {why}"
+    return None
+
+
+def _bundle_gives(short: str, letters: str, value_letters: str) -> bool:
+    """Whether the bundle of short options `short` (`sf` of `-sf`) holds one of `letters`
+    before any letter that takes the rest as its value (`value_letters`, `C` of `-Cf`)."""
+    for letter in short:
+        if letter in letters:
+            return True
+        if letter in value_letters:
+            return False
+    return False
+
+
+# Variables of CODE_VARIABLES that name a config, or a folder of them, whose settings name the
+# programs a tool runs for you: starship's `[custom]` commands at each prompt, kubectl's exec
+# credential plugins, AWS's `credential_process`, the start-up files of zsh (ZDOTDIR) and sh
+# (ENV). planloop holds the config, but not what the programs it names run and source: one an
+# `.envrc` points into its own folder makes commands ask, as GIT_CONFIG_FILES do.
+PROGRAM_CONFIG_VARIABLES = ("ZDOTDIR", "ENV", "STARSHIP_CONFIG", "KUBECONFIG", "HGRCPATH")
+PROGRAM_CONFIG_VARIABLES += ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "DOCKER_CONFIG")
+PROGRAM_CONFIG_VARIABLES += ("TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG", "CARGO_HOME", "GOENV")
+PROGRAM_CONFIG_VARIABLES += ("GNUPGHOME", "NPM_CONFIG_USERCONFIG", "CCACHE_CONFIGPATH")
+PROGRAM_CONFIG_VARIABLES += ("OPENSSL_CONF", "R_PROFILE_USER")
+
+
+def _gives_a_program_config(command: str, args: list[str], base: Path, folder: Path) -> str | None:
+    """Why the `.envrc` command `command args`, run in `base`, points one of
+    PROGRAM_CONFIG_VARIABLES at a config in the `.envrc`'s `folder`, or at one only its shell
+    can tell (also in a `.env` its `dotenv` loads), or None."""
+    words = args if command in SETTING_WORDS else [command, *args]
+    if command in DOTENV_LOADERS:
+        settings = dotenv_settings(dotenv_path(args, base))
+        words += [
+            f"{name}={value if value is not None else '$'}" for name, value in settings.items()
+        ]
+    for assigned in filter(None, map(ASSIGNED.match, words)):
+        name, value = assigned[1], assigned.string[assigned.end() :]
+        if name not in PROGRAM_CONFIG_VARIABLES:
+            continue
+        for entry in (entry for entry in value.split(":") if entry):
+            config = literal_path(entry, base)
+            if config is None or config.is_relative_to(folder):
+                why = "whose programs planloop does not read"
+                return f"gives {name} the config `{entry[:60]}`, {why}"
+    return None
 
 
 def layout_dirs(envrc: Path) -> list[tuple[str, Path | None, str]]:
