@@ -1153,6 +1153,24 @@ def secret_identities(
     }
 
 
+def hidden_from_commands(path: Path) -> bool:
+    """Whether the sandbox hides the file `path` from commands: one of `hidden_paths`, in one
+    (each as it leads), or another name of one (`secret_identities`). planloop's readers of
+    what runs later read no such file for a workspace's sake (an `.envrc`'s `source_env
+    ~/.config/shell/secrets.sh`): what they find there goes into reasons the model reads."""
+    real = Path(os.path.realpath(path))
+    hidden = [Path(os.path.realpath(secret)) for secret in hidden_paths()]
+    if any(real == secret or real.is_relative_to(secret) for secret in hidden):
+        return True
+    try:
+        info = os.stat(real)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return False
+    return bool(secret_identities({(info.st_dev, info.st_ino)}, hidden, {real}))
+
+
 @functools.lru_cache(maxsize=4)
 def _several_names_in(hidden: tuple[str, ...]) -> tuple[dict[tuple[int, int], list[Path]], bool]:
     """The files with more than one name among `hidden` and in the hidden folders, by device
