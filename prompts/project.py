@@ -105,7 +105,7 @@ def read_project_file(workspace: Path, name: str) -> InstructionFile | None:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise ToolError(f"{name} is a folder")
         why = protected_reason(workspace, relative, reading=True) or hidden_key_reason(
-            workspace, relative
+            workspace, relative, fd
         )
         if why is not None:  # AGENTS.md -> .env would send the keys in it with every request
             raise ToolError(f"it leads to {relative}, and {why}" if relative != name else why)
@@ -115,14 +115,17 @@ def read_project_file(workspace: Path, name: str) -> InstructionFile | None:
     return instruction_file("project", name, data, size)
 
 
-def hidden_key_reason(workspace: Path, relative: str) -> str | None:
-    """Why the sandbox hides the workspace's file `relative` from commands, or None: the file a
-    `.env` links to that holds planloop's key, one it hid earlier in this run, or a secret of
-    your home folder (planloop run there). What no command may read, no prompt may carry."""
-    from tools.files import is_hidden_secret  # imported late: the tools import prompts
+def hidden_key_reason(workspace: Path, relative: str, opened: int) -> str | None:
+    """Why the sandbox hides the workspace's file `relative` (the file `opened`) from commands,
+    or None: the file a `.env` links to that holds planloop's key, one it hid earlier in this
+    run, or a secret of your home folder (planloop run there), by its path or as the file it is
+    (a hard link of `~/.aws/credentials` in your dotfiles, read_file's check). What no command
+    may read, no prompt may carry."""
+    # Imported late: the tools import prompts.
+    from tools.files import is_hidden_secret, names_a_hidden_secret
     from tools.sandbox import key_file_reason
 
-    if is_hidden_secret(workspace, relative):
+    if is_hidden_secret(workspace, relative) or names_a_hidden_secret(workspace, relative, opened):
         return "the sandbox hides it from commands as a secret"
     return key_file_reason(workspace, relative)
 

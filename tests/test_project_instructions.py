@@ -150,6 +150,25 @@ def test_a_link_to_a_protected_file_is_not_loaded(api, env, workspace):
     assert "AGENTS.md was not loaded: it leads to .env" in result.stderr
 
 
+def test_a_link_to_another_name_of_a_hidden_secret_is_not_loaded(api, env, workspace):
+    # Your dotfiles, kept as hard links (`ln ~/.aws/credentials dotfiles/aws/`): the sandbox
+    # hides the workspace's name of the file as it hides ~/.aws/credentials, and read_file
+    # refuses it; a command's `ln -s aws/credentials AGENTS.md` must not send it every request.
+    secret = Path(env["HOME"]) / ".aws" / "credentials"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("[default]\naws_secret_access_key=SECRET-AWS-LINKED\n")
+    (workspace / "aws").mkdir()
+    os.link(secret, workspace / "aws" / "credentials")
+    (workspace / "AGENTS.md").symlink_to("aws/credentials")
+    api.add({"content": [text("Hi.")]})
+    result = run_cli("-p", "hello", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "SECRET-AWS-LINKED" not in str(api.accepted[0])
+    said = " ".join(result.stderr.split())
+    expected = "AGENTS.md was not loaded: it leads to aws/credentials, and the sandbox hides it"
+    assert expected in said, said
+
+
 def test_the_key_never_goes_back_to_the_model_in_the_instructions(api, env, workspace):
     # A secrets file of another name than .env* (Streamlit's), and an AGENTS.md that links to
     # it, would put the key into every request's system prompt. It holds the key, so the

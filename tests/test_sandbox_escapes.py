@@ -1382,6 +1382,46 @@ def test_a_hard_link_to_a_secret_in_a_linked_hidden_folder_is_hidden_too(home: P
         read_file(work, "aws-creds")
 
 
+@needs_bwrap
+def test_a_hard_link_to_a_secret_elsewhere_in_your_home_is_hidden_too(home: Path, monkeypatch):
+    # A dotfiles manager that hard-links: ~/.aws/credentials and ~/.ssh/id_ed25519 are the
+    # files in ~/dotfiles, which a command run in another folder sees through your home.
+    monkeypatch.setenv("HOME", str(home))
+    dotfiles = home / "dotfiles"
+    (dotfiles / "aws").mkdir(parents=True)
+    (dotfiles / "ssh").mkdir()
+    (dotfiles / "aws/credentials").write_text("AWS-SECRET-KEY\n")
+    (home / ".aws").mkdir()
+    os.link(dotfiles / "aws/credentials", home / ".aws/credentials")
+    os.link(home / ".ssh/id_ed25519", dotfiles / "ssh/id_ed25519")
+    (dotfiles / "vimrc").write_text("EDITOR-CONFIG\n")
+    work = home / "work"
+    work.mkdir()
+    sandbox = Bubblewrap()
+    command = "cat ~/dotfiles/vimrc ~/dotfiles/aws/credentials ~/dotfiles/ssh/id_ed25519"
+    output = run(run_bash(work, command, sandbox=sandbox))
+    assert "EDITOR-CONFIG" in output
+    assert "AWS-SECRET-KEY" not in output and "PRIVATE-KEY-MATERIAL" not in output
+    assert sandbox.must_ask is None
+
+
+@needs_bwrap
+def test_a_secret_with_another_name_outside_your_home_makes_commands_ask(home: Path, monkeypatch):
+    # Where the other name lies, planloop cannot tell without looking through every folder.
+    monkeypatch.setenv("HOME", str(home))
+    elsewhere = home.parent / "backup"
+    elsewhere.mkdir()
+    os.link(home / ".ssh/id_ed25519", elsewhere / "id_ed25519")
+    work = home / "work"
+    work.mkdir()
+    sandbox = Bubblewrap()
+    sandbox.before_command(work)
+    run(run_bash(work, "true", sandbox=sandbox))
+    assert f"{home}/.ssh/id_ed25519, a secret the sandbox hides, has another name" in (
+        sandbox.must_ask or ""
+    )
+
+
 def test_a_package_file_pnpm_links_from_its_store_is_read_beside_a_large_hidden_folder(
     home: Path, monkeypatch
 ):

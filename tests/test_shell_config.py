@@ -1161,6 +1161,42 @@ def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
     assert any(why in told for why in whys), told
 
 
+# A value an .envrc takes from a file the sandbox hides (your shell's history, the `~/.secrets`
+# a dotenv loads), or from a secret of your environment, stays one only its shell can tell: put
+# in, it would be quoted, token and all, in the reason the model reads (and on the terminal).
+HIDDEN_VALUES = {
+    "sourced-history": (
+        {".bash_history": "ls\nexport OPENAI_API_KEY=sk-proj-HIDDENVALUE\n"},
+        {},
+        'source_env ~/.bash_history\nsource_env "$OPENAI_API_KEY"\n',
+        "/.bash_history, a file the sandbox hides as a secret",
+    ),
+    "dotenv-secrets": (
+        {".secrets": "GITHUB_TOKEN=ghp_HIDDENVALUE\n"},
+        {},
+        'dotenv ~/.secrets\nsource_env "$GITHUB_TOKEN"\n',
+        "needs `$GITHUB_TOKEN`, which only its shell can tell",
+    ),
+    "environment": (
+        {},
+        {"GITHUB_TOKEN": "ghp_HIDDENVALUE"},
+        'source_env "$GITHUB_TOKEN"\n',
+        "needs `$GITHUB_TOKEN`, which only its shell can tell",
+    ),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("home, environ, envrc, why", HIDDEN_VALUES.values(), ids=HIDDEN_VALUES)
+def test_a_hidden_value_an_envrc_reads_is_never_told(
+    api, env, workspace, home, environ, envrc, why
+):
+    files(Path(env["HOME"]), home)
+    env.update(environ)
+    told = assert_asks_saying(api, env, workspace, {".envrc": envrc}, why)
+    assert "HIDDENVALUE" not in told and "HIDDENVALUE" not in str(api.accepted)
+
+
 # What an .envrc (or a script it runs) reads as its shell does, where a reading of its words as
 # written would hold a decoy the workspace holds.
 UNTOLD_BESIDE_A_DECOY = {

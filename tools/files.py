@@ -218,7 +218,7 @@ def _refuse_hidden_secret(
     call = current_file_call()
     if unless_approved and call is not None and call.approved and relative in call.approved:
         return
-    if is_hidden_secret(workspace, relative) or _names_a_hidden_secret(workspace, relative, opened):
+    if is_hidden_secret(workspace, relative) or names_a_hidden_secret(workspace, relative, opened):
         raise ToolError(
             f"{tool_name}: {path} is one of the secrets the sandbox hides from commands "
             "(logins, keys, shell start-up files and histories); it is not read for the "
@@ -237,7 +237,7 @@ def is_hidden_secret(workspace: Path, relative: str) -> bool:
     return any(path == hidden or path.is_relative_to(hidden) for hidden in inside)
 
 
-def _names_a_hidden_secret(workspace: Path, relative: str, opened: int) -> bool:
+def names_a_hidden_secret(workspace: Path, relative: str, opened: int) -> bool:
     """Whether the file `opened`, at `relative` in the workspace, has another name that is a
     secret the sandbox hides (tools/sandbox.py `hard_linked_secrets`)."""
     from tools.sandbox import hidden_paths, secret_identities

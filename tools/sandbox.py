@@ -1154,6 +1154,132 @@ def secret_identities(
     }
 
 
+# Entries of your homes looked through, at most, for the other names of a hidden secret there
+# that has names outside the hidden folders and the workspace (a dotfiles manager that keeps
+# `~/.aws/credentials` as a hard link of `~/dotfiles/aws/credentials`). Only for such a secret,
+# and the look ends once each name is found; past it, commands ask.
+MAX_HOME_LINK_ENTRIES = 100_000
+
+
+def secrets_linked_in_homes(
+    roots: list[Path], hidden: list[Path], workspace_names: list[Path], workspace: Path
+) -> tuple[list[Path], str | None]:
+    """The other names, in your homes `roots` but outside the `workspace`, of the `hidden`
+    secrets that lie in them; and why a command could still read one, or None.
+
+    A home is shown with its folders bound whole but on the way to a secret (`home_views`):
+    hidden at its own path alone, the secret would be read at `~/dotfiles/aws/credentials`.
+    A file's count of names tells how many it has besides those in the hidden folders and
+    those the sandbox hides in the workspace (`workspace_names`); where one of them is not
+    found (outside your homes, or past MAX_HOME_LINK_ENTRIES), or the hidden folders hold more
+    than MAX_SECRET_ENTRIES entries, commands ask."""
+    inside = [
+        real
+        for real in {Path(os.path.realpath(path)) for path in hidden}
+        if any(real.is_relative_to(home) for home in roots)
+    ]
+    if not inside:
+        return [], None
+    linked, cut = _several_names_in(tuple(sorted(map(str, inside))))
+    if cut:
+        return [], (
+            f"the secrets the sandbox hides in your home hold more than {MAX_SECRET_ENTRIES:,} "
+            "entries, too many to find which has another name (a hard link) that a command "
+            "could read, so sandboxed commands ask before they run"
+        )
+    known = collections.Counter(_identity(path) for path in workspace_names)
+    unfound: dict[tuple[int, int], int] = {}  # names of each secret not found yet
+    for identity, paths in linked.items():
+        with contextlib.suppress(OSError):
+            info = os.lstat(paths[0])  # (its count now: a name made since counts)
+            left = info.st_nlink - len(set(paths)) - known[identity]
+            if (info.st_dev, info.st_ino) == identity and left > 0:
+                unfound[identity] = left
+    if not unfound:
+        return [], None
+    skipped = frozenset([*map(str, inside), str(os.path.realpath(workspace))])
+    key = (tuple(roots), tuple(sorted(unfound.items())), skipped)
+    found = _other_names_in(*key)
+    if any(_identity(path) not in unfound for path in found):  # (renamed since: look again)
+        _other_names_in.cache_clear()
+        found = _other_names_in(*key)
+    for identity in map(_identity, found):
+        if identity in unfound:
+            unfound[identity] -= 1
+    missing = [identity for identity, left in unfound.items() if left > 0]
+    if not missing:
+        return list(found), None
+    secret = linked[missing[0]][0]
+    return list(found), (
+        f"{secret}, a secret the sandbox hides, has another name (a hard link) that planloop "
+        f"did not find in your home (in its first {MAX_HOME_LINK_ENTRIES:,} entries), where "
+        f"a command could read it, so sandboxed commands ask before they run (`find / -xdev "
+        f"-samefile {secret}` finds it)"
+    )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file `path`, not following a link; None where there is none."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+@functools.lru_cache(maxsize=4)
+def _other_names_in(
+    roots: tuple[Path, ...], wanted: tuple[tuple[tuple[int, int], int], ...], skipped: frozenset
+) -> tuple[Path, ...]:
+    """Up to the count `wanted` of each file's names found in the folders `roots` (breadth
+    first, never through a link, nor into a folder of `skipped` or on another file system:
+    a hard link never crosses one, and a network mount in a home would make the look slow),
+    in MAX_HOME_LINK_ENTRIES entries at most.
+
+    Worked out once while the files keep their counts of names and the names found stay
+    theirs: each command would look again."""
+    left = dict(wanted)
+    devices = {device for (device, _), _ in wanted}
+    found: list[Path] = []
+    pending = collections.deque(roots)
+    for _ in range(MAX_HOME_LINK_ENTRIES):
+        if not pending or not left:
+            break
+        path = pending.popleft()
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        identity = (info.st_dev, info.st_ino)
+        if stat.S_ISDIR(info.st_mode) and info.st_dev in devices and str(path) not in skipped:
+            with contextlib.suppress(OSError), os.scandir(path) as entries:
+                pending.extend(Path(entry.path) for entry in entries)
+        elif stat.S_ISREG(info.st_mode) and identity in left and str(path) not in skipped:
+            found.append(path)
+            left[identity] -= 1
+            if not left[identity]:
+                del left[identity]
+    return tuple(found)
+
+
+def hidden_from_commands(path: Path) -> bool:
+    """Whether the sandbox hides the file `path` from commands: one of `hidden_paths`, in one
+    (each as it leads), or another name of one (`secret_identities`). planloop's readers of
+    what runs later read no such file for a workspace's sake (an `.envrc`'s `source_env
+    ~/.config/shell/secrets.sh`): what they find there goes into reasons the model reads."""
+    real = Path(os.path.realpath(path))
+    hidden = [Path(os.path.realpath(secret)) for secret in hidden_paths()]
+    if any(real == secret or real.is_relative_to(secret) for secret in hidden):
+        return True
+    try:
+        info = os.stat(real)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return False
+    return bool(secret_identities({(info.st_dev, info.st_ino)}, hidden, {real}))
+
+
 @functools.lru_cache(maxsize=4)
 def _several_names_in(hidden: tuple[str, ...]) -> tuple[dict[tuple[int, int], list[Path]], bool]:
     """The files with more than one name among `hidden` and in the hidden folders, by device
@@ -3167,8 +3293,13 @@ class Bubblewrap:
                 # `in_mount_order`).
                 protected += ["--ro-bind", str(private_folder() / "empty"), str(path)]
         hidden = hidden_paths(self.allow_read, root)
-        # A hidden secret's other name in the workspace is hidden by that name too.
-        hidden += hard_linked_secrets(files_linked_outside(root, snapshot), hidden)
+        # A hidden secret's other name in the workspace is hidden by that name too, and so is
+        # one in your homes, which are shown whole but for the way to each secret.
+        in_workspace = hard_linked_secrets(files_linked_outside(root, snapshot), hidden)
+        in_homes, unfound = secrets_linked_in_homes(view_roots(root), hidden, in_workspace, root)
+        hidden += in_workspace + in_homes
+        if unfound:
+            self._ask_from_now(unfound)
         # Copies of the key in your other projects and config files, found by their content
         # (tools/key_copies.py): hidden like any file a sandbox of this run emptied.
         search = key_copy_search(root, hidden) if self.searches_key_copies else None
@@ -3196,21 +3327,14 @@ class Bubblewrap:
                 self.search_cut_said = True
                 self._tell(cut_short_notice(search))
             unread = search.workspace_left()
-            if unread is not None and not self.must_ask:
+            if unread is not None:
                 # A repository can ship files enough to stop the search before it reaches the
                 # one the person keeps the key in: no command may count on its being hidden.
-                self.must_ask = (
+                self._ask_from_now(
                     f"the search for copies of the API key stopped ({search.cut_short}) before "
                     f"it had read all of {unread}, where a copy could be read unseen, so "
                     "sandboxed commands ask before they run"
                 )
-                self._tell(f"planloop: {self.must_ask}.")
-                if permission_was_checked():
-                    raise ToolError(
-                        f"bash: the command did not run: {self.must_ask}. It was let through "
-                        "unasked just before that was found. Send it again: the user is asked "
-                        "first now (a headless run without --yes refuses it)."
-                    )
         for path in snapshot.key_files:  # docker.env, .envs/.local/.django
             hiding = hide_key_outside(path)
             protected += hiding
@@ -3431,6 +3555,20 @@ class Bubblewrap:
         self._tell(
             f"sandbox: {what} appeared while a command ran; it was kept, check it before use."
         )
+
+    def _ask_from_now(self, why: str) -> None:
+        """Have sandboxed commands ask from now on, for `why` (where none asks yet), and tell
+        the person; a command let through unasked just before does not run."""
+        if self.must_ask:
+            return
+        self.must_ask = why
+        self._tell(f"planloop: {why}.")
+        if permission_was_checked():
+            raise ToolError(
+                f"bash: the command did not run: {why}. It was let through unasked just before "
+                "that was found. Send it again: the user is asked first now (a headless run "
+                "without --yes refuses it)."
+            )
 
     def _tell(self, line: str) -> None:
         if self.notify is not None:

@@ -374,7 +374,7 @@ EVAL_OF_OUTPUT = re.compile(r"\$\([^()]*\)|`[^`]*`")
 
 
 def envrc_steps(
-    envrc: Path, environ: Mapping[str, str] = os.environ
+    envrc: Path, environ: Mapping[str, str] | None = None
 ) -> list[tuple[Path, list[str]]]:
     """(folder, words) of each command direnv's shell runs for an `.envrc` (`shell_commands`),
     each word with `$PWD` put in as that folder (`envrc_word`) and each variable direnv's shell
@@ -386,7 +386,8 @@ def envrc_steps(
     The commands of a file it sources are read in its place, with the variables set so far,
     as the shell runs them (`source_env .envrc.local`, whose `PATH_add` puts a folder on your
     PATH as surely as the `.envrc`'s own), from the folder direnv enters for it
-    (`envrc_files`); and so are the words `eval` is given plainly (`eval "PATH_add bin"`)."""
+    (`envrc_files`); and so are the words `eval` is given plainly (`eval "PATH_add bin"`).
+    `environ`: your environment less its secrets where not given (`without_secrets`)."""
     return _EnvrcReader(envrc, environ).steps
 
 
@@ -418,11 +419,11 @@ class _EnvrcReader:
     """Reads an `.envrc` and the files it sources, as one shell runs them (`envrc_steps`)."""
 
     def __init__(
-        self, envrc: Path, environ: Mapping[str, str] = os.environ, base: Path | None = None
+        self, envrc: Path, environ: Mapping[str, str] | None = None, base: Path | None = None
     ) -> None:
-        # Your environment less its secrets: a value put in may be quoted in the reason that
-        # commands ask (`source_env "$GITHUB_TOKEN"`: the file named so does not exist).
-        self.environ = without_secrets(environ)
+        # Your environment less its secrets (`without_secrets`): a value put in may be quoted
+        # in the reasons the model reads (`source_env "$GITHUB_TOKEN"` names a missing file).
+        self.environ = without_secrets(os.environ if environ is None else environ)
         self.steps: list[tuple[Path, list[str]]] = []
         self.values: dict[str, str | None] = {}
         self.files: list[tuple[Path, Path]] = []
@@ -452,6 +453,8 @@ class _EnvrcReader:
         goes on past it, or stand in an `if` or a subshell that did not move it). `unsure`:
         it is sourced where bash may not run it, or in a subshell (`if ...; then source x;
         fi`), so what it sets is unknown after it, as a value set there itself is."""
+        if self.hidden_secret(path):
+            return
         self.files.append((path, base))
         text = self.text_of(path)
         folders, in_body = [base], self.in_body
@@ -467,6 +470,18 @@ class _EnvrcReader:
                 self.files.append((path, folder))
             folders = list(dict.fromkeys([*folders, *moved]))
         self.in_body = in_body  # (a body the file left open ends with it)
+
+    def hidden_secret(self, path: Path) -> bool:
+        """Whether `path` is a file the sandbox hides from commands (`hidden_from_commands`:
+        `source_env ~/.config/shell/secrets.sh`, or an `.envrc` that is a link to your shell's
+        history), noted as one only its shell can tell: planloop reads none of it, for what it
+        reads goes into the reasons the model reads, values and lines alike."""
+        if not _hidden_from_commands(path):
+            return False
+        where = "it is a file" if path == self.envrc else f"it sources {path}, a file"
+        why = "planloop does not read it, and what it sets or loads only its shell can tell"
+        self.unreadable = self.unreadable or f"{where} the sandbox hides as a secret: {why}"
+        return True
 
     def text_of(self, path: Path) -> str:
         """The text of a file it reads; "" for one it cannot, noted where it is too big."""
@@ -2876,12 +2891,24 @@ DOTENV_NAME = re.compile(
 )
 
 
+def _hidden_from_commands(path: Path) -> bool:
+    """`hidden_from_commands` of tools/sandbox.py (which imports this module): whether the
+    sandbox hides `path` from commands as a secret."""
+    from tools.sandbox import hidden_from_commands
+
+    return hidden_from_commands(path)
+
+
 def dotenv_settings(path: Path | None) -> dict[str, str | None]:
     """The variables the dotenv file `path` has direnv export, with their values where every
     line is a plain one (PLAIN_DOTENV_LINE, a blank or a comment); else each name it may set,
     with None: only direnv's parser can tell those values (an escape, `$NAME`, a value over
-    several lines, a line it refuses, which leaves the file unread)."""
+    several lines, a line it refuses, which leaves the file unread); with None for each of a
+    file the sandbox hides from commands (`dotenv ~/.secrets`)."""
     text = _read(path) if path is not None else ""
+    if path is not None and _hidden_from_commands(path):
+        # Its names only: a value read there would be quoted in a reason the model reads.
+        return dict.fromkeys(DOTENV_NAME.findall(text.replace("\r", "\n")))
     plain: dict[str, str | None] = {}
     for line in re.split(r"[\r\n]+", text):  # (as direnv splits them)
         if not line.strip(DOTENV_BLANKS) or line.lstrip(DOTENV_BLANKS).startswith("#"):
