@@ -860,6 +860,29 @@ def test_an_envrc_that_asks_a_build_tool_what_it_is_runs_no_code_of_the_workspac
     assert (workspace / "ran").exists()
 
 
+# Lines people keep in an .envrc that name a shell or an interpreter and run none of it.
+VERSION_MANAGER_LINES = {
+    "mise": 'eval "$(mise activate bash)"\n',
+    "rbenv": 'eval "$(rbenv init - bash)"\n',
+    "nvm": "nvm use node\n",
+    "pixi": 'eval "$(pixi shell-hook --shell bash)"\n',
+    "poetry": "poetry env use python3\n",
+    "uv": "uv venv --python=python3.12\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", VERSION_MANAGER_LINES.values(), ids=VERSION_MANAGER_LINES)
+def test_a_version_manager_line_that_names_a_shell_runs_no_code_of_the_workspace(
+    api, env, workspace, envrc
+):
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
 @needs_bwrap
 def test_an_envrc_that_only_looks_for_a_shell_runs_no_code_of_the_workspace(api, env, workspace):
     envrc = 'command -v bash >/dev/null && echo "bash found"\n[[ $SHELL == */bash ]] || :\n'

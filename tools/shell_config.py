@@ -1933,6 +1933,24 @@ LOOKUP_OPTION = re.compile(r"-p?[vV][pvV]*")
 COMMAND_PIECE = re.compile(r"[\w.+@/-]+")
 
 
+# Version managers and shell set-ups whose subcommand here takes a shell's or an interpreter's
+# name for the shell whose code it prints or the version it picks, running no program of that
+# name (`mise activate bash`, `nvm use node`, `uv venv --python=python3.12`). Their `run` and
+# `exec` do run one, and are not listed.
+NAMES_NOT_RUN = {
+    **dict.fromkeys(("mise", "rtx"), ("activate", "use", "install", "env", "hook-env")),
+    **dict.fromkeys(("rbenv", "pyenv", "nodenv", "goenv", "jenv"), ("init", "install", "local")),
+    **dict.fromkeys(("nvm", "fnm"), ("use", "install", "env", "alias")),
+    "pixi": ("shell-hook",),
+    "direnv": ("hook",),
+    "starship": ("init",),
+    "zoxide": ("init",),
+    "poetry": ("env",),
+    "uv": ("venv", "python"),
+    **dict.fromkeys(("conda", "mamba", "micromamba"), ("shell", "shell.bash", "shell.zsh")),
+}
+
+
 def _runs_a_program_it_names(command: str, args: list[str]) -> str | None:
     """Why the `.envrc` command `command args` may run a shell or another interpreter that one
     of its words names, in a way planloop does not follow, or None: a program that runs the
@@ -1949,6 +1967,9 @@ def _runs_a_program_it_names(command: str, args: list[str]) -> str | None:
         or LOOKUP_OPTION.fullmatch(command)
         or ASSIGNMENT.match(command)
     ):
+        return None
+    subcommand = next((arg for arg in args if not arg.startswith("-")), None)
+    if subcommand in NAMES_NOT_RUN.get(program, ()):
         return None
     runs_code = (*SCRIPT_SHELLS, *INTERPRETERS, *UNFOLLOWED_INTERPRETERS)
     for arg in args:
