@@ -1398,9 +1398,6 @@ def brace_expanded(word: str) -> list[str]:
     return list(dict.fromkeys(words))[:MAX_POSSIBLE_WORDS]
 
 
-# An assignment in a word: the word itself, or one inside it where code or a value begins
-# (`eval "export X_API_KEY=v"`, `alias d='X_API_KEY=v deploy'`): the name, up to its `=`.
-ASSIGNED = re.compile(r"(?:^|(?<=[\s;&|(=`]))([A-Za-z_]\w*)\+?=")
 # An expansion that sets its variable where it is unset (`: ${X_API_KEY:=v}`), up to its value.
 SET_WHERE_UNSET = re.compile(r"\$\{([A-Za-z_]\w*):?=")
 # An expansion that gives a value of its own (`${X_API_KEY:-v}`, `${X:+v}`), up to that value.
@@ -1430,7 +1427,9 @@ def sets_a_secret(text: str) -> bool:
 
 
 def _assignments(words: list[str]) -> Iterator[tuple[str, str]]:
-    """(name, what its value begins with) of each variable the command `words` may set."""
+    """(name, what its value begins with) of each variable the command `words` may set: by
+    the word itself, or by one inside it where code or a value begins (`eval "export
+    X_API_KEY=v"`, `alias d='X_API_KEY=v deploy'`; any `NAME=` in it counts, ASSIGNED)."""
     for at, word in enumerate(words):
         yield from ((found[1], word[found.end() :]) for found in ASSIGNED.finditer(word))
         yield from ((found[1], word[found.end() :]) for found in SET_WHERE_UNSET.finditer(word))
