@@ -868,6 +868,9 @@ VERSION_MANAGER_LINES = {
     "pixi": 'eval "$(pixi shell-hook --shell bash)"\n',
     "poetry": "poetry env use python3\n",
     "uv": "uv venv --python=python3.12\n",
+    "asdf": "asdf install python 3.12.1\n",
+    "volta": "volta pin node\n",
+    "sdkman": "sdk use java 21-tem\n",
 }
 
 
