@@ -199,26 +199,37 @@ def test_every_file_a_command_finds_read_only_the_file_tools_ask_about(workspace
 
 # A background task that lies in wait for the file tool's temporary file beside `.envrc`: it
 # opens it while planloop writes it, and after the rename writes through it, into the host's new
-# `.envrc`, which its sandbox never held. It says when it is looking, and what it did.
+# `.envrc`, which its sandbox never held. It says when it is looking, and what it did. It waits
+# on the kernel's file events, as a patient attacker would: a loop listing the folder instead
+# floods planloop's watch with the listings' own events, which a busy machine reads too late.
 GRABBER = """
-import os, sys, time
+import ctypes, os, struct, sys
 marker, folder = sys.argv[1], (sys.argv[2:] or ["."])[0]
-fds = []
+IN_MOVED_FROM, IN_CREATE = 0x40, 0x100
+libc = ctypes.CDLL(None, use_errno=True)
+queue = libc.inotify_init1(0)
+if queue < 0 or libc.inotify_add_watch(queue, folder.encode(), IN_MOVED_FROM | IN_CREATE) < 0:
+    sys.exit("inotify: " + os.strerror(ctypes.get_errno()))
+fds = {}
 open("looking", "w").close()
 while True:
-    names = [n for n in os.listdir(folder) if n.startswith("..envrc.") and n.endswith(".tmp")]
-    for name in names:
-        try:
-            fds.append(os.open(os.path.join(folder, name), os.O_WRONLY))
-        except OSError:
-            pass
-    if fds and not names:  # renamed: each descriptor now reaches the new .envrc
-        for fd in fds:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"touch {marker}\\n".encode(), 0)
-        open("wrote", "w").close()
-        break
-    time.sleep(0.002)  # a tighter loop floods planloop with the folder's own events
+    events, at = os.read(queue, 65536), 0
+    while at < len(events):
+        _, mask, _, size = struct.unpack_from("iIII", events, at)
+        name = events[at + 16 : at + 16 + size].rstrip(b"\\0").decode()
+        at += 16 + size
+        if not (name.startswith("..envrc.") and name.endswith(".tmp")):
+            continue
+        if mask & IN_CREATE:
+            try:
+                fds[name] = os.open(os.path.join(folder, name), os.O_WRONLY)
+            except OSError:
+                pass
+        elif mask & IN_MOVED_FROM and name in fds:  # renamed: it reaches the new .envrc
+            os.ftruncate(fds[name], 0)
+            os.pwrite(fds[name], f"touch {marker}\\n".encode(), 0)
+            open("wrote", "w").close()
+            sys.exit()
 """
 
 
