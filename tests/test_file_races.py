@@ -4,8 +4,9 @@ A real background process swaps a folder of the workspace for a symlink (to anot
 to `.git`), or exchanges two folders atomically with renameat2(RENAME_EXCHANGE), again and again,
 while write_file is called a bounded number of times. Whatever the timing, nothing outside the
 workspace and nothing in the git directory may change. A FIFO at a path makes read_file fail
-with an error instead of blocking, and file work runs off the event loop, so a cancel is served
-while a write is still going on; the rename is the write's commit point.
+with an error instead of blocking (and planloop's own looks at a file it checked pass it by),
+and file work runs off the event loop, so a cancel is served while a write is still going on;
+the rename is the write's commit point.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import os
+import stat
 import subprocess
 import sys
 import threading
@@ -250,6 +252,62 @@ def test_read_file_of_a_file_swapped_for_a_fifo_answers_every_time(tmp_path: Pat
                 assert "not a regular file" in str(refused) or "not found" in str(refused)
                 answers["refused"] += 1
     assert sum(answers.values()) == ATTEMPTS
+
+
+def answered_unless_stuck(look, fifo: Path):
+    """What `look()` answers; fails the test if it waits on `fifo` instead (ended for it by a
+    writer, so that a failing test does not hang)."""
+    answers, done = [], threading.Event()
+    thread = threading.Thread(target=lambda: (answers.append(look()), done.set()), daemon=True)
+    thread.start()
+    if not done.wait(60):  # a guard against a hang only: a look that works ends at once
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join()
+        pytest.fail(f"planloop waited for a writer of the FIFO {fifo}")
+    return answers[0]
+
+
+def made_a_fifo_once_checked(monkeypatch, path: Path) -> None:
+    """A command's timing at its worst: `path` becomes a FIFO just after planloop has checked
+    that it is a file it may run (os.access comes last of those checks, before the read)."""
+    real_access = os.access
+
+    def swapped(where, mode, *args, **kwargs):
+        if Path(where) == path and path.is_file():
+            path.unlink()
+            os.mkfifo(path, 0o755)
+        return real_access(where, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", swapped)
+
+
+def test_a_program_an_envrc_names_made_a_fifo_after_its_check_is_not_waited_on(
+    tmp_path: Path, monkeypatch
+):
+    from tools.shell_config import envrc_untold
+
+    setup = tmp_path / "tools" / "setup"
+    setup.parent.mkdir()
+    setup.write_text("export APP_ENV=dev\n")
+    setup.chmod(0o755)
+    (tmp_path / ".envrc").write_text("prlimit ./tools/setup\n")
+    made_a_fifo_once_checked(monkeypatch, setup)
+    answered_unless_stuck(lambda: envrc_untold(tmp_path / ".envrc"), setup)
+    assert stat.S_ISFIFO(os.lstat(setup).st_mode)  # (the swap did happen)
+
+
+def test_a_file_a_credential_helper_names_made_a_fifo_after_its_check_is_not_waited_on(
+    tmp_path: Path, monkeypatch
+):
+    from tools.named_keys import helper_reads
+
+    token = tmp_path / "token"
+    token.write_text("ghp_0123456789\n")
+    token.chmod(0o755)  # (a file on a FAT mount: executable, and no program)
+    made_a_fifo_once_checked(monkeypatch, token)
+    read = answered_unless_stuck(lambda: helper_reads(f"!f() {{ cat {token}; }}; f"), token)
+    assert read == [token]  # a FIFO is no program: hidden, as the token file was
+    assert stat.S_ISFIFO(os.lstat(token).st_mode)
 
 
 def test_through_the_cli_a_fifo_read_is_an_error_and_the_run_ends(api, env, workspace):

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from tools.environment import command_environment, host_program, secret_value
 from tools.kept import kept_while_unchanged, looked_at, pattern_folders
-from tools.paths import read_small_file
+from tools.paths import read_file_start, read_small_file
 from tools.tool_scripts import read_yaml
 
 SSH_KEY_LINE = re.compile(
@@ -542,8 +542,7 @@ def _a_program(path: Path) -> bool:
     if not os.access(path, os.X_OK):
         return False
     try:
-        with open(path, "rb") as file:
-            start = file.read(4)
+        start = read_file_start(path, 4)
     except OSError:
         return False
     return start.startswith(b"#!") or start == b"\x7fELF"

@@ -1463,6 +1463,22 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool =
     return data.decode("utf-8", errors="replace")
 
 
+def read_file_start(path: Path | str, size: int = 4096) -> bytes:
+    """The first `size` bytes of the regular file at `path` (a program's `#!` line or ELF
+    header), however large the file is; OSError otherwise. Opened as `read_small_file` opens a
+    file a command may have replaced: a FIFO swapped in after a check is refused, not waited on."""
+    fd = open_own(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    data = None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        data = os.pread(fd, size, 0)
+    finally:
+        os.close(fd)
+        own_read_done(path, data)
+    return data
+
+
 def read_whole(fd: int, limit: int) -> bytes | None:
     """What the file open as `fd` holds from where it stands, None past `limit` bytes.
 

@@ -2228,11 +2228,12 @@ def _runs_as_a_program(path: Path) -> bool:
     run (it is executable), and a shell runs it (`_runs_as_shell`: one with no `#!` too, which
     the system hands to sh). A program of the system's (`[[ $SHELL == */bash ]]` names
     /bin/bash) is a binary, which no shell runs."""
+    from tools.paths import read_file_start  # (tools.paths imports this module)
+
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         return False
     try:
-        with open(path, "rb") as program:
-            head = program.read(4096)
+        head = read_file_start(path)  # (a FIFO a command put there since is not waited on)
     except OSError:
         return False
     return b"\0" not in head and _runs_as_shell(path)
