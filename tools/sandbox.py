@@ -1382,7 +1382,9 @@ def outermost(paths: list[Path]) -> list[Path]:
     kept: dict[Path, Path] = {}  # where each kept path leads -> the path
     leads = [(Path(os.path.realpath(path)), path) for path in paths]
     for real, path in sorted(leads, key=lambda pair: len(pair[0].parts)):
-        if not any(real.is_relative_to(other) for other in kept):
+        # (its own path and its folders looked up, not each kept path compared: a home of
+        # a thousand secrets made this a million comparisons, asked several times a look)
+        if real not in kept and not any(folder in kept for folder in real.parents):
             kept[real] = path
     return list(kept.values())
 
