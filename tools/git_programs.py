@@ -1929,7 +1929,7 @@ def shell_lines(text: str) -> list[str]:
     SplitByTheShell for what shells read apart, or nesting only a shell's parser follows
     (`ShellReader`)."""
     lines, current = [], []
-    for start, end, outside in ShellReader(text).read().kept:
+    for start, end, outside in read_by_a_shell(text).kept:
         pieces = text[start:end].split("\n") if outside else [text[start:end]]
         for piece in pieces[:-1]:  # (each ends a line)
             lines.append("".join([*current, piece]).strip(" \t"))
@@ -1939,11 +1939,19 @@ def shell_lines(text: str) -> list[str]:
     return [line for line in lines if line]
 
 
+@functools.lru_cache(maxsize=64)
+def read_by_a_shell(text: str) -> ShellReader:
+    """`text` read by ShellReader, kept for the texts read last: one look asks many questions
+    of the same lines (each `.envrc` line is read for what it loads, sets and runs), and a long
+    text costs a read of milliseconds each time (a 39 KB nest of `eval`s, seconds a look)."""
+    return ShellReader(text).read()
+
+
 def outside_quotes(line: str) -> str:
     """`line` with each character inside a quote, an expansion or an escape turned to a blank
     placeholder (`_`): what is left is the line's own code, its operators where they are."""
     kept = ["_"] * len(line)
-    for start, end, outside in ShellReader(line).read().kept:
+    for start, end, outside in read_by_a_shell(line).kept:
         if outside:
             kept[start:end] = line[start:end]
     return "".join(kept)
@@ -1952,7 +1960,7 @@ def outside_quotes(line: str) -> str:
 def command_outputs(line: str) -> list[tuple[int, int]]:
     """Where each command's output of `line` that lies in no other starts and ends, quotes
     and outputs inside it nested as the shell nests them (`"$(printf ")")"`: one)."""
-    return [(start, end) for start, end in ShellReader(line).read().outputs if end > start]
+    return [(start, end) for start, end in read_by_a_shell(line).outputs if end > start]
 
 
 # The contexts a shell's reader may be in, by what opened them: the line itself (""), a

@@ -966,7 +966,7 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
     expansion left open at the end, a here-document, a `[[ ... ]]` pattern whose parentheses
     run past its end, or what shells read apart."""
     # Imported here: tools.git_programs imports tools.paths, which imports this module.
-    from tools.git_programs import ShellReader, SplitByTheShell, outside_quotes, shell_lines
+    from tools.git_programs import SplitByTheShell, outside_quotes, read_by_a_shell, shell_lines
 
     try:
         lines = shell_lines(text)
@@ -983,7 +983,7 @@ def read_commands(text: str) -> list[tuple[list[str], bool]]:
             why = "starts a here-document, whose lines planloop does not read"
             raise SplitByTheShell(f"its line `{_short_line(line, [])}` {why}")
         commands += _line_commands(_patterns_blanked(line, plain), subshells)
-    if len(ShellReader(text).read().open) > 1:  # (its last line runs on to the end)
+    if len(read_by_a_shell(text).open) > 1:  # (its last line runs on to the end)
         raise SplitByTheShell("its text leaves a quote or expansion open to its end")
     return commands
 
