@@ -992,6 +992,19 @@ UNTOLD_ENVRC_LINES = {
     "unset-variable": 'PATH_add "$PROJECT_TOOLS/bin"\n',
     "command-output": 'source_env "$(git rev-parse --show-toplevel)/env.sh"\n',
     "set-by-read": 'read -r BIN < .bin-dir\nPATH_add "$BIN"\n',
+    # Builtins that set the variable they name, over the value a line gave it before: getopts
+    # (`?` once the options end), `wait -p` (empty: no job), coproc and a redirection's `{D}`
+    # (numbers), select (what the person picks).
+    **{
+        f"set-by-{name}": f'BIN=.local/bin\n{line}\nPATH_add "$BIN"\n'
+        for name, line in {
+            "getopts": "getopts a BIN || true",
+            "wait": "wait -p BIN",
+            "coproc": "coproc BIN { :; }",
+            "descriptor": "exec {BIN}>/dev/null",
+            "select": "select BIN in a b; do break; done </dev/null",
+        }.items()
+    },
     "added-to": 'BIN=tools\nBIN+=/bin\nsource_env "$BIN/env.sh"\n',
     "unread-function": "use guix\n",
     "computed-command": "$(echo PATH_add) .local/bin\n",
@@ -1459,6 +1472,10 @@ ENVRC_PATH_FORMS = {
         ".envrc": "source /dev/fd/3 3</dev/null 3<.envrc.local\n",
         ".envrc.local": "PATH_add .local/bin\n",
     },
+    # direnv's strictness wrappers run the words after them as a command.
+    "strict": {".envrc": "strict_env\nstrict_env PATH_add .local/bin\n"},
+    "unstrict": {".envrc": "unstrict_env PATH_add .local/bin\n"},
+    "strictness": {".envrc": "__env_strictness strict PATH_add .local/bin\n"},
 }
 
 

@@ -123,7 +123,8 @@ def test_a_pixi_manifest_a_command_creates_beside_pyproject_is_reported(api, env
 
 
 @needs_bwrap
-@pytest.mark.parametrize("envrc", ["layout node\n", "layout_node\n"])
+# (direnv's `use nodenv 18` puts that node on PATH, then runs `layout_node`)
+@pytest.mark.parametrize("envrc", ["layout node\n", "layout_node\n", "use nodenv 18\n"])
 def test_direnvs_layout_node_holds_node_modules_bin(api, env, user_folders, envrc):
     user, workspace = user_folders[:2]
     plant(workspace, {".envrc": envrc, "node_modules/.bin/": ""}, user)

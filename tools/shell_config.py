@@ -120,6 +120,10 @@ MAX_START_FILES = 100
 # source ~/x; fi` are seen.
 LEADING_WORDS = ("then", "else", "do", "!", "{", "(", "command", "builtin")
 LEADING_WORDS += ("if", "elif", "while", "until", "time", "exec")
+# direnv's: `strict_env PATH_add bin` runs `PATH_add bin` (with bash's errexit set, or unset),
+# as does the function both call, given the mode first (`__env_strictness strict PATH_add bin`).
+STRICTNESS = "__env_strictness"
+LEADING_WORDS += ("strict_env", "unstrict_env", STRICTNESS)
 PREFIXES = ("command", "builtin", "exec", "time")  # (those that take options)
 # A word's quoted and plain pieces, side by side (`BIN="$PWD"/bin` is one word). A backslash
 # quotes the character after it outside single quotes: `"dev\"local\".sh"` is one piece.
@@ -907,6 +911,16 @@ def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, s
     return ENVRC_VARIABLE.sub(value, word)
 
 
+# Builtins that set a variable each of their words may name, to what only the shell can tell:
+# `read D`, `printf -v D`, `getopts a D` (`?` once the options end), `wait -p D`, `mapfile D`,
+# `select D in ...`, `coproc D { ...; }` (D and D_PID).
+NAMING_BUILTINS = ("read", "unset", "printf", "getopts", "wait", "mapfile", "readarray")
+NAMING_BUILTINS += ("select", "coproc")
+IDENTIFIERS = re.compile(r"[A-Za-z_]\w*")
+# A redirection that has bash pick a descriptor and set a variable to it: `exec {D}>log`.
+NAMED_DESCRIPTOR = re.compile(r"\{([A-Za-z_]\w*)\}(?=[<>]|$)")
+
+
 def _remember(
     words: list[str], values: dict[str, str | None], base: Path, subshell: bool = False
 ) -> None:
@@ -923,12 +937,17 @@ def _remember(
         return
     first, rest = words[0], words[1:]
     values.update((match[1], None) for word in words if (match := APPENDED.match(word)))
+    values.update((match[1], None) for word in words if (match := NAMED_DESCRIPTOR.match(word)))
     if first in DOTENV_LOADERS:
         values.update(dotenv_settings(dotenv_path(rest, base)))
     elif first == "for" and rest:
         values[rest[0]] = None
-    elif first in ("read", "unset", "printf"):
+    elif first in NAMING_BUILTINS:
         values.update((word, None) for word in rest if word.isidentifier())
+        if first == "coproc":
+            values.update(dict.fromkeys(("COPROC", "COPROC_PID", f"{rest[0]}_PID" if rest else "")))
+    elif first in ("let", "(("):
+        values.update((name, None) for word in rest for name in IDENTIFIERS.findall(word))
     elif first in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words):
         # (`declare -n B=TOOLS` makes B another name for TOOLS: `$B` is TOOLS' value)
         reference = any(re.fullmatch(r"-\w*n\w*", word) for word in rest)
@@ -1029,7 +1048,8 @@ def _line_commands(line: str, subshells: list[int]) -> list[tuple[list[str], boo
         subshells[1] = max(0, subshells[1] + _blocks_opened(words))
         while words and words[0] in LEADING_WORDS:
             # (`command -- source x`, `command -p bash x`: options of the word before)
-            words = words[1 + (words[0] in PREFIXES and words[1:2] in (["--"], ["-p"])) :]
+            taken = words[0] in PREFIXES and words[1:2] in (["--"], ["-p"])
+            words = words[1 + (taken or words[0] == STRICTNESS) :]
         if words:
             commands.append((words, inside))
     return commands
@@ -2946,11 +2966,12 @@ def dotenv_settings(path: Path | None) -> dict[str, str | None]:
 
 def path_added_by_envrc(envrc: Path) -> list[Path]:
     """The folders an `.envrc` puts on your PATH: `PATH_add`, and the layouts that call it
-    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would; and
-    those whose folder it gives them, `layout_arguments`);
-    and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first on your PATH and
-    LD_LIBRARY_PATH (a library there is loaded by each program your shell starts). An empty
-    word is the `.envrc`'s folder, as direnv's `expand_path ""` makes it (`PATH_add ""`)."""
+    (`layout node` adds node_modules/.bin, first, as surely as a literal `PATH_add` would, and
+    so does `use nodenv`, which calls it; and those whose folder it gives them,
+    `layout_arguments`); and for `load_prefix DIR`, DIR/bin and DIR/lib, which it puts first
+    on your PATH and LD_LIBRARY_PATH (a library there is loaded by each program your shell
+    starts). An empty word is the `.envrc`'s folder, as direnv's `expand_path ""` makes it
+    (`PATH_add ""`)."""
     added: list[Path | None] = []
     for command, args, base in direnv_calls(envrc):
         if command in ("PATH_add", "path_add"):
@@ -2959,6 +2980,8 @@ def path_added_by_envrc(envrc: Path) -> list[Path]:
             added += [prefix / "bin", prefix / "lib"]
         elif command == "layout" and args and args[0] in DIRENV_LAYOUT_PATHS:
             added.append(base / DIRENV_LAYOUT_PATHS[args[0]])
+        elif command == "use" and args[:1] == ["nodenv"]:  # (it ends with `layout_node`)
+            added.append(base / DIRENV_LAYOUT_PATHS["node"])
     added += [folder for folder, _ in layout_arguments(envrc)[1]]
     return [path for path in dict.fromkeys(added) if path is not None]
 
