@@ -1281,6 +1281,10 @@ DOTENV_UNTOLD = {
     "form-feed-after-export": ("dotenv dev.vars\n", "export\fBASH_ENV=.local/bin/tool\n"),
     "refused-name": ('dotenv dev.vars\nPATH_add "$BIN"\n', "BIN=.local/bin\nÉTAPE=1\n"),
     "refused-blank": ('dotenv dev.vars\nPATH_add "$BIN"\n', "BIN=.local/bin\n\v# note\n"),
+    # A quoted value runs to the line's last quote of its kind, a comment's too: PATH is
+    # `/usr/bin" #":$PWD/.local/bin:...`, the folder on it.
+    "quote-in-a-comment": ("dotenv dev.vars\n", 'PATH="/usr/bin" #":$PWD/.local/bin:$PATH"\n'),
+    "single-quote-in-a-comment": ("dotenv dev.vars\n", "PATH='/usr/bin' #':.local/bin'\n"),
 }
 
 

@@ -2921,12 +2921,14 @@ def dotenv_path(args: list[str], base: Path) -> Path | None:
 # no escape or variable in it (direnv puts in `$NAME`, from the file or your environment). Its
 # blanks are Go's `\s`, which a form feed is too (`BASH_ENV\f=h.sh` sets BASH_ENV; its lines
 # are split at returns and line feeds already), and its letters Go's `\w`, ASCII's (a line
-# with another refuses the whole file). Possessive, so that a line of a million blanks is read
-# in linear time.
+# with another refuses the whole file). A quoted value runs to the line's last quote of its
+# kind (`P="/usr/bin" #":tools/bin"` sets P to all of it), so a comment after one may hold no
+# other. Possessive, so that a line of a million blanks is read in linear time.
 DOTENV_BLANKS = " \t\f"
 PLAIN_DOTENV_LINE = re.compile(
     r"""[ \t\f]*+(?:export[ \t\f]++)?([\w.]++)(?:[ \t\f]*+=[ \t\f]*+|:[ \t\f]++)"""
-    r"""(?:'([^'\\]*+)'|"([^"\\$`]*+)"|([^\s#'"\\$`]*+))[ \t\f]*+(?:#.*)?""",
+    r"""(?:'([^'\\]*+)'[ \t\f]*+(?:#[^']*+)?|"([^"\\$`]*+)"[ \t\f]*+(?:#[^"]*+)?"""
+    r"""|([^\s#'"\\$`]*+)[ \t\f]*+(?:#.*)?)""",
     re.ASCII,
 )
 # A name any other line may set (direnv also reads `NAME: value`, and values over several lines).
