@@ -1014,6 +1014,9 @@ UNTOLD_ENVRC_LINES = {
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
     "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
+    # (bash's POSIX mode expands aliases in a script too)
+    "aliases-in-posix-mode": "POSIXLY_CORRECT=1\nalias p=PATH_add\np .local/bin\n",
+    "aliases-after-set-o-posix": "set -o posix\nalias p=PATH_add\np .local/bin\n",
     "evals-past-the-bound": functools.reduce(
         lambda line, _: f"eval {shlex.quote(line)}", range(9), "PATH_add .local/bin"
     )

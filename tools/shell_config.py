@@ -2346,7 +2346,16 @@ def _untold_command(command: str, args: list[str]) -> str | None:
         return f"runs `{code}`, which only its shell can tell"
     if command == "shopt" and "expand_aliases" in args:  # (off in direnv's shell, else)
         return "turns on aliases, whose commands only its shell can tell"
+    if command in ("set", "shopt") and "posix" in args or _sets_posixly_correct(command, args):
+        return "turns on bash's POSIX mode, whose aliases only its shell can tell"
     return _runs_code_later(command, args)
+
+
+def _sets_posixly_correct(command: str, args: list[str]) -> bool:
+    """Whether the command sets POSIXLY_CORRECT, which puts bash in POSIX mode (aliases expand
+    in a script too: `alias p=PATH_add` then `p bin` runs PATH_add)."""
+    named = [command, *args] if command in SETTING_WORDS or ASSIGNMENT.match(command) else []
+    return any(word.partition("=")[0] == "POSIXLY_CORRECT" for word in named)
 
 
 # A command's output (or a process substitution's) whose command names files by a pattern
