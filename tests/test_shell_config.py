@@ -1014,6 +1014,10 @@ UNTOLD_ENVRC_LINES = {
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
     "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
+    # `~+` is the folder the .envrc's shell stands in ($PWD), in a value's entry or a command.
+    "stack-entry-in-a-code-variable": "export PYTHONPATH=~+/.local/lib\n",
+    "stack-entry-in-a-later-entry": "export NODE_PATH=/opt/node:~+/.local/lib\n",
+    "stack-entry-as-a-program": 'eval "$(~+/.local/bin/tool)"\n',
     # (bash's POSIX mode expands aliases in a script too)
     "aliases-in-posix-mode": "POSIXLY_CORRECT=1\nalias p=PATH_add\np .local/bin\n",
     "aliases-after-set-o-posix": "set -o posix\nalias p=PATH_add\np .local/bin\n",

@@ -2338,6 +2338,12 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     if re.search("[$`*?]", command) and not ASSIGNMENT.match(command):
         # (the words of a `$(...)` are split apart here: the whole line says it better)
         return "runs a command its shell makes, which only the shell can tell"
+    stacked = [word for word in [command, *args] if _stack_entry(word)]
+    stacked += [command] if DIRECTORY_STACK.match(command) else []
+    if stacked:
+        # (`~+/x` is $PWD/x: the folder its shell stands in, which a line before may move)
+        why = "from a folder of its shell's stack, which only it can tell"
+        return f"names `{stacked[0][:60]}`, {why}"
     given = " ".join(args)
     if found := PATTERN_IN_OUTPUT.search(" ".join([command, given])):
         return f"runs `{found[0][:60]}`, a pattern's files, which only its shell can tell"
@@ -2349,6 +2355,16 @@ def _untold_command(command: str, args: list[str]) -> str | None:
     if command in ("set", "shopt") and "posix" in args or _sets_posixly_correct(command, args):
         return "turns on bash's POSIX mode, whose aliases only its shell can tell"
     return _runs_code_later(command, args)
+
+
+def _stack_entry(word: str) -> bool:
+    """Whether an assignment `word` gives an entry from bash's directory stack (`~+`, `~-`,
+    `~1`): `PYTHONPATH=~+/lib` is $PWD/lib, which planloop would read as no path at all."""
+    name, equals, value = word.partition("=")
+    return bool(equals and ASSIGNMENT.match(word) and STACK_ENTRY.search(value))
+
+
+STACK_ENTRY = re.compile(r"(?:^|:)" + DIRECTORY_STACK.pattern)
 
 
 def _sets_posixly_correct(command: str, args: list[str]) -> bool:
