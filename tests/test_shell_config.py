@@ -1014,6 +1014,10 @@ UNTOLD_ENVRC_LINES = {
     # A relative path is taken from whichever folder below the .envrc's you stand in, where
     # direnv stays loaded: `src/.local/bin/git`, `src/.gitconfig.local`.
     "aliases": "shopt -s expand_aliases\nalias p=PATH_add\np .local/bin\n",
+    # What direnv's own functions read as a path: `use node` loads and runs NODE_VERSIONS'
+    # versions; direnv.vim's vimrc sources DIRENV_EXTRA_VIMRC in whichever folder vim opens.
+    "relative-node-versions": "export NODE_VERSIONS=.local\nuse node\n",
+    "relative-extra-vimrc": "export DIRENV_EXTRA_VIMRC=.local/bin/tool\n",
     # `~+` is the folder the .envrc's shell stands in ($PWD), in a value's entry or a command.
     "stack-entry-in-a-code-variable": "export PYTHONPATH=~+/.local/lib\n",
     "stack-entry-in-a-later-entry": "export NODE_PATH=/opt/node:~+/.local/lib\n",

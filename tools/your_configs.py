@@ -862,6 +862,8 @@ def named_by_envrc(envrc: Path, root: Path, text: str, here: Path | None = None)
 # fsmonitor its config names, a hook of GIT_DIR's). XDG_CONFIG_HOME moves every tool's config
 # in that shell (git's `.config/git/config` among them), so the folder it names is held whole;
 # your own environment's is not read this way (run in your home, all of ~/.config would be).
+# And direnv's own: the vim script `use vim` names for your vimrc to source, the folders `use
+# node` and `use julia` load a version's bin/ and lib/ from (and run its `node --version`).
 # Taken from whichever folder below you stand in, such a value also makes commands ask
 # (tools/shell_config.py `_relative_export`); this holds the one beside the .envrc.
 ENVRC_RELATIVE_VARIABLES = {
@@ -871,6 +873,7 @@ ENVRC_RELATIVE_VARIABLES = {
     **dict.fromkeys(("GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR"), PROGRAM),
     **dict.fromkeys(("GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF"), PROGRAM),
     "XDG_CONFIG_HOME": ONE,
+    **dict.fromkeys(("DIRENV_EXTRA_VIMRC", "NODE_VERSIONS", "JULIA_VERSIONS"), ONE),
 }
 
 
