@@ -897,6 +897,34 @@ def test_the_shell_and_dotenv_files_make_just_and_task_are_told_to_use_are_held(
     assert {"ci/vars", "ci/task.env"} <= names(tmp_path, held)
 
 
+# What else a makefile gives its recipes' shell, which no recipe's words name: the options it
+# starts with, a PATH or a variable that names code (set or exported, also for one target),
+# lines made from a command's output.
+MAKEFILES_GIVING_THE_SHELL = {
+    "shell-flags": '.SHELLFLAGS = -c ". tools/env.sh;"\n',
+    "exported-path": "export PATH := $(CURDIR)/bin:$(PATH)\n",
+    "path-from-the-environment": "PATH := $(CURDIR)/bin:$(PATH)\n",
+    "bash-env": "SHELL := /bin/bash\nexport BASH_ENV := tools/env.sh\n",
+    "bash-env-for-one-target": "lint: export BASH_ENV = tools/env.sh\n",
+    "eval-of-output": "$(eval $(shell cat tools/gen.mk))\n",
+}
+
+
+@pytest.mark.parametrize(
+    "text", MAKEFILES_GIVING_THE_SHELL.values(), ids=MAKEFILES_GIVING_THE_SHELL
+)
+def test_what_a_makefile_gives_its_recipes_shell_cannot_be_told(tmp_path, text):
+    (tmp_path / "Makefile").write_text(f"{text}lint:\n\t@golangci-lint run\n")
+    with pytest.raises(CannotTell):
+        build_files("make", ("lint",), tmp_path, tmp_path)
+    # (variables of the recipes' own, exported or not, are data)
+    (tmp_path / "Makefile").write_text(
+        "export APP_ENV := dev\nVERSION = 1.2\nlint:\n\ttrue\n"
+    )
+    held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
+    assert "Makefile" in names(tmp_path, held)
+
+
 def test_a_maven_local_repository_in_the_workspace_is_held_whole(tmp_path):
     # Maven runs the plugins' jars it finds there.
     (tmp_path / "pom.xml").write_text("<project></project>\n")
