@@ -917,8 +917,8 @@ def test_what_a_makefile_gives_its_recipes_shell_cannot_be_told(tmp_path, text):
     (tmp_path / "Makefile").write_text(f"{text}lint:\n\t@golangci-lint run\n")
     with pytest.raises(CannotTell):
         build_files("make", ("lint",), tmp_path, tmp_path)
-    # (variables of the recipes' own, exported or not, are data)
-    (tmp_path / "Makefile").write_text("export APP_ENV := dev\nVERSION = 1.2\nlint:\n\ttrue\n")
+    # (variables of the recipes' own are data, and one that names code, kept to make)
+    (tmp_path / "Makefile").write_text("export APP_ENV := dev\nCFLAGS = -O2\nlint:\n\ttrue\n")
     held, _ = build_files("make", ("lint",), tmp_path, tmp_path)
     assert "Makefile" in names(tmp_path, held)
 

@@ -594,6 +594,16 @@ ENVRC_UNREAD_RECIPES = {
     "justfile-option": {".envrc": 'eval "$(just --justfile tools/env.mk env)"\n'},
     "rake": {".envrc": 'eval "$(rake env)"\n', "Rakefile": "task(:env) { sh 'sh tools/gen.sh' }\n"},
     "mise-task": {".envrc": 'eval "$(mise run env)"\n'},
+    # What the makefile gives its recipes' shell: a shell of its own, the options it starts
+    # with, a PATH with the workspace's folder first.
+    **{
+        f"make-{name}": {".envrc": 'eval "$(make -s env)"\n', "Makefile": f"{line}\nenv:\n\t@gen\n"}
+        for name, line in {
+            "shell-of-its-own": "SHELL := tools/gen.sh",
+            "shell-flags": '.SHELLFLAGS = -c ". tools/gen.sh;"',
+            "exported-path": "export PATH := $(CURDIR)/tools:$(PATH)",
+        }.items()
+    },
 }
 
 

@@ -142,13 +142,14 @@ MAKE_SHELL = re.compile(
     re.M,
 )
 # What else a makefile gives its recipes' shell: the options it starts with (`.SHELLFLAGS = -c
-# ". tools/env.sh;"`), a PATH or a variable that names code (`PATH := $(CURDIR)/bin:$(PATH)`,
-# which make passes on as it came from the environment; `lint: export BASH_ENV := x`), set or
-# exported, also for one target; and a line of make's own that a command's output makes
-# (`$(eval $(shell cat x.mk))`). planloop reads none of them: they ask.
+# ". tools/env.sh;"`), a PATH (`PATH := $(CURDIR)/bin:$(PATH)`, which make passes on changed
+# as it came from the environment), a variable that names code it exports (`lint: export
+# BASH_ENV := x`; a CFLAGS of its own is the recipes' to use), also for one target; and a line
+# of make's own that a command's output makes (`$(eval $(shell cat x.mk))`). planloop reads
+# none of them: they ask.
 MAKE_LINE_START = r"^(?:[^:#=\n]*+:(?!=)[ \t]*+)?[ \t]*+(?:override[ \t]++)?"
 MAKE_GIVEN_TO_SHELL = re.compile(
-    MAKE_LINE_START + r"(?:export[ \t]++(?:override[ \t]++)?)?([.A-Za-z_][\w.]*+)"
+    MAKE_LINE_START + r"(export[ \t]++(?:override[ \t]++)?)?([.A-Za-z_][\w.]*+)"
     r"[ \t]*+(?:(?:[:?!+]|::)?=|$)",
     re.M,
 )
@@ -1161,7 +1162,7 @@ def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[
     shells = [found for each in held for found in MAKE_SHELL.findall(_read(each))]
     shells += [("", word.partition("=")[2]) for word in words if word.startswith("SHELL=")]
     for each in held:
-        if why := _gives_its_shell(_read(each)):
+        if why := gives_its_shell(_read(each)):
             raise CannotTell(f"{why} ({each})")
     held_shells = []
     for how, name in shells:
@@ -1173,14 +1174,14 @@ def _make_files(words: tuple[str, ...], folder: Path) -> tuple[list[Path], list[
     return held + held_first + held_shells, told + told_first
 
 
-def _gives_its_shell(text: str) -> str | None:
+def gives_its_shell(text: str) -> str | None:
     """Why a makefile's `text` gives the shell of its recipes what planloop does not read
     (MAKE_GIVEN_TO_SHELL, MAKE_EVAL_OF_OUTPUT), or None."""
     from tools.your_configs import CODE_VARIABLE_NAMES  # (it imports this module)
 
     for found in MAKE_GIVEN_TO_SHELL.finditer(text):
-        name = found[1]
-        if name in (".SHELLFLAGS", "PATH") or name in CODE_VARIABLE_NAMES:
+        exported, name = found.groups()
+        if name in (".SHELLFLAGS", "PATH") or exported and name in CODE_VARIABLE_NAMES:
             return f"`{found[0].strip()[:60]}` gives its recipes' shell {name}"
     if MAKE_EVAL_OF_OUTPUT.search(text):
         return "`$(eval $(shell ...))` makes lines only make can tell"

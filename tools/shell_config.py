@@ -3092,13 +3092,24 @@ def _recipes_of(path: Path) -> list[str]:
 def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
     """Why planloop cannot tell the recipes of these tool files (file, the folder the tool
     runs in), or None: a package.json it cannot read as JSON (not JSON, or too big), whose
-    scripts may run any file."""
-    from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
+    scripts may run any file; a makefile that gives its recipes' shell what planloop does not
+    read (tools/build_files.py `gives_its_shell`), or a shell of the workspace's own."""
+    # (here: they import this module)
+    from tools.build_files import MAKE_SHELL, MAKEFILES, gives_its_shell
+    from tools.tool_scripts import PACKAGE_JSON, npm_scripts
 
-    for path, _ in files:
+    for path, folder in files:
         if path.name == PACKAGE_JSON and os.path.isfile(path) and npm_scripts(path.parent) is None:
             why = "which planloop cannot read as JSON (or is too big), so what it runs is untold"
             return f"runs a script of a {PACKAGE_JSON}, {why}"
+        if path.name in MAKEFILES or path.suffix == ".mk":
+            text = _read(path)
+            # (the shell it runs each recipe line with: the system's, or one planloop reads)
+            shells = [name for _, name in MAKE_SHELL.findall(text)]
+            ours = [name for name in shells if not os.path.isabs(name) or "$" in name]
+            ours += [name for name in shells if Path(name).is_relative_to(folder)]
+            if why := gives_its_shell(text) or (ours and f"`SHELL = {ours[0][:60]}`"):
+                return f"runs a recipe of {path.name}, where {why}, which planloop does not read"
     return None
 
 
