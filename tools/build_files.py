@@ -1182,7 +1182,8 @@ def gives_its_shell(text: str) -> str | None:
     for found in MAKE_GIVEN_TO_SHELL.finditer(text):
         exported, name = found.groups()
         if name in (".SHELLFLAGS", "PATH") or exported and name in CODE_VARIABLE_NAMES:
-            return f"`{found[0].strip()[:60]}` gives its recipes' shell {name}"
+            line = text[found.start() :].partition("\n")[0].strip()
+            return f"`{line[:60]}` gives its recipes' shell {name}"
     if MAKE_EVAL_OF_OUTPUT.search(text):
         return "`$(eval $(shell ...))` makes lines only make can tell"
     return None
