@@ -198,6 +198,24 @@ def test_what_a_sourced_file_of_the_workspace_sources_from_its_own_folder_stays_
 @pytest.mark.parametrize(
     "line",
     [
+        'bash "${BASH_SOURCE%/*}/aliases.sh"',
+        '"$(dirname "${BASH_SOURCE[0]}")/aliases.sh" --quiet',
+    ],
+)
+def test_what_a_sourced_file_of_the_workspace_runs_from_its_own_folder_stays_read_only(
+    api, env, workspace, tmp_path, line
+):
+    # As above, but the file beside them is run, not sourced.
+    helpers_sourced_by_bashrc(api, env, workspace, tmp_path, line)
+    (output,) = tool_results(api)
+    assert "Read-only file system" in output
+    assert (workspace / "scripts/aliases.sh").read_text() == "alias g=git\n"
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "line",
+    [
         '. "$HELPERS_DIR/aliases.sh"',  # (a variable only the person's shell may have set)
         "source ./scripts/aliases.sh",  # (from wherever the terminal starts)
         'eval "$(cat "${0%/*}/aliases.sh")"',

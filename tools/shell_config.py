@@ -1271,13 +1271,14 @@ def _read_sourced(path: Path) -> tuple[str, str | None]:
     return "", None
 
 
-# A sourced file's own folder, as bash spells it there, quotes out (`${BASH_SOURCE%/*}`,
-# `$(dirname "${BASH_SOURCE[0]}")`), and the folder `cd` then `pwd` prints of a path put in.
+# A sourced file's own folder, as bash spells it there, in a word or in its whole text
+# (`${BASH_SOURCE%/*}`, `$(dirname "${BASH_SOURCE[0]}")`), and the folder `cd` then `pwd`
+# prints of a path put in.
 OWN_SOURCE_FOLDER = re.compile(
     r"\$\{BASH_SOURCE(?:\[0\])?%/\*\}"
-    r"|\$\(\s*dirname\s+(?:--\s+)?(?:\$BASH_SOURCE\b|\$\{BASH_SOURCE(?:\[0\])?\})\s*\)"
+    r'|\$\(\s*dirname\s+(?:--\s+)?"?(?:\$BASH_SOURCE\b|\$\{BASH_SOURCE(?:\[0\])?\})"?\s*\)'
 )
-FOLDER_PRINTED = re.compile(r"\$\(\s*cd\s+(?:--\s+)?(/[^()$`]*?)\s*&&\s*pwd\s*\)")
+FOLDER_PRINTED = re.compile(r'\$\(\s*cd\s+(?:--\s+)?"?(/[^()$`"]*?)"?\s*&&\s*pwd\s*\)')
 
 
 def _own_folder_put_in(word: str, path: Path) -> str:
@@ -1523,7 +1524,9 @@ def _run_by_your_shell(_key: tuple[object, ...]) -> tuple[Path, ...]:
     sourced = sourced_by_your_shell()
     found: list[Path] = []
     for path in [*start_files(), *sourced]:
-        found += named_files(_read(path), None, home_of(path)) if os.path.isfile(path) else []
+        # (with its own folder put in: `bash "${BASH_SOURCE%/*}/motd.sh"` runs the file beside it)
+        text = _own_folder_put_in(_read(path), path) if os.path.isfile(path) else ""
+        found += named_files(text, None, home_of(path))
     return tuple(path for path in dict.fromkeys(found) if path not in sourced)
 
 
