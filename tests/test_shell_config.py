@@ -203,6 +203,9 @@ def test_what_a_sourced_file_of_the_workspace_takes_from_its_own_folder_stays_re
         '. "$HELPERS_DIR/aliases.sh"',  # (a variable only the person's shell may have set)
         "source ./scripts/aliases.sh",  # (from wherever the terminal starts)
         'eval "$(cat "${0%/*}/aliases.sh")"',
+        # (a builtin sets it again, to what a data file says)
+        'T=aliases.sh; read -r T < "${BASH_SOURCE%/*}/theme"; . "${BASH_SOURCE%/*}/$T"',
+        'T=aliases.sh; printf -v T "%s" "$1"; . "${BASH_SOURCE%/*}/$T"',
     ],
 )
 def test_a_sourced_file_of_the_workspace_that_sources_what_only_its_shell_can_tell_asks(

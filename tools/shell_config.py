@@ -1317,6 +1317,7 @@ def _told_path(word: str, home: Path) -> str | None:
 # variables may stand for, and how many files a pattern names at most.
 MAX_EVAL_DEPTH = 4
 MAX_POSSIBLE_WORDS = 64
+UNTOLD = "\0"  # (a variable's value only its shell can tell: no word holds this character)
 MAX_PATTERN_FILES = 200
 # A variable put into a word: `$NAME`, `${NAME}`, or with the value it gives where that is
 # unset or empty (`${NAME:-default}`, `${NAME-default}`, `${NAME:=default}`): the name and
@@ -1341,7 +1342,11 @@ def _commands_run(text: str, depth: int = 0) -> Iterator[list[str]]:
 def _note_values(words: list[str], values: dict[str, list[str]], home: Path) -> None:
     """Note the words each variable the command `words` sets may hold (`possible_words`),
     with those it held before (it may be set in a branch that did not run): a plain
-    assignment's, `export`'s and its kin's, and each word of a `for NAME in WORDS` loop."""
+    assignment's, `export`'s and its kin's, and each word of a `for NAME in WORDS` loop. One a
+    builtin sets (`read -r THEME < theme`, `getopts`, `printf -v`) may hold anything: UNTOLD."""
+    if words[0] in NAMING_BUILTINS:
+        values.update((word, [UNTOLD]) for word in words[1:] if word.isidentifier())
+        return
     if words[0] == "for" and len(words) > 2 and words[2] == "in":
         given = [(words[1], word) for word in words[3:]]
     else:
@@ -1363,6 +1368,8 @@ def possible_words(word: str, values: Mapping[str, list[str]], home: Path) -> li
     if found is None:
         return [word]
     name = found[1] or found[2]
+    if UNTOLD in values.get(name, []):
+        return []
     told = [str(home)] if name == "HOME" else [*values.get(name, [])]
     told += [os.environ[name]] if name in os.environ and name != "HOME" else []
     rest = word[found.end() :]
