@@ -944,8 +944,8 @@ def _remember(
         values[rest[0]] = None
     elif first in NAMING_BUILTINS:
         values.update((word, None) for word in rest if word.isidentifier())
-        if first == "coproc":
-            values.update(dict.fromkeys(("COPROC", "COPROC_PID", f"{rest[0]}_PID" if rest else "")))
+        if first == "coproc":  # (and NAME_PID, or COPROC and COPROC_PID unnamed)
+            values.update(dict.fromkeys(("COPROC", "COPROC_PID", *(f"{w}_PID" for w in rest[:1]))))
     elif first in ("let", "(("):
         values.update((name, None) for word in rest for name in IDENTIFIERS.findall(word))
     elif first in SETTING_WORDS or all(ASSIGNMENT.match(word) for word in words):
@@ -2370,8 +2370,7 @@ def _untold_command(command: str, args: list[str]) -> str | None:
 def _stack_entry(word: str) -> bool:
     """Whether an assignment `word` gives an entry from bash's directory stack (`~+`, `~-`,
     `~1`): `PYTHONPATH=~+/lib` is $PWD/lib, which planloop would read as no path at all."""
-    name, equals, value = word.partition("=")
-    return bool(equals and ASSIGNMENT.match(word) and STACK_ENTRY.search(value))
+    return bool(ASSIGNMENT.match(word) and STACK_ENTRY.search(word.partition("=")[2]))
 
 
 STACK_ENTRY = re.compile(r"(?:^|:)" + DIRECTORY_STACK.pattern)
