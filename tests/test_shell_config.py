@@ -492,6 +492,59 @@ def test_what_autoenvs_env_sources_stays_read_only_where_your_shell_loads_it(
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# Your direnv settings that have direnv load a folder's `.env` where it finds no `.envrc`
+# (`load_dotenv = true`): where each is (a path under your home), and what it says.
+DIRENV_SETTINGS = {
+    "global": (".config/direnv/direnv.toml", "[global]\nload_dotenv = true\n"),
+    "top-level-key": (".config/direnv/direnv.toml", "load_dotenv = true\n"),
+    "older-file-name": (".config/direnv/config.toml", "[global]\nload_dotenv = true\n"),
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("settings", DIRENV_SETTINGS.values(), ids=DIRENV_SETTINGS)
+def test_what_a_dotenv_direnv_loads_itself_puts_on_path_stays_read_only(
+    api, env, user_folders, settings
+):
+    # No .envrc: direnv loads the .env as its `dotenv` would, PATH and all, at the next prompt;
+    # its parser takes `NAME: value` too (python-dotenv, and so an editor, skips the line).
+    workspace, home = user_folders[1], user_folders[3]
+    files(home, {settings[0]: settings[1]})
+    contents = {".env": f"APP_ENV: dev\nPATH: {workspace}/tools/bin:/usr/bin:/bin\n"}
+    assert_held_by_envrc(api, env, user_folders, {**contents, "tools/bin/lint": "echo lint\n"})
+
+
+@needs_bwrap
+@pytest.mark.parametrize("where", ["DIRENV_CONFIG", "XDG_CONFIG_HOME"])
+def test_a_dotenv_direnv_loads_by_settings_your_environment_points_at_makes_commands_ask(
+    api, env, workspace, tmp_path, where
+):
+    # direnv's parser takes a quoted value to the line's last quote of its kind: PATH is
+    # `/usr/bin" #":<ws>/tools/bin:...`, which only it can tell.
+    folder = tmp_path / "settings" / ("direnv" if where == "XDG_CONFIG_HOME" else "")
+    files(folder, {"direnv.toml": "[global]\nload_dotenv = true\n"})
+    env = {**env, where: str(folder if where == "DIRENV_CONFIG" else folder.parent)}
+    contents = {".env": 'PATH="/usr/bin" #":$PWD/tools/bin:$PATH"\n', "tools/bin/lint": ""}
+    told = assert_asks_saying(api, env, workspace, contents, "so any file may be what it runs")
+    assert ".env (direnv loads it: `load_dotenv` in your direnv settings): its line" in told
+
+
+@needs_bwrap
+@pytest.mark.parametrize("settings", ["", "[global]\nload_dotenv = false\n"], ids=["none", "off"])
+def test_a_dotenv_direnv_does_not_load_puts_nothing_on_path(api, env, workspace, settings):
+    # Without `load_dotenv`, direnv leaves a lone .env alone: tools/bin is the workspace's.
+    if settings:
+        files(Path(env["HOME"]), {".config/direnv/direnv.toml": settings})
+    files(workspace, {".env": 'PATH="/usr/bin" #":$PWD/tools/bin:$PATH"\n'})
+    api.add(
+        {"content": [tool_use("bash", {"command": "mkdir -p tools/bin && echo x > tools/bin/git"})]}
+    )
+    api.add({"content": [text("Done.")]})
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "tools/bin/git").read_text() == "x\n"
+
+
 @needs_bwrap
 def test_a_file_an_envrc_names_with_an_escaped_quote_stays_read_only(api, env, user_folders):
     # Inside double quotes `\"` is a quote in the name: bash sources and runs these files.

@@ -461,6 +461,11 @@ class _EnvrcReader:
             return
         self.files.append((path, base))
         text = self.text_of(path)
+        if path == self.envrc and path.name == ".env" and direnv_loads_dotenvs():
+            # direnv loads it as its `dotenv` loads the `.env` beside an `.envrc`; autoenv, where
+            # you use it too, sources it as shell code.
+            shell_code = path.name in sourced_by_a_cd_hook()
+            text = "dotenv\n" + (text if shell_code else "")
         folders, in_body = [base], self.in_body
         for words, subshell in self.commands(text, path):
             subshell = subshell or unsure
@@ -2880,6 +2885,8 @@ def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
         why = envrc_untold(envrc) or _puts_on_path(envrc, root)
         if why := why or _gives_the_workspace(envrc, root):
             shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
+            if envrc.name == ".env" and direnv_loads_dotenvs():
+                shown = f"{shown} (direnv loads it: `load_dotenv` in your direnv settings)"
             return f"{shown}: {why}"
     return None
 
@@ -3552,10 +3559,11 @@ ZSH_AUTOENV_NAMES = (".autoenv.zsh", ".autoenv_leave.zsh")
 
 
 def cd_hook_names(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
-    """The names of the files your shell sources as shell code from each folder you enter:
-    direnv's `.envrc`, and, where your start-up files load autoenv or zsh-autoenv (their text
-    names it: `source ~/.autoenv/activate.sh`, an oh-my-zsh `plugins=(autoenv)`), its files,
-    which are read as `.envrc`s are. Kept as `sourced_by_your_shell` is."""
+    """The names of the files loaded from each folder you enter: direnv's `.envrc` (and `.env`,
+    where your direnv config has it load them: `direnv_loads_dotenvs`), and, where your
+    start-up files load autoenv or zsh-autoenv (their text names it: `source
+    ~/.autoenv/activate.sh`, an oh-my-zsh `plugins=(autoenv)`), its files, sourced as shell
+    code. All are read as `.envrc`s are. Kept as `sourced_by_your_shell` is."""
     return _cd_hook_names(_your_shells_key(), tuple(environ.items()))
 
 
@@ -3564,12 +3572,66 @@ def _cd_hook_names(
     _key: tuple[object, ...], environ_items: tuple[tuple[str, str], ...]
 ) -> tuple[str, ...]:
     environ = dict(environ_items)
+    names = [".envrc", *sourced_by_a_cd_hook(environ)]
+    if direnv_loads_dotenvs(environ):
+        names.append(".env")
+    return tuple(name for name in dict.fromkeys(names) if "/" not in name)
+
+
+def sourced_by_a_cd_hook(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    """The names of the files autoenv or zsh-autoenv source as shell code from each folder you
+    enter, where your start-up files load either; () where they load neither. Kept as
+    `sourced_by_your_shell` is."""
+    return _sourced_by_a_cd_hook(_your_shells_key(), tuple(environ.items()))
+
+
+@kept_while_unchanged
+def _sourced_by_a_cd_hook(
+    _key: tuple[object, ...], environ_items: tuple[tuple[str, str], ...]
+) -> tuple[str, ...]:
+    environ = dict(environ_items)
     texts = [_read(path) for path in [*start_files(), *sourced_by_your_shell()]]
     if not any("autoenv" in text.lower() for text in texts):
-        return (".envrc",)
+        return ()
     autoenv = [environ.get(name) or default for name, default in AUTOENV_DEFAULTS.items()]
-    names = [".envrc", *autoenv, *ZSH_AUTOENV_NAMES]
-    return tuple(name for name in dict.fromkeys(names) if "/" not in name)
+    return (*autoenv, *ZSH_AUTOENV_NAMES)
+
+
+# Where direnv reads its own settings: the folder DIRENV_CONFIG names, else direnv/ in your
+# XDG config folder; direnv.toml there, else config.toml.
+DIRENV_SETTINGS_NAMES = ("direnv.toml", "config.toml")
+# `load_dotenv = true`, under [global] or at the top (direnv still reads its older spelling),
+# found in text tomllib refuses but direnv's own TOML reader may take.
+LOADS_DOTENVS = re.compile(r"^[ \t]*load_dotenv[ \t]*=[ \t]*true\b", re.MULTILINE)
+
+
+def direnv_loads_dotenvs(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether your direnv settings say `load_dotenv = true`: then direnv loads a folder's
+    `.env` when it finds no `.envrc` nearer, as an `.envrc` whose one line is `dotenv` would
+    (its own reading of the file: `dotenv_settings`). Your settings are yours to trust; the
+    `.env` is the workspace's."""
+    if environ.get("DIRENV_CONFIG"):
+        folders = [Path(environ["DIRENV_CONFIG"])]
+    elif environ.get("XDG_CONFIG_HOME"):
+        folders = [Path(environ["XDG_CONFIG_HOME"]) / "direnv"]
+    else:
+        folders = [home / ".config" / "direnv" for home in your_homes()]
+    return any(_says_load_dotenv(folder) for folder in folders)
+
+
+def _says_load_dotenv(folder: Path) -> bool:
+    """Whether the direnv settings file in `folder` that direnv reads says `load_dotenv = true`."""
+    for name in DIRENV_SETTINGS_NAMES:
+        text = _read(folder / name)
+        if text or os.path.isfile(folder / name):
+            try:
+                data = toml_data(text)
+            except ValueError:  # (read by its lines, as direnv's own TOML reader may take it)
+                return bool(LOADS_DOTENVS.search(text))
+            settings = data.get("global")
+            in_global = isinstance(settings, dict) and settings.get("load_dotenv") is True
+            return in_global or data.get("load_dotenv") is True
+    return False
 
 
 def venv_bins(root: Path, venvs: Iterable[Path] | None = None) -> list[Path]:
