@@ -183,6 +183,7 @@ def helpers_sourced_by_bashrc(api, env, workspace, tmp_path, line):
         '. "$(cd "$(dirname "$BASH_SOURCE")" && pwd)/aliases.sh"',
         'bash "${BASH_SOURCE%/*}/aliases.sh"',
         '"$(dirname "${BASH_SOURCE[0]}")/aliases.sh" --quiet',
+        'repeat 1 . "${BASH_SOURCE%/*}/aliases.sh"',  # (zsh's loop with its body on the line)
     ],
 )
 def test_what_a_sourced_file_of_the_workspace_takes_from_its_own_folder_stays_read_only(
@@ -206,6 +207,10 @@ def test_what_a_sourced_file_of_the_workspace_takes_from_its_own_folder_stays_re
         # (a builtin sets it again, to what a data file says)
         'T=aliases.sh; read -r T < "${BASH_SOURCE%/*}/theme"; . "${BASH_SOURCE%/*}/$T"',
         'T=aliases.sh; printf -v T "%s" "$1"; . "${BASH_SOURCE%/*}/$T"',
+        # (zsh's short loops: the files its glob matches and its words are zsh's to tell)
+        "for f (${BASH_SOURCE%/*}/*.sh) source $f",
+        'for f (aliases.sh) { . "${BASH_SOURCE%/*}/$f" }',
+        "foreach f (aliases.sh)\n. ${BASH_SOURCE%/*}/$f\nend",
     ],
 )
 def test_a_sourced_file_of_the_workspace_that_sources_what_only_its_shell_can_tell_asks(

@@ -1334,26 +1334,57 @@ GLOB_QUALIFIERS = re.compile(r"\([\w.^:-]*\)$")
 
 def _commands_run(text: str, depth: int = 0) -> Iterator[list[str]]:
     """The commands of a start-up file, each followed by those of the code it hands `eval`, a
-    shell's `-c` or zsh's `emulate -c` (`emulate sh -c '. ~/.profile'`)."""
-    for words in shell_commands(text):
-        yield words
-        code = code_given(words)
-        if words[0] == "emulate" and "-c" in words[:-1]:
-            code = words[words.index("-c") + 1]
-        if code is not None and depth < MAX_EVAL_DEPTH:
-            yield from _commands_run(code, depth + 1)
+    shell's `-c` or zsh's `emulate -c` (`emulate sh -c '. ~/.profile'`), and by the command a
+    zsh loop runs on its own line (`for f (lib/*.zsh) source $f`)."""
+    for command in shell_commands(text):
+        words: list[str] | None = command
+        while words:  # (and the command a zsh loop on the line runs: `repeat 3 source x`)
+            yield words
+            code = code_given(words)
+            if words[0] == "emulate" and "-c" in words[:-1]:
+                code = words[words.index("-c") + 1]
+            if code is not None and depth < MAX_EVAL_DEPTH:
+                yield from _commands_run(code, depth + 1)
+            words = _short_loop_body(words)
+
+
+# zsh's loops whose body may follow on their own line with no `do` (its SHORT_LOOPS, on by
+# default): `for f (lib/*.zsh) source $f`, `for f (a b) { source $f }`, `repeat 3 source x`.
+SHORT_LOOPS = ("for", "foreach", "select", "repeat")
+
+
+def _short_loop_body(words: list[str]) -> list[str] | None:
+    """The command a zsh loop on one line runs (`for f (a b) source $f`: `source $f`), braces
+    taken off; None for a loop of any other form."""
+    if words[0] not in SHORT_LOOPS or len(words) < 3:
+        return None
+    if words[0] == "repeat":
+        body = words[2:]
+    else:
+        ends = [at for at, word in enumerate(words[2:], 2) if word.endswith(")")]
+        if not words[2].startswith("(") or not ends:
+            return None
+        body = words[ends[0] + 1 :]
+    if body[:1] == ["{"]:
+        body = body[1:-1] if body[-1:] == ["}"] else body[1:]
+    return body or None
 
 
 def _note_values(words: list[str], values: dict[str, list[str]], home: Path) -> None:
     """Note the words each variable the command `words` sets may hold (`possible_words`),
     with those it held before (it may be set in a branch that did not run): a plain
     assignment's, `export`'s and its kin's, and each word of a `for NAME in WORDS` loop. One a
-    builtin sets (`read -r THEME < theme`, `getopts`, `printf -v`) may hold anything: UNTOLD."""
+    builtin sets (`read -r THEME < theme`, `getopts`, `printf -v`), or a zsh loop of another
+    form, may hold anything: UNTOLD."""
     if words[0] in NAMING_BUILTINS:
         values.update((word, [UNTOLD]) for word in words[1:] if word.isidentifier())
         return
     if words[0] == "for" and len(words) > 2 and words[2] == "in":
         given = [(words[1], word) for word in words[3:]]
+    elif words[0] in SHORT_LOOPS and len(words) > 1 and words[1].isidentifier():
+        # (zsh's `for f (lib/*.zsh)`, `foreach f (...)`: words only zsh splits and matches)
+        values[words[1]] = [UNTOLD]
+        return
     else:
         setting = words[1:] if words[0] in SETTING_WORDS else words
         assigned = (word.partition("=") for word in setting if ASSIGNMENT.match(word))
