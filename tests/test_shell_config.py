@@ -818,6 +818,40 @@ def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, 
     assert (workspace / "ran").exists()
 
 
+# A variable that matters given a value only the .envrc's shell can tell, by a builtin, or
+# set for the one command a line runs, which direnv runs with it at each load.
+SET_OUT_OF_SIGHT = {
+    "read": "read -r PATH < .local/paths\n",
+    "printf-v": 'printf -v PYTHONPATH "%s" "$PWD/.local"\n',
+    "loop-variable": "for BASH_ENV in .local/bin/tool; do :; done\n",
+    "for-one-command": "PYTHONPATH=$PWD/.local python3 -c pass\n",
+    "program-for-one-command": 'GIT_SSH_COMMAND="sh .local/bin/tool" git ls-remote origin\n',
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("envrc", SET_OUT_OF_SIGHT.values(), ids=SET_OUT_OF_SIGHT)
+def test_a_variable_an_envrc_sets_out_of_planloops_sight_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    assert_envrc_asks(api, env, workspace, {".envrc": envrc, ".local/paths": "/usr/bin\n"})
+
+
+@needs_bwrap
+def test_builtins_and_one_command_settings_of_names_that_do_not_matter_run_commands(
+    api, env, workspace
+):
+    envrc = (
+        "IFS= read -r VERSION < .version\nunset PYTHONPATH\n"
+        'EDITOR=vim git --version\nCGO_ENABLED=0 printf -v GREETING "%s" hi\n'
+    )
+    files(workspace, {".envrc": envrc, ".version": "1.2\n"})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
+
+
 @needs_bwrap
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "ANTHROPIC_BASE_URL"])
 def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, workspace, name):

@@ -1716,9 +1716,16 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
     texts = [_read(path) for path, _ in reader.files]
     defined = {name for text in texts for name in OWN_FUNCTION.findall(text)}
     # (a variable set for one command, too: `CDPATH=tools cd web`)
-    for words in (words for path, _ in reader.files for words in shell_commands(_read(path))):
+    commands = [
+        (base, words) for path, base in reader.files for words in shell_commands(_read(path))
+    ]
+    for base, words in commands:
         if why := (
-            _names_code_value(words) or _sets_where_unset(words) or _preloading_words(words)
+            _names_code_value(words)
+            or _sets_where_unset(words)
+            or _preloading_words(words)
+            or _set_by_a_builtin(words)
+            or _set_for_one_command(words, base, folder)
         ):
             return f"its line `{_short_line(words[0], words[1:])}` {why}"
     for command, args, base in ((*_as_call(words), base) for base, words in reader.steps):
@@ -2595,6 +2602,42 @@ def _sets_where_unset(words: list[str]) -> str | None:
         if _matters_set_by_words(found[2]):
             return f"sets {found[2]} by `{found[0]}`, which planloop does not read as assigning it"
     return None
+
+
+def _set_by_a_builtin(words: list[str]) -> str | None:
+    """Why a builtin of these words sets a variable that matters (`_matters_set_by_words`) to
+    what only its shell can tell, or None: `read PATH < paths`, `printf -v PYTHONPATH`, `exec
+    {BASH_ENV}>x` (NAMING_BUILTINS, NAMED_DESCRIPTOR; `unset` only takes a value away)."""
+    from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
+
+    run = words[program_index(words) :] or [""]
+    named = [word for word in run[1:] if word.isidentifier()]
+    if run[0] in ("for", "select"):
+        named = named[:1]
+    elif run[0] not in NAMING_BUILTINS or run[0] == "unset":
+        named = []
+    named += [match[1] for word in words if (match := NAMED_DESCRIPTOR.match(word))]
+    for name in filter(_matters_set_by_words, named):
+        return f"sets {name} to what only its shell can tell (`{run[0] or 'exec'}`)"
+    return None
+
+
+def _set_for_one_command(words: list[str], base: Path, folder: Path) -> str | None:
+    """Why the variables these words, run in `base`, set for the one command they run matter,
+    or None: that command runs with them at each load, and planloop reads the values set for
+    the file's shell only. One that matters (`_matters_set_by_words`: `PYTHONPATH=$PWD python3
+    x.py`, `PATH=$PWD/bin:$PATH setup`) asks; a program variable that runs a file of the
+    `.envrc`'s `folder` too (`GIT_SSH_COMMAND="sh x" git fetch`, not `EDITOR=vim`)."""
+    from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
+
+    at = program_index(words)
+    if at == 0 or at >= len(words) or words[at] in SETTING_WORDS:
+        return None  # (`BIN=bin export X` is a special builtin's: _changes_values_assigned)
+    assignments = [word for word in words[:at] if ASSIGNED.match(word)]
+    for name in (ASSIGNED.match(word)[1] for word in assignments):
+        if _matters_set_by_words(name) and name not in PROGRAM_VARIABLES:
+            return f"sets {name} for `{words[at][:40]}`, which runs with it at each load"
+    return _runs_workspace_code_by_variable("export", assignments, base, folder)
 
 
 def _names_code_value(words: list[str]) -> str | None:
