@@ -880,6 +880,10 @@ ENVRC_PRELOADED_CODE = {
     "ruby-bundler": {".envrc": "export RUBYOPT=-rbundler/setup\n", "Gemfile": ""},
     "perl-module": {".envrc": "export PERL5OPT='-w -MDevel::Env'\n"},
     "java-agent": {".envrc": 'export JAVA_TOOL_OPTIONS="-javaagent:$PWD/tools/a.jar"\n'},
+    # (make's options: a makefile or code of the folder, `I mk` as `-I mk`)
+    "make-eval": {".envrc": "export MAKEFLAGS='-s --eval=include tools/x.mk'\n"},
+    "make-file-among-letters": {".envrc": "export MAKEFLAGS=-sf\n"},
+    "make-include-folder": {".envrc": "dotenv\n", ".env": "MAKEFLAGS='I mk'\n"},
 }
 
 
@@ -889,6 +893,22 @@ def test_code_an_envrc_has_every_interpreter_load_first_makes_commands_ask(
     api, env, workspace, contents
 ):
     assert_asks_saying(api, env, workspace, contents, "loads that code first")
+
+
+@needs_bwrap
+def test_makefiles_an_envrc_has_every_make_read_first_make_commands_ask(api, env, workspace):
+    contents = {".envrc": "export MAKEFILES=tools/x.mk\n", "tools/x.mk": "include ../y.mk\n"}
+    assert_asks_saying(api, env, workspace, contents, "sets MAKEFILES (makefiles every make")
+
+
+@needs_bwrap
+def test_make_options_that_load_nothing_run_commands(api, env, workspace):
+    envrc = 'export MAKEFLAGS="-j8 --no-print-directory -Oline CC=clang"\n'
+    files(workspace, {".envrc": envrc})
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
 
 
 @needs_bwrap

@@ -1845,6 +1845,16 @@ PRELOADING_OPTIONS: dict[str, tuple[str, re.Pattern[str]]] = {
     "RUBYOPT": ("ruby", re.compile(r"-[dvwWU\d]*r")),  # (`-wrjson`: switches run together)
     "PERL5OPT": ("perl", re.compile(r"-[tTwWU]*[Mmd]")),  # (a module, or `-d:Trace`'s Devel::)
     **dict.fromkeys(JAVA_VARIABLES, ("java", re.compile(r"-(?:javaagent|agentpath|agentlib):"))),
+    # GNU make's options from the environment: another makefile, code to evaluate, a folder to
+    # include from or start in; also among letters run together, a first word's without a dash
+    # (`MAKEFLAGS='I mk'`), though not in a variable it sets (`CC=clang`).
+    "MAKEFLAGS": (
+        "make",
+        re.compile(
+            r"--?(?:eval|file|makefile|include-dir|directory)(?:=|$)"
+            r"|-?[A-Za-z]*[fIEC][A-Za-z\d.]*$"
+        ),
+    ),
 }
 # Commands that set a variable they name to what they read or make (`read NODE_OPTIONS <
 # opts`, `printf -v NODE_OPTIONS ...`), which only the shell can tell.
@@ -2539,6 +2549,8 @@ ENVRC_CODE_VALUES = {
     "FZF_DEFAULT_(?:COMMAND|OPTS)": "commands fzf runs",
     # `perl -d` runs this as perl code in place of its debugger.
     "PERL5DB": "code `perl -d` runs",
+    # Every make reads these first, whose recipes, includes and SHELL planloop does not read.
+    "MAKEFILES": "makefiles every make reads first",
 }
 # The variables that name where git takes a whole config from, which may name programs it runs
 # (core.fsmonitor, core.pager) by any path: one in the `.envrc`'s folder is the project's, and
