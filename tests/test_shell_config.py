@@ -801,21 +801,13 @@ def test_a_config_that_names_programs_an_envrc_points_into_its_folder_makes_comm
 @needs_bwrap
 def test_a_config_an_envrc_points_at_outside_its_folder_runs_commands(api, env, workspace):
     envrc = 'export KUBECONFIG="$HOME/.kube/dev" AWS_CONFIG_FILE=/etc/aws/config\n'
-    files(workspace, {".envrc": envrc})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc})
 
 
 @needs_bwrap
 def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, env, workspace):
     envrc = 'export EDITOR="code --wait" PAGER="less -R" GIT_SSH_COMMAND="ssh -o BatchMode=yes"\n'
-    files(workspace, {".envrc": envrc, "tools/lib": "true\n"})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc, "tools/lib": "true\n"})
 
 
 # A variable that matters given a value only the .envrc's shell can tell, by a builtin, or
@@ -845,11 +837,7 @@ def test_builtins_and_one_command_settings_of_names_that_do_not_matter_run_comma
         "IFS= read -r VERSION < .version\nunset PYTHONPATH\n"
         'EDITOR=vim git --version\nCGO_ENABLED=0 printf -v GREETING "%s" hi\n'
     )
-    files(workspace, {".envrc": envrc, ".version": "1.2\n"})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc, ".version": "1.2\n"})
 
 
 @needs_bwrap
@@ -904,11 +892,7 @@ def test_makefiles_an_envrc_has_every_make_read_first_make_commands_ask(api, env
 @needs_bwrap
 def test_make_options_that_load_nothing_run_commands(api, env, workspace):
     envrc = 'export MAKEFLAGS="-j8 --no-print-directory -Oline CC=clang"\n'
-    files(workspace, {".envrc": envrc})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc})
 
 
 @needs_bwrap
@@ -960,11 +944,7 @@ def test_a_dotenv_an_envrc_exports_word_by_word_is_held_and_its_plain_names_run(
 
 @needs_bwrap
 def test_an_envrc_that_asks_node_its_version_runs_no_code_of_the_workspace(api, env, workspace):
-    files(workspace, {".envrc": "node --version >/dev/null\n"})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": "node --version >/dev/null\n"})
 
 
 # A build tool asked what it is, or go where its folders are, builds nothing.
@@ -980,11 +960,7 @@ BUILD_TOOL_QUESTIONS = {
 def test_an_envrc_that_asks_a_build_tool_what_it_is_runs_no_code_of_the_workspace(
     api, env, workspace, envrc
 ):
-    files(workspace, {".envrc": envrc, "Cargo.toml": "", "go.mod": "module x\n"})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc, "Cargo.toml": "", "go.mod": "module x\n"})
 
 
 # Lines people keep in an .envrc that name a shell or an interpreter and run none of it.
@@ -1006,21 +982,13 @@ VERSION_MANAGER_LINES = {
 def test_a_version_manager_line_that_names_a_shell_runs_no_code_of_the_workspace(
     api, env, workspace, envrc
 ):
-    files(workspace, {".envrc": envrc})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc})
 
 
 @needs_bwrap
 def test_an_envrc_that_only_looks_for_a_shell_runs_no_code_of_the_workspace(api, env, workspace):
     envrc = 'command -v bash >/dev/null && echo "bash found"\n[[ $SHELL == */bash ]] || :\n'
-    files(workspace, {".envrc": envrc})
-    attack(api, "ran")
-    result = run_cli("-p", "go", cwd=workspace, env=env)
-    assert result.returncode == 0, result.stderr
-    assert (workspace / "ran").exists()
+    assert_runs(api, env, workspace, {".envrc": envrc})
 
 
 @needs_bwrap
@@ -1325,6 +1293,15 @@ def assert_asks_saying(api, env, workspace, contents: dict[str, str], why: str) 
     assert why in said(result)
     assert not (workspace / "ran").exists()
     return said(result)
+
+
+def assert_runs(api, env, workspace, contents: dict[str, str]) -> None:
+    """With the workspace's files `contents`, a command runs without a question."""
+    files(workspace, contents)
+    attack(api, "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "ran").exists()
 
 
 def assert_envrc_asks(api, env, workspace, contents: dict[str, str]) -> None:
