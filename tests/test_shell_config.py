@@ -657,6 +657,11 @@ ENVRC_UNREAD_RECIPES = {
     "justfile-option": {".envrc": 'eval "$(just --justfile tools/env.mk env)"\n'},
     "rake": {".envrc": 'eval "$(rake env)"\n', "Rakefile": "task(:env) { sh 'sh tools/gen.sh' }\n"},
     "mise-task": {".envrc": 'eval "$(mise run env)"\n'},
+    # A recipe that runs make on another file.
+    "recipe-make-file-option": {
+        ".envrc": 'eval "$(make -s env)"\n',
+        "Makefile": "env:\n\t@$(MAKE) -s -f tools/env.mk env\n",
+    },
     # What the makefile gives its recipes' shell: a shell of its own, the options it starts
     # with, a PATH with the workspace's folder first.
     **{
@@ -708,6 +713,11 @@ ENVRC_UNFOLLOWED_CODE = {
         "src/bin/envgen.rs": 'fn main() { println!("{}", envgen::vars()); }\n',
     },
     "go-run": {".envrc": "go run ./tools/envgen\n", "tools/envgen/main.go": "package main\n"},
+    "cargo-run-in-a-recipe": {
+        ".envrc": 'eval "$(make -s env)"\n',
+        "Makefile": "env:\n\t-cargo run --quiet --bin env\n",
+    },
+    "go-run-in-a-recipe": {".envrc": "make -s env\n", "Makefile": "env:\n\t@go run ./tools/env\n"},
     "java-source": {
         ".envrc": 'eval "$(java tools/Env.java)"\n',
         "tools/Env.java": "class Env {}\n",

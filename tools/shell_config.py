@@ -1960,7 +1960,7 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
     run (`recipe_scripts`: a makefile's `@node tools/env.js`, `@./tools/env.pl`)."""
     for path, base in reader.files:
         tool_files = tool_files_of(path, base)
-        if why := _unread_recipes(tool_files):
+        if why := _unread_recipes(tool_files) or _recipes_run_unread(tool_files):
             return why
         for script, _, program in recipe_scripts(tool_files):
             if program in UNFOLLOWED_INTERPRETERS:
@@ -1968,6 +1968,32 @@ def _runs_unfollowed_recipe(reader: _EnvrcReader) -> str | None:
                 return f"runs a recipe that runs {script.name} in {program}, {why}"
             if program == "" and (why := _unfollowed_script(script)):
                 return f"runs a recipe that {why}"
+    return None
+
+
+# What make puts before a recipe line (`@` not to echo it, `-` to go on past its failure, `+`
+# to run it under `-n` too), and its spellings of the make that runs it.
+RECIPE_PREFIX = re.compile(r"^[@+-]+")
+MAKE_ITSELF = ("$(MAKE)", "${MAKE}")
+
+
+def _recipes_run_unread(files: list[tuple[Path, Path]]) -> str | None:
+    """Why a recipe of these tool files (file, the folder the tool runs in) runs what planloop
+    does not read, or None: a build tool that compiles and runs the project's code (`cargo
+    run`, `go run`: `_runs_unfollowed_code`) or tasks from another file (`$(MAKE) -f
+    other.mk`, `rake env`: `_runs_unread_tasks`). Each line of the file counts, whichever
+    target runs."""
+    for path, folder in files:
+        for recipe in _recipes_of(path) if os.path.isfile(path) else ():
+            for words in shell_commands(recipe):
+                words = [RECIPE_PREFIX.sub("", words[0]), *words[1:]]
+                words = ["make" if word in MAKE_ITSELF else word for word in words]
+                command, args = words[0], words[1:]
+                if command and (
+                    why := _runs_unfollowed_code(command, args, folder, [])
+                    or _runs_unread_tasks(command, args)
+                ):
+                    return f"runs a recipe of {path.name} that {why}"
     return None
 
 
