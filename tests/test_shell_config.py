@@ -657,6 +657,10 @@ ENVRC_UNREAD_RECIPES = {
     "justfile-option": {".envrc": 'eval "$(just --justfile tools/env.mk env)"\n'},
     "rake": {".envrc": 'eval "$(rake env)"\n', "Rakefile": "task(:env) { sh 'sh tools/gen.sh' }\n"},
     "mise-task": {".envrc": 'eval "$(mise run env)"\n'},
+    "devbox-hook-unread": {
+        ".envrc": 'eval "$(devbox generate direnv --print-envrc)"\n',
+        "devbox.json": '{"shell": {"init_hook": 1}}',
+    },
     # A recipe that runs make on another file.
     "recipe-make-file-option": {
         ".envrc": 'eval "$(make -s env)"\n',
@@ -718,6 +722,11 @@ ENVRC_UNFOLLOWED_CODE = {
         "Makefile": "env:\n\t-cargo run --quiet --bin env\n",
     },
     "go-run-in-a-recipe": {".envrc": "make -s env\n", "Makefile": "env:\n\t@go run ./tools/env\n"},
+    # devbox's direnv line runs its init hook at each load (JSON with comments, as devbox reads).
+    "go-run-in-devboxs-hook": {
+        ".envrc": 'eval "$(devbox generate direnv --print-envrc)"\n',
+        "devbox.json": '{\n  // dev\n  "shell": {"init_hook": ["go run ./tools/env"]},\n}\n',
+    },
     "java-source": {
         ".envrc": 'eval "$(java tools/Env.java)"\n',
         "tools/Env.java": "class Env {}\n",

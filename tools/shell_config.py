@@ -74,6 +74,7 @@ import contextlib
 import errno
 import glob
 import itertools
+import json
 import os
 import re
 import shlex
@@ -3211,10 +3212,38 @@ def _recipes_of(path: Path) -> list[str]:
     whole text of any other (a makefile's, a justfile's)."""
     from tools.tool_scripts import PACKAGE_JSON, npm_scripts  # (here: it imports this module)
 
+    if path.name == DEVBOX_JSON:
+        return devbox_lines(path) or []
     if path.name != PACKAGE_JSON:
         return [_read(path)]
     scripts = npm_scripts(path.parent) or {}
     return [script for script in scripts.values() if isinstance(script, str)]  # (npm's only)
+
+
+DEVBOX_JSON = "devbox.json"
+
+
+def devbox_lines(path: Path) -> list[str] | None:
+    """The shell lines of a devbox.json (JSON with comments, as devbox reads it): its
+    `shell.init_hook`, which devbox's direnv line runs at each load, and its `shell.scripts`
+    (`devbox run`), each a line or a list of them; None where it is no such JSON."""
+    from tools.tool_scripts import without_comments  # (here: it imports this module)
+
+    try:
+        data = json.loads(without_comments(_read(path)))
+    except ValueError:
+        return None
+    shell = data.get("shell", {}) if isinstance(data, dict) else None
+    scripts = shell.get("scripts") or {} if isinstance(shell, dict) else None
+    if not isinstance(scripts, dict):
+        return None
+    lines: list[str] = []
+    for run in [shell.get("init_hook") or [], *scripts.values()]:
+        run = [run] if isinstance(run, str) else run
+        if not isinstance(run, list) or not all(isinstance(line, str) for line in run):
+            return None
+        lines += run
+    return ["\n".join(lines)]
 
 
 def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
@@ -3230,6 +3259,11 @@ def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
         if path.name == PACKAGE_JSON and os.path.isfile(path) and npm_scripts(path.parent) is None:
             why = "which planloop cannot read as JSON (or is too big), so what it runs is untold"
             return f"runs a script of a {PACKAGE_JSON}, {why}"
+        if path.name == DEVBOX_JSON and os.path.isfile(path) and devbox_lines(path) is None:
+            why = (
+                "holds what planloop does not read as devbox's settings: its hook may run any file"
+            )
+            return f"runs devbox, whose {DEVBOX_JSON} {why}"
         if path.name in MAKEFILES or path.suffix == ".mk":
             text = _read(path)
             # (the shell it runs each recipe line with: the system's, or one planloop reads)
