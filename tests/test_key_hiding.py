@@ -613,6 +613,37 @@ def test_files_stow_links_into_a_hidden_folder_keep_the_key(api, env, folders):
     assert all(API_KEY in path.read_text() for path in paths)
 
 
+@needs_bwrap
+def test_secrets_your_home_links_to_by_absolute_paths_are_hidden_and_commands_run(
+    api, env, folders
+):
+    # dotbot, install scripts and home-manager write absolute links: ~/.bashrc to a dotfiles
+    # checkout, ~/.ssh and ~/.aws to folders elsewhere, ~/.cache to another disk, and your
+    # history to /dev/null. Each secret stays hidden by both names, and commands still run in
+    # the sandbox (bwrap cannot follow an absolute link while it builds one).
+    user, base, workspace, planloop_home, home = folders
+    elsewhere = base / "elsewhere"
+    paths = [
+        write(home / "dotfiles" / "bashrc"),
+        write(home / "dotfiles" / "ssh" / "id_ed25519", f"{API_KEY}\n"),
+        write(elsewhere / "aws" / "credentials", f"aws_secret_access_key = {API_KEY}\n"),
+        write(elsewhere / "cache" / "huggingface" / "token", f"{API_KEY}\n"),
+    ]
+    link(home / ".bashrc", str(home / "dotfiles" / "bashrc"))
+    link(home / ".ssh", str(home / "dotfiles" / "ssh"))
+    link(home / ".aws", str(elsewhere / "aws"))
+    link(home / ".cache", str(elsewhere / "cache"))
+    link(home / ".bash_history", "/dev/null")
+    by_links = [home / ".bashrc", home / ".ssh/id_ed25519", home / ".aws/credentials"]
+    by_links.append(home / ".cache/huggingface/token")
+    control = write(home / "notes.txt", CONTROL)
+    hand_over(user, workspace, planloop_home, home, elsewhere)
+    contents = steal(user, api, env, workspace, planloop_home, home, [*paths, *by_links], control)
+    assert "without a sandbox" not in tool_results(api)[0]
+    assert leaked(contents) == []
+    assert all(API_KEY in path.read_text() for path in paths)
+
+
 def test_read_file_does_not_read_what_a_folded_hidden_folder_s_links_lead_to(tmp_path, monkeypatch):
     # planloop runs in the dotfiles repository, which stow folded into `~/.ssh` as a whole: the
     # hidden folder lies in the workspace, and its key is a link to another folder of it.

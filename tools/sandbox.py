@@ -2209,6 +2209,25 @@ def key_file_reason(
     return None
 
 
+# The sandbox's own folders: nothing of the host's shows there to hide.
+SANDBOX_OWN_FOLDERS = (Path("/proc"), Path("/dev"))
+
+
+def hiding_point(secret: Path, root: Path) -> Path | None:
+    """Where the sandbox hides `secret`: the path it leads to, through every link on the way
+    (`~/.bashrc -> /home/u/dotfiles/bashrc`, as dotfile managers and home-manager write them;
+    `~/.cache -> /scratch/cache`). bwrap follows a link in a mount's path inside the sandbox
+    it is making, where an absolute one leads nowhere yet: mounted at the link's own path, one
+    such secret kept every command from running. The link itself shows as it is, and reads
+    what is hidden. None where it leads into the sandbox's own /proc, /dev, or /tmp (but for
+    a workspace there): `~/.bash_history -> /dev/null` holds nothing of yours."""
+    real = Path(os.path.realpath(secret))
+    own = [*SANDBOX_OWN_FOLDERS, *([] if root.is_relative_to("/tmp") else [Path("/tmp")])]
+    if any(real.is_relative_to(folder) for folder in own):
+        return None
+    return real
+
+
 def hide_at_other_paths(root: Path, words: list[str]) -> list[str]:
     """bwrap's words that empty, at every other path the mount table shows for it, each file
     and folder that the mount `words` empty: a workspace whose folder is also mounted
@@ -3353,7 +3372,7 @@ class Bubblewrap:
         mounts += hide_keys_loaded_as_settings(root, snapshot)
         mounts += hide_keys_in_system_files()
         mounts += hide_remembered_keys(mounts, remembered)
-        for path in hidden:
+        for path in filter(None, (hiding_point(path, root) for path in hidden)):
             if os.path.isdir(path):
                 mounts += ["--tmpfs", str(path), "--remount-ro", str(path)]
             else:
