@@ -1419,6 +1419,16 @@ DOTENV_UNTOLD = {
     # `/usr/bin" #":$PWD/.local/bin:...`, the folder on it.
     "quote-in-a-comment": ("dotenv dev.vars\n", 'PATH="/usr/bin" #":$PWD/.local/bin:$PATH"\n'),
     "single-quote-in-a-comment": ("dotenv dev.vars\n", "PATH='/usr/bin' #':.local/bin'\n"),
+    # A line with a lone quote after its first `:` or `=`, a comment's too, opens a value over
+    # several lines: the later PATH is swallowed, and the relative one stands.
+    "comment-opens-a-long-value": (
+        "dotenv dev.vars\n",
+        "PATH=.local/bin:/usr/bin:/bin\n# defaults: 'safe PATH below\nPATH='/usr/bin:/bin'\n",
+    ),
+    "long-value-hides-a-later-one": (
+        'dotenv dev.vars\nPATH_add "$BIN"\n',
+        "BIN=.local/bin\n# note: 'x\nBIN='bin'\n",
+    ),
 }
 
 

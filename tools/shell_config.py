@@ -3111,6 +3111,8 @@ def dotenv_settings(path: Path | None) -> dict[str, str | None]:
         return dict.fromkeys(DOTENV_NAME.findall(text.replace("\r", "\n")))
     plain: dict[str, str | None] = {}
     for line in re.split(r"[\r\n]+", text):  # (as direnv splits them)
+        if _opens_a_long_value(line):
+            return dict.fromkeys(DOTENV_NAME.findall(text.replace("\r", "\n")))
         if not line.strip(DOTENV_BLANKS) or line.lstrip(DOTENV_BLANKS).startswith("#"):
             continue
         found = PLAIN_DOTENV_LINE.fullmatch(line)
@@ -3118,6 +3120,18 @@ def dotenv_settings(path: Path | None) -> dict[str, str | None]:
             return dict.fromkeys(DOTENV_NAME.findall(text.replace("\r", "\n")))
         plain[found[1]] = next(value for value in found.groups()[1:] if value is not None)
     return plain
+
+
+def _opens_a_long_value(line: str) -> bool:
+    """Whether direnv's dotenv parser takes `line` as the start of a value over several
+    lines: after its first `=` or `:`, blanks, then a quote the line holds no other of. It
+    looks before anything else, a comment's line too (`# note: 'x`): the lines up to one
+    that ends with that quote are then one value, and none of them sets what it seems to."""
+    at = min((found for found in (line.find("="), line.find(":")) if found >= 0), default=-1)
+    if at <= 0:
+        return False
+    after = line[at + 1 :].lstrip(" \t")
+    return after[:1] in ("'", '"') and after.count(after[0]) == 1
 
 
 def path_added_by_envrc(envrc: Path) -> list[Path]:
