@@ -212,3 +212,22 @@ def test_an_editable_install_outside_is_found_without_an_active_virtualenv(tmp_p
     assert root / "services/api" in folders and root / "libs/util" in folders
     assert root in folders and root / "src" in folders
     assert {"sitecustomize", "apport_python_hook", "_distutils_hack"} <= names
+
+
+def test_what_a_pth_import_line_puts_on_the_path_or_runs_by_its_path_is_start_up_code(tmp_path):
+    """An `import` line of a .pth may add a folder to python's path itself before it imports,
+    or run a file by its path: that module and that file run at every start, as a path line's
+    module does, so the file tools ask before changing them (and commands that do are told)."""
+    workspace = tmp_path / "work"
+    site = virtualenv(workspace)
+    (workspace / "tools").mkdir()
+    for name in ("boot.py", "hook.py", "notes.py"):
+        (workspace / "tools" / name).write_text("# the project\n")
+    tools = workspace / "tools"
+    (site / "zz.pth").write_text(
+        f"import sys; sys.path.insert(0, {str(tools)!r}); import boot\n"
+        f"import runpy; runpy.run_path({str(tools / 'hook.py')!r})\n"
+    )
+    assert protected_reason(workspace, tools / "boot.py")
+    assert protected_reason(workspace, tools / "hook.py")
+    assert protected_reason(workspace, tools / "notes.py") is None  # imported by nothing

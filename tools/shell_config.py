@@ -4006,7 +4006,7 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
             if base not in bases:
                 bases[base] = interpreter_start_imports(venv)
             names |= bases[base]
-        folders = [site]
+        folders, files = [site], []
         try:
             with os.scandir(site) as entries:
                 pth_files = sorted(entry.path for entry in entries if entry.name.endswith(".pth"))
@@ -4018,13 +4018,31 @@ def python_start_modules(package_roots: Iterable[Path]) -> list[tuple[Path, froz
                     continue
                 if line.startswith(("import ", "import\t")):  # what `site` runs
                     names.update(imported_modules(line))
+                    named = paths_named_in_code(line)
+                    folders += [path for path in named if os.path.isdir(path)]
+                    files += [path for path in named if os.path.isfile(path)]
                 else:  # a folder `site` adds to the path, relative to the .pth's folder
                     folders.append(Path(os.path.normpath(site / line.rstrip())))
         stdlib = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
         modules = frozenset(names - stdlib)
         for folder in dict.fromkeys(folders):
             found.append((folder, modules))
+        # (a file the line runs by its path, `runpy.run_path('/ws/tools/boot.py')`)
+        found += [(path.parent, frozenset([path.name.split(".")[0]])) for path in files]
     return found
+
+
+def paths_named_in_code(line: str) -> list[Path]:
+    """The absolute paths an `import` line of a .pth names in its strings: a folder it puts
+    on python's path (`sys.path.insert(0, '/ws/tools'); import boot`) or a file it runs
+    (`runpy.run_path('/ws/tools/boot.py')`, `exec(open(...).read())`)."""
+    try:
+        tree = ast.parse(line)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)]
+    paths = [text for text in strings if isinstance(text, str) and os.path.isabs(text)]
+    return [Path(os.path.normpath(path)) for path in paths]
 
 
 def pth_lines(text: str) -> list[str]:
