@@ -80,6 +80,10 @@ CONTEXT_SHOWN_ABOVE = 0.5  # of the window: from here on each reply's line says 
 # can hide in lines that scrolled away (a `curl … | sh` above 200 comment lines).
 APPROVAL_LINES = 20
 APPROVAL_LINE_CHARS = 400
+# Rows of the screen the question needs besides the box's text: its borders, the warnings
+# under it, the answer hint and the prompt. A box whose text would need more than the rest of
+# this terminal's rows is summed up too: its first lines would scroll away before the answer.
+APPROVAL_SCREEN_ROOM = 8
 EDGE_LINES = 5  # first and last lines shown of a long subject
 # A new Markdown block starts after a blank line, at a line that is not indented and is not a
 # list item (a loose list or a list item's second paragraph stays in one block).
@@ -574,8 +578,14 @@ class TerminalUI:
         question, _, subject = question.partition("\n")
         waiting_for = self.progress.label  # shown again once the answer is in
         self.stop_progress()
-        long = is_long(subject) or is_long_preview(preview, APPROVAL_LINES, APPROVAL_LINE_CHARS)
-        self.show_subject(question, subject, preview, long)
+        width, height = self.console.size
+        room = height - APPROVAL_SCREEN_ROOM
+        subject_rows = screen_rows(lines_as_run(subject) or [""], width)
+        preview_rows = screen_rows(preview.lines, width) + 2 if preview is not None else 0
+        summed_up = is_long(subject) or subject_rows > room
+        long = summed_up or is_long_preview(preview, APPROVAL_LINES, APPROVAL_LINE_CHARS)
+        long = long or subject_rows + preview_rows > room
+        self.show_subject(question, subject, preview, long, summed_up)
         viewed = not long  # a long subject is approved only once seen in full
         answers = ("y", "yes", "a", "always") if always else ("y", "yes")
         if viewed:
@@ -589,7 +599,7 @@ class TerminalUI:
                         self.console.print(
                             preview_text(preview, folded=False, max_chars=APPROVAL_LINE_CHARS)
                         )
-                    self.show_subject(question, subject, preview, long)  # next to the question
+                    self.show_subject(question, subject, preview, long, summed_up)  # (beside it)
                     viewed = True
                 elif answer in answers and not viewed:
                     self.print_line(
@@ -622,13 +632,20 @@ class TerminalUI:
             raise
 
     def show_subject(
-        self, question: str, subject: str, preview: ChangePreview | None = None, long: bool = False
+        self,
+        question: str,
+        subject: str,
+        preview: ChangePreview | None = None,
+        long: bool = False,
+        summed_up: bool | None = None,
     ) -> None:
-        """The approval box: the whole subject, or a long one's line count, first and last lines,
-        and under it what a write would change (folded the same way when long)."""
+        """The approval box: the whole subject, or, `summed_up` (a long one, `is_long`, by
+        default), its line count, first and last lines; and under it what a write would change
+        (folded when `long`)."""
         lines = lines_as_run(subject) or [""]
-        title = f"{question} ({len(lines)} lines)" if is_long(subject) else question
-        shown = subject_summary(lines) if is_long(subject) else subject
+        summed_up = is_long(subject) if summed_up is None else summed_up
+        title = f"{question} ({len(lines)} lines)" if summed_up else question
+        shown = subject_summary(lines) if summed_up else subject
         body: Any = Text(shown_exactly(shown))
         if preview is not None:
             change = preview_text(preview, folded=long, max_chars=APPROVAL_LINE_CHARS)
@@ -659,6 +676,13 @@ def is_long(subject: str) -> bool:
     """Whether an approval subject would not fit the box: it is then summed up, not shown."""
     lines = lines_as_run(subject)
     return len(lines) > APPROVAL_LINES or any(len(line) > APPROVAL_LINE_CHARS for line in lines)
+
+
+def screen_rows(lines: list[str], width: int) -> int:
+    """The rows `lines` take in a box `width` columns wide, inside its borders: each one at
+    least, a long one as many as it wraps to."""
+    inside = max(width - 4, 1)
+    return sum(max(1, -(-cell_len(line) // inside)) for line in lines)
 
 
 def subject_summary(lines: list[str]) -> str:

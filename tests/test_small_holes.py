@@ -468,6 +468,33 @@ def test_a_long_command_shows_its_first_lines_and_is_approved_only_once_seen_who
 
 
 @pytest.mark.real_exec
+def test_a_command_taller_than_the_screen_is_approved_only_once_seen_whole(
+    api, workspace, isolated_home
+):
+    # Twenty lines of 399 characters are within the line limits, but wrap to some hundred rows
+    # at 80 columns: the first would scroll away above the question.
+    head = "touch first-line-ran # " + "." * 370
+    lines = [head, *(f"echo step {n} " + "#" * 380 for n in range(19))]
+    api.add({"content": [tool_use("bash", {"command": "\n".join(lines)})]})
+    api.add({"content": [text("Ran it.")]})
+    env = {**terminal_env(api, isolated_home, columns=80), "LINES": "24"}
+    with Terminal(workspace, env, "--no-sandbox") as terminal:
+        terminal.wait_for_prompt()
+        terminal.type("set things up\r")
+        box = terminal.wait_for("[v]iew all of it / [n]o:")
+        assert "(20 lines)" in box and "touch first-line-ran" in box
+        terminal.type("y\r")  # not yet: it has not been seen whole
+        terminal.wait_for("[v]iew all of it / [n]o:")  # asked again
+        terminal.type("n\r")
+        terminal.wait_for("Reason for the model (optional):")
+        terminal.type("\r")
+        terminal.wait_for_prompt()
+        terminal.type("/exit\r")
+        assert terminal.close() == 0
+    assert not (workspace / "first-line-ran").exists()
+
+
+@pytest.mark.real_exec
 def test_the_whole_command_shown_by_view_hides_no_return_and_no_invisible_character(
     api, workspace, isolated_home
 ):
