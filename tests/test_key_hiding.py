@@ -420,6 +420,40 @@ def test_other_logins_and_app_sessions_keep_their_tokens_from_commands(api, env,
     assert all((home / name).read_text() == TOKEN_LINE for name in OTHER_LOGIN_FILES)
 
 
+# The same profiles, sessions and logins where Snap and Flatpak keep an app's home: a snap's
+# `common` folder and each revision's (Ubuntu's Firefox, the docker snap), Chromium's snap
+# profile in `common/chromium`, a Flatpak app's folder and its `config` and `data`; and
+# Firefox's own XDG folder.
+APP_HOME_FILES = (
+    "snap/firefox/common/.mozilla/firefox/p.default-release/logins.json",
+    "snap/thunderbird/common/.thunderbird/p.default/key4.db",
+    "snap/chromium/common/chromium/Default/Cookies",
+    "snap/docker/2915/.docker/config.json",
+    "snap/code/180/.config/Code/User/globalStorage/state.vscdb",
+    "snap/doctl/common/.config/doctl/config.yaml",
+    ".var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
+    ".var/app/com.slack.Slack/config/Slack/Cookies",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox/p.default-release/logins.json",
+    ".var/app/org.telegram.desktop/data/TelegramDesktop/tdata/key_datas",
+    ".config/mozilla/firefox/p.default-release/logins.json",
+)
+
+
+@needs_bwrap
+def test_browser_profiles_and_logins_in_snap_and_flatpak_app_homes_keep_their_tokens(
+    api, env, folders
+):
+    # Also read through snap's `current` link to the revision; the rest of an app's home stays
+    # readable.
+    home = folders[-1]
+    link(home / "snap" / "docker" / "current", "2915")
+    control = write(home / "snap" / "firefox" / "common" / "notes.txt", CONTROL)
+    names = [*APP_HOME_FILES, "snap/docker/current/.docker/config.json"]
+    contents = read_in_home(api, env, folders, names, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+    assert all((home / name).read_text() == TOKEN_LINE for name in APP_HOME_FILES)
+
+
 @needs_bwrap
 def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders):
     # Hidden whole while it holds one; one without stays readable, for the tools to read.

@@ -576,9 +576,16 @@ SECRET_HOME_PATHS = (
     ".local/share/keyrings",
     ".password-store",
     ".mozilla",
+    ".config/mozilla",  # Firefox's profiles since it follows the XDG folders (147)
+    ".config/firefox",
     ".config/google-chrome",
+    ".config/google-chrome-beta",
+    ".config/google-chrome-unstable",
     ".config/chromium",
     ".config/BraveSoftware",
+    ".config/microsoft-edge",
+    ".config/vivaldi",
+    ".config/opera",
     # Other coding agents' and LLM tools' keys and settings (llm's keys.json, aider's and
     # continue's configs, gemini-cli's .env, copilot's token, ...).
     ".config/io.datasette.llm",
@@ -956,14 +963,107 @@ def secret_paths() -> list[Path]:
 def secrets_of_your_homes() -> list[Path]:
     """SECRET_HOME_PATHS in your home folder and where your XDG_* variables and ZDOTDIR move
     them, and in your account's home where a run's HOME is another (CI, `sudo -E`, a wrapper):
-    whether they exist or not."""
+    whether they exist or not; and those in the homes Snap and Flatpak give your apps in
+    each, that exist (`secrets_of_app_homes`)."""
     moved = tuple(os.environ.get(name, "") for name in (*XDG_FOLDERS.values(), "ZDOTDIR"))
     candidates = list(home_secret_paths(str(Path.home()), moved))
     account = account_home()
     if account is not None:
         unmoved = ("",) * (len(XDG_FOLDERS) + 1)
         candidates += home_secret_paths(str(account), unmoved)
+    for home in your_homes():  # (Ubuntu's Firefox: ~/snap/firefox/common/.mozilla)
+        candidates += secrets_of_app_homes(home)
     return candidates
+
+
+# Snap and Flatpak give each app a home of its own inside yours, where it keeps what it would
+# keep in your home: Snap's ~/snap/<app>/<revision> (the app's $HOME, a folder each revision)
+# and ~/snap/<app>/common, which some snaps make their XDG_CONFIG_HOME (Chromium's profile is
+# common/chromium); Flatpak's ~/.var/app/<id>, with the XDG folders it gives the app in it.
+SNAP_APPS = "snap"
+FLATPAK_APPS = ".var/app"
+FLATPAK_XDG_FOLDERS = {".config/": "config", ".local/share/": "data", ".cache/": "cache"}
+
+
+def app_homes(home: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """The homes Snap and Flatpak give the apps in `home`, each with where XDG_FOLDERS are
+    moved there (`home_secret_paths`' `moved`). Links are left out: snap's `current` leads to
+    a revision's folder beside it."""
+    homes = []
+    for app in _folders_in(Path(home, SNAP_APPS)):
+        homes += [
+            (str(folder), _moved_to({".config/": str(folder)})) for folder in _folders_in(app)
+        ]
+    for app in _folders_in(Path(home, FLATPAK_APPS)):
+        xdg = {prefix: str(app / name) for prefix, name in FLATPAK_XDG_FOLDERS.items()}
+        homes.append((str(app), _moved_to(xdg)))
+    return homes
+
+
+def _moved_to(folders: dict[str, str]) -> tuple[str, ...]:
+    """`home_secret_paths`' `moved` for the XDG_FOLDERS moved to `folders` (by their prefix)."""
+    return (*(folders.get(prefix, "") for prefix in XDG_FOLDERS), "")  # (and no ZDOTDIR)
+
+
+def _folders_in(folder: Path) -> list[Path]:
+    """The folders in `folder` (not links to one); none where it is not there."""
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def secrets_of_app_homes(home: Path) -> list[Path]:
+    """SECRET_HOME_PATHS in each app's home of `home` (`app_homes`) that are there now: the
+    same browser profile, session or login as in your home.
+
+    Only those there: tens of app homes of hundreds of names each would be thousands of paths
+    looked at before every command, and views made of folders that hold no secret. So only the
+    folders on their way that are there are listed, each once. A secret an app makes while a
+    command runs is hidden from the commands after it."""
+    found: list[Path] = []
+    for app_home, moved in app_homes(home):
+        found += _secrets_there(app_home, _secret_tree(app_home, moved))
+    return found
+
+
+# The names in a folder, each with the tree of the names in it, or SECRET: a secret itself,
+# hidden whole with what lies in it.
+SecretTree = dict[str, "SecretTree | None"]
+SECRET = None
+
+
+@functools.lru_cache(maxsize=256)
+def _secret_tree(home: str, moved: tuple[str, ...]) -> SecretTree:
+    """`home_secret_paths(home, moved)` in `home`, as a tree of names."""
+    tree: SecretTree = {}
+    for path in sorted(home_secret_paths(home, moved), key=lambda path: len(path.parts)):
+        *folders, name = path.relative_to(home).parts
+        node = tree
+        for folder in folders:
+            inner = node.setdefault(folder, {})
+            if inner is SECRET:
+                break  # (in a secret hidden whole already)
+            node = inner
+        else:
+            node[name] = SECRET
+    return tree
+
+
+def _secrets_there(folder: str, tree: SecretTree) -> list[Path]:
+    """The secrets of `tree` (`_secret_tree`) in `folder` that are there: none in one planloop
+    cannot list, whose secrets no command can read either."""
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return []
+    found: list[Path] = []
+    for name in sorted(names & tree.keys()):
+        path = os.path.join(folder, name)
+        inner = tree[name]
+        found += [Path(path)] if inner is SECRET else _secrets_there(path, inner)
+    return found
 
 
 # Your variables that give a program the ssh command line it runs, `-i KEY` in it: git's, and
