@@ -454,6 +454,28 @@ def test_browser_profiles_and_logins_in_snap_and_flatpak_app_homes_keep_their_to
     assert all((home / name).read_text() == TOKEN_LINE for name in APP_HOME_FILES)
 
 
+# The state database of VS Code's forks, and of the servers VS Code and its forks run on the
+# machine they edit over Remote-SSH: extensions' tokens, as in VS Code's own.
+EDITOR_STATE_FILES = (
+    ".config/Windsurf/User/globalStorage/state.vscdb",
+    ".config/Code - OSS/User/globalStorage/state.vscdb",
+    ".vscode-server-insiders/data/User/globalStorage/state.vscdb",
+    ".vscodium-server/data/User/globalStorage/state.vscdb",
+    ".cursor-server/data/User/globalStorage/state.vscdb",
+    ".windsurf-server/data/User/globalStorage/state.vscdb",
+)
+
+
+@needs_bwrap
+def test_the_state_database_of_vs_codes_forks_and_remote_servers_keeps_its_tokens(
+    api, env, folders
+):
+    home = folders[-1]
+    control = write(home / ".cursor-server" / "data" / "Machine" / "settings.json", CONTROL)
+    contents = read_in_home(api, env, folders, EDITOR_STATE_FILES, TOKEN_LINE, control)
+    assert read_tokens(contents) == []
+
+
 @needs_bwrap
 def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders):
     # Hidden whole while it holds one; one without stays readable, for the tools to read.

@@ -280,7 +280,13 @@ ZSH_FILES = (
 # Credentials in the home folder that a command has no business reading: hidden by default,
 # re-opened one by one with --sandbox-allow-read. First the usual cloud, ssh and registry ones.
 # The user folders of VS Code and its forks, in ~/.config.
-VS_CODES = ("Code", "Code - Insiders", "VSCodium", "Cursor")
+VS_CODES = ("Code", "Code - Insiders", "Code - OSS", "VSCodium", "Cursor", "Windsurf")
+# The folders of their servers, on the machine they edit over Remote-SSH (where an agent runs):
+# each keeps its own state, in `data/User`.
+VS_CODE_SERVERS = (
+    *(".vscode-server", ".vscode-server-insiders", ".vscodium-server"),
+    *(".cursor-server", ".windsurf-server"),
+)
 MINIKUBE_CA_KEYS = ("ca.key", "proxy-client-ca.key")
 SECRET_HOME_PATHS = (
     ".ssh",
@@ -376,7 +382,8 @@ SECRET_HOME_PATHS = (
     ".config/helm/registry",  # helm's OCI registry logins
     ".config/twilio-cli",  # Twilio's API key and secret
     ".jira.d",  # go-jira's settings, a password source among them
-    ".vscode-server/data/User/globalStorage",  # VS Code remote's state: extensions' tokens
+    # VS Code remote's state, and its forks': extensions' tokens
+    *(f"{server}/data/User/globalStorage" for server in VS_CODE_SERVERS),
     ".wgetrc",  # wget's settings: a plain-text password among them
     ".lftp",  # lftp's bookmarks, passwords in them when it saves them
     ".local/share/lftp",
