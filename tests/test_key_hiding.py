@@ -303,6 +303,14 @@ def read_tokens(contents: dict[str, str]) -> list[str]:
     return [path for path, content in contents.items() if TOKEN_LINE in content]
 
 
+def assert_no_token_read(api, env, folders, names: Sequence[str], control: str) -> None:
+    """Write TOKEN_LINE to each of `names` in the home folder, and an ordinary file to
+    `control` there, which a command must still read: no command reads a token."""
+    control_path = write(folders[-1] / control, CONTROL)
+    contents = read_in_home(api, env, folders, names, TOKEN_LINE, control_path)
+    assert read_tokens(contents) == []
+
+
 @needs_bwrap
 def test_other_shells_repls_and_tools_keep_their_keys_from_commands(api, env, folders):
     # Start-up files and histories of shells and REPLs besides bash's and zsh's defaults, and
@@ -470,10 +478,29 @@ EDITOR_STATE_FILES = (
 def test_the_state_database_of_vs_codes_forks_and_remote_servers_keeps_its_tokens(
     api, env, folders
 ):
-    home = folders[-1]
-    control = write(home / ".cursor-server" / "data" / "Machine" / "settings.json", CONTROL)
-    contents = read_in_home(api, env, folders, EDITOR_STATE_FILES, TOKEN_LINE, control)
-    assert read_tokens(contents) == []
+    control = ".cursor-server/data/Machine/settings.json"
+    assert_no_token_read(api, env, folders, EDITOR_STATE_FILES, control)
+
+
+# Copies of edited files where the same editors keep them elsewhere: VS Code's Local History
+# on the machine it edits over Remote-SSH (its forks' too), hot exit's backups of unsaved and
+# untitled editors, neovim's older swap and undo folders, Emacs' backups in its XDG folder.
+EDITOR_COPIES = (
+    ".vscode-server/data/User/History/-5a1b2c3d/AbCd.env",
+    ".cursor-server/data/User/History/-5a1b2c3d/AbCd.env",
+    ".config/Code/Backups/1733600000000/untitled/-7f8e9d",
+    ".config/Cursor/Backups/1733600000000/file/-1a2b3c",
+    ".config/Code - Insiders/User/History/-5a1b2c3d/AbCd.env",
+    ".local/share/nvim/swap/%work%.env.swp",
+    ".local/share/nvim/undo/%work%.env",
+    ".config/emacs/backups/!work!.env~",
+    ".config/emacs/auto-save-list/.saves-1234-host~",
+)
+
+
+@needs_bwrap
+def test_copies_editors_keep_elsewhere_keep_their_tokens(api, env, folders):
+    assert_no_token_read(api, env, folders, EDITOR_COPIES, ".config/emacs/init.el")
 
 
 @needs_bwrap

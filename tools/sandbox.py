@@ -730,6 +730,10 @@ SECRET_HOME_PATHS = (
     ".config/VSCodium/User/History",
     ".config/Cursor/User/History",
     ".config/Windsurf/User/History",
+    ".config/Code - Insiders/User/History",
+    *(f"{server}/data/User/History" for server in VS_CODE_SERVERS),  # (on the remote machine)
+    # and hot exit's backups of the editors left open, unsaved and untitled ones' text
+    *(f".config/{editor}/Backups" for editor in VS_CODES),
     ".local/share/Trash",
     ".cache/JetBrains",
     ".local/share/JetBrains",
@@ -739,9 +743,15 @@ SECRET_HOME_PATHS = (
     ".local/state/nvim/swap",
     ".local/state/nvim/backup",
     ".local/state/nvim/undo",
+    ".local/share/nvim/swap",  # (neovim before 0.8)
+    ".local/share/nvim/backup",
+    ".local/share/nvim/undo",
     ".emacs.d/backups",
     ".emacs.d/backup",
     ".emacs.d/auto-save-list",
+    ".config/emacs/backups",  # (Emacs' XDG folder, since Emacs 27)
+    ".config/emacs/backup",
+    ".config/emacs/auto-save-list",
 )
 
 # Your own variables that move the paths above: an entry under .config/ is also looked for in
