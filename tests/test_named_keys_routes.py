@@ -378,6 +378,44 @@ def test_the_keys_and_password_files_data_and_mail_tools_configs_name_are_hidden
 
 
 @needs_bwrap
+def test_the_files_mail_clients_password_commands_read_and_svns_certificate_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # mutt's and neomutt's backticks (also in a file a `source` line reads) and the command of
+    # a `source "... |"` line, aerc's `*-cred-cmd`, himalaya's `*.cmd` (in a TOML table too),
+    # Subversion's client certificate (a PKCS#12 file with its key), cargo's credential
+    # provider. A mutt setting without a command leaves the file it names readable.
+    names = ["mutt", "mutt-work", "mutt-gpg", "neomutt", "aerc", "aerc-smtp", "him", "him-smtp"]
+    names += ["svn", "svn-group", "cargo"]
+    configs = {
+        ".muttrc": (
+            "set imap_user=me\nset imap_pass=`cat ~/keys/mutt`\n"
+            'source ~/mail/work.muttrc\nsource "gpg -dq {keys}/mutt-gpg |"\n'
+            "set signature={keys}/notes.txt\n"
+        ),
+        "mail/work.muttrc": 'set smtp_pass = "`cat {keys}/mutt-work`"\n',
+        ".config/neomutt/neomuttrc": 'set smtp_pass="`cat ~/keys/neomutt`"\n',
+        ".config/aerc/accounts.conf": (
+            "[Personal]\nsource = imaps://me@imap.example.com\nsource-cred-cmd = cat ~/keys/aerc\n"
+            "outgoing-cred-cmd = cat {keys}/aerc-smtp\n"
+        ),
+        ".config/himalaya/config.toml": (
+            '[accounts.me]\nbackend.auth.cmd = "cat ~/keys/him"\n'
+            '[accounts.me.message.send.backend.auth]\ncmd = "cat {keys}/him-smtp"\n'
+        ),
+        ".subversion/servers": (
+            "[groups]\ncorp = svn.corp.example\n[corp]\nssl-client-cert-file = ~/keys/svn-group\n"
+            "[global]\nssl-client-cert-file = {keys}/svn\n"
+        ),
+        ".cargo/config.toml": (
+            '[registries.corp]\nindex = "sparse+https://crates.corp/"\n'
+            'credential-provider = ["cargo:token-from-stdout", "cat", "{keys}/cargo"]\n'
+        ),
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
 def test_the_keys_mavens_private_key_elements_name_on_lines_of_their_own_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -904,6 +904,56 @@ CONFIG_KEY_SETTINGS += (
 )
 
 
+# Mail clients' password commands: mutt and neomutt run the text between backticks on any
+# line (``set imap_pass=`cat ~/keys/mail` ``) and the command of a `source "... |"` line,
+# whose output they read as settings (and a plain `source FILE` reads another config); aerc
+# runs its `*-cred-cmd` settings, himalaya its `*.cmd` (`backend.auth.cmd`) and older
+# `*-cmd` ones. Subversion's client certificate (`ssl-client-cert-file`) is a PKCS#12 file
+# with its key, in `[global]` or a server group's section. cargo runs a registry's
+# `credential-provider` (`["cargo:token-from-stdout", "cat", "/keys/crates"]`).
+MUTT_CONFIGS = (".muttrc", ".mutt/muttrc", ".config/mutt/muttrc")
+NEOMUTT_CONFIGS = (".neomuttrc", ".neomutt/neomuttrc", ".config/neomutt/neomuttrc")
+CONFIG_KEY_SETTINGS += (
+    ToolKeySettings(
+        (*MUTT_CONFIGS, *NEOMUTT_CONFIGS),
+        (),
+        None,
+        None,
+        command=_setting(r"^[^#\r\n`]*`|^[ \t]*source[ \t]"),
+        include=_setting(r"^[ \t]*source[ \t]"),
+    ),
+    ToolKeySettings(
+        (".config/aerc/accounts.conf",),
+        (),
+        None,
+        None,
+        command=_setting(r"^[ \t]*[\w-]*cred-cmd[ \t]*="),
+    ),
+    ToolKeySettings(
+        (".config/himalaya/config.toml", ".himalayarc"),
+        ("HIMALAYA_CONFIG",),
+        None,
+        None,
+        command=_setting(r"^[ \t]*(?:[\w.\"'-]*[.-])?cmd[\"']?[ \t]*="),
+    ),
+    ToolKeySettings(
+        (".subversion/servers",),
+        (),
+        _setting(r"^[ \t]*ssl-client-cert-file[ \t]*="),
+        None,
+        system_configs=("/etc/subversion/servers",),
+    ),
+    ToolKeySettings(
+        (".cargo/config.toml", ".cargo/config"),
+        (),
+        None,
+        None,
+        folder_variables=("CARGO_HOME/config.toml", "CARGO_HOME/config"),
+        command=_setting(r"^[ \t]*(?:credential-provider|global-credential-providers)[ \t]*="),
+    ),
+)
+
+
 def tool_key_files(home: str) -> list[Path]:
     """The client keys (and certificates that hold one) your npm, pip, curl, yarn and wget
     configs name by path (TOOL_KEY_SETTINGS), the system's and npm's global one too, and the
