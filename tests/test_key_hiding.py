@@ -512,6 +512,42 @@ def test_a_tools_config_is_hidden_while_it_holds_a_credential(api, env, folders)
     assert read_tokens(contents) == []
 
 
+# Other coding agents' configs, which hold their LLM's key or their own login, and the MCP
+# servers editors start, given their tokens in `env`.
+AGENT_CONFIGS = (
+    ".openhands/settings.json",
+    ".grok/user-settings.json",
+    ".vibe/.env",
+    ".kimi/config.json",
+    ".copilot/config.json",
+    ".factory/auth.json",
+    ".kiro/settings/mcp.json",
+    ".config/Code/User/mcp.json",
+    ".config/Cursor/User/mcp.json",
+)
+# An editor's settings with an MCP server's token in them, on one line as JSON allows.
+MCP_SETTINGS = '{"mcp": {"servers": {"gh": {"env": {"GITHUB_TOKEN": "ghp_%s"}}}}}\n' % ("a" * 36)
+
+
+@needs_bwrap
+def test_other_agents_configs_and_editors_mcp_servers_keep_their_tokens(api, env, folders):
+    # An editor's settings are hidden while they hold a credential; without one, readable.
+    home = folders[-1]
+    for name in (".config/Code/User/settings.json", ".config/zed/settings.json"):
+        write(home / name, MCP_SETTINGS)
+    write(home / ".config/Cursor/User/settings.json", '{\n  "mcp": {"env": {\n' + TOKEN_LINE)
+    control = ".config/VSCodium/User/settings.json"
+    assert_no_token_read(api, env, folders, AGENT_CONFIGS, control)
+    user, _, workspace, planloop_home, _ = folders
+    names = [".config/Code/User/settings.json", ".config/zed/settings.json"]
+    names.append(".config/Cursor/User/settings.json")
+    paths = [home / name for name in names]
+    contents = steal(user, api, env, workspace, planloop_home, home, paths, home / control)
+    assert [
+        path for path, content in contents.items() if "ghp_" in content or "glpat" in content
+    ] == []
+
+
 @needs_bwrap
 def test_a_file_your_start_up_files_source_is_hidden_where_it_sets_a_secret(api, env, folders):
     # `. ~/.config/shell/tokens.sh` in ~/.bashrc, and a name dotfiles give such a file, which a

@@ -349,6 +349,8 @@ def ssh_signing_keys(signing_key: str) -> list[Path]:
     return named
 
 
+# VS Code and its forks, whose user settings may hold MCP servers (as in tools/sandbox.py).
+EDITORS_WITH_MCP_SETTINGS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 # Configs in your home that tools in the sandbox read their settings from (uv's and rye's
 # indexes, nix's features, cargo's registries, go's proxy), where a person may also write a
 # credential (`url = "https://ci:PASS@pypi.corp/simple"`, nix's `access-tokens`, a registry's
@@ -364,6 +366,11 @@ CREDENTIAL_CONFIGS = (
     ".config/go/env",
     ".cargo/config.toml",
     ".cargo/config",
+    # Editors' settings, where MCP servers may be given their tokens (VS Code's
+    # `mcp.servers.*.env`, zed's `context_servers`), also on a machine edited over Remote-SSH
+    *(f".config/{editor}/User/settings.json" for editor in EDITORS_WITH_MCP_SETTINGS),
+    ".vscode-server/data/Machine/settings.json",
+    ".config/zed/settings.json",
 )
 CREDENTIAL_CONFIG_VARIABLES = ("UV_CONFIG_FILE", "HATCH_CONFIG", "GOENV")
 # A setting whose name says it holds a credential, given a value: `token = "cio..."`,

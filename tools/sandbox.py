@@ -610,6 +610,15 @@ SECRET_HOME_PATHS = (
     ".config/mods",
     ".config/shell_gpt",
     ".config/fabric",
+    ".openhands",  # OpenHands' settings.json: its LLM's API key
+    ".grok",  # Grok CLI's user-settings.json: its API key
+    ".vibe",  # Mistral's Vibe: its .env of keys
+    ".kimi",  # Kimi CLI's config.json: its API key
+    ".copilot",  # GitHub Copilot CLI's login
+    ".factory",  # Factory's droid: auth.json
+    ".kiro/settings/mcp.json",  # Kiro's MCP servers, their tokens in `env`
+    # The MCP servers editors start, with the tokens they are given in `env`:
+    *(f".config/{editor}/User/mcp.json" for editor in VS_CODES),
     # Where people keep `export ANTHROPIC_API_KEY=...` and their shell history, which holds
     # every key typed on a command line: a command could read the key there.
     # bash and sh:
