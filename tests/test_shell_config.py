@@ -1046,6 +1046,50 @@ def test_a_file_an_envrc_sources_that_is_too_big_to_read_makes_commands_ask(api,
 
 
 @needs_bwrap
+@pytest.mark.parametrize("envrc", ["dotenv .env\n", "dotenv\n", "dotenv_if_exists .env\n"])
+def test_a_dotenv_file_an_envrc_loads_that_is_too_big_to_read_makes_commands_ask(
+    api, env, workspace, envrc
+):
+    # direnv's dotenv reads it whole and exports `PATH=tools:...`; taken for empty, a command
+    # could plant tools/git unasked, which your next `git` here would run. (Long lines:
+    # planloop's own reading of a `.env` stops at a count of lines first.)
+    padding = ("# " + "-" * 98 + "\n") * 11_000
+    contents = {".envrc": envrc, ".env": "PATH=tools:/usr/bin:/bin\n" + padding}
+    why = ".envrc: it loads the dotenv file .env, which is larger than planloop reads"
+    assert_asks_saying(api, env, workspace, contents, why)
+
+
+@needs_bwrap
+def test_a_makefile_an_envrc_runs_that_is_too_big_to_read_makes_commands_ask(api, env, workspace):
+    # make reads it whole: past what planloop reads, a recipe may run any script of the
+    # workspace at direnv's next load.
+    makefile = "env:\n\tsh scripts/setup.sh\n" + "# notes\n" * (1 << 17)
+    contents = {".envrc": "make -s env\n", "Makefile": makefile, "scripts/setup.sh": "echo\n"}
+    why = ".envrc: it runs Makefile, which is larger than planloop reads"
+    assert_asks_saying(api, env, workspace, contents, why)
+
+
+@needs_bwrap
+def test_a_small_dotenv_file_and_makefile_an_envrc_uses_are_read_as_before(api, env, workspace):
+    # Read whole: a command runs with no question, and the script the recipe runs is held.
+    # A big dotenv file of yours, outside the workspace, is yours to trust: it asks nothing.
+    (workspace.parent / "mine.env").write_text("GREETING=hello\n" + "# notes\n" * (1 << 17))
+    contents = {
+        ".envrc": "dotenv .env\ndotenv ../mine.env\nmake -s env\n",
+        ".env": "GREETING=hello\n",
+        "Makefile": "env:\n\tsh scripts/setup.sh\n",
+        "scripts/setup.sh": "echo setting up\n",
+    }
+    files(workspace, contents)
+    attack(api, "scripts/setup.sh", "ran")
+    result = run_cli("-p", "go", cwd=workspace, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Read-only file system" in tool_results(api)[0]
+    assert (workspace / "scripts/setup.sh").read_text() == "echo setting up\n"
+    assert (workspace / "ran").exists()
+
+
+@needs_bwrap
 @pytest.mark.parametrize(
     "prefix, folder", [(".local", ".local/"), ('""', "")], ids=["folder", "empty-word"]
 )

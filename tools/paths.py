@@ -1463,6 +1463,28 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool =
     return data.decode("utf-8", errors="replace")
 
 
+def unread_reason(path: Path | str) -> str | None:
+    """Why `read_small_file` would not read the file at `path`, which is there, or None (it
+    reads it; nothing is there, and what a command makes there is read once it is; or a
+    folder is, which no tool reads as its file either).
+
+    For a file of the workspace whose text tells what runs later (a dotenv file an `.envrc`
+    loads, a makefile it runs, a `.pth`, an `.npmrc`): its tool reads it whole, so one taken
+    for empty could name anything past the limit. Its reader makes commands ask instead, with
+    this reason after the file's name."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):  # (a FIFO, a device: what it gives only its tool sees)
+        return "is not a regular file, so planloop does not read it"
+    if info.st_size > SMALL_FILE_LIMIT:
+        return f"is larger than planloop reads ({SMALL_FILE_LIMIT:,} bytes)"
+    return None
+
+
 def read_file_start(path: Path | str, size: int = 4096) -> bytes:
     """The first `size` bytes of the regular file at `path` (a program's `#!` line or ELF
     header), however large the file is; OSError otherwise. Opened as `read_small_file` opens a

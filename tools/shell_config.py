@@ -2996,6 +2996,7 @@ def untold_by_envrcs(root: Path, envrcs: Iterable[Path] = ()) -> str | None:
     root = Path(os.path.realpath(root))
     for envrc in envrcs_around(root, envrcs):
         why = envrc_untold(envrc) or _puts_on_path(envrc, root)
+        why = why or _loads_unread_dotenv(envrc, root)
         if why := why or _gives_the_workspace(envrc, root):
             shown = envrc.relative_to(root) if envrc.is_relative_to(root) else envrc
             if envrc.name == ".env" and direnv_loads_dotenvs():
@@ -3012,6 +3013,21 @@ def _puts_on_path(envrc: Path, root: Path) -> str | None:
     for folder in path_added_by_envrc(envrc):
         if Path(os.path.realpath(folder)) == root:
             return WORKSPACE_ON_PATH
+    return None
+
+
+def _loads_unread_dotenv(envrc: Path, root: Path) -> str | None:
+    """Why an `.envrc` loads a dotenv file of the workspace `root` that planloop cannot read
+    (`unread_reason`: larger than it reads), or None: direnv reads it whole, and what lies
+    past the limit may give PATH any folder (`dotenv_settings` takes it for empty). One
+    outside the workspace is yours to trust, as your own start-up files are."""
+    from tools.paths import unread_reason  # (here: tools.paths imports this module)
+
+    for base, words in _EnvrcReader(envrc).steps:
+        path = dotenv_path(words[1:], base) if words[0] in DOTENV_LOADERS else None
+        real = Path(os.path.realpath(path)) if path is not None else None
+        if real is not None and real.is_relative_to(root) and (why := unread_reason(real)):
+            return f"it loads the dotenv file {real.relative_to(root)}, which {why}"
     return None
 
 
@@ -3263,10 +3279,12 @@ def devbox_lines(path: Path) -> list[str] | None:
 def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
     """Why planloop cannot tell the recipes of these tool files (file, the folder the tool
     runs in), or None: a package.json it cannot read as JSON (not JSON, or too big), whose
-    scripts may run any file; a makefile that gives its recipes' shell what planloop does not
-    read (tools/build_files.py `gives_its_shell`), or a shell of the workspace's own."""
+    scripts may run any file; any other it cannot read (larger than it reads:
+    `unread_reason`); a makefile that gives its recipes' shell what planloop does not read
+    (tools/build_files.py `gives_its_shell`), or a shell of the workspace's own."""
     # (here: they import this module)
     from tools.build_files import MAKE_SHELL, MAKEFILES, gives_its_shell
+    from tools.paths import unread_reason
     from tools.tool_scripts import PACKAGE_JSON, npm_scripts
 
     for path, folder in files:
@@ -3278,6 +3296,8 @@ def _unread_recipes(files: list[tuple[Path, Path]]) -> str | None:
                 "holds what planloop does not read as devbox's settings: its hook may run any file"
             )
             return f"runs devbox, whose {DEVBOX_JSON} {why}"
+        if why := unread_reason(path):  # (its recipes may run any file: none are read)
+            return f"runs {path.name}, which {why}"
         if path.name in MAKEFILES or path.suffix == ".mk":
             text = _read(path)
             # (the shell it runs each recipe line with: the system's, or one planloop reads)
