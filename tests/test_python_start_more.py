@@ -71,6 +71,27 @@ def test_a_pth_file_in_a_debian_virtualenvs_dist_packages_is_start_up_code(api, 
 
 
 @needs_bwrap
+def test_a_pth_file_too_big_to_read_makes_commands_ask(api, env, user_folders):
+    """site reads a .pth whole: past what planloop reads, its import lines may import any
+    module of the workspace (here src/zzhelper.py, on the path its first line adds), whose
+    change the venv's python would then run at every start, unreported."""
+    user, workspace, planloop_home, home = user_folders
+    site = virtualenv(workspace)
+    (workspace / "src").mkdir()
+    (workspace / "src/zzhelper.py").write_text("X = 1\n")
+    padding = "# notes\n" * (1 << 17)
+    (site / "zz.pth").write_text(f"{workspace}/src\n{padding}import zzhelper\n")
+    owned(workspace, user)
+    script(api, ("bash", {"command": f"echo '{PLANTED.strip()}' >> src/zzhelper.py; echo done"}))
+    result = run_as(user, api, {**env, "PLANLOOP_HOME": str(planloop_home)}, workspace, home)
+    assert result.returncode == 0, result.stderr
+    (output,) = tool_results(api)
+    why = f"{SITE}/zz.pth, which python reads at every start, is larger than planloop reads"
+    assert why in output, output
+    assert (workspace / "src/zzhelper.py").read_text() == "X = 1\n"
+
+
+@needs_bwrap
 def test_what_the_base_pythons_start_up_files_import_is_start_up_code(api, env, user_folders):
     """The base python's own sitecustomize imports a module (Debian's imports
     apport_python_hook), and with --system-site-packages its .pth files run too (setuptools'

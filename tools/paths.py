@@ -74,6 +74,7 @@ from tools.shell_config import (
     cd_hook_names,
     python_start_reason,
     run_later,
+    unread_start_file,
     untold_by_envrcs,
     untold_by_your_shell,
 )
@@ -1525,9 +1526,9 @@ def read_whole(fd: int, limit: int) -> bytes | None:
 
 def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:
     """Why what runs from the workspace cannot be told, or None: a config in it that names
-    what runs (a repository's git config, an `.envrc`, a host tool's settings) is larger than
-    planloop reads (SMALL_FILE_LIMIT), and what lies past that may name any file. Commands ask,
-    and the file tools ask before every write."""
+    what runs (a repository's git config, an `.envrc`, a host tool's settings, a virtualenv's
+    `.pth`) is larger than planloop reads (SMALL_FILE_LIMIT), and what lies past that may name
+    any file. Commands ask, and the file tools ask before every write."""
     from tools.tool_scripts import settings_files  # late: that module reads with this one's
 
     configs = [path for path in scan.env_files if path.name == ".envrc"]
@@ -1547,7 +1548,7 @@ def config_too_big(root: Path, scan: WorkspaceScan) -> str | None:
                     f"{shown} is larger than planloop reads (1 MiB), so what it makes git, "
                     "direnv or its tool run cannot be told"
                 )
-    return None
+    return unread_start_file(root, scan.package_roots)  # (a `.pth` padded past 1 MiB)
 
 
 def git_dir_of(git_entry: Path) -> Path | None:

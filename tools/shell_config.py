@@ -4065,6 +4065,27 @@ def paths_named_in_code(line: str) -> list[Path]:
     return [Path(os.path.normpath(path)) for path in paths]
 
 
+def unread_start_file(root: Path, package_roots: Iterable[Path]) -> str | None:
+    """Why what python imports at every start from a site folder of the workspace `root`
+    cannot be told, or None: a `.pth` there that planloop cannot read (`unread_reason`: larger
+    than it reads), which `site` reads whole, so that its import lines past the limit may
+    import any module (`python_start_modules` takes it for empty). One in a site folder
+    outside the workspace (a link to an environment of yours) is yours to trust."""
+    from tools.paths import unread_reason  # (here: tools.paths imports this module)
+
+    root = Path(os.path.realpath(root))
+    for site in dict.fromkeys(package_roots):
+        real = Path(os.path.realpath(site))
+        if site.name not in SITE_FOLDER_NAMES or not real.is_relative_to(root):
+            continue
+        with contextlib.suppress(OSError), os.scandir(real) as entries:
+            for name in sorted(entry.name for entry in entries if entry.name.endswith(".pth")):
+                if why := unread_reason(real / name):
+                    shown = (real / name).relative_to(root)
+                    return f"{shown}, which python reads at every start, {why}"
+    return None
+
+
 def pth_lines(text: str) -> list[str]:
     """The lines `site` reads from a .pth file, as any python reads it: up to 3.12 as a text
     file (a line ends at a line feed or a return), from 3.13 with `splitlines()` (also at a
