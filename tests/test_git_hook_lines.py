@@ -332,6 +332,32 @@ def test_the_configs_of_the_tools_a_husky_hook_runs_are_held(tmp_path):
     assert {".npmrc", "lint-staged.config.js", ".commitlintrc.yml"} <= held_once_made(root)
 
 
+def hook_running_npm(root: Path, settings: str, text: str) -> str | None:
+    """Why commands ask where a pre-commit hook runs an npm script beside the package
+    manager's `settings` file holding `text` (`script-shell=./tools/sh`), or None."""
+    hook(repository(root), ".git/hooks/pre-commit", "npm run -s lint\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"lint": "echo linted"}}))
+    (root / "tools").mkdir()
+    (root / "tools" / "sh").write_text("#!/bin/sh\n")
+    (root / settings).write_text(text)
+    return tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+
+
+@pytest.mark.parametrize("name", [".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml"])
+def test_package_managers_settings_too_big_to_read_for_a_hooks_npm_make_commands_ask(
+    tmp_path, name
+):
+    # npm reads its .npmrc whole: past what planloop reads, its script-shell may be any file
+    # of the workspace, which the next `git commit` runs (yarn's and bun's settings alike).
+    why = hook_running_npm(tmp_path, name, "# notes\n" * (1 << 17) + "script-shell=./tools/sh\n")
+    assert f"{name}, which is larger than planloop reads" in (why or ""), why
+
+
+def test_a_small_npmrc_for_a_hooks_npm_is_read_as_before(tmp_path):
+    assert hook_running_npm(tmp_path, ".npmrc", "script-shell=./tools/sh\n") is None
+    assert "tools/sh" in held(tmp_path)
+
+
 def test_lefthook_s_config_and_what_it_names_are_held(tmp_path):
     root = repository(tmp_path)
     hook(root, ".git/hooks/pre-commit", 'lefthook run "pre-commit" "$@"\n')

@@ -122,6 +122,7 @@ from tools.paths import (
     git_dir_of,
     read_git_config,
     read_small_file,
+    unread_reason,
 )
 from tools.per_file_configs import (
     INTO_PACKAGES,
@@ -240,6 +241,8 @@ PACKAGE_SETTINGS += (".yarn/cache", ".yarn/unplugged", ".yarn/releases", ".yarn/
 # (and the lockfiles an install follows: a `file:` or tarball source there runs its scripts)
 PACKAGE_SETTINGS += ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 PACKAGE_SETTINGS += ("bun.lock", "bun.lockb")
+# Those of them that name a program run for each script (`package_manager_programs`).
+PROGRAM_SETTINGS = (".npmrc", ".yarnrc.yml", ".yarnrc", "bunfig.toml")
 YARN1_PATH = re.compile(r"^yarn-path[ \t]+(\S+)", re.MULTILINE)
 NPM_SETTINGS_REASON = (
     "npm, yarn, pnpm and bun run the scripts a host tool starts on its own (a VS Code npm "
@@ -2444,6 +2447,7 @@ def _package_runs(
                 node_names_held(bin_paths(program, base, project), by_name)
     found += [folder / name for name in PACKAGE_DEFAULTS if os.path.lexists(folder / name)]
     for settings_folder in up_to(folder, project):
+        unknown += unread_package_settings(settings_folder, project)
         for path in package_manager_programs(settings_folder):
             found += _literal(path, settings_folder, untold)
     return found
@@ -2476,7 +2480,8 @@ def package_manager_programs(folder: Path) -> list[str]:
     """The files the package managers' settings in `folder` (PACKAGE_SETTINGS) run for a
     script: npm's script-shell and what its node-options load, yarn's yarnPath (yarn-path in
     the first yarn's .yarnrc) and plugins, bun's preloads. A settings file too big or
-    unreadable counts as none: it is held, and what it names is read once it can be."""
+    unreadable names none here: it is held, and where a tool runs from `folder`, commands ask
+    (`unread_package_settings`), for its tool reads it whole."""
     found = npmrc_programs(folder / ".npmrc")
     with contextlib.suppress(OSError, ValueError):
         yarn = _dict(read_yaml(read_small_file(folder / ".yarnrc.yml")))
@@ -2491,6 +2496,18 @@ def package_manager_programs(folder: Path) -> list[str]:
         for table in (bun, _dict(bun.get("run")), _dict(bun.get("test"))):
             found += _strings(table.get("preload"))
     return found
+
+
+def unread_package_settings(folder: Path, project: Path) -> list[str]:
+    """The package managers' settings in `folder` that `package_manager_programs` reads but
+    planloop cannot (`unread_reason`: larger than it reads), each said as what planloop
+    cannot tell: npm, yarn and bun read them whole, and past the limit one may name any
+    file as the shell or program they run for a script."""
+    return [
+        f"{_shown(project, folder / name)}, which {why}"
+        for name in PROGRAM_SETTINGS
+        if (why := unread_reason(folder / name))
+    ]
 
 
 def _folder(cwd: Any, project: Path) -> Path | None:
