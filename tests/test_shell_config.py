@@ -1176,6 +1176,13 @@ UNTOLD_ENVRC_LINES = {
     # versions; direnv.vim's vimrc sources DIRENV_EXTRA_VIMRC in whichever folder vim opens.
     "relative-node-versions": "export NODE_VERSIONS=.local\nuse node\n",
     "relative-extra-vimrc": "export DIRENV_EXTRA_VIMRC=.local/bin/tool\n",
+    # A version manager's root: `layout pyenv` runs its versions/3.12/bin/python at each load,
+    # `use nodenv` puts its versions' bin/ first on PATH, your shims run its plugins' bin/.
+    "relative-pyenv-root": "export PYENV_ROOT=.local\nlayout pyenv 3.12\n",
+    "relative-rbenv-root": "export RBENV_ROOT=.local\nuse rbenv\n",
+    "relative-asdf-data-dir": "export ASDF_DATA_DIR=.local\n",
+    "relative-java-home": "export JAVA_HOME=.local\n",
+    "relative-hook-path": "export PYENV_HOOK_PATH=/opt/hooks:.local\n",
     # `~+` is the folder the .envrc's shell stands in ($PWD), in a value's entry or a command.
     "stack-entry-in-a-code-variable": "export PYTHONPATH=~+/.local/lib\n",
     "stack-entry-in-a-later-entry": "export NODE_PATH=/opt/node:~+/.local/lib\n",
@@ -1691,6 +1698,10 @@ ENVRC_RELATIVE_EXPORTS = {
     "config-home": {
         ".envrc": "export XDG_CONFIG_HOME=.config\n",
         ".config/git/config": "[user]\n\tname = dev\n",
+    },
+    "pyenv-root": {
+        ".envrc": "export PYENV_ROOT=py\nlayout pyenv 3.12\n",
+        "py/versions/3.12/bin/python": "#!/bin/sh\n",
     },
 }
 

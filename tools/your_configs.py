@@ -866,6 +866,16 @@ def named_by_envrc(envrc: Path, root: Path, text: str, here: Path | None = None)
 # node` and `use julia` load a version's bin/ and lib/ from (and run its `node --version`).
 # Taken from whichever folder below you stand in, such a value also makes commands ask
 # (tools/shell_config.py `_relative_export`); this holds the one beside the .envrc.
+# And the folders version managers run interpreters and their plugins' commands from, which
+# direnv's `layout pyenv` and `use nodenv` join a version to (`$(pyenv root)/versions/3.12/bin/
+# python`, run at each load), and your own shims and tools take from your shell after it
+# (`pyenv exec` runs `$PYENV_ROOT/plugins/*/bin`, asdf's shims `$ASDF_DATA_DIR/installs`, maven
+# and gradle `$JAVA_HOME/bin/java`); their hook paths, the folders of scripts they source.
+VERSION_MANAGER_ROOTS = ("PYENV_ROOT", "NODENV_ROOT", "RBENV_ROOT", "GOENV_ROOT", "JENV_ROOT")
+VERSION_MANAGER_ROOTS += ("PLENV_ROOT", "PHPENV_ROOT", "NVM_DIR", "VOLTA_HOME", "ASDF_DIR")
+VERSION_MANAGER_ROOTS += ("ASDF_DATA_DIR", "MISE_DATA_DIR", "SDKMAN_DIR", "JAVA_HOME", "GOROOT")
+VERSION_MANAGER_HOOK_PATHS = ("PYENV_HOOK_PATH", "NODENV_HOOK_PATH", "RBENV_HOOK_PATH")
+VERSION_MANAGER_HOOK_PATHS += ("GOENV_HOOK_PATH", "PLENV_HOOK_PATH", "PHPENV_HOOK_PATH")
 ENVRC_RELATIVE_VARIABLES = {
     "PATH": FOLDERS,
     **dict.fromkeys(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"), ONE),
@@ -874,6 +884,8 @@ ENVRC_RELATIVE_VARIABLES = {
     **dict.fromkeys(("GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF"), PROGRAM),
     "XDG_CONFIG_HOME": ONE,
     **dict.fromkeys(("DIRENV_EXTRA_VIMRC", "NODE_VERSIONS", "JULIA_VERSIONS"), ONE),
+    **dict.fromkeys(VERSION_MANAGER_ROOTS, ONE),
+    **dict.fromkeys(VERSION_MANAGER_HOOK_PATHS, FOLDERS),
 }
 
 
