@@ -860,6 +860,12 @@ def test_builtins_and_one_command_settings_of_names_that_do_not_matter_run_comma
 
 
 @needs_bwrap
+def test_versions_direnv_finds_in_their_own_folders_run_commands(api, env, workspace):
+    envrc = "layout pyenv 3.12.1 3.11\nuse node 20\nuse julia 1.10\nJULIA_VERSION_PREFIX=jl-\n"
+    assert_runs(api, env, workspace, {".envrc": envrc})
+
+
+@needs_bwrap
 @pytest.mark.parametrize("name", ["GITHUB_TOKEN", "ANTHROPIC_BASE_URL"])
 def test_an_envrc_gets_none_of_your_secrets_put_in_to_show_the_model(api, env, workspace, name):
     # The path it names does not exist, and the reason commands ask quotes it: with your
@@ -1183,6 +1189,17 @@ UNTOLD_ENVRC_LINES = {
     "relative-asdf-data-dir": "export ASDF_DATA_DIR=.local\n",
     "relative-java-home": "export JAVA_HOME=.local\n",
     "relative-hook-path": "export PYENV_HOOK_PATH=/opt/hooks:.local\n",
+    # A version that climbs out of the folder of versions direnv joins it to: `layout pyenv`
+    # runs `$(pyenv root)/versions/../../..<ws>/.local/bin/python`, `use julia` (its prefix
+    # emptied) puts `/usr/..<ws>/.local/bin` first on PATH and runs its julia.
+    "pyenv-version-climbing": 'layout pyenv 3.12 "../../../../../../../..$PWD/.local"\n',
+    "julia-version-climbing": (
+        'export JULIA_VERSIONS=/usr\nJULIA_VERSION_PREFIX=\nuse julia "..$PWD/.local"\n'
+    ),
+    "node-version-climbing": "use_node ../../.local\n",
+    "node-version-prefix-climbing": (
+        "export NODE_VERSIONS=/opt\nNODE_VERSION_PREFIX=../..\nuse node 20\n"
+    ),
     # `~+` is the folder the .envrc's shell stands in ($PWD), in a value's entry or a command.
     "stack-entry-in-a-code-variable": "export PYTHONPATH=~+/.local/lib\n",
     "stack-entry-in-a-later-entry": "export NODE_PATH=/opt/node:~+/.local/lib\n",

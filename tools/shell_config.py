@@ -1749,6 +1749,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _sets_an_untold_name(command, args, base)
             or _runs_through_a_wrapper(command, args)
             or _runs_a_program_it_names(command, args)
+            or _climbs_out_of_versions(command, args)
         ):
             return f"its line `{line}` {why}"
         if command not in DIRENV_LOADERS:
@@ -2203,8 +2204,10 @@ def _files_printed(words: list[str]) -> list[str] | None:
 
 def _matters_set_by_words(name: str) -> bool:
     """Whether setting the variable `name` for your shell matters to planloop: PATH,
-    CODE_VARIABLES, ENVRC_RELATIVE_VARIABLES, ENVRC_CODE_VALUES, READER_VARIABLES, `$direnv`."""
+    CODE_VARIABLES, ENVRC_RELATIVE_VARIABLES, ENVRC_CODE_VALUES, READER_VARIABLES, `$direnv`,
+    VERSION_PREFIXES."""
     matters = ("PATH", DIRENV_PROGRAM, *READER_VARIABLES, *ENVRC_RELATIVE_VARIABLES)
+    matters += VERSION_PREFIXES
     return name in matters or name in CODE_VARIABLE_NAMES or bool(_names_code_value([name]))
 
 
@@ -2976,6 +2979,31 @@ def layout_dir_folders(envrc: Path) -> list[Path]:
         if folder is not None:
             found += [folder, *(folder / bin for bin in LAYOUT_DIR_PATHS[layout])]
     return list(dict.fromkeys(found))
+
+
+# direnv's functions that join each version word they are given to a folder of versions, and
+# run or put first on PATH what they find there: `layout pyenv 3.12` runs `$(pyenv
+# root)/versions/3.12/bin/python`, `use julia 1.10` adds `$JULIA_VERSIONS/julia-1.10/bin` and
+# runs its julia, `use node` and `use nodenv` the same from NODE_VERSIONS and `$(nodenv
+# root)/versions`. None checks the word: a `/` or `..` in it (`"../..$PWD/x"`) climbs out of
+# that folder to any, the workspace's too, and so does one in the prefix direnv puts before it.
+VERSIONED_FUNCTIONS = (("layout", "pyenv"), ("use", "node"), ("use", "nodenv"), ("use", "julia"))
+VERSION_PREFIXES = ("JULIA_VERSION_PREFIX", "NODE_VERSION_PREFIX")
+
+
+def _climbs_out_of_versions(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` has direnv run a program outside the folder of
+    versions it names (VERSIONED_FUNCTIONS), or None: a version word, or a prefix of
+    VERSION_PREFIXES it sets, with a `/` or `..` in it."""
+    if args and (command, args[0]) in VERSIONED_FUNCTIONS:
+        for version in args[1:]:
+            if "/" in version or ".." in version:
+                return f"gives the version `{version[:60]}`, which climbs out of its folder"
+    for assigned in filter(None, map(ASSIGNED.match, [command, *args])):
+        value = assigned.string[assigned.end() :]
+        if assigned[1] in VERSION_PREFIXES and ("/" in value or ".." in value):
+            return f"gives {assigned[1]} `{value[:60]}`, which climbs out of its folder"
+    return None
 
 
 def _read_function(kind: str, name: str, defined: set[str]) -> bool:
