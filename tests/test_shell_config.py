@@ -1189,6 +1189,9 @@ UNTOLD_ENVRC_LINES = {
     "relative-asdf-data-dir": "export ASDF_DATA_DIR=.local\n",
     "relative-java-home": "export JAVA_HOME=.local\n",
     "relative-hook-path": "export PYENV_HOOK_PATH=/opt/hooks:.local\n",
+    # direnv's `rvm` sources rvm from the folder these name.
+    "relative-rvm-scripts-path": "rvm_scripts_path=.local/bin\nrvm use 3.2\n",
+    "relative-rvm-path": "export rvm_path=.local\nrvm use 3.2\n",
     # A version that climbs out of the folder of versions direnv joins it to: `layout pyenv`
     # runs `$(pyenv root)/versions/../../..<ws>/.local/bin/python`, `use julia` (its prefix
     # emptied) puts `/usr/..<ws>/.local/bin` first on PATH and runs its julia.
@@ -1716,6 +1719,7 @@ ENVRC_RELATIVE_EXPORTS = {
         ".envrc": "export XDG_CONFIG_HOME=.config\n",
         ".config/git/config": "[user]\n\tname = dev\n",
     },
+    "rvm-path": {".envrc": "rvm_path=rv\nrvm use 3.2\n", "rv/scripts/rvm": "rvm() { :; }\n"},
     "pyenv-root": {
         ".envrc": "export PYENV_ROOT=py\nlayout pyenv 3.12\n",
         "py/versions/3.12/bin/python": "#!/bin/sh\n",

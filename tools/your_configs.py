@@ -886,6 +886,9 @@ ENVRC_RELATIVE_VARIABLES = {
     **dict.fromkeys(("DIRENV_EXTRA_VIMRC", "NODE_VERSIONS", "JULIA_VERSIONS"), ONE),
     **dict.fromkeys(VERSION_MANAGER_ROOTS, ONE),
     **dict.fromkeys(VERSION_MANAGER_HOOK_PATHS, FOLDERS),
+    # direnv's `rvm` sources `$rvm_scripts_path/rvm`, else `$rvm_path/scripts/rvm`, which
+    # sources the rest of rvm from there.
+    **dict.fromkeys(("rvm_scripts_path", "rvm_path"), ONE),
 }
 
 
