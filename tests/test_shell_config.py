@@ -292,6 +292,68 @@ def test_what_devenv_imports_through_an_input_in_a_folder_here_stays_read_only(
     assert_held_by_envrc(api, env, user_folders, contents)
 
 
+# What the options of `use nix` and `use flake`, and a NIX_PATH the .envrc sets, have nix
+# evaluate: `<nixpkgs>` from a folder here, nix code given as an argument, a flake in place of
+# an input; with what their nix files import.
+NIX_CODE_NAMED_BY_ENVRCS = {
+    "search-path": {
+        ".envrc": "use nix -I nixpkgs=./np\n",
+        "shell.nix": "with import <nixpkgs> {}; mkShell {}\n",
+        "np/default.nix": "{ ... }: import ../lib/pkgs.nix\n",
+        "lib/pkgs.nix": "{ }\n",
+    },
+    "nix-path-setting": {
+        ".envrc": "use nix --option nix-path nixpkgs=./np -p hello\n",
+        "shell.nix": "{ }\n",
+        "np/default.nix": "{ }\n",
+    },
+    "nix-path": {
+        ".envrc": "export NIX_PATH=nixpkgs=$PWD/np\nuse nix\n",
+        "shell.nix": "with import <nixpkgs> {}; mkShell {}\n",
+        "np/default.nix": "{ ... }: import ../lib/pkgs.nix\n",
+        "lib/pkgs.nix": "{ }\n",
+    },
+    "argument": {
+        ".envrc": "use nix --arg pkgs 'import ./np {}'\n",
+        "shell.nix": "{ pkgs }: pkgs.mkShell {}\n",
+        "np/default.nix": "{ }\n",
+    },
+    "override-input": {
+        ".envrc": "use flake . --override-input nixpkgs ./np\n",
+        "flake.nix": '{ inputs.nixpkgs.url = "github:NixOS/nixpkgs"; outputs = _: { }; }\n',
+        "flake.lock": "{}\n",
+        "np/flake.nix": "{ outputs = _: { }; }\n",
+    },
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "contents", NIX_CODE_NAMED_BY_ENVRCS.values(), ids=NIX_CODE_NAMED_BY_ENVRCS
+)
+def test_the_nix_code_an_envrc_names_to_nix_stays_read_only(api, env, user_folders, contents):
+    assert_held_by_envrc(api, env, user_folders, contents)
+
+
+@needs_bwrap
+def test_nix_code_an_envrc_takes_from_elsewhere_runs_commands(api, env, workspace):
+    envrc = (
+        "export NIX_PATH=nixpkgs=https://github.com/NixOS/nixpkgs/archive/master.tar.gz\n"
+        "use nix -I nixpkgs=channel:nixos-24.05 --argstr name dev\n"
+        "use flake . --override-input nixpkgs github:NixOS/nixpkgs\n"
+    )
+    flake = '{ inputs.nixpkgs.url = "github:NixOS/nixpkgs"; outputs = _: { }; }\n'
+    contents = {".envrc": envrc, "shell.nix": "{ }\n", "flake.nix": flake, "flake.lock": "{}\n"}
+    assert_runs(api, env, workspace, contents)
+
+
+@needs_bwrap
+def test_an_envrc_that_gives_nix_the_workspace_to_search_makes_commands_ask(api, env, workspace):
+    contents = {".envrc": "use nix -I nixpkgs=.\n", "shell.nix": "import <nixpkgs/x.nix>\n"}
+    why = ".envrc: it gives nix's search path `.`, the workspace itself"
+    assert_asks_saying(api, env, workspace, contents, why)
+
+
 def assert_held_by_envrc(
     api, env, user_folders, contents: dict[str, str], flags: tuple[str, ...] = ()
 ) -> None:
@@ -1192,6 +1254,8 @@ UNTOLD_ENVRC_LINES = {
     # direnv's `rvm` sources rvm from the folder these name.
     "relative-rvm-scripts-path": "rvm_scripts_path=.local/bin\nrvm use 3.2\n",
     "relative-rvm-path": "export rvm_path=.local\nrvm use 3.2\n",
+    # Where nix takes `<nixpkgs>` from: the folder you stand in at your next nix-shell.
+    "relative-nix-path": "export NIX_PATH=nixpkgs=.local:$NIX_PATH\n",
     # A version that climbs out of the folder of versions direnv joins it to: `layout pyenv`
     # runs `$(pyenv root)/versions/../../..<ws>/.local/bin/python`, `use julia` (its prefix
     # emptied) puts `/usr/..<ws>/.local/bin` first on PATH and runs its julia.
@@ -1614,6 +1678,7 @@ WORKSPACE_IN_A_CODE_VARIABLE = {
     "relative": ("export PYTHONPATH=.\n", "PYTHONPATH"),
     "appended": ('export LD_LIBRARY_PATH="/opt/lib:$PWD"\n', "LD_LIBRARY_PATH"),
     "git-programs": ("export GIT_EXEC_PATH=$PWD/\n", "GIT_EXEC_PATH"),
+    "nix-path": ("export NIX_PATH=nixpkgs=$PWD\n", "NIX_PATH"),
     "dotenv": ({".envrc": "dotenv\n", ".env": "NODE_PATH={ws}\n"}, "NODE_PATH"),
 }
 

@@ -397,6 +397,10 @@ def path_folders_in(workspace: Path) -> tuple[list[Path], str | None]:
 #   OPTIONS   options an interpreter adds to its command line: the values of those that load
 #             a file (LOADING_OPTIONS)
 FOLDERS, FILES, ONE, PROGRAM, OPTIONS = "folders", "files", "one", "program", "options"
+# NIX_PATH's kind: entries separated by ":", each a folder or `NAME=FOLDER` (what `<NAME>` in
+# nix code imports), or a download (`nixpkgs=channel:nixos-24.05`, `https://...`), which names
+# no path here (`nix_search_path_entries`).
+NIX_SEARCH_PATH = "nix search path"
 COMPILER_VARIABLES = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
 COMPILER_VARIABLES += ("CGO_CFLAGS", "CGO_CXXFLAGS", "CGO_CPPFLAGS", "CGO_FFLAGS", "CGO_LDFLAGS")
 COMPILER_RUNS = "the C compiler loads the plugins and runs the programs its options name"
@@ -557,6 +561,8 @@ def _named_by_variable(
         if name in COMPILER_VARIABLES:  # and what the options in its option files load
             named += _in_option_files(value, base, [] if unread is None else unread)
         return named
+    if kind == NIX_SEARCH_PATH:
+        return nix_search_path_entries(value)
     if kind == FILES:
         entries = value.replace(" ", ":").split(":")
         return [entry for entry in map(os.path.expanduser, entries) if "/" in entry]
@@ -564,6 +570,29 @@ def _named_by_variable(
     if name not in EMPTY_IS_CURRENT_FOLDER:
         entries = [entry for entry in entries if entry]
     return [os.path.expanduser(entry) for entry in entries]
+
+
+# What nix reads as a download, not a path, in an entry of its search path: its `:` is the
+# entry's own (nix's parseNixPath keeps it, up to the next one).
+NIX_DOWNLOAD_SCHEMES = ("http", "https", "file", "git", "s3", "ssh")
+
+
+def nix_search_path_entries(value: str) -> list[str]:
+    """The paths (as written) of the entries of a nix search path (NIX_PATH, `-I`), split as
+    nix splits it: at each `:` but the one after `channel`, `flake` or a download's scheme
+    (`nixpkgs=https://x.tar.gz`). Downloads and empty entries name none."""
+    pieces, paths = value.split(":"), []
+    while pieces:
+        entry = pieces.pop(0)
+        path = entry.rpartition("=")[2]  # (`NAME=PATH`: nix takes the path after the last `=`)
+        download = path in ("channel", "flake") or (
+            path in NIX_DOWNLOAD_SCHEMES and bool(pieces) and pieces[0].startswith("//")
+        )
+        if download and pieces:
+            pieces.pop(0)
+        elif path:
+            paths.append(path)
+    return paths
 
 
 def _loaded_by_options(options: dict[str, str], value: str) -> list[str]:

@@ -90,6 +90,7 @@ from tools.environment import (
     WordTooLong,
     link_inside,
     looks_secret,
+    nix_search_path_entries,
     path_folders_in,
     secret_value,
     variable_paths,
@@ -1610,6 +1611,7 @@ def loaded_by_envrc(envrc: Path) -> list[Path]:
             named += nix_files(args[0], args[1:], base)
     named += path_added_by_envrc(envrc)
     named += layout_arguments(envrc)[0]
+    named += nix_code_named_by_envrc(envrc)
     return [path for path in dict.fromkeys(named) if path is not None]
 
 
@@ -3073,6 +3075,8 @@ def _gives_the_workspace(envrc: Path, root: Path) -> str | None:
     can hold the folder commands write in, as where your own environment names it
     (tools/environment.py `variable_paths_in`)."""
     for base, words in _EnvrcReader(envrc).steps:
+        if why := _gives_nix_the_workspace(words, base, root):
+            return why
         if words[0] in DOTENV_LOADERS:
             settings = dotenv_settings(dotenv_path(words[1:], base))
             words = [f"{name}={value}" for name, value in settings.items() if value is not None]
@@ -3088,6 +3092,24 @@ def _gives_the_workspace(envrc: Path, root: Path) -> str | None:
                 if name == "PATH":
                     return WORKSPACE_ON_PATH
                 return f"it gives {name} the workspace itself, where a command may make any file"
+    return None
+
+
+def _gives_nix_the_workspace(words: list[str], base: Path, root: Path) -> str | None:
+    """Why the `.envrc` command `words`, run in `base`, gives nix's search path the workspace
+    `root` itself or a folder above it (`use nix -I nixpkgs=.`), or None: nix imports any file
+    there a command makes (`<nixpkgs/x.nix>`), which no read-only bind can hold."""
+    command, args = _as_call(words)
+    if command != "use" or args[:1] not in (["nix"], ["flake"]):
+        return None
+    for how, value in nix_option_values(args[1:]):
+        for word in value.split() if how in ("search", "searches") else ():
+            for entry in nix_search_path_entries(word):
+                path = literal_path(entry, base)
+                if path is not None and root.is_relative_to(os.path.realpath(path)):
+                    where = "the workspace itself or a folder above it"
+                    why = "where a command may make any file"
+                    return f"it gives nix's search path `{entry[:60]}`, {where}, {why}"
     return None
 
 
@@ -3559,6 +3581,78 @@ def _nix_entry_files(kind: str, args: list[str], base: Path) -> list[Path | None
         read, read_when_there = devenv_files(base)
         return [*read, *(path for path in read_when_there if os.path.exists(path))]
     return []
+
+
+# The options of `use nix` (nix-shell) and `use flake` (nix print-dev-env) that name nix code,
+# with the word of their values that does and how it is read: an entry of nix's search path,
+# whose `<NAME>` nix code imports (`-I nixpkgs=./np`), or a list of them (nix's `nix-path`
+# setting), nix code (`--arg pkgs "import ./np {}"`), a string that a nix file may import
+# (`--argstr src ./np`), a file, or a flake put in place of an input (`--override-input
+# nixpkgs ./np`). (`--option nix-path ...` is read as `--nix-path ...`.)
+NIX_CODE_OPTIONS = {
+    **dict.fromkeys(("-I", "--include"), (1, "search")),
+    **dict.fromkeys(("--nix-path", "--extra-nix-path"), (1, "searches")),
+    **dict.fromkeys(("--expr", "-E"), (1, "code")),
+    "--arg": (2, "code"),
+    "--argstr": (2, "string"),
+    **dict.fromkeys(("--file", "-f", "--reference-lock-file"), (1, "path")),
+    **dict.fromkeys(("--override-input", "--override-flake"), (2, "flake")),
+    "--inputs-from": (1, "flake"),
+}
+
+
+def nix_option_values(args: list[str]) -> list[tuple[str, str]]:
+    """(how it is read, the value) of each option of NIX_CODE_OPTIONS in `use nix` or `use
+    flake` arguments `args` (`-Inixpkgs=./np` too)."""
+    found: list[tuple[str, str]] = []
+    for at, option in enumerate(args):
+        if option == "--option" and args[at + 1 : at + 2] in (["nix-path"], ["extra-nix-path"]):
+            option, at = "--nix-path", at + 1
+        elif option.startswith("-I") and option != "-I":  # (its value joined)
+            found.append(("search", option[2:]))
+        if option in NIX_CODE_OPTIONS and at + NIX_CODE_OPTIONS[option][0] < len(args):
+            count, how = NIX_CODE_OPTIONS[option]
+            found.append((how, args[at + count]))
+    return found
+
+
+def nix_code_named_by_envrc(envrc: Path) -> list[Path]:
+    """The nix code an `.envrc` names besides the nix files it uses (`nix_files`): where the
+    NIX_PATH it sets and its `use nix` and `use flake` options (NIX_CODE_OPTIONS) take nix
+    code from, a folder whole with its default.nix, and what their nix files import."""
+    found: list[Path] = []
+    for command, args, base in direnv_calls(envrc):
+        words = args if command in SETTING_WORDS else [command, *args]
+        for assigned in filter(None, map(ASSIGNED.match, words)):
+            if assigned[1] == "NIX_PATH":
+                entries = nix_search_path_entries(assigned.string[assigned.end() :])
+                found += _nix_code_at([literal_path(e, base) for e in entries], envrc.parent)
+        if command != "use" or args[:1] not in (["nix"], ["flake"]):
+            continue
+        for how, value in nix_option_values(args[1:]):
+            if how in ("search", "searches"):
+                entries = [
+                    entry for word in value.split() for entry in nix_search_path_entries(word)
+                ]
+                paths = [literal_path(entry, base) for entry in entries]
+            elif how == "code":
+                paths = list(named_by_nix_file(value, base, None))
+            elif how == "flake":
+                paths = list(flake_input_files(value, base))
+            else:  # (a string names a path only with a `/`: `./np`)
+                paths = [literal_path(value, base)] if how == "path" or "/" in value else []
+            found += _nix_code_at(paths, envrc.parent)
+    return list(dict.fromkeys(found))
+
+
+def _nix_code_at(paths: list[Path | None], within: Path) -> list[Path]:
+    """`paths` (a folder whole), a folder's default.nix where it is, and what the nix files
+    among them in `within` import (`nix_imports`; not a nixpkgs elsewhere, thousands of files)."""
+    named = [path for path in paths if path is not None]
+    files = [*named, *(file for path in named for file in _if_file(path / "default.nix"))]
+    return files + nix_imports(
+        [f for f in files if f.suffix == ".nix" and f.is_relative_to(within)]
+    )
 
 
 # The flake references that name a folder on this machine (`path:./sub`, `git+file:///x`);

@@ -61,6 +61,7 @@ from pathlib import Path
 from tools.environment import (
     CODE_VARIABLES,
     FOLDERS,
+    NIX_SEARCH_PATH,
     ONE,
     PROGRAM,
     WordTooLong,
@@ -889,6 +890,9 @@ ENVRC_RELATIVE_VARIABLES = {
     # direnv's `rvm` sources `$rvm_scripts_path/rvm`, else `$rvm_path/scripts/rvm`, which
     # sources the rest of rvm from there.
     **dict.fromkeys(("rvm_scripts_path", "rvm_path"), ONE),
+    # Where nix-shell and nix's `<nixpkgs>` take nix code from (`nixpkgs=./np`), whose shellHook
+    # runs in your shell.
+    "NIX_PATH": NIX_SEARCH_PATH,
 }
 
 
