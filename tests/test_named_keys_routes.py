@@ -6,6 +6,7 @@ config includes, Maven's `${user.home}`. Each must read as empty to a sandboxed 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from conftest import run
@@ -319,6 +320,13 @@ def test_the_keys_your_xdg_git_config_names_beside_your_gitconfig_are_hidden(
     assert secrets_read_once_named(home, workspace, monkeypatch, ["xdg.key"], configs) == []
 
 
+def your_git_configs_in(home: Path, monkeypatch) -> None:
+    """Your git configs are `home`'s, where git looks for them by default."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+
+
 @needs_bwrap
 def test_a_git_config_that_holds_a_credential_is_hidden_and_one_without_stays_readable(
     home: Path, workspace: Path, monkeypatch
@@ -326,9 +334,7 @@ def test_a_git_config_that_holds_a_credential_is_hidden_and_one_without_stays_re
     # A token in an address git rewrites another to (`insteadOf`) or in a header it sends
     # makes the file it is set in a secret, an included one too; a config without one stays
     # readable, so git in the sandbox still has your name.
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    your_git_configs_in(home, monkeypatch)
     token = "ghp_" + "Q7v2" * 9
     write(
         home / ".gitconfig",
@@ -456,3 +462,21 @@ def test_the_session_token_ocis_config_names_is_hidden(home: Path, workspace: Pa
     configs = {".oci/config": config}
     names = ["token", "oci.pem"]
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_a_latin1_git_config_of_yours_neither_stops_a_command_nor_leaves_its_key_readable(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Git reads its configs as bytes: an old config's Latin-1 name, and a key in a Latin-1
+    # folder (`clés`), which git opens by those bytes.
+    your_git_configs_in(home, monkeypatch)
+    folder = Path(os.fsdecode(bytes(home) + b"/cl\xe9s"))
+    folder.mkdir()
+    (folder / "ssl.key").write_text("SECRET-ssl.key\n")
+    (home / ".gitconfig").write_bytes(
+        b"[user]\n\tname = Jos\xe9 Garc\xeda\n[http]\n\tsslKey = ~/cl\xe9s/ssl.key\n"
+    )
+    output = run(run_bash(workspace, "echo ran; cat ~/cl*/ssl.key", sandbox=Bubblewrap()))
+    assert "ran" in output
+    assert "SECRET-ssl.key" not in output

@@ -482,15 +482,17 @@ GIT_SECRET_SETTING = re.compile(r"\.(?:smtppass|[^.]*(?:password|passwd|token|se
 
 def _git_settings(command: list[str], environ: dict[str, str]) -> list[tuple[str, str, str]]:
     """(file, setting, value) for each setting `command` (`git config --global`, ...) finds,
-    run from `/`: `file` is where it is set (`command line:` for your variables')."""
+    run from `/`: `file` is where it is set (`command line:` for your variables'). Git reads
+    its configs as bytes, in any encoding (an old config's Latin-1 `name`): a byte that is no
+    UTF-8 is kept as the byte it is (`surrogateescape`), so that a key's path with one names
+    the very file git reads."""
     command = [*command, "--null", "--show-origin", "--list"]
     try:
-        found = subprocess.run(
-            command, cwd="/", env=environ, capture_output=True, text=True, timeout=10
-        )
+        found = subprocess.run(command, cwd="/", env=environ, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return []
-    fields = found.stdout.split("\0")  # (origin, then `setting\nvalue`, each ended by a NUL)
+    output = found.stdout.decode("utf-8", errors="surrogateescape")
+    fields = output.split("\0")  # (origin, then `setting\nvalue`, each ended by a NUL)
     settings = []
     for origin, entry in zip(fields[0:-1:2], fields[1::2], strict=False):
         setting, _, value = entry.partition("\n")
