@@ -178,6 +178,26 @@ def test_a_program_your_git_config_names_that_no_bind_can_hold_makes_commands_as
 
 
 @needs_bwrap
+@pytest.mark.parametrize("user_folders", ["root"], indirect=True)
+def test_a_helper_of_yours_planloop_cannot_read_makes_commands_ask_naming_your_config(
+    api, env, user_folders
+):
+    # Your own config is no workspace's doing: a line that sets IFS (`IFS= read`) cannot be
+    # read, so what it runs cannot be told; planloop starts, names the config, and asks.
+    user, workspace, planloop_home, home = user_folders
+    helper = '"!f() { IFS= read -r t < ~/tokens/x; echo password=$t; }; f"'
+    make(home / ".gitconfig", f"[credential]\n\thelper = {helper}\n", user, 0o644)
+    api.add(plant("bin/prog", home / "planted-ran"))
+    write(api, "bin/prog", exists=False)
+    api.add({"content": [text("Done.")]})
+    ran, written = run(user, api, env, workspace, planloop_home, home)
+    assert "sandboxed commands ask before they run" in ran and "finished" not in ran, ran
+    assert f"your git config {home}/.gitconfig" in ran and "sets IFS" in ran
+    assert "workspace names a path" not in ran
+    assert not (workspace / "bin" / "prog").exists(), written
+
+
+@needs_bwrap
 def test_your_git_templates_folder_in_the_workspace_stays_read_only(api, env, user_folders):
     # init.templateDir: git copies its hooks into every repository you init or clone later.
     user, workspace, planloop_home, home = dotfiles(user_folders)

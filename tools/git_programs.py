@@ -2281,10 +2281,14 @@ def git_programs_named_by(
 ) -> list[Path]:
     """The program files and templates folder that `config_files` (includes followed) name;
     those that cannot be told go to `untold`, what they run by a name to `by_name`
-    (`program_paths`)."""
+    (`program_paths`). A config of yours whose lines planloop cannot read is left out:
+    `your_unread_git_config` says so, and commands ask."""
     _, includes = paths_named_by(list(config_files), worktree)
+    unread = _your_unread_git_configs()
     found: list[Path] = []
     for config in dict.fromkeys([*config_files, *includes]):
+        if config in unread:
+            continue
         settings = list(read_git_config(config))
         found += programs_of(settings, worktree, untold, by_name)
         if worktree is not None:
@@ -2369,6 +2373,31 @@ def your_git_programs() -> list[Path]:
         if os.environ.get(variable, "").startswith("/"):
             found.append(Path(os.path.normpath(os.environ[variable])))
     return found
+
+
+def your_unread_git_config() -> str | None:
+    """Why what your own git configs run cannot be told, or None: a command line of theirs
+    that planloop cannot read (`credential.helper = "!f() { IFS= read -r t < ~/t; ...}; f"`,
+    which sets IFS). Your configs are yours, not the workspace's: the reason names the config,
+    and since any file may be the program that line runs, commands ask, and the file tools
+    before every write."""
+    for config, error in _your_unread_git_configs().items():
+        return f"your git config {config} has a command line planloop cannot read ({error})"
+    return None
+
+
+def _your_unread_git_configs() -> dict[Path, str]:
+    """Your git configs, and those they include, that hold a command line planloop cannot
+    read, with why. Read alone, from no working tree: an error then is the config's own text,
+    never a workspace file's (an `npm run x` alias with the workspace's package.json)."""
+    _, includes = paths_named_by(your_git_configs(), worktree=None)
+    unread = {}
+    for config in dict.fromkeys([*your_git_configs(), *includes]):
+        try:
+            programs_of(read_git_config(config), worktree=None)
+        except ValueError as error:
+            unread[config] = str(error)
+    return unread
 
 
 def repository_git_programs(
@@ -2549,6 +2578,8 @@ def any_file_git_may_run(root: Path, git_entries: list[Path] = ()) -> str | None
     """Why the file tools must ask before every write in the workspace `root`, or None: a
     program or hooks folder git runs is a path only git can tell, so any file may be it (a
     write to `web/hooks/pre-commit`, where `lnk/../hooks` leads), as for commands, which ask."""
+    if (unread := your_unread_git_config()) is not None:
+        return unread
     untold = untold_git_programs(Path(os.path.realpath(root)).parent, git_entries)
     return _untold_reason(untold[0]) if untold else None
 
