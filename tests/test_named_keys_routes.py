@@ -7,7 +7,9 @@ config includes, Maven's `${user.home}`. Each must read as empty to a sandboxed 
 from __future__ import annotations
 
 import os
+import pwd
 from pathlib import Path
+from types import SimpleNamespace
 
 from conftest import run
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
@@ -480,3 +482,25 @@ def test_a_latin1_git_config_of_yours_neither_stops_a_command_nor_leaves_its_key
     output = run(run_bash(workspace, "echo ran; cat ~/cl*/ssl.key", sandbox=Bubblewrap()))
     assert "ran" in output
     assert "SECRET-ssl.key" not in output
+
+
+@needs_bwrap
+def test_the_keys_ssh_takes_from_a_users_home_by_name_or_by_an_old_keyword_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ssh takes `~pat/` for pat's home from the passwd file (your own name, a shared deploy
+    # account's), in an Include's name too, and still reads `IdentityFile2`, an old name of
+    # IdentityFile, in a config and in `-o`.
+    names = ["named.pem", "included.pem", "old.pem", "option.pem"]
+    accounts, passwd = {"pat": SimpleNamespace(pw_dir=str(home))}, pwd.getpwnam
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: accounts.get(name) or passwd(name))
+    configs = {
+        ".ssh/config": (
+            "Host a\n  IdentityFile ~pat/keys/named.pem\n  identityfile2 = ~/keys/old.pem\n"
+            "Include ~pat/ssh/*.conf\n"
+        ),
+        "ssh/b.conf": "Host b\n  IdentityFile ~/keys/included.pem\n",
+        ".gitconfig": "[core]\n\tsshCommand = ssh -o IdentityFile2={keys}/option.pem\n",
+    }
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

@@ -27,8 +27,9 @@ from tools.kept import kept_while_unchanged, looked_at, pattern_folders
 from tools.paths import read_file_start, read_small_file
 from tools.tool_scripts import read_yaml
 
+# (`IdentityFile2`: an old name ssh still takes for IdentityFile)
 SSH_KEY_LINE = re.compile(
-    r"^[ \t]*+(IdentityFile|CertificateFile|Include|ProxyCommand|LocalCommand)"
+    r"^[ \t]*+(IdentityFile2?|CertificateFile|Include|ProxyCommand|LocalCommand)"
     r"(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -134,8 +135,10 @@ SSH_TOKEN = re.compile(r"%(.)")
 def ssh_expanded(word: str, home: str) -> str:
     """An IdentityFile's, CertificateFile's or Include's word as ssh expands it: `~`, your
     `${VARIABLE}`s (`${HOME}` is `home`), its `%` tokens; a token that varies with the
-    connection becomes `*`, a glob pattern for every file it can be."""
+    connection becomes `*`, a glob pattern for every file it can be. `~user/` is that
+    user's home, as ssh takes it from the passwd file (a shared deploy account's keys)."""
     word = re.sub(r"^~(?=/|$)", lambda _: home, word)
+    word = os.path.expanduser(word) if word.startswith("~") else word
     environment = {**os.environ, "HOME": home}
     word = re.sub(r"\$\{(\w+)\}", lambda found: environment.get(found[1], "*"), word)
     fixed = {"%": "%", "d": home, "u": _user_name(), "i": str(os.getuid())}
@@ -560,7 +563,7 @@ def _a_program(path: Path) -> bool:
 # ssh's one-letter options that take a value (its getopt string), so that `-vi KEY`, `-iKEY`
 # and `-p 22 -i KEY` are all read as ssh reads them.
 SSH_OPTIONS_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
-SSH_KEY_OPTION = re.compile(r"(?:IdentityFile|CertificateFile)(?:[ \t]*=[ \t]*|[ \t]+)(.+)", re.I)
+SSH_KEY_OPTION = re.compile(r"(?:IdentityFile2?|CertificateFile)(?:[ \t]*=[ \t]*|[ \t]+)(.+)", re.I)
 
 
 def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
