@@ -466,22 +466,49 @@ def test_the_session_token_ocis_config_names_is_hidden(home: Path, workspace: Pa
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
+def latin1_secrets_read(
+    home: Path, workspace: Path, names: list[str], configs: dict[str, bytes]
+) -> list[str]:
+    """Those of `names` in ~/clés, a folder named in Latin-1 (as an old system or an archive
+    leaves one: no UTF-8), that a sandboxed `cat` reads once `configs` (files in the home, by
+    their bytes) name them; the command must run."""
+    folder = Path(os.fsdecode(bytes(home) + b"/cl\xe9s"))
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text(f"SECRET-{name}\n")
+    for config, text in configs.items():
+        (home / config).parent.mkdir(parents=True, exist_ok=True)
+        (home / config).write_bytes(text)
+    output = run(run_bash(workspace, "echo ran; cat ~/cl*/*", sandbox=Bubblewrap()))
+    assert "ran" in output
+    return [name for name in names if f"SECRET-{name}" in output]
+
+
 @needs_bwrap
 def test_a_latin1_git_config_of_yours_neither_stops_a_command_nor_leaves_its_key_readable(
     home: Path, workspace: Path, monkeypatch
 ):
     # Git reads its configs as bytes: an old config's Latin-1 name, and a key in a Latin-1
-    # folder (`clés`), which git opens by those bytes.
+    # folder, which git opens by those bytes.
     your_git_configs_in(home, monkeypatch)
-    folder = Path(os.fsdecode(bytes(home) + b"/cl\xe9s"))
-    folder.mkdir()
-    (folder / "ssl.key").write_text("SECRET-ssl.key\n")
-    (home / ".gitconfig").write_bytes(
-        b"[user]\n\tname = Jos\xe9 Garc\xeda\n[http]\n\tsslKey = ~/cl\xe9s/ssl.key\n"
-    )
-    output = run(run_bash(workspace, "echo ran; cat ~/cl*/ssl.key", sandbox=Bubblewrap()))
-    assert "ran" in output
-    assert "SECRET-ssl.key" not in output
+    gitconfig = b"[user]\n\tname = Jos\xe9 Garc\xeda\n[http]\n\tsslKey = ~/cl\xe9s/ssl.key\n"
+    assert latin1_secrets_read(home, workspace, ["ssl.key"], {".gitconfig": gitconfig}) == []
+
+
+@needs_bwrap
+def test_the_keys_your_configs_name_by_a_latin1_path_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ssh, curl and kubectl open a key by its path's bytes: the Latin-1 folder, not another.
+    monkeypatch.setenv("HOME", str(home))
+    folder = bytes(home) + b"/cl\xe9s"
+    configs = {
+        ".ssh/config": b"Host a\n  IdentityFile ~/cl\xe9s/ssh.pem\n",
+        ".curlrc": b"key = " + folder + b"/curl.key\n",
+        ".kube/config": b"users:\n- user:\n    client-key: " + folder + b"/kube.key\n",
+    }
+    names = ["ssh.pem", "curl.key", "kube.key"]
+    assert latin1_secrets_read(home, workspace, names, configs) == []
 
 
 @needs_bwrap

@@ -42,6 +42,10 @@ SSH_COMMAND_KEYWORDS = ("proxycommand", "localcommand")
 MAX_SSH_INCLUDE_DEPTH = 16
 MAX_SSH_CONFIG_BYTES = 8 * 1024 * 1024
 MIN_SSH_CONFIG_COST = 1024
+# How the configs that name a key by its path are read: a byte that is no UTF-8 (a Latin-1
+# `IdentityFile ~/clés/deploy.pem`) kept as the byte it is, so the path is the file the tool
+# opens.
+PATH_BYTES = "surrogateescape"
 # The system's ssh config, which ssh reads after yours (a managed machine's
 # `ssh_config.d/*.conf` gives everyone's `IdentityFile ~/keys/corp.pem`), and the folder its
 # relative Includes are from.
@@ -73,7 +77,7 @@ def ssh_config_key_files(config: str, home: str, folder: str = "") -> tuple[Path
         read.add(config_path)
         looked_at(config_path)
         try:
-            text = read_small_file(config_path, budget, cut=True)
+            text = read_small_file(config_path, budget, cut=True, errors=PATH_BYTES)
         except (OSError, ValueError):
             continue
         budget -= max(len(text), MIN_SSH_CONFIG_COST)
@@ -169,7 +173,7 @@ def kubeconfig_key_files(configs: tuple[str, ...]) -> tuple[Path, ...]:
     found = []
     for config in configs:
         try:
-            text = read_small_file(config, cut=True)  # (a `client-key:` of its first lines)
+            text = read_small_file(config, cut=True, errors=PATH_BYTES)  # (its first lines)
         except (OSError, ValueError):
             continue
         values = [value.strip().strip("\"'") for value in KUBECONFIG_KEY_LINE.findall(text)]
@@ -986,7 +990,7 @@ def tool_key_files(home: str) -> list[Path]:
                 continue
             read.add(config)
             try:
-                text = read_small_file(config, cut=True)  # (what its first MiB names)
+                text = read_small_file(config, cut=True, errors=PATH_BYTES)  # (its first MiB)
             except (OSError, ValueError):
                 continue
             found += _keys_a_config_names(tool, text, home)

@@ -1435,10 +1435,15 @@ def scan_workspace(
 SMALL_FILE_LIMIT = 1024 * 1024
 
 
-def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool = False) -> str:
+def read_small_file(
+    path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool = False, errors: str = "replace"
+) -> str:
     """The text of the regular file at `path`, of at most `limit` bytes; OSError otherwise.
     With `cut`, a larger file's whole lines within its first `limit` bytes: for a config of
     yours whose first lines name what to hide (a generated ssh config of thousands of hosts).
+    `errors`: how a byte that is no UTF-8 is taken; `surrogateescape` keeps it as the byte it
+    is, for a config that names a file by its path (a Latin-1 `clés` folder), as the tool
+    that reads the config opens those very bytes.
 
     For files planloop reads outside the sandbox, which a command may have replaced: opened
     without blocking (a FIFO has no writer, and a plain open would wait for one for ever), and
@@ -1461,7 +1466,7 @@ def read_small_file(path: Path | str, limit: int = SMALL_FILE_LIMIT, cut: bool =
     finally:
         os.close(fd)
         own_read_done(path, data)
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors=errors)
 
 
 def unread_reason(path: Path | str) -> str | None:
