@@ -531,3 +531,26 @@ def test_the_keys_ssh_takes_from_a_users_home_by_name_or_by_an_old_keyword_are_h
     }
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_keys_a_jump_hosts_command_line_inside_another_gives_ssh_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ssh's `-o ProxyCommand=...` is a command line of its own (the Ansible FAQ's jump host),
+    # and so is the code a shell is given in a ProxyCommand or a KnownHostsCommand.
+    ansible_cfg = (
+        "[ssh_connection]\nssh_args = -o ControlPersist=60s "
+        '-o ProxyCommand="ssh -i {keys}/ansible.pem -W %h:%p -q bastion"\n'
+    )
+    gitconfig = (
+        '[core]\n\tsshCommand = ssh -o \\"ProxyCommand ssh -i ~/keys/git.pem -W %h:%p b\\"\n'
+    )
+    ssh_config = (
+        'Host a\n  ProxyCommand sh -c "ssh -i ~/keys/shell.pem -W %h:%p bastion"\n'
+        "Host b\n  KnownHostsCommand /bin/bash -ec 'ssh -i ~/keys/known.pem kh cat'\n"
+    )
+    configs = {".ansible.cfg": ansible_cfg, ".gitconfig": gitconfig, ".ssh/config": ssh_config}
+    names = ["ansible.pem", "git.pem", "shell.pem", "known.pem"]
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

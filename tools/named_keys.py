@@ -29,13 +29,14 @@ from tools.tool_scripts import read_yaml
 
 # (`IdentityFile2`: an old name ssh still takes for IdentityFile)
 SSH_KEY_LINE = re.compile(
-    r"^[ \t]*+(IdentityFile2?|CertificateFile|Include|ProxyCommand|LocalCommand)"
+    r"^[ \t]*+(IdentityFile2?|CertificateFile|Include|ProxyCommand|LocalCommand"
+    r"|KnownHostsCommand)"
     r"(?:[ \t]*+=[ \t]*+|[ \t]++)([^\n]++)",
     re.IGNORECASE | re.MULTILINE,
 )
 # The lines of an ssh config that are a command line, which may run ssh with a key of its own
 # (`ProxyCommand ssh -i ~/keys/bastion.pem -W %h:%p bastion`, the usual jump host).
-SSH_COMMAND_KEYWORDS = ("proxycommand", "localcommand")
+SSH_COMMAND_KEYWORDS = ("proxycommand", "localcommand", "knownhostscommand")
 # How deep ssh follows `Include` lines (its own limit), and how much of your ssh configs is
 # read in all, each file counting at least MIN_SSH_CONFIG_COST (a glob of thousands of empty
 # files costs its opens): past these, the rest is not read.
@@ -568,6 +569,16 @@ def _a_program(path: Path) -> bool:
 # and `-p 22 -i KEY` are all read as ssh reads them.
 SSH_OPTIONS_WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 SSH_KEY_OPTION = re.compile(r"(?:IdentityFile2?|CertificateFile)(?:[ \t]*=[ \t]*|[ \t]+)(.+)", re.I)
+# The options whose value is itself a command line, which may run ssh with a key of its own
+# (`-o ProxyCommand="ssh -i ~/keys/bastion.pem -W %h:%p bastion"`, the usual jump host).
+SSH_COMMAND_OPTION = re.compile(
+    r"(?:ProxyCommand|LocalCommand|KnownHostsCommand)(?:[ \t]*=[ \t]*|[ \t]+)(.+)", re.I | re.S
+)
+# The shells that may be handed such a line (`ProxyCommand sh -c "ssh -i KEY -W %h:%p jump"`):
+# the code after their `-c` is a command line too, not a value of ssh's `-c` (its cipher).
+SHELLS = frozenset(("sh", "bash", "dash", "ksh", "mksh", "yash", "ash", "zsh"))
+# How deep command lines inside command lines are read.
+MAX_SSH_COMMAND_DEPTH = 8
 
 
 def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
@@ -580,16 +591,17 @@ def ssh_command_keys(command: str, home: str | None = None) -> list[Path]:
     return named
 
 
-def ssh_command_files(command: str, home: str) -> tuple[list[Path], list[str]]:
+def ssh_command_files(command: str, home: str, depth: int = 0) -> tuple[list[Path], list[str]]:
     """The key files an ssh command line gives by `-i KEY` or `-o IdentityFile=KEY`, and the
     ssh configs it gives by `-F FILE`. The shell runs it, so `~` and your variables are put in
     ($HOME is `home`'s), and then ssh puts in its own (`%d`, `${VARIABLE}`) as in an
-    IdentityFile."""
+    IdentityFile. A command line inside it is read the same way, MAX_SSH_COMMAND_DEPTH deep:
+    an option's (`-o ProxyCommand=...`) and a shell's code (`sh -c "ssh -i KEY ..."`)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return [], []
-    keys, configs = [], []
+    keys, configs, lines = [], [], _shell_code(words)
     words_left = iter(words[1:])
     for word in words_left:
         if word == "--":
@@ -605,14 +617,36 @@ def ssh_command_files(command: str, home: str) -> tuple[list[Path], list[str]]:
                     configs.append(value)
                 elif letter == "o" and (option := SSH_KEY_OPTION.fullmatch(value.strip())):
                     keys.append(option[1].strip("\"'"))
+                elif letter == "o" and (option := SSH_COMMAND_OPTION.fullmatch(value.strip())):
+                    lines.append(option[1])
                 break
-    named = []
+    named, inner_configs = [], []
+    for line in lines if depth < MAX_SSH_COMMAND_DEPTH else ():
+        inner_named, inner = ssh_command_files(line, home, depth + 1)
+        named += inner_named
+        inner_configs += inner
     for key in keys:
         path = ssh_expanded(_shell_expanded(key, home), home)
         named += _matches(os.path.normpath(path)) if os.path.isabs(path) else []
     # (a relative config is from where the command runs: unknown here)
     paths = [_shell_expanded(config, home) for config in configs]
-    return named, [os.path.normpath(path) for path in paths if os.path.isabs(path)]
+    paths = [os.path.normpath(path) for path in paths if os.path.isabs(path)]
+    return named, [*paths, *inner_configs]
+
+
+def _shell_code(words: list[str]) -> list[str]:
+    """The code each shell among `words` is given to run (`sh -c CODE`, `bash -lc CODE`)."""
+    codes = []
+    for place, word in enumerate(words):
+        if os.path.basename(word) not in SHELLS:
+            continue
+        for option, after in itertools.pairwise(words[place + 1 :]):
+            if not re.fullmatch(r"-[a-zA-Z]+", option):
+                break
+            if "c" in option:
+                codes.append(after)
+                break
+    return codes
 
 
 # A shell variable in a word: `$NAME` or `${NAME}`.
