@@ -554,3 +554,26 @@ def test_the_keys_a_jump_hosts_command_line_inside_another_gives_ssh_are_hidden(
     names = ["ansible.pem", "git.pem", "shell.pem", "known.pem"]
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_the_keys_the_ansible_inventory_your_config_names_gives_its_hosts_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # `inventory =` in ~/.ansible.cfg (files and folders, from the config's folder), and the
+    # group_vars/ and host_vars/ beside an inventory: INI host lines, `[group:vars]`, YAML.
+    names = ["host.pem", "group.pem", "folder.pem", "gv.pem", "hv.pem", "args.pem"]
+    configs = {
+        ".ansible.cfg": "[defaults]\ninventory = ansible/hosts.ini, ~/ansible/more\n",
+        "ansible/hosts.ini": (
+            "web1 ansible_host=10.0.0.5 ansible_ssh_private_key_file=~/keys/host.pem\n"
+            "[db:vars]\nansible_private_key_file = {keys}/group.pem\n"
+        ),
+        "ansible/more/prod.yml": "all:\n  vars:\n    ansible_private_key_file: ~/keys/folder.pem\n",
+        "ansible/group_vars/all.yml": "ansible_private_key_file: ~/keys/gv.pem\n",
+        "ansible/host_vars/web1/ssh.yml": (
+            "ansible_ssh_private_key_file: '{keys}/hv.pem'\n"
+            "ansible_ssh_common_args: '-o ProxyCommand=\"ssh -i ~/keys/args.pem -W %h:%p b\"'\n"
+        ),
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

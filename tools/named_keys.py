@@ -703,6 +703,9 @@ class ToolKeySettings(NamedTuple):
     # rclone's `ssh`): the keys it gives ssh by `-i` or `-o IdentityFile=`, and those the ssh
     # config its `-F` names (`ssh_command_keys`).
     ssh_options: re.Pattern[str] | None = None
+    # A setting that names the inventories the tool takes its hosts' variables from (ansible's
+    # `inventory = ~/ansible/hosts.ini`), a list of files and folders (`inventory_key_files`).
+    inventory: re.Pattern[str] | None = None
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -896,6 +899,7 @@ CONFIG_COMMANDS = {
             r"^[ \t]*(?:ssh(?:_common|_extra)?|scp_extra|sftp_extra)_args[ \t]*[=:]"
         ),
         "system_configs": ("/etc/ansible/ansible.cfg",),
+        "inventory": _setting(r"^[ \t]*(?:inventory|hostfile)[ \t]*[=:]"),
     },
     ".config/rclone/rclone.conf": {
         "ssh_options": _setting(r"^[ \t]*ssh[ \t]*="),
@@ -1028,10 +1032,78 @@ def tool_key_files(home: str) -> list[Path]:
             except (OSError, ValueError):
                 continue
             found += _keys_a_config_names(tool, text, home)
+            for value in _setting_values(tool.inventory, text):
+                folder = os.path.dirname(config)  # (a relative one is from the config's folder)
+                found += inventory_key_files(value.split(","), home, folder)
             included = _included_configs(tool, text, config, home)
             found += [Path(path) for path in included]
             waiting += [(path, depth + 1) for path in included if depth < MAX_CONFIG_INCLUDES]
+    inventories = [DEFAULT_ANSIBLE_INVENTORY, *os.environ.get("ANSIBLE_INVENTORY", "").split(",")]
+    return found + inventory_key_files(inventories, home)
+
+
+# The inventory ansible reads where no config or variable names one, and its settings that give
+# a host's ssh its key (by any of their names) or its options, in an INI inventory's host line
+# (`web1 ansible_ssh_private_key_file=~/keys/web.pem`) and `[group:vars]`, or a YAML one's
+# mapping, there and in the `group_vars/` and `host_vars/` files beside it.
+DEFAULT_ANSIBLE_INVENTORY = "/etc/ansible/hosts"
+INVENTORY_KEY = re.compile(
+    r"\bansible_(?:ssh_)?private_key_file[\"']?[ \t]*[=:][ \t]*([^\r\n]*)", re.IGNORECASE
+)
+INVENTORY_SSH_ARGS = re.compile(
+    r"\bansible_(?:ssh_common|ssh_extra|scp_extra|sftp_extra)_args[\"']?[ \t]*[=:][ \t]*([^\r\n]*)",
+    re.IGNORECASE,
+)
+# How many files of your inventories are read, at most (past that, the rest is not read).
+MAX_INVENTORY_FILES = 512
+
+
+def inventory_key_files(sources: list[str], home: str, folder: str = "") -> list[Path]:
+    """The keys ansible's inventories `sources` (files or folders, a relative one from
+    `folder`) give their hosts' ssh: `ansible_ssh_private_key_file` and the `-i` of
+    `ansible_ssh_common_args` (INVENTORY_KEY, INVENTORY_SSH_ARGS), in the inventories and in
+    the `group_vars/` and `host_vars/` files ansible reads beside them."""
+    files: list[str] = []
+    for source in filter(None, (source.strip() for source in sources)):
+        path = os.path.normpath(os.path.join(folder, _home_expanded(source, home)))
+        if not os.path.isabs(path):
+            continue
+        base = path if os.path.isdir(path) else os.path.dirname(path)
+        files += [path] if not os.path.isdir(path) else _files_under(path)
+        files += _files_under(os.path.join(base, "group_vars"))
+        files += _files_under(os.path.join(base, "host_vars"))
+    found: list[Path] = []
+    for file in list(dict.fromkeys(files))[:MAX_INVENTORY_FILES]:
+        try:
+            text = read_small_file(file, cut=True, errors=PATH_BYTES)
+        except (OSError, ValueError):
+            continue
+        for value in INVENTORY_KEY.findall(text):
+            for word in _inventory_values(value):
+                found += _absolute(_home_expanded(word, home))
+        for value in INVENTORY_SSH_ARGS.findall(text):
+            for words in (value, *_inventory_values(value)):
+                found += ssh_command_keys(f"ssh {words}", home)
     return found
+
+
+def _inventory_values(value: str) -> list[str]:
+    """What an inventory's setting may be set to: the first word of an INI host line, as its
+    shell-like split takes it (`'~/my keys/a.pem' other=1`), and a YAML line's whole value."""
+    try:
+        first = shlex.split(value, comments=True)[:1]
+    except ValueError:
+        first = []
+    return [*first, value.strip().strip("\"'")]
+
+
+def _files_under(folder: str) -> list[str]:
+    """The files in `folder` and below it (ansible reads a vars folder's files in all their
+    subfolders), at most MAX_INVENTORY_FILES."""
+    found: list[str] = []
+    for parent, _folders, files in itertools.islice(os.walk(folder), MAX_INVENTORY_FILES):
+        found += [os.path.join(parent, name) for name in files]
+    return found[:MAX_INVENTORY_FILES]
 
 
 # How deep a tool's config includes are followed, and how many of its configs are read.
