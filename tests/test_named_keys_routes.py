@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from conftest import run
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
 
-from tools import kept
+from tools import kept, named_keys
 from tools.bash import run_bash
 from tools.sandbox import Bubblewrap
 
@@ -577,3 +577,40 @@ def test_the_keys_the_ansible_inventory_your_config_names_gives_its_hosts_are_hi
         ),
     }
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+def conditional_includes(home: Path, count: int, last_key: str) -> None:
+    """A ~/.gitconfig with `count` conditional includes, the last of which names `last_key`."""
+    gitconfig = "".join(
+        f'[includeIf "gitdir:~/clients/c{n}/"]\n\tpath = ~/.config/git/c{n}.inc\n'
+        for n in range(count)
+    )
+    write(home / ".gitconfig", gitconfig)
+    for n in range(count):
+        write(home / f".config/git/c{n}.inc", f"[user]\n\temail = me@c{n}.example\n")
+    write(home / f".config/git/c{count - 1}.inc", f"[http]\n\tsslKey = {last_key}\n")
+
+
+@needs_bwrap
+def test_the_key_your_twentieth_conditional_git_include_names_is_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A per-client layout: git reads every include, however many (only their depth is bound).
+    your_git_configs_in(home, monkeypatch)
+    keys = secrets_in(home, ["client.key"])
+    conditional_includes(home, 20, f"{keys}/client.key")
+    assert secrets_read(workspace, ["client.key"]) == []
+
+
+@needs_bwrap
+def test_past_the_conditional_git_includes_planloop_reads_commands_ask(
+    home: Path, workspace: Path, monkeypatch
+):
+    # What the includes past the bound name is not read: said, and commands ask.
+    your_git_configs_in(home, monkeypatch)
+    monkeypatch.setattr(named_keys, "MAX_GIT_INCLUDES", 4)
+    conditional_includes(home, 6, "~/keys/client.key")
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert "includes more than 4 configs by `includeIf`" in (sandbox.must_ask or "")
+    assert str(home) in (sandbox.must_ask or "")

@@ -213,7 +213,11 @@ GIT_KEY_SETTINGS = (
     r"|credential\.plaintextstorepath|user\.signingkey|gpg\.ssh\.defaultkeycommand"
     r"|includeif\..*\.path)$"
 )
-MAX_GIT_INCLUDES = 16
+# How many configs your conditional includes name are read, each once (git itself has no such
+# bound, only one of depth; each costs a run of git). Past it, commands ask (`git_includes_cut`).
+MAX_GIT_INCLUDES = 256
+# Where that bound was reached: (HOME, GIT_CONFIG_GLOBAL) of the git settings read -> the count.
+_GIT_INCLUDES_CUT: dict[tuple[str, str], int] = {}
 # The config of the system's git (Debian's, Fedora's, Homebrew's on Linux moves it with its
 # prefix; GIT_CONFIG_SYSTEM names any other).
 SYSTEM_GIT_CONFIG = "/etc/gitconfig"
@@ -284,6 +288,21 @@ def git_key_files_of_settings(home: str, settings: tuple[tuple[str, str], ...]) 
     return _named_by_git_settings(git, [[]], environ, home)
 
 
+def git_includes_cut(home: str, *your_variables: str) -> str | None:
+    """Why the keys your git configs name cannot all be found, or None: they include more
+    than MAX_GIT_INCLUDES configs by `includeIf`, and what the rest name is not read
+    (git_key_files, with the same arguments, is read first)."""
+    git_key_files(home, *your_variables)  # (kept while unchanged: read once)
+    for (cut_home, _), count in _GIT_INCLUDES_CUT.items():
+        if cut_home == home:
+            return (
+                f"your git config in {home} includes more than {MAX_GIT_INCLUDES:,} configs by "
+                f"`includeIf` ({count:,} read), and planloop does not read the keys the rest "
+                "name"
+            )
+    return None
+
+
 def _included_config(found_in: str, value: str, home: str) -> str:
     """The config an include's `value`, set in the config `found_in`, names: a relative one
     from that config's folder, as git takes it."""
@@ -305,6 +324,8 @@ def _named_by_git_settings(
     named: list[Path] = []
     certificates: list[Path] = []
     forms: list[str] = []  # (the certificates' forms: for any URL, as a safe side)
+    whose = (environ.get("HOME", ""), environ.get("GIT_CONFIG_GLOBAL", ""))
+    _GIT_INCLUDES_CUT.pop(whose, None)
     for source in sources:
         for found_in, setting, value in _git_settings([git, "config", *source], environ):
             if os.path.isabs(found_in):
@@ -317,8 +338,14 @@ def _named_by_git_settings(
                 named += _absolute(found_in)
             if not re.search(GIT_KEY_SETTINGS, setting):
                 continue
-            if setting.startswith("includeif.") and len(sources) < 2 + MAX_GIT_INCLUDES:
-                sources.append(["--file", _included_config(found_in, value, home), "--includes"])
+            if setting.startswith("includeif."):
+                included = ["--file", _included_config(found_in, value, home), "--includes"]
+                if included in sources:
+                    continue  # (each read once: a config may include one that includes it)
+                if len(sources) > MAX_GIT_INCLUDES:
+                    _GIT_INCLUDES_CUT[whose] = len(sources)
+                    continue
+                sources.append(included)
             elif setting.endswith("helper"):
                 named += store_file_of(value, home) or helper_reads(value, home)
             elif setting == "user.signingkey":

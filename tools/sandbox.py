@@ -124,6 +124,7 @@ from tools.named_keys import (
     RCLONE_KEY_OPTIONS,
     certificates_of_your_environment,
     configs_holding_a_credential,
+    git_includes_cut,
     git_key_files,
     git_key_files_of_settings,
     git_settings_in_your_environment,
@@ -3056,6 +3057,9 @@ class Bubblewrap:
                 "could be read unseen; sandboxed commands ask before they run (`chmod u+r` "
                 "it to let planloop look)"
             )
+        your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
+        if cut := git_includes_cut(*your_git):  # (the keys past it are not hidden)
+            return f"{cut}, so sandboxed commands ask before they run"
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         settings = host_tool_settings(root, scan)
         git_untold = any_file_git_may_run(root, [*scan.git_entries])
