@@ -645,7 +645,10 @@ class TerminalUI:
         lines = lines_as_run(subject) or [""]
         summed_up = is_long(subject) if summed_up is None else summed_up
         title = f"{question} ({len(lines)} lines)" if summed_up else question
-        shown = subject_summary(lines) if summed_up else subject
+        # (each line of a summary cut to one row of this terminal, so that it fits the screen
+        # beside the question)
+        row = max(self.console.size.width - 4 - len("… (999,999 more characters)"), 20)
+        shown = subject_summary(lines, min(row, APPROVAL_LINE_CHARS)) if summed_up else subject
         body: Any = Text(shown_exactly(shown))
         if preview is not None:
             change = preview_text(preview, folded=long, max_chars=APPROVAL_LINE_CHARS)
@@ -685,15 +688,13 @@ def screen_rows(lines: list[str], width: int) -> int:
     return sum(max(1, -(-cell_len(line) // inside)) for line in lines)
 
 
-def subject_summary(lines: list[str]) -> str:
-    """A long subject's first and last lines, each cut to a readable length, and what is between."""
+def subject_summary(lines: list[str], max_chars: int = APPROVAL_LINE_CHARS) -> str:
+    """A long subject's first and last lines, each cut to `max_chars`, and what is between."""
 
     def cut(line: str) -> str:
-        if len(line) <= APPROVAL_LINE_CHARS:
+        if len(line) <= max_chars:
             return line
-        return (
-            f"{line[:APPROVAL_LINE_CHARS]}… ({len(line) - APPROVAL_LINE_CHARS:,} more characters)"
-        )
+        return f"{line[:max_chars]}… ({len(line) - max_chars:,} more characters)"
 
     if len(lines) <= 2 * EDGE_LINES:
         return "\n".join(cut(line) for line in lines)
