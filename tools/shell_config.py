@@ -2662,7 +2662,7 @@ def _set_by_a_builtin(words: list[str]) -> str | None:
         named = []
     named += [match[1] for word in words if (match := NAMED_DESCRIPTOR.match(word))]
     for name in filter(_matters_set_by_words, named):
-        return f"sets {name} to what only its shell can tell (`{run[0] or 'exec'}`)"
+        return f"gives {name} a value only its shell can tell (`{run[0] or 'exec'}`)"
     return None
 
 
