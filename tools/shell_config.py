@@ -3911,13 +3911,22 @@ def direnv_loads_dotenvs(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether your direnv settings say `load_dotenv = true`: then direnv loads a folder's
     `.env` when it finds no `.envrc` nearer, as an `.envrc` whose one line is `dotenv` would
     (its own reading of the file: `dotenv_settings`). Your settings are yours to trust; the
-    `.env` is the workspace's."""
+    `.env` is the workspace's. Kept while those settings are unchanged: asked for each `.env`
+    an `.envrc` reader starts from."""
+    return _direnv_loads_dotenvs(tuple(your_homes()), tuple(environ.items()))
+
+
+@kept_while_unchanged
+def _direnv_loads_dotenvs(
+    homes: tuple[Path, ...], environ_items: tuple[tuple[str, str], ...]
+) -> bool:
+    environ = dict(environ_items)
     if environ.get("DIRENV_CONFIG"):
         folders = [Path(environ["DIRENV_CONFIG"])]
     elif environ.get("XDG_CONFIG_HOME"):
         folders = [Path(environ["XDG_CONFIG_HOME"]) / "direnv"]
     else:
-        folders = [home / ".config" / "direnv" for home in your_homes()]
+        folders = [home / ".config" / "direnv" for home in homes]
     return any(_says_load_dotenv(folder) for folder in folders)
 
 
