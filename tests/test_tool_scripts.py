@@ -617,6 +617,30 @@ def test_a_package_json_too_big_to_read_for_a_folder_open_task_makes_commands_as
     assert "package.json" in (tool_script_not_held(tmp_path, [tmp_path / ".vscode"]) or "")
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm_config_userconfig=tools/npmrc npm test",
+        "NPM_CONFIG_USERCONFIG=tools/npmrc npm test",
+        "npm --userconfig tools/npmrc test",
+        "npm --userconfig=tools/npmrc test",
+    ],
+)
+def test_an_npmrc_a_hook_names_that_is_too_big_to_read_makes_commands_ask(tmp_path, line):
+    # npm reads it whole: past what planloop reads, its script-shell may be any file.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".git" / "hooks" / "pre-commit").write_text(f"#!/bin/sh\n{line}\n")
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "echo ok"}}')
+    (tmp_path / "tools").mkdir()
+    npmrc = tmp_path / "tools" / "npmrc"
+    npmrc.write_text("script-shell=./tools/sh\n")
+    assert "git's hook .git/hooks/pre-commit runs it" in protected_reason(tmp_path, "tools/sh")
+    assert protected_reason(tmp_path, "src/any.py") is None
+    npmrc.write_text(padded_past_the_limit("script-shell=./tools/sh\n"))
+    why = "tools/npmrc, which is larger than planloop reads"
+    assert why in (protected_reason(tmp_path, "src/any.py") or "")
+
+
 def test_variables_an_agent_sets_for_every_hook_count(tmp_path):
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"env": {"BASH_ENV": "e.sh"}}))

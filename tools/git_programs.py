@@ -74,6 +74,7 @@ from tools.paths import (
     paths_named_by,
     read_git_config,
     read_small_file,
+    unread_reason,
     your_git_configs,
 )
 
@@ -1578,6 +1579,10 @@ def variable_paths(
         return program_paths(setting, base, untold, True, by_name)
     if upper in NPMRC_VARIABLES:  # the npmrc, and what it runs
         named = _told_value(name, setting, base, untold)
+        for rc in named if by_name is not None else []:
+            if why := unread_reason(rc):  # (npm reads it whole: past the limit, any script-shell)
+                shown = rc.relative_to(base) if rc.is_relative_to(base) else rc
+                by_name.unread.append(f"{shown}, which {why}")
         return named + [_from(base, line) for rc in named for line in npmrc_programs(rc)]
     if upper == "NPM_CONFIG_NODE_OPTIONS":
         loaded_by_name(upper, setting, base, by_name)

@@ -1803,7 +1803,7 @@ def run_by(
         except CannotTell as why:
             unknown.append(str(why))
             continue
-        found += _call_programs(base, words, untold) if base is not None else []
+        found += _call_programs(base, words, untold, unknown) if base is not None else []
         if base is not None:
             _bins_called(base, program, words, project, by_name)
         for folder in (folder for folder in folders if folder not in packages):
@@ -2088,9 +2088,12 @@ def local_dependencies(folders: list[Path], untold: list[UntoldProgram]) -> list
     return found
 
 
-def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgram]) -> list[Path]:
+def _call_programs(
+    base: Path, words: tuple[str, ...], untold: list[UntoldProgram], unknown: list[str]
+) -> list[Path]:
     """What a package manager's options on the line run for every script: npm's
-    `--script-shell`, and what `--node-options` loads."""
+    `--script-shell`, what `--node-options` loads, and what an npmrc it is given runs; one
+    planloop cannot read goes to `unknown` (npm reads it whole: past the limit, any shell)."""
     found: list[Path] = []
     for index, word in enumerate(words[: words.index("--")] if "--" in words else words):
         option, joined, value = word.partition("=")
@@ -2099,6 +2102,8 @@ def _call_programs(base: Path, words: tuple[str, ...], untold: list[UntoldProgra
             found += _literal(value, base, untold)
         elif option in ("--userconfig", "--globalconfig"):  # an npmrc, and what it runs
             for rc in _literal(value, base, untold):
+                if why := unread_reason(rc):
+                    unknown.append(f"the npmrc {value}, which {why}")
                 found += [
                     rc,
                     *(p for line in npmrc_programs(rc) for p in _literal(line, base, untold)),
