@@ -766,6 +766,11 @@ ENVRC_UNFOLLOWED_CODE = {
         ".envrc": "./tools/env\n",
         "tools/env": "#!/usr/bin/perl\ndo './lib.pl';\n",
     },
+    # Past what planloop reads whole, a script is still told by its `#!` line.
+    "big-perl-by-its-path": {
+        ".envrc": "./tools/env\n",
+        "tools/env": "#!/usr/bin/perl\n" + "# notes\n" * (1 << 17) + "do './lib.pl';\n",
+    },
     "a-binary-by-its-name": {".envrc": "PATH_add bin\nenv-tool\n", "bin/env-tool": "\x7fELF\x00"},
     "ruby-in-a-recipe": {
         ".envrc": 'eval "$(make -s env)"\n',
@@ -816,6 +821,7 @@ ENVRC_SPLIT_SHEBANG = {
         ".envrc": "./tools/setup\n",
         "tools/setup": "#!/usr/bin/env -vS python3 -c 'import lib'\n",
     },
+    "big": {".envrc": "./tools/setup\n", "tools/setup": SPLIT_SHEBANG + "# notes\n" * (1 << 17)},
 }
 
 

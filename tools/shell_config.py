@@ -1911,10 +1911,23 @@ def _only_asks(program: str, args: list[str]) -> bool:
     return all(arg in INFORMATION_FLAGS for arg in args)
 
 
+def _start_of(path: Path) -> str:
+    """The first bytes of the file at `path` as text (`read_file_start`: its `#!` line, or the
+    NUL of a binary), however large it is; "" where it cannot be read. Read whole, a file past
+    what planloop reads would be taken for empty: a perl script for a shell one."""
+    from tools.paths import read_file_start  # (tools.paths imports this module)
+
+    looked_at(path)
+    try:
+        return read_file_start(path).decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _unfollowed_script(path: Path) -> str | None:
     """Why the program `path`, run by its path, runs code whose loads planloop does not
     follow, or None: it is no shell script (`_runs_as_shell`) and no python one."""
-    first = _read(path).partition("\n")[0]
+    first = _start_of(path).partition("\n")[0]
     if _splits_its_line(first):
         return f"runs {path.name}, whose `#!` line is a command line of its own (env's `-S`)"
     if _runs_as_shell(path) or PYTHON_SHEBANG.match(first):
@@ -1935,10 +1948,10 @@ def _splits_its_line(first: str) -> bool:
 def _runs_as_shell(path: Path) -> bool:
     """Whether the program `path`, run by its path, runs as a shell script: its `#!` names one
     of SCRIPT_SHELLS, or it has none and is text, which bash runs as a script of its own."""
-    text = _read(path)
+    text = _start_of(path)
     if text.startswith("#!"):
         return _is_shell_script(path)
-    return "\0" not in text[:4096]
+    return "\0" not in text
 
 
 # Programs all of whose words but options name the files whose text they print.
@@ -2413,7 +2426,7 @@ def _named_with_folders(reader: _EnvrcReader) -> list[tuple[Path, Path]]:
 def _is_shell_script(path: Path) -> bool:
     """Whether `path` is a script of SCRIPT_SHELLS: its `#!` names one (`#!/usr/bin/env bash`),
     or, with none, its name ends as a shell script's does."""
-    first = _read(path).partition("\n")[0]
+    first = _start_of(path).partition("\n")[0]
     if not first.startswith("#!"):
         return path.name.endswith(SCRIPT_SUFFIXES)
     words = first[2:].split()
