@@ -902,6 +902,11 @@ def test_a_program_variable_an_envrc_gives_a_program_outside_runs_commands(api, 
 SET_OUT_OF_SIGHT = {
     "read": "read -r PATH < .local/paths\n",
     "printf-v": 'printf -v PYTHONPATH "%s" "$PWD/.local"\n',
+    # bash takes an option's value glued to it, and a variable's element 0 is the variable.
+    "printf-v-glued": 'printf -vPATH %s ".local/bin:$PATH"\n',
+    "read-a-glued": "read -raPATH < .local/paths\n",
+    "wait-p-glued": "wait -n -pPATH\n",
+    "printf-v-element": 'printf -v "PATH[0]" %s ".local/bin:$PATH"\n',
     "loop-variable": "for BASH_ENV in .local/bin/tool; do :; done\n",
     "for-one-command": "PYTHONPATH=$PWD/.local python3 -c pass\n",
     "program-for-one-command": 'GIT_SSH_COMMAND="sh .local/bin/tool" git ls-remote origin\n',

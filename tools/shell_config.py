@@ -924,6 +924,32 @@ def _put_in(word: str, values: Mapping[str, str | None], environ: Mapping[str, s
 NAMING_BUILTINS = ("read", "unset", "printf", "getopts", "wait", "mapfile", "readarray")
 NAMING_BUILTINS += ("select", "coproc")
 IDENTIFIERS = re.compile(r"[A-Za-z_]\w*")
+# The options of NAMING_BUILTINS that take a value, which bash also takes glued to the option
+# (`read -d:`), and of those the ones whose value is a variable to set (`printf -vPATH`, `read
+# -raPATH`, `wait -pPATH`).
+VALUE_OPTIONS = {"printf": "v", "read": "adinNptu", "wait": "p", "mapfile": "dnOsuCc"}
+VALUE_OPTIONS["readarray"] = VALUE_OPTIONS["mapfile"]
+NAME_OPTIONS = {"printf": "v", "read": "a", "wait": "p"}
+# A word that names a variable, or an element of one (`PATH[0]` is PATH itself).
+VARIABLE_WORD = re.compile(r"([A-Za-z_]\w*)(?:\[.*\])?", re.DOTALL)
+
+
+def names_a_builtin_sets(words: list[str]) -> list[str]:
+    """The variables the NAMING_BUILTINS command `words` may set: each word that names one
+    (other words read as names fail closed), and one glued to an option that takes it."""
+    names = [match[1] for word in words[1:] if (match := VARIABLE_WORD.fullmatch(word))]
+    for word in words[1:]:
+        if word == "--":
+            break
+        for at, letter in enumerate(word[1:] if word.startswith("-") else "", 1):
+            if letter in VALUE_OPTIONS.get(words[0], ""):
+                glued = VARIABLE_WORD.fullmatch(word[at + 1 :])
+                if glued and letter in NAME_OPTIONS.get(words[0], ""):
+                    names.append(glued[1])
+                break
+    return list(dict.fromkeys(names))
+
+
 # A redirection that has bash pick a descriptor and set a variable to it: `exec {D}>log`.
 NAMED_DESCRIPTOR = re.compile(r"\{([A-Za-z_]\w*)\}(?=[<>]|$)")
 
@@ -950,7 +976,7 @@ def _remember(
     elif first == "for" and rest:
         values[rest[0]] = None
     elif first in NAMING_BUILTINS:
-        values.update((word, None) for word in rest if word.isidentifier())
+        values.update((name, None) for name in names_a_builtin_sets(words))
         if first == "coproc":  # (and NAME_PID, or COPROC and COPROC_PID unnamed)
             values.update(dict.fromkeys(("COPROC", "COPROC_PID", *(f"{w}_PID" for w in rest[:1]))))
     elif first in ("let", "(("):
@@ -1379,7 +1405,7 @@ def _note_values(words: list[str], values: dict[str, list[str]], home: Path) -> 
     builtin sets (`read -r THEME < theme`, `getopts`, `printf -v`), or a zsh loop of another
     form, may hold anything: UNTOLD."""
     if words[0] in NAMING_BUILTINS:
-        values.update((word, [UNTOLD]) for word in words[1:] if word.isidentifier())
+        values.update((name, [UNTOLD]) for name in names_a_builtin_sets(words))
         return
     if words[0] == "for" and len(words) > 2 and words[2] == "in":
         given = [(words[1], word) for word in words[3:]]
@@ -2668,9 +2694,9 @@ def _set_by_a_builtin(words: list[str]) -> str | None:
     from tools.hook_lines import program_index  # (here: tools.hook_lines imports this module)
 
     run = words[program_index(words) :] or [""]
-    named = [word for word in run[1:] if word.isidentifier()]
+    named = names_a_builtin_sets(run)
     if run[0] in ("for", "select"):
-        named = named[:1]
+        named = [word for word in run[1:2] if word.isidentifier()]
     elif run[0] not in NAMING_BUILTINS or run[0] == "unset":
         named = []
     named += [match[1] for word in words if (match := NAMED_DESCRIPTOR.match(word))]
