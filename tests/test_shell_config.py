@@ -933,6 +933,13 @@ def test_builtins_and_one_command_settings_of_names_that_do_not_matter_run_comma
 
 
 @needs_bwrap
+def test_absolute_path_entries_of_an_envrc_run_commands(api, env, workspace):
+    # Your home and another user's are where they are, wherever you stand.
+    envrc = "PATH=~/bin:~root/.local/bin:/opt/tools/bin:$PATH\nexport PYTHONPATH=/opt/lib\n"
+    assert_runs(api, env, workspace, {".envrc": envrc})
+
+
+@needs_bwrap
 def test_versions_direnv_finds_in_their_own_folders_run_commands(api, env, workspace):
     envrc = "layout pyenv 3.12.1 3.11\nuse node 20\nuse julia 1.10\nJULIA_VERSION_PREFIX=jl-\n"
     assert_runs(api, env, workspace, {".envrc": envrc})
@@ -1293,6 +1300,14 @@ UNTOLD_ENVRC_LINES = {
     "empty-path-entry": 'PATH=":$PATH"\n',
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
     "relative-config-home": "export XDG_CONFIG_HOME=.config\n",
+    # Paths spelt absolute that are still taken from where you stand: a process's own folder
+    # (`/proc/self/cwd`, through a link too: /dev/fd), and `~name` for no user bash knows.
+    "path-through-proc": "PATH=/proc/self/cwd/.local/bin:$PATH\n",
+    "path-added-through-proc": "PATH_add //proc/thread-self/cwd/.local/bin\n",
+    "git-config-through-proc": "export GIT_CONFIG_GLOBAL=/proc/self/cwd/.gitconfig.local\n",
+    "code-variable-through-proc": "export PYTHONPATH=/proc/self/cwd/.local/lib\n",
+    "path-through-dev-fd": "exec 9<.\nPATH=/dev/fd/9/.local/bin:$PATH\n",
+    "tilde-of-no-user": "PATH=~no-such-user-here/.local/bin:$PATH\n",
     # A value a command's output makes: `node_modules/.bin` first on PATH.
     "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
     "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',

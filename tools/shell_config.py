@@ -313,6 +313,40 @@ ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # `~-` (its PWD and OLDPWD, where the shell stands) and `~1`, `~+1`, `~-1` (direnv's `pushd`
 # puts the folder you stand in there).
 DIRECTORY_STACK = re.compile(r"~[-+0-9]")
+# Folders that are those of whichever process looks them up: its working folder, root and open
+# files (`/proc/self/cwd/bin` on PATH is the `bin` of the folder you stand in; /dev/fd, and
+# /dev/stdin and its kin, lead into /proc/self).
+PROCESS_FOLDERS = re.compile(r"/(?:proc|dev/fd)(?:/|$)")
+
+
+def names_a_process_folder(path: str) -> bool:
+    """Whether `path` leads through PROCESS_FOLDERS, by its letters or by a link on the way:
+    an absolute path whose folder each process reads as its own, as a relative one."""
+    parts = Path(os.path.normpath(re.sub("^/+", "/", path))).parts  # (`//proc` is /proc)
+    for end in range(2, len(parts) + 1):
+        prefix = os.path.join(*parts[:end])
+        if PROCESS_FOLDERS.match(prefix):
+            return True
+        try:
+            target = os.path.join(os.path.dirname(prefix), os.readlink(prefix))
+        except OSError:
+            continue
+        if PROCESS_FOLDERS.match(os.path.normpath(target)) or names_a_process_folder(target):
+            return True
+    return False
+
+
+def taken_from_where_you_stand(entry: str) -> bool:
+    """Whether the entry of a path list (PATH's, GIT_CONFIG_GLOBAL's) names a place only the
+    folder you stand in can tell: empty (`.`), relative, `~name` for no user there is (bash
+    leaves it as written: a folder named `~name` here), or through PROCESS_FOLDERS. A value
+    put in (`$HOME`) is judged where it is."""
+    if entry.startswith("$"):
+        return False
+    expanded = os.path.expanduser(entry) if entry.startswith("~") else entry
+    return not os.path.isabs(expanded) or names_a_process_folder(expanded)
+
+
 SHELL_ONLY = re.compile(
     r"[$`*?\[]|\{[^{}]*(?:,|\.\.)[^{}]*\}|(?:^|[\s=:])" + DIRECTORY_STACK.pattern
 )
@@ -1785,6 +1819,8 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
         for arg in args:
             if SHELL_ONLY.search(arg):
                 return f"its line `{line}` needs `{arg}`, which only its shell can tell"
+            if names_a_process_folder(arg):  # (`PATH_add /proc/self/cwd/bin`)
+                return f"its line `{line}` names `{arg[:60]}`, which each process reads as its own"
             if ":" in arg and command in PATH_ADDERS:  # (PATH splits it: `PATH_add "a:b"`)
                 return f"its line `{line}` puts `{arg[:60]}` on PATH, which splits it at `:`"
         if command in ("use", "layout") and args and not _read_function(command, args[0], defined):
@@ -2770,14 +2806,19 @@ def _relative_export(command: str, args: list[str]) -> str | None:
             untold = assigned.string  # (an array's element, or an array: the shell's to tell)
         if untold is not None:
             return f"gives {name} `{untold[:60]}`, which only its shell can tell"
-        if kind is None:
+        if kind is None:  # (a relative entry is held beside the `.envrc`; no process's is)
+            for entry in filter(names_a_process_folder, value.split(":")):
+                return (
+                    f"gives {name} `{entry[:60]}`, which is taken from whichever folder you are in"
+                )
             continue
         entries = value.split(":") if kind == FOLDERS else variable_paths(name, kind, value)
         for entry in entries[1:] if added and kind == FOLDERS else entries:
             if DIRECTORY_STACK.match(entry):  # (`~-/bin`: not your home's)
                 return f"gives {name} `{entry[:60]}`, which only its shell can tell"
-            if not entry or not (os.path.isabs(entry) or entry.startswith(("$", "~"))):
+            if taken_from_where_you_stand(entry):
                 where = f"a relative path (`{entry}`)" if entry else "an empty entry (`.`)"
+                where = f"`{entry[:60]}`" if entry.startswith("/") else where
                 return f"gives {name} {where}, which is taken from whichever folder you are in"
     return None
 
