@@ -940,6 +940,13 @@ def test_absolute_path_entries_of_an_envrc_run_commands(api, env, workspace):
 
 
 @needs_bwrap
+def test_a_tilde_in_a_dotenv_path_makes_commands_ask(api, env, workspace):
+    # direnv's parser puts no home in: this PATH starts with the folder `~/.local/bin` here.
+    dotenv = "PATH=~/.local/bin:/usr/bin:/bin\n"
+    assert_envrc_asks(api, env, workspace, {".envrc": "dotenv\n", ".env": dotenv})
+
+
+@needs_bwrap
 def test_versions_direnv_finds_in_their_own_folders_run_commands(api, env, workspace):
     envrc = "layout pyenv 3.12.1 3.11\nuse node 20\nuse julia 1.10\nJULIA_VERSION_PREFIX=jl-\n"
     assert_runs(api, env, workspace, {".envrc": envrc})
@@ -1308,6 +1315,11 @@ UNTOLD_ENVRC_LINES = {
     "code-variable-through-proc": "export PYTHONPATH=/proc/self/cwd/.local/lib\n",
     "path-through-dev-fd": "exec 9<.\nPATH=/dev/fd/9/.local/bin:$PATH\n",
     "tilde-of-no-user": "PATH=~no-such-user-here/.local/bin:$PATH\n",
+    # A `~` the quotes keep is no home: git's search of PATH and its config take `~/...` from
+    # where they run, a folder named `~` there.
+    "quoted-tilde-in-path": 'export PATH="/opt/bin:~/.local/bin:$PATH"\n',
+    "quoted-tilde-git-config": "export GIT_CONFIG_GLOBAL='~/.gitconfig.local'\n",
+    "escaped-tilde-in-path": "PATH=\\~/.local/bin:$PATH\n",
     # A value a command's output makes: `node_modules/.bin` first on PATH.
     "path-from-output": 'export PATH="$(npm root)/.bin:$PATH"\n',
     "git-config-from-output": 'export GIT_CONFIG_GLOBAL="$(git rev-parse --show-toplevel)/.gc"\n',

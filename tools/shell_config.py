@@ -1197,11 +1197,35 @@ def _unquoted(word: str) -> str:
     quote a character outside single quotes (`P\\ATH_add` runs PATH_add). A `$` the quotes
     keep (`'$B'`, `\\$B`) is LITERAL_DOLLAR, so that no value is put in there (`as_written`),
     and so is one that starts no expansion of a name after the quotes are out (BARE_DOLLAR)."""
-    return "".join(
-        a.replace("$", LITERAL_DOLLAR)
-        or re.sub(r'\\([$`"\\])|' + BARE_DOLLAR, _kept, b)
-        or re.sub(r"\\(.)|" + BARE_DOLLAR, _kept, c)
+    unquoted = "".join(
+        a.replace("$", LITERAL_DOLLAR).replace("~", QUOTED_TILDE)
+        or re.sub(r'\\([$`"\\])|' + BARE_DOLLAR, _kept, b.replace("~", QUOTED_TILDE))
+        or re.sub(r"\\(.)|" + BARE_DOLLAR, _kept, c.replace("\\~", QUOTED_TILDE))
         for a, b, c in WORD_PIECE.findall(word)
+    )
+    return _kept_tildes(unquoted) if QUOTED_TILDE in unquoted else unquoted
+
+
+# A `~` quotes keep (`"~/bin"`, `\~`), while the words are read.
+QUOTED_TILDE = "\ue001"
+
+
+def _kept_tildes(word: str) -> str:
+    """`word` with each QUOTED_TILDE a `~` again, and one where bash would have put your home
+    in, were it not quoted (`PATH="~/bin:$PATH"`), read as the folder named `~` it is left as
+    (`./~/bin`): git's search of PATH and GIT_CONFIG_GLOBAL take it from where they run."""
+    pieces = word.split(QUOTED_TILDE)
+    kept = pieces[0]
+    for piece in pieces[1:]:
+        kept += ("./~" if _at_a_tilde_place(kept) else "~") + piece
+    return kept
+
+
+def _at_a_tilde_place(before: str) -> bool:
+    """Whether a word's `~` after the text `before` stands where bash puts your home in, left
+    unquoted: the word's start, after the `=` of an assignment, or after a `:` in its value."""
+    return (
+        not before or before.endswith(":") and "=" in before or bool(ASSIGNMENT.fullmatch(before))
     )
 
 
@@ -2702,7 +2726,9 @@ def _dotenv_paths(settings: dict[str, str | None]) -> str | None:
     for name, value in settings.items():
         if value is None and (name in ENVRC_RELATIVE_VARIABLES or name in CODE_VARIABLE_NAMES):
             return f"gives {name} a value only direnv's parser can tell"
-    return _relative_export("export", [f"{n}={v}" for n, v in settings.items() if v is not None])
+    # (direnv's parser puts no home in for a `~`: `PATH=~/bin:...` names a folder `~` here)
+    kept = {n: re.sub(r"(?:^|(?<=:))~", "./~", v) for n, v in settings.items() if v is not None}
+    return _relative_export("export", [f"{n}={v}" for n, v in kept.items()])
 
 
 # bash's expansions that set the variable they name where it is unset or empty, in any word:
