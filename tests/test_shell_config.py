@@ -984,6 +984,15 @@ ENVRC_PRELOADED_CODE = {
     "make-eval": {".envrc": "export MAKEFLAGS='-s --eval=include tools/x.mk'\n"},
     "make-file-among-letters": {".envrc": "export MAKEFLAGS=-sf\n"},
     "make-include-folder": {".envrc": "dotenv\n", ".env": "MAKEFLAGS='I mk'\n"},
+    # (make takes any start of a long option's name that is not ambiguous, GNUMAKEFLAGS before
+    # MAKEFLAGS, and a `$(MAKE)` recipe runs the environment's MAKE)
+    "make-eval-abbreviated": {".envrc": "export MAKEFLAGS='-j4 --ev=-include\\ .local.mk'\n"},
+    "make-include-dir-abbreviated": {".envrc": "export MAKEFLAGS=--inc=mk\n"},
+    "gnumakeflags": {".envrc": "export GNUMAKEFLAGS='--eval=-include .local.mk'\n"},
+    "make-program-options": {".envrc": "export MAKE='make --mak=.local.mk'\n"},
+    # (a folder first on the path they load modules from, as PERL5LIB and RUBYLIB)
+    "perl-include-folder": {".envrc": "export PERL5OPT=-Ilib\n"},
+    "ruby-include-folder": {".envrc": "export RUBYOPT='-w -Ilib'\n"},
 }
 
 
@@ -1307,6 +1316,7 @@ UNTOLD_ENVRC_LINES = {
     "empty-path-entry": 'PATH=":$PATH"\n',
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
     "relative-config-home": "export XDG_CONFIG_HOME=.config\n",
+    "relative-make": "export MAKE=.local/bin/tool\n",
     # Paths spelt absolute that are still taken from where you stand: a process's own folder
     # (`/proc/self/cwd`, through a link too: /dev/fd), and `~name` for no user bash knows.
     "path-through-proc": "PATH=/proc/self/cwd/.local/bin:$PATH\n",

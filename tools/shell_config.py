@@ -1914,6 +1914,16 @@ def _runs_unfollowed_code(
     return None
 
 
+def _any_start_of(*names: str) -> str:
+    """A pattern of any start of these names (`e`, `ev`, `eva`, `eval`), as getopt takes them."""
+    starts = {name[:end] for name in names for end in range(1, len(name) + 1)}
+    return "|".join(sorted(map(re.escape, starts), key=len, reverse=True))
+
+
+MAKE_LOADING_OPTIONS = re.compile(
+    rf"--?(?:{_any_start_of('eval', 'file', 'makefile', 'include-dir', 'directory')})(?:=|$)"
+    r"|-?[A-Za-z]*[fIEC][A-Za-z\d.]*$"
+)
 # The variables whose options every java takes, or the one a build tool starts.
 JAVA_VARIABLES = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS")
 JAVA_VARIABLES += ("GRADLE_OPTS", "MAVEN_OPTS")
@@ -1932,19 +1942,17 @@ PRELOADING_OPTIONS: dict[str, tuple[str, re.Pattern[str]]] = {
             r"|openssl-config|experimental-config-file|snapshot-blob)(?:=|$)"
         ),
     ),
-    "RUBYOPT": ("ruby", re.compile(r"-[dvwWU\d]*r")),  # (`-wrjson`: switches run together)
-    "PERL5OPT": ("perl", re.compile(r"-[tTwWU]*[Mmd]")),  # (a module, or `-d:Trace`'s Devel::)
+    # (`-wrjson`: switches run together; `-Ilib` puts a folder first to load from, as
+    # RUBYLIB does, from wherever you stand)
+    "RUBYOPT": ("ruby", re.compile(r"-[dvwWU\d]*[rI]")),
+    "PERL5OPT": ("perl", re.compile(r"-[tTwWU]*[MmdI]")),  # (a module, `-d:Trace`'s Devel::)
     **dict.fromkeys(JAVA_VARIABLES, ("java", re.compile(r"-(?:javaagent|agentpath|agentlib):"))),
-    # GNU make's options from the environment: another makefile, code to evaluate, a folder to
-    # include from or start in; also among letters run together, a first word's without a dash
-    # (`MAKEFLAGS='I mk'`), though not in a variable it sets (`CC=clang`).
-    "MAKEFLAGS": (
-        "make",
-        re.compile(
-            r"--?(?:eval|file|makefile|include-dir|directory)(?:=|$)"
-            r"|-?[A-Za-z]*[fIEC][A-Za-z\d.]*$"
-        ),
-    ),
+    # GNU make's options from the environment (GNUMAKEFLAGS, then MAKEFLAGS; MAKE, the make a
+    # `$(MAKE)` recipe runs): another makefile, code to evaluate, a folder to include from or
+    # start in, by any start of their names (`--ev=`: make takes what is not ambiguous); also
+    # among letters run together, a first word's without a dash (`MAKEFLAGS='I mk'`), though
+    # not in a variable it sets (`CC=clang`).
+    **dict.fromkeys(("MAKEFLAGS", "GNUMAKEFLAGS", "MAKE"), ("make", MAKE_LOADING_OPTIONS)),
 }
 # Commands that set a variable they name to what they read or make (`read NODE_OPTIONS <
 # opts`, `printf -v NODE_OPTIONS ...`), which only the shell can tell.

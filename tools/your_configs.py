@@ -883,6 +883,7 @@ ENVRC_RELATIVE_VARIABLES = {
     **dict.fromkeys(("GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_COMMON_DIR"), ONE),
     **dict.fromkeys(("GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR"), PROGRAM),
     **dict.fromkeys(("GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF"), PROGRAM),
+    "MAKE": PROGRAM,  # (what a makefile's `$(MAKE)` runs: the environment's is make's)
     "XDG_CONFIG_HOME": ONE,
     **dict.fromkeys(("DIRENV_EXTRA_VIMRC", "NODE_VERSIONS", "JULIA_VERSIONS"), ONE),
     **dict.fromkeys(VERSION_MANAGER_ROOTS, ONE),
