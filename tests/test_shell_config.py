@@ -926,7 +926,8 @@ def test_builtins_and_one_command_settings_of_names_that_do_not_matter_run_comma
     api, env, workspace
 ):
     envrc = (
-        "IFS= read -r VERSION < .version\nunset PYTHONPATH\n"
+        "IFS= read -r VERSION < .version\nunset PYTHONPATH\ngit config --get core.hooksPath\n"
+        "git config pull.rebase true\n"
         'EDITOR=vim git --version\nCGO_ENABLED=0 printf -v GREETING "%s" hi\n'
     )
     assert_runs(api, env, workspace, {".envrc": envrc, ".version": "1.2\n"})
@@ -1317,6 +1318,10 @@ UNTOLD_ENVRC_LINES = {
     "relative-git-config": "export GIT_CONFIG_GLOBAL=.gitconfig.local\n",
     "relative-config-home": "export XDG_CONFIG_HOME=.config\n",
     "relative-make": "export MAKE=.local/bin/tool\n",
+    # git settings the file has git write at each load: what they will name is not held yet.
+    "git-hooks-folder-set": "git config core.hooksPath .local/bin\n",
+    "git-include-set": "git -C . config --local include.path ../.local/bin/tool\n",
+    "git-program-set": "git config set core.pager .local/bin/tool\n",
     # Paths spelt absolute that are still taken from where you stand: a process's own folder
     # (`/proc/self/cwd`, through a link too: /dev/fd), and `~name` for no user bash knows.
     "path-through-proc": "PATH=/proc/self/cwd/.local/bin:$PATH\n",

@@ -1830,6 +1830,7 @@ def _untold_by(reader: _EnvrcReader, folder: Path, on_path: list[Path]) -> str |
             or _runs_unread_tasks(command, args)
             or _includes_unread_makefiles(command, args, base)
             or _gives_a_program_config(command, args, base, folder)
+            or _sets_git_config(command, args)
             or _runs_unfollowed_code(command, args, base, on_path)
             or _preloads_unfollowed_code(command, args, base)
             or _sets_an_untold_name(command, args, base)
@@ -3024,6 +3025,49 @@ def _gives_a_program_config(command: str, args: list[str], base: Path, folder: P
             if config is None or config.is_relative_to(folder):
                 why = "whose programs planloop does not read"
                 return f"gives {name} the config `{entry[:60]}`, {why}"
+    return None
+
+
+# git's options before its command that take the next word as their value (`git -C web config`).
+GIT_VALUE_OPTIONS = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")
+# `git config`'s ways of only reading (its older options, and its newer commands).
+GIT_CONFIG_READING = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l")
+GIT_CONFIG_READING += ("get", "list", "--unset", "--unset-all", "unset", "--remove-section")
+GIT_CONFIG_VALUE_OPTIONS = ("-f", "--file", "--blob", "--type", "--default", "--comment", "--value")
+# The settings, less a subsection (`includeIf.<cond>.path` is `includeif.path`), that name a
+# folder or a config git takes more from: hooks it runs, configs it includes, templates of
+# hooks for a new repository; besides those whose value git runs (`is_program_key`).
+GIT_PLACE_KEYS = ("core.hookspath", "include.path", "includeif.path", "init.templatedir")
+
+
+def _sets_git_config(command: str, args: list[str]) -> str | None:
+    """Why the `.envrc` command `command args` has git set a setting that names what git runs
+    (`git config core.hooksPath .githooks`, `git config include.path ../project.gitconfig`,
+    `git config core.fsmonitor ...`), or None: direnv runs it at each load, and planloop reads
+    your repository's config as it stands, so what the setting will name is not held."""
+    from tools.git_programs import is_program_key  # (here: tools.git_programs imports it)
+
+    if os.path.basename(command) != "git":
+        return None
+    at = 0
+    while at < len(args) and args[at].startswith("-"):
+        at += 2 if args[at] in GIT_VALUE_OPTIONS else 1
+    if args[at : at + 1] != ["config"]:
+        return None
+    words = args[at + 1 :]
+    if any(word in GIT_CONFIG_READING for word in words):
+        return None
+    operands, taking = [], False
+    for word in words:
+        if not taking and not word.startswith("-") and word != "set":
+            operands.append(word)
+        taking = word in GIT_CONFIG_VALUE_OPTIONS
+    if len(operands) < 2:
+        return None
+    parts = operands[0].lower().split(".")
+    key = f"{parts[0]}.{parts[-1]}"
+    if key in GIT_PLACE_KEYS or is_program_key(key):
+        return f"has git set {operands[0]} at each load, which names what git runs or reads"
     return None
 
 
