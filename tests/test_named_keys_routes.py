@@ -579,6 +579,34 @@ def test_the_keys_the_ansible_inventory_your_config_names_gives_its_hosts_are_hi
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
+@needs_bwrap
+def test_the_keys_a_json_or_flow_style_ansible_inventory_gives_its_hosts_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A YAML host on one line (`web1: {..., ansible_ssh_private_key_file: k, ...}`), and the
+    # `.json` vars files ansible reads as it reads YAML: on one line, pretty-printed, with a
+    # value on the line below its name or written with JSON's escapes.
+    names = ["flow.pem", "quoted.pem", "gv.pem", "hv.pem", "below.pem", "escaped.pem"]
+    hosts = (
+        "all:\n  hosts:\n"
+        "    web1: {ansible_host: 10.0.0.1, ansible_ssh_private_key_file: ~/keys/flow.pem, x: y}\n"
+        "    web2: {ansible_private_key_file: '~/keys/quoted.pem', ansible_user: ubuntu}\n"
+    )
+    configs = {
+        ".ansible.cfg": "[defaults]\ninventory = ~/ansible/hosts.yml\n",
+        "ansible/hosts.yml": hosts,
+        "ansible/group_vars/all.json": '{"ansible_ssh_private_key_file": "~/keys/gv.pem"}\n',
+        "ansible/host_vars/web2.json": (
+            '{\n  "ansible_private_key_file": "{keys}/hv.pem",\n  "ansible_user": "ubuntu"\n}\n'
+        ),
+        "ansible/host_vars/web3.json": (
+            '{"ansible_ssh_private_key_file":\n  "~/keys/below.pem"}\n'
+        ),
+        "ansible/host_vars/web4.json": '{"ansible_private_key_file": "~\\/keys\\/escaped.pem"}\n',
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
 def conditional_includes(home: Path, count: int, last_key: str) -> None:
     """A ~/.gitconfig with `count` conditional includes, the last of which names `last_key`."""
     gitconfig = "".join(

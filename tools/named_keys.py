@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import itertools
+import json
 import os
 import pwd
 import re
@@ -1111,17 +1112,63 @@ def inventory_key_files(sources: list[str], home: str, folder: str = "") -> list
         for value in INVENTORY_SSH_ARGS.findall(text):
             for words in (value, *_inventory_values(value)):
                 found += ssh_command_keys(f"ssh {words}", home)
+        found += _structured_inventory_keys(text, home)
+    return found
+
+
+# The names of those settings, as a YAML or JSON inventory's keys.
+INVENTORY_KEY_NAMES = ("ansible_ssh_private_key_file", "ansible_private_key_file")
+INVENTORY_SSH_ARGS_NAMES = tuple(
+    f"ansible_{kind}_args" for kind in ("ssh_common", "ssh_extra", "scp_extra", "sftp_extra")
+)
+
+
+def _structured_inventory_keys(text: str, home: str) -> list[Path]:
+    """The keys an inventory or vars file read as YAML or JSON (ansible reads `.json` vars
+    files and YAML flow style, `web1: {ansible_host: x, ansible_ssh_private_key_file: k}`)
+    gives, wherever its lines put the value: on the next line, escaped (`"~\\/k.pem"`)."""
+    data = None
+    with contextlib.suppress(ValueError):  # (not JSON, or JSON no YAML reader takes: tabs)
+        data = json.loads(text)
+    if data is None:
+        with contextlib.suppress(ValueError):  # (an INI inventory, or a `!vault` value)
+            data = read_yaml(text)
+    found: list[Path] = []
+    for value in _values_of_keys(data, INVENTORY_KEY_NAMES):
+        found += _absolute(_home_expanded(value, home))
+    for value in _values_of_keys(data, INVENTORY_SSH_ARGS_NAMES):
+        found += ssh_command_keys(f"ssh {value}", home)
     return found
 
 
 def _inventory_values(value: str) -> list[str]:
     """What an inventory's setting may be set to: the first word of an INI host line, as its
-    shell-like split takes it (`'~/my keys/a.pem' other=1`), and a YAML line's whole value."""
+    shell-like split takes it (`'~/my keys/a.pem' other=1`), a YAML line's whole value, and
+    a flow mapping's or a JSON object's value, which ends at a `,` or a `}` (`~/k.pem, x: y}`,
+    `"~/k.pem", "x": "y"}`)."""
     try:
         first = shlex.split(value, comments=True)[:1]
     except ValueError:
         first = []
-    return [*first, value.strip().strip("\"'")]
+    return [*first, value.strip().strip("\"'"), _flow_value(value)]
+
+
+# A value in a YAML flow mapping or a JSON object: double-quoted (a `\"` inside), single-quoted
+# (a `''` inside), or plain, up to a `,`, a `}` or a `]`.
+FLOW_VALUE = re.compile(r"""[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^,}\]]*))""")
+
+
+def _flow_value(value: str) -> str:
+    """The value a line's rest (`value`) begins with, read as a flow mapping's or a JSON
+    object's: unquoted as YAML and JSON unquote it, a plain one without its ` #` comment."""
+    double, single, plain = FLOW_VALUE.match(value).groups()
+    if double is not None:
+        with contextlib.suppress(ValueError):  # (JSON's escapes, as YAML's double quotes take)
+            return json.loads(f'"{double}"')
+        return double
+    if single is not None:
+        return single.replace("''", "'")
+    return re.sub(r"[ \t]#.*", "", plain).strip()
 
 
 def _files_under(folder: str) -> list[str]:
