@@ -386,6 +386,25 @@ def test_the_keys_and_password_files_data_and_mail_tools_configs_name_are_hidden
 
 
 @needs_bwrap
+def test_the_database_client_keys_your_dbt_profiles_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # dbt-postgres's and dbt-redshift's `sslkey` (libpq's own option), dbt-mysql's `ssl_key`,
+    # also under a quoted name; the certificate beside a key stays readable.
+    profiles = (
+        "pg:\n  outputs:\n    dev:\n      type: postgres\n"
+        "      sslcert: {keys}/notes.txt\n      sslkey: {keys}/pg.key\n"
+        "my:\n  outputs:\n    dev:\n      type: mysql\n      ssl_key: ~/keys/mysql.key\n"
+        "rs:\n  outputs:\n    dev:\n      type: redshift\n      'sslkey': '{keys}/quoted.key'\n"
+    )
+    names = ["pg.key", "mysql.key", "quoted.key"]
+    read = secrets_read_once_named(
+        home, workspace, monkeypatch, names, {".dbt/profiles.yml": profiles}
+    )
+    assert read == []
+
+
+@needs_bwrap
 def test_the_files_mail_clients_password_commands_read_and_svns_certificate_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

@@ -805,8 +805,9 @@ RCLONE_KEY_OPTIONS = (
 # web identity token, gcloud's credential file, OCI's API key, MySQL's client key, twine's
 # client certificate (key and certificate in one file), conda's, Mercurial's `[auth]`,
 # rclone's, Gradle's signing key ring, boto's; dbt's BigQuery service
-# account and Snowflake key, Snowflake's CLIs' key, the mail fetchers' and senders' password
-# files and client keys, helm's repositories' client keys, Chef's client key.
+# account, Snowflake key and database client keys, Snowflake's CLIs' key, the mail fetchers'
+# and senders' password files and client keys, helm's repositories' client keys, Chef's
+# client key.
 CONFIG_KEY_SETTINGS = tuple(
     ToolKeySettings(configs, variables, _setting(key), None, None, folder_variables)
     for configs, variables, key, folder_variables in (
@@ -877,7 +878,9 @@ CONFIG_KEY_SETTINGS = tuple(
         (
             (".dbt/profiles.yml",),
             (),
-            r"^[ \t-]*(?:keyfile|private_key_path)[ \t]*:",
+            # (and the client keys of dbt-postgres's and dbt-redshift's `sslkey`, of
+            # dbt-mysql's `ssl_key`)
+            r"^[ \t-]*[\"']?(?:keyfile|private_key_path|sslkey|ssl_key)[\"']?[ \t]*:",
             ("DBT_PROFILES_DIR/profiles.yml",),
         ),
         (
