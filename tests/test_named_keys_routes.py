@@ -626,6 +626,30 @@ def test_the_keys_a_json_or_flow_style_ansible_inventory_gives_its_hosts_are_hid
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
+@needs_bwrap
+def test_the_age_identities_your_chezmoi_config_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # chezmoi's config in TOML (as its documentation writes it), in YAML under your
+    # XDG_CONFIG_HOME, and in JSON with comments in the system's: `identity`, the list of
+    # `identities`, an identity `args` hands age; its keys in any letter case.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(home / "etc-xdg"))
+    names = ["key.txt", "first.txt", "second.txt", "args.txt", "upper.txt"]
+    identities = "identities:\n    - ~/keys/first.txt\n    - '{keys}/second.txt'\n"
+    configs = {
+        ".config/chezmoi/chezmoi.toml": (
+            'encryption = "age"\n[age]\n    identity = "~/keys/key.txt"\n    recipient = "age1x"\n'
+        ),
+        "xdg/chezmoi/chezmoi.yaml": f"age:\n  {identities}",
+        "etc-xdg/chezmoi/chezmoi.jsonc": (
+            '{"Age": {"Args": ["-i", "{keys}/args.txt"], // the backup\n'
+            ' "IDENTITY": "~/keys/upper.txt"}}\n'
+        ),
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
 def conditional_includes(home: Path, count: int, last_key: str) -> None:
     """A ~/.gitconfig with `count` conditional includes, the last of which names `last_key`."""
     gitconfig = "".join(

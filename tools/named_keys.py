@@ -26,7 +26,8 @@ from typing import NamedTuple
 from tools.environment import command_environment, host_program, secret_value
 from tools.kept import kept_while_unchanged, looked_at, pattern_folders
 from tools.paths import read_file_start, read_small_file
-from tools.tool_scripts import read_yaml
+from tools.toml_text import toml_data
+from tools.tool_scripts import read_yaml, without_comments
 
 # (`IdentityFile2`: an old name ssh still takes for IdentityFile)
 SSH_KEY_LINE = re.compile(
@@ -1337,3 +1338,83 @@ def npm_variable(name: str, environ: Mapping[str, str] = os.environ) -> list[str
     scripts set, is the usual one)."""
     wanted = name.lower()
     return [value for variable, value in environ.items() if variable.lower() == wanted and value]
+
+
+# chezmoi's configs (`chezmoi.toml`, `.yaml`, `.json`, `.jsonc`; it reads the one there is),
+# in your XDG_CONFIG_HOME's `chezmoi/`, else ~/.config/chezmoi, and in the system's XDG folders.
+CHEZMOI_CONFIG_NAMES = (
+    *("chezmoi.toml", "chezmoi.yaml", "chezmoi.yml", "chezmoi.json", "chezmoi.jsonc"),
+)
+# Its age identity settings, as a line: `identity = "~/key.txt"`, `identities: [a, b]`,
+# `age.identity = ...` (whose values are read as a flow list's or a JSON one's strings).
+CHEZMOI_IDENTITY_LINE = re.compile(
+    r"^[ \t]*[\"']?(?:age\.)?identit(?:y|ies)[\"']?[ \t]*[=:][ \t]*\[?([^\r\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# age's options that name an identity file, as chezmoi's `age.args` may hand them to age.
+AGE_IDENTITY_OPTIONS = ("-i", "--identity")
+
+
+def chezmoi_age_identities(home: str) -> list[Path]:
+    """The age identities your chezmoi config names (`[age] identity = "~/key.txt"`, and the
+    list of `identities`, the `-i` of its `args`): each decrypts every file chezmoi keeps
+    encrypted in its source folder, which stays readable, so it is hidden where it lies, as
+    the default `~/.config/chezmoi/key.txt` is. The config is read as chezmoi reads it, and its
+    lines too, for one no parser here takes (chezmoi's keys have no letter case)."""
+    folders = [os.path.join(home, ".config"), os.environ.get("XDG_CONFIG_HOME", "")]
+    folders += os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
+    found: list[Path] = []
+    for folder in filter(os.path.isabs, dict.fromkeys(folders)):
+        for name in CHEZMOI_CONFIG_NAMES:
+            config = os.path.join(folder, "chezmoi", name)
+            looked_at(config)
+            try:
+                text = read_small_file(config, cut=True, errors=PATH_BYTES)
+            except (OSError, ValueError):
+                continue
+            values = _chezmoi_age_values(config, text)
+            for rest in CHEZMOI_IDENTITY_LINE.findall(text):
+                values += [_flow_value(rest), *_quoted_strings(rest)]
+            found += [path for value in values for path in _absolute(_home_expanded(value, home))]
+    return found
+
+
+# A quoted string on a line (a flow list's item, `["~/a.txt", '~/b.txt']`).
+QUOTED_STRING = re.compile(r"\"([^\"\r\n]*)\"|'([^'\r\n]*)'")
+
+
+def _quoted_strings(line: str) -> list[str]:
+    return [double or single for double, single in QUOTED_STRING.findall(line)]
+
+
+def _chezmoi_age_values(config: str, text: str) -> list[str]:
+    """The identity files a chezmoi config (`config`, its `text`) names in its `age` table:
+    `identity`, `identities`, and the `-i FILE` or `--identity=FILE` of its `args`."""
+    data: object = None
+    with contextlib.suppress(ValueError):  # (read by its lines alone, then)
+        if config.endswith(".toml"):
+            data = toml_data(text)
+        elif config.endswith((".json", ".jsonc")):
+            data = json.loads(without_comments(text))
+        else:
+            data = read_yaml(text)
+    age = _setting_of(data, "age")
+    values = [_setting_of(age, "identity"), *_list_of(_setting_of(age, "identities"))]
+    arguments = [str(argument) for argument in _list_of(_setting_of(age, "args"))]
+    for argument, after in itertools.pairwise([*arguments, ""]):
+        values.append(after if argument in AGE_IDENTITY_OPTIONS else None)
+        values.append(
+            argument[len("--identity=") :] if argument.startswith("--identity=") else None
+        )
+    return [value for value in values if isinstance(value, str)]
+
+
+def _setting_of(table: object, name: str) -> object:
+    """A table's setting `name`, in any letter case (as chezmoi reads its config), or None."""
+    if not isinstance(table, dict):
+        return None
+    return next((value for key, value in table.items() if str(key).lower() == name), None)
+
+
+def _list_of(value: object) -> list[object]:
+    return value if isinstance(value, list) else []

@@ -123,6 +123,7 @@ from tools.named_keys import (
     GIT_CONFIG_VARIABLES,
     RCLONE_KEY_OPTIONS,
     certificates_of_your_environment,
+    chezmoi_age_identities,
     configs_holding_a_credential,
     git_includes_cut,
     git_key_files,
@@ -1112,6 +1113,7 @@ def keys_your_configs_name() -> list[Path]:
         named += ssh_key_files(str(home))
         named += tool_key_files(str(home))  # (`//npm.corp/:keyfile=~/certs/npm.key`)
         named += configs_holding_a_credential(str(home))  # (uv.toml's index URL, a password in it)
+        named += chezmoi_age_identities(str(home))  # (`[age] identity = "~/key.txt"`)
     kubeconfigs = os.environ.get("KUBECONFIG", "").split(os.pathsep)
     kubeconfigs = [value for value in kubeconfigs if os.path.isabs(value)]
     kubeconfigs += [str(home / ".kube" / "config") for home in your_homes()]
