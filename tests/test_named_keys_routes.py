@@ -650,6 +650,35 @@ def test_the_age_identities_your_chezmoi_config_names_are_hidden(
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
 
 
+@needs_bwrap
+def test_the_tls_client_keys_mutts_fetchmails_ldaps_and_lftps_configs_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # mutt's client certificate (its key in it), also in a hook; fetchmail's `sslkey` (its value
+    # on the next line) and `sslcert`, not its CA's `sslcertfile`; OpenLDAP's ldaprc, also the
+    # one LDAPRC names, and its variables; lftp's `set`, with a shortened name, per site.
+    names = ["mutt.pem", "hook.pem", "fm.key", "fm.pem", "ldaprc.key", "work.key", "env.key"]
+    names += ["env.pem", "lftp.key", "site.key", "lftp.pem"]
+    monkeypatch.setenv("LDAPRC", "work.ldaprc")
+    monkeypatch.setenv("LDAPTLS_KEY", str(home / "keys/env.key"))
+    monkeypatch.setenv("LDAPTLS_CERT", str(home / "keys/env.pem"))
+    configs = {
+        ".muttrc": 'set imap_user=me ssl_client_cert="~/keys/mutt.pem"\n',
+        ".config/neomutt/neomuttrc": "account-hook . 'set ssl_client_cert={keys}/hook.pem'\n",
+        ".fetchmailrc": (
+            'poll mail.example proto imap user "me", sslcertfile {keys}/notes.txt sslkey\n'
+            '  "~/keys/fm.key" sslcert {keys}/fm.pem\n'
+        ),
+        ".ldaprc": "URI ldaps://ldap.example\nTLS_KEY ~/keys/ldaprc.key\n",
+        "work.ldaprc": 'TLS_KEY "{keys}/work.key"\n',
+        ".lftprc": "set ssl:ca-file {keys}/notes.txt; set key-file ~/keys/lftp.key\n",
+        ".config/lftp/rc": (
+            'set ssl:key-file/ftp.example "{keys}/site.key"\nset ssl:cert ~/keys/lftp.pem\n'
+        ),
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
 def conditional_includes(home: Path, count: int, last_key: str) -> None:
     """A ~/.gitconfig with `count` conditional includes, the last of which names `last_key`."""
     gitconfig = "".join(

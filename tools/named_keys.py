@@ -990,6 +990,10 @@ CONFIG_KEY_SETTINGS += (
 )
 
 
+# A value in double or single quotes, on one line.
+QUOTED_VALUE = r"\"[^\"\r\n]*\"|'[^'\r\n]*'"
+
+
 # Mail clients' password commands: mutt and neomutt run the text between backticks on any
 # line (``set imap_pass=`cat ~/keys/mail` ``) and the command of a `source "... |"` line,
 # whose output they read as settings (and a plain `source FILE` reads another config); aerc
@@ -999,11 +1003,16 @@ CONFIG_KEY_SETTINGS += (
 # `credential-provider` (`["cargo:token-from-stdout", "cat", "/keys/crates"]`).
 MUTT_CONFIGS = (".muttrc", ".mutt/muttrc", ".config/mutt/muttrc")
 NEOMUTT_CONFIGS = (".neomuttrc", ".neomutt/neomuttrc", ".config/neomutt/neomuttrc")
+# mutt's and neomutt's client certificate, which holds its key too (`set ssl_client_cert =
+# "~/certs/mutt.pem"`), also as one of several settings on a line or in a hook's quoted command.
+MUTT_CLIENT_CERT = re.compile(
+    rf"\bssl_client_cert[ \t]*=[ \t]*({QUOTED_VALUE}|[^\s;#]+)", re.IGNORECASE
+)
 CONFIG_KEY_SETTINGS += (
     ToolKeySettings(
         (*MUTT_CONFIGS, *NEOMUTT_CONFIGS),
         (),
-        None,
+        MUTT_CLIENT_CERT,
         None,
         command=_setting(r"^[^#\r\n`]*`|^[ \t]*source[ \t]"),
         include=_setting(r"^[ \t]*source[ \t]"),
@@ -1038,6 +1047,60 @@ CONFIG_KEY_SETTINGS += (
         command=_setting(r"^[ \t]*(?:credential-provider|global-credential-providers)[ \t]*="),
     ),
 )
+
+
+# The TLS client keys and certificates (which may hold the key) of fetchmail, OpenLDAP's
+# clients and lftp. fetchmail's rc is free-form, with `,`, `;` and `:` read as blanks, several
+# settings on a line and a value on the line below (`poll x ... sslkey "~/k.pem"`); its
+# `sslcertck`, `sslcertfile` and `sslcertpath` are others. OpenLDAP takes `TLS_KEY` and
+# `TLS_CERT` from your ldaprc only (and from LDAPTLS_KEY, LDAPTLS_CERT; ldaprc_key_files).
+# lftp's `set` takes a setting's name shortened and without its `ssl:` (`set key-file`),
+# and per site (`set ssl:key-file/ftp.example.com`), several commands on a line.
+FETCHMAIL_KEY_SETTINGS = ToolKeySettings(
+    (".fetchmailrc",),
+    (),
+    re.compile(rf"(?:^|[\s,;:])sslkey\s+({QUOTED_VALUE}|[^\s,;:]+)", re.IGNORECASE),
+    re.compile(rf"(?:^|[\s,;:])sslcert\s+({QUOTED_VALUE}|[^\s,;:]+)", re.IGNORECASE),
+    folder_variables=("FETCHMAILHOME/fetchmailrc",),
+)
+LDAPRC_KEY_SETTINGS = ToolKeySettings(
+    (".ldaprc", "ldaprc"), (), _setting(r"^[ \t]*TLS_KEY[ \t]"), _setting(r"^[ \t]*TLS_CERT[ \t]")
+)
+LFTP_SET = r"(?:^|;)[ \t]*set[ \t]+(?:[\w-]*:)?"
+LFTP_SETTING_END = rf"(?:/[^\s;]*)?[ \t]+({QUOTED_VALUE}|[^\s;]+)"
+CONFIG_KEY_SETTINGS += (
+    FETCHMAIL_KEY_SETTINGS,
+    LDAPRC_KEY_SETTINGS,
+    ToolKeySettings(
+        (".lftprc", ".lftp/rc", ".config/lftp/rc"),
+        (),
+        re.compile(
+            rf"{LFTP_SET}key(?:-(?:f(?:i(?:le?)?)?)?)?{LFTP_SETTING_END}",
+            re.IGNORECASE | re.MULTILINE,
+        ),
+        re.compile(
+            rf"{LFTP_SET}cert(?:-(?:f(?:i(?:le?)?)?)?)?{LFTP_SETTING_END}",
+            re.IGNORECASE | re.MULTILINE,
+        ),
+        folder_variables=("LFTP_HOME/rc", "XDG_CONFIG_HOME/lftp/rc"),
+        system_configs=("/etc/lftp.conf",),
+        include=_setting(r"^[ \t]*source[ \t]"),
+    ),
+)
+
+
+def ldaprc_key_files(home: str) -> list[Path]:
+    """The client keys the ldaprc your LDAPRC names gives OpenLDAP's clients (`ldapsearch`):
+    a name, which they look for in your home as it is and with a dot before it."""
+    name = os.environ.get("LDAPRC", "")
+    found: list[Path] = []
+    for config in [f"{home}/{name}", f"{home}/.{name}"] if name else []:
+        try:
+            text = read_small_file(os.path.normpath(config), cut=True, errors=PATH_BYTES)
+        except (OSError, ValueError):
+            continue
+        found += _keys_a_config_names(LDAPRC_KEY_SETTINGS, text, home)
+    return found
 
 
 def tool_key_files(home: str) -> list[Path]:
@@ -1252,6 +1315,7 @@ CERTIFICATE_VARIABLES = {
     "GIT_PROXY_SSL_CERT": "GIT_PROXY_SSL_CERT_TYPE",
     "YARN_HTTPS_CERT_FILE_PATH": "",
     "CONDA_CLIENT_SSL_CERT": "",
+    "LDAPTLS_CERT": "",  # (OpenLDAP's)
 }
 
 

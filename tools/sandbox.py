@@ -130,6 +130,7 @@ from tools.named_keys import (
     git_key_files_of_settings,
     git_settings_in_your_environment,
     kubeconfig_key_files,
+    ldaprc_key_files,
     npm_global_configs,
     ssh_command_keys,
     ssh_key_files,
@@ -826,6 +827,7 @@ SECRET_FILE_VARIABLES = (
     "CONSUL_CLIENT_KEY",
     "CONSUL_HTTP_TOKEN_FILE",
     "NOMAD_CLIENT_KEY",
+    "LDAPTLS_KEY",  # OpenLDAP's client key (`TLS_KEY` of your ldaprc)
     "TALOSCONFIG",  # talosctl's config, its admin key in it (~/.talos moved)
     "HELM_REPOSITORY_CONFIG",  # ~/.config/helm/repositories.yaml moved
     "BORG_KEY_FILE",  # a borg repository's key
@@ -1114,6 +1116,7 @@ def keys_your_configs_name() -> list[Path]:
         named += tool_key_files(str(home))  # (`//npm.corp/:keyfile=~/certs/npm.key`)
         named += configs_holding_a_credential(str(home))  # (uv.toml's index URL, a password in it)
         named += chezmoi_age_identities(str(home))  # (`[age] identity = "~/key.txt"`)
+        named += ldaprc_key_files(str(home))  # (LDAPRC=work.ldaprc: `TLS_KEY ~/certs/ldap.key`)
     kubeconfigs = os.environ.get("KUBECONFIG", "").split(os.pathsep)
     kubeconfigs = [value for value in kubeconfigs if os.path.isabs(value)]
     kubeconfigs += [str(home / ".kube" / "config") for home in your_homes()]
