@@ -68,6 +68,25 @@ def test_the_key_and_certificate_gits_proxy_variables_name_are_hidden(
 
 
 @needs_bwrap
+def test_the_files_your_password_command_and_key_file_variables_name_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # borg, restic, rclone and sops run your command for a passphrase or a key (borg's own
+    # example: `cat $HOME/.borg-passphrase`); sops and tsh also take a key file by a variable.
+    monkeypatch.setenv("HOME", str(home))
+    names = ["borg", "restic", "rclone", "age.txt", "from.txt", "sops_ed25519", "identity"]
+    keys = secrets_in(home, names)
+    monkeypatch.setenv("BORG_PASSCOMMAND", "cat $HOME/keys/borg")
+    monkeypatch.setenv("RESTIC_PASSWORD_COMMAND", f"cat {keys}/restic")
+    monkeypatch.setenv("RCLONE_PASSWORD_COMMAND", "sh -c 'cat ~/keys/rclone'")
+    monkeypatch.setenv("SOPS_AGE_KEY_CMD", f'cat "{keys}/age.txt"')
+    monkeypatch.setenv("RESTIC_FROM_PASSWORD_COMMAND", f"gpg -dq {keys}/from.txt")
+    monkeypatch.setenv("SOPS_AGE_SSH_PRIVATE_KEY_FILE", str(keys / "sops_ed25519"))
+    monkeypatch.setenv("TELEPORT_IDENTITY_FILE", str(keys / "identity"))
+    assert secrets_read(workspace, names) == []
+
+
+@needs_bwrap
 def test_the_password_store_a_helper_names_by_your_variable_is_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

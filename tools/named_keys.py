@@ -582,6 +582,25 @@ def helper_reads(helper: str, home: str | None = None) -> list[Path]:
     return named
 
 
+# Your variables whose value is a command line that prints a password or a key, which the
+# tool runs for it: borg's `BORG_PASSCOMMAND`, restic's `RESTIC_PASSWORD_COMMAND`, rclone's
+# `RCLONE_PASSWORD_COMMAND`, sops' `SOPS_AGE_KEY_CMD`, and any other named so (`cat
+# ~/.borg-passphrase`, borg's own example).
+SECRET_COMMAND_VARIABLE = re.compile(
+    r"\w*(?:PASS(?:WORD|PHRASE)?|KEY|TOKEN|SECRET|CREDENTIALS?)_?(?:COMMAND|CMD)", re.IGNORECASE
+)
+
+
+def files_your_secret_commands_read(environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The files your password and key command variables (SECRET_COMMAND_VARIABLE) name and
+    do not run, read as a credential helper's line is (`helper_reads`)."""
+    named = []
+    for variable, command in environ.items():
+        if SECRET_COMMAND_VARIABLE.fullmatch(variable):
+            named += helper_reads(command)
+    return named
+
+
 def _a_program(path: Path) -> bool:
     """Whether `path` is a file you may run that starts as a program does: a script's `#!`,
     or an ELF binary's header."""

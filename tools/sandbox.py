@@ -125,6 +125,7 @@ from tools.named_keys import (
     certificates_of_your_environment,
     chezmoi_age_identities,
     configs_holding_a_credential,
+    files_your_secret_commands_read,
     git_includes_cut,
     git_key_files,
     git_key_files_of_settings,
@@ -809,11 +810,14 @@ SECRET_FILE_VARIABLES = (
     "TF_CLI_CONFIG_FILE",  # ~/.terraformrc moved
     "OCI_CLI_CONFIG_FILE",  # ~/.oci/config moved
     "SOPS_AGE_KEY_FILE",  # the age key that opens the repository's encrypted secrets
+    "SOPS_AGE_SSH_PRIVATE_KEY_FILE",  # the ssh key sops takes as an age one
     "RCLONE_CONFIG",  # ~/.config/rclone/rclone.conf moved
     "GOOGLE_APPLICATION_CREDENTIALS",  # a service account's key
     "AWS_WEB_IDENTITY_TOKEN_FILE",
     "HELM_REGISTRY_CONFIG",  # helm's registry logins
     "RESTIC_PASSWORD_FILE",
+    "RESTIC_FROM_PASSWORD_FILE",  # (the repository `restic copy` reads from)
+    "TELEPORT_IDENTITY_FILE",  # tsh's identity file: its ssh and TLS keys
     "VAULT_CLIENT_KEY",
     # Client keys and token files other tools take from your environment:
     "GIT_SSL_KEY",  # http.sslKey, from the environment
@@ -1132,6 +1136,7 @@ def keys_your_configs_name() -> list[Path]:
         named += ssh_command_keys(os.environ.get(variable, ""))
     for variable in SSH_OPTION_VARIABLES:
         named += ssh_command_keys("ssh " + os.environ.get(variable, ""))
+    named += files_your_secret_commands_read()  # (BORG_PASSCOMMAND's `cat ~/.borg-passphrase`)
     named += certificates_of_your_environment()  # (GIT_SSL_CERT: a PEM with its key, a P12)
     named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
