@@ -341,6 +341,24 @@ def test_the_keys_your_xdg_git_config_names_beside_your_gitconfig_are_hidden(
     assert secrets_read_once_named(home, workspace, monkeypatch, ["xdg.key"], configs) == []
 
 
+@needs_bwrap
+def test_the_keys_your_tools_configs_name_where_your_xdg_config_home_moves_them_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Each tool that reads ~/.config/<tool> reads $XDG_CONFIG_HOME/<tool> once it is set.
+    names = ["pip.pem", "rclone.key", "helm.key", "poetry.pem", "msmtp.key", "podman.key"]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    configs = {
+        "xdg/pip/pip.conf": "[global]\nclient-cert = {keys}/pip.pem\n",
+        "xdg/rclone/rclone.conf": "[s]\ntype = sftp\nkey_file = {keys}/rclone.key\n",
+        "xdg/helm/repositories.yaml": "repositories:\n- name: corp\n  keyFile: {keys}/helm.key\n",
+        "xdg/pypoetry/config.toml": '[certificates.corp]\nclient-cert = "{keys}/poetry.pem"\n',
+        "xdg/msmtp/config": "account corp\ntls_key_file {keys}/msmtp.key\n",
+        "xdg/containers/containers.conf": '[engine]\nidentity = "{keys}/podman.key"\n',
+    }
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
 def your_git_configs_in(home: Path, monkeypatch) -> None:
     """Your git configs are `home`'s, where git looks for them by default."""
     monkeypatch.setenv("HOME", str(home))

@@ -1276,6 +1276,7 @@ def _configs_of(tool: ToolKeySettings, home: str) -> list[str]:
     configs = [
         path for name in tool.configs for path in glob.glob(os.path.join(glob.escape(home), name))
     ]
+    configs += where_your_xdg_config_home_moves(tool.configs)
     for variable in tool.variables:
         for value in os.environ.get(variable, "").split(os.pathsep):
             rc_files = os.path.join(glob.escape(value), "*.rc")  # (Mercurial's, in a folder)
@@ -1286,6 +1287,18 @@ def _configs_of(tool: ToolKeySettings, home: str) -> list[str]:
         name = name or os.path.basename(tool.configs[0])
         configs += sorted(glob.glob(os.path.join(glob.escape(folder), name))) if folder else []
     return [*configs, *tool.system_configs]
+
+
+def where_your_xdg_config_home_moves(names: tuple[str, ...]) -> list[str]:
+    """The configs of `names` (home-relative, glob patterns) under `.config/` that are where
+    your XDG_CONFIG_HOME moves them: each tool that reads `~/.config/<tool>` reads
+    `$XDG_CONFIG_HOME/<tool>` instead once it is set (a relative one is ignored, as the XDG
+    specification says)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(xdg):
+        return []
+    moved = [name.removeprefix(".config/") for name in names if name.startswith(".config/")]
+    return [path for name in moved for path in glob.glob(os.path.join(glob.escape(xdg), name))]
 
 
 def _included_configs(tool: ToolKeySettings, text: str, config: str, home: str) -> list[str]:
