@@ -28,6 +28,18 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
+def secrets_read_once_exported(
+    home: Path, workspace: Path, monkeypatch, names: list[str], variables: dict[str, str]
+) -> list[str]:
+    """Those of `names` in ~/keys a sandboxed `cat` reads once your environment holds
+    `variables` (`{keys}` standing for ~/keys in their values)."""
+    monkeypatch.setenv("HOME", str(home))
+    keys = secrets_in(home, names)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value.replace("{keys}", str(keys)))
+    return secrets_read(workspace, names)
+
+
 @needs_bwrap
 def test_npms_global_config_your_lower_case_variables_name_and_its_key_are_hidden(
     home: Path, workspace: Path, monkeypatch
@@ -73,17 +85,52 @@ def test_the_files_your_password_command_and_key_file_variables_name_are_hidden(
 ):
     # borg, restic, rclone and sops run your command for a passphrase or a key (borg's own
     # example: `cat $HOME/.borg-passphrase`); sops and tsh also take a key file by a variable.
-    monkeypatch.setenv("HOME", str(home))
     names = ["borg", "restic", "rclone", "age.txt", "from.txt", "sops_ed25519", "identity"]
-    keys = secrets_in(home, names)
-    monkeypatch.setenv("BORG_PASSCOMMAND", "cat $HOME/keys/borg")
-    monkeypatch.setenv("RESTIC_PASSWORD_COMMAND", f"cat {keys}/restic")
-    monkeypatch.setenv("RCLONE_PASSWORD_COMMAND", "sh -c 'cat ~/keys/rclone'")
-    monkeypatch.setenv("SOPS_AGE_KEY_CMD", f'cat "{keys}/age.txt"')
-    monkeypatch.setenv("RESTIC_FROM_PASSWORD_COMMAND", f"gpg -dq {keys}/from.txt")
-    monkeypatch.setenv("SOPS_AGE_SSH_PRIVATE_KEY_FILE", str(keys / "sops_ed25519"))
-    monkeypatch.setenv("TELEPORT_IDENTITY_FILE", str(keys / "identity"))
-    assert secrets_read(workspace, names) == []
+    variables = {
+        "BORG_PASSCOMMAND": "cat $HOME/keys/borg",
+        "RESTIC_PASSWORD_COMMAND": "cat {keys}/restic",
+        "RCLONE_PASSWORD_COMMAND": "sh -c 'cat ~/keys/rclone'",
+        "SOPS_AGE_KEY_CMD": 'cat "{keys}/age.txt"',
+        "RESTIC_FROM_PASSWORD_COMMAND": "gpg -dq {keys}/from.txt",
+        "SOPS_AGE_SSH_PRIVATE_KEY_FILE": "{keys}/sops_ed25519",
+        "TELEPORT_IDENTITY_FILE": "{keys}/identity",
+    }
+    assert secrets_read_once_exported(home, workspace, monkeypatch, names, variables) == []
+
+
+@needs_bwrap
+def test_the_tickets_keytabs_and_client_keys_your_environment_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Kerberos' cache and keytabs after their type, uv's and restic's certificate with its key,
+    # Java's client key store in the options every JVM or Maven reads, a cloudflared tunnel's
+    # secret.
+    names = ["cc", "me.keytab", "host.keytab", "uv.pem", "restic.pem", "tool.p12", "mvn.jks"]
+    names += ["tunnel.json"]
+    variables = {
+        "KRB5CCNAME": "FILE:{keys}/cc",
+        "KRB5_CLIENT_KTNAME": "{keys}/me.keytab",
+        "KRB5_KTNAME": "WRFILE:{keys}/host.keytab",
+        "SSL_CLIENT_CERT": "{keys}/uv.pem",
+        "RESTIC_TLS_CLIENT_CERT": "{keys}/restic.pem",
+        "JAVA_TOOL_OPTIONS": '-Xmx1g "-Djavax.net.ssl.keyStore={keys}/tool.p12" -Dx=y',
+        "MAVEN_OPTS": "-Djavax.net.ssl.keyStore={keys}/mvn.jks",
+        "TUNNEL_CRED_FILE": "{keys}/tunnel.json",
+    }
+    assert secrets_read_once_exported(home, workspace, monkeypatch, names, variables) == []
+
+
+@needs_bwrap
+def test_the_folder_of_ticket_caches_your_krb5ccname_names_is_hidden_whole(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A `DIR:` cache collection: each `kinit` of another principal makes a new cache in it.
+    monkeypatch.setenv("HOME", str(home))
+    secrets_in(home, ["tkt"])
+    monkeypatch.setenv("KRB5CCNAME", f"DIR:{home}/keys")
+    output = run(run_bash(workspace, "ls -A ~/keys | wc -l; cat ~/keys/tkt", sandbox=Bubblewrap()))
+    assert "SECRET-tkt" not in output
+    assert output.split()[0] == "0"
 
 
 @needs_bwrap

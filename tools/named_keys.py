@@ -1362,6 +1362,65 @@ def certificates_of_your_environment(environ: Mapping[str, str] = os.environ) ->
     return found
 
 
+# Your variables that give Java its options, read by every JVM (JAVA_TOOL_OPTIONS,
+# _JAVA_OPTIONS, JDK_JAVA_OPTIONS) or by a launcher (Maven's, Gradle's, sbt's, Ant's, and the
+# usual start scripts' JAVA_OPTS), and the option among them that names the client key store
+# Java's TLS logs in with (as Gradle's `systemProp.javax.net.ssl.keyStore` does).
+JAVA_OPTION_VARIABLES = (
+    *("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS"),
+    *("MAVEN_OPTS", "GRADLE_OPTS", "SBT_OPTS", "ANT_OPTS"),
+)
+JAVA_KEY_STORE_OPTION = re.compile(r"-Djavax\.net\.ssl\.keyStore=(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def key_stores_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The client key stores your Java options name (JAVA_OPTION_VARIABLES), each word of
+    them taken both as Java splits it (quotes group) and at blanks, so a quote no shell would
+    close still leaves the path found."""
+    found = []
+    for variable in JAVA_OPTION_VARIABLES:
+        value = environ.get(variable, "")
+        try:
+            words = [*shlex.split(value), *value.split()]
+        except ValueError:
+            words = value.split()
+        for word in words:
+            if option := JAVA_KEY_STORE_OPTION.fullmatch(word):
+                found += _absolute(_home_expanded(option[1].strip("\"'"), None))
+    return found
+
+
+# Kerberos' variables that name your ticket cache (a live ticket-granting ticket) and your
+# keytabs (each a password's equal): a cache's type before a colon, `FILE:` or none a file,
+# `DIR:` a folder of caches (`DIR::PATH` one cache in it), `WRFILE:` a keytab written to; the
+# other types (`KEYRING:`, `KCM:`, `MEMORY:`) are no file.
+KERBEROS_VARIABLES = ("KRB5CCNAME", "KRB5_CLIENT_KTNAME", "KRB5_KTNAME")
+KERBEROS_FILE_TYPES = ("FILE", "WRFILE")
+
+
+def kerberos_files_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The ticket cache and keytab files your Kerberos variables name (KERBEROS_VARIABLES)."""
+    found = []
+    for kind, path in map(_kerberos_name, (environ.get(name, "") for name in KERBEROS_VARIABLES)):
+        if kind in KERBEROS_FILE_TYPES or (kind == "DIR" and path.startswith(":")):
+            found += _absolute(path.removeprefix(":"))
+    return found
+
+
+def kerberos_folders_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The folders of ticket caches your KRB5CCNAME names (`DIR:~/.krb5/caches`): each
+    `kinit` of another principal makes a new cache there."""
+    kind, path = _kerberos_name(environ.get("KRB5CCNAME", ""))
+    return _absolute(path) if kind == "DIR" and not path.startswith(":") else []
+
+
+def _kerberos_name(value: str) -> tuple[str, str]:
+    """A Kerberos cache or keytab name's type, in capitals, and its path: the text before the
+    first colon is the type unless it holds a `/` (Kerberos' own rule), else the type is FILE."""
+    kind, colon, path = value.partition(":")
+    return (kind.upper(), path) if colon and "/" not in kind else ("FILE", value)
+
+
 # A password after a certificate's name (curl's `cert = ~/certs/client.p12:secret`): from the
 # first colon that no backslash escapes.
 PASSWORD_AFTER_NAME = re.compile(r"(?<!\\):.*")

@@ -130,6 +130,9 @@ from tools.named_keys import (
     git_key_files,
     git_key_files_of_settings,
     git_settings_in_your_environment,
+    kerberos_files_of_your_environment,
+    kerberos_folders_of_your_environment,
+    key_stores_of_your_environment,
     kubeconfig_key_files,
     ldaprc_key_files,
     npm_global_configs,
@@ -822,6 +825,8 @@ SECRET_FILE_VARIABLES = (
     # Client keys and token files other tools take from your environment:
     "GIT_SSL_KEY",  # http.sslKey, from the environment
     "GIT_PROXY_SSL_KEY",  # http.proxySSLKey, the key git gives an HTTPS proxy
+    # (a certificate and its key in one file: uv's client certificate, restic's)
+    *("SSL_CLIENT_CERT", "RESTIC_TLS_CLIENT_CERT"),
     "PGSSLKEY",  # libpq's client key (~/.postgresql/postgresql.key moved)
     "PGSERVICEFILE",  # ~/.pg_service.conf moved
     "MYSQL_TEST_LOGIN_FILE",  # ~/.mylogin.cnf moved
@@ -860,6 +865,7 @@ SECRET_FILE_VARIABLES = (
     "MODAL_CONFIG_PATH",  # ~/.modal.toml
     "LINODE_CLI_CONFIG",  # ~/.config/linode-cli
     "TUNNEL_ORIGIN_CERT",  # ~/.cloudflared/cert.pem: cloudflared's account token
+    "TUNNEL_CRED_FILE",  # a cloudflared tunnel's secret
     # The environment's forms of npm's `keyfile` and pip's `client-cert` (tools/named_keys.py
     # reads them in the configs); npm takes its variables in either case.
     *("NPM_CONFIG_KEYFILE", "npm_config_keyfile", "PIP_CLIENT_CERT"),
@@ -1138,6 +1144,8 @@ def keys_your_configs_name() -> list[Path]:
         named += ssh_command_keys("ssh " + os.environ.get(variable, ""))
     named += files_your_secret_commands_read()  # (BORG_PASSCOMMAND's `cat ~/.borg-passphrase`)
     named += certificates_of_your_environment()  # (GIT_SSL_CERT: a PEM with its key, a P12)
+    named += key_stores_of_your_environment()  # (JAVA_TOOL_OPTIONS' `-Djavax.net.ssl.keyStore=`)
+    named += kerberos_files_of_your_environment()  # (KRB5CCNAME=FILE:~/krb/cc: a live ticket)
     named += npm_global_configs()  # (nvm's ~/.nvm/versions/node/v20/etc/npmrc)
     return named
 
@@ -1182,6 +1190,7 @@ def folders_named_by_your_variables() -> list[Path]:
     name in theirs, but none that holds a home of yours: hidden whole, as where they usually
     lie."""
     named = [your_path(variable) for variable in SECRET_WHOLE_FOLDER_VARIABLES]
+    named += kerberos_folders_of_your_environment()  # (KRB5CCNAME=DIR:~/.krb5: tickets)
     for variable, names in SECRET_INNER_FOLDER_VARIABLES.items():
         folder = your_path(variable)
         named += [folder / name for name in names] if folder is not None else []
