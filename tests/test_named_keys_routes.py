@@ -134,6 +134,23 @@ def test_the_folder_of_ticket_caches_your_krb5ccname_names_is_hidden_whole(
 
 
 @needs_bwrap
+def test_the_ticket_cache_and_keytab_your_kerberos_config_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # Set in a file the config's `includedir` reads, with Kerberos' tokens (`%{uid}`).
+    names = [f"cc_{os.getuid()}", "client.keytab"]
+    krb5_conf = "[libdefaults]\n\tdefault_realm = EXAMPLE.COM\nincludedir {home}/krb5.conf.d\n"
+    defaults = (
+        "[libdefaults]\n default_ccache_name = FILE:{keys}/cc_%{uid}\n"
+        " default_client_keytab_name = {keys}/client.keytab\n"
+    )
+    configs = {"krb5.conf": krb5_conf, "krb5.conf.d/defaults": defaults}
+    configs = {name: text.replace("{home}", str(home)) for name, text in configs.items()}
+    monkeypatch.setenv("KRB5_CONFIG", f"{home}/none.conf:{home}/krb5.conf")
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
 def test_the_password_store_a_helper_names_by_your_variable_is_hidden(
     home: Path, workspace: Path, monkeypatch
 ):

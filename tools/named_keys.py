@@ -1398,20 +1398,78 @@ KERBEROS_VARIABLES = ("KRB5CCNAME", "KRB5_CLIENT_KTNAME", "KRB5_KTNAME")
 KERBEROS_FILE_TYPES = ("FILE", "WRFILE")
 
 
+# Kerberos' config (or those your KRB5_CONFIG lists), its settings that name the default cache
+# and client keytab, as the variables do, and the configs it reads in turn; and its tokens
+# (`FILE:/home/%{username}/.krb5cc`).
+KERBEROS_CONFIG = "/etc/krb5.conf"
+KERBEROS_FILE_SETTING = re.compile(
+    r"^[ \t]*(?:default_ccache_name|default_client_keytab_name)[ \t]*=[ \t]*([^\r\n]*)",
+    re.MULTILINE,
+)
+KERBEROS_INCLUDE = re.compile(r"^[ \t]*include(dir)?[ \t]+([^\r\n]*)", re.MULTILINE)
+KERBEROS_TOKEN = re.compile(r"%\{(\w+)\}")
+MAX_KERBEROS_CONFIGS = 64
+
+
 def kerberos_files_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
-    """The ticket cache and keytab files your Kerberos variables name (KERBEROS_VARIABLES)."""
+    """The ticket cache and keytab files your Kerberos variables (KERBEROS_VARIABLES) and
+    config name."""
     found = []
-    for kind, path in map(_kerberos_name, (environ.get(name, "") for name in KERBEROS_VARIABLES)):
+    for kind, path in map(_kerberos_name, _kerberos_names(environ)):
         if kind in KERBEROS_FILE_TYPES or (kind == "DIR" and path.startswith(":")):
             found += _absolute(path.removeprefix(":"))
     return found
 
 
 def kerberos_folders_of_your_environment(environ: Mapping[str, str] = os.environ) -> list[Path]:
-    """The folders of ticket caches your KRB5CCNAME names (`DIR:~/.krb5/caches`): each
-    `kinit` of another principal makes a new cache there."""
-    kind, path = _kerberos_name(environ.get("KRB5CCNAME", ""))
-    return _absolute(path) if kind == "DIR" and not path.startswith(":") else []
+    """The folders of ticket caches your KRB5CCNAME or Kerberos config names
+    (`DIR:~/.krb5/caches`): each `kinit` of another principal makes a new cache there."""
+    found = []
+    for kind, path in map(_kerberos_name, _kerberos_names(environ)):
+        found += _absolute(path) if kind == "DIR" and not path.startswith(":") else []
+    return found
+
+
+def _kerberos_names(environ: Mapping[str, str]) -> list[str]:
+    """The cache and keytab names your Kerberos variables hold and your Kerberos configs set
+    (KERBEROS_FILE_SETTING), theirs with the tokens put in; each config once, the files an
+    `include` names and those of an `includedir`, up to MAX_KERBEROS_CONFIGS."""
+    names = [environ.get(name, "") for name in KERBEROS_VARIABLES]
+    waiting = environ.get("KRB5_CONFIG", KERBEROS_CONFIG).split(":")
+    read: set[str] = set()
+    while waiting and len(read) < MAX_KERBEROS_CONFIGS:
+        config = waiting.pop(0)
+        if config in read or not os.path.isabs(config):
+            continue
+        read.add(config)
+        looked_at(config)
+        try:
+            text = read_small_file(config, cut=True, errors=PATH_BYTES)
+        except (OSError, ValueError):
+            continue
+        names += [
+            _kerberos_tokens_put_in(value.strip()) for value in KERBEROS_FILE_SETTING.findall(text)
+        ]
+        for folder, included in KERBEROS_INCLUDE.findall(text):
+            included = included.strip()
+            if folder:  # (a folder's files, as `includedir` reads them)
+                waiting += sorted(glob.glob(os.path.join(glob.escape(included), "*")))
+            else:
+                waiting.append(included)
+    return names
+
+
+def _kerberos_tokens_put_in(value: str) -> str:
+    """A Kerberos config's name with its tokens put in as Kerberos does: your uid, euid and
+    user name, the temporary folder; an unknown one is left as it is."""
+    tokens = {
+        "uid": str(os.getuid()),
+        "euid": str(os.geteuid()),
+        "username": _user_name(),
+        "TEMP": os.environ.get("TMPDIR", "/tmp"),
+        "null": "",
+    }
+    return KERBEROS_TOKEN.sub(lambda found: tokens.get(found[1], found[0]), value)
 
 
 def _kerberos_name(value: str) -> tuple[str, str]:
