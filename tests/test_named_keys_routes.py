@@ -815,3 +815,58 @@ def test_past_the_conditional_git_includes_planloop_reads_commands_ask(
     sandbox.before_command(workspace)
     assert "includes more than 4 configs by `includeIf`" in (sandbox.must_ask or "")
     assert str(home) in (sandbox.must_ask or "")
+
+
+def wrapper(home: Path, name: str, text: str) -> Path:
+    """A script ~/bin/`name` you may run, of `text`."""
+    script = home / "bin" / name
+    write(script, text)
+    script.chmod(0o755)
+    return script
+
+
+@needs_bwrap
+def test_the_keys_and_tokens_a_wrapper_script_your_configs_run_names_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # GIT_SSH names a program, not a command line: its options go into a wrapper script, as
+    # git documents; the same for core.sshCommand, a credential helper, AWS's
+    # credential_process, ansible's ssh_executable and borg's remote shell.
+    your_git_configs_in(home, monkeypatch)
+    names = ["deploy", "work", "gh-token", "aws.json", "ansible.pem", "borg.pem"]
+    wrapper(home, "git-ssh", '#!/bin/sh\nexec ssh -i "$HOME/keys/deploy" -o X=yes "$@"\n')
+    wrapper(home, "ssh-work", '#!/usr/bin/env bash\n# don\'t ask\nexec ~/bin/ssh-inner "$@"\n')
+    wrapper(home, "ssh-inner", 'exec ssh -i ~/keys/work "$@"\n')  # (no `#!`: sh runs it)
+    wrapper(home, "git-cred", '#!/bin/sh\necho "password=$(cat $HOME/keys/gh-token)"\n')
+    wrapper(home, "aws-creds", '#!/bin/sh\ncat "$HOME/keys/aws.json"\n')
+    wrapper(home, "ssh-ansible", '#!/bin/bash\nKEY=~/keys/ansible.pem\nexec ssh -i "$KEY" "$@"\n')
+    wrapper(home, "ssh-borg", '#!/bin/dash\nexec ssh -i ~/keys/borg.pem "$@"\n')
+    configs = {
+        ".gitconfig": (
+            "[core]\n\tsshCommand = ~/bin/ssh-work\n[credential]\n\thelper = ~/bin/git-cred\n"
+        ),
+        ".aws/config": "[profile work]\ncredential_process = {keys}/../bin/aws-creds --profile w\n",
+        ".ansible.cfg": "[ssh_connection]\nssh_executable = ~/bin/ssh-ansible\n",
+    }
+    monkeypatch.setenv("GIT_SSH", str(home / "bin/git-ssh"))
+    monkeypatch.setenv("BORG_RSH", f"{home}/bin/ssh-borg -o BatchMode=yes")
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_a_wrapper_script_of_yours_planloop_cannot_read_makes_commands_ask(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A python wrapper may name any key; planloop reads only shell scripts, so commands ask,
+    # naming the script; once it is a shell script, it is read, and nothing asks.
+    your_git_configs_in(home, monkeypatch)
+    script = wrapper(home, "git-ssh", "#!/usr/bin/python3\nimport os\nos.execvp('ssh', [])\n")
+    monkeypatch.setenv("GIT_SSH_COMMAND", f"{script} -o BatchMode=yes")
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert f"your script {script}" in (sandbox.must_ask or "")
+    assert "python3 script" in (sandbox.must_ask or "")
+    script.write_text('#!/bin/sh\nexec ssh -i ~/keys/deploy "$@"\n')
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert sandbox.must_ask is None

@@ -11,6 +11,7 @@ workspace's, and each path is worked out as the tool itself would.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import glob
 import itertools
 import json
@@ -19,7 +20,7 @@ import pwd
 import re
 import shlex
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -566,19 +567,24 @@ def store_file_of(helper: str, home: str | None = None) -> list[Path]:
 SHELL_LINE_PATH = re.compile(r"""(?:^|(?<=[\s"'=(<>]))((?:~|\$\w+|\$\{\w+\})?/[^\s"'`;|&<>()$]+)""")
 
 
-def helper_reads(helper: str, home: str | None = None) -> list[Path]:
+def helper_reads(helper: str, home: str | None = None, depth: int = 0) -> list[Path]:
     """The files a credential helper's line names by a path (from `/`, `~` or a variable of
     yours, as the shell puts it in) and does not run: a token file a `!` line `cat`s
     (`!f() { echo "password=$(cat ~/.secrets/tok)"; }; f`), the file a helper is given
     (`netrc -f ~/private/netrc`, `/opt/helper --file $XDG_STATE_HOME/tok`). A program (a
     script or a binary you may run) is left readable, as a command may need it; a token file
-    with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program."""
+    with an execute bit (any file on a FAT or SMB mount, WSL's /mnt/c) is no program. A
+    shell script the line runs (`helper = ~/bin/git-credential-mine`) is read as the line
+    is, for what it names (`wrapper_keys`)."""
+    home = home if home is not None else str(Path.home())
     named = []
     for word in SHELL_LINE_PATH.findall(helper):
-        for path in _absolute(_shell_expanded(word, home or str(Path.home()))):
+        for path in _absolute(_shell_expanded(word, home)):
             looked_at(path)
             if path.is_file() and not _a_program(path):
                 named.append(path)
+            elif path.is_file():
+                named += wrapper_keys(path, home, depth)
     return named
 
 
@@ -669,6 +675,9 @@ def ssh_command_files(command: str, home: str, depth: int = 0) -> tuple[list[Pat
                     lines.append(option[1])
                 break
     named, inner_configs = [], []
+    for word in words:  # (`GIT_SSH=~/bin/git-ssh`, `exec ~/bin/ssh-work "$@"` in it)
+        for path in _absolute(_shell_expanded(word, home)):
+            named += wrapper_keys(path, home, depth)
     for line in lines if depth < MAX_SSH_COMMAND_DEPTH else ():
         inner_named, inner = ssh_command_files(line, home, depth + 1)
         named += inner_named
@@ -680,6 +689,106 @@ def ssh_command_files(command: str, home: str, depth: int = 0) -> tuple[list[Pat
     paths = [_shell_expanded(config, home) for config in configs]
     paths = [os.path.normpath(path) for path in paths if os.path.isabs(path)]
     return named, [*paths, *inner_configs]
+
+
+# A wrapper script of yours that a command line runs in ssh's or a helper's place (git's
+# documented `GIT_SSH=~/bin/git-ssh` holding `exec ssh -i ~/keys/deploy "$@"`, an AWS
+# `credential_process = ~/bin/aws-creds` that `cat`s a key file): the keys and files its text
+# names are read as the line's own. A shell script up to this size is read; one of your home
+# that planloop cannot read so (another language's, larger, unreadable) makes commands ask.
+MAX_WRAPPER_BYTES = 256 * 1024
+# The files of yours whose keys planloop could not tell, each with what says why while it
+# still cannot (`keys_untold`): a wrapper script of your home it cannot read.
+_UNTOLD: dict[Path, Callable[[Path], str | None]] = {}
+# The scripts being read, each inside the one before.
+_WRAPPERS_READING: contextvars.ContextVar[tuple[Path, ...]] = contextvars.ContextVar(
+    "wrappers_reading", default=()
+)
+
+
+def wrapper_keys(path: Path, home: str, depth: int = 0) -> list[Path]:
+    """The files the wrapper script `path` names, read as a credential helper's line is
+    (`helper_reads`: the files it names and does not run, `KEY=~/keys/deploy` too) and as an
+    ssh command line (`-i KEY`, and the keys of the config `-F` names); none for what is no
+    script (a binary, a key file). A script of `home` that cannot be read so is noted in
+    _UNTOLD, and commands ask (`keys_untold`). A script is not read again
+    inside itself (`exec ~/bin/git-ssh` in ~/bin/git-ssh)."""
+    reading = _WRAPPERS_READING.get()
+    if depth >= MAX_SSH_COMMAND_DEPTH or path in reading:
+        return []
+    text, why = _wrapper_text(path)
+    if why is not None and path.is_relative_to(home):
+        _UNTOLD[path] = _wrapper_unread
+    if text is None:
+        return []
+    token = _WRAPPERS_READING.set((*reading, path))
+    try:
+        named = helper_reads(text, home, depth + 1)
+        line = shlex.join(shlex.split(text, comments=True))  # (its words, without comments)
+        keys, configs = ssh_command_files(line, home, depth + 1)
+    finally:
+        _WRAPPERS_READING.reset(token)
+    named += keys
+    for config in configs:
+        named += ssh_config_key_files(config, home)
+    return named
+
+
+def _wrapper_text(path: Path) -> tuple[str | None, str | None]:
+    """(the text of `path` where it is a shell script you may run whose words planloop can
+    tell, why it cannot be read where it is a script planloop cannot read as one). A file you
+    may run with no `#!` line is run by the shell (execvp), so read as a shell script; a
+    binary is neither."""
+    looked_at(path)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        return None, None
+    try:
+        start = read_file_start(path, 256)
+    except OSError as error:
+        return None, f"planloop cannot read it ({error.strerror or error})"
+    if start.startswith(b"\x7fELF"):
+        return None, None
+    interpreter = _interpreter(start) if start.startswith(b"#!") else "sh"
+    if interpreter not in SHELLS:
+        return None, f"it is a {interpreter or 'program'} script, which planloop does not read"
+    try:
+        text = read_small_file(path, MAX_WRAPPER_BYTES, errors=PATH_BYTES)
+        shlex.split(text, comments=True)
+    except OSError as error:
+        return None, f"planloop cannot read it ({error.strerror or error})"
+    except ValueError as error:
+        return None, f"planloop cannot tell its shell words ({error})"
+    return text, None
+
+
+def _interpreter(start: bytes) -> str:
+    """The name of the program a `#!` line runs a script with (`#!/usr/bin/env bash`: bash)."""
+    words = start[2:].partition(b"\n")[0].decode(errors="replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+    return os.path.basename(words[0]) if words else ""
+
+
+def _wrapper_unread(path: Path) -> str | None:
+    """Why the keys the wrapper script `path` of yours names cannot be told, or None."""
+    _, why = _wrapper_text(path)
+    if why is None:
+        return None
+    return (
+        f"your script {path}, which a command line of your configs or variables runs, may "
+        f"name a key planloop cannot tell: {why}"
+    )
+
+
+def keys_untold() -> str | None:
+    """Why some keys your configs name cannot be told, or None: a file of yours noted in
+    _UNTOLD as it was read with the keys your configs name (before this is asked) that still
+    cannot be read. What it names may be any file, so commands ask; once it can be, it is."""
+    for path, untold in list(_UNTOLD.items()):
+        if (why := untold(path)) is not None:
+            return why
+        _UNTOLD.pop(path, None)
+    return None
 
 
 def _shell_code(words: list[str]) -> list[str]:
@@ -941,13 +1050,15 @@ CONFIG_INCLUDES = {
 }
 # The settings of those configs that give ssh its options, or a command line, and the system's
 # configs read beside yours: ansible hands its ssh, scp and sftp the options of `ssh_args` and
-# its kin (as it does ANSIBLE_SSH_ARGS), rclone's sftp runs its `ssh` setting's command line,
+# its kin (as it does ANSIBLE_SSH_ARGS) and runs `ssh_executable` as its ssh (a wrapper script,
+# read as one: `wrapper_keys`), rclone's sftp runs its `ssh` setting's command line,
 # its webdav runs `bearer_token_command`, mbsync runs `PassCmd` and msmtp `passwordeval` for a
 # password (`cat ~/keys/mail.txt`).
 CONFIG_COMMANDS = {
     ".ansible.cfg": {
         "ssh_options": _setting(
-            r"^[ \t]*(?:ssh(?:_common|_extra)?|scp_extra|sftp_extra)_args[ \t]*[=:]"
+            r"^[ \t]*(?:(?:ssh(?:_common|_extra)?|scp_extra|sftp_extra)_args|ssh_executable)"
+            r"[ \t]*[=:]"
         ),
         "system_configs": ("/etc/ansible/ansible.cfg",),
         "inventory": _setting(r"^[ \t]*(?:inventory|hostfile)[ \t]*[=:]"),

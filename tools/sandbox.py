@@ -77,6 +77,7 @@ import functools
 import itertools
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -133,6 +134,7 @@ from tools.named_keys import (
     kerberos_files_of_your_environment,
     kerberos_folders_of_your_environment,
     key_stores_of_your_environment,
+    keys_untold,
     kubeconfig_key_files,
     ldaprc_key_files,
     npm_global_configs,
@@ -1109,6 +1111,9 @@ def _secrets_there(folder: str, tree: SecretTree) -> list[Path]:
 # Your variables that give a program the ssh command line it runs, `-i KEY` in it: git's, and
 # the remote shells of borg, rsync, cvs and Subversion (borg's documented way to pick a key).
 SSH_COMMAND_VARIABLES = ("GIT_SSH_COMMAND", "BORG_RSH", "RSYNC_RSH", "CVS_RSH", "SVN_SSH")
+# Your variables that name the program run as ssh, a wrapper script often, whose text gives ssh
+# its key (`exec ssh -i ~/keys/deploy "$@"`): git's (which takes no options there) and ansible's.
+SSH_PROGRAM_VARIABLES = ("GIT_SSH", "ANSIBLE_SSH_EXECUTABLE")
 # Your variables that give ssh its options alone: ansible's (also those it gives scp and sftp).
 SSH_OPTION_VARIABLES = (
     *("ANSIBLE_SSH_ARGS", "ANSIBLE_SSH_COMMON_ARGS", "ANSIBLE_SSH_EXTRA_ARGS"),
@@ -1143,6 +1148,8 @@ def keys_your_configs_name() -> list[Path]:
     for variable in SSH_OPTION_VARIABLES:
         named += ssh_command_keys("ssh " + os.environ.get(variable, ""))
     named += files_your_secret_commands_read()  # (BORG_PASSCOMMAND's `cat ~/.borg-passphrase`)
+    for variable in SSH_PROGRAM_VARIABLES:  # (a path, with no shell between)
+        named += ssh_command_keys(shlex.quote(os.environ.get(variable, "")))
     named += certificates_of_your_environment()  # (GIT_SSL_CERT: a PEM with its key, a P12)
     named += key_stores_of_your_environment()  # (JAVA_TOOL_OPTIONS' `-Djavax.net.ssl.keyStore=`)
     named += kerberos_files_of_your_environment()  # (KRB5CCNAME=FILE:~/krb/cc: a live ticket)
@@ -3079,6 +3086,8 @@ class Bubblewrap:
         your_git = (str(Path.home()), *(os.environ.get(name, "") for name in GIT_CONFIG_VARIABLES))
         if cut := git_includes_cut(*your_git):  # (the keys past it are not hidden)
             return f"{cut}, so sandboxed commands ask before they run"
+        if unread := keys_untold():  # (read with the keys your configs name, before)
+            return f"{unread}, so sandboxed commands ask before they run"
         unheld = git_path_not_held(root, scan) or git_program_not_held(root, [*scan.git_entries])
         settings = host_tool_settings(root, scan)
         git_untold = any_file_git_may_run(root, [*scan.git_entries])
