@@ -870,3 +870,47 @@ def test_a_wrapper_script_of_yours_planloop_cannot_read_makes_commands_ask(
     sandbox = Bubblewrap()
     sandbox.before_command(workspace)
     assert sandbox.must_ask is None
+
+
+@needs_bwrap
+def test_the_keys_ansible_computes_from_your_variables_and_its_configs_folder_are_hidden(
+    home: Path, workspace: Path, monkeypatch
+):
+    # ansible puts your variables in a path setting (os.path.expandvars: `$KEYS`, no braces)
+    # and takes a relative one from the config's folder.
+    names = ["deploy.pem", "vault.txt", "become.txt"]
+    configs = {
+        ".ansible.cfg": (
+            "[defaults]\nprivate_key_file = $KEYS/deploy.pem\n"
+            "vault_password_file = keys/vault.txt\nbecome_password_file = ~/keys/become.txt ; x\n"
+        )
+    }
+    monkeypatch.setenv("KEYS", str(home / "keys"))
+    assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []
+
+
+@needs_bwrap
+def test_an_ansible_key_path_given_by_a_template_makes_commands_ask_naming_its_file(
+    home: Path, workspace: Path, monkeypatch
+):
+    # A template is worked out as ansible connects (an inventory's `{{ lookup('env', 'HOME') }}`,
+    # a config's `{{CWD}}`): what it names cannot be told, so commands ask, naming the file.
+    monkeypatch.setenv("HOME", str(home))
+    inventory = home / "ansible/hosts.ini"
+    write(home / ".ansible.cfg", "[defaults]\ninventory = ~/ansible/hosts.ini\n")
+    write(
+        inventory,
+        "web1 ansible_ssh_private_key_file=\"{{ lookup('env', 'HOME') }}/keys/web.pem\"\n",
+    )
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert f"your ansible inventory {inventory}" in (sandbox.must_ask or "")
+    write(inventory, "web1 ansible_ssh_private_key_file=~/keys/web.pem\n")
+    write(home / ".ansible.cfg", "[defaults]\nprivate_key_file = {{CWD}}/keys/deploy.pem\n")
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert f"your ansible config {home / '.ansible.cfg'}" in (sandbox.must_ask or "")
+    write(home / ".ansible.cfg", "[defaults]\nprivate_key_file = ~/keys/deploy.pem\n")
+    sandbox = Bubblewrap()
+    sandbox.before_command(workspace)
+    assert sandbox.must_ask is None

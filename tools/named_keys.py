@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import glob
 import itertools
 import json
@@ -698,7 +699,8 @@ def ssh_command_files(command: str, home: str, depth: int = 0) -> tuple[list[Pat
 # that planloop cannot read so (another language's, larger, unreadable) makes commands ask.
 MAX_WRAPPER_BYTES = 256 * 1024
 # The files of yours whose keys planloop could not tell, each with what says why while it
-# still cannot (`keys_untold`): a wrapper script of your home it cannot read.
+# still cannot (`keys_untold`): a wrapper script of your home it cannot read, an ansible
+# inventory or config that names a key by a template.
 _UNTOLD: dict[Path, Callable[[Path], str | None]] = {}
 # The scripts being read, each inside the one before.
 _WRAPPERS_READING: contextvars.ContextVar[tuple[Path, ...]] = contextvars.ContextVar(
@@ -863,6 +865,10 @@ class ToolKeySettings(NamedTuple):
     # A setting that names the inventories the tool takes its hosts' variables from (ansible's
     # `inventory = ~/ansible/hosts.ini`), a list of files and folders (`inventory_key_files`).
     inventory: re.Pattern[str] | None = None
+    # Whether the tool computes its key settings' paths as ansible does a path setting: your
+    # variables put in as `os.path.expandvars` does (`$KEYS/deploy.pem`, an unset one left as
+    # written), `~`, and a relative path from the config's folder (`ansible_key_files`).
+    computed_paths: bool = False
 
 
 def _setting(name: str) -> re.Pattern[str]:
@@ -1062,6 +1068,7 @@ CONFIG_COMMANDS = {
         ),
         "system_configs": ("/etc/ansible/ansible.cfg",),
         "inventory": _setting(r"^[ \t]*(?:inventory|hostfile)[ \t]*[=:]"),
+        "computed_paths": True,
     },
     ".config/rclone/rclone.conf": {
         "ssh_options": _setting(r"^[ \t]*ssh[ \t]*="),
@@ -1257,6 +1264,8 @@ def tool_key_files(home: str) -> list[Path]:
             except (OSError, ValueError):
                 continue
             found += _keys_a_config_names(tool, text, home)
+            if tool.computed_paths and tool.key is not None:
+                found += ansible_key_files(tool.key, text, config, home)
             for value in _setting_values(tool.inventory, text):
                 folder = os.path.dirname(config)  # (a relative one is from the config's folder)
                 found += inventory_key_files(value.split(","), home, folder)
@@ -1303,6 +1312,8 @@ def inventory_key_files(sources: list[str], home: str, folder: str = "") -> list
             text = read_small_file(file, cut=True, errors=PATH_BYTES)
         except (OSError, ValueError):
             continue
+        if TEMPLATED_INVENTORY_KEY.search(text):  # (`"{{ key_dir }}/web.pem"`: commands ask)
+            _UNTOLD[Path(file)] = _templated_inventory
         for value in INVENTORY_KEY.findall(text):
             for word in _inventory_values(value):
                 found += _absolute(_home_expanded(word, home))
@@ -1375,6 +1386,71 @@ def _files_under(folder: str) -> list[str]:
     for parent, _folders, files in itertools.islice(os.walk(folder), MAX_INVENTORY_FILES):
         found += [os.path.join(parent, name) for name in files]
     return found[:MAX_INVENTORY_FILES]
+
+
+# An inventory's key setting whose value is a template, which ansible works out as it connects
+# (`ansible_ssh_private_key_file="{{ lookup('env', 'HOME') }}/keys/web.pem"`, `{{ key_dir }}`):
+# what it names is not there to read.
+TEMPLATED_INVENTORY_KEY = re.compile(
+    r"\bansible_(?:(?:ssh_)?private_key_file|(?:ssh_common|ssh_extra|scp_extra|sftp_extra)_args)"
+    r"[\"']?[ \t]*[=:][^\r\n]*?(?:\{\{|\{%)",
+    re.IGNORECASE,
+)
+
+
+def _templated_inventory(path: Path) -> str | None:
+    """Why the keys the inventory file `path` gives its hosts cannot be told, or None: a key
+    setting of it is a template (TEMPLATED_INVENTORY_KEY), which may name any file."""
+    try:
+        text = read_small_file(path, cut=True, errors=PATH_BYTES)
+    except (OSError, ValueError):
+        return None
+    if not TEMPLATED_INVENTORY_KEY.search(text):
+        return None
+    return (
+        f"your ansible inventory {path} gives a host its ssh key by a template (`{{{{ ... }}}}`), "
+        "which ansible works out as it connects and planloop cannot tell"
+    )
+
+
+# Your variable in a path setting, as `os.path.expandvars` puts it in: `$NAME` or `${NAME}`.
+EXPANDVARS_VARIABLE = re.compile(r"\$(?:(\w+)|\{([^}]*)\})")
+
+
+def ansible_key_files(setting: re.Pattern[str], text: str, config: str, home: str) -> list[Path]:
+    """The files the path settings `setting` of the ansible config `config` (its `text`)
+    name as ansible computes a path setting: your variables put in as `os.path.expandvars`
+    does (an unset one stays as written), `~` (`home`), and a relative path from the config's
+    folder. A value with a template (`{{CWD}}`, the folder ansible runs in) is none of these:
+    it is noted, and commands ask (`keys_untold`)."""
+    folder = os.path.dirname(config)
+    environment = {**os.environ, "HOME": home}
+    found = []
+    for value in _setting_values(setting, text):
+        for cut in dict.fromkeys([value, INLINE_COMMENT.sub("", value).strip().strip("\"'")]):
+            if "{{" in cut or "{%" in cut:
+                _UNTOLD[Path(config)] = functools.partial(_templated_config, setting)
+                continue
+            put_in = EXPANDVARS_VARIABLE.sub(
+                lambda found: environment.get(found[1] or found[2], found[0]), cut
+            )
+            found += _absolute(os.path.join(folder, _home_expanded(put_in, home)))
+    return found
+
+
+def _templated_config(setting: re.Pattern[str], path: Path) -> str | None:
+    """Why the files the ansible config `path` names by `setting` cannot be told, or None: a
+    value of it holds a template."""
+    try:
+        text = read_small_file(path, cut=True, errors=PATH_BYTES)
+    except (OSError, ValueError):
+        return None
+    if not any("{{" in value or "{%" in value for value in _setting_values(setting, text)):
+        return None
+    return (
+        f"your ansible config {path} names a key or password file by a template (`{{{{CWD}}}}`, "
+        "the folder ansible runs in), which planloop cannot tell"
+    )
 
 
 # How deep a tool's config includes are followed, and how many of its configs are read.
