@@ -830,10 +830,11 @@ def test_the_keys_and_tokens_a_wrapper_script_your_configs_run_names_are_hidden(
     home: Path, workspace: Path, monkeypatch
 ):
     # GIT_SSH names a program, not a command line: its options go into a wrapper script, as
-    # git documents; the same for core.sshCommand, a credential helper, AWS's
+    # git documents; the same for core.sshCommand, a credential helper (by its path, or by
+    # its name: `git-credential-mine` on your PATH), AWS's
     # credential_process, ansible's ssh_executable and borg's remote shell.
     your_git_configs_in(home, monkeypatch)
-    names = ["deploy", "work", "gh-token", "aws.json", "ansible.pem", "borg.pem"]
+    names = ["deploy", "work", "gh-token", "named", "aws.json", "ansible.pem", "borg.pem"]
     wrapper(home, "git-ssh", '#!/bin/sh\nexec ssh -i "$HOME/keys/deploy" -o X=yes "$@"\n')
     wrapper(home, "ssh-work", '#!/usr/bin/env bash\n# don\'t ask\nexec ~/bin/ssh-inner "$@"\n')
     wrapper(home, "ssh-inner", 'exec ssh -i ~/keys/work "$@"\n')  # (no `#!`: sh runs it)
@@ -848,6 +849,9 @@ def test_the_keys_and_tokens_a_wrapper_script_your_configs_run_names_are_hidden(
         ".aws/config": "[profile work]\ncredential_process = {keys}/../bin/aws-creds --profile w\n",
         ".ansible.cfg": "[ssh_connection]\nssh_executable = ~/bin/ssh-ansible\n",
     }
+    wrapper(home, "git-credential-mine", '#!/bin/sh\necho "password=$(cat ~/keys/named)"\n')
+    configs[".gitconfig"] += '[credential "https://b.example"]\n\thelper = mine --fast\n'
+    monkeypatch.setenv("PATH", f"{home / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("GIT_SSH", str(home / "bin/git-ssh"))
     monkeypatch.setenv("BORG_RSH", f"{home}/bin/ssh-borg -o BatchMode=yes")
     assert secrets_read_once_named(home, workspace, monkeypatch, names, configs) == []

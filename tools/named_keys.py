@@ -20,6 +20,7 @@ import os
 import pwd
 import re
 import shlex
+import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -352,6 +353,7 @@ def _named_by_git_settings(
                 sources.append(included)
             elif setting.endswith("helper"):
                 named += store_file_of(value, home) or helper_reads(value, home)
+                named += helper_program_keys(value, home)  # (`helper = mine`)
             elif setting == "user.signingkey":
                 named += ssh_signing_keys(_home_expanded(value, home))
             elif setting == "gpg.ssh.defaultkeycommand":
@@ -606,6 +608,20 @@ def files_your_secret_commands_read(environ: Mapping[str, str] = os.environ) -> 
         if SECRET_COMMAND_VARIABLE.fullmatch(variable):
             named += helper_reads(command)
     return named
+
+
+def helper_program_keys(helper: str, home: str) -> list[Path]:
+    """The files a credential helper given by its name names (`helper = mine`, which git runs
+    as `git-credential-mine`, found on your PATH), where that program is a wrapper script of
+    yours (`wrapper_keys`); none for a `!` line or a path, which `helper_reads` reads."""
+    try:
+        words = shlex.split(helper)
+    except ValueError:
+        return []
+    if not words or words[0].startswith("!") or "/" in words[0]:
+        return []
+    program = shutil.which(f"git-credential-{words[0]}")
+    return wrapper_keys(Path(program), home) if program else []
 
 
 def _a_program(path: Path) -> bool:
