@@ -293,6 +293,33 @@ def test_a_script_a_hook_runs_is_read_as_the_hook_is(tmp_path):
     assert {"scripts/hooks/pre-commit.sh", "m1/Makefile", "m2/Makefile"} <= held(root)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'sh "~/scripts/lint.sh"',
+        '"~/scripts/lint.sh"',
+        ". '~/scripts/lint.sh'",
+        "sh \\~/scripts/lint.sh",
+        'bash ~"/scripts/lint.sh"',
+        'X="~/scripts/lint.sh"; sh "$X"',
+        "sh -c \"sh '~/scripts/lint.sh'\"",
+        "npm run lint",
+    ],
+)
+def test_a_script_a_hook_names_by_a_quoted_tilde_is_the_workspace_s_and_held(tmp_path, line):
+    # The shell keeps a quoted `~` as written: git runs the hook from the top of the tree,
+    # where it names the folder `~`, not your home.
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/pre-commit", line + "\n")
+    hook(root, "~/scripts/lint.sh", "make -s -C m1 lint\n")
+    (root / "m1").mkdir()
+    (root / "m1" / "Makefile").write_text("lint:\n\ttrue\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"lint": 'sh "~/scripts/lint.sh"'}}))
+    assert {"~/scripts/lint.sh", "m1/Makefile"} <= held(root)
+    reason = protected_reason(root, "~/scripts/lint.sh")
+    assert reason is not None and "runs it" in reason, reason
+
+
 def test_a_standard_module_beside_a_python_script_a_hook_runs_is_held(tmp_path):
     # python puts the script's folder first on its path: `import argparse` in tools/check.py
     # takes tools/argparse.py.

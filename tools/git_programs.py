@@ -77,6 +77,7 @@ from tools.paths import (
     unread_reason,
     your_git_configs,
 )
+from tools.shell_config import QUOTED_TILDE, _kept_tildes
 
 # Keys (section.key, a subsection dropped: `[filter "lfs"] clean` is `filter.clean`) whose value
 # git runs as a command line. The same keys count in your configs and in a repository's own:
@@ -973,7 +974,7 @@ def _line_paths(
         raise WordTooLong(f"a command line of more than {MAX_SHELL_TEXT:,} characters")
     # (shlex takes a `#` anywhere in a word for a comment: `a#b; ./x` would hide `./x`; and
     # quoting shells read apart raises, outside the `try` that takes an open quote whole)
-    code = without_shell_comments(value)
+    code = _tildes_the_quotes_keep(without_shell_comments(value))
     try:
         lexer = shlex.shlex(code, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
@@ -989,6 +990,11 @@ def _line_paths(
     # `!$EDITOR`); one it sets itself (`$GIT_DIR`, `$1`), or a command's output, cannot be told.
     # (Not $PWD: where the line runs is the base below, not where planloop runs.)
     words = [_expanded(piece) for word in words for piece in _operators(word)]
+    # Each word as a program is given it (a `~` the quotes kept is a folder of that name where
+    # the line runs: `sh "~/lint.sh"` runs ./~/lint.sh), and as written (`marked`): a word that
+    # is a shell's code gives that shell its `~` (`sh -c "~/x"` runs your home's x).
+    marked, words = words, [_as_given(word) for word in words]
+    written = [word.replace(QUOTED_TILDE, "~") for word in marked]  # (make expands its own `~`)
     # Where relative paths start: the top of the tree, or where `cd DIR`, `env -C DIR` or
     # `uv --directory DIR` moved; None once moved somewhere only the shell can tell. A move
     # inside a subshell, or in a pipeline's stage or a background command (each a subshell
@@ -1019,7 +1025,7 @@ def _line_paths(
     def read_line(code: str) -> list[Path]:  # a shell's code, read as a line from here
         return program_paths(code, base, untold, unmade_arguments, by_name, assigned)
 
-    for index, (before, word) in enumerate(zip(["", *words], words, strict=False)):
+    for index, (before, word) in enumerate(zip(["", *words], marked, strict=False)):
         if index == 0 or before in PUNCTUATION:
             command, runner = "", ""
             find_roots.clear()
@@ -1037,6 +1043,7 @@ def _line_paths(
             )
         if "${" in word:  # `"${MAKE:-make}" lint`: your environment's value, else the default
             word = DEFAULTED.sub(lambda match: without_secrets().get(match[1]) or match[2], word)
+        code_word, word = word.replace(QUOTED_TILDE, "~"), _as_given(word)
         if word in PUNCTUATION:
             if word in ("(", "<(", ">("):
                 outer.append(base)
@@ -1048,7 +1055,7 @@ def _line_paths(
             continue  # (`sh; ls`: no script named `;`)
         if before == "<<<" and program_name(command) in INTERPRETERS:
             # `python3 - <<< 'import fmt'`, `sh <<< '. tools/x.sh'`: the text is its code.
-            found += _code_given(program_name(command), word, base, read_line, by_name, untold)
+            found += _code_given(program_name(command), code_word, base, read_line, by_name, untold)
             continue
         if word in ("{}", "./{}") and find_roots and _runs_what_find_finds(words[:index]):
             # `find tools -exec {} \;`, `-exec sh {} +`: every file found there runs.
@@ -1241,7 +1248,7 @@ def _line_paths(
             if by_name is not None and base is not None and "/" not in word:
                 by_name.programs.append((base, word))
             for tool in tools:
-                _called(tool, words, index, base, by_name, assigned)
+                _called(tool, words, index, base, by_name, assigned, written)
             if packages_from is not None and (runner in PACKAGE_RUNNERS or after_exec):
                 run_by_npx(word, packages_from, by_name)  # (`npm exec x` too)
                 if runner in PACKAGE_RUNNERS and by_name is not None:
@@ -1260,10 +1267,10 @@ def _line_paths(
             or (index in fed and not word.startswith("-"))
         )
         if is_script:  # `sh gradlew build`, `bash ./mvnw compile`: as `./gradlew build` is
-            _called(_script_tool(previous, word), words, index, base, by_name, assigned)
+            _called(_script_tool(previous, word), words, index, base, by_name, assigned, written)
         if before == "eval" or (before == "-c" and INTERPRETERS.get(program_name(previous))):
             # `eval "$(cat fsmon)"`, `sh -c "$(cat fsmon)"`: the file's text is the code.
-            for read in CODE_READ.findall(word):
+            for read in CODE_READ.findall(code_word):
                 found += _told(read, base, worktree, untold) if base is not None else []
         interpreter = program_name(previous)
         code_flags = INTERPRETERS.get(interpreter, ())
@@ -1279,7 +1286,7 @@ def _line_paths(
         if not is_program and before in code_flags and code_flags != SHELL_FLAGS:
             # `python3 -c 'import fmt'`, `node -e 'require("./tools/x.js")'`: code, not a
             # command line; what it loads from the folder it runs in counts.
-            found += _code_given(interpreter, word, base, None, by_name, untold)
+            found += _code_given(interpreter, code_word, base, None, by_name, untold)
             continue
         if index in fed_code:  # `echo 'import fmt' | python3`: its input is the code
             fed_to, text = fed_code[index]
@@ -1329,7 +1336,7 @@ def _line_paths(
                     found.append(Path(os.path.normpath(path)))
         if shell_code or any(char in SHELL_BLANKS for char in spoken) and command not in NAMES_ONLY:
             # `sh -c "~/x y"`
-            found += program_paths(word, base, untold, unmade_arguments, by_name, assigned)
+            found += program_paths(code_word, base, untold, unmade_arguments, by_name, assigned)
             continue
         if command == "git" and word.startswith(GIT_EXEC_PATH_OPTION) and base is not None:
             # `git --exec-path=tools check`: git runs tools/git-check, a folder's programs.
@@ -1439,12 +1446,14 @@ def _called(
     base: Path | None,
     by_name: ByName | None,
     assigned: dict[str, str],
+    written: list[str] | None = None,
 ) -> None:
     """Note for `by_name` a package manager, compose or build tool run as `words[index]`, with
     its words up to the end of its command: what it reads (package.json, a Makefile) runs too.
     The variables set for it that name make's makefiles (`MAKEFILES=x.mk make`, or the tool's
     `env`) come first, as make takes them on its line. A tool started by a runner (`uvx tox`,
-    `python3 -m tox`) is that tool, with the words after its name."""
+    `python3 -m tox`) is that tool, with the words after its name. make takes its words as
+    `written`, quoted `~` and all: it puts your home in for a `~` itself (`make -f "~/mk"`)."""
     if (program in PROJECT_RUNNERS or program in INSTALLERS) and by_name is not None:
         # (`uv run ruff`: uv's own files; `uvx --from ./tools/x`: the local project it builds)
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
@@ -1453,7 +1462,8 @@ def _called(
     program, index = run_behind(program, words, index)
     if program in (*FOLDER_RUNNERS, *BUILD_TOOLS) and by_name is not None:
         ends = (i for i, w in enumerate(words[index:], index) if w in PUNCTUATION)
-        own = words[index + 1 : next(ends, len(words))]
+        given = written if written and program in MAKES else words
+        own = given[index + 1 : next(ends, len(words))]
         set_for_make = [f"{name}={assigned[name]}" for name in MAKE_VARIABLES if name in assigned]
         set_for_make = set_for_make if program in MAKES else []
         by_name.calls.append((base, program, (*set_for_make, *own)))
@@ -2141,6 +2151,55 @@ def _without_outputs(word: str) -> str:
     for start, end in reversed(spans):
         word = word[:start] + word[end:]
     return COMMAND_OUTPUT.sub("", word)
+
+
+def _tildes_the_quotes_keep(code: str) -> str:
+    """`code` with each `~` its shell keeps as written for quoting a QUOTED_TILDE (`_as_given`):
+    one inside quotes or escaped (`"~/x"`, `\\~/x`), and one whose name up to the next `/`
+    holds a quoted character (`~"/x"`, `~"me"/x`: bash looks up no home for it)."""
+    if "~" not in code:
+        return code
+    quoted = [True] * len(code)
+    for start, end, outside in read_by_a_shell(code).kept:
+        if outside:
+            quoted[start:end] = [False] * (end - start)
+    marked = list(code)
+    for at, char in enumerate(code):
+        if char != "~":
+            continue
+        if quoted[at] or _starts_a_name(code, at) and _its_name_is_quoted(code, quoted, at):
+            marked[at] = QUOTED_TILDE
+    return "".join(marked)
+
+
+def _starts_a_name(code: str, at: int) -> bool:
+    """Whether the `~` at `at` stands where the shell may put a home in: a word's start, or
+    after an assignment's `=` or a `:` of its value."""
+    return at == 0 or code[at - 1] in WORD_BREAKS or code[at - 1] in "=:"
+
+
+def _its_name_is_quoted(code: str, quoted: list[bool], at: int) -> bool:
+    """Whether a character of the user name after the `~` at `at` (to the first `/`, `:`, `=`
+    or the word's end, outside quotes) is quoted. (Each name ends where the next may start:
+    the names of a line are read once.)"""
+    for index in range(at + 1, len(code)):
+        if quoted[index]:
+            return True
+        if code[index] in "/:=" or code[index] in WORD_BREAKS:
+            return False
+    return False
+
+
+def words_as_given(segment: str) -> list[str]:
+    """A command's words as its program is given them (shlex's split, with `_as_given`): a
+    `~` the quotes keep is a folder of that name (`. "~/env.sh"` reads ./~/env.sh)."""
+    return [_as_given(word) for word in shlex.split(_tildes_the_quotes_keep(segment))]
+
+
+def _as_given(word: str) -> str:
+    """A word as its program is given it: a `~` the quotes kept where the shell would have
+    put your home in is a folder named `~` where the line runs (`./~/x`), any other as it is."""
+    return _kept_tildes(word) if QUOTED_TILDE in word else word
 
 
 def _operators(word: str) -> list[str]:

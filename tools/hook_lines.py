@@ -47,6 +47,7 @@ from tools.git_programs import (
     program_name,
     shell_lines,
     swift_subcommand,
+    words_as_given,
 )
 from tools.inline_code import EVALUATES, awk_starts_programs, sed_starts_programs
 
@@ -232,7 +233,7 @@ def shell_scripts(
     for line, _ in read_hook_lines(text, hook, top, environ, helper):
         for segment in _segments(line or ""):
             try:
-                words = shlex.split(segment)
+                words = words_as_given(segment)
             except ValueError:
                 continue
             for index, word in enumerate(words):
@@ -331,8 +332,8 @@ def _sources_from_workspace(
 ) -> bool:
     """Whether a `. FILE` may read a file of the workspace (or one only its shell can tell)."""
     try:
-        words = shlex.split(_put_in(segment, values, environ, False))
-    except (Untold, ValueError):
+        words = words_as_given(_put_in(segment, values, environ, False))
+    except (Untold, ValueError, SplitByTheShell):
         return True
     while words and words[0] in KEYWORDS:
         words = words[1:]
