@@ -320,6 +320,40 @@ def test_a_script_a_hook_names_by_a_quoted_tilde_is_the_workspace_s_and_held(tmp
     assert reason is not None and "runs it" in reason, reason
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cd src && sh /proc/self/cwd/check.sh",
+        "cd src && /proc/thread-self/cwd/check.sh",
+        "cd src && sh /dev/fd/../cwd/check.sh",
+        "cd src && sh < /proc/self/cwd/check.sh",
+        "sh /proc/self/cwd/src/check.sh",
+        "sh /proc/1/cwd/check.sh",
+        "cd /proc/self/cwd/src && sh check.sh",
+        'PATH="/proc/self/cwd/src:$PATH"\ncheck.sh',
+        "make -C src -f /proc/self/cwd/check.mk",
+    ],
+)
+def test_a_path_each_process_reads_as_its_own_in_a_hook_makes_commands_ask(tmp_path, line):
+    # /proc/self (and /dev/fd, into it) is the process's that looks the path up: the hook's
+    # shell, in the folder it moved to, not planloop's own.
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/pre-commit", line + "\n")
+    for folder in (root, root / "src"):
+        hook(folder, "check.sh", "echo check\n")
+        (folder / "check.mk").write_text("lint:\n\ttrue\n")
+    reason = tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root)))
+    assert reason is not None and ".husky/pre-commit" in reason, reason
+
+
+def test_a_script_a_hook_runs_after_a_cd_is_held_from_there(tmp_path):
+    root = repository(tmp_path, ".husky")
+    hook(root, ".husky/pre-commit", "cd src && sh check.sh\n")
+    hook(root, "src/check.sh", "echo check\n")
+    assert "src/check.sh" in held(root)
+    assert tool_script_not_held(root, host_tool_settings(root, scan_for_file_tools(root))) is None
+
+
 def test_a_standard_module_beside_a_python_script_a_hook_runs_is_held(tmp_path):
     # python puts the script's folder first on its path: `import argparse` in tools/check.py
     # takes tools/argparse.py.

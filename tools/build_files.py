@@ -100,7 +100,7 @@ from tools.per_file_configs import (
     data_names,
     js_names,
 )
-from tools.shell_config import envrc_tool_files, nix_files
+from tools.shell_config import envrc_tool_files, names_a_process_folder, nix_files
 from tools.spans import delimited, insides, replaced
 from tools.toml_text import toml_data
 
@@ -282,11 +282,32 @@ def build_files(
     """(the build files there, held; every one the tool would read, made yet or not, held
     while there and told when made: `ByName.when_there`) for `program` run with `words` from
     `folder` in the workspace `project`; and a local package it installs, held whole."""
+    if through := next(filter(_a_process_path, words), None):
+        raise CannotTell(f"`{through[:80]}`, a path each process that opens it reads as its own")
     held, told = _build_files(program, words, folder, project)
     if program in INSTALLERS:
         held = [*held, *_local_packages(program, words, folder)]
     compiled = _compiled_copies([*held, *told])  # (toxfile.py's, noxfile.py's)
     return [*held, *(path for path in compiled if os.path.lexists(path))], [*told, *compiled]
+
+
+def _a_process_path(word: str) -> bool:
+    """Whether a tool's word names, alone or as an option's value (`--config=x`, `-fx`), a path
+    through a folder each process reads as its own: `make -C web -f /proc/self/cwd/mk` reads
+    web/mk, which planloop's own lookup cannot tell."""
+    values = (word, word.partition("=")[2], word[2:] if word[:1] == "-" else "")
+    return any(value.startswith("/") and through_a_process_folder(value) for value in values)
+
+
+def through_a_process_folder(path: str) -> bool:
+    """Whether a path leads through a folder each process reads as its own
+    (`names_a_process_folder`), also where a `..` comes after one, which the letters alone put
+    elsewhere: /dev/fd leads to /proc/self/fd, so `/dev/fd/../cwd` is /proc/self/cwd."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    for end, part in enumerate(parts):
+        if part == ".." and names_a_process_folder("/" + "/".join(parts[:end])):
+            return True
+    return names_a_process_folder(path)
 
 
 def _compiled_copies(paths: list[Path]) -> list[Path]:

@@ -45,6 +45,7 @@ from tools.build_files import (
     MAKES,
     gradle_user_homes,
     maven_repositories,
+    through_a_process_folder,
 )
 from tools.environment import (
     MAX_SHELL_TEXT,
@@ -1329,7 +1330,7 @@ def _line_paths(
             # often the program's search path or its output.
             for glued, conventional in _glued_paths(word):
                 path = base / glued
-                if worktree is not None and past_a_folder_of_the_tree(path, worktree):
+                if worktree is not None and _only_its_process_tells(path, worktree):
                     if conventional:  # (a bundle's other places: `-Wl../x` is no path)
                         _cannot_tell(word, worktree, untold)
                 elif os.path.isfile(os.path.normpath(path)):
@@ -1360,6 +1361,12 @@ def _line_paths(
             if not (is_script or is_script_name(word) or os.path.lexists(base / word)):
                 continue  # `--timeout 3600`, `log --oneline`, `-f utf-16`: words, not files
         path = Path(os.path.expanduser(word))
+        if _in_a_process_folder(str(path)):
+            # `cd src && sh /proc/self/cwd/check.sh`: a folder of whichever process looks it
+            # up (here the shell, in src), not of planloop's.
+            if is_program or is_script or is_script_name(word):
+                _cannot_tell(word, worktree, untold)
+            continue
         if not path.is_absolute():
             if base is None:
                 continue
@@ -2271,6 +2278,9 @@ def _told(word: str, base: Path, worktree: Path | None, untold: list | None) -> 
     if EXPANSION.search(os.path.expanduser(word)) or PATTERN.search(word):
         _cannot_tell(word, worktree, untold)
         return []
+    if _in_a_process_folder(os.path.join(base, os.path.expanduser(word))):  # (`sh < ...`)
+        _cannot_tell(word, worktree, untold)
+        return []
     return [_from(base, word)]
 
 
@@ -2300,6 +2310,21 @@ def past_a_folder_of_the_tree(path: Path, top: Path) -> bool:
     return False
 
 
+def _only_its_process_tells(path: Path, top: Path) -> bool:
+    """Whether a path is one only the process that opens it can tell: one that goes up out
+    of a folder of the tree (`past_a_folder_of_the_tree`), or through a folder each process
+    reads as its own (`/proc/self/cwd/x`, `/dev/fd/3/x`)."""
+    return past_a_folder_of_the_tree(path, top) or _in_a_process_folder(str(path))
+
+
+def _in_a_process_folder(path: str) -> bool:
+    """Whether the folder of a path's file is one each process reads as its own, not
+    planloop's (`/proc/self/cwd/x`, `/dev/fd/3/x`). The process's own input or output,
+    `/dev/stdin` or `/dev/stderr`, is no file of a folder: a line feeds it (`cat x | sh
+    /dev/stdin` runs x), or it is written to."""
+    return through_a_process_folder(os.path.dirname(path))
+
+
 def _from(base: Path, path: str) -> Path:
     return Path(os.path.normpath(base / os.path.expanduser(path)))
 
@@ -2313,6 +2338,8 @@ def _moved(base: Path | None, folder: str, top: Path | None = None) -> Path | No
         return next((p for p in (top, *top.parents) if os.path.lexists(p / GIT_DIR_NAME)), top)
     if base is None or EXPANSION.search(os.path.expanduser(folder)):
         return None
+    if through_a_process_folder(os.path.join(base, os.path.expanduser(folder))):
+        return None  # (`cd /proc/self/cwd/web`: the shell's own folder, as it stands then)
     return _from(base, folder)
 
 

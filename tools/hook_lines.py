@@ -35,6 +35,7 @@ import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from tools.build_files import through_a_process_folder
 from tools.git_programs import (
     INTERPRETERS,
     OTHER_SHELLS,
@@ -459,6 +460,7 @@ def _path_why(
                 continue
             for entry in value.split(":"):
                 outside = os.path.isabs(entry) and not (entry + "/").startswith(top + "/")
+                outside = outside and not through_a_process_folder(entry)  # (`/proc/self/cwd`)
                 if not (outside or entry.rstrip("/").endswith("node_modules/.bin")):
                     return f"its PATH, which looks for programs in `{_short(entry)}` first"
     return None
