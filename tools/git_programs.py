@@ -78,7 +78,7 @@ from tools.paths import (
     unread_reason,
     your_git_configs,
 )
-from tools.shell_config import QUOTED_TILDE, _kept_tildes
+from tools.shell_config import QUOTED_TILDE, kept_tildes
 
 # Keys (section.key, a subsection dropped: `[filter "lfs"] clean` is `filter.clean`) whose value
 # git runs as a command line. The same keys count in your configs and in a repository's own:
@@ -2206,7 +2206,7 @@ def words_as_given(segment: str) -> list[str]:
 def _as_given(word: str) -> str:
     """A word as its program is given it: a `~` the quotes kept where the shell would have
     put your home in is a folder named `~` where the line runs (`./~/x`), any other as it is."""
-    return _kept_tildes(word) if QUOTED_TILDE in word else word
+    return kept_tildes(word) if QUOTED_TILDE in word else word
 
 
 def _operators(word: str) -> list[str]:

@@ -1203,14 +1203,14 @@ def _unquoted(word: str) -> str:
         or re.sub(r"\\(.)|" + BARE_DOLLAR, _kept, c.replace("\\~", QUOTED_TILDE))
         for a, b, c in WORD_PIECE.findall(word)
     )
-    return _kept_tildes(unquoted) if QUOTED_TILDE in unquoted else unquoted
+    return kept_tildes(unquoted) if QUOTED_TILDE in unquoted else unquoted
 
 
 # A `~` quotes keep (`"~/bin"`, `\~`), while the words are read.
 QUOTED_TILDE = "\ue001"
 
 
-def _kept_tildes(word: str) -> str:
+def kept_tildes(word: str) -> str:
     """`word` with each QUOTED_TILDE a `~` again, and one where bash would have put your home
     in, were it not quoted (`PATH="~/bin:$PATH"`), read as the folder named `~` it is left as
     (`./~/bin`): git's search of PATH and GIT_CONFIG_GLOBAL take it from where they run."""
