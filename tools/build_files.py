@@ -296,18 +296,7 @@ def _a_process_path(word: str) -> bool:
     through a folder each process reads as its own: `make -C web -f /proc/self/cwd/mk` reads
     web/mk, which planloop's own lookup cannot tell."""
     values = (word, word.partition("=")[2], word[2:] if word[:1] == "-" else "")
-    return any(value.startswith("/") and through_a_process_folder(value) for value in values)
-
-
-def through_a_process_folder(path: str) -> bool:
-    """Whether a path leads through a folder each process reads as its own
-    (`names_a_process_folder`), also where a `..` comes after one, which the letters alone put
-    elsewhere: /dev/fd leads to /proc/self/fd, so `/dev/fd/../cwd` is /proc/self/cwd."""
-    parts = [part for part in path.split("/") if part not in ("", ".")]
-    for end, part in enumerate(parts):
-        if part == ".." and names_a_process_folder("/" + "/".join(parts[:end])):
-            return True
-    return names_a_process_folder(path)
+    return any(value.startswith("/") and names_a_process_folder(value) for value in values)
 
 
 def _compiled_copies(paths: list[Path]) -> list[Path]:

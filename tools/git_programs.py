@@ -45,7 +45,6 @@ from tools.build_files import (
     MAKES,
     gradle_user_homes,
     maven_repositories,
-    through_a_process_folder,
 )
 from tools.environment import (
     MAX_SHELL_TEXT,
@@ -78,7 +77,7 @@ from tools.paths import (
     unread_reason,
     your_git_configs,
 )
-from tools.shell_config import QUOTED_TILDE, kept_tildes
+from tools.shell_config import QUOTED_TILDE, kept_tildes, names_a_process_folder
 
 # Keys (section.key, a subsection dropped: `[filter "lfs"] clean` is `filter.clean`) whose value
 # git runs as a command line. The same keys count in your configs and in a repository's own:
@@ -2322,7 +2321,7 @@ def _in_a_process_folder(path: str) -> bool:
     planloop's (`/proc/self/cwd/x`, `/dev/fd/3/x`). The process's own input or output,
     `/dev/stdin` or `/dev/stderr`, is no file of a folder: a line feeds it (`cat x | sh
     /dev/stdin` runs x), or it is written to."""
-    return through_a_process_folder(os.path.dirname(path))
+    return names_a_process_folder(os.path.dirname(path))
 
 
 def _from(base: Path, path: str) -> Path:
@@ -2338,7 +2337,7 @@ def _moved(base: Path | None, folder: str, top: Path | None = None) -> Path | No
         return next((p for p in (top, *top.parents) if os.path.lexists(p / GIT_DIR_NAME)), top)
     if base is None or EXPANSION.search(os.path.expanduser(folder)):
         return None
-    if through_a_process_folder(os.path.join(base, os.path.expanduser(folder))):
+    if names_a_process_folder(os.path.join(base, os.path.expanduser(folder))):
         return None  # (`cd /proc/self/cwd/web`: the shell's own folder, as it stands then)
     return _from(base, folder)
 

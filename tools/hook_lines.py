@@ -35,7 +35,6 @@ import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from tools.build_files import through_a_process_folder
 from tools.git_programs import (
     INTERPRETERS,
     OTHER_SHELLS,
@@ -51,6 +50,7 @@ from tools.git_programs import (
     words_as_given,
 )
 from tools.inline_code import EVALUATES, awk_starts_programs, sed_starts_programs
+from tools.shell_config import names_a_process_folder
 
 # The hook's own folder and name, as hooks spell them.
 OWN_FOLDER = re.compile(r"""\$\(\s*dirname\s++(?:--\s++)?("?)\$(?:0|\{0\})\1\s*\)|\$\{0%/\*\}""")
@@ -460,7 +460,7 @@ def _path_why(
                 continue
             for entry in value.split(":"):
                 outside = os.path.isabs(entry) and not (entry + "/").startswith(top + "/")
-                outside = outside and not through_a_process_folder(entry)  # (`/proc/self/cwd`)
+                outside = outside and not names_a_process_folder(entry)  # (`/proc/self/cwd`)
                 if not (outside or entry.rstrip("/").endswith("node_modules/.bin")):
                     return f"its PATH, which looks for programs in `{_short(entry)}` first"
     return None

@@ -320,9 +320,15 @@ PROCESS_FOLDERS = re.compile(r"/(?:proc|dev/fd)(?:/|$)")
 
 
 def names_a_process_folder(path: str) -> bool:
-    """Whether `path` leads through PROCESS_FOLDERS, by its letters or by a link on the way:
-    an absolute path whose folder each process reads as its own, as a relative one."""
-    parts = Path(os.path.normpath(re.sub("^/+", "/", path))).parts  # (`//proc` is /proc)
+    """Whether `path` leads through PROCESS_FOLDERS, by its letters or by a link on the way,
+    also where a `..` comes after one (/dev/fd is /proc/self/fd, so `/dev/fd/../cwd` is
+    /proc/self/cwd, which the letters alone put elsewhere): an absolute path whose folder each
+    process reads as its own, as a relative one."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    for end, part in enumerate(parts):
+        if part == ".." and names_a_process_folder("/" + "/".join(parts[:end])):
+            return True
+    parts = list(Path(os.path.normpath(re.sub("^/+", "/", path))).parts)  # (`//proc` is /proc)
     for end in range(2, len(parts) + 1):
         prefix = os.path.join(*parts[:end])
         if PROCESS_FOLDERS.match(prefix):
