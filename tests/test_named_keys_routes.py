@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import os
 import pwd
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from conftest import run
+from test_hostile_pass4 import AS_NOBODY, can_switch_user
 from test_sandbox_escapes import home, needs_bwrap, secrets_in, secrets_read
 
 from tools import kept, named_keys
@@ -874,6 +878,29 @@ def test_a_wrapper_script_of_yours_planloop_cannot_read_makes_commands_ask(
     sandbox = Bubblewrap()
     sandbox.before_command(workspace)
     assert sandbox.must_ask is None
+
+
+def test_a_helper_naming_a_file_you_cannot_reach_names_no_key(tmp_path: Path):
+    # Run by another user, or with a folder of the line's closed to you: a path there is none
+    # of yours to hide, and reading the line must not stop planloop (bubblewrap's start-up
+    # probe reads your git's helpers too).
+    if not can_switch_user():
+        pytest.skip("needs root, setpriv, and a Python the unprivileged user can run")
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o700)
+    (locked / "token").write_text("secret\n")
+    (locked / "git-credential-mine").write_text("#!/bin/sh\ncat ~/token\n")
+    os.chmod(locked / "git-credential-mine", 0o755)
+    os.chmod(tmp_path, 0o755)
+    line = f"!cat {locked}/token; {locked}/git-credential-mine"
+    probe = f"from tools.named_keys import helper_reads; print(helper_reads({line!r}))"
+    looked = subprocess.run(
+        [*AS_NOBODY, sys.executable, "-c", probe],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+    )
+    assert looked.stdout.strip() == "[]", looked.stdout + looked.stderr
 
 
 @needs_bwrap

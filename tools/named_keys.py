@@ -584,10 +584,9 @@ def helper_reads(helper: str, home: str | None = None, depth: int = 0) -> list[P
     for word in SHELL_LINE_PATH.findall(helper):
         for path in _absolute(_shell_expanded(word, home)):
             looked_at(path)
-            if path.is_file() and not _a_program(path):
-                named.append(path)
-            elif path.is_file():
-                named += wrapper_keys(path, home, depth)
+            if not os.path.isfile(path):  # (one in a folder you cannot read is none of yours)
+                continue
+            named += wrapper_keys(path, home, depth) if _a_program(path) else [path]
     return named
 
 
@@ -758,7 +757,7 @@ def _wrapper_text(path: Path) -> tuple[str | None, str | None]:
     may run with no `#!` line is run by the shell (execvp), so read as a shell script; a
     binary is neither."""
     looked_at(path)
-    if not path.is_file() or not os.access(path, os.X_OK):
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
         return None, None
     try:
         start = read_file_start(path, 256)
